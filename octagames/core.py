@@ -1,0 +1,355 @@
+"""The engine contract shared by every octagames rules engine.
+
+Every game lives in its own subpackage (``octagames/<name>/``) and exposes the
+same module-level names, so that the faces in ``envs/``, the agents and the
+experiment scripts can treat all games alike:
+
+================  =============================================================
+name              meaning
+================  =============================================================
+``INFO``          :class:`GameInfo`, the static facts of the game
+``Config``        frozen dataclass, validated on construction
+``STATE_DTYPE``   the numpy structured dtype holding one whole game
+``write_config``  ``write_config(record, config)`` stores a config in a record
+``reset``         ``reset(s, seed)`` starts a new game in record ``s``
+``current_player``  a seat, or :data:`CHANCE`, :data:`SIMULTANEOUS`, :data:`TERMINAL`
+``acting_player``   the seat that acts next when simultaneous moves are taken
+                  one at a time (lowest pending seat first); chance/terminal as above
+``legal_mask``    ``legal_mask(s, player, out_uint8[A]) -> count``
+``apply_action``  ``apply_action(s, action) -> bool``; applies the acting
+                  player's (or chance's) action, returns False and leaves ``s``
+                  untouched when the action is illegal
+``chance_outcomes``  ``chance_outcomes(s, actions_out, probs_out) -> n``
+``sample_chance``  draws a chance outcome with the RNG stored in ``s``
+``observation``   ``observation(s, player, out_float32[D])``: the information state
+``returns``       ``returns(s, out_float64[P])``: cumulative returns so far
+``determinize``   ``determinize(s, player, seed)``: resample all that ``player``
+                  cannot see, consistently with what they saw, and reseed the RNG
+``action_to_string``  ``action_to_string(s, action) -> str`` (Python)
+``render``        ``render(s, viewer=None) -> str`` (Python)
+================  =============================================================
+
+The kernels are plain functions over one record compiled with numba
+(``cache=True``); they also run uncompiled under ``NUMBA_DISABLE_JIT=1``.
+Records are indexed as ``s['field']`` so both modes work.
+
+Python users normally go through :class:`Game`, which binds a module to one
+config and adds the policy written once for all games: clear errors for illegal
+actions, chance sampling, copying and serialization.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import importlib
+from dataclasses import dataclass
+from types import ModuleType
+from typing import Any, Iterable, Sequence
+
+import numba as nb
+import numpy as np
+
+# Player markers, identical to OpenSpiel's so the adapter needs no mapping.
+CHANCE = -1
+SIMULTANEOUS = -2
+TERMINAL = -4
+
+GAME_NAMES = ("octrix", "achten", "octiles", "octa")
+
+# --------------------------------------------------------------------------
+# Random numbers carried in the record (splitmix64), so that a record fully
+# determines its own future.
+# --------------------------------------------------------------------------
+_GOLDEN = np.uint64(0x9E3779B97F4A7C15)
+_MIX1 = np.uint64(0xBF58476D1CE4E5B9)
+_MIX2 = np.uint64(0x94D049BB133111EB)
+
+
+@nb.njit(cache=True)
+def mix64(z: np.uint64) -> np.uint64:
+    """Finalise a 64-bit value (the splitmix64 output function)."""
+    z = (z ^ (z >> np.uint64(30))) * _MIX1
+    z = (z ^ (z >> np.uint64(27))) * _MIX2
+    return z ^ (z >> np.uint64(31))
+
+
+@nb.njit(cache=True)
+def seed_rng(s, seed) -> None:
+    """Seed the record's RNG from an integer seed."""
+    s["rng"] = mix64(np.uint64(seed) + _GOLDEN)
+
+
+@nb.njit(cache=True)
+def rng_next(s) -> np.uint64:
+    """Advance the record's RNG and return 64 random bits."""
+    z = s["rng"] + _GOLDEN
+    s["rng"] = z
+    return mix64(z)
+
+
+@nb.njit(cache=True)
+def rng_below(s, n) -> int:
+    """A uniform integer in ``[0, n)`` from the record's RNG."""
+    return int(rng_next(s) % np.uint64(n))
+
+
+@nb.njit(cache=True)
+def rng_uniform(s) -> float:
+    """A uniform float in ``[0, 1)`` from the record's RNG."""
+    return float(rng_next(s) >> np.uint64(11)) * (1.0 / 9007199254740992.0)
+
+
+# --------------------------------------------------------------------------
+# Static facts and config helpers
+# --------------------------------------------------------------------------
+@dataclass(frozen=True)
+class GameInfo:
+    """Static facts of a game, declared at the top of its module.
+
+    Attributes:
+        name: the short name used everywhere (``octrix``, ``achten``, ...).
+        min_players: fewest seats.
+        max_players: most seats; arrays over players have this length.
+        num_actions: number of distinct player actions (the mask length).
+        max_chance_outcomes: number of distinct chance outcome ids.
+        observation_size: length of the observation tensor.
+        max_game_length: upper bound on the number of actions (chance included).
+        min_utility: lowest possible return of a seat.
+        max_utility: highest possible return of a seat.
+        chance_mode: ``"explicit"``: chance nodes list their outcomes.
+        dynamics: ``"simultaneous"`` or ``"sequential"``.
+        information: ``"perfect"`` or ``"imperfect"``.
+    """
+
+    name: str
+    min_players: int
+    max_players: int
+    num_actions: int
+    max_chance_outcomes: int
+    observation_size: int
+    max_game_length: int
+    min_utility: float
+    max_utility: float
+    chance_mode: str
+    dynamics: str
+    information: str
+
+
+def check_choice(field: str, value: Any, valid: Iterable[Any]) -> None:
+    """Raise ``ValueError`` naming ``field`` unless ``value`` is one of ``valid``."""
+    valid = list(valid)
+    if value not in valid or isinstance(value, bool) != isinstance(valid[0], bool):
+        raise ValueError(f"{field}={value!r} is not valid; valid values: {valid}")
+
+
+def check_range(field: str, value: Any, lo: int, hi: int | None = None) -> None:
+    """Raise ``ValueError`` naming ``field`` unless ``lo <= value <= hi`` (an int)."""
+    if isinstance(value, bool) or not isinstance(value, (int, np.integer)):
+        raise ValueError(f"{field}={value!r} must be an integer")
+    if value < lo or (hi is not None and value > hi):
+        upper = "" if hi is None else f" and <= {hi}"
+        raise ValueError(f"{field}={value!r} is not valid; it must be >= {lo}{upper}")
+
+
+def load_module(name: str) -> ModuleType:
+    """The rules module of the game with short name ``name``."""
+    if name not in GAME_NAMES:
+        raise ValueError(f"game={name!r} is not valid; valid values: {list(GAME_NAMES)}")
+    return importlib.import_module(f"octagames.{name}")
+
+
+def available_games() -> list[str]:
+    """Short names of the games whose rules module is installed."""
+    out = []
+    for name in GAME_NAMES:
+        try:
+            importlib.import_module(f"octagames.{name}")
+        except ModuleNotFoundError:
+            continue
+        out.append(name)
+    return out
+
+
+class IllegalActionError(ValueError):
+    """An action that the rules do not allow in the given state."""
+
+
+# --------------------------------------------------------------------------
+# The Python face of one game + config
+# --------------------------------------------------------------------------
+class Game:
+    """One game under one config: the policy shared by every game.
+
+    Args:
+        name_or_module: a short game name or the rules module itself.
+        config: a ``Config`` of that game; ``None`` builds one from ``kwargs``.
+        **kwargs: config fields, when ``config`` is not given.
+
+    Raises:
+        ValueError: unknown game name or bad config field.
+    """
+
+    def __init__(self, name_or_module: str | ModuleType, config: Any = None, **kwargs: Any):
+        self.module = load_module(name_or_module) if isinstance(name_or_module, str) else name_or_module
+        if config is None:
+            config = self.module.Config(**kwargs)
+        elif kwargs:
+            config = dataclasses.replace(config, **kwargs)
+        if not isinstance(config, self.module.Config):
+            raise ValueError(f"config must be a {self.module.__name__}.Config, got {type(config).__name__}")
+        self.config = config
+        self.info: GameInfo = self.module.INFO
+        self.name = self.info.name
+        self.num_players: int = config.num_players
+        self.num_actions: int = self.info.num_actions
+        self.observation_size: int = self.info.observation_size
+        self.dtype: np.dtype = self.module.STATE_DTYPE
+        m = self.module
+        self._reset, self._cur, self._act = m.reset, m.current_player, m.acting_player
+        self._mask, self._apply = m.legal_mask, m.apply_action
+        self._obs, self._ret, self._det = m.observation, m.returns, m.determinize
+        self._co, self._sample = m.chance_outcomes, m.sample_chance
+
+    def __repr__(self) -> str:
+        return f"Game({self.name!r}, {self.config})"
+
+    # -- states ---------------------------------------------------------------
+    def new_batch(self, n: int, seed: int = 0) -> np.ndarray:
+        """A batch of ``n`` new games; game ``i`` is seeded with ``seed + i``."""
+        batch = np.zeros(n, dtype=self.dtype)
+        for i in range(n):
+            self.module.write_config(batch[i], self.config)
+            self._reset(batch[i], seed + i)
+        return batch
+
+    def new_state(self, seed: int = 0) -> np.void:
+        """A new game record (at its first chance node or first decision)."""
+        return self.new_batch(1, seed)[0]
+
+    def clone(self, s: np.void) -> np.void:
+        """An independent copy of a record (what search uses)."""
+        return np.array(s, dtype=self.dtype).reshape(1)[0]
+
+    def to_bytes(self, s: np.void) -> bytes:
+        """Serialize a record."""
+        return np.asarray(s).tobytes()
+
+    def from_bytes(self, data: bytes) -> np.void:
+        """Rebuild a record serialized with :meth:`to_bytes`."""
+        if len(data) != self.dtype.itemsize:
+            raise ValueError(f"data has {len(data)} bytes; a {self.name} record has {self.dtype.itemsize}")
+        return np.frombuffer(data, dtype=self.dtype).copy()[0]
+
+    # -- queries --------------------------------------------------------------
+    def current_player(self, s: np.void) -> int:
+        """A seat, or CHANCE / SIMULTANEOUS / TERMINAL."""
+        return int(self._cur(s))
+
+    def acting_player(self, s: np.void) -> int:
+        """The seat to act when simultaneous moves are taken one at a time."""
+        return int(self._act(s))
+
+    def is_terminal(self, s: np.void) -> bool:
+        """Whether the game is over."""
+        return int(self._cur(s)) == TERMINAL
+
+    def is_chance(self, s: np.void) -> bool:
+        """Whether the next action is a chance outcome."""
+        return int(self._cur(s)) == CHANCE
+
+    def legal_mask(self, s: np.void, player: int | None = None) -> np.ndarray:
+        """The legal-action mask (uint8 of length ``num_actions``) of ``player``.
+
+        ``player`` defaults to the acting player; a seat with nothing to do gets zeros.
+        """
+        out = np.zeros(self.num_actions, dtype=np.uint8)
+        p = self.acting_player(s) if player is None else player
+        if p >= 0:
+            self._mask(s, p, out)
+        return out
+
+    def legal_actions(self, s: np.void, player: int | None = None) -> list[int]:
+        """Sorted legal actions of ``player`` (default: the acting player)."""
+        return np.flatnonzero(self.legal_mask(s, player)).tolist()
+
+    def chance_outcomes(self, s: np.void) -> list[tuple[int, float]]:
+        """``(outcome, probability)`` pairs at a chance node; empty elsewhere."""
+        acts = np.zeros(self.info.max_chance_outcomes, dtype=np.int64)
+        probs = np.zeros(self.info.max_chance_outcomes, dtype=np.float64)
+        n = int(self._co(s, acts, probs))
+        return [(int(acts[i]), float(probs[i])) for i in range(n)]
+
+    def observation(self, s: np.void, player: int) -> np.ndarray:
+        """The information-state tensor of ``player`` (float32, ``observation_size``)."""
+        self._check_player(player)
+        out = np.zeros(self.observation_size, dtype=np.float32)
+        self._obs(s, player, out)
+        return out
+
+    def returns(self, s: np.void) -> np.ndarray:
+        """Cumulative returns of every seat so far (float64, ``num_players``)."""
+        out = np.zeros(self.info.max_players, dtype=np.float64)
+        self._ret(s, out)
+        return out[: self.num_players].copy()
+
+    def action_to_string(self, s: np.void, action: int) -> str:
+        """A readable name for ``action`` in state ``s``."""
+        return self.module.action_to_string(s, int(action))
+
+    def render(self, s: np.void, viewer: int | None = None) -> str:
+        """Text rendering; with ``viewer`` only what that seat can see."""
+        return self.module.render(s, viewer)
+
+    # -- changes --------------------------------------------------------------
+    def apply_action(self, s: np.void, action: int) -> None:
+        """Apply ``action`` for the acting player (or chance) in place.
+
+        Raises:
+            IllegalActionError: the action is not legal here; ``s`` is unchanged.
+        """
+        a = int(action)
+        p = self.acting_player(s)
+        if p == TERMINAL:
+            raise IllegalActionError(f"action {a} cannot be applied: the game is over")
+        if p == CHANCE:
+            outs = dict(self.chance_outcomes(s))
+            if a not in outs:
+                raise IllegalActionError(
+                    f"chance outcome {a} is not possible here; possible outcomes: {sorted(outs)}")
+        elif not (0 <= a < self.num_actions) or not self.legal_mask(s, p)[a]:
+            name = self.action_to_string(s, a) if 0 <= a < self.num_actions else "out of range"
+            reason = self.module.illegal_reason(s, p, a) if 0 <= a < self.num_actions else \
+                f"actions are 0..{self.num_actions - 1}"
+            raise IllegalActionError(f"player {p} cannot play action {a} ({name}): {reason}")
+        if not self._apply(s, a):  # the kernel checks too and leaves s untouched
+            raise IllegalActionError(f"action {a} was refused by the rules engine")
+
+    def sample_chance(self, s: np.void) -> int:
+        """Draw a chance outcome with the RNG carried in ``s`` (advances it)."""
+        return int(self._sample(s))
+
+    def play_chance(self, s: np.void) -> None:
+        """Resolve chance nodes with the record's RNG until a player acts or the game ends."""
+        while int(self._cur(s)) == CHANCE:
+            self._apply(s, self._sample(s))
+
+    def determinize(self, s: np.void, player: int, seed: int) -> np.void:
+        """A copy of ``s`` with everything ``player`` cannot see resampled."""
+        self._check_player(player)
+        c = self.clone(s)
+        self._det(c, player, seed)
+        return c
+
+    def apply_actions(self, s: np.void, actions: Sequence[int]) -> None:
+        """Apply a sequence of actions (chance outcomes included) in order."""
+        for a in actions:
+            self.apply_action(s, a)
+
+    def _check_player(self, player: int) -> None:
+        if not (0 <= int(player) < self.num_players):
+            raise ValueError(f"player={player!r} is not valid; valid values: 0..{self.num_players - 1}")
+
+
+def make_game(name: str, **config: Any) -> Game:
+    """Build a :class:`Game` from a short name and config fields."""
+    return Game(name, **config)

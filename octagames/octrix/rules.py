@@ -1,0 +1,609 @@
+"""Octrix rules engine (seed: Eugen Oker's *Spielregel für OCTRIX*).
+
+A trick-taking game for 2-4 players with open hands and simultaneous play.
+Every player holds eight cards of a 32-card deck (ace = 1 up to 8, four
+suits); the hands are open. In each of the eight tricks of a round every
+player plays one card at the same time. The first trick goes to the highest
+card. From then on, the previous trick's highest and lowest cards decide:
+same colour (red ♦♥, black ♠♣) -> the highest card wins, different colours ->
+the lowest card wins. The winner of trick *k* takes counting card *k*; a
+maximal run of consecutive counting cards of length L scores L². The first
+player to 88 points wins the match. In the 4-player partnership game
+(seats 0+2 against 1+3) the dealer and their left neighbour play first,
+simultaneously and face up, then the other two.
+
+Cards and actions
+-----------------
+Action ``a`` in 0..31 is the card of rank ``a // 4 + 1`` and suit ``a % 4``
+with suits ordered ♦, ♥, ♠, ♣ (the seed's order, weakest first), so a larger
+index is always a stronger card::
+
+    a:    0   1   2   3   4   5   6   7  ...  28  29  30  31
+    card ♦A  ♥A  ♠A  ♣A  ♦2  ♥2  ♠2  ♣2  ...  ♦8  ♥8  ♠8  ♣8
+
+Chance outcomes use the same ids: outcome ``c`` deals card ``c`` to the next
+seat (cards are dealt one at a time, starting left of the dealer).
+
+State (``STATE_DTYPE``)
+-----------------------
+``owner[c]`` is the seat holding card ``c`` (-1: not in a hand).
+``trick_cards[t, p]`` is the card seat ``p`` played in trick ``t`` (-1: none
+yet). A card committed in the open trick but not yet revealed is stored there
+too; observations hide it from the other seats until its group is complete.
+Every card of the deck is in exactly one place: a hand, ``trick_cards``, or
+set aside (never dealt).
+
+Observation (information state of one seat; seats are relative, 0 = self)
+-------------------------------------------------------------------------
+========  =====  ==============================================================
+offset    size   meaning
+========  =====  ==============================================================
+0         128    ``hands[q, c]``: card c is in the hand of relative seat q; a
+                 hidden committed card still counts as in its owner's hand
+128       256    ``played_trick[c, t]``: card c was played in trick t
+384       128    ``played_by[c, q]``: card c was played by relative seat q
+512       128    ``table[q, c]``: c lies face up in the open trick for seat q
+                 (own committed card included)
+640       4      ``pending[q]``: relative seat q still has to play in this step
+644       8      trick number (one-hot)
+652       1      1 if the highest card wins the open trick, 0 if the lowest
+653       32     ``won[t, q]``: relative seat q won trick t (its counting card)
+685       4      round points so far (partners pooled), / 64
+689       4      match scores, / target
+693       3      number of players (one-hot 2, 3, 4)
+696       1      partnership game
+697       4      dealer (relative seat, one-hot)
+701       32     cards of the deck in use (reduced decks have fewer)
+733       1      match mode (1) or single round (0)
+========  =====  ==============================================================
+Total 734 floats. Everything in it is public except the seat's own committed
+card, so it is the exact information state of the current round (perfect
+recall); earlier rounds of a match enter only through the scores, which is
+all of them that matters for the rest of the match.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numba as nb
+import numpy as np
+
+from octagames.core import (CHANCE, SIMULTANEOUS, TERMINAL, GameInfo,
+                            check_choice, check_range, rng_below, seed_rng)
+
+# ---------------------------------------------------------------- static facts
+NUM_SUITS = 4
+MAX_RANKS = 8
+NUM_CARDS = NUM_SUITS * MAX_RANKS  # 32
+MAX_PLAYERS = 4
+MAX_TRICKS = 8
+NUM_ACTIONS = NUM_CARDS
+OBS_SIZE = 734
+DEFAULT_MAX_ROUNDS = 64
+SUIT_SYMBOLS = "♦♥♠♣"
+RANK_NAMES = "A2345678"
+
+INFO = GameInfo(
+    name="octrix",
+    min_players=2,
+    max_players=MAX_PLAYERS,
+    num_actions=NUM_ACTIONS,
+    max_chance_outcomes=NUM_CARDS,
+    observation_size=OBS_SIZE,
+    # a match: up to max_rounds rounds of (32 deals + 32 plays)
+    max_game_length=DEFAULT_MAX_ROUNDS * 2 * NUM_CARDS,
+    min_utility=-float(MAX_TRICKS * MAX_TRICKS),
+    max_utility=float(MAX_TRICKS * MAX_TRICKS),
+    chance_mode="explicit",
+    dynamics="simultaneous",
+    information="perfect",
+)
+
+# Observation offsets (see the module docstring).
+O_HANDS, O_PTRICK, O_PBY, O_TABLE = 0, 128, 384, 512
+O_PENDING, O_TRICK, O_HIGH, O_WON = 640, 644, 652, 653
+O_RPTS, O_SCORES, O_NPLAYERS, O_PART, O_DEALER, O_DECK, O_MATCH = 685, 689, 693, 696, 697, 701, 733
+
+STATE_DTYPE = np.dtype([
+    ("rng", np.uint64),          # RNG carried by the record (splitmix64)
+    # -- config
+    ("num_players", np.int8),
+    ("partnership", np.int8),    # 4 players, seats 0+2 vs 1+3
+    ("match", np.int8),          # 1: play to target; 0: one round
+    ("ranks", np.int8),          # ranks per suit (deck = 4 * ranks cards)
+    ("hand_size", np.int8),      # cards per hand = tricks per round
+    ("target", np.int16),        # match target score
+    ("max_rounds", np.int16),    # engine cap on rounds in a match (draw after)
+    # -- progress
+    ("round", np.int16),         # rounds completed in this match
+    ("dealer", np.int8),
+    ("dealt", np.int8),          # cards dealt so far in this round
+    ("trick", np.int8),          # open trick 0..hand_size-1
+    ("stage", np.int8),          # partnership: 0 first pair plays, 1 second pair
+    ("high_wins", np.int8),      # open trick is won by the highest (1) or lowest (0) card
+    ("terminal", np.int8),
+    ("winner", np.int8),         # match winner's seat (partnership: lower seat of the team), -1 none
+    ("owner", np.int8, (NUM_CARDS,)),
+    ("trick_cards", np.int8, (MAX_TRICKS, MAX_PLAYERS)),
+    ("trick_winner", np.int8, (MAX_TRICKS,)),
+    ("round_points", np.int16, (MAX_PLAYERS,)),  # this round, partners pooled
+    ("scores", np.int32, (MAX_PLAYERS,)),        # match totals, partners pooled
+    ("returns", np.float64, (MAX_PLAYERS,)),
+    ("moves", np.int32),         # actions applied (chance included)
+])
+
+
+@dataclass(frozen=True)
+class Config:
+    """Octrix configuration.
+
+    Attributes:
+        num_players: seats, 2 to 4.
+        partnership: 4-player team game (seats 0+2 against 1+3, the dealer's
+            pair plays first face up).
+        match: play rounds until a player reaches ``target`` (True), or a
+            single round (False).
+        target: match target score (the seed's 88).
+        ranks: ranks per suit, 1..8 (8 = the full 32-card deck); smaller decks
+            make small games for solvers.
+        hand_size: cards per hand and tricks per round, 1..8;
+            ``num_players * hand_size`` must not exceed ``4 * ranks``.
+        dealer: seat of the first dealer.
+        max_rounds: engine cap on the rounds of a match; if no winner by then
+            the match is a draw.
+    """
+
+    num_players: int = 2
+    partnership: bool = False
+    match: bool = False
+    target: int = 88
+    ranks: int = MAX_RANKS
+    hand_size: int = MAX_TRICKS
+    dealer: int = 0
+    max_rounds: int = DEFAULT_MAX_ROUNDS
+
+    def __post_init__(self) -> None:
+        check_range("num_players", self.num_players, 2, MAX_PLAYERS)
+        check_choice("partnership", self.partnership, [False, True])
+        check_choice("match", self.match, [False, True])
+        check_range("target", self.target, 1, 10000)
+        check_range("ranks", self.ranks, 1, MAX_RANKS)
+        check_range("hand_size", self.hand_size, 1, MAX_TRICKS)
+        check_range("dealer", self.dealer, 0, self.num_players - 1)
+        check_range("max_rounds", self.max_rounds, 1, 10000)
+        if self.partnership and self.num_players != 4:
+            raise ValueError(f"partnership=True needs num_players=4, got num_players={self.num_players}")
+        if self.num_players * self.hand_size > NUM_SUITS * self.ranks:
+            raise ValueError(
+                f"hand_size={self.hand_size} is not valid with num_players={self.num_players} and "
+                f"ranks={self.ranks}: at most {NUM_SUITS * self.ranks // self.num_players} cards per hand")
+
+
+def write_config(s, config: Config) -> None:
+    """Store ``config`` in record ``s`` (before :func:`reset`)."""
+    s["num_players"] = config.num_players
+    s["partnership"] = int(config.partnership)
+    s["match"] = int(config.match)
+    s["target"] = config.target
+    s["ranks"] = config.ranks
+    s["hand_size"] = config.hand_size
+    s["dealer"] = config.dealer
+    s["max_rounds"] = config.max_rounds
+
+
+def card_name(c: int) -> str:
+    """``♣8`` style name of card ``c``."""
+    return SUIT_SYMBOLS[c % 4] + RANK_NAMES[c // 4]
+
+
+# ---------------------------------------------------------------- kernels
+@nb.njit(cache=True)
+def _new_round(s) -> None:
+    s["dealt"] = 0
+    s["trick"] = 0
+    s["stage"] = 0
+    s["high_wins"] = 1  # trick 1 always goes to the highest card
+    s["owner"][:] = -1
+    s["trick_cards"][:, :] = -1
+    s["trick_winner"][:] = -1
+    s["round_points"][:] = 0
+
+
+@nb.njit(cache=True)
+def reset(s, seed) -> None:
+    """Start a new match (or round) in ``s``, keeping its config."""
+    seed_rng(s, seed)
+    s["round"] = 0
+    s["terminal"] = 0
+    s["winner"] = -1
+    s["scores"][:] = 0
+    s["returns"][:] = 0.0
+    s["moves"] = 0
+    _new_round(s)
+
+
+@nb.njit(cache=True)
+def _deal_size(s) -> int:
+    return s["num_players"] * s["hand_size"]
+
+
+@nb.njit(cache=True)
+def in_group(s, p) -> bool:
+    """Whether seat ``p`` plays in the current simultaneous step."""
+    if s["partnership"] == 0:
+        return True
+    rel = (p - s["dealer"] + 4) % 4
+    return (rel < 2) == (s["stage"] == 0)
+
+
+@nb.njit(cache=True)
+def is_pending(s, p) -> bool:
+    """Whether seat ``p`` still has to play in the current simultaneous step."""
+    return in_group(s, p) and s["trick_cards"][s["trick"], p] < 0
+
+
+@nb.njit(cache=True)
+def current_player(s) -> int:
+    """CHANCE while dealing, SIMULTANEOUS while a trick is played, TERMINAL at the end."""
+    if s["terminal"]:
+        return TERMINAL
+    if s["dealt"] < _deal_size(s):
+        return CHANCE
+    return SIMULTANEOUS
+
+
+@nb.njit(cache=True)
+def acting_player(s) -> int:
+    """The lowest pending seat at a simultaneous step (moves taken in turn)."""
+    cp = current_player(s)
+    if cp != SIMULTANEOUS:
+        return cp
+    for p in range(s["num_players"]):
+        if is_pending(s, p):
+            return p
+    return TERMINAL  # unreachable in a consistent record
+
+
+@nb.njit(cache=True)
+def legal_mask(s, player, out) -> int:
+    """Cards ``player`` may play now: any card of their hand if they are pending."""
+    out[:] = 0
+    if current_player(s) != SIMULTANEOUS or not is_pending(s, player):
+        return 0
+    n = 0
+    for c in range(NUM_CARDS):
+        if s["owner"][c] == player:
+            out[c] = 1
+            n += 1
+    return n
+
+
+@nb.njit(cache=True)
+def chance_outcomes(s, actions, probs) -> int:
+    """Undealt cards, uniformly, while dealing."""
+    if current_player(s) != CHANCE:
+        return 0
+    deck = NUM_SUITS * s["ranks"]
+    n = 0
+    for c in range(deck):
+        if s["owner"][c] < 0:
+            actions[n] = c
+            n += 1
+    for i in range(n):
+        probs[i] = 1.0 / n
+    return n
+
+
+@nb.njit(cache=True)
+def sample_chance(s) -> int:
+    """Draw an undealt card with the record's RNG."""
+    deck = NUM_SUITS * s["ranks"]
+    left = deck - s["dealt"]
+    k = rng_below(s, left)
+    for c in range(deck):
+        if s["owner"][c] < 0:
+            if k == 0:
+                return c
+            k -= 1
+    return -1
+
+
+@nb.njit(cache=True)
+def side_of(s, p) -> int:
+    """Scoring side of seat ``p`` (its team in the partnership game)."""
+    return p % 2 if s["partnership"] else p
+
+
+@nb.njit(cache=True)
+def run_points(won) -> int:
+    """Sum of L² over the maximal runs of True in ``won`` (counting cards 1..k)."""
+    total = 0
+    run = 0
+    for k in range(won.shape[0]):
+        if won[k]:
+            run += 1
+        else:
+            total += run * run
+            run = 0
+    return total + run * run
+
+
+@nb.njit(cache=True)
+def round_points_of_side(s, side) -> int:
+    """Points of ``side`` from the counting cards won so far this round."""
+    h = s["hand_size"]
+    won = np.zeros(h, dtype=np.bool_)
+    for t in range(h):
+        w = s["trick_winner"][t]
+        if w >= 0 and side_of(s, w) == side:
+            won[t] = True
+    return run_points(won)
+
+
+@nb.njit(cache=True)
+def _finish_round(s) -> None:
+    n = s["num_players"]
+    nsides = 2 if s["partnership"] else n
+    pts = np.zeros(MAX_PLAYERS, dtype=np.int64)
+    for side in range(nsides):
+        pts[side] = round_points_of_side(s, side)
+    for p in range(n):
+        s["round_points"][p] = pts[side_of(s, p)]
+    if s["match"] == 0:
+        s["terminal"] = 1
+        for p in range(n):
+            mine = pts[side_of(s, p)]
+            others = 0.0
+            for side in range(nsides):
+                if side != side_of(s, p):
+                    others += pts[side]
+            s["returns"][p] = mine - others / (nsides - 1)
+        return
+    for p in range(n):
+        s["scores"][p] += pts[side_of(s, p)]
+    s["round"] += 1
+    best = -1
+    best_side = -1
+    count = 0
+    for side in range(nsides):
+        v = s["scores"][side]  # seat `side` belongs to side `side` in both modes
+        if v > best:
+            best, best_side, count = v, side, 1
+        elif v == best:
+            count += 1
+    if best >= s["target"] and count == 1:
+        s["terminal"] = 1
+        s["winner"] = best_side
+        for p in range(n):
+            if side_of(s, p) == best_side:
+                s["returns"][p] = 1.0
+            else:
+                s["returns"][p] = -1.0 / (nsides - 1)
+        return
+    if s["round"] >= s["max_rounds"]:
+        s["terminal"] = 1  # engine cap: a draw, all returns stay 0
+        return
+    s["dealer"] = (s["dealer"] + 1) % n
+    _new_round(s)
+
+
+@nb.njit(cache=True)
+def _resolve_trick(s) -> None:
+    n = s["num_players"]
+    t = s["trick"]
+    hi = -1
+    lo = NUM_CARDS
+    for p in range(n):
+        c = s["trick_cards"][t, p]
+        hi = max(hi, c)
+        lo = min(lo, c)
+    wanted = hi if s["high_wins"] else lo
+    for p in range(n):
+        if s["trick_cards"][t, p] == wanted:
+            s["trick_winner"][t] = p
+    # the colour of this trick's highest and lowest card rules the next trick
+    s["high_wins"] = 1 if (hi % 4) // 2 == (lo % 4) // 2 else 0
+    s["trick"] = t + 1
+    s["stage"] = 0
+    if t + 1 == s["hand_size"]:
+        _finish_round(s)
+
+
+@nb.njit(cache=True)
+def apply_action(s, action) -> bool:
+    """Apply a chance outcome or the acting seat's card; False if illegal (``s`` untouched)."""
+    cp = current_player(s)
+    if action < 0 or action >= NUM_CARDS:
+        return False
+    if cp == CHANCE:
+        if action >= NUM_SUITS * s["ranks"] or s["owner"][action] >= 0:
+            return False
+        n = s["num_players"]
+        s["owner"][action] = (s["dealer"] + 1 + s["dealt"]) % n
+        s["dealt"] += 1
+        s["moves"] += 1
+        return True
+    if cp != SIMULTANEOUS:
+        return False
+    p = acting_player(s)
+    if s["owner"][action] != p:
+        return False
+    s["owner"][action] = -1
+    s["trick_cards"][s["trick"], p] = action
+    s["moves"] += 1
+    for q in range(s["num_players"]):
+        if is_pending(s, q):
+            return True
+    if s["partnership"] and s["stage"] == 0:
+        s["stage"] = 1
+    else:
+        _resolve_trick(s)
+    return True
+
+
+@nb.njit(cache=True)
+def returns(s, out) -> None:
+    """Cumulative returns (zero until the end)."""
+    for p in range(s["num_players"]):
+        out[p] = s["returns"][p]
+
+
+@nb.njit(cache=True)
+def card_visible(s, card_owner, viewer) -> bool:
+    """Whether the card ``card_owner`` put in the open trick is face up for ``viewer``."""
+    if card_owner == viewer:
+        return True
+    if s["partnership"] and s["stage"] == 1:
+        # the dealer's pair played face up before the second pair
+        return not in_group(s, card_owner)
+    return False
+
+
+@nb.njit(cache=True)
+def observation(s, player, out) -> None:
+    """Write ``player``'s information state (layout in the module docstring)."""
+    out[:] = 0.0
+    n = s["num_players"]
+    t_open = s["trick"]
+    for c in range(NUM_CARDS):
+        o = s["owner"][c]
+        if o >= 0:
+            out[O_HANDS + ((o - player + n) % n) * NUM_CARDS + c] = 1.0
+    for t in range(s["hand_size"]):
+        for p in range(n):
+            c = s["trick_cards"][t, p]
+            if c < 0:
+                continue
+            q = (p - player + n) % n
+            if t < t_open:
+                out[O_PTRICK + c * MAX_TRICKS + t] = 1.0
+                out[O_PBY + c * MAX_PLAYERS + q] = 1.0
+            elif card_visible(s, p, player):
+                out[O_TABLE + q * NUM_CARDS + c] = 1.0
+            else:  # committed face down: still in its owner's hand for this viewer
+                out[O_HANDS + q * NUM_CARDS + c] = 1.0
+    if current_player(s) == SIMULTANEOUS:
+        for p in range(n):
+            if is_pending(s, p):
+                out[O_PENDING + (p - player + n) % n] = 1.0
+        out[O_TRICK + t_open] = 1.0
+    out[O_HIGH] = float(s["high_wins"])
+    for t in range(s["hand_size"]):
+        w = s["trick_winner"][t]
+        if w >= 0 and t < t_open:
+            out[O_WON + t * MAX_PLAYERS + (w - player + n) % n] = 1.0
+    for p in range(n):
+        q = (p - player + n) % n
+        if t_open < s["hand_size"] or s["terminal"]:
+            out[O_RPTS + q] = round_points_of_side(s, side_of(s, p)) / 64.0
+        out[O_SCORES + q] = s["scores"][p] / float(s["target"])
+    out[O_NPLAYERS + n - 2] = 1.0
+    out[O_PART] = float(s["partnership"])
+    out[O_DEALER + (s["dealer"] - player + n) % n] = 1.0
+    for c in range(NUM_SUITS * s["ranks"]):
+        out[O_DECK + c] = 1.0
+    out[O_MATCH] = float(s["match"])
+
+
+@nb.njit(cache=True)
+def determinize(s, player, seed) -> None:
+    """Hands are open; only the other seats' face-down cards of the open trick are hidden.
+
+    Those hidden commitments are resampled from their owners' hands (the
+    commitment is a free choice, so any card of the hand is consistent), and
+    the RNG is reseeded.
+    """
+    seed_rng(s, seed)
+    if current_player(s) != SIMULTANEOUS:
+        return
+    t = s["trick"]
+    for p in range(s["num_players"]):
+        c = s["trick_cards"][t, p]
+        if c < 0 or card_visible(s, p, player):
+            continue
+        # put the card back and let p commit a uniformly drawn card of the hand
+        s["owner"][c] = p
+        k = 0
+        for d in range(NUM_CARDS):
+            if s["owner"][d] == p:
+                k += 1
+        pick = rng_below(s, k)
+        for d in range(NUM_CARDS):
+            if s["owner"][d] == p:
+                if pick == 0:
+                    s["owner"][d] = -1
+                    s["trick_cards"][t, p] = d
+                    break
+                pick -= 1
+
+
+# ---------------------------------------------------------------- Python-side helpers
+def illegal_reason(s, player: int, action: int) -> str:
+    """Why ``action`` is illegal for ``player`` in ``s``, in the rulebook's words."""
+    cp = int(current_player(s))
+    if cp == CHANCE:
+        return "the cards are still being dealt"
+    if cp == TERMINAL:
+        return "the game is over"
+    if not bool(is_pending(s, player)):
+        return f"player {player} has already played to this trick or plays later in it"
+    o = int(s["owner"][action])
+    if action >= NUM_SUITS * int(s["ranks"]):
+        return f"{card_name(action)} is not in this deck (ranks={int(s['ranks'])})"
+    if o < 0:
+        return f"{card_name(action)} is not in anyone's hand (already played or set aside)"
+    return f"{card_name(action)} is in player {o}'s hand; you may only play a card from your own hand"
+
+
+def action_to_string(s, action: int) -> str:
+    """``♣8`` for a card; ``deal ♣8 to P1`` at a chance node."""
+    if int(current_player(s)) == CHANCE:
+        n = int(s["num_players"])
+        to = (int(s["dealer"]) + 1 + int(s["dealt"])) % n
+        return f"deal {card_name(action)} to P{to}"
+    return card_name(action)
+
+
+def _cards(cards) -> str:
+    return " ".join(card_name(c) for c in sorted(cards, reverse=True)) or "-"
+
+
+def render(s, viewer: int | None = None) -> str:
+    """A text picture of the table; with ``viewer`` face-down cards of others are hidden."""
+    n = int(s["num_players"])
+    h = int(s["hand_size"])
+    t_open = int(s["trick"])
+    lines = []
+    mode = "partnership" if s["partnership"] else f"{n} players"
+    head = f"Octrix ({mode}) round {int(s['round']) + 1}, dealer P{int(s['dealer'])}"
+    if s["match"]:
+        head += f", match to {int(s['target'])}"
+    lines.append(head)
+    for p in range(n):
+        hand = [c for c in range(NUM_CARDS) if s["owner"][c] == p]
+        c = int(s["trick_cards"][min(t_open, h - 1), p]) if t_open < h else -1
+        shown = ""
+        if c >= 0:
+            if viewer is None or bool(card_visible(s, p, viewer)):
+                shown = f"  plays {card_name(c)}"
+            else:
+                hand.append(c)
+                shown = "  has played face down"
+        won = [t + 1 for t in range(t_open) if int(s["trick_winner"][t]) == p]
+        pts = int(round_points_of_side(s, int(side_of(s, p))))
+        score = f" total {int(s['scores'][p])}" if s["match"] else ""
+        lines.append(f"P{p}: {_cards(hand):<26}{shown}  counting cards {won or '-'} "
+                     f"round {pts}{score}")
+    cp = int(current_player(s))
+    if cp == CHANCE:
+        lines.append(f"dealing: {int(s['dealt'])}/{n * h} cards dealt")
+    elif cp == TERMINAL:
+        r = [round(float(x), 3) for x in s["returns"][:n]]
+        lines.append(f"game over, returns {r}")
+    else:
+        rule = "highest" if s["high_wins"] else "lowest"
+        pend = [p for p in range(n) if bool(is_pending(s, p))]
+        lines.append(f"trick {t_open + 1}/{h}: the {rule} card wins; to play: "
+                     + ", ".join(f"P{p}" for p in pend))
+    return "\n".join(lines)
