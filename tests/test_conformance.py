@@ -1,0 +1,62 @@
+"""The conformance suite every game joins: add a (game, config) pair to GAME_CONFIGS."""
+
+import numpy as np
+import pytest
+
+from octagames.core import TERMINAL, Game, IllegalActionError
+from octagames.testing import random_playout
+
+# (name, config kwargs). A new game only adds itself here.
+GAME_CONFIGS = [
+    ("octrix", dict(num_players=2)),
+    ("octrix", dict(num_players=3)),
+    ("octrix", dict(num_players=4)),
+    ("octrix", dict(num_players=4, partnership=True)),
+    ("octrix", dict(num_players=2, match=True, target=30)),
+    ("octrix", dict(num_players=2, ranks=2, hand_size=3)),
+]
+IDS = [f"{n}-{'-'.join(f'{k}={v}' for k, v in c.items())}" for n, c in GAME_CONFIGS]
+
+
+@pytest.fixture(params=GAME_CONFIGS, ids=IDS)
+def game(request):
+    name, cfg = request.param
+    return Game(name, **cfg)
+
+
+def test_random_playouts_keep_the_contract(game):
+    for seed in range(8):
+        s = random_playout(game, seed)
+        assert game.current_player(s) == TERMINAL
+        r = game.returns(s)
+        assert abs(r.sum()) < 1e-9, "returns must be zero-sum"
+
+
+def test_same_seed_same_game(game):
+    a = random_playout(game, 3, check=False)
+    b = random_playout(game, 3, check=False)
+    assert game.to_bytes(a) == game.to_bytes(b)
+
+
+def test_illegal_action_raises_and_keeps_state(game):
+    s = game.new_state(5)
+    game.play_chance(s)
+    mask = game.legal_mask(s)
+    bad = int(np.flatnonzero(mask == 0)[0])
+    before = game.to_bytes(s)
+    with pytest.raises(IllegalActionError) as e:
+        game.apply_action(s, bad)
+    assert game.action_to_string(s, bad) in str(e.value)
+    assert game.to_bytes(s) == before
+    with pytest.raises(IllegalActionError):
+        game.apply_action(s, game.num_actions + 7)
+    assert game.to_bytes(s) == before
+
+
+def test_static_facts(game):
+    info = game.info
+    assert info.min_players <= game.num_players <= info.max_players
+    assert info.min_utility < 0 < info.max_utility
+    assert game.dtype.names and "rng" in game.dtype.names
+    s = game.new_state(0)
+    assert isinstance(game.render(s), str) and game.render(s, 0)
