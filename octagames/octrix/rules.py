@@ -331,25 +331,26 @@ def run_points(won) -> int:
 
 @nb.njit(cache=True)
 def round_points_of_side(s, side) -> int:
-    """Points of ``side`` from the counting cards won so far this round."""
-    h = s["hand_size"]
-    won = np.zeros(h, dtype=np.bool_)
-    for t in range(h):
+    """Points of ``side`` from the counting cards won so far this round (runs squared)."""
+    total = 0
+    run = 0
+    for t in range(s["hand_size"]):
         w = s["trick_winner"][t]
         if w >= 0 and side_of(s, w) == side:
-            won[t] = True
-    return run_points(won)
+            run += 1
+        else:
+            total += run * run
+            run = 0
+    return total + run * run
 
 
 @nb.njit(cache=True)
 def _finish_round(s) -> None:
     n = s["num_players"]
     nsides = 2 if s["partnership"] else n
-    pts = np.zeros(MAX_PLAYERS, dtype=np.int64)
-    for side in range(nsides):
-        pts[side] = round_points_of_side(s, side)
     for p in range(n):
-        s["round_points"][p] = pts[side_of(s, p)]
+        s["round_points"][p] = round_points_of_side(s, side_of(s, p))
+    pts = s["round_points"]  # seat `side` belongs to side `side` in both modes
     if s["match"] == 0:
         s["terminal"] = 1
         for p in range(n):
@@ -460,6 +461,13 @@ def card_visible(s, card_owner, viewer) -> bool:
     return False
 
 
+@nb.njit(cache=True, inline="always")
+def _rel(p, player, n):
+    # relative seat without an integer division (this sits in the hottest loop)
+    q = p - player
+    return q + n if q < 0 else q
+
+
 @nb.njit(cache=True)
 def observation(s, player, out) -> None:
     """Write ``player``'s information state (layout in the module docstring)."""
@@ -469,13 +477,13 @@ def observation(s, player, out) -> None:
     for c in range(NUM_CARDS):
         o = s["owner"][c]
         if o >= 0:
-            out[O_HANDS + ((o - player + n) % n) * NUM_CARDS + c] = 1.0
+            out[O_HANDS + _rel(o, player, n) * NUM_CARDS + c] = 1.0
     for t in range(s["hand_size"]):
         for p in range(n):
             c = s["trick_cards"][t, p]
             if c < 0:
                 continue
-            q = (p - player + n) % n
+            q = _rel(p, player, n)
             if t < t_open:
                 out[O_PTRICK + c * MAX_TRICKS + t] = 1.0
                 out[O_PBY + c * MAX_PLAYERS + q] = 1.0
@@ -486,21 +494,21 @@ def observation(s, player, out) -> None:
     if current_player(s) == SIMULTANEOUS:
         for p in range(n):
             if is_pending(s, p):
-                out[O_PENDING + (p - player + n) % n] = 1.0
+                out[O_PENDING + _rel(p, player, n)] = 1.0
         out[O_TRICK + t_open] = 1.0
     out[O_HIGH] = float(s["high_wins"])
     for t in range(s["hand_size"]):
         w = s["trick_winner"][t]
         if w >= 0 and t < t_open:
-            out[O_WON + t * MAX_PLAYERS + (w - player + n) % n] = 1.0
+            out[O_WON + t * MAX_PLAYERS + _rel(w, player, n)] = 1.0
     for p in range(n):
-        q = (p - player + n) % n
+        q = _rel(p, player, n)
         if t_open < s["hand_size"] or s["terminal"]:
             out[O_RPTS + q] = round_points_of_side(s, side_of(s, p)) / 64.0
         out[O_SCORES + q] = s["scores"][p] / float(s["target"])
     out[O_NPLAYERS + n - 2] = 1.0
     out[O_PART] = float(s["partnership"])
-    out[O_DEALER + (s["dealer"] - player + n) % n] = 1.0
+    out[O_DEALER + _rel(s["dealer"], player, n)] = 1.0
     for c in range(NUM_SUITS * s["ranks"]):
         out[O_DECK + c] = 1.0
     out[O_MATCH] = float(s["match"])

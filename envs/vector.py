@@ -1,0 +1,173 @@
+"""A batched self-play environment for every game that follows the engine contract.
+
+    >>> from envs.vector import make
+    >>> env = make("octrix", num_envs=4096, seed=0, num_players=2)
+    >>> obs, info = env.reset()
+    >>> actions = env.sample_actions()          # or your policy, masked by info["action_mask"]
+    >>> obs, rewards, terminated, truncated, info = env.step(actions)
+
+* ``obs`` is ``[N, D]`` float32: the information state of the seat to move in each game.
+* ``info["player"]`` is ``[N]``: that seat; ``info["action_mask"]`` is ``[N, A]`` uint8.
+* ``rewards`` is ``[N, P]``: every seat's reward for this step (returns are
+  paid when a game ends, so rewards are zero-sum).
+* A finished game restarts at once inside ``step`` (``terminated[i]`` is True
+  and ``obs[i]`` already belongs to the new game), seeded from the finished
+  game's own RNG, so a run is reproducible from ``seed``.
+* Simultaneous moves are taken in turn, lowest pending seat first; a card
+  committed that way stays hidden from the other seats' observations until the
+  whole step is revealed, exactly as in the engine.
+* One call steps all N games in compiled code (numba, parallel over games).
+
+No rule lives here: everything is the game's own kernels.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+
+from octagames.batch import batch_kernels, random_actions
+from octagames.core import Game
+
+
+class VectorEnv:
+    """N independent games of one config, stepped together.
+
+    Args:
+        game: short game name (``octrix``, ``achten``, ``octiles``, ``octa``).
+        num_envs: number of games N (>= 1).
+        seed: game ``i`` starts from seed ``seed + i``.
+        **config: the game's config fields (``num_players``, ...).
+
+    Raises:
+        ValueError: unknown game, bad ``num_envs`` or bad config field.
+    """
+
+    def __init__(self, game: str, num_envs: int, seed: int = 0, **config: Any) -> None:
+        if isinstance(num_envs, bool) or not isinstance(num_envs, (int, np.integer)) or num_envs < 1:
+            raise ValueError(f"num_envs={num_envs!r} is not valid; it must be an integer >= 1")
+        self.game = Game(game, **config)
+        self.num_envs = int(num_envs)
+        self.num_players = self.game.num_players
+        self.num_actions = self.game.num_actions
+        self.observation_size = self.game.observation_size
+        self.seed = int(seed)
+        self._k = batch_kernels(self.game.module)
+        n, info = self.num_envs, self.game.info
+        self.states = self.game.new_batch(n, self.seed)
+        self._obs = np.zeros((n, self.observation_size), dtype=np.float32)
+        self._mask = np.zeros((n, self.num_actions), dtype=np.uint8)
+        self._player = np.zeros(n, dtype=np.int64)
+        self._rew = np.zeros((n, info.max_players), dtype=np.float64)
+        self._term = np.zeros(n, dtype=np.bool_)
+        self._scratch = np.zeros((n, info.max_players), dtype=np.float64)
+        self._trunc = np.zeros(n, dtype=np.bool_)
+        self._sample_seeds = (np.arange(n, dtype=np.uint64) + np.uint64(self.seed) * np.uint64(7919)
+                              + np.uint64(0x5DEECE66D))
+        self._actions = np.zeros(n, dtype=np.int64)
+        self._ready = False
+
+    def reset(self, seed: int | None = None) -> tuple[np.ndarray, dict[str, np.ndarray]]:
+        """Start all N games (game ``i`` from ``seed + i``); returns ``(obs, info)``."""
+        if seed is not None:
+            self.seed = int(seed)
+        seeds = np.arange(self.num_envs, dtype=np.int64) + self.seed
+        self._k.reset(self.states, seeds, self._obs, self._mask, self._player)
+        self._ready = True
+        return self._obs.copy(), self._info()
+
+    def step(self, actions: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray,
+                                                 dict[str, np.ndarray]]:
+        """Apply one action per game for the seat to move.
+
+        Returns:
+            ``(obs [N, D], rewards [N, P], terminated [N], truncated [N], info)``.
+
+        Raises:
+            RuntimeError: ``reset`` was not called.
+            ValueError: wrong shape, or an action that is illegal in its game; no
+                game is changed in that case.
+        """
+        if not self._ready:
+            raise RuntimeError("call reset() before step()")
+        a = np.asarray(actions)
+        if a.shape != (self.num_envs,) or not np.issubdtype(a.dtype, np.integer):
+            raise ValueError(f"actions must be an integer array of shape ({self.num_envs},), "
+                             f"got {a.dtype} {a.shape}")
+        ok = (a >= 0) & (a < self.num_actions)
+        ok[ok] = self._mask[np.flatnonzero(ok), a[ok]] == 1
+        if not ok.all():
+            bad = np.flatnonzero(~ok)[:5]
+            parts = []
+            for i in bad:
+                p = int(self._player[i])
+                if 0 <= a[i] < self.num_actions:
+                    name = self.game.action_to_string(self.states[i], int(a[i]))
+                    why = self.game.module.illegal_reason(self.states[i], p, int(a[i]))
+                else:
+                    name, why = "out of range", f"actions are 0..{self.num_actions - 1}"
+                parts.append(f"env {i}: player {p} cannot play action {int(a[i])} ({name}): {why}")
+            raise ValueError("illegal actions, no game was stepped; " + "; ".join(parts))
+        self._actions[:] = a
+        self._k.step(self.states, self._actions, self._obs, self._mask, self._player,
+                     self._rew, self._term, self._scratch)
+        return (self._obs.copy(), self._rew[:, : self.num_players].copy(), self._term.copy(),
+                self._trunc.copy(), self._info())
+
+    def step_inplace(self, actions: np.ndarray) -> None:
+        """Like :meth:`step` for trusted actions, without copies or checks.
+
+        The results are in :attr:`obs`, :attr:`rewards`, :attr:`terminated`,
+        :attr:`action_mask` and :attr:`player` (views, overwritten by the next
+        call). Trainers use this; an illegal action here is refused by the
+        engine and leaves that game unchanged.
+        """
+        self._actions[:] = actions
+        self._k.step(self.states, self._actions, self._obs, self._mask, self._player,
+                     self._rew, self._term, self._scratch)
+
+    def sample_actions(self) -> np.ndarray:
+        """A uniformly random legal action for every game (reproducible from ``seed``)."""
+        out = np.zeros(self.num_envs, dtype=np.int64)
+        random_actions(self._mask, self._sample_seeds, out)
+        return out
+
+    @property
+    def obs(self) -> np.ndarray:
+        """Current observations ``[N, D]`` (a view)."""
+        return self._obs
+
+    @property
+    def action_mask(self) -> np.ndarray:
+        """Current legal masks ``[N, A]`` (a view)."""
+        return self._mask
+
+    @property
+    def player(self) -> np.ndarray:
+        """Seat to move in every game ``[N]`` (a view)."""
+        return self._player
+
+    @property
+    def rewards(self) -> np.ndarray:
+        """Rewards of the last step ``[N, max_players]`` (a view)."""
+        return self._rew
+
+    @property
+    def terminated(self) -> np.ndarray:
+        """Which games ended in the last step ``[N]`` (a view)."""
+        return self._term
+
+    def observe(self, players: np.ndarray) -> np.ndarray:
+        """Observations ``[N, D]`` of the given seat in every game."""
+        out = np.zeros((self.num_envs, self.observation_size), dtype=np.float32)
+        self._k.observe(self.states, np.asarray(players, dtype=np.int64), out)
+        return out
+
+    def _info(self) -> dict[str, np.ndarray]:
+        return {"action_mask": self._mask.copy(), "player": self._player.copy()}
+
+
+def make(game: str, num_envs: int, seed: int = 0, **config: Any) -> VectorEnv:
+    """Build a :class:`VectorEnv`: ``make("octrix", 4096, seed=0, num_players=3)``."""
+    return VectorEnv(game, num_envs, seed, **config)

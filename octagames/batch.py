@@ -1,0 +1,124 @@
+"""Compiled batch kernels built once per game from its record kernels.
+
+:func:`batch_kernels` takes a rules module that follows the engine contract
+and returns numba functions that step a whole batch of records in one call:
+chance nodes are resolved with each record's own RNG, finished games restart
+with a seed drawn from that RNG (so a batch is reproducible from its seeds),
+and observations, masks and rewards are written into preallocated arrays.
+The loops over records run in parallel threads (``prange``).
+"""
+
+from __future__ import annotations
+
+from types import ModuleType
+from typing import NamedTuple
+
+import numba as nb
+import numpy as np
+
+from octagames.core import CHANCE, TERMINAL, mix64, rng_next
+
+
+class BatchKernels(NamedTuple):
+    """The compiled batch functions of one game (see :func:`batch_kernels`)."""
+
+    reset: object
+    step: object
+    observe: object
+
+
+_CACHE: dict[str, BatchKernels] = {}
+
+
+def batch_kernels(module: ModuleType) -> BatchKernels:
+    """Build (once) and return the batch kernels of a rules module."""
+    key = module.__name__
+    if key in _CACHE:
+        return _CACHE[key]
+    reset_k = module.reset
+    cur = module.current_player
+    act = module.acting_player
+    mask_k = module.legal_mask
+    apply_k = module.apply_action
+    obs_k = module.observation
+    ret_k = module.returns
+    sample_k = module.sample_chance
+    max_players = module.INFO.max_players
+
+    @nb.njit(cache=True)
+    def _settle(s):
+        # resolve chance nodes so that a seat (or the end) is next
+        while cur(s) == CHANCE:
+            apply_k(s, sample_k(s))
+
+    @nb.njit(cache=True)
+    def _emit(s, i, obs, mask, player):
+        p = act(s)
+        player[i] = p
+        if p >= 0:
+            mask_k(s, p, mask[i])
+            obs_k(s, p, obs[i])
+        else:
+            mask[i, :] = 0
+            obs[i, :] = 0.0
+
+    @nb.njit(cache=True, parallel=True)
+    def reset_batch(states, seeds, obs, mask, player):
+        for i in nb.prange(states.shape[0]):
+            s = states[i]
+            reset_k(s, seeds[i])
+            _settle(s)
+            _emit(s, i, obs, mask, player)
+
+    @nb.njit(cache=True, parallel=True)
+    def step_batch(states, actions, obs, mask, player, rewards, terminated, scratch):
+        for i in nb.prange(states.shape[0]):
+            s = states[i]
+            # returns before and after the action; their difference is the reward
+            ret_k(s, scratch[i])
+            apply_k(s, actions[i])
+            _settle(s)
+            ret_k(s, rewards[i])
+            for p in range(max_players):
+                rewards[i, p] -= scratch[i, p]
+            if cur(s) == TERMINAL:
+                terminated[i] = True
+                reset_k(s, rng_next(s) >> np.uint64(1))
+                _settle(s)
+            else:
+                terminated[i] = False
+            _emit(s, i, obs, mask, player)
+
+    @nb.njit(cache=True, parallel=True)
+    def observe_batch(states, players, obs):
+        for i in nb.prange(states.shape[0]):
+            obs_k(states[i], players[i], obs[i])
+
+    kernels = BatchKernels(reset_batch, step_batch, observe_batch)
+    _CACHE[key] = kernels
+    return kernels
+
+
+@nb.njit(cache=True, parallel=True)
+def random_actions(mask, seeds, out):
+    """One uniformly random legal action per row of ``mask`` (-1 for an empty row).
+
+    ``seeds`` (uint64, one per row) is advanced in place, so repeated calls are
+    reproducible from the initial seeds.
+    """
+    for i in nb.prange(mask.shape[0]):
+        n = 0
+        for a in range(mask.shape[1]):
+            n += mask[i, a]
+        if n == 0:
+            out[i] = -1
+            continue
+        z = seeds[i] + np.uint64(0x9E3779B97F4A7C15)
+        seeds[i] = z
+        k = int(mix64(z) % np.uint64(n))
+        for a in range(mask.shape[1]):
+            if mask[i, a]:
+                if k == 0:
+                    out[i] = a
+                    break
+                k -= 1
