@@ -225,30 +225,30 @@ def reset(s, seed) -> None:
 
 @nb.njit(cache=True)
 def _deal_size(s) -> int:
-    return s["num_players"] * s["hand_size"]
+    return int(s["num_players"]) * int(s["hand_size"])
 
 
 @nb.njit(cache=True)
 def in_group(s, p) -> bool:
     """Whether seat ``p`` plays in the current simultaneous step."""
-    if s["partnership"] == 0:
+    if int(s["partnership"]) == 0:
         return True
-    rel = (p - s["dealer"] + 4) % 4
-    return (rel < 2) == (s["stage"] == 0)
+    rel = (p - int(s["dealer"]) + 4) % 4
+    return (rel < 2) == (int(s["stage"]) == 0)
 
 
 @nb.njit(cache=True)
 def is_pending(s, p) -> bool:
     """Whether seat ``p`` still has to play in the current simultaneous step."""
-    return in_group(s, p) and s["trick_cards"][s["trick"], p] < 0
+    return in_group(s, p) and s["trick_cards"][int(s["trick"]), p] < 0
 
 
 @nb.njit(cache=True)
 def current_player(s) -> int:
     """CHANCE while dealing, SIMULTANEOUS while a trick is played, TERMINAL at the end."""
-    if s["terminal"]:
+    if int(s["terminal"]):
         return TERMINAL
-    if s["dealt"] < _deal_size(s):
+    if int(s["dealt"]) < _deal_size(s):
         return CHANCE
     return SIMULTANEOUS
 
@@ -259,7 +259,7 @@ def acting_player(s) -> int:
     cp = current_player(s)
     if cp != SIMULTANEOUS:
         return cp
-    for p in range(s["num_players"]):
+    for p in range(int(s["num_players"])):
         if is_pending(s, p):
             return p
     return TERMINAL  # unreachable in a consistent record
@@ -273,7 +273,7 @@ def legal_mask(s, player, out) -> int:
         return 0
     n = 0
     for c in range(NUM_CARDS):
-        if s["owner"][c] == player:
+        if int(s["owner"][c]) == player:
             out[c] = 1
             n += 1
     return n
@@ -284,10 +284,10 @@ def chance_outcomes(s, actions, probs) -> int:
     """Undealt cards, uniformly, while dealing."""
     if current_player(s) != CHANCE:
         return 0
-    deck = NUM_SUITS * s["ranks"]
+    deck = NUM_SUITS * int(s["ranks"])
     n = 0
     for c in range(deck):
-        if s["owner"][c] < 0:
+        if int(s["owner"][c]) < 0:
             actions[n] = c
             n += 1
     for i in range(n):
@@ -298,11 +298,11 @@ def chance_outcomes(s, actions, probs) -> int:
 @nb.njit(cache=True)
 def sample_chance(s) -> int:
     """Draw an undealt card with the record's RNG."""
-    deck = NUM_SUITS * s["ranks"]
-    left = deck - s["dealt"]
+    deck = NUM_SUITS * int(s["ranks"])
+    left = deck - int(s["dealt"])
     k = rng_below(s, left)
     for c in range(deck):
-        if s["owner"][c] < 0:
+        if int(s["owner"][c]) < 0:
             if k == 0:
                 return c
             k -= 1
@@ -312,7 +312,7 @@ def sample_chance(s) -> int:
 @nb.njit(cache=True)
 def side_of(s, p) -> int:
     """Scoring side of seat ``p`` (its team in the partnership game)."""
-    return p % 2 if s["partnership"] else p
+    return p % 2 if int(s["partnership"]) else p
 
 
 @nb.njit(cache=True)
@@ -334,8 +334,8 @@ def round_points_of_side(s, side) -> int:
     """Points of ``side`` from the counting cards won so far this round (runs squared)."""
     total = 0
     run = 0
-    for t in range(s["hand_size"]):
-        w = s["trick_winner"][t]
+    for t in range(int(s["hand_size"])):
+        w = int(s["trick_winner"][t])
         if w >= 0 and side_of(s, w) == side:
             run += 1
         else:
@@ -346,12 +346,12 @@ def round_points_of_side(s, side) -> int:
 
 @nb.njit(cache=True)
 def _finish_round(s) -> None:
-    n = s["num_players"]
-    nsides = 2 if s["partnership"] else n
+    n = int(s["num_players"])
+    nsides = 2 if int(s["partnership"]) else n
     for p in range(n):
         s["round_points"][p] = round_points_of_side(s, side_of(s, p))
     pts = s["round_points"]  # seat `side` belongs to side `side` in both modes
-    if s["match"] == 0:
+    if int(s["match"]) == 0:
         s["terminal"] = 1
         for p in range(n):
             mine = pts[side_of(s, p)]
@@ -368,12 +368,12 @@ def _finish_round(s) -> None:
     best_side = -1
     count = 0
     for side in range(nsides):
-        v = s["scores"][side]  # seat `side` belongs to side `side` in both modes
+        v = int(s["scores"][side])  # seat `side` belongs to side `side` in both modes
         if v > best:
             best, best_side, count = v, side, 1
         elif v == best:
             count += 1
-    if best >= s["target"] and count == 1:
+    if best >= int(s["target"]) and count == 1:
         s["terminal"] = 1
         s["winner"] = best_side
         for p in range(n):
@@ -382,32 +382,32 @@ def _finish_round(s) -> None:
             else:
                 s["returns"][p] = -1.0 / (nsides - 1)
         return
-    if s["round"] >= s["max_rounds"]:
+    if int(s["round"]) >= int(s["max_rounds"]):
         s["terminal"] = 1  # engine cap: a draw, all returns stay 0
         return
-    s["dealer"] = (s["dealer"] + 1) % n
+    s["dealer"] = (int(s["dealer"]) + 1) % n
     _new_round(s)
 
 
 @nb.njit(cache=True)
 def _resolve_trick(s) -> None:
-    n = s["num_players"]
-    t = s["trick"]
+    n = int(s["num_players"])
+    t = int(s["trick"])
     hi = -1
     lo = NUM_CARDS
     for p in range(n):
-        c = s["trick_cards"][t, p]
+        c = int(s["trick_cards"][t, p])
         hi = max(hi, c)
         lo = min(lo, c)
-    wanted = hi if s["high_wins"] else lo
+    wanted = hi if int(s["high_wins"]) else lo
     for p in range(n):
-        if s["trick_cards"][t, p] == wanted:
+        if int(s["trick_cards"][t, p]) == wanted:
             s["trick_winner"][t] = p
     # the colour of this trick's highest and lowest card rules the next trick
     s["high_wins"] = 1 if (hi % 4) // 2 == (lo % 4) // 2 else 0
     s["trick"] = t + 1
     s["stage"] = 0
-    if t + 1 == s["hand_size"]:
+    if t + 1 == int(s["hand_size"]):
         _finish_round(s)
 
 
@@ -418,25 +418,25 @@ def apply_action(s, action) -> bool:
     if action < 0 or action >= NUM_CARDS:
         return False
     if cp == CHANCE:
-        if action >= NUM_SUITS * s["ranks"] or s["owner"][action] >= 0:
+        if action >= NUM_SUITS * int(s["ranks"]) or int(s["owner"][action]) >= 0:
             return False
-        n = s["num_players"]
-        s["owner"][action] = (s["dealer"] + 1 + s["dealt"]) % n
+        n = int(s["num_players"])
+        s["owner"][action] = (int(s["dealer"]) + 1 + int(s["dealt"])) % n
         s["dealt"] += 1
         s["moves"] += 1
         return True
     if cp != SIMULTANEOUS:
         return False
     p = acting_player(s)
-    if s["owner"][action] != p:
+    if int(s["owner"][action]) != p:
         return False
     s["owner"][action] = -1
-    s["trick_cards"][s["trick"], p] = action
+    s["trick_cards"][int(s["trick"]), p] = action
     s["moves"] += 1
-    for q in range(s["num_players"]):
+    for q in range(int(s["num_players"])):
         if is_pending(s, q):
             return True
-    if s["partnership"] and s["stage"] == 0:
+    if int(s["partnership"]) and int(s["stage"]) == 0:
         s["stage"] = 1
     else:
         _resolve_trick(s)
@@ -446,7 +446,7 @@ def apply_action(s, action) -> bool:
 @nb.njit(cache=True)
 def returns(s, out) -> None:
     """Cumulative returns (zero until the end)."""
-    for p in range(s["num_players"]):
+    for p in range(int(s["num_players"])):
         out[p] = s["returns"][p]
 
 
@@ -455,7 +455,7 @@ def card_visible(s, card_owner, viewer) -> bool:
     """Whether the card ``card_owner`` put in the open trick is face up for ``viewer``."""
     if card_owner == viewer:
         return True
-    if s["partnership"] and s["stage"] == 1:
+    if int(s["partnership"]) and int(s["stage"]) == 1:
         # the dealer's pair played face up before the second pair
         return not in_group(s, card_owner)
     return False
@@ -472,15 +472,15 @@ def _rel(p, player, n):
 def observation(s, player, out) -> None:
     """Write ``player``'s information state (layout in the module docstring)."""
     out[:] = 0.0
-    n = s["num_players"]
-    t_open = s["trick"]
+    n = int(s["num_players"])
+    t_open = int(s["trick"])
     for c in range(NUM_CARDS):
-        o = s["owner"][c]
+        o = int(s["owner"][c])
         if o >= 0:
             out[O_HANDS + _rel(o, player, n) * NUM_CARDS + c] = 1.0
-    for t in range(s["hand_size"]):
+    for t in range(int(s["hand_size"])):
         for p in range(n):
-            c = s["trick_cards"][t, p]
+            c = int(s["trick_cards"][t, p])
             if c < 0:
                 continue
             q = _rel(p, player, n)
@@ -496,22 +496,22 @@ def observation(s, player, out) -> None:
             if is_pending(s, p):
                 out[O_PENDING + _rel(p, player, n)] = 1.0
         out[O_TRICK + t_open] = 1.0
-    out[O_HIGH] = float(s["high_wins"])
-    for t in range(s["hand_size"]):
-        w = s["trick_winner"][t]
+    out[O_HIGH] = float(int(s["high_wins"]))
+    for t in range(int(s["hand_size"])):
+        w = int(s["trick_winner"][t])
         if w >= 0 and t < t_open:
             out[O_WON + t * MAX_PLAYERS + _rel(w, player, n)] = 1.0
     for p in range(n):
         q = _rel(p, player, n)
-        if t_open < s["hand_size"] or s["terminal"]:
+        if t_open < int(s["hand_size"]) or int(s["terminal"]):
             out[O_RPTS + q] = round_points_of_side(s, side_of(s, p)) / 64.0
-        out[O_SCORES + q] = s["scores"][p] / float(s["target"])
+        out[O_SCORES + q] = int(s["scores"][p]) / float(int(s["target"]))
     out[O_NPLAYERS + n - 2] = 1.0
-    out[O_PART] = float(s["partnership"])
-    out[O_DEALER + _rel(s["dealer"], player, n)] = 1.0
-    for c in range(NUM_SUITS * s["ranks"]):
+    out[O_PART] = float(int(s["partnership"]))
+    out[O_DEALER + _rel(int(s["dealer"]), player, n)] = 1.0
+    for c in range(NUM_SUITS * int(s["ranks"])):
         out[O_DECK + c] = 1.0
-    out[O_MATCH] = float(s["match"])
+    out[O_MATCH] = float(int(s["match"]))
 
 
 @nb.njit(cache=True)
@@ -525,20 +525,20 @@ def determinize(s, player, seed) -> None:
     seed_rng(s, seed)
     if current_player(s) != SIMULTANEOUS:
         return
-    t = s["trick"]
-    for p in range(s["num_players"]):
-        c = s["trick_cards"][t, p]
+    t = int(s["trick"])
+    for p in range(int(s["num_players"])):
+        c = int(s["trick_cards"][t, p])
         if c < 0 or card_visible(s, p, player):
             continue
         # put the card back and let p commit a uniformly drawn card of the hand
         s["owner"][c] = p
         k = 0
         for d in range(NUM_CARDS):
-            if s["owner"][d] == p:
+            if int(s["owner"][d]) == p:
                 k += 1
         pick = rng_below(s, k)
         for d in range(NUM_CARDS):
-            if s["owner"][d] == p:
+            if int(s["owner"][d]) == p:
                 if pick == 0:
                     s["owner"][d] = -1
                     s["trick_cards"][t, p] = d
@@ -583,13 +583,13 @@ def render(s, viewer: int | None = None) -> str:
     h = int(s["hand_size"])
     t_open = int(s["trick"])
     lines = []
-    mode = "partnership" if s["partnership"] else f"{n} players"
+    mode = "partnership" if int(s["partnership"]) else f"{n} players"
     head = f"Octrix ({mode}) round {int(s['round']) + 1}, dealer P{int(s['dealer'])}"
-    if s["match"]:
+    if int(s["match"]):
         head += f", match to {int(s['target'])}"
     lines.append(head)
     for p in range(n):
-        hand = [c for c in range(NUM_CARDS) if s["owner"][c] == p]
+        hand = [c for c in range(NUM_CARDS) if int(s["owner"][c]) == p]
         c = int(s["trick_cards"][min(t_open, h - 1), p]) if t_open < h else -1
         shown = ""
         if c >= 0:
@@ -600,7 +600,7 @@ def render(s, viewer: int | None = None) -> str:
                 shown = "  has played face down"
         won = [t + 1 for t in range(t_open) if int(s["trick_winner"][t]) == p]
         pts = int(round_points_of_side(s, int(side_of(s, p))))
-        score = f" total {int(s['scores'][p])}" if s["match"] else ""
+        score = f" total {int(s['scores'][p])}" if int(s["match"]) else ""
         lines.append(f"P{p}: {_cards(hand):<26}{shown}  counting cards {won or '-'} "
                      f"round {pts}{score}")
     cp = int(current_player(s))
@@ -610,7 +610,7 @@ def render(s, viewer: int | None = None) -> str:
         r = [round(float(x), 3) for x in s["returns"][:n]]
         lines.append(f"game over, returns {r}")
     else:
-        rule = "highest" if s["high_wins"] else "lowest"
+        rule = "highest" if int(s["high_wins"]) else "lowest"
         pend = [p for p in range(n) if bool(is_pending(s, p))]
         lines.append(f"trick {t_open + 1}/{h}: the {rule} card wins; to play: "
                      + ", ".join(f"P{p}" for p in pend))

@@ -1,0 +1,338 @@
+"""Octrix rules, scenario by scenario, from explicit deals and card sequences."""
+
+import os
+import subprocess
+import sys
+import textwrap
+
+import numpy as np
+import pytest
+
+from octagames.core import CHANCE, SIMULTANEOUS, TERMINAL, Game, IllegalActionError
+from octagames.octrix import Config, card_name, run_points
+from octagames.octrix.rules import O_HANDS, O_TABLE, round_points_of_side
+
+SUITS = {"♦": 0, "♥": 1, "♠": 2, "♣": 3}
+RANKS = {"A": 1, "2": 2, "3": 3, "4": 4, "5": 5, "6": 6, "7": 7, "8": 8}
+
+
+def c(name: str) -> int:
+    """Card index of a name like ``♣8``."""
+    return (RANKS[name[1]] - 1) * 4 + SUITS[name[0]]
+
+
+def deal(game: Game, hands: list[list[str]], seed: int = 0):
+    """A state whose hands are exactly ``hands`` (dealt one card at a time)."""
+    s = game.new_state(seed)
+    n = game.num_players
+    dealer = int(s["dealer"])
+    order = [(dealer + 1 + k) % n for k in range(n)]  # seats in dealing order
+    outcomes = []
+    for k in range(len(hands[0])):
+        for seat in order:
+            outcomes.append(c(hands[seat][k]))
+    for o in outcomes:
+        assert game.current_player(s) == CHANCE
+        game.apply_action(s, o)
+    return s
+
+
+def play(game: Game, s, *cards: str) -> None:
+    for name in cards:
+        game.apply_action(s, c(name))
+
+
+def test_card_order_matches_the_seed():
+    # the highest card is the club eight, the lowest the diamond ace; equal ranks: ♣ > ♠ > ♥ > ♦
+    assert card_name(31) == "♣8" and card_name(0) == "♦A"
+    assert c("♠5") > c("♥5") and c("♣5") > c("♠5") and c("♥5") > c("♦5")
+    assert c("♦6") > c("♣5")  # rank first
+
+
+def test_counting_cards_1_3_4_5_8_score_11():
+    won = np.array([k in (1, 3, 4, 5, 8) for k in range(1, 9)])
+    assert run_points(won) == 11
+    assert run_points(np.ones(8, dtype=bool)) == 64
+    assert run_points(np.array([True, True, False, True, True, False, False, False])) == 8
+
+
+def test_first_trick_goes_to_the_highest_card():
+    g = Game("octrix", num_players=2, hand_size=2)
+    s = deal(g, [["♦8", "♦A"], ["♣7", "♣A"]])
+    assert g.current_player(s) == SIMULTANEOUS
+    play(g, s, "♦8", "♣7")
+    assert s["trick_winner"][0] == 0
+
+
+def test_equal_ranks_the_better_suit_wins():
+    g = Game("octrix", num_players=2, hand_size=1)
+    s = deal(g, [["♥5"], ["♠5"]])
+    play(g, s, "♥5", "♠5")
+    assert s["trick_winner"][0] == 1  # the spade five beats the heart five
+
+
+def test_colour_rule_same_colour_highest_wins():
+    # trick 1: ♦8 (red) highest, ♥A (red) lowest -> same colour -> trick 2 to the highest
+    g = Game("octrix", num_players=2, hand_size=2)
+    s = deal(g, [["♦8", "♣2"], ["♥A", "♠7"]])
+    play(g, s, "♦8", "♥A")
+    assert s["trick_winner"][0] == 0 and s["high_wins"] == 1
+    play(g, s, "♣2", "♠7")
+    assert s["trick_winner"][1] == 1  # ♠7 is higher
+    assert g.is_terminal(s)
+
+
+def test_colour_rule_different_colours_lowest_wins():
+    # trick 1: ♣8 (black) highest, ♥A (red) lowest -> different -> trick 2 to the lowest
+    g = Game("octrix", num_players=2, hand_size=2)
+    s = deal(g, [["♣8", "♣2"], ["♥A", "♠7"]])
+    play(g, s, "♣8", "♥A")
+    assert s["high_wins"] == 0
+    play(g, s, "♣2", "♠7")
+    assert s["trick_winner"][1] == 0  # ♣2 is lower
+    # P0 won both counting cards: a run of 2 scores 4, the other player 0
+    assert list(s["round_points"][:2]) == [4, 0]
+    assert list(g.returns(s)) == [4.0, -4.0]
+
+
+def test_three_players_round_returns_are_points_minus_mean_of_others():
+    g = Game("octrix", num_players=3, hand_size=2)
+    s = deal(g, [["♣8", "♦2"], ["♥A", "♠7"], ["♦5", "♥3"]])
+    play(g, s, "♣8", "♥A", "♦5")       # P0 wins trick 1; ♣8 black vs ♥A red -> lowest wins next
+    play(g, s, "♦2", "♠7", "♥3")       # lowest is ♦2 -> P0
+    assert list(s["trick_winner"][:2]) == [0, 0]
+    assert list(g.returns(s)) == [4.0, -2.0, -2.0]
+
+
+def test_simultaneous_cards_are_hidden_until_revealed():
+    g = Game("octrix", num_players=2, hand_size=2)
+    s = deal(g, [["♣8", "♣2"], ["♥A", "♠7"]])
+    play(g, s, "♣8")  # P0 commits face down
+    assert g.acting_player(s) == 1
+    o1 = g.observation(s, 1)
+    # for P1 the ♣8 still counts as in P0's hand, and nothing lies face up
+    assert o1[O_HANDS + 1 * 32 + c("♣8")] == 1.0
+    assert o1[O_TABLE:O_TABLE + 128].sum() == 0
+    # P0 sees its own card on the table
+    o0 = g.observation(s, 0)
+    assert o0[O_TABLE + c("♣8")] == 1.0
+    # determinize for P1 may swap P0's hidden card for another of P0's cards, never P1's
+    seen = set()
+    for seed in range(20):
+        d = g.determinize(s, 1, seed)
+        seen.add(int(d["trick_cards"][0, 0]))
+        assert np.array_equal(g.observation(d, 1), o1)
+    assert seen == {c("♣8"), c("♣2")}
+
+
+def test_partnership_order_dealer_pair_first_face_up():
+    g = Game("octrix", num_players=4, partnership=True, hand_size=1, dealer=1)
+    s = deal(g, [["♦A"], ["♥2"], ["♠3"], ["♣4"]])
+    # the dealer (P1) and their left neighbour (P2) play first
+    assert [p for p in range(4) if g.legal_mask(s, p).any()] == [1, 2]
+    assert g.acting_player(s) == 1
+    play(g, s, "♥2")
+    with pytest.raises(IllegalActionError, match="player 2 cannot play"):
+        g.apply_action(s, c("♣4"))  # P3's card while P2 must play
+    play(g, s, "♠3")
+    # now P3 and P0 play, seeing the first two cards face up
+    assert [p for p in range(4) if g.legal_mask(s, p).any()] == [0, 3]
+    o3 = g.observation(s, 3)
+    assert o3[O_TABLE + 2 * 32 + c("♥2")] == 1.0  # P1 is 2 seats after P3
+    assert o3[O_TABLE + 3 * 32 + c("♠3")] == 1.0
+    play(g, s, "♦A", "♣4")
+    # highest card ♣4 (P3) wins; team 1+3 takes counting card 1
+    assert s["trick_winner"][0] == 3
+    assert list(g.returns(s)) == [-1.0, 1.0, -1.0, 1.0]
+
+
+def test_partners_pool_counting_cards():
+    # team 0+2 wins tricks 1 and 2 with different partners: pooled they form a run of 2 = 4 points
+    g = Game("octrix", num_players=4, partnership=True, hand_size=2)
+    s = deal(g, [["♣8", "♦A"], ["♦2", "♥2"], ["♥3", "♠7"], ["♦3", "♠2"]])
+    # dealer P0: P0 and P1 first, then P2 and P3
+    play(g, s, "♣8", "♦2", "♥3", "♦3")   # ♣8 wins for P0; ♣8 black vs ♦2 red -> lowest next
+    play(g, s, "♦A", "♥2", "♠7", "♠2")   # lowest ♦A -> P0
+    assert list(s["trick_winner"][:2]) == [0, 0]
+    g2 = Game("octrix", num_players=4, partnership=True, hand_size=2)
+    s2 = deal(g2, [["♣8", "♥8"], ["♦2", "♥2"], ["♥3", "♦A"], ["♦3", "♠2"]])
+    play(g2, s2, "♣8", "♦2", "♥3", "♦3")  # P0 wins trick 1
+    play(g2, s2, "♥8", "♥2", "♦A", "♠2")  # lowest wins: ♦A of P2
+    assert list(s2["trick_winner"][:2]) == [0, 2]
+    assert int(round_points_of_side(s2, 0)) == 4
+    assert list(s2["round_points"]) == [4, 0, 4, 0]
+
+
+def test_partnership_dealer_moves_left_each_round():
+    g = Game("octrix", num_players=4, partnership=True, hand_size=1, match=True, target=50)
+    s = deal(g, [["♦A"], ["♥2"], ["♠3"], ["♣4"]])
+    play(g, s, "♦A", "♥2", "♠3", "♣4")
+    assert not g.is_terminal(s) and s["dealer"] == 1 and s["round"] == 1
+    assert g.current_player(s) == CHANCE
+
+
+def deal_again(g, s, hands):
+    """Deal the next round's hands (listed per seat) in dealing order."""
+    n = g.num_players
+    order = [(int(s["dealer"]) + 1 + k) % n for k in range(n)]
+    for k in range(len(hands[0])):
+        for seat in order:
+            g.apply_action(s, c(hands[seat][k]))
+    return s
+
+
+# P0 wins both tricks: ♣8 beats ♠A, both black -> the highest wins trick 2 too (♠8 > ♣2)
+SWEEP = [["♣8", "♠8"], ["♠A", "♣2"]]
+# one trick each: ♣8 wins; ♣8 black / ♦A red -> the lowest wins trick 2 (♦2 of P1)
+SPLIT = [["♣8", "♣7"], ["♦A", "♦2"]]
+
+
+def test_match_ends_when_a_player_reaches_the_target():
+    g = Game("octrix", num_players=2, hand_size=2, match=True, target=8)
+    s = g.new_state(0)
+    deal_again(g, s, SWEEP)
+    play(g, s, "♣8", "♠A", "♠8", "♣2")
+    assert list(s["scores"][:2]) == [4, 0] and not g.is_terminal(s)
+    assert s["round"] == 1 and s["dealer"] == 1 and g.current_player(s) == CHANCE
+    deal_again(g, s, SWEEP)
+    play(g, s, "♣8", "♠A", "♠8", "♣2")
+    assert g.is_terminal(s) and s["winner"] == 0
+    assert list(g.returns(s)) == [1.0, -1.0]
+
+
+def test_match_exact_tie_at_the_top_plays_on():
+    g = Game("octrix", num_players=2, hand_size=2, match=True, target=4)
+    s = g.new_state(0)
+    s["scores"][:2] = [3, 3]
+    deal_again(g, s, SPLIT)
+    play(g, s, "♣8", "♦A", "♣7", "♦2")
+    assert list(s["scores"][:2]) == [4, 4] and not g.is_terminal(s)  # both passed 4, tied
+    deal_again(g, s, SWEEP)
+    play(g, s, "♣8", "♠A", "♠8", "♣2")
+    assert g.is_terminal(s) and s["winner"] == 0 and list(s["scores"][:2]) == [8, 4]
+
+
+def test_match_several_pass_the_target_highest_total_wins():
+    g = Game("octrix", num_players=2, hand_size=2, match=True, target=3)
+    s = g.new_state(0)
+    s["scores"][:2] = [2, 3]
+    deal_again(g, s, SPLIT)
+    play(g, s, "♣8", "♦A", "♣7", "♦2")
+    assert list(s["scores"][:2]) == [3, 4]
+    assert g.is_terminal(s) and s["winner"] == 1 and list(g.returns(s)) == [-1.0, 1.0]
+
+
+def test_illegal_card_names_card_and_rule_and_keeps_state():
+    g = Game("octrix", num_players=2, hand_size=2)
+    s = deal(g, [["♣8", "♣2"], ["♥A", "♠7"]])
+    before = g.to_bytes(s)
+    with pytest.raises(IllegalActionError) as e:
+        g.apply_action(s, c("♠7"))
+    msg = str(e.value)
+    assert "♠7" in msg and "player 1's hand" in msg
+    assert g.to_bytes(s) == before
+
+
+def test_config_errors_name_the_field():
+    with pytest.raises(ValueError, match="num_players=5"):
+        Config(num_players=5)
+    with pytest.raises(ValueError, match="partnership=True needs num_players=4"):
+        Config(num_players=3, partnership=True)
+    with pytest.raises(ValueError, match="hand_size=8"):
+        Config(num_players=4, ranks=4)
+    with pytest.raises(ValueError, match="ranks"):
+        Config(ranks=0)
+
+
+def _cards_in_exactly_one_place(g: Game, s) -> None:
+    deck = 4 * int(s["ranks"])
+    n = g.num_players
+    places = np.zeros(32, dtype=int)
+    for card in range(32):
+        if s["owner"][card] >= 0:
+            places[card] += 1
+    for t in range(int(s["hand_size"])):
+        for p in range(n):
+            if s["trick_cards"][t, p] >= 0:
+                places[s["trick_cards"][t, p]] += 1
+    assert places.max() <= 1 and places[deck:].sum() == 0
+    dealt = int(s["dealt"])
+    assert places.sum() == dealt  # the rest of the deck is set aside (or not yet dealt)
+
+
+def _recomputed_points(g: Game, s) -> list[int]:
+    """Points of every seat recomputed from scratch from the counting cards."""
+    n = g.num_players
+    out = []
+    for p in range(n):
+        team = [q for q in range(n) if (q % 2 == p % 2 if s["partnership"] else q == p)]
+        won = [int(s["trick_winner"][t]) in team for t in range(int(s["hand_size"]))]
+        total, run = 0, 0
+        for w in won + [False]:
+            if w:
+                run += 1
+            else:
+                total, run = total + run * run, 0
+        out.append(total)
+    return out
+
+
+CONFIGS = [dict(num_players=2), dict(num_players=3), dict(num_players=4),
+           dict(num_players=4, partnership=True), dict(num_players=2, ranks=3, hand_size=5),
+           dict(num_players=3, match=True, target=40)]
+
+
+@pytest.mark.parametrize("cfg", CONFIGS, ids=[str(c) for c in CONFIGS])
+def test_random_play_invariants(cfg):
+    g = Game("octrix", **cfg)
+    rng = np.random.default_rng(1)
+    for seed in range(500):
+        s = g.new_state(seed)
+        while True:
+            cp = g.current_player(s)
+            if cp == TERMINAL:
+                break
+            if cp == CHANCE:
+                g.apply_action(s, g.sample_chance(s))
+            else:
+                g.apply_action(s, int(rng.choice(g.legal_actions(s))))
+            _cards_in_exactly_one_place(g, s)
+        if not cfg.get("match"):
+            pts = _recomputed_points(g, s)
+            assert list(s["round_points"][: g.num_players]) == pts
+            n = g.num_players
+            sides = 2 if cfg.get("partnership") else n
+            side_pts = [pts[q] for q in range(sides)]
+            for p in range(n):
+                mine = side_pts[p % sides]
+                rest = [side_pts[q] for q in range(sides) if q != p % sides]
+                assert g.returns(s)[p] == pytest.approx(mine - sum(rest) / len(rest))
+        else:
+            assert s["scores"][:g.num_players].max() >= s["target"] or s["round"] >= s["max_rounds"]
+
+
+def test_uncompiled_rules_match_compiled(tmp_path):
+    """The rules also run with NUMBA_DISABLE_JIT=1 and give byte-identical games."""
+    script = textwrap.dedent("""
+        import hashlib, sys
+        import numpy as np
+        from octagames.core import Game
+        from octagames.testing import random_playout
+        h = hashlib.sha256()
+        for cfg in [dict(num_players=2), dict(num_players=4, partnership=True),
+                    dict(num_players=3, match=True, target=20)]:
+            g = Game("octrix", **cfg)
+            for seed in range(int(sys.argv[1])):
+                h.update(g.to_bytes(random_playout(g, seed)))
+        print(h.hexdigest())
+    """)
+    path = tmp_path / "run.py"
+    path.write_text(script)
+    outs = []
+    for disable in ("0", "1"):
+        env = dict(os.environ, NUMBA_DISABLE_JIT=disable)
+        r = subprocess.run([sys.executable, str(path), "20"], capture_output=True, text=True, env=env,
+                           timeout=300)
+        assert r.returncode == 0, r.stderr
+        outs.append(r.stdout.strip())
+    assert outs[0] == outs[1] and len(outs[0]) == 64
