@@ -1,0 +1,193 @@
+"""Random-play throughput of every face of the games, with anchors from the same run.
+
+    python -m experiments.bench                       # all games, default budget
+    python -m experiments.bench --games octrix --seconds 2
+
+Measured, each for ``seconds`` of wall time after a warm-up:
+
+* the batched engine (``envs.vector``) at batch 1, 64 and 4096, random legal
+  actions drawn in compiled code (``VectorEnv.sample_actions``);
+* the PettingZoo AEC env, the classic ``agent_iter`` loop with random legal actions;
+* the OpenSpiel adapter, a Python loop over ``apply_action`` / ``apply_actions``;
+* anchors: PettingZoo ``connect_four_v3`` AEC under the same loop, and pyspiel's
+  C++ ``connect_four`` under the same Python loop.
+
+A "step" is one action of one game (chance outcomes resolved inside the
+engine count for nothing). Results go to ``runs/bench.json`` and a PNG chart;
+the table reports steps/s and ratios against the anchors of the same run.
+"""
+
+from __future__ import annotations
+
+import importlib
+import json
+import platform
+import time
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Callable
+
+import numpy as np
+
+from octagames.core import available_games
+
+BENCH_CONFIGS = {
+    "octrix": dict(num_players=2),
+    "achten": dict(num_players=2),
+    "octiles": dict(num_players=2),
+    "octa": dict(),
+}
+
+
+@dataclass(frozen=True)
+class BenchConfig:
+    """Benchmark settings."""
+
+    games: tuple[str, ...] = ()
+    """games to measure (default: every game that exists)"""
+    seconds: float = 3.0
+    """wall time per measurement"""
+    batch_sizes: tuple[int, ...] = (1, 64, 4096)
+    """vector-env batch sizes"""
+    out: str = "runs/bench.json"
+    """JSON output (a PNG chart is written beside it)"""
+    seed: int = 0
+    """seed of every env and of the random actions"""
+
+
+def _timed(step: Callable[[], int], seconds: float) -> float:
+    """Steps per second of ``step`` (which returns how many steps it made)."""
+    step()  # warm-up (compilation, caches)
+    count = 0
+    start = time.perf_counter()
+    while True:
+        count += step()
+        elapsed = time.perf_counter() - start
+        if elapsed >= seconds:
+            return count / elapsed
+
+
+def bench_vector(game: str, batch: int, seconds: float, seed: int, **config) -> float:
+    """Steps/s of the vector env at one batch size."""
+    from envs.vector import make
+    env = make(game, batch, seed=seed, **config)
+    env.reset()
+    reps = max(1, 4096 // batch)
+
+    def step() -> int:
+        for _ in range(reps):
+            env.step_inplace(env.sample_actions())
+        return reps * batch
+    return _timed(step, seconds)
+
+
+def aec_loop(env, seed: int) -> Callable[[], int]:
+    """One PettingZoo AEC game per call with random legal actions; returns its steps."""
+    rng = np.random.default_rng(seed)
+    counter = [seed]
+
+    def step() -> int:
+        counter[0] += 1
+        env.reset(seed=counter[0])
+        n = 0
+        for agent in env.agent_iter():
+            obs, _, term, trunc, _ = env.last()
+            if term or trunc:
+                action = None
+            else:
+                action = int(rng.choice(np.flatnonzero(obs["action_mask"])))
+            env.step(action)
+            n += 1
+        return n
+    return step
+
+
+def openspiel_loop(game, seed: int) -> Callable[[], int]:
+    """One pyspiel game per call with random actions (chance sampled); returns its steps."""
+    rng = np.random.default_rng(seed)
+
+    def step() -> int:
+        state = game.new_initial_state()
+        n = 0
+        while not state.is_terminal():
+            if state.is_chance_node():
+                outcomes = state.chance_outcomes()
+                k = rng.choice(len(outcomes), p=[p for _, p in outcomes])
+                state.apply_action(outcomes[k][0])
+            elif state.is_simultaneous_node():
+                joint = []
+                for p in range(game.num_players()):
+                    legal = state.legal_actions(p)
+                    joint.append(int(rng.choice(legal)) if legal else 0)
+                state.apply_actions(joint)
+            else:
+                state.apply_action(int(rng.choice(state.legal_actions())))
+            n += 1
+        return n
+    return step
+
+
+def main(cfg: BenchConfig) -> dict:
+    """Run every measurement and print the table; returns the JSON written."""
+    games = list(cfg.games) or available_games()
+    rows: dict[str, float] = {}
+    # anchors
+    from pettingzoo.classic import connect_four_v3
+    rows["anchor: PettingZoo connect_four_v3 AEC"] = _timed(aec_loop(connect_four_v3.env(), cfg.seed),
+                                                             cfg.seconds)
+    import pyspiel
+    rows["anchor: pyspiel C++ connect_four, Python loop"] = _timed(
+        openspiel_loop(pyspiel.load_game("connect_four"), cfg.seed), cfg.seconds)
+    pz = rows["anchor: PettingZoo connect_four_v3 AEC"]
+    c4 = rows["anchor: pyspiel C++ connect_four, Python loop"]
+    import envs.openspiel as osp
+    for name in games:
+        config = BENCH_CONFIGS.get(name, {})
+        for b in cfg.batch_sizes:
+            rows[f"{name}: vector env, batch {b}"] = bench_vector(name, b, cfg.seconds, cfg.seed, **config)
+        env_mod = importlib.import_module(f"envs.{name}_v0")
+        rows[f"{name}: PettingZoo AEC env"] = _timed(aec_loop(env_mod.env(**config), cfg.seed), cfg.seconds)
+        rows[f"{name}: OpenSpiel adapter"] = _timed(openspiel_loop(osp.load(name, **config), cfg.seed),
+                                                   cfg.seconds)
+    machine = f"{platform.machine()}, {platform.processor() or 'cpu'}, {_cores()} cores, Python {platform.python_version()}"
+    print(f"\nRandom-play throughput ({machine}; {cfg.seconds:.0f}s per row)")
+    print(f"{'setup':<50}{'steps/s':>14}{'x PZ c4':>10}{'x pyspiel c4':>14}")
+    for k, v in rows.items():
+        print(f"{k:<50}{v:>14,.0f}{v / pz:>10.2f}{v / c4:>14.2f}")
+    result = {"machine": machine, "seconds": cfg.seconds, "steps_per_s": rows,
+              "ratio_vs_pettingzoo_connect_four": {k: v / pz for k, v in rows.items()},
+              "ratio_vs_pyspiel_connect_four": {k: v / c4 for k, v in rows.items()}}
+    out = Path(cfg.out)
+    out.parent.mkdir(parents=True, exist_ok=True)
+    out.write_text(json.dumps(result, indent=2))
+    _plot(rows, out.with_suffix(".png"))
+    print(f"wrote {out} and {out.with_suffix('.png')}")
+    return result
+
+
+def _cores() -> int:
+    import os
+    return len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else (os.cpu_count() or 1)
+
+
+def _plot(rows: dict[str, float], path: Path) -> None:
+    import matplotlib
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+    names = list(rows)
+    fig, ax = plt.subplots(figsize=(9, 0.38 * len(names) + 1.2))
+    colors = ["#888888" if k.startswith("anchor") else "#2b6cb0" for k in names]
+    ax.barh(range(len(names)), [rows[k] for k in names], color=colors)
+    ax.set_yticks(range(len(names)), names, fontsize=8)
+    ax.invert_yaxis()
+    ax.set_xscale("log")
+    ax.set_xlabel("random-play steps per second (log scale)")
+    ax.set_title("octagames throughput; grey bars are anchors measured in the same run")
+    fig.tight_layout()
+    fig.savefig(path, dpi=120)
+    plt.close(fig)
+
+
+if __name__ == "__main__":
+    import tyro
+    main(tyro.cli(BenchConfig))
