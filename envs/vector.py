@@ -44,6 +44,9 @@ class VectorEnv:
         ValueError: unknown game, bad ``num_envs`` or bad config field.
     """
 
+    #: batches at least this large step in parallel threads
+    PARALLEL_MIN_BATCH = 512
+
     def __init__(self, game: str, num_envs: int, seed: int = 0, **config: Any) -> None:
         if isinstance(num_envs, bool) or not isinstance(num_envs, (int, np.integer)) or num_envs < 1:
             raise ValueError(f"num_envs={num_envs!r} is not valid; it must be an integer >= 1")
@@ -53,7 +56,7 @@ class VectorEnv:
         self.num_actions = self.game.num_actions
         self.observation_size = self.game.observation_size
         self.seed = int(seed)
-        self._k = batch_kernels(self.game.module)
+        self._k = batch_kernels(self.game.module, parallel=self.num_envs >= self.PARALLEL_MIN_BATCH)
         n, info = self.num_envs, self.game.info
         self.states = self.game.new_batch(n, self.seed)
         self._obs = np.zeros((n, self.observation_size), dtype=np.float32)

@@ -5,7 +5,7 @@ and returns numba functions that step a whole batch of records in one call:
 chance nodes are resolved with each record's own RNG, finished games restart
 with a seed drawn from that RNG (so a batch is reproducible from its seeds),
 and observations, masks and rewards are written into preallocated arrays.
-The loops over records run in parallel threads (``prange``).
+Large batches loop over records in parallel threads (``prange``).
 """
 
 from __future__ import annotations
@@ -27,14 +27,21 @@ class BatchKernels(NamedTuple):
     observe: object
 
 
-_CACHE: dict[str, BatchKernels] = {}
+_CACHE: dict[tuple[str, bool], BatchKernels] = {}
 
 
-def batch_kernels(module: ModuleType) -> BatchKernels:
-    """Build (once) and return the batch kernels of a rules module."""
-    key = module.__name__
+def batch_kernels(module: ModuleType, parallel: bool = True) -> BatchKernels:
+    """Build (once) and return the batch kernels of a rules module.
+
+    Args:
+        module: a rules module following the engine contract.
+        parallel: loop over records in parallel threads; worth it for large
+            batches, while small ones run faster on one thread.
+    """
+    key = (module.__name__, bool(parallel))
     if key in _CACHE:
         return _CACHE[key]
+    prange = nb.prange if parallel else range
     reset_k = module.reset
     cur = module.current_player
     act = module.acting_player
@@ -62,17 +69,17 @@ def batch_kernels(module: ModuleType) -> BatchKernels:
             mask[i, :] = 0
             obs[i, :] = 0.0
 
-    @nb.njit(cache=True, parallel=True)
+    @nb.njit(cache=True, parallel=parallel)
     def reset_batch(states, seeds, obs, mask, player):
-        for i in nb.prange(states.shape[0]):
+        for i in prange(states.shape[0]):
             s = states[i]
             reset_k(s, seeds[i])
             _settle(s)
             _emit(s, i, obs, mask, player)
 
-    @nb.njit(cache=True, parallel=True)
+    @nb.njit(cache=True, parallel=parallel)
     def step_batch(states, actions, obs, mask, player, rewards, terminated, scratch):
-        for i in nb.prange(states.shape[0]):
+        for i in prange(states.shape[0]):
             s = states[i]
             # returns before and after the action; their difference is the reward
             ret_k(s, scratch[i])
@@ -89,9 +96,9 @@ def batch_kernels(module: ModuleType) -> BatchKernels:
                 terminated[i] = False
             _emit(s, i, obs, mask, player)
 
-    @nb.njit(cache=True, parallel=True)
+    @nb.njit(cache=True, parallel=parallel)
     def observe_batch(states, players, obs):
-        for i in nb.prange(states.shape[0]):
+        for i in prange(states.shape[0]):
             obs_k(states[i], players[i], obs[i])
 
     kernels = BatchKernels(reset_batch, step_batch, observe_batch)
@@ -99,14 +106,14 @@ def batch_kernels(module: ModuleType) -> BatchKernels:
     return kernels
 
 
-@nb.njit(cache=True, parallel=True)
+@nb.njit(cache=True)
 def random_actions(mask, seeds, out):
     """One uniformly random legal action per row of ``mask`` (-1 for an empty row).
 
     ``seeds`` (uint64, one per row) is advanced in place, so repeated calls are
     reproducible from the initial seeds.
     """
-    for i in nb.prange(mask.shape[0]):
+    for i in range(mask.shape[0]):
         n = 0
         for a in range(mask.shape[1]):
             n += mask[i, a]
