@@ -129,3 +129,76 @@ def random_actions(mask, seeds, out):
                     out[i] = a
                     break
                 k -= 1
+
+
+class RecordKernels(NamedTuple):
+    """Kernels of one game called as ``f(states, i, ...)`` on record ``i`` of an array.
+
+    Numba types an array argument much faster than a ``numpy.void`` record, so
+    faces that step one game at a time from Python (the AEC env, the OpenSpiel
+    adapter) keep their record in a 1-element array and call these.
+    """
+
+    current_player: object
+    acting_player: object
+    legal_mask: object
+    apply_action: object
+    observation: object
+    returns: object
+    settle: object
+
+
+_RECORD_CACHE: dict[str, RecordKernels] = {}
+
+
+def record_kernels(module: ModuleType) -> RecordKernels:
+    """Build (once) and return the array-index wrappers of a rules module's kernels."""
+    key = module.__name__
+    if key in _RECORD_CACHE:
+        return _RECORD_CACHE[key]
+    cur = module.current_player
+    act = module.acting_player
+    mask_k = module.legal_mask
+    apply_k = module.apply_action
+    obs_k = module.observation
+    ret_k = module.returns
+    sample_k = module.sample_chance
+
+    @nb.njit(cache=True)
+    def current_player_at(states, i):
+        return cur(states[i])
+
+    @nb.njit(cache=True)
+    def acting_player_at(states, i):
+        return act(states[i])
+
+    @nb.njit(cache=True)
+    def legal_mask_at(states, i, player, out):
+        return mask_k(states[i], player, out)
+
+    @nb.njit(cache=True)
+    def apply_action_at(states, i, action):
+        return apply_k(states[i], action)
+
+    @nb.njit(cache=True)
+    def observation_at(states, i, player, out):
+        obs_k(states[i], player, out)
+
+    @nb.njit(cache=True)
+    def returns_at(states, i, out):
+        ret_k(states[i], out)
+
+    @nb.njit(cache=True)
+    def settle_at(states, i):
+        # resolve chance nodes with the record's RNG; returns the number resolved
+        n = 0
+        s = states[i]
+        while cur(s) == CHANCE:
+            apply_k(s, sample_k(s))
+            n += 1
+        return n
+
+    kernels = RecordKernels(current_player_at, acting_player_at, legal_mask_at, apply_action_at,
+                            observation_at, returns_at, settle_at)
+    _RECORD_CACHE[key] = kernels
+    return kernels
