@@ -14,6 +14,12 @@ GAME_CONFIGS = [
     ("octrix", dict(num_players=4, partnership=True)),
     ("octrix", dict(num_players=2, match=True, target=30)),
     ("octrix", dict(num_players=2, ranks=2, hand_size=3)),
+    ("achten", dict(num_players=2)),
+    ("achten", dict(num_players=3)),
+    ("achten", dict(num_players=4)),
+    ("achten", dict(num_players=6)),
+    ("achten", dict(num_players=3, match=True, target=0.2, max_rounds=12)),
+    ("achten", dict(num_players=2, ranks=3, low_rank=7, turn_cap=3)),
 ]
 IDS = [f"{n}-{'-'.join(f'{k}={v}' for k, v in c.items())}" for n, c in GAME_CONFIGS]
 

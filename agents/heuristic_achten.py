@@ -1,0 +1,97 @@
+"""A greedy baseline for Full deck achten.
+
+It looks one move ahead with its own hand, the open pot and the closed card
+when it knows that card (it never uses the resampled hidden cards of the
+determinized state):
+
+* first choice: swap the whole hand into the pot when the hand is verbied
+  (that lays verbied: 0.1), otherwise keep a hand worth at most
+  ``keep_threshold`` and swap a worse one for the blind pot;
+* pass on nul;
+* lay verbied in the pot whenever one swap or a claw can (best if the hand
+  left behind is nul too);
+* otherwise make the swap that lowers the hand total most (ties broken by the
+  showdown order, so it also avoids having to deal);
+* with nothing better: pass on a hand worth at most ``pass_threshold``, else
+  gamble one card on an unknown closed card, or stand on a final turn.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from agents.base import Agent, Turn
+from octagames.achten.rules import (A_CLAW, A_CLOSED, A_KEEP, A_PASS, A_STAND, A_SWAP, A_SWAP_ALL, CLOSED,
+                                    PH_FIRST, hand_key, hand_of, hand_value, is_verbied, pot_of)
+
+
+class AchtenHeuristicAgent(Agent):
+    """Greedy hand-total lowering, passing on nul, laying verbied when it can.
+
+    Args:
+        keep_threshold: keep the dealt hand at the first choice if it is worth
+            at most this many points.
+        pass_threshold: pass when no move improves a hand worth at most this.
+    """
+
+    name = "heuristic-achten"
+
+    def __init__(self, keep_threshold: int = 6, pass_threshold: int = 2) -> None:
+        self.keep_threshold = keep_threshold
+        self.pass_threshold = pass_threshold
+        self.rng = np.random.default_rng(0)
+
+    def act(self, turn: Turn) -> int:
+        """Choose a legal action for ``turn.seat`` (see the module docstring)."""
+        s, p = turn.state, turn.seat
+        legal = set(int(a) for a in turn.legal_actions)
+        hand = hand_of(s, p)
+        if int(s["phase"]) == PH_FIRST:
+            if is_verbied(hand) or hand_value(hand) > self.keep_threshold:
+                return A_SWAP_ALL
+            return A_KEEP
+        now = hand_value(hand)
+        if now == 0 and A_PASS in legal:
+            return A_PASS
+        pot = pot_of(s)
+        # (verbied laid?, resulting hand order) for each move that uses the open pot
+        best_action, best_score = -1, None
+        for a in sorted(legal):
+            if A_SWAP <= a < A_CLOSED:
+                i, j = divmod(a - A_SWAP, 3)
+                new_hand = list(hand)
+                new_pot = list(pot)
+                new_hand[i], new_pot[j] = pot[j], hand[i]
+            elif a == A_CLAW:
+                new_hand, new_pot = list(pot), list(hand)
+            elif A_CLOSED <= a < A_CLAW and s["known"][p, CLOSED]:
+                # a closed card we put there or tracked: a known swap
+                i = a - A_CLOSED
+                new_hand, new_pot = list(hand), list(pot)
+                new_hand[i] = int(s["slot_card"][CLOSED])
+            else:
+                continue
+            laid = is_verbied(new_pot)
+            score = (0 if laid else 1, hand_key(new_hand))
+            if best_score is None or score < best_score:
+                best_action, best_score = a, score
+        # hand_key orders by total first, so a smaller key never raises the total
+        if best_score is not None and (best_score[0] == 0 or best_score[1] < hand_key(hand)):
+            return best_action
+        if A_PASS in legal and now <= self.pass_threshold:
+            return A_PASS
+        if A_STAND in legal:
+            return A_STAND
+        if not s["known"][p, CLOSED]:
+            # gamble the card that costs most on the unknown closed card
+            worst = max(range(3), key=lambda i: now - _group_value(hand[:i] + hand[i + 1:]))
+            return A_CLOSED + worst
+        return A_PASS if A_PASS in legal else int(self.rng.choice(sorted(legal)))
+
+
+def _group_value(cards: list[int]) -> int:
+    """Achten value of any number of cards: suit groups summed, each scores ``|sum - 8|``."""
+    sums: dict[int, int] = {}
+    for c in cards:
+        sums[c % 4] = sums.get(c % 4, 0) + c // 4 + 2
+    return sum(abs(v - 8) for v in sums.values())

@@ -1,0 +1,1177 @@
+"""Full deck achten rules engine (seed: *Full deck achten*, Dutch rulebook).
+
+A card game for 2-6 players about getting a three-card hand as close to "8" as
+possible. Every player holds three closed cards, three cards lie open in the
+pot and one extra card lies closed on the table. A single card scores
+``|rank - 8|`` (J = 11, Q = 12, K = 13, A = 14); cards of one suit are added up
+first and the group scores ``|sum - 8|``; the hand total is the sum over the
+suit groups. A total of 0 is *nul* (1 point at the showdown). Putting *verbied*
+(an ace with two of 10/J/Q/K, all of one suit) into the pot stops the round at
+once and scores 0.1 for the player who did it. The worst hand (highest total,
+ties broken card by card and then by suit ♣ > ♦ > ♠ > ♥) deals the next round.
+The full rule-by-rule trace is in ``docs/rules/achten.md``.
+
+Cards
+-----
+Card ``c`` in 0..51 has rank ``c // 4 + 2`` (2..14, A = 14) and suit ``c % 4``
+with suits in the seed's order from best to worst: 0 = ♣ (klaver),
+1 = ♦ (ruiten), 2 = ♠ (schoppen), 3 = ♥ (harten)::
+
+    c:    0   1   2   3   4  ...  24  25  ...  48  49  50  51
+    card ♣2  ♦2  ♠2  ♥2  ♣3  ...  ♣8  ♦8  ...  ♣A  ♦A  ♠A  ♥A
+
+A reduced deck keeps the ``ranks`` consecutive ranks starting at ``low_rank``
+(ids do not change). Chance outcomes are card ids: the deal hands out one card
+per chance node, first three rounds of one card to each player starting left of
+the dealer (card ``k`` of the deal goes to seat ``(dealer + 1 + k) % n``, hand
+slot ``k // n``), then pot slots 0, 1, 2, then the closed card.
+
+Table slots
+-----------
+Cards sit in 22 slots: hand slot ``k`` of seat ``p`` is slot ``3 p + k``
+(0..17), pot slots are 18..20, the closed card is slot 21. Moves are public
+*by slot* ("P2 swapped hand slot 1 with the closed card"), so every player can
+track a card they once saw wherever it goes. ``known[v, slot]`` says whether
+seat ``v`` knows the card in ``slot``; knowledge travels with the card.
+
+Actions (one flat space of 17)
+------------------------------
+======  ==============================  ========================================
+action  name                            when legal
+======  ==============================  ========================================
+0       ``keep``                        first choice: keep the dealt hand
+1       ``swap hand with pot``          first choice: swap the whole hand with
+                                        the (still closed) pot
+2..10   ``swap i-j`` = 2 + 3 i + j      normal or final turn: hand slot i <->
+                                        pot slot j
+11..13  ``closed i`` = 11 + i           normal or final turn: hand slot i <->
+                                        the closed card
+14      ``claw``                        normal turn: swap all three hand cards
+                                        with the pot (hand slot k <-> pot slot k)
+15      ``pass``                        normal turn: end the round, the others
+                                        get one last turn
+16      ``stand``                       final turn: keep the hand
+======  ==============================  ========================================
+
+Observation (information state of one seat; seats relative, 0 = self)
+----------------------------------------------------------------------
+========  =====  ==============================================================
+offset    size   meaning
+========  =====  ==============================================================
+0         156    own hand: ``[slot k, card c]`` one-hot, 3 x 52
+156       156    open pot: ``[slot j, card c]`` (zeros before it is laid open)
+312       52     the closed card, when this seat knows it (one-hot)
+364       1      1 if this seat knows the closed card
+365       795    opponents q = 1..5: ``[q-1, slot k, 53]``: the known card of
+                 that hand slot (52 one-hot), or 1 at index 52 if unknown
+1160      5      opponents q = 1..5: number of unknown cards in hand / 3
+1165      52     own dealt hand (as dealt, before any swap)
+1217      52     every card this seat has seen this round (it knows where each
+                 one is now: nothing leaves play in achten)
+1269      5      phase one-hot: deal, first choice, turns, final turns, over
+1274      1      turns taken this round / turn cap (``turn_cap * n``)
+1275      1      final turns still to come / (n - 1)
+1276      6      seat to act (one-hot)
+1282      6      dealer
+1288      6      first chooser of this round
+1294      6      who passed
+1300      6      who clawed
+1306      6      who has had their final turn
+1312      6      match points (in points, 0.1 per verbied)
+1318      6      points scored in this round (set at the showdown)
+1324      6      who laid verbied in the pot this round
+1330      5      number of players, one-hot (2..6)
+1335      52     cards of the deck in use
+1387      1      match mode (1) or one round (0)
+1388      1      match target in points
+1389      1      rounds completed / max_rounds
+1390      4875   move history of this round, 65 moves x 75:
+                 ``[t, 0:6]`` mover (relative seat), ``[t, 6:23]`` action,
+                 ``[t, 23:75]`` cards this move showed to this seat (cards
+                 laid open in the pot; for the mover also the cards taken
+                 blind: the closed card, the closed pot on a whole-hand swap)
+========  =====  ==============================================================
+Total 6265 floats. With the deal (own dealt hand) and the history of moves and
+of every card each move showed, it is the exact information state of the
+round with perfect recall; the tables above it are the current knowledge
+derived from that history. Earlier rounds of a match enter only through the
+points, the dealer and the first chooser.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Iterable, Sequence
+
+import numba as nb
+import numpy as np
+
+from octagames.core import (CHANCE, TERMINAL, GameInfo, check_choice, check_range, rng_below,
+                            seed_rng)
+
+# ---------------------------------------------------------------- static facts
+NUM_SUITS = 4
+NUM_RANKS = 13
+NUM_CARDS = 52
+MAX_PLAYERS = 6
+HAND = 3
+NUM_SLOTS = MAX_PLAYERS * HAND + HAND + 1  # 22
+POT0 = MAX_PLAYERS * HAND                  # 18: first pot slot
+CLOSED = POT0 + HAND                       # 21: the closed card
+SUIT_SYMBOLS = "♣♦♠♥"                      # best to worst (seed: klaver, ruiten, schoppen, harten)
+SUIT_LETTERS = "CDSH"
+RANK_NAMES = ["2", "3", "4", "5", "6", "7", "8", "9", "10", "J", "Q", "K", "A"]
+ACE = 14
+
+# actions
+A_KEEP = 0
+A_SWAP_ALL = 1
+A_SWAP = 2          # 2 + 3 * hand_slot + pot_slot
+A_CLOSED = 11       # 11 + hand_slot
+A_CLAW = 14
+A_PASS = 15
+A_STAND = 16
+NUM_ACTIONS = 17
+
+# phases
+PH_DEAL = 0
+PH_FIRST = 1
+PH_TURNS = 2
+PH_FINAL = 3
+PH_OVER = 4
+NUM_PHASES = 5
+
+# how a round ended (``end_reason``)
+END_NONE = 0
+END_SHOWDOWN = 1       # after a pass or a claw and the final turns
+END_VERBIED = 2        # a move left verbied in the pot (the mover scores 0.1)
+END_DEALT_VERBIED = 3  # the dealt pot was verbied when laid open (nobody scores)
+END_CAP = 4            # engine rule: the turn cap forced the showdown
+
+NUL_TENTHS = 10
+VERBIED_TENTHS = 1
+
+DEFAULT_TURN_CAP = 10    # turns per player per round (engine rule)
+DEFAULT_MAX_ROUNDS = 200  # rounds per match before it ends as a draw (engine rule)
+MAX_EVENTS = DEFAULT_TURN_CAP * MAX_PLAYERS + MAX_PLAYERS - 1  # 65 moves per round at most
+EVENT_SIZE = MAX_PLAYERS + NUM_ACTIONS + NUM_CARDS             # 75
+
+
+def _layout() -> dict[str, tuple[int, int]]:
+    sizes = [("hand", HAND * NUM_CARDS), ("pot", HAND * NUM_CARDS), ("closed", NUM_CARDS),
+             ("closed_known", 1), ("opp", (MAX_PLAYERS - 1) * HAND * (NUM_CARDS + 1)),
+             ("opp_unknown", MAX_PLAYERS - 1), ("dealt", NUM_CARDS), ("seen", NUM_CARDS),
+             ("phase", NUM_PHASES), ("turn", 1), ("final_left", 1), ("to_act", MAX_PLAYERS),
+             ("dealer", MAX_PLAYERS), ("chooser", MAX_PLAYERS), ("passed", MAX_PLAYERS),
+             ("clawed", MAX_PLAYERS), ("final_done", MAX_PLAYERS), ("scores", MAX_PLAYERS),
+             ("round_pts", MAX_PLAYERS), ("verbied_by", MAX_PLAYERS), ("nplayers", MAX_PLAYERS - 1),
+             ("deck", NUM_CARDS), ("match", 1), ("target", 1), ("round", 1),
+             ("hist", MAX_EVENTS * EVENT_SIZE)]
+    out, off = {}, 0
+    for name, size in sizes:
+        out[name] = (off, size)
+        off += size
+    out["total"] = (off, 0)
+    return out
+
+
+OBS_LAYOUT = _layout()
+O_HAND = OBS_LAYOUT["hand"][0]
+O_POT = OBS_LAYOUT["pot"][0]
+O_CLOSED = OBS_LAYOUT["closed"][0]
+O_CLOSED_KNOWN = OBS_LAYOUT["closed_known"][0]
+O_OPP = OBS_LAYOUT["opp"][0]
+O_OPP_UNKNOWN = OBS_LAYOUT["opp_unknown"][0]
+O_DEALT = OBS_LAYOUT["dealt"][0]
+O_SEEN = OBS_LAYOUT["seen"][0]
+O_PHASE = OBS_LAYOUT["phase"][0]
+O_TURN = OBS_LAYOUT["turn"][0]
+O_FINAL_LEFT = OBS_LAYOUT["final_left"][0]
+O_TO_ACT = OBS_LAYOUT["to_act"][0]
+O_DEALER = OBS_LAYOUT["dealer"][0]
+O_CHOOSER = OBS_LAYOUT["chooser"][0]
+O_PASSED = OBS_LAYOUT["passed"][0]
+O_CLAWED = OBS_LAYOUT["clawed"][0]
+O_FINAL_DONE = OBS_LAYOUT["final_done"][0]
+O_SCORES = OBS_LAYOUT["scores"][0]
+O_ROUND_PTS = OBS_LAYOUT["round_pts"][0]
+O_VERBIED_BY = OBS_LAYOUT["verbied_by"][0]
+O_NPLAYERS = OBS_LAYOUT["nplayers"][0]
+O_DECK = OBS_LAYOUT["deck"][0]
+O_MATCH = OBS_LAYOUT["match"][0]
+O_TARGET = OBS_LAYOUT["target"][0]
+O_ROUND = OBS_LAYOUT["round"][0]
+O_HIST = OBS_LAYOUT["hist"][0]
+OBS_SIZE = OBS_LAYOUT["total"][0]
+
+# One round: 3n + 4 chance nodes, at most turn_cap * n turns before a pass or
+# claw, then n - 1 final turns. A match has at most max_rounds rounds.
+ROUND_LENGTH_BOUND = 3 * MAX_PLAYERS + 4 + MAX_EVENTS
+
+INFO = GameInfo(
+    name="achten",
+    min_players=2,
+    max_players=MAX_PLAYERS,
+    num_actions=NUM_ACTIONS,
+    max_chance_outcomes=NUM_CARDS,
+    observation_size=OBS_SIZE,
+    # turn_cap and max_rounds may only be lowered from their defaults, so this
+    # bound holds for every config
+    max_game_length=DEFAULT_MAX_ROUNDS * ROUND_LENGTH_BOUND,
+    # default config (one round, no dealing penalty): own points minus the mean
+    # of the others'; one player can score nul + verbied = 1.1 in a round
+    min_utility=-1.1,
+    max_utility=1.1,
+    chance_mode="explicit",
+    dynamics="sequential",
+    information="imperfect",
+)
+
+STATE_DTYPE = np.dtype([
+    ("rng", np.uint64),             # RNG carried by the record (splitmix64)
+    # -- config
+    ("num_players", np.int8),
+    ("match", np.int8),             # 1: play to target; 0: one round
+    ("ranks", np.int8),             # ranks per suit in the deck
+    ("low_rank", np.int8),          # lowest rank in the deck (2..14)
+    ("target", np.int16),           # match target, in tenths of a point
+    ("turn_cap", np.int8),          # engine cap: turns per player per round
+    ("max_rounds", np.int16),       # engine cap: rounds per match (then a draw)
+    ("deal_penalty", np.float64),   # one-round mode: cost of having to deal
+    # -- progress
+    ("round", np.int16),            # rounds completed in this match
+    ("dealer", np.int8),
+    ("chooser", np.int8),           # first chooser of this round
+    ("dealt", np.int8),             # chance nodes of the deal done this round
+    ("phase", np.int8),
+    ("to_act", np.int8),
+    ("turns", np.int16),            # first choice + normal turns this round
+    ("final_left", np.int8),        # final turns still to come
+    ("passer", np.int8),            # -1 none
+    ("clawer", np.int8),            # -1 none
+    ("final_done", np.int8, (MAX_PLAYERS,)),
+    ("pot_open", np.int8),
+    ("end_reason", np.int8),
+    ("verbied_by", np.int8),        # -1 none
+    ("worst", np.int8),             # worst hand of the last showdown (next dealer), -1 none
+    ("terminal", np.int8),
+    ("winner", np.int8),            # match winner, -1 none (draw or one-round mode)
+    ("slot_card", np.int8, (NUM_SLOTS,)),   # card in each slot, -1 empty
+    ("where", np.int8, (NUM_CARDS,)),       # slot of each card, -1 not on the table
+    ("known", np.int8, (MAX_PLAYERS, NUM_SLOTS)),
+    ("dealt_hand", np.int8, (MAX_PLAYERS, HAND)),
+    ("nhist", np.int16),
+    ("hist_mover", np.int8, (MAX_EVENTS,)),
+    ("hist_action", np.int8, (MAX_EVENTS,)),
+    ("hist_pub", np.int8, (MAX_EVENTS, HAND)),   # cards laid open in the pot by the move
+    ("hist_priv", np.int8, (MAX_EVENTS, HAND)),  # cards the mover took blind
+    ("round_pts", np.int16, (MAX_PLAYERS,)),      # tenths, this round
+    ("scores", np.int16, (MAX_PLAYERS,)),         # tenths, match totals
+    ("returns", np.float64, (MAX_PLAYERS,)),
+    ("moves", np.int32),            # actions applied (chance included)
+])
+
+
+@dataclass(frozen=True)
+class Config:
+    """Full deck achten configuration.
+
+    Attributes:
+        num_players: seats, 2 to 6.
+        match: play rounds until a player reaches ``target`` points (True), or
+            a single round (False).
+        target: match target in points, a multiple of 0.1 (the issue's 3.0).
+        ranks: ranks per suit in the deck, 1..13 (13 = the full 52 cards);
+            the deck must hold the deal, ``4 * ranks >= 3 * num_players + 4``.
+        low_rank: the lowest rank kept (2..14; J = 11, Q = 12, K = 13, A = 14);
+            the deck holds ranks ``low_rank .. low_rank + ranks - 1``.
+        dealer: seat of the first dealer; the seat left of it chooses first.
+        turn_cap: engine rule: turns per player per round (1..10) before the
+            showdown is forced, so that no round can last forever.
+        max_rounds: engine rule: rounds per match (1..200); a match without a
+            winner by then is a draw.
+        deal_penalty: one-round mode: points subtracted from the seat that has
+            to deal next (the worst hand), 0..10.
+    """
+
+    num_players: int = 2
+    match: bool = False
+    target: float = 3.0
+    ranks: int = NUM_RANKS
+    low_rank: int = 2
+    dealer: int = 0
+    turn_cap: int = DEFAULT_TURN_CAP
+    max_rounds: int = DEFAULT_MAX_ROUNDS
+    deal_penalty: float = 0.0
+
+    def __post_init__(self) -> None:
+        check_range("num_players", self.num_players, 2, MAX_PLAYERS)
+        check_choice("match", self.match, [False, True])
+        if isinstance(self.target, bool) or not isinstance(self.target, (int, float)) \
+                or not 0.1 <= self.target <= 1000 or abs(self.target * 10 - round(self.target * 10)) > 1e-6:
+            raise ValueError(f"target={self.target!r} is not valid; it must be a multiple of 0.1 "
+                             f"between 0.1 and 1000")
+        check_range("ranks", self.ranks, 1, NUM_RANKS)
+        check_range("low_rank", self.low_rank, 2, ACE)
+        if self.low_rank + self.ranks - 1 > ACE:
+            raise ValueError(f"low_rank={self.low_rank} is not valid with ranks={self.ranks}: the highest "
+                             f"rank would be {self.low_rank + self.ranks - 1} > 14 (ace); "
+                             f"low_rank must be <= {ACE + 1 - self.ranks}")
+        need = 3 * self.num_players + 4
+        if NUM_SUITS * self.ranks < need:
+            raise ValueError(f"ranks={self.ranks} is not valid with num_players={self.num_players}: the deal "
+                             f"needs {need} cards, so ranks must be >= {(need + 3) // 4}")
+        check_range("dealer", self.dealer, 0, self.num_players - 1)
+        check_range("turn_cap", self.turn_cap, 1, DEFAULT_TURN_CAP)
+        check_range("max_rounds", self.max_rounds, 1, DEFAULT_MAX_ROUNDS)
+        if isinstance(self.deal_penalty, bool) or not isinstance(self.deal_penalty, (int, float)) \
+                or not 0.0 <= self.deal_penalty <= 10.0:
+            raise ValueError(f"deal_penalty={self.deal_penalty!r} is not valid; "
+                             f"it must be a number in [0, 10]")
+
+
+def write_config(s, config: Config) -> None:
+    """Store ``config`` in record ``s`` (before :func:`reset`)."""
+    s["num_players"] = config.num_players
+    s["match"] = int(config.match)
+    s["target"] = int(round(config.target * 10))
+    s["ranks"] = config.ranks
+    s["low_rank"] = config.low_rank
+    s["dealer"] = config.dealer
+    s["turn_cap"] = config.turn_cap
+    s["max_rounds"] = config.max_rounds
+    s["deal_penalty"] = float(config.deal_penalty)
+
+
+def utility_bounds(config: Config) -> tuple[float, float]:
+    """The lowest and highest return of a seat under ``config``.
+
+    Match mode returns lie in [-1, 1]. One round gives own points minus the
+    mean of the others', at most 1.1 (nul and verbied) either way; the dealing
+    penalty widens that by ``deal_penalty`` (paid by one seat, shared out
+    among the others).
+    """
+    if config.match:
+        return -1.0, 1.0
+    n = config.num_players
+    return -1.1 - config.deal_penalty, 1.1 + config.deal_penalty / (n - 1)
+
+
+# ---------------------------------------------------------------- hand values (kernels)
+@nb.njit(cache=True)
+def card_rank(c) -> int:
+    """Rank 2..14 of card ``c``."""
+    return c // 4 + 2
+
+
+@nb.njit(cache=True)
+def card_points(c) -> int:
+    """Value of a single card: ``|rank - 8|``."""
+    return abs(c // 4 + 2 - 8)
+
+
+@nb.njit(cache=True)
+def hand_value3(c0, c1, c2) -> int:
+    """Hand total: cards of one suit are added up first; each suit group scores ``|sum - 8|``."""
+    # int(): record fields are int8, and unjitted numpy would do int8 arithmetic
+    c0, c1, c2 = int(c0), int(c1), int(c2)
+    s0 = 0
+    s1 = 0
+    s2 = 0
+    s3 = 0
+    for c in (c0, c1, c2):
+        r = c // 4 + 2
+        su = c % 4
+        if su == 0:
+            s0 += r
+        elif su == 1:
+            s1 += r
+        elif su == 2:
+            s2 += r
+        else:
+            s3 += r
+    total = 0
+    # an empty suit group contributes nothing (not |0 - 8|)
+    if s0 > 0:
+        total += abs(s0 - 8)
+    if s1 > 0:
+        total += abs(s1 - 8)
+    if s2 > 0:
+        total += abs(s2 - 8)
+    if s3 > 0:
+        total += abs(s3 - 8)
+    return total
+
+
+@nb.njit(cache=True)
+def is_verbied3(c0, c1, c2) -> bool:
+    """An ace and two of 10, J, Q, K, all three of one suit."""
+    c0, c1, c2 = int(c0), int(c1), int(c2)
+    su = c0 % 4
+    if c1 % 4 != su or c2 % 4 != su:
+        return False
+    aces = 0
+    high = 0
+    for c in (c0, c1, c2):
+        r = c // 4 + 2
+        if r == ACE:
+            aces += 1
+        elif 10 <= r <= 13:
+            high += 1
+    return aces == 1 and high == 2
+
+
+@nb.njit(cache=True)
+def _card_badness(c) -> int:
+    # 2 * |rank - 8|, +1 above the 8: equal values rank the lower card better (a 7 beats a 9)
+    r = int(c) // 4 + 2
+    return 2 * abs(r - 8) + (1 if r > 8 else 0)
+
+
+@nb.njit(cache=True)
+def hand_key3(c0, c1, c2) -> int:
+    """Order of hands at the showdown: a larger key is a worse hand.
+
+    Highest total first; ties by the best single card (``|rank - 8|``, the
+    lower rank wins between equal values), then the second best, then the
+    worst; then by the suit of the best card (♣ > ♦ > ♠ > ♥).
+    """
+    c0, c1, c2 = int(c0), int(c1), int(c2)
+    b0 = _card_badness(c0) * 4 + c0 % 4
+    b1 = _card_badness(c1) * 4 + c1 % 4
+    b2 = _card_badness(c2) * 4 + c2 % 4
+    # sort the three (badness, suit) keys, best first
+    if b1 < b0:
+        b0, b1 = b1, b0
+    if b2 < b1:
+        b1, b2 = b2, b1
+    if b1 < b0:
+        b0, b1 = b1, b0
+    key = int(hand_value3(c0, c1, c2))
+    key = key * 14 + b0 // 4
+    key = key * 14 + b1 // 4
+    key = key * 14 + b2 // 4
+    return key * 4 + b0 % 4
+
+
+# ---------------------------------------------------------------- record helpers
+@nb.njit(cache=True)
+def _in_deck(s, c) -> bool:
+    r = c // 4 + 2
+    return s["low_rank"] <= r < s["low_rank"] + s["ranks"]
+
+
+@nb.njit(cache=True)
+def _hand_value_of(s, p) -> int:
+    b = 3 * p
+    return hand_value3(s["slot_card"][b], s["slot_card"][b + 1], s["slot_card"][b + 2])
+
+
+@nb.njit(cache=True)
+def _pot_verbied(s) -> bool:
+    return is_verbied3(s["slot_card"][POT0], s["slot_card"][POT0 + 1], s["slot_card"][POT0 + 2])
+
+
+@nb.njit(cache=True)
+def _new_round(s) -> None:
+    s["dealt"] = 0
+    s["phase"] = PH_DEAL
+    s["to_act"] = -1
+    s["turns"] = 0
+    s["final_left"] = 0
+    s["passer"] = -1
+    s["clawer"] = -1
+    s["final_done"][:] = 0
+    s["pot_open"] = 0
+    s["end_reason"] = END_NONE
+    s["verbied_by"] = -1
+    s["slot_card"][:] = -1
+    s["where"][:] = -1
+    s["known"][:, :] = 0
+    s["dealt_hand"][:, :] = -1
+    s["nhist"] = 0
+    s["hist_mover"][:] = -1
+    s["hist_action"][:] = -1
+    s["hist_pub"][:, :] = -1
+    s["hist_priv"][:, :] = -1
+    s["round_pts"][:] = 0
+
+
+@nb.njit(cache=True)
+def reset(s, seed) -> None:
+    """Start a new match (or round) in ``s``, keeping its config.
+
+    The first chooser is the seat left of the configured dealer.
+    """
+    seed_rng(s, seed)
+    s["round"] = 0
+    s["terminal"] = 0
+    s["winner"] = -1
+    s["worst"] = -1
+    s["scores"][:] = 0
+    s["returns"][:] = 0.0
+    s["moves"] = 0
+    s["chooser"] = (s["dealer"] + 1) % s["num_players"]
+    _new_round(s)
+
+
+@nb.njit(cache=True)
+def current_player(s) -> int:
+    """CHANCE while dealing, the seat to act during turns, TERMINAL at the end."""
+    if s["terminal"]:
+        return TERMINAL
+    if s["phase"] == PH_DEAL:
+        return CHANCE
+    return s["to_act"]
+
+
+@nb.njit(cache=True)
+def acting_player(s) -> int:
+    """Same as :func:`current_player` (the game is sequential)."""
+    return current_player(s)
+
+
+@nb.njit(cache=True)
+def _is_legal(s, a) -> bool:
+    ph = s["phase"]
+    if ph == PH_FIRST:
+        return a == A_KEEP or a == A_SWAP_ALL
+    if ph == PH_TURNS:
+        return A_SWAP <= a <= A_PASS
+    if ph == PH_FINAL:
+        return A_SWAP <= a < A_CLAW or a == A_STAND
+    return False
+
+
+@nb.njit(cache=True)
+def legal_mask(s, player, out) -> int:
+    """Legal actions of ``player``: only the seat to act has any."""
+    out[:] = 0
+    if s["terminal"] or s["phase"] == PH_DEAL or player != s["to_act"]:
+        return 0
+    n = 0
+    for a in range(NUM_ACTIONS):
+        if _is_legal(s, a):
+            out[a] = 1
+            n += 1
+    return n
+
+
+@nb.njit(cache=True)
+def _num_undealt(s) -> int:
+    n = 0
+    for c in range(NUM_CARDS):
+        if s["where"][c] < 0 and _in_deck(s, c):
+            n += 1
+    return n
+
+
+@nb.njit(cache=True)
+def chance_outcomes(s, actions, probs) -> int:
+    """Every undealt card of the deck, uniformly, while dealing."""
+    if s["terminal"] or s["phase"] != PH_DEAL:
+        return 0
+    n = 0
+    for c in range(NUM_CARDS):
+        if s["where"][c] < 0 and _in_deck(s, c):
+            actions[n] = c
+            n += 1
+    for i in range(n):
+        probs[i] = 1.0 / n
+    return n
+
+
+@nb.njit(cache=True)
+def sample_chance(s) -> int:
+    """Draw an undealt card with the record's RNG (-1 if not dealing)."""
+    if s["terminal"] or s["phase"] != PH_DEAL:
+        return -1
+    k = rng_below(s, _num_undealt(s))
+    for c in range(NUM_CARDS):
+        if s["where"][c] < 0 and _in_deck(s, c):
+            if k == 0:
+                return c
+            k -= 1
+    return -1
+
+
+@nb.njit(cache=True)
+def deal_slot(s) -> int:
+    """Slot that the next dealt card goes to."""
+    n = s["num_players"]
+    k = s["dealt"]
+    if k < 3 * n:
+        return 3 * ((s["dealer"] + 1 + k) % n) + k // n
+    if k < 3 * n + HAND:
+        return POT0 + k - 3 * n
+    return CLOSED
+
+
+@nb.njit(cache=True)
+def _swap_slots(s, x, y) -> None:
+    # the cards change places; what each seat knows travels with the card
+    cx = s["slot_card"][x]
+    cy = s["slot_card"][y]
+    s["slot_card"][x] = cy
+    s["slot_card"][y] = cx
+    s["where"][cy] = x
+    s["where"][cx] = y
+    for v in range(MAX_PLAYERS):
+        kx = s["known"][v, x]
+        s["known"][v, x] = s["known"][v, y]
+        s["known"][v, y] = kx
+
+
+@nb.njit(cache=True)
+def _reveal_pot(s) -> None:
+    for j in range(HAND):
+        for v in range(s["num_players"]):
+            s["known"][v, POT0 + j] = 1
+
+
+@nb.njit(cache=True)
+def _end_round(s, reason) -> None:
+    """Showdown: hands are shown, nul scores 1, verbied 0.1, the worst hand deals next."""
+    n = s["num_players"]
+    s["end_reason"] = reason
+    s["phase"] = PH_OVER
+    s["to_act"] = -1
+    for p in range(n):
+        for k in range(HAND):
+            for v in range(n):
+                s["known"][v, 3 * p + k] = 1
+    worst = -1
+    worst_key = -1
+    for p in range(n):
+        b = 3 * p
+        c0 = s["slot_card"][b]
+        c1 = s["slot_card"][b + 1]
+        c2 = s["slot_card"][b + 2]
+        if hand_value3(c0, c1, c2) == 0:
+            s["round_pts"][p] += NUL_TENTHS
+        key = hand_key3(c0, c1, c2)
+        if key > worst_key:
+            worst_key = key
+            worst = p
+    if s["verbied_by"] >= 0:
+        s["round_pts"][s["verbied_by"]] += VERBIED_TENTHS
+    s["worst"] = worst
+    if s["match"] == 0:
+        s["terminal"] = 1
+        pen = s["deal_penalty"]
+        for p in range(n):
+            others = 0.0
+            for q in range(n):
+                if q != p:
+                    others += s["round_pts"][q] / 10.0 - (pen if q == worst else 0.0)
+            mine = s["round_pts"][p] / 10.0 - (pen if p == worst else 0.0)
+            s["returns"][p] = mine - others / (n - 1)
+        return
+    for p in range(n):
+        s["scores"][p] += s["round_pts"][p]
+    s["round"] += 1
+    best = -1
+    best_p = -1
+    count = 0
+    for p in range(n):
+        v = s["scores"][p]
+        if v > best:
+            best, best_p, count = v, p, 1
+        elif v == best:
+            count += 1
+    if best >= s["target"] and count == 1:
+        s["terminal"] = 1
+        s["winner"] = best_p
+        for p in range(n):
+            s["returns"][p] = 1.0 if p == best_p else -1.0 / (n - 1)
+        return
+    if s["round"] >= s["max_rounds"]:
+        s["terminal"] = 1  # engine cap: a draw, all returns stay 0
+        return
+    # the worst hand deals; the first choice moves one seat to the left
+    s["dealer"] = worst
+    s["chooser"] = (s["chooser"] + 1) % n
+    _new_round(s)
+
+
+@nb.njit(cache=True)
+def _record(s, p, a) -> int:
+    t = s["nhist"]
+    s["hist_mover"][t] = p
+    s["hist_action"][t] = a
+    s["nhist"] = t + 1
+    return t
+
+
+@nb.njit(cache=True)
+def _apply_move(s, p, a) -> None:
+    n = s["num_players"]
+    t = _record(s, p, a)
+    ph = s["phase"]
+    b = 3 * p
+    placed_in_pot = False
+    if a == A_KEEP or a == A_SWAP_ALL:
+        if a == A_SWAP_ALL:
+            for k in range(HAND):
+                _swap_slots(s, b + k, POT0 + k)
+                s["known"][p, b + k] = 1  # the blind pot is now in p's hand
+                s["hist_priv"][t, k] = s["slot_card"][b + k]
+        s["pot_open"] = 1
+        _reveal_pot(s)
+        for k in range(HAND):
+            s["hist_pub"][t, k] = s["slot_card"][POT0 + k]
+        s["turns"] += 1
+        if _pot_verbied(s):
+            if a == A_SWAP_ALL:
+                s["verbied_by"] = p
+                _end_round(s, END_VERBIED)
+            else:
+                _end_round(s, END_DEALT_VERBIED)  # nobody laid it: no 0.1
+            return
+        s["phase"] = PH_TURNS
+        s["to_act"] = (p + 1) % n
+        return
+    if A_SWAP <= a < A_CLOSED:
+        i = (a - A_SWAP) // 3
+        j = (a - A_SWAP) % 3
+        _swap_slots(s, b + i, POT0 + j)
+        _reveal_pot(s)
+        s["hist_pub"][t, 0] = s["slot_card"][POT0 + j]
+        placed_in_pot = True
+    elif A_CLOSED <= a < A_CLAW:
+        i = a - A_CLOSED
+        _swap_slots(s, b + i, CLOSED)
+        s["known"][p, b + i] = 1
+        s["hist_priv"][t, 0] = s["slot_card"][b + i]
+    elif a == A_CLAW:
+        s["clawer"] = p  # recorded even when the claw lays verbied and ends the round
+        for k in range(HAND):
+            _swap_slots(s, b + k, POT0 + k)
+            s["hist_pub"][t, k] = s["slot_card"][POT0 + k]
+        _reveal_pot(s)
+        placed_in_pot = True
+    if placed_in_pot and _pot_verbied(s):
+        s["verbied_by"] = p
+        _end_round(s, END_VERBIED)
+        return
+    if ph == PH_FINAL:
+        s["final_done"][p] = 1
+        s["final_left"] -= 1
+        if s["final_left"] == 0:
+            _end_round(s, END_SHOWDOWN)
+            return
+        s["to_act"] = (p + 1) % n
+        return
+    s["turns"] += 1
+    if a == A_PASS or a == A_CLAW:
+        if a == A_PASS:
+            s["passer"] = p
+        s["phase"] = PH_FINAL
+        s["final_left"] = n - 1
+        s["to_act"] = (p + 1) % n
+        return
+    if s["turns"] >= s["turn_cap"] * n:
+        _end_round(s, END_CAP)
+        return
+    s["to_act"] = (p + 1) % n
+
+
+@nb.njit(cache=True)
+def apply_action(s, action) -> bool:
+    """Apply a chance outcome or the acting seat's move; False if illegal (``s`` untouched)."""
+    if s["terminal"]:
+        return False
+    if s["phase"] == PH_DEAL:
+        if action < 0 or action >= NUM_CARDS or not _in_deck(s, action) or s["where"][action] >= 0:
+            return False
+        slot = deal_slot(s)
+        s["slot_card"][slot] = action
+        s["where"][action] = slot
+        if slot < POT0:
+            p = slot // 3
+            s["known"][p, slot] = 1
+            s["dealt_hand"][p, slot % 3] = action
+        s["dealt"] += 1
+        s["moves"] += 1
+        if s["dealt"] == 3 * s["num_players"] + HAND + 1:
+            s["phase"] = PH_FIRST
+            s["to_act"] = s["chooser"]
+        return True
+    if action < 0 or action >= NUM_ACTIONS or not _is_legal(s, action):
+        return False
+    s["moves"] += 1
+    _apply_move(s, s["to_act"], action)
+    return True
+
+
+@nb.njit(cache=True)
+def returns(s, out) -> None:
+    """Cumulative returns (zero until the game ends)."""
+    for p in range(s["num_players"]):
+        out[p] = s["returns"][p]
+
+
+@nb.njit(cache=True)
+def observation(s, player, out) -> None:
+    """Write ``player``'s information state (layout in the module docstring)."""
+    out[:] = 0.0
+    n = int(s["num_players"])
+    v = int(player)
+    for k in range(HAND):
+        c = int(s["slot_card"][3 * v + k])
+        if c >= 0:
+            out[O_HAND + k * NUM_CARDS + c] = 1.0
+        c = int(s["slot_card"][POT0 + k])
+        if c >= 0 and s["known"][v, POT0 + k]:
+            out[O_POT + k * NUM_CARDS + c] = 1.0
+        c = int(s["dealt_hand"][v, k])
+        if c >= 0:
+            out[O_DEALT + c] = 1.0
+    c = int(s["slot_card"][CLOSED])
+    if c >= 0 and s["known"][v, CLOSED]:
+        out[O_CLOSED + c] = 1.0
+        out[O_CLOSED_KNOWN] = 1.0
+    for q in range(1, n):
+        p = (v + q) % n
+        unknown = 0
+        for k in range(HAND):
+            base = O_OPP + ((q - 1) * HAND + k) * (NUM_CARDS + 1)
+            c = int(s["slot_card"][3 * p + k])
+            if c < 0:
+                continue
+            if s["known"][v, 3 * p + k]:
+                out[base + c] = 1.0
+            else:
+                out[base + NUM_CARDS] = 1.0
+                unknown += 1
+        out[O_OPP_UNKNOWN + q - 1] = unknown / 3.0
+    for slot in range(NUM_SLOTS):
+        c = int(s["slot_card"][slot])
+        if c >= 0 and s["known"][v, slot]:
+            out[O_SEEN + c] = 1.0
+    ph = int(s["phase"])
+    if s["terminal"]:
+        ph = PH_OVER
+    out[O_PHASE + ph] = 1.0
+    out[O_TURN] = s["turns"] / float(s["turn_cap"] * n)
+    out[O_FINAL_LEFT] = s["final_left"] / float(n - 1)
+    if s["to_act"] >= 0 and not s["terminal"] and ph != PH_DEAL:
+        out[O_TO_ACT + (int(s["to_act"]) - v + n) % n] = 1.0
+    out[O_DEALER + (int(s["dealer"]) - v + n) % n] = 1.0
+    out[O_CHOOSER + (int(s["chooser"]) - v + n) % n] = 1.0
+    if s["passer"] >= 0:
+        out[O_PASSED + (int(s["passer"]) - v + n) % n] = 1.0
+    if s["clawer"] >= 0:
+        out[O_CLAWED + (int(s["clawer"]) - v + n) % n] = 1.0
+    if s["verbied_by"] >= 0:
+        out[O_VERBIED_BY + (int(s["verbied_by"]) - v + n) % n] = 1.0
+    for p in range(n):
+        q = (p - v + n) % n
+        out[O_FINAL_DONE + q] = float(s["final_done"][p])
+        out[O_SCORES + q] = s["scores"][p] / 10.0
+        out[O_ROUND_PTS + q] = s["round_pts"][p] / 10.0
+    out[O_NPLAYERS + n - 2] = 1.0
+    for c in range(NUM_CARDS):
+        if _in_deck(s, c):
+            out[O_DECK + c] = 1.0
+    out[O_MATCH] = float(s["match"])
+    out[O_TARGET] = s["target"] / 10.0
+    out[O_ROUND] = s["round"] / float(s["max_rounds"])
+    for t in range(s["nhist"]):
+        base = O_HIST + t * EVENT_SIZE
+        m = int(s["hist_mover"][t])
+        out[base + (m - v + n) % n] = 1.0
+        out[base + MAX_PLAYERS + int(s["hist_action"][t])] = 1.0
+        for k in range(HAND):
+            c = int(s["hist_pub"][t, k])
+            if c >= 0:
+                out[base + MAX_PLAYERS + NUM_ACTIONS + c] = 1.0
+            c = int(s["hist_priv"][t, k])
+            if c >= 0 and m == v:
+                out[base + MAX_PLAYERS + NUM_ACTIONS + c] = 1.0
+
+
+@nb.njit(cache=True)
+def determinize(s, player, seed) -> None:
+    """Resample every card ``player`` does not know, and reseed the RNG.
+
+    The unknown cards are the other seats' untracked hand cards, the closed
+    card unless ``player`` knows it, the pot before it is laid open and the
+    undealt rest of the deck. They are shuffled among those places; the
+    record's private history (the other seats' dealt hands and blind draws)
+    is relabelled with the same permutation so the copy stays consistent.
+    """
+    seed_rng(s, seed)
+    pool = np.empty(NUM_CARDS, dtype=np.int64)
+    slots = np.empty(NUM_SLOTS, dtype=np.int64)
+    ns = 0
+    m = 0
+    for slot in range(NUM_SLOTS):
+        c = s["slot_card"][slot]
+        if c >= 0 and s["known"][player, slot] == 0:
+            slots[ns] = slot
+            ns += 1
+            pool[m] = c
+            m += 1
+    for c in range(NUM_CARDS):
+        if s["where"][c] < 0 and _in_deck(s, c):
+            pool[m] = c
+            m += 1
+    fresh = pool[:m].copy()
+    for i in range(m - 1, 0, -1):  # Fisher-Yates with the record's RNG
+        j = rng_below(s, i + 1)
+        tmp = fresh[i]
+        fresh[i] = fresh[j]
+        fresh[j] = tmp
+    relabel = np.arange(NUM_CARDS)
+    for k in range(m):
+        relabel[pool[k]] = fresh[k]
+    for k in range(m):
+        s["where"][pool[k]] = -1
+    for k in range(ns):
+        c = fresh[k]
+        s["slot_card"][slots[k]] = c
+        s["where"][c] = slots[k]
+    for p in range(s["num_players"]):
+        if p == player:
+            continue
+        for k in range(HAND):
+            c = s["dealt_hand"][p, k]
+            if c >= 0:
+                s["dealt_hand"][p, k] = relabel[c]
+    for t in range(s["nhist"]):
+        if s["hist_mover"][t] == player:
+            continue
+        for k in range(HAND):
+            c = s["hist_priv"][t, k]
+            if c >= 0:
+                s["hist_priv"][t, k] = relabel[c]
+
+
+# ---------------------------------------------------------------- Python-side helpers
+def card_name(c: int) -> str:
+    """``♣8`` style name of card ``c``."""
+    return SUIT_SYMBOLS[c % 4] + RANK_NAMES[c // 4]
+
+
+def parse_card(name: str) -> int:
+    """Card id of a name such as ``♥K``, ``HK``, ``h10`` or ``♣A``.
+
+    Raises:
+        ValueError: not a card name.
+    """
+    t = name.strip().upper()
+    if not t:
+        raise ValueError("empty card name")
+    sym = t[0]
+    suit = SUIT_SYMBOLS.find(sym) if sym in SUIT_SYMBOLS else SUIT_LETTERS.find(sym)
+    rank = t[1:]
+    if suit < 0 or rank not in RANK_NAMES:
+        raise ValueError(f"{name!r} is not a card; write a suit ({SUIT_SYMBOLS} or {SUIT_LETTERS}) "
+                         f"followed by a rank ({' '.join(RANK_NAMES)})")
+    return RANK_NAMES.index(rank) * 4 + suit
+
+
+def cards(text: str | Iterable[int | str]) -> list[int]:
+    """Card ids from ``"♥K ♣J ♦3"`` (or a list of names or ids)."""
+    items = text.split() if isinstance(text, str) else list(text)
+    return [int(x) if not isinstance(x, str) else parse_card(x) for x in items]
+
+
+def _three(hand: str | Iterable[int | str]) -> list[int]:
+    h = cards(hand)
+    if len(h) != HAND or len(set(h)) != HAND or not all(0 <= c < NUM_CARDS for c in h):
+        raise ValueError(f"a hand is three different cards, got {hand!r}")
+    return h
+
+
+def hand_value(hand: str | Iterable[int | str]) -> int:
+    """Points of a three-card hand (0 is nul), e.g. ``hand_value("♥K ♣J ♦3") == 13``."""
+    return int(hand_value3(*_three(hand)))
+
+
+def is_nul(hand: str | Iterable[int | str]) -> bool:
+    """Whether a hand totals 0 (8 + suited 6/2 or 5/3, or three 8s)."""
+    return hand_value(hand) == 0
+
+
+def is_verbied(hand: str | Iterable[int | str]) -> bool:
+    """Whether three cards are verbied: an ace with two of 10, J, Q, K, all one suit."""
+    return bool(is_verbied3(*_three(hand)))
+
+
+def hand_key(hand: str | Iterable[int | str]) -> int:
+    """Showdown order: a larger key is a worse hand (see :func:`hand_key3`)."""
+    return int(hand_key3(*_three(hand)))
+
+
+def better_hand(a: str | Iterable[int | str], b: str | Iterable[int | str]) -> int:
+    """0 if hand ``a`` beats hand ``b`` at the showdown, 1 if ``b`` beats ``a``."""
+    return 0 if hand_key(a) < hand_key(b) else 1
+
+
+def hand_of(s, p: int) -> list[int]:
+    """Cards of seat ``p`` by hand slot."""
+    return [int(s["slot_card"][3 * p + k]) for k in range(HAND)]
+
+
+def pot_of(s) -> list[int]:
+    """Cards of the pot by pot slot."""
+    return [int(s["slot_card"][POT0 + j]) for j in range(HAND)]
+
+
+def closed_card(s) -> int:
+    """The closed card (-1 before it is dealt)."""
+    return int(s["slot_card"][CLOSED])
+
+
+def deal_outcomes(state, deal: Sequence[Sequence[int]]) -> list[int]:
+    """Chance outcomes that deal ``deal`` from the fresh record ``state``.
+
+    Args:
+        state: a record at the first chance node of a round.
+        deal: ``n`` hands of three cards (by hand slot), optionally followed
+            by the pot (three cards) and then the closed card (a one-card
+            list). What is not given is left to chance.
+
+    Returns:
+        The chance outcomes, in dealing order.
+
+    Raises:
+        ValueError: wrong number of hands or cards, a card outside the deck,
+            or a card dealt twice.
+    """
+    n = int(state["num_players"])
+    parts = [list(h) for h in deal]
+    if not n <= len(parts) <= n + 2:
+        raise ValueError(f"deal must list {n} hands, optionally then the pot and the closed card; "
+                         f"got {len(parts)} lists")
+    sizes = [HAND] * n + [HAND, 1]
+    what = [f"hand of player {p}" for p in range(n)] + ["pot", "closed card"]
+    seen: dict[int, str] = {}
+    for i, part in enumerate(parts):
+        if len(part) != sizes[i]:
+            raise ValueError(f"{what[i]} has {len(part)} cards; it needs {sizes[i]}")
+        for c in part:
+            if isinstance(c, (bool, np.bool_)) or not isinstance(c, (int, np.integer)):
+                raise ValueError(f"{what[i]}: card {c!r} is not an integer card index")
+            if not (0 <= c < NUM_CARDS and bool(_in_deck(state, int(c)))):
+                raise ValueError(f"{what[i]}: card {c} is not in the deck")
+            if int(c) in seen:
+                raise ValueError(f"{what[i]}: card {c} ({card_name(int(c))}) is also in the {seen[int(c)]}")
+            seen[int(c)] = what[i]
+    dealer = int(state["dealer"])
+    out = [int(parts[(dealer + 1 + k) % n][k // n]) for k in range(3 * n)]
+    if len(parts) > n:
+        out += [int(c) for c in parts[n]]
+    if len(parts) > n + 1:
+        out += [int(parts[n + 1][0])]
+    return out
+
+
+def illegal_reason(s, player: int, action: int) -> str:
+    """Why ``action`` is illegal for ``player`` in ``s``, in the rulebook's words."""
+    cp = int(current_player(s))
+    if cp == CHANCE:
+        return "the cards are still being dealt"
+    if cp == TERMINAL:
+        return "the game is over"
+    if player != cp:
+        return f"it is player {cp}'s turn, not player {player}'s"
+    if not 0 <= action < NUM_ACTIONS:
+        return f"actions are 0..{NUM_ACTIONS - 1}"
+    ph = int(s["phase"])
+    if ph == PH_FIRST:
+        return ("the player left of the dealer may only keep their three cards or swap them with the "
+                "three pot cards before the pot is laid open")
+    if ph == PH_FINAL:
+        who = "passed" if int(s["passer"]) >= 0 else "clawed the pot"
+        return (f"player {max(int(s['passer']), int(s['clawer']))} {who}: the other players may only swap "
+                f"one more card (with the pot or the closed card) or stand")
+    if action == A_STAND:
+        return "standing is only for the last turn after someone passed or clawed the pot"
+    return "the choice to keep or swap the whole hand is only for the first player of the round"
+
+
+def action_to_string(s, action: int) -> str:
+    """A readable name: ``swap hand 1 (♥K) with pot 2 (♣8)`` etc.; ``deal ♣8 to P1`` at chance."""
+    a = int(action)
+    if int(current_player(s)) == CHANCE and not s["terminal"]:
+        if not 0 <= a < NUM_CARDS:
+            return f"outcome {a}"
+        slot = int(deal_slot(s))
+        to = f"P{slot // 3}" if slot < POT0 else ("the pot" if slot < CLOSED else "the closed card")
+        return f"deal {card_name(a)} to {to}"
+    if not 0 <= a < NUM_ACTIONS:
+        return f"action {a}"
+    p = int(s["to_act"])
+
+    def hc(i: int) -> str:
+        c = int(s["slot_card"][3 * p + i]) if p >= 0 else -1
+        return f" ({card_name(c)})" if c >= 0 else ""
+
+    def pc(j: int) -> str:
+        c = int(s["slot_card"][POT0 + j])
+        return f" ({card_name(c)})" if c >= 0 and s["pot_open"] else ""
+
+    if a == A_KEEP:
+        return "keep"
+    if a == A_SWAP_ALL:
+        return "swap hand with pot"
+    if A_SWAP <= a < A_CLOSED:
+        i, j = divmod(a - A_SWAP, 3)
+        return f"swap hand {i}{hc(i)} with pot {j}{pc(j)}"
+    if A_CLOSED <= a < A_CLAW:
+        i = a - A_CLOSED
+        return f"swap hand {i}{hc(i)} with the closed card"
+    return {A_CLAW: "claw", A_PASS: "pass", A_STAND: "stand"}[a]
+
+
+def render(s, viewer: int | None = None) -> str:
+    """A text picture of the table; with ``viewer`` only what that seat can see."""
+    n = int(s["num_players"])
+    lines = []
+    head = f"Full deck achten ({n} players) round {int(s['round']) + 1}, dealer P{int(s['dealer'])}, " \
+           f"first choice P{int(s['chooser'])}"
+    if s["match"]:
+        head += f", match to {int(s['target']) / 10:g}"
+    lines.append(head)
+
+    def show(slot: int) -> str:
+        c = int(s["slot_card"][slot])
+        if c < 0:
+            return "--"
+        if viewer is None or s["known"][viewer, slot]:
+            return card_name(c)
+        return "??"
+
+    for p in range(n):
+        hand = " ".join(show(3 * p + k) for k in range(HAND))
+        tags = []
+        if int(s["passer"]) == p:
+            tags.append("passed")
+        if int(s["clawer"]) == p:
+            tags.append("clawed")
+        if int(s["verbied_by"]) == p:
+            tags.append("laid verbied")
+        if s["phase"] == PH_OVER or s["terminal"]:
+            tags.append(f"hand {int(_hand_value_of(s, p))}")
+        if s["match"]:
+            pts = f"points {int(s['scores'][p]) / 10:g}"
+        else:
+            pts = f"round {int(s['round_pts'][p]) / 10:g}"
+        me = " (you)" if viewer == p else ""
+        lines.append(f"P{p}{me}: {hand:<14} {pts}  {' '.join(tags)}".rstrip())
+    pot = " ".join(show(POT0 + j) for j in range(HAND))
+    lines.append(f"pot: {pot}   closed card: {show(CLOSED)}")
+    cp = int(current_player(s))
+    if cp == CHANCE:
+        lines.append(f"dealing: {int(s['dealt'])}/{3 * n + HAND + 1} cards dealt")
+    elif cp == TERMINAL:
+        r = [round(float(x), 3) for x in s["returns"][:n]]
+        lines.append(f"game over, returns {r}")
+    else:
+        what = {PH_FIRST: "first choice", PH_TURNS: "turn", PH_FINAL: "last turn"}[int(s["phase"])]
+        lines.append(f"{what} of P{cp} (turn {int(s['turns']) + 1} of at most "
+                     f"{int(s['turn_cap']) * n})")
+    return "\n".join(lines)

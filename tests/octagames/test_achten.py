@@ -1,0 +1,526 @@
+"""Full deck achten, tested the way the rulebook reads.
+
+Deals are explicit: ``table(...)`` names every hand, the pot and the closed
+card, and the game deals exactly those cards as chance outcomes. With the
+default dealer P0 the first choice is P1's, and turns go left (P1, P2, ...,
+P0, P1, ...).
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import re
+import subprocess
+import sys
+
+import numpy as np
+import pytest
+
+import octagames.achten.rules as R
+from agents.base import RandomAgent, make_turn
+from agents.heuristic_achten import AchtenHeuristicAgent
+from octagames.achten import (Config, better_hand, cards, closed_card, deal_outcomes, hand_of, hand_value,
+                              is_nul, is_verbied, pot_of)
+from octagames.core import CHANCE, Game, IllegalActionError
+
+KEEP, SWAP_ALL, CLAW, PASS, STAND = R.A_KEEP, R.A_SWAP_ALL, R.A_CLAW, R.A_PASS, R.A_STAND
+
+
+def swap(i: int, j: int) -> int:
+    """Swap hand slot i with pot slot j."""
+    return R.A_SWAP + 3 * i + j
+
+
+def closed(i: int) -> int:
+    """Swap hand slot i with the closed card."""
+    return R.A_CLOSED + i
+
+
+def table(hands: list[str], pot: str, closed_card_: str, **cfg) -> tuple[Game, np.void]:
+    """A game whose deal gives ``hands[p]`` to P<p>, then the pot and the closed card."""
+    g = Game("achten", num_players=len(hands), **cfg)
+    s = g.new_state(0)
+    deal = [cards(h) for h in hands] + [cards(pot), cards(closed_card_)]
+    g.apply_actions(s, deal_outcomes(s, deal))
+    assert g.current_player(s) != CHANCE
+    return g, s
+
+
+def names(cs: list[int]) -> str:
+    return " ".join(R.card_name(c) for c in cs)
+
+
+def obs_part(g: Game, s, player: int, part: str) -> np.ndarray:
+    off, size = R.OBS_LAYOUT[part]
+    return g.observation(s, player)[off:off + size]
+
+
+# ------------------------------------------------------------------ card values
+def test_single_cards_count_their_distance_from_the_8():
+    # "klaver 2 ... klaver aas: +6 +5 +4 +3 +2 +1 0 +1 +2 +3 +4 +5 +6"
+    expected = [6, 5, 4, 3, 2, 1, 0, 1, 2, 3, 4, 5, 6]
+    for k, rank in enumerate(R.RANK_NAMES):
+        assert int(R.card_points(R.parse_card("♣" + rank))) == expected[k]
+    assert int(R.card_rank(R.parse_card("♥J"))) == 11 and int(R.card_rank(R.parse_card("♠A"))) == 14
+
+
+@pytest.mark.parametrize("hand, value", [
+    ("♥K ♣J ♦3", 13),   # harten heer klaver boer ruiten 3: +5+3+5=13
+    ("♠8 ♦7 ♥7", 2),    # schoppen 8 ruiten 7 harten 7: +0+1+1=2
+    ("♠8 ♣9 ♣10", 11),  # cards of one suit add up: 9 + 10 = 19, 11 from the 8
+    ("♥8 ♣3 ♣5", 0),    # 3 + 5 = 8: nul
+])
+def test_seed_example_hands(hand, value):
+    assert hand_value(hand) == value
+
+
+def test_cards_of_the_same_suit_are_added_up_first():
+    assert hand_value("♣9 ♣10 ♠8") == 11          # not 1 + 2 + 0
+    assert hand_value("♣9 ♦10 ♠8") == 3           # different suits: 1 + 2 + 0
+    assert hand_value("♣A ♣K ♣Q") == 14 + 13 + 12 - 8
+
+
+def test_nul_is_a_total_of_zero():
+    # the seed's two combinations: an 8 and a suited 6+2 or 5+3 of another suit
+    assert is_nul("♥8 ♣6 ♣2") and is_nul("♠8 ♦5 ♦3")
+    # the 8 must be of another suit: an 8 of the same suit adds up to 16
+    assert not is_nul("♣8 ♣6 ♣2") and hand_value("♣8 ♣6 ♣2") == 8
+    # the formula also makes three 8s of different suits nul (recorded in the rules doc)
+    assert is_nul("♣8 ♦8 ♥8")
+    # and nothing else: brute force over all hands of the deck
+    nul = [h for h in _all_hands() if hand_value(h) == 0]
+    assert len(nul) == 4 + 2 * 12  # three 8s (4) + 8 with suited (2,6) or (3,5) (12 each)
+
+
+def _all_hands():
+    for a in range(52):
+        for b in range(a + 1, 52):
+            for c in range(b + 1, 52):
+                yield [a, b, c]
+
+
+def test_verbied_is_an_ace_with_two_of_10_j_q_k_of_one_suit():
+    assert is_verbied("♥A ♥K ♥10")                # the seed's example
+    assert is_verbied("♣Q ♣A ♣J")
+    assert not is_verbied("♥A ♥K ♠10")            # not one suit
+    assert not is_verbied("♥A ♥K ♥9")             # a 9 does not count
+    assert not is_verbied("♥K ♥Q ♥J")             # no ace
+    assert sum(is_verbied(h) for h in _all_hands()) == 4 * 6
+
+
+# ------------------------------------------------------------------ the deal and the first choice
+def test_deal_gives_three_cards_each_three_to_the_pot_and_one_closed_card():
+    g, s = table(["♣2 ♣3 ♣4", "♦2 ♦3 ♦4", "♠2 ♠3 ♠4"], "♥2 ♥3 ♥4", "♥5")
+    assert [names(hand_of(s, p)) for p in range(3)] == ["♣2 ♣3 ♣4", "♦2 ♦3 ♦4", "♠2 ♠3 ♠4"]
+    assert names(pot_of(s)) == "♥2 ♥3 ♥4" and R.card_name(closed_card(s)) == "♥5"
+    assert int(s["moves"]) == 3 * 3 + 4
+    # the player left of the dealer (P0) chooses first, and sees no pot card yet
+    assert g.current_player(s) == 1
+    assert g.legal_actions(s) == [KEEP, SWAP_ALL]
+    assert not obs_part(g, s, 1, "pot").any()
+    assert obs_part(g, s, 1, "phase")[R.PH_FIRST] == 1
+
+
+def test_chance_deals_card_by_card_uniformly_over_undealt_cards():
+    g = Game("achten", num_players=2)
+    s = g.new_state(1)
+    outs = g.chance_outcomes(s)
+    assert len(outs) == 52 and all(abs(p - 1 / 52) < 1e-12 for _, p in outs)
+    g.apply_action(s, 7)
+    outs = dict(g.chance_outcomes(s))
+    assert 7 not in outs and len(outs) == 51
+    # a reduced deck deals only its own ranks
+    g = Game("achten", num_players=2, ranks=3, low_rank=7)
+    s = g.new_state(1)
+    assert sorted(a for a, _ in g.chance_outcomes(s)) == list(range(20, 32))
+
+
+def test_first_player_keeps_then_the_pot_is_laid_open_and_the_next_player_moves():
+    g, s = table(["♣2 ♣3 ♣4", "♦2 ♦3 ♦4"], "♥2 ♥3 ♥4", "♥5")
+    g.apply_action(s, KEEP)
+    assert obs_part(g, s, 0, "pot").reshape(3, 52).argmax(axis=1).tolist() == cards("♥2 ♥3 ♥4")
+    assert g.current_player(s) == 0
+    assert g.legal_actions(s) == list(range(R.A_SWAP, R.A_PASS + 1))
+
+
+def test_first_player_swaps_the_whole_hand_with_the_closed_pot():
+    g, s = table(["♣2 ♣3 ♣4", "♦2 ♦3 ♦4"], "♥2 ♥3 ♥4", "♥5")
+    g.apply_action(s, SWAP_ALL)
+    assert names(hand_of(s, 1)) == "♥2 ♥3 ♥4" and names(pot_of(s)) == "♦2 ♦3 ♦4"
+    # P0 sees the pot (P1's old hand) but not P1's new hand
+    opp = obs_part(g, s, 0, "opp").reshape(5, 3, 53)
+    assert opp[0, :, 52].tolist() == [1, 1, 1]
+    assert obs_part(g, s, 1, "hand").reshape(3, 52).argmax(axis=1).tolist() == cards("♥2 ♥3 ♥4")
+
+
+# ------------------------------------------------------------------ turns and the end of a round
+def test_after_a_pass_every_other_player_has_exactly_one_more_turn():
+    g, s = table(["♣2 ♣3 ♣4", "♦2 ♦3 ♦4", "♠2 ♠3 ♠4"], "♥2 ♥3 ♥4", "♥5")
+    g.apply_actions(s, [KEEP, PASS])             # P1 keeps, P2 passes
+    assert int(s["passer"]) == 2 and g.current_player(s) == 0
+    final = g.legal_actions(s)
+    assert CLAW not in final and PASS not in final and STAND in final
+    assert swap(0, 0) in final and closed(2) in final
+    g.apply_action(s, STAND)                     # P0's last turn
+    assert g.current_player(s) == 1
+    g.apply_action(s, swap(0, 0))                # P1's last turn: ♦2 <-> ♥2
+    assert g.is_terminal(s) and int(s["end_reason"]) == R.END_SHOWDOWN
+    assert names(hand_of(s, 1)) == "♥2 ♦3 ♦4"
+    assert s["final_done"][:3].tolist() == [1, 1, 0]  # the passer has no last turn
+
+
+def test_after_a_claw_the_others_have_one_more_turn_and_the_clawer_holds_the_pot():
+    g, s = table(["♣2 ♣3 ♣4", "♦2 ♦3 ♦4", "♠2 ♠3 ♠4"], "♥2 ♥3 ♥4", "♥5")
+    g.apply_actions(s, [KEEP, CLAW])             # P2 claws the pot
+    assert names(hand_of(s, 2)) == "♥2 ♥3 ♥4" and names(pot_of(s)) == "♠2 ♠3 ♠4"
+    assert int(s["clawer"]) == 2 and g.current_player(s) == 0
+    assert CLAW not in g.legal_actions(s) and STAND in g.legal_actions(s)
+    g.apply_action(s, closed(1))                 # P0 swaps with the closed card
+    g.apply_action(s, STAND)                     # P1 stands
+    assert g.is_terminal(s) and int(s["end_reason"]) == R.END_SHOWDOWN
+    # everyone saw the pot, so the clawer's whole hand is known to the others
+    assert obs_part(g, s, 0, "opp").reshape(5, 3, 53)[1, :, 52].sum() == 0
+
+
+def test_nul_scores_one_point_at_the_showdown():
+    g, s = table(["♥8 ♣3 ♣5", "♦2 ♦3 ♦4"], "♥2 ♥3 ♥4", "♥6")
+    g.apply_actions(s, [KEEP, PASS, STAND])      # P0 has nul and passes
+    assert s["round_pts"][:2].tolist() == [10, 0]  # tenths of a point
+    assert g.returns(s).tolist() == [1.0, -1.0]
+
+
+def test_verbied_laid_in_the_pot_stops_the_round_at_once_and_scores_a_tenth():
+    g, s = table(["♣2 ♣3 ♥A", "♦2 ♦3 ♦4", "♠2 ♠3 ♠4"], "♥K ♥10 ♣9", "♥5")
+    g.apply_actions(s, [KEEP, swap(0, 0)])       # P1 keeps; P2: ♠2 <-> ♥K
+    assert not g.is_terminal(s)
+    g.apply_action(s, swap(2, 0))                # P0: ♥A <-> ♠2: pot ♥A ♥10 ♣9, no verbied
+    assert not g.is_terminal(s)
+    g.apply_action(s, swap(0, 2))                # P1: ♦2 <-> ♣9: pot ♥A ♥10 ♦2
+    g.apply_action(s, swap(0, 2))                # P2: ♥K <-> ♦2: pot ♥A ♥10 ♥K = verbied
+    assert g.is_terminal(s) and int(s["end_reason"]) == R.END_VERBIED
+    assert int(s["verbied_by"]) == 2 and s["round_pts"][:3].tolist() == [0, 0, 1]
+    np.testing.assert_allclose(g.returns(s), [-0.05, -0.05, 0.1])
+
+
+def test_verbied_by_a_claw_or_by_the_first_whole_hand_swap():
+    g, s = table(["♣2 ♣3 ♣4", "♥A ♥Q ♥J"], "♦2 ♦3 ♦4", "♥5")
+    g.apply_action(s, SWAP_ALL)                  # P1 lays its verbied hand in the pot
+    assert g.is_terminal(s) and int(s["verbied_by"]) == 1 and s["round_pts"][1] == 1
+    g, s = table(["♥A ♥Q ♥J", "♣2 ♣3 ♣4"], "♦2 ♦3 ♦4", "♥5")
+    g.apply_actions(s, [KEEP, CLAW])             # P0 claws: its verbied lands in the pot
+    assert g.is_terminal(s) and int(s["verbied_by"]) == 0 and int(s["clawer"]) == 0
+
+
+def test_a_dealt_verbied_pot_stops_the_round_and_nobody_scores_the_tenth():
+    g, s = table(["♣2 ♣3 ♣4", "♦2 ♦3 ♦4"], "♠A ♠K ♠10", "♥5")
+    g.apply_action(s, KEEP)
+    assert g.is_terminal(s) and int(s["end_reason"]) == R.END_DEALT_VERBIED
+    assert int(s["verbied_by"]) == -1 and s["round_pts"][:2].tolist() == [0, 0]
+
+
+def test_verbied_on_a_last_turn_also_stops_at_once():
+    g, s = table(["♣2 ♣3 ♥A", "♦2 ♦3 ♦4", "♠2 ♠3 ♠4"], "♥K ♥10 ♣9", "♥5")
+    g.apply_actions(s, [KEEP, PASS])             # P2 passes; P0 and P1 get a last turn
+    g.apply_action(s, swap(2, 2))                # P0 lays ♥A: verbied, P1's last turn is gone
+    assert g.is_terminal(s) and int(s["verbied_by"]) == 0 and s["final_done"][1] == 0
+
+
+def test_passing_with_verbied_in_hand_scores_nothing():
+    # "Pas dus niet wanneer je verbied hebt, want dan verlies je!"
+    g, s = table(["♥A ♥K ♥10", "♦2 ♦3 ♦4"], "♠2 ♠3 ♠4", "♣5")
+    g.apply_actions(s, [KEEP, PASS, STAND])
+    assert s["round_pts"][:2].tolist() == [0, 0]
+    assert hand_value("♥A ♥K ♥10") == 29 and int(s["worst"]) == 0  # the worst hand: P0 deals
+
+
+def test_nul_and_verbied_points_add_up():
+    # P0 swaps ♥A into the pot (verbied) and keeps ♠8 ♣3 ♣5 (nul): 1.1 points
+    g, s = table(["♠8 ♣3 ♥A", "♦2 ♦3 ♦4"], "♥K ♥10 ♣5", "♥5")
+    g.apply_actions(s, [KEEP, swap(2, 2)])
+    assert g.is_terminal(s) and s["round_pts"][:2].tolist() == [11, 0]
+    np.testing.assert_allclose(g.returns(s), [1.1, -1.1])
+
+
+def test_turn_cap_forces_the_showdown():
+    # engine rule: at most turn_cap turns per player per round (first choice included)
+    g, s = table(["♣2 ♣3 ♣4", "♦2 ♦3 ♦4"], "♥2 ♥3 ♥4", "♥5", turn_cap=2)
+    g.apply_actions(s, [KEEP, swap(0, 0), swap(0, 0)])
+    assert not g.is_terminal(s)
+    g.apply_action(s, swap(1, 1))
+    assert g.is_terminal(s) and int(s["end_reason"]) == R.END_CAP
+
+
+# ------------------------------------------------------------------ worst hand and tie-breaks
+TIE_EXAMPLES = [  # the seed's examples, in its order: (better hand, worse hand)
+    ("♥8 ♣3 ♠5", "♥9 ♠3 ♦6"),     # the best card: an 8 beats a 9
+    ("♦7 ♥K ♠5", "♥9 ♣3 ♠J"),     # a 7 beats a 9 (both 1 point: the lower wins)
+    ("♣8 ♦2 ♦6", "♥8 ♣3 ♣5"),     # best cards equal, the second best: the 6 beats the 5
+    ("♣8 ♠3 ♠5", "♥8 ♣3 ♣5"),     # same ranks: the suit of the best card, ♣ wins over ♥
+]
+
+
+@pytest.mark.parametrize("better, worse", TIE_EXAMPLES)
+def test_tie_break_examples_of_the_seed(better, worse):
+    assert hand_value(better) == hand_value(worse)
+    assert better_hand(better, worse) == 0 and better_hand(worse, better) == 1
+    # and at the table: the worse hand has to deal, whichever seat holds it
+    for hands in ([better, worse], [worse, better]):
+        g, s = table(hands, "♠K ♠Q ♥2", "♥4", match=True, target=5.0)
+        g.apply_actions(s, [KEEP, PASS, STAND])
+        assert int(s["worst"]) == hands.index(worse)
+        assert int(s["dealer"]) == hands.index(worse)       # next round's dealer
+        assert g.current_player(s) == CHANCE
+
+
+def test_suit_order_is_klaver_ruiten_schoppen_harten():
+    hands = ["♣8 ♣3 ♣5", "♦8 ♦3 ♦5", "♠8 ♠3 ♠5", "♥8 ♥3 ♥5"]
+    assert len({hand_value(h) for h in hands}) == 1
+    for a, b in zip(hands, hands[1:]):
+        assert better_hand(a, b) == 0
+
+
+def test_next_round_worst_hand_deals_and_the_first_choice_moves_left():
+    g, s = table(["♣2 ♣3 ♣4", "♦8 ♣8 ♥8", "♠9 ♠10 ♠J"], "♥2 ♥3 ♥4", "♥5", match=True)
+    assert int(s["chooser"]) == 1
+    g.apply_actions(s, [KEEP, PASS, STAND, STAND])  # P1 keeps, P2 passes, P0 and P1 stand
+    # P2 has the worst hand (22): P2 deals; the first choice goes to P2 (left of P1)
+    assert s["scores"][:3].tolist() == [0, 10, 0]
+    assert int(s["dealer"]) == 2 and int(s["chooser"]) == 2 and int(s["round"]) == 1
+    g.play_chance(s)
+    assert g.current_player(s) == 2
+
+
+def test_match_ends_when_a_player_reaches_the_target():
+    g, s = table(["♣2 ♣3 ♣4", "♥A ♥Q ♥J"], "♦2 ♦3 ♦4", "♥5", match=True, target=0.2)
+    g.apply_action(s, SWAP_ALL)                  # P1 lays verbied: 0.1
+    assert not g.is_terminal(s) and s["scores"][:2].tolist() == [0, 1]
+    s2 = g.clone(s)
+    deal = [cards("♣2 ♣3 ♣4"), cards("♥A ♥Q ♥10"), cards("♦2 ♦3 ♦4"), cards("♥5")]
+    g.apply_actions(s2, deal_outcomes(s2, deal))
+    # round 2: P1 had the worst hand (♦2 ♦3 ♦4 loses the suit tie to ♣2 ♣3 ♣4) and deals;
+    # the first choice moved one seat left, to P0
+    assert int(s2["dealer"]) == 1
+    assert int(s2["chooser"]) == 0
+    g.apply_actions(s2, [KEEP, CLAW])            # P1 claws: its verbied lands in the pot
+    assert g.is_terminal(s2) and int(s2["winner"]) == 1
+    assert g.returns(s2).tolist() == [-1.0, 1.0]
+
+
+def test_one_round_returns_with_a_dealing_penalty():
+    g, s = table(["♥8 ♣3 ♣5", "♦2 ♦3 ♦4", "♠9 ♠10 ♠J"], "♥2 ♥3 ♥4", "♥6", deal_penalty=0.5)
+    g.apply_actions(s, [KEEP, PASS, STAND, STAND])
+    # P0 nul: 1 point; P2 worst: pays 0.5. Own minus the mean of the others.
+    pts = np.array([1.0, 0.0, -0.5])
+    want = [pts[p] - (pts.sum() - pts[p]) / 2 for p in range(3)]
+    np.testing.assert_allclose(g.returns(s), want)
+    assert abs(g.returns(s).sum()) < 1e-12
+    lo, hi = R.utility_bounds(g.config)
+    assert lo <= g.returns(s).min() and g.returns(s).max() <= hi
+
+
+# ------------------------------------------------------------------ knowledge and observations
+def test_observation_tracks_known_cards_in_opponents_hands():
+    g, s = table(["♣2 ♣3 ♣4", "♦2 ♦3 ♦4", "♠2 ♠3 ♠4"], "♥2 ♥3 ♥4", "♥5")
+    g.apply_actions(s, [KEEP, swap(1, 0)])       # P2 takes ♥2 openly into hand slot 1
+    for viewer in (0, 1):
+        q = (2 - viewer) % 3                     # P2 seen from viewer
+        opp = obs_part(g, s, viewer, "opp").reshape(5, 3, 53)[q - 1]
+        assert opp[1].argmax() == R.parse_card("♥2")
+        assert opp[0, 52] == 1 and opp[2, 52] == 1
+        assert obs_part(g, s, viewer, "opp_unknown")[q - 1] == pytest.approx(2 / 3)
+    # P2 later gives the known ♥2 to the closed card: everyone can follow it there
+    g.apply_actions(s, [swap(0, 0), swap(0, 0), closed(1)])  # P0, P1 swap; P2 closes ♥2
+    for viewer in (0, 1):
+        assert obs_part(g, s, viewer, "closed_known")[0] == 1
+        assert obs_part(g, s, viewer, "closed").argmax() == R.parse_card("♥2")
+        q = (2 - viewer) % 3
+        assert obs_part(g, s, viewer, "opp").reshape(5, 3, 53)[q - 1, 1, 52] == 1  # the ♥5 is unknown
+    # only P2 knows what it drew: the old closed card ♥5
+    assert obs_part(g, s, 2, "hand").reshape(3, 52)[1].argmax() == R.parse_card("♥5")
+
+
+def test_the_closed_card_is_known_to_whoever_laid_it():
+    g, s = table(["♣2 ♣3 ♣4", "♦2 ♦3 ♦4"], "♥2 ♥3 ♥4", "♥5")
+    assert all(obs_part(g, s, p, "closed_known")[0] == 0 for p in range(2))
+    g.apply_actions(s, [KEEP, closed(0)])        # P0 lays ♣2 closed and draws ♥5
+    assert obs_part(g, s, 0, "closed").argmax() == R.parse_card("♣2")
+    assert obs_part(g, s, 1, "closed_known")[0] == 0 and not obs_part(g, s, 1, "closed").any()
+    # the draw is recorded privately in P0's history, not in P1's
+    ev0 = obs_part(g, s, 0, "hist").reshape(-1, R.EVENT_SIZE)[1]
+    ev1 = obs_part(g, s, 1, "hist").reshape(-1, R.EVENT_SIZE)[1]
+    card = R.MAX_PLAYERS + R.NUM_ACTIONS + R.parse_card("♥5")
+    assert ev0[card] == 1 and ev1[card] == 0
+    assert ev0[R.MAX_PLAYERS + closed(0)] == 1 and ev1[R.MAX_PLAYERS + closed(0)] == 1
+    assert ev0[0] == 1 and ev1[1] == 1           # the mover, seen from each seat
+
+
+def test_observation_layout_matches_the_documented_table():
+    rows = re.findall(r"^(\d+)\s+(\d+)\s+\S", R.__doc__, flags=re.M)
+    documented = [(int(o), int(z)) for o, z in rows]
+    actual = sorted(v for k, v in R.OBS_LAYOUT.items() if k != "total")
+    assert documented == actual
+    assert R.OBS_SIZE == R.INFO.observation_size == sum(z for _, z in actual)
+    assert f"Total {R.OBS_SIZE} floats" in R.__doc__
+
+
+def test_determinize_never_changes_a_card_the_player_has_seen():
+    g = Game("achten", num_players=4)
+    rng = np.random.default_rng(0)
+    changed = 0
+    for seed in range(30):
+        s = g.new_state(seed)
+        while not g.is_terminal(s):
+            if g.is_chance(s):
+                g.apply_action(s, g.sample_chance(s))
+                continue
+            for viewer in range(4):
+                d = g.determinize(s, viewer, int(rng.integers(1 << 30)))
+                seen = s["known"][viewer, :R.NUM_SLOTS] == 1
+                assert np.array_equal(d["slot_card"][seen], s["slot_card"][seen])
+                assert hand_of(d, viewer) == hand_of(s, viewer)
+                _check_cards(d)
+                assert np.array_equal(g.observation(d, viewer), g.observation(s, viewer))
+                changed += int(not np.array_equal(d["slot_card"], s["slot_card"]))
+            g.apply_action(s, int(rng.choice(g.legal_actions(s))))
+    assert changed > 100  # the hidden cards really are resampled
+
+
+# ------------------------------------------------------------------ invariants and engine
+def _check_cards(s) -> None:
+    """Every card of the deck lies in exactly one place: a slot or the undealt stock."""
+    deck = [c for c in range(52) if s["low_rank"] <= c // 4 + 2 < s["low_rank"] + s["ranks"]]
+    placed = [int(c) for c in s["slot_card"] if c >= 0]
+    assert len(placed) == len(set(placed)) and set(placed) <= set(deck)
+    for slot, c in enumerate(s["slot_card"]):
+        if c >= 0:
+            assert s["where"][c] == slot
+    for c in range(52):
+        w = int(s["where"][c])
+        assert w == -1 or s["slot_card"][w] == c
+
+
+@pytest.mark.parametrize("n", [2, 3, 5, 6])
+def test_invariants_under_random_play(n):
+    g = Game("achten", num_players=n)
+    rng = np.random.default_rng(n)
+    lengths = []
+    for seed in range(150):
+        s = g.new_state(seed)
+        turns = 0
+        while not g.is_terminal(s):
+            if g.is_chance(s):
+                g.apply_action(s, g.sample_chance(s))
+            else:
+                g.apply_action(s, int(rng.choice(g.legal_actions(s))))
+                turns += 1
+            _check_cards(s)
+        assert turns <= R.MAX_EVENTS and int(s["nhist"]) == turns
+        dealt = int(s["dealt"])
+        assert dealt == 3 * n + 4 and sum(1 for c in s["slot_card"] if c >= 0) == dealt
+        assert abs(g.returns(s).sum()) < 1e-9
+        lengths.append(turns)
+    assert 1 <= min(lengths) and max(lengths) <= 10 * n + n - 1
+
+
+def test_heuristic_agent_passes_on_nul_lays_verbied_and_lowers_its_total():
+    agent = AchtenHeuristicAgent()
+    g, s = table(["♥8 ♣3 ♣5", "♦2 ♦3 ♦4"], "♥2 ♥3 ♥4", "♥6")
+    g.apply_action(s, KEEP)
+    assert agent.act(make_turn(g, s, 0, 1)) == PASS
+    g, s = table(["♠8 ♣3 ♥A", "♦2 ♦3 ♦4"], "♥K ♥10 ♣9", "♥5")
+    g.apply_action(s, KEEP)
+    assert agent.act(make_turn(g, s, 0, 1)) == swap(2, 2)      # lays verbied
+    g, s = table(["♣2 ♦A ♥K", "♦2 ♦3 ♦4"], "♠8 ♠3 ♠5", "♥5")
+    g.apply_action(s, KEEP)
+    a = agent.act(make_turn(g, s, 0, 1))
+    g.apply_action(s, a)
+    assert hand_value(hand_of(s, 0)) < hand_value("♣2 ♦A ♥K")
+
+
+def test_heuristic_agent_beats_random_play():
+    g = Game("achten", num_players=2)
+    agents = [AchtenHeuristicAgent(), RandomAgent()]
+    total = np.zeros(2)
+    for seed in range(300):
+        s = g.new_state(seed)
+        seats = [0, 1] if seed % 2 == 0 else [1, 0]  # agent index of each seat
+        while not g.is_terminal(s):
+            if g.is_chance(s):
+                g.play_chance(s)
+                continue
+            p = g.current_player(s)
+            a = agents[seats[p]].act(make_turn(g, s, p, seed))
+            assert g.legal_mask(s, p)[a]
+            g.apply_action(s, a)
+        r = g.returns(s)
+        total[seats[0]] += r[0]
+        total[seats[1]] += r[1]
+    assert total[0] > total[1]
+
+
+def test_illegal_actions_raise_with_the_rulebook_reason_and_keep_the_state():
+    g, s = table(["♣2 ♣3 ♣4", "♦2 ♦3 ♦4"], "♥2 ♥3 ♥4", "♥5")
+    before = g.to_bytes(s)
+    with pytest.raises(IllegalActionError, match="keep their three cards or swap them"):
+        g.apply_action(s, CLAW)
+    assert g.to_bytes(s) == before
+    g.apply_actions(s, [KEEP, PASS])
+    before = g.to_bytes(s)
+    with pytest.raises(IllegalActionError, match="may only swap one more card .* or stand"):
+        g.apply_action(s, PASS)
+    assert not R.apply_action(s, CLAW) and g.to_bytes(s) == before
+    g, s = table(["♣2 ♣3 ♣4", "♦2 ♦3 ♦4"], "♥2 ♥3 ♥4", "♥5")
+    g.apply_action(s, KEEP)
+    with pytest.raises(IllegalActionError, match="standing is only for the last turn"):
+        g.apply_action(s, STAND)
+    with pytest.raises(IllegalActionError, match="only for the first player"):
+        g.apply_action(s, KEEP)
+    assert g.action_to_string(s, swap(2, 1)) == "swap hand 2 (♣4) with pot 1 (♥3)"
+
+
+def test_config_is_validated_with_the_field_named():
+    with pytest.raises(ValueError, match="num_players"):
+        Config(num_players=7)
+    with pytest.raises(ValueError, match="ranks=4 is not valid with num_players=6"):
+        Config(num_players=6, ranks=4)
+    with pytest.raises(ValueError, match="low_rank"):
+        Config(ranks=5, low_rank=11)
+    with pytest.raises(ValueError, match="target"):
+        Config(target=0.25)
+    with pytest.raises(ValueError, match="turn_cap"):
+        Config(turn_cap=11)
+    with pytest.raises(ValueError, match="deal_penalty"):
+        Config(deal_penalty=-1)
+
+
+def test_render_shows_only_what_the_viewer_can_see():
+    g, s = table(["♣2 ♣3 ♣4", "♦2 ♦3 ♦4"], "♥2 ♥3 ♥4", "♥5")
+    assert "♦2" in g.render(s) and "♥5" in g.render(s)
+    view = g.render(s, 0)
+    assert "♣2" in view and "♦2" not in view and "♥2" not in view and "♥5" not in view
+
+
+_NOJIT_SCRIPT = """
+import json, numpy as np
+from octagames.core import Game
+from octagames.testing import random_playout
+out = []
+for n in (2, 4):
+    g = Game("achten", num_players=n, match=True, target=0.2, max_rounds=3)
+    for seed in range(2):
+        s = random_playout(g, seed)
+        out.append(g.to_bytes(s).hex())
+print(json.dumps(out))
+"""
+
+
+def test_kernels_run_uncompiled_and_agree_with_the_compiled_ones():
+    env = dict(os.environ, NUMBA_DISABLE_JIT="1")
+    res = subprocess.run([sys.executable, "-W", "ignore", "-c", _NOJIT_SCRIPT], env=env,
+                         capture_output=True, text=True, timeout=120)
+    assert res.returncode == 0, res.stderr[-2000:]
+    uncompiled = json.loads(res.stdout.strip().splitlines()[-1])
+    exec_env: dict = {}
+    exec(compile(_NOJIT_SCRIPT.replace("print(json.dumps(out))", ""), "<jit>", "exec"), exec_env)
+    assert uncompiled == exec_env["out"]
