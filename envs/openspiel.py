@@ -278,10 +278,10 @@ class OctagamesGame(pyspiel.Game):
                 num_distinct_actions=info.num_actions,
                 max_chance_outcomes=info.max_chance_outcomes,
                 num_players=eng.num_players,
-                min_utility=float(info.min_utility),
-                max_utility=float(info.max_utility),
+                min_utility=eng.min_utility,
+                max_utility=eng.max_utility,
                 utility_sum=0.0,
-                max_game_length=info.max_game_length,
+                max_game_length=eng.max_game_length,
             ),
             full,
         )

@@ -27,7 +27,12 @@ name              meaning
                   cannot see, consistently with what they saw, and reseed the RNG
 ``action_to_string``  ``action_to_string(s, action) -> str`` (Python)
 ``render``        ``render(s, viewer=None) -> str`` (Python)
+``illegal_reason``  ``illegal_reason(s, player, action) -> str`` (Python): the rule broken
 ================  =============================================================
+
+Optional, where a bound depends on the config: ``utility_bounds(config) ->
+(lo, hi)`` and ``max_game_length(config) -> int``; :class:`Game` falls back
+to ``INFO`` otherwise.
 
 The kernels are plain functions over one record compiled with numba
 (``cache=True``); they also run uncompiled under ``NUMBA_DISABLE_JIT=1``.
@@ -204,6 +209,11 @@ class Game:
         self.num_actions: int = self.info.num_actions
         self.observation_size: int = self.info.observation_size
         self.dtype: np.dtype = self.module.STATE_DTYPE
+        bounds = getattr(self.module, "utility_bounds", None)
+        lo_hi = bounds(config) if bounds else (self.info.min_utility, self.info.max_utility)
+        self.min_utility, self.max_utility = float(lo_hi[0]), float(lo_hi[1])
+        length = getattr(self.module, "max_game_length", None)
+        self.max_game_length: int = int(length(config)) if length else self.info.max_game_length
         m = self.module
         self._reset, self._cur, self._act = m.reset, m.current_player, m.acting_player
         self._mask, self._apply = m.legal_mask, m.apply_action

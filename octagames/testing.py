@@ -22,20 +22,20 @@ def random_playout(game: Game, seed: int, check: bool = True, max_steps: int | N
     * observations have the declared size, and a determinized copy gives the
       acting seat exactly the same observation;
     * serialization round-trips;
-    * the game ends within ``INFO.max_game_length`` actions.
+    * the game ends within ``Game.max_game_length`` actions, returns within the utility bounds.
 
     Returns:
         the terminal record.
     """
     rng = np.random.default_rng(seed)
     s = game.new_state(seed)
-    limit = max_steps or game.info.max_game_length
+    limit = max_steps or game.max_game_length
     for _step in range(limit + 1):
         cp = game.current_player(s)
         if cp == TERMINAL:
             if check:
                 r = game.returns(s)
-                assert np.all(r >= game.info.min_utility - 1e-9) and np.all(r <= game.info.max_utility + 1e-9)
+                assert np.all(r >= game.min_utility - 1e-9) and np.all(r <= game.max_utility + 1e-9)
             return s
         if cp == CHANCE:
             outs = game.chance_outcomes(s)

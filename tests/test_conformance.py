@@ -63,6 +63,7 @@ def test_static_facts(game):
     info = game.info
     assert info.min_players <= game.num_players <= info.max_players
     assert info.min_utility < 0 < info.max_utility
+    assert game.min_utility < 0 < game.max_utility and game.max_game_length > 0
     assert game.dtype.names and "rng" in game.dtype.names
     s = game.new_state(0)
     assert isinstance(game.render(s), str) and game.render(s, 0)

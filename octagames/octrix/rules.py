@@ -180,6 +180,21 @@ class Config:
                 f"ranks={self.ranks}: at most {NUM_SUITS * self.ranks // self.num_players} cards per hand")
 
 
+def utility_bounds(config: Config) -> tuple[float, float]:
+    """Lowest and highest return of a seat under ``config``."""
+    sides = 2 if config.partnership else config.num_players
+    if config.match:
+        return -1.0 / (sides - 1), 1.0
+    most = float(config.hand_size * config.hand_size)  # one run of every counting card
+    return -most / (sides - 1), most
+
+
+def max_game_length(config: Config) -> int:
+    """Most actions (deals included) a game under ``config`` can take."""
+    per_round = 2 * config.num_players * config.hand_size
+    return per_round * (config.max_rounds if config.match else 1)
+
+
 def write_config(s, config: Config) -> None:
     """Store ``config`` in record ``s`` (before :func:`reset`)."""
     s["num_players"] = config.num_players
