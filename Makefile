@@ -20,7 +20,6 @@ demo: $(STAMP)
 	$(PY) -m experiments.demo
 
 test: $(STAMP)
-	$(PY) -m pytest -q -n 2 2>/dev/null --version >/dev/null 2>&1 || true
 	$(PY) -m pytest -q
 
 bench: $(STAMP)
