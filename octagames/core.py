@@ -31,8 +31,9 @@ name              meaning
 ================  =============================================================
 
 Optional, where a bound depends on the config: ``utility_bounds(config) ->
-(lo, hi)`` and ``max_game_length(config) -> int``; :class:`Game` falls back
-to ``INFO`` otherwise.
+(lo, hi)``, ``max_game_length(config) -> int`` and ``observation_bounds(config)
+-> (low, high)``; :class:`Game` falls back to ``INFO`` (and to [0, 1] for
+observations) otherwise.
 
 The kernels are plain functions over one record compiled with numba
 (``cache=True``); they also run uncompiled under ``NUMBA_DISABLE_JIT=1``.
@@ -196,6 +197,11 @@ class Game:
 
     def __init__(self, name_or_module: str | ModuleType, config: Any = None, **kwargs: Any):
         self.module = load_module(name_or_module) if isinstance(name_or_module, str) else name_or_module
+        fields = [f.name for f in dataclasses.fields(self.module.Config)]
+        unknown = sorted(set(kwargs) - set(fields))
+        if unknown:
+            raise ValueError(f"unknown config field(s) {unknown} for {self.module.INFO.name}; "
+                             f"valid fields: {fields}")
         if config is None:
             config = self.module.Config(**kwargs)
         elif kwargs:
@@ -349,6 +355,17 @@ class Game:
         c = self.clone(s)
         self._det(c, player, seed)
         return c
+
+    def observation_bounds(self) -> tuple[np.ndarray, np.ndarray]:
+        """Elementwise ``(low, high)`` bounds of the observation tensor under this config."""
+        fn = getattr(self.module, "observation_bounds", None)
+        if fn is not None:
+            low, high = fn(self.config)
+        else:
+            low, high = 0.0, 1.0
+        size = self.observation_size
+        return (np.broadcast_to(np.asarray(low, np.float32), (size,)),
+                np.broadcast_to(np.asarray(high, np.float32), (size,)))
 
     def apply_actions(self, s: np.void, actions: Sequence[int]) -> None:
         """Apply a sequence of actions (chance outcomes included) in order."""

@@ -64,6 +64,8 @@ def random_playout(game: Game, seed: int, check: bool = True, max_steps: int | N
             assert game.from_bytes(before).tobytes() == before
             obs = game.observation(s, p)
             assert obs.shape == (game.observation_size,) and np.all(np.isfinite(obs))
+            low, high = game.observation_bounds()
+            assert np.all(obs >= low) and np.all(obs <= high), "observation outside its declared bounds"
             det = game.determinize(s, p, int(rng.integers(1 << 30)))
             assert np.array_equal(game.observation(det, p), obs), "determinize changed what the seat sees"
             assert np.array_equal(game.legal_mask(det, p), mask), "determinize changed the seat's legal moves"

@@ -343,6 +343,21 @@ def write_config(s, config: Config) -> None:
     s["deal_penalty"] = float(config.deal_penalty)
 
 
+def observation_bounds(config: Config) -> tuple[np.ndarray, np.ndarray]:
+    """Elementwise bounds of the observation under ``config``.
+
+    Everything is in [0, 1] except points (in points, not tenths) and the target.
+    """
+    low = np.zeros(OBS_SIZE, dtype=np.float32)
+    high = np.ones(OBS_SIZE, dtype=np.float32)
+    per_round = (NUL_TENTHS + VERBIED_TENTHS) / 10.0
+    most = config.max_rounds * per_round if config.match else per_round
+    high[O_SCORES:O_SCORES + MAX_PLAYERS] = max(1.0, most)
+    high[O_ROUND_PTS:O_ROUND_PTS + MAX_PLAYERS] = max(1.0, per_round)
+    high[O_TARGET] = max(1.0, float(config.target))
+    return low, high
+
+
 def utility_bounds(config: Config) -> tuple[float, float]:
     """The lowest and highest return of a seat under ``config``.
 

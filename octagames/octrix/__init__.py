@@ -3,10 +3,10 @@
 from octagames.octrix.rules import (INFO, NUM_ACTIONS, OBS_SIZE, STATE_DTYPE, Config,
                                     acting_player, action_to_string, apply_action, card_name,
                                     chance_outcomes, current_player, determinize, illegal_reason,
-                                    legal_mask, max_game_length, observation, render, reset, returns, run_points,
+                                    legal_mask, max_game_length, observation, observation_bounds, render, reset, returns, run_points,
                                     sample_chance, utility_bounds, write_config)
 
 __all__ = ["INFO", "NUM_ACTIONS", "OBS_SIZE", "STATE_DTYPE", "Config", "acting_player",
            "action_to_string", "apply_action", "card_name", "chance_outcomes", "current_player",
-           "determinize", "illegal_reason", "legal_mask", "max_game_length", "observation", "render", "reset",
+           "determinize", "illegal_reason", "legal_mask", "max_game_length", "observation", "observation_bounds", "render", "reset",
            "returns", "run_points", "sample_chance", "utility_bounds", "write_config"]

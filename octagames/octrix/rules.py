@@ -189,6 +189,20 @@ def utility_bounds(config: Config) -> tuple[float, float]:
     return -most / (sides - 1), most
 
 
+def observation_bounds(config: Config) -> tuple[np.ndarray, np.ndarray]:
+    """Elementwise bounds of the observation under ``config``.
+
+    Everything is in [0, 1] except the match scores (score / target), which can
+    pass 1 in the last round and keep growing while the top is tied.
+    """
+    low = np.zeros(OBS_SIZE, dtype=np.float32)
+    high = np.ones(OBS_SIZE, dtype=np.float32)
+    if config.match:
+        most = config.max_rounds * config.hand_size * config.hand_size / config.target
+        high[O_SCORES:O_SCORES + MAX_PLAYERS] = max(1.0, most)
+    return low, high
+
+
 def max_game_length(config: Config) -> int:
     """Most actions (deals included) a game under ``config`` can take."""
     per_round = 2 * config.num_players * config.hand_size

@@ -1,0 +1,615 @@
+"""Generic PettingZoo faces for every octagames rules engine.
+
+Everything shared by the ``envs/<name>_v0.py`` modules lives here, written once
+for all games: agent naming, observation dicts, chance resolution, rewards,
+illegal-move policy, fixed deals and rendering. Nothing here knows a rule of
+any game; it only talks to the engine contract of :mod:`octagames.core`.
+
+* :class:`OctaAECEnv` -- the AEC env (``raw_env`` of every game module).
+  Simultaneous moves are taken one seat at a time, lowest pending seat first,
+  exactly as the engine takes them (committed cards stay hidden from the other
+  seats until the step is complete).
+* :class:`OctaParallelEnv` -- the Parallel env: each ``step`` takes the actions
+  of every seat that must act now.
+* :func:`wrap_aec` -- the classic wrappers (``TerminateIllegalWrapper``,
+  ``AssertOutOfBoundsWrapper``, ``OrderEnforcingWrapper``) used by ``env()``.
+
+A game module (see ``envs/octrix_v0.py``) only names its game::
+
+    class raw_env(OctaAECEnv):
+        metadata = {"render_modes": ["ansi", "human"], "name": "<name>_v0",
+                    "is_parallelizable": True}
+        GAME = "<name>"
+
+    class parallel_raw_env(OctaParallelEnv):
+        metadata = {"render_modes": ["ansi", "human"], "name": "<name>_v0"}
+        GAME = "<name>"
+
+    def env(**kwargs): return wrap_aec(raw_env(**kwargs))
+    def parallel_env(**kwargs): return parallel_raw_env(**kwargs)
+
+Observation bounds come from the rules module (:func:`observation_bounds`),
+fixed deals from :mod:`envs.deals`.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from types import ModuleType
+from typing import Any, ClassVar
+
+import gymnasium
+import numba as nb
+import numpy as np
+from gymnasium import spaces
+from gymnasium.utils import EzPickle, seeding
+from numba.core.dispatcher import Dispatcher
+from pettingzoo import AECEnv, ParallelEnv
+from pettingzoo.utils import wrappers
+
+from envs.deals import apply_deal
+from octagames.core import CHANCE, TERMINAL, Game, IllegalActionError
+
+ILLEGAL_ACTION_MODES = ("raise", "terminate")
+
+
+def make_game(name: str, config: dict[str, Any]) -> Game:
+    """Build the :class:`~octagames.core.Game` of an env from config keyword arguments.
+
+    Args:
+        name: the game's short name.
+        config: config fields (the ``Config``'s field names).
+
+    Returns:
+        The game bound to its config.
+
+    Raises:
+        ValueError: an unknown config field (the valid names are listed) or a
+            bad config value (naming the field and the valid values).
+    """
+    return Game(name, **config)
+
+
+def observation_bounds(game: Game) -> tuple[Any, Any]:
+    """``(low, high)`` of a game's observation tensor under its config (see ``Game.observation_bounds``)."""
+    return game.observation_bounds()
+
+
+def make_spaces(game: Game) -> tuple[spaces.Dict, spaces.Discrete]:
+    """The per-agent observation space (dict with action mask) and action space."""
+    low, high = observation_bounds(game)
+    obs_space = spaces.Dict({
+        "observation": spaces.Box(low=low, high=high, shape=(game.observation_size,), dtype=np.float32),
+        "action_mask": spaces.Box(low=0, high=1, shape=(game.num_actions,), dtype=np.int8),
+    })
+    return obs_space, spaces.Discrete(game.num_actions)
+
+
+_ILLEGAL = -100  # returned by the fused step kernel when the engine refuses an action
+_FUSED: dict[str, tuple[Callable[..., int], Callable[..., int], Callable[..., int]]] = {}
+
+
+def fused_kernels(module: ModuleType) -> tuple[Callable[..., int], Callable[..., int], Callable[..., int]]:
+    """Three kernels built from a rules module's own kernels: one call per env step.
+
+    Calling a compiled kernel on a record costs microseconds of argument
+    unboxing, more than the work itself, so the env makes one call per step:
+
+    * ``play(buf, action, prev, delta) -> seat``: apply ``action`` to ``buf[0]``,
+      resolve chance with the record's RNG, write the return changes since
+      ``prev`` into ``delta`` (and update ``prev``); returns the acting seat
+      after the step, ``TERMINAL``, or ``_ILLEGAL`` (record untouched) when
+      the engine refuses the action.
+    * ``view(buf, seat, obs, mask) -> count``: write ``seat``'s observation
+      and legal mask; returns the number of legal actions.
+    * ``settle(buf, prev) -> seat``: resolve chance (after a reset or a fixed
+      deal), write the returns into ``prev``; returns the acting seat or ``TERMINAL``.
+
+    They are compiled once per process and game (numba cannot cache closures),
+    and stay plain Python where the module's kernels are (``NUMBA_DISABLE_JIT=1``).
+    """
+    key = module.__name__
+    if key in _FUSED:
+        return _FUSED[key]
+    cur, act, apply_, sample = module.current_player, module.acting_player, module.apply_action, \
+        module.sample_chance
+    ret, mask, obs = module.returns, module.legal_mask, module.observation
+
+    def play(buf, action, prev, delta):  # type: ignore[no-untyped-def]
+        s = buf[0]
+        if not apply_(s, action):
+            return _ILLEGAL
+        while cur(s) == CHANCE:
+            apply_(s, int(sample(s)))
+        ret(s, delta)
+        for i in range(delta.shape[0]):
+            d = delta[i] - prev[i]
+            prev[i] = delta[i]
+            delta[i] = d
+        return act(s)
+
+    def view(buf, seat, obs_out, mask_out):  # type: ignore[no-untyped-def]
+        s = buf[0]
+        obs(s, seat, obs_out)
+        return mask(s, seat, mask_out)
+
+    def settle(buf, prev):  # type: ignore[no-untyped-def]
+        s = buf[0]
+        while cur(s) == CHANCE:
+            apply_(s, int(sample(s)))
+        ret(s, prev)
+        return act(s)
+
+    if isinstance(apply_, Dispatcher):
+        play, view, settle = nb.njit(play), nb.njit(view), nb.njit(settle)
+    _FUSED[key] = (play, view, settle)
+    return play, view, settle
+
+
+class _Table:
+    """One game record plus preallocated buffers, driven through fused kernels.
+
+    The record is a view into a one-element array that the kernels of
+    :func:`fused_kernels` update in place, so a step allocates nothing but
+    the observation it returns.
+    """
+
+    def __init__(self, game: Game, render_mode: str | None):
+        if render_mode is not None and render_mode not in ("ansi", "human"):
+            raise ValueError(f"render_mode={render_mode!r} is not valid; "
+                             "valid values: ['ansi', 'human', None]")
+        m = game.module
+        self.game = game
+        self.n = game.num_players
+        self.num_actions = game.num_actions
+        self.obs_size = game.observation_size
+        self.buf = np.zeros(1, dtype=game.dtype)
+        m.write_config(self.buf[0], game.config)
+        self.s = self.buf[0]  # a view: kernels write through it
+        self.mask = np.zeros(game.num_actions, dtype=np.uint8)
+        self.delta = np.zeros(game.info.max_players, dtype=np.float64)
+        self.prev = np.zeros(game.info.max_players, dtype=np.float64)
+        self._reset, self._mask, self._obs = m.reset, m.legal_mask, m.observation
+        self._play, self._view, self._settle = fused_kernels(m)
+        self.render_mode = render_mode
+        self.np_random: np.random.Generator | None = None
+        self.acting_seat = TERMINAL
+
+    # -- lifecycle ------------------------------------------------------------
+    def reset(self, seed: int | None, options: dict[str, Any] | None) -> None:
+        """Start a new game, apply a requested deal, resolve chance.
+
+        A ``seed`` reseeds the env's seed stream; without one the next game
+        seed is drawn from the stream (fresh entropy before the first seed).
+        """
+        if seed is not None or self.np_random is None:
+            self.np_random, _ = seeding.np_random(seed)
+        self._reset(self.s, int(self.np_random.integers(0, 2**63 - 1)))
+        if options and options.get("deal") is not None:
+            apply_deal(self.game, self.s, options["deal"])
+        self.prev[:] = 0.0
+        self.acting_seat = int(self._settle(self.buf, self.prev))
+
+    def play(self, action: Any) -> np.ndarray:
+        """Apply the acting seat's action, resolve chance, update :attr:`acting_seat`.
+
+        Returns:
+            The change of every seat's return (a buffer reused by the next call).
+
+        Raises:
+            IllegalActionError: with the engine's message; the state is unchanged.
+        """
+        a = int(action)
+        seat = int(self._play(self.buf, a, self.prev, self.delta)) if 0 <= a < self.num_actions else _ILLEGAL
+        if seat == _ILLEGAL:
+            self.game.apply_action(self.s, a)  # the kernel refused: this raises the clear message
+            raise IllegalActionError(f"action {a} was refused by the rules engine")  # pragma: no cover
+        self.acting_seat = seat
+        return self.delta
+
+    # -- queries --------------------------------------------------------------
+    def terminal(self) -> bool:
+        """Whether the game is over."""
+        return self.acting_seat == TERMINAL
+
+    def observe(self, seat: int) -> dict[str, np.ndarray]:
+        """The observation dict of ``seat`` (fresh arrays)."""
+        obs = np.empty(self.obs_size, dtype=np.float32)
+        mask = np.empty(self.num_actions, dtype=np.uint8)
+        self._view(self.buf, seat, obs, mask)
+        return {"observation": obs, "action_mask": mask.view(np.int8)}
+
+    def state_vector(self) -> np.ndarray:
+        """All seats' information states concatenated (seat order)."""
+        out = np.empty(self.n * self.obs_size, dtype=np.float32)
+        for p in range(self.n):
+            self._obs(self.s, p, out[p * self.obs_size:(p + 1) * self.obs_size])
+        return out
+
+    def render(self) -> str | None:
+        """Text of the table for "ansi"; printed for "human"."""
+        if self.render_mode is None:
+            gymnasium.logger.warn("You are calling render method without specifying any render mode.")
+            return None
+        text = self.game.render(self.s)
+        if self.render_mode == "human":
+            print(text)
+            return None
+        return text
+
+
+def _pickle_kwargs(env: Any, game: str | None, **kwargs: Any) -> dict[str, Any]:
+    """Constructor arguments for EzPickle (``game`` only where the class does not fix it)."""
+    return kwargs if type(env).GAME is not None else {"game": game, **kwargs}
+
+
+class OctaAECEnv(AECEnv, EzPickle):
+    """AEC env of one octagames game (the ``raw_env`` of ``envs/<name>_v0.py``).
+
+    Args:
+        game: the game's short name (subclasses fix it with ``GAME``).
+        render_mode: ``"ansi"`` (``render()`` returns the table as text),
+            ``"human"`` (prints it after every step) or ``None``.
+        **config: config fields of the game (the ``Config``'s field names).
+
+    Raises:
+        ValueError: bad config value or render mode.
+        TypeError: unknown config field.
+
+    Agents are ``player_0 .. player_{n-1}`` (seat order). ``observe(agent)``
+    returns ``{"observation": float32[observation_size], "action_mask":
+    int8[num_actions]}``: the seat's information state and its legal actions
+    (nonzero only for seats that may act now; in a simultaneous step that is
+    every pending seat, while ``agent_selection`` is the lowest pending seat).
+    Chance is resolved internally with the record's RNG, seeded by
+    ``reset(seed=...)``. ``reset(options={"deal": [[...], ...]})`` fixes the
+    first deal (see :mod:`envs.deals`). The reward of a step is the change of
+    each seat's return, so cumulative rewards equal the game's returns. The
+    raw env raises :class:`~octagames.core.IllegalActionError` on an illegal
+    action and leaves the state unchanged; ``env()`` wraps it to end the game
+    with -1 for the offender instead (PettingZoo classic convention).
+    """
+
+    metadata: ClassVar[dict[str, Any]] = {"render_modes": ["ansi", "human"], "name": "octa_v0",
+                                          "is_parallelizable": True}
+    GAME: ClassVar[str | None] = None
+
+    def __init__(self, game: str | None = None, render_mode: str | None = None, **config: Any):
+        name = game or self.GAME
+        if name is None:
+            raise ValueError("game must be given (a short name such as 'octrix')")
+        EzPickle.__init__(self, **_pickle_kwargs(self, game, render_mode=render_mode, **config))
+        super().__init__()
+        self.game = make_game(name, config)
+        self._t = _Table(self.game, render_mode)
+        self.render_mode = render_mode
+        n = self.game.num_players
+        self.possible_agents = [f"player_{p}" for p in range(n)]
+        self.agents = self.possible_agents[:]
+        self._seat = {a: p for p, a in enumerate(self.possible_agents)}
+        obs_space, act_space = make_spaces(self.game)
+        self.observation_spaces = {a: obs_space for a in self.possible_agents}
+        self.action_spaces = {a: act_space for a in self.possible_agents}
+        self.state_space = spaces.Box(low=np.tile(obs_space["observation"].low, n),
+                                      high=np.tile(obs_space["observation"].high, n), dtype=np.float32)
+        self.rewards = dict.fromkeys(self.agents, 0.0)
+        self._cumulative_rewards = dict.fromkeys(self.agents, 0.0)
+        self.terminations = dict.fromkeys(self.agents, False)
+        self.truncations = dict.fromkeys(self.agents, False)
+        self.infos: dict[str, dict[str, Any]] = {a: {} for a in self.agents}
+        self.agent_selection = self.agents[0]
+
+    # -- spaces ---------------------------------------------------------------
+    def observation_space(self, agent: str) -> spaces.Space:
+        """The observation space of ``agent`` (the same object on every call)."""
+        return self.observation_spaces[agent]
+
+    def action_space(self, agent: str) -> spaces.Space:
+        """The action space of ``agent`` (the same object on every call)."""
+        return self.action_spaces[agent]
+
+    # -- API ------------------------------------------------------------------
+    @property
+    def state_record(self) -> np.void:
+        """The engine record of the running game (a live view; copy it before changing it)."""
+        return self._t.s
+
+    def reset(self, seed: int | None = None, options: dict[str, Any] | None = None) -> None:
+        """Start a new game.
+
+        Args:
+            seed: seeds the game's RNG (deal and every later chance event).
+            options: ``{"deal": [[cards of player 0], ...]}`` fixes the first
+                deal; other keys are ignored.
+
+        Raises:
+            ValueError: an invalid deal.
+        """
+        self._t.reset(seed, options)
+        self.agents = self.possible_agents[:]
+        self.rewards = dict.fromkeys(self.agents, 0.0)
+        self._cumulative_rewards = dict.fromkeys(self.agents, 0.0)
+        self.terminations = dict.fromkeys(self.agents, False)
+        self.truncations = dict.fromkeys(self.agents, False)
+        self.infos = {a: {} for a in self.agents}
+        self._skip_agent_selection = None
+        p = self._t.acting_seat
+        if p < 0:  # the game ended during the deal
+            self.terminations = dict.fromkeys(self.agents, True)
+            p = 0
+        self.agent_selection = self.possible_agents[p]
+
+    def observe(self, agent: str) -> dict[str, np.ndarray]:
+        """``agent``'s observation dict: its information state and its legal-action mask."""
+        return self._t.observe(self._seat[agent])
+
+    def state(self) -> np.ndarray:
+        """Global state: every seat's information state concatenated in seat order."""
+        return self._t.state_vector()
+
+    def step(self, action: Any) -> None:
+        """Play ``action`` for ``agent_selection`` (``None`` for a finished agent).
+
+        Raises:
+            IllegalActionError: the action is illegal; nothing changes.
+        """
+        agent = self.agent_selection
+        if self.terminations[agent] or self.truncations[agent]:
+            self._was_dead_step(action)
+            return
+        t = self._t
+        delta = t.play(action)
+        self._cumulative_rewards[agent] = 0.0
+        rewards, seat_of = self.rewards, self._seat
+        for a in rewards:
+            rewards[a] = float(delta[seat_of[a]])
+        if t.acting_seat == TERMINAL:
+            self.terminations = dict.fromkeys(self.agents, True)
+            self.agent_selection = self.possible_agents[(seat_of[agent] + 1) % len(self.possible_agents)]
+        else:
+            self.agent_selection = self.possible_agents[t.acting_seat]
+        self._accumulate_rewards()
+        if self.render_mode == "human":
+            t.render()
+
+    def render(self) -> str | None:
+        """The table as text (``"ansi"``), printed (``"human"``), or ``None`` without a mode."""
+        return self._t.render()
+
+    def close(self) -> None:
+        """Nothing to release (text rendering only)."""
+
+
+def wrap_aec(raw: OctaAECEnv) -> AECEnv:
+    """The PettingZoo classic wrapper stack used by ``env()``.
+
+    An illegal action ends the game with reward -1 for the offender
+    (``TerminateIllegalWrapper``), out-of-range actions fail an assertion and
+    the call order is enforced.
+    """
+    env: AECEnv = wrappers.TerminateIllegalWrapper(raw, illegal_reward=-1)
+    env = wrappers.AssertOutOfBoundsWrapper(env)
+    env = wrappers.OrderEnforcingWrapper(env)
+    return env
+
+
+class OctaParallelEnv(ParallelEnv, EzPickle):
+    """Parallel env of one octagames game.
+
+    Each :meth:`step` takes the actions of every seat that must act now (the
+    seats with a non-empty legal-action mask: all pending seats of a
+    simultaneous step, the one seat to move in a sequential game) and applies
+    them in ascending seat order, as the engine does. The ``actions`` dict may
+    hold actions for other live agents too (PettingZoo's test suite sends one
+    for every live agent); those are ignored. In the partnership game of
+    Octrix, where the dealer's pair plays first, a trick takes two steps.
+
+    Args:
+        game: the game's short name (subclasses fix it with ``GAME``).
+        render_mode: ``"ansi"``, ``"human"`` or ``None``.
+        illegal_action: ``"terminate"`` (default; PettingZoo classic
+            convention): an illegal action ends the game, each offender gets
+            ``illegal_reward`` and the others 0. ``"raise"``: raise
+            :class:`~octagames.core.IllegalActionError` and change nothing.
+        illegal_reward: the offender's reward under ``"terminate"``.
+        **config: config fields of the game.
+
+    Raises:
+        ValueError: bad config value, render mode or illegal-action mode.
+        TypeError: unknown config field.
+    """
+
+    metadata: ClassVar[dict[str, Any]] = {"render_modes": ["ansi", "human"], "name": "octa_v0"}
+    GAME: ClassVar[str | None] = None
+
+    def __init__(self, game: str | None = None, render_mode: str | None = None,
+                 illegal_action: str = "terminate", illegal_reward: float = -1.0, **config: Any):
+        name = game or self.GAME
+        if name is None:
+            raise ValueError("game must be given (a short name such as 'octrix')")
+        if illegal_action not in ILLEGAL_ACTION_MODES:
+            raise ValueError(f"illegal_action={illegal_action!r} is not valid; "
+                             f"valid values: {list(ILLEGAL_ACTION_MODES)}")
+        EzPickle.__init__(self, **_pickle_kwargs(self, game, render_mode=render_mode,
+                                                 illegal_action=illegal_action,
+                                                 illegal_reward=illegal_reward, **config))
+        self.game = make_game(name, config)
+        self._t = _Table(self.game, render_mode)
+        self.render_mode = render_mode
+        self.illegal_action = illegal_action
+        self.illegal_reward = float(illegal_reward)
+        n = self.game.num_players
+        self.possible_agents = [f"player_{p}" for p in range(n)]
+        self.agents = self.possible_agents[:]
+        self._seat = {a: p for p, a in enumerate(self.possible_agents)}
+        obs_space, act_space = make_spaces(self.game)
+        self.observation_spaces = {a: obs_space for a in self.possible_agents}
+        self.action_spaces = {a: act_space for a in self.possible_agents}
+        self.state_space = spaces.Box(low=np.tile(obs_space["observation"].low, n),
+                                      high=np.tile(obs_space["observation"].high, n), dtype=np.float32)
+
+    def observation_space(self, agent: str) -> spaces.Space:
+        """The observation space of ``agent`` (the same object on every call)."""
+        return self.observation_spaces[agent]
+
+    def action_space(self, agent: str) -> spaces.Space:
+        """The action space of ``agent`` (the same object on every call)."""
+        return self.action_spaces[agent]
+
+    @property
+    def state_record(self) -> np.void:
+        """The engine record of the running game (a live view; copy it before changing it)."""
+        return self._t.s
+
+    def _all_obs(self) -> dict[str, dict[str, np.ndarray]]:
+        return {a: self._t.observe(p) for p, a in enumerate(self.possible_agents)}
+
+    def acting_agents(self) -> list[str]:
+        """The agents that must submit an action in the next :meth:`step`."""
+        t = self._t
+        if not self.agents or t.terminal():
+            return []
+        return [a for p, a in enumerate(self.possible_agents) if t._mask(t.s, p, t.mask) > 0]
+
+    def reset(self, seed: int | None = None, options: dict[str, Any] | None = None
+              ) -> tuple[dict[str, dict[str, np.ndarray]], dict[str, dict[str, Any]]]:
+        """Start a new game.
+
+        Args:
+            seed: seeds the game's RNG.
+            options: ``{"deal": [[cards of player 0], ...]}`` fixes the first deal.
+
+        Returns:
+            Observations and infos of every agent.
+
+        Raises:
+            ValueError: an invalid deal.
+        """
+        self._t.reset(seed, options)
+        self.agents = [] if self._t.terminal() else self.possible_agents[:]
+        return self._all_obs(), {a: {} for a in self.possible_agents}
+
+    def step(self, actions: dict[str, Any]) -> tuple[dict, dict, dict, dict, dict]:
+        """Apply the actions of the seats that must act now.
+
+        Args:
+            actions: agent -> action; must hold every agent of :meth:`acting_agents`.
+
+        Returns:
+            ``observations, rewards, terminations, truncations, infos`` of
+            every agent live before the step.
+
+        Raises:
+            ValueError: an agent that must act has no action.
+            IllegalActionError: an illegal action under ``illegal_action="raise"``
+                (nothing changes).
+            RuntimeError: the game is over (call :meth:`reset`).
+        """
+        live = self.agents[:]
+        if not live:
+            raise RuntimeError("the game is over; call reset()")
+        t = self._t
+        acting = self.acting_agents()
+        missing = [a for a in acting if actions.get(a) is None]
+        if missing:
+            raise ValueError(f"no action for {missing}; the agents to act now are {acting}")
+        chosen = {a: int(actions[a]) for a in acting}
+        illegal = []
+        for a in acting:
+            t._mask(t.s, self._seat[a], t.mask)
+            if not (0 <= chosen[a] < t.num_actions) or not t.mask[chosen[a]]:
+                illegal.append(a)
+        rewards = dict.fromkeys(live, 0.0)
+        if illegal and self.illegal_action == "raise":
+            trial = self.game.clone(t.s)  # replay on a copy for the engine's own message
+            for a in acting:
+                self.game.apply_action(trial, chosen[a])
+            raise IllegalActionError(f"illegal actions from {illegal}")  # pragma: no cover
+        if illegal:
+            for a in illegal:
+                rewards[a] = self.illegal_reward
+            done = True
+        else:
+            total = np.zeros(len(self.possible_agents), dtype=np.float64)
+            for a in acting:
+                if t.acting_seat != self._seat[a]:
+                    raise RuntimeError(  # pragma: no cover
+                        f"engine expected seat {t.acting_seat} to act, not {a}")
+                total += t.play(chosen[a])[: len(total)]
+            for a in live:
+                rewards[a] = float(total[self._seat[a]])
+            done = t.terminal()
+        obs = {a: t.observe(self._seat[a]) for a in live}
+        terminations = dict.fromkeys(live, done)
+        truncations = dict.fromkeys(live, False)
+        infos: dict[str, dict[str, Any]] = {a: {} for a in live}
+        if done:
+            self.agents = []
+        if self.render_mode == "human":
+            t.render()
+        return obs, rewards, terminations, truncations, infos
+
+    def state(self) -> np.ndarray:
+        """Global state: every seat's information state concatenated in seat order."""
+        return self._t.state_vector()
+
+    def render(self) -> str | None:
+        """The table as text (``"ansi"``), printed (``"human"``), or ``None`` without a mode."""
+        return self._t.render()
+
+    def close(self) -> None:
+        """Nothing to release (text rendering only)."""
+
+
+def define_envs(game: str, module: str, render_modes: tuple[str, ...] = ("ansi", "human"),
+                parallelizable: bool = True) -> tuple[type, type, Any, Any]:
+    """The four names of an ``envs/<game>_v0.py`` module, built for one game.
+
+    Call it at module level as
+    ``raw_env, parallel_raw_env, env, parallel_env = define_envs("octrix", __name__)``;
+    the classes then belong to that module (so they pickle) and the env's
+    name is the module's last component (``octrix_v0``).
+
+    Returns:
+        ``(raw_env, parallel_raw_env, env, parallel_env)``: the unwrapped AEC env
+        class (raises on illegal actions), the Parallel env class, and the
+        factories ``env(**kwargs)`` (AEC with PettingZoo's classic wrappers: an
+        illegal move ends the game with -1 for the offender) and
+        ``parallel_env(**kwargs)``; ``kwargs`` are ``render_mode`` and the
+        game's config fields (plus ``illegal_action`` / ``illegal_reward`` for
+        the Parallel env).
+    """
+
+    env_name = module.rsplit(".", 1)[-1]
+
+    class raw_env(OctaAECEnv):
+        __doc__ = f"The unwrapped {game} AEC env (raises on illegal actions)."
+        metadata: ClassVar[dict[str, Any]] = {"render_modes": list(render_modes), "name": env_name,
+                                              "is_parallelizable": parallelizable}
+        GAME = game
+
+        def __init__(self, render_mode: str | None = None, **config: Any):
+            super().__init__(game, render_mode=render_mode, **config)
+
+    class parallel_raw_env(OctaParallelEnv):
+        __doc__ = f"The {game} Parallel env."
+        metadata: ClassVar[dict[str, Any]] = {"render_modes": list(render_modes), "name": env_name}
+        GAME = game
+
+        def __init__(self, render_mode: str | None = None, illegal_action: str = "terminate",
+                     illegal_reward: float = -1.0, **config: Any):
+            super().__init__(game, render_mode=render_mode, illegal_action=illegal_action,
+                             illegal_reward=illegal_reward, **config)
+
+    def env(**kwargs: Any) -> AECEnv:
+        """The AEC env with the PettingZoo classic wrappers (an illegal move: -1, game over)."""
+        return wrap_aec(raw_env(**kwargs))
+
+    def parallel_env(**kwargs: Any) -> OctaParallelEnv:
+        """The Parallel env."""
+        return parallel_raw_env(**kwargs)
+
+    for obj, name in ((raw_env, "raw_env"), (parallel_raw_env, "parallel_raw_env"), (env, "env"),
+                      (parallel_env, "parallel_env")):
+        obj.__module__, obj.__qualname__, obj.__name__ = module, name, name
+    return raw_env, parallel_raw_env, env, parallel_env

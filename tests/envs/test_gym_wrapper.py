@@ -1,0 +1,153 @@
+"""The Gymnasium single-agent face: Gymnasium's checker, reproducible play, masks, illegal moves."""
+
+from __future__ import annotations
+
+import warnings
+
+import numpy as np
+import pytest
+from gymnasium.utils.env_checker import check_env
+
+from agents.base import Agent, RandomAgent, Turn
+from envs.gym_wrapper import SingleAgentEnv
+from octagames.core import IllegalActionError
+
+# (game, config kwargs, learning seat). Other games add themselves here.
+GYM_CONFIGS = [
+    ("octrix", dict(num_players=2), 0),
+    ("octrix", dict(num_players=2), 1),
+    ("octrix", dict(num_players=3), 2),
+    ("octrix", dict(num_players=4, partnership=True), 1),
+    ("octrix", dict(num_players=2, ranks=2, hand_size=3), 0),
+]
+IDS = [f"{g}-{'-'.join(f'{k}={v}' for k, v in c.items())}-seat{s}" for g, c, s in GYM_CONFIGS]
+
+
+@pytest.fixture(params=GYM_CONFIGS, ids=IDS)
+def setup(request):
+    """``(game, config, seat)`` of one configuration."""
+    return request.param
+
+
+def _episode(env: SingleAgentEnv, seed: int) -> tuple[list, float]:
+    """Play one episode with uniformly random legal learner actions; return the trajectory."""
+    obs, info = env.reset(seed=seed)
+    rng = np.random.default_rng(seed)
+    traj, total, terminated = [obs.tobytes()], 0.0, False
+    while not terminated:
+        mask = env.action_masks()
+        assert np.array_equal(mask, info["action_mask"].astype(bool))
+        action = int(rng.choice(np.flatnonzero(mask)))
+        obs, reward, terminated, truncated, info = env.step(action)
+        assert not truncated
+        traj.append((action, obs.tobytes(), reward))
+        total += reward
+    return traj, total
+
+
+def test_check_env(setup):
+    game, cfg, seat = setup
+    env = SingleAgentEnv(game, seat=seat, illegal_action="penalize", render_mode="ansi", **cfg)
+    with warnings.catch_warnings():
+        # without a registry spec the checker cannot build the env in its other render modes
+        warnings.filterwarnings("ignore", message=".*not having a spec")
+        check_env(env)
+
+
+def test_full_episodes_against_random_agents_are_reproducible(setup):
+    game, cfg, seat = setup
+    a = SingleAgentEnv(game, seat=seat, **cfg)
+    b = SingleAgentEnv(game, seat=seat, **cfg)
+    for seed in range(3):
+        traj_a, total = _episode(a, seed)
+        traj_b, _ = _episode(b, seed)
+        assert traj_a == traj_b
+        assert a.game.is_terminal(a.state)
+        assert total == pytest.approx(a.game.returns(a.state)[seat])  # rewards sum to the return
+    assert _episode(a, 100)[0] != _episode(a, 101)[0]
+
+
+def test_action_masks_match_the_engine(setup):
+    game, cfg, seat = setup
+    env = SingleAgentEnv(game, seat=seat, **cfg)
+    env.reset(seed=7)
+    rng = np.random.default_rng(7)
+    terminated = False
+    while not terminated:
+        assert env.game.acting_player(env.state) == seat
+        expected = env.game.legal_mask(env.state, seat).astype(bool)
+        assert np.array_equal(env.action_masks(), expected) and expected.any()
+        _, _, terminated, _, _ = env.step(int(rng.choice(np.flatnonzero(expected))))
+    assert not env.action_masks().any()
+
+
+def test_opponents_only_see_their_own_information_state():
+    class Spy(RandomAgent):
+        def __init__(self) -> None:
+            super().__init__()
+            self.turns = 0
+
+        def act(self, turn: Turn) -> int:
+            true_view = turn.game.observation(turn.state, turn.seat)
+            assert np.array_equal(true_view, turn.observation)  # determinized, consistent
+            self.turns += 1
+            return super().act(turn)
+
+    spies = {0: Spy(), 2: Spy()}
+    env = SingleAgentEnv("octrix", seat=1, opponents=spies, num_players=3)
+    _episode(env, 0)
+    assert spies[0].turns == 8 and spies[2].turns == 8
+
+
+def test_illegal_action_raise_and_penalize():
+    env = SingleAgentEnv("octrix", seat=0, num_players=2)
+    env.reset(seed=3)
+    bad = int(np.flatnonzero(~env.action_masks())[0])
+    before = env.game.to_bytes(env.state)
+    with pytest.raises(IllegalActionError, match=env.game.action_to_string(env.state, bad)):
+        env.step(bad)
+    assert env.game.to_bytes(env.state) == before
+    soft = SingleAgentEnv("octrix", seat=0, num_players=2, illegal_action="penalize")
+    soft.reset(seed=3)
+    _, reward, terminated, truncated, _ = soft.step(bad)
+    assert (reward, terminated, truncated) == (-1.0, True, False)
+    with pytest.raises(RuntimeError, match="reset"):
+        soft.step(bad)
+
+
+def test_fixed_deal_and_scripted_opponent():
+    class Lowest(Agent):
+        def act(self, turn: Turn) -> int:
+            return int(turn.legal_actions[0])
+
+    # ♣8 ♥5 ♣2 against ♥A ♠8 ♦A; the opponent always plays its lowest card
+    env = SingleAgentEnv("octrix", seat=0, opponents=[Lowest()], num_players=2, hand_size=3)
+    env.reset(seed=0, options={"deal": [[31, 17, 7], [1, 30, 0]]})
+    rewards = []
+    for card in (31, 17, 7):  # P1 answers ♦A, ♥A, ♠8
+        _, reward, terminated, _, _ = env.step(card)
+        rewards.append(reward)
+    # trick 1: ♣8 beats ♦A (highest wins); black/red -> trick 2 to the lowest: ♥A beats ♥5;
+    # red/red -> trick 3 to the highest: ♠8 beats ♣2. P0 takes card 1 (1 point), P1 2 and 3 (4).
+    assert env.state["trick_winner"][:3].tolist() == [0, 1, 1]
+    assert terminated and rewards == [0.0, 0.0, -3.0]
+
+
+def test_bad_arguments():
+    with pytest.raises(ValueError, match="seat"):
+        SingleAgentEnv("octrix", seat=2, num_players=2)
+    with pytest.raises(ValueError, match="illegal_action"):
+        SingleAgentEnv("octrix", illegal_action="ignore")
+    with pytest.raises(ValueError, match="opponents"):
+        SingleAgentEnv("octrix", seat=0, opponents=[RandomAgent()], num_players=3)
+    with pytest.raises(ValueError, match="seats"):
+        SingleAgentEnv("octrix", seat=0, opponents={0: RandomAgent()}, num_players=2)
+    with pytest.raises(ValueError, match="num_players"):
+        SingleAgentEnv("octrix", num_players=9)
+
+
+def test_render_is_the_learning_seats_view():
+    env = SingleAgentEnv("octrix", seat=1, num_players=2, render_mode="ansi")
+    env.reset(seed=2)
+    assert env.render() == env.game.render(env.state, viewer=1)
+    assert "has played face down" in env.render()  # seat 0 committed before seat 1's turn

@@ -1,0 +1,356 @@
+"""The PettingZoo faces: the official test suite on every game, and Octrix scenarios.
+
+A new game joins by adding its ``(envs module, config)`` pairs to ``ENV_CONFIGS``.
+"""
+
+from __future__ import annotations
+
+import importlib
+import warnings
+
+import numpy as np
+import pytest
+
+from envs import octrix_v0
+from octagames.core import IllegalActionError
+from octagames.octrix.rules import NUM_CARDS, O_HANDS, O_TABLE
+
+with warnings.catch_warnings():  # pettingzoo.test imports connect_four_v3 through its deprecated loader
+    warnings.simplefilter("ignore", DeprecationWarning)
+    from pettingzoo.test import api_test, parallel_api_test, parallel_seed_test, render_test, seed_test
+    from pettingzoo.test.state_test import state_test
+
+# (envs module name, config kwargs). Other games add themselves here.
+ENV_CONFIGS = [
+    ("octrix_v0", dict(num_players=2)),
+    ("octrix_v0", dict(num_players=3)),
+    ("octrix_v0", dict(num_players=4)),
+    ("octrix_v0", dict(num_players=4, partnership=True)),
+    ("octrix_v0", dict(num_players=2, ranks=2, hand_size=3)),
+    ("octrix_v0", dict(num_players=2, match=True, target=30)),
+    ("achten_v0", dict(num_players=2)),
+    ("achten_v0", dict(num_players=4)),
+    ("achten_v0", dict(num_players=6)),
+]
+IDS = [f"{m}-{'-'.join(f'{k}={v}' for k, v in c.items())}" for m, c in ENV_CONFIGS]
+
+
+@pytest.fixture(params=ENV_CONFIGS, ids=IDS)
+def face(request):
+    """``(envs module, config)`` of one configuration."""
+    name, cfg = request.param
+    return importlib.import_module(f"envs.{name}"), cfg
+
+
+@pytest.fixture(autouse=True)
+def _quiet_pettingzoo_advice():
+    # api_test advises Box observations for envs it does not list as dict-observation
+    # classic envs; the dict {"observation", "action_mask"} is the classic convention.
+    with warnings.catch_warnings():
+        warnings.filterwarnings("ignore", message="Observation space for each agent probably")
+        warnings.filterwarnings("ignore", message="Observation is not a NumPy array")
+        warnings.filterwarnings("ignore", message=".*[Ii]llegal move")
+        yield
+
+
+# ---------------------------------------------------------------- PettingZoo's own suite
+def test_api_test_wrapped_and_raw(face):
+    mod, cfg = face
+    api_test(mod.env(**cfg), num_cycles=200)
+    api_test(mod.raw_env(**cfg), num_cycles=200)
+
+
+def test_parallel_api_test(face):
+    mod, cfg = face
+    parallel_api_test(mod.parallel_env(**cfg), num_cycles=200)
+
+
+def test_seed_tests(face):
+    mod, cfg = face
+    seed_test(lambda: mod.env(**cfg), num_cycles=100)
+    parallel_seed_test(lambda: mod.parallel_env(**cfg), num_cycles=100)
+
+
+def test_render_test(face, capsys):
+    mod, cfg = face
+    render_test(lambda render_mode=None: mod.env(render_mode=render_mode, **cfg),
+                custom_tests={"ansi": lambda text: isinstance(text, str) and len(text) > 0})
+    assert capsys.readouterr().out  # "human" printed the table
+
+
+def test_state_test(face):
+    mod, cfg = face
+    state_test(mod.env(**cfg), mod.parallel_env(**cfg), num_cycles=20)
+
+
+def test_metadata(face):
+    mod, cfg = face
+    raw = mod.raw_env(**cfg)
+    assert raw.metadata["name"] == mod.__name__.rsplit(".", 1)[1]
+    assert raw.metadata["render_modes"] == ["ansi", "human"]
+    assert raw.metadata["is_parallelizable"] is True
+    assert raw.possible_agents == [f"player_{p}" for p in range(cfg["num_players"])]
+
+
+# ---------------------------------------------------------------- generic contract checks
+def _random_aec_game(env, seed):
+    env.reset(seed=seed)
+    rng = np.random.default_rng(seed)
+    totals = dict.fromkeys(env.possible_agents, 0.0)
+    for agent in env.agent_iter():
+        obs, reward, term, trunc, _ = env.last()
+        totals[agent] += reward
+        if term or trunc:
+            env.step(None)
+            continue
+        env.step(int(rng.choice(np.flatnonzero(obs["action_mask"]))))
+    return totals
+
+
+def test_aec_cumulative_rewards_equal_returns(face):
+    mod, cfg = face
+    env = mod.raw_env(**cfg)
+    for seed in range(3):
+        totals = _random_aec_game(env, seed)  # sums what last() reports at every turn
+        returns = env.game.returns(env.state_record)
+        assert env.game.is_terminal(env.state_record)
+        assert totals == pytest.approx({a: returns[p] for p, a in enumerate(env.possible_agents)})
+
+
+def test_parallel_rewards_equal_returns_and_only_pending_seats_act(face):
+    mod, cfg = face
+    par = mod.parallel_env(**cfg)
+    for seed in range(3):
+        obs, _ = par.reset(seed=seed)
+        rng = np.random.default_rng(seed)
+        totals = dict.fromkeys(par.possible_agents, 0.0)
+        while par.agents:
+            acting = par.acting_agents()
+            pending = [a for a in par.agents if obs[a]["action_mask"].any()]
+            assert acting == pending and acting
+            actions = {a: int(rng.choice(np.flatnonzero(obs[a]["action_mask"]))) for a in acting}
+            obs, rewards, _, truncs, _ = par.step(actions)
+            assert not any(truncs.values())
+            for a, r in rewards.items():
+                totals[a] += r
+        returns = par.game.returns(par.state_record)
+        assert totals == pytest.approx({a: returns[p] for p, a in enumerate(par.possible_agents)})
+
+
+def test_reset_without_seed_continues_the_seeded_stream(face):
+    mod, cfg = face
+    a, b = mod.raw_env(**cfg), mod.raw_env(**cfg)
+    a.reset(seed=11)
+    b.reset(seed=11)
+    a.reset()
+    b.reset()
+    assert a.game.to_bytes(a.state_record) == b.game.to_bytes(b.state_record)
+    a.reset(seed=12)
+    assert a.game.to_bytes(a.state_record) != b.game.to_bytes(b.state_record)
+
+
+def test_bad_config_value_raises_the_configs_value_error():
+    with pytest.raises(ValueError, match="num_players"):
+        octrix_v0.env(num_players=5)
+    with pytest.raises(ValueError, match="partnership"):
+        octrix_v0.parallel_env(num_players=3, partnership=True)
+    with pytest.raises(ValueError, match="num_players"):  # the message lists the valid fields
+        octrix_v0.raw_env(players=2)
+    with pytest.raises(ValueError, match="render_mode"):
+        octrix_v0.raw_env(render_mode="rgb_array")
+    with pytest.raises(ValueError, match="illegal_action"):
+        octrix_v0.parallel_env(illegal_action="ignore")
+
+
+# ---------------------------------------------------------------- Octrix scenarios
+# Cards: a = (rank - 1) * 4 + suit, suits ♦ ♥ ♠ ♣ (red, red, black, black).
+D_A, H_A, S_A, C_2, H_5, S_8, C_8 = 0, 1, 2, 7, 17, 30, 31
+
+
+def _hands(env) -> list[list[int]]:
+    owner = env.state_record["owner"]
+    return [sorted(int(c) for c in np.flatnonzero(owner == p)) for p in range(env.game.num_players)]
+
+
+def _play_aec(env, cards_by_trick):
+    """Play ``cards_by_trick[t][seat]`` in the raw env; return the rewards after the last card."""
+    for trick in cards_by_trick:
+        for seat, card in enumerate(trick):
+            assert env.agent_selection == f"player_{seat}"  # lowest pending seat first
+            env.step(card)
+    return dict(env.rewards)
+
+
+def test_fixed_deal_gives_exactly_those_hands():
+    env = octrix_v0.raw_env(num_players=3, dealer=1)
+    deal = [[0, 5, 10, 15, 20, 25, 30, 31], [1, 2, 3, 4, 6, 7, 8, 9], [11, 12, 13, 14, 16, 17, 18, 19]]
+    env.reset(seed=0, options={"deal": deal})
+    assert _hands(env) == [sorted(h) for h in deal]
+    for p, a in enumerate(env.possible_agents):  # and the seat sees its own hand in its observation
+        hand = env.observe(a)["observation"][O_HANDS:O_HANDS + NUM_CARDS]
+        assert sorted(np.flatnonzero(hand).tolist()) == sorted(deal[p])
+    par = octrix_v0.parallel_env(num_players=3, dealer=1)
+    par.reset(seed=5, options={"deal": deal})
+    assert _hands(par) == [sorted(h) for h in deal]
+
+
+def test_colour_rule_different_colours_lowest_card_wins_next():
+    # trick 1: ♣8 beats ♥A (highest wins); black/red -> trick 2 goes to the lowest card:
+    # ♥5 beats ♠8; black/red again -> trick 3: ♦A beats ♣2. P0 takes 1, 2 (4 points), P1 takes 3 (1).
+    env = octrix_v0.raw_env(num_players=2, hand_size=3)
+    env.reset(seed=0, options={"deal": [[C_8, H_5, C_2], [H_A, S_8, D_A]]})
+    rewards = _play_aec(env, [[C_8, H_A], [H_5, S_8], [C_2, D_A]])
+    assert env.state_record["trick_winner"][:3].tolist() == [0, 0, 1]
+    assert rewards == {"player_0": 3.0, "player_1": -3.0}
+    assert all(env.terminations.values())
+
+
+def test_colour_rule_same_colour_highest_card_wins_next():
+    # trick 1: ♣8 and ♠A are both black -> trick 2 goes to the highest card: ♠8 beats ♥5;
+    # black/red -> trick 3 goes to the lowest: ♦A beats ♣2. P0 takes 1 (1 point), P1 2, 3 (4).
+    env = octrix_v0.raw_env(num_players=2, hand_size=3)
+    env.reset(seed=0, options={"deal": [[C_8, H_5, C_2], [S_A, S_8, D_A]]})
+    rewards = _play_aec(env, [[C_8, S_A], [H_5, S_8], [C_2, D_A]])
+    assert env.state_record["trick_winner"][:3].tolist() == [0, 1, 1]
+    assert rewards == {"player_0": -3.0, "player_1": 3.0}
+
+
+def test_same_scenario_through_the_parallel_env():
+    par = octrix_v0.parallel_env(num_players=2, hand_size=3)
+    par.reset(seed=0, options={"deal": [[C_8, H_5, C_2], [H_A, S_8, D_A]]})
+    total = {"player_0": 0.0, "player_1": 0.0}
+    for c0, c1 in [(C_8, H_A), (H_5, S_8), (C_2, D_A)]:
+        _, rewards, terms, _, _ = par.step({"player_0": c0, "player_1": c1})
+        for a, r in rewards.items():
+            total[a] += r
+    assert total == {"player_0": 3.0, "player_1": -3.0}
+    assert all(terms.values()) and par.agents == []
+
+
+def test_committed_card_is_hidden_from_the_other_seat_until_the_trick_is_complete():
+    env = octrix_v0.raw_env(num_players=2, hand_size=3)
+    env.reset(seed=0, options={"deal": [[C_8, H_5, C_2], [H_A, S_8, D_A]]})
+    env.step(C_8)
+    own = env.observe("player_0")["observation"]
+    other = env.observe("player_1")["observation"]
+    assert own[O_TABLE + C_8] == 1  # P0 sees its card on the table (relative seat 0)
+    assert other[O_TABLE:O_TABLE + 4 * NUM_CARDS].sum() == 0  # P1 does not
+    assert other[O_HANDS + NUM_CARDS + C_8] == 1  # for P1 it is still in P0's hand (relative seat 1)
+    assert env.observe("player_0")["action_mask"].sum() == 0
+    assert env.observe("player_1")["action_mask"].tolist() == \
+        [int(c in (H_A, S_8, D_A)) for c in range(NUM_CARDS)]
+
+
+def test_partnership_parallel_steps_take_the_dealers_pair_first():
+    par = octrix_v0.parallel_env(num_players=4, partnership=True, dealer=2)
+    obs, _ = par.reset(seed=3)
+    assert par.acting_agents() == ["player_2", "player_3"]  # dealer 2 and their left neighbour
+    mask_of = {a: obs[a]["action_mask"] for a in par.agents}
+    assert not mask_of["player_0"].any() and not mask_of["player_1"].any()
+    with pytest.raises(ValueError, match="player_3"):
+        par.step({"player_2": int(np.flatnonzero(mask_of["player_2"])[0])})
+    actions = {a: int(np.flatnonzero(m)[0]) if m.any() else 0 for a, m in mask_of.items()}
+    obs, *_ = par.step(actions)  # the zeros for players 0 and 1 are ignored
+    assert par.acting_agents() == ["player_0", "player_1"]
+    # the second pair sees the first pair's cards face up
+    played = [actions["player_2"], actions["player_3"]]
+    table = obs["player_0"]["observation"][O_TABLE:O_TABLE + 4 * NUM_CARDS].reshape(4, NUM_CARDS)
+    assert table[2, played[0]] == 1 and table[3, played[1]] == 1
+
+
+@pytest.mark.parametrize("deal, message", [
+    ([[0, 1, 2]], "2 players"),
+    ([[0, 1, 2], [3, 4]], "has 2 cards; hand_size is 3"),
+    ([[0, 1, 2], [3, 4, 2]], "also in the hand of player 0"),
+    ([[0, 1, 1], [3, 4, 5]], "twice in that hand"),
+    ([[0, 1, 2], [3, 4, 32]], "not in the deck"),
+    ([[0, 1, 2], [3, 4, "x"]], "not an integer"),
+    ("0 1 2", "list of 2 hands"),
+])
+def test_invalid_deal_raises_value_error(deal, message):
+    env = octrix_v0.raw_env(num_players=2, hand_size=3)
+    with pytest.raises(ValueError, match=message):
+        env.reset(seed=0, options={"deal": deal})
+    with pytest.raises(ValueError, match=message):
+        octrix_v0.parallel_env(num_players=2, hand_size=3).reset(options={"deal": deal})
+
+
+def test_deal_outside_a_reduced_deck_is_rejected():
+    env = octrix_v0.raw_env(num_players=2, ranks=2, hand_size=3)
+    with pytest.raises(ValueError, match=r"cards are 0\.\.7"):
+        env.reset(options={"deal": [[0, 1, 2], [3, 4, 8]]})
+
+
+# ---------------------------------------------------------------- illegal actions
+def test_raw_env_illegal_action_raises_and_changes_nothing():
+    env = octrix_v0.raw_env(num_players=2, hand_size=3)
+    env.reset(seed=0, options={"deal": [[C_8, H_5, C_2], [H_A, S_8, D_A]]})
+    before = env.game.to_bytes(env.state_record)
+    with pytest.raises(IllegalActionError, match="♥A") as e:
+        env.step(H_A)  # P1's card
+    assert "player 0" in str(e.value)
+    with pytest.raises(IllegalActionError, match="♠A"):
+        env.step(S_A)  # nobody's card
+    assert env.game.to_bytes(env.state_record) == before
+    assert env.agent_selection == "player_0" and not any(env.terminations.values())
+    env.step(C_8)  # the game goes on
+    assert env.agent_selection == "player_1"
+
+
+def test_wrapped_env_illegal_action_ends_the_game_with_minus_one():
+    env = octrix_v0.env(num_players=3)
+    env.reset(seed=1)
+    obs, *_ = env.last()
+    env.step(int(np.flatnonzero(obs["action_mask"] == 0)[0]))  # player_0 plays an illegal card
+    assert all(env.terminations.values())
+    assert env.rewards == {"player_0": -1.0, "player_1": 0.0, "player_2": 0.0}
+    seen = {}
+    for agent in env.agent_iter():
+        _, reward, term, _, _ = env.last()
+        assert term
+        seen[agent] = reward
+        env.step(None)
+    assert seen == {"player_0": -1.0, "player_1": 0.0, "player_2": 0.0}
+
+
+def test_parallel_illegal_action_terminates_or_raises():
+    deal = [[C_8, H_5, C_2], [H_A, S_8, D_A]]
+    par = octrix_v0.parallel_env(num_players=2, hand_size=3)
+    par.reset(seed=0, options={"deal": deal})
+    _, rewards, terms, _, _ = par.step({"player_0": C_8, "player_1": C_2})  # C_2 is P0's card
+    assert rewards == {"player_0": 0.0, "player_1": -1.0} and all(terms.values()) and par.agents == []
+    strict = octrix_v0.parallel_env(num_players=2, hand_size=3, illegal_action="raise")
+    strict.reset(seed=0, options={"deal": deal})
+    before = strict.game.to_bytes(strict.state_record)
+    with pytest.raises(IllegalActionError, match="♣2"):
+        strict.step({"player_0": C_8, "player_1": C_2})
+    assert strict.game.to_bytes(strict.state_record) == before
+
+
+def test_render_ansi_is_the_engine_text():
+    env = octrix_v0.raw_env(num_players=2, render_mode="ansi")
+    env.reset(seed=4)
+    assert env.render() == env.game.render(env.state_record)
+    assert env.render().startswith("Octrix (2 players)")
+
+
+def test_match_rewards_sum_to_the_match_result():
+    env = octrix_v0.raw_env(num_players=3, match=True, target=30)
+    for seed in range(2):
+        totals = _random_aec_game(env, seed)
+        assert int(env.state_record["round"]) >= 1
+        returns = env.game.returns(env.state_record)
+        assert sorted(returns.tolist()) in ([-0.5, -0.5, 1.0], [0.0, 0.0, 0.0])
+        assert totals == pytest.approx({a: returns[p] for p, a in enumerate(env.possible_agents)})
+
+
+def test_envs_pickle(face):
+    import pickle
+
+    mod, cfg = face
+    raw = pickle.loads(pickle.dumps(mod.raw_env(render_mode="ansi", **cfg)))
+    par = pickle.loads(pickle.dumps(mod.parallel_env(illegal_action="raise", **cfg)))
+    assert raw.game.config == par.game.config == mod.raw_env(**cfg).game.config
+    assert par.illegal_action == "raise"
+    raw.reset(seed=0)
+    assert isinstance(raw.render(), str)
