@@ -7,7 +7,8 @@ from envs.vector import make
 from octagames.core import Game, rng_next
 
 CONFIGS = [("octrix", dict(num_players=2)), ("octrix", dict(num_players=4, partnership=True)),
-           ("octrix", dict(num_players=3, match=True, target=20))]
+           ("octrix", dict(num_players=3, match=True, target=20)), ("achten", dict(num_players=3)),
+           ("achten", dict(num_players=6))]
 
 
 @pytest.mark.parametrize("name,cfg", CONFIGS)
