@@ -105,8 +105,9 @@ def test_game_type_and_info():
     info = load_module("octrix").INFO
     assert game.num_distinct_actions() == info.num_actions
     assert game.max_chance_outcomes() == info.max_chance_outcomes
-    assert (game.min_utility(), game.max_utility()) == (info.min_utility, info.max_utility)
-    assert game.max_game_length() == info.max_game_length
+    engine = Game("octrix")
+    assert (game.min_utility(), game.max_utility()) == (engine.min_utility, engine.max_utility)
+    assert game.max_game_length() == engine.max_game_length
     assert game.utility_sum() == 0.0
     assert game.observation_tensor_shape() == [info.observation_size]
 
