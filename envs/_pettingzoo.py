@@ -34,6 +34,8 @@ fixed deals from :mod:`envs.deals`.
 
 from __future__ import annotations
 
+import importlib
+import importlib.util
 from collections.abc import Callable
 from types import ModuleType
 from typing import Any, ClassVar
@@ -155,9 +157,9 @@ class _Table:
     """
 
     def __init__(self, game: Game, render_mode: str | None):
-        if render_mode is not None and render_mode not in ("ansi", "human"):
-            raise ValueError(f"render_mode={render_mode!r} is not valid; "
-                             "valid values: ['ansi', 'human', None]")
+        modes = ["ansi", "human"] + (["rgb_array"] if has_picture(game.name) else [])
+        if render_mode is not None and render_mode not in modes:
+            raise ValueError(f"render_mode={render_mode!r} is not valid; valid values: {modes + [None]}")
         m = game.module
         self.game = game
         self.n = game.num_players
@@ -226,16 +228,28 @@ class _Table:
             self._obs(self.s, p, out[p * self.obs_size:(p + 1) * self.obs_size])
         return out
 
-    def render(self) -> str | None:
-        """Text of the table for "ansi"; printed for "human"."""
+    def render(self) -> str | np.ndarray | None:
+        """Text of the table for "ansi"; printed for "human"; an RGB picture for "rgb_array"."""
         if self.render_mode is None:
             gymnasium.logger.warn("You are calling render method without specifying any render mode.")
             return None
+        if self.render_mode == "rgb_array":
+            return picture_module(self.game.name).render_rgb(self.s)
         text = self.game.render(self.s)
         if self.render_mode == "human":
             print(text)
             return None
         return text
+
+
+def picture_module(game: str) -> ModuleType:
+    """The module drawing pictures of ``game`` (``envs/<game>_render.py``)."""
+    return importlib.import_module(f"envs.{game}_render")
+
+
+def has_picture(game: str) -> bool:
+    """Whether ``game`` has an ``rgb_array`` renderer (``envs/<game>_render.py``)."""
+    return importlib.util.find_spec(f"envs.{game}_render") is not None
 
 
 def _pickle_kwargs(env: Any, game: str | None, **kwargs: Any) -> dict[str, Any]:
@@ -372,8 +386,8 @@ class OctaAECEnv(AECEnv, EzPickle):
         if self.render_mode == "human":
             t.render()
 
-    def render(self) -> str | None:
-        """The table as text (``"ansi"``), printed (``"human"``), or ``None`` without a mode."""
+    def render(self) -> str | np.ndarray | None:
+        """The table as text (``"ansi"``), printed (``"human"``), a picture (``"rgb_array"``)."""
         return self._t.render()
 
     def close(self) -> None:
@@ -553,16 +567,15 @@ class OctaParallelEnv(ParallelEnv, EzPickle):
         """Global state: every seat's information state concatenated in seat order."""
         return self._t.state_vector()
 
-    def render(self) -> str | None:
-        """The table as text (``"ansi"``), printed (``"human"``), or ``None`` without a mode."""
+    def render(self) -> str | np.ndarray | None:
+        """The table as text (``"ansi"``), printed (``"human"``), a picture (``"rgb_array"``)."""
         return self._t.render()
 
     def close(self) -> None:
         """Nothing to release (text rendering only)."""
 
 
-def define_envs(game: str, module: str, render_modes: tuple[str, ...] = ("ansi", "human"),
-                parallelizable: bool = True) -> tuple[type, type, Any, Any]:
+def define_envs(game: str, module: str, parallelizable: bool = True) -> tuple[type, type, Any, Any]:
     """The four names of an ``envs/<game>_v0.py`` module, built for one game.
 
     Call it at module level as
@@ -581,6 +594,7 @@ def define_envs(game: str, module: str, render_modes: tuple[str, ...] = ("ansi",
     """
 
     env_name = module.rsplit(".", 1)[-1]
+    render_modes = ["ansi", "human"] + (["rgb_array"] if has_picture(game) else [])
 
     class raw_env(OctaAECEnv):
         __doc__ = f"The unwrapped {game} AEC env (raises on illegal actions)."

@@ -8,7 +8,8 @@ from octagames.core import Game, rng_next
 
 CONFIGS = [("octrix", dict(num_players=2)), ("octrix", dict(num_players=4, partnership=True)),
            ("octrix", dict(num_players=3, match=True, target=20)), ("achten", dict(num_players=3)),
-           ("achten", dict(num_players=6))]
+           ("achten", dict(num_players=6)), ("octiles", dict(num_players=2)),
+           ("octiles", dict(num_players=4, team=True))]
 
 
 @pytest.mark.parametrize("name,cfg", CONFIGS)
@@ -48,7 +49,9 @@ def test_vector_env_equals_engine_played_one_record_at_a_time(name, cfg):
     for s in ref:
         g.play_chance(s)
     finished = 0
-    for _ in range(150):
+    for step in range(3000):
+        if step >= 150 and finished > 0:
+            break
         actions = env.sample_actions()
         expected = []
         for i, s in enumerate(ref):

@@ -1,0 +1,82 @@
+"""A greedy Octiles baseline: advance the runner closest to its goal, by path distance.
+
+The *path distance* of a point to a seat's goal is the fewest octagons a path
+must cross to reach a free goal circle of that seat if every octagon could
+carry any path (``octagames.octiles.board.POINT_DIST``). At a placement the
+agent looks at every legal whole turn (placement + move) and takes, in order
+of preference:
+
+1. a turn that puts a runner on a goal circle;
+2. a turn that brings a runner closer, choosing the runner that is already
+   closest to its goal (then the largest gain);
+3. otherwise the turn that loses the least distance.
+
+Ties are broken at random. At the move step it applies the same ranking to
+the moves over the tile it placed; setup choices are random.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from agents.base import Agent, Turn
+from octagames.octiles import board as B
+from octagames.octiles import rules as R
+
+
+def goal_distance(s, seat: int, point: int) -> int:
+    """Path distance from ``point`` to the nearest goal circle of ``seat`` not held by its own runners."""
+    if bool(R.on_goal(s, seat, point)):
+        return 0
+    side = int(R.goal_side(s, seat))
+    mine = set(int(x) for x in s["pos"][seat, : int(s["runners"])])
+    goals = [int(g) for g in B.HOME_OF[side] if int(g) not in mine]
+    if not goals:  # cannot happen while a runner is still travelling; stay safe
+        goals = [int(g) for g in B.HOME_OF[side]]
+    return int(min(B.POINT_DIST[point, g] for g in goals))
+
+
+class OctilesHeuristicAgent(Agent):
+    """Greedy by path distance: advance the runner closest to its goal."""
+
+    name = "heuristic-octiles"
+
+    def __init__(self) -> None:
+        self.rng = np.random.default_rng(0)
+        self._rows = np.zeros((R.MAX_TURN_CHOICES, 3), dtype=np.int32)
+        self._buf = np.zeros(R.MAX_PATH + 1, dtype=np.uint8)
+
+    def _key(self, s, seat: int, start: int, end: int) -> tuple:
+        before = goal_distance(s, seat, start)
+        after = 0 if bool(R.on_goal(s, seat, end)) else goal_distance(s, seat, end)
+        gain = before - after
+        return (after == 0, gain > 0, -before if gain > 0 else 0, gain, self.rng.random())
+
+    def act(self, turn: Turn) -> int:
+        """The best legal action by the ranking in the module docstring."""
+        s = turn.state
+        legal = turn.legal_actions
+        if len(legal) == 1:
+            return int(legal[0])
+        seat = turn.seat
+        phase = int(s["phase"])
+        if phase == R.PH_PLACE:
+            n = int(R.list_turns(s, self._rows))
+            best, best_key = int(legal[0]), None
+            for place, move, end in self._rows[:n]:
+                start = (int(move) - R.A_MOVE) // B.NUM_DIRS
+                key = self._key(s, seat, start, int(end))
+                if best_key is None or key > best_key:
+                    best, best_key = int(place), key
+            return best
+        if phase == R.PH_MOVE:
+            o = int(s["placed"])
+            best, best_key = int(legal[0]), None
+            for a in legal:
+                start, d = divmod(int(a) - R.A_MOVE, B.NUM_DIRS)
+                end = int(R.trace(s, start, d, o, int(s["tile"][o]), int(s["rot"][o]), self._buf)[0])
+                key = self._key(s, seat, start, end)
+                if best_key is None or key > best_key:
+                    best, best_key = int(a), key
+            return best
+        return int(self.rng.choice(legal))

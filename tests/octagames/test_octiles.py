@@ -1,0 +1,619 @@
+"""Octiles: board facts, hand-built rule positions, and invariants under random play."""
+
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+
+import numba as nb
+import numpy as np
+import pytest
+
+from octagames.core import CHANCE, TERMINAL, Game, IllegalActionError
+from octagames.octiles import board as B
+from octagames.octiles import rules as R
+
+S = B.space_id
+P = B.point_id
+T1, T2, T4, T5, T6, T7, T8 = 0, 1, 3, 4, 5, 6, 7  # tile indices (boardspace numbers 1, 2, ...)
+
+
+def place_action(space: str, rot: int) -> int:
+    return R.A_PLACE + S(space) * 8 + rot
+
+
+def move_action(point: str, d: int = 0) -> int:
+    return R.A_MOVE + P(point) * 4 + d
+
+
+def blank(pos: dict[int, list[str]], exch: int, cur: int = 0, tiles: dict | None = None,
+          **cfg) -> tuple[Game, np.void]:
+    """A hand-built position: every space face down except ``tiles`` ({space: (tile, rot)}),
+    the runners at ``pos`` ({seat: [point names]}), exchange tile ``exch``, seat ``cur`` to place."""
+    g = Game("octiles", **cfg)
+    s = g.new_state(0)
+    g.play_chance(s)
+    s["tile"][:] = -1
+    s["rot"][:] = 0
+    for sp, (t, r) in (tiles or {}).items():
+        s["tile"][S(sp)] = t
+        s["rot"][S(sp)] = r
+    s["exch"] = exch
+    s["pos"][:, :] = -1
+    for p, pts in pos.items():
+        for i, name in enumerate(pts):
+            s["pos"][p, i] = P(name)
+    s["cur"] = cur
+    s["phase"] = R.PH_PLACE
+    return g, s
+
+
+def seen_tiles(s) -> list[int]:
+    out = [int(t) for t in s["tile"] if t >= 0]
+    if s["exch"] >= 0:
+        out.append(int(s["exch"]))
+    return out
+
+
+# ------------------------------------------------------------------ board facts
+def test_board_counts():
+    assert (B.NUM_SPACES, B.NUM_STOPS, B.NUM_HOMES, len(B.CURVE_NAMES), B.NUM_TILES) == (17, 16, 20, 8, 18)
+    kinds = {"octagon": 0, "curve": 0, "stop": 0, "home": 0}
+    for o in range(17):
+        for k in range(8):
+            if B.LINK_KIND[o, k] == 1:
+                kinds["stop" if B.LINK_A[o, k] < 16 else "home"] += 1
+            else:
+                kinds["curve" if B.LINK_CURVE[o, k] >= 0 else "octagon"] += 1
+    assert kinds == {"octagon": 48, "curve": 16, "stop": 52, "home": 20}
+    assert sorted(B.CURVE_KINDS) == ["corner"] * 4 + ["loop"] * 4
+    contacts = (B.POINT_SPACE >= 0).sum(axis=1)
+    assert sorted(contacts[:16].tolist()) == [2] * 4 + [3] * 4 + [4] * 8
+    assert contacts[16:].tolist() == [1] * 20
+    assert [int(B.POINT_HOME_SIDE[B.HOME_OF[b]].tolist().count(b)) for b in range(4)] == [5] * 4
+
+
+def test_every_link_works_both_ways():
+    for o in range(17):
+        for k in range(8):
+            if B.LINK_KIND[o, k] == 0:
+                o2, k2 = int(B.LINK_A[o, k]), int(B.LINK_B[o, k])
+                assert (B.LINK_A[o2, k2], B.LINK_B[o2, k2]) == (o, k)
+                assert B.LINK_KIND[o2, k2] == 0
+                assert (B.LINK_CURVE[o, k] >= 0) == (B.LINK_CURVE[o2, k2] >= 0)
+                if B.LINK_CURVE[o, k] < 0:  # neighbours across an edge face each other
+                    assert k2 == (k + 4) % 8 and k % 2 == 0
+            else:
+                p = int(B.LINK_A[o, k])
+                d = [j for j in range(4) if B.POINT_SPACE[p, j] == o]
+                assert len(d) == 1 and B.POINT_SIDE[p, d[0]] == k
+    for p in range(36):  # and every contact of a point leads back to it
+        for d in range(4):
+            o, k = int(B.POINT_SPACE[p, d]), int(B.POINT_SIDE[p, d])
+            if o >= 0:
+                assert B.LINK_KIND[o, k] == 1 and B.LINK_A[o, k] == p
+                if p < 16:
+                    assert k % 2 == 1  # stops touch diagonal sides only
+
+
+def test_board_has_fourfold_rotational_symmetry():
+    def rot_space(o):
+        x, y = B.SPACE_XY[o]
+        return int(np.flatnonzero((B.SPACE_XY == (y, 4 - x)).all(axis=1))[0])
+
+    def rot_point(p):
+        if p >= 16:
+            b, i = divmod(p - 16, 5)
+            return int(B.HOME_OF[(b + 1) % 4, i])
+        x, y = B.POINT_XY[p]
+        return int(np.flatnonzero(np.isclose(B.POINT_XY[:16], (y, 4 - x)).all(axis=1))[0])
+
+    assert sorted(rot_space(o) for o in range(17)) == list(range(17))
+    assert sorted(rot_point(p) for p in range(36)) == list(range(36))
+    for o in range(17):
+        for k in range(8):
+            o2, k2 = rot_space(o), (k + 2) % 8
+            assert B.LINK_KIND[o2, k2] == B.LINK_KIND[o, k]
+            if B.LINK_KIND[o, k] == 1:
+                assert B.LINK_A[o2, k2] == rot_point(int(B.LINK_A[o, k]))
+            else:
+                assert B.LINK_A[o2, k2] == rot_space(int(B.LINK_A[o, k]))
+                assert B.LINK_B[o2, k2] == (B.LINK_B[o, k] + 2) % 8
+
+
+def _matchings(sides):
+    if not sides:
+        yield ()
+        return
+    a = sides[0]
+    for b in sides[1:]:
+        rest = [x for x in sides if x not in (a, b)]
+        for m in _matchings(rest):
+            yield ((a, b),) + m
+
+
+def _canon(pairs):
+    forms = []
+    for r in range(8):
+        forms.append(tuple(sorted(tuple(sorted(((a + r) % 8, (b + r) % 8))) for a, b in pairs)))
+    return min(forms)
+
+
+def test_tiles_are_exactly_the_rotation_classes_of_perfect_matchings():
+    all_m = list(_matchings(list(range(8))))
+    assert len(all_m) == 105
+    classes = {_canon(m) for m in all_m}
+    assert len(classes) == 18
+    tile_classes = [_canon(p) for p in B.TILE_PAIRS]
+    assert len(set(tile_classes)) == 18 and set(tile_classes) == classes
+    for t in range(18):  # partner tables are involutions without fixed points
+        assert all(B.TILE_PARTNER[t, B.TILE_PARTNER[t, k]] == k != B.TILE_PARTNER[t, k] for k in range(8))
+
+
+def test_exit_table_turns_tiles_clockwise():
+    # tile 6 joins N and E; turned one step clockwise it joins NE and SE
+    assert B.EXIT[T6, 0, 0] == 2 and B.EXIT[T6, 1, 1] == 3 and B.EXIT[T6, 1, 3] == 1
+
+
+# ------------------------------------------------------------------ paths in hand-built positions
+def test_straight_path_to_a_free_stop_is_legal():
+    g, s = blank({0: ["C3"], 1: ["HE0"]}, exch=T1)
+    assert g.legal_mask(s)[place_action("c3", 0)]
+    g.apply_action(s, place_action("c3", 0))
+    assert g.legal_actions(s) == [move_action("C3", 0)]  # NE across c3 to D4
+    g.apply_action(s, move_action("C3", 0))
+    assert s["pos"][0, 0] == P("D4")
+    assert g.current_player(s) == CHANCE  # the picked-up face-down tile is revealed now
+
+
+def test_a_move_must_use_the_placed_tile():
+    # B4 -> b3 (NW->NE) -> C4 is a whole path, but it does not cross c3 where T1 went
+    g, s = blank({0: ["C3", "B4"], 1: ["HE0"]}, exch=T1, tiles={"b3": (T4, 0)})
+    buf = np.zeros(R.MAX_PATH + 1, dtype=np.uint8)
+    assert R.trace(s, P("B4"), 1, -1, 0, 0, buf)[0] == P("C4")
+    g.apply_action(s, place_action("c3", 0))
+    assert g.legal_actions(s) == [move_action("C3", 0)]
+    assert "without crossing the tile placed on c3" in R.illegal_reason(s, 0, move_action("B4", 1))
+
+
+def test_occupied_stop_makes_the_placement_illegal():
+    g, s = blank({0: ["C3"], 1: ["D4"]}, exch=T1)
+    mask = g.legal_mask(s)
+    assert not mask[place_action("c3", 0)]
+    reason = R.illegal_reason(s, 0, place_action("c3", 0))
+    assert "occupied stop D4" in reason
+    with pytest.raises(IllegalActionError, match="occupied stop D4"):
+        g.apply_action(s, place_action("c3", 0))
+
+
+def test_dead_end_at_a_face_down_tile():
+    # tile 2 joins SW and N: from C3 across c3 into c4, which lies face down
+    g, s = blank({0: ["C3"], 1: ["HE0"]}, exch=T2)
+    assert not g.legal_mask(s)[place_action("c3", 0)]
+    assert "face-down tile on c4" in R.illegal_reason(s, 0, place_action("c3", 0))
+    # the same placement is legal once c4 and c5 lie face up with straight N-S paths
+    g, s = blank({3: ["C3"]}, exch=T2, cur=3, num_players=4,
+                 tiles={"c4": (T4, 0), "c5": (T5, 0)})
+    assert g.legal_mask(s)[place_action("c3", 0)]
+
+
+def test_foreign_goal_is_illegal_own_goal_is_legal():
+    tiles = {"c4": (T4, 0), "c5": (T5, 0)}  # C3 -> c3 -> c4 -> c5 -> HN3
+    g, s = blank({0: ["C3"], 1: ["HE0"]}, exch=T2, tiles=tiles)  # W's goal is E
+    assert not g.legal_mask(s)[place_action("c3", 0)]
+    assert "HN3, a foreign goal circle" in R.illegal_reason(s, 0, place_action("c3", 0))
+    g, s = blank({3: ["C3"]}, exch=T2, cur=3, num_players=4, tiles=tiles)  # S's goal is N
+    g.apply_action(s, place_action("c3", 0))
+    g.apply_action(s, move_action("C3", 0))
+    assert s["pos"][3, 0] == P("HN3")
+
+
+def test_own_start_circle_is_illegal():
+    # tile 6 joins NE and W: from B3 across a2 to HW2, a start circle of W
+    g, s = blank({0: ["B3"], 1: ["HE0"]}, exch=T6)
+    a = place_action("a2", 0)
+    assert not g.legal_mask(s)[a]
+    assert "own start circles" in R.illegal_reason(s, 0, a)
+    g, s = blank({1: ["B3"], 0: ["HW0"]}, exch=T6, cur=1)  # for E, HW2 is a goal
+    assert g.legal_mask(s)[a]
+
+
+def test_loop_back_to_the_same_stop_is_legal():
+    # C3 -> c3 (SW->W) -> b3 (E->SE) -> C3
+    g, s = blank({0: ["C3"], 1: ["HE0"]}, exch=T7, tiles={"b3": (T8, 0)})
+    g.apply_action(s, place_action("c3", 7))
+    assert g.legal_mask(s)[move_action("C3", 0)]
+    g.apply_action(s, move_action("C3", 0))
+    assert s["pos"][0, 0] == P("C3") and s["last_path_len"] == 2
+
+
+def test_path_across_a_printed_curve():
+    # HW3 -> a3 (W->N) -> corner curve -> b4 (W->NW) -> B5
+    g, s = blank({0: ["HW3"], 1: ["HE0"]}, exch=T6, tiles={"b4": (T7, 0)})
+    assert B.LINK_CURVE[S("a3"), 0] >= 0
+    g.apply_action(s, place_action("a3", 6))
+    assert g.legal_actions(s) == [move_action("HW3")]
+    g.apply_action(s, move_action("HW3"))
+    assert s["pos"][0, 0] == P("B5")
+    crossed = [(int(c) // 8, int(c) % 8) for c in s["last_path"][: s["last_path_len"]]]
+    assert crossed == [(S("a3"), 6), (S("b4"), 6)]
+
+
+def test_a_path_may_cross_the_same_octagon_twice():
+    # C3 -> c3 (SW->W) -> b3 (E->N) -> b4 (S->E) -> c4 (W->S) -> c3 again (N->NE) -> D4
+    tiles = {"b3": (T6, 0), "b4": (12, 2), "c4": (10, 0)}
+    g, s = blank({0: ["C3"], 1: ["HE0"]}, exch=15, tiles=tiles)
+    g.apply_action(s, place_action("c3", 4))
+    g.apply_action(s, move_action("C3", 0))
+    assert s["pos"][0, 0] == P("D4")
+    crossed = [B.SPACE_NAMES[int(c) // 8] for c in s["last_path"][: s["last_path_len"]]]
+    assert crossed == ["c3", "b3", "b4", "c4", "c3"]
+
+
+def test_kadon_rule_runner_on_goal_never_moves():
+    # T1 on e4 would carry the runner on HE1 (a goal of W) straight back to stop E4
+    g, s = blank({0: ["HE1", "C3"], 1: ["HW0"]}, exch=T1)
+    assert not g.legal_mask(s)[place_action("e4", 0)]
+    g2, s2 = blank({1: ["HE1"], 0: ["HW0"]}, exch=T1, cur=1)  # on E's start circle it may move
+    assert g2.legal_mask(s2)[place_action("e4", 0)]
+    g.apply_action(s, place_action("c3", 0))
+    assert not g.legal_mask(s)[move_action("HE1")]
+    assert "Kadon" in R.illegal_reason(s, 0, move_action("HE1"))
+
+
+# ------------------------------------------------------------------ special cases
+FORCED = {0: ["HW0", "HW1", "HW3", "HW4", "C3"], 1: ["HW2", "HE0", "HE1", "HE2", "HE3"]}
+
+
+def test_forced_leaving_of_start_circles():
+    g, s = blank(FORCED, exch=T1)
+    assert R.leave_rule_applies(s, 0)
+    mask = g.legal_mask(s)
+    assert mask[place_action("a3", 0)]      # HW4 -> B3 leaves a start circle
+    assert not mask[place_action("c3", 0)]  # only the runner on C3 could use it
+    assert not mask[place_action("b3", 0)]
+    assert "must leave its start circle" in R.illegal_reason(s, 0, place_action("b3", 0))
+    g.apply_action(s, place_action("a3", 0))
+    assert s["forced"] == 1
+    legal = g.legal_actions(s)
+    assert legal and all(R.on_start(s, 0, (a - R.A_MOVE) // 4) for a in legal)
+    # with a free circle on W's side the rule does not apply
+    free = {0: FORCED[0], 1: ["HE4", "HE0", "HE1", "HE2", "HE3"]}
+    g, s = blank(free, exch=T1)
+    assert not R.leave_rule_applies(s, 0)
+    assert g.legal_mask(s)[place_action("b3", 0)] and g.legal_mask(s)[place_action("c3", 0)]
+    # and it is a 5-runner rule only
+    g, s = blank({0: FORCED[0][1:], 1: ["HW2", "HE0", "HE1", "HE2"]}, exch=T1, runners=4)
+    assert not R.leave_rule_applies(s, 0)
+
+
+# all 16 stops occupied, no runner next to its own goal, every tile face down
+STUCK = {0: ["B2", "B3", "B4", "C3"], 1: ["B5", "C5", "D5", "C4"],
+         2: ["E3", "E4", "E5", "D4"], 3: ["C2", "D2", "E2", "D3"]}
+
+
+def test_forfeit_passes_the_exchange_tile_unplayed():
+    g, s = blank(STUCK, exch=T6, num_players=4)
+    board = s["tile"].copy()
+    assert g.legal_actions(s) == [R.A_PASS]
+    assert "no legal turn exists" in R.illegal_reason(s, 0, place_action("c3", 0))
+    g.apply_action(s, R.A_PASS)
+    assert g.current_player(s) == 1 and s["exch"] == T6 and s["passes"] == 1
+    assert np.array_equal(s["tile"], board) and s["turns"] == 1
+    # a pass is refused when a legal turn exists
+    g, s = blank({0: ["C3"], 1: ["HE0"]}, exch=T1)
+    assert not g.legal_mask(s)[R.A_PASS]
+    with pytest.raises(IllegalActionError, match="only be forfeited"):
+        g.apply_action(s, R.A_PASS)
+
+
+@pytest.mark.parametrize("team", [False, True])
+def test_a_full_cycle_of_forfeits_ends_the_game_last_mover_wins(team):
+    g, s = blank(STUCK, exch=T6, num_players=4, team=team)
+    s["last_mover"] = 2
+    for seat in range(4):
+        assert g.current_player(s) == seat
+        g.apply_action(s, R.A_PASS)
+    assert g.is_terminal(s)
+    want = [1, -1, 1, -1] if team else [-1 / 3, -1 / 3, 1, -1 / 3]
+    assert np.allclose(g.returns(s), want)
+
+
+def test_first_player_home_wins():
+    g, s = blank({0: ["HE0", "HE2", "HE3", "HE4", "E4"], 1: ["HE1"]}, exch=T1)
+    s["pos"][1, 0] = P("C3")  # keep HE1 free
+    g.apply_action(s, place_action("e4", 0))
+    g.apply_action(s, move_action("E4", 0))  # E4 -> e4 (SW->NE) -> HE1
+    g.play_chance(s)
+    assert g.is_terminal(s) and np.allclose(g.returns(s), [1, -1])
+
+
+def test_team_wins_when_both_partners_are_home():
+    runners = {0: ["HE0", "HE2", "HE3", "E4"], 1: ["HN0", "HN1", "HN3", "HN4"],
+               2: ["HW0", "HW1", "HW2", "HW3"], 3: ["HS0", "HS1", "HS3", "HS4"]}
+    g, s = blank(runners, exch=T1, num_players=4, team=True)
+    s["rank"][2] = 0
+    s["n_finished"] = 1
+    g.apply_action(s, place_action("e4", 0))
+    g.apply_action(s, move_action("E4", 0))
+    g.play_chance(s)
+    assert g.is_terminal(s) and np.allclose(g.returns(s), [1, -1, 1, -1])
+    # one partner home alone: the game goes on and that seat's turns are skipped
+    g, s = blank(runners, exch=T1, num_players=4, team=True)
+    g.apply_action(s, place_action("e4", 0))
+    g.apply_action(s, move_action("E4", 0))
+    g.play_chance(s)
+    assert not g.is_terminal(s) and s["rank"][0] == 0 and g.current_player(s) == 1
+    s["cur"] = 3
+    R._end_turn(s, False)  # seat 3 forfeits; the tile goes on to seat 1
+    assert g.current_player(s) == 1  # seat 0 is skipped
+
+
+def test_play_on_for_ranking():
+    runners = {0: ["HE0", "HE2", "HE3", "HE4", "E4"], 1: ["B2"], 2: ["B3"]}
+    g, s = blank(runners, exch=T1, num_players=3, play_on=True)
+    g.apply_action(s, place_action("e4", 0))
+    g.apply_action(s, move_action("E4", 0))
+    g.play_chance(s)
+    assert not g.is_terminal(s) and s["rank"][0] == 0 and g.current_player(s) == 1
+    s["last_mover"] = 2
+    R._end_turn(s, False)  # seat 1 forfeits
+    assert g.current_player(s) == 2
+    R._end_turn(s, False)  # seat 2 forfeits: a full cycle of the players still in
+    assert g.is_terminal(s)
+    assert np.allclose(g.returns(s), [1, -1, 0])  # seat 2 moved last: second place
+
+
+def test_engine_turn_cap_is_a_draw():
+    g = Game("octiles", num_players=2, max_turns=5)
+    s = g.new_state(1)
+    R.rollout(s, 10_000)
+    assert g.is_terminal(s) and s["turns"] == 5 and np.all(g.returns(s) == 0)
+
+
+# ------------------------------------------------------------------ setup and chance
+def test_setup_chance_nodes_and_reveals():
+    g = Game("octiles", num_players=3)
+    s = g.new_state(4)
+    assert g.current_player(s) == CHANCE
+    assert [a for a, _ in g.chance_outcomes(s)] == list(range(18))  # the exchange tile
+    g.apply_action(s, 6)
+    assert s["exch"] == 6
+    for sp in ("c1", "d1"):  # 3 players: the two octagons by the unused side S turn up
+        outs = g.chance_outcomes(s)
+        assert len(outs) == 18 - len(seen_tiles(s)) and abs(sum(p for _, p in outs) - 1) < 1e-12
+        g.apply_action(s, outs[0][0])
+        assert [a for a, _ in g.chance_outcomes(s)] == list(range(18, 26))  # its rotation
+        g.apply_action(s, 18 + 3)
+        assert s["tile"][S(sp)] >= 0 and s["rot"][S(sp)] == 3
+    assert [a for a, _ in g.chance_outcomes(s)] == [26, 27, 28]  # the start player by lot
+    g.apply_action(s, 27)
+    assert g.current_player(s) == 1
+    # a placement on a face-down space: its tile is revealed after the move
+    a = next(a for a in g.legal_actions(s) if s["tile"][a // 8] < 0)
+    g.apply_action(s, a)
+    assert s["exch"] == -1
+    g.apply_action(s, g.legal_actions(s)[0])
+    outs = g.chance_outcomes(s)
+    assert len(outs) == 18 - len(seen_tiles(s)) == int((s["tile"] < 0).sum()) + 1
+    g.apply_action(s, outs[-1][0])
+    assert s["exch"] == outs[-1][0] and g.current_player(s) == 2
+
+
+def test_setup_phase_lets_players_choose_middle_circles():
+    g = Game("octiles", num_players=4, runners=3, choose_start_circles=True)
+    s = g.new_state(0)
+    assert g.current_player(s) == 0
+    assert g.legal_actions(s) == [R.A_SETUP, R.A_SETUP + 1, R.A_SETUP + 2]
+    assert g.action_to_string(s, R.A_SETUP + 2) == "start on HW3"
+    g.apply_action(s, R.A_SETUP + 2)
+    assert sorted(B.POINT_NAMES[p] for p in s["pos"][0, :3]) == ["HW0", "HW3", "HW4"]
+    assert g.current_player(s) == 1
+    g2 = Game("octiles", num_players=2, runners=4, choose_start_circles=True)
+    s2 = g2.new_state(0)
+    g2.apply_action(s2, R.A_SETUP + 1)
+    assert not g2.legal_mask(s2)[R.A_SETUP + 1] and g2.current_player(s2) == 0
+    with pytest.raises(IllegalActionError, match="already occupied"):
+        g2.apply_action(s2, R.A_SETUP + 1)
+
+
+def test_default_start_circles_and_seats():
+    s = Game("octiles", num_players=4).new_state(0)
+    assert [B.POINT_NAMES[p] for p in s["pos"][0, :4]] == ["HW0", "HW4", "HW1", "HW3"]
+    s = Game("octiles", num_players=2, adjacent=True).new_state(0)
+    assert list(s["seat_side"][:2]) == [0, 1]
+    s = Game("octiles", num_players=2).new_state(0)
+    assert list(s["seat_side"][:2]) == [0, 2] and (s["pos"][:2] >= 16).all()
+
+
+def test_config_validation():
+    assert Game("octiles", num_players=4).config.runners == 4
+    assert Game("octiles", num_players=3).config.runners == 5
+    with pytest.raises(ValueError, match=r"runners=5 is not valid; valid values: \[3, 4\]"):
+        R.Config(num_players=4, runners=5)
+    with pytest.raises(ValueError, match="num_players"):
+        R.Config(num_players=5)
+    with pytest.raises(ValueError, match="team=True needs num_players=4"):
+        R.Config(num_players=3, team=True)
+    with pytest.raises(ValueError, match="adjacent"):
+        R.Config(num_players=3, adjacent=True)
+    with pytest.raises(ValueError, match="max_turns"):
+        R.Config(max_turns=R.DEFAULT_MAX_TURNS + 1)
+
+
+def test_illegal_action_error_and_refusal_leave_the_state_untouched():
+    g, s = blank({0: ["C3"], 1: ["D4"]}, exch=T1)
+    before = g.to_bytes(s)
+    assert not R.apply_action(s, place_action("c3", 0))
+    with pytest.raises(IllegalActionError) as e:
+        g.apply_action(s, move_action("C3"))
+    assert "first place the exchange tile" in str(e.value)
+    assert g.to_bytes(s) == before
+
+
+def test_observation_is_public_and_seat_relative():
+    g = Game("octiles", num_players=3)
+    s = g.new_state(2)
+    g.play_chance(s)
+    o0, o1 = g.observation(s, 0), g.observation(s, 1)
+    assert o0.shape == (R.OBS_SIZE,)
+    assert np.array_equal(o0[: R.O_EXCH], o1[: R.O_EXCH])  # the board is the same for all
+    run0 = o0[R.O_RUNNERS:R.O_SIDES].reshape(4, 36)
+    run1 = o1[R.O_RUNNERS:R.O_SIDES].reshape(4, 36)
+    assert np.array_equal(run0[1], run1[0])  # seat 1 is "self" for viewer 1
+    assert o0[R.O_UNSEEN:R.O_UNSEEN + 18].sum() == 18 - len(seen_tiles(s))
+    d = g.determinize(s, 0, 99)
+    assert np.array_equal(g.observation(d, 0), o0) and d["rng"] != s["rng"]
+
+
+def test_list_turns_agrees_with_the_masks():
+    g = Game("octiles", num_players=2)
+    s = g.new_state(7)
+    out = np.zeros((R.MAX_TURN_CHOICES, 3), dtype=np.int32)
+    for _ in range(40):
+        g.play_chance(s)
+        if g.is_terminal(s):
+            break
+        n = R.list_turns(s, out)
+        places = sorted({int(r[0]) for r in out[:n]})
+        legal = g.legal_actions(s)
+        assert places == ([] if legal == [R.A_PASS] else legal)
+        R.rollout(s, 1)  # placement
+        if int(s["phase"]) == R.PH_MOVE:
+            pl = int(s["last_space"]) * 8 + int(s["last_rot"])
+            assert sorted(int(r[1]) for r in out[:n] if r[0] == pl) == g.legal_actions(s)
+            R.rollout(s, 1)
+
+
+# ------------------------------------------------------------------ random play
+INVARIANTS = ("ok", "a face-up tile was turned or moved", "a tile turned face down again",
+              "a tile is in two places", "the tile count is not 18", "two runners share a point",
+              "a runner stands on a foreign home circle", "the game outlived max_game_length")
+
+
+@nb.njit(cache=True)
+def _play_checked(s, limit) -> int:
+    """Random play (record RNG) to the end, checking the invariants after every action.
+
+    Returns an index into INVARIANTS (0: all held). Compiled, so that hundreds
+    of games are checked action by action in a few seconds.
+    """
+    for _ in range(limit):
+        if R.current_player(s) == TERMINAL:
+            return 0
+        ptile = s["tile"].copy()
+        prot = s["rot"].copy()
+        pphase = s["phase"]
+        R.rollout(s, 1)
+        # tiles on the board are never turned or moved: only a placement changes a space
+        for o in range(17):
+            if s["tile"][o] != ptile[o] or s["rot"][o] != prot[o]:
+                placing = pphase == R.PH_PLACE and s["phase"] == R.PH_MOVE and o == s["placed"]
+                if not placing and pphase != R.PH_DEAL3 and pphase != R.PH_ROT3:
+                    return 1
+            if ptile[o] >= 0 and s["tile"][o] < 0:
+                return 2
+        count = np.zeros(18, np.int64)
+        unknown = 0
+        for o in range(17):
+            if s["tile"][o] >= 0:
+                count[s["tile"][o]] += 1
+            else:
+                unknown += 1
+        if s["exch"] >= 0:
+            count[s["exch"]] += 1
+        elif s["phase"] > R.PH_DEAL:
+            unknown += 1
+        if count.max() > 1:
+            return 3
+        if s["phase"] > R.PH_DEAL and count.sum() + unknown != 18:
+            return 4
+        occupied = np.zeros(36, np.int64)
+        for p in range(s["num_players"]):
+            for i in range(s["runners"]):
+                x = s["pos"][p, i]
+                if x >= 0:
+                    occupied[x] += 1
+                    if x >= 16 and not (R.on_start(s, p, x) or R.on_goal(s, p, x)):
+                        return 6
+        if occupied.max() > 1:
+            return 5
+    return 0 if R.current_player(s) == TERMINAL else 7
+
+
+@pytest.mark.parametrize("cfg", [dict(num_players=2), dict(num_players=2, adjacent=True, runners=4),
+                                 dict(num_players=3), dict(num_players=3, play_on=True),
+                                 dict(num_players=4), dict(num_players=4, team=True, runners=3),
+                                 dict(num_players=4, choose_start_circles=True)])
+def test_invariants_under_random_play(cfg):
+    g = Game("octiles", **cfg)
+    lengths = []
+    for seed in range(60):
+        s = g.new_state(seed)
+        err = _play_checked(s, g.info.max_game_length)
+        assert err == 0, f"seed {seed}: {INVARIANTS[err]}"
+        lengths.append(int(s["turns"]))
+        r = g.returns(s)
+        assert abs(r.sum()) < 1e-9 and int(s["moves"]) <= g.info.max_game_length
+        assert g.current_player(s) == TERMINAL
+    assert max(lengths) < R.DEFAULT_MAX_TURNS  # random games end by the rules, not the cap
+    assert min(lengths) > 20
+
+
+def test_kernels_run_without_jit_and_agree():
+    code = ("import numpy as np\n"
+            "from octagames.core import Game\n"
+            "from octagames.octiles import rules as R\n"
+            "g = Game('octiles', num_players=3, max_turns=12)\n"
+            "s = g.new_state(11)\n"
+            "R.rollout(s, 10_000)\n"
+            "o = np.zeros(R.OBS_SIZE, np.float32); R.observation(s, 1, o)\n"
+            "print(g.to_bytes(s).hex(), float(o.sum()))\n")
+    env = dict(os.environ, NUMBA_DISABLE_JIT="1")
+    out = subprocess.run([sys.executable, "-c", code], env=env, capture_output=True, text=True,
+                         timeout=300, check=True).stdout.split()
+    g = Game("octiles", num_players=3, max_turns=12)
+    s = g.new_state(11)
+    R.rollout(s, 10_000)
+    assert g.is_terminal(s)
+    assert out[0] == g.to_bytes(s).hex() and float(out[1]) == float(g.observation(s, 1).sum())
+
+
+def test_render_text():
+    g = Game("octiles", num_players=2)
+    s = g.new_state(0)
+    g.play_chance(s)
+    txt = g.render(s)
+    assert "exchange tile: T" in txt and "P0 (W -> E)" in txt and "##" in txt
+    names = [g.action_to_string(s, a) for a in g.legal_actions(s)]
+    assert all(n.startswith("place T") for n in names)
+
+
+# ------------------------------------------------------------------ picture and heuristic agent
+def test_render_rgb_draws_the_board():
+    from envs.octiles_render import render_rgb
+
+    g = Game("octiles", num_players=3)
+    s = g.new_state(5)
+    R.rollout(s, 40)
+    img = render_rgb(s, dpi=40)
+    assert img.dtype == np.uint8 and img.ndim == 3 and img.shape[2] == 3 and img.shape[0] == 320
+    assert len(np.unique(img.reshape(-1, 3), axis=0)) > 20  # a drawing, not a blank canvas
+
+
+def test_heuristic_agent_beats_random_play():
+    from agents.arena import play_game
+    from agents.base import RandomAgent
+    from agents.heuristic_octiles import OctilesHeuristicAgent, goal_distance
+
+    g = Game("octiles", num_players=2)
+    s = g.new_state(0)
+    assert goal_distance(s, 0, P("HE0")) == 0 and goal_distance(s, 0, P("HW0")) > goal_distance(s, 0, P("D3"))
+    wins = 0
+    for k in range(6):
+        seats = [RandomAgent(), RandomAgent()]
+        seats[k % 2] = OctilesHeuristicAgent()
+        r, _ = play_game(g, seats, k)
+        wins += int(r[k % 2] > 0)
+    assert wins >= 5
