@@ -1,0 +1,1326 @@
+"""Counterfactual regret minimisation: exact (vectorised) CFR family, MCCFR, exploitability.
+
+One module, read top to bottom:
+
+1. **Tree flattening.** A game is walked once, breadth first, into a :class:`FlatTree`
+   of plain arrays: nodes ordered by depth, the kind and acting player of each node,
+   the information-set index of decision nodes, the chance probability or the
+   information-set action slot of the edge into every node, contiguous child ranges
+   and terminal utilities. Two sources feed it:
+
+   * :class:`GameSource`: our games through the :class:`octagames.core.Game` contract.
+     Information states are keyed by the bytes of ``Game.observation(s, seat)`` of the
+     acting seat; simultaneous moves are taken one seat at a time with hidden
+     commitments (the engine's ``acting_player``), the standard turn-based conversion.
+     Runs of consecutive chance nodes (the deal) are collapsed into one chance node
+     whose outcomes are the distinct resulting records (``collapse_chance``): a record
+     fully determines its future and every observation, so this is the same game.
+   * :class:`SpielSource`: any sequential ``pyspiel`` game, keyed by
+     ``information_state_string``.
+
+2. **The solver.** :class:`CFRSolver` runs vanilla CFR, CFR+, Linear CFR and
+   Discounted CFR (options of one :class:`CFRConfig`), with alternating or
+   simultaneous updates. An iteration is two numba loops over the node arrays (a
+   top-down reach pass and a bottom-up value/regret pass), not a recursion over
+   states. :func:`reference_cfr` is a deliberately plain recursive implementation
+   used by the tests to check the vectorised one.
+
+3. **Exploitability.** :func:`expected_values`, :func:`best_response_value` and
+   :func:`nash_conv` on a flat tree, plus :func:`to_openspiel_policy` (pyspiel games)
+   and :func:`adapter_policy` (our games through ``envs.openspiel``) so OpenSpiel's
+   ``exploitability.nash_conv`` can judge the same policy; :func:`agent_policy`
+   reads any arena agent's policy off the tree (e.g. the heuristic's NashConv).
+
+4. **Monte Carlo CFR.** :class:`MCCFRSolver`, external or outcome sampling, on the
+   engine kernels of our games directly, for games too big for a tree.
+
+5. **Agents.** :class:`TablePolicy` (average policy keyed by observation bytes) and
+   :class:`CFRAgent` which plays it; unseen information sets fall back to uniform.
+   Importing the module registers ``cfr`` and ``oracle`` with ``agents.registry``.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import json
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any, Callable, Hashable
+
+import numba as nb
+import numpy as np
+
+from agents.base import Agent, Turn
+from octagames.core import CHANCE, TERMINAL, Game
+
+# Node kinds in a FlatTree.
+K_TERMINAL, K_CHANCE, K_DECISION = 0, 1, 2
+
+VARIANTS = ("cfr", "cfr+", "linear", "dcfr")
+
+
+# =============================================================================
+# 1. Tree sources and the flat tree
+# =============================================================================
+class GameSource:
+    """Walks one of our games through the :class:`Game` contract.
+
+    Args:
+        game: the game and config.
+        root: the state to start from (default: a new game, before the deal).
+        collapse_chance: merge runs of chance nodes into one chance node whose
+            outcomes are the distinct resulting records (exact; much smaller trees).
+    """
+
+    def __init__(self, game: Game, root: np.void | None = None, collapse_chance: bool = True):
+        self.game = game
+        self.num_players = game.num_players
+        self._root = game.new_state(0) if root is None else game.clone(root)
+        self.collapse_chance = collapse_chance
+        m = game.module
+        self._act, self._mask, self._obs, self._apply = (
+            m.acting_player,
+            m.legal_mask,
+            m.observation,
+            m.apply_action,
+        )
+        self._mbuf = np.zeros(game.num_actions, dtype=np.uint8)
+        self._obuf = np.zeros(game.observation_size, dtype=np.float32)
+
+    def root(self) -> np.void:
+        """The root record (a copy)."""
+        return self.game.clone(self._root)
+
+    def node_type(self, s: np.void) -> tuple[int, int]:
+        """``(kind, player)`` of a record."""
+        p = int(self._act(s))
+        if p == TERMINAL:
+            return K_TERMINAL, -1
+        if p == CHANCE:
+            return K_CHANCE, -1
+        return K_DECISION, p
+
+    def chance_children(self, s: np.void) -> list[tuple[float, np.void]]:
+        """``(probability, child)`` pairs of a chance node."""
+        if not self.collapse_chance:
+            out = []
+            for a, pr in self.game.chance_outcomes(s):
+                c = self.game.clone(s)
+                self._apply(c, a)
+                out.append((pr, c))
+            return out
+        frontier: dict[bytes, list] = {s.tobytes(): [1.0, s]}
+        done: dict[bytes, list] = {}
+        while frontier:
+            nxt: dict[bytes, list] = {}
+            for prob, st in frontier.values():
+                for a, pr in self.game.chance_outcomes(st):
+                    c = self.game.clone(st)
+                    self._apply(c, a)
+                    key = c.tobytes()
+                    target = nxt if int(self._act(c)) == CHANCE else done
+                    if key in target:
+                        target[key][0] += prob * pr
+                    else:
+                        target[key] = [prob * pr, c]
+            frontier = nxt
+        return [(float(p), c) for p, c in done.values()]
+
+    def legal_actions(self, s: np.void, player: int) -> list[int]:
+        """Sorted legal actions of ``player``."""
+        self._mask(s, player, self._mbuf)
+        return np.flatnonzero(self._mbuf).tolist()
+
+    def child(self, s: np.void, action: int) -> np.void:
+        """The record after ``action``."""
+        c = self.game.clone(s)
+        if not self._apply(c, action):
+            raise ValueError(f"action {action} refused by the engine")
+        return c
+
+    def info_key(self, s: np.void, player: int) -> bytes:
+        """Information-state key: the bytes of ``player``'s observation."""
+        self._obs(s, player, self._obuf)
+        return self._obuf.tobytes()
+
+    def utilities(self, s: np.void) -> np.ndarray:
+        """Returns of every seat at a terminal record."""
+        return self.game.returns(s)
+
+
+class SpielSource:
+    """Walks a sequential ``pyspiel`` game; keys are ``information_state_string``."""
+
+    def __init__(self, game: Any):
+        import pyspiel
+
+        if game.get_type().dynamics != pyspiel.GameType.Dynamics.SEQUENTIAL:
+            raise ValueError("SpielSource needs a sequential game; use pyspiel.convert_to_turn_based")
+        self.game = game
+        self.num_players = game.num_players()
+
+    def root(self) -> Any:
+        """The initial state."""
+        return self.game.new_initial_state()
+
+    def node_type(self, s: Any) -> tuple[int, int]:
+        """``(kind, player)`` of a state."""
+        if s.is_terminal():
+            return K_TERMINAL, -1
+        if s.is_chance_node():
+            return K_CHANCE, -1
+        return K_DECISION, s.current_player()
+
+    def chance_children(self, s: Any) -> list[tuple[float, Any]]:
+        """``(probability, child)`` pairs of a chance node."""
+        return [(p, s.child(a)) for a, p in s.chance_outcomes()]
+
+    def legal_actions(self, s: Any, player: int) -> list[int]:
+        """Sorted legal actions."""
+        return sorted(s.legal_actions(player))
+
+    def child(self, s: Any, action: int) -> Any:
+        """The state after ``action``."""
+        return s.child(action)
+
+    def info_key(self, s: Any, player: int) -> str:
+        """``information_state_string`` of ``player``."""
+        return s.information_state_string(player)
+
+    def utilities(self, s: Any) -> np.ndarray:
+        """Returns at a terminal state."""
+        return np.asarray(s.returns(), dtype=np.float64)
+
+
+@dataclass
+class FlatTree:
+    """A game tree flattened into arrays (nodes in breadth-first order, so by depth).
+
+    Node arrays (length ``num_nodes``; node 0 is the root; a child's index is
+    always larger than its parent's, and each node's children are contiguous):
+
+    Attributes:
+        num_players: number of players.
+        kind: ``K_TERMINAL``, ``K_CHANCE`` or ``K_DECISION``.
+        player: acting player of decision nodes (-1 otherwise).
+        infoset: information-set index of decision nodes (-1 otherwise).
+        child_start: index of the first child.
+        num_children: number of children.
+        edge_prob: chance probability of the edge into the node (1 otherwise).
+        edge_slot: action slot (see below) of the decision edge into the node, -1 otherwise.
+        utility: ``[num_nodes, num_players]`` returns at terminal nodes.
+        depth_offsets: nodes of depth ``d`` are ``depth_offsets[d]:depth_offsets[d+1]``.
+        infoset_player: acting player of each information set.
+        infoset_start: first action slot of each information set.
+        infoset_num: number of actions of each information set.
+        infoset_own_depth: number of the player's own earlier decisions (perfect recall).
+        slot_action: the game's action id for each slot.
+        keys: the information-state key of each information set.
+    """
+
+    num_players: int
+    kind: np.ndarray
+    player: np.ndarray
+    infoset: np.ndarray
+    child_start: np.ndarray
+    num_children: np.ndarray
+    edge_prob: np.ndarray
+    edge_slot: np.ndarray
+    utility: np.ndarray
+    depth_offsets: np.ndarray
+    infoset_player: np.ndarray
+    infoset_start: np.ndarray
+    infoset_num: np.ndarray
+    infoset_own_depth: np.ndarray
+    slot_action: np.ndarray
+    keys: list
+
+    @property
+    def num_nodes(self) -> int:
+        """Number of nodes."""
+        return int(self.kind.shape[0])
+
+    @property
+    def num_infosets(self) -> int:
+        """Number of information sets."""
+        return int(self.infoset_player.shape[0])
+
+    @property
+    def num_slots(self) -> int:
+        """Number of (information set, action) pairs."""
+        return int(self.slot_action.shape[0])
+
+    def index(self) -> dict[tuple[int, Hashable], int]:
+        """Map ``(player, key) -> information-set index``."""
+        return {(int(self.infoset_player[i]), k): i for i, k in enumerate(self.keys)}
+
+    def uniform_policy(self) -> np.ndarray:
+        """Uniform probabilities over legal actions, one per slot."""
+        return (1.0 / self.infoset_num[self.slot_infoset()]).astype(np.float64)
+
+    def slot_infoset(self) -> np.ndarray:
+        """Information-set index of each slot."""
+        return np.repeat(np.arange(self.num_infosets), self.infoset_num)
+
+    def fingerprint(self) -> str:
+        """A short hash identifying the tree (for checkpoints)."""
+        import hashlib
+
+        h = hashlib.sha1()
+        for a in (self.kind, self.infoset, self.slot_action, self.infoset_num):
+            h.update(np.ascontiguousarray(a).tobytes())
+        return h.hexdigest()[:16]
+
+
+def flatten(source: GameSource | SpielSource, max_nodes: int = 20_000_000) -> FlatTree:
+    """Walk a game once, breadth first, into a :class:`FlatTree`.
+
+    Args:
+        source: a :class:`GameSource` or :class:`SpielSource`.
+        max_nodes: refuse trees larger than this.
+
+    Returns:
+        The flat tree.
+
+    Raises:
+        ValueError: the tree exceeds ``max_nodes``, or an information set's states
+            disagree on the legal actions or on the player's own move count (the
+            keys are not perfect-recall information states).
+    """
+    P = source.num_players
+    kind, player, infoset, cstart, nchild, eprob, eslot, depth_off = [], [], [], [], [], [], [], [0]
+    util_rows: dict[int, np.ndarray] = {}
+    is_index: dict[tuple[int, Hashable], int] = {}
+    is_player, is_start, is_num, is_depth, slot_action, keys = [], [], [], [], [], []
+    # each level entry: (state, edge_prob, edge_slot, own-decision counts)
+    level = [(source.root(), 1.0, -1, (0,) * P)]
+    while level:
+        nxt = []
+        base = len(kind) + len(level)  # index of the first node of the next level
+        for st, pr, sl, own in level:
+            n = len(kind)
+            k, p = source.node_type(st)
+            kind.append(k)
+            player.append(p)
+            eprob.append(pr)
+            eslot.append(sl)
+            cstart.append(base + len(nxt))
+            if k == K_TERMINAL:
+                infoset.append(-1)
+                nchild.append(0)
+                util_rows[n] = source.utilities(st)
+            elif k == K_CHANCE:
+                infoset.append(-1)
+                kids = source.chance_children(st)
+                nchild.append(len(kids))
+                nxt.extend((c, cp, -1, own) for cp, c in kids)
+            else:
+                key = source.info_key(st, p)
+                acts = source.legal_actions(st, p)
+                i = is_index.get((p, key))
+                if i is None:
+                    i = is_index[(p, key)] = len(keys)
+                    keys.append(key)
+                    is_player.append(p)
+                    is_start.append(len(slot_action))
+                    is_num.append(len(acts))
+                    is_depth.append(own[p])
+                    slot_action.extend(acts)
+                elif is_num[i] != len(acts) or slot_action[is_start[i] : is_start[i] + len(acts)] != acts:
+                    raise ValueError(f"information set {key!r} has different legal actions in two states")
+                elif is_depth[i] != own[p]:
+                    raise ValueError(
+                        f"information set {key!r} is reached after different numbers of the "
+                        f"player's own moves: the keys do not have perfect recall"
+                    )
+                infoset.append(i)
+                nchild.append(len(acts))
+                own2 = tuple(o + (q == p) for q, o in enumerate(own))
+                nxt.extend((source.child(st, a), 1.0, is_start[i] + j, own2) for j, a in enumerate(acts))
+            if len(kind) + len(nxt) > max_nodes:
+                raise ValueError(f"the tree has more than max_nodes={max_nodes} nodes")
+        depth_off.append(len(kind))
+        level = nxt
+    N = len(kind)
+    utility = np.zeros((N, P), dtype=np.float64)
+    for n, u in util_rows.items():
+        utility[n] = u[:P]
+    return FlatTree(
+        num_players=P,
+        kind=np.asarray(kind, dtype=np.int8),
+        player=np.asarray(player, dtype=np.int32),
+        infoset=np.asarray(infoset, dtype=np.int32),
+        child_start=np.asarray(cstart, dtype=np.int64),
+        num_children=np.asarray(nchild, dtype=np.int32),
+        edge_prob=np.asarray(eprob, dtype=np.float64),
+        edge_slot=np.asarray(eslot, dtype=np.int64),
+        utility=utility,
+        depth_offsets=np.asarray(depth_off, dtype=np.int64),
+        infoset_player=np.asarray(is_player, dtype=np.int32),
+        infoset_start=np.asarray(is_start, dtype=np.int64),
+        infoset_num=np.asarray(is_num, dtype=np.int32),
+        infoset_own_depth=np.asarray(is_depth, dtype=np.int32),
+        slot_action=np.asarray(slot_action, dtype=np.int32),
+        keys=keys,
+    )
+
+
+def flatten_game(game: Game | str, root: np.void | None = None, **config: Any) -> FlatTree:
+    """Flatten one of our games (``Game`` or short name plus config fields)."""
+    g = game if isinstance(game, Game) else Game(game, **config)
+    return flatten(GameSource(g, root))
+
+
+def flatten_spiel(game: Any | str) -> FlatTree:
+    """Flatten a pyspiel game (object or name such as ``"kuhn_poker"``)."""
+    import pyspiel
+
+    g = pyspiel.load_game(game) if isinstance(game, str) else game
+    return flatten(SpielSource(g))
+
+
+# =============================================================================
+# 2. Vectorised CFR kernels
+# =============================================================================
+@nb.njit(cache=True)
+def _reach_pass(kind, player, child_start, num_children, edge_prob, edge_slot, sigma, reach):
+    """Top down: ``reach[n, p]`` = product of p's probabilities on the path (p = P: chance)."""
+    P1 = reach.shape[1]
+    reach[0, :] = 1.0
+    for n in range(kind.shape[0]):
+        k = kind[n]
+        if k == K_TERMINAL:
+            continue
+        c0 = child_start[n]
+        for c in range(c0, c0 + num_children[n]):
+            for j in range(P1):
+                reach[c, j] = reach[n, j]
+            if k == K_CHANCE:
+                reach[c, P1 - 1] *= edge_prob[c]
+            else:
+                reach[c, player[n]] *= sigma[edge_slot[c]]
+
+
+@nb.njit(cache=True)
+def _value_pass(
+    kind,
+    player,
+    child_start,
+    num_children,
+    edge_prob,
+    edge_slot,
+    utility,
+    sigma,
+    reach,
+    values,
+    regrets,
+    strategy_sum,
+    update,
+    avg_weight,
+):
+    """Bottom up: expected values under ``sigma``; regret and average updates for ``update`` players."""
+    P = values.shape[1]
+    for n in range(kind.shape[0] - 1, -1, -1):
+        k = kind[n]
+        if k == K_TERMINAL:
+            for j in range(P):
+                values[n, j] = utility[n, j]
+            continue
+        for j in range(P):
+            values[n, j] = 0.0
+        c0 = child_start[n]
+        c1 = c0 + num_children[n]
+        for c in range(c0, c1):
+            w = edge_prob[c] if k == K_CHANCE else sigma[edge_slot[c]]
+            for j in range(P):
+                values[n, j] += w * values[c, j]
+        if k == K_DECISION and update[player[n]]:
+            p = player[n]
+            cf = 1.0
+            for j in range(P + 1):
+                if j != p:
+                    cf *= reach[n, j]
+            own = reach[n, p]
+            vn = values[n, p]
+            for c in range(c0, c1):
+                s = edge_slot[c]
+                regrets[s] += cf * (values[c, p] - vn)
+                strategy_sum[s] += avg_weight * own * sigma[s]
+
+
+@nb.njit(cache=True)
+def _regret_matching(regrets, infoset_start, infoset_num, sigma):
+    """Current policy from cumulative regrets (uniform where no regret is positive)."""
+    for i in range(infoset_start.shape[0]):
+        s0 = infoset_start[i]
+        m = infoset_num[i]
+        tot = 0.0
+        for s in range(s0, s0 + m):
+            if regrets[s] > 0.0:
+                tot += regrets[s]
+        for s in range(s0, s0 + m):
+            if tot > 0.0:
+                sigma[s] = regrets[s] / tot if regrets[s] > 0.0 else 0.0
+            else:
+                sigma[s] = 1.0 / m
+
+
+@nb.njit(cache=True)
+def _adjust_regrets(regrets, slot_player, update, plus, pos_scale, neg_scale):
+    """RM+ floor at zero, or DCFR discounting, for the slots of updated players."""
+    for s in range(regrets.shape[0]):
+        if not update[slot_player[s]]:
+            continue
+        r = regrets[s]
+        if plus:
+            if r < 0.0:
+                regrets[s] = 0.0
+        elif r > 0.0:
+            regrets[s] = r * pos_scale
+        elif r < 0.0:
+            regrets[s] = r * neg_scale
+
+
+@nb.njit(cache=True)
+def _schedule(code, t, alpha, beta, gamma):
+    """Numba twin of :meth:`CFRConfig.schedule` (``code`` indexes ``VARIANTS``)."""
+    if code == 0:
+        return False, 1.0, 1.0, 1.0
+    if code == 1:
+        return True, 1.0, 1.0, float(t)
+    if code == 2:
+        alpha, beta, gamma = 1.0, 1.0, 1.0
+    ta, tb = float(t) ** alpha, float(t) ** beta
+    return False, ta / (ta + 1.0), tb / (tb + 1.0), float(t) ** gamma
+
+
+@nb.njit(cache=True)
+def _run_iterations(
+    kind,
+    player,
+    child_start,
+    num_children,
+    edge_prob,
+    edge_slot,
+    utility,
+    infoset_start,
+    infoset_num,
+    slot_player,
+    sigma,
+    regrets,
+    strategy_sum,
+    reach,
+    values,
+    first,
+    count,
+    code,
+    alternating,
+    alpha,
+    beta,
+    gamma,
+):
+    """Iterations ``first .. first + count - 1`` (1-based), all inside compiled code."""
+    P = values.shape[1]
+    update = np.zeros(P, dtype=np.bool_)
+    for t in range(first, first + count):
+        plus, pos, neg, w = _schedule(code, t, alpha, beta, gamma)
+        for g in range(P if alternating else 1):
+            for q in range(P):
+                update[q] = (q == g) or not alternating
+            _reach_pass(kind, player, child_start, num_children, edge_prob, edge_slot, sigma, reach)
+            _value_pass(
+                kind,
+                player,
+                child_start,
+                num_children,
+                edge_prob,
+                edge_slot,
+                utility,
+                sigma,
+                reach,
+                values,
+                regrets,
+                strategy_sum,
+                update,
+                w,
+            )
+            _adjust_regrets(regrets, slot_player, update, plus, pos, neg)
+            _regret_matching(regrets, infoset_start, infoset_num, sigma)
+
+
+@dataclass(frozen=True)
+class CFRConfig:
+    """Options of the one CFR solver.
+
+    Attributes:
+        variant: ``"cfr"`` (regret matching, uniform averaging), ``"cfr+"`` (regret
+            matching+, linear averaging), ``"linear"`` (Linear CFR = DCFR(1, 1, 1)) or
+            ``"dcfr"`` (Discounted CFR with ``alpha``, ``beta``, ``gamma``).
+        alternating: alternating updates (one player per pass, as OpenSpiel) or
+            simultaneous updates (all players in one pass).
+        alpha: DCFR: positive regrets are scaled by t^alpha / (t^alpha + 1).
+        beta: DCFR: negative regrets are scaled by t^beta / (t^beta + 1).
+        gamma: DCFR: iteration t enters the average policy with weight t^gamma.
+    """
+
+    variant: str = "cfr+"
+    alternating: bool = True
+    alpha: float = 1.5
+    beta: float = 0.0
+    gamma: float = 2.0
+
+    def __post_init__(self) -> None:
+        if self.variant not in VARIANTS:
+            raise ValueError(f"variant={self.variant!r} is not valid; valid values: {list(VARIANTS)}")
+
+    def schedule(self, t: int) -> tuple[bool, float, float, float]:
+        """``(plus, positive scale, negative scale, average weight)`` at iteration ``t`` (1-based)."""
+        if self.variant == "cfr":
+            return False, 1.0, 1.0, 1.0
+        if self.variant == "cfr+":
+            return True, 1.0, 1.0, float(t)
+        a, b, g = (1.0, 1.0, 1.0) if self.variant == "linear" else (self.alpha, self.beta, self.gamma)
+        return False, t**a / (t**a + 1.0), t**b / (t**b + 1.0), float(t) ** g
+
+
+class CFRSolver:
+    """Exact tabular CFR over a :class:`FlatTree`; the variants are :class:`CFRConfig` options.
+
+    The policies are arrays with one probability per action slot (see
+    :class:`FlatTree`). Matches OpenSpiel's ``CFRSolver``/``CFRPlusSolver``/
+    ``DCFRSolver`` update order exactly.
+
+    Args:
+        tree: the flattened game.
+        config: the variant and its options.
+    """
+
+    def __init__(self, tree: FlatTree, config: CFRConfig = CFRConfig()):
+        self.tree = tree
+        self.config = config
+        S, N, P = tree.num_slots, tree.num_nodes, tree.num_players
+        self.regrets = np.zeros(S)
+        self.strategy_sum = np.zeros(S)
+        self.sigma = tree.uniform_policy()
+        self.iteration = 0
+        self._reach = np.zeros((N, P + 1))
+        self._values = np.zeros((N, P))
+        self._slot_player = tree.infoset_player[tree.slot_infoset()].astype(np.int32)
+
+    def iterate(self, iterations: int = 1) -> None:
+        """Run ``iterations`` CFR iterations (one compiled call)."""
+        t, c = self.tree, self.config
+        _run_iterations(
+            t.kind,
+            t.player,
+            t.child_start,
+            t.num_children,
+            t.edge_prob,
+            t.edge_slot,
+            t.utility,
+            t.infoset_start,
+            t.infoset_num,
+            self._slot_player,
+            self.sigma,
+            self.regrets,
+            self.strategy_sum,
+            self._reach,
+            self._values,
+            self.iteration + 1,
+            int(iterations),
+            VARIANTS.index(c.variant),
+            c.alternating,
+            float(c.alpha),
+            float(c.beta),
+            float(c.gamma),
+        )
+        self.iteration += int(iterations)
+
+    def current_policy(self) -> np.ndarray:
+        """The current (regret-matching) policy, one probability per slot."""
+        return self.sigma.copy()
+
+    def average_policy(self) -> np.ndarray:
+        """The average policy (uniform where an information set was never reached)."""
+        return normalize_per_infoset(self.tree, self.strategy_sum)
+
+    def root_values(self) -> np.ndarray:
+        """Expected returns of every player under the average policy."""
+        return expected_values(self.tree, self.average_policy())
+
+    # -- checkpoints -----------------------------------------------------------
+    def save(self, path: str | Path) -> None:
+        """Save regrets, strategy sums, current policy, iteration and config (npz)."""
+        np.savez_compressed(
+            path,
+            regrets=self.regrets,
+            strategy_sum=self.strategy_sum,
+            sigma=self.sigma,
+            iteration=np.int64(self.iteration),
+            config=json.dumps(dataclasses.asdict(self.config)),
+            fingerprint=self.tree.fingerprint(),
+        )
+
+    @classmethod
+    def load(cls, path: str | Path, tree: FlatTree) -> "CFRSolver":
+        """Rebuild a solver saved with :meth:`save` over the same ``tree``.
+
+        Raises:
+            ValueError: the checkpoint was made on a different tree.
+        """
+        with np.load(path) as z:
+            if str(z["fingerprint"]) != tree.fingerprint():
+                raise ValueError("checkpoint was saved for a different game tree")
+            solver = cls(tree, CFRConfig(**json.loads(str(z["config"]))))
+            solver.regrets[:] = z["regrets"]
+            solver.strategy_sum[:] = z["strategy_sum"]
+            solver.sigma[:] = z["sigma"]
+            solver.iteration = int(z["iteration"])
+        return solver
+
+
+def normalize_per_infoset(tree: FlatTree, weights: np.ndarray) -> np.ndarray:
+    """Normalise non-negative slot weights per information set (uniform if all zero)."""
+    sums = np.add.reduceat(weights, tree.infoset_start) if tree.num_slots else np.zeros(0)
+    per_slot = np.repeat(sums, tree.infoset_num)
+    uni = tree.uniform_policy()
+    with np.errstate(invalid="ignore", divide="ignore"):
+        return np.where(per_slot > 0, weights / np.where(per_slot > 0, per_slot, 1.0), uni)
+
+
+def reference_cfr(tree: FlatTree, config: CFRConfig, iterations: int) -> tuple[np.ndarray, np.ndarray]:
+    """Plain recursive CFR over the flat tree, for checking :class:`CFRSolver`.
+
+    Written as in the textbook (and OpenSpiel's Python ``cfr.py``): one recursion per
+    pass carrying the reach probabilities down and returning values up.
+
+    Returns:
+        ``(regrets, strategy_sum)`` after ``iterations`` iterations.
+    """
+    P = tree.num_players
+    R = np.zeros(tree.num_slots)
+    Ssum = np.zeros(tree.num_slots)
+
+    def policy_of(i: int) -> list[float]:
+        s0, m = int(tree.infoset_start[i]), int(tree.infoset_num[i])
+        pos = [max(R[s], 0.0) for s in range(s0, s0 + m)]
+        tot = sum(pos)
+        return [x / tot for x in pos] if tot > 0 else [1.0 / m] * m
+
+    sigma_cache: dict[int, list[float]] = {}
+
+    def walk(n: int, reach: list[float], upd: set, w: float) -> list[float]:
+        k = tree.kind[n]
+        if k == K_TERMINAL:
+            return list(tree.utility[n])
+        c0, m = int(tree.child_start[n]), int(tree.num_children[n])
+        value = [0.0] * P
+        if k == K_CHANCE:
+            for c in range(c0, c0 + m):
+                r2 = list(reach)
+                r2[P] *= tree.edge_prob[c]
+                v = walk(c, r2, upd, w)
+                value = [a + tree.edge_prob[c] * b for a, b in zip(value, v)]
+            return value
+        p, i = int(tree.player[n]), int(tree.infoset[n])
+        pol = sigma_cache[i]
+        child_vals = []
+        for j, c in enumerate(range(c0, c0 + m)):
+            r2 = list(reach)
+            r2[p] *= pol[j]
+            v = walk(c, r2, upd, w)
+            child_vals.append(v)
+            value = [a + pol[j] * b for a, b in zip(value, v)]
+        if p in upd:
+            cf = float(np.prod([reach[q] for q in range(P + 1) if q != p]))
+            s0 = int(tree.infoset_start[i])
+            for j in range(m):
+                R[s0 + j] += cf * (child_vals[j][p] - value[p])
+                Ssum[s0 + j] += w * reach[p] * pol[j]
+        return value
+
+    for t in range(1, iterations + 1):
+        plus, pos, neg, w = config.schedule(t)
+        for upd in [{p} for p in range(P)] if config.alternating else [set(range(P))]:
+            sigma_cache = {i: policy_of(i) for i in range(tree.num_infosets)}
+            walk(0, [1.0] * (P + 1), upd, w)
+            for s in range(tree.num_slots):
+                if int(tree.infoset_player[np.searchsorted(tree.infoset_start, s, "right") - 1]) in upd:
+                    if plus:
+                        R[s] = max(R[s], 0.0)
+                    else:
+                        R[s] *= pos if R[s] > 0 else neg
+    return R, Ssum
+
+
+# =============================================================================
+# 3. Values, best response, NashConv
+# =============================================================================
+def expected_values(tree: FlatTree, policy: np.ndarray) -> np.ndarray:
+    """Expected returns of every player when all follow ``policy`` (one prob per slot)."""
+    N, P = tree.num_nodes, tree.num_players
+    reach = np.ones((N, P + 1))
+    values = np.zeros((N, P))
+    dummy = np.zeros(tree.num_slots)
+    _value_pass(
+        tree.kind,
+        tree.player,
+        tree.child_start,
+        tree.num_children,
+        tree.edge_prob,
+        tree.edge_slot,
+        tree.utility,
+        np.asarray(policy, dtype=np.float64),
+        reach,
+        values,
+        dummy,
+        dummy.copy(),
+        np.zeros(P, dtype=np.bool_),
+        0.0,
+    )
+    return values[0].copy()
+
+
+@nb.njit(cache=True)
+def _br_pass(
+    kind,
+    player,
+    infoset,
+    child_start,
+    num_children,
+    edge_prob,
+    edge_slot,
+    utility,
+    sigma,
+    cf_reach,
+    own_depth,
+    infoset_start,
+    choice,
+    q,
+    br,
+    level,
+    value,
+):
+    """One bottom-up best-response pass for player ``br``.
+
+    Player ``br``'s information sets deeper than ``level`` play ``choice``; at
+    ``level`` the counterfactual action values are summed into ``q``.
+    """
+    for n in range(kind.shape[0] - 1, -1, -1):
+        k = kind[n]
+        if k == K_TERMINAL:
+            value[n] = utility[n, br]
+            continue
+        c0 = child_start[n]
+        c1 = c0 + num_children[n]
+        v = 0.0
+        if k == K_CHANCE:
+            for c in range(c0, c1):
+                v += edge_prob[c] * value[c]
+        elif player[n] != br:
+            for c in range(c0, c1):
+                v += sigma[edge_slot[c]] * value[c]
+        else:
+            i = infoset[n]
+            d = own_depth[i]
+            if d > level:
+                v = value[c0 + choice[i] - infoset_start[i]]
+            elif d == level:
+                for c in range(c0, c1):
+                    q[edge_slot[c]] += cf_reach[n] * value[c]
+        value[n] = v
+
+
+def best_response_value(tree: FlatTree, policy: np.ndarray, player: int) -> float:
+    """Value to ``player`` of a best response against everyone else playing ``policy``.
+
+    Information sets of ``player`` are decided deepest first (perfect recall orders
+    them by the number of the player's own earlier decisions), each by the action
+    maximising the counterfactual value summed over its nodes.
+    """
+    P = tree.num_players
+    sigma = np.asarray(policy, dtype=np.float64)
+    reach = np.zeros((tree.num_nodes, P + 1))
+    _reach_pass(
+        tree.kind,
+        tree.player,
+        tree.child_start,
+        tree.num_children,
+        tree.edge_prob,
+        tree.edge_slot,
+        sigma,
+        reach,
+    )
+    cf_reach = np.prod(np.delete(reach, player, axis=1), axis=1)
+    mine = np.flatnonzero(tree.infoset_player == player)
+    choice = tree.infoset_start.copy()
+    q = np.zeros(tree.num_slots)
+    value = np.zeros(tree.num_nodes)
+    top = int(tree.infoset_own_depth[mine].max()) if mine.size else -1
+    args = (
+        tree.kind,
+        tree.player,
+        tree.infoset,
+        tree.child_start,
+        tree.num_children,
+        tree.edge_prob,
+        tree.edge_slot,
+        tree.utility,
+        sigma,
+        cf_reach,
+        tree.infoset_own_depth,
+        tree.infoset_start,
+        choice,
+        q,
+        player,
+    )
+    for level in range(top, -1, -1):
+        q[:] = 0.0
+        _br_pass(*args, level, value)
+        for i in mine[tree.infoset_own_depth[mine] == level]:
+            s0, m = tree.infoset_start[i], tree.infoset_num[i]
+            choice[i] = s0 + int(np.argmax(q[s0 : s0 + m]))
+    _br_pass(*args, -1, value)
+    return float(value[0])
+
+
+def nash_conv(tree: FlatTree, policy: np.ndarray) -> float:
+    """Sum over players of (best-response value - on-policy value); 0 at a Nash equilibrium."""
+    on = expected_values(tree, policy)
+    return float(sum(best_response_value(tree, policy, p) - on[p] for p in range(tree.num_players)))
+
+
+def exploitability(tree: FlatTree, policy: np.ndarray) -> float:
+    """NashConv divided by the number of players."""
+    return nash_conv(tree, policy) / tree.num_players
+
+
+def to_openspiel_policy(
+    tree: FlatTree, policy: np.ndarray, spiel_game: Any, key_of: Callable[[Any, int], Hashable] | None = None
+) -> Any:
+    """Wrap a slot policy as an ``open_spiel.python.policy.Policy``.
+
+    Args:
+        tree: the flat tree the policy belongs to.
+        policy: one probability per slot.
+        spiel_game: the pyspiel game OpenSpiel will evaluate on.
+        key_of: maps ``(pyspiel state, player)`` to our information-state key;
+            default ``information_state_string`` (trees from :class:`SpielSource`).
+
+    Returns:
+        A policy whose ``action_probabilities`` look up our table.
+    """
+    from open_spiel.python import policy as os_policy
+
+    index = tree.index()
+    key_of = key_of or (lambda s, p: s.information_state_string(p))
+    probs = np.asarray(policy, dtype=np.float64)
+
+    class _Policy(os_policy.Policy):
+        def action_probabilities(self, state, player_id=None):
+            p = state.current_player() if player_id is None else player_id
+            i = index[(p, key_of(state, p))]
+            s0, m = int(tree.infoset_start[i]), int(tree.infoset_num[i])
+            return {int(tree.slot_action[s]): float(probs[s]) for s in range(s0, s0 + m)}
+
+    return _Policy(spiel_game, list(range(tree.num_players)))
+
+
+def adapter_policy(tree: FlatTree, policy: np.ndarray, spiel_game: Any, game: Game) -> Any:
+    """Wrap a slot policy of one of our games for OpenSpiel's adapter game (``envs.openspiel``).
+
+    ``spiel_game`` is the adapter's game for the same config, usually after
+    ``pyspiel.convert_to_turn_based``: there, simultaneous moves are asked seat by
+    seat in ascending order and the history lists them in that order, which is
+    exactly the order our engine takes them (lowest pending seat first). So the
+    OpenSpiel history is replayed on ``game`` and our key (the acting seat's
+    observation bytes) read from the resulting record.
+    """
+    cache: dict[tuple[int, ...], bytes] = {}
+
+    def key_of(state: Any, p: int) -> bytes:
+        hist = tuple(state.history())
+        key = cache.get(hist)
+        if key is None:
+            s = game.new_state(0)
+            for a in hist:
+                game.apply_action(s, a)
+            key = cache[hist] = game.observation(s, p).tobytes()
+        return key
+
+    return to_openspiel_policy(tree, policy, spiel_game, key_of)
+
+
+# =============================================================================
+# 4. Monte Carlo CFR on the engine kernels
+# =============================================================================
+class MCCFRSolver:
+    """Monte Carlo CFR (external or outcome sampling) on one of our games.
+
+    Runs directly on the rules module's compiled kernels (``apply_action``,
+    ``legal_mask``, ``observation``, ``sample_chance``) over a preallocated stack
+    of records, so it needs no tree. Tables grow as information sets are met; each
+    holds full-width arrays over the game's actions (zero outside the legal ones).
+
+    Args:
+        game: the game and config.
+        sampling: ``"external"`` or ``"outcome"``.
+        epsilon: outcome sampling's exploration at the traverser's nodes.
+        seed: RNG seed.
+    """
+
+    def __init__(self, game: Game, sampling: str = "external", epsilon: float = 0.6, seed: int = 0):
+        if sampling not in ("external", "outcome"):
+            raise ValueError(f"sampling={sampling!r} is not valid; valid values: ['external', 'outcome']")
+        self.game, self.sampling, self.epsilon = game, sampling, epsilon
+        self.rng = np.random.default_rng(seed)
+        self.seed = seed
+        self.iteration = 0
+        self.P, self.A = game.num_players, game.num_actions
+        self.regrets: dict[tuple[int, bytes], np.ndarray] = {}
+        self.strategy_sum: dict[tuple[int, bytes], np.ndarray] = {}
+        self.masks: dict[tuple[int, bytes], np.ndarray] = {}
+        m = game.module
+        self._act, self._mask, self._obs, self._apply = (
+            m.acting_player,
+            m.legal_mask,
+            m.observation,
+            m.apply_action,
+        )
+        self._co, self._sample = m.chance_outcomes, m.sample_chance
+        self._stack = np.zeros(game.info.max_game_length + 2, dtype=game.dtype)
+        self._obuf = np.zeros(game.observation_size, dtype=np.float32)
+        self._ret = np.zeros(game.info.max_players)
+        self._cacts = np.zeros(game.info.max_chance_outcomes, dtype=np.int64)
+        self._cprobs = np.zeros(game.info.max_chance_outcomes, dtype=np.float64)
+
+    # -- tables ------------------------------------------------------------------
+    def _lookup(self, s: np.void, p: int) -> tuple[tuple[int, bytes], np.ndarray]:
+        self._obs(s, p, self._obuf)
+        key = (p, self._obuf.tobytes())
+        mask = self.masks.get(key)
+        if mask is None:
+            buf = np.zeros(self.A, dtype=np.uint8)
+            self._mask(s, p, buf)
+            mask = self.masks[key] = buf.astype(np.float64)
+            self.regrets[key] = np.zeros(self.A)
+            self.strategy_sum[key] = np.zeros(self.A)
+        return key, mask
+
+    def _policy(self, key: tuple[int, bytes], mask: np.ndarray) -> np.ndarray:
+        r = np.maximum(self.regrets[key], 0.0) * mask
+        tot = r.sum()
+        return r / tot if tot > 0 else mask / mask.sum()
+
+    def _returns(self, s: np.void) -> np.ndarray:
+        self.game.module.returns(s, self._ret)
+        return self._ret[: self.P].copy()
+
+    # -- traversals ---------------------------------------------------------------
+    def _chance_step(self, d: int) -> None:
+        st = self._stack[d]
+        self._apply(st, self._sample(st))
+
+    def _external(self, d: int, traverser: int) -> float:
+        st = self._stack[d]
+        while True:
+            p = int(self._act(st))
+            if p != CHANCE:
+                break
+            self._chance_step(d)
+        if p == TERMINAL:
+            return float(self._returns(st)[traverser])
+        key, mask = self._lookup(st, p)
+        sigma = self._policy(key, mask)
+        legal = np.flatnonzero(mask)
+        child = self._stack[d + 1]
+        if p == traverser:
+            vals = np.zeros(self.A)
+            for a in legal:
+                self._stack[d + 1] = st
+                self._apply(child, a)
+                vals[a] = self._external(d + 1, traverser)
+            v = float(sigma @ vals)
+            self.regrets[key] += (vals - v) * mask
+            return v
+        if p == (traverser + 1) % self.P:  # simple averaging, as in OpenSpiel
+            self.strategy_sum[key] += sigma
+        a = int(self.rng.choice(self.A, p=sigma))
+        self._stack[d + 1] = st
+        self._apply(child, a)
+        return self._external(d + 1, traverser)
+
+    def _outcome(
+        self, d: int, traverser: int, my_reach: float, opp_reach: float, sample_reach: float
+    ) -> float:
+        """One sampled episode (Lanctot 2013, as OpenSpiel's ``outcome_sampling_mccfr``).
+
+        Returns the sampled value estimate of the node for ``traverser``.
+        """
+        st = self._stack[d]
+        p = int(self._act(st))
+        if p == TERMINAL:
+            return float(self._returns(st)[traverser])
+        self._stack[d + 1] = st
+        child = self._stack[d + 1]
+        if p == CHANCE:
+            n = int(self._co(st, self._cacts, self._cprobs))
+            i = int(self.rng.choice(n, p=self._cprobs[:n]))
+            pr = float(self._cprobs[i])
+            self._apply(child, self._cacts[i])
+            return self._outcome(d + 1, traverser, my_reach, opp_reach * pr, sample_reach * pr)
+        key, mask = self._lookup(st, p)
+        sigma = self._policy(key, mask)
+        q = self.epsilon * mask / mask.sum() + (1.0 - self.epsilon) * sigma if p == traverser else sigma
+        a = int(self.rng.choice(self.A, p=q))
+        self._apply(child, a)
+        if p == traverser:
+            u = self._outcome(d + 1, traverser, my_reach * sigma[a], opp_reach, sample_reach * q[a])
+        else:
+            u = self._outcome(d + 1, traverser, my_reach, opp_reach * sigma[a], sample_reach * q[a])
+        child_values = np.zeros(self.A)
+        child_values[a] = u / q[a]
+        v = float(sigma @ child_values)
+        if p == traverser:
+            self.regrets[key] += (child_values - v) * mask * (opp_reach / sample_reach)
+            self.strategy_sum[key] += sigma * (my_reach / sample_reach)
+        return v
+
+    def iterate(self, iterations: int = 1) -> None:
+        """Run ``iterations`` iterations (one traversal per player each)."""
+        for _ in range(iterations):
+            self.iteration += 1
+            for p in range(self.P):
+                root = self._stack[0]
+                self.game.module.write_config(root, self.game.config)
+                self.game.module.reset(root, int(self.rng.integers(2**62)))
+                if self.sampling == "external":
+                    self._external(0, p)
+                else:
+                    self._outcome(0, p, 1.0, 1.0, 1.0)
+
+    def table_policy(self) -> "TablePolicy":
+        """The average policy as a :class:`TablePolicy`."""
+        table: dict[tuple[int, bytes], tuple[np.ndarray, np.ndarray]] = {}
+        for key, mask in self.masks.items():
+            acts = np.flatnonzero(mask)
+            s = self.strategy_sum[key][acts]
+            tot = s.sum()
+            table[key] = (acts, s / tot if tot > 0 else np.full(acts.size, 1.0 / acts.size))
+        return TablePolicy(table)
+
+    def save(self, path: str | Path) -> None:
+        """Save the tables (npz; keys as a byte matrix)."""
+        keys = list(self.masks)
+        L = len(keys[0][1]) if keys else 0
+        np.savez_compressed(
+            path,
+            players=np.array([k[0] for k in keys], dtype=np.int32),
+            keys=np.frombuffer(b"".join(k[1] for k in keys), dtype=np.uint8).reshape(len(keys), L),
+            masks=np.array([self.masks[k] for k in keys]).reshape(len(keys), self.A),
+            regrets=np.array([self.regrets[k] for k in keys]).reshape(len(keys), self.A),
+            strategy_sum=np.array([self.strategy_sum[k] for k in keys]).reshape(len(keys), self.A),
+            iteration=np.int64(self.iteration),
+            sampling=self.sampling,
+            epsilon=self.epsilon,
+        )
+
+    @classmethod
+    def load(cls, path: str | Path, game: Game) -> "MCCFRSolver":
+        """Rebuild a solver saved with :meth:`save`."""
+        with np.load(path) as z:
+            solver = cls(game, str(z["sampling"]), float(z["epsilon"]))
+            for i, p in enumerate(z["players"]):
+                key = (int(p), z["keys"][i].tobytes())
+                solver.masks[key] = z["masks"][i].copy()
+                solver.regrets[key] = z["regrets"][i].copy()
+                solver.strategy_sum[key] = z["strategy_sum"][i].copy()
+            solver.iteration = int(z["iteration"])
+        return solver
+
+
+# =============================================================================
+# 5. Policies as tables, and the agent
+# =============================================================================
+class TablePolicy:
+    """A policy table: ``(player, key) -> (legal actions, probabilities)``.
+
+    Args:
+        table: the entries; keys are observation bytes for our games.
+    """
+
+    def __init__(self, table: dict[tuple[int, Hashable], tuple[np.ndarray, np.ndarray]]):
+        self.table = table
+
+    @classmethod
+    def from_tree(cls, tree: FlatTree, policy: np.ndarray) -> "TablePolicy":
+        """The table of a slot policy on a flat tree."""
+        table = {}
+        for i, key in enumerate(tree.keys):
+            s0, m = int(tree.infoset_start[i]), int(tree.infoset_num[i])
+            table[(int(tree.infoset_player[i]), key)] = (
+                tree.slot_action[s0 : s0 + m].astype(np.int64),
+                np.asarray(policy[s0 : s0 + m], dtype=np.float64),
+            )
+        return cls(table)
+
+    def to_tree(self, tree: FlatTree) -> np.ndarray:
+        """A slot policy on ``tree`` (uniform where the table has no entry)."""
+        out = tree.uniform_policy()
+        for i, key in enumerate(tree.keys):
+            entry = self.table.get((int(tree.infoset_player[i]), key))
+            if entry is None:
+                continue
+            s0, m = int(tree.infoset_start[i]), int(tree.infoset_num[i])
+            probs = dict(zip(entry[0].tolist(), entry[1].tolist()))
+            out[s0 : s0 + m] = [probs.get(int(a), 0.0) for a in tree.slot_action[s0 : s0 + m]]
+        return out
+
+    def probabilities(self, player: int, key: Hashable, legal: np.ndarray) -> np.ndarray:
+        """Probabilities over ``legal`` actions (uniform if unseen or inconsistent)."""
+        entry = self.table.get((player, key))
+        if entry is not None and np.array_equal(entry[0], legal):
+            p = np.clip(entry[1], 0.0, None)
+            if p.sum() > 0:
+                return p / p.sum()
+        return np.full(len(legal), 1.0 / len(legal))
+
+    def __len__(self) -> int:
+        return len(self.table)
+
+
+class CFRAgent(Agent):
+    """Plays a CFR average policy; information sets it never met get uniform play.
+
+    Args:
+        policy: the table (keys: ``(seat, observation bytes)``).
+        name: a display name.
+    """
+
+    def __init__(self, policy: TablePolicy, name: str = "cfr"):
+        self.policy = policy
+        self.name = name
+        self.rng = np.random.default_rng(0)
+
+    @classmethod
+    def exact(
+        cls, game: Game, iterations: int = 1000, config: CFRConfig = CFRConfig(), name: str = "cfr+"
+    ) -> "CFRAgent":
+        """Train exact CFR on the full tree of a small config."""
+        tree = flatten(GameSource(game))
+        solver = CFRSolver(tree, config)
+        solver.iterate(iterations)
+        return cls(TablePolicy.from_tree(tree, solver.average_policy()), name)
+
+    @classmethod
+    def mccfr(
+        cls, game: Game, iterations: int = 1000, sampling: str = "outcome", seed: int = 0, name: str = "mccfr"
+    ) -> "CFRAgent":
+        """Train MCCFR for a stated budget of iterations (for full-size configs)."""
+        solver = MCCFRSolver(game, sampling, seed=seed)
+        solver.iterate(iterations)
+        return cls(solver.table_policy(), f"{name}-{sampling}-{iterations}")
+
+    def act(self, turn: Turn) -> int:
+        """Sample the average policy at the seat's information state."""
+        legal = turn.legal_actions
+        probs = self.policy.probabilities(turn.seat, turn.observation.tobytes(), legal)
+        return int(self.rng.choice(legal, p=probs))
+
+
+def agent_policy(
+    game: Game, tree: FlatTree, agent: Agent, samples: int = 1, seed: int = 0, root: np.void | None = None
+) -> np.ndarray:
+    """The slot policy of an arena agent on a flat tree of ``game``, by asking it.
+
+    Walks the game again and, at the first state met of every information set,
+    asks ``agent`` ``samples`` times (through :func:`agents.base.make_turn`, so it
+    sees only what its seat may see); the empirical frequencies are the policy.
+    For a deterministic agent ``samples=1`` is exact.
+
+    Args:
+        game: the game the tree was flattened from (``GameSource(game, root)``).
+        tree: the flat tree.
+        agent: any :class:`Agent`.
+        samples: queries per information set.
+        seed: seed of the agent and of the determinizations.
+        root: the root the tree was flattened from, if not a new game.
+    """
+    from agents.base import make_turn
+
+    source = GameSource(game, root)
+    index = tree.index()
+    out = np.zeros(tree.num_slots)
+    done = np.zeros(tree.num_infosets, dtype=bool)
+    for p in range(game.num_players):
+        agent.reset(game, p, seed)
+    stack = [source.root()]
+    while stack:
+        s = stack.pop()
+        kind, p = source.node_type(s)
+        if kind == K_TERMINAL:
+            continue
+        if kind == K_CHANCE:
+            stack.extend(c for _, c in source.chance_children(s))
+            continue
+        i = index[(p, source.info_key(s, p))]
+        if not done[i]:
+            done[i] = True
+            s0, m = int(tree.infoset_start[i]), int(tree.infoset_num[i])
+            slot_of = {int(a): s0 + j for j, a in enumerate(tree.slot_action[s0 : s0 + m])}
+            agent.seat = p
+            for k in range(samples):
+                out[slot_of[int(agent.act(make_turn(game, s, p, seed + k)))]] += 1.0 / samples
+        stack.extend(source.child(s, a) for a in source.legal_actions(s, p))
+    return out
+
+
+def _registry_factory(game: str, arg: str | None) -> Agent:
+    """``cfr`` / ``cfr:<iterations>``: MCCFR (outcome sampling) trained on the default config of
+    ``game`` for that many iterations (default 1000); ``cfr:<path.npz>``: an MCCFR checkpoint."""
+    g = Game(game)
+    if arg is None or arg.isdigit():
+        return CFRAgent.mccfr(g, iterations=int(arg or 1000), sampling="outcome")
+    return CFRAgent(MCCFRSolver.load(arg, g).table_policy(), name=f"cfr:{Path(arg).name}")
+
+
+def _oracle_factory(game: str, arg: str | None) -> Agent:
+    """``oracle``: the exact 2-player Octrix round solver (:mod:`agents.octrix_solver`)."""
+    if game != "octrix":
+        raise ValueError(f"agent 'oracle' is only available for octrix, not {game!r}")
+    from agents.octrix_solver import OctrixOracleAgent
+
+    return OctrixOracleAgent()
+
+
+try:  # make_agent("cfr", game) / make_agent("oracle", "octrix") in the arena
+    from agents.registry import register as _register
+
+    _register("cfr", _registry_factory)
+    _register("oracle", _oracle_factory)
+except ImportError:  # pragma: no cover - the registry is optional
+    pass
+
+
+__all__ = [
+    "adapter_policy",
+    "agent_policy",
+    "CFRAgent",
+    "CFRConfig",
+    "CFRSolver",
+    "FlatTree",
+    "GameSource",
+    "MCCFRSolver",
+    "SpielSource",
+    "TablePolicy",
+    "best_response_value",
+    "expected_values",
+    "exploitability",
+    "flatten",
+    "flatten_game",
+    "flatten_spiel",
+    "nash_conv",
+    "normalize_per_infoset",
+    "reference_cfr",
+    "to_openspiel_policy",
+]

@@ -1,0 +1,335 @@
+"""Tests of agents.cfr: known answers, OpenSpiel cross-checks, reference implementation, checkpoints."""
+
+from __future__ import annotations
+
+import warnings
+
+import numpy as np
+import pyspiel
+import pytest
+from open_spiel.python.algorithms import cfr as os_cfr
+from open_spiel.python.algorithms import discounted_cfr as os_dcfr
+from open_spiel.python.algorithms import exploitability
+
+from agents.base import make_turn
+from agents.cfr import (
+    VARIANTS,
+    CFRAgent,
+    CFRConfig,
+    CFRSolver,
+    GameSource,
+    MCCFRSolver,
+    TablePolicy,
+    adapter_policy,
+    agent_policy,
+    best_response_value,
+    expected_values,
+    flatten,
+    flatten_spiel,
+    nash_conv,
+    reference_cfr,
+    to_openspiel_policy,
+)
+from octagames.core import Game
+
+with warnings.catch_warnings():
+    warnings.simplefilter("ignore")
+    import envs.openspiel as eo
+
+
+@pytest.fixture(scope="module")
+def kuhn():
+    game = pyspiel.load_game("kuhn_poker")
+    return game, flatten_spiel(game)
+
+
+@pytest.fixture(scope="module")
+def tiny_octrix():
+    """2 players, the four aces (one per suit), two cards each: 6 deals, 2 tricks."""
+    game = Game("octrix", num_players=2, ranks=1, hand_size=2)
+    return game, flatten(GameSource(game))
+
+
+def random_policy(tree, seed):
+    """A random fully mixed policy, one probability per slot."""
+    rng = np.random.default_rng(seed)
+    w = rng.gamma(0.5, size=tree.num_slots) + 1e-9
+    sums = np.repeat(np.add.reduceat(w, tree.infoset_start), tree.infoset_num)
+    return w / sums
+
+
+def openspiel_slots(tree, tabular):
+    """An OpenSpiel TabularPolicy read back into our slot order."""
+    return np.concatenate(
+        [
+            tabular.policy_for_key(k)[
+                tree.slot_action[tree.infoset_start[i] : tree.infoset_start[i] + tree.infoset_num[i]]
+            ]
+            for i, k in enumerate(tree.keys)
+        ]
+    )
+
+
+# ---------------------------------------------------------------- known answers
+def test_kuhn_tree_shape(kuhn):
+    _, tree = kuhn
+    assert tree.num_infosets == 12 and tree.num_slots == 24
+    # nodes are ordered by depth: every child comes after its parent
+    kids = np.flatnonzero(tree.num_children)
+    assert np.all(tree.child_start[kids] > kids)
+    assert tree.depth_offsets[-1] == tree.num_nodes
+
+
+def test_kuhn_uniform_nash_conv_is_11_12(kuhn):
+    game, tree = kuhn
+    uniform = tree.uniform_policy()
+    assert nash_conv(tree, uniform) == pytest.approx(11 / 12, abs=1e-12)
+    assert exploitability.nash_conv(game, to_openspiel_policy(tree, uniform, game)) == pytest.approx(11 / 12)
+
+
+def test_kuhn_cfr_plus_value_converges_to_minus_1_18(kuhn):
+    _, tree = kuhn
+    solver = CFRSolver(tree, CFRConfig("cfr+"))
+    solver.iterate(1000)
+    v = solver.root_values()
+    assert abs(v[0] + 1 / 18) < 1e-3
+    assert v[0] + v[1] == pytest.approx(0.0, abs=1e-12)
+    assert nash_conv(tree, solver.average_policy()) < 1e-3
+
+
+@pytest.mark.parametrize("variant", VARIANTS)
+def test_every_variant_converges_on_kuhn(kuhn, variant):
+    _, tree = kuhn
+    solver = CFRSolver(tree, CFRConfig(variant))
+    solver.iterate(300)
+    assert nash_conv(tree, solver.average_policy()) < 0.01
+
+
+def test_bad_variant_is_refused():
+    with pytest.raises(ValueError, match="variant"):
+        CFRConfig("cfr++")
+
+
+# ---------------------------------------------------------------- OpenSpiel agrees
+def test_nash_conv_equals_openspiel_on_kuhn_policies(kuhn):
+    game, tree = kuhn
+    solver = CFRSolver(tree, CFRConfig("cfr"))
+    solver.iterate(3)
+    policies = [tree.uniform_policy(), solver.average_policy(), solver.current_policy()]
+    policies += [random_policy(tree, s) for s in range(3)]
+    for pol in policies:
+        ours = nash_conv(tree, pol)
+        theirs = exploitability.nash_conv(game, to_openspiel_policy(tree, pol, game))
+        assert abs(ours - theirs) < 1e-6
+
+
+def test_nash_conv_equals_openspiel_on_leduc():
+    game = pyspiel.load_game("leduc_poker")
+    tree = flatten_spiel(game)
+    assert tree.num_infosets == 936
+    pol = random_policy(tree, 7)
+    theirs = exploitability.nash_conv(game, to_openspiel_policy(tree, pol, game))
+    assert abs(nash_conv(tree, pol) - theirs) < 1e-6
+
+
+def test_nash_conv_equals_openspiel_on_small_octrix_through_adapter(tiny_octrix):
+    game, tree = tiny_octrix
+    spiel_game = pyspiel.convert_to_turn_based(eo.load("octrix", num_players=2, ranks=1, hand_size=2))
+    solver = CFRSolver(tree)
+    solver.iterate(2)
+    for pol in [
+        tree.uniform_policy(),
+        solver.average_policy(),
+        random_policy(tree, 1),
+        random_policy(tree, 2),
+    ]:
+        ours = nash_conv(tree, pol)
+        theirs = exploitability.nash_conv(spiel_game, adapter_policy(tree, pol, spiel_game, game))
+        assert abs(ours - theirs) < 1e-6
+    assert nash_conv(tree, tree.uniform_policy()) > 1.0  # random play is very exploitable
+    # and on the (deterministic) heuristic agent's policy, read off the agent itself
+    from agents.heuristic_octrix import OctrixHeuristicAgent
+
+    heuristic = agent_policy(game, tree, OctrixHeuristicAgent())
+    assert set(np.unique(heuristic)) == {0.0, 1.0}
+    assert np.allclose(np.add.reduceat(heuristic, tree.infoset_start), 1.0)
+    theirs = exploitability.nash_conv(spiel_game, adapter_policy(tree, heuristic, spiel_game, game))
+    assert abs(nash_conv(tree, heuristic) - theirs) < 1e-6
+
+
+@pytest.mark.parametrize(
+    "variant,factory",
+    [
+        ("cfr", lambda g: os_cfr.CFRSolver(g)),
+        ("cfr+", lambda g: os_cfr.CFRPlusSolver(g)),
+        ("linear", lambda g: os_dcfr.LCFRSolver(g)),
+        ("dcfr", lambda g: os_dcfr.DCFRSolver(g)),
+    ],
+)
+def test_same_policies_as_openspiel_solvers(kuhn, variant, factory):
+    game, tree = kuhn
+    theirs = factory(game)
+    ours = CFRSolver(tree, CFRConfig(variant))
+    for _ in range(15):
+        theirs.evaluate_and_update_policy()
+    ours.iterate(15)
+    np.testing.assert_allclose(
+        ours.average_policy(), openspiel_slots(tree, theirs.average_policy()), atol=1e-10
+    )
+    np.testing.assert_allclose(
+        ours.current_policy(), openspiel_slots(tree, theirs.current_policy()), atol=1e-10
+    )
+
+
+def test_simultaneous_updates_match_openspiel(kuhn):
+    game, tree = kuhn
+    theirs = os_cfr._CFRSolver(
+        game, alternating_updates=False, linear_averaging=False, regret_matching_plus=False
+    )
+    ours = CFRSolver(tree, CFRConfig("cfr", alternating=False))
+    for _ in range(10):
+        theirs.evaluate_and_update_policy()
+    ours.iterate(10)
+    np.testing.assert_allclose(
+        ours.average_policy(), openspiel_slots(tree, theirs.average_policy()), atol=1e-12
+    )
+
+
+# ---------------------------------------------------------------- reference implementation
+@pytest.mark.parametrize("variant", VARIANTS)
+@pytest.mark.parametrize("alternating", [True, False])
+def test_vectorised_equals_recursive_reference(kuhn, variant, alternating):
+    _, tree = kuhn
+    cfg = CFRConfig(variant, alternating=alternating)
+    solver = CFRSolver(tree, cfg)
+    solver.iterate(6)
+    regrets, strategy_sum = reference_cfr(tree, cfg, 6)
+    np.testing.assert_allclose(solver.regrets, regrets, rtol=1e-12, atol=1e-12)
+    np.testing.assert_allclose(solver.strategy_sum, strategy_sum, rtol=1e-12, atol=1e-12)
+
+
+def test_vectorised_equals_recursive_reference_on_an_octrix_deal():
+    game = Game("octrix", num_players=2, ranks=2, hand_size=3)
+    s = game.new_state(3)
+    game.play_chance(s)
+    tree = flatten(GameSource(game, root=s))
+    assert tree.kind[0] == 2  # rooted at the first decision
+    cfg = CFRConfig("cfr")
+    solver = CFRSolver(tree, cfg)
+    solver.iterate(4)
+    regrets, _ = reference_cfr(tree, cfg, 4)
+    np.testing.assert_allclose(solver.regrets, regrets, rtol=1e-12, atol=1e-12)
+    assert np.abs(regrets).max() > 0
+
+
+# ---------------------------------------------------------------- tree and best response
+def test_collapsed_and_full_chance_trees_agree(tiny_octrix):
+    game, tree = tiny_octrix
+    full = flatten(GameSource(game, collapse_chance=False))
+    assert full.num_nodes > tree.num_nodes and full.num_infosets == tree.num_infosets
+    pol = random_policy(tree, 3)
+    as_full = TablePolicy.from_tree(tree, pol).to_tree(full)
+    assert nash_conv(full, as_full) == pytest.approx(nash_conv(tree, pol), abs=1e-12)
+    np.testing.assert_allclose(expected_values(full, as_full), expected_values(tree, pol), atol=1e-12)
+
+
+def test_best_response_is_at_least_every_pure_deviation(kuhn):
+    _, tree = kuhn
+    pol = random_policy(tree, 11)
+    br0 = best_response_value(tree, pol, 0)
+    for _ in range(20):  # random deviations of player 0 never beat the best response
+        dev = pol.copy()
+        mine = np.flatnonzero(tree.infoset_player == 0)
+        rng = np.random.default_rng(_)
+        for i in mine:
+            s0, m = tree.infoset_start[i], tree.infoset_num[i]
+            dev[s0 : s0 + m] = np.eye(m)[rng.integers(m)]
+        assert expected_values(tree, dev)[0] <= br0 + 1e-12
+
+
+# ---------------------------------------------------------------- checkpoints
+def test_checkpoint_round_trip(tmp_path, kuhn):
+    _, tree = kuhn
+    a = CFRSolver(tree, CFRConfig("dcfr", alpha=2.0))
+    a.iterate(7)
+    a.save(tmp_path / "ck.npz")
+    b = CFRSolver.load(tmp_path / "ck.npz", tree)
+    assert b.iteration == 7 and b.config == a.config
+    a.iterate(5)
+    b.iterate(5)
+    np.testing.assert_array_equal(a.regrets, b.regrets)
+    np.testing.assert_array_equal(a.strategy_sum, b.strategy_sum)
+    with pytest.raises(ValueError, match="different game tree"):
+        CFRSolver.load(tmp_path / "ck.npz", flatten_spiel("leduc_poker"))
+
+
+# ---------------------------------------------------------------- MCCFR
+@pytest.mark.parametrize("sampling,iterations,bound", [("external", 300, 0.2), ("outcome", 1000, 0.15)])
+def test_mccfr_reduces_nash_conv(tiny_octrix, sampling, iterations, bound):
+    game, tree = tiny_octrix
+    solver = MCCFRSolver(game, sampling, seed=1)
+    solver.iterate(iterations)
+    pol = solver.table_policy().to_tree(tree)
+    uniform = nash_conv(tree, tree.uniform_policy())
+    assert nash_conv(tree, pol) < bound < uniform
+
+
+def test_mccfr_checkpoint_round_trip(tmp_path, tiny_octrix):
+    game, _ = tiny_octrix
+    a = MCCFRSolver(game, "external", seed=4)
+    a.iterate(20)
+    a.save(tmp_path / "mc.npz")
+    b = MCCFRSolver.load(tmp_path / "mc.npz", game)
+    assert b.iteration == 20 and set(b.masks) == set(a.masks)
+    for key in a.masks:
+        np.testing.assert_array_equal(a.regrets[key], b.regrets[key])
+        np.testing.assert_array_equal(a.strategy_sum[key], b.strategy_sum[key])
+
+
+def test_mccfr_runs_on_full_size_octrix():
+    game = Game("octrix", num_players=2)
+    solver = MCCFRSolver(game, "outcome", seed=0)
+    solver.iterate(5)
+    assert len(solver.masks) >= 5 * 2 * 8  # one information set per step of each episode
+
+
+# ---------------------------------------------------------------- agents
+def test_cfr_agent_plays_the_table_and_uniform_when_unseen(tiny_octrix):
+    game, tree = tiny_octrix
+    solver = CFRSolver(tree)
+    solver.iterate(50)
+    table = TablePolicy.from_tree(tree, solver.average_policy())
+    np.testing.assert_allclose(table.to_tree(tree), solver.average_policy())
+    agent = CFRAgent(table)
+    s = game.new_state(5)
+    game.play_chance(s)
+    agent.reset(game, 0, seed=0)
+    turn = make_turn(game, s, 0, seed=1)
+    key = (0, turn.observation.tobytes())
+    acts, probs = table.table[key]
+    counts = np.zeros(game.num_actions)
+    for _ in range(400):
+        a = agent.act(turn)
+        assert turn.legal_mask[a]
+        counts[a] += 1
+    np.testing.assert_allclose(counts[acts] / 400, probs, atol=0.1)
+    empty = CFRAgent(TablePolicy({}))
+    np.testing.assert_allclose(empty.policy.probabilities(0, b"?", turn.legal_actions), 0.5)
+
+
+def test_cfr_agent_constructors(tiny_octrix):
+    game, tree = tiny_octrix
+    exact = CFRAgent.exact(game, iterations=200)
+    assert nash_conv(tree, exact.policy.to_tree(tree)) < 0.05
+    mc = CFRAgent.mccfr(game, iterations=50, sampling="external")
+    assert len(mc.policy) > 0 and "external" in mc.name
+
+
+def test_registry_builds_cfr_and_oracle_agents():
+    from agents.octrix_solver import OctrixOracleAgent
+    from agents.registry import make_agent
+
+    assert isinstance(make_agent("cfr:3", "octrix"), CFRAgent)
+    assert isinstance(make_agent("oracle", "octrix"), OctrixOracleAgent)
+    with pytest.raises(ValueError, match="only available for octrix"):
+        make_agent("oracle", "achten")

@@ -1,0 +1,100 @@
+"""The CFR scripts run end to end on a tiny budget and write JSON + PNG."""
+
+from __future__ import annotations
+
+import json
+
+import numpy as np
+import pytest
+
+from agents.cfr import CFRSolver, MCCFRSolver, flatten_spiel
+from experiments.bench_cfr import BenchCFRConfig
+from experiments.bench_cfr import main as bench_main
+from experiments.train_cfr import TrainCFRConfig, parse_game_config
+from experiments.train_cfr import main as train_main
+from octagames.core import Game
+
+
+def test_bench_cfr_quick(tmp_path):
+    out = tmp_path / "bench_cfr.json"
+    result = bench_main(
+        BenchCFRConfig(
+            quick=True,
+            out=str(out),
+            iterations=200,
+            eval_points=3,
+            octrix_configs=("1x2", "2x2"),
+            heuristic_max_nodes=200,
+        )
+    )
+    data = json.loads(out.read_text())
+    assert out.with_suffix(".png").stat().st_size > 0
+    kuhn, leduc = data["poker"]
+    assert kuhn["game"] == "kuhn_poker" and set(kuhn["solvers"]) == {
+        "ours",
+        "openspiel_cpp",
+        "openspiel_python",
+    }
+    # same CFR+ as the C++ solver: same NashConv (by OpenSpiel) after the same iterations
+    assert kuhn["solvers"]["ours"]["final_nash_conv"] == pytest.approx(
+        kuhn["solvers"]["openspiel_cpp"]["final_nash_conv"], abs=1e-9
+    )
+    assert leduc["infosets"] == 936 and leduc["speedup_vs_python"] > 1
+    small = data["octrix"][0]
+    assert "heuristic_nash_conv" in small and "heuristic_nash_conv" not in data["octrix"][1]
+    assert (
+        small["uniform_nash_conv"] > 1
+        and small["variants"]["cfr+"]["final_nash_conv"] < small["uniform_nash_conv"]
+    )
+    assert data["octrix_openspiel_check"]["abs_diff"] < 1e-6
+    assert all(row["gap"] < 0.5 for row in data["octrix_deal_gaps"]["2x2"])
+    assert result["config"]["quick"] is True
+
+
+def test_train_cfr_exact_quick(tmp_path):
+    result = train_main(TrainCFRConfig(quick=True, out_dir=str(tmp_path), eval_points=4))
+    assert (tmp_path / "train_cfr.png").stat().st_size > 0
+    data = json.loads((tmp_path / "train_cfr.json").read_text())
+    assert data["curve"][-1]["iteration"] == 20
+    assert data["final_nash_conv"] < data["uniform_nash_conv"]
+    assert result["arena"]["random"]["games"] == 4 and result["arena"]["heuristic"]["games"] == 4
+    assert 0 <= result["arena"]["heuristic"]["win_rate"] <= 1
+    # the checkpoint reloads onto the same tree with the same policy
+    from agents.cfr import GameSource, flatten
+
+    tree = flatten(GameSource(Game("octrix", num_players=2, ranks=2, hand_size=2)))
+    again = CFRSolver.load(tmp_path / "checkpoint.npz", tree)
+    assert again.iteration == 20
+    assert again.root_values() == pytest.approx(np.array(data["average_policy_values"]))
+
+
+def test_train_cfr_spiel_and_mccfr_quick(tmp_path):
+    train_main(TrainCFRConfig(game="spiel:kuhn_poker", quick=True, out_dir=str(tmp_path / "kuhn")))
+    solver = CFRSolver.load(tmp_path / "kuhn" / "checkpoint.npz", flatten_spiel("kuhn_poker"))
+    assert solver.iteration == 20
+    train_main(
+        TrainCFRConfig(
+            algorithm="mccfr",
+            sampling="outcome",
+            game_config="num_players=2",
+            eval_tree=False,
+            quick=True,
+            out_dir=str(tmp_path / "mc"),
+        )
+    )
+    data = json.loads((tmp_path / "mc" / "train_cfr.json").read_text())
+    assert "nash_conv" not in data["curve"][-1] and data["curve"][-1]["infosets_seen"] > 0
+    assert (tmp_path / "mc" / "train_cfr.png").exists()
+    mc = MCCFRSolver.load(tmp_path / "mc" / "checkpoint.npz", Game("octrix", num_players=2))
+    assert mc.iteration == 20
+
+
+def test_parse_game_config():
+    assert parse_game_config("num_players=2, match=false,target=1.5,x=y") == {
+        "num_players": 2,
+        "match": False,
+        "target": 1.5,
+        "x": "y",
+    }
+    with pytest.raises(ValueError, match="field=value"):
+        parse_game_config("ranks")
