@@ -320,25 +320,26 @@ class Game:
     def apply_action(self, s: np.void, action: int) -> None:
         """Apply ``action`` for the acting player (or chance) in place.
 
+        The compiled kernel checks legality itself and leaves ``s`` untouched
+        when it refuses; only then is the (slower) explanation built.
+
         Raises:
             IllegalActionError: the action is not legal here; ``s`` is unchanged.
         """
         a = int(action)
+        if 0 <= a < max(self.num_actions, self.info.max_chance_outcomes) and self._apply(s, a):
+            return
         p = self.acting_player(s)
         if p == TERMINAL:
             raise IllegalActionError(f"action {a} cannot be applied: the game is over")
         if p == CHANCE:
-            outs = dict(self.chance_outcomes(s))
-            if a not in outs:
-                raise IllegalActionError(
-                    f"chance outcome {a} is not possible here; possible outcomes: {sorted(outs)}")
-        elif not (0 <= a < self.num_actions) or not self.legal_mask(s, p)[a]:
-            name = self.action_to_string(s, a) if 0 <= a < self.num_actions else "out of range"
-            reason = self.module.illegal_reason(s, p, a) if 0 <= a < self.num_actions else \
-                f"actions are 0..{self.num_actions - 1}"
-            raise IllegalActionError(f"player {p} cannot play action {a} ({name}): {reason}")
-        if not self._apply(s, a):  # the kernel checks too and leaves s untouched
-            raise IllegalActionError(f"action {a} was refused by the rules engine")
+            outs = sorted(dict(self.chance_outcomes(s)))
+            raise IllegalActionError(f"chance outcome {a} is not possible here; possible outcomes: {outs}")
+        if not 0 <= a < self.num_actions:
+            raise IllegalActionError(f"player {p} cannot play action {a} (out of range): "
+                                     f"actions are 0..{self.num_actions - 1}")
+        reason = self.module.illegal_reason(s, p, a)
+        raise IllegalActionError(f"player {p} cannot play action {a} ({self.action_to_string(s, a)}): {reason}")
 
     def sample_chance(self, s: np.void) -> int:
         """Draw a chance outcome with the RNG carried in ``s`` (advances it)."""
