@@ -16,13 +16,16 @@
 * Simultaneous moves are taken in turn, lowest pending seat first; a card
   committed that way stays hidden from the other seats' observations until the
   whole step is revealed, exactly as in the engine.
-* One call steps all N games in compiled code (numba, parallel over games).
+* One call steps all N games in compiled code (numba); large batches are
+  split into slices stepped on one thread per core (the kernels release the GIL).
 
 No rule lives here: everything is the game's own kernels.
 """
 
 from __future__ import annotations
 
+import os
+from concurrent.futures import ThreadPoolExecutor
 from typing import Any
 
 import numpy as np
@@ -38,16 +41,20 @@ class VectorEnv:
         game: short game name (``octrix``, ``achten``, ``octiles``, ``octa``).
         num_envs: number of games N (>= 1).
         seed: game ``i`` starts from seed ``seed + i``.
+        num_threads: threads stepping slices of the batch (default: one per
+            core for batches of :attr:`PARALLEL_MIN_BATCH` or more, else 1).
+            Results do not depend on it.
         **config: the game's config fields (``num_players``, ...).
 
     Raises:
         ValueError: unknown game, bad ``num_envs`` or bad config field.
     """
 
-    #: batches at least this large step in parallel threads
+    #: batches at least this large are stepped in slices on several threads
     PARALLEL_MIN_BATCH = 512
 
-    def __init__(self, game: str, num_envs: int, seed: int = 0, **config: Any) -> None:
+    def __init__(self, game: str, num_envs: int, seed: int = 0, num_threads: int | None = None,
+                 **config: Any) -> None:
         if isinstance(num_envs, bool) or not isinstance(num_envs, (int, np.integer)) or num_envs < 1:
             raise ValueError(f"num_envs={num_envs!r} is not valid; it must be an integer >= 1")
         self.game = Game(game, **config)
@@ -56,7 +63,15 @@ class VectorEnv:
         self.num_actions = self.game.num_actions
         self.observation_size = self.game.observation_size
         self.seed = int(seed)
-        self._k = batch_kernels(self.game.module, parallel=self.num_envs >= self.PARALLEL_MIN_BATCH)
+        self._k = batch_kernels(self.game.module)
+        if num_threads is None:
+            num_threads = _cpu_count() if self.num_envs >= self.PARALLEL_MIN_BATCH else 1
+        if isinstance(num_threads, bool) or not isinstance(num_threads, (int, np.integer)) or num_threads < 1:
+            raise ValueError(f"num_threads={num_threads!r} is not valid; it must be an integer >= 1")
+        self.num_threads = min(int(num_threads), self.num_envs)
+        bounds = np.linspace(0, self.num_envs, self.num_threads + 1).astype(int)
+        self._slices = [slice(int(a), int(b)) for a, b in zip(bounds[:-1], bounds[1:])]
+        self._pool = ThreadPoolExecutor(self.num_threads) if self.num_threads > 1 else None
         n, info = self.num_envs, self.game.info
         self.states = self.game.new_batch(n, self.seed)
         self._obs = np.zeros((n, self.observation_size), dtype=np.float32)
@@ -76,7 +91,7 @@ class VectorEnv:
         if seed is not None:
             self.seed = int(seed)
         seeds = np.arange(self.num_envs, dtype=np.int64) + self.seed
-        self._k.reset(self.states, seeds, self._obs, self._mask, self._player)
+        self._run(self._k.reset, self.states, seeds, self._obs, self._mask, self._player)
         self._ready = True
         return self._obs.copy(), self._info()
 
@@ -113,8 +128,7 @@ class VectorEnv:
                 parts.append(f"env {i}: player {p} cannot play action {int(a[i])} ({name}): {why}")
             raise ValueError("illegal actions, no game was stepped; " + "; ".join(parts))
         self._actions[:] = a
-        self._k.step(self.states, self._actions, self._obs, self._mask, self._player,
-                     self._rew, self._term, self._scratch)
+        self._step()
         return (self._obs.copy(), self._rew[:, : self.num_players].copy(), self._term.copy(),
                 self._trunc.copy(), self._info())
 
@@ -127,8 +141,7 @@ class VectorEnv:
         engine and leaves that game unchanged.
         """
         self._actions[:] = actions
-        self._k.step(self.states, self._actions, self._obs, self._mask, self._player,
-                     self._rew, self._term, self._scratch)
+        self._step()
 
     def sample_actions(self) -> np.ndarray:
         """A uniformly random legal action for every game (reproducible from ``seed``)."""
@@ -164,8 +177,27 @@ class VectorEnv:
     def observe(self, players: np.ndarray) -> np.ndarray:
         """Observations ``[N, D]`` of the given seat in every game."""
         out = np.zeros((self.num_envs, self.observation_size), dtype=np.float32)
-        self._k.observe(self.states, np.asarray(players, dtype=np.int64), out)
+        self._run(self._k.observe, self.states, np.asarray(players, dtype=np.int64), out)
         return out
+
+    def close(self) -> None:
+        """Stop the worker threads (the env cannot step afterwards)."""
+        if self._pool is not None:
+            self._pool.shutdown()
+            self._pool = None
+
+    def _step(self) -> None:
+        self._run(self._k.step, self.states, self._actions, self._obs, self._mask, self._player,
+                  self._rew, self._term, self._scratch)
+
+    def _run(self, kernel, *arrays: np.ndarray) -> None:
+        # every argument is an array over the batch; each thread steps one slice of it
+        if self._pool is None:
+            kernel(*arrays)
+            return
+        futures = [self._pool.submit(kernel, *(a[sl] for a in arrays)) for sl in self._slices]
+        for f in futures:
+            f.result()
 
     def _info(self) -> dict[str, np.ndarray]:
         return {"action_mask": self._mask.copy(), "player": self._player.copy()}
@@ -174,3 +206,10 @@ class VectorEnv:
 def make(game: str, num_envs: int, seed: int = 0, **config: Any) -> VectorEnv:
     """Build a :class:`VectorEnv`: ``make("octrix", 4096, seed=0, num_players=3)``."""
     return VectorEnv(game, num_envs, seed, **config)
+
+
+def _cpu_count() -> int:
+    try:
+        return len(os.sched_getaffinity(0))
+    except AttributeError:  # not on Linux
+        return os.cpu_count() or 1

@@ -5,7 +5,7 @@ and returns numba functions that step a whole batch of records in one call:
 chance nodes are resolved with each record's own RNG, finished games restart
 with a seed drawn from that RNG (so a batch is reproducible from its seeds),
 and observations, masks and rewards are written into preallocated arrays.
-Large batches loop over records in parallel threads (``prange``).
+Large batches are split into slices stepped on several threads.
 """
 
 from __future__ import annotations
@@ -27,21 +27,20 @@ class BatchKernels(NamedTuple):
     observe: object
 
 
-_CACHE: dict[tuple[str, bool], BatchKernels] = {}
+_CACHE: dict[str, BatchKernels] = {}
 
 
-def batch_kernels(module: ModuleType, parallel: bool = True) -> BatchKernels:
+def batch_kernels(module: ModuleType) -> BatchKernels:
     """Build (once) and return the batch kernels of a rules module.
 
-    Args:
-        module: a rules module following the engine contract.
-        parallel: loop over records in parallel threads; worth it for large
-            batches, while small ones run faster on one thread.
+    The kernels loop over the records they are given on one thread and release
+    the GIL, so callers can step slices of a batch on several Python threads
+    (see ``envs.vector``); unlike numba's parallel loops this degrades
+    gracefully on a busy machine.
     """
-    key = (module.__name__, bool(parallel))
+    key = module.__name__
     if key in _CACHE:
         return _CACHE[key]
-    prange = nb.prange if parallel else range
     reset_k = module.reset
     cur = module.current_player
     act = module.acting_player
@@ -69,17 +68,17 @@ def batch_kernels(module: ModuleType, parallel: bool = True) -> BatchKernels:
             mask[i, :] = 0
             obs[i, :] = 0.0
 
-    @nb.njit(cache=True, parallel=parallel)
+    @nb.njit(cache=True, nogil=True)
     def reset_batch(states, seeds, obs, mask, player):
-        for i in prange(states.shape[0]):
+        for i in range(states.shape[0]):
             s = states[i]
             reset_k(s, seeds[i])
             _settle(s)
             _emit(s, i, obs, mask, player)
 
-    @nb.njit(cache=True, parallel=parallel)
+    @nb.njit(cache=True, nogil=True)
     def step_batch(states, actions, obs, mask, player, rewards, terminated, scratch):
-        for i in prange(states.shape[0]):
+        for i in range(states.shape[0]):
             s = states[i]
             # returns before and after the action; their difference is the reward
             ret_k(s, scratch[i])
@@ -96,9 +95,9 @@ def batch_kernels(module: ModuleType, parallel: bool = True) -> BatchKernels:
                 terminated[i] = False
             _emit(s, i, obs, mask, player)
 
-    @nb.njit(cache=True, parallel=parallel)
+    @nb.njit(cache=True, nogil=True)
     def observe_batch(states, players, obs):
-        for i in prange(states.shape[0]):
+        for i in range(states.shape[0]):
             obs_k(states[i], players[i], obs[i])
 
     kernels = BatchKernels(reset_batch, step_batch, observe_batch)

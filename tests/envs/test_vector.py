@@ -109,3 +109,19 @@ def test_bad_arguments():
         make("octrix", 2, num_players=9)
     with pytest.raises(RuntimeError, match="reset"):
         make("octrix", 2).step(np.zeros(2, dtype=np.int64))
+
+
+def test_results_do_not_depend_on_the_number_of_threads():
+    traces = []
+    for threads in (1, 3):
+        env = make("octrix", 600, seed=5, num_threads=threads, num_players=3)
+        env.reset()
+        total = np.zeros((600, 3))
+        for _ in range(40):
+            obs, rew, term, trunc, info = env.step(env.sample_actions())
+            total += rew
+        traces.append((env.states.tobytes(), obs.tobytes(), total.tobytes()))
+        env.close()
+    assert traces[0] == traces[1]
+    with pytest.raises(ValueError, match="num_threads"):
+        make("octrix", 4, num_threads=0)
