@@ -26,6 +26,8 @@ GAME_CONFIGS = [
     ("achten", dict(num_players=6)),
     ("achten", dict(num_players=3, match=True, target=0.2, max_rounds=12)),
     ("achten", dict(num_players=2, ranks=3, low_rank=7, turn_cap=3)),
+    ("octa", dict(rules="en")),
+    ("octa", dict(rules="en", max_turns=20)),
 ]
 IDS = [f"{n}-{'-'.join(f'{k}={v}' for k, v in c.items())}" for n, c in GAME_CONFIGS]
 

@@ -1,0 +1,206 @@
+"""A rule-of-thumb Octa agent (English rules) that builds toward the Octa and 28 cards.
+
+Priorities, in order:
+
+* put cards on the table whenever possible: additions to own runs, face-down
+  replacements, option C (a whole pool run), option B, the longest run option A
+  can lay (and the token on it, so that option B opens next turn);
+* step 2: put the action card where the two tops match; use the Jack on the
+  opponent's longest run, the Queen on the pool pair most useful to the hand,
+  the King on the stock (or the discard pile when its top two cards are useful);
+* step 4: exchange when the pool card is worth more than the hand card, with a
+  large bonus for making a pool run that the token can claim (option C later);
+* step 5: keep cards while the hand is below 8, otherwise discard the least
+  useful card.
+
+The agent reads only its own :class:`~agents.base.Turn` (the determinized
+state keeps its own hand and all public cards exact).
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from agents.base import Agent, Turn
+from octagames.octa import en
+from octagames.octa.common import (KING, MAX_RUNS, NUM_QUEEN_PAIRS, POOL_SLOTS, QUEEN_PAIRS,
+                                   TOK_CENTRE, atype_of, extend_pos, kind_at, kind_of, run_faceup)
+
+
+def _my_run_needs(s, p: int) -> dict[int, int]:
+    """Card kinds that extend one of ``p``'s runs directly, with the run's face-up length."""
+    needs: dict[int, int] = {}
+    for r in range(MAX_RUNS):
+        if int(s["run_owner"][r]) != p:
+            continue
+        length = int(run_faceup(s, r))
+        for end in range(2):
+            pos = int(extend_pos(s, r, end))
+            if pos > 0:
+                k = int(kind_at(int(s["run_suit"][r]), pos))
+                needs[k] = max(needs.get(k, 0), length)
+    return needs
+
+
+def _card_value(s, p: int, k: int, needs: dict[int, int], hand: np.ndarray) -> float:
+    """How useful a card of kind ``k`` is to ``p``: run extensions first, then same-suit neighbours."""
+    v = 0.0
+    if k in needs:
+        v += 4.0 + 0.5 * needs[k]
+    suit, rank = divmod(k, 10)
+    for d in (1, 2):
+        for r2 in (rank - d, rank + d):
+            rr = r2 % 10 if r2 in (-1, 10) else r2  # the ace (0) neighbours both 2 (1) and 10 (9)
+            if 0 <= rr < 10 and hand[suit * 10 + rr] > 0:
+                v += 1.5 if d == 1 else 0.5
+    return v
+
+
+def _interval_len(hand: np.ndarray, k: int) -> int:
+    """Length of the longest run of consecutive kinds in ``hand`` through ``k`` (ace low or high)."""
+    suit, rank = divmod(k, 10)
+    have = [hand[suit * 10 + (q - 1 if q <= 10 else 0)] > 0 for q in range(12)]
+    best = 0
+    for q in ([1, 11] if rank == 0 else [rank + 1]):
+        lo = q
+        while lo - 1 >= 1 and have[lo - 1]:
+            lo -= 1
+        hi = q
+        while hi + 1 <= 11 and have[hi + 1]:
+            hi += 1
+        best = max(best, min(hi - lo + 1, 10))
+    return best
+
+
+class OctaHeuristicAgent(Agent):
+    """Greedy builder of runs for the English Octa rules (see the module docstring)."""
+
+    name = "heuristic_octa"
+
+    def __init__(self) -> None:
+        self.rng = np.random.default_rng(0)
+
+    def act(self, turn: Turn) -> int:
+        """Choose a legal action by the priorities of the module docstring."""
+        s, p = turn.state, turn.seat
+        legal = [int(a) for a in turn.legal_actions]
+        ls = set(legal)
+        ph = int(s["phase"])
+        hand = np.array(s["hand_cnt"][p], dtype=np.int64)
+        needs = _my_run_needs(s, p)
+
+        # free actions first: every addition or replacement is a face-up card on the table
+        adds = [a for a in legal if en.A_ADD <= a < en.A_FD]
+        if adds:
+            return adds[0]
+        fds = [a for a in legal if en.A_FD <= a < en.A_EXCH]
+        if fds:
+            return fds[0]
+
+        if ph == en.PH_PILE:
+            c = int(s["adrawn"])
+            for pile in range(2):
+                m = int(s["apile_n"][pile])
+                other = 1 - pile
+                mo = int(s["apile_n"][other])
+                if mo and (int(s["apile"][other, mo - 1]) - 80) % 12 // 3 == (c - 80) % 12 // 3 and m:
+                    return en.A_PILE + pile
+            return en.A_PILE + int(self.rng.integers(2))
+        if ph == en.PH_USE:
+            return self._use(s, p, legal, ls, hand, needs)
+        if ph == en.PH_OPTION:
+            if en.A_C in ls:
+                return en.A_C
+            blines = [a for a in legal if en.A_BLINE <= a < en.A_END_B]
+            if blines:
+                return max(blines, key=lambda a: self._line_value(s, p, a - en.A_BLINE, hand, needs))
+            sels = [a for a in legal if en.A_SEL <= a < en.A_COMMIT]
+            if sels:
+                return max(sels, key=lambda a: (_interval_len(hand, a - en.A_SEL), -(a - en.A_SEL) % 10))
+            return en.A_SKIP_OPT
+        if ph == en.PH_BUILD:
+            sels = [a for a in legal if en.A_SEL <= a < en.A_COMMIT]
+            return sels[0] if sels else en.A_COMMIT
+        if ph == en.PH_TOKEN:
+            return en.A_TOKEN_RUN
+        if ph == en.PH_BPLACE:
+            sels = [a for a in legal if en.A_SEL <= a < en.A_COMMIT]
+            if en.A_END_B in ls:
+                return en.A_END_B
+            if sels:
+                return max(sels, key=lambda a: _interval_len(hand, a - en.A_SEL))
+            return legal[0]
+        if ph == en.PH_EXCH:
+            return self._exchange(s, p, legal, hand, needs)
+        if ph == en.PH_PTOKEN:
+            toks = [a for a in legal if en.A_PTOKEN <= a < en.A_PTOKEN_NO]
+            return toks[0] if toks else en.A_PTOKEN_NO
+        if ph in (en.PH_DISCARD, en.PH_DDOWN):
+            if en.A_END_TURN in ls:
+                return en.A_END_TURN
+            discs = [a for a in legal if en.A_DISCARD <= a < en.A_END_TURN]
+            return min(discs, key=lambda a: _card_value(s, p, a - en.A_DISCARD, needs, hand))
+        return legal[0]
+
+    # -- step 2 ---------------------------------------------------------------
+    def _use(self, s, p, legal, ls, hand, needs) -> int:
+        pile = int(s["anew_pile"])
+        t = int(atype_of(int(s["apile"][pile, int(s["apile_n"][pile]) - 1])))
+        jacks = [a for a in legal if en.A_JACK <= a < en.A_QUEEN]
+        if jacks:
+            best, score = en.A_DECLINE, 0.0
+            for a in jacks:
+                r, pos = divmod(a - en.A_JACK, 11)
+                if int(s["run_owner"][r]) == p:
+                    continue
+                k = int(kind_of(int(s["run_card"][r, pos + 1])))
+                v = float(run_faceup(s, r)) + 0.5 * _card_value(s, p, k, needs, hand)
+                if v > score:
+                    best, score = a, v
+            return best
+        queens = [a for a in legal if en.A_QUEEN <= a < en.A_QUEEN + NUM_QUEEN_PAIRS]
+        if queens:
+            def qv(a: int) -> float:
+                i, j = (int(x) for x in QUEEN_PAIRS[a - en.A_QUEEN])
+                return sum(_card_value(s, p, int(kind_of(int(s["pool"][x]))), needs, hand) for x in (i, j))
+            return max(queens, key=qv)
+        if t == KING or en.A_KING_STOCK in ls:
+            if en.A_KING_DISC in ls:
+                n = int(s["disc_n"])
+                top = [int(kind_of(int(s["disc"][d]))) for d in range(max(0, n - 2), n)]
+                if sum(_card_value(s, p, k, needs, hand) for k in top) >= 6.0:
+                    return en.A_KING_DISC
+            return en.A_KING_STOCK
+        return en.A_DECLINE
+
+    # -- step 3 / 4 -----------------------------------------------------------
+    def _line_value(self, s, p, line, hand, needs) -> float:
+        from octagames.octa.common import POOL_LINES
+        v = 0.0
+        for i in range(3):
+            c = int(s["pool"][int(POOL_LINES[line, i])])
+            if c >= 0:
+                v += 1.0 + _card_value(s, p, int(kind_of(c)), needs, hand)
+        return v
+
+    def _exchange(self, s, p, legal, hand, needs) -> int:
+        best, score = en.A_EXCH_SKIP, 0.5
+        token_free = int(s["token_loc"][p]) == TOK_CENTRE
+        for a in legal:
+            if not en.A_EXCH <= a < en.A_PTOKEN:
+                continue
+            k, slot = divmod(a - en.A_EXCH, POOL_SLOTS)
+            taken = int(kind_of(int(s["pool"][slot])))
+            h2 = hand.copy()
+            h2[k] -= 1
+            v = _card_value(s, p, taken, needs, h2) - _card_value(s, p, k, needs, h2)
+            if token_free:
+                c = int(s["pool"][slot])
+                s["pool"][slot] = k  # kind k, copy 0: same suit and rank as the card placed
+                made = any(bool(en.pool_line_is_run(s, line)) for line in range(4))
+                s["pool"][slot] = c
+                if made:
+                    v += 6.0
+            if v > score:
+                best, score = a, v
+        return best

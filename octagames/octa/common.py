@@ -1,0 +1,512 @@
+"""Shared Octa core: cards, runs, the pool ring, action piles, tokens, face-down cards.
+
+Everything in this module is common to both rulebooks (English ``rules="en"``
+and Dutch ``rules="nl"``); the turn structure of each rulebook lives in its own
+module (:mod:`octagames.octa.en` for the English rules). See
+:mod:`octagames.octa.rules` for the full design (card ids, state layout,
+action table, observation table).
+
+Card ids (104 cards, two 52-card decks)
+---------------------------------------
+* ``0..79`` number cards: ``c = copy*40 + suit*10 + (rank-1)`` with rank 1 = ace,
+  2..10, suit 0..3 = ♥ ♠ ♦ ♣ (the seed's order), copy 0/1. The *kind* of a number
+  card is ``c % 40`` (= ``suit*10 + rank-1``); the two copies of a kind are
+  interchangeable for the rules.
+* ``80..103`` action cards: ``c = 80 + copy*12 + suit*3 + type`` with type
+  0 = Jack, 1 = Queen, 2 = King. Its *action kind* is ``(c-80) % 12``.
+
+Run positions
+-------------
+A run is stored over *positions* 1..11 of its suit: position p holds rank p
+for p = 1..10 (position 1 = low ace) and position 11 is the high ace. A run is
+an interval ``[lo, hi]`` of positions of length 3..10 when laid; ``[1, 11]``
+is excluded by the length limit, which is exactly the rule "the ace is low or
+high, never both, no wraparound".
+
+Pool ring
+---------
+The 3×3 ring around the empty centre, slots numbered in refill order (left to
+right, top to bottom)::
+
+    0 1 2
+    3 . 4
+    5 6 7
+
+Lines (in line order): top row 0-1-2, bottom row 5-6-7, left column 0-3-5,
+right column 2-4-7. Orthogonal ring adjacency: 0-1, 1-2, 0-3, 2-4, 3-5, 4-7,
+5-6, 6-7 (1 and 6 touch only the centre).
+"""
+
+from __future__ import annotations
+
+import numba as nb
+import numpy as np
+
+from octagames.core import rng_below
+
+# ---------------------------------------------------------------- cards
+NUM_CARDS = 104
+NUM_NUMBER = 80
+NUM_KINDS = 40
+NUM_ACTION_CARDS = 24
+NUM_ACTION_KINDS = 12
+HAND_LIMIT = 8
+SUIT_SYMBOLS = "♥♠♦♣"
+RANK_NAMES = ("?", "A", "2", "3", "4", "5", "6", "7", "8", "9", "10", "A")
+ACTION_TYPES = "JQK"
+JACK, QUEEN, KING = 0, 1, 2
+
+# ---------------------------------------------------------------- table limits
+# Every run holds >= 3 physical cards (laid with >= 3; the Jack swaps cards,
+# it never removes one), so at most 80 // 3 = 26 runs exist at once.
+MAX_RUNS = 26
+NPOS = 12          # run positions 1..11 (index 0 unused)
+POOL_SLOTS = 8
+NUM_LINES = 4
+MAX_DISCARD = NUM_NUMBER
+MAX_PILE = NUM_ACTION_CARDS
+
+# ---------------------------------------------------------------- card locations
+LOC_STOCK = 0      # the face-down number stock (unordered: draws are chance nodes)
+LOC_HAND = 1       # lidx = seat
+LOC_POOL = 2       # lidx = pool slot
+LOC_RUN = 3        # lidx = slot * NPOS + position (face up or face down, see run_fd)
+LOC_DISCARD = 4    # lidx = depth from the bottom
+LOC_AHIDDEN = 5    # action stack or set-aside: never seen, so one unordered set
+LOC_APILE = 6      # lidx = pile * MAX_PILE + depth from the bottom
+LOC_ADRAWN = 7     # the action card just turned, not yet placed on a pile
+
+# Token locations
+TOK_CENTRE = 0
+TOK_RUN = 1        # token_idx = run slot
+TOK_POOL = 2       # token_idx = pool line
+
+POOL_LINES = np.array([[0, 1, 2], [5, 6, 7], [0, 3, 5], [2, 4, 7]], dtype=np.int64)
+LINE_NAMES = ("top row", "bottom row", "left column", "right column")
+# ring adjacency, -1 padded
+POOL_ADJ = np.array([[1, 3, -1], [0, 2, -1], [1, 4, -1], [0, 5, -1],
+                     [2, 7, -1], [3, 6, -1], [5, 7, -1], [4, 6, -1]], dtype=np.int64)
+POOL_SLOT_NAMES = ("top-left", "top", "top-right", "left", "right", "bottom-left",
+                   "bottom", "bottom-right")
+
+# Queen pairs (i < j) of pool slots, in lexicographic order
+QUEEN_PAIRS = np.array([[i, j] for i in range(8) for j in range(i + 1, 8)], dtype=np.int64)
+NUM_QUEEN_PAIRS = QUEEN_PAIRS.shape[0]  # 28
+
+
+# ---------------------------------------------------------------- the record
+def make_state_dtype() -> np.dtype:
+    """The structured dtype of one Octa game (shared by both rulebooks).
+
+    Integer fields are int32 even where int8 would do: under NumPy 2 scalar
+    promotion an int8 field read in uncompiled kernels (``NUMBA_DISABLE_JIT=1``)
+    would overflow in index arithmetic such as ``offset + kind``.
+    """
+    return np.dtype([
+        ("rng", np.uint64),
+        # -- config
+        ("rules", np.int32),          # 0 = en, 1 = nl
+        ("max_turns", np.int32),     # engine cap on turns (scored like the 2nd exhaustion)
+        # -- progress
+        ("phase", np.int32),
+        ("cur", np.int32),            # seat whose turn it is
+        ("start_player", np.int32),
+        ("deal_i", np.int32),         # setup cards dealt so far (0..26)
+        ("ch_kind", np.int32),        # in-turn chance: what the next stock/action card is for
+        ("ch_left", np.int32),        # draws still owed for CK_DRAW
+        ("ch_next", np.int32),        # phase after the chance sequence
+        ("ch_slot", np.int32),        # CK_FD target run slot
+        ("ch_pos", np.int32),         # CK_FD target position
+        ("turn", np.int32),          # turns started so far
+        ("moves", np.int32),         # actions applied (chance included)
+        ("terminal", np.int32),
+        ("winner", np.int32),         # -1: none or draw
+        ("end_reason", np.int32),     # 0 playing, 1 win rule, 2 second stock exhaustion, 3 turn cap
+        ("returns", np.float64, (2,)),
+        # -- cards
+        ("loc", np.int32, (NUM_CARDS,)),
+        ("lidx", np.int32, (NUM_CARDS,)),
+        ("pub", np.uint8, (NUM_CARDS,)),      # a hand card the other seat saw being taken
+        ("bflag", np.uint8, (NUM_CARDS,)),    # taken from the pool with option B this turn
+        ("inbuild", np.uint8, (NUM_CARDS,)),  # hand card shown in the run being laid
+        ("hand_cnt", np.int32, (2, NUM_KINDS)),
+        ("hand_n", np.int32, (2,)),
+        ("stock_n", np.int32),
+        ("pool", np.int32, (POOL_SLOTS,)),     # card id or -1 (empty)
+        ("disc", np.int32, (MAX_DISCARD,)),    # bottom .. top
+        ("disc_n", np.int32),
+        # -- runs (global slots)
+        ("run_owner", np.int32, (MAX_RUNS,)),  # -1: free slot
+        ("run_suit", np.int32, (MAX_RUNS,)),
+        ("run_lo", np.int32, (MAX_RUNS,)),
+        ("run_hi", np.int32, (MAX_RUNS,)),
+        ("run_card", np.int32, (MAX_RUNS, NPOS)),
+        ("run_fd", np.uint8, (MAX_RUNS, NPOS)),
+        # -- tokens
+        ("token_loc", np.int32, (2,)),
+        ("token_idx", np.int32, (2,)),
+        ("token_turn", np.int32, (2,)),       # turn number when the token was put down
+        # -- action cards
+        ("apile", np.int32, (2, MAX_PILE)),
+        ("apile_n", np.int32, (2,)),
+        ("astack_n", np.int32),                # cards in the action stack
+        ("aside_n", np.int32),                 # set-aside action cards not yet shuffled in
+        ("adrawn", np.int32),                  # the action card just turned (-1 none)
+        ("anew_pile", np.int32),               # pile the newest card went on (-1 none)
+        # -- stock exhaustion
+        ("exhaust", np.int32),                 # times the stock ran out (0, 1, 2)
+        ("final_turn", np.int32),              # 1: finish this turn, then score
+        # -- within the turn
+        ("opt_used", np.int32),                # 0 none, 1 A, 2 B, 3 C
+        ("exch_used", np.int32),
+        ("discarded", np.int32),               # the step-5 discard was made
+        ("build_mode", np.int32),              # 0 none, 1 option A, 2 option B
+        ("build_suit", np.int32),
+        ("build_lo", np.int32),
+        ("build_hi", np.int32),
+        ("build_amb", np.int32),               # build is a lone ace (position 1 or 11 still open)
+        ("build_card", np.int32, (NPOS,)),     # card chosen for each position
+        ("b_done", np.int32),                  # option B: a taken card is on the table
+        ("b_run_done", np.int32),              # option B: its new run was laid
+        ("new_slot", np.int32),                # the run just laid with option A
+        ("ptoken_lines", np.int32),            # bitmask of pool runs the exchange just made
+    ])
+
+
+# ---------------------------------------------------------------- card helpers
+@nb.njit(cache=True)
+def suit_of(c) -> int:
+    """Suit 0..3 of a number or action card."""
+    if c < NUM_NUMBER:
+        return (c % 40) // 10
+    return ((c - NUM_NUMBER) % 12) // 3
+
+
+@nb.njit(cache=True)
+def rank_of(c) -> int:
+    """Rank 1..10 of a number card (1 = ace)."""
+    return c % 10 + 1
+
+
+@nb.njit(cache=True)
+def kind_of(c) -> int:
+    """Kind 0..39 (suit*10 + rank-1) of a number card."""
+    return c % 40
+
+
+@nb.njit(cache=True)
+def atype_of(c) -> int:
+    """0 Jack, 1 Queen, 2 King for an action card id."""
+    return (c - NUM_NUMBER) % 3
+
+
+@nb.njit(cache=True)
+def rank_of_pos(p) -> int:
+    """The rank shown at run position ``p`` (position 11 is the high ace)."""
+    return 1 if p == 11 else p
+
+
+@nb.njit(cache=True)
+def kind_at(suit, p) -> int:
+    """The card kind that belongs at position ``p`` of a run of ``suit``."""
+    return suit * 10 + rank_of_pos(p) - 1
+
+
+@nb.njit(cache=True)
+def ranks_adjacent(r1, r2) -> bool:
+    """Ranks one apart, the ace counting as 1 or 11 (used by the pool exchange)."""
+    if abs(r1 - r2) == 1:
+        return True
+    if r1 == 1 and r2 == 10:
+        return True
+    if r2 == 1 and r1 == 10:
+        return True
+    return False
+
+
+# ---------------------------------------------------------------- moving cards
+@nb.njit(cache=True)
+def detach(s, c) -> None:
+    """Remove card ``c`` from the bookkeeping of its current location.
+
+    Discard removal only supports the top card (the only one rules ever take);
+    run removal leaves the position empty (the caller refills or frees it).
+    """
+    loc = s["loc"][c]
+    i = s["lidx"][c]
+    if loc == LOC_HAND:
+        s["hand_cnt"][i, kind_of(c)] -= 1
+        s["hand_n"][i] -= 1
+    elif loc == LOC_STOCK:
+        s["stock_n"] -= 1
+    elif loc == LOC_POOL:
+        s["pool"][i] = -1
+    elif loc == LOC_RUN:
+        s["run_card"][i // NPOS, i % NPOS] = -1
+        s["run_fd"][i // NPOS, i % NPOS] = 0
+    elif loc == LOC_DISCARD:
+        s["disc_n"] -= 1
+        s["disc"][s["disc_n"]] = -1
+    s["pub"][c] = 0
+    s["bflag"][c] = 0
+    s["inbuild"][c] = 0
+    s["loc"][c] = -1
+    s["lidx"][c] = -1
+
+
+@nb.njit(cache=True)
+def to_hand(s, c, p, public) -> None:
+    """Put (detached) card ``c`` in seat ``p``'s hand; ``public``: taken openly."""
+    s["loc"][c] = LOC_HAND
+    s["lidx"][c] = p
+    s["hand_cnt"][p, kind_of(c)] += 1
+    s["hand_n"][p] += 1
+    s["pub"][c] = 1 if public else 0
+
+
+@nb.njit(cache=True)
+def to_stock(s, c) -> None:
+    """Put (detached) card ``c`` into the stock."""
+    s["loc"][c] = LOC_STOCK
+    s["lidx"][c] = 0
+    s["stock_n"] += 1
+
+
+@nb.njit(cache=True)
+def to_pool(s, c, slot) -> None:
+    """Put (detached) card ``c`` face up on pool ``slot``."""
+    s["loc"][c] = LOC_POOL
+    s["lidx"][c] = slot
+    s["pool"][slot] = c
+
+
+@nb.njit(cache=True)
+def to_discard(s, c) -> None:
+    """Put (detached) card ``c`` on top of the discard pile."""
+    s["loc"][c] = LOC_DISCARD
+    s["lidx"][c] = s["disc_n"]
+    s["disc"][s["disc_n"]] = c
+    s["disc_n"] += 1
+
+
+@nb.njit(cache=True)
+def to_run(s, c, slot, pos, facedown) -> None:
+    """Put (detached) card ``c`` at ``pos`` of run ``slot`` (face down if asked)."""
+    s["loc"][c] = LOC_RUN
+    s["lidx"][c] = slot * NPOS + pos
+    s["run_card"][slot, pos] = c
+    s["run_fd"][slot, pos] = 1 if facedown else 0
+
+
+@nb.njit(cache=True)
+def hand_card_of_kind(s, p, k) -> int:
+    """A card of kind ``k`` in seat ``p``'s hand, preferring B cards, then openly known ones.
+
+    Copies are interchangeable for the rules; the preference keeps hidden
+    information hidden (a card the opponent already knows is used first).
+    """
+    best = -1
+    best_score = -1
+    for cp in range(2):
+        c = cp * 40 + k
+        if s["loc"][c] == LOC_HAND and s["lidx"][c] == p and s["inbuild"][c] == 0:
+            score = 2 * s["bflag"][c] + s["pub"][c]
+            if score > best_score:
+                best, best_score = c, score
+    return best
+
+
+# ---------------------------------------------------------------- runs
+@nb.njit(cache=True)
+def free_run_slot(s) -> int:
+    """The lowest free run slot (-1 if none; cannot happen, see MAX_RUNS)."""
+    for r in range(MAX_RUNS):
+        if s["run_owner"][r] < 0:
+            return r
+    return -1
+
+
+@nb.njit(cache=True)
+def run_faceup(s, r) -> int:
+    """Face-up cards of run ``r`` (its length: face-down cards do not count)."""
+    n = 0
+    for p in range(s["run_lo"][r], s["run_hi"][r] + 1):
+        if s["run_fd"][r, p] == 0:
+            n += 1
+    return n
+
+
+@nb.njit(cache=True)
+def table_faceup(s, p) -> int:
+    """Face-up cards in seat ``p``'s runs."""
+    n = 0
+    for r in range(MAX_RUNS):
+        if s["run_owner"][r] == p:
+            n += run_faceup(s, r)
+    return n
+
+
+@nb.njit(cache=True)
+def longest_run(s, p) -> int:
+    """Most face-up cards in one run of seat ``p``."""
+    best = 0
+    for r in range(MAX_RUNS):
+        if s["run_owner"][r] == p:
+            best = max(best, run_faceup(s, r))
+    return best
+
+
+@nb.njit(cache=True)
+def free_run(s, r) -> None:
+    """Clear run slot ``r`` (its cards must already be elsewhere)."""
+    s["run_owner"][r] = -1
+    s["run_suit"][r] = -1
+    s["run_lo"][r] = 0
+    s["run_hi"][r] = 0
+    for p in range(NPOS):
+        s["run_card"][r, p] = -1
+        s["run_fd"][r, p] = 0
+
+
+@nb.njit(cache=True)
+def extend_pos(s, r, end) -> int:
+    """Position a card would take extending run ``r`` at ``end`` (0 low, 1 high); -1 if none.
+
+    The length limit of 10 forbids the ace at both ends, and positions stay in
+    1..11, so there is no wraparound.
+    """
+    lo = s["run_lo"][r]
+    hi = s["run_hi"][r]
+    if hi - lo + 1 >= 10:
+        return -1
+    if end == 0:
+        return lo - 1 if lo > 1 else -1
+    return hi + 1 if hi < 11 else -1
+
+
+# ---------------------------------------------------------------- pool
+@nb.njit(cache=True)
+def pool_rank_seq_ok(r0, r1, r2) -> bool:
+    """Three ranks in consecutive order (ascending or descending), ace as 1 or 11."""
+    for lo_ace in range(2):
+        a = r0 if r0 != 1 else (1 if lo_ace == 0 else 11)
+        b = r1 if r1 != 1 else (1 if lo_ace == 0 else 11)
+        c = r2 if r2 != 1 else (1 if lo_ace == 0 else 11)
+        if b - a == 1 and c - b == 1:
+            return True
+        if a - b == 1 and b - c == 1:
+            return True
+    return False
+
+
+@nb.njit(cache=True)
+def pool_line_is_run(s, line) -> bool:
+    """Whether pool ``line`` holds a pool run (3 cards, one suit, consecutive in line order)."""
+    c0 = s["pool"][POOL_LINES[line, 0]]
+    c1 = s["pool"][POOL_LINES[line, 1]]
+    c2 = s["pool"][POOL_LINES[line, 2]]
+    if c0 < 0 or c1 < 0 or c2 < 0:
+        return False
+    if suit_of(c0) != suit_of(c1) or suit_of(c1) != suit_of(c2):
+        return False
+    return pool_rank_seq_ok(rank_of(c0), rank_of(c1), rank_of(c2))
+
+
+@nb.njit(cache=True)
+def slot_protected_by(s, slot, q) -> bool:
+    """Whether pool ``slot`` belongs to a pool run carrying seat ``q``'s token."""
+    if s["token_loc"][q] != TOK_POOL:
+        return False
+    line = s["token_idx"][q]
+    for i in range(3):
+        if POOL_LINES[line, i] == slot:
+            return True
+    return False
+
+
+@nb.njit(cache=True)
+def exchange_fits(s, slot, c) -> bool:
+    """Whether card ``c`` placed on pool ``slot`` is orthogonally next to a same-suit card one rank away."""
+    for i in range(3):
+        j = POOL_ADJ[slot, i]
+        if j < 0:
+            break
+        d = s["pool"][j]
+        if d >= 0 and suit_of(d) == suit_of(c) and ranks_adjacent(rank_of(d), rank_of(c)):
+            return True
+    return False
+
+
+# ---------------------------------------------------------------- action piles
+@nb.njit(cache=True)
+def action_tops_match(s) -> bool:
+    """Whether the two visible face-up action cards share a suit."""
+    if s["apile_n"][0] == 0 or s["apile_n"][1] == 0:
+        return False
+    a = s["apile"][0, s["apile_n"][0] - 1]
+    b = s["apile"][1, s["apile_n"][1] - 1]
+    return suit_of(a) == suit_of(b)
+
+
+@nb.njit(cache=True)
+def place_action(s, c, pile) -> None:
+    """Put the turned action card ``c`` on face-up ``pile``."""
+    d = s["apile_n"][pile]
+    s["apile"][pile, d] = c
+    s["apile_n"][pile] = d + 1
+    s["loc"][c] = LOC_APILE
+    s["lidx"][c] = pile * MAX_PILE + d
+
+
+@nb.njit(cache=True)
+def restock_actions(s) -> None:
+    """The action stack is empty: the two face-up cards stay, the rest become a new stack.
+
+    The cards under the two face-up cards, plus the set-aside cards while any
+    are left, are shuffled into a new stack. Hidden action cards are kept as one
+    unordered set, so "shuffling" is only a change of counts.
+    """
+    n = 0
+    for pile in range(2):
+        top = s["apile_n"][pile] - 1
+        for d in range(top):
+            c = s["apile"][pile, d]
+            s["loc"][c] = LOC_AHIDDEN
+            s["lidx"][c] = 0
+            n += 1
+        if top >= 0:
+            c = s["apile"][pile, top]
+            s["apile"][pile, :] = -1
+            s["apile"][pile, 0] = c
+            s["apile_n"][pile] = 1
+            s["lidx"][c] = pile * MAX_PILE
+    s["astack_n"] = n + s["aside_n"]
+    s["aside_n"] = 0
+
+
+# ---------------------------------------------------------------- chance helpers
+@nb.njit(cache=True)
+def nth_card_at(s, loc, n, lo, hi) -> int:
+    """The ``n``-th card id in ``[lo, hi)`` at location ``loc`` (-1 if fewer)."""
+    for c in range(lo, hi):
+        if s["loc"][c] == loc:
+            if n == 0:
+                return c
+            n -= 1
+    return -1
+
+
+@nb.njit(cache=True)
+def random_stock_card(s) -> int:
+    """A uniformly drawn stock card, using the record's RNG."""
+    return nth_card_at(s, LOC_STOCK, rng_below(s, s["stock_n"]), 0, NUM_NUMBER)
+
+
+@nb.njit(cache=True)
+def hidden_action_count(s) -> int:
+    """Action cards never seen (the stack and the set-aside cards)."""
+    n = 0
+    for c in range(NUM_NUMBER, NUM_CARDS):
+        if s["loc"][c] == LOC_AHIDDEN:
+            n += 1
+    return n

@@ -1,0 +1,666 @@
+"""Scenario and random-play tests of Octa under the English rules (``rules="en"``).
+
+Scenarios are explicit: the setup deal and every draw are chosen chance
+outcomes, and moves are given by their readable action strings, so each test
+reads like a game record. A few tests place cards directly with the shared
+table helpers (marked ``force_*``) to reach late-game situations quickly.
+"""
+
+from __future__ import annotations
+
+import os
+import re
+import subprocess
+import sys
+
+import numpy as np
+import pytest
+
+from agents.base import RandomAgent, make_turn
+from agents.heuristic_octa import OctaHeuristicAgent
+from octagames.core import CHANCE, Game, IllegalActionError
+from octagames.octa import checks, common as C, en
+from octagames.octa.rules import Config
+
+GAME = Game("octa", rules="en")
+SUITS = "♥♠♦♣"
+
+
+# ---------------------------------------------------------------- helpers
+def ids(text: str) -> list[int]:
+    """Card ids for ``"♥2 ♥3 ♠10"``; a repeated card gets the second copy."""
+    out: list[int] = []
+    for tok in text.split():
+        suit = SUITS.index(tok[0])
+        if tok[1:] in ("J", "Q", "K"):
+            c = 80 + suit * 3 + "JQK".index(tok[1:])
+            out.append(c + 12 if c in out else c)
+        else:
+            rank = 1 if tok[1:] == "A" else int(tok[1:])
+            c = suit * 10 + rank - 1
+            out.append(c + 40 if c in out else c)
+    return out
+
+
+def kind(card: str) -> int:
+    """The kind (suit*10 + rank-1) of ``"♥7"``."""
+    return ids(card)[0] % 40
+
+
+def legal_strings(s) -> dict[str, int]:
+    """Readable strings of everything that may happen now (chance outcomes or legal actions).
+
+    The engine's strings are unique (a second card copy and a run's slot are
+    named); scenarios do not care which copy or slot, so those suffixes are
+    dropped here and the first (lowest) id is kept.
+    """
+    if GAME.current_player(s) == CHANCE:
+        acts = [a for a, _ in GAME.chance_outcomes(s)]
+    else:
+        acts = GAME.legal_actions(s)
+    table: dict[str, int] = {}
+    for a in acts:
+        name = re.sub(r" \((second copy|slot \d+)\)", "", GAME.action_to_string(s, a))
+        table.setdefault(name, a)
+    return table
+
+
+def do(s, *moves: str) -> None:
+    """Apply moves given by their action strings (each must be possible now)."""
+    for m in moves:
+        table = legal_strings(s)
+        assert m in table, f"{m!r} is not possible now; possible: {sorted(table)[:40]}"
+        GAME.apply_action(s, table[m])
+
+
+def can(s, move: str) -> bool:
+    """Whether the move with this string is possible now."""
+    return move in legal_strings(s)
+
+
+def setup(pool: str, hand0: str, hand1: str, piles: str = "♥K ♠Q", start: int = 0):
+    """A game after an explicit setup deal (pool in refill order, both hands, the two action cards)."""
+    s = GAME.new_state(0)
+    cards = ids(pool + " " + hand0 + " " + hand1)
+    assert len(cards) == 24 and len(set(cards)) == 24
+    for c in cards + ids(piles):
+        GAME.apply_action(s, c)
+    GAME.apply_action(s, start)
+    return s
+
+
+def start_turn(s, draw: str, action: str, pile: int) -> None:
+    """Step 1 and the first half of step 2: draw ``draw``, turn ``action``, put it on ``pile``."""
+    p = int(s["cur"])
+    do(s, f"P{p} draws {draw}", f"P{p} turns action card {action}", f"put the action card on pile {pile}")
+
+
+def hand_of(s, p: int) -> list[str]:
+    """Sorted card names of seat ``p``'s hand."""
+    from octagames.octa.rules import card_name
+    return sorted(card_name(c) for c in range(80) if s["loc"][c] == C.LOC_HAND and s["lidx"][c] == p)
+
+
+def force_run(s, owner: int, cards: str, facedown: tuple[int, ...] = (), ace_high: bool = False) -> int:
+    """Put a run on ``owner``'s table directly; ``facedown`` lists indexes shown face down (a stock card)."""
+    cs = ids(cards)
+    suit = (cs[0] % 40) // 10
+    pos = [((c % 10) + 1) if not (c % 10 == 0 and ace_high) else 11 for c in cs]
+    r = int(C.free_run_slot(s))
+    s["run_owner"][r] = owner
+    s["run_suit"][r] = suit
+    s["run_lo"][r] = min(pos)
+    s["run_hi"][r] = max(pos)
+    for i, (c, q) in enumerate(zip(cs, pos)):
+        if i in facedown:
+            c = next(d for d in range(80) if s["loc"][d] == C.LOC_STOCK)
+        C.detach(s, c)
+        C.to_run(s, c, r, q, i in facedown)
+    return r
+
+
+def force_discard(s, cards: list[int]) -> None:
+    """Move cards (from wherever they are) onto the discard pile, in order."""
+    for c in cards:
+        C.detach(s, c)
+        C.to_discard(s, c)
+
+
+def assert_valid(s) -> None:
+    """Conservation of all 104 cards and valid runs."""
+    assert checks.validate(s) == checks.OK, checks.ERROR_NAMES[checks.validate(s)]
+
+
+POOL = "♣2 ♣5 ♣8 ♦2 ♦5 ♦8 ♠2 ♠5"
+H0 = "♥2 ♥3 ♥4 ♥5 ♠9 ♠10 ♦A ♣A"
+H1 = "♥6 ♥7 ♥8 ♥9 ♥10 ♠7 ♦7 ♣7"
+
+
+# ---------------------------------------------------------------- config and setup
+def test_config_validation():
+    assert Config().rules == "en"
+    with pytest.raises(ValueError, match="not implemented yet"):
+        Config(rules="nl")
+    with pytest.raises(ValueError, match="rules"):
+        Config(rules="de")
+    with pytest.raises(ValueError, match="num_players"):
+        Config(num_players=3)
+    with pytest.raises(ValueError, match="max_turns"):
+        Config(max_turns=0)
+
+
+def test_setup_deal_and_first_draw():
+    s = setup(POOL, H0, H1, start=1)
+    assert int(s["stock_n"]) == 56 and list(s["hand_n"]) == [8, 8]
+    assert sorted(int(c) for c in s["pool"]) == sorted(ids(POOL))
+    assert list(s["token_loc"]) == [C.TOK_CENTRE, C.TOK_CENTRE]
+    # 8 set aside, 16 in the stack of which the top two are face up
+    assert int(s["aside_n"]) == 8 and int(s["astack_n"]) == 14 and list(s["apile_n"]) == [1, 1]
+    assert GAME.current_player(s) == CHANCE and int(s["cur"]) == 1  # P1 drawn to start; step 1 is a draw
+    do(s, "P1 draws ♣10")
+    assert hand_of(s, 1).count("♣10") == 1 and int(s["stock_n"]) == 55
+    do(s, "P1 turns action card ♣K")
+    assert GAME.current_player(s) == 1 and int(s["phase"]) == en.PH_PILE
+    assert_valid(s)
+
+
+# ---------------------------------------------------------------- action cards
+def _p1_lays_hearts(s):
+    """P1's first turn: a ♥6-♥10 run with option A, no token, no exchange, no discard."""
+    start_turn(s, "♣10", "♣K", 0)  # tops ♣K | ♠Q: different suits, no action
+    assert int(s["phase"]) == en.PH_OPTION
+    do(s, "start a new run (option A) with ♥6", "lay ♥7", "lay ♥8", "lay ♥9", "lay ♥10",
+       "commit the run being laid", "keep your token in the pool centre", "no exchange with the pool",
+       "end the turn without discarding")
+
+
+def test_jack_replaces_a_run_card_and_face_down_replacement():
+    s = setup(POOL, H0, H1, start=1)
+    _p1_lays_hearts(s)
+    start_turn(s, "♣9", "♠J", 0)  # tops ♠J | ♠Q: same suit, the new card (Jack) may act
+    assert int(s["phase"]) == en.PH_USE
+    jack = "Jack: replace ♥8 in P1's run ♥6 ♥7 ♥8 ♥9 ♥10 with a face-down card"
+    assert can(s, "do not use the action card")
+    do(s, jack, "face-down card (♣3) from the stock")
+    r = int(s["run_owner"].tolist().index(1))
+    assert int(C.run_faceup(s, r)) == 4  # a face-down card does not count toward the length
+    assert "♥8" in hand_of(s, 0) and s["pub"][ids("♥8")[0]] == 1  # the removed card: to the Jack player
+    assert s["run_fd"][r, 8] == 1 and int(s["run_card"][r, 8]) == ids("♣3")[0]
+    # either player may replace the face-down card with its true card, taking the face-down card
+    fd = "replace the face-down card in run ♥6 ♥7 [?♥8] ♥9 ♥10 with ♥8 and take it into your hand"
+    do(s, fd)
+    assert int(C.run_faceup(s, r)) == 5 and "♣3" in hand_of(s, 0) and s["pub"][ids("♣3")[0]] == 0
+    assert_valid(s)
+
+
+def test_jack_keeps_one_face_up_card_and_may_hit_own_runs():
+    s = setup(POOL, H0, H1, start=0)
+    mine = force_run(s, 0, "♠3 ♠4 ♠5", facedown=(0, 1))
+    other = force_run(s, 1, "♦3 ♦4 ♦5")
+    start_turn(s, "♣9", "♥J", 0)  # ♥J on ♥K: the tops are ♥J | ♠Q, no shared suit
+    assert int(s["phase"]) == en.PH_OPTION and not any(k.startswith("Jack") for k in legal_strings(s))
+    s = setup(POOL, H0, H1, start=0)
+    mine = force_run(s, 0, "♠3 ♠4 ♠5", facedown=(0, 1))
+    other = force_run(s, 1, "♦3 ♦4 ♦5")
+    own = force_run(s, 0, "♥6 ♥7 ♥8")
+    s["token_loc"][1] = C.TOK_RUN  # a token does not protect a run against the Jack
+    s["token_idx"][1] = other
+    start_turn(s, "♣9", "♠J", 0)  # ♠J | ♠Q
+    legal = set(GAME.legal_actions(s))
+    assert en.A_JACK + mine * 11 + 5 - 1 not in legal  # the last face-up card of a run stays
+    assert en.A_JACK + other * 11 + 4 - 1 in legal
+    assert en.A_JACK + own * 11 + 7 - 1 in legal  # own runs too
+
+
+def test_queen_takes_a_same_suit_pair_and_refills_from_the_stock():
+    s = setup(POOL, H0, H1, start=0)
+    force_discard(s, ids("♥A"))  # the Queen refills from the stock, never the discard pile
+    start_turn(s, "♣9", "♠Q", 0)  # ♠Q | ♠Q
+    assert not can(s, "Queen: take ♣2 (top-left) and ♦2 (left) from the pool")  # different suits
+    do(s, "Queen: take ♣2 (top-left) and ♣5 (top) from the pool")
+    assert "♣2" in hand_of(s, 0) and "♣5" in hand_of(s, 0)
+    do(s, "refill the pool with ♠A from the stock", "refill the pool with ♠6 from the stock")
+    assert [int(s["pool"][0]), int(s["pool"][1])] == ids("♠A ♠6")  # refill order: left to right
+    assert int(s["disc_n"]) == 1 and int(s["phase"]) == en.PH_OPTION
+    assert_valid(s)
+
+
+def test_king_draws_two_or_takes_the_top_two_discards():
+    s = setup(POOL, H0, H1, start=0)
+    start_turn(s, "♣9", "♥Q", 1)  # ♥K | ♥Q: only the action of the new card (a Queen) may be used
+    assert can(s, "Queen: take ♣2 (top-left) and ♣5 (top) from the pool")
+    assert not can(s, "King: draw 2 cards from the stock")
+    s = setup(POOL, H0, H1, start=0)
+    start_turn(s, "♣9", "♠K", 0)  # ♠K | ♠Q: King
+    do(s, "King: draw 2 cards from the stock", "P0 draws ♣10", "P0 draws ♦10")
+    assert int(s["hand_n"][0]) == 11 and int(s["phase"]) == en.PH_OPTION
+    s = setup(POOL, H0, H1, start=0)
+    force_discard(s, ids("♦3 ♦4 ♦6"))
+    start_turn(s, "♣9", "♠K", 0)
+    do(s, "King: take the top 2 cards of the discard pile")
+    assert "♦6" in hand_of(s, 0) and "♦4" in hand_of(s, 0) and "♦3" not in hand_of(s, 0)
+    assert int(s["disc_n"]) == 1 and s["pub"][ids("♦6")[0]] == 1
+
+
+def test_action_stack_empty_reshuffles_under_cards_and_set_aside():
+    s = setup(POOL, H0, H1, start=0)
+    # put the 14 stack cards under pile 0's face-up card, leaving the 8 set aside hidden
+    hidden = [c for c in range(80, 104) if s["loc"][c] == C.LOC_AHIDDEN]
+    top = int(s["apile"][0, 0])
+    for i, c in enumerate(hidden[:14]):
+        s["apile"][0, i] = c
+        s["loc"][c] = C.LOC_APILE
+        s["lidx"][c] = i
+    s["apile"][0, 14] = top
+    s["lidx"][top] = 14
+    s["apile_n"][0] = 15
+    s["astack_n"] = 0
+    assert_valid(s)
+    do(s, "P0 draws ♣9")
+    # the two face-up cards stay; 14 under cards + 8 set aside form the new stack of 22
+    assert int(s["astack_n"]) == 22 and int(s["aside_n"]) == 0 and list(s["apile_n"]) == [1, 1]
+    assert int(s["apile"][0, 0]) == top
+    assert len(GAME.chance_outcomes(s)) == 22
+    assert_valid(s)
+
+
+# ---------------------------------------------------------------- options A, B, C
+def test_option_a_lays_a_run_card_by_card_with_the_token():
+    s = setup(POOL, H0, H1, start=0)
+    start_turn(s, "♣9", "♣K", 0)
+    assert not can(s, "start a new run (option A) with ♠9")  # ♠9 ♠10 cannot reach 3 cards
+    do(s, "start a new run (option A) with ♥3")
+    assert not can(s, "lay ♥5")  # not consecutive with ♥3
+    assert not can(s, "commit the run being laid")  # fewer than 3 cards
+    do(s, "lay ♥2", "lay ♥4")
+    assert can(s, "commit the run being laid") and can(s, "lay ♥5")
+    do(s, "commit the run being laid", "put your token on the new run")
+    assert int(s["token_loc"][0]) == C.TOK_RUN
+    assert int(s["opt_used"]) == 1 and int(s["phase"]) == en.PH_EXCH  # at most one option per turn
+    # ♥5 may still be added to the own run at any time during the turn
+    do(s, "add ♥5 to run ♥2 ♥3 ♥4")
+    assert int(C.table_faceup(s, 0)) == 4
+    assert_valid(s)
+
+
+def test_ace_low_or_high_never_both_and_runs_of_at_most_ten():
+    h0 = "♦9 ♦10 ♦A ♦2 ♦3 ♠9 ♠10 ♣A"
+    s = setup(POOL.replace("♦2", "♥A"), h0, H1, start=0)
+    start_turn(s, "♣9", "♣K", 0)
+    do(s, "start a new run (option A) with ♦A")
+    assert can(s, "lay ♦2") and can(s, "lay ♦10")  # a lone ace may still go low or high
+    do(s, "lay ♦10")
+    assert not can(s, "lay ♦2")  # no wraparound: 10-A-2 is not a run
+    do(s, "lay ♦9", "commit the run being laid")
+    r = [i for i in range(C.MAX_RUNS) if int(s["run_owner"][i]) == 0][0]
+    assert (int(s["run_lo"][r]), int(s["run_hi"][r])) == (9, 11)  # 9-10-A, the ace high
+    ten = force_run(s, 0, "♥A ♥2 ♥3 ♥4 ♥5 ♥6 ♥7 ♥8 ♥9 ♥10".replace("♥A ", "").replace("♥10", "♥10 ♥A"),
+                    ace_high=True)
+    assert int(s["run_hi"][ten]) - int(s["run_lo"][ten]) + 1 == 10
+    C.detach(s, ids("♥A")[0] + 40)
+    C.to_hand(s, ids("♥A")[0] + 40, 0, False)
+    force_run(s, 0, "♣2 ♣3 ♣4")
+    do(s, "keep your token in the pool centre")
+    assert can(s, "add ♣A to run ♣2 ♣3 ♣4")  # the ace goes low at a run's low end
+    # 2..A high is full: the other ace cannot also go low (at most 10 cards, never both aces)
+    assert en.A_ADD + ten * 2 not in set(GAME.legal_actions(s))
+    assert_valid(s)
+
+
+def test_same_suit_runs_are_never_combined():
+    s = setup(POOL, H0, H1, start=0)
+    low = force_run(s, 0, "♠2 ♠3 ♠4")
+    high = force_run(s, 0, "♠6 ♠7 ♠8")
+    C.detach(s, ids("♠5")[0])
+    C.to_hand(s, ids("♠5")[0], 0, False)
+    start_turn(s, "♣9", "♣K", 0)
+    do(s, "add ♠5 to run ♠2 ♠3 ♠4")
+    assert int(s["run_hi"][low]) == 5 and int(s["run_lo"][high]) == 6  # still two runs
+    assert not can(s, "add ♠5 to run ♠6 ♠7 ♠8")
+
+
+def _token_run_then_pass(s):
+    """P0 lays ♥2-♥4 with the token (turn 1), P1 passes (turn 2); P0 is at step 3 of turn 3."""
+    start_turn(s, "♣9", "♣K", 0)
+    assert not any(k.startswith("option B") for k in legal_strings(s))
+    do(s, "start a new run (option A) with ♥2", "lay ♥3", "lay ♥4", "commit the run being laid",
+       "put your token on the new run")
+    assert not can(s, "option B: take the pool's top row")  # not in the same turn
+    do(s, "no exchange with the pool", "end the turn without discarding")
+    start_turn(s, "♣10", "♦K", 0)
+    do(s, "play none of options A, B, C", "no exchange with the pool", "discard ♣10")
+
+
+def test_option_b_takes_a_line_places_a_card_and_refills():
+    pool = "♥5 ♦9 ♣3 ♦2 ♦5 ♦8 ♠2 ♠5"  # top row ♥5 ♦9 ♣3
+    s = setup(pool, H0, H1, start=0)
+    _token_run_then_pass(s)
+    start_turn(s, "♠3", "♦Q", 1)  # ♦K | ♦Q: Queen, declined
+    do(s, "do not use the action card")
+    # the left column ♥5 ♦2 ♠2: ♥5 extends ♥2-♥4; the bottom row ♠2 ♠5 ♦8 cannot be placed
+    assert can(s, "option B: take the pool's top row") and can(s, "option B: take the pool's left column")
+    assert not can(s, "option B: take the pool's bottom row")
+    force_discard(s, ids("♣6 ♣7"))
+    do(s, "option B: take the pool's top row")
+    assert int(s["token_loc"][0]) == C.TOK_CENTRE
+    assert not can(s, "option B: done placing (refill the pool)")  # one card must go on the table
+    assert not can(s, "discard ♦9") and not can(s, "no exchange with the pool")
+    do(s, "add ♥5 to run ♥2 ♥3 ♥4", "option B: done placing (refill the pool)")
+    # refill order left to right from the discard pile, top card first (♣7, ♣6, then P1's ♣10);
+    # the discard pile sufficed, so no stock card is drawn (option C's test covers the stock part)
+    assert [int(s["pool"][i]) for i in (0, 1, 2)] == ids("♣7 ♣6 ♣10")
+    assert int(s["disc_n"]) == 0 and int(s["phase"]) == en.PH_EXCH
+    assert "♦9" in hand_of(s, 0) and "♣3" in hand_of(s, 0)
+    assert_valid(s)
+
+
+def test_option_b_new_run_must_hold_a_taken_card():
+    pool = "♠6 ♠7 ♣3 ♦2 ♦5 ♦8 ♠2 ♠5"  # top row ♠6 ♠7 ♣3; hand ♠9 ♠10; ♠8 nowhere
+    s = setup(pool, H0, H1, start=0)
+    _token_run_then_pass(s)
+    start_turn(s, "♠8", "♣Q", 1)  # ♦K | ♣Q: no action
+    do(s, "option B: take the pool's top row")
+    # a new run from hand cards only (♥5 alone cannot) is not offered; ♠6 ♠7 ♠8 ♠9 ♠10 is
+    assert not can(s, "start option B's new run with ♥5")
+    do(s, "start option B's new run with ♠8", "lay ♠7", "lay ♠6", "commit the run being laid")
+    assert int(s["b_done"]) == 1 and int(s["b_run_done"]) == 1
+    assert not any(k.startswith("start option B") for k in legal_strings(s))  # one new run only
+    do(s, "option B: done placing (refill the pool)")
+    assert_valid(s)
+
+
+def test_exchange_adjacency_pool_token_protection_and_option_c():
+    # top row ♦4 ♦5 ♣9; P0 holds ♦6; the ♣9 at top-right touches ♦5 (top) and the right card
+    pool = "♦4 ♦5 ♣9 ♠10 ♥9 ♣4 ♣6 ♦10"
+    h0 = "♦6 ♥2 ♥3 ♠A ♣10 ♣7 ♠4 ♣A"
+    h1 = "♥6 ♥7 ♥8 ♦3 ♥10 ♠7 ♦7 ♣7"
+    s = setup(pool, h0, h1, start=0)
+    start_turn(s, "♣2", "♣K", 0)
+    do(s, "play none of options A, B, C")
+    # ring:  ♦4 ♦5 ♣9 / ♠10 . ♥9 / ♣4 ♣6 ♦10
+    assert not can(s, "exchange ♥3 from your hand with ♣9 (top-right) in the pool")  # no ♥2/♥4 next to it
+    # the ace counts as 11: ♠A on top-left touches ♠10 (left)
+    assert can(s, "exchange ♠A from your hand with ♦4 (top-left) in the pool")
+    # orthogonal ring neighbours only: ♣7 on top touches ♦4 and ♣9 (two ranks away), not the bottom ♣6
+    assert not can(s, "exchange ♣7 from your hand with ♦5 (top) in the pool")
+    assert can(s, "exchange ♣7 from your hand with ♦10 (bottom-right) in the pool")  # touches ♣6
+    do(s, "exchange ♦6 from your hand with ♣9 (top-right) in the pool")
+    assert "♣9" in hand_of(s, 0) and s["pub"][ids("♣9")[0]] == 1
+    assert int(s["phase"]) == en.PH_PTOKEN  # the exchange made the pool run ♦4 ♦5 ♦6
+    do(s, "put your token on the pool run along the top row")
+    assert int(s["token_loc"][0]) == C.TOK_POOL and int(s["exch_used"]) == 1
+    do(s, "discard ♣9")
+    # P1: the pool run with P0's token is protected against the Queen and cannot be taken
+    start_turn(s, "♣8", "♣Q", 0)  # ♣Q on ♣K: the tops are ♣Q | ♠Q, no shared suit
+    assert int(s["phase"]) == en.PH_OPTION
+    do(s, "play none of options A, B, C")
+    # ♦3 would fit next to ♦4, but the cards of P0's token run cannot be taken by P1
+    assert not can(s, "exchange ♦3 from your hand with ♦5 (top) in the pool")
+    assert can(s, "exchange ♦3 from your hand with ♠10 (left) in the pool")
+    legal = set(GAME.legal_actions(s))
+    assert not any(en.A_EXCH + k * 8 + slot in legal for slot in (0, 1, 2) for k in range(40))
+    do(s, "no exchange with the pool", "discard ♣8")
+    # P0: option C moves the pool run to the table and refills
+    start_turn(s, "♥4", "♥Q", 1)  # ♣Q | ♥Q: no action
+    do(s, "option C: take the pool run carrying your token")
+    r = [i for i in range(C.MAX_RUNS) if int(s["run_owner"][i]) == 0][0]
+    assert (int(s["run_lo"][r]), int(s["run_hi"][r])) == (4, 6)
+    assert int(s["token_loc"][0]) == C.TOK_CENTRE
+    # refill: discard first (top: ♣8, then ♣9), then the stock
+    assert [int(s["pool"][i]) for i in (0, 1)] == ids("♣8 ♣9")
+    do(s, "refill the pool with ♥5 from the stock")
+    assert int(s["phase"]) == en.PH_EXCH
+    assert_valid(s)
+
+
+def test_owner_may_break_own_token_pool_run_and_the_token_returns():
+    pool = "♦4 ♦5 ♦6 ♠2 ♦8 ♣4 ♣6 ♦9"  # top row ♦4 ♦5 ♦6 carries P0's token
+    s = setup(pool, "♥2 ♥3 ♥4 ♥5 ♠9 ♠10 ♦7 ♣A", H1, start=0)
+    s["token_loc"][0] = C.TOK_POOL
+    s["token_idx"][0] = 0
+    s["token_turn"][0] = 0
+    start_turn(s, "♣9", "♣K", 0)
+    do(s, "play none of options A, B, C")
+    # ♦7 on top-right touches ♦8 (right): the owner may take ♦6 out of the own pool run
+    do(s, "exchange ♦7 from your hand with ♦6 (top-right) in the pool")
+    assert int(s["token_loc"][0]) == C.TOK_CENTRE  # the run is broken: the token returns
+    # the exchange made the right column ♦7 ♦8 ♦9 a pool run: the token may go on it
+    assert int(s["phase"]) == en.PH_PTOKEN
+    do(s, "put your token on the pool run along the right column")
+    assert int(s["token_loc"][0]) == C.TOK_POOL and int(s["token_idx"][0]) == 3
+
+
+def test_queen_and_option_b_cannot_take_a_token_pool_run():
+    pool = "♦4 ♦5 ♦6 ♦2 ♣5 ♣9 ♠2 ♠5"  # top row ♦4 ♦5 ♦6 is a pool run
+    s = setup(pool, H0, H1, start=0)
+    s["token_loc"][1] = C.TOK_POOL  # P1's token on it
+    s["token_idx"][1] = 0
+    s["token_turn"][1] = 0
+    start_turn(s, "♣9", "♠Q", 0)  # ♠Q | ♠Q: Queen
+    assert not can(s, "Queen: take ♦4 (top-left) and ♦2 (left) from the pool")
+    assert not can(s, "Queen: take ♦6 (top-right) and ♦2 (left) from the pool")
+    assert can(s, "Queen: take ♠2 (bottom) and ♠5 (bottom-right) from the pool")
+    s = setup(pool, H0, H1, start=0)
+    force_run(s, 0, "♣6 ♣7 ♣8")
+    s["token_loc"][0] = C.TOK_RUN  # P0 may play option B
+    s["token_idx"][0] = 0
+    s["token_turn"][0] = 0
+    s["token_loc"][1] = C.TOK_POOL
+    s["token_idx"][1] = 0
+    start_turn(s, "♥9", "♣K", 0)
+    # the right column ♦6 ♣5 ♠5 holds ♣5 (fits ♣6-♣8), but ♦6 belongs to P1's token run
+    assert not can(s, "option B: take the pool's right column")
+    assert not can(s, "option B: take the pool's left column")
+    assert can(s, "option B: take the pool's bottom row")  # ♣9 extends ♣6-♣8
+
+
+# ---------------------------------------------------------------- win, stock, hand limit
+def test_win_needs_an_octa_and_28_face_up_cards():
+    s = setup(POOL, H0, H1, start=0)
+    force_run(s, 0, "♠A ♠2 ♠3 ♠4 ♠5 ♠6 ♠7 ♠8")  # the Octa (8)
+    force_run(s, 0, "♦A ♦2 ♦3 ♦4 ♦5 ♦6 ♦7 ♦8 ♦9", facedown=(0,))  # 8 face up
+    force_run(s, 0, "♣A ♣2 ♣3 ♣4 ♣5 ♣6 ♣7 ♣8 ♣9 ♣10")  # 10 -> 26 face up
+    force_run(s, 0, "♥7 ♥8 ♥9", facedown=(0, 1))  # 1 face up -> 27
+    assert int(C.table_faceup(s, 0)) == 27
+    C.detach(s, ids("♠9")[0])
+    C.to_hand(s, ids("♠9")[0], 0, False)
+    start_turn(s, "♠10", "♣K", 0)
+    assert GAME.current_player(s) == 0 and int(s["phase"]) == en.PH_OPTION
+    do(s, "add ♠9 to run ♠A ♠2 ♠3 ♠4 ♠5 ♠6 ♠7 ♠8")
+    assert GAME.is_terminal(s) and int(s["end_reason"]) == 1
+    assert list(GAME.returns(s)) == [1.0, -1.0]
+
+
+def test_28_cards_without_an_octa_do_not_win():
+    s = setup(POOL, H0, H1, start=0)
+    for run in ("♠A ♠2 ♠3 ♠4 ♠5 ♠6 ♠7", "♦A ♦2 ♦3 ♦4 ♦5 ♦6 ♦7", "♣A ♣2 ♣3 ♣4 ♣5 ♣6 ♣7",
+                "♥A ♥2 ♥3 ♥4 ♥5 ♥6"):
+        force_run(s, 0, run)
+    C.detach(s, ids("♥7")[0])
+    C.to_hand(s, ids("♥7")[0], 0, False)
+    start_turn(s, "♥9", "♣K", 0)
+    do(s, "add ♥7 to run ♥A ♥2 ♥3 ♥4 ♥5 ♥6")
+    assert int(C.table_faceup(s, 0)) == 28 and not GAME.is_terminal(s)
+
+
+def _leave_stock(s, n: int) -> list[int]:
+    """Move all but ``n`` stock cards to the discard pile; return the cards left in the stock."""
+    stock = [c for c in range(80) if s["loc"][c] == C.LOC_STOCK]
+    force_discard(s, stock[n:])
+    return stock[:n]
+
+
+def test_first_stock_exhaustion_shuffles_discards_and_runs_of_three():
+    s = setup(POOL, H0, H1, start=0)
+    three = force_run(s, 1, "♦3 ♦4 ♦5")
+    four_with_fd = force_run(s, 1, "♠3 ♠4 ♠5 ♠6", facedown=(0,))  # length 3: face-down cards do not count
+    four = force_run(s, 0, "♣3 ♣4 ♣5 ♣6")
+    s["token_loc"][1] = C.TOK_RUN
+    s["token_idx"][1] = three
+    s["token_turn"][1] = 0
+    last = _leave_stock(s, 1)
+    n_disc = int(s["disc_n"])
+    from octagames.octa.rules import card_name
+    do(s, f"P0 draws {card_name(last[0])}")
+    assert int(s["exhaust"]) == 1 and int(s["final_turn"]) == 0
+    assert int(s["stock_n"]) == n_disc + 3 + 4 and int(s["disc_n"]) == 0
+    assert int(s["run_owner"][three]) == -1 and int(s["run_owner"][four_with_fd]) == -1
+    assert int(s["run_owner"][four]) == 0
+    assert int(s["token_loc"][1]) == C.TOK_CENTRE
+    assert GAME.current_player(s) == CHANCE  # play on: the action card is turned next
+    assert_valid(s)
+
+
+def test_second_stock_exhaustion_ends_after_the_turn_most_cards_wins():
+    for p1_cards, expected in (("♦3 ♦4 ♦5 ♦6", [-1.0, 1.0]), ("♦3 ♦4 ♦5", [0.0, 0.0])):
+        s = setup(POOL, H0, H1, start=0)
+        force_run(s, 0, "♠3 ♠4 ♠5")
+        force_run(s, 1, p1_cards)
+        s["exhaust"] = 1
+        last = _leave_stock(s, 1)
+        from octagames.octa.rules import card_name
+        do(s, f"P0 draws {card_name(last[0])}")
+        assert int(s["exhaust"]) == 2 and int(s["final_turn"]) == 1
+        do(s, "P0 turns action card ♠K", "put the action card on pile 0")  # ♠K | ♠Q: King
+        # an empty stock does as much as it allows: the King's draw gives nothing
+        do(s, "King: draw 2 cards from the stock")
+        assert int(s["hand_n"][0]) == 9 and int(s["phase"]) == en.PH_OPTION
+        do(s, "play none of options A, B, C", "no exchange with the pool", "discard ♣A")
+        assert GAME.is_terminal(s) and int(s["end_reason"]) == 2
+        assert list(GAME.returns(s)) == expected
+
+
+def test_turn_cap_ends_the_game_like_the_stock():
+    g = Game("octa", rules="en", max_turns=3)
+    s = g.new_state(1)
+    st = np.zeros(4, dtype=np.int64)
+    assert checks.random_game(s, 10_000, st) == checks.OK
+    assert int(s["turn"]) == 3 and int(s["end_reason"]) == 3  # 28 cards cannot be laid in 3 turns
+    a, b = int(C.table_faceup(s, 0)), int(C.table_faceup(s, 1))
+    assert list(GAME.returns(s)) == ([1.0, -1.0] if a > b else [-1.0, 1.0] if b > a else [0.0, 0.0])
+
+
+def test_hand_limit_discards_down_to_eight():
+    s = setup(POOL, H0, H1, start=0)
+    start_turn(s, "♣9", "♠K", 0)
+    do(s, "King: draw 2 cards from the stock", "P0 draws ♣10", "P0 draws ♦10",
+       "play none of options A, B, C", "no exchange with the pool")
+    assert int(s["hand_n"][0]) == 11
+    assert not can(s, "end the turn without discarding")  # 8 or more: the discard is required
+    do(s, "discard ♣10")
+    assert int(s["phase"]) == en.PH_DDOWN and not can(s, "add ♥5 to run")
+    do(s, "discard ♦10")
+    assert int(s["phase"]) == en.PH_DDOWN
+    do(s, "discard ♣9")
+    assert int(s["hand_n"][0]) == 8 and int(s["cur"]) == 1
+    # fewer than 8 cards: the discard is optional
+    s = setup(POOL, H0, H1, start=0)
+    start_turn(s, "♣9", "♣K", 0)
+    do(s, "start a new run (option A) with ♥2", "lay ♥3", "lay ♥4", "commit the run being laid",
+       "keep your token in the pool centre", "no exchange with the pool")
+    assert can(s, "end the turn without discarding") and can(s, "discard ♣9")
+
+
+# ---------------------------------------------------------------- errors, determinization
+def test_illegal_action_raises_with_the_rule_and_keeps_the_state():
+    s = setup(POOL, H0, H1, start=0)
+    start_turn(s, "♣9", "♣K", 0)
+    do(s, "play none of options A, B, C")
+    before = GAME.to_bytes(s)
+    bad = en.A_EXCH + kind("♥3") * 8 + 7  # ♥3 next to nothing of its suit
+    with pytest.raises(IllegalActionError, match="same suit one rank higher or lower"):
+        GAME.apply_action(s, bad)
+    with pytest.raises(IllegalActionError, match="you hold no"):
+        GAME.apply_action(s, en.A_EXCH + kind("♠8") * 8)
+    with pytest.raises(IllegalActionError, match="discarding is step 5"):
+        GAME.apply_action(s, en.A_DISCARD + kind("♥3"))
+    assert GAME.to_bytes(s) == before
+
+
+def test_determinize_hides_only_what_is_unseen():
+    s = setup(POOL, H0, H1, start=1)
+    _p1_lays_hearts(s)
+    start_turn(s, "♣9", "♠J", 0)
+    do(s, "Jack: replace ♥8 in P1's run ♥6 ♥7 ♥8 ♥9 ♥10 with a face-down card",
+       "face-down card (♣3) from the stock")
+    obs = GAME.observation(s, 0)
+    changed = 0
+    for seed in range(5):
+        d = GAME.determinize(s, 0, seed)
+        assert np.array_equal(GAME.observation(d, 0), obs)
+        assert np.array_equal(GAME.legal_mask(d, 0), GAME.legal_mask(s, 0))
+        assert hand_of(d, 0) == hand_of(s, 0)
+        changed += hand_of(d, 1) != hand_of(s, 1)
+        assert_valid(d)
+    assert changed > 0  # the opponent's unknown hand cards are resampled
+    # P1's own cards it has seen are kept for P1: its hand
+    d = GAME.determinize(s, 1, 3)
+    assert hand_of(d, 1) == hand_of(s, 1) and "♥8" in hand_of(d, 0)  # taken openly by the Jack
+
+
+# ---------------------------------------------------------------- random play
+def test_random_play_conserves_cards_keeps_runs_valid_and_terminates():
+    st = np.zeros(4, dtype=np.int64)
+    reasons = {1: 0, 2: 0, 3: 0}
+    for seed in range(2000):
+        s = GAME.new_state(seed)
+        err = checks.random_game(s, GAME.max_game_length, st)
+        assert err == checks.OK, (seed, checks.ERROR_NAMES[err])
+        assert GAME.is_terminal(s) and abs(GAME.returns(s).sum()) < 1e-12
+        assert st[3] <= en.TURN_ACTION_BOUND
+        reasons[int(s["end_reason"])] += 1
+    assert reasons[1] > 0 and reasons[2] > 0  # both the win rule and the stock end games
+
+
+def test_heuristic_beats_random():
+    wins = 0.0
+    for g in range(12):
+        agents = [OctaHeuristicAgent(), RandomAgent()]
+        if g % 2:
+            agents.reverse()
+        seat = g % 2
+        for i, a in enumerate(agents):
+            a.reset(GAME, i, 100 * g + i)
+        s = GAME.new_state(1000 + g)
+        while not GAME.is_terminal(s):
+            if GAME.is_chance(s):
+                GAME.apply_action(s, GAME.sample_chance(s))
+                continue
+            p = GAME.current_player(s)
+            GAME.apply_action(s, agents[p].act(make_turn(GAME, s, p, 7)))
+        wins += GAME.returns(s)[seat] > 0
+    assert wins >= 10
+
+
+_NOJIT_SCRIPT = """
+import numpy as np
+from octagames.core import Game, CHANCE
+from octagames.octa import checks
+g = Game("octa")
+s = g.new_state(11)
+rng = np.random.default_rng(5)
+for _ in range(400):
+    if g.is_terminal(s):
+        break
+    if g.is_chance(s):
+        g.apply_action(s, g.sample_chance(s))
+    else:
+        g.apply_action(s, int(rng.choice(g.legal_actions(s))))
+    assert checks.validate(s) == 0
+    obs = g.observation(s, 0)
+d = g.determinize(s, 0, 3)
+print(g.to_bytes(s).hex())
+"""
+
+
+def test_kernels_run_uncompiled_and_agree_with_compiled():
+    env = dict(os.environ, NUMBA_DISABLE_JIT="1")
+    out = subprocess.run([sys.executable, "-c", _NOJIT_SCRIPT], env=env, capture_output=True, text=True,
+                         cwd=os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__)))),
+                         timeout=120)
+    assert out.returncode == 0, out.stderr[-2000:]
+    jit = subprocess.run([sys.executable, "-c", _NOJIT_SCRIPT], capture_output=True, text=True,
+                         cwd=os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__)))),
+                         timeout=120)
+    assert jit.returncode == 0, jit.stderr[-2000:]
+    assert out.stdout.strip() == jit.stdout.strip()
