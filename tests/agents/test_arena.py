@@ -107,12 +107,12 @@ def test_bad_match_arguments():
 
 
 ARENA_GAMES = [("octrix", dict(num_players=3)), ("achten", dict(num_players=4, deal_penalty=1.0)),
-               ("octiles", dict(num_players=2))]
+               ("octiles", dict(num_players=2)), ("octa", dict(rules="en"))]
 
 
 @pytest.mark.parametrize("name,cfg", ARENA_GAMES, ids=[n for n, _ in ARENA_GAMES])
 def test_arena_plays_every_game_with_its_heuristic(name, cfg):
-    n = cfg["num_players"]
+    n = Game(name, **cfg).num_players
     agents = [make_agent("heuristic", name)] + [make_agent("random", name) for _ in range(n - 1)]
     r = play_match(name, agents, num_games=2 * n, seed=3, progress=False, **cfg)
     assert all(rec.games == 2 * n for rec in r.records)

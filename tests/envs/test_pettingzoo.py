@@ -34,6 +34,7 @@ ENV_CONFIGS = [
     ("octiles_v0", dict(num_players=2)),
     ("octiles_v0", dict(num_players=3)),
     ("octiles_v0", dict(num_players=4, team=True)),
+    ("octa_v0", dict(rules="en")),
 ]
 IDS = [f"{m}-{'-'.join(f'{k}={v}' for k, v in c.items())}" for m, c in ENV_CONFIGS]
 
@@ -92,7 +93,7 @@ def test_metadata(face):
     assert raw.metadata["name"] == mod.__name__.rsplit(".", 1)[1]
     assert raw.metadata["render_modes"][:2] == ["ansi", "human"]
     assert raw.metadata["is_parallelizable"] is True
-    assert raw.possible_agents == [f"player_{p}" for p in range(cfg["num_players"])]
+    assert raw.possible_agents == [f"player_{p}" for p in range(raw.game.num_players)]
 
 
 # ---------------------------------------------------------------- generic contract checks

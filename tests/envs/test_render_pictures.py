@@ -26,3 +26,16 @@ def test_octiles_rgb_array_is_a_board_picture():
 def test_unknown_render_mode_is_refused_with_the_valid_modes():
     with pytest.raises(ValueError, match="rgb_array"):
         octiles_v0.raw_env(render_mode="video")
+
+
+def test_octa_rgb_array_shows_the_table_from_the_seat_to_move():
+    from envs import octa_v0
+    env = octa_v0.raw_env(render_mode="rgb_array", rules="en")
+    env.reset(seed=1)
+    first = env.render()
+    assert first.dtype == np.uint8 and first.ndim == 3 and first.shape[2] == 3
+    for _ in range(12):
+        mask = env.observe(env.agent_selection)["action_mask"]
+        env.step(int(np.flatnonzero(mask)[-1]))
+    later = env.render()
+    assert later.shape == first.shape and np.abs(later.astype(int) - first.astype(int)).sum() > 0

@@ -9,7 +9,7 @@ from octagames.core import Game, rng_next
 CONFIGS = [("octrix", dict(num_players=2)), ("octrix", dict(num_players=4, partnership=True)),
            ("octrix", dict(num_players=3, match=True, target=20)), ("achten", dict(num_players=3)),
            ("achten", dict(num_players=6)), ("octiles", dict(num_players=2)),
-           ("octiles", dict(num_players=4, team=True))]
+           ("octiles", dict(num_players=4, team=True)), ("octa", dict(rules="en"))]
 
 
 @pytest.mark.parametrize("name,cfg", CONFIGS)
