@@ -932,7 +932,10 @@ def determinize(s, player, seed) -> None:
         if s["where"][c] < 0 and _in_deck(s, c):
             pool[m] = c
             m += 1
-    fresh = pool[:m].copy()
+    # Shuffle the unknown cards from a canonical (sorted) order: the set of
+    # unknown cards is fixed by what the player saw, so the sample depends only
+    # on the information state and the seed, never on where the cards truly are.
+    fresh = np.sort(pool[:m])
     for i in range(m - 1, 0, -1):  # Fisher-Yates with the record's RNG
         j = rng_below(s, i + 1)
         tmp = fresh[i]

@@ -524,3 +524,19 @@ def test_kernels_run_uncompiled_and_agree_with_the_compiled_ones():
     exec_env: dict = {}
     exec(compile(_NOJIT_SCRIPT.replace("print(json.dumps(out))", ""), "<jit>", "exec"), exec_env)
     assert uncompiled == exec_env["out"]
+
+
+def test_determinize_depends_only_on_the_information_state():
+    """Two deals that look the same to player 0 determinize to the same world for the same seed."""
+    from octagames.achten import Config, deal_outcomes
+    g = Game("achten", config=Config(num_players=2))
+    worlds = []
+    for other in ([28, 37, 11], [29, 38, 12]):
+        s = g.new_state(0)
+        for o in deal_outcomes(s, [[0, 5, 10], other, [20, 24, 44], [48]]):
+            g.apply_action(s, o)
+        worlds.append(s)
+    assert np.array_equal(g.observation(worlds[0], 0), g.observation(worlds[1], 0))
+    for seed in range(30):
+        a, b = (g.determinize(w, 0, seed) for w in worlds)
+        assert np.array_equal(a["slot_card"], b["slot_card"])
