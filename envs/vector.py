@@ -180,6 +180,29 @@ class VectorEnv:
         self._run(self._k.observe, self.states, np.asarray(players, dtype=np.int64), out)
         return out
 
+    _STATE_ARRAYS = ("states", "_obs", "_mask", "_player", "_rew", "_term", "_scratch", "_sample_seeds")
+
+    def get_state(self) -> dict[str, np.ndarray]:
+        """Copies of everything that determines the env's future (records, buffers, sampling seeds)."""
+        if not self._ready:
+            raise RuntimeError("call reset() before get_state()")
+        return {k.lstrip("_"): getattr(self, k).copy() for k in self._STATE_ARRAYS}
+
+    def set_state(self, state: dict[str, np.ndarray]) -> None:
+        """Restore :meth:`get_state` into an env built with the same game, config and size.
+
+        Raises:
+            ValueError: a missing array or one of another shape or dtype; the env is unchanged then.
+        """
+        for k in self._STATE_ARRAYS:
+            mine, theirs = getattr(self, k), state.get(k.lstrip("_"))
+            if theirs is None or theirs.shape != mine.shape or theirs.dtype != mine.dtype:
+                raise ValueError(f"state[{k.lstrip('_')!r}] does not fit this env "
+                                 f"(expected {mine.dtype} {mine.shape})")
+        for k in self._STATE_ARRAYS:
+            getattr(self, k)[...] = state[k.lstrip("_")]
+        self._ready = True
+
     def close(self) -> None:
         """Stop the worker threads (the env cannot step afterwards)."""
         if self._pool is not None:

@@ -1,7 +1,10 @@
 """The main job (`make demo`): a short arena on every game that exists.
 
 For each game the heuristic plays the random agent with seats rotated; the
-table is printed and written to ``runs/demo.json``.
+table is printed and written to ``runs/demo.json``. Then a short round robin
+(random, heuristic where the game has one, MCTS with a small budget) runs on
+every game, with Bradley-Terry Elo ratings (:mod:`experiments.tournament`),
+written to ``runs/demo_tournament_<game>.json`` and ``.png``.
 """
 
 from __future__ import annotations
@@ -12,14 +15,18 @@ from pathlib import Path
 
 from agents.arena import play_match
 from agents.registry import make_agent
+from experiments.tournament import run_tournament, save
 from octagames.core import available_games
 
 DEMO_CONFIGS = {
     "octrix": dict(num_players=2),
-    "achten": dict(num_players=2),
+    "achten": dict(num_players=2, deal_penalty=1.0),  # every round decisive: the worst hand pays
     "octiles": dict(num_players=2),
     "octa": dict(),
 }
+
+# simulations per move of the demo's MCTS: long games (Octiles, Octa) get fewer
+DEMO_MCTS_BUDGET = {"octrix": 200, "achten": 200, "octiles": 20, "octa": 20}
 
 
 @dataclass(frozen=True)
@@ -32,6 +39,8 @@ class DemoConfig:
     """match seed: game g uses seed + g"""
     out: str = "runs/demo.json"
     """where the JSON table goes"""
+    tournament_games: int = 6
+    """games per pair in the short round robin (0: no tournament)"""
 
 
 def main(cfg: DemoConfig) -> dict:
@@ -49,6 +58,21 @@ def main(cfg: DemoConfig) -> dict:
     out.parent.mkdir(parents=True, exist_ok=True)
     out.write_text(json.dumps(results, indent=2))
     print(f"wrote {out}")
+    if cfg.tournament_games > 0:
+        for name in available_games():
+            specs = ["random"]
+            try:
+                make_agent("heuristic", name)
+                specs.append("heuristic")
+            except ValueError:
+                pass
+            specs.append(f"mcts:{DEMO_MCTS_BUDGET.get(name, 50)}")
+            t = run_tournament(name, specs, cfg.tournament_games, seed=cfg.seed, bootstrap=100,
+                               **DEMO_CONFIGS.get(name, {}))
+            print(t.table(), "\n", flush=True)
+            save(t, out.parent, f"demo_tournament_{name}")
+            results[f"tournament_{name}"] = t.to_json()
+        out.write_text(json.dumps(results, indent=2))
     return results
 
 

@@ -125,3 +125,19 @@ def test_results_do_not_depend_on_the_number_of_threads():
     assert traces[0] == traces[1]
     with pytest.raises(ValueError, match="num_threads"):
         make("octrix", 4, num_threads=0)
+
+
+def test_get_and_set_state_resume_a_run_exactly():
+    a = make("octrix", 8, seed=2, num_players=2)
+    a.reset()
+    for _ in range(20):
+        a.step(a.sample_actions())
+    saved = a.get_state()
+    b = make("octrix", 8, seed=99, num_players=2)
+    b.set_state(saved)
+    for _ in range(30):
+        oa = a.step(a.sample_actions())
+        ob = b.step(b.sample_actions())
+        assert all(np.array_equal(x, y) for x, y in zip(oa[:4], ob[:4]))
+    with pytest.raises(ValueError, match="states"):
+        make("octrix", 4, num_players=2).set_state(saved)

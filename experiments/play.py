@@ -1,0 +1,220 @@
+"""Play any game in the terminal against any agents.
+
+    python -m experiments.play octrix --opponents mcts
+    python -m experiments.play achten --opponents mcts:500 --seat 1
+    python -m experiments.play octrix --opponents mcts,heuristic --game-config num_players=3
+
+At your turn the table is shown as your seat sees it, with your legal moves
+numbered. Type a number, or the move's name as listed; or a command:
+``undo`` (take back your last move), ``help``, ``board`` (show the table
+again), ``quit``. A bad entry gets a message and a new prompt.
+
+Moves of the other seats are announced by name in games of perfect
+information; in games with hidden cards only the action number is announced
+(its name could show a card you cannot see), and a simultaneous move stays
+hidden until everyone has played: the table shows what you can see.
+"""
+
+from __future__ import annotations
+
+import sys
+from dataclasses import dataclass
+from typing import TextIO
+
+import numpy as np
+import tyro
+
+from agents.base import Agent, make_turn
+from agents.registry import make_agent
+from experiments.tournament import parse_game_config
+from octagames.core import CHANCE, SIMULTANEOUS, TERMINAL, Game
+
+HELP = """Commands:
+  <number>   play the move with that number in the list
+  <name>     play the move with that name (as listed, e.g. ♣8)
+  undo       take back your last move (and the moves played since)
+  board      show the table again
+  help       this text
+  quit       leave the game"""
+
+
+@dataclass
+class PlayConfig:
+    """Settings of a game against agents in the terminal."""
+
+    game: tyro.conf.Positional[str] = "octrix"
+    """short game name (octrix, achten, octiles, octa)"""
+    opponents: str = "mcts"
+    """comma-separated agent specs for the other seats, in seat order (the last one repeats)"""
+    seat: int = 0
+    """your seat"""
+    seed: int = 0
+    """seed of the deal and of the agents"""
+    game_config: str = ""
+    """game config fields as key=value pairs separated by commas, e.g. num_players=3"""
+
+
+class Session:
+    """One game between a person (reading ``inp``, writing ``out``) and agents.
+
+    Args:
+        game: the game.
+        agents: an agent for every seat except ``seat`` (``None`` there).
+        seat: the person's seat.
+        seed: the deal's seed.
+        inp: where the person's lines come from.
+        out: where the text goes.
+    """
+
+    def __init__(self, game: Game, agents: list[Agent | None], seat: int, seed: int,
+                 inp: TextIO, out: TextIO) -> None:
+        self.game, self.agents, self.seat, self.seed = game, agents, seat, seed
+        self.inp, self.out = inp, out
+        self.rng = np.random.default_rng(seed)
+        self.state = game.new_state(seed)
+        self.snapshots: list[bytes] = []  # the record before each of the person's moves
+        for p, a in enumerate(agents):
+            if a is not None:
+                a.reset(game, p, int(self.rng.integers(1 << 31)))
+
+    def say(self, text: str = "") -> None:
+        """Write a line."""
+        self.out.write(text + "\n")
+        self.out.flush()
+
+    def run(self) -> int:
+        """Play until the game ends or the person quits; returns 0 (ended) or 1 (quit)."""
+        g = self.game
+        self.say(f"You are P{self.seat}. Type help for the commands.")
+        while True:
+            cp = g.current_player(self.state)
+            if cp == TERMINAL:
+                self.say(g.render(self.state))
+                rets = g.returns(self.state)
+                self.say("Game over. Returns: " + ", ".join(f"P{p} {r:+.3g}" for p, r in enumerate(rets)))
+                self.say("You " + ("won." if rets[self.seat] >= rets.max() and not np.allclose(rets, rets[0])
+                                   else "drew." if np.allclose(rets, rets[0]) else "lost."))
+                return 0
+            if cp == CHANCE:
+                g.apply_action(self.state, g.sample_chance(self.state))
+                continue
+            p = g.acting_player(self.state)
+            if p == self.seat:
+                if not self.human_turn():
+                    self.say("Bye.")
+                    return 1
+            else:
+                self.agent_turn(p, cp)
+
+    def agent_turn(self, p: int, cp: int) -> None:
+        """Let the agent of seat ``p`` move and announce it as far as the person may see it."""
+        g = self.game
+        turn = make_turn(g, self.state, p, int(self.rng.integers(1 << 31)))
+        a = int(self.agents[p].act(turn))
+        who = f"P{p} ({self.agents[p].name})"
+        if cp == SIMULTANEOUS:
+            self.say(f"{who} has chosen its move (hidden until everyone has played).")
+        elif g.info.information == "perfect":
+            self.say(f"{who} plays {g.action_to_string(self.state, a)}")
+        else:
+            self.say(f"{who} plays action {a}")
+        g.apply_action(self.state, a)
+
+    def show(self, legal: list[int]) -> None:
+        """The table as the person sees it, and the numbered legal moves."""
+        g = self.game
+        self.say("")
+        self.say(g.render(self.state, self.seat))
+        self.say("Your moves:")
+        for i, a in enumerate(legal, 1):
+            self.say(f"  {i:>3}. {g.action_to_string(self.state, a)}")
+
+    def human_turn(self) -> bool:
+        """Read lines until a legal move is played; False when the person quits."""
+        g = self.game
+        legal = g.legal_actions(self.state, self.seat)
+        names = {g.action_to_string(self.state, a).strip().lower(): a for a in legal}
+        self.show(legal)
+        while True:
+            self.out.write(f"P{self.seat} move> ")
+            self.out.flush()
+            line = self.inp.readline()
+            if not line:  # end of input
+                return False
+            text = line.strip()
+            cmd = text.lower()
+            if cmd in ("quit", "exit", "q"):
+                return False
+            if cmd in ("help", "h", "?"):
+                self.say(HELP)
+                continue
+            if cmd == "board":
+                self.show(legal)
+                continue
+            if cmd == "undo":
+                if not self.snapshots:
+                    self.say("Nothing to undo: you have not moved yet.")
+                    continue
+                self.state = g.from_bytes(self.snapshots.pop())
+                self.say("Your last move was taken back.")
+                legal = g.legal_actions(self.state, self.seat)
+                names = {g.action_to_string(self.state, a).strip().lower(): a for a in legal}
+                self.show(legal)
+                continue
+            action = None
+            if text.isdigit():
+                k = int(text)
+                if 1 <= k <= len(legal):
+                    action = legal[k - 1]
+                else:
+                    self.say(f"There is no move {k}: choose a number from 1 to {len(legal)}.")
+                    continue
+            elif cmd in names:
+                action = names[cmd]
+            else:
+                self.say(f"{text!r} is not a move number (1..{len(legal)}), a listed move name "
+                         "or a command. Type help for the commands.")
+                continue
+            self.snapshots.append(g.to_bytes(self.state))
+            self.say(f"You play {g.action_to_string(self.state, action)}")
+            g.apply_action(self.state, action)
+            return True
+
+
+def build_session(cfg: PlayConfig, inp: TextIO, out: TextIO) -> Session:
+    """A :class:`Session` from a config (agents built through the registry).
+
+    Raises:
+        ValueError: unknown game, agent spec, config field or seat.
+    """
+    game = Game(cfg.game, **parse_game_config(cfg.game_config, cfg.game))
+    if not 0 <= cfg.seat < game.num_players:
+        raise ValueError(f"seat={cfg.seat} is not valid; valid values: 0..{game.num_players - 1}")
+    specs = [s.strip() for s in cfg.opponents.split(",") if s.strip()] or ["random"]
+    agents: list[Agent | None] = []
+    k = 0
+    for p in range(game.num_players):
+        if p == cfg.seat:
+            agents.append(None)
+        else:
+            agents.append(make_agent(specs[min(k, len(specs) - 1)], cfg.game))
+            k += 1
+    return Session(game, agents, cfg.seat, cfg.seed, inp, out)
+
+
+def main(cfg: PlayConfig, inp: TextIO = sys.stdin, out: TextIO = sys.stdout) -> int:
+    """Play one game; a bad setting is reported in one line (exit status 2)."""
+    try:
+        session = build_session(cfg, inp, out)
+    except ValueError as e:
+        out.write(f"error: {e}\n")
+        return 2
+    try:
+        return session.run()
+    except KeyboardInterrupt:
+        out.write("\nBye.\n")
+        return 1
+
+
+if __name__ == "__main__":
+    raise SystemExit(main(tyro.cli(PlayConfig)))

@@ -1,0 +1,305 @@
+"""Round robin among any agents on any game, with Bradley-Terry Elo ratings.
+
+    python -m experiments.tournament --game octrix --agents random,heuristic,mcts:200
+    python -m experiments.tournament --game achten --agents random,mcts:100,mcts:400 --games-per-pair 40
+
+Every pair of agents plays ``games_per_pair`` games with the seats rotated
+(in game ``k`` the pair's seats are swapped when ``k`` is odd; games with more
+than two seats alternate the two agents around the table). A game is won by
+the agent whose seats earned the larger total return; equal totals are a draw
+(half a win each). Ratings are the maximum-likelihood Bradley-Terry strengths
+on the Elo scale (400 log10), with a weak prior of one drawn game between
+every pair so that a perfect record still has a finite rating, anchored so
+that the first agent is at 0. Confidence intervals are 95% percentile
+intervals of a parametric bootstrap over the games of every pair.
+
+The result goes to ``runs/tournament_<game>.json`` and a bar chart to
+``runs/tournament_<game>.png``.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import json
+import math
+import time
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any, Sequence
+
+import numpy as np
+
+from agents.arena import play_game, wilson_interval
+from agents.base import Agent
+from agents.registry import make_agent
+from octagames.core import Game
+
+
+@dataclass
+class TournamentConfig:
+    """Settings of a round-robin tournament."""
+
+    game: str = "octrix"
+    """short game name (octrix, achten, octiles, octa)"""
+    agents: str = "random,heuristic,mcts:200"
+    """comma-separated agent specs of agents.registry (name or name:arg)"""
+    games_per_pair: int = 20
+    """games each pair of agents plays (seats rotate every game)"""
+    game_config: str = ""
+    """game config fields as key=value pairs separated by commas, e.g. num_players=2,hand_size=6"""
+    seed: int = 0
+    """tournament seed: game k of a pair uses seed + 1000 * pair + k"""
+    bootstrap: int = 400
+    """bootstrap resamples for the rating intervals"""
+    out_dir: str = "runs"
+    """folder of the JSON result and the PNG chart"""
+    progress: bool = True
+    """show a progress bar"""
+
+
+@dataclass
+class TournamentResult:
+    """What :func:`run_tournament` returns.
+
+    Attributes:
+        game: the game's short name.
+        config: the game config fields.
+        names: agent names, in the order given.
+        wins: ``wins[i, j]``: games agent i won against agent j (draws count half).
+        games: ``games[i, j]``: games between i and j.
+        elo: Bradley-Terry ratings (Elo scale, first agent at 0).
+        elo_ci: 95% intervals of the ratings, shape (n, 2).
+        seconds: wall time.
+    """
+
+    game: str
+    config: dict[str, Any]
+    names: list[str]
+    wins: np.ndarray
+    games: np.ndarray
+    elo: np.ndarray
+    elo_ci: np.ndarray
+    seconds: float
+
+    def table(self) -> str:
+        """Ratings and pairwise scores as text."""
+        total = int(self.games.sum() / 2)
+        lines = [f"{self.game} {self.config}: round robin, {total} games, {self.seconds:.1f}s",
+                 f"{'agent':<20}{'Elo':>8}  {'95% CI':<18}{'score':>7}"]
+        for i in np.argsort(-self.elo):
+            played = self.games[i].sum()
+            score = self.wins[i].sum() / max(1, played)
+            lo, hi = self.elo_ci[i]
+            lines.append(f"{self.names[i]:<20}{self.elo[i]:>8.0f}  [{lo:>6.0f}, {hi:>6.0f}]   {score:>7.3f}")
+        lines.append("pairwise score of row against column (95% Wilson CI):")
+        for i, a in enumerate(self.names):
+            cells = []
+            for j in range(len(self.names)):
+                if i == j:
+                    continue
+                n = int(self.games[i, j])
+                lo, hi = wilson_interval(self.wins[i, j], n)
+                cells.append(f"{self.names[j]}: {self.wins[i, j] / max(1, n):.2f} [{lo:.2f}, {hi:.2f}]")
+            lines.append(f"  {a:<18}" + "  ".join(cells))
+        return "\n".join(lines)
+
+    def to_json(self) -> dict[str, Any]:
+        """A JSON-ready dict."""
+        return {"game": self.game, "config": self.config, "agents": self.names,
+                "wins": self.wins.tolist(), "games": self.games.tolist(),
+                "elo": self.elo.tolist(), "elo_ci95": self.elo_ci.tolist(), "seconds": self.seconds}
+
+
+def fit_bradley_terry(wins: np.ndarray, games: np.ndarray, prior_games: float = 1.0,
+                      iters: int = 2000, tol: float = 1e-10) -> np.ndarray:
+    """Maximum-likelihood Bradley-Terry ratings on the Elo scale (first agent at 0).
+
+    Uses Hunter's MM algorithm with ``prior_games`` drawn games added between
+    every pair (a weak prior that keeps perfect records finite).
+
+    Args:
+        wins: ``wins[i, j]`` games i won against j (draws as halves).
+        games: ``games[i, j]`` games between i and j (symmetric).
+        prior_games: virtual drawn games per pair.
+        iters: most MM iterations.
+        tol: stop when the log-strengths move less than this.
+
+    Returns:
+        Ratings, ``400 * log10(strength)``, with ``rating[0] == 0``.
+    """
+    n = len(wins)
+    w = wins + prior_games / 2 * (1 - np.eye(n))
+    g = games + prior_games * (1 - np.eye(n))
+    p = np.ones(n)
+    for _ in range(iters):
+        denom = np.array([sum(g[i, j] / (p[i] + p[j]) for j in range(n) if j != i) for i in range(n)])
+        new = w.sum(1) / np.maximum(denom, 1e-300)
+        new /= math.exp(np.log(new).mean())
+        done = np.abs(np.log(new) - np.log(p)).max() < tol
+        p = new
+        if done:
+            break
+    elo = 400 * np.log10(p)
+    return elo - elo[0]
+
+
+def bootstrap_intervals(wins: np.ndarray, games: np.ndarray, resamples: int, seed: int = 0) -> np.ndarray:
+    """95% percentile intervals of the ratings: every pair's score resampled binomially.
+
+    Each pair's games are redrawn with the smoothed score ``(wins + 0.5) / (games + 1)``
+    so that a perfect record still gets an interval of positive width.
+    """
+    rng = np.random.default_rng(seed)
+    n = len(wins)
+    samples = np.zeros((resamples, n))
+    for r in range(resamples):
+        w = np.zeros_like(wins)
+        for i in range(n):
+            for j in range(i + 1, n):
+                m = int(games[i, j])
+                if m == 0:
+                    continue
+                # half-point resolution keeps draws; the +0.5 / +1 smoothing keeps a perfect record uncertain
+                k = rng.binomial(2 * m, (wins[i, j] + 0.5) / (m + 1)) / 2
+                w[i, j], w[j, i] = k, m - k
+        samples[r] = fit_bradley_terry(w, games)
+    return np.percentile(samples, [2.5, 97.5], axis=0).T
+
+
+def seats_for(k: int, num_players: int) -> list[int]:
+    """Which of the pair (0 or 1) sits in each seat in game ``k``: alternate, swapped on odd games."""
+    return [(p + k) % 2 for p in range(num_players)]
+
+
+def play_pair(game: Game, a: Agent, b: Agent, num_games: int, seed: int,
+              bar: Any = None) -> tuple[float, int]:
+    """Play ``num_games`` games between ``a`` and ``b``; returns (a's score, games)."""
+    score = 0.0
+    for k in range(num_games):
+        who = seats_for(k, game.num_players)
+        rets, _ = play_game(game, [a if w == 0 else b for w in who], seed + k)
+        mine = sum(r for r, w in zip(rets, who) if w == 0)
+        theirs = sum(r for r, w in zip(rets, who) if w == 1)
+        score += 1.0 if mine > theirs + 1e-9 else 0.5 if abs(mine - theirs) <= 1e-9 else 0.0
+        if bar is not None:
+            bar.update(1)
+    return score, num_games
+
+
+def parse_game_config(text: str, game: str) -> dict[str, Any]:
+    """``"num_players=2,hand_size=6"`` -> typed config fields of ``game``.
+
+    Raises:
+        ValueError: an unknown field or a value of the wrong type.
+    """
+    if not text.strip():
+        return {}
+    fields = {f.name: f for f in dataclasses.fields(Game(game).module.Config)}
+    defaults = Game(game).config
+    out: dict[str, Any] = {}
+    for item in text.split(","):
+        key, sep, value = item.partition("=")
+        key = key.strip()
+        if not sep or key not in fields:
+            raise ValueError(f"game_config: {item!r} is not key=value with a field of {game}; "
+                             f"fields: {sorted(fields)}")
+        kind = type(getattr(defaults, key))
+        if kind is bool:
+            if value.strip().lower() not in ("true", "false", "1", "0"):
+                raise ValueError(f"game_config: {key} must be true or false, got {value!r}")
+            out[key] = value.strip().lower() in ("true", "1")
+        else:
+            try:
+                out[key] = kind(value.strip())
+            except ValueError as e:
+                raise ValueError(f"game_config: {key}={value!r} is not a {kind.__name__}") from e
+    return out
+
+
+def run_tournament(game: str, specs: Sequence[str], games_per_pair: int, seed: int = 0,
+                   bootstrap: int = 400, progress: bool = True, **config: Any) -> TournamentResult:
+    """Round robin among the agents ``specs`` on ``game``.
+
+    Args:
+        game: short game name.
+        specs: agent specs (``random``, ``heuristic``, ``mcts:200`` ...); at least two.
+        games_per_pair: games per pair, seats rotated.
+        seed: tournament seed.
+        bootstrap: bootstrap resamples for the rating intervals (0: none).
+        progress: show a tqdm progress bar.
+        **config: game config fields.
+    """
+    if len(specs) < 2:
+        raise ValueError(f"agents: at least two are needed, got {list(specs)}")
+    if games_per_pair < 1:
+        raise ValueError(f"games_per_pair={games_per_pair} is not valid; it must be >= 1")
+    g = Game(game, **config)
+    agents = [make_agent(s, game) for s in specs]
+    names: list[str] = []
+    for s in specs:
+        name, k = s, 2
+        while name in names:
+            name, k = f"{s}#{k}", k + 1
+        names.append(name)
+    n = len(agents)
+    wins = np.zeros((n, n))
+    games = np.zeros((n, n))
+    pairs = [(i, j) for i in range(n) for j in range(i + 1, n)]
+    bar = None
+    if progress:
+        from tqdm.auto import tqdm
+        bar = tqdm(total=len(pairs) * games_per_pair, desc=f"{g.name} round robin", leave=False)
+    start = time.perf_counter()
+    for idx, (i, j) in enumerate(pairs):
+        if bar is not None:
+            bar.set_postfix_str(f"{names[i]} vs {names[j]}")
+        score, m = play_pair(g, agents[i], agents[j], games_per_pair, seed + 1000 * idx, bar)
+        wins[i, j], wins[j, i] = score, m - score
+        games[i, j] = games[j, i] = m
+    if bar is not None:
+        bar.close()
+    elo = fit_bradley_terry(wins, games)
+    ci = bootstrap_intervals(wins, games, bootstrap, seed) if bootstrap > 0 else np.stack([elo, elo], 1)
+    cfg = {f.name: getattr(g.config, f.name) for f in dataclasses.fields(g.config)}
+    return TournamentResult(g.name, cfg, names, wins, games, elo, ci, time.perf_counter() - start)
+
+
+def save(result: TournamentResult, out_dir: str | Path, stem: str | None = None) -> tuple[Path, Path]:
+    """Write the JSON result and a PNG chart of the ratings; returns their paths."""
+    out = Path(out_dir)
+    out.mkdir(parents=True, exist_ok=True)
+    stem = stem or f"tournament_{result.game}"
+    json_path = out / f"{stem}.json"
+    json_path.write_text(json.dumps(result.to_json(), indent=2))
+    import matplotlib
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+    order = np.argsort(result.elo)
+    fig, ax = plt.subplots(figsize=(6, 0.5 + 0.45 * len(order)))
+    elo = result.elo[order]
+    err = np.abs(result.elo_ci[order].T - elo)
+    ax.barh([result.names[i] for i in order], elo, xerr=err, color="tab:blue", capsize=3)
+    ax.axvline(0, color="grey", lw=0.8)
+    ax.set_xlabel(f"Bradley-Terry Elo (95% bootstrap CI), anchored at {result.names[0]} = 0")
+    ax.set_title(f"{result.game}: round robin, {int(result.games[0, 1])} games per pair")
+    fig.tight_layout()
+    png_path = out / f"{stem}.png"
+    fig.savefig(png_path, dpi=100)
+    plt.close(fig)
+    return json_path, png_path
+
+
+def main(cfg: TournamentConfig) -> TournamentResult:
+    """Run the tournament of ``cfg``, print the table and save the files."""
+    specs = [s.strip() for s in cfg.agents.split(",") if s.strip()]
+    result = run_tournament(cfg.game, specs, cfg.games_per_pair, cfg.seed, cfg.bootstrap, cfg.progress,
+                            **parse_game_config(cfg.game_config, cfg.game))
+    print(result.table())
+    paths = save(result, cfg.out_dir)
+    print("wrote", *paths)
+    return result
+
+
+if __name__ == "__main__":
+    import tyro
+    main(tyro.cli(TournamentConfig))

@@ -1,0 +1,666 @@
+"""Train a PPO policy by self-play with a league, on the batched vector env.
+
+    python -m experiments.train_ppo --game octrix --num-players 2 --total-steps 2000000
+    python -m experiments.train_ppo --game octrix --game-config ranks=4 hand_size=4 --total-steps 200000
+    python -m experiments.train_ppo --run-dir runs/ppo/octrix-0 --resume   # continue a killed run
+
+Writes, under ``run_dir``: ``metrics.csv`` and ``metrics.json`` (one row per
+update; win rates filled in at evaluations), ``curves.png`` (win rate against
+each baseline and the losses, over env steps and over wall time),
+``checkpoint.pt`` (everything needed to resume exactly) and ``policy.pt`` (the
+policy alone; load it in the arena as ``make_agent("ppo:<run_dir>/policy.pt", game)``).
+
+Self-play and the league
+------------------------
+Every game in the vector env is, for its whole length, one of two kinds,
+drawn when it starts (with the trainer's numpy RNG):
+
+* with probability ``self_play_prob`` a **self-play** game: the current policy
+  plays every seat and every seat's transitions are trained on;
+* otherwise a **league** game against a past snapshot drawn uniformly from the
+  pool: the learner plays one seat (rotating: the game's seat is drawn
+  uniformly) and the snapshot plays all the other seats; only the learner
+  seat's transitions are trained on (the opponents' moves are part of its
+  environment, their rewards to the learner accrue between its turns).
+
+While the pool is empty every game is self-play. A snapshot of the current
+policy joins the pool every ``snapshot_every`` updates; the oldest leaves when
+the pool holds ``pool_size``. Snapshots act by sampling (not greedily).
+
+Per-seat trajectories are assembled by :func:`agents.ppo.seat_gae` (see
+``agents/ppo.py``).
+
+Evaluation: every ``eval_every`` updates (and after the first and the last)
+the greedy policy plays ``eval_games`` arena games (:func:`agents.arena.play_match`,
+seats rotated) against each of ``eval_opponents`` (one opponent agent per other
+seat); the win rate counts a draw as half a win. Opponents that are not
+available (e.g. ``mcts`` before ``agents/mcts.py`` registers it) are skipped
+and listed in ``metrics.json`` under ``skipped_opponents``.
+
+Resuming: ``checkpoint.pt`` is written atomically every ``checkpoint_every``
+updates and at the end. It holds the model, the optimizer, the league (pool
+and per-game league state), the RNG states (python, numpy, torch, the env's
+game records, whose own RNG drives every deal, and its sampling seeds), the
+step counters and the metrics so far. ``--resume`` restarts from it and
+rewrites the metrics files from the checkpoint, so a killed run continues
+exactly where its last checkpoint left it: its metrics are identical to an
+uninterrupted run's, wall-clock columns apart (``time_budget_s`` is the one
+setting that depends on the clock).
+"""
+
+from __future__ import annotations
+
+import csv
+import dataclasses
+import json
+import os
+import random
+import sys
+import time
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+import torch
+
+from agents.arena import play_match
+from agents.ppo import (ActorCritic, PPOAgent, policy_dict, ppo_update, sample_actions, save_policy,
+                        seat_gae, win_rewards)
+from agents.registry import make_agent
+from envs.vector import VectorEnv, make
+
+#: metric columns that depend on the clock (left out when comparing runs)
+TIME_COLUMNS = ("wall_time", "steps_per_s", "eval_seconds")
+
+
+@dataclass(frozen=True)
+class TrainConfig:
+    """PPO self-play training (all fields are command-line flags)."""
+
+    # -- game -----------------------------------------------------------------
+    game: str = "octrix"
+    """short game name: octrix, achten, octiles, octa"""
+    num_players: int = 2
+    """seats (2-6, within what the game allows)"""
+    game_config: tuple[str, ...] = ()
+    """other config fields of the game as key=value (e.g. ranks=4 hand_size=4)"""
+    # -- run ------------------------------------------------------------------
+    seed: int = 0
+    """seeds the env, torch, numpy and python RNGs"""
+    device: str = "auto"
+    """torch device: auto (cuda when present, else cpu), cpu or cuda"""
+    torch_threads: int = 1
+    """torch CPU threads (0 leaves torch's default); 1 is fastest for these small MLPs on a shared CPU"""
+    run_dir: str = ""
+    """output folder (default runs/ppo/<game>-<players>p-s<seed>)"""
+    resume: bool = False
+    """continue from run_dir/checkpoint.pt"""
+    total_steps: int = 1_000_000
+    """env steps to train for (all seats' moves count), rounded up to whole updates"""
+    time_budget_s: float = 0.0
+    """also stop after this much wall time (0: no limit); breaks exact reproducibility"""
+    progress: bool = True
+    """show a tqdm progress bar"""
+    # -- rollout ----------------------------------------------------------------
+    num_envs: int = 256
+    """games stepped together"""
+    num_steps: int = 32
+    """steps per game per rollout (a rollout is num_envs * num_steps env steps)"""
+    reward: str = "win"
+    """win: zero-sum +1 to the winner(s) at the end of a game; score: the game's returns / their bound"""
+    # -- network and PPO ------------------------------------------------------------
+    hidden: tuple[int, ...] = (256, 256)
+    """hidden layer widths of the actor and of the critic MLPs"""
+    activation: str = "tanh"
+    """tanh or relu"""
+    learning_rate: float = 2.5e-4
+    """Adam learning rate"""
+    anneal_lr: bool = False
+    """decay the learning rate linearly to 0 over total_steps"""
+    gamma: float = 0.99
+    """discount per own turn of a seat"""
+    gae_lambda: float = 0.95
+    """GAE lambda"""
+    update_epochs: int = 4
+    """passes over each rollout's batch"""
+    num_minibatches: int = 4
+    """minibatches per pass"""
+    clip_coef: float = 0.2
+    """PPO ratio clip (also the value clip)"""
+    clip_vloss: bool = True
+    """clip the value loss around the collected values"""
+    ent_coef: float = 0.01
+    """entropy bonus weight"""
+    vf_coef: float = 0.5
+    """value loss weight"""
+    max_grad_norm: float = 0.5
+    """gradient norm clip"""
+    norm_adv: bool = True
+    """normalize advantages per minibatch"""
+    target_kl: float = 0.0
+    """stop an update's epochs early above this approximate KL (0: never)"""
+    # -- league -------------------------------------------------------------------
+    self_play_prob: float = 0.5
+    """share of games played by the current policy in every seat (the rest: against a snapshot)"""
+    snapshot_every: int = 10
+    """updates between snapshots added to the pool"""
+    pool_size: int = 8
+    """most snapshots kept (oldest dropped)"""
+    # -- evaluation and checkpoints --------------------------------------------
+    eval_every: int = 10
+    """updates between arena evaluations (0: only at the start and the end)"""
+    eval_games: int = 100
+    """arena games per opponent per evaluation"""
+    eval_opponents: tuple[str, ...] = ("random", "heuristic", "mcts")
+    """agent specs for agents.registry.make_agent; unavailable ones are skipped"""
+    checkpoint_every: int = 10
+    """updates between checkpoints"""
+    stop_after_updates: int = 0
+    """testing aid: end the process abruptly (os._exit, no cleanup) after this update, like a kill"""
+
+    def __post_init__(self) -> None:
+        if self.device not in ("auto", "cpu", "cuda") and not self.device.startswith("cuda:"):
+            raise ValueError(f"device={self.device!r} is not valid; valid values: auto, cpu, cuda")
+        if self.reward not in ("win", "score"):
+            raise ValueError(f"reward={self.reward!r} is not valid; valid values: ['win', 'score']")
+        if not 0.0 <= self.self_play_prob <= 1.0:
+            raise ValueError(f"self_play_prob={self.self_play_prob} must be in [0, 1]")
+        for name in ("num_envs", "num_steps", "update_epochs", "num_minibatches", "snapshot_every",
+                     "pool_size", "checkpoint_every", "eval_games"):
+            if getattr(self, name) < 1:
+                raise ValueError(f"{name}={getattr(self, name)} must be >= 1")
+
+    @property
+    def steps_per_update(self) -> int:
+        """Env steps per rollout."""
+        return self.num_envs * self.num_steps
+
+    @property
+    def num_updates(self) -> int:
+        """Updates needed for ``total_steps``."""
+        return max(1, -(-self.total_steps // self.steps_per_update))
+
+    def game_kwargs(self) -> dict[str, Any]:
+        """The game's config fields (``num_players`` and ``game_config``)."""
+        return {"num_players": self.num_players, **parse_game_config(self.game_config)}
+
+    def resolved_run_dir(self) -> Path:
+        """``run_dir``, or the default folder of this game and seed."""
+        return Path(self.run_dir or f"runs/ppo/{self.game}-{self.num_players}p-s{self.seed}")
+
+
+def parse_game_config(items: tuple[str, ...] | list[str]) -> dict[str, Any]:
+    """``("ranks=4", "partnership=true")`` -> ``{"ranks": 4, "partnership": True}``."""
+    out: dict[str, Any] = {}
+    for item in items:
+        key, sep, value = item.partition("=")
+        if not sep:
+            raise ValueError(f"game_config entry {item!r} must be key=value")
+        try:
+            out[key] = json.loads(value.lower() if value.lower() in ("true", "false") else value)
+        except json.JSONDecodeError:
+            out[key] = value
+    return out
+
+
+def resolve_device(name: str) -> torch.device:
+    """``auto`` -> cuda when available, else cpu."""
+    if name == "auto":
+        return torch.device("cuda" if torch.cuda.is_available() else "cpu")
+    return torch.device(name)
+
+
+# ----------------------------------------------------------------------------
+# Env state (for exact resume)
+# ----------------------------------------------------------------------------
+def env_state(env: VectorEnv) -> dict[str, np.ndarray]:
+    """Copies of everything that determines the vector env's future."""
+    return env.get_state()
+
+
+def load_env_state(env: VectorEnv, state: dict[str, np.ndarray]) -> None:
+    """Restore :func:`env_state` into an env built with the same game, config and size."""
+    env.set_state(state)
+
+
+def build_model(spec: dict[str, Any], state_dict: dict[str, torch.Tensor],
+                device: torch.device | str = "cpu") -> ActorCritic:
+    """A network with given weights, built without touching the global torch RNG.
+
+    (Initialising a network draws random numbers; snapshots are rebuilt after a
+    resume, so drawing them would make a resumed run diverge.)
+    """
+    with torch.random.fork_rng(devices=[]):
+        m = ActorCritic(**spec)
+    m.load_state_dict(state_dict)
+    return m.to(device).eval()
+
+
+# ----------------------------------------------------------------------------
+# League
+# ----------------------------------------------------------------------------
+@dataclass
+class League:
+    """The snapshot pool and which kind of game each env is playing.
+
+    ``opponent[i]`` is -1 for a self-play game, else the pool index of the
+    snapshot playing every seat but ``seat[i]``.
+    """
+
+    pool: list[dict[str, torch.Tensor]] = field(default_factory=list)
+    pool_ids: list[int] = field(default_factory=list)
+    next_id: int = 0
+    opponent: np.ndarray = field(default_factory=lambda: np.zeros(0, dtype=np.int64))
+    seat: np.ndarray = field(default_factory=lambda: np.zeros(0, dtype=np.int64))
+
+    def draw(self, idx: np.ndarray, rng: np.random.Generator, self_play_prob: float,
+             num_players: int) -> None:
+        """Choose the kind of game (and the learner's seat) for the games ``idx``."""
+        if len(idx) == 0:
+            return
+        u = rng.random(len(idx))
+        k = rng.integers(0, max(1, len(self.pool)), size=len(idx))
+        s = rng.integers(0, num_players, size=len(idx))
+        league = (u >= self_play_prob) & (len(self.pool) > 0)
+        self.opponent[idx] = np.where(league, k, -1)
+        self.seat[idx] = s
+
+    def add(self, model: ActorCritic, pool_size: int) -> None:
+        """Add a snapshot of ``model``; drop the oldest beyond ``pool_size``.
+
+        Games against a dropped snapshot switch to the snapshot now at its index
+        (or to self-play if the pool shrank), so indices stay valid.
+        """
+        self.pool.append({k: v.detach().cpu().clone() for k, v in model.state_dict().items()})
+        self.pool_ids.append(self.next_id)
+        self.next_id += 1
+        if len(self.pool) > pool_size:
+            self.pool.pop(0)
+            self.pool_ids.pop(0)
+            self.opponent[self.opponent >= 0] = np.maximum(self.opponent[self.opponent >= 0] - 1, 0)
+
+    def state_dict(self) -> dict[str, Any]:
+        return {"pool": self.pool, "pool_ids": self.pool_ids, "next_id": self.next_id,
+                "opponent": self.opponent.copy(), "seat": self.seat.copy()}
+
+    def load_state_dict(self, d: dict[str, Any]) -> None:
+        self.pool, self.pool_ids, self.next_id = list(d["pool"]), list(d["pool_ids"]), int(d["next_id"])
+        self.opponent, self.seat = d["opponent"].copy(), d["seat"].copy()
+
+
+# ----------------------------------------------------------------------------
+# Trainer
+# ----------------------------------------------------------------------------
+class Trainer:
+    """Holds everything of one run; :meth:`run` trains until the budget is spent."""
+
+    def __init__(self, cfg: TrainConfig) -> None:
+        self.cfg = cfg
+        self.run_dir = cfg.resolved_run_dir()
+        self.device = resolve_device(cfg.device)
+        if cfg.torch_threads > 0:
+            torch.set_num_threads(cfg.torch_threads)
+        random.seed(cfg.seed)
+        np.random.seed(cfg.seed % (2**32))
+        torch.manual_seed(cfg.seed)
+        self.rng = np.random.default_rng(cfg.seed)
+        self.env = make(cfg.game, cfg.num_envs, seed=cfg.seed, **cfg.game_kwargs())
+        self.game = self.env.game
+        self.P = self.env.num_players
+        bound = max(abs(self.game.min_utility), abs(self.game.max_utility)) or 1.0
+        self.reward_scale = 1.0 / bound
+        self.model = ActorCritic(self.env.observation_size, self.env.num_actions, cfg.hidden,
+                                 cfg.activation).to(self.device)
+        self.optimizer = torch.optim.Adam(self.model.parameters(), lr=cfg.learning_rate, eps=1e-5)
+        self.opp_models: dict[int, ActorCritic] = {}
+        self.league = League(opponent=np.full(cfg.num_envs, -1, dtype=np.int64),
+                             seat=np.zeros(cfg.num_envs, dtype=np.int64))
+        self.returns_so_far = np.zeros((cfg.num_envs, self.P), dtype=np.float64)
+        self.update = 0
+        self.env_steps = 0
+        self.train_steps = 0
+        self.episodes = 0
+        self.wall_time = 0.0
+        self.rows: list[dict[str, Any]] = []
+        self.last_eval: dict[str, float] = {}
+        self.eval_agents, self.skipped = self._eval_opponents()
+        self.env.reset()
+        self.league.draw(np.arange(cfg.num_envs), self.rng, cfg.self_play_prob, self.P)
+
+    # -- evaluation ---------------------------------------------------------------
+    def _eval_opponents(self) -> tuple[list[str], dict[str, str]]:
+        ok, skipped = [], {}
+        for spec in self.cfg.eval_opponents:
+            try:
+                make_agent(spec, self.cfg.game)
+            except Exception as e:  # unknown or unavailable agent for this game
+                skipped[spec] = f"{type(e).__name__}: {e}"
+                continue
+            ok.append(spec)
+        return ok, skipped
+
+    def evaluate(self) -> dict[str, float]:
+        """Greedy current policy vs each opponent in the arena; win rates (draw = half)."""
+        out: dict[str, float] = {}
+        start = time.perf_counter()
+        weights = {k: v.detach().cpu() for k, v in self.model.state_dict().items()}
+        model = build_model(self.model.spec, weights)
+        for j, spec in enumerate(self.eval_agents):
+            others = [make_agent(spec, self.cfg.game) for _ in range(self.P - 1)]
+            agents = [PPOAgent(model, greedy=True), *others]
+            res = play_match(self.game, agents, num_games=self.cfg.eval_games,
+                             seed=self.cfg.seed * 1_000_003 + 7919 * self.update + 101 * j, progress=False)
+            out[f"win_rate_vs_{spec}"] = res.records[0].score
+        out["eval_seconds"] = time.perf_counter() - start
+        return out
+
+    # -- rollout ------------------------------------------------------------------
+    def _opponent_model(self, k: int) -> ActorCritic:
+        pid = self.league.pool_ids[k]
+        if pid not in self.opp_models:
+            m = build_model(self.model.spec, self.league.pool[k], self.device)
+            self.opp_models = {p: v for p, v in self.opp_models.items() if p in self.league.pool_ids}
+            self.opp_models[pid] = m
+        return self.opp_models[pid]
+
+    @torch.no_grad()
+    def rollout(self) -> dict[str, Any]:
+        """Play ``num_steps`` steps in every game; returns the training batch and stats."""
+        cfg, env, dev, P = self.cfg, self.env, self.device, self.P
+        T, N = cfg.num_steps, cfg.num_envs
+        D, A = env.observation_size, env.num_actions
+        obs_b = torch.zeros((T, N, D), dtype=torch.float32)
+        mask_b = torch.zeros((T, N, A), dtype=torch.bool)
+        act_b = torch.zeros((T, N), dtype=torch.int64)
+        logp_b = torch.zeros((T, N), dtype=torch.float32)
+        val_b = np.zeros((T, N), dtype=np.float64)
+        player_b = np.zeros((T, N), dtype=np.int64)
+        train_b = np.zeros((T, N), dtype=bool)
+        rew_b = np.zeros((T, N, P), dtype=np.float64)
+        term_b = np.zeros((T, N), dtype=bool)
+        league_games = league_wins = 0.0
+        episodes = 0
+        for t in range(T):
+            obs_b[t] = torch.from_numpy(env.obs)
+            mask_b[t] = torch.from_numpy(env.action_mask.astype(bool))
+            player = env.player.copy()
+            player_b[t] = player
+            obs = obs_b[t].to(dev)
+            mask = mask_b[t].to(dev)
+            logits, value = self.model(obs)
+            actions, logp = sample_actions(logits, mask)
+            opp = self.league.opponent
+            opp_rows = (opp >= 0) & (player != self.league.seat)
+            for k in np.unique(opp[opp_rows]):
+                rows = torch.from_numpy(np.flatnonzero(opp_rows & (opp == k))).to(dev)
+                a_k, _ = sample_actions(self._opponent_model(int(k)).logits(obs[rows]), mask[rows])
+                actions[rows] = a_k
+            act_b[t] = actions.cpu()
+            logp_b[t] = logp.cpu()
+            val_b[t] = value.cpu().numpy()
+            train_b[t] = ~opp_rows
+            env.step_inplace(act_b[t].numpy())
+            r = env.rewards[:, :P]
+            end = env.terminated.copy()
+            term_b[t] = end
+            self.returns_so_far += r
+            if cfg.reward == "win":
+                if end.any():
+                    rew_b[t, end] = win_rewards(self.returns_so_far[end])
+            else:
+                rew_b[t] = r * self.reward_scale
+            if end.any():
+                idx = np.flatnonzero(end)
+                episodes += len(idx)
+                lg = idx[self.league.opponent[idx] >= 0]
+                if len(lg):
+                    rets = self.returns_so_far[lg]
+                    mine = rets[np.arange(len(lg)), self.league.seat[lg]]
+                    best = rets.max(axis=1)
+                    alleq = np.isclose(rets.min(axis=1), best)
+                    league_wins += float(np.sum(np.where(alleq, 0.5, np.isclose(mine, best))))
+                    league_games += len(lg)
+                self.returns_so_far[idx] = 0.0
+                self.league.draw(idx, self.rng, cfg.self_play_prob, P)
+        # bootstrap: every seat's value of its current observation
+        last_values = np.zeros((N, P), dtype=np.float64)
+        for p in range(P):
+            o = torch.from_numpy(env.observe(np.full(N, p, dtype=np.int64))).to(dev)
+            last_values[:, p] = self.model.value(o).cpu().numpy()
+        g = seat_gae(player_b, rew_b, term_b, val_b, last_values, cfg.gamma, cfg.gae_lambda)
+        sel = torch.from_numpy(train_b.reshape(-1))
+        batch = {
+            "obs": obs_b.reshape(T * N, D)[sel],
+            "mask": mask_b.reshape(T * N, A)[sel],
+            "actions": act_b.reshape(-1)[sel],
+            "logprobs": logp_b.reshape(-1)[sel],
+            "advantages": torch.from_numpy(g["advantages"].reshape(-1)).float()[sel],
+            "returns": torch.from_numpy(g["returns"].reshape(-1)).float()[sel],
+            "values": torch.from_numpy(val_b.reshape(-1)).float()[sel],
+        }
+        stats = {"episodes": episodes, "league_games": league_games,
+                 "league_win_rate": league_wins / league_games if league_games else None,
+                 "train_fraction": float(train_b.mean()),
+                 "mean_value": float(val_b.mean())}
+        return {"batch": {k: v.to(dev) for k, v in batch.items()}, "stats": stats}
+
+    # -- checkpoints --------------------------------------------------------------
+    def checkpoint_dict(self) -> dict[str, Any]:
+        d = {
+            "format": "octagames-ppo-checkpoint-1",
+            "config": dataclasses.asdict(self.cfg),
+            "policy": policy_dict(self.model, self.game),
+            "optimizer": self.optimizer.state_dict(),
+            "league": self.league.state_dict(),
+            "returns_so_far": self.returns_so_far.copy(),
+            "env": env_state(self.env),
+            "rng": {"python": random.getstate(), "numpy_global": np.random.get_state(),
+                    "numpy": self.rng.bit_generator.state, "torch": torch.get_rng_state(),
+                    "cuda": torch.cuda.get_rng_state_all() if torch.cuda.is_available() else None},
+            "counters": {"update": self.update, "env_steps": self.env_steps, "train_steps": self.train_steps,
+                         "episodes": self.episodes, "wall_time": self.wall_time},
+            "rows": self.rows,
+            "last_eval": self.last_eval,
+        }
+        return d
+
+    def save_checkpoint(self) -> Path:
+        path = self.run_dir / "checkpoint.pt"
+        tmp = path.with_suffix(".pt.tmp")
+        torch.save(self.checkpoint_dict(), tmp)
+        os.replace(tmp, path)
+        return path
+
+    def load_checkpoint(self, path: Path) -> None:
+        d = torch.load(path, map_location="cpu", weights_only=False)
+        self.model.load_state_dict(d["policy"]["state_dict"])
+        self.optimizer.load_state_dict(d["optimizer"])
+        self.league.load_state_dict(d["league"])
+        self.returns_so_far = d["returns_so_far"].copy()
+        load_env_state(self.env, d["env"])
+        rng = d["rng"]
+        random.setstate(rng["python"])
+        np.random.set_state(rng["numpy_global"])
+        self.rng.bit_generator.state = rng["numpy"]
+        torch.set_rng_state(rng["torch"])
+        if rng["cuda"] is not None and torch.cuda.is_available():
+            torch.cuda.set_rng_state_all(rng["cuda"])
+        c = d["counters"]
+        self.update, self.env_steps, self.train_steps = c["update"], c["env_steps"], c["train_steps"]
+        self.episodes, self.wall_time = c["episodes"], c["wall_time"]
+        self.rows = list(d["rows"])
+        self.last_eval = dict(d["last_eval"])
+        self.opp_models = {}
+
+    # -- outputs --------------------------------------------------------------------
+    def columns(self) -> list[str]:
+        cols = ["update", "env_steps", "train_steps", "episodes", "wall_time", "steps_per_s", "learning_rate",
+                "loss", "pg_loss", "v_loss", "entropy", "approx_kl", "clipfrac", "league_win_rate",
+                "league_games", "train_fraction", "mean_value", "pool_size"]
+        cols += [f"win_rate_vs_{s}" for s in self.eval_agents] + ["eval_seconds"]
+        return cols
+
+    def write_metrics(self) -> None:
+        self.run_dir.mkdir(parents=True, exist_ok=True)
+        cols = self.columns()
+        with open(self.run_dir / "metrics.csv", "w", newline="") as f:
+            w = csv.DictWriter(f, fieldnames=cols)
+            w.writeheader()
+            for row in self.rows:
+                w.writerow({c: row.get(c, "") for c in cols})
+        data = {"config": dataclasses.asdict(self.cfg), "game_config": self.cfg.game_kwargs(),
+                "device": str(self.device), "eval_opponents": self.eval_agents,
+                "skipped_opponents": self.skipped, "rows": self.rows}
+        (self.run_dir / "metrics.json").write_text(json.dumps(data, indent=1, default=float))
+
+    def plot(self) -> Path:
+        return plot_curves(self.rows, self.eval_agents, self.run_dir / "curves.png",
+                           title=f"PPO {self.cfg.game} {self.P}p (seed {self.cfg.seed})")
+
+    # -- main loop ----------------------------------------------------------------
+    def run(self) -> dict[str, Any]:
+        cfg = self.cfg
+        self.run_dir.mkdir(parents=True, exist_ok=True)
+        ckpt = self.run_dir / "checkpoint.pt"
+        if cfg.resume:
+            if not ckpt.exists():
+                raise FileNotFoundError(f"--resume: no checkpoint at {ckpt}")
+            self.load_checkpoint(ckpt)
+            self.write_metrics()
+        bar = None
+        if cfg.progress:
+            from tqdm.auto import tqdm
+            bar = tqdm(total=cfg.num_updates, initial=self.update, desc=f"ppo {cfg.game}", unit="upd",
+                       file=sys.stderr)
+        if self.update == 0 and not self.rows:
+            self.last_eval = self.evaluate()
+            self.rows.append({"update": 0, "env_steps": 0, "train_steps": 0, "episodes": 0, "wall_time": 0.0,
+                              "pool_size": 0, **self.last_eval})
+        t_last = time.perf_counter()
+        while self.update < cfg.num_updates:
+            if cfg.time_budget_s > 0 and self.wall_time >= cfg.time_budget_s:
+                break
+            t0 = time.perf_counter()
+            lr = cfg.learning_rate
+            if cfg.anneal_lr:
+                lr *= 1.0 - self.update / cfg.num_updates
+            for group in self.optimizer.param_groups:
+                group["lr"] = lr
+            roll = self.rollout()
+            batch = roll["batch"]
+            self.model.train()
+            stats = ppo_update(self.model, self.optimizer, batch, update_epochs=cfg.update_epochs,
+                               num_minibatches=cfg.num_minibatches, max_grad_norm=cfg.max_grad_norm,
+                               target_kl=cfg.target_kl, clip_coef=cfg.clip_coef, vf_coef=cfg.vf_coef,
+                               ent_coef=cfg.ent_coef, clip_vloss=cfg.clip_vloss, norm_adv=cfg.norm_adv)
+            self.update += 1
+            self.env_steps += cfg.steps_per_update
+            self.train_steps += int(batch["obs"].shape[0])
+            self.episodes += roll["stats"]["episodes"]
+            dt = time.perf_counter() - t0
+            self.wall_time += dt
+            if self.update % cfg.snapshot_every == 0:
+                self.league.add(self.model, cfg.pool_size)
+            row = {"update": self.update, "env_steps": self.env_steps, "train_steps": self.train_steps,
+                   "episodes": self.episodes, "wall_time": self.wall_time,
+                   "steps_per_s": cfg.steps_per_update / dt, "learning_rate": lr, **stats,
+                   **{k: v for k, v in roll["stats"].items() if k != "episodes"},
+                   "pool_size": len(self.league.pool)}
+            last = self.update == cfg.num_updates
+            if (cfg.eval_every > 0 and self.update % cfg.eval_every == 0) or last:
+                self.last_eval = self.evaluate()
+                row.update(self.last_eval)
+            self.rows.append(row)
+            if bar is not None:
+                post = {"sps": f"{row['steps_per_s']:.0f}"}
+                post.update({k.replace("win_rate_vs_", "vs_"): f"{v:.2f}" for k, v in self.last_eval.items()
+                             if k.startswith("win_rate")})
+                bar.set_postfix(post)
+                bar.update(1)
+            if self.update % cfg.checkpoint_every == 0 or last:
+                self.save_checkpoint()
+                save_policy(self.model, self.run_dir / "policy.pt", self.game)
+                self.write_metrics()
+            if cfg.stop_after_updates and self.update >= cfg.stop_after_updates:
+                sys.stdout.flush()
+                sys.stderr.flush()
+                os._exit(3)  # simulate a kill: no cleanup, nothing written beyond the last checkpoint
+        if bar is not None:
+            bar.close()
+        if self.rows and not any(k.startswith("win_rate_vs_") for k in self.rows[-1]):
+            self.last_eval = self.evaluate()  # stopped by time_budget_s between evaluations
+            self.rows[-1].update(self.last_eval)
+        self.save_checkpoint()
+        save_policy(self.model, self.run_dir / "policy.pt", self.game)
+        self.write_metrics()
+        png = self.plot()
+        return {"run_dir": str(self.run_dir), "policy": str(self.run_dir / "policy.pt"),
+                "checkpoint": str(ckpt), "curves": str(png), "rows": self.rows,
+                "final_eval": self.last_eval, "skipped_opponents": self.skipped,
+                "seconds": time.perf_counter() - t_last}
+
+
+def plot_curves(rows: list[dict[str, Any]], opponents: list[str], path: Path, title: str = "") -> Path:
+    """Win rate vs each baseline and the losses, over env steps and over wall time (PNG)."""
+    import matplotlib
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    fig, axes = plt.subplots(2, 2, figsize=(11, 7.5))
+    for col, xkey, xlabel in ((0, "env_steps", "env steps"), (1, "wall_time", "wall time (s)")):
+        ax = axes[0, col]
+        for spec in opponents:
+            key = f"win_rate_vs_{spec}"
+            pts = [(r[xkey], r[key]) for r in rows if key in r and xkey in r]
+            if pts:
+                xs, ys = zip(*pts)
+                ax.plot(xs, ys, marker="o", label=f"vs {spec}")
+        ax.axhline(0.5, color="grey", lw=0.8, ls=":")
+        ax.set_ylim(0, 1)
+        ax.set_xlabel(xlabel)
+        ax.set_ylabel("win rate (draw = 1/2)")
+        ax.legend(loc="lower right")
+        ax.grid(alpha=0.3)
+        ax = axes[1, col]
+        for key in ("pg_loss", "v_loss", "entropy"):
+            pts = [(r[xkey], r[key]) for r in rows if key in r]
+            if pts:
+                xs, ys = zip(*pts)
+                ax.plot(xs, ys, label=key)
+        ax.set_xlabel(xlabel)
+        ax.set_ylabel("loss / entropy")
+        ax.legend(loc="upper right")
+        ax.grid(alpha=0.3)
+    fig.suptitle(title)
+    fig.tight_layout()
+    path.parent.mkdir(parents=True, exist_ok=True)
+    fig.savefig(path, dpi=90)
+    plt.close(fig)
+    return path
+
+
+def train(cfg: TrainConfig) -> dict[str, Any]:
+    """Train (or resume) a run; returns paths, metric rows and the final evaluation."""
+    return Trainer(cfg).run()
+
+
+def main(cfg: TrainConfig) -> dict[str, Any]:
+    """Command-line entry: train and print the final evaluation."""
+    result = train(cfg)
+    last = result["rows"][-1]
+    print(f"run_dir: {result['run_dir']}")
+    print(f"env steps: {last['env_steps']}, wall time: {last['wall_time']:.1f}s, "
+          f"steps/s (last update): {last.get('steps_per_s', float('nan')):.0f}")
+    for k, v in result["final_eval"].items():
+        if k.startswith("win_rate"):
+            print(f"{k}: {v:.3f}")
+    for k, v in result["skipped_opponents"].items():
+        print(f"skipped opponent {k}: {v}")
+    return result
+
+
+if __name__ == "__main__":
+    import tyro
+
+    main(tyro.cli(TrainConfig))

@@ -1,0 +1,58 @@
+"""Round robin, Bradley-Terry fit, intervals, files."""
+
+import json
+
+import numpy as np
+import pytest
+
+from experiments.tournament import (TournamentConfig, bootstrap_intervals, fit_bradley_terry, main,
+                                    parse_game_config, run_tournament, seats_for)
+
+
+def test_bradley_terry_recovers_known_strengths():
+    # expected scores from ratings 0, 200, 400 with many games: the fit gets them back
+    true = np.array([0.0, 200.0, 400.0])
+    games = np.full((3, 3), 10000.0) - 10000.0 * np.eye(3)
+    p = 1 / (1 + 10 ** ((true[None, :] - true[:, None]) / 400))
+    wins = p * games
+    elo = fit_bradley_terry(wins, games, prior_games=0.0)
+    np.testing.assert_allclose(elo, true, atol=1.0)
+
+
+def test_perfect_record_stays_finite_and_intervals_cover_the_fit():
+    wins = np.array([[0, 0], [10, 0]], float)
+    games = np.array([[0, 10], [10, 0]], float)
+    elo = fit_bradley_terry(wins, games)
+    assert elo[0] == 0 and 200 < elo[1] < 2000
+    ci = bootstrap_intervals(wins, games, 50)
+    assert ci[1, 0] <= elo[1] <= ci[1, 1] and ci[0, 0] == ci[0, 1] == 0
+
+
+def test_seats_rotate():
+    assert seats_for(0, 2) == [0, 1] and seats_for(1, 2) == [1, 0]
+    assert seats_for(1, 4) == [1, 0, 1, 0]
+
+
+def test_round_robin_orders_agents_and_writes_files(tmp_path):
+    cfg = TournamentConfig(game="octrix", agents="random,heuristic,mcts:100", games_per_pair=10,
+                           game_config="hand_size=5", bootstrap=50, out_dir=str(tmp_path), progress=False)
+    result = main(cfg)
+    assert result.names == ["random", "heuristic", "mcts:100"]
+    assert result.games[0, 1] == 10 and result.wins[0, 1] + result.wins[1, 0] == 10
+    assert result.elo[0] == 0 and result.elo[2] > 100 and result.elo[1] > 100
+    data = json.loads((tmp_path / "tournament_octrix.json").read_text())
+    assert data["agents"] == result.names and len(data["elo_ci95"]) == 3
+    assert data["config"]["hand_size"] == 5
+    assert (tmp_path / "tournament_octrix.png").stat().st_size > 1000
+
+
+def test_duplicate_specs_and_bad_input():
+    r = run_tournament("achten", ["random", "random"], 4, bootstrap=0, progress=False)
+    assert r.names == ["random", "random#2"] and r.wins.sum() == 4
+    with pytest.raises(ValueError, match="at least two"):
+        run_tournament("octrix", ["random"], 4)
+    with pytest.raises(ValueError, match="fields"):
+        parse_game_config("nope=1", "octrix")
+    with pytest.raises(ValueError, match="must be true or false"):
+        parse_game_config("match=maybe", "octrix")
+    assert parse_game_config("num_players=3,match=true", "octrix") == {"num_players": 3, "match": True}
