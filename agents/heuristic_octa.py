@@ -13,6 +13,16 @@ Priorities, in order:
 * step 5: keep cards while the hand is below 8, otherwise discard the least
   useful card.
 
+Under the Dutch rules (``rules="nl"``) the aim is an Octa, then an empty hand:
+
+* attach to own runs, move opponents' end cards onto own runs, join own runs,
+  replace face-down cards; once an Octa stands, attach to any run to shed cards;
+* step 1: steal from the opponent's longest run, use the joker, take the most
+  useful pot card or run end, the King's stock cards (or the own reserve back);
+* step 2 on the most useful line; step 3 the longest run, with the token;
+* step 4: double a useless card (no extra card once an Octa stands), swap for a
+  more useful pot card; discard the least useful card; keep the reserve empty.
+
 The agent reads only its own :class:`~agents.base.Turn` (the determinized
 state keeps its own hand and all public cards exact).
 """
@@ -22,7 +32,7 @@ from __future__ import annotations
 import numpy as np
 
 from agents.base import Agent, Turn
-from octagames.octa import en
+from octagames.octa import en, nl
 from octagames.octa.common import (KING, MAX_RUNS, NUM_QUEEN_PAIRS, POOL_SLOTS, QUEEN_PAIRS,
                                    TOK_CENTRE, atype_of, extend_pos, kind_at, kind_of, run_faceup)
 
@@ -88,6 +98,8 @@ class OctaHeuristicAgent(Agent):
         ph = int(s["phase"])
         hand = np.array(s["hand_cnt"][p], dtype=np.int64)
         needs = _my_run_needs(s, p)
+        if int(s["rules"]) == 1:
+            return self._act_nl(s, p, legal, ls, ph, hand, needs)
 
         # free actions first: every addition or replacement is a face-up card on the table
         adds = [a for a in legal if en.A_ADD <= a < en.A_FD]
@@ -204,3 +216,113 @@ class OctaHeuristicAgent(Agent):
             if v > score:
                 best, score = a, v
         return best
+
+    # -- Dutch rules ----------------------------------------------------------
+    def _act_nl(self, s, p, legal, ls, ph, hand, needs) -> int:
+        """The Dutch aim: an Octa, then an empty hand (see the module docstring)."""
+        endgame = int(nl.octa_mask(s, p)) != 0
+
+        def val(k: int) -> float:
+            return _card_value(s, p, k, needs, hand)
+
+        if ph in (nl.PH_MAIN, nl.PH_USE):
+            for a in legal:
+                if nl.N_ADD <= a < nl.N_FD and (endgame or int(s["run_owner"][(a - nl.N_ADD) // 2]) == p):
+                    return a
+            for a in legal:
+                if nl.N_FD <= a < nl.N_DBL or nl.N_JOIN <= a < nl.N_USED:
+                    return a
+            for a in legal:
+                if nl.N_MOVE <= a < nl.N_JOIN:
+                    d, end = divmod(a - nl.N_MOVE, 2)
+                    src, _e = nl._move_source(s, d, end)
+                    if int(s["run_owner"][d]) == p and src >= 0 and int(s["run_owner"][src]) != p:
+                        return a
+        if ph == nl.PH_PILE:
+            c = int(s["adrawn"])
+            for pile in range(2):
+                other = 1 - pile
+                mo = int(s["apile_n"][other])
+                if mo and (int(s["apile"][other, mo - 1]) - 80) % 12 // 3 == (c - 80) % 12 // 3:
+                    return nl.N_PILE + pile
+            return nl.N_PILE + int(self.rng.integers(2))
+        if ph == nl.PH_USE:
+            if nl.N_JOKER in ls:
+                return nl.N_JOKER
+            best, score = nl.N_DECLINE, 2.0
+            for a in legal:
+                if nl.N_JACK <= a < nl.N_JOKER:
+                    r, pos = divmod(a - nl.N_JACK, 11)
+                    v = float(run_faceup(s, r)) + val(int(kind_of(int(s["run_card"][r, pos + 1]))))
+                elif nl.N_QPOT <= a < nl.N_QEND:
+                    v = 1.0 + val(int(kind_of(int(s["pool"][a - nl.N_QPOT]))))
+                elif nl.N_QEND <= a < nl.N_KSTOCK:
+                    r, end = divmod(a - nl.N_QEND, 2)
+                    if int(s["run_owner"][r]) == p:
+                        continue
+                    pos = int(s["run_lo"][r]) if end == 0 else int(s["run_hi"][r])
+                    v = 1.0 + val(int(kind_at(int(s["run_suit"][r]), pos)))
+                elif a == nl.N_KRES:
+                    v = 10.0  # the own reserve back: its cards count against you
+                elif a == nl.N_KSTOCK:
+                    v = 2.5 if not endgame else 0.0
+                else:
+                    continue
+                if v > score:
+                    best, score = a, v
+            return best
+        if ph == nl.PH_JOKER:
+            for a in legal:
+                if nl.N_JATT <= a < nl.N_ADD:
+                    return a
+            lays = [a for a in legal if nl.N_LAY <= a < nl.N_JPOS]
+            if lays:
+                return lays[0]
+            return legal[0]
+        if ph == nl.PH_BUILD:
+            lays = [a for a in legal if nl.N_LAY <= a < nl.N_COMMIT]
+            if lays:
+                return lays[0]
+            return nl.N_COMMIT_TOK if nl.N_COMMIT_TOK in ls else nl.N_COMMIT
+        if ph == nl.PH_KPICK or ph == nl.PH_RESBACK:
+            picks = [a for a in legal if nl.N_PICK <= a < nl.N_STEP2 or nl.N_RESBACK <= a < nl.N_MOVE]
+            return picks[0] if picks else legal[0]
+        if ph == nl.PH_XTRA:
+            if endgame:
+                return nl.N_XNONE
+            if nl.N_XDISC in ls and val(int(kind_of(int(s["disc"][int(s["disc_n"]) - 1])))) >= 4.0:
+                return nl.N_XDISC
+            return nl.N_XSTOCK if nl.N_XSTOCK in ls else nl.N_XNONE
+        if ph == nl.PH_RESPUT:
+            discs = [a for a in legal if nl.N_DISCARD <= a < nl.N_END]
+            return min(discs, key=lambda a: val(a - nl.N_DISCARD))
+        if ph == nl.PH_MAIN:
+            steps = [a for a in legal if nl.N_STEP2 <= a < nl.N_LAY]
+            if steps:
+                return max(steps, key=lambda a: self._line_value(s, p, a - nl.N_STEP2, hand, needs))
+            lays = [a for a in legal if nl.N_LAY <= a < nl.N_JPOS]
+            if lays:
+                return max(lays, key=lambda a: _interval_len(hand, int(kind_at((a - nl.N_LAY) // 11,
+                                                                               (a - nl.N_LAY) % 11 + 1))))
+            best, score = -1, 0.5
+            for a in legal:
+                if not nl.N_DBL <= a < nl.N_XDISC:
+                    continue
+                slot, suit = divmod((a - nl.N_DBL) if a < nl.N_SWAP else (a - nl.N_SWAP), 4)
+                top = int(s["pool"][slot])
+                k = suit * 10 + top % 10
+                if a < nl.N_SWAP:
+                    v = 3.0 - val(k) if endgame else 1.0 - 0.5 * val(k)
+                else:
+                    v = val(int(kind_of(top))) - val(k)
+                if v > score:
+                    best, score = a, v
+            if best >= 0:
+                return best
+            discs = [a for a in legal if nl.N_DISCARD <= a < nl.N_END]
+            if nl.N_END in ls and not endgame and int(s["hand_n"][p]) < 8:
+                return nl.N_END
+            if discs:
+                return min(discs, key=lambda a: val(a - nl.N_DISCARD))
+            return nl.N_END if nl.N_END in ls else legal[0]
+        return legal[0]

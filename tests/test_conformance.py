@@ -28,6 +28,8 @@ GAME_CONFIGS = [
     ("achten", dict(num_players=2, ranks=3, low_rank=7, turn_cap=3)),
     ("octa", dict(rules="en")),
     ("octa", dict(rules="en", max_turns=20)),
+    ("octa", dict(rules="nl")),
+    ("octa", dict(rules="nl", max_turns=20)),
 ]
 IDS = [f"{n}-{'-'.join(f'{k}={v}' for k, v in c.items())}" for n, c in GAME_CONFIGS]
 

@@ -13,9 +13,10 @@ import numba as nb
 import numpy as np
 
 from octagames.core import CHANCE, TERMINAL, rng_below
-from octagames.octa import en
+from octagames.octa import en, nl
 from octagames.octa.common import (LOC_ADRAWN, LOC_AHIDDEN, LOC_APILE, LOC_DISCARD, LOC_HAND,
-                                   LOC_POOL, LOC_RUN, LOC_STOCK, MAX_PILE, MAX_RUNS, NPOS,
+                                   LOC_JOKER, LOC_POOL, LOC_RESERVE, LOC_RUN, LOC_STOCK,
+                                   LOC_UNDER, MAX_PILE, MAX_RUNS, NPOS,
                                    NUM_CARDS, NUM_NUMBER, POOL_SLOTS, kind_at, kind_of)
 from octagames.octa.rules import apply_action, current_player, legal_mask, sample_chance
 
@@ -56,8 +57,12 @@ def validate(s) -> int:
             if s["run_owner"][r] < 0 or s["run_card"][r, i % NPOS] != c:
                 return E_RUN_CARD
             seen[c] += 1
+        elif s["rules"] == 1 and (loc == LOC_UNDER or loc == LOC_RESERVE or loc == LOC_JOKER):
+            pass  # Dutch places, checked by nl.validate_extra
         else:
             return E_LOCATION
+    if s["rules"] == 1 and nl.validate_extra(s, seen) != 0:
+        return E_POOL
     if stock != s["stock_n"]:
         return E_STOCK_COUNT
     for p in range(2):

@@ -2,7 +2,7 @@
 
 Everything in this module is common to both rulebooks (English ``rules="en"``
 and Dutch ``rules="nl"``); the turn structure of each rulebook lives in its own
-module (:mod:`octagames.octa.en` for the English rules). See
+module (:mod:`octagames.octa.en` for the English rules, :mod:`octagames.octa.nl` for the Dutch). See
 :mod:`octagames.octa.rules` for the full design (card ids, state layout,
 action table, observation table).
 
@@ -75,6 +75,10 @@ LOC_DISCARD = 4    # lidx = depth from the bottom
 LOC_AHIDDEN = 5    # action stack or set-aside: never seen, so one unordered set
 LOC_APILE = 6      # lidx = pile * MAX_PILE + depth from the bottom
 LOC_ADRAWN = 7     # the action card just turned, not yet placed on a pile
+# Dutch rules only (never used by the English rules):
+LOC_UNDER = 8      # a covered pot card under a doubled one; lidx = pool slot
+LOC_RESERVE = 9    # a seat's face-up reserve; lidx = seat
+LOC_JOKER = 10     # the Jack's face-down joker in front of a seat, before it is used; lidx = seat
 
 # Token locations
 TOK_CENTRE = 0
@@ -170,6 +174,15 @@ def make_state_dtype() -> np.dtype:
         ("b_run_done", np.int32),              # option B: its new run was laid
         ("new_slot", np.int32),                # the run just laid with option A
         ("ptoken_lines", np.int32),            # bitmask of pool runs the exchange just made
+        # -- Dutch rules only (left at their reset values by the English rules)
+        ("under", np.int32, (POOL_SLOTS,)),    # covered pot card under a doubled one (-1 none)
+        ("res_n", np.int32, (2,)),             # reserve sizes
+        ("octa_mask", np.int32, (2,)),         # run slots holding the seat's Octas at its turn start
+        ("joker_used", np.int32),              # the Jack's joker was laid this turn (no step 2)
+        ("jok_pos", np.int32),                 # position of the joker in the run being laid (-1)
+        ("kpick_seat", np.int32),              # King: the reserve being picked from
+        ("kpick_left", np.int32),              # King: reserve cards still to pick
+        ("moves_turn", np.int32),              # card moves between runs this turn
     ])
 
 
@@ -247,6 +260,10 @@ def detach(s, c) -> None:
     elif loc == LOC_DISCARD:
         s["disc_n"] -= 1
         s["disc"][s["disc_n"]] = -1
+    elif loc == LOC_UNDER:
+        s["under"][i] = -1
+    elif loc == LOC_RESERVE:
+        s["res_n"][i] -= 1
     s["pub"][c] = 0
     s["bflag"][c] = 0
     s["inbuild"][c] = 0

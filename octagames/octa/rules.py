@@ -1,4 +1,4 @@
-"""Octa rules engine ("The Game of 8"), English rules; the Dutch rule set is reserved.
+"""Octa rules engine ("The Game of 8"): English rules and Dutch rules (``rules="nl"``).
 
 Octa is a two-player rummy-like game with two 52-card decks. Number cards (A,
 2..10) form runs of one suit; Jacks, Queens and Kings are *action cards* turned
@@ -7,8 +7,12 @@ share a suit. A pool ring of 8 face-up cards, two tokens and face-down cards
 complete the table. English aim: an *Octa* (a run of 8+ face-up cards) and 28+
 face-up cards in your runs. The shared table pieces are in
 :mod:`octagames.octa.common`; the English turn is in :mod:`octagames.octa.en`;
-``Config(rules="nl")`` is validated but raises ``ValueError`` (not implemented
-yet). The rule interpretations are listed in ``docs/rules/octa_en.md``.
+the Dutch rules (``Config(rules="nl")``, their own phases and action table in
+:mod:`octagames.octa.nl`, same action-space and observation sizes) dispatch on
+the record's ``rules`` field. The rule interpretations are listed in
+``docs/rules/octa_en.md`` and ``docs/rules/octa_nl.md``. The tables below
+describe the English rules; the Dutch differences are in the ``nl`` docstring
+and in ``rules._observation_nl``.
 
 Card ids
 --------
@@ -169,8 +173,9 @@ import numba as nb
 import numpy as np
 
 from octagames.core import CHANCE, TERMINAL, GameInfo, check_choice, check_range, rng_below, seed_rng
-from octagames.octa import en
-from octagames.octa.common import (ACTION_TYPES, LINE_NAMES, LOC_AHIDDEN, LOC_HAND,
+from octagames.octa import en, nl
+from octagames.octa.common import (ACTION_TYPES, LINE_NAMES, LOC_AHIDDEN, LOC_HAND, LOC_JOKER,
+                                   LOC_RESERVE, LOC_UNDER,
                                    LOC_RUN, LOC_STOCK, MAX_RUNS, NPOS, NUM_ACTION_KINDS,
                                    NUM_CARDS, NUM_KINDS, NUM_NUMBER, POOL_SLOT_NAMES,
                                    POOL_SLOTS, QUEEN_PAIRS, RANK_NAMES, SUIT_SYMBOLS, TOK_CENTRE,
@@ -220,7 +225,7 @@ class Config:
 
     Attributes:
         rules: ``"en"`` (the English rulebook) or ``"nl"`` (the Dutch one,
-            validated but not implemented yet: raises ``ValueError``).
+            version 18-09-25, in :mod:`octagames.octa.nl`).
         num_players: always 2.
         max_turns: engine cap on the number of turns (1..200); when reached the
             game ends like the second stock exhaustion (most face-up cards in
@@ -235,8 +240,6 @@ class Config:
         check_choice("rules", self.rules, list(RULE_SETS))
         check_range("num_players", self.num_players, 2, 2)
         check_range("max_turns", self.max_turns, 1, MAX_TURNS_LIMIT)
-        if self.rules == "nl":
-            raise ValueError("rules='nl' (the Dutch rulebook) is not implemented yet; use rules='en'")
 
 
 def max_game_length(config: Config) -> int:
@@ -317,6 +320,14 @@ def reset(s, seed) -> None:
     s["b_run_done"] = 0
     s["new_slot"] = -1
     s["ptoken_lines"] = 0
+    s["under"][:] = -1
+    s["res_n"][:] = 0
+    s["octa_mask"][:] = 0
+    s["joker_used"] = 0
+    s["jok_pos"] = -1
+    s["kpick_seat"] = -1
+    s["kpick_left"] = 0
+    s["moves_turn"] = 0
 
 
 @nb.njit(cache=True)
@@ -351,6 +362,8 @@ def legal_mask(s, player, out) -> int:
     if current_player(s) != player:
         out[:] = 0
         return 0
+    if s["rules"] == 1:
+        return nl.gen_legal(s, player, out)
     return en.gen_legal(s, player, out)
 
 
@@ -368,6 +381,10 @@ def apply_action(s, action) -> bool:
     cp = current_player(s)
     if cp == TERMINAL:
         return False
+    if s["rules"] == 1:
+        if cp == CHANCE:
+            return nl.apply_chance(s, action)
+        return nl.apply_player(s, action)
     if cp == CHANCE:
         return en.apply_chance(s, action)
     return en.apply_player(s, action)
@@ -387,6 +404,8 @@ def chance_outcomes(s, actions, probs) -> int:
     """
     if current_player(s) != CHANCE:
         return 0
+    if s["rules"] == 1:
+        return nl.chance_outcomes(s, actions, probs)
     return en.chance_outcomes(s, actions, probs)
 
 
@@ -397,7 +416,8 @@ def sample_chance(s) -> int:
     ph = s["phase"]
     if ph == PH_START:
         return np.int64(rng_below(s, 2))
-    if (ph == PH_DEAL and s["deal_i"] >= POOL_SLOTS + 16) or (ph == PH_CHANCE and s["ch_kind"] == CK_ACTION):
+    if ((ph == PH_DEAL and s["deal_i"] >= POOL_SLOTS + 16) or (ph == PH_CHANCE and s["ch_kind"] == CK_ACTION)
+            or (ph == PH_CHANCE and s["rules"] == 1 and s["ch_kind"] == nl.CK_AFLIP)):
         n = hidden_action_count(s)
         return np.int64(nth_card_at(s, LOC_AHIDDEN, np.int64(rng_below(s, n)), NUM_NUMBER, NUM_CARDS))
     if ph == PH_DEAL or ph == PH_CHANCE:
@@ -517,9 +537,57 @@ def observation(s, player, out) -> None:
     out[O_SCORE + 1] = table_faceup(s, opp) / 80.0
     out[O_SCORE + 2] = longest_run(s, player) / 10.0
     out[O_SCORE + 3] = longest_run(s, opp) / 10.0
-    if s["phase"] == PH_CHANCE:
+    if s["phase"] == PH_CHANCE and s["ch_kind"] < 4:
         out[O_CHANCE + s["ch_kind"]] = 1.0
         out[O_CHANCE + 4] = s["ch_left"] / 2.0
+    if s["rules"] == 1:
+        _observation_nl(s, player, out)
+
+
+@nb.njit(cache=True)
+def _observation_nl(s, player, out) -> None:
+    """The Dutch reading of regions the English layout fills with English-only or redundant data.
+
+    O_DISC_TOP (320): the covered pot card of slot i, one-hot kind (the discard
+    order stays in O_DISC_SEQ); O_DISC_CNT (40): the opponent's reserve, copies
+    per kind / 2; O_BCARDS (40): the own reserve; O_NEWSLOT (26): Dutch flags.
+    """
+    opp = 1 - player
+    out[O_DISC_TOP:O_DISC_TOP + 320] = 0.0
+    out[O_DISC_CNT:O_DISC_CNT + 40] = 0.0
+    out[O_BCARDS:O_BCARDS + 40] = 0.0
+    out[O_NEWSLOT:O_NEWSLOT + 26] = 0.0
+    for i in range(POOL_SLOTS):
+        u = s["under"][i]
+        if u >= 0:
+            out[O_DISC_TOP + i * NUM_KINDS + kind_of(u)] = 1.0
+    for c in range(NUM_NUMBER):
+        if s["loc"][c] == LOC_RESERVE:
+            base = O_BCARDS if s["lidx"][c] == player else O_DISC_CNT
+            out[base + kind_of(c)] += 0.5
+        elif s["loc"][c] == LOC_HAND and s["bflag"][c] and s["lidx"][c] == player:
+            out[O_NEWSLOT + 19] = 1.0
+    f = O_NEWSLOT
+    out[f + 0] = 1.0 if s["opt_used"] == 2 else 0.0
+    out[f + 1] = 1.0 if s["opt_used"] == 1 else 0.0
+    out[f + 2] = float(s["exch_used"])
+    out[f + 3] = float(s["joker_used"])
+    out[f + 4] = 1.0 if (s["opt_used"] == 2 and s["b_done"] == 0) else 0.0
+    out[f + 5] = 1.0 if s["jok_pos"] >= 0 else 0.0
+    out[f + 6] = 1.0 if s["octa_mask"][player] != 0 and s["cur"] == player else 0.0
+    out[f + 7] = 1.0 if nl.octa_mask(s, opp) != 0 else 0.0
+    if s["phase"] == PH_CHANCE and s["ch_kind"] >= 4:
+        out[f + 8 + s["ch_kind"] - 4] = 1.0
+        out[O_CHANCE + 4] = s["ch_left"] / 2.0
+    if s["kpick_seat"] >= 0:
+        out[f + 10 + (0 if s["kpick_seat"] == player else 1)] = 1.0
+        out[f + 12] = s["kpick_left"] / 2.0
+    out[f + 13] = s["res_n"][player] / 80.0
+    out[f + 14] = s["res_n"][opp] / 80.0
+    out[f + 15] = (nl.score(s, player) + 80.0) / 160.0
+    out[f + 16] = (nl.score(s, opp) + 80.0) / 160.0
+    out[f + 17] = s["moves_turn"] / float(nl.MAX_MOVES)
+    out[f + 18] = 1.0 if nl.octa_mask(s, player) != 0 else 0.0
 
 
 @nb.njit(cache=True)
@@ -545,6 +613,8 @@ def determinize(s, player, seed) -> None:
             hidden = s["run_fd"][i // NPOS, i % NPOS] == 1
         elif loc == LOC_HAND:
             hidden = s["lidx"][c] == opp and s["pub"][c] == 0 and s["inbuild"][c] == 0
+        elif loc == LOC_JOKER:
+            hidden = True
         if hidden:
             ids[n] = c
             dloc[n] = loc
@@ -636,9 +706,15 @@ def action_to_string(s, action: int) -> str:
             return f"refill the pool with {_copy_name(a)} from the stock"
         if kind == en.CK_FD:
             return f"face-down card ({_copy_name(a)}) from the stock"
+        if int(s["rules"]) == 1 and kind == nl.CK_JOKER:
+            return f"P{who}'s face-down joker is {_copy_name(a)}"
+        if int(s["rules"]) == 1 and kind == nl.CK_AFLIP:
+            return f"reshuffle: turn {_copy_name(a)} face up on action pile {2 - int(s['ch_left'])}"
         return f"P{who} draws {_copy_name(a)}"
     if not 0 <= a < NUM_ACTIONS:
         return f"action {a} (out of range)"
+    if int(s["rules"]) == 1:
+        return nl.action_to_string(s, a)
     if a < A_DECLINE:
         return f"put the action card on pile {a - A_PILE}"
     if a == A_DECLINE:
@@ -717,6 +793,8 @@ def illegal_reason(s, player: int, action: int) -> str:
         return "the cards are being dealt or drawn (a chance event comes first)"
     if player != cp:
         return f"it is P{cp}'s turn"
+    if int(s["rules"]) == 1:
+        return nl.illegal_reason(s, a)
     ph = int(s["phase"])
     step = PHASE_NAMES[ph]
     p = int(player)
@@ -794,7 +872,11 @@ def illegal_reason(s, player: int, action: int) -> str:
 
 def render(s, viewer: int | None = None) -> str:
     """A text picture of the table; with ``viewer`` only what that seat can see."""
-    lines = [f"Octa (English rules), turn {int(s['turn'])}, phase: {PHASE_NAMES[int(s['phase'])]}"]
+    dutch = int(s["rules"]) == 1
+    if dutch:
+        lines = [f"Octa (Dutch rules), turn {int(s['turn'])}, phase: {nl.PHASE_NAMES[int(s['phase'])]}"]
+    else:
+        lines = [f"Octa (English rules), turn {int(s['turn'])}, phase: {PHASE_NAMES[int(s['phase'])]}"]
     tops = []
     for pile in range(2):
         m = int(s["apile_n"][pile])
@@ -811,6 +893,10 @@ def render(s, viewer: int | None = None) -> str:
     lines.append("pool:  " + " ".join(f"{x:>4}" for x in p[0:3]) + f"   {tok[0]}")
     lines.append("       " + f"{p[3]:>4} {centre:>4} {p[4]:>4}   left {tok[2]} right {tok[3]}")
     lines.append("       " + " ".join(f"{x:>4}" for x in p[5:8]) + f"   {tok[1]}")
+    if dutch:
+        cov = [f"{POOL_SLOT_NAMES[i]}: {card_name(int(s['under'][i]))}" for i in range(POOL_SLOTS)
+               if int(s["under"][i]) >= 0]
+        lines.append("covered pot cards: " + (", ".join(cov) or "-"))
     disc = [card_name(int(s["disc"][d])) for d in range(int(s["disc_n"]))]
     lines.append(f"discard ({len(disc)}): {' '.join(disc[-8:]) or '-'} (top last)")
     for q in range(2):
@@ -823,14 +909,22 @@ def render(s, viewer: int | None = None) -> str:
             hand = f"{len(cards)} cards" + (f", known: {' '.join(known)}" if known else "")
         mark = "*" if int(s["cur"]) == q and not s["terminal"] else " "
         lines.append(f"{mark}P{q} hand: {hand}")
+        if dutch:
+            res = sorted(card_name(c) for c in range(NUM_NUMBER)
+                         if int(s["loc"][c]) == LOC_RESERVE and int(s["lidx"][c]) == q)
+            jok = any(int(s["loc"][c]) == LOC_JOKER and int(s["lidx"][c]) == q for c in range(NUM_NUMBER))
+            lines.append(f"    reserve: {' '.join(res) or '-'}" + ("   (a face-down joker waits)" if jok else ""))
         for r in range(MAX_RUNS):
             if int(s["run_owner"][r]) == q:
                 t = " [token]" if int(s["token_loc"][q]) == TOK_RUN and int(s["token_idx"][q]) == r else ""
                 lines.append(f"    run {r}: {run_string(s, r, viewer)}{t}")
         lines.append(f"    face-up cards in runs: {int(table_faceup(s, q))}, "
-                     f"longest run {int(longest_run(s, q))}")
+                     f"longest run {int(longest_run(s, q))}"
+                     + (f", score {int(nl.score(s, q))}" if dutch else ""))
     if s["terminal"]:
         reason = {1: "win rule", 2: "second stock exhaustion", 3: "turn cap"}.get(int(s["end_reason"]), "?")
+        if dutch:
+            reason = {1: "empty hand with an Octa", 2: "stock out", 3: "turn cap"}.get(int(s["end_reason"]), "?")
         w = int(s["winner"])
         lines.append(f"game over ({reason}): " + (f"P{w} wins" if w >= 0 else "draw"))
     return "\n".join(lines)

@@ -107,7 +107,8 @@ def test_bad_match_arguments():
 
 
 ARENA_GAMES = [("octrix", dict(num_players=3)), ("achten", dict(num_players=4, deal_penalty=1.0)),
-               ("octiles", dict(num_players=2)), ("octa", dict(rules="en"))]
+               ("octiles", dict(num_players=2)), ("octa", dict(rules="en")),
+               ("octa", dict(rules="nl"))]
 
 
 @pytest.mark.parametrize("name,cfg", ARENA_GAMES, ids=[n for n, _ in ARENA_GAMES])

@@ -32,6 +32,7 @@ OPENSPIEL_CONFIGS = [
     ("octiles", dict(num_players=3)),
     ("octiles", dict(num_players=4, team=True)),
     ("octa", dict(rules="en")),
+    ("octa", dict(rules="nl")),
 ]
 IDS = [f"{n}-{'-'.join(f'{k}={v}' for k, v in c.items())}" for n, c in OPENSPIEL_CONFIGS]
 

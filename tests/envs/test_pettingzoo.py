@@ -35,6 +35,7 @@ ENV_CONFIGS = [
     ("octiles_v0", dict(num_players=3)),
     ("octiles_v0", dict(num_players=4, team=True)),
     ("octa_v0", dict(rules="en")),
+    ("octa_v0", dict(rules="nl")),
 ]
 IDS = [f"{m}-{'-'.join(f'{k}={v}' for k, v in c.items())}" for m, c in ENV_CONFIGS]
 

@@ -1,0 +1,645 @@
+"""Scenario and random-play tests of Octa under the Dutch rules (``rules="nl"``, version 18-09-25).
+
+Scenarios are explicit: the setup deal and every draw are chosen chance
+outcomes, and moves are given by their readable action strings. A few tests
+place cards directly with the shared table helpers (``force_*``) to reach
+late-game situations quickly. The rule trace is ``docs/rules/octa_nl.md``.
+"""
+
+from __future__ import annotations
+
+import os
+import re
+import subprocess
+import sys
+
+import numpy as np
+import pytest
+
+from agents.base import RandomAgent, make_turn
+from agents.heuristic_octa import OctaHeuristicAgent
+from octagames.core import CHANCE, Game, IllegalActionError
+from octagames.octa import checks, common as C, nl
+from octagames.octa.rules import Config, card_name
+
+GAME = Game("octa", rules="nl")
+SUITS = "♥♠♦♣"
+
+
+# ---------------------------------------------------------------- helpers
+def ids(text: str) -> list[int]:
+    """Card ids for ``"♥2 ♥3 ♠10"``; a repeated card gets the second copy."""
+    out: list[int] = []
+    for tok in text.split():
+        suit = SUITS.index(tok[0])
+        if tok[1:] in ("J", "Q", "K"):
+            c = 80 + suit * 3 + "JQK".index(tok[1:])
+            out.append(c + 12 if c in out else c)
+        else:
+            rank = 1 if tok[1:] == "A" else int(tok[1:])
+            c = suit * 10 + rank - 1
+            out.append(c + 40 if c in out else c)
+    return out
+
+
+def legal_strings(s) -> dict[str, int]:
+    """Readable strings of everything possible now (copy and slot suffixes dropped, first id kept)."""
+    if GAME.current_player(s) == CHANCE:
+        acts = [a for a, _ in GAME.chance_outcomes(s)]
+    else:
+        acts = GAME.legal_actions(s)
+    table: dict[str, int] = {}
+    for a in acts:
+        name = re.sub(r" \((second copy|slot \d+)\)", "", GAME.action_to_string(s, a))
+        table.setdefault(name, a)
+    return table
+
+
+def do(s, *moves: str) -> None:
+    for m in moves:
+        table = legal_strings(s)
+        assert m in table, f"{m!r} is not possible now; possible: {sorted(table)[:60]}"
+        GAME.apply_action(s, table[m])
+
+
+def can(s, move: str) -> bool:
+    return move in legal_strings(s)
+
+
+def any_chance(s) -> None:
+    """Resolve the pending chance node with the lowest outcome."""
+    GAME.apply_action(s, GAME.chance_outcomes(s)[0][0])
+
+
+def setup(pool: str, hand0: str, hand1: str, piles: str = "♥K ♠Q", start: int = 0, before_start=None):
+    s = GAME.new_state(0)
+    cards = ids(pool + " " + hand0 + " " + hand1)
+    assert len(cards) == 24 and len(set(cards)) == 24
+    for c in cards + ids(piles):
+        GAME.apply_action(s, c)
+    if before_start is not None:
+        before_start(s)
+    GAME.apply_action(s, start)
+    return s
+
+
+def start_turn(s, draw: str, action: str, pile: int) -> None:
+    p = int(s["cur"])
+    do(s, f"P{p} draws {draw}", f"P{p} turns action card {action}", f"put the action card on pile {pile}")
+
+
+def hand_of(s, p: int) -> list[str]:
+    return sorted(card_name(c) for c in range(80) if s["loc"][c] == C.LOC_HAND and s["lidx"][c] == p)
+
+
+def force_run(s, owner: int, cards: str, facedown: tuple[int, ...] = ()) -> int:
+    cs = ids(cards)
+    suit = (cs[0] % 40) // 10
+    pos = [(c % 10) + 1 for c in cs]
+    if pos[-1] == 1 and len(pos) > 1:
+        pos[-1] = 11
+    r = int(C.free_run_slot(s))
+    s["run_owner"][r] = owner
+    s["run_suit"][r] = suit
+    s["run_lo"][r] = min(pos)
+    s["run_hi"][r] = max(pos)
+    for i, (c, q) in enumerate(zip(cs, pos)):
+        if i in facedown:
+            c = next(d for d in range(80) if s["loc"][d] == C.LOC_STOCK)
+        C.detach(s, c)
+        C.to_run(s, c, r, q, i in facedown)
+    return r
+
+
+def force_token(s, p: int, r: int, turn: int = 0) -> None:
+    s["token_loc"][p] = C.TOK_RUN
+    s["token_idx"][p] = r
+    s["token_turn"][p] = turn
+
+
+def force_reserve(s, p: int, cards: str) -> None:
+    for c in ids(cards):
+        C.detach(s, c)
+        s["loc"][c] = C.LOC_RESERVE
+        s["lidx"][c] = p
+        s["res_n"][p] += 1
+
+
+def force_hand(s, p: int, cards: str) -> None:
+    for c in ids(cards):
+        C.detach(s, c)
+        C.to_hand(s, c, p, False)
+
+
+def force_discard(s, cards: list[int]) -> None:
+    for c in cards:
+        C.detach(s, c)
+        C.to_discard(s, c)
+
+
+def assert_valid(s) -> None:
+    assert checks.validate(s) == checks.OK, checks.ERROR_NAMES[checks.validate(s)]
+
+
+POOL = "♣2 ♣5 ♣8 ♦2 ♦5 ♦8 ♠2 ♠5"
+H0 = "♥2 ♥3 ♥5 ♠9 ♠10 ♦A ♣A ♣3"
+H1 = "♥6 ♥7 ♥8 ♥9 ♥10 ♠7 ♦7 ♣7"
+
+
+# ---------------------------------------------------------------- config, setup, turn start
+def test_config_and_setup():
+    assert Config(rules="nl").rules == "nl"
+    with pytest.raises(ValueError, match="rules"):
+        Config(rules="de")
+    s = setup(POOL, H0, H1, piles="♥K ♠Q")
+    assert GAME.is_chance(s) and s["phase"] == nl.PH_CHANCE
+    do(s, "P0 draws ♦3", "P0 turns action card ♦J")
+    assert int(s["astack_n"]) == 13 and int(s["aside_n"]) == 8
+    do(s, "put the action card on pile 0")  # ♦J on ♥K: tops ♦J ♠Q do not match: no action
+    assert int(s["phase"]) == nl.PH_MAIN
+    assert not can(s, "do not use the action card")
+    assert_valid(s)
+
+
+# ---------------------------------------------------------------- Jack
+def test_jack_steals_from_an_opponent_run_without_token_and_a_face_down_card_replaces_it():
+    def prep(s):
+        force_run(s, 1, "♠3 ♠4 ♠5 ♠6")
+        r2 = force_run(s, 1, "♦4 ♦5 ♦6")
+        force_token(s, 1, r2)
+        force_run(s, 0, "♣4 ♣5 ♣6")
+    s = setup(POOL, H0, H1, piles="♥K ♠Q", before_start=prep)
+    start_turn(s, "♦3", "♥J", 1)  # tops ♥K ♥J share a suit: King or Jack
+    table = legal_strings(s)
+    assert "King: take 2 stock cards" in table
+    assert "Jack: take ♠4 from P1's run ♠3 ♠4 ♠5 ♠6" in table
+    assert not any("♦5 from" in m for m in table)  # the token protects
+    assert not any("P0's run" in m for m in table)  # only an opponent's run
+    do(s, "Jack: take ♠4 from P1's run ♠3 ♠4 ♠5 ♠6")
+    assert GAME.is_chance(s)
+    any_chance(s)
+    assert "♠4" in hand_of(s, 0)
+    assert nl.run_str(s, 0) == "♠3 [?] ♠5 ♠6"
+    assert int(s["phase"]) == nl.PH_MAIN
+    assert_valid(s)
+    # the owner of the run may later swap the face-down card back for the card it stands for
+    force_hand(s, 0, "♠4")
+    assert can(s, "replace the face-down card in run ♠3 [?] ♠5 ♠6 with ♠4")
+
+
+def test_jack_joker_new_run_with_the_joker_at_an_end_and_no_step_2():
+    def prep(s):
+        r = force_run(s, 0, "♣4 ♣5 ♣6")
+        force_token(s, 0, r)
+    s = setup(POOL, H0, H1, piles="♥K ♠Q", before_start=prep)
+    start_turn(s, "♦3", "♥J", 1)
+    do(s, "Jack: lay a face-down joker from the stock")
+    assert GAME.is_chance(s)
+    any_chance(s)
+    assert int(s["phase"]) == nl.PH_JOKER
+    table = legal_strings(s)
+    assert "lay the joker as ♥4" in table and "lay the joker as ♥A (low)" in table
+    assert not any("♠" in m for m in table)  # the joker is of the Jack's suit
+    do(s, "start a new run with ♥2", "lay ♥3")
+    assert not can(s, "commit the run without token")  # the joker must be used
+    do(s, "lay the joker as ♥4", "commit the run without token")
+    assert any(nl.run_str(s, q) == "♥2 ♥3 [?]" for q in range(26))
+    assert int(s["joker_used"]) == 1
+    assert not any(m.startswith("step 2") for m in legal_strings(s))
+    assert_valid(s)
+
+
+def test_jack_joker_attaches_a_hand_card_to_a_run_and_is_offered_only_with_a_use():
+    def prep(s):
+        force_run(s, 1, "♥6 ♥7 ♥8")
+    s = setup(POOL, "♥10 ♠9 ♠10 ♦A ♣A ♣3 ♦6 ♣9", H1.replace("♥6 ♥7 ♥8", "♦3 ♦4 ♠3"),
+              piles="♥K ♠Q", before_start=prep)
+    start_turn(s, "♠4", "♥J", 1)
+    do(s, "Jack: lay a face-down joker from the stock")
+    any_chance(s)
+    do(s, "attach the joker as ♥9 and ♥10 to run ♥6 ♥7 ♥8")
+    assert any(nl.run_str(s, q) == "♥6 ♥7 ♥8 [?] ♥10" for q in range(26))
+    assert int(s["phase"]) == nl.PH_MAIN
+    assert_valid(s)
+    # no ♦ cards that could use a joker: the ♦ Jack offers no joker
+    s = setup(POOL, "♥10 ♠9 ♠10 ♦A ♣A ♣3 ♥6 ♣9", H1, piles="♦K ♠Q")
+    start_turn(s, "♠4", "♦J", 1)
+    assert not can(s, "Jack: lay a face-down joker from the stock")
+
+
+# ---------------------------------------------------------------- Queen and King
+def test_queen_takes_a_pot_card_refilled_from_stock_or_a_run_end_leaving_three():
+    def prep(s):
+        force_run(s, 1, "♠3 ♠4 ♠5 ♠6")
+        force_run(s, 1, "♦4 ♦5 ♦6")
+    s = setup(POOL, H0, H1, piles="♥K ♠K", before_start=prep)
+    start_turn(s, "♦3", "♠Q", 0)  # tops ♠Q ♠K
+    table = legal_strings(s)
+    assert "Queen: take ♠3 from run ♠3 ♠4 ♠5 ♠6" in table and "Queen: take ♠6 from run ♠3 ♠4 ♠5 ♠6" in table
+    assert not any("from run ♦4" in m for m in table)  # 3 cards must remain
+    do(s, "Queen: take ♣5 from the pot (top)")
+    assert "♣5" in hand_of(s, 0)
+    do(s, "refill the pool with ♥4 from the stock")
+    assert card_name(int(s["pool"][1])) == "♥4"
+    any_chance(s)  # (slot 7 was emptied by the forced run ♠3 ♠4 ♠5 ♠6)
+    assert_valid(s)
+
+
+def test_queen_leaves_a_covered_card_in_the_pot():
+    s = setup(POOL, H0, H1, piles="♥K ♠K")
+    u = ids("♠8")[0]
+    C.detach(s, u)
+    s["loc"][u] = C.LOC_UNDER
+    s["lidx"][u] = 2
+    s["under"][2] = u  # ♣8 (top-right) covers ♠8
+    start_turn(s, "♦3", "♠Q", 0)
+    do(s, "Queen: take ♣8 from the pot (top-right)")
+    assert card_name(int(s["pool"][2])) == "♠8" and int(s["under"][2]) == -1
+    assert int(s["phase"]) == nl.PH_MAIN  # no refill: the space is not empty
+    assert_valid(s)
+
+
+def test_king_takes_two_stock_cards_or_two_chosen_reserve_cards():
+    s = setup(POOL, H0, H1, piles="♠Q ♥Q", before_start=lambda s: force_reserve(s, 1, "♣9 ♣10 ♦9"))
+    start_turn(s, "♦3", "♠K", 1)  # tops ♠Q ♠K
+    table = legal_strings(s)
+    assert "King: pick 2 cards from the opponent's reserve" in table
+    assert "King: pick 2 cards from your reserve" not in table  # own reserve is empty
+    do(s, "King: pick 2 cards from the opponent's reserve", "King: pick ♣10 from the reserve",
+       "King: pick ♦9 from the reserve")
+    assert "♣10" in hand_of(s, 0) and "♦9" in hand_of(s, 0) and int(s["res_n"][1]) == 1
+    assert int(s["phase"]) == nl.PH_MAIN
+    s = setup(POOL, H0, H1, piles="♠Q ♥Q")
+    start_turn(s, "♦3", "♠K", 1)
+    do(s, "King: take 2 stock cards", "P0 draws ♦4", "P0 draws ♦6")
+    assert int(s["hand_n"][0]) == 11
+    assert_valid(s)
+
+
+def test_action_cards_reshuffle_right_after_the_last_one_is_turned():
+    s = setup(POOL, H0, H1, piles="♥K ♠Q")
+    s["astack_n"] = 1  # pretend 13 cards were turned already (all hidden cards stay one unordered set)
+    s["aside_n"] = 21
+    start_turn(s, "♦3", "♦J", 0)
+    assert GAME.is_chance(s) and int(s["ch_kind"]) == nl.CK_AFLIP
+    any_chance(s)
+    any_chance(s)
+    assert int(s["apile_n"][0]) == 1 and int(s["apile_n"][1]) == 1
+    assert int(s["astack_n"]) == 14 and int(s["aside_n"]) == 8
+    assert int(s["phase"]) == nl.PH_MAIN
+    assert_valid(s)
+
+
+# ---------------------------------------------------------------- step 2 and step 3
+def _step2_game(hand0: str = "♣3 ♥3 ♥4 ♠9 ♠10 ♦A ♣A ♣10"):
+    def prep(s):
+        r = force_run(s, 0, "♥5 ♥6 ♥7")
+        force_token(s, 0, r)
+    # pot top row ♣2 ♣5 ♣8 (a ♣4 in hand would not fit anywhere); left column ♣2 ♦2 ♠2
+    return setup("♥8 ♣5 ♣9 ♦2 ♦5 ♦8 ♠2 ♠5", hand0, H1.replace("♥6 ♥7 ♥8", "♦3 ♦4 ♠3"),
+                 piles="♥K ♠Q", before_start=prep)
+
+
+def test_step_2_is_offered_only_with_a_placement_binds_until_one_card_is_down_and_refills():
+    s = _step2_game()
+    force_discard(s, ids("♦10 ♦9"))
+    start_turn(s, "♠4", "♦J", 0)  # no match
+    table = legal_strings(s)
+    # ♥8 can go on the own run ♥5 ♥6 ♥7 (its token leaves with step 2); ♣9 makes ♣9 ♣10 ♣A with the hand;
+    # nothing of the bottom row ♦8 ♠2 ♠5 fits anywhere
+    assert "step 2: take the pot's top row" in table and "step 2: take the pot's left column" in table
+    assert "step 2: take the pot's right column" in table
+    assert "step 2: take the pot's bottom row" not in table
+    do(s, "step 2: take the pot's top row")
+    assert int(s["token_loc"][0]) == C.TOK_CENTRE
+    table = legal_strings(s)
+    assert not any(m.startswith(("discard", "end the turn", "double", "swap", "step 2")) for m in table)
+    assert "attach ♥8 to run ♥5 ♥6 ♥7" in table
+    assert "start a new run with ♥3" not in table  # a new run now must hold a taken card
+    do(s, "attach ♥8 to run ♥5 ♥6 ♥7")
+    # refill: discard pile first (top card first), then the stock, in refill order
+    assert card_name(int(s["pool"][0])) == "♦9" and card_name(int(s["pool"][1])) == "♦10"
+    do(s, "refill the pool with ♣6 from the stock")
+    assert card_name(int(s["pool"][2])) == "♣6" and int(s["phase"]) == nl.PH_MAIN
+    assert can(s, "discard ♠9")
+    assert_valid(s)
+
+
+def test_step_2_obligation_met_by_a_new_run_with_a_taken_card_then_refill():
+    s = _step2_game("♣3 ♣4 ♥4 ♠9 ♠10 ♦A ♣A ♣10")
+    force_discard(s, ids("♦10 ♦9"))
+    start_turn(s, "♠4", "♦J", 0)
+    do(s, "step 2: take the pot's top row")  # ♥8 ♣5 ♣9
+    do(s, "start a new run with ♣3", "lay ♣4", "lay ♣5")
+    assert can(s, "commit the run without token") and not can(s, "commit the run with your token")
+    do(s, "commit the run without token")
+    # refill: the empty top row takes the discard pile's top cards first (♦9, then ♦10), then the stock
+    assert card_name(int(s["pool"][0])) == "♦9" and card_name(int(s["pool"][1])) == "♦10"
+    assert GAME.is_chance(s)
+    do(s, "refill the pool with ♥10 from the stock")
+    assert int(s["phase"]) == nl.PH_MAIN and "♥8" in hand_of(s, 0)
+    assert_valid(s)
+
+
+def test_step_2_and_a_token_run_exclude_each_other_and_need_a_token_from_an_earlier_turn():
+    s = setup(POOL, "♥2 ♥3 ♥4 ♥6 ♥7 ♥8 ♣A ♣3", H1.replace("♥6 ♥7 ♥8", "♦3 ♦4 ♠3"), piles="♥K ♠Q")
+    start_turn(s, "♠4", "♦J", 0)
+    do(s, "start a new run with ♥2", "lay ♥3", "lay ♥4", "commit the run with your token")
+    assert int(s["token_loc"][0]) == C.TOK_RUN
+    # a second token run is impossible; runs without token any time
+    do(s, "start a new run with ♥6", "lay ♥7", "lay ♥8")
+    assert not can(s, "commit the run with your token")
+    do(s, "commit the run without token")
+    assert not any(m.startswith("step 2") for m in legal_strings(s))  # token laid this turn
+    assert not can(s, "attach ♥5 to run ♥2 ♥3 ♥4")  # (no ♥5 anyway) and the token run is closed
+    assert_valid(s)
+
+
+# ---------------------------------------------------------------- step 4
+def test_doubling_limits_and_the_optional_extra_card():
+    s = setup(POOL, "♥2 ♥5 ♣5 ♠9 ♠10 ♦A ♣A ♣3", H1, piles="♥K ♠Q")
+    force_discard(s, ids("♦10"))
+    start_turn(s, "♦3", "♦J", 0)
+    table = legal_strings(s)
+    assert "double: lay ♥2 on ♣2 (top-left)" in table
+    assert "double: lay ♣5 on ♣5 (top)" not in table  # another suit only
+    assert "swap ♣5 for ♣5 (top)" not in table
+    do(s, "double: lay ♥2 on ♣2 (top-left)")
+    assert card_name(int(s["pool"][0])) == "♥2" and card_name(int(s["under"][0])) == "♣2"
+    assert set(legal_strings(s)) == {"take the top discard card", "take a stock card", "take no extra card"}
+    do(s, "take the top discard card")
+    assert "♦10" in hand_of(s, 0)
+    assert not any(m.startswith(("double", "swap")) for m in legal_strings(s))  # once per turn
+    assert_valid(s)
+    # next turn: no third card on the stacked space
+    do(s, "discard ♠9")
+    start_turn(s, "♦4", "♦Q", 0)
+    C.detach(s, 51)  # the second ♠2
+    C.to_hand(s, 51, 1, False)
+    table = legal_strings(s)
+    assert "double: lay ♠2 on ♦2 (left)" in table
+    assert not any(m.startswith("double") and "top-left" in m for m in table)
+
+
+def test_swapping_gives_no_extra_card():
+    s = setup(POOL, "♥2 ♥5 ♣4 ♠9 ♠10 ♦A ♣A ♣3", H1, piles="♥K ♠Q")
+    start_turn(s, "♦3", "♦J", 0)
+    do(s, "swap ♥5 for ♣5 (top)")
+    assert card_name(int(s["pool"][1])) == "♥5" and "♣5" in hand_of(s, 0)
+    assert int(s["phase"]) == nl.PH_MAIN
+    assert not any(m.startswith(("double", "swap")) for m in legal_strings(s))
+    assert_valid(s)
+
+
+# ---------------------------------------------------------------- attaching, moves, joins
+def test_attach_to_any_run_without_token_moves_and_joins():
+    def prep(s):
+        force_run(s, 1, "♥3 ♥4 ♥5 ♥6")
+        force_run(s, 0, "♥7 ♥8 ♥9")
+        force_run(s, 0, "♦2 ♦3 ♦4")
+        force_run(s, 0, "♦5 ♦6 ♦7")
+        force_run(s, 1, "♣4 ♣5 ♣6")
+    s = setup(POOL, "♣3 ♣7 ♥10 ♠9 ♠10 ♦A ♣A ♠3", H1.replace("♥6 ♥7 ♥8 ♥9 ♥10", "♠4 ♠5 ♠6 ♠8 ♦9"),
+              piles="♥K ♠Q", before_start=prep)
+    start_turn(s, "♠A", "♦J", 0)
+    do(s, "attach ♣7 to run ♣4 ♣5 ♣6")  # the opponent's run
+    do(s, "move ♥6 from another run onto run ♥7 ♥8 ♥9")
+    assert any(nl.run_str(s, q) == "♥6 ♥7 ♥8 ♥9" and s["run_owner"][q] == 0 for q in range(26))
+    assert any(nl.run_str(s, q) == "♥3 ♥4 ♥5" for q in range(26))
+    assert not can(s, "move ♥5 from another run onto run ♥6 ♥7 ♥8 ♥9")  # 3 cards must remain
+    do(s, "join run ♦2 ♦3 ♦4 with run ♦5 ♦6 ♦7")
+    assert any(nl.run_str(s, q) == "♦2 ♦3 ♦4 ♦5 ♦6 ♦7" for q in range(26))
+    assert_valid(s)
+
+
+# ---------------------------------------------------------------- reserve
+def test_reserve_takes_the_excess_after_discarding_and_gives_back_below_eight():
+    s = setup(POOL, H0, H1, piles="♠Q ♥Q")
+    start_turn(s, "♦3", "♠K", 1)
+    do(s, "King: take 2 stock cards", "P0 draws ♥4", "P0 draws ♦6")  # 11 cards
+    assert not can(s, "end the turn without discarding")
+    do(s, "discard ♦6")  # 10 in hand: 2 go to the reserve, chosen by the player
+    assert int(s["phase"]) == nl.PH_RESPUT
+    do(s, "put ♠9 into your reserve", "put ♠10 into your reserve")
+    assert int(s["res_n"][0]) == 2 and int(s["cur"]) == 1
+    assert_valid(s)
+    # P1 plays; then P0 with fewer than 8 in hand may take reserve cards back, up to 8
+    start_turn(s, "♣6", "♦Q", 0)
+    do(s, "discard ♠7")
+    start_turn(s, "♠4", "♦K", 0)
+    do(s, "start a new run with ♥2", "lay ♥3", "lay ♥4", "lay ♥5", "commit the run without token")
+    do(s, "end the turn without discarding")  # 5 in hand
+    assert int(s["phase"]) == nl.PH_RESBACK
+    do(s, "take ♠9 back from your reserve")
+    assert int(s["hand_n"][0]) == 6 and int(s["cur"]) == 0
+    do(s, "take ♠10 back from your reserve")
+    assert int(s["cur"]) == 1 and int(s["res_n"][0]) == 0
+    assert_valid(s)
+
+
+# ---------------------------------------------------------------- the end
+OCTA = "♦A ♦2 ♦3 ♦4 ♦5 ♦6 ♦7 ♦8"
+
+
+def test_win_needs_an_octa_from_the_turn_start_an_empty_hand_and_an_empty_reserve():
+    s = setup(POOL, H0, H1, piles="♥K ♠Q", before_start=lambda s: force_run(s, 0, OCTA))
+    start_turn(s, "♦9", "♦J", 0)
+    for c in ids("♥3 ♥5 ♠9 ♠10 ♣A ♣3"):  # leave ♥2 and the drawn ♦9 (♦A is in the Octa)
+        C.detach(s, c)
+        C.to_discard(s, c)
+    do(s, "attach ♦9 to run " + OCTA)
+    assert not GAME.is_terminal(s)
+    do(s, "discard ♥2")
+    assert GAME.is_terminal(s) and int(s["winner"]) == 0 and int(s["end_reason"]) == 1
+    assert list(GAME.returns(s)) == [1.0, -1.0]
+
+
+def test_an_octa_made_this_turn_does_not_win_and_a_reserve_blocks_the_win():
+    s = setup(POOL, H0, H1, piles="♥K ♠Q", before_start=lambda s: force_run(s, 0, "♦2 ♦3 ♦4 ♦5 ♦6 ♦7 ♦8"))
+    start_turn(s, "♦9", "♦J", 0)
+    for c in ids("♥3 ♥5 ♠9 ♠10 ♦A ♣A ♣3"):
+        C.detach(s, c)
+        C.to_discard(s, c)
+    do(s, "attach ♦9 to run ♦2 ♦3 ♦4 ♦5 ♦6 ♦7 ♦8", "discard ♥2")
+    assert not GAME.is_terminal(s) and int(s["cur"]) == 1
+    # with a reserve card, an empty hand does not win
+    s = setup(POOL, H0, H1, piles="♥K ♠Q",
+              before_start=lambda s: (force_run(s, 0, OCTA), force_reserve(s, 0, "♣10")))
+    start_turn(s, "♦9", "♦J", 0)
+    for c in ids("♥3 ♥5 ♠9 ♠10 ♣A ♣3"):
+        C.detach(s, c)
+        C.to_discard(s, c)
+    do(s, "attach ♦9 to run " + OCTA, "discard ♥2")
+    assert int(s["hand_n"][0]) == 0 and int(s["res_n"][0]) == 1
+    assert not GAME.is_terminal(s)
+
+
+def test_the_jack_shortens_an_octa():
+    s = setup(POOL, H0, H1, piles="♥K ♠Q", start=1, before_start=lambda s: force_run(s, 0, OCTA))
+    start_turn(s, "♦9", "♥J", 1)  # P1: tops ♥K ♥J
+    do(s, "Jack: take ♦4 from P0's run " + OCTA)
+    any_chance(s)
+    assert int(nl.octa_mask(s, 0)) == 0  # 7 face-up cards: no Octa any more
+    do(s, "discard ♦9")  # (the forced Octa took ♦7 from P1's hand: 8 cards left)
+    assert int(s["cur"]) == 0 and int(s["octa_mask"][0]) == 0  # P0 starts the turn without an Octa
+    assert_valid(s)
+
+
+def test_stock_out_ends_after_the_turn_and_scores_face_up_run_cards_minus_reserve():
+    def prep(s):
+        force_run(s, 0, "♣4 ♣5 ♣6 ♣7")
+        force_run(s, 1, "♠6 ♠7 ♠8")
+        force_reserve(s, 0, "♥9 ♥10")
+        rest = [c for c in range(80) if s["loc"][c] == C.LOC_STOCK]
+        force_discard(s, rest[1:])  # one stock card left
+    s = setup(POOL, H0, H1, piles="♥K ♠Q", before_start=prep)
+    any_chance(s)  # P0 draws the last stock card
+    assert int(s["stock_n"]) == 0 and int(s["final_turn"]) == 1
+    any_chance(s)  # the action card
+    do(s, "put the action card on pile 0")
+    if int(s["phase"]) == nl.PH_USE:
+        do(s, "do not use the action card")
+    do(s, "discard ♠9")
+    assert GAME.is_terminal(s) and int(s["end_reason"]) == 2
+    assert int(nl.score(s, 0)) == 4 - 2 and int(nl.score(s, 1)) == 3
+    assert int(s["winner"]) == 1
+
+
+# ---------------------------------------------------------------- faces of the engine
+def test_illegal_action_raises_and_observation_shows_reserves_and_covered_cards():
+    s = setup(POOL, H0, H1, piles="♥K ♠Q", before_start=lambda s: force_reserve(s, 1, "♣9"))
+    u = ids("♠8")[0]
+    C.detach(s, u)
+    s["loc"][u] = C.LOC_UNDER
+    s["lidx"][u] = 2
+    s["under"][2] = u
+    start_turn(s, "♦3", "♦J", 0)
+    with pytest.raises(IllegalActionError):
+        GAME.apply_action(s, nl.N_STEP2)
+    obs = GAME.observation(s, 0)
+    from octagames.octa.rules import O_BCARDS, O_DISC_CNT, O_DISC_TOP
+    assert obs[O_DISC_TOP + 2 * 40 + u % 40] == 1.0
+    assert obs[O_DISC_CNT + ids("♣9")[0] % 40] == 0.5 and obs[O_BCARDS:O_BCARDS + 40].sum() == 0
+    assert (obs >= 0).all() and (obs <= 1).all()
+    assert "reserve: ♣9" in GAME.render(s)
+
+
+def test_determinize_hides_the_joker_and_keeps_reserves():
+    s = setup(POOL, H0, H1, piles="♥K ♠Q", before_start=lambda s: force_reserve(s, 1, "♣9"))
+    start_turn(s, "♦3", "♥J", 1)
+    do(s, "Jack: lay a face-down joker from the stock")
+    any_chance(s)
+    d = GAME.determinize(s, 1, 5)
+    assert int(d["res_n"][1]) == 1 and d["loc"][ids("♣9")[0]] == C.LOC_RESERVE
+    assert sum(1 for c in range(80) if d["loc"][c] == C.LOC_JOKER) == 1
+    assert checks.validate(d) == checks.OK
+
+
+# ---------------------------------------------------------------- random play
+def test_random_play_conserves_cards_keeps_runs_valid_and_terminates():
+    st = np.zeros(4, dtype=np.int64)
+    reasons = {1: 0, 2: 0, 3: 0}
+    for seed in range(2000):
+        s = GAME.new_state(seed)
+        err = checks.random_game(s, GAME.max_game_length, st)
+        assert err == checks.OK, (seed, checks.ERROR_NAMES[err])
+        assert GAME.is_terminal(s) and abs(GAME.returns(s).sum()) < 1e-12
+        assert st[3] <= 300
+        reasons[int(s["end_reason"])] += 1
+    assert reasons[2] > 0
+
+
+def test_heuristic_beats_random():
+    wins = 0.0
+    for g in range(10):
+        agents = [OctaHeuristicAgent(), RandomAgent()]
+        if g % 2:
+            agents.reverse()
+        seat = g % 2
+        for i, a in enumerate(agents):
+            a.reset(GAME, i, 100 * g + i)
+        s = GAME.new_state(1000 + g)
+        while not GAME.is_terminal(s):
+            if GAME.is_chance(s):
+                GAME.apply_action(s, GAME.sample_chance(s))
+                continue
+            p = GAME.current_player(s)
+            GAME.apply_action(s, agents[p].act(make_turn(GAME, s, p, 7)))
+        wins += GAME.returns(s)[seat] > 0
+    assert wins >= 8
+
+
+_NOJIT_SCRIPT = """
+import numpy as np
+from octagames.core import Game
+from octagames.octa import checks
+g = Game("octa", rules="nl")
+out = []
+for seed in (11, 12):
+    s = g.new_state(seed)
+    rng = np.random.default_rng(seed)
+    for _ in range(600):
+        if g.is_terminal(s):
+            break
+        if g.is_chance(s):
+            g.apply_action(s, g.sample_chance(s))
+        else:
+            g.apply_action(s, int(rng.choice(g.legal_actions(s))))
+        assert checks.validate(s) == 0
+        obs = g.observation(s, 0)
+    d = g.determinize(s, 0, 3)
+    out.append(g.to_bytes(s).hex())
+print(" ".join(out))
+"""
+
+
+def test_kernels_run_uncompiled_and_agree_with_compiled():
+    root = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+    env = dict(os.environ, NUMBA_DISABLE_JIT="1")
+    out = subprocess.run([sys.executable, "-c", _NOJIT_SCRIPT], env=env, capture_output=True, text=True,
+                         cwd=root, timeout=300)
+    assert out.returncode == 0, out.stderr[-2000:]
+    jit = subprocess.run([sys.executable, "-c", _NOJIT_SCRIPT], capture_output=True, text=True, cwd=root,
+                         timeout=300)
+    assert jit.returncode == 0, jit.stderr[-2000:]
+    assert out.stdout.strip() == jit.stdout.strip()
+
+
+def test_faces_env_openspiel_vector_and_arena_take_rules_nl():
+    from agents.arena import play_match
+    from envs import octa_v0
+    from envs.vector import VectorEnv
+
+    e = octa_v0.env(rules="nl", render_mode="ansi")
+    e.reset(seed=1)
+    rng = np.random.default_rng(0)
+    for _agent in e.agent_iter(max_iter=200):
+        obs, _rew, term, trunc, info = e.last()
+        if term or trunc:
+            e.step(None)
+            continue
+        mask = obs["action_mask"] if isinstance(obs, dict) else info["action_mask"]
+        e.step(int(rng.choice(np.flatnonzero(mask))))
+    assert "Dutch rules" in e.render()
+    v = VectorEnv("octa", 4, seed=0, num_threads=1, rules="nl")
+    v.reset()
+    for _ in range(300):
+        v.step(v.sample_actions())
+    assert all(checks.validate(v.states[i]) == checks.OK for i in range(4))
+    r = play_match("octa", [OctaHeuristicAgent(), RandomAgent()], 4, seed=3, progress=False, rules="nl")
+    assert r.num_games == 4
+    try:
+        import envs.openspiel  # noqa: F401
+        import pyspiel
+    except ImportError:  # pragma: no cover
+        return
+    g = pyspiel.load_game("octagames_octa(rules=nl)")
+    assert g.get_parameters()["rules"] == "nl"
+    st = g.new_initial_state()
+    while not st.is_terminal():
+        if st.is_chance_node():
+            o, p = zip(*st.chance_outcomes())
+            st.apply_action(int(rng.choice(o, p=p)))
+        else:
+            st.apply_action(int(rng.choice(st.legal_actions())))
+    assert sum(st.returns()) == 0
