@@ -9,12 +9,11 @@ import pickle
 import random
 
 import numpy as np
+import pyspiel
 import pytest
 
-pyspiel = pytest.importorskip("pyspiel")
-
-import envs.openspiel as eo  # noqa: E402  (registers the games)
-from octagames.core import (SIMULTANEOUS, Game, IllegalActionError, available_games,  # noqa: E402
+import envs.openspiel as eo  # registers the games
+from octagames.core import (SIMULTANEOUS, Game, IllegalActionError, available_games,
                             load_module)
 
 # (name, OpenSpiel game parameters). A new game only adds itself here.
