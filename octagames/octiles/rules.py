@@ -301,14 +301,16 @@ def walk(s, o, k, ov_space, ov_tile, ov_rot, path):
     """
     crossed = 0
     n = 0
+    tiles = s["tile"]
+    rots = s["rot"]
     for _ in range(MAX_PATH):
         if o == ov_space:
             t = ov_tile
             r = ov_rot
             crossed = 1
         else:
-            t = int(s["tile"][o])
-            r = int(s["rot"][o])
+            t = int(tiles[o])
+            r = int(rots[o])
         path[n] = o * NUM_SIDES + k
         if t < 0:  # face down: no paths, a dead end
             return -1, crossed, n, o
@@ -398,6 +400,27 @@ def leave_rule_applies(s, p) -> bool:
 
 
 @nb.njit(cache=True)
+def _end_table(s, p, out) -> None:
+    """``out[point] = 1`` where a runner of ``p`` may end a move that starts elsewhere:
+    a free stop or a free goal circle of ``p`` (see :func:`end_ok`)."""
+    for q in range(NUM_POINTS):
+        out[q] = 1 if q < NUM_STOPS or on_goal(s, p, q) else 0
+    for pp in range(s["num_players"]):
+        for i in range(s["runners"]):
+            pt = int(s["pos"][pp, i])
+            if pt >= 0:
+                out[pt] = 0
+
+
+@nb.njit(cache=True)
+def _end_ok_table(table, start, end) -> bool:
+    """:func:`end_ok` read from an :func:`_end_table`: the start stop counts as free."""
+    if end < 0:
+        return False
+    return table[end] != 0 or (end == start and end < NUM_STOPS)
+
+
+@nb.njit(cache=True)
 def _scan_placements(s, p, from_start_only, out) -> int:
     """Mark in ``out`` the placements after which a legal move of ``p`` follows.
 
@@ -406,7 +429,8 @@ def _scan_placements(s, p, from_start_only, out) -> int:
     """
     buf = np.zeros(MAX_PATH + 1, dtype=np.uint8)
     buf2 = np.zeros(MAX_PATH + 1, dtype=np.uint8)
-    ends = np.empty((NUM_SPACES, NUM_SIDES), dtype=np.int8)
+    table = np.empty(NUM_POINTS, dtype=np.uint8)
+    _end_table(s, p, table)
     t = int(s["exch"])
     n = 0
     for i in range(s["runners"]):
@@ -416,15 +440,25 @@ def _scan_placements(s, p, from_start_only, out) -> int:
         if from_start_only and not on_start(s, p, pt):
             continue
         for d in range(NUM_DIRS):
-            ends_over(s, pt, d, t, ends, buf, buf2)
-            for o in range(NUM_SPACES):
-                if ends[o, 0] == -9:
+            # as ends_over: only the spaces the present path enters (first entries) can change it
+            end0, _c, ln, _dead = trace(s, pt, d, -1, 0, 0, buf)
+            if end0 == -2:
+                continue
+            m = ln + 1 if end0 == -1 else ln
+            tried = 0
+            for j in range(m):
+                o = int(buf[j]) // NUM_SIDES
+                k = int(buf[j]) % NUM_SIDES
+                if tried & (1 << o):
                     continue
+                tried |= 1 << o
                 for r in range(NUM_SIDES):
                     a = A_PLACE + o * NUM_SIDES + r
-                    if out[a] == 0 and end_ok(s, p, pt, ends[o, r]):
-                        out[a] = 1
-                        n += 1
+                    if out[a] == 0:
+                        e, _c2, _ln2, _d2 = walk(s, o, k, o, t, r, buf2)
+                        if _end_ok_table(table, pt, e):
+                            out[a] = 1
+                            n += 1
     return n
 
 
@@ -466,12 +500,25 @@ def _forced_now(s, p) -> bool:
 @nb.njit(cache=True)
 def _legal_now(s, p, action) -> bool:
     """Whether ``action`` is legal for the seat ``p`` to act, checking only that action
-    (cheaper than the whole mask for a placement)."""
+    (cheaper than the whole mask for a placement or a move)."""
     ph = int(s["phase"])
     if ph == PH_PLACE and A_PLACE <= action < A_MOVE:
         o = (action - A_PLACE) // NUM_SIDES
         r = (action - A_PLACE) % NUM_SIDES
         return _placement_ok(s, p, o, r, _forced_now(s, p))
+    if ph == PH_MOVE and A_MOVE <= action < A_PASS:
+        pt = (action - A_MOVE) // NUM_DIRS
+        d = (action - A_MOVE) % NUM_DIRS
+        own = False
+        for i in range(s["runners"]):
+            if s["pos"][p, i] == pt:
+                own = True
+        if not own or not may_move(s, p, pt) or (s["forced"] and not on_start(s, p, pt)):
+            return False
+        buf = np.zeros(MAX_PATH + 1, dtype=np.uint8)
+        o = int(s["placed"])
+        end, crossed, _ln, _dead = trace(s, pt, d, o, s["tile"][o], s["rot"][o], buf)
+        return crossed == 1 and end_ok(s, p, pt, end)
     mask = np.zeros(NUM_ACTIONS, dtype=np.uint8)
     legal_mask(s, p, mask)
     return mask[action] != 0
@@ -481,6 +528,8 @@ def _legal_now(s, p, action) -> bool:
 def _move_mask(s, p, out) -> int:
     """Legal moves of ``p`` over the tile placed this turn."""
     buf = np.zeros(MAX_PATH + 1, dtype=np.uint8)
+    table = np.empty(NUM_POINTS, dtype=np.uint8)
+    _end_table(s, p, table)
     o = int(s["placed"])
     n = 0
     for i in range(s["runners"]):
@@ -491,7 +540,7 @@ def _move_mask(s, p, out) -> int:
             continue
         for d in range(NUM_DIRS):
             end, crossed, _ln, _dead = trace(s, pt, d, o, s["tile"][o], s["rot"][o], buf)
-            if crossed and end_ok(s, p, pt, end):
+            if crossed and _end_ok_table(table, pt, end):
                 out[A_MOVE + pt * NUM_DIRS + d] = 1
                 n += 1
     return n
