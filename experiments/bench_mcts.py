@@ -34,7 +34,7 @@ import numpy as np
 
 from agents.arena import play_match, wilson_interval
 from agents.base import Agent, RandomAgent, make_turn
-from agents.mcts import MCTS, MCTSAgent, MCTSConfig
+from agents.mcts import MCTS, MCTSAgent, MCTSConfig, default_evaluator
 from agents.registry import make_agent
 from octagames.core import Game, available_games
 
@@ -125,8 +125,13 @@ def speed(name: str, cfg: BenchConfig) -> dict[str, Any]:
             "ratio": ours_rate / os_rate}
 
 
-def vs_openspiel(name: str, games: int, budget: int, seed: int) -> dict[str, Any]:
-    """Our MCTS against OpenSpiel's MCTSBot, equal simulations, seats rotated."""
+def vs_openspiel(name: str, games: int, budget: int, seed: int,
+                 partial: Path | None = None) -> dict[str, Any]:
+    """Our MCTS against OpenSpiel's MCTSBot, equal simulations, seats rotated.
+
+    With ``partial``, the score so far is written there as JSON after every
+    game (these matches take hours on a small machine).
+    """
     from tqdm.auto import tqdm
     g = Game(name)
     os_game = openspiel_game(name)
@@ -156,8 +161,15 @@ def vs_openspiel(name: str, games: int, budget: int, seed: int) -> dict[str, Any
         elif rets[our_seat] > rets[1 - our_seat]:
             wins += 1
         bar.set_postfix(score=f"{(wins + 0.5 * draws) / (k + 1):.2f}")
+        if partial is not None:
+            partial.write_text(json.dumps(_os_row(name, k + 1, budget, wins, draws, g), indent=2))
+    return _os_row(name, games, budget, wins, draws, g)
+
+
+def _os_row(name: str, games: int, budget: int, wins: int, draws: int, g: Game) -> dict[str, Any]:
     score = wins + 0.5 * draws
     return {"game": name, "opponent": "openspiel MCTSBot", "budget": budget, "games": games,
+            "evaluator": type(default_evaluator(g)).__name__,
             "wins": wins, "draws": draws, "score": score / games, "ci95": list(wilson_interval(score, games))}
 
 
@@ -169,7 +181,8 @@ def vs_agent(name: str, opponent: str, games: int, budget: int, seed: int) -> di
                for _ in range(g.num_players - 1)]
     r = play_match(g, agents, games, seed=seed)
     rec = r.records[0]
-    return {"game": name, "opponent": opponent, "budget": budget, "games": games, "wins": rec.wins,
+    return {"game": name, "opponent": opponent, "budget": budget, "games": games,
+            "evaluator": type(default_evaluator(g)).__name__, "wins": rec.wins,
             "draws": rec.draws, "score": rec.score, "ci95": list(rec.interval()), "seconds": r.seconds}
 
 
@@ -227,7 +240,8 @@ def main(cfg: BenchConfig) -> dict[str, Any]:
             (out / "bench_mcts.json").write_text(json.dumps(result, indent=2))
 
         if "octiles" in games and cfg.openspiel_games > 0:
-            record(vs_openspiel("octiles", cfg.openspiel_games, cfg.openspiel_budget, cfg.seed))
+            record(vs_openspiel("octiles", cfg.openspiel_games, cfg.openspiel_budget, cfg.seed,
+                                partial=out / "bench_mcts_openspiel_partial.json"))
         for name in games:
             if cfg.random_games > 0:
                 record(vs_agent(name, "random", cfg.random_games, cfg.random_budget, cfg.seed))

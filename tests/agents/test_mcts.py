@@ -102,6 +102,49 @@ def test_win_in_one_on_sequential_perfect_information_games(name):
     assert r.action in wins, (g.action_to_string(s, r.action), sorted(wins))
 
 
+def octiles_win_in_two(seed: int, max_games: int = 50) -> tuple[Game, np.void, set[int]]:
+    """An Octiles placement decision (found by random play) after which some, but not all,
+    placements let the mover bring its last runner home: a forced win in two actions."""
+    from octagames.octiles import rules as R
+    g = Game("octiles")
+    rng = np.random.default_rng(seed)
+    rows = np.zeros((R.MAX_TURN_CHOICES, 3), dtype=np.int32)
+    for k in range(max_games):
+        s = g.new_state(seed + k)
+        while not g.is_terminal(s):
+            if g.is_chance(s):
+                g.apply_action(s, g.sample_chance(s))
+                continue
+            p = g.acting_player(s)
+            if int(s["phase"]) == R.PH_PLACE:
+                wins = set()
+                for place, move, _end in rows[:int(R.list_turns(s, rows))]:
+                    c = g.clone(s)
+                    g.apply_actions(c, [int(place), int(move)])
+                    while g.is_chance(c):
+                        g.apply_action(c, g.sample_chance(c))
+                    if g.is_terminal(c) and g.returns(c)[p] > 0:
+                        wins.add(int(place))
+                if wins and len(wins) < len(g.legal_actions(s)):
+                    return g, s, wins
+            g.apply_action(s, int(rng.choice(g.legal_actions(s))))
+    raise AssertionError(f"no win-in-two position in {max_games} random Octiles games")
+
+
+@pytest.mark.parametrize("evaluator", ["random playouts", "leaf value"])
+def test_octiles_finds_the_win_in_two(evaluator):
+    from agents.mcts import CompiledValue, RandomRollout
+    from agents.heuristic_octiles import octiles_value
+    g, s, wins = octiles_win_in_two(seed=3)
+    p = g.acting_player(s)
+    ev = RandomRollout() if evaluator == "random playouts" else CompiledValue(octiles_value)
+    for seed in range(2):
+        r = MCTS(g, MCTSConfig(num_simulations=4000), ev).search(s, p, seed)
+        assert r.action in wins, (g.action_to_string(s, r.action), sorted(wins))
+        # the winning placement is worth a sure win once found
+        assert r.values[r.action] > 0.9
+
+
 def test_no_peeking_at_face_down_commitments():
     # seat 1's information state is the same whichever card seat 0 committed face down
     g, s = octrix_endgame()
@@ -227,8 +270,45 @@ def test_agent_in_the_arena_and_registry():
     assert isinstance(agent, MCTSAgent) and agent.config.num_simulations == 50
     with pytest.raises(ValueError, match="number of simulations"):
         make_agent("mcts:many", "octrix")
+    with pytest.raises(ValueError, match="must be 'random'"):
+        make_agent("mcts:50:greedy", "octrix")
     result = play_match("octrix", [agent, RandomAgent()], num_games=6, seed=0, progress=False)
     assert result.records[0].wins >= 5
+
+
+def test_octiles_agents_search_with_the_leaf_value_by_default():
+    from agents.heuristic_octiles import octiles_value
+    from agents.mcts import CompiledValue, RandomRollout, default_evaluator
+    ev = default_evaluator(Game("octiles"))
+    assert isinstance(ev, CompiledValue) and ev.value is octiles_value and ev.rollout_steps == 0
+    assert isinstance(default_evaluator(Game("octrix")), RandomRollout)
+    plain = make_agent("mcts:30:random", "octiles")
+    assert isinstance(plain.evaluator, RandomRollout) and plain.name == "mcts30-random"
+    with pytest.raises(ValueError, match="rollout_steps"):
+        CompiledValue(octiles_value, rollout_steps=-1)
+    # with the value, 30 simulations a move beat random play (long random games say little)
+    result = play_match("octiles", [make_agent("mcts:30", "octiles"), RandomAgent()], num_games=4,
+                        seed=0, progress=False)
+    assert result.records[0].wins == 4
+
+
+def test_octiles_value_ranks_progress_and_credits_the_best_move():
+    from agents.heuristic_octiles import goal_distance, octiles_value
+    from octagames.octiles import rules as R
+    g, s, wins = octiles_win_in_two(seed=3)
+    p = g.acting_player(s)
+    out = np.zeros(4)
+    octiles_value(s, out)
+    dist = [sum(goal_distance(s, q, int(x)) for x in s["pos"][q, :int(s["runners"])]) for q in range(2)]
+    assert np.sign(out[p] - out[1 - p]) == np.sign(dist[1 - p] - dist[p])
+    assert out[p] == pytest.approx(np.tanh((dist[1 - p] - dist[p]) / 4.0))
+    # after the winning placement the mover is credited with the move that brings it home
+    c = g.clone(s)
+    g.apply_action(c, next(iter(wins)))
+    assert int(c["phase"]) == R.PH_MOVE
+    after = np.zeros(4)
+    octiles_value(c, after)
+    assert after[p] > out[p]
 
 
 def test_every_game_plays_with_mcts():
