@@ -18,11 +18,14 @@ determinized state):
 
 from __future__ import annotations
 
+import numba as nb
 import numpy as np
 
 from agents.base import Agent, Turn
+from agents.mcts import random_policy
 from octagames.achten.rules import (A_CLAW, A_CLOSED, A_KEEP, A_PASS, A_STAND, A_SWAP, A_SWAP_ALL, CLOSED,
-                                    PH_FIRST, hand_key, hand_of, hand_value, is_verbied, pot_of)
+                                    PH_FIRST, POT0, hand_key, hand_key3, hand_of, hand_value, hand_value3,
+                                    is_verbied, is_verbied3, pot_of)
 
 
 class AchtenHeuristicAgent(Agent):
@@ -95,3 +98,84 @@ def _group_value(cards: list[int]) -> int:
     for c in cards:
         sums[c % 4] = sums.get(c % 4, 0) + c // 4 + 2
     return sum(abs(v - 8) for v in sums.values())
+
+
+# ------------------------------------------------------------------ compiled playout policy
+@nb.njit(cache=True)
+def _value_without(c0, c1, c2, skip) -> int:
+    """Achten value of the two cards left when card ``skip`` (0..2) of a hand is taken out."""
+    sums = np.zeros(4, dtype=np.int64)
+    used = np.zeros(4, dtype=np.bool_)
+    cs = (c0, c1, c2)
+    for k in range(3):
+        if k != skip:
+            c = cs[k]
+            sums[c % 4] += c // 4 + 2
+            used[c % 4] = True
+    v = 0
+    for u in range(4):
+        if used[u]:
+            v += abs(sums[u] - 8)
+    return v
+
+
+@nb.njit(cache=True)
+def achten_playout(s, player, mask, n_legal) -> int:
+    """:class:`AchtenHeuristicAgent`'s choice (default thresholds), compiled, for MCTS playouts.
+
+    It reads only what ``player`` may see: its own hand, the open pot and the
+    closed card when ``player`` knows it. Ties and the last resort are broken
+    with the record's RNG.
+    """
+    base = 3 * player
+    h = s["slot_card"]
+    h0, h1, h2 = int(h[base]), int(h[base + 1]), int(h[base + 2])
+    if s["phase"] == PH_FIRST:
+        a = A_SWAP_ALL if is_verbied3(h0, h1, h2) or hand_value3(h0, h1, h2) > 6 else A_KEEP
+        if mask[a]:
+            return a
+        return random_policy(s, player, mask, n_legal)
+    now = hand_value3(h0, h1, h2)
+    if now == 0 and mask[A_PASS]:
+        return A_PASS
+    known_closed = s["known"][player, CLOSED] != 0
+    best_a, best_laid, best_key = -1, 2, 0
+    hand = np.empty(3, dtype=np.int64)
+    pot = np.empty(3, dtype=np.int64)
+    for a in range(A_SWAP, A_CLAW + 1):
+        if not mask[a]:
+            continue
+        for k in range(3):
+            hand[k] = h[base + k]
+            pot[k] = h[POT0 + k]
+        if a < A_CLOSED:
+            i, j = (a - A_SWAP) // 3, (a - A_SWAP) % 3
+            hand[i], pot[j] = pot[j], hand[i]
+        elif a == A_CLAW:
+            for k in range(3):
+                hand[k], pot[k] = pot[k], hand[k]
+        elif known_closed:
+            hand[a - A_CLOSED] = h[CLOSED]
+        else:
+            continue
+        laid = 0 if is_verbied3(pot[0], pot[1], pot[2]) else 1
+        key = hand_key3(hand[0], hand[1], hand[2])
+        if best_a < 0 or laid < best_laid or (laid == best_laid and key < best_key):
+            best_a, best_laid, best_key = a, laid, key
+    if best_a >= 0 and (best_laid == 0 or best_key < hand_key3(h0, h1, h2)):
+        return best_a
+    if mask[A_PASS] and now <= 2:
+        return A_PASS
+    if mask[A_STAND]:
+        return A_STAND
+    if not known_closed:
+        worst, worst_gain = -1, -1000
+        for i in range(3):
+            gain = now - _value_without(h0, h1, h2, i)
+            if mask[A_CLOSED + i] and gain > worst_gain:
+                worst, worst_gain = i, gain
+        if worst >= 0:
+            return A_CLOSED + worst
+    if mask[A_PASS]:
+        return A_PASS
+    return random_policy(s, player, mask, n_legal)

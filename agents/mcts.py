@@ -721,21 +721,31 @@ def zero_sum_values(v: np.ndarray, players: np.ndarray, num_players: int) -> np.
     return out
 
 
-LEAF_VALUES: dict[str, str] = {"octiles": "agents.heuristic_octiles:octiles_value"}
-"""Games whose agents search with a compiled leaf value by default (``module:function``)."""
+DEFAULT_EVALUATORS: dict[str, tuple[str, str]] = {
+    "octiles": ("value", "agents.heuristic_octiles:octiles_value"),
+}
+"""Game knowledge :class:`MCTSAgent` searches with by default: a compiled leaf value
+(:class:`CompiledValue`) or a compiled playout policy (:class:`CompiledRollout`),
+as ``(kind, "module:function")``."""
 
 
 def default_evaluator(game: Game) -> Any:
     """The evaluator :class:`MCTSAgent` uses when none is given.
 
-    :class:`CompiledValue` (no playout) for the games in :data:`LEAF_VALUES`,
-    uniformly random playouts (:class:`RandomRollout`) for every other game.
+    The entry of :data:`DEFAULT_EVALUATORS` for the game: Octiles, whose
+    random playouts last hundreds of turns and say little, takes a path-distance
+    leaf value. Every other game (and any later one) uses uniformly random
+    playouts (:class:`RandomRollout`). (Achten's compiled heuristic,
+    ``agents.heuristic_achten.achten_playout``, made no measurable difference
+    as a playout policy, so it is not the default.)
     """
-    spec = LEAF_VALUES.get(game.name)
-    if spec is None:
+    entry = DEFAULT_EVALUATORS.get(game.name)
+    if entry is None:
         return RandomRollout()
+    kind, spec = entry
     mod, name = spec.split(":")
-    return CompiledValue(getattr(importlib.import_module(mod), name))
+    fn = getattr(importlib.import_module(mod), name)
+    return CompiledValue(fn) if kind == "value" else CompiledRollout(fn)
 
 
 # ------------------------------------------------------------------ search driver

@@ -44,7 +44,8 @@ class BenchConfig:
     """Sizes of the MCTS benchmark."""
 
     games: str = ""
-    """comma-separated games (default: every available game)"""
+    """comma-separated games (default: every available game), each a name with optional
+    config fields after slashes, e.g. ``octrix,achten/deal_penalty=1.0,octa/rules=nl``"""
     speed_seconds: float = 3.0
     """seconds of our search per speed measurement"""
     openspiel_simulations: int = 200
@@ -69,6 +70,31 @@ class BenchConfig:
     """seed of deals and searches"""
     out_dir: str = "runs"
     """folder of the JSON and PNG"""
+
+
+def parse_spec(spec: str) -> tuple[str, dict[str, Any]]:
+    """``"achten/deal_penalty=1.0"`` -> ``("achten", {"deal_penalty": 1.0})``.
+
+    Raises:
+        ValueError: a config entry is not ``key=value``.
+    """
+    name, *items = spec.split("/")
+    config: dict[str, Any] = {}
+    for item in items:
+        key, sep, value = item.partition("=")
+        if not sep:
+            raise ValueError(f"games entry {spec!r}: config field {item!r} must be key=value")
+        try:
+            config[key] = json.loads(value.lower() if value.lower() in ("true", "false") else value)
+        except json.JSONDecodeError:
+            config[key] = value
+    return name.strip(), config
+
+
+def make_game(spec: str) -> Game:
+    """The :class:`Game` of a games entry (see :attr:`BenchConfig.games`)."""
+    name, config = parse_spec(spec)
+    return Game(name, **config)
 
 
 def start_position(name: str, seed: int) -> tuple[Game, Any, list[int]]:
@@ -173,15 +199,15 @@ def _os_row(name: str, games: int, budget: int, wins: int, draws: int, g: Game) 
             "wins": wins, "draws": draws, "score": score / games, "ci95": list(wilson_interval(score, games))}
 
 
-def vs_agent(name: str, opponent: str, games: int, budget: int, seed: int) -> dict[str, Any]:
-    """Our MCTS against ``opponent`` (a registry spec) in every other seat."""
-    g = Game(name)
+def vs_agent(spec: str, opponent: str, games: int, budget: int, seed: int) -> dict[str, Any]:
+    """Our MCTS against ``opponent`` (a registry spec) in every other seat, on a games entry."""
+    g = make_game(spec)
     agents: list[Agent] = [MCTSAgent(MCTSConfig(num_simulations=budget))]
-    agents += [make_agent(opponent, name) if opponent != "random" else RandomAgent()
+    agents += [make_agent(opponent, g.name) if opponent != "random" else RandomAgent()
                for _ in range(g.num_players - 1)]
     r = play_match(g, agents, games, seed=seed)
     rec = r.records[0]
-    return {"game": name, "opponent": opponent, "budget": budget, "games": games,
+    return {"game": spec, "opponent": opponent, "budget": budget, "games": games,
             "evaluator": type(default_evaluator(g)).__name__, "wins": rec.wins,
             "draws": rec.draws, "score": rec.score, "ci95": list(rec.interval()), "seconds": r.seconds}
 
@@ -221,7 +247,11 @@ def main(cfg: BenchConfig) -> dict[str, Any]:
     """Run the benchmark, print the figures and write the files."""
     games = [x.strip() for x in cfg.games.split(",") if x.strip()] or available_games()
     result: dict[str, Any] = {"config": vars(cfg), "speed": [], "strength": []}
+    for spec in games:
+        make_game(spec)  # a bad entry fails before anything is measured
     for name in games if not cfg.skip_speed else []:
+        if "/" in name:
+            continue  # speed: default configs only
         row = speed(name, cfg)
         result["speed"].append(row)
         print(f"{name:<8} ours {row['ours_sims_per_s']:>10.0f} sims/s   "
@@ -246,7 +276,7 @@ def main(cfg: BenchConfig) -> dict[str, Any]:
             if cfg.random_games > 0:
                 record(vs_agent(name, "random", cfg.random_games, cfg.random_budget, cfg.seed))
             try:
-                make_agent("heuristic", name)
+                make_agent("heuristic", parse_spec(name)[0])
             except (ValueError, ImportError) as e:  # no heuristic for this game (or it does not load)
                 print(f"{name}: no heuristic agent ({e})")
                 continue
