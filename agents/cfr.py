@@ -15,6 +15,10 @@ One module, read top to bottom:
      Runs of consecutive chance nodes (the deal) are collapsed into one chance node
      whose outcomes are the distinct resulting records (``collapse_chance``): a record
      fully determines its future and every observation, so this is the same game.
+     With ``roots`` (e.g. :func:`deal_pool`, K sampled deals) the root is instead one
+     chance node, uniform over those records: a reduced game for configs whose full
+     deal is too big to flatten (information sets still merge across the K deals
+     wherever a player's observation is the same).
    * :class:`SpielSource`: any sequential ``pyspiel`` game, keyed by
      ``information_state_string``.
 
@@ -45,7 +49,7 @@ import dataclasses
 import json
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, Callable, Hashable
+from typing import Any, Callable, Hashable, Sequence
 
 import numba as nb
 import numpy as np
@@ -62,6 +66,19 @@ VARIANTS = ("cfr", "cfr+", "linear", "dcfr")
 # =============================================================================
 # 1. Tree sources and the flat tree
 # =============================================================================
+class _PoolRoot:
+    """Marker of the root chance node of a pool of records (:class:`GameSource` ``roots``)."""
+
+    __slots__ = ()
+
+    def __repr__(self) -> str:
+        return "POOL_ROOT"
+
+
+#: The state object :meth:`GameSource.root` returns when the source has ``roots``.
+POOL_ROOT = _PoolRoot()
+
+
 class GameSource:
     """Walks one of our games through the :class:`Game` contract.
 
@@ -70,13 +87,38 @@ class GameSource:
         root: the state to start from (default: a new game, before the deal).
         collapse_chance: merge runs of chance nodes into one chance node whose
             outcomes are the distinct resulting records (exact; much smaller trees).
+        roots: instead of one root, a pool of records of ``game`` (e.g. the K deals
+            of :func:`deal_pool`): the tree's root is then a chance node, uniform
+            over them (in this order), and :meth:`root` returns :data:`POOL_ROOT`.
+
+    Raises:
+        ValueError: both ``root`` and ``roots`` given, ``roots`` empty, or a
+            record of another game.
     """
 
-    def __init__(self, game: Game, root: np.void | None = None, collapse_chance: bool = True):
+    def __init__(
+        self,
+        game: Game,
+        root: np.void | None = None,
+        collapse_chance: bool = True,
+        roots: Sequence[np.void] | None = None,
+    ):
         self.game = game
         self.num_players = game.num_players
         self._root = game.new_state(0) if root is None else game.clone(root)
         self.collapse_chance = collapse_chance
+        self.roots: list[np.void] | None = None
+        if roots is not None:
+            if root is not None:
+                raise ValueError("give either root or roots, not both")
+            if len(roots) == 0:
+                raise ValueError("roots is empty; it must hold at least one record")
+            for r in roots:
+                if getattr(r, "dtype", None) != game.dtype:
+                    raise ValueError(
+                        f"roots must be records of {game.name} (dtype {game.dtype}), got {r!r:.80}"
+                    )
+            self.roots = [game.clone(r) for r in roots]
         m = game.module
         self._act, self._mask, self._obs, self._apply = (
             m.acting_player,
@@ -87,12 +129,14 @@ class GameSource:
         self._mbuf = np.zeros(game.num_actions, dtype=np.uint8)
         self._obuf = np.zeros(game.observation_size, dtype=np.float32)
 
-    def root(self) -> np.void:
-        """The root record (a copy)."""
-        return self.game.clone(self._root)
+    def root(self) -> np.void | _PoolRoot:
+        """The root record (a copy), or :data:`POOL_ROOT` for a pool of ``roots``."""
+        return POOL_ROOT if self.roots is not None else self.game.clone(self._root)
 
-    def node_type(self, s: np.void) -> tuple[int, int]:
-        """``(kind, player)`` of a record."""
+    def node_type(self, s: np.void | _PoolRoot) -> tuple[int, int]:
+        """``(kind, player)`` of a record (the pool root is a chance node)."""
+        if s is POOL_ROOT:
+            return K_CHANCE, -1
         p = int(self._act(s))
         if p == TERMINAL:
             return K_TERMINAL, -1
@@ -100,8 +144,11 @@ class GameSource:
             return K_CHANCE, -1
         return K_DECISION, p
 
-    def chance_children(self, s: np.void) -> list[tuple[float, np.void]]:
-        """``(probability, child)`` pairs of a chance node."""
+    def chance_children(self, s: np.void | _PoolRoot) -> list[tuple[float, np.void]]:
+        """``(probability, child)`` pairs of a chance node (the pool root: uniform over ``roots``)."""
+        if s is POOL_ROOT:
+            assert self.roots is not None
+            return [(1.0 / len(self.roots), self.game.clone(r)) for r in self.roots]
         if not self.collapse_chance:
             out = []
             for a, pr in self.game.chance_outcomes(s):
@@ -146,6 +193,70 @@ class GameSource:
     def utilities(self, s: np.void) -> np.ndarray:
         """Returns of every seat at a terminal record."""
         return self.game.returns(s)
+
+
+def deal_pool(
+    game: Game, k: int, seed: int = 0, per_view: int = 1, max_tries: int | None = None
+) -> list[np.void]:
+    """``k`` distinct deals of ``game``: records at the first decision after the opening chance nodes.
+
+    Each deal starts from ``game.new_state(0)`` and plays the chance outcomes drawn
+    from their probabilities with ``numpy.random.default_rng(seed)``, so the records
+    are exactly those the OpenSpiel adapter reaches by the same outcomes, and the
+    pool is reproducible. A deal equal to an earlier one (same record) is drawn again.
+    With ``GameSource(game, roots=deal_pool(...))`` the reduced game deals one of
+    them uniformly: where every deal is equally likely (Achten: card by card,
+    uniform over the undealt cards) that is the full game's deal conditioned on
+    the pool.
+
+    A small random pool rarely holds two deals that a player cannot tell apart, so
+    a player may as good as know the deal from their first view. With
+    ``per_view = m > 1`` each drawn deal comes with ``m - 1`` more deals that its
+    first decider cannot tell from it: ``game.determinize`` of the deal for that
+    seat (everything it cannot see resampled), so that decision's information
+    sets hold ``m`` deals each (fewer where a determinization repeats).
+
+    Args:
+        game: the game and config.
+        k: number of deals, >= 1.
+        seed: seed of the draw (and of the determinizations).
+        per_view: deals per first-decider view, >= 1 (1: independent deals).
+        max_tries: give up after this many draws (default ``100 * k``).
+
+    Returns:
+        The ``k`` records, in the order drawn.
+
+    Raises:
+        ValueError: ``k < 1`` or ``per_view < 1``, or fewer than ``k`` distinct deals
+            were found.
+    """
+    if k < 1:
+        raise ValueError(f"k={k!r} is not valid; it must be >= 1")
+    if per_view < 1:
+        raise ValueError(f"per_view={per_view!r} is not valid; it must be >= 1")
+    rng = np.random.default_rng(seed)
+    tries = 100 * k if max_tries is None else max_tries
+    seen: set[bytes] = set()
+    out: list[np.void] = []
+    for _ in range(tries):
+        if len(out) == k:
+            break
+        s = game.new_state(0)
+        while game.is_chance(s):
+            outs = game.chance_outcomes(s)
+            game.apply_action(s, outs[int(rng.choice(len(outs), p=np.array([p for _, p in outs])))][0])
+        batch = [s]
+        if per_view > 1 and not game.is_terminal(s):
+            p = game.acting_player(s)
+            batch += [game.determinize(s, p, int(rng.integers(2**31))) for _ in range(per_view - 1)]
+        for r in batch:
+            key = r.tobytes()
+            if key not in seen and len(out) < k:
+                seen.add(key)
+                out.append(r)
+    if len(out) < k:
+        raise ValueError(f"k={k} is not valid: only {len(out)} distinct deals found in {tries} draws")
+    return out
 
 
 class SpielSource:
@@ -365,10 +476,15 @@ def flatten(source: GameSource | SpielSource, max_nodes: int = 20_000_000) -> Fl
     )
 
 
-def flatten_game(game: Game | str, root: np.void | None = None, **config: Any) -> FlatTree:
-    """Flatten one of our games (``Game`` or short name plus config fields)."""
+def flatten_game(
+    game: Game | str, root: np.void | None = None, roots: Sequence[np.void] | None = None, **config: Any
+) -> FlatTree:
+    """Flatten one of our games (``Game`` or short name plus config fields).
+
+    ``root`` / ``roots`` are passed to :class:`GameSource` (one start record, or a pool).
+    """
     g = game if isinstance(game, Game) else Game(game, **config)
-    return flatten(GameSource(g, root))
+    return flatten(GameSource(g, root, roots=roots))
 
 
 def flatten_spiel(game: Any | str) -> FlatTree:
@@ -926,7 +1042,9 @@ def to_openspiel_policy(
     return _Policy(spiel_game, list(range(tree.num_players)))
 
 
-def adapter_policy(tree: FlatTree, policy: np.ndarray, spiel_game: Any, game: Game) -> Any:
+def adapter_policy(
+    tree: FlatTree, policy: np.ndarray, spiel_game: Any, game: Game, roots: Sequence[np.void] | None = None
+) -> Any:
     """Wrap a slot policy of one of our games for OpenSpiel's adapter game (``envs.openspiel``).
 
     ``spiel_game`` is the adapter's game for the same config, usually after
@@ -935,6 +1053,11 @@ def adapter_policy(tree: FlatTree, policy: np.ndarray, spiel_game: Any, game: Ga
     exactly the order our engine takes them (lowest pending seat first). So the
     OpenSpiel history is replayed on ``game`` and our key (the acting seat's
     observation bytes) read from the resulting record.
+
+    With ``roots`` (the tree was flattened with ``GameSource(game, roots=roots)``),
+    ``spiel_game`` is the pool game of ``envs.openspiel.load_pool`` over the same
+    records: the first history entry is the index of the record drawn, the rest is
+    replayed from it.
     """
     cache: dict[tuple[int, ...], bytes] = {}
 
@@ -942,8 +1065,11 @@ def adapter_policy(tree: FlatTree, policy: np.ndarray, spiel_game: Any, game: Ga
         hist = tuple(state.history())
         key = cache.get(hist)
         if key is None:
-            s = game.new_state(0)
-            for a in hist:
+            if roots is None:
+                s, moves = game.new_state(0), hist
+            else:
+                s, moves = game.clone(roots[hist[0]]), hist[1:]
+            for a in moves:
                 game.apply_action(s, a)
             key = cache[hist] = game.observation(s, p).tobytes()
         return key
@@ -1229,7 +1355,13 @@ class CFRAgent(Agent):
 
 
 def agent_policy(
-    game: Game, tree: FlatTree, agent: Agent, samples: int = 1, seed: int = 0, root: np.void | None = None
+    game: Game,
+    tree: FlatTree,
+    agent: Agent,
+    samples: int = 1,
+    seed: int = 0,
+    root: np.void | None = None,
+    roots: Sequence[np.void] | None = None,
 ) -> np.ndarray:
     """The slot policy of an arena agent on a flat tree of ``game``, by asking it.
 
@@ -1245,10 +1377,12 @@ def agent_policy(
         samples: queries per information set.
         seed: seed of the agent and of the determinizations.
         root: the root the tree was flattened from, if not a new game.
+        roots: the pool of records the tree was flattened from, if any
+            (``GameSource(game, roots=roots)``).
     """
     from agents.base import make_turn
 
-    source = GameSource(game, root)
+    source = GameSource(game, root, roots=roots)
     index = tree.index()
     out = np.zeros(tree.num_slots)
     done = np.zeros(tree.num_infosets, dtype=bool)
@@ -1309,11 +1443,13 @@ __all__ = [
     "CFRConfig",
     "CFRSolver",
     "FlatTree",
+    "POOL_ROOT",
     "GameSource",
     "MCCFRSolver",
     "SpielSource",
     "TablePolicy",
     "best_response_value",
+    "deal_pool",
     "expected_values",
     "exploitability",
     "flatten",

@@ -49,6 +49,12 @@ any game; everything it says comes from the engine contract:
   string is a valid information-set key for CFR. (It is exactly as
   perfect-recall as the engine's observation: Octrix's match mode, for
   instance, keeps only the scores of earlier rounds.)
+* **Deal pools** (:func:`load_pool`): a game whose first move is one chance
+  node, uniform over a given list of engine records (e.g. K sampled deals, see
+  ``agents.cfr.deal_pool``), after which the adapter's game follows from the
+  record drawn. It lets OpenSpiel's algorithms (``exploitability.nash_conv``)
+  run on the reduced games that ``agents.cfr`` flattens from a pool; it adds no
+  rule, only the choice of where the game starts.
 * **Serialization**: pyspiel serializes a Python state as its history plus a
   pickle of its ``__dict__``; here that is the record's bytes, so
   ``pyspiel.serialize_game_and_state`` / ``deserialize_game_and_state`` work
@@ -61,16 +67,16 @@ from __future__ import annotations
 import dataclasses
 import typing
 import warnings
-from typing import Any
+from typing import Any, Sequence
 
 import numpy as np
 import pyspiel
 
 from octagames.core import Game, IllegalActionError, available_games, load_module
 
-__all__ = ["PREFIX", "OctagamesGame", "OctagamesObserver", "OctagamesState", "encode_observation",
-           "game_class", "game_type", "load", "parameter_specification", "register",
-           "register_all", "short_name"]
+__all__ = ["PREFIX", "OctagamesGame", "OctagamesObserver", "OctagamesPoolGame", "OctagamesPoolState",
+           "OctagamesState", "encode_observation", "game_class", "game_type", "load", "load_pool",
+           "parameter_specification", "register", "register_all", "short_name"]
 
 #: Prefix of every registered pyspiel short name: ``octagames_<name>``.
 PREFIX = "octagames_"
@@ -538,6 +544,191 @@ def encode_observation(prefix: str, obs: np.ndarray) -> str:
     idx = np.flatnonzero(flat)
     vals = flat[idx].tolist()
     return prefix + ",".join(str(i) if v == 1.0 else f"{i}={v!r}" for i, v in zip(idx.tolist(), vals))
+
+
+# --------------------------------------------------------------------------
+# Deal pools: a root chance node over given records
+# --------------------------------------------------------------------------
+class _Pool:
+    """The records of a pool game, shared by all its states (like :class:`_EngineRef`)."""
+
+    __slots__ = ("eng", "records")
+
+    def __init__(self, eng: _EngineRef, records: tuple[np.void, ...]):
+        self.eng = eng
+        self.records = records
+
+    def __deepcopy__(self, memo: dict) -> "_Pool":
+        return self
+
+    def __copy__(self) -> "_Pool":
+        return self
+
+    def __reduce__(self) -> tuple:
+        return (_pool_from_bytes, (self.eng, [r.tobytes() for r in self.records]))
+
+
+def _pool_from_bytes(eng: _EngineRef, data: list[bytes]) -> _Pool:
+    return _Pool(eng, tuple(_record_from_bytes(d, eng.game.dtype) for d in data))
+
+
+class OctagamesPoolGame(OctagamesGame):
+    """The adapter's game started from a uniform chance draw among given records.
+
+    The initial state is a chance node with outcomes ``0 .. K-1`` of probability
+    ``1/K``; outcome ``i`` continues from a copy of ``records[i]`` exactly as
+    :class:`OctagamesState` does (same observations, strings, actions). Built by
+    :func:`load_pool`; it is not registered with pyspiel (its short name is
+    ``octagames_<name>_pool``), so create it with :func:`load_pool`, not
+    ``pyspiel.load_game``.
+
+    Args:
+        name: short octagames name.
+        records: the engine records to start from (the game's own dtype; they
+            should come from the same config, e.g. ``agents.cfr.deal_pool``).
+        params: OpenSpiel parameters (config fields).
+
+    Raises:
+        ValueError: no records, a record of another game, or a bad parameter.
+    """
+
+    def __init__(self, name: str, records: Sequence[np.void], params: dict[str, Any] | None = None):
+        config = _config_from_params(name, params)
+        self.engine = _engine(name, config)
+        eng = self.engine.game
+        if len(records) == 0:
+            raise ValueError("records is empty; a pool game needs at least one record")
+        for r in records:
+            if getattr(r, "dtype", None) != eng.dtype:
+                raise ValueError(f"records must be {name} records (dtype {eng.dtype}), got {r!r:.80}")
+        self.pool = _Pool(self.engine, tuple(_copy_record(r) for r in records))
+        info = eng.info
+        full = parameter_specification(name)
+        full.update({f: getattr(config, f) for f in full})
+        gtype = game_type(name)
+        pool_type = pyspiel.GameType(
+            short_name=short_name(name) + "_pool", long_name=f"octagames {name} (deal pool)",
+            dynamics=gtype.dynamics, chance_mode=gtype.chance_mode, information=gtype.information,
+            utility=gtype.utility, reward_model=gtype.reward_model,
+            max_num_players=gtype.max_num_players, min_num_players=gtype.min_num_players,
+            provides_information_state_string=True, provides_information_state_tensor=True,
+            provides_observation_string=True, provides_observation_tensor=True,
+            parameter_specification=parameter_specification(name))
+        pyspiel.Game.__init__(
+            self, pool_type,
+            pyspiel.GameInfo(
+                num_distinct_actions=info.num_actions,
+                max_chance_outcomes=max(info.max_chance_outcomes, len(records)),
+                num_players=eng.num_players,
+                min_utility=eng.min_utility,
+                max_utility=eng.max_utility,
+                utility_sum=0.0,
+                max_game_length=eng.max_game_length + 1,
+            ),
+            full,
+        )
+        # the pool root shows the observations of a fresh record (nothing dealt)
+        self._initial = eng.new_state(0)
+        self._initial_cur = int(pyspiel.PlayerId.CHANCE)
+
+    @property
+    def records(self) -> tuple[np.void, ...]:
+        """The records of the pool (live; treat them as read-only)."""
+        return self.pool.records
+
+    def new_initial_state(self, *args: Any) -> "OctagamesPoolState":
+        """The root chance node over the pool's records.
+
+        Raises:
+            ValueError: a starting-state argument was given (not supported).
+        """
+        if args:
+            raise ValueError("pool games can only start at the pool's chance node")
+        return OctagamesPoolState(self, _Node(self.engine, _copy_record(self._initial),
+                                              self._initial_cur), self.pool)
+
+
+class OctagamesPoolState(OctagamesState):
+    """A state of :class:`OctagamesPoolGame`: the root chance node, then an :class:`OctagamesState`.
+
+    At the root the wrapped record is a fresh one (for observations); after the
+    first outcome ``i`` it is a copy of the pool's record ``i``.
+    """
+
+    def __init__(self, game: OctagamesPoolGame, node: _Node, pool: _Pool, at_root: bool = True):
+        super().__init__(game, node)
+        self._pool = pool
+        self._at_root = at_root
+
+    def _legal_actions(self, player: int) -> list[int]:
+        """At the root: the record indices for chance; else as :class:`OctagamesState`."""
+        if self._at_root:
+            return list(range(len(self._pool.records))) if player == int(pyspiel.PlayerId.CHANCE) else []
+        return super()._legal_actions(player)
+
+    def chance_outcomes(self) -> list[tuple[int, float]]:
+        """At the root: ``(i, 1/K)`` for every record ``i``; else the engine's."""
+        if self._at_root:
+            k = len(self._pool.records)
+            return [(i, 1.0 / k) for i in range(k)]
+        return super().chance_outcomes()
+
+    def _action_to_string(self, player: int, action: int) -> str:
+        """``"pool record i"`` at the root; else the engine's name."""
+        if self._at_root:
+            return f"pool record {action}"
+        return super()._action_to_string(player, action)
+
+    def __str__(self) -> str:
+        """The engine's rendering (at the root: the size of the pool)."""
+        if self._at_root:
+            return f"deal pool of {len(self._pool.records)} records"
+        return super().__str__()
+
+    def _apply_action(self, action: int) -> None:
+        """At the root: continue from a copy of record ``action``; else as :class:`OctagamesState`.
+
+        Raises:
+            IllegalActionError: at the root, ``action`` is not a record index.
+        """
+        if self._at_root:
+            a = int(action)
+            if not 0 <= a < len(self._pool.records):
+                raise IllegalActionError(f"pool outcome {a} is not possible here; "
+                                         f"outcomes are 0..{len(self._pool.records) - 1}")
+            eng = self._n.eng
+            self._n = _Node(eng, _copy_record(self._pool.records[a]), None,
+                            eng.game.returns(self._n.rec))
+            self._at_root = False
+            return
+        super()._apply_action(action)
+
+
+def load_pool(name: str, records: Sequence[np.void], **config: Any) -> OctagamesPoolGame:
+    """The game ``octagames_<name>`` started from a uniform chance draw among ``records``.
+
+    Example: OpenSpiel's exploitability on the reduced game that
+    ``agents.cfr.flatten(GameSource(game, roots=records))`` solves::
+
+        records = agents.cfr.deal_pool(game, 8, seed=0)
+        spiel_game = envs.openspiel.load_pool("achten", records, **dataclasses.asdict(game.config))
+
+    Args:
+        name: short octagames name.
+        records: engine records of that game and config (outcome ``i`` of the root
+            continues from ``records[i]``).
+        **config: config fields, validated by the game's ``Config``.
+
+    Returns:
+        The pool game (sequential or simultaneous as the game; use
+        ``pyspiel.convert_to_turn_based`` for simultaneous ones).
+
+    Raises:
+        ValueError: unknown game or parameter, bad value, or bad records.
+    """
+    params = _normalize_params(name, config)
+    load_module(name).Config(**params)  # raises ValueError naming the field
+    return OctagamesPoolGame(name, records, params)
 
 
 # --------------------------------------------------------------------------

@@ -5,13 +5,33 @@
     python -m experiments.train_cfr --game spiel:leduc_poker --iterations 2000
     python -m experiments.train_cfr --algorithm mccfr --sampling outcome \\
         --game-config num_players=2 --iterations 2000                   # full-size Octrix
+    python -m experiments.train_cfr --game achten \\
+        --game-config num_players=2,ranks=3,low_rank=7,turn_cap=2,deal_penalty=1 \\
+        --deal-pool 32 --variants cfr linear dcfr --out-dir runs/train_cfr_achten_pool
+                                                                        # 2p Achten, 32 deals
+    ... --deal-pool 32 --deal-pool-per-view 8 ...                       # 4 chooser views x 8 deals
 
 Exact CFR flattens the game once (:func:`agents.cfr.flatten`) and reports the
-NashConv of the average policy along the way. MCCFR runs on the engine kernels;
-its NashConv is reported when the config is small enough to flatten
-(``eval_tree``). For any size, the trained agent then plays ``eval_games`` arena
-games (:func:`agents.arena.play_match`, seats rotating) against each of
+NashConv of the average policy along the way; ``variants`` adds the curves of
+other exact variants on the same tree. The NashConv of uniform random play and,
+for trees up to ``heuristic_max_nodes``, of the game's heuristic agent
+(:func:`agents.cfr.agent_policy`: its choice at every information set) are
+reported beside them. MCCFR runs on the engine kernels; its NashConv is reported
+when the config is small enough to flatten (``eval_tree``). For any size, the
+trained agent then plays ``eval_games`` arena games
+(:func:`agents.arena.play_match`, seats rotating) against each of
 ``eval_opponents`` (random and the game's heuristic by default).
+
+**Deal pools.** Even the smallest 2-player Achten deck (12 cards) deals 10 cards
+one by one, far too many deals to flatten. With ``deal_pool=K`` the game is
+reduced to K distinct deals drawn with ``seed`` (:func:`agents.cfr.deal_pool`),
+the root being one chance node uniform over them; information sets are still the
+players' observations, so they merge across deals wherever a player's view is
+the same (a game of imperfect information). A small random pool rarely holds two
+deals a player cannot tell apart, so ``deal_pool_per_view=m`` draws each deal with
+``m - 1`` determinizations for its first decider (deals it cannot tell apart at its
+first decision). The arena evaluation is skipped then (arena games deal from the
+full game, off the pool).
 
 Outputs under ``out_dir``: ``train_cfr.json`` (config, curve, final figures), a PNG
 curve and the checkpoint (``checkpoint.npz``, see ``CFRSolver.save``/``MCCFRSolver.save``).
@@ -32,12 +52,16 @@ from tqdm import tqdm
 from agents.cfr import (
     CFRAgent,
     CFRConfig,
+    VARIANTS,
     CFRSolver,
     FlatTree,
     GameSource,
     MCCFRSolver,
     SpielSource,
     TablePolicy,
+    agent_policy,
+    deal_pool,
+    expected_values,
     flatten,
     nash_conv,
 )
@@ -56,6 +80,8 @@ class TrainCFRConfig:
     """``cfr`` (exact, vectorised over the flattened tree) or ``mccfr`` (sampled, on the engine)"""
     variant: str = "cfr+"
     """exact CFR variant: cfr, cfr+, linear or dcfr"""
+    variants: tuple[str, ...] = ()
+    """exact CFR: further variants run on the same tree for comparison curves (e.g. cfr linear dcfr)"""
     alternating: bool = True
     """alternating (True) or simultaneous (False) updates"""
     alpha: float = 1.5
@@ -72,12 +98,18 @@ class TrainCFRConfig:
     """evaluations along the run (log spaced)"""
     eval_tree: bool = True
     """MCCFR: flatten the config to report exact NashConv (only for small configs)"""
+    deal_pool: int = 0
+    """our games, exact CFR: K > 0 deals only K distinct deals drawn with ``seed`` (0: the full deal)"""
+    deal_pool_per_view: int = 1
+    """deal pool: deals per view of the first decider (> 1: deals it cannot tell apart, see deal_pool)"""
+    heuristic_max_nodes: int = 1_000_000
+    """report the NashConv of the game's heuristic agent on trees up to this many nodes (0: never)"""
     eval_games: int = 100
     """arena games against each opponent at the end (our games only; 0 to skip)"""
     eval_opponents: tuple[str, ...] = ("random", "heuristic")
     """opponents for the arena evaluation (names for ``agents.registry.make_agent``)"""
     seed: int = 0
-    """seed of MCCFR and of the evaluation games"""
+    """seed of MCCFR, of the deal pool and of the evaluation games"""
     out_dir: str = "runs/train_cfr"
     """output folder"""
     quick: bool = False
@@ -102,6 +134,38 @@ def parse_game_config(text: str) -> dict[str, Any]:
                 except ValueError:
                     out[k] = v
     return out
+
+
+def pool_merging(tree: FlatTree) -> dict[str, list[int]]:
+    """How much a deal-pool tree's information sets merge deals (the pool's imperfect information).
+
+    The root of ``tree`` must be the pool's chance node (``GameSource(game, roots=...)``).
+
+    Returns:
+        Per player: ``first_decision_infosets`` (information sets of the player's first
+        decision; fewer than the number of deals where deals look alike) and
+        ``infosets_over_several_deals`` (information sets whose states lie in two or
+        more deals: there the player cannot tell those deals apart).
+    """
+    N = tree.num_nodes
+    parent = np.repeat(np.arange(N), tree.num_children)  # parent of nodes 1 .. N-1 (BFS order)
+    deal = np.full(N, -1, dtype=np.int64)
+    k = int(tree.num_children[0])
+    deal[1 : 1 + k] = np.arange(k)
+    for d in range(2, len(tree.depth_offsets) - 1):
+        lo, hi = tree.depth_offsets[d], tree.depth_offsets[d + 1]
+        deal[lo:hi] = deal[parent[lo - 1 : hi - 1]]
+    dec = np.flatnonzero(tree.infoset >= 0)
+    pairs = np.unique(np.stack([tree.infoset[dec].astype(np.int64), deal[dec]]), axis=1)
+    span = np.bincount(pairs[0], minlength=tree.num_infosets)
+    first = tree.infoset_own_depth == 0
+    players = range(tree.num_players)
+    return {
+        "first_decision_infosets": [int(np.sum(first & (tree.infoset_player == p))) for p in players],
+        "infosets_over_several_deals": [
+            int(np.sum((span > 1) & (tree.infoset_player == p))) for p in players
+        ],
+    }
 
 
 def _checkpoints(total: int, points: int) -> list[int]:
@@ -135,23 +199,74 @@ def evaluate(
     return out
 
 
+def _check(cfg: TrainCFRConfig) -> None:
+    """Refuse bad settings with a ValueError naming the field and its valid values."""
+    if cfg.algorithm not in ("cfr", "mccfr"):
+        raise ValueError(f"algorithm={cfg.algorithm!r} is not valid; valid values: ['cfr', 'mccfr']")
+    for v in (cfg.variant, *cfg.variants):
+        if v not in VARIANTS:
+            raise ValueError(f"variant {v!r} (variant/variants) is not valid; valid values: {list(VARIANTS)}")
+    if cfg.deal_pool < 0:
+        raise ValueError(f"deal_pool={cfg.deal_pool} is not valid; it must be 0 (full deal) or a count >= 1")
+    if cfg.deal_pool_per_view < 1:
+        raise ValueError(f"deal_pool_per_view={cfg.deal_pool_per_view} is not valid; it must be >= 1")
+    if cfg.deal_pool and (cfg.algorithm != "cfr" or cfg.game.startswith("spiel:")):
+        raise ValueError(
+            f"deal_pool={cfg.deal_pool} is not valid with algorithm={cfg.algorithm!r} and game={cfg.game!r}: "
+            "deal pools are for exact CFR (algorithm='cfr') on our games; use deal_pool=0"
+        )
+    if cfg.game.startswith("spiel:") and cfg.algorithm != "cfr":
+        raise ValueError("algorithm='mccfr' runs on our games only (it uses the engine kernels)")
+
+
+def _curve(
+    solver: Any, policy_on_tree: Any, tree: FlatTree | None, iterations: int, points: int, desc: str
+) -> tuple[list[dict[str, Any]], float, int]:
+    """Iterate ``solver`` to ``iterations``, evaluating at log-spaced points.
+
+    Returns:
+        ``(curve, seconds spent iterating, iterations done)``.
+    """
+    curve: list[dict[str, Any]] = []
+    spent, done = 0.0, 0
+    for it in tqdm(_checkpoints(iterations, points), desc=desc):
+        t = time.perf_counter()
+        solver.iterate(it - done)
+        spent += time.perf_counter() - t
+        done = it
+        point: dict[str, Any] = {"iteration": it, "seconds": spent}
+        if tree is not None and policy_on_tree is not None:
+            point["nash_conv"] = nash_conv(tree, policy_on_tree())
+        if isinstance(solver, MCCFRSolver):
+            point["infosets_seen"] = len(solver.masks)
+        curve.append(point)
+    return curve, spent, done
+
+
 def main(cfg: TrainCFRConfig) -> dict:
-    """Train, evaluate, write JSON, PNG and checkpoint; returns the results."""
+    """Train, evaluate, write JSON, PNG and checkpoint; returns the results.
+
+    Raises:
+        ValueError: a bad setting (see :class:`TrainCFRConfig`).
+    """
+    _check(cfg)
     iterations = min(cfg.iterations, 20) if cfg.quick else cfg.iterations
     eval_games = min(cfg.eval_games, 4) if cfg.quick else cfg.eval_games
     out_dir = Path(cfg.out_dir)
     out_dir.mkdir(parents=True, exist_ok=True)
     game: Game | None = None
+    roots = None
+    result: dict[str, Any] = {"config": dataclasses.asdict(cfg), "curve": []}
     if cfg.game.startswith("spiel:"):
         import pyspiel
 
-        if cfg.algorithm != "cfr":
-            raise ValueError("algorithm='mccfr' runs on our games only (it uses the engine kernels)")
         source: Any = SpielSource(pyspiel.load_game(cfg.game[len("spiel:") :]))
     else:
         game = Game(cfg.game, **parse_game_config(cfg.game_config))
-        source = GameSource(game)
-    result: dict[str, Any] = {"config": dataclasses.asdict(cfg), "curve": []}
+        if cfg.deal_pool:
+            roots = deal_pool(game, cfg.deal_pool, cfg.seed, per_view=cfg.deal_pool_per_view)
+            result["deal_pool"] = {"k": cfg.deal_pool, "seed": cfg.seed, "per_view": cfg.deal_pool_per_view}
+        source = GameSource(game, roots=roots)
     tree: FlatTree | None = None
     if cfg.algorithm == "cfr" or cfg.eval_tree:
         t0 = time.perf_counter()
@@ -162,35 +277,56 @@ def main(cfg: TrainCFRConfig) -> dict:
             flatten_s=time.perf_counter() - t0,
             uniform_nash_conv=nash_conv(tree, tree.uniform_policy()),
         )
+        if roots is not None:
+            result["deal_pool"].update(pool_merging(tree))
+        if game is not None and 0 < tree.num_nodes <= cfg.heuristic_max_nodes:
+            from agents.registry import make_agent
+
+            try:
+                heuristic = make_agent("heuristic", game.name)
+            except ValueError as e:  # no heuristic for this game
+                result["heuristic_nash_conv_skipped"] = str(e)
+            else:
+                t0 = time.perf_counter()
+                pol = agent_policy(game, tree, heuristic, seed=cfg.seed, roots=roots)
+                result["heuristic_nash_conv"] = nash_conv(tree, pol)
+                result["heuristic_values"] = expected_values(tree, pol).tolist()
+                result["heuristic_s"] = time.perf_counter() - t0
     if cfg.algorithm == "cfr":
         assert tree is not None
         solver: Any = CFRSolver(tree, CFRConfig(cfg.variant, cfg.alternating, cfg.alpha, cfg.beta, cfg.gamma))
         policy_on_tree = solver.average_policy
-    elif cfg.algorithm == "mccfr":
+    else:
         assert game is not None
         solver = MCCFRSolver(game, cfg.sampling, seed=cfg.seed)
         policy_on_tree = (lambda: solver.table_policy().to_tree(tree)) if tree is not None else None
-    else:
-        raise ValueError(f"algorithm={cfg.algorithm!r} is not valid; valid values: ['cfr', 'mccfr']")
-    spent, done = 0.0, 0
-    for it in tqdm(_checkpoints(iterations, cfg.eval_points), desc=f"{cfg.algorithm} {cfg.game}"):
-        t = time.perf_counter()
-        solver.iterate(it - done)
-        spent += time.perf_counter() - t
-        done = it
-        point: dict[str, Any] = {"iteration": it, "seconds": spent}
-        if tree is not None and policy_on_tree is not None:
-            point["nash_conv"] = nash_conv(tree, policy_on_tree())
-        if isinstance(solver, MCCFRSolver):
-            point["infosets_seen"] = len(solver.masks)
-        result["curve"].append(point)
+    label = cfg.variant if cfg.algorithm == "cfr" else cfg.sampling
+    result["curve"], spent, done = _curve(
+        solver, policy_on_tree, tree, iterations, cfg.eval_points, f"{cfg.algorithm} {label} {cfg.game}"
+    )
     result["seconds_per_iteration"] = spent / max(done, 1)
     if result["curve"] and "nash_conv" in result["curve"][-1]:
         result["final_nash_conv"] = result["curve"][-1]["nash_conv"]
     if isinstance(solver, CFRSolver):
         result["average_policy_values"] = solver.root_values().tolist()
+        others = [v for v in dict.fromkeys(cfg.variants) if v != cfg.variant]
+        if others:
+            result["variants"] = {}
+        for v in others:
+            other = CFRSolver(tree, CFRConfig(v, cfg.alternating, cfg.alpha, cfg.beta, cfg.gamma))
+            curve, s_spent, s_done = _curve(
+                other, other.average_policy, tree, iterations, cfg.eval_points, f"cfr {v} {cfg.game}"
+            )
+            result["variants"][v] = {
+                "curve": curve,
+                "final_nash_conv": curve[-1]["nash_conv"],
+                "seconds_per_iteration": s_spent / max(s_done, 1),
+                "average_policy_values": other.root_values().tolist(),
+            }
     solver.save(out_dir / "checkpoint.npz")
-    if game is not None and eval_games > 0:
+    if roots is not None:
+        result["arena_skipped"] = "deal_pool: arena games deal from the full game, off the pool"
+    elif game is not None and eval_games > 0:
         table = (
             solver.table_policy()
             if isinstance(solver, MCCFRSolver)
@@ -211,22 +347,31 @@ def _plot(result: dict, path: Path) -> None:
 
     fig, ax = plt.subplots(figsize=(5, 3.6))
     c = result["curve"]
+    cfg = result["config"]
     if c and "nash_conv" in c[0]:
-        ax.loglog(
-            [p["iteration"] for p in c], [max(p["nash_conv"], 1e-12) for p in c], "o-", label="average policy"
-        )
+        curves = {(cfg["variant"] if cfg["algorithm"] == "cfr" else "average policy"): c}
+        curves.update({v: r["curve"] for v, r in result.get("variants", {}).items()})
+        for label, cv in curves.items():
+            ax.loglog(
+                [p["iteration"] for p in cv], [max(p["nash_conv"], 1e-12) for p in cv], "o-", label=label
+            )
         if "uniform_nash_conv" in result:
             ax.axhline(result["uniform_nash_conv"], color="grey", ls="--", label="uniform random")
+        if "heuristic_nash_conv" in result:
+            ax.axhline(result["heuristic_nash_conv"], color="black", ls=":", label="heuristic agent")
         ax.set_ylabel("NashConv")
     else:
         ax.semilogx([p["iteration"] for p in c], [p.get("infosets_seen", 0) for p in c], "o-")
         ax.set_ylabel("information sets seen")
-    cfg = result["config"]
+    per_view = f", {cfg['deal_pool_per_view']} per view" if cfg.get("deal_pool_per_view", 1) > 1 else ""
+    pool = f", pool of {cfg['deal_pool']} deals{per_view}" if cfg.get("deal_pool") else ""
     ax.set(
         xlabel="iteration",
         title=f"{cfg['algorithm']} ({cfg['variant'] if cfg['algorithm'] == 'cfr' else cfg['sampling']}) "
-        f"on {cfg['game']}",
+        f"on {cfg['game']}{pool}",
     )
+    if not cfg["game"].startswith("spiel:"):
+        ax.set_title(ax.get_title() + f"\n{cfg['game_config']}", fontsize=8)
     if ax.get_legend_handles_labels()[0]:
         ax.legend(fontsize=7)
     fig.tight_layout()
@@ -238,16 +383,36 @@ def _report(result: dict) -> None:
     cfg = result["config"]
     where = "" if cfg["game"].startswith("spiel:") else f" ({cfg['game_config']})"
     print(f"{cfg['algorithm']} on {cfg['game']}{where}")
+    if "deal_pool" in result:
+        dp = result["deal_pool"]
+        print(
+            f"  deal pool: {dp['k']} deals (seed {dp['seed']}, {dp['per_view']} per first view); per player: "
+            f"information sets of the first "
+            f"decision {dp.get('first_decision_infosets')}, information sets over several deals "
+            f"{dp.get('infosets_over_several_deals')}"
+        )
     if "nodes" in result:
         print(
             f"  tree: {result['nodes']} nodes, {result['infosets']} information sets, flattened in "
             f"{result['flatten_s']:.2f} s; uniform random NashConv {result['uniform_nash_conv']:.4f}"
         )
-    for p in result["curve"]:
-        extra = f" NashConv {p['nash_conv']:.3e}" if "nash_conv" in p else ""
-        seen = f" infosets {p['infosets_seen']}" if "infosets_seen" in p else ""
-        print(f"  iteration {p['iteration']:>7}: {p['seconds']:8.2f} s{extra}{seen}")
-    print(f"  {1e3 * result['seconds_per_iteration']:.3f} ms per iteration")
+    if "heuristic_nash_conv" in result:
+        print(
+            f"  heuristic agent NashConv {result['heuristic_nash_conv']:.4f} "
+            f"(values {[round(v, 4) for v in result['heuristic_values']]})"
+        )
+    label = cfg["variant"] if cfg["algorithm"] == "cfr" else cfg["sampling"]
+    for name, curve, spi in [(label, result["curve"], result["seconds_per_iteration"])] + [
+        (v, r["curve"], r["seconds_per_iteration"]) for v, r in result.get("variants", {}).items()
+    ]:
+        print(f"  {name}:")
+        for p in curve:
+            extra = f" NashConv {p['nash_conv']:.3e}" if "nash_conv" in p else ""
+            seen = f" infosets {p['infosets_seen']}" if "infosets_seen" in p else ""
+            print(f"  iteration {p['iteration']:>7}: {p['seconds']:8.2f} s{extra}{seen}")
+        print(f"  {1e3 * spi:.3f} ms per iteration")
+    if "arena_skipped" in result:
+        print(f"  arena: skipped ({result['arena_skipped']})")
     for name, rec in result.get("arena", {}).items():
         if "skipped" in rec:
             print(f"  vs {name}: skipped ({rec['skipped']})")

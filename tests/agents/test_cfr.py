@@ -23,6 +23,7 @@ from agents.cfr import (
     adapter_policy,
     agent_policy,
     best_response_value,
+    deal_pool,
     expected_values,
     flatten,
     flatten_spiel,
@@ -333,3 +334,151 @@ def test_registry_builds_cfr_and_oracle_agents():
     assert isinstance(make_agent("oracle", "octrix"), OctrixOracleAgent)
     with pytest.raises(ValueError, match="only available for octrix"):
         make_agent("oracle", "achten")
+
+
+# ---------------------------------------------------------------- Achten deal pools
+# 2-player Achten, 12 cards (ranks 7, 8, 9), one turn per player, dealing costs 1 point
+ACHTEN_POOL = dict(num_players=2, ranks=3, low_rank=7, turn_cap=1, deal_penalty=1.0)
+
+
+@pytest.fixture(scope="module")
+def achten_pool():
+    """Six deals, two of which give the first chooser (seat 1) the same hand."""
+    game = Game("achten", **ACHTEN_POOL)
+    pool = deal_pool(game, 64, seed=0)
+    by_view: dict[bytes, list] = {}
+    for r in pool:
+        by_view.setdefault(game.observation(r, 1).tobytes(), []).append(r)
+    pair = next(v for v in by_view.values() if len(v) >= 2)[:2]
+    roots = pair + [r for r in pool if not any(r is q for q in pair)][:4]
+    return game, roots, flatten(GameSource(game, roots=roots))
+
+
+@pytest.fixture(scope="module")
+def achten_pool_per_view():
+    """Six deals: two hands of the first chooser, three deals it cannot tell apart each."""
+    game = Game("achten", **ACHTEN_POOL)
+    roots = deal_pool(game, 6, seed=1, per_view=3)
+    return game, roots, flatten(GameSource(game, roots=roots))
+
+
+def test_deal_pool_is_reproducible_distinct_and_post_deal():
+    game = Game("achten", **ACHTEN_POOL)
+    a, b = deal_pool(game, 10, seed=3), deal_pool(game, 10, seed=3)
+    assert [r.tobytes() for r in a] == [r.tobytes() for r in b]
+    assert len({r.tobytes() for r in a}) == 10
+    assert all(game.current_player(r) == 1 for r in a)  # the first chooser, left of dealer 0
+    assert [r.tobytes() for r in deal_pool(game, 10, seed=4)] != [r.tobytes() for r in a]
+    with pytest.raises(ValueError, match="k=0"):
+        deal_pool(game, 0)
+    with pytest.raises(ValueError, match="per_view=0"):
+        deal_pool(game, 4, per_view=0)
+    tiny = Game("octrix", num_players=2, ranks=1, hand_size=2)  # 6 deals only
+    with pytest.raises(ValueError, match="distinct deals"):
+        deal_pool(tiny, 7, max_tries=200)
+
+
+def test_pool_tree_is_a_uniform_chance_node_over_the_deals(achten_pool):
+    game, roots, tree = achten_pool
+    assert tree.kind[0] == 1 and tree.num_children[0] == len(roots)
+    np.testing.assert_allclose(tree.edge_prob[1 : 1 + len(roots)], 1 / len(roots))
+    # the tree over the pool is the average of the single-deal trees
+    singles = [flatten(GameSource(game, root=r)) for r in roots]
+    assert tree.num_nodes == 1 + sum(t.num_nodes for t in singles)
+    # ... but information sets merge across deals: the chooser's first choice in the pair
+    assert tree.num_infosets < sum(t.num_infosets for t in singles)
+    first_chooser = (tree.infoset_own_depth == 0) & (tree.infoset_player == 1)
+    assert first_chooser.sum() == len(roots) - 1
+    pol = random_policy(tree, 5)
+    on_single = [expected_values(t, TablePolicy.from_tree(tree, pol).to_tree(t)) for t in singles]
+    np.testing.assert_allclose(expected_values(tree, pol), np.mean(on_single, axis=0), atol=1e-12)
+    with pytest.raises(ValueError, match="either root or roots"):
+        GameSource(game, root=roots[0], roots=roots)
+    with pytest.raises(ValueError, match="roots is empty"):
+        GameSource(game, roots=[])
+    with pytest.raises(ValueError, match="records of achten"):
+        GameSource(game, roots=[Game("octrix").new_state(0)])
+
+
+@pytest.mark.parametrize("pool", ["achten_pool", "achten_pool_per_view"])
+def test_nash_conv_equals_openspiel_on_an_achten_deal_pool(pool, request):
+    game, roots, tree = request.getfixturevalue(pool)
+    spiel_game = eo.load_pool("achten", roots, **ACHTEN_POOL)
+    solver = CFRSolver(tree, CFRConfig("cfr"))
+    solver.iterate(3)
+    from agents.heuristic_achten import AchtenHeuristicAgent
+
+    heuristic = agent_policy(game, tree, AchtenHeuristicAgent(), roots=roots)
+    policies = [
+        tree.uniform_policy(),
+        random_policy(tree, 1),
+        random_policy(tree, 2),
+        solver.average_policy(),
+        solver.current_policy(),
+        heuristic,
+    ]
+    values = []
+    for pol in policies:
+        ours = nash_conv(tree, pol)
+        wrapped = adapter_policy(tree, pol, spiel_game, game, roots=roots)
+        theirs = exploitability.nash_conv(spiel_game, wrapped)
+        assert abs(ours - theirs) < 1e-6
+        values.append(ours)
+    assert values[0] > values[3] > 0  # CFR beats uniform play after 3 iterations
+    assert set(np.unique(heuristic)) == {0.0, 1.0}
+
+
+def test_nash_conv_equals_openspiel_on_a_simultaneous_deal_pool():
+    """Octrix (simultaneous moves) through the pool game and ``convert_to_turn_based``."""
+    config = dict(num_players=2, ranks=1, hand_size=2)
+    game = Game("octrix", **config)
+    roots = deal_pool(game, 3, seed=0)
+    tree = flatten(GameSource(game, roots=roots))
+    spiel_game = pyspiel.convert_to_turn_based(eo.load_pool("octrix", roots, **config))
+    for pol in [tree.uniform_policy(), random_policy(tree, 4)]:
+        wrapped = adapter_policy(tree, pol, spiel_game, game, roots=roots)
+        theirs = exploitability.nash_conv(spiel_game, wrapped)
+        assert abs(nash_conv(tree, pol) - theirs) < 1e-6
+
+
+def test_per_view_pools_merge_the_first_choice(achten_pool_per_view):
+    game, roots, tree = achten_pool_per_view
+    views = {game.observation(r, 1).tobytes() for r in roots}
+    assert len(roots) == 6 and len({r.tobytes() for r in roots}) == 6 and len(views) == 2
+    first_chooser = (tree.infoset_own_depth == 0) & (tree.infoset_player == 1)
+    assert first_chooser.sum() == 2
+    # the deals of one view differ in what the chooser cannot see (pot slots 18-20)
+    assert len({tuple(r["slot_card"][18:21]) for r in roots}) > 2
+
+
+def test_heuristic_achten_decides_from_the_observation_only(achten_pool):
+    """The heuristic's choice is the same at every state of an information set."""
+    from agents.heuristic_achten import AchtenHeuristicAgent
+
+    game, roots, tree = achten_pool
+    source = GameSource(game, roots=roots)
+    index = tree.index()
+    agent = AchtenHeuristicAgent()
+    choice: dict[int, int] = {}
+    stack, asked = [source.root()], 0
+    while stack:
+        s = stack.pop()
+        kind, p = source.node_type(s)
+        if kind == 1:
+            stack.extend(c for _, c in source.chance_children(s))
+        elif kind == 2:
+            i = index[(p, source.info_key(s, p))]
+            for seed in (0, 1):  # two determinizations of the hidden cards
+                assert choice.setdefault(i, agent.act(make_turn(game, s, p, seed))) == choice[i]
+                asked += 1
+            stack.extend(source.child(s, a) for a in source.legal_actions(s, p))
+    assert len(choice) == tree.num_infosets and asked > tree.num_infosets
+
+
+def test_cfr_solves_an_achten_deal_pool(achten_pool):
+    game, roots, tree = achten_pool
+    solver = CFRSolver(tree, CFRConfig("cfr+"))
+    solver.iterate(300)
+    assert nash_conv(tree, solver.average_policy()) < 1e-3 < nash_conv(tree, tree.uniform_policy())
+    v = solver.root_values()
+    assert v.sum() == pytest.approx(0.0, abs=1e-12)

@@ -310,3 +310,70 @@ def test_cfr_reduces_nash_conv():
     assert uniform > 1.0
     assert after < 0.2 * uniform, (uniform, after)
     assert after == pytest.approx(pyspiel.nash_conv(game, solver.average_policy()), abs=1e-9)
+
+
+# --------------------------------------------------------------------------
+# Deal pools: a root chance node over given records
+# --------------------------------------------------------------------------
+POOL = dict(num_players=2, ranks=3, low_rank=7, turn_cap=1, deal_penalty=1.0)
+
+
+def _dealt(seeds):
+    """Records of the small Achten config after a random deal (first decision), and the deals."""
+    g = Game("achten", **POOL)
+    records, deals = [], []
+    for seed in seeds:
+        rng = random.Random(seed)
+        s, deal = g.new_state(0), []
+        while g.is_chance(s):
+            deal.append(rng.choice([a for a, _ in g.chance_outcomes(s)]))
+            g.apply_action(s, deal[-1])
+        records.append(s)
+        deals.append(deal)
+    return g, records, deals
+
+
+def test_pool_game_deals_one_of_the_records_uniformly():
+    g, records, deals = _dealt([1, 2, 3])
+    game = eo.load_pool("achten", records, **POOL)
+    assert game.get_type().short_name == "octagames_achten_pool"
+    assert game.max_chance_outcomes() == 52 and game.num_players() == 2
+    root = game.new_initial_state()
+    assert root.is_chance_node() and not root.is_terminal()
+    assert root.chance_outcomes() == [(0, 1 / 3), (1, 1 / 3), (2, 1 / 3)]
+    assert root.legal_actions() == [0, 1, 2] and root.returns() == [0.0, 0.0]
+    assert "pool" in str(root) and root.action_to_string(pyspiel.PlayerId.CHANCE, 1) == "pool record 1"
+    plain = eo.load("achten", **POOL)
+    for i, rec in enumerate(records):
+        child = root.child(i)
+        assert root.is_chance_node()  # the root is unchanged
+        assert child.record.tobytes() == rec.tobytes() and child.history() == [i]
+        assert child.current_player() == g.current_player(rec)
+        assert child.legal_actions() == g.legal_actions(rec)
+        p = child.current_player()
+        assert child.information_state_tensor(p) == pytest.approx(g.observation(rec, p).tolist())
+        # the same record and strings as the registered adapter after the same deal
+        other = plain.new_initial_state()
+        for a in deals[i]:
+            other.apply_action(a)
+        assert other.record.tobytes() == rec.tobytes()
+        assert child.information_state_string(p) == other.information_state_string(p)
+    with pytest.raises(IllegalActionError, match="pool outcome 3"):
+        game.new_initial_state().apply_action(3)
+    # clones are independent and keep the pool
+    a = root.child(0)
+    b = a.clone()
+    b.apply_action(b.legal_actions()[0])
+    assert a.record.tobytes() == records[0].tobytes() and b.history()[0] == 0
+    assert root.clone().chance_outcomes() == root.chance_outcomes()
+    pyspiel.random_sim_test(game, num_sims=5, serialize=False, verbose=False)
+
+
+def test_pool_game_refuses_bad_records_and_config():
+    _, records, _ = _dealt([0])
+    with pytest.raises(ValueError, match="records is empty"):
+        eo.load_pool("achten", [], **POOL)
+    with pytest.raises(ValueError, match="records must be achten records"):
+        eo.load_pool("achten", [Game("octrix").new_state(0)], **POOL)
+    with pytest.raises(ValueError, match="turn_cap"):
+        eo.load_pool("achten", records, **{**POOL, "turn_cap": 0})

@@ -98,3 +98,56 @@ def test_parse_game_config():
     }
     with pytest.raises(ValueError, match="field=value"):
         parse_game_config("ranks")
+
+
+def test_train_cfr_achten_deal_pool_quick(tmp_path):
+    from agents.cfr import GameSource, deal_pool, flatten
+
+    game_config = "num_players=2,ranks=3,low_rank=7,turn_cap=1,deal_penalty=1"
+    result = train_main(
+        TrainCFRConfig(
+            game="achten",
+            game_config=game_config,
+            deal_pool=8,
+            deal_pool_per_view=2,
+            variants=("cfr", "cfr+", "dcfr"),
+            eval_points=3,
+            quick=True,
+            seed=2,
+            out_dir=str(tmp_path),
+        )
+    )
+    assert (tmp_path / "train_cfr.png").stat().st_size > 0
+    data = json.loads((tmp_path / "train_cfr.json").read_text())
+    pool = data["deal_pool"]
+    assert pool["k"] == 8 and pool["seed"] == 2 and pool["per_view"] == 2
+    # seat 1 chooses first: its first-choice information sets hold two deals each
+    assert pool["first_decision_infosets"][1] == 4 and pool["infosets_over_several_deals"][1] >= 4
+    # CFR+ (the main variant) and the two others, each with a curve to 20 iterations
+    assert set(data["variants"]) == {"cfr", "dcfr"}
+    for curve in [data["curve"]] + [v["curve"] for v in data["variants"].values()]:
+        assert curve[-1]["iteration"] == 20 and curve[-1]["nash_conv"] < data["uniform_nash_conv"]
+    assert 0 < data["heuristic_nash_conv"] < data["uniform_nash_conv"]
+    assert "arena" not in result and "off the pool" in result["arena_skipped"]
+    # the same pool again from the seed: the checkpoint reloads onto its tree
+    game = Game("achten", **parse_game_config(game_config))
+    tree = flatten(GameSource(game, roots=deal_pool(game, 8, seed=2, per_view=2)))
+    assert tree.num_nodes == data["nodes"]
+    again = CFRSolver.load(tmp_path / "checkpoint.npz", tree)
+    assert again.root_values() == pytest.approx(np.array(data["average_policy_values"]))
+
+
+@pytest.mark.parametrize(
+    "kwargs,field",
+    [
+        (dict(deal_pool=4, algorithm="mccfr"), "deal_pool"),
+        (dict(deal_pool=4, game="spiel:kuhn_poker"), "deal_pool"),
+        (dict(deal_pool=-1), "deal_pool"),
+        (dict(deal_pool=4, deal_pool_per_view=0), "deal_pool_per_view"),
+        (dict(variants=("cfr++",)), "variant"),
+        (dict(algorithm="sgd"), "algorithm"),
+    ],
+)
+def test_train_cfr_refuses_bad_settings(tmp_path, kwargs, field):
+    with pytest.raises(ValueError, match=field):
+        train_main(TrainCFRConfig(quick=True, out_dir=str(tmp_path), **kwargs))
