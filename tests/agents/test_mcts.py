@@ -40,8 +40,8 @@ def achten_verbied() -> tuple[Game, np.void]:
     return g, s
 
 
-def win_in_one(game: Game, seed: int, max_games: int = 50) -> tuple[np.void, set[int]]:
-    """A position found by random play where some, but not all, legal actions win at once."""
+def random_decisions(game: Game, seed: int, max_games: int):
+    """Every decision ``(state, acting seat)`` along ``max_games`` seeded random games."""
     rng = np.random.default_rng(seed)
     for k in range(max_games):
         s = game.new_state(seed + k)
@@ -49,19 +49,24 @@ def win_in_one(game: Game, seed: int, max_games: int = 50) -> tuple[np.void, set
             if game.is_chance(s):
                 game.apply_action(s, game.sample_chance(s))
                 continue
-            p = game.acting_player(s)
-            legal = game.legal_actions(s)
-            wins = set()
-            for a in legal:
-                c = game.clone(s)
-                game.apply_action(c, a)
-                if game.is_terminal(c):
-                    r = game.returns(c)
-                    if r[p] > 0 and r[p] == r.max():
-                        wins.add(a)
-            if wins and len(wins) < len(legal):
-                return s, wins
-            game.apply_action(s, int(rng.choice(legal)))
+            yield s, game.acting_player(s)
+            game.apply_action(s, int(rng.choice(game.legal_actions(s))))
+
+
+def win_in_one(game: Game, seed: int, max_games: int = 50) -> tuple[np.void, set[int]]:
+    """A position found by random play where some, but not all, legal actions win at once."""
+    for s, p in random_decisions(game, seed, max_games):
+        legal = game.legal_actions(s)
+        wins = set()
+        for a in legal:
+            c = game.clone(s)
+            game.apply_action(c, a)
+            if game.is_terminal(c):
+                r = game.returns(c)
+                if r[p] > 0 and r[p] == r.max():
+                    wins.add(a)
+        if wins and len(wins) < len(legal):
+            return game.clone(s), wins
     raise AssertionError(f"no win-in-one position in {max_games} random {game.name} games")
 
 
@@ -107,27 +112,20 @@ def octiles_win_in_two(seed: int, max_games: int = 50) -> tuple[Game, np.void, s
     placements let the mover bring its last runner home: a forced win in two actions."""
     from octagames.octiles import rules as R
     g = Game("octiles")
-    rng = np.random.default_rng(seed)
     rows = np.zeros((R.MAX_TURN_CHOICES, 3), dtype=np.int32)
-    for k in range(max_games):
-        s = g.new_state(seed + k)
-        while not g.is_terminal(s):
-            if g.is_chance(s):
-                g.apply_action(s, g.sample_chance(s))
-                continue
-            p = g.acting_player(s)
-            if int(s["phase"]) == R.PH_PLACE:
-                wins = set()
-                for place, move, _end in rows[:int(R.list_turns(s, rows))]:
-                    c = g.clone(s)
-                    g.apply_actions(c, [int(place), int(move)])
-                    while g.is_chance(c):
-                        g.apply_action(c, g.sample_chance(c))
-                    if g.is_terminal(c) and g.returns(c)[p] > 0:
-                        wins.add(int(place))
-                if wins and len(wins) < len(g.legal_actions(s)):
-                    return g, s, wins
-            g.apply_action(s, int(rng.choice(g.legal_actions(s))))
+    for s, p in random_decisions(g, seed, max_games):
+        if int(s["phase"]) != R.PH_PLACE:
+            continue
+        wins = set()
+        for place, move, _end in rows[:int(R.list_turns(s, rows))]:
+            c = g.clone(s)
+            g.apply_actions(c, [int(place), int(move)])
+            while g.is_chance(c):
+                g.apply_action(c, g.sample_chance(c))
+            if g.is_terminal(c) and g.returns(c)[p] > 0:
+                wins.add(int(place))
+        if wins and len(wins) < len(g.legal_actions(s)):
+            return g, g.clone(s), wins
     raise AssertionError(f"no win-in-two position in {max_games} random Octiles games")
 
 
