@@ -4,7 +4,11 @@ CleanRL-like: every part is a small module-level function or class that the
 trainer (``experiments/train_ppo.py``), the tests and notebooks import:
 
 * :class:`ActorCritic`: separate actor and critic MLPs (configurable width,
-  depth and activation; the layout SB3's ``MlpPolicy`` uses).
+  depth and activation; the layout SB3's ``MlpPolicy`` uses). On CPU its first
+  layer exploits the sparsity of the engines' observations
+  (:class:`SparseInputLinear`: the same function, computed from the non-zero
+  entries only), which makes training several times faster on games with wide
+  observations (Achten: 6265 floats, about 2% non-zero).
 * :func:`masked_logits`, :func:`sample_actions`, :func:`log_prob_entropy`:
   masked action sampling. Illegal actions get the logit :data:`MASKED_LOGIT`
   (a large finite negative number, not ``-inf``), so their probability is
@@ -49,6 +53,7 @@ over games and seats; ``gamma`` discounts per own turn of a seat.
 from __future__ import annotations
 
 from pathlib import Path
+import warnings
 from typing import Any, Sequence
 
 import numpy as np
@@ -89,6 +94,68 @@ def mlp(sizes: Sequence[int], activation: str, out_std: float) -> nn.Sequential:
     return nn.Sequential(*layers)
 
 
+#: observations whose share of non-zero entries is at most this go through the
+#: sparse first layer (:class:`SparseInputLinear`); the engines' observations are
+#: mostly one-hot features (2-10% non-zero), where it is several times faster
+SPARSE_MAX_DENSITY = 0.3
+#: batches smaller than this always take the dense path (acting one seat at a time)
+SPARSE_MIN_BATCH = 32
+#: the sparse first layer's weight gradient uses a sparse product up to this density (dense above)
+SPARSE_BACKWARD_MAX_DENSITY = 1 / 16
+
+
+class SparseInputLinear(torch.autograd.Function):
+    """``x @ W.T`` for a sparse, constant ``x``, also given as its non-zero entries.
+
+    The same product as the dense one (up to float summation order): forward
+    with ``embedding_bag`` (each row sums the weighted weight columns of its
+    non-zero features, ``O(nnz * H)`` instead of ``O(B * D * H)``); backward
+    (the weight gradient ``x.T @ grad``) with a CSR matrix product when ``x``
+    is sparse enough (:data:`SPARSE_BACKWARD_MAX_DENSITY`), else with the dense
+    one, which is faster above that. ``x`` gets no gradient (observations are data).
+    """
+
+    @staticmethod
+    def forward(ctx: Any, weight_t: torch.Tensor, x: torch.Tensor, rows: torch.Tensor, cols: torch.Tensor,
+                vals: torch.Tensor) -> torch.Tensor:
+        counts = torch.bincount(rows, minlength=x.shape[0])
+        offsets = torch.cumsum(counts, 0) - counts
+        ctx.save_for_backward(x, rows, cols, vals)
+        return nn.functional.embedding_bag(cols, weight_t, offsets, mode="sum", per_sample_weights=vals)
+
+    @staticmethod
+    def backward(ctx: Any, grad_out: torch.Tensor) -> tuple[torch.Tensor | None, ...]:
+        x, rows, cols, vals = ctx.saved_tensors
+        if not ctx.needs_input_grad[0]:
+            return None, None, None, None, None
+        B, D = x.shape
+        if cols.numel() > SPARSE_BACKWARD_MAX_DENSITY * B * D:
+            return x.t() @ grad_out, None, None, None, None
+        order = torch.argsort(cols, stable=True)
+        crow = torch.zeros(D + 1, dtype=torch.int64, device=cols.device)
+        crow[1:] = torch.cumsum(torch.bincount(cols, minlength=D), 0)
+        with warnings.catch_warnings():  # torch calls its CPU CSR tensors beta; this is a plain product
+            warnings.simplefilter("ignore", UserWarning)
+            xt = torch.sparse_csr_tensor(crow, rows[order], vals[order], (D, B), check_invariants=False)
+        return xt @ grad_out.contiguous(), None, None, None, None
+
+
+def sparse_entries(x: torch.Tensor) -> tuple[torch.Tensor, torch.Tensor, torch.Tensor] | None:
+    """``(rows, cols, vals)`` of the non-zero entries of a 2-d ``x``, or None if it is too dense.
+
+    None also for small batches, inputs that need a gradient and non-CPU
+    devices (where the dense product is the fast one).
+    """
+    if (x.dim() != 2 or x.shape[0] < SPARSE_MIN_BATCH or x.device.type != "cpu" or x.requires_grad
+            or x.shape[1] < 64):
+        return None
+    nz = x.nonzero()
+    if nz.shape[0] > SPARSE_MAX_DENSITY * x.numel():
+        return None
+    rows, cols = nz[:, 0], nz[:, 1]
+    return rows, cols, x[rows, cols]
+
+
 class ActorCritic(nn.Module):
     """Separate actor and critic MLPs over the acting seat's observation.
 
@@ -97,6 +164,11 @@ class ActorCritic(nn.Module):
         num_actions: number of actions ``A``.
         hidden: hidden layer widths, shared by actor and critic (e.g. ``(256, 256)``).
         activation: ``"tanh"`` or ``"relu"``.
+
+    On CPU, batches of sparse observations (:data:`SPARSE_MAX_DENSITY`) take
+    the first layer of both MLPs in one :class:`SparseInputLinear` product;
+    the result is the same function (the parameters and their gradients are
+    those of the plain ``nn.Linear`` layers).
     """
 
     def __init__(self, obs_size: int, num_actions: int, hidden: Sequence[int] = (256, 256),
@@ -109,17 +181,37 @@ class ActorCritic(nn.Module):
         self.actor = mlp([obs_size, *hidden, num_actions], activation, out_std=0.01)
         self.critic = mlp([obs_size, *hidden, 1], activation, out_std=1.0)
 
+    def _first_layers(self, obs: torch.Tensor, nets: Sequence[nn.Sequential]) -> list[torch.Tensor] | None:
+        """The first linear layer of each of ``nets`` on a sparse batch (None: use the dense path)."""
+        entries = sparse_entries(obs)
+        if entries is None:
+            return None
+        firsts = [net[0] for net in nets]
+        weight = firsts[0].weight if len(firsts) == 1 else torch.cat([f.weight for f in firsts], 0)
+        out = SparseInputLinear.apply(weight.t().contiguous(), obs, *entries)
+        parts = out.split([f.out_features for f in firsts], dim=-1)
+        return [h + f.bias for h, f in zip(parts, firsts)]
+
     def value(self, obs: torch.Tensor) -> torch.Tensor:
         """State values ``[B]``."""
-        return self.critic(obs).squeeze(-1)
+        first = self._first_layers(obs, [self.critic])
+        if first is None:
+            return self.critic(obs).squeeze(-1)
+        return self.critic[1:](first[0]).squeeze(-1)
 
     def logits(self, obs: torch.Tensor) -> torch.Tensor:
         """Unmasked action logits ``[B, A]``."""
-        return self.actor(obs)
+        first = self._first_layers(obs, [self.actor])
+        if first is None:
+            return self.actor(obs)
+        return self.actor[1:](first[0])
 
     def forward(self, obs: torch.Tensor) -> tuple[torch.Tensor, torch.Tensor]:
         """``(logits [B, A], values [B])``."""
-        return self.logits(obs), self.value(obs)
+        first = self._first_layers(obs, [self.actor, self.critic])
+        if first is None:
+            return self.actor(obs), self.critic(obs).squeeze(-1)
+        return self.actor[1:](first[0]), self.critic[1:](first[1]).squeeze(-1)
 
 
 # ----------------------------------------------------------------------------
@@ -131,9 +223,13 @@ def masked_logits(logits: torch.Tensor, mask: torch.Tensor) -> torch.Tensor:
     A row without any legal action (never produced by the envs) is left
     unmasked so that it stays a valid distribution.
     """
+    return logits.masked_fill(~_legal(mask), MASKED_LOGIT)
+
+
+def _legal(mask: torch.Tensor) -> torch.Tensor:
+    """``mask`` as bool, with rows that have no legal action made all legal."""
     mask = mask.bool()
-    mask = mask | ~mask.any(dim=-1, keepdim=True)
-    return torch.where(mask, logits, torch.full_like(logits, MASKED_LOGIT))
+    return mask | ~mask.any(dim=-1, keepdim=True)
 
 
 def log_prob_entropy(logits: torch.Tensor, mask: torch.Tensor, actions: torch.Tensor
@@ -143,12 +239,14 @@ def log_prob_entropy(logits: torch.Tensor, mask: torch.Tensor, actions: torch.Te
     Illegal actions contribute nothing to the entropy; the log-probability of
     an illegal action is a finite, very negative number (never NaN).
     """
-    ml = masked_logits(logits, mask)
+    legal = _legal(mask)
+    ml = logits.masked_fill(~legal, MASKED_LOGIT)
     logp_all = torch.log_softmax(ml, dim=-1)
     logp = logp_all.gather(-1, actions.long().unsqueeze(-1)).squeeze(-1)
-    p = logp_all.exp()
-    legal = mask.bool() | ~mask.bool().any(dim=-1, keepdim=True)
-    entropy = -torch.where(legal, p * logp_all, torch.zeros_like(p)).sum(-1)
+    # softmax rather than logp_all.exp(): the same probabilities, but exp() of the
+    # masked log-probabilities (about -1e9) takes a slow path on CPU
+    p = torch.softmax(ml, dim=-1)
+    entropy = -(p * logp_all).masked_fill(~legal, 0.0).sum(-1)
     return logp, entropy
 
 

@@ -620,7 +620,8 @@ def plot_curves(rows: list[dict[str, Any]], opponents: list[str], path: Path, ti
         ax.set_ylim(0, 1)
         ax.set_xlabel(xlabel)
         ax.set_ylabel("win rate (draw = 1/2)")
-        ax.legend(loc="lower right")
+        if ax.get_legend_handles_labels()[0]:  # no evaluation opponents: nothing to label
+            ax.legend(loc="lower right")
         ax.grid(alpha=0.3)
         ax = axes[1, col]
         for key in ("pg_loss", "v_loss", "entropy"):

@@ -208,3 +208,29 @@ def test_agent_refuses_a_game_that_does_not_fit(tmp_path):
                    progress=False, **TINY)
     with pytest.raises(ValueError, match="needs a path"):
         make_agent("ppo", "octrix")
+
+
+@pytest.mark.parametrize("density", [0.03, 0.1])  # sparse and dense weight-gradient products
+def test_sparse_first_layer_is_the_dense_function(monkeypatch, density):
+    import agents.ppo as ppo
+
+    torch.manual_seed(0)
+    model = ActorCritic(300, 12, hidden=(16, 16))
+    obs = (torch.rand(128, 300) < density).float() * torch.rand(128, 300)
+    obs[5] = 0.0  # a row without any non-zero feature
+
+    def run(sparse: bool):
+        monkeypatch.setattr(ppo, "SPARSE_MAX_DENSITY", 0.3 if sparse else -1.0)
+        assert (ppo.sparse_entries(obs) is not None) == sparse
+        model.zero_grad()
+        logits, value = model(obs)
+        (logits.square().sum() + value.sum()).backward()
+        return [logits.detach(), value.detach(), model.value(obs).detach(), model.logits(obs).detach(),
+                *[p.grad.clone() for p in model.parameters()]]
+
+    dense, sparse = run(False), run(True)
+    for a, b in zip(dense, sparse):
+        assert torch.allclose(a, b, rtol=1e-5, atol=1e-6)
+    # small batches and inputs that need a gradient take the dense path
+    assert ppo.sparse_entries(obs[:4]) is None
+    assert ppo.sparse_entries(obs.clone().requires_grad_()) is None

@@ -1,0 +1,45 @@
+"""The PPO throughput benchmark: our part runs with tiny budgets without sb3-contrib."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+import torch
+
+from experiments import bench_ppo
+from experiments.bench_ppo import BenchConfig, parse_game_spec, run_bench
+
+
+@pytest.fixture(autouse=True)
+def _restore_torch_threads():
+    before = torch.get_num_threads()
+    yield
+    torch.set_num_threads(before)
+
+
+def test_our_part_runs_and_writes_json_and_png(tmp_path):
+    cfg = BenchConfig(games=("octrix:ranks=3,hand_size=3",), budget_s=0.3, num_envs=8, num_steps=4,
+                      hidden=(8, 8), sb3=False, out_json=str(tmp_path / "b.json"),
+                      out_png=str(tmp_path / "b.png"), progress=False)
+    out = run_bench(cfg)
+    data = json.loads((tmp_path / "b.json").read_text())
+    res = data["results"]["octrix:ranks=3,hand_size=3"]
+    assert res["config"] == {"ranks": 3, "hand_size": 3}
+    assert res["ours"]["samples_per_s"] > 0 and res["ours"]["env_steps_per_s"] >= res["ours"]["samples_per_s"]
+    assert "sb3_default" not in res and out["results"].keys() == data["results"].keys()
+    assert (tmp_path / "b.png").stat().st_size > 0
+
+
+def test_missing_sb3_names_the_install_command(tmp_path, monkeypatch):
+    monkeypatch.setattr(bench_ppo, "sb3_available", lambda: False)
+    with pytest.raises(SystemExit, match="pip install sb3-contrib"):
+        run_bench(BenchConfig(games=("octrix",), out_json=str(tmp_path / "b.json"), progress=False))
+
+
+def test_config_validation():
+    assert parse_game_spec("octa:rules=nl") == ("octa", {"rules": "nl"})
+    with pytest.raises(ValueError, match="valid values"):
+        BenchConfig(games=("chess",))
+    with pytest.raises(ValueError, match="budget_s"):
+        BenchConfig(budget_s=0)
