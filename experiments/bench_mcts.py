@@ -2,6 +2,7 @@
 
     python -m experiments.bench_mcts                       # everything, default sizes
     python -m experiments.bench_mcts --skip-strength       # speed only (a minute)
+    python -m experiments.bench_mcts --games achten:deal_penalty=1 --skip-speed --random-budget 1000
 
 All in one run on the same machine:
 
@@ -36,6 +37,7 @@ from agents.arena import play_match, wilson_interval
 from agents.base import Agent, RandomAgent, make_turn
 from agents.mcts import MCTS, MCTSAgent, MCTSConfig, default_evaluator
 from agents.registry import make_agent
+from experiments.cli import make_game, parse_game_spec
 from octagames.core import Game, available_games
 
 
@@ -43,9 +45,9 @@ from octagames.core import Game, available_games
 class BenchConfig:
     """Sizes of the MCTS benchmark."""
 
-    games: str = ""
-    """comma-separated games (default: every available game), each a name with optional
-    config fields after slashes, e.g. ``octrix,achten/deal_penalty=1.0,octa/rules=nl``"""
+    games: tuple[str, ...] = ()
+    """games (default: every available game), each a game spec: a name with optional config
+    fields, e.g. ``octrix achten:deal_penalty=1 octa:rules=nl``"""
     speed_seconds: float = 3.0
     """seconds of our search per speed measurement"""
     openspiel_simulations: int = 200
@@ -70,31 +72,6 @@ class BenchConfig:
     """seed of deals and searches"""
     out_dir: str = "runs"
     """folder of the JSON and PNG"""
-
-
-def parse_spec(spec: str) -> tuple[str, dict[str, Any]]:
-    """``"achten/deal_penalty=1.0"`` -> ``("achten", {"deal_penalty": 1.0})``.
-
-    Raises:
-        ValueError: a config entry is not ``key=value``.
-    """
-    name, *items = spec.split("/")
-    config: dict[str, Any] = {}
-    for item in items:
-        key, sep, value = item.partition("=")
-        if not sep:
-            raise ValueError(f"games entry {spec!r}: config field {item!r} must be key=value")
-        try:
-            config[key] = json.loads(value.lower() if value.lower() in ("true", "false") else value)
-        except json.JSONDecodeError:
-            config[key] = value
-    return name.strip(), config
-
-
-def make_game(spec: str) -> Game:
-    """The :class:`Game` of a games entry (see :attr:`BenchConfig.games`)."""
-    name, config = parse_spec(spec)
-    return Game(name, **config)
 
 
 def start_position(name: str, seed: int) -> tuple[Game, Any, list[int]]:
@@ -245,12 +222,12 @@ def chart(result: dict[str, Any], path: Path) -> None:
 
 def main(cfg: BenchConfig) -> dict[str, Any]:
     """Run the benchmark, print the figures and write the files."""
-    games = [x.strip() for x in cfg.games.split(",") if x.strip()] or available_games()
+    games = [x.strip() for x in cfg.games if x.strip()] or available_games()
     result: dict[str, Any] = {"config": vars(cfg), "speed": [], "strength": []}
     for spec in games:
         make_game(spec)  # a bad entry fails before anything is measured
     for name in games if not cfg.skip_speed else []:
-        if "/" in name:
+        if ":" in name:
             continue  # speed: default configs only
         row = speed(name, cfg)
         result["speed"].append(row)
@@ -276,7 +253,7 @@ def main(cfg: BenchConfig) -> dict[str, Any]:
             if cfg.random_games > 0:
                 record(vs_agent(name, "random", cfg.random_games, cfg.random_budget, cfg.seed))
             try:
-                make_agent("heuristic", parse_spec(name)[0])
+                make_agent("heuristic", parse_game_spec(name)[0])
             except (ValueError, ImportError) as e:  # no heuristic for this game (or it does not load)
                 print(f"{name}: no heuristic agent ({e})")
                 continue

@@ -47,7 +47,8 @@ from typing import Any
 
 import torch
 
-from experiments.train_ppo import TrainConfig, Trainer, parse_game_config
+from experiments.cli import parse_game_spec
+from experiments.train_ppo import TrainConfig, Trainer
 
 SB3_MISSING = ("sb3-contrib is not installed; it is needed for the SB3 MaskablePPO anchor: "
                "pip install sb3-contrib  (or pip install -e '.[bench]'); "
@@ -108,19 +109,6 @@ class BenchConfig:
             raise ValueError("games is empty; give at least one, e.g. octrix")
         for spec in self.games:
             parse_game_spec(spec)
-
-
-def parse_game_spec(spec: str) -> tuple[str, dict[str, Any]]:
-    """``"octa:rules=en"`` -> ``("octa", {"rules": "en"})``.
-
-    Raises:
-        ValueError: an unknown game name (valid: octrix, achten, octiles, octa) or a bad field.
-    """
-    name, _, rest = spec.partition(":")
-    valid = ("octrix", "achten", "octiles", "octa")
-    if name not in valid:
-        raise ValueError(f"games entry {spec!r}: game {name!r} is not valid; valid values: {list(valid)}")
-    return name, parse_game_config([s for s in rest.split(",") if s])
 
 
 def _config_items(config: dict[str, Any]) -> tuple[str, ...]:

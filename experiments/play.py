@@ -26,7 +26,7 @@ import tyro
 
 from agents.base import Agent, make_turn
 from agents.registry import make_agent
-from experiments.tournament import parse_game_config
+from experiments.cli import parse_game_config
 from octagames.core import CHANCE, SIMULTANEOUS, TERMINAL, Game
 
 HELP = """Commands:

@@ -32,6 +32,7 @@ import numpy as np
 from agents.arena import play_game, wilson_interval
 from agents.base import Agent
 from agents.registry import make_agent
+from experiments.cli import parse_game_config
 from octagames.core import Game
 
 
@@ -184,36 +185,6 @@ def play_pair(game: Game, a: Agent, b: Agent, num_games: int, seed: int,
         if bar is not None:
             bar.update(1)
     return score, num_games
-
-
-def parse_game_config(text: str, game: str) -> dict[str, Any]:
-    """``"num_players=2,hand_size=6"`` -> typed config fields of ``game``.
-
-    Raises:
-        ValueError: an unknown field or a value of the wrong type.
-    """
-    if not text.strip():
-        return {}
-    fields = {f.name: f for f in dataclasses.fields(Game(game).module.Config)}
-    defaults = Game(game).config
-    out: dict[str, Any] = {}
-    for item in text.split(","):
-        key, sep, value = item.partition("=")
-        key = key.strip()
-        if not sep or key not in fields:
-            raise ValueError(f"game_config: {item!r} is not key=value with a field of {game}; "
-                             f"fields: {sorted(fields)}")
-        kind = type(getattr(defaults, key))
-        if kind is bool:
-            if value.strip().lower() not in ("true", "false", "1", "0"):
-                raise ValueError(f"game_config: {key} must be true or false, got {value!r}")
-            out[key] = value.strip().lower() in ("true", "1")
-        else:
-            try:
-                out[key] = kind(value.strip())
-            except ValueError as e:
-                raise ValueError(f"game_config: {key}={value!r} is not a {kind.__name__}") from e
-    return out
 
 
 def run_tournament(game: str, specs: Sequence[str], games_per_pair: int, seed: int = 0,

@@ -65,6 +65,7 @@ from agents.cfr import (
     flatten,
     nash_conv,
 )
+from experiments.cli import parse_game_config
 from octagames.core import Game
 
 
@@ -114,26 +115,6 @@ class TrainCFRConfig:
     """output folder"""
     quick: bool = False
     """tiny budget for tests (iterations <= 20, eval_games <= 4)"""
-
-
-def parse_game_config(text: str) -> dict[str, Any]:
-    """``"a=1,b=true"`` -> ``{"a": 1, "b": True}`` (ints, floats, booleans, strings)."""
-    out: dict[str, Any] = {}
-    for item in filter(None, (x.strip() for x in text.split(","))):
-        if "=" not in item:
-            raise ValueError(f"game_config item {item!r} must look like field=value")
-        k, v = (x.strip() for x in item.split("=", 1))
-        if v.lower() in ("true", "false"):
-            out[k] = v.lower() == "true"
-        else:
-            try:
-                out[k] = int(v)
-            except ValueError:
-                try:
-                    out[k] = float(v)
-                except ValueError:
-                    out[k] = v
-    return out
 
 
 def pool_merging(tree: FlatTree) -> dict[str, list[int]]:
@@ -262,7 +243,7 @@ def main(cfg: TrainCFRConfig) -> dict:
 
         source: Any = SpielSource(pyspiel.load_game(cfg.game[len("spiel:") :]))
     else:
-        game = Game(cfg.game, **parse_game_config(cfg.game_config))
+        game = Game(cfg.game, **parse_game_config(cfg.game_config, cfg.game))
         if cfg.deal_pool:
             roots = deal_pool(game, cfg.deal_pool, cfg.seed, per_view=cfg.deal_pool_per_view)
             result["deal_pool"] = {"k": cfg.deal_pool, "seed": cfg.seed, "per_view": cfg.deal_pool_per_view}

@@ -69,6 +69,8 @@ from agents.ppo import (ActorCritic, PPOAgent, policy_dict, ppo_update, sample_a
                         seat_gae, win_rewards)
 from agents.registry import make_agent
 from envs.vector import VectorEnv, make
+from experiments.cli import parse_game_config
+from octagames.core import Game
 
 #: metric columns that depend on the clock (left out when comparing runs)
 TIME_COLUMNS = ("wall_time", "steps_per_s", "eval_seconds")
@@ -170,6 +172,7 @@ class TrainConfig:
                      "pool_size", "checkpoint_every", "eval_games"):
             if getattr(self, name) < 1:
                 raise ValueError(f"{name}={getattr(self, name)} must be >= 1")
+        Game(self.game, **self.game_kwargs())  # unknown games, fields and values fail here
 
     @property
     def steps_per_update(self) -> int:
@@ -183,25 +186,11 @@ class TrainConfig:
 
     def game_kwargs(self) -> dict[str, Any]:
         """The game's config fields (``num_players`` and ``game_config``)."""
-        return {"num_players": self.num_players, **parse_game_config(self.game_config)}
+        return {"num_players": self.num_players, **parse_game_config(self.game_config, self.game)}
 
     def resolved_run_dir(self) -> Path:
         """``run_dir``, or the default folder of this game and seed."""
         return Path(self.run_dir or f"runs/ppo/{self.game}-{self.num_players}p-s{self.seed}")
-
-
-def parse_game_config(items: tuple[str, ...] | list[str]) -> dict[str, Any]:
-    """``("ranks=4", "partnership=true")`` -> ``{"ranks": 4, "partnership": True}``."""
-    out: dict[str, Any] = {}
-    for item in items:
-        key, sep, value = item.partition("=")
-        if not sep:
-            raise ValueError(f"game_config entry {item!r} must be key=value")
-        try:
-            out[key] = json.loads(value.lower() if value.lower() in ("true", "false") else value)
-        except json.JSONDecodeError:
-            out[key] = value
-    return out
 
 
 def resolve_device(name: str) -> torch.device:

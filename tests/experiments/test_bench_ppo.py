@@ -8,7 +8,7 @@ import pytest
 import torch
 
 from experiments import bench_ppo
-from experiments.bench_ppo import BenchConfig, parse_game_spec, run_bench
+from experiments.bench_ppo import BenchConfig, run_bench
 
 
 @pytest.fixture(autouse=True)
@@ -38,7 +38,6 @@ def test_missing_sb3_names_the_install_command(tmp_path, monkeypatch):
 
 
 def test_config_validation():
-    assert parse_game_spec("octa:rules=nl") == ("octa", {"rules": "nl"})
     with pytest.raises(ValueError, match="valid values"):
         BenchConfig(games=("chess",))
     with pytest.raises(ValueError, match="budget_s"):

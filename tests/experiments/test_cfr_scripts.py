@@ -10,7 +10,8 @@ import pytest
 from agents.cfr import CFRSolver, MCCFRSolver, flatten_spiel
 from experiments.bench_cfr import BenchCFRConfig
 from experiments.bench_cfr import main as bench_main
-from experiments.train_cfr import TrainCFRConfig, parse_game_config
+from experiments.cli import parse_game_config
+from experiments.train_cfr import TrainCFRConfig
 from experiments.train_cfr import main as train_main
 from octagames.core import Game
 
@@ -89,17 +90,6 @@ def test_train_cfr_spiel_and_mccfr_quick(tmp_path):
     assert mc.iteration == 20
 
 
-def test_parse_game_config():
-    assert parse_game_config("num_players=2, match=false,target=1.5,x=y") == {
-        "num_players": 2,
-        "match": False,
-        "target": 1.5,
-        "x": "y",
-    }
-    with pytest.raises(ValueError, match="field=value"):
-        parse_game_config("ranks")
-
-
 def test_train_cfr_achten_deal_pool_quick(tmp_path):
     from agents.cfr import GameSource, deal_pool, flatten
 
@@ -130,7 +120,7 @@ def test_train_cfr_achten_deal_pool_quick(tmp_path):
     assert 0 < data["heuristic_nash_conv"] < data["uniform_nash_conv"]
     assert "arena" not in result and "off the pool" in result["arena_skipped"]
     # the same pool again from the seed: the checkpoint reloads onto its tree
-    game = Game("achten", **parse_game_config(game_config))
+    game = Game("achten", **parse_game_config(game_config, "achten"))
     tree = flatten(GameSource(game, roots=deal_pool(game, 8, seed=2, per_view=2)))
     assert tree.num_nodes == data["nodes"]
     again = CFRSolver.load(tmp_path / "checkpoint.npz", tree)

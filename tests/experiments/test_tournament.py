@@ -6,7 +6,7 @@ import numpy as np
 import pytest
 
 from experiments.tournament import (TournamentConfig, bootstrap_intervals, fit_bradley_terry, main,
-                                    parse_game_config, run_tournament, seats_for)
+                                    run_tournament, seats_for)
 
 
 def test_bradley_terry_recovers_known_strengths():
@@ -52,7 +52,4 @@ def test_duplicate_specs_and_bad_input():
     with pytest.raises(ValueError, match="at least two"):
         run_tournament("octrix", ["random"], 4)
     with pytest.raises(ValueError, match="fields"):
-        parse_game_config("nope=1", "octrix")
-    with pytest.raises(ValueError, match="must be true or false"):
-        parse_game_config("match=maybe", "octrix")
-    assert parse_game_config("num_players=3,match=true", "octrix") == {"num_players": 3, "match": True}
+        main(TournamentConfig(game_config="nope=1", progress=False))

@@ -15,7 +15,7 @@ import torch
 from agents.arena import play_match
 from agents.base import RandomAgent
 from agents.registry import make_agent
-from experiments.train_ppo import TIME_COLUMNS, TrainConfig, Trainer, parse_game_config, train
+from experiments.train_ppo import TIME_COLUMNS, TrainConfig, Trainer, train
 
 ROOT = Path(__file__).resolve().parents[2]
 
@@ -135,10 +135,12 @@ def test_one_update_on_other_games_and_seat_counts(tmp_path, game, kwargs):
 
 
 def test_config_validation_and_parsing():
-    assert parse_game_config(("ranks=4", "partnership=true", "target=3.5")) == {
-        "ranks": 4, "partnership": True, "target": 3.5}
+    assert TrainConfig(game_config=("ranks=4", "hand_size=4")).game_kwargs() == {
+        "num_players": 2, "ranks": 4, "hand_size": 4}
     with pytest.raises(ValueError, match="reward"):
         TrainConfig(reward="nope")
     with pytest.raises(ValueError, match="key=value"):
-        parse_game_config(("ranks",))
+        TrainConfig(game_config=("ranks",))
+    with pytest.raises(ValueError, match="ranks"):  # a value the game's Config refuses
+        TrainConfig(game_config=("ranks=99",))
     assert TrainConfig(num_envs=8, num_steps=4, total_steps=33).num_updates == 2

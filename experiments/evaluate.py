@@ -1,0 +1,124 @@
+"""Evaluate one agent against each of several opponents: win rates with 95% intervals.
+
+    python -m experiments.evaluate --game octrix --agent ppo:runs/ppo/octrix-2p-s0/policy.pt \\
+        --opponents random heuristic mcts:200 --games 400
+    python -m experiments.evaluate --game achten --game-config num_players=2,deal_penalty=1 \\
+        --agent mcts:1000 --opponents random --games 200
+
+For every opponent, :func:`agents.arena.play_match` plays ``games`` games with
+the agent in one seat and a fresh instance of the opponent in every other
+seat; seats rotate every game, game ``k`` uses seed ``seed + k`` (the same
+deals for every opponent). A draw counts half a win.
+
+Writes ``<out_dir>/evaluate-<game>-<agent>.json`` (every match's table, the
+settings) and a PNG bar chart of the win rates with their intervals beside it.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from dataclasses import asdict, dataclass
+from pathlib import Path
+from typing import Any
+
+from agents.arena import MatchResult, play_match
+from agents.registry import make_agent
+from experiments.cli import parse_game_config
+from octagames.core import Game, available_games
+
+
+@dataclass(frozen=True)
+class EvalConfig:
+    """One agent against each opponent (all fields are command-line flags)."""
+
+    game: str = "octrix"
+    """short game name (octrix, achten, octiles, octa)"""
+    agent: str = "heuristic"
+    """the evaluated agent's spec for agents.registry (e.g. ppo:runs/ppo/octrix-2p-s0/policy.pt, mcts:1000)"""
+    opponents: tuple[str, ...] = ("random",)
+    """opponent specs; each plays every other seat"""
+    games: int = 200
+    """games per opponent (seats rotated)"""
+    game_config: str = ""
+    """game config fields as key=value pairs separated by commas, e.g. num_players=2,deal_penalty=1"""
+    seed: int = 0
+    """game k uses seed + k, for every opponent"""
+    out_dir: str = "runs/eval"
+    """folder of the JSON and the PNG"""
+    progress: bool = True
+    """show a progress bar per match"""
+
+    def __post_init__(self) -> None:
+        if self.game not in available_games():
+            raise ValueError(f"game={self.game!r} is not valid; valid values: {sorted(available_games())}")
+        if self.games < 1:
+            raise ValueError(f"games={self.games} is not valid; it must be >= 1")
+        if not self.opponents:
+            raise ValueError("opponents is empty; give at least one agent spec, e.g. random")
+
+
+def evaluate(cfg: EvalConfig) -> dict[str, Any]:
+    """Play every match of ``cfg``; write the JSON and the PNG and return the JSON's content."""
+    config = parse_game_config(cfg.game_config, cfg.game)
+    game = Game(cfg.game, **config)
+    n = game.num_players
+    results: list[dict[str, Any]] = []
+    for spec in cfg.opponents:
+        agents = [make_agent(cfg.agent, cfg.game)] + [make_agent(spec, cfg.game) for _ in range(n - 1)]
+        match: MatchResult = play_match(game, agents, cfg.games, seed=cfg.seed, progress=cfg.progress)
+        me = match.records[0]
+        lo, hi = me.interval()
+        print(match.table())
+        results.append({"opponent": spec, "win_rate": me.score, "ci95": [lo, hi], "wins": me.wins,
+                        "draws": me.draws, "losses": me.losses, "games": me.games,
+                        "mean_return": me.mean_return, "match": match.to_json()})
+    out = {"settings": asdict(cfg), "game": cfg.game, "config": config, "agent": cfg.agent,
+           "results": results}
+    stem = f"evaluate-{cfg.game}-{_slug(cfg.agent)}"
+    path = Path(cfg.out_dir) / f"{stem}.json"
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_text(json.dumps(out, indent=1))
+    plot(out, path.with_suffix(".png"))
+    print(f"wrote {path} and {path.with_suffix('.png')}")
+    return out
+
+
+def _slug(spec: str) -> str:
+    """A file-name-safe short form of an agent spec (a policy path keeps its last two parts)."""
+    name, _, arg = spec.partition(":")
+    if "/" in arg:
+        arg = "-".join(Path(arg).with_suffix("").parts[-2:])
+    return re.sub(r"[^A-Za-z0-9_.-]+", "-", f"{name}-{arg}" if arg else name).strip("-")
+
+
+def plot(out: dict[str, Any], path: Path) -> Path:
+    """Bars of the agent's win rate against each opponent, with 95% intervals."""
+    import matplotlib
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    res = out["results"]
+    fig, ax = plt.subplots(figsize=(2.5 + 1.4 * len(res), 4))
+    xs = range(len(res))
+    rates = [r["win_rate"] for r in res]
+    err = [[r["win_rate"] - r["ci95"][0] for r in res], [r["ci95"][1] - r["win_rate"] for r in res]]
+    ax.bar(xs, rates, yerr=err, capsize=4, color="tab:green")
+    for x, r in zip(xs, res):
+        ax.text(x, r["ci95"][1] + 0.02, f"{r['win_rate']:.2f}\n{r['games']} games", ha="center", fontsize=8)
+    ax.axhline(0.5, color="grey", lw=0.8, ls="--")
+    ax.set_xticks(list(xs))
+    ax.set_xticklabels([r["opponent"] for r in res], rotation=15)
+    ax.set_ylim(0, 1.15)
+    ax.set_ylabel("win rate (draw = 1/2), 95% CI")
+    ax.set_title(f"{out['agent']} on {out['game']}", fontsize=9)
+    fig.tight_layout()
+    fig.savefig(path, dpi=90)
+    plt.close(fig)
+    return path
+
+
+if __name__ == "__main__":
+    import tyro
+
+    evaluate(tyro.cli(EvalConfig))
