@@ -24,8 +24,8 @@ import numpy as np
 from agents.base import Agent, Turn
 from agents.mcts import random_policy
 from octagames.achten.rules import (A_CLAW, A_CLOSED, A_KEEP, A_PASS, A_STAND, A_SWAP, A_SWAP_ALL, CLOSED,
-                                    PH_FIRST, POT0, hand_key, hand_key3, hand_of, hand_value, hand_value3,
-                                    is_verbied, is_verbied3, pot_of)
+                                    NUL_TENTHS, PH_FIRST, POT0, hand_key, hand_key3, hand_of, hand_value,
+                                    hand_value3, is_verbied, is_verbied3, pot_of)
 
 
 class AchtenHeuristicAgent(Agent):
@@ -179,3 +179,37 @@ def achten_playout(s, player, mask, n_legal) -> int:
     if mask[A_PASS]:
         return A_PASS
     return random_policy(s, player, mask, n_legal)
+
+
+# ------------------------------------------------------------------ compiled leaf value
+@nb.njit(cache=True)
+def achten_value(s, out) -> None:
+    """MCTS leaf value: the returns of a showdown held now (:class:`agents.mcts.CompiledValue`).
+
+    On a determinized record every hand is known, so this is what the engine's
+    showdown would give if the round ended at this point: nul scores 1, the
+    points already made this round (verbied) count, the worst hand pays the
+    dealing penalty; each seat gets its points minus the mean of the others'.
+    In match mode the same lead, added to the match scores, is divided by the
+    target (and clipped to [-1, 1]) as an estimate of the match result.
+    """
+    n = int(s["num_players"])
+    worst, worst_key = -1, -1
+    pts = np.zeros(n)
+    for p in range(n):
+        b = 3 * p
+        c0, c1, c2 = s["slot_card"][b], s["slot_card"][b + 1], s["slot_card"][b + 2]
+        tenths = s["round_pts"][p] + (NUL_TENTHS if hand_value3(c0, c1, c2) == 0 else 0)
+        pts[p] = tenths / 10.0
+        key = hand_key3(c0, c1, c2)
+        if key > worst_key:
+            worst, worst_key = p, key
+    if s["match"] == 0:
+        pts[worst] -= s["deal_penalty"]
+    else:
+        for p in range(n):
+            pts[p] += s["scores"][p] / 10.0
+    total = pts.sum()
+    for p in range(n):
+        lead = pts[p] - (total - pts[p]) / (n - 1)
+        out[p] = lead if s["match"] == 0 else max(-1.0, min(1.0, lead / (s["target"] / 10.0)))

@@ -299,7 +299,7 @@ def test_agent_in_the_arena_and_registry():
     assert isinstance(agent, MCTSAgent) and agent.config.num_simulations == 50
     with pytest.raises(ValueError, match="number of simulations"):
         make_agent("mcts:many", "octrix")
-    with pytest.raises(ValueError, match="must be 'random'"):
+    with pytest.raises(ValueError, match="'greedy' is not valid"):
         make_agent("mcts:50:greedy", "octrix")
     result = play_match("octrix", [agent, RandomAgent()], num_games=6, seed=0, progress=False)
     assert result.records[0].wins >= 5
@@ -358,3 +358,64 @@ def test_every_game_plays_with_mcts():
                 g.apply_action(s, agents[p].act(make_turn(g, s, p, steps)))
             steps += 1
         assert steps == 40 or g.is_terminal(s), name
+
+
+def test_win_values_follow_the_arena_rule():
+    from agents.mcts import win_values
+    out = np.full(4, 9.0)
+    win_values(np.array([0.3, -0.3, 0.0, 0.0]), 2, out)
+    assert out.tolist() == [1.0, 0.0, 0.0, 0.0]  # seats beyond num_players get 0
+    win_values(np.array([-1.0, -1.0, 0.0, 0.0]), 2, out)
+    assert out.tolist() == [0.5, 0.5, 0.0, 0.0]  # all equal: a draw
+    win_values(np.array([-1.0, 2.0, -1.0, 2.0]), 4, out)
+    assert out.tolist() == [0.0, 1.0, 0.0, 1.0]  # partners with the best return both win
+
+
+def test_win_objective_values_a_certain_win_fully():
+    # laying verbied ends the round at once with +0.1 (no dealing penalty here): a small
+    # score (0.545 of the utility range [-1.1, 1.1]) but nearly always the best return
+    g, s = achten_verbied()
+    turn = make_turn(g, s, 0, seed=0)
+    score = MCTS(g, MCTSConfig(num_simulations=2000)).search(turn.state, 0, 0)
+    win = MCTS(g, MCTSConfig(num_simulations=2000, objective="win")).search(turn.state, 0, 0)
+    assert score.action == win.action == 4
+    assert abs(score.values[4] - 1.2 / 2.2) < 0.02 and win.values[4] > 0.95
+    with pytest.raises(ValueError, match="objective='best'.*valid values"):
+        MCTSConfig(objective="best")
+
+
+def test_agent_specs_with_options_and_per_game_exploration():
+    from agents.heuristic_achten import achten_value
+    from agents.mcts import CompiledValue, default_evaluator
+    a = make_agent("mcts:200:win:c=0.5", "octrix")
+    assert (a.config.num_simulations, a.config.objective, a.config.exploration) == (200, "win", 0.5)
+    assert a.name == "mcts200-win-c=0.5"
+    with pytest.raises(ValueError, match="c=<number>"):
+        make_agent("mcts:200:c=big", "octrix")
+    # None: the game's default constant
+    assert MCTS(Game("achten")).exploration == 0.35 and MCTS(Game("octrix")).exploration == 1.4
+    assert MCTS(Game("achten"), MCTSConfig(exploration=2.0)).exploration == 2.0
+    ev = default_evaluator(Game("achten"))
+    assert isinstance(ev, CompiledValue) and ev.value is achten_value and ev.rollout_steps == 0
+
+
+@pytest.mark.parametrize("config", [dict(num_players=2, deal_penalty=1.0), dict(num_players=3, deal_penalty=0.5)])
+def test_achten_value_is_the_showdown_held_now(config):
+    # at every normal turn of random games: pass, let the others stand, and the engine's
+    # showdown returns are the value computed before the pass (the hands did not change)
+    from agents.heuristic_achten import achten_value
+    from octagames.achten.rules import A_PASS, A_STAND, PH_TURNS
+    g = Game("achten", **config)
+    checked = 0
+    for s, p in random_decisions(g, seed=11, max_games=150):
+        if int(s["phase"]) != PH_TURNS:
+            continue
+        out = np.zeros(6)
+        achten_value(s, out)
+        c = g.clone(s)
+        g.apply_action(c, A_PASS)
+        while not g.is_terminal(c):
+            g.apply_action(c, A_STAND)
+        np.testing.assert_allclose(out[:g.num_players], g.returns(c), atol=1e-12)
+        checked += 1
+    assert checked > 100
