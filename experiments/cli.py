@@ -23,7 +23,8 @@ def parse_game_config(config: str | Sequence[str], game: str) -> dict[str, Any]:
     """``"num_players=2,hand_size=6"`` -> ``{"num_players": 2, "hand_size": 6}``, typed by ``game``'s Config.
 
     Args:
-        config: ``key=value`` items separated by commas, or a sequence of items.
+        config: ``key=value`` items separated by commas, or a sequence of such strings
+            (what a tyro ``tuple[str, ...]`` flag gives: ``--game-config a=1 b=2`` or ``a=1,b=2``).
         game: the short game name whose ``Config`` fields are accepted.
 
     Raises:
@@ -33,8 +34,8 @@ def parse_game_config(config: str | Sequence[str], game: str) -> dict[str, Any]:
     """
     if game not in available_games():
         raise ValueError(f"game={game!r} is not valid; valid values: {sorted(available_games())}")
-    items = config.split(",") if isinstance(config, str) else list(config)
-    items = [item.strip() for item in items if item.strip()]
+    parts = [config] if isinstance(config, str) else list(config)
+    items = [item.strip() for part in parts for item in part.split(",") if item.strip()]
     if not items:
         return {}
     defaults = Game(game).config

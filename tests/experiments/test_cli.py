@@ -9,6 +9,8 @@ def test_values_take_the_type_of_the_field():
     assert parse_game_config("num_players=3, match=true,target=88", "octrix") == {
         "num_players": 3, "match": True, "target": 88}
     assert parse_game_config(("deal_penalty=1", "match=0"), "achten") == {"deal_penalty": 1.0, "match": False}
+    assert parse_game_config(("deal_penalty=1,match=0", "ranks=5"), "achten") == {
+        "deal_penalty": 1.0, "match": False, "ranks": 5}
     assert isinstance(parse_game_config("deal_penalty=1", "achten")["deal_penalty"], float)
     assert parse_game_config("rules=nl", "octa") == {"rules": "nl"}
     assert parse_game_config("", "octiles") == {} and parse_game_config((), "octiles") == {}
