@@ -60,7 +60,8 @@ One algorithm for all games
 
 Evaluators
 ----------
-* :class:`RandomRollout` (default): uniformly random playouts, fully compiled.
+* :class:`RandomRollout` (default): uniformly random playouts, fully compiled (drawn with the
+  rules module's own ``random_legal_action`` when it has one, e.g. Octiles).
 * :class:`CompiledRollout`: playouts with a numba policy
   ``policy(s, player, mask, n_legal) -> action``; fully compiled, so a
   heuristic costs only its own arithmetic. This is the fast way to add game
@@ -285,6 +286,12 @@ def win_values(rets, num_players, out) -> None:
 
 
 @nb.njit(cache=True)
+def _no_random_legal(s, player) -> int:
+    """Stands in for a rules module's ``random_legal_action`` where it has none (never called)."""
+    return -1
+
+
+@nb.njit(cache=True)
 def returns_value(s, out) -> None:
     """The default leaf value: nothing is added (``out`` keeps the zeros of an unfinished game)."""
     return
@@ -330,8 +337,11 @@ from {module} import (acting_player as act, apply_action as apply_k, current_pla
     determinize as det_k, legal_mask as mask_k, returns as ret_k, sample_chance as sample_k)
 from {pmod} import {pname} as policy
 from {vmod} import {vname} as leaf_value
+from {rmod} import {rname} as rand_k
 
 num_actions = {num_actions}
+# uniformly random playouts through the module's own sampler (random_legal_action)
+FAST_RANDOM = {fast_random}
 
 """
 
@@ -486,8 +496,11 @@ def rollout(s, mask, max_steps) -> int:
             apply_k(s, int(sample_k(s)))
         else:
             p = act(s)
-            n = mask_k(s, p, mask)
-            apply_k(s, policy(s, p, mask, n))
+            if FAST_RANDOM:
+                apply_k(s, rand_k(s, p))
+            else:
+                n = mask_k(s, p, mask)
+                apply_k(s, policy(s, p, mask, n))
         steps += 1
     return steps
 
@@ -593,6 +606,10 @@ def search_kernels(module: ModuleType, policy: Any = random_policy,
         return _KERNELS[key]
     pmod, pname = _importable(policy, "policy")
     vmod, vname = _importable(value, "value function")
+    # random playouts draw through the rules' own uniform sampler when they have one
+    # (compared by name: an evaluator's ``policy`` attribute may come back as a bound method)
+    fast_random = (pmod, pname) == (__name__, "random_policy") and hasattr(module, "random_legal_action")
+    rmod, rname = (module.__name__, "random_legal_action") if fast_random else (__name__, "_no_random_legal")
     sources = [Path(__file__).read_text(), pmod, pname, vmod, vname, module.__name__]  # this file holds the template
     deps = [Path(sys.modules[pmod].__file__), Path(sys.modules[vmod].__file__),
             Path(sys.modules['octagames.core'].__file__)]
@@ -609,7 +626,8 @@ def search_kernels(module: ModuleType, policy: Any = random_policy,
     path = folder / f"{name}.py"
     if not path.exists():
         header = _KERNEL_HEADER.format(module=module.__name__, pmod=pmod, pname=pname, vmod=vmod,
-                                       vname=vname, num_actions=module.INFO.num_actions)
+                                       vname=vname, rmod=rmod, rname=rname, fast_random=fast_random,
+                                       num_actions=module.INFO.num_actions)
         tmp = path.with_suffix(f".{os.getpid()}.tmp")
         tmp.write_text(header + KERNEL_SOURCE)
         os.replace(tmp, path)  # atomic: parallel processes may race here

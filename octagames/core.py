@@ -35,6 +35,12 @@ Optional, where a bound depends on the config: ``utility_bounds(config) ->
 -> (low, high)``; :class:`Game` falls back to ``INFO`` (and to [0, 1] for
 observations) otherwise.
 
+Optional, for speed: ``random_legal_action(s, player) -> action``, a legal
+action of the acting ``player`` drawn uniformly with the record's RNG, for games
+where that is cheaper than the whole ``legal_mask`` (Octiles checks one
+placement at a time). MCTS's random playouts use it when a module has it; the
+distribution must be exactly uniform over ``legal_mask``.
+
 The kernels are plain functions over one record compiled with numba
 (``cache=True``); they also run uncompiled under ``NUMBA_DISABLE_JIT=1``.
 Records are indexed as ``s['field']`` so both modes work.

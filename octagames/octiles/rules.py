@@ -106,6 +106,8 @@ MAX_PATH = 72      # a path uses every octagon side at most once: <= 136/2 cross
 DEFAULT_MAX_TURNS = 2000
 # Every (placement, move) pair of one turn, for list_turns.
 MAX_TURN_CHOICES = NUM_SPACES * NUM_SIDES * MAX_RUNNERS * NUM_DIRS
+#: rejection draws of :func:`random_legal_action` before it builds the whole mask
+PLACEMENT_TRIES = 12
 
 PH_SETUP, PH_DEAL, PH_DEAL3, PH_ROT3, PH_LOT, PH_PLACE, PH_MOVE, PH_REVEAL, PH_OVER = range(9)
 PHASE_NAMES = ("setup", "deal", "deal-3p", "rotate-3p", "lot", "place", "move", "reveal", "over")
@@ -522,6 +524,37 @@ def _legal_now(s, p, action) -> bool:
     mask = np.zeros(NUM_ACTIONS, dtype=np.uint8)
     legal_mask(s, p, mask)
     return mask[action] != 0
+
+
+@nb.njit(cache=True)
+def random_legal_action(s, player) -> int:
+    """A legal action of the acting ``player``, uniform over :func:`legal_mask`, drawn with the
+    record's RNG (the engine contract's optional fast sampler, used by random playouts).
+
+    A placement turn tries uniformly drawn placements one at a time
+    (:func:`_placement_ok`, rejection sampling: an accepted draw is uniform over
+    the legal placements); after ``PLACEMENT_TRIES`` rejections, and in every
+    other phase, it draws from the whole mask, which is uniform too.
+    """
+    if int(s["phase"]) == PH_PLACE and player == current_player(s):
+        forced = _forced_now(s, player)
+        for _ in range(PLACEMENT_TRIES):
+            a = A_PLACE + rng_below(s, A_MOVE - A_PLACE)
+            o = (a - A_PLACE) // NUM_SIDES
+            r = (a - A_PLACE) % NUM_SIDES
+            if _placement_ok(s, player, o, r, forced):
+                return a
+    mask = np.zeros(NUM_ACTIONS, dtype=np.uint8)
+    n = legal_mask(s, player, mask)
+    if n == 0:
+        return -1
+    k = rng_below(s, n)
+    for a in range(NUM_ACTIONS):
+        if mask[a]:
+            if k == 0:
+                return a
+            k -= 1
+    return -1
 
 
 @nb.njit(cache=True)

@@ -419,3 +419,24 @@ def test_achten_value_is_the_showdown_held_now(config):
         np.testing.assert_allclose(out[:g.num_players], g.returns(c), atol=1e-12)
         checked += 1
     assert checked > 100
+
+
+def test_random_playouts_draw_with_the_rules_own_sampler():
+    # Octiles has the contract's optional random_legal_action; other games and other
+    # playout policies go through legal_mask
+    from agents.mcts import search_kernels
+
+    def fast(kernels):
+        return kernels.rollout.py_func.__globals__["FAST_RANDOM"]
+
+    octiles = Game("octiles").module
+    assert fast(search_kernels(octiles)) is True
+    assert fast(search_kernels(Game("octrix").module)) is False
+    assert fast(search_kernels(octiles, CompiledRollout(lowest_action_policy).policy)) is False
+    # the fast playout plays a game from its first decision to the end
+    g = Game("octiles")
+    s = g.new_state(2)
+    g.play_chance(s)
+    c = g.clone(s).reshape(1)
+    steps = search_kernels(octiles).rollout(c[0], np.zeros(g.num_actions, np.uint8), 10**6)
+    assert g.is_terminal(c[0]) and 0 < steps < 10**6

@@ -617,3 +617,45 @@ def test_heuristic_agent_beats_random_play():
         r, _ = play_game(g, seats, k)
         wins += int(r[k % 2] > 0)
     assert wins >= 5
+
+
+@pytest.mark.parametrize("config", [dict(num_players=2), dict(num_players=4, team=True), dict(num_players=3)])
+def test_random_legal_action_is_legal_and_uniform(config):
+    # the single-placement check agrees with the whole mask at every placement decision
+    # of random games, and the fast sampler draws every legal action equally often
+    g = Game("octiles", **config)
+    rng = np.random.default_rng(4)
+    checked = 0
+    for k in range(12):
+        s = g.new_state(k)
+        while not g.is_terminal(s):
+            if g.is_chance(s):
+                g.apply_action(s, g.sample_chance(s))
+                continue
+            p = g.acting_player(s)
+            mask = g.legal_mask(s, p)
+            if int(s["phase"]) == R.PH_PLACE:
+                forced = bool(R._forced_now(s, p))
+                ok = [R._placement_ok(s, p, a // R.NUM_SIDES, a % R.NUM_SIDES, forced)
+                      for a in range(R.A_PLACE, R.A_MOVE)]
+                np.testing.assert_array_equal(np.array(ok, np.uint8), mask[R.A_PLACE:R.A_MOVE])
+                checked += 1
+            c = g.clone(s)
+            assert mask[R.random_legal_action(c, p)]
+            g.apply_action(s, int(rng.choice(np.flatnonzero(mask))))
+    assert checked > 500
+    # uniformity at one placement decision with many legal placements: chi-square test
+    s = g.new_state(1)
+    while g.is_chance(s) or int(s["phase"]) != R.PH_PLACE or g.legal_mask(s, g.acting_player(s)).sum() < 20:
+        g.apply_action(s, g.sample_chance(s) if g.is_chance(s) else int(rng.choice(g.legal_actions(s))))
+    p = g.acting_player(s)
+    legal = np.flatnonzero(g.legal_mask(s, p))
+    draws = 300 * len(legal)
+    counts = np.zeros(R.NUM_ACTIONS)
+    c = g.clone(s)
+    for _ in range(draws):
+        counts[R.random_legal_action(c, p)] += 1  # the record's RNG advances with each draw
+    assert counts[legal].sum() == draws
+    chi2 = ((counts[legal] - 300) ** 2 / 300).sum()
+    dof = len(legal) - 1
+    assert chi2 < dof + 5 * np.sqrt(2 * dof), (chi2, dof)  # about 5 standard deviations
