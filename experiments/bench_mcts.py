@@ -109,7 +109,8 @@ def speed(name: str, cfg: BenchConfig) -> dict[str, Any]:
     """Simulations per second of both searches from the same position."""
     g, s, outcomes = start_position(name, cfg.seed)
     p = g.acting_player(s)
-    ours = MCTS(g, MCTSConfig(num_simulations=10**9, time_limit=cfg.speed_seconds))
+    # OpenSpiel's exploration constant (uct_c=1.4) and playout policy (uniformly random)
+    ours = MCTS(g, MCTSConfig(num_simulations=10**9, time_limit=cfg.speed_seconds, exploration=1.4))
     ours.search(s, p, 0)  # compile (or load from the cache) outside the timing
     r = ours.search(s, p, 1)
     os_game = openspiel_game(name)
