@@ -610,7 +610,10 @@ def search_kernels(module: ModuleType, policy: Any = random_policy,
     # (compared by name: an evaluator's ``policy`` attribute may come back as a bound method)
     fast_random = (pmod, pname) == (__name__, "random_policy") and hasattr(module, "random_legal_action")
     rmod, rname = (module.__name__, "random_legal_action") if fast_random else (__name__, "_no_random_legal")
-    sources = [Path(__file__).read_text(), pmod, pname, vmod, vname, module.__name__]  # this file holds the template
+    # this file (its helpers are compiled into the kernels) and the template this process
+    # holds: a process started before an edit of this file writes its own module
+    sources = [Path(__file__).read_text(), _KERNEL_HEADER, KERNEL_SOURCE, pmod, pname, vmod, vname,
+               module.__name__]
     deps = [Path(sys.modules[pmod].__file__), Path(sys.modules[vmod].__file__),
             Path(sys.modules['octagames.core'].__file__)]
     for f in sorted(Path(module.__file__).parent.glob("*.py")) + deps:
