@@ -338,6 +338,7 @@ from {module} import (acting_player as act, apply_action as apply_k, current_pla
 from {pmod} import {pname} as policy
 from {vmod} import {vname} as leaf_value
 from {rmod} import {rname} as rand_k
+from {amod} import {aname} as apply_fast
 
 num_actions = {num_actions}
 # uniformly random playouts through the module's own sampler (random_legal_action)
@@ -493,14 +494,14 @@ def rollout(s, mask, max_steps) -> int:
         if cp == TERMINAL:
             break
         if cp == CHANCE:
-            apply_k(s, int(sample_k(s)))
+            apply_fast(s, int(sample_k(s)))
         else:
             p = act(s)
             if FAST_RANDOM:
-                apply_k(s, rand_k(s, p))
+                apply_fast(s, rand_k(s, p))
             else:
                 n = mask_k(s, p, mask)
-                apply_k(s, policy(s, p, mask, n))
+                apply_fast(s, policy(s, p, mask, n))
         steps += 1
     return steps
 
@@ -610,6 +611,8 @@ def search_kernels(module: ModuleType, policy: Any = random_policy,
     # (compared by name: an evaluator's ``policy`` attribute may come back as a bound method)
     fast_random = (pmod, pname) == (__name__, "random_policy") and hasattr(module, "random_legal_action")
     rmod, rname = (module.__name__, "random_legal_action") if fast_random else (__name__, "_no_random_legal")
+    # playout actions come from the mask (or the sampler): the rules' unchecked apply when they have one
+    aname = "apply_legal" if hasattr(module, "apply_legal") else "apply_action"
     # this file (its helpers are compiled into the kernels) and the template this process
     # holds: a process started before an edit of this file writes its own module
     sources = [Path(__file__).read_text(), _KERNEL_HEADER, KERNEL_SOURCE, pmod, pname, vmod, vname,
@@ -629,7 +632,8 @@ def search_kernels(module: ModuleType, policy: Any = random_policy,
     path = folder / f"{name}.py"
     if not path.exists():
         header = _KERNEL_HEADER.format(module=module.__name__, pmod=pmod, pname=pname, vmod=vmod,
-                                       vname=vname, rmod=rmod, rname=rname, fast_random=fast_random,
+                                       vname=vname, rmod=rmod, rname=rname, amod=module.__name__,
+                                       aname=aname, fast_random=fast_random,
                                        num_actions=module.INFO.num_actions)
         tmp = path.with_suffix(f".{os.getpid()}.tmp")
         tmp.write_text(header + KERNEL_SOURCE)

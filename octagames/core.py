@@ -39,7 +39,10 @@ Optional, for speed: ``random_legal_action(s, player) -> action``, a legal
 action of the acting ``player`` drawn uniformly with the record's RNG, for games
 where that is cheaper than the whole ``legal_mask`` (Octiles checks one
 placement at a time). MCTS's random playouts use it when a module has it; the
-distribution must be exactly uniform over ``legal_mask``.
+distribution must be exactly uniform over ``legal_mask``. And ``apply_legal(s, action) -> bool``:
+``apply_action`` without the legality check of a player's action, for actions
+taken from ``legal_mask`` (or ``random_legal_action``); MCTS playouts use it.
+It must leave the record exactly as ``apply_action`` would.
 
 The kernels are plain functions over one record compiled with numba
 (``cache=True``); they also run uncompiled under ``NUMBA_DISABLE_JIT=1``.

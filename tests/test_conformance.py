@@ -77,3 +77,35 @@ def test_static_facts(game):
     assert game.dtype.names and "rng" in game.dtype.names
     s = game.new_state(0)
     assert isinstance(game.render(s), str) and game.render(s, 0)
+
+
+# games with the contract's optional fast kernels (apply_legal; Octiles also random_legal_action)
+FAST_KERNEL_CONFIGS = [(n, c) for n, c in GAME_CONFIGS if n in ("octiles", "octa")]
+
+
+@pytest.mark.parametrize("name,config", FAST_KERNEL_CONFIGS, ids=[f"{n}-{c}" for n, c in FAST_KERNEL_CONFIGS])
+def test_optional_fast_kernels_agree_with_the_contract(name, config):
+    # apply_legal must leave a record exactly as apply_action does; random_legal_action must
+    # return a legal action (its uniformity is tested in the game's own tests)
+    game = Game(name, **config)
+    module = game.module
+    sampler = getattr(module, "random_legal_action", None)
+    assert hasattr(module, "apply_legal") and (sampler is not None or name == "octa")
+    rng = np.random.default_rng(9)
+    steps = 0
+    for seed in range(6):
+        s = game.new_state(seed)
+        while not game.is_terminal(s):
+            if game.is_chance(s):
+                a = game.sample_chance(s)
+            else:
+                p = game.acting_player(s)
+                a = int(rng.choice(game.legal_actions(s)))
+                if sampler is not None:
+                    assert game.legal_mask(s, p)[sampler(game.clone(s), p)]
+            fast = game.clone(s)
+            assert module.apply_legal(fast, a)
+            game.apply_action(s, a)
+            assert game.to_bytes(fast) == game.to_bytes(s)
+            steps += 1
+    assert steps > 100

@@ -774,6 +774,13 @@ def apply_player(s, a) -> bool:
     gen_legal(s, p, mask)
     if mask[a] == 0:
         return False
+    return apply_legal_player(s, a)
+
+
+@nb.njit(cache=True)
+def apply_legal_player(s, a) -> bool:
+    """:func:`apply_player` without the legality check: ``a`` must be legal for the seat to move."""
+    p = s["cur"]
     s["moves"] += 1
     ph = s["phase"]
     if a < A_DECLINE:  # pile choice

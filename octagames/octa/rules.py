@@ -391,6 +391,23 @@ def apply_action(s, action) -> bool:
 
 
 @nb.njit(cache=True)
+def apply_legal(s, action) -> bool:
+    """:func:`apply_action` for an action known to be legal (from :func:`legal_mask`): the
+    player's move skips the legality check (the contract's optional fast apply; chance
+    outcomes are still checked)."""
+    cp = current_player(s)
+    if cp == TERMINAL:
+        return False
+    if s["rules"] == 1:
+        if cp == CHANCE:
+            return nl.apply_chance(s, action)
+        return nl.apply_legal_player(s, action)
+    if cp == CHANCE:
+        return en.apply_chance(s, action)
+    return en.apply_legal_player(s, action)
+
+
+@nb.njit(cache=True)
 def chance_outcomes(s, actions, probs) -> int:
     """The outcomes of the pending chance node with their probabilities.
 

@@ -922,6 +922,21 @@ def apply_action(s, action) -> bool:
         return False
     if not _legal_now(s, cp, action):
         return False
+    return apply_legal(s, action)
+
+
+@nb.njit(cache=True)
+def apply_legal(s, action) -> bool:
+    """:func:`apply_action` for an action known to be legal (from :func:`legal_mask` or
+    :func:`random_legal_action`): the player's move skips the legality check (the
+    contract's optional fast apply; chance outcomes are still checked)."""
+    cp = current_player(s)
+    if cp == TERMINAL:
+        return False
+    if cp == CHANCE:
+        if action < 0 or action >= NUM_CHANCE:
+            return False
+        return _apply_chance(s, action)
     ph = int(s["phase"])
     s["moves"] += 1
     if ph == PH_SETUP:
