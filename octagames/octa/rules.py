@@ -378,16 +378,7 @@ def apply_action(s, action) -> bool:
     Returns:
         True if applied; False (and ``s`` untouched) if the action is illegal.
     """
-    cp = current_player(s)
-    if cp == TERMINAL:
-        return False
-    if s["rules"] == 1:
-        if cp == CHANCE:
-            return nl.apply_chance(s, action)
-        return nl.apply_player(s, action)
-    if cp == CHANCE:
-        return en.apply_chance(s, action)
-    return en.apply_player(s, action)
+    return _apply(s, action, True)
 
 
 @nb.njit(cache=True)
@@ -395,16 +386,22 @@ def apply_legal(s, action) -> bool:
     """:func:`apply_action` for an action known to be legal (from :func:`legal_mask`): the
     player's move skips the legality check (the contract's optional fast apply; chance
     outcomes are still checked)."""
+    return _apply(s, action, False)
+
+
+@nb.njit(cache=True)
+def _apply(s, action, checked) -> bool:
+    # the rule set's chance or player move; ``checked``: refuse an illegal player action
     cp = current_player(s)
     if cp == TERMINAL:
         return False
     if s["rules"] == 1:
         if cp == CHANCE:
             return nl.apply_chance(s, action)
-        return nl.apply_legal_player(s, action)
+        return nl.apply_player(s, action) if checked else nl.apply_legal_player(s, action)
     if cp == CHANCE:
         return en.apply_chance(s, action)
-    return en.apply_legal_player(s, action)
+    return en.apply_player(s, action) if checked else en.apply_legal_player(s, action)
 
 
 @nb.njit(cache=True)

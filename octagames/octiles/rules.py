@@ -912,15 +912,7 @@ def _apply_chance(s, a) -> bool:
 def apply_action(s, action) -> bool:
     """Apply the acting seat's action or a chance outcome; False if illegal (``s`` untouched)."""
     cp = current_player(s)
-    if cp == TERMINAL:
-        return False
-    if cp == CHANCE:
-        if action < 0 or action >= NUM_CHANCE:
-            return False
-        return _apply_chance(s, action)
-    if action < 0 or action >= NUM_ACTIONS:
-        return False
-    if not _legal_now(s, cp, action):
+    if cp >= 0 and (action < 0 or action >= NUM_ACTIONS or not _legal_now(s, cp, action)):
         return False
     return apply_legal(s, action)
 
