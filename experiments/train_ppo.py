@@ -505,7 +505,8 @@ class Trainer:
 
     def plot(self) -> Path:
         return plot_curves(self.rows, self.eval_agents, self.run_dir / "curves.png",
-                           title=f"PPO {self.cfg.game} {self.P}p (seed {self.cfg.seed})")
+                           title=f"PPO {self.cfg.game} {self.P}p {' '.join(self.cfg.game_config)} "
+                                 f"(seed {self.cfg.seed})".replace("  ", " "))
 
     # -- main loop ----------------------------------------------------------------
     def run(self) -> dict[str, Any]:
