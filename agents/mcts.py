@@ -104,7 +104,7 @@ import numba as nb
 import numpy as np
 
 from agents.base import Agent, Turn, make_turn
-from octagames.core import Game, mix64, rng_below
+from octagames.core import Game, mix64, nth_set, rng_below
 
 ROOT_TAG = -3
 CHANCE_TAG = -1
@@ -257,13 +257,7 @@ def _add_child(first_child, sibling, action, tag, visits, avail, value, prior, e
 @nb.njit(cache=True)
 def random_policy(s, player, mask, n_legal) -> int:
     """Uniformly random legal action, drawn with the record's RNG (the default playout policy)."""
-    k = rng_below(s, n_legal)
-    for a in range(mask.shape[0]):
-        if mask[a]:
-            if k == 0:
-                return a
-            k -= 1
-    return -1
+    return nth_set(mask, rng_below(s, n_legal))
 
 
 @nb.njit(cache=True)

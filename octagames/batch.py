@@ -16,7 +16,7 @@ from typing import NamedTuple
 import numba as nb
 import numpy as np
 
-from octagames.core import CHANCE, TERMINAL, mix64, rng_next
+from octagames.core import CHANCE, TERMINAL, mix64, nth_set, rng_next
 
 
 class BatchKernels(NamedTuple):
@@ -121,13 +121,7 @@ def random_actions(mask, seeds, out):
             continue
         z = seeds[i] + np.uint64(0x9E3779B97F4A7C15)
         seeds[i] = z
-        k = int(mix64(z) % np.uint64(n))
-        for a in range(mask.shape[1]):
-            if mask[i, a]:
-                if k == 0:
-                    out[i] = a
-                    break
-                k -= 1
+        out[i] = nth_set(mask[i], int(mix64(z) % np.uint64(n)))
 
 
 class RecordKernels(NamedTuple):

@@ -103,6 +103,20 @@ def rng_next(s) -> np.uint64:
 
 
 @nb.njit(cache=True)
+def nth_set(mask, k) -> int:
+    """The index of the ``k``-th non-zero entry of ``mask`` (from 0), or -1 if it has fewer.
+
+    With ``k`` uniform below the number of legal actions, a uniform legal action.
+    """
+    for a in range(mask.shape[0]):
+        if mask[a]:
+            if k == 0:
+                return a
+            k -= 1
+    return -1
+
+
+@nb.njit(cache=True)
 def rng_below(s, n) -> int:
     """A uniform integer in ``[0, n)`` from the record's RNG."""
     return int(rng_next(s) % np.uint64(n))

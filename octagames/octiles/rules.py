@@ -85,7 +85,7 @@ from dataclasses import dataclass
 import numba as nb
 import numpy as np
 
-from octagames.core import (CHANCE, TERMINAL, GameInfo, check_choice, check_range, rng_below,
+from octagames.core import (CHANCE, TERMINAL, GameInfo, check_choice, check_range, nth_set, rng_below,
                             seed_rng)
 from octagames.octiles.board import (DIR_NAMES, EXIT, HOME_OF, LINK_A, LINK_B, LINK_KIND,
                                      NUM_DIRS, NUM_POINTS, NUM_SIDES, NUM_SPACES, NUM_STOPS,
@@ -546,15 +546,7 @@ def random_legal_action(s, player) -> int:
                 return a
     mask = np.zeros(NUM_ACTIONS, dtype=np.uint8)
     n = legal_mask(s, player, mask)
-    if n == 0:
-        return -1
-    k = rng_below(s, n)
-    for a in range(NUM_ACTIONS):
-        if mask[a]:
-            if k == 0:
-                return a
-            k -= 1
-    return -1
+    return nth_set(mask, rng_below(s, n)) if n > 0 else -1
 
 
 @nb.njit(cache=True)
@@ -1108,15 +1100,7 @@ def rollout(s, max_steps) -> int:
         if cp == CHANCE:
             a = sample_chance(s)
         else:
-            k = legal_mask(s, cp, mask)
-            pick = rng_below(s, k)
-            a = -1
-            for j in range(NUM_ACTIONS):
-                if mask[j]:
-                    if pick == 0:
-                        a = j
-                        break
-                    pick -= 1
+            a = nth_set(mask, rng_below(s, legal_mask(s, cp, mask)))
         apply_action(s, a)
         steps += 1
     return steps
