@@ -8,7 +8,7 @@ trainer (``experiments/train_ppo.py``), the tests and notebooks import:
   layer exploits the sparsity of the engines' observations
   (:class:`SparseInputLinear`: the same function, computed from the non-zero
   entries only), which makes training several times faster on games with wide
-  observations (Achten: 6265 floats, about 2% non-zero).
+  observations (Achten: 6333 floats, about 2% non-zero).
 * :func:`masked_logits`, :func:`sample_actions`, :func:`log_prob_entropy`:
   masked action sampling. Illegal actions get the logit :data:`MASKED_LOGIT`
   (a large finite negative number, not ``-inf``), so their probability is

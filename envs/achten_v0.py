@@ -13,7 +13,7 @@ Actions                Discrete(17): keep / swap hand with pot (first choice),
                        swap hand slot i with pot slot j, swap with the closed card,
                        claw, pass, stand (last turn)
 Agents                 ``player_0`` .. ``player_{n-1}`` (``num_players`` 2..6)
-Observation            ``{"observation": Box(6265,), "action_mask": Box(17,) int8}``:
+Observation            ``{"observation": Box(6333,), "action_mask": Box(17,) int8}``:
                        the seat's exact information state (own hand, open pot, the
                        closed card if known, known cards of every opponent, the
                        round's move history), seats relative to the viewer

@@ -85,16 +85,23 @@ offset    size   meaning
 1387      1      match mode (1) or one round (0)
 1388      1      match target in points
 1389      1      rounds completed / max_rounds
-1390      4875   move history of this round, 65 moves x 75:
+1390      68     lookahead, ``[action a, 4]``, while this seat holds a full
+                 hand in an unfinished round: its hand total after ``a`` /
+                 31 (0 if unknown), 1 if this seat knows that hand, 1 if it
+                 is nul, 1 if ``a`` leaves verbied in the pot (keep, pass and
+                 stand keep the hand; ``closed i`` is known once the closed
+                 card is; ``swap hand with pot`` takes the unseen pot)
+1458      4875   move history of this round, 65 moves x 75:
                  ``[t, 0:6]`` mover (relative seat), ``[t, 6:23]`` action,
                  ``[t, 23:75]`` cards this move showed to this seat (cards
                  laid open in the pot; for the mover also the cards taken
                  blind: the closed card, the closed pot on a whole-hand swap)
 ========  =====  ==============================================================
-Total 6265 floats. With the deal (own dealt hand) and the history of moves and
+Total 6333 floats. With the deal (own dealt hand) and the history of moves and
 of every card each move showed, it is the exact information state of the
 round with perfect recall; the tables above it are the current knowledge
-derived from that history. Earlier rounds of a match enter only through the
+derived from that history (the lookahead too: what each move would make of
+the hand, as far as this seat can tell). Earlier rounds of a match enter only through the
 points, the dealer and the first chooser.
 """
 
@@ -155,6 +162,8 @@ DEFAULT_TURN_CAP = 10    # turns per player per round (engine rule)
 DEFAULT_MAX_ROUNDS = 200  # rounds per match before it ends as a draw (engine rule)
 MAX_EVENTS = DEFAULT_TURN_CAP * MAX_PLAYERS + MAX_PLAYERS - 1  # 65 moves per round at most
 EVENT_SIZE = MAX_PLAYERS + NUM_ACTIONS + NUM_CARDS             # 75
+LOOK_SIZE = 4                                                  # lookahead features per action
+MAX_HAND_VALUE = 31                                            # A + K + Q of one suit: 39 - 8
 
 
 def _layout() -> dict[str, tuple[int, int]]:
@@ -166,7 +175,7 @@ def _layout() -> dict[str, tuple[int, int]]:
              ("clawed", MAX_PLAYERS), ("final_done", MAX_PLAYERS), ("scores", MAX_PLAYERS),
              ("round_pts", MAX_PLAYERS), ("verbied_by", MAX_PLAYERS), ("nplayers", MAX_PLAYERS - 1),
              ("deck", NUM_CARDS), ("match", 1), ("target", 1), ("round", 1),
-             ("hist", MAX_EVENTS * EVENT_SIZE)]
+             ("lookahead", NUM_ACTIONS * LOOK_SIZE), ("hist", MAX_EVENTS * EVENT_SIZE)]
     out, off = {}, 0
     for name, size in sizes:
         out[name] = (off, size)
@@ -201,6 +210,7 @@ O_DECK = OBS_LAYOUT["deck"][0]
 O_MATCH = OBS_LAYOUT["match"][0]
 O_TARGET = OBS_LAYOUT["target"][0]
 O_ROUND = OBS_LAYOUT["round"][0]
+O_LOOK = OBS_LAYOUT["lookahead"][0]
 O_HIST = OBS_LAYOUT["hist"][0]
 OBS_SIZE = OBS_LAYOUT["total"][0]
 
@@ -827,6 +837,69 @@ def returns(s, out) -> None:
 
 
 @nb.njit(cache=True)
+def _look(out, a, c0, c1, c2, lays_verbied) -> None:
+    # lookahead features of action ``a`` whose resulting hand is known to be c0, c1, c2
+    base = O_LOOK + a * LOOK_SIZE
+    value = hand_value3(c0, c1, c2)
+    out[base] = value / float(MAX_HAND_VALUE)
+    out[base + 1] = 1.0
+    out[base + 2] = 1.0 if value == 0 else 0.0
+    out[base + 3] = 1.0 if lays_verbied else 0.0
+
+
+@nb.njit(cache=True)
+def _lookahead(s, v, out) -> None:
+    """Seat ``v``'s hand after each action, as far as ``v`` knows it (layout: module docstring)."""
+    h = np.empty(HAND, np.int64)
+    pot = np.empty(HAND, np.int64)
+    for k in range(HAND):
+        h[k] = s["slot_card"][3 * v + k]
+        pot[k] = s["slot_card"][POT0 + k]
+        if h[k] < 0 or pot[k] < 0:
+            return
+    for a in (A_KEEP, A_PASS, A_STAND):
+        _look(out, a, h[0], h[1], h[2], False)
+    pot_open = s["known"][v, POT0] and s["known"][v, POT0 + 1] and s["known"][v, POT0 + 2]
+    mine_verbied = is_verbied3(h[0], h[1], h[2])
+    if pot_open:
+        _look(out, A_SWAP_ALL, pot[0], pot[1], pot[2], mine_verbied)
+        _look(out, A_CLAW, pot[0], pot[1], pot[2], mine_verbied)
+    else:  # the closed pot: only whether the hand left in it is verbied is known
+        out[O_LOOK + A_SWAP_ALL * LOOK_SIZE + 3] = 1.0 if mine_verbied else 0.0
+        out[O_LOOK + A_CLAW * LOOK_SIZE + 3] = 1.0 if mine_verbied else 0.0
+    for i in range(HAND):
+        for j in range(HAND):
+            if not s["known"][v, POT0 + j]:
+                continue
+            n0, n1, n2 = h[0], h[1], h[2]
+            p0, p1, p2 = pot[0], pot[1], pot[2]
+            if i == 0:
+                n0 = pot[j]
+            elif i == 1:
+                n1 = pot[j]
+            else:
+                n2 = pot[j]
+            if j == 0:
+                p0 = h[i]
+            elif j == 1:
+                p1 = h[i]
+            else:
+                p2 = h[i]
+            _look(out, A_SWAP + 3 * i + j, n0, n1, n2, is_verbied3(p0, p1, p2))
+    c = int(s["slot_card"][CLOSED])
+    if c >= 0 and s["known"][v, CLOSED]:
+        for i in range(HAND):
+            n0, n1, n2 = h[0], h[1], h[2]
+            if i == 0:
+                n0 = c
+            elif i == 1:
+                n1 = c
+            else:
+                n2 = c
+            _look(out, A_CLOSED + i, n0, n1, n2, False)
+
+
+@nb.njit(cache=True)
 def observation(s, player, out) -> None:
     """Write ``player``'s information state (layout in the module docstring)."""
     out[:] = 0.0
@@ -892,6 +965,8 @@ def observation(s, player, out) -> None:
     out[O_MATCH] = float(s["match"])
     out[O_TARGET] = s["target"] / 10.0
     out[O_ROUND] = s["round"] / float(s["max_rounds"])
+    if ph in (PH_FIRST, PH_TURNS, PH_FINAL):
+        _lookahead(s, v, out)
     for t in range(s["nhist"]):
         base = O_HIST + t * EVENT_SIZE
         m = int(s["hist_mover"][t])

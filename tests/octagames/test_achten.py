@@ -355,6 +355,57 @@ def test_the_closed_card_is_known_to_whoever_laid_it():
     assert ev0[0] == 1 and ev1[1] == 1           # the mover, seen from each seat
 
 
+def test_lookahead_shows_the_hand_each_move_would_make():
+    g, s = table(["♣2 ♣3 ♣4", "♥A ♥K ♥Q"], "♠8 ♦3 ♦5", "♥5")
+    look = obs_part(g, s, 1, "lookahead").reshape(R.NUM_ACTIONS, R.LOOK_SIZE)
+    # first choice: keeping is known (♥A ♥K ♥Q: 14 + 13 + 12 - 8 = 31); the blind pot is not,
+    # but the verbied hand left in it would be laid
+    assert look[KEEP].tolist() == [1.0, 1.0, 0.0, 0.0]
+    assert look[SWAP_ALL].tolist() == [0.0, 0.0, 0.0, 1.0]
+    # P0, not yet to move, sees its own hand (♣2 ♣3 ♣4: 2 + 3 + 4 = 9 -> 1) and nothing of the closed pot
+    p0 = obs_part(g, s, 0, "lookahead").reshape(R.NUM_ACTIONS, R.LOOK_SIZE)
+    assert p0[PASS].tolist() == [np.float32(1 / 31), 1.0, 0.0, 0.0] and p0[swap(0, 0)].tolist() == [0, 0, 0, 0]
+    g.apply_action(s, KEEP)                      # the pot ♠8 ♦3 ♦5 is nul and lies open
+    look = obs_part(g, s, 0, "lookahead").reshape(R.NUM_ACTIONS, R.LOOK_SIZE)
+    assert look[CLAW].tolist() == [0.0, 1.0, 1.0, 0.0]            # P0 would hold the nul pot
+    # ♣2 for ♦3: hand ♦3 ♣3 ♣4 = |3 - 8| + |3 + 4 - 8| = 6
+    assert look[swap(0, 1)][:2].tolist() == [np.float32(6 / 31), 1.0]
+    assert look[closed(0)].tolist() == [0.0, 0.0, 0.0, 0.0]      # P0 has not seen the closed card
+    assert look[PASS].tolist() == look[STAND].tolist() == [np.float32(1 / 31), 1.0, 0.0, 0.0]
+    g.apply_actions(s, [closed(0), swap(0, 0)])       # P0 draws ♥5; P1 swaps ♥A for ♠8
+    look = obs_part(g, s, 0, "lookahead").reshape(R.NUM_ACTIONS, R.LOOK_SIZE)
+    # P0 laid ♣2 closed and knows it: ♣2 back for ♥5 gives ♣2 ♣3 ♣4 again
+    assert look[closed(0)].tolist() == [np.float32(1 / 31), 1.0, 0.0, 0.0]
+
+
+def test_lookahead_agrees_with_playing_each_move():
+    """Under random play, every known lookahead entry is what the move then does."""
+    g = Game("achten", num_players=3)
+    rng = np.random.default_rng(7)
+    checked = 0
+    for seed in range(40):
+        s = g.new_state(seed)
+        while not g.is_terminal(s):
+            if g.is_chance(s):
+                g.apply_action(s, g.sample_chance(s))
+                continue
+            p = g.current_player(s)
+            look = obs_part(g, s, p, "lookahead").reshape(R.NUM_ACTIONS, R.LOOK_SIZE)
+            for a in g.legal_actions(s):
+                t = s.copy()
+                g.apply_action(t, a)
+                if look[a, 1]:
+                    value = hand_value(hand_of(t, p))
+                    assert look[a, 0] == np.float32(value / 31) and look[a, 2] == (value == 0)
+                    checked += 1
+                if a != SWAP_ALL or look[a, 1]:
+                    assert look[a, 3] == (int(t["verbied_by"]) == p and int(s["verbied_by"]) != p)
+                else:
+                    assert look[a, 3] == (int(t["verbied_by"]) == p)
+            g.apply_action(s, int(rng.choice(g.legal_actions(s))))
+    assert checked > 1000
+
+
 def test_observation_layout_matches_the_documented_table():
     rows = re.findall(r"^(\d+)\s+(\d+)\s+\S", R.__doc__, flags=re.M)
     documented = [(int(o), int(z)) for o, z in rows]
