@@ -12,18 +12,24 @@ policy alone; load it in the arena as ``make_agent("ppo:<run_dir>/policy.pt", ga
 
 Self-play and the league
 ------------------------
-Every game in the vector env is, for its whole length, one of two kinds,
+Every game in the vector env is, for its whole length, one of three kinds,
 drawn when it starts (with the trainer's numpy RNG):
 
 * with probability ``self_play_prob`` a **self-play** game: the current policy
   plays every seat and every seat's transitions are trained on;
+* with probability ``random_opponent_prob`` (default 0) a game against
+  **uniform random play**, a fixed member of the league (as OpenSpiel's PSRO
+  starts its population from the uniform policy): it keeps the learner from
+  forgetting how to punish weak, erratic play, which self-play alone stops
+  showing it;
 * otherwise a **league** game against a past snapshot drawn uniformly from the
-  pool: the learner plays one seat (rotating: the game's seat is drawn
-  uniformly) and the snapshot plays all the other seats; only the learner
-  seat's transitions are trained on (the opponents' moves are part of its
-  environment, their rewards to the learner accrue between its turns).
+  pool.
 
-While the pool is empty every game is self-play. A snapshot of the current
+In league and random-opponent games the learner plays one seat (rotating: the
+game's seat is drawn uniformly) and the opponent plays all the other seats;
+only the learner seat's transitions are trained on (the opponents' moves are
+part of its environment, their rewards to the learner accrue between its
+turns). While the pool is empty, snapshot games are self-play. A snapshot of the current
 policy joins the pool every ``snapshot_every`` updates; the oldest leaves when
 the pool holds ``pool_size``. Snapshots act by sampling (not greedily).
 
@@ -145,6 +151,8 @@ class TrainConfig:
     # -- league -------------------------------------------------------------------
     self_play_prob: float = 0.5
     """share of games played by the current policy in every seat (the rest: against a snapshot)"""
+    random_opponent_prob: float = 0.0
+    """share of games against uniform random play in every other seat (taken from the snapshot share)"""
     snapshot_every: int = 10
     """updates between snapshots added to the pool"""
     pool_size: int = 8
@@ -168,6 +176,9 @@ class TrainConfig:
             raise ValueError(f"reward={self.reward!r} is not valid; valid values: ['win', 'score']")
         if not 0.0 <= self.self_play_prob <= 1.0:
             raise ValueError(f"self_play_prob={self.self_play_prob} must be in [0, 1]")
+        if not 0.0 <= self.random_opponent_prob <= 1.0 - self.self_play_prob:
+            raise ValueError(f"random_opponent_prob={self.random_opponent_prob} must be in [0, 1 - self_play_prob]"
+                             f" = [0, {1.0 - self.self_play_prob:g}]")
         for name in ("num_envs", "num_steps", "update_epochs", "num_minibatches", "snapshot_every",
                      "pool_size", "checkpoint_every", "eval_games"):
             if getattr(self, name) < 1:
@@ -229,12 +240,17 @@ def build_model(spec: dict[str, Any], state_dict: dict[str, torch.Tensor],
 # ----------------------------------------------------------------------------
 # League
 # ----------------------------------------------------------------------------
+SELF_PLAY = -1        #: ``League.opponent`` of a self-play game
+RANDOM_OPPONENT = -2  #: ``League.opponent`` of a game against uniform random play
+
+
 @dataclass
 class League:
     """The snapshot pool and which kind of game each env is playing.
 
-    ``opponent[i]`` is -1 for a self-play game, else the pool index of the
-    snapshot playing every seat but ``seat[i]``.
+    ``opponent[i]`` is :data:`SELF_PLAY` for a self-play game,
+    :data:`RANDOM_OPPONENT` for a game against uniform random play, else the
+    pool index of the snapshot playing every seat but ``seat[i]``.
     """
 
     pool: list[dict[str, torch.Tensor]] = field(default_factory=list)
@@ -244,15 +260,21 @@ class League:
     seat: np.ndarray = field(default_factory=lambda: np.zeros(0, dtype=np.int64))
 
     def draw(self, idx: np.ndarray, rng: np.random.Generator, self_play_prob: float,
-             num_players: int) -> None:
-        """Choose the kind of game (and the learner's seat) for the games ``idx``."""
+             num_players: int, random_opponent_prob: float = 0.0) -> None:
+        """Choose the kind of game (and the learner's seat) for the games ``idx``.
+
+        ``u < self_play_prob``: self-play; ``u < self_play_prob + random_opponent_prob``:
+        random opponents; otherwise a snapshot (self-play while the pool is empty),
+        with one uniform ``u`` per game.
+        """
         if len(idx) == 0:
             return
         u = rng.random(len(idx))
         k = rng.integers(0, max(1, len(self.pool)), size=len(idx))
         s = rng.integers(0, num_players, size=len(idx))
         league = (u >= self_play_prob) & (len(self.pool) > 0)
-        self.opponent[idx] = np.where(league, k, -1)
+        rand = (u >= self_play_prob) & (u < self_play_prob + random_opponent_prob)
+        self.opponent[idx] = np.where(rand, RANDOM_OPPONENT, np.where(league, k, SELF_PLAY))
         self.seat[idx] = s
 
     def add(self, model: ActorCritic, pool_size: int) -> None:
@@ -315,7 +337,8 @@ class Trainer:
         self.last_eval: dict[str, float] = {}
         self.eval_agents, self.skipped = self._eval_opponents()
         self.env.reset()
-        self.league.draw(np.arange(cfg.num_envs), self.rng, cfg.self_play_prob, self.P)
+        self.league.draw(np.arange(cfg.num_envs), self.rng, cfg.self_play_prob, self.P,
+                         cfg.random_opponent_prob)
 
     # -- evaluation ---------------------------------------------------------------
     def _eval_opponents(self) -> tuple[list[str], dict[str, str]]:
@@ -380,11 +403,14 @@ class Trainer:
             logits, value = self.model(obs)
             actions, logp = sample_actions(logits, mask)
             opp = self.league.opponent
-            opp_rows = (opp >= 0) & (player != self.league.seat)
+            opp_rows = (opp != SELF_PLAY) & (player != self.league.seat)
             for k in np.unique(opp[opp_rows]):
                 rows = torch.from_numpy(np.flatnonzero(opp_rows & (opp == k))).to(dev)
-                a_k, _ = sample_actions(self._opponent_model(int(k)).logits(obs[rows]), mask[rows])
-                actions[rows] = a_k
+                if k == RANDOM_OPPONENT:  # equal logits: uniform over the legal actions
+                    logits_k = torch.zeros((len(rows), A), dtype=torch.float32, device=dev)
+                else:
+                    logits_k = self._opponent_model(int(k)).logits(obs[rows])
+                actions[rows], _ = sample_actions(logits_k, mask[rows])
             act_b[t] = actions.cpu()
             logp_b[t] = logp.cpu()
             val_b[t] = value.cpu().numpy()
@@ -411,7 +437,7 @@ class Trainer:
                     league_wins += float(np.sum(np.where(alleq, 0.5, np.isclose(mine, best))))
                     league_games += len(lg)
                 self.returns_so_far[idx] = 0.0
-                self.league.draw(idx, self.rng, cfg.self_play_prob, P)
+                self.league.draw(idx, self.rng, cfg.self_play_prob, P, cfg.random_opponent_prob)
         # bootstrap: every seat's value of its current observation
         last_values = np.zeros((N, P), dtype=np.float64)
         for p in range(P):

@@ -134,11 +134,42 @@ def test_one_update_on_other_games_and_seat_counts(tmp_path, game, kwargs):
     assert result["rows"][-1]["update"] == 1
 
 
+def test_league_draws_random_opponents_at_the_configured_rate():
+    from experiments.train_ppo import RANDOM_OPPONENT, SELF_PLAY, League
+    n = 20_000
+    league = League(opponent=np.zeros(n, dtype=np.int64), seat=np.zeros(n, dtype=np.int64))
+    league.draw(np.arange(n), np.random.default_rng(0), 0.5, 2, 0.25)
+    # an empty pool: the snapshot share plays itself, the random share still plays random
+    assert set(np.unique(league.opponent)) == {SELF_PLAY, RANDOM_OPPONENT}
+    assert abs(np.mean(league.opponent == RANDOM_OPPONENT) - 0.25) < 0.02
+    league.pool, league.pool_ids = [{}, {}], [0, 1]
+    league.draw(np.arange(n), np.random.default_rng(0), 0.5, 2, 0.25)
+    shares = [np.mean(league.opponent == k) for k in (SELF_PLAY, RANDOM_OPPONENT, 0, 1)]
+    assert np.allclose(shares, [0.5, 0.25, 0.125, 0.125], atol=0.02)
+    # without random opponents the draw is the one it always was (same RNG stream)
+    a = League(opponent=np.zeros(n, dtype=np.int64), seat=np.zeros(n, dtype=np.int64), pool=[{}], pool_ids=[0])
+    a.draw(np.arange(n), np.random.default_rng(1), 0.5, 3)
+    assert set(np.unique(a.opponent)) == {SELF_PLAY, 0}
+
+
+def test_random_opponents_play_legal_moves_and_only_the_learner_is_trained(tmp_path):
+    cfg = _small_cfg(tmp_path, total_steps=16 * 8, eval_every=0, eval_games=2,
+                     self_play_prob=0.0, random_opponent_prob=1.0)
+    tr = Trainer(cfg)
+    roll = tr.rollout()
+    # every game is against random play: half of the 2-player moves are the learner's
+    assert 0.3 < roll["stats"]["train_fraction"] < 0.7 and roll["stats"]["league_games"] == 0
+    b = roll["batch"]
+    assert b["mask"][torch.arange(len(b["actions"])), b["actions"]].all()
+
+
 def test_config_validation_and_parsing():
     assert TrainConfig(game_config=("ranks=4", "hand_size=4")).game_kwargs() == {
         "num_players": 2, "ranks": 4, "hand_size": 4}
     with pytest.raises(ValueError, match="reward"):
         TrainConfig(reward="nope")
+    with pytest.raises(ValueError, match=r"random_opponent_prob=0.6 must be in \[0, 1 - self_play_prob\]"):
+        TrainConfig(self_play_prob=0.5, random_opponent_prob=0.6)
     with pytest.raises(ValueError, match="key=value"):
         TrainConfig(game_config=("ranks",))
     with pytest.raises(ValueError, match="ranks"):  # a value the game's Config refuses
