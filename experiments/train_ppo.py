@@ -2,6 +2,9 @@
 
     python -m experiments.train_ppo --game octrix --num-players 2 --total-steps 2000000
     python -m experiments.train_ppo --game octrix --game-config ranks=4 hand_size=4 --total-steps 200000
+    python -m experiments.train_ppo --game octrix --game-config match=True --time-budget-s 900
+    python -m experiments.train_ppo --game achten --game-config deal_penalty=1 --learning-rate 1e-3 \
+        --anneal-lr --total-steps 2800000 --time-budget-s 900     # the README's Achten run
     python -m experiments.train_ppo --run-dir runs/ppo/octrix-0 --resume   # continue a killed run
 
 Writes, under ``run_dir``: ``metrics.csv`` and ``metrics.json`` (one row per
