@@ -867,36 +867,23 @@ def _lookahead(s, v, out) -> None:
     else:  # the closed pot: only whether the hand left in it is verbied is known
         out[O_LOOK + A_SWAP_ALL * LOOK_SIZE + 3] = 1.0 if mine_verbied else 0.0
         out[O_LOOK + A_CLAW * LOOK_SIZE + 3] = 1.0 if mine_verbied else 0.0
+    nh = np.empty(HAND, np.int64)  # the hand after a move
+    npot = np.empty(HAND, np.int64)  # the pot after it
     for i in range(HAND):
         for j in range(HAND):
             if not s["known"][v, POT0 + j]:
                 continue
-            n0, n1, n2 = h[0], h[1], h[2]
-            p0, p1, p2 = pot[0], pot[1], pot[2]
-            if i == 0:
-                n0 = pot[j]
-            elif i == 1:
-                n1 = pot[j]
-            else:
-                n2 = pot[j]
-            if j == 0:
-                p0 = h[i]
-            elif j == 1:
-                p1 = h[i]
-            else:
-                p2 = h[i]
-            _look(out, A_SWAP + 3 * i + j, n0, n1, n2, is_verbied3(p0, p1, p2))
+            nh[:] = h
+            npot[:] = pot
+            nh[i] = pot[j]
+            npot[j] = h[i]
+            _look(out, A_SWAP + 3 * i + j, nh[0], nh[1], nh[2], is_verbied3(npot[0], npot[1], npot[2]))
     c = int(s["slot_card"][CLOSED])
     if c >= 0 and s["known"][v, CLOSED]:
         for i in range(HAND):
-            n0, n1, n2 = h[0], h[1], h[2]
-            if i == 0:
-                n0 = c
-            elif i == 1:
-                n1 = c
-            else:
-                n2 = c
-            _look(out, A_CLOSED + i, n0, n1, n2, False)
+            nh[:] = h
+            nh[i] = c
+            _look(out, A_CLOSED + i, nh[0], nh[1], nh[2], False)
 
 
 @nb.njit(cache=True)
