@@ -864,9 +864,9 @@ def _lookahead(s, v, out) -> None:
     if pot_open:
         _look(out, A_SWAP_ALL, pot[0], pot[1], pot[2], mine_verbied)
         _look(out, A_CLAW, pot[0], pot[1], pot[2], mine_verbied)
-    else:  # the closed pot: only whether the hand left in it is verbied is known
-        out[O_LOOK + A_SWAP_ALL * LOOK_SIZE + 3] = 1.0 if mine_verbied else 0.0
-        out[O_LOOK + A_CLAW * LOOK_SIZE + 3] = 1.0 if mine_verbied else 0.0
+    elif mine_verbied:  # the closed pot: only that the hand left in it is verbied is known
+        out[O_LOOK + A_SWAP_ALL * LOOK_SIZE + 3] = 1.0
+        out[O_LOOK + A_CLAW * LOOK_SIZE + 3] = 1.0
     nh = np.empty(HAND, np.int64)  # the hand after a move
     npot = np.empty(HAND, np.int64)  # the pot after it
     for i in range(HAND):
