@@ -12,18 +12,20 @@ $(STAMP): setup.cfg pyproject.toml
 	# torch first and pinned: an unpinned torch pulls a CUDA build of several GB
 	$(PY) -m pip install --quiet torch==2.13.0
 	$(PY) -m pip install --quiet -e '.[all]'
+	# PyPI's unrelated `envs` package, for the test that installs our wheel beside it
+	$(PY) -m pip download --quiet --no-deps --only-binary=:all: -d $(VENV)/wheels envs==1.4
 	touch $(STAMP)
 
 install: $(STAMP)
 
 demo: $(STAMP)
-	$(PY) -m experiments.demo
+	$(PY) -m octagames.experiments.demo
 
 test: $(STAMP)
 	$(PY) -m pytest -q
 
 bench: $(STAMP)
-	$(PY) -m experiments.bench
+	$(PY) -m octagames.experiments.bench
 
 clean:
 	rm -rf $(VENV) runs/*.json runs/*.png

@@ -1,13 +1,13 @@
 """The arena: play N games between agents with seat rotation, report win rates.
 
-    >>> from agents.arena import play_match
-    >>> from agents.base import RandomAgent
-    >>> from agents.heuristic_octrix import OctrixHeuristicAgent
+    >>> from octagames.agents.arena import play_match
+    >>> from octagames.agents.base import RandomAgent
+    >>> from octagames.agents.heuristic_octrix import OctrixHeuristicAgent
     >>> result = play_match("octrix", [OctrixHeuristicAgent(), RandomAgent()], num_games=100, seed=0)
     >>> print(result.table())
 
 Agents never see what their seat cannot see: each decision gets a
-:class:`agents.base.Turn` built by :func:`agents.base.make_turn`, whose state is a
+:class:`octagames.agents.base.Turn` built by :func:`octagames.agents.base.make_turn`, whose state is a
 determinized copy for that seat. Seats rotate so that every agent plays every
 seat equally often (game ``g`` puts agent ``k`` in seat ``(k + g) % n``).
 """
@@ -23,7 +23,7 @@ from typing import Any, Sequence
 
 import numpy as np
 
-from agents.base import Agent, make_turn
+from octagames.agents.base import Agent, make_turn
 from octagames.core import CHANCE, TERMINAL, Game
 
 

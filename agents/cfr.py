@@ -31,7 +31,7 @@ One module, read top to bottom:
 
 3. **Exploitability.** :func:`expected_values`, :func:`best_response_value` and
    :func:`nash_conv` on a flat tree, plus :func:`to_openspiel_policy` (pyspiel games)
-   and :func:`adapter_policy` (our games through ``envs.openspiel``) so OpenSpiel's
+   and :func:`adapter_policy` (our games through ``octagames.envs.openspiel``) so OpenSpiel's
    ``exploitability.nash_conv`` can judge the same policy; :func:`agent_policy`
    reads any arena agent's policy off the tree (e.g. the heuristic's NashConv).
 
@@ -40,7 +40,7 @@ One module, read top to bottom:
 
 5. **Agents.** :class:`TablePolicy` (average policy keyed by observation bytes) and
    :class:`CFRAgent` which plays it; unseen information sets fall back to uniform.
-   Importing the module registers ``cfr`` and ``oracle`` with ``agents.registry``.
+   Importing the module registers ``cfr`` and ``oracle`` with ``octagames.agents.registry``.
 """
 
 from __future__ import annotations
@@ -54,7 +54,7 @@ from typing import Any, Callable, Hashable, Sequence
 import numba as nb
 import numpy as np
 
-from agents.base import Agent, Turn
+from octagames.agents.base import Agent, Turn
 from octagames.core import CHANCE, TERMINAL, Game
 
 # Node kinds in a FlatTree.
@@ -1045,7 +1045,7 @@ def to_openspiel_policy(
 def adapter_policy(
     tree: FlatTree, policy: np.ndarray, spiel_game: Any, game: Game, roots: Sequence[np.void] | None = None
 ) -> Any:
-    """Wrap a slot policy of one of our games for OpenSpiel's adapter game (``envs.openspiel``).
+    """Wrap a slot policy of one of our games for OpenSpiel's adapter game (``octagames.envs.openspiel``).
 
     ``spiel_game`` is the adapter's game for the same config, usually after
     ``pyspiel.convert_to_turn_based``: there, simultaneous moves are asked seat by
@@ -1055,7 +1055,7 @@ def adapter_policy(
     observation bytes) read from the resulting record.
 
     With ``roots`` (the tree was flattened with ``GameSource(game, roots=roots)``),
-    ``spiel_game`` is the pool game of ``envs.openspiel.load_pool`` over the same
+    ``spiel_game`` is the pool game of ``octagames.envs.openspiel.load_pool`` over the same
     records: the first history entry is the index of the record drawn, the rest is
     replayed from it.
     """
@@ -1366,7 +1366,7 @@ def agent_policy(
     """The slot policy of an arena agent on a flat tree of ``game``, by asking it.
 
     Walks the game again and, at the first state met of every information set,
-    asks ``agent`` ``samples`` times (through :func:`agents.base.make_turn`, so it
+    asks ``agent`` ``samples`` times (through :func:`octagames.agents.base.make_turn`, so it
     sees only what its seat may see); the empirical frequencies are the policy.
     For a deterministic agent ``samples=1`` is exact.
 
@@ -1380,7 +1380,7 @@ def agent_policy(
         roots: the pool of records the tree was flattened from, if any
             (``GameSource(game, roots=roots)``).
     """
-    from agents.base import make_turn
+    from octagames.agents.base import make_turn
 
     source = GameSource(game, root, roots=roots)
     index = tree.index()
@@ -1419,16 +1419,16 @@ def _registry_factory(game: str, arg: str | None) -> Agent:
 
 
 def _oracle_factory(game: str, arg: str | None) -> Agent:
-    """``oracle``: the exact 2-player Octrix round solver (:mod:`agents.octrix_solver`)."""
+    """``oracle``: the exact 2-player Octrix round solver (:mod:`octagames.agents.octrix_solver`)."""
     if game != "octrix":
         raise ValueError(f"agent 'oracle' is only available for octrix, not {game!r}")
-    from agents.octrix_solver import OctrixOracleAgent
+    from octagames.agents.octrix_solver import OctrixOracleAgent
 
     return OctrixOracleAgent()
 
 
 try:  # make_agent("cfr", game) / make_agent("oracle", "octrix") in the arena
-    from agents.registry import register as _register
+    from octagames.agents.registry import register as _register
 
     _register("cfr", _registry_factory)
     _register("oracle", _oracle_factory)

@@ -21,8 +21,8 @@ from __future__ import annotations
 import numba as nb
 import numpy as np
 
-from agents.base import Agent, Turn
-from agents.mcts import random_policy
+from octagames.agents.base import Agent, Turn
+from octagames.agents.mcts import random_policy
 from octagames.achten.rules import (A_CLAW, A_CLOSED, A_KEEP, A_PASS, A_STAND, A_SWAP, A_SWAP_ALL, CLOSED,
                                     NUL_TENTHS, PH_FIRST, POT0, hand_key, hand_key3, hand_of, hand_value,
                                     hand_value3, is_verbied, is_verbied3, pot_of)
@@ -184,7 +184,7 @@ def achten_playout(s, player, mask, n_legal) -> int:
 # ------------------------------------------------------------------ compiled leaf value
 @nb.njit(cache=True)
 def achten_value(s, out) -> None:
-    """MCTS leaf value: the returns of a showdown held now (:class:`agents.mcts.CompiledValue`).
+    """MCTS leaf value: the returns of a showdown held now (:class:`octagames.agents.mcts.CompiledValue`).
 
     On a determinized record every hand is known, so this is what the engine's
     showdown would give if the round ended at this point: nul scores 1, the

@@ -23,7 +23,7 @@ Under the Dutch rules (``rules="nl"``) the aim is an Octa, then an empty hand:
 * step 4: double a useless card (no extra card once an Octa stands), swap for a
   more useful pot card; discard the least useful card; keep the reserve empty.
 
-The agent reads only its own :class:`~agents.base.Turn` (the determinized
+The agent reads only its own :class:`~octagames.agents.base.Turn` (the determinized
 state keeps its own hand and all public cards exact).
 """
 
@@ -31,7 +31,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from agents.base import Agent, Turn
+from octagames.agents.base import Agent, Turn
 from octagames.octa import en, nl
 from octagames.octa.common import (KING, MAX_RUNS, NUM_QUEEN_PAIRS, POOL_SLOTS, QUEEN_PAIRS,
                                    TOK_CENTRE, atype_of, extend_pos, kind_at, kind_of, run_faceup)

@@ -20,7 +20,7 @@ from __future__ import annotations
 import numba as nb
 import numpy as np
 
-from agents.base import Agent, Turn
+from octagames.agents.base import Agent, Turn
 from octagames.octiles import board as B
 from octagames.octiles import rules as R
 
@@ -109,7 +109,7 @@ def _runner_distance(s, p: int, point: int) -> int:
 
 @nb.njit(cache=True)
 def octiles_value(s, out) -> None:
-    """Estimated returns of an unfinished Octiles game, for :class:`agents.mcts.CompiledValue`.
+    """Estimated returns of an unfinished Octiles game, for :class:`octagames.agents.mcts.CompiledValue`.
 
     Each seat's (or team's) progress is minus the summed path distance of its
     runners to their goals; a seat's value is ``tanh`` of its lead over the

@@ -13,7 +13,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from agents.base import Agent, Turn
+from octagames.agents.base import Agent, Turn
 from octagames.octrix.rules import NUM_CARDS, card_visible, side_of
 
 

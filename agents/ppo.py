@@ -18,7 +18,7 @@ trainer (``experiments/train_ppo.py``), the tests and notebooks import:
 * :func:`seat_gae`: GAE for turn-based self-play (below).
 * :func:`ppo_loss`, :func:`ppo_update`: the clipped PPO objective with value
   loss and entropy bonus, minibatched for several epochs.
-* :class:`PPOAgent`: a trained policy as an :class:`agents.base.Agent` for the
+* :class:`PPOAgent`: a trained policy as an :class:`octagames.agents.base.Agent` for the
   arena; ``make_agent("ppo:<path>", game)`` loads one by path.
 
 One policy is shared by all seats: the observation is always the acting
@@ -60,8 +60,8 @@ import numpy as np
 import torch
 from torch import nn
 
-from agents.base import Agent, Turn
-from agents.registry import register
+from octagames.agents.base import Agent, Turn
+from octagames.agents.registry import register
 from octagames.core import Game
 
 #: logit given to illegal actions: exp(MASKED_LOGIT - max) is exactly 0 in float32,

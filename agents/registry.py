@@ -10,12 +10,12 @@ from __future__ import annotations
 import importlib
 from typing import Callable
 
-from agents.base import Agent, RandomAgent
+from octagames.agents.base import Agent, RandomAgent
 
 
 def _heuristic(game: str, arg: str | None) -> Agent:
     try:
-        module = importlib.import_module(f"agents.heuristic_{game}")
+        module = importlib.import_module(f"octagames.agents.heuristic_{game}")
     except ModuleNotFoundError as e:
         raise ValueError(f"agent 'heuristic' is not available for game {game!r}") from e
     classes = [v for k, v in vars(module).items()
@@ -49,7 +49,7 @@ def make_agent(spec: str, game: str) -> Agent:
 
 def _load_optional() -> None:
     # baselines with heavier dependencies register themselves on import
-    for mod in ("agents.mcts", "agents.cfr", "agents.ppo"):
+    for mod in ("octagames.agents.mcts", "octagames.agents.cfr", "octagames.agents.ppo"):
         try:
             importlib.import_module(mod)
         except ModuleNotFoundError:

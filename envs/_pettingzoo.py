@@ -29,7 +29,7 @@ A game module (see ``envs/octrix_v0.py``) only names its game::
     def parallel_env(**kwargs): return parallel_raw_env(**kwargs)
 
 Observation bounds come from the rules module (:func:`observation_bounds`),
-fixed deals from :mod:`envs.deals`.
+fixed deals from :mod:`octagames.envs.deals`.
 """
 
 from __future__ import annotations
@@ -49,7 +49,7 @@ from numba.core.dispatcher import Dispatcher
 from pettingzoo import AECEnv, ParallelEnv
 from pettingzoo.utils import wrappers
 
-from envs.deals import apply_deal
+from octagames.envs.deals import apply_deal
 from octagames.core import CHANCE, TERMINAL, Game, IllegalActionError
 
 ILLEGAL_ACTION_MODES = ("raise", "terminate")
@@ -244,12 +244,12 @@ class _Table:
 
 def picture_module(game: str) -> ModuleType:
     """The module drawing pictures of ``game`` (``envs/<game>_render.py``)."""
-    return importlib.import_module(f"envs.{game}_render")
+    return importlib.import_module(f"octagames.envs.{game}_render")
 
 
 def has_picture(game: str) -> bool:
     """Whether ``game`` has an ``rgb_array`` renderer (``envs/<game>_render.py``)."""
-    return importlib.util.find_spec(f"envs.{game}_render") is not None
+    return importlib.util.find_spec(f"octagames.envs.{game}_render") is not None
 
 
 def _pickle_kwargs(env: Any, game: str | None, **kwargs: Any) -> dict[str, Any]:
@@ -277,7 +277,7 @@ class OctaAECEnv(AECEnv, EzPickle):
     every pending seat, while ``agent_selection`` is the lowest pending seat).
     Chance is resolved internally with the record's RNG, seeded by
     ``reset(seed=...)``. ``reset(options={"deal": [[...], ...]})`` fixes the
-    first deal (see :mod:`envs.deals`). The reward of a step is the change of
+    first deal (see :mod:`octagames.envs.deals`). The reward of a step is the change of
     each seat's return, so cumulative rewards equal the game's returns. The
     raw env raises :class:`~octagames.core.IllegalActionError` on an illegal
     action and leaves the state unchanged; ``env()`` wraps it to end the game

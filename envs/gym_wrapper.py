@@ -1,10 +1,10 @@
 """Gymnasium single-agent face of every octagames game.
 
 One seat learns; the other seats are played by fixed agents
-(:class:`agents.base.Agent`, :class:`~agents.base.RandomAgent` by default),
+(:class:`octagames.agents.base.Agent`, :class:`~octagames.agents.base.RandomAgent` by default),
 and chance is resolved with the game record's RNG::
 
-    from envs.gym_wrapper import SingleAgentEnv
+    from octagames.envs.gym_wrapper import SingleAgentEnv
 
     env = SingleAgentEnv("octrix", seat=1, num_players=3)
     obs, info = env.reset(seed=0)
@@ -22,7 +22,7 @@ and chance is resolved with the game record's RNG::
   rewards sum to its return in the game.
 * **Termination** when the game ends; never truncated (the engines cap their
   own length).
-* **Opponents** act through :func:`agents.base.make_turn`, so they only see
+* **Opponents** act through :func:`octagames.agents.base.make_turn`, so they only see
   what their seat can see (hidden information determinized).
 * **Seeding**: ``reset(seed=s)`` makes the deal, every later chance event and
   the opponents' choices reproducible.
@@ -46,8 +46,8 @@ import gymnasium
 import numpy as np
 from gymnasium import spaces
 
-from agents.base import Agent, RandomAgent, make_turn
-from envs._pettingzoo import make_game, observation_bounds
+from octagames.agents.base import Agent, RandomAgent, make_turn
+from octagames.envs._pettingzoo import make_game, observation_bounds
 from octagames.core import CHANCE, TERMINAL, IllegalActionError
 
 ILLEGAL_MODES = ("raise", "penalize")
@@ -61,7 +61,7 @@ class SingleAgentEnv(gymnasium.Env):
         seat: the learning seat.
         opponents: agents for the other seats: a sequence in ascending seat
             order (skipping ``seat``) or a mapping seat -> agent; ``None``
-            gives a :class:`~agents.base.RandomAgent` to each.
+            gives a :class:`~octagames.agents.base.RandomAgent` to each.
         illegal_action: ``"raise"`` or ``"penalize"`` (see the module docstring).
         illegal_reward: the reward of an illegal action under ``"penalize"``.
         render_mode: ``"ansi"`` (``render()`` returns the learning seat's view
@@ -117,7 +117,7 @@ class SingleAgentEnv(gymnasium.Env):
             raise ValueError(f"opponents must cover exactly the seats {others}, got seats {sorted(table)}")
         for p, a in table.items():
             if not isinstance(a, Agent):
-                raise TypeError(f"opponent for seat {p} must be an agents.base.Agent, "
+                raise TypeError(f"opponent for seat {p} must be an octagames.agents.base.Agent, "
                                  f"got {type(a).__name__}")
         return table
 
@@ -142,7 +142,7 @@ class SingleAgentEnv(gymnasium.Env):
         for p, agent in self.opponents.items():
             agent.reset(self.game, p, int(rng.integers(0, 2**63 - 1)))
         if options and options.get("deal") is not None:
-            from envs.deals import apply_deal
+            from octagames.envs.deals import apply_deal
             apply_deal(self.game, self.state, options["deal"])
         self._prev_return = float(self.game.returns(self.state)[self.seat])
         self._done = False

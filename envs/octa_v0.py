@@ -34,7 +34,7 @@ the state unchanged.
 
 from __future__ import annotations
 
-from envs._pettingzoo import define_envs
+from octagames.envs._pettingzoo import define_envs
 
 GAME = "octa"
 raw_env, parallel_raw_env, env, parallel_env = define_envs(GAME, __name__)

@@ -8,7 +8,7 @@ space where the exchange tile went and the path the runner took).
 
 Example::
 
-    from envs.octiles_render import render_rgb, save_png
+    from octagames.envs.octiles_render import render_rgb, save_png
     save_png(state, "board.png")
 """
 

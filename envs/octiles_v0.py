@@ -35,7 +35,7 @@ dead end at a face-down tile) and leaves the state unchanged.
 
 from __future__ import annotations
 
-from envs._pettingzoo import define_envs
+from octagames.envs._pettingzoo import define_envs
 
 GAME = "octiles"
 raw_env, parallel_raw_env, env, parallel_env = define_envs(GAME, __name__)

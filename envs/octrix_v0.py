@@ -17,7 +17,7 @@ PettingZoo classic conventions.
 
 Usage::
 
-    from envs import octrix_v0
+    from octagames.envs import octrix_v0
 
     env = octrix_v0.env(num_players=3, render_mode="ansi")
     env.reset(seed=42)
@@ -134,7 +134,7 @@ Version history
 
 from __future__ import annotations
 
-from envs._pettingzoo import define_envs
+from octagames.envs._pettingzoo import define_envs
 
 GAME = "octrix"
 raw_env, parallel_raw_env, env, parallel_env = define_envs(GAME, __name__)

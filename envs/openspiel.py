@@ -4,13 +4,13 @@ Importing this module registers one pyspiel game per installed rules engine
 (:func:`octagames.core.available_games`) under the name ``octagames_<name>``::
 
     import pyspiel
-    import envs.openspiel  # registers octagames_octrix, ...
+    import octagames.envs.openspiel  # registers octagames_octrix, ...
 
     game = pyspiel.load_game("octagames_octrix(num_players=3)")
     turn_based = pyspiel.convert_to_turn_based(game)   # for CFR & co.
 
     # or, with our own config validation (ValueError naming the bad field):
-    game = envs.openspiel.load("octrix", num_players=4, partnership=True)
+    game = octagames.envs.openspiel.load("octrix", num_players=4, partnership=True)
 
 The adapter is generic over :class:`octagames.core.Game` and knows no rules of
 any game; everything it says comes from the engine contract:
@@ -51,9 +51,9 @@ any game; everything it says comes from the engine contract:
   instance, keeps only the scores of earlier rounds.)
 * **Deal pools** (:func:`load_pool`): a game whose first move is one chance
   node, uniform over a given list of engine records (e.g. K sampled deals, see
-  ``agents.cfr.deal_pool``), after which the adapter's game follows from the
+  ``octagames.agents.cfr.deal_pool``), after which the adapter's game follows from the
   record drawn. It lets OpenSpiel's algorithms (``exploitability.nash_conv``)
-  run on the reduced games that ``agents.cfr`` flattens from a pool; it adds no
+  run on the reduced games that ``octagames.agents.cfr`` flattens from a pool; it adds no
   rule, only the choice of where the game starts.
 * **Serialization**: pyspiel serializes a Python state as its history plus a
   pickle of its ``__dict__``; here that is the record's bytes, so
@@ -585,7 +585,7 @@ class OctagamesPoolGame(OctagamesGame):
     Args:
         name: short octagames name.
         records: the engine records to start from (the game's own dtype; they
-            should come from the same config, e.g. ``agents.cfr.deal_pool``).
+            should come from the same config, e.g. ``octagames.agents.cfr.deal_pool``).
         params: OpenSpiel parameters (config fields).
 
     Raises:
@@ -708,10 +708,10 @@ def load_pool(name: str, records: Sequence[np.void], **config: Any) -> Octagames
     """The game ``octagames_<name>`` started from a uniform chance draw among ``records``.
 
     Example: OpenSpiel's exploitability on the reduced game that
-    ``agents.cfr.flatten(GameSource(game, roots=records))`` solves::
+    ``octagames.agents.cfr.flatten(GameSource(game, roots=records))`` solves::
 
-        records = agents.cfr.deal_pool(game, 8, seed=0)
-        spiel_game = envs.openspiel.load_pool("achten", records, **dataclasses.asdict(game.config))
+        records = octagames.agents.cfr.deal_pool(game, 8, seed=0)
+        spiel_game = octagames.envs.openspiel.load_pool("achten", records, **dataclasses.asdict(game.config))
 
     Args:
         name: short octagames name.

@@ -1,6 +1,6 @@
 """A batched self-play environment for every game that follows the engine contract.
 
-    >>> from envs.vector import make
+    >>> from octagames.envs.vector import make
     >>> env = make("octrix", num_envs=4096, seed=0, num_players=2)
     >>> obs, info = env.reset()
     >>> actions = env.sample_actions()          # or your policy, masked by info["action_mask"]

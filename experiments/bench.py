@@ -1,11 +1,11 @@
 """Random-play throughput of every face of the games, with anchors from the same run.
 
-    python -m experiments.bench                       # all games, default budget
-    python -m experiments.bench --games octrix --seconds 2
+    python -m octagames.experiments.bench                       # all games, default budget
+    python -m octagames.experiments.bench --games octrix --seconds 2
 
 Measured, each for ``seconds`` of wall time after a warm-up:
 
-* the batched engine (``envs.vector``) at batch 1, 64 and 4096, random legal
+* the batched engine (``octagames.envs.vector``) at batch 1, 64 and 4096, random legal
   actions drawn in compiled code (``VectorEnv.sample_actions``);
 * the PettingZoo AEC env, the classic ``agent_iter`` loop with random legal actions;
 * the OpenSpiel adapter, a Python loop over ``apply_action`` / ``apply_actions``;
@@ -70,7 +70,7 @@ def _timed(step: Callable[[], int], seconds: float) -> float:
 
 def bench_vector(game: str, batch: int, seconds: float, seed: int, **config) -> float:
     """Steps/s of the vector env at one batch size."""
-    from envs.vector import make
+    from octagames.envs.vector import make
     env = make(game, batch, seed=seed, **config)
     env.reset()
     reps = max(1, 4096 // batch)
@@ -150,12 +150,12 @@ def main(cfg: BenchConfig) -> dict:
         openspiel_loop(pyspiel.load_game("connect_four"), cfg.seed), cfg.seconds)
     pz = rows["anchor: PettingZoo connect_four_v3 AEC"]
     c4 = rows["anchor: pyspiel C++ connect_four, Python loop"]
-    import envs.openspiel as osp
+    import octagames.envs.openspiel as osp
     for name in games:
         config = BENCH_CONFIGS.get(name, {})
         for b in cfg.batch_sizes:
             rows[f"{name}: vector env, batch {b}"] = bench_vector(name, b, cfg.seconds, cfg.seed, **config)
-        env_mod = importlib.import_module(f"envs.{name}_v0")
+        env_mod = importlib.import_module(f"octagames.envs.{name}_v0")
         rows[f"{name}: PettingZoo AEC env"] = _timed(aec_loop(env_mod.env(**config), cfg.seed), cfg.seconds)
         rows[f"{name}: OpenSpiel adapter"] = _timed(openspiel_loop(osp.load(name, **config), cfg.seed),
                                                    cfg.seconds)
@@ -198,6 +198,11 @@ def _plot(rows: dict[str, float], path: Path) -> None:
     plt.close(fig)
 
 
-if __name__ == "__main__":
+def cli() -> None:
+    """Command-line entry point (``octagames-bench``, or ``python -m octagames.experiments.bench``)."""
     import tyro
     main(tyro.cli(BenchConfig))
+
+
+if __name__ == "__main__":
+    cli()

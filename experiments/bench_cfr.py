@@ -1,9 +1,9 @@
 """CFR benchmark: our vectorised CFR+ against OpenSpiel's, and CFR on small Octrix configs.
 
-    python -m experiments.bench_cfr                 # default budget, a few minutes
-    python -m experiments.bench_cfr --quick         # tiny budget (tests)
+    python -m octagames.experiments.bench_cfr                 # default budget, a few minutes
+    python -m octagames.experiments.bench_cfr --quick         # tiny budget (tests)
 
-Part 1, Kuhn and Leduc poker in one run: our CFR+ (:class:`agents.cfr.CFRSolver`),
+Part 1, Kuhn and Leduc poker in one run: our CFR+ (:class:`octagames.agents.cfr.CFRSolver`),
 OpenSpiel's Python ``cfr.CFRPlusSolver`` and its C++ ``pyspiel.CFRPlusSolver``.
 Every NashConv is computed by OpenSpiel's ``exploitability.nash_conv`` on the
 solver's average policy; time per iteration excludes the evaluations. On Leduc
@@ -11,10 +11,10 @@ the time to reach NashConv <= ``target`` is measured for ours and for C++ (the
 Python solver's is extrapolated from its time per iteration, stated as such).
 
 Part 2, 2-player reduced-deck Octrix over one round: NashConv curves of the four
-CFR variants (our exact :func:`agents.cfr.nash_conv`), the NashConv of uniform
+CFR variants (our exact :func:`octagames.agents.cfr.nash_conv`), the NashConv of uniform
 random play and of the heuristic agent (small configs), the gap between CFR+'s value and the exact value from
-:mod:`agents.octrix_solver` (whole config and single deals), and one cross-check
-of our NashConv against OpenSpiel's through ``envs.openspiel``.
+:mod:`octagames.agents.octrix_solver` (whole config and single deals), and one cross-check
+of our NashConv against OpenSpiel's through ``octagames.envs.openspiel``.
 
 Results: ``<out>`` (JSON) and a PNG of the curves beside it.
 """
@@ -32,7 +32,7 @@ from typing import Any
 import numpy as np
 from tqdm import tqdm
 
-from agents.cfr import (
+from octagames.agents.cfr import (
     VARIANTS,
     CFRConfig,
     CFRSolver,
@@ -44,7 +44,7 @@ from agents.cfr import (
     nash_conv,
     to_openspiel_policy,
 )
-from agents.octrix_solver import OctrixRoundSolver, game_value, state_value
+from octagames.agents.octrix_solver import OctrixRoundSolver, game_value, state_value
 from octagames.core import Game
 
 
@@ -229,7 +229,7 @@ def _octrix(spec: str, cfg: BenchCFRConfig, solver: OctrixRoundSolver) -> dict:
         "variants": {},
     }
     if tree.num_nodes <= cfg.heuristic_max_nodes:
-        from agents.heuristic_octrix import OctrixHeuristicAgent
+        from octagames.agents.heuristic_octrix import OctrixHeuristicAgent
 
         out["heuristic_nash_conv"] = nash_conv(tree, agent_policy(game, tree, OctrixHeuristicAgent()))
     n = 30 if cfg.quick else cfg.octrix_iterations
@@ -346,7 +346,7 @@ def main(cfg: BenchCFRConfig) -> dict:
 
         with warnings.catch_warnings():
             warnings.simplefilter("ignore")
-            import envs.openspiel as eo
+            import octagames.envs.openspiel as eo
         small = result["octrix"][0]
         spiel_game = pyspiel.convert_to_turn_based(eo.load("octrix", **small["config"]))
         theirs = exploitability.nash_conv(
@@ -423,7 +423,11 @@ def _report(result: dict) -> None:
         print(f"octrix {x['config']}: our NashConv {x['ours']:.10f}, OpenSpiel's {x['openspiel']:.10f}")
 
 
-if __name__ == "__main__":
+def cli() -> None:
+    """Command-line entry point (``octagames-bench-cfr``, or ``python -m octagames.experiments.bench_cfr``)."""
     import tyro
-
     main(tyro.cli(BenchCFRConfig))
+
+
+if __name__ == "__main__":
+    cli()

@@ -1,14 +1,14 @@
 """MCTS benchmark: our compiled search against OpenSpiel's Python MCTSBot, and strength.
 
-    python -m experiments.bench_mcts                       # everything, default sizes
-    python -m experiments.bench_mcts --skip-strength       # speed only (a minute)
-    python -m experiments.bench_mcts --games achten:deal_penalty=1 --skip-speed --random-budget 1000
+    python -m octagames.experiments.bench_mcts                       # everything, default sizes
+    python -m octagames.experiments.bench_mcts --skip-strength       # speed only (a minute)
+    python -m octagames.experiments.bench_mcts --games achten:deal_penalty=1 --skip-speed --random-budget 1000
 
 All in one run on the same machine:
 
-1. **Speed.** For every game with an OpenSpiel face (``envs.openspiel``): the
+1. **Speed.** For every game with an OpenSpiel face (``octagames.envs.openspiel``): the
    first decision of a fixed deal (the same chance outcomes applied to both),
-   searched by our :class:`agents.mcts.MCTS` and by
+   searched by our :class:`octagames.agents.mcts.MCTS` and by
    ``open_spiel.python.algorithms.mcts.MCTSBot`` with ``RandomRolloutEvaluator``
    (one uniformly random playout per simulation: our default playout policy
    too). Simultaneous games go through ``pyspiel.convert_to_turn_based``
@@ -18,7 +18,7 @@ All in one run on the same machine:
    seats rotated. OpenSpiel's MCTSBot searches the true state; Octiles has
    perfect information, so that is fair there.
 3. **Strength against random and against the heuristics** on every game
-   (``agents.arena.play_match``, seats rotated), with 95% Wilson intervals.
+   (``octagames.agents.arena.play_match``, seats rotated), with 95% Wilson intervals.
 
 Results: ``runs/bench_mcts.json`` and ``runs/bench_mcts.png``.
 """
@@ -33,11 +33,11 @@ from typing import Any
 
 import numpy as np
 
-from agents.arena import play_match, wilson_interval
-from agents.base import Agent, RandomAgent, make_turn
-from agents.mcts import MCTS, MCTSAgent, MCTSConfig, default_evaluator
-from agents.registry import make_agent
-from experiments.cli import make_game, parse_game_spec
+from octagames.agents.arena import play_match, wilson_interval
+from octagames.agents.base import Agent, RandomAgent, make_turn
+from octagames.agents.mcts import MCTS, MCTSAgent, MCTSConfig, default_evaluator
+from octagames.agents.registry import make_agent
+from octagames.experiments.cli import make_game, parse_game_spec
 from octagames.core import Game, available_games
 
 
@@ -90,8 +90,8 @@ def openspiel_game(name: str):
     """The pyspiel game of ``name`` (turn-based when it is simultaneous)."""
     import pyspiel
 
-    import envs.openspiel
-    game = envs.openspiel.load(name)
+    import octagames.envs.openspiel
+    game = octagames.envs.openspiel.load(name)
     if game.get_type().dynamics != pyspiel.GameType.Dynamics.SEQUENTIAL:
         game = pyspiel.convert_to_turn_based(game)
     return game
@@ -266,6 +266,11 @@ def main(cfg: BenchConfig) -> dict[str, Any]:
     return result
 
 
-if __name__ == "__main__":
+def cli() -> None:
+    """Command-line entry point (``octagames-bench-mcts``, or ``python -m octagames.experiments.bench_mcts``)."""
     import tyro
     main(tyro.cli(BenchConfig))
+
+
+if __name__ == "__main__":
+    cli()

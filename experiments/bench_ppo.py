@@ -1,18 +1,18 @@
 """PPO training throughput: our trainer against sb3-contrib's ``MaskablePPO`` as the anchor.
 
-    python -m experiments.bench_ppo                        # Octrix and Octa (en), 2 players
-    python -m experiments.bench_ppo --budget-s 60 --torch-threads 2
-    python -m experiments.bench_ppo --no-sb3               # our trainer only (no sb3-contrib needed)
+    python -m octagames.experiments.bench_ppo                        # Octrix and Octa (en), 2 players
+    python -m octagames.experiments.bench_ppo --budget-s 60 --torch-threads 2
+    python -m octagames.experiments.bench_ppo --no-sb3               # our trainer only (no sb3-contrib needed)
 
 For every game, in one run and with the same network (actor and critic MLPs of
 ``hidden`` with ``activation``, SB3's ``MlpPolicy`` layout) and the same torch
 thread count, three measurements of ``budget_s`` seconds each:
 
-* **ours**: :class:`experiments.train_ppo.Trainer` (vector env, self-play with
+* **ours**: :class:`octagames.experiments.train_ppo.Trainer` (vector env, self-play with
   the league, per-seat GAE, PPO updates) with evaluation off: the whole loop,
   env stepping and updates.
 * **sb3_default**: ``MaskablePPO`` on our Gymnasium wrapper
-  (:class:`envs.gym_wrapper.SingleAgentEnv`: one learning seat, random
+  (:class:`octagames.envs.gym_wrapper.SingleAgentEnv`: one learning seat, random
   opponents, ``action_masks()``) with SB3's own PPO defaults (``n_steps=2048``,
   ``batch_size=64``, ``n_epochs=10``), the way users run it.
 * **sb3_matched**: the same with our PPO work per sample: ``n_epochs`` =
@@ -47,8 +47,8 @@ from typing import Any
 
 import torch
 
-from experiments.cli import parse_game_spec
-from experiments.train_ppo import TrainConfig, Trainer
+from octagames.experiments.cli import parse_game_spec
+from octagames.experiments.train_ppo import TrainConfig, Trainer
 
 SB3_MISSING = ("sb3-contrib is not installed; it is needed for the SB3 MaskablePPO anchor: "
                "pip install sb3-contrib  (or pip install -e '.[bench]'); "
@@ -131,7 +131,7 @@ def _rate(marks: list[tuple[float, float, float]]) -> tuple[float, float, float,
 
 def warm_up(game: str, config: dict[str, Any], num_players: int, gym: bool) -> None:
     """Compile the game's kernels (numba compiles on first use) before anything is timed."""
-    from envs.vector import make
+    from octagames.envs.vector import make
 
     env = make(game, 4, seed=0, num_players=num_players, num_threads=1, **config)
     env.reset()
@@ -141,7 +141,7 @@ def warm_up(game: str, config: dict[str, Any], num_players: int, gym: bool) -> N
     if gym:
         import numpy as np
 
-        from envs.gym_wrapper import SingleAgentEnv
+        from octagames.envs.gym_wrapper import SingleAgentEnv
 
         genv = SingleAgentEnv(game, seat=0, num_players=num_players, **config)
         genv.reset(seed=0)
@@ -192,14 +192,14 @@ def sb3_available() -> bool:
 
 def bench_sb3(cfg: BenchConfig, game: str, config: dict[str, Any], n_steps: int, batch_size: int,
               n_epochs: int) -> dict[str, Any]:
-    """``MaskablePPO`` on :class:`~envs.gym_wrapper.SingleAgentEnv` for ``budget_s`` seconds of whole cycles."""
+    """``MaskablePPO`` on :class:`~octagames.envs.gym_wrapper.SingleAgentEnv` for ``budget_s`` seconds of whole cycles."""
     try:
         from sb3_contrib import MaskablePPO
         from stable_baselines3.common.callbacks import BaseCallback
         from stable_baselines3.common.vec_env import DummyVecEnv
     except ImportError as e:
         raise SystemExit(SB3_MISSING) from e
-    from envs.gym_wrapper import SingleAgentEnv
+    from octagames.envs.gym_wrapper import SingleAgentEnv
 
     class Clock(BaseCallback):
         """Marks each cycle boundary; stops at the first one after the budget."""
@@ -356,7 +356,11 @@ def main(cfg: BenchConfig) -> dict[str, Any]:
     return out
 
 
-if __name__ == "__main__":
+def cli() -> None:
+    """Command-line entry point (``octagames-bench-ppo``, or ``python -m octagames.experiments.bench_ppo``)."""
     import tyro
-
     main(tyro.cli(BenchConfig))
+
+
+if __name__ == "__main__":
+    cli()

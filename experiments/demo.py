@@ -3,7 +3,7 @@
 For each game the heuristic plays the random agent with seats rotated; the
 table is printed and written to ``runs/demo.json``. Then a short round robin
 (random, heuristic where the game has one, MCTS with a small budget) runs on
-every game, with Bradley-Terry Elo ratings (:mod:`experiments.tournament`),
+every game, with Bradley-Terry Elo ratings (:mod:`octagames.experiments.tournament`),
 written to ``runs/demo_tournament_<game>.json`` and ``.png``.
 """
 
@@ -13,9 +13,9 @@ import json
 from dataclasses import dataclass
 from pathlib import Path
 
-from agents.arena import play_match
-from agents.registry import make_agent
-from experiments.tournament import run_tournament, save
+from octagames.agents.arena import play_match
+from octagames.agents.registry import make_agent
+from octagames.experiments.tournament import run_tournament, save
 from octagames.core import available_games
 
 DEMO_CONFIGS = {
@@ -76,9 +76,15 @@ def main(cfg: DemoConfig) -> dict:
     return results
 
 
-if __name__ == "__main__":
+def cli() -> None:
+    """Command-line entry point (``octagames-demo``, or ``python -m octagames.experiments.demo``)."""
     try:
         import tyro
-        main(tyro.cli(DemoConfig))
-    except ImportError:
+    except ImportError:  # the base install has no tyro: run the defaults
         main(DemoConfig())
+        return
+    main(tyro.cli(DemoConfig))
+
+
+if __name__ == "__main__":
+    cli()

@@ -1,11 +1,11 @@
 """Evaluate one agent against each of several opponents: win rates with 95% intervals.
 
-    python -m experiments.evaluate --game octrix --agent ppo:runs/ppo/octrix-2p-s0/policy.pt \\
+    python -m octagames.experiments.evaluate --game octrix --agent ppo:runs/ppo/octrix-2p-s0/policy.pt \\
         --opponents random heuristic mcts:200 --games 400
-    python -m experiments.evaluate --game achten --game-config num_players=2,deal_penalty=1 \\
+    python -m octagames.experiments.evaluate --game achten --game-config num_players=2,deal_penalty=1 \\
         --agent mcts:1000 --opponents random --games 200
 
-For every opponent, :func:`agents.arena.play_match` plays ``games`` games with
+For every opponent, :func:`octagames.agents.arena.play_match` plays ``games`` games with
 the agent in one seat and a fresh instance of the opponent in every other
 seat; seats rotate every game, game ``k`` uses seed ``seed + k`` (the same
 deals for every opponent). A draw counts half a win.
@@ -22,9 +22,9 @@ from dataclasses import asdict, dataclass
 from pathlib import Path
 from typing import Any
 
-from agents.arena import MatchResult, play_match
-from agents.registry import make_agent
-from experiments.cli import parse_game_config
+from octagames.agents.arena import MatchResult, play_match
+from octagames.agents.registry import make_agent
+from octagames.experiments.cli import parse_game_config
 from octagames.core import Game, available_games
 
 
@@ -35,7 +35,7 @@ class EvalConfig:
     game: str = "octrix"
     """short game name (octrix, achten, octiles, octa)"""
     agent: str = "heuristic"
-    """the evaluated agent's spec for agents.registry (e.g. ppo:runs/ppo/octrix-2p-s0/policy.pt, mcts:1000)"""
+    """the evaluated agent's spec for octagames.agents.registry (e.g. ppo:runs/ppo/octrix-2p-s0/policy.pt, mcts:1000)"""
     opponents: tuple[str, ...] = ("random",)
     """opponent specs; each plays every other seat"""
     games: int = 200
@@ -118,7 +118,11 @@ def plot(out: dict[str, Any], path: Path) -> Path:
     return path
 
 
-if __name__ == "__main__":
+def cli() -> None:
+    """Command-line entry point (``octagames-evaluate``, or ``python -m octagames.experiments.evaluate``)."""
     import tyro
-
     evaluate(tyro.cli(EvalConfig))
+
+
+if __name__ == "__main__":
+    cli()

@@ -1,8 +1,8 @@
 """Play any game in the terminal against any agents.
 
-    python -m experiments.play octrix --opponents mcts
-    python -m experiments.play achten --opponents mcts:500 --seat 1
-    python -m experiments.play octrix --opponents mcts,heuristic --game-config num_players=3
+    python -m octagames.experiments.play octrix --opponents mcts
+    python -m octagames.experiments.play achten --opponents mcts:500 --seat 1
+    python -m octagames.experiments.play octrix --opponents mcts,heuristic --game-config num_players=3
 
 At your turn the table is shown as your seat sees it, with your legal moves
 numbered. Type a number, or the move's name as listed; or a command:
@@ -24,9 +24,9 @@ from typing import TextIO
 import numpy as np
 import tyro
 
-from agents.base import Agent, make_turn
-from agents.registry import make_agent
-from experiments.cli import parse_game_config
+from octagames.agents.base import Agent, make_turn
+from octagames.agents.registry import make_agent
+from octagames.experiments.cli import parse_game_config
 from octagames.core import CHANCE, SIMULTANEOUS, TERMINAL, Game
 
 HELP = """Commands:
@@ -216,5 +216,10 @@ def main(cfg: PlayConfig, inp: TextIO = sys.stdin, out: TextIO = sys.stdout) -> 
         return 1
 
 
-if __name__ == "__main__":
+def cli() -> None:
+    """Command-line entry point (``octagames-play``, or ``python -m octagames.experiments.play``)."""
     raise SystemExit(main(tyro.cli(PlayConfig)))
+
+
+if __name__ == "__main__":
+    cli()

@@ -1,7 +1,7 @@
 """Round robin among any agents on any game, with Bradley-Terry Elo ratings.
 
-    python -m experiments.tournament --game octrix --agents random,heuristic,mcts:200
-    python -m experiments.tournament --game achten --agents random,mcts:100,mcts:400 --games-per-pair 40
+    python -m octagames.experiments.tournament --game octrix --agents random,heuristic,mcts:200
+    python -m octagames.experiments.tournament --game achten --agents random,mcts:100,mcts:400 --games-per-pair 40
 
 Every pair of agents plays ``games_per_pair`` games with the seats rotated
 (in game ``k`` the pair's seats are swapped when ``k`` is odd; games with more
@@ -29,10 +29,10 @@ from typing import Any, Sequence
 
 import numpy as np
 
-from agents.arena import play_game, wilson_interval
-from agents.base import Agent
-from agents.registry import make_agent
-from experiments.cli import parse_game_config
+from octagames.agents.arena import play_game, wilson_interval
+from octagames.agents.base import Agent
+from octagames.agents.registry import make_agent
+from octagames.experiments.cli import parse_game_config
 from octagames.core import Game
 
 
@@ -43,7 +43,7 @@ class TournamentConfig:
     game: str = "octrix"
     """short game name (octrix, achten, octiles, octa)"""
     agents: str = "random,heuristic,mcts:200"
-    """comma-separated agent specs of agents.registry (name or name:arg)"""
+    """comma-separated agent specs of octagames.agents.registry (name or name:arg)"""
     games_per_pair: int = 20
     """games each pair of agents plays (seats rotate every game)"""
     game_config: str = ""
@@ -271,6 +271,11 @@ def main(cfg: TournamentConfig) -> TournamentResult:
     return result
 
 
-if __name__ == "__main__":
+def cli() -> None:
+    """Command-line entry point (``octagames-tournament``, or ``python -m octagames.experiments.tournament``)."""
     import tyro
     main(tyro.cli(TournamentConfig))
+
+
+if __name__ == "__main__":
+    cli()

@@ -1,30 +1,30 @@
 """Train a CFR policy: exact CFR on a small config, or MCCFR on any size.
 
-    python -m experiments.train_cfr                                   # CFR+ on 2p Octrix 2x2
-    python -m experiments.train_cfr --variant dcfr --game-config num_players=2,ranks=2,hand_size=3
-    python -m experiments.train_cfr --game spiel:leduc_poker --iterations 2000
-    python -m experiments.train_cfr --algorithm mccfr --sampling outcome \\
+    python -m octagames.experiments.train_cfr                                   # CFR+ on 2p Octrix 2x2
+    python -m octagames.experiments.train_cfr --variant dcfr --game-config num_players=2,ranks=2,hand_size=3
+    python -m octagames.experiments.train_cfr --game spiel:leduc_poker --iterations 2000
+    python -m octagames.experiments.train_cfr --algorithm mccfr --sampling outcome \\
         --game-config num_players=2 --iterations 2000                   # full-size Octrix
-    python -m experiments.train_cfr --game achten \\
+    python -m octagames.experiments.train_cfr --game achten \\
         --game-config num_players=2,ranks=3,low_rank=7,turn_cap=2,deal_penalty=1 \\
         --deal-pool 32 --variants cfr linear dcfr --out-dir runs/train_cfr_achten_pool
                                                                         # 2p Achten, 32 deals
     ... --deal-pool 32 --deal-pool-per-view 8 ...                       # 4 chooser views x 8 deals
 
-Exact CFR flattens the game once (:func:`agents.cfr.flatten`) and reports the
+Exact CFR flattens the game once (:func:`octagames.agents.cfr.flatten`) and reports the
 NashConv of the average policy along the way; ``variants`` adds the curves of
 other exact variants on the same tree. The NashConv of uniform random play and,
 for trees up to ``heuristic_max_nodes``, of the game's heuristic agent
-(:func:`agents.cfr.agent_policy`: its choice at every information set) are
+(:func:`octagames.agents.cfr.agent_policy`: its choice at every information set) are
 reported beside them. MCCFR runs on the engine kernels; its NashConv is reported
 when the config is small enough to flatten (``eval_tree``). For any size, the
 trained agent then plays ``eval_games`` arena games
-(:func:`agents.arena.play_match`, seats rotating) against each of
+(:func:`octagames.agents.arena.play_match`, seats rotating) against each of
 ``eval_opponents`` (random and the game's heuristic by default).
 
 **Deal pools.** Even the smallest 2-player Achten deck (12 cards) deals 10 cards
 one by one, far too many deals to flatten. With ``deal_pool=K`` the game is
-reduced to K distinct deals drawn with ``seed`` (:func:`agents.cfr.deal_pool`),
+reduced to K distinct deals drawn with ``seed`` (:func:`octagames.agents.cfr.deal_pool`),
 the root being one chance node uniform over them; information sets are still the
 players' observations, so they merge across deals wherever a player's view is
 the same (a game of imperfect information). A small random pool rarely holds two
@@ -49,7 +49,7 @@ from typing import Any
 import numpy as np
 from tqdm import tqdm
 
-from agents.cfr import (
+from octagames.agents.cfr import (
     CFRAgent,
     CFRConfig,
     VARIANTS,
@@ -65,7 +65,7 @@ from agents.cfr import (
     flatten,
     nash_conv,
 )
-from experiments.cli import parse_game_config
+from octagames.experiments.cli import parse_game_config
 from octagames.core import Game
 
 
@@ -108,7 +108,7 @@ class TrainCFRConfig:
     eval_games: int = 100
     """arena games against each opponent at the end (our games only; 0 to skip)"""
     eval_opponents: tuple[str, ...] = ("random", "heuristic")
-    """opponents for the arena evaluation (names for ``agents.registry.make_agent``)"""
+    """opponents for the arena evaluation (names for ``octagames.agents.registry.make_agent``)"""
     seed: int = 0
     """seed of MCCFR, of the deal pool and of the evaluation games"""
     out_dir: str = "runs/train_cfr"
@@ -156,15 +156,15 @@ def _checkpoints(total: int, points: int) -> list[int]:
 def evaluate(
     game: Game, agent: CFRAgent, opponents: tuple[str, ...], games: int, seed: int
 ) -> dict[str, Any]:
-    """Arena matches (:func:`agents.arena.play_match`, seats rotating) of ``agent`` against each opponent.
+    """Arena matches (:func:`octagames.agents.arena.play_match`, seats rotating) of ``agent`` against each opponent.
 
     Every other seat is played by a fresh ``make_agent(opponent, game.name)``.
 
     Returns:
         ``{opponent: {"win_rate", "ci95": [lo, hi], "mean_return", "games"}}`` for ``agent``.
     """
-    from agents.arena import play_match
-    from agents.registry import make_agent
+    from octagames.agents.arena import play_match
+    from octagames.agents.registry import make_agent
 
     out = {}
     for name in opponents:
@@ -261,7 +261,7 @@ def main(cfg: TrainCFRConfig) -> dict:
         if roots is not None:
             result["deal_pool"].update(pool_merging(tree))
         if game is not None and 0 < tree.num_nodes <= cfg.heuristic_max_nodes:
-            from agents.registry import make_agent
+            from octagames.agents.registry import make_agent
 
             try:
                 heuristic = make_agent("heuristic", game.name)
@@ -405,7 +405,11 @@ def _report(result: dict) -> None:
         )
 
 
-if __name__ == "__main__":
+def cli() -> None:
+    """Command-line entry point (``octagames-train-cfr``, or ``python -m octagames.experiments.train_cfr``)."""
     import tyro
-
     main(tyro.cli(TrainCFRConfig))
+
+
+if __name__ == "__main__":
+    cli()

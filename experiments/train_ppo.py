@@ -1,11 +1,11 @@
 """Train a PPO policy by self-play with a league, on the batched vector env.
 
-    python -m experiments.train_ppo --game octrix --num-players 2 --total-steps 2000000
-    python -m experiments.train_ppo --game octrix --game-config ranks=4 hand_size=4 --total-steps 200000
-    python -m experiments.train_ppo --game octrix --game-config match=True --time-budget-s 900
-    python -m experiments.train_ppo --game achten --game-config deal_penalty=1 --learning-rate 1e-3 \
+    python -m octagames.experiments.train_ppo --game octrix --num-players 2 --total-steps 2000000
+    python -m octagames.experiments.train_ppo --game octrix --game-config ranks=4 hand_size=4 --total-steps 200000
+    python -m octagames.experiments.train_ppo --game octrix --game-config match=True --time-budget-s 900
+    python -m octagames.experiments.train_ppo --game achten --game-config deal_penalty=1 --learning-rate 1e-3 \
         --anneal-lr --total-steps 2800000 --time-budget-s 900     # the README's Achten run
-    python -m experiments.train_ppo --run-dir runs/ppo/octrix-0 --resume   # continue a killed run
+    python -m octagames.experiments.train_ppo --run-dir runs/ppo/octrix-0 --resume   # continue a killed run
 
 Writes, under ``run_dir``: ``metrics.csv`` and ``metrics.json`` (one row per
 update; win rates filled in at evaluations), ``curves.png`` (win rate against
@@ -36,11 +36,11 @@ turns). While the pool is empty, snapshot games are self-play. A snapshot of the
 policy joins the pool every ``snapshot_every`` updates; the oldest leaves when
 the pool holds ``pool_size``. Snapshots act by sampling (not greedily).
 
-Per-seat trajectories are assembled by :func:`agents.ppo.seat_gae` (see
+Per-seat trajectories are assembled by :func:`octagames.agents.ppo.seat_gae` (see
 ``agents/ppo.py``).
 
 Evaluation: every ``eval_every`` updates (and after the first and the last)
-the greedy policy plays ``eval_games`` arena games (:func:`agents.arena.play_match`,
+the greedy policy plays ``eval_games`` arena games (:func:`octagames.agents.arena.play_match`,
 seats rotated) against each of ``eval_opponents`` (one opponent agent per other
 seat); the win rate counts a draw as half a win. Opponents that are not
 available (e.g. ``mcts`` before ``agents/mcts.py`` registers it) are skipped
@@ -73,12 +73,12 @@ from typing import Any
 import numpy as np
 import torch
 
-from agents.arena import play_match
-from agents.ppo import (ActorCritic, PPOAgent, policy_dict, ppo_update, sample_actions, save_policy,
+from octagames.agents.arena import play_match
+from octagames.agents.ppo import (ActorCritic, PPOAgent, policy_dict, ppo_update, sample_actions, save_policy,
                         seat_gae, win_rewards)
-from agents.registry import make_agent
-from envs.vector import VectorEnv, make
-from experiments.cli import parse_game_config
+from octagames.agents.registry import make_agent
+from octagames.envs.vector import VectorEnv, make
+from octagames.experiments.cli import parse_game_config
 from octagames.core import Game
 
 #: metric columns that depend on the clock (left out when comparing runs)
@@ -166,7 +166,7 @@ class TrainConfig:
     eval_games: int = 100
     """arena games per opponent per evaluation"""
     eval_opponents: tuple[str, ...] = ("random", "heuristic", "mcts")
-    """agent specs for agents.registry.make_agent; unavailable ones are skipped"""
+    """agent specs for octagames.agents.registry.make_agent; unavailable ones are skipped"""
     checkpoint_every: int = 10
     """updates between checkpoints"""
     stop_after_updates: int = 0
@@ -680,7 +680,11 @@ def main(cfg: TrainConfig) -> dict[str, Any]:
     return result
 
 
-if __name__ == "__main__":
+def cli() -> None:
+    """Command-line entry point (``octagames-train-ppo``, or ``python -m octagames.experiments.train_ppo``)."""
     import tyro
-
     main(tyro.cli(TrainConfig))
+
+
+if __name__ == "__main__":
+    cli()

@@ -35,7 +35,7 @@ def batch_kernels(module: ModuleType) -> BatchKernels:
 
     The kernels loop over the records they are given on one thread and release
     the GIL, so callers can step slices of a batch on several Python threads
-    (see ``envs.vector``); unlike numba's parallel loops this degrades
+    (see ``octagames.envs.vector``); unlike numba's parallel loops this degrades
     gracefully on a busy machine.
     """
     key = module.__name__

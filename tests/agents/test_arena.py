@@ -5,10 +5,10 @@ import json
 import numpy as np
 import pytest
 
-from agents.arena import play_match, wilson_interval
-from agents.base import Agent, RandomAgent, Turn
-from agents.heuristic_octrix import OctrixHeuristicAgent
-from agents.registry import make_agent
+from octagames.agents.arena import play_match, wilson_interval
+from octagames.agents.base import Agent, RandomAgent, Turn
+from octagames.agents.heuristic_octrix import OctrixHeuristicAgent
+from octagames.agents.registry import make_agent
 from octagames.core import Game
 
 
@@ -91,7 +91,7 @@ def test_agents_never_see_a_face_down_card():
         g.play_chance(s)
         strongest = max(g.legal_actions(s, 0))
         g.apply_action(s, strongest)
-        from agents.base import make_turn
+        from octagames.agents.base import make_turn
         turn = make_turn(g, s, 1, seed)
         truth_hits += int(turn.state["trick_cards"][0, 0] == strongest)
     assert truth_hits < 30

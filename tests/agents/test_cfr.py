@@ -1,4 +1,4 @@
-"""Tests of agents.cfr: known answers, OpenSpiel cross-checks, reference implementation, checkpoints."""
+"""Tests of octagames.agents.cfr: known answers, OpenSpiel cross-checks, reference implementation, checkpoints."""
 
 from __future__ import annotations
 
@@ -11,8 +11,8 @@ from open_spiel.python.algorithms import cfr as os_cfr
 from open_spiel.python.algorithms import discounted_cfr as os_dcfr
 from open_spiel.python.algorithms import exploitability
 
-from agents.base import make_turn
-from agents.cfr import (
+from octagames.agents.base import make_turn
+from octagames.agents.cfr import (
     VARIANTS,
     CFRAgent,
     CFRConfig,
@@ -35,7 +35,7 @@ from octagames.core import Game
 
 with warnings.catch_warnings():
     warnings.simplefilter("ignore")
-    import envs.openspiel as eo
+    import octagames.envs.openspiel as eo
 
 
 @pytest.fixture(scope="module")
@@ -149,7 +149,7 @@ def test_nash_conv_equals_openspiel_on_small_octrix_through_adapter(tiny_octrix)
         assert abs(ours - theirs) < 1e-6
     assert nash_conv(tree, tree.uniform_policy()) > 1.0  # random play is very exploitable
     # and on the (deterministic) heuristic agent's policy, read off the agent itself
-    from agents.heuristic_octrix import OctrixHeuristicAgent
+    from octagames.agents.heuristic_octrix import OctrixHeuristicAgent
 
     heuristic = agent_policy(game, tree, OctrixHeuristicAgent())
     assert set(np.unique(heuristic)) == {0.0, 1.0}
@@ -327,8 +327,8 @@ def test_cfr_agent_constructors(tiny_octrix):
 
 
 def test_registry_builds_cfr_and_oracle_agents():
-    from agents.octrix_solver import OctrixOracleAgent
-    from agents.registry import make_agent
+    from octagames.agents.octrix_solver import OctrixOracleAgent
+    from octagames.agents.registry import make_agent
 
     assert isinstance(make_agent("cfr:3", "octrix"), CFRAgent)
     assert isinstance(make_agent("oracle", "octrix"), OctrixOracleAgent)
@@ -406,7 +406,7 @@ def test_nash_conv_equals_openspiel_on_an_achten_deal_pool(pool, request):
     spiel_game = eo.load_pool("achten", roots, **ACHTEN_POOL)
     solver = CFRSolver(tree, CFRConfig("cfr"))
     solver.iterate(3)
-    from agents.heuristic_achten import AchtenHeuristicAgent
+    from octagames.agents.heuristic_achten import AchtenHeuristicAgent
 
     heuristic = agent_policy(game, tree, AchtenHeuristicAgent(), roots=roots)
     policies = [
@@ -453,7 +453,7 @@ def test_per_view_pools_merge_the_first_choice(achten_pool_per_view):
 
 def test_heuristic_achten_decides_from_the_observation_only(achten_pool):
     """The heuristic's choice is the same at every state of an information set."""
-    from agents.heuristic_achten import AchtenHeuristicAgent
+    from octagames.agents.heuristic_achten import AchtenHeuristicAgent
 
     game, roots, tree = achten_pool
     source = GameSource(game, roots=roots)

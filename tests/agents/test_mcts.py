@@ -4,11 +4,11 @@ import numpy as np
 import pytest
 
 import octagames.achten as achten
-from agents.arena import play_match
-from agents.base import RandomAgent, make_turn
-from agents.mcts import (MCTS, AgentRollout, CompiledRollout, MCTSAgent, MCTSConfig, PolicyValue,
+from octagames.agents.arena import play_match
+from octagames.agents.base import RandomAgent, make_turn
+from octagames.agents.mcts import (MCTS, AgentRollout, CompiledRollout, MCTSAgent, MCTSConfig, PolicyValue,
                          lowest_action_policy, zero_sum_values)
-from agents.registry import make_agent
+from octagames.agents.registry import make_agent
 from octagames.core import CHANCE, TERMINAL, Game, available_games
 
 
@@ -131,8 +131,8 @@ def octiles_win_in_two(seed: int, max_games: int = 50) -> tuple[Game, np.void, s
 
 @pytest.mark.parametrize("evaluator", ["random playouts", "leaf value"])
 def test_octiles_finds_the_win_in_two(evaluator):
-    from agents.mcts import CompiledValue, RandomRollout
-    from agents.heuristic_octiles import octiles_value
+    from octagames.agents.mcts import CompiledValue, RandomRollout
+    from octagames.agents.heuristic_octiles import octiles_value
     g, s, wins = octiles_win_in_two(seed=3)
     p = g.acting_player(s)
     ev = RandomRollout() if evaluator == "random playouts" else CompiledValue(octiles_value)
@@ -144,7 +144,7 @@ def test_octiles_finds_the_win_in_two(evaluator):
 
 
 def test_compiled_achten_playout_plays_like_the_python_heuristic():
-    from agents.heuristic_achten import AchtenHeuristicAgent, achten_playout
+    from octagames.agents.heuristic_achten import AchtenHeuristicAgent, achten_playout
     from octagames.achten import rules as R
     g = Game("achten", num_players=3)
     agent = AchtenHeuristicAgent()
@@ -306,8 +306,8 @@ def test_agent_in_the_arena_and_registry():
 
 
 def test_octiles_agents_search_with_the_leaf_value_by_default():
-    from agents.heuristic_octiles import octiles_value
-    from agents.mcts import CompiledValue, RandomRollout, default_evaluator
+    from octagames.agents.heuristic_octiles import octiles_value
+    from octagames.agents.mcts import CompiledValue, RandomRollout, default_evaluator
     ev = default_evaluator(Game("octiles"))
     assert isinstance(ev, CompiledValue) and ev.value is octiles_value and ev.rollout_steps == 0
     assert isinstance(default_evaluator(Game("octrix")), RandomRollout)
@@ -322,7 +322,7 @@ def test_octiles_agents_search_with_the_leaf_value_by_default():
 
 
 def test_octiles_value_ranks_progress_and_credits_the_best_move():
-    from agents.heuristic_octiles import goal_distance, octiles_value
+    from octagames.agents.heuristic_octiles import goal_distance, octiles_value
     from octagames.octiles import rules as R
     g, s, wins = octiles_win_in_two(seed=3)
     p = g.acting_player(s)
@@ -361,7 +361,7 @@ def test_every_game_plays_with_mcts():
 
 
 def test_win_values_follow_the_arena_rule():
-    from agents.mcts import win_values
+    from octagames.agents.mcts import win_values
     out = np.full(4, 9.0)
     win_values(np.array([0.3, -0.3, 0.0, 0.0]), 2, out)
     assert out.tolist() == [1.0, 0.0, 0.0, 0.0]  # seats beyond num_players get 0
@@ -385,8 +385,8 @@ def test_win_objective_values_a_certain_win_fully():
 
 
 def test_agent_specs_with_options_and_per_game_exploration():
-    from agents.heuristic_achten import achten_value
-    from agents.mcts import CompiledValue, default_evaluator
+    from octagames.agents.heuristic_achten import achten_value
+    from octagames.agents.mcts import CompiledValue, default_evaluator
     a = make_agent("mcts:200:win:c=0.5", "octrix")
     assert (a.config.num_simulations, a.config.objective, a.config.exploration) == (200, "win", 0.5)
     assert a.name == "mcts200-win-c=0.5"
@@ -403,7 +403,7 @@ def test_agent_specs_with_options_and_per_game_exploration():
 def test_achten_value_is_the_showdown_held_now(config):
     # at every normal turn of random games: pass, let the others stand, and the engine's
     # showdown returns are the value computed before the pass (the hands did not change)
-    from agents.heuristic_achten import achten_value
+    from octagames.agents.heuristic_achten import achten_value
     from octagames.achten.rules import A_PASS, A_STAND, PH_TURNS
     g = Game("achten", **config)
     checked = 0
@@ -424,7 +424,7 @@ def test_achten_value_is_the_showdown_held_now(config):
 def test_random_playouts_draw_with_the_rules_own_sampler():
     # Octiles has the contract's optional random_legal_action; other games and other
     # playout policies go through legal_mask
-    from agents.mcts import search_kernels
+    from octagames.agents.mcts import search_kernels
 
     def fast(kernels):
         return kernels.rollout.py_func.__globals__["FAST_RANDOM"]

@@ -1,4 +1,4 @@
-"""Tests of the exact 2-player Octrix round solver (agents.octrix_solver).
+"""Tests of the exact 2-player Octrix round solver (octagames.agents.octrix_solver).
 
 Card ids: ``a = 4 * (rank - 1) + suit`` with suits ♦ 0, ♥ 1 (red), ♠ 2, ♣ 3 (black).
 So ♦A=0 ♥A=1 ♠A=2 ♣A=3 ♦2=4 ♥2=5 ♠2=6 ♣2=7 ♦3=8 ♥3=9 ♠3=10 ♣3=11.
@@ -10,9 +10,9 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from agents.base import RandomAgent, make_turn
-from agents.cfr import CFRSolver, GameSource, flatten
-from agents.octrix_solver import (
+from octagames.agents.base import RandomAgent, make_turn
+from octagames.agents.cfr import CFRSolver, GameSource, flatten
+from octagames.agents.octrix_solver import (
     OctrixOracleAgent,
     OctrixRoundSolver,
     bits_of,

@@ -6,11 +6,11 @@ import numpy as np
 import pytest
 import torch
 
-from agents.arena import play_match
-from agents.base import RandomAgent
-from agents.ppo import (ActorCritic, PPOAgent, compute_gae, log_prob_entropy, masked_logits, ppo_loss,
+from octagames.agents.arena import play_match
+from octagames.agents.base import RandomAgent
+from octagames.agents.ppo import (ActorCritic, PPOAgent, compute_gae, log_prob_entropy, masked_logits, ppo_loss,
                         ppo_update, sample_actions, save_policy, seat_gae, win_rewards)
-from agents.registry import make_agent
+from octagames.agents.registry import make_agent
 
 TINY = {"num_players": 2, "ranks": 2, "hand_size": 2}
 
@@ -212,7 +212,7 @@ def test_agent_refuses_a_game_that_does_not_fit(tmp_path):
 
 @pytest.mark.parametrize("density", [0.03, 0.1])  # sparse and dense weight-gradient products
 def test_sparse_first_layer_is_the_dense_function(monkeypatch, density):
-    import agents.ppo as ppo
+    import octagames.agents.ppo as ppo
 
     torch.manual_seed(0)
     model = ActorCritic(300, 12, hidden=(16, 16))

@@ -8,8 +8,8 @@ import numpy as np
 import pytest
 from gymnasium.utils.env_checker import check_env
 
-from agents.base import Agent, RandomAgent, Turn
-from envs.gym_wrapper import SingleAgentEnv
+from octagames.agents.base import Agent, RandomAgent, Turn
+from octagames.envs.gym_wrapper import SingleAgentEnv
 from octagames.core import IllegalActionError
 
 # (game, config kwargs, learning seat). Other games add themselves here.

@@ -12,7 +12,7 @@ import numpy as np
 import pyspiel
 import pytest
 
-import envs.openspiel as eo  # registers the games
+import octagames.envs.openspiel as eo  # registers the games
 from octagames.core import (SIMULTANEOUS, Game, IllegalActionError, available_games,
                             load_module)
 

@@ -11,7 +11,7 @@ import warnings
 import numpy as np
 import pytest
 
-from envs import octrix_v0
+from octagames.envs import octrix_v0
 from octagames.core import IllegalActionError
 from octagames.octrix.rules import NUM_CARDS, O_HANDS, O_TABLE
 

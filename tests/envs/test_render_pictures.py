@@ -3,7 +3,7 @@
 import numpy as np
 import pytest
 
-from envs import octiles_v0
+from octagames.envs import octiles_v0
 
 
 def test_octiles_rgb_array_is_a_board_picture():
@@ -29,7 +29,7 @@ def test_unknown_render_mode_is_refused_with_the_valid_modes():
 
 
 def test_octa_rgb_array_shows_the_table_from_the_seat_to_move():
-    from envs import octa_v0
+    from octagames.envs import octa_v0
     env = octa_v0.raw_env(render_mode="rgb_array", rules="en")
     env.reset(seed=1)
     first = env.render()

@@ -3,7 +3,7 @@
 import numpy as np
 import pytest
 
-from envs.vector import make
+from octagames.envs.vector import make
 from octagames.core import Game, rng_next
 
 CONFIGS = [("octrix", dict(num_players=2)), ("octrix", dict(num_players=4, partnership=True)),

@@ -4,7 +4,7 @@ import json
 
 import pytest
 
-from experiments.bench_mcts import BenchConfig, main
+from octagames.experiments.bench_mcts import BenchConfig, main
 
 
 def test_speed_and_strength_rows_with_files(tmp_path):

@@ -7,8 +7,8 @@ import json
 import pytest
 import torch
 
-from experiments import bench_ppo
-from experiments.bench_ppo import BenchConfig, run_bench
+from octagames.experiments import bench_ppo
+from octagames.experiments.bench_ppo import BenchConfig, run_bench
 
 
 @pytest.fixture(autouse=True)

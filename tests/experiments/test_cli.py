@@ -2,7 +2,7 @@
 
 import pytest
 
-from experiments.cli import make_game, parse_game_config, parse_game_spec
+from octagames.experiments.cli import make_game, parse_game_config, parse_game_spec
 
 
 def test_values_take_the_type_of_the_field():

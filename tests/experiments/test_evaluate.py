@@ -4,9 +4,9 @@ import json
 
 import pytest
 
-from agents.arena import play_match
-from agents.registry import make_agent
-from experiments.evaluate import EvalConfig, _slug, evaluate
+from octagames.agents.arena import play_match
+from octagames.agents.registry import make_agent
+from octagames.experiments.evaluate import EvalConfig, _slug, evaluate
 
 
 def test_each_opponent_gets_a_match_on_the_same_deals(tmp_path):

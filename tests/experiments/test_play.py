@@ -4,7 +4,7 @@ import io
 import subprocess
 import sys
 
-from experiments.play import PlayConfig, main
+from octagames.experiments.play import PlayConfig, main
 
 
 def drive(lines: str, **cfg) -> tuple[int, str]:
@@ -57,7 +57,7 @@ def test_bad_settings_are_one_line_errors():
 
 
 def test_command_line_with_piped_stdin():
-    proc = subprocess.run([sys.executable, "-m", "experiments.play", "octrix", "--opponents", "random",
+    proc = subprocess.run([sys.executable, "-m", "octagames.experiments.play", "octrix", "--opponents", "random",
                            "--seed", "1"], input="hello\n2\nquit\n", capture_output=True, text=True,
                           timeout=120)
     assert proc.returncode == 1, proc.stderr

@@ -5,7 +5,7 @@ import json
 import numpy as np
 import pytest
 
-from experiments.tournament import (TournamentConfig, bootstrap_intervals, fit_bradley_terry, main,
+from octagames.experiments.tournament import (TournamentConfig, bootstrap_intervals, fit_bradley_terry, main,
                                     run_tournament, seats_for)
 
 

@@ -12,10 +12,10 @@ import numpy as np
 import pytest
 import torch
 
-from agents.arena import play_match
-from agents.base import RandomAgent
-from agents.registry import make_agent
-from experiments.train_ppo import TIME_COLUMNS, TrainConfig, Trainer, train
+from octagames.agents.arena import play_match
+from octagames.agents.base import RandomAgent
+from octagames.agents.registry import make_agent
+from octagames.experiments.train_ppo import TIME_COLUMNS, TrainConfig, Trainer, train
 
 ROOT = Path(__file__).resolve().parents[2]
 
@@ -58,7 +58,7 @@ def _small_cfg(run_dir: Path, **kw) -> TrainConfig:
 
 def _cli(cfg: TrainConfig) -> list[str]:
     """The command line of ``cfg`` (the killed run is a real process)."""
-    args = [sys.executable, "-m", "experiments.train_ppo", "--game", cfg.game,
+    args = [sys.executable, "-m", "octagames.experiments.train_ppo", "--game", cfg.game,
             "--num-players", str(cfg.num_players),
             "--game-config", *cfg.game_config, "--seed", str(cfg.seed), "--total-steps", str(cfg.total_steps),
             "--num-envs", str(cfg.num_envs), "--num-steps", str(cfg.num_steps),
@@ -135,7 +135,7 @@ def test_one_update_on_other_games_and_seat_counts(tmp_path, game, kwargs):
 
 
 def test_league_draws_random_opponents_at_the_configured_rate():
-    from experiments.train_ppo import RANDOM_OPPONENT, SELF_PLAY, League
+    from octagames.experiments.train_ppo import RANDOM_OPPONENT, SELF_PLAY, League
     n = 20_000
     league = League(opponent=np.zeros(n, dtype=np.int64), seat=np.zeros(n, dtype=np.int64))
     league.draw(np.arange(n), np.random.default_rng(0), 0.5, 2, 0.25)

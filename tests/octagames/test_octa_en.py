@@ -16,8 +16,8 @@ import sys
 import numpy as np
 import pytest
 
-from agents.base import RandomAgent, make_turn
-from agents.heuristic_octa import OctaHeuristicAgent
+from octagames.agents.base import RandomAgent, make_turn
+from octagames.agents.heuristic_octa import OctaHeuristicAgent
 from octagames.core import CHANCE, Game, IllegalActionError
 from octagames.octa import checks, common as C, en
 from octagames.octa.rules import Config

@@ -16,8 +16,8 @@ import sys
 import numpy as np
 import pytest
 
-from agents.base import RandomAgent, make_turn
-from agents.heuristic_octa import OctaHeuristicAgent
+from octagames.agents.base import RandomAgent, make_turn
+from octagames.agents.heuristic_octa import OctaHeuristicAgent
 from octagames.core import CHANCE, Game, IllegalActionError
 from octagames.octa import checks, common as C, nl
 from octagames.octa.rules import Config, card_name
@@ -606,9 +606,9 @@ def test_kernels_run_uncompiled_and_agree_with_compiled():
 
 
 def test_faces_env_openspiel_vector_and_arena_take_rules_nl():
-    from agents.arena import play_match
-    from envs import octa_v0
-    from envs.vector import VectorEnv
+    from octagames.agents.arena import play_match
+    from octagames.envs import octa_v0
+    from octagames.envs.vector import VectorEnv
 
     e = octa_v0.env(rules="nl", render_mode="ansi")
     e.reset(seed=1)
@@ -629,7 +629,7 @@ def test_faces_env_openspiel_vector_and_arena_take_rules_nl():
     r = play_match("octa", [OctaHeuristicAgent(), RandomAgent()], 4, seed=3, progress=False, rules="nl")
     assert r.num_games == 4
     try:
-        import envs.openspiel  # noqa: F401
+        import octagames.envs.openspiel  # noqa: F401
         import pyspiel
     except ImportError:  # pragma: no cover
         return

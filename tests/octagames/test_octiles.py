@@ -592,7 +592,7 @@ def test_render_text():
 
 # ------------------------------------------------------------------ picture and heuristic agent
 def test_render_rgb_draws_the_board():
-    from envs.octiles_render import render_rgb
+    from octagames.envs.octiles_render import render_rgb
 
     g = Game("octiles", num_players=3)
     s = g.new_state(5)
@@ -603,9 +603,9 @@ def test_render_rgb_draws_the_board():
 
 
 def test_heuristic_agent_beats_random_play():
-    from agents.arena import play_game
-    from agents.base import RandomAgent
-    from agents.heuristic_octiles import OctilesHeuristicAgent, goal_distance
+    from octagames.agents.arena import play_game
+    from octagames.agents.base import RandomAgent
+    from octagames.agents.heuristic_octiles import OctilesHeuristicAgent, goal_distance
 
     g = Game("octiles", num_players=2)
     s = g.new_state(0)
