@@ -28,7 +28,24 @@ name              meaning
 ``action_to_string``  ``action_to_string(s, action) -> str`` (Python)
 ``render``        ``render(s, viewer=None) -> str`` (Python)
 ``illegal_reason``  ``illegal_reason(s, player, action) -> str`` (Python): the rule broken
+``check_record``  ``check_record(s) -> str`` (Python): ``""`` for a record the kernels can
+                  run on safely under the config it carries, else one line naming the
+                  field that is wrong (saved games are untrusted input)
+``ACTIONS``       :class:`Layout` of the action table (or ``action_layout(config)``)
+``OBS_LAYOUT``    :class:`Layout` of the observation (or ``obs_layout(config)``)
 ================  =============================================================
+
+Tables are declared once, as data (:class:`Layout` of :class:`Block`): the
+kernels use integer constants derived from them, the strings and illegal
+reasons look up the block of an action, the module docstrings carry the
+generated tables, and :meth:`Game.observation_views` gives named views.
+
+No string a seat can see (``action_to_string``, ``illegal_reason``,
+``render(s, viewer=seat)``) depends on anything that seat cannot see.
+
+Optional, for games with an engine safety bound that is not a rule of the seed:
+a kernel ``truncated(s) -> bool``, True when the game stopped at that bound (faces report it
+as truncation, not as a scored end).
 
 Optional, where a bound depends on the config: ``utility_bounds(config) ->
 (lo, hi)``, ``max_game_length(config) -> int`` and ``observation_bounds(config)
@@ -57,6 +74,7 @@ from __future__ import annotations
 
 import dataclasses
 import importlib
+import textwrap
 from dataclasses import dataclass
 from types import ModuleType
 from typing import Any, Iterable, Sequence
@@ -197,6 +215,125 @@ def available_games() -> list[str]:
             continue
         out.append(name)
     return out
+
+
+# --------------------------------------------------------------------------
+# Tables declared once, as data: action blocks and observation layouts
+# --------------------------------------------------------------------------
+@dataclass(frozen=True)
+class Block:
+    """One named block of a :class:`Layout` (a range of action ids or observation entries).
+
+    Attributes:
+        name: short name (``"swap"``, ``"hand"``); also the key of the named view.
+        size: number of entries.
+        meaning: one line (or a few) for the documentation table.
+        shape: index shape of the block (its product is ``size``); ``()`` means ``(size,)``.
+    """
+
+    name: str
+    size: int
+    meaning: str
+    shape: tuple[int, ...] = ()
+
+    def __post_init__(self) -> None:
+        if self.size < 0 or (self.shape and int(np.prod(self.shape)) != self.size):
+            raise ValueError(f"block {self.name!r}: shape {self.shape} does not hold {self.size} entries")
+
+
+class Layout:
+    """An ordered list of :class:`Block`: offsets are derived once, documentation generated.
+
+    One declaration serves the kernels (integer constants from :meth:`offset`),
+    the strings and illegal-move reasons (:meth:`locate` finds the block of an
+    action id), the docstring tables (:meth:`table`) and the named observation
+    views (:meth:`views`), so the three can never disagree.
+
+    Args:
+        blocks: the blocks in order; names must be unique.
+        title: the name of the indexed thing for the table header (``"action"``, ``"offset"``).
+    """
+
+    def __init__(self, blocks: Sequence[Block], title: str = "offset") -> None:
+        self.blocks = tuple(blocks)
+        self.title = title
+        self._offsets: dict[str, int] = {}
+        off = 0
+        for b in self.blocks:
+            if b.name in self._offsets:
+                raise ValueError(f"block name {b.name!r} appears twice")
+            self._offsets[b.name] = off
+            off += b.size
+        self.size = off
+        self._starts = np.array([self._offsets[b.name] for b in self.blocks], dtype=np.int64)
+
+    def __len__(self) -> int:
+        return self.size
+
+    def __contains__(self, name: object) -> bool:
+        return name in self._offsets
+
+    def offset(self, name: str) -> int:
+        """First index of block ``name``."""
+        return self._offsets[name]
+
+    def end(self, name: str) -> int:
+        """One past the last index of block ``name``."""
+        return self._offsets[name] + self.block(name).size
+
+    def block(self, name: str) -> Block:
+        """The block called ``name``."""
+        for b in self.blocks:
+            if b.name == name:
+                return b
+        raise KeyError(name)
+
+    def locate(self, index: int) -> tuple[Block, int]:
+        """``(block, index within the block)`` of a flat index.
+
+        Raises:
+            IndexError: ``index`` is outside ``0..size-1``.
+        """
+        i = int(index)
+        if not 0 <= i < self.size:
+            raise IndexError(f"index {i} is outside 0..{self.size - 1}")
+        k = int(np.searchsorted(self._starts, i, side="right")) - 1
+        while self.blocks[k].size == 0 or i >= self._starts[k] + self.blocks[k].size:
+            k -= 1  # never for a valid index; skips empty blocks that share an offset
+        return self.blocks[k], i - int(self._starts[k])
+
+    def views(self, vector: np.ndarray) -> dict[str, np.ndarray]:
+        """Named views (no copies) of a flat vector, or of the last axis of a batch, by block.
+
+        Raises:
+            ValueError: the vector's last axis is not :attr:`size` long.
+        """
+        v = np.asarray(vector)
+        if v.shape[-1] != self.size:
+            raise ValueError(f"expected a last axis of {self.size} entries, got shape {v.shape}")
+        out = {}
+        for b in self.blocks:
+            off = self._offsets[b.name]
+            out[b.name] = v[..., off:off + b.size].reshape(v.shape[:-1] + (b.shape or (b.size,)))
+        return out
+
+    def table(self, width: int = 64) -> str:
+        """The reStructuredText table (index, size, meaning) that module docstrings carry."""
+        rows = []
+        for b in self.blocks:
+            off = self._offsets[b.name]
+            first = str(off) if b.size <= 1 else f"{off}..{off + b.size - 1}"
+            rows.append((first, str(b.size), f"``{b.name}``: {b.meaning}"))
+        w0 = max(len(self.title), *(len(r[0]) for r in rows))
+        w1 = max(4, *(len(r[1]) for r in rows))
+        rule = f"{'=' * w0}  {'=' * w1}  {'=' * width}"
+        lines = [rule, f"{self.title:<{w0}}  {'size':<{w1}}  meaning", rule]
+        for first, size, meaning in rows:
+            wrapped = textwrap.wrap(meaning, width) or [""]
+            lines.append(f"{first:<{w0}}  {size:<{w1}}  {wrapped[0]}".rstrip())
+            lines.extend(f"{'':<{w0}}  {'':<{w1}}  {more}".rstrip() for more in wrapped[1:])
+        lines.append(rule)
+        return "\n".join(lines)
 
 
 class IllegalActionError(ValueError):
@@ -390,6 +527,26 @@ class Game:
         size = self.observation_size
         return (np.broadcast_to(np.asarray(low, np.float32), (size,)),
                 np.broadcast_to(np.asarray(high, np.float32), (size,)))
+
+    @property
+    def observation_layout(self) -> Layout:
+        """The observation's blocks under this config (``obs_layout(config)``, else ``OBS_LAYOUT``)."""
+        fn = getattr(self.module, "obs_layout", None)
+        return fn(self.config) if fn is not None else self.module.OBS_LAYOUT
+
+    @property
+    def action_layout(self) -> Layout:
+        """The action table's blocks under this config (``action_layout(config)``, else ``ACTIONS``)."""
+        fn = getattr(self.module, "action_layout", None)
+        return fn(self.config) if fn is not None else self.module.ACTIONS
+
+    def observation_views(self, obs: np.ndarray) -> dict[str, np.ndarray]:
+        """Named views of an observation (or a batch of them), one per block of :attr:`observation_layout`.
+
+        Raises:
+            ValueError: the observation has the wrong length.
+        """
+        return self.observation_layout.views(obs)
 
     def apply_actions(self, s: np.void, actions: Sequence[int]) -> None:
         """Apply a sequence of actions (chance outcomes included) in order."""
