@@ -44,7 +44,7 @@ IDS = [f"{m}-{'-'.join(f'{k}={v}' for k, v in c.items())}" for m, c in ENV_CONFI
 def face(request):
     """``(envs module, config)`` of one configuration."""
     name, cfg = request.param
-    return importlib.import_module(f"envs.{name}"), cfg
+    return importlib.import_module(f"octagames.envs.{name}"), cfg
 
 
 @pytest.fixture(autouse=True)
