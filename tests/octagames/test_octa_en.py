@@ -8,127 +8,22 @@ table helpers (marked ``force_*``) to reach late-game situations quickly.
 
 from __future__ import annotations
 
-import os
-import re
-import subprocess
-import sys
+from functools import partial
 
 import numpy as np
 import pytest
 
-from octagames.agents.base import RandomAgent, make_turn
-from octagames.agents.heuristic_octa import OctaHeuristicAgent
 from octagames.core import CHANCE, Game, IllegalActionError
 from octagames.octa import checks, common as C, en
-from octagames.octa.rules import Config
+from octagames.octa.rules import Config, card_name
+
+from octa_helpers import (assert_valid, can, do, force_discard, force_run, hand_of, ids, kind,
+                          legal_strings, start_turn)
+from octa_helpers import compiled_and_uncompiled_agree, heuristic_wins
+from octa_helpers import setup as _setup
 
 GAME = Game("octa", rules="en")
-SUITS = "♥♠♦♣"
-
-
-# ---------------------------------------------------------------- helpers
-def ids(text: str) -> list[int]:
-    """Card ids for ``"♥2 ♥3 ♠10"``; a repeated card gets the second copy."""
-    out: list[int] = []
-    for tok in text.split():
-        suit = SUITS.index(tok[0])
-        if tok[1:] in ("J", "Q", "K"):
-            c = 80 + suit * 3 + "JQK".index(tok[1:])
-            out.append(c + 12 if c in out else c)
-        else:
-            rank = 1 if tok[1:] == "A" else int(tok[1:])
-            c = suit * 10 + rank - 1
-            out.append(c + 40 if c in out else c)
-    return out
-
-
-def kind(card: str) -> int:
-    """The kind (suit*10 + rank-1) of ``"♥7"``."""
-    return ids(card)[0] % 40
-
-
-def legal_strings(s) -> dict[str, int]:
-    """Readable strings of everything that may happen now (chance outcomes or legal actions).
-
-    The engine's strings are unique (a second card copy and a run's slot are
-    named); scenarios do not care which copy or slot, so those suffixes are
-    dropped here and the first (lowest) id is kept.
-    """
-    if GAME.current_player(s) == CHANCE:
-        acts = [a for a, _ in GAME.chance_outcomes(s)]
-    else:
-        acts = GAME.legal_actions(s)
-    table: dict[str, int] = {}
-    for a in acts:
-        name = re.sub(r" \((second copy|slot \d+)\)", "", GAME.action_to_string(s, a))
-        table.setdefault(name, a)
-    return table
-
-
-def do(s, *moves: str) -> None:
-    """Apply moves given by their action strings (each must be possible now)."""
-    for m in moves:
-        table = legal_strings(s)
-        assert m in table, f"{m!r} is not possible now; possible: {sorted(table)[:40]}"
-        GAME.apply_action(s, table[m])
-
-
-def can(s, move: str) -> bool:
-    """Whether the move with this string is possible now."""
-    return move in legal_strings(s)
-
-
-def setup(pool: str, hand0: str, hand1: str, piles: str = "♥K ♠Q", start: int = 0):
-    """A game after an explicit setup deal (pool in refill order, both hands, the two action cards)."""
-    s = GAME.new_state(0)
-    cards = ids(pool + " " + hand0 + " " + hand1)
-    assert len(cards) == 24 and len(set(cards)) == 24
-    for c in cards + ids(piles):
-        GAME.apply_action(s, c)
-    GAME.apply_action(s, start)
-    return s
-
-
-def start_turn(s, draw: str, action: str, pile: int) -> None:
-    """Step 1 and the first half of step 2: draw ``draw``, turn ``action``, put it on ``pile``."""
-    p = int(s["cur"])
-    do(s, f"P{p} draws {draw}", f"P{p} turns action card {action}", f"put the action card on pile {pile}")
-
-
-def hand_of(s, p: int) -> list[str]:
-    """Sorted card names of seat ``p``'s hand."""
-    from octagames.octa.rules import card_name
-    return sorted(card_name(c) for c in range(80) if s["loc"][c] == C.LOC_HAND and s["lidx"][c] == p)
-
-
-def force_run(s, owner: int, cards: str, facedown: tuple[int, ...] = (), ace_high: bool = False) -> int:
-    """Put a run on ``owner``'s table directly; ``facedown`` lists indexes shown face down (a stock card)."""
-    cs = ids(cards)
-    suit = (cs[0] % 40) // 10
-    pos = [((c % 10) + 1) if not (c % 10 == 0 and ace_high) else 11 for c in cs]
-    r = int(C.free_run_slot(s))
-    s["run_owner"][r] = owner
-    s["run_suit"][r] = suit
-    s["run_lo"][r] = min(pos)
-    s["run_hi"][r] = max(pos)
-    for i, (c, q) in enumerate(zip(cs, pos)):
-        if i in facedown:
-            c = next(d for d in range(80) if s["loc"][d] == C.LOC_STOCK)
-        C.detach(s, c)
-        C.to_run(s, c, r, q, i in facedown)
-    return r
-
-
-def force_discard(s, cards: list[int]) -> None:
-    """Move cards (from wherever they are) onto the discard pile, in order."""
-    for c in cards:
-        C.detach(s, c)
-        C.to_discard(s, c)
-
-
-def assert_valid(s) -> None:
-    """Conservation of all 104 cards and valid runs."""
-    assert checks.validate(s) == checks.OK, checks.ERROR_NAMES[checks.validate(s)]
+setup = partial(_setup, "en")
 
 
 POOL = "♣2 ♣5 ♣8 ♦2 ♦5 ♦8 ♠2 ♠5"
@@ -293,8 +188,7 @@ def test_ace_low_or_high_never_both_and_runs_of_at_most_ten():
     do(s, "lay ♦9", "commit the run being laid")
     r = [i for i in range(C.MAX_RUNS) if int(s["run_owner"][i]) == 0][0]
     assert (int(s["run_lo"][r]), int(s["run_hi"][r])) == (9, 11)  # 9-10-A, the ace high
-    ten = force_run(s, 0, "♥A ♥2 ♥3 ♥4 ♥5 ♥6 ♥7 ♥8 ♥9 ♥10".replace("♥A ", "").replace("♥10", "♥10 ♥A"),
-                    ace_high=True)
+    ten = force_run(s, 0, "♥2 ♥3 ♥4 ♥5 ♥6 ♥7 ♥8 ♥9 ♥10 ♥A")  # the ace written last is high
     assert int(s["run_hi"][ten]) - int(s["run_lo"][ten]) + 1 == 10
     C.detach(s, ids("♥A")[0] + 40)
     C.to_hand(s, ids("♥A")[0] + 40, 0, False)
@@ -499,7 +393,6 @@ def test_first_stock_exhaustion_shuffles_discards_and_runs_of_three():
     s["token_turn"][1] = 0
     last = _leave_stock(s, 1)
     n_disc = int(s["disc_n"])
-    from octagames.octa.rules import card_name
     do(s, f"P0 draws {card_name(last[0])}")
     assert int(s["exhaust"]) == 1 and int(s["final_turn"]) == 0
     assert int(s["stock_n"]) == n_disc + 3 + 4 and int(s["disc_n"]) == 0
@@ -517,7 +410,6 @@ def test_second_stock_exhaustion_ends_after_the_turn_most_cards_wins():
         force_run(s, 1, p1_cards)
         s["exhaust"] = 1
         last = _leave_stock(s, 1)
-        from octagames.octa.rules import card_name
         do(s, f"P0 draws {card_name(last[0])}")
         assert int(s["exhaust"]) == 2 and int(s["final_turn"]) == 1
         do(s, "P0 turns action card ♠K", "put the action card on pile 0")  # ♠K | ♠Q: King
@@ -612,54 +504,8 @@ def test_random_play_conserves_cards_keeps_runs_valid_and_terminates():
 
 
 def test_heuristic_beats_random():
-    wins = 0.0
-    for g in range(12):
-        agents = [OctaHeuristicAgent(), RandomAgent()]
-        if g % 2:
-            agents.reverse()
-        seat = g % 2
-        for i, a in enumerate(agents):
-            a.reset(GAME, i, 100 * g + i)
-        s = GAME.new_state(1000 + g)
-        while not GAME.is_terminal(s):
-            if GAME.is_chance(s):
-                GAME.apply_action(s, GAME.sample_chance(s))
-                continue
-            p = GAME.current_player(s)
-            GAME.apply_action(s, agents[p].act(make_turn(GAME, s, p, 7)))
-        wins += GAME.returns(s)[seat] > 0
-    assert wins >= 10
-
-
-_NOJIT_SCRIPT = """
-import numpy as np
-from octagames.core import Game, CHANCE
-from octagames.octa import checks
-g = Game("octa")
-s = g.new_state(11)
-rng = np.random.default_rng(5)
-for _ in range(400):
-    if g.is_terminal(s):
-        break
-    if g.is_chance(s):
-        g.apply_action(s, g.sample_chance(s))
-    else:
-        g.apply_action(s, int(rng.choice(g.legal_actions(s))))
-    assert checks.validate(s) == 0
-    obs = g.observation(s, 0)
-d = g.determinize(s, 0, 3)
-print(g.to_bytes(s).hex())
-"""
+    assert heuristic_wins("en", 12) >= 10
 
 
 def test_kernels_run_uncompiled_and_agree_with_compiled():
-    env = dict(os.environ, NUMBA_DISABLE_JIT="1")
-    out = subprocess.run([sys.executable, "-c", _NOJIT_SCRIPT], env=env, capture_output=True, text=True,
-                         cwd=os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__)))),
-                         timeout=120)
-    assert out.returncode == 0, out.stderr[-2000:]
-    jit = subprocess.run([sys.executable, "-c", _NOJIT_SCRIPT], capture_output=True, text=True,
-                         cwd=os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__)))),
-                         timeout=120)
-    assert jit.returncode == 0, jit.stderr[-2000:]
-    assert out.stdout.strip() == jit.stdout.strip()
+    compiled_and_uncompiled_agree("en", 400)

@@ -8,137 +8,24 @@ late-game situations quickly. The rule trace is ``docs/rules/octa_nl.md``.
 
 from __future__ import annotations
 
-import os
-import re
-import subprocess
-import sys
+from functools import partial
 
 import numpy as np
 import pytest
 
-from octagames.agents.base import RandomAgent, make_turn
+from octagames.agents.base import RandomAgent
 from octagames.agents.heuristic_octa import OctaHeuristicAgent
-from octagames.core import CHANCE, Game, IllegalActionError
+from octagames.core import Game, IllegalActionError
 from octagames.octa import checks, common as C, nl
 from octagames.octa.rules import Config, card_name
 
+from octa_helpers import (any_chance, assert_valid, can, do, force_discard, force_hand, force_reserve,
+                          force_run, force_token, hand_of, ids, legal_strings, start_turn)
+from octa_helpers import compiled_and_uncompiled_agree, heuristic_wins
+from octa_helpers import setup as _setup
+
 GAME = Game("octa", rules="nl")
-SUITS = "♥♠♦♣"
-
-
-# ---------------------------------------------------------------- helpers
-def ids(text: str) -> list[int]:
-    """Card ids for ``"♥2 ♥3 ♠10"``; a repeated card gets the second copy."""
-    out: list[int] = []
-    for tok in text.split():
-        suit = SUITS.index(tok[0])
-        if tok[1:] in ("J", "Q", "K"):
-            c = 80 + suit * 3 + "JQK".index(tok[1:])
-            out.append(c + 12 if c in out else c)
-        else:
-            rank = 1 if tok[1:] == "A" else int(tok[1:])
-            c = suit * 10 + rank - 1
-            out.append(c + 40 if c in out else c)
-    return out
-
-
-def legal_strings(s) -> dict[str, int]:
-    """Readable strings of everything possible now (copy and slot suffixes dropped, first id kept)."""
-    if GAME.current_player(s) == CHANCE:
-        acts = [a for a, _ in GAME.chance_outcomes(s)]
-    else:
-        acts = GAME.legal_actions(s)
-    table: dict[str, int] = {}
-    for a in acts:
-        name = re.sub(r" \((second copy|slot \d+)\)", "", GAME.action_to_string(s, a))
-        table.setdefault(name, a)
-    return table
-
-
-def do(s, *moves: str) -> None:
-    for m in moves:
-        table = legal_strings(s)
-        assert m in table, f"{m!r} is not possible now; possible: {sorted(table)[:60]}"
-        GAME.apply_action(s, table[m])
-
-
-def can(s, move: str) -> bool:
-    return move in legal_strings(s)
-
-
-def any_chance(s) -> None:
-    """Resolve the pending chance node with the lowest outcome."""
-    GAME.apply_action(s, GAME.chance_outcomes(s)[0][0])
-
-
-def setup(pool: str, hand0: str, hand1: str, piles: str = "♥K ♠Q", start: int = 0, before_start=None):
-    s = GAME.new_state(0)
-    cards = ids(pool + " " + hand0 + " " + hand1)
-    assert len(cards) == 24 and len(set(cards)) == 24
-    for c in cards + ids(piles):
-        GAME.apply_action(s, c)
-    if before_start is not None:
-        before_start(s)
-    GAME.apply_action(s, start)
-    return s
-
-
-def start_turn(s, draw: str, action: str, pile: int) -> None:
-    p = int(s["cur"])
-    do(s, f"P{p} draws {draw}", f"P{p} turns action card {action}", f"put the action card on pile {pile}")
-
-
-def hand_of(s, p: int) -> list[str]:
-    return sorted(card_name(c) for c in range(80) if s["loc"][c] == C.LOC_HAND and s["lidx"][c] == p)
-
-
-def force_run(s, owner: int, cards: str, facedown: tuple[int, ...] = ()) -> int:
-    cs = ids(cards)
-    suit = (cs[0] % 40) // 10
-    pos = [(c % 10) + 1 for c in cs]
-    if pos[-1] == 1 and len(pos) > 1:
-        pos[-1] = 11
-    r = int(C.free_run_slot(s))
-    s["run_owner"][r] = owner
-    s["run_suit"][r] = suit
-    s["run_lo"][r] = min(pos)
-    s["run_hi"][r] = max(pos)
-    for i, (c, q) in enumerate(zip(cs, pos)):
-        if i in facedown:
-            c = next(d for d in range(80) if s["loc"][d] == C.LOC_STOCK)
-        C.detach(s, c)
-        C.to_run(s, c, r, q, i in facedown)
-    return r
-
-
-def force_token(s, p: int, r: int, turn: int = 0) -> None:
-    s["token_loc"][p] = C.TOK_RUN
-    s["token_idx"][p] = r
-    s["token_turn"][p] = turn
-
-
-def force_reserve(s, p: int, cards: str) -> None:
-    for c in ids(cards):
-        C.detach(s, c)
-        s["loc"][c] = C.LOC_RESERVE
-        s["lidx"][c] = p
-        s["res_n"][p] += 1
-
-
-def force_hand(s, p: int, cards: str) -> None:
-    for c in ids(cards):
-        C.detach(s, c)
-        C.to_hand(s, c, p, False)
-
-
-def force_discard(s, cards: list[int]) -> None:
-    for c in cards:
-        C.detach(s, c)
-        C.to_discard(s, c)
-
-
-def assert_valid(s) -> None:
-    assert checks.validate(s) == checks.OK, checks.ERROR_NAMES[checks.validate(s)]
+setup = partial(_setup, "nl")
 
 
 POOL = "♣2 ♣5 ♣8 ♦2 ♦5 ♦8 ♠2 ♠5"
@@ -550,59 +437,11 @@ def test_random_play_conserves_cards_keeps_runs_valid_and_terminates():
 
 
 def test_heuristic_beats_random():
-    wins = 0.0
-    for g in range(10):
-        agents = [OctaHeuristicAgent(), RandomAgent()]
-        if g % 2:
-            agents.reverse()
-        seat = g % 2
-        for i, a in enumerate(agents):
-            a.reset(GAME, i, 100 * g + i)
-        s = GAME.new_state(1000 + g)
-        while not GAME.is_terminal(s):
-            if GAME.is_chance(s):
-                GAME.apply_action(s, GAME.sample_chance(s))
-                continue
-            p = GAME.current_player(s)
-            GAME.apply_action(s, agents[p].act(make_turn(GAME, s, p, 7)))
-        wins += GAME.returns(s)[seat] > 0
-    assert wins >= 8
-
-
-_NOJIT_SCRIPT = """
-import numpy as np
-from octagames.core import Game
-from octagames.octa import checks
-g = Game("octa", rules="nl")
-out = []
-for seed in (11, 12):
-    s = g.new_state(seed)
-    rng = np.random.default_rng(seed)
-    for _ in range(600):
-        if g.is_terminal(s):
-            break
-        if g.is_chance(s):
-            g.apply_action(s, g.sample_chance(s))
-        else:
-            g.apply_action(s, int(rng.choice(g.legal_actions(s))))
-        assert checks.validate(s) == 0
-        obs = g.observation(s, 0)
-    d = g.determinize(s, 0, 3)
-    out.append(g.to_bytes(s).hex())
-print(" ".join(out))
-"""
+    assert heuristic_wins("nl", 10) >= 8
 
 
 def test_kernels_run_uncompiled_and_agree_with_compiled():
-    root = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
-    env = dict(os.environ, NUMBA_DISABLE_JIT="1")
-    out = subprocess.run([sys.executable, "-c", _NOJIT_SCRIPT], env=env, capture_output=True, text=True,
-                         cwd=root, timeout=300)
-    assert out.returncode == 0, out.stderr[-2000:]
-    jit = subprocess.run([sys.executable, "-c", _NOJIT_SCRIPT], capture_output=True, text=True, cwd=root,
-                         timeout=300)
-    assert jit.returncode == 0, jit.stderr[-2000:]
-    assert out.stdout.strip() == jit.stdout.strip()
+    compiled_and_uncompiled_agree("nl", 600)
 
 
 def test_faces_env_openspiel_vector_and_arena_take_rules_nl():
