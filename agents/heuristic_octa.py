@@ -33,7 +33,7 @@ import numpy as np
 
 from octagames.agents.base import Agent, Turn
 from octagames.octa import en, nl
-from octagames.octa.common import (KING, MAX_RUNS, NUM_QUEEN_PAIRS, POOL_SLOTS, QUEEN_PAIRS,
+from octagames.octa.common import (KING, MAX_RUNS, NUM_QUEEN_PAIRS, PH_PILE, PH_USE, POOL_SLOTS, QUEEN_PAIRS,
                                    TOK_CENTRE, atype_of, extend_pos, kind_at, kind_of, run_faceup)
 
 
@@ -109,7 +109,7 @@ class OctaHeuristicAgent(Agent):
         if fds:
             return fds[0]
 
-        if ph == en.PH_PILE:
+        if ph == PH_PILE:
             c = int(s["adrawn"])
             for pile in range(2):
                 m = int(s["apile_n"][pile])
@@ -118,7 +118,7 @@ class OctaHeuristicAgent(Agent):
                 if mo and (int(s["apile"][other, mo - 1]) - 80) % 12 // 3 == (c - 80) % 12 // 3 and m:
                     return en.A_PILE + pile
             return en.A_PILE + int(self.rng.integers(2))
-        if ph == en.PH_USE:
+        if ph == PH_USE:
             return self._use(s, p, legal, ls, hand, needs)
         if ph == en.PH_OPTION:
             if en.A_C in ls:
@@ -225,7 +225,7 @@ class OctaHeuristicAgent(Agent):
         def val(k: int) -> float:
             return _card_value(s, p, k, needs, hand)
 
-        if ph in (nl.PH_MAIN, nl.PH_USE):
+        if ph in (nl.PH_MAIN, PH_USE):
             for a in legal:
                 if nl.N_ADD <= a < nl.N_FD and (endgame or int(s["run_owner"][(a - nl.N_ADD) // 2]) == p):
                     return a
@@ -238,7 +238,7 @@ class OctaHeuristicAgent(Agent):
                     src, _e = nl._move_source(s, d, end)
                     if int(s["run_owner"][d]) == p and src >= 0 and int(s["run_owner"][src]) != p:
                         return a
-        if ph == nl.PH_PILE:
+        if ph == PH_PILE:
             c = int(s["adrawn"])
             for pile in range(2):
                 other = 1 - pile
@@ -246,7 +246,7 @@ class OctaHeuristicAgent(Agent):
                 if mo and (int(s["apile"][other, mo - 1]) - 80) % 12 // 3 == (c - 80) % 12 // 3:
                     return nl.N_PILE + pile
             return nl.N_PILE + int(self.rng.integers(2))
-        if ph == nl.PH_USE:
+        if ph == PH_USE:
             if nl.N_JOKER in ls:
                 return nl.N_JOKER
             best, score = nl.N_DECLINE, 2.0

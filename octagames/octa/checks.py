@@ -13,11 +13,11 @@ import numba as nb
 import numpy as np
 
 from octagames.core import CHANCE, TERMINAL, rng_below
-from octagames.octa import en, nl
-from octagames.octa.common import (LOC_ADRAWN, LOC_AHIDDEN, LOC_APILE, LOC_DISCARD, LOC_HAND,
-                                   LOC_JOKER, LOC_POOL, LOC_RESERVE, LOC_RUN, LOC_STOCK,
-                                   LOC_UNDER, MAX_PILE, MAX_RUNS, NPOS,
-                                   NUM_CARDS, NUM_NUMBER, POOL_SLOTS, kind_at, kind_of)
+from octagames.octa import nl
+from octagames.octa.common import (CK_FD, LOC_ADRAWN, LOC_AHIDDEN, LOC_APILE, LOC_DISCARD, LOC_HAND,
+                                   LOC_JOKER, LOC_POOL, LOC_RESERVE, LOC_RUN, LOC_STOCK, LOC_UNDER, MAX_PILE,
+                                   MAX_RUNS, NPOS, NUM_ACTIONS, NUM_CARDS, NUM_NUMBER, PH_CHANCE, PH_DEAL,
+                                   POOL_SLOTS, kind_at, kind_of)
 from octagames.octa.rules import apply_action, current_player, legal_mask, sample_chance
 
 # validate() error codes
@@ -86,7 +86,7 @@ def validate(s) -> int:
         c = s["disc"][d]
         if c < 0 or s["loc"][c] != LOC_DISCARD:
             return E_DISCARD
-    pending_fd = s["phase"] == en.PH_CHANCE and s["ch_kind"] == en.CK_FD
+    pending_fd = s["phase"] == PH_CHANCE and s["ch_kind"] == CK_FD
     for r in range(MAX_RUNS):
         if s["run_owner"][r] < 0:
             continue
@@ -129,7 +129,7 @@ def validate(s) -> int:
         else:
             return E_ACTION
         seen[c] += 1
-    if s["phase"] != en.PH_DEAL and hidden != s["astack_n"] + s["aside_n"]:
+    if s["phase"] != PH_DEAL and hidden != s["astack_n"] + s["aside_n"]:
         return E_ACTION
     for c in range(NUM_CARDS):
         if seen[c] != 1:
@@ -151,8 +151,8 @@ def random_game(s, max_steps, stats, check=True) -> int:
         0, or the first :func:`validate` error code (the game stops there), or
         ``E_NO_LEGAL`` / ``E_TOO_LONG``.
     """
-    mask = np.zeros(en.NUM_ACTIONS, dtype=np.uint8)
-    legal = np.zeros(en.NUM_ACTIONS, dtype=np.int64)
+    mask = np.zeros(NUM_ACTIONS, dtype=np.uint8)
+    legal = np.zeros(NUM_ACTIONS, dtype=np.int64)
     steps = 0
     decisions = 0
     last_turn = -1
@@ -171,7 +171,7 @@ def random_game(s, max_steps, stats, check=True) -> int:
             if n == 0:
                 return E_NO_LEGAL
             m = 0
-            for i in range(en.NUM_ACTIONS):
+            for i in range(NUM_ACTIONS):
                 if mask[i]:
                     legal[m] = i
                     m += 1

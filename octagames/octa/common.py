@@ -56,6 +56,31 @@ RANK_NAMES = ("?", "A", "2", "3", "4", "5", "6", "7", "8", "9", "10", "A")
 ACTION_TYPES = "JQK"
 JACK, QUEEN, KING = 0, 1, 2
 
+# ---------------------------------------------------------------- rule sets and the shared turn
+RULES_EN = 0       # the record's ``rules`` field
+RULES_NL = 1
+NUM_ACTIONS = 1074  # one action space for both rulebooks (each declares its own table in it)
+# Phases both rulebooks share; each numbers its own phases after PH_USE (PH_OVER is the last).
+PH_DEAL = 0        # chance: the setup deal, card by card
+PH_START = 1       # chance: who starts (outcome 0 or 1)
+PH_CHANCE = 2      # chance inside a turn (what is drawn: ch_kind)
+PH_PILE = 3        # put the turned action card on pile 0 or 1
+PH_USE = 4         # use the new action card (the rulebook says how) or decline
+PH_OVER = 13
+NUM_PHASES = 14
+SETUP_DEALS = 8 + 2 * 8 + 2  # pool slots, two hands, two face-up action cards; then the start player
+# What a chance sequence inside a turn draws (ch_kind): table operations the rulebooks ask for
+CK_DRAW = 0        # ch_left stock cards into the hand of the seat to move
+CK_ACTION = 1      # turn the top action card (the pile choice follows)
+CK_REFILL = 2      # stock cards into the empty pool spaces, in refill order
+CK_FD = 3          # a stock card face down into run ch_slot at ch_pos (the Jack)
+CK_JOKER = 4       # a stock card face down in front of the seat to move (the Dutch Jack's joker)
+CK_AFLIP = 5       # a hidden action card face up onto pile 2 - ch_left (the Dutch reshuffle)
+# How the game ended (end_reason)
+END_WIN = 1        # the rulebook's win
+END_STOCK = 2      # the stock ran out for good: scored
+END_CAP = 3        # the engine's turn cap: scored like END_STOCK
+
 # ---------------------------------------------------------------- table limits
 # Every run holds >= 3 physical cards (laid with >= 3; the Jack swaps cards,
 # it never removes one), so at most 80 // 3 = 26 runs exist at once.
@@ -386,6 +411,18 @@ def free_run(s, r) -> None:
 
 
 @nb.njit(cache=True)
+def clear_build(s) -> None:
+    """No run is being laid."""
+    s["build_mode"] = 0
+    s["build_suit"] = -1
+    s["build_lo"] = 0
+    s["build_hi"] = 0
+    s["build_amb"] = 0
+    s["build_card"][:] = -1
+    s["jok_pos"] = -1
+
+
+@nb.njit(cache=True)
 def extend_pos(s, r, end) -> int:
     """Position a card would take extending run ``r`` at ``end`` (0 low, 1 high); -1 if none.
 
@@ -475,32 +512,6 @@ def place_action(s, c, pile) -> None:
     s["lidx"][c] = pile * MAX_PILE + d
 
 
-@nb.njit(cache=True)
-def restock_actions(s) -> None:
-    """The action stack is empty: the two face-up cards stay, the rest become a new stack.
-
-    The cards under the two face-up cards, plus the set-aside cards while any
-    are left, are shuffled into a new stack. Hidden action cards are kept as one
-    unordered set, so "shuffling" is only a change of counts.
-    """
-    n = 0
-    for pile in range(2):
-        top = s["apile_n"][pile] - 1
-        for d in range(top):
-            c = s["apile"][pile, d]
-            s["loc"][c] = LOC_AHIDDEN
-            s["lidx"][c] = 0
-            n += 1
-        if top >= 0:
-            c = s["apile"][pile, top]
-            s["apile"][pile, :] = -1
-            s["apile"][pile, 0] = c
-            s["apile_n"][pile] = 1
-            s["lidx"][c] = pile * MAX_PILE
-    s["astack_n"] = n + s["aside_n"]
-    s["aside_n"] = 0
-
-
 # ---------------------------------------------------------------- chance helpers
 @nb.njit(cache=True)
 def nth_card_at(s, loc, n, lo, hi) -> int:
@@ -527,3 +538,39 @@ def hidden_action_count(s) -> int:
         if s["loc"][c] == LOC_AHIDDEN:
             n += 1
     return n
+
+
+# ---------------------------------------------------------------- asking the turn machinery for chance
+@nb.njit(cache=True)
+def start_chance(s, kind, count, nxt) -> None:
+    """Ask for a chance sequence drawing ``kind`` (``count`` draws), then player phase ``nxt``.
+
+    Only the record changes here: the turn machinery (:func:`octagames.octa.turn.settle`)
+    skips what an empty stock cannot give once the action is applied.
+    """
+    s["phase"] = PH_CHANCE
+    s["ch_kind"] = kind
+    s["ch_left"] = count
+    s["ch_next"] = nxt
+
+
+@nb.njit(cache=True)
+def first_empty_slot(s) -> int:
+    """The first empty pool space in refill order (-1 if none)."""
+    for i in range(POOL_SLOTS):
+        if s["pool"][i] < 0:
+            return i
+    return -1
+
+
+@nb.njit(cache=True)
+def start_refill(s, from_discard, nxt) -> None:
+    """Refill the empty pool spaces in refill order: the discard pile first (top card first) if
+    ``from_discard``, then the stock (chance), then player phase ``nxt``."""
+    if from_discard:
+        for i in range(POOL_SLOTS):
+            if s["pool"][i] < 0 and s["disc_n"] > 0:
+                c = s["disc"][s["disc_n"] - 1]
+                detach(s, c)
+                to_pool(s, c, i)
+    start_chance(s, CK_REFILL, 0, nxt)

@@ -11,22 +11,17 @@ from __future__ import annotations
 import numba as nb
 import numpy as np
 
-from octagames.octa.common import (HAND_LIMIT, JACK, LOC_ADRAWN, LOC_AHIDDEN, LOC_DISCARD,
-                                   LOC_HAND, LOC_STOCK, MAX_RUNS, NUM_CARDS,
-                                   NUM_KINDS, NUM_NUMBER, NUM_QUEEN_PAIRS, POOL_LINES, POOL_SLOTS,
-                                   QUEEN, QUEEN_PAIRS, TOK_CENTRE, TOK_POOL, TOK_RUN,
-                                   action_tops_match, atype_of, detach, exchange_fits, extend_pos,
-                                   free_run, free_run_slot, hand_card_of_kind, kind_at, kind_of,
-                                   longest_run, place_action, pool_line_is_run, rank_of,
-                                   restock_actions, run_faceup, slot_protected_by, suit_of,
-                                   table_faceup, to_discard, to_hand, to_pool, to_run, to_stock)
+from octagames.octa.common import (CK_DRAW, CK_FD, HAND_LIMIT, JACK, LOC_AHIDDEN, LOC_DISCARD, LOC_HAND,
+                                   LOC_STOCK, MAX_PILE, MAX_RUNS, NUM_ACTIONS, NUM_KINDS, NUM_NUMBER,
+                                   NUM_QUEEN_PAIRS, PH_USE, POOL_LINES, POOL_SLOTS, QUEEN, QUEEN_PAIRS,
+                                   TOK_CENTRE, TOK_POOL, TOK_RUN, atype_of, clear_build, detach,
+                                   exchange_fits, extend_pos, free_run, free_run_slot, hand_card_of_kind,
+                                   kind_at, kind_of, longest_run, pool_line_is_run, rank_of, run_faceup,
+                                   slot_protected_by, start_chance, start_refill, suit_of, table_faceup,
+                                   to_discard, to_hand, to_pool, to_run, to_stock)
 
 # ---------------------------------------------------------------- phases
-PH_DEAL = 0       # chance: the setup deal, card by card
-PH_START = 1      # chance: who starts (outcome 0 or 1)
-PH_CHANCE = 2     # chance inside a turn (see ch_kind)
-PH_PILE = 3       # step 2: put the turned action card on pile 0 or 1
-PH_USE = 4        # step 2: use the new action card (with its target) or not
+# 0..4 and 13 are the shared phases of octagames.octa.common (deal, start, chance, pile, use, over)
 PH_OPTION = 5     # step 3: option A (start laying a run), B, C, or none
 PH_BUILD = 6      # laying a run card by card, then commit
 PH_TOKEN = 7      # option A: put the token on the new run or not
@@ -35,20 +30,10 @@ PH_EXCH = 9       # step 4: exchange with the pool or not
 PH_PTOKEN = 10    # step 4: token on the pool run the exchange made, or not
 PH_DISCARD = 11   # step 5: discard (or end the turn with fewer than 8 cards)
 PH_DDOWN = 12     # step 5: hand limit, discard down to 8
-PH_OVER = 13
-NUM_PHASES = 14
 PHASE_NAMES = ("setup deal", "choosing the start player", "chance", "action pile choice",
                "action card use", "options A/B/C", "laying a run", "token on the new run",
                "option B placement", "exchange with the pool", "token on a pool run",
                "discard", "hand limit discard", "game over")
-
-# in-turn chance kinds
-CK_DRAW = 0       # stock card(s) to the current player's hand (ch_left of them)
-CK_ACTION = 1     # turn the top action card (outcome = action card id)
-CK_REFILL = 2     # stock card to the first empty pool slot (refill order)
-CK_FD = 3         # stock card face down into run ch_slot at ch_pos (the Jack)
-
-SETUP_DEALS = POOL_SLOTS + 2 * HAND_LIMIT + 2  # 26 cards, then the start player
 
 # ---------------------------------------------------------------- action table
 A_PILE = 0                                   # 2: put the action card on pile 0 / 1
@@ -73,27 +58,48 @@ A_PTOKEN_NO = A_PTOKEN + 4                   # 1
 A_EXCH_SKIP = A_PTOKEN_NO + 1                # 1
 A_DISCARD = A_EXCH_SKIP + 1                  # 40: discard a card of this kind
 A_END_TURN = A_DISCARD + NUM_KINDS           # 1: end the turn without discarding (< 8 cards)
-NUM_ACTIONS = A_END_TURN + 1                 # 1074
+assert A_END_TURN + 1 == NUM_ACTIONS
 
 # Bound on the actions of one turn (chance included): see the module docstring of rules.py.
 TURN_ACTION_BOUND = 300
 
 
-# ---------------------------------------------------------------- chance flow
+# ---------------------------------------------------------------- the turn machinery's hooks
 @nb.njit(cache=True)
-def _finish_game(s, reason) -> None:
-    """End the game: reason 1 win rule (winner set), 2/3 most face-up cards in runs."""
-    s["terminal"] = 1
-    s["phase"] = PH_OVER
-    s["end_reason"] = reason
-    if reason != 1:
-        a = table_faceup(s, 0)
-        b = table_faceup(s, 1)
-        s["winner"] = 0 if a > b else (1 if b > a else -1)
-    w = s["winner"]
-    if w >= 0:
-        s["returns"][w] = 1.0
-        s["returns"][1 - w] = -1.0
+def turn_start(s) -> None:
+    """Clear the English per-turn fields (the turn machinery clears the shared ones)."""
+    s["opt_used"] = 0
+    s["build_mode"] = 0
+    s["b_run_done"] = 0
+    s["new_slot"] = -1
+    s["ptoken_lines"] = 0
+
+
+@nb.njit(cache=True)
+def enter(s, phase) -> None:
+    """Go on to player phase ``phase``."""
+    s["phase"] = phase
+
+
+@nb.njit(cache=True)
+def after_action_step(s) -> None:
+    """After the action card: step 3, the options."""
+    s["phase"] = PH_OPTION
+
+
+@nb.njit(cache=True)
+def score(s, p) -> int:
+    """Without a winner the most face-up cards in runs wins (face-down cards do not count)."""
+    return table_faceup(s, p)
+
+
+@nb.njit(cache=True)
+def winner(s) -> int:
+    """The win rule: an Octa (8+ face-up cards in one run) and 28+ face-up cards in runs."""
+    p = s["cur"]
+    if longest_run(s, p) >= 8 and table_faceup(s, p) >= 28:
+        return p
+    return -1
 
 
 @nb.njit(cache=True)
@@ -126,10 +132,8 @@ def _rebuild_stock(s) -> None:
 
 
 @nb.njit(cache=True)
-def _after_stock_draw(s) -> None:
-    """Handle the stock running out (first time: rebuild; second time: last turn)."""
-    if s["stock_n"] > 0:
-        return
+def stock_emptied(s) -> None:
+    """The stock ran out: the first time it is rebuilt; the second time this is the last turn."""
     if s["exhaust"] == 0:
         s["exhaust"] = 1
         _rebuild_stock(s)
@@ -140,181 +144,29 @@ def _after_stock_draw(s) -> None:
 
 
 @nb.njit(cache=True)
-def _first_empty_slot(s) -> int:
-    for i in range(POOL_SLOTS):
-        if s["pool"][i] < 0:
-            return i
-    return -1
+def restock_actions(s) -> None:
+    """No more action cards: the two face-up cards stay, the rest become a new stack.
 
-
-@nb.njit(cache=True)
-def _settle(s) -> None:
-    """Leave chance states that have nothing left to draw (an empty stock does as much as it can)."""
-    while s["phase"] == PH_CHANCE:
-        k = s["ch_kind"]
-        if k == CK_ACTION:
-            return
-        if k == CK_DRAW and s["ch_left"] > 0 and s["stock_n"] > 0:
-            return
-        if k == CK_REFILL and s["stock_n"] > 0 and _first_empty_slot(s) >= 0:
-            return
-        if k == CK_FD and s["stock_n"] > 0:
-            return
-        s["ch_left"] = 0
-        nxt = s["ch_next"]
-        if nxt == PH_PILE:  # the turn's draw is done: turn the action card next
-            if s["astack_n"] == 0:
-                restock_actions(s)
-            s["ch_kind"] = CK_ACTION
-        else:
-            s["phase"] = nxt
-
-
-@nb.njit(cache=True)
-def _start_chance(s, kind, count, nxt) -> None:
-    s["phase"] = PH_CHANCE
-    s["ch_kind"] = kind
-    s["ch_left"] = count
-    s["ch_next"] = nxt
-    _settle(s)
-
-
-@nb.njit(cache=True)
-def _begin_turn(s) -> None:
-    s["turn"] += 1
-    s["opt_used"] = 0
-    s["exch_used"] = 0
-    s["discarded"] = 0
-    s["build_mode"] = 0
-    s["b_done"] = 0
-    s["b_run_done"] = 0
-    s["new_slot"] = -1
-    s["ptoken_lines"] = 0
-    s["anew_pile"] = -1
-    _start_chance(s, CK_DRAW, 1, PH_PILE)
-
-
-@nb.njit(cache=True)
-def _end_turn(s) -> None:
-    for c in range(NUM_NUMBER):
-        s["bflag"][c] = 0
-    if s["final_turn"]:
-        _finish_game(s, 2)
-    elif s["turn"] >= s["max_turns"]:
-        _finish_game(s, 3)
-    else:
-        s["cur"] = 1 - s["cur"]
-        _begin_turn(s)
-
-
-@nb.njit(cache=True)
-def _start_refill(s, use_discard, nxt) -> None:
-    """Refill empty pool spaces in refill order: discard pile first (top card first) if asked, then stock."""
-    if use_discard:
-        for i in range(POOL_SLOTS):
-            if s["pool"][i] < 0 and s["disc_n"] > 0:
-                c = s["disc"][s["disc_n"] - 1]
-                detach(s, c)
-                to_pool(s, c, i)
-    _start_chance(s, CK_REFILL, 0, nxt)
-
-
-# ---------------------------------------------------------------- chance kernels
-@nb.njit(cache=True)
-def chance_outcomes(s, actions, probs) -> int:
-    """Outcomes of the pending chance node: stock cards, hidden action cards, or the start seat."""
-    ph = s["phase"]
+    The cards under the two face-up cards, plus the set-aside cards while any
+    are left, are shuffled into a new stack. Hidden action cards are kept as one
+    unordered set, so "shuffling" is only a change of counts.
+    """
     n = 0
-    if ph == PH_START:
-        actions[0] = 0
-        actions[1] = 1
-        probs[0] = 0.5
-        probs[1] = 0.5
-        return 2
-    if ph == PH_DEAL:
-        action_card = s["deal_i"] >= POOL_SLOTS + 2 * HAND_LIMIT
-    elif ph == PH_CHANCE:
-        action_card = s["ch_kind"] == CK_ACTION
-    else:
-        return 0
-    if action_card:
-        for c in range(NUM_NUMBER, NUM_CARDS):
-            if s["loc"][c] == LOC_AHIDDEN:
-                actions[n] = c
-                n += 1
-    else:
-        for c in range(NUM_NUMBER):
-            if s["loc"][c] == LOC_STOCK:
-                actions[n] = c
-                n += 1
-    for i in range(n):
-        probs[i] = 1.0 / n
-    return n
-
-
-@nb.njit(cache=True)
-def apply_chance(s, o) -> bool:
-    """Apply chance outcome ``o``; False (``s`` untouched) if it is not possible."""
-    ph = s["phase"]
-    if ph == PH_START:
-        if o != 0 and o != 1:
-            return False
-        s["start_player"] = o
-        s["cur"] = o
-        s["moves"] += 1
-        _begin_turn(s)
-        return True
-    if o < 0 or o >= NUM_CARDS:
-        return False
-    if ph == PH_DEAL:
-        i = s["deal_i"]
-        if i < POOL_SLOTS + 2 * HAND_LIMIT:
-            if o >= NUM_NUMBER or s["loc"][o] != LOC_STOCK:
-                return False
-            detach(s, o)
-            if i < POOL_SLOTS:
-                to_pool(s, o, i)
-            else:
-                to_hand(s, o, (i - POOL_SLOTS) // HAND_LIMIT, False)
-        else:
-            if o < NUM_NUMBER or s["loc"][o] != LOC_AHIDDEN:
-                return False
-            place_action(s, o, i - POOL_SLOTS - 2 * HAND_LIMIT)
-            s["astack_n"] -= 1
-        s["deal_i"] = i + 1
-        if i + 1 == SETUP_DEALS:
-            s["phase"] = PH_START
-        s["moves"] += 1
-        return True
-    if ph != PH_CHANCE:
-        return False
-    k = s["ch_kind"]
-    if k == CK_ACTION:
-        if o < NUM_NUMBER or s["loc"][o] != LOC_AHIDDEN:
-            return False
-        s["loc"][o] = LOC_ADRAWN
-        s["lidx"][o] = 0
-        s["adrawn"] = o
-        s["astack_n"] -= 1
-        s["phase"] = PH_PILE
-        s["moves"] += 1
-        return True
-    if o >= NUM_NUMBER or s["loc"][o] != LOC_STOCK:
-        return False
-    detach(s, o)
-    if k == CK_DRAW:
-        to_hand(s, o, s["cur"], False)
-        s["ch_left"] -= 1
-    elif k == CK_REFILL:
-        to_pool(s, o, _first_empty_slot(s))
-    else:  # CK_FD: the Jack's face-down card
-        to_run(s, o, s["ch_slot"], s["ch_pos"], True)
-        s["ch_kind"] = CK_DRAW  # nothing more to place: let _settle move on
-        s["ch_left"] = 0
-    s["moves"] += 1
-    _after_stock_draw(s)
-    _settle(s)
-    return True
+    for pile in range(2):
+        top = s["apile_n"][pile] - 1
+        for d in range(top):
+            c = s["apile"][pile, d]
+            s["loc"][c] = LOC_AHIDDEN
+            s["lidx"][c] = 0
+            n += 1
+        if top >= 0:
+            c = s["apile"][pile, top]
+            s["apile"][pile, :] = -1
+            s["apile"][pile, 0] = c
+            s["apile_n"][pile] = 1
+            s["lidx"][c] = pile * MAX_PILE
+    s["astack_n"] = n + s["aside_n"]
+    s["aside_n"] = 0
 
 
 # ---------------------------------------------------------------- run laying helpers
@@ -602,19 +454,10 @@ def _exchange_made_lines(s, slot, c) -> int:
 
 @nb.njit(cache=True)
 def gen_legal(s, p, out) -> int:
-    """Write ``p``'s legal actions into ``out`` (zeroed first); return their number."""
-    out[:] = 0
-    if s["terminal"] or p != s["cur"]:
-        return 0
+    """Mark ``p``'s legal actions from the action card's use on (``out`` is zeroed, the decline set)."""
     ph = s["phase"]
     n = 0
-    if ph == PH_PILE:
-        out[A_PILE] = 1
-        out[A_PILE + 1] = 1
-        return 2
     if ph == PH_USE:
-        out[A_DECLINE] = 1
-        n = 1
         pile = s["anew_pile"]
         t = atype_of(s["apile"][pile, s["apile_n"][pile] - 1])
         if t == JACK:
@@ -724,14 +567,6 @@ def gen_legal(s, p, out) -> int:
 
 # ---------------------------------------------------------------- applying a player action
 @nb.njit(cache=True)
-def _check_win(s, p) -> None:
-    """The win rule: an Octa (8+ face-up cards in one run) and 28+ face-up cards in runs."""
-    if longest_run(s, p) >= 8 and table_faceup(s, p) >= 28:
-        s["winner"] = p
-        _finish_game(s, 1)
-
-
-@nb.njit(cache=True)
 def _new_run(s, p, suit, lo, hi) -> int:
     r = free_run_slot(s)
     s["run_owner"][r] = p
@@ -742,17 +577,8 @@ def _new_run(s, p, suit, lo, hi) -> int:
 
 
 @nb.njit(cache=True)
-def _reset_build(s) -> None:
-    s["build_mode"] = 0
-    s["build_suit"] = -1
-    s["build_lo"] = 0
-    s["build_hi"] = 0
-    s["build_amb"] = 0
-    s["build_card"][:] = -1
-
-
-@nb.njit(cache=True)
-def _do_discard(s, p, k) -> None:
+def _do_discard(s, p, k) -> bool:
+    """Discard a card of kind ``k``; True when the turn is over (8 or fewer cards left)."""
     c = hand_card_of_kind(s, p, k)
     detach(s, c)
     to_discard(s, c)
@@ -760,38 +586,20 @@ def _do_discard(s, p, k) -> None:
         s["discarded"] = 1
     if s["hand_n"][p] > HAND_LIMIT:
         s["phase"] = PH_DDOWN
-    else:
-        _end_turn(s)
+        return False
+    return True
 
 
 @nb.njit(cache=True)
-def apply_player(s, a) -> bool:
-    """Apply player action ``a`` for the seat to move; False (``s`` untouched) if illegal."""
-    p = s["cur"]
-    if a < 0 or a >= NUM_ACTIONS or s["terminal"] or s["phase"] < PH_PILE:
-        return False
-    mask = np.zeros(NUM_ACTIONS, dtype=np.uint8)
-    gen_legal(s, p, mask)
-    if mask[a] == 0:
-        return False
-    return apply_legal_player(s, a)
+def apply(s, a) -> bool:
+    """Apply the legal English action ``a`` (from the Jack on) of the seat to move.
 
-
-@nb.njit(cache=True)
-def apply_legal_player(s, a) -> bool:
-    """:func:`apply_player` without the legality check: ``a`` must be legal for the seat to move."""
+    Returns:
+        True when the turn is over (the turn machinery ends it).
+    """
     p = s["cur"]
-    s["moves"] += 1
     ph = s["phase"]
-    if a < A_DECLINE:  # pile choice
-        c = s["adrawn"]
-        place_action(s, c, a - A_PILE)
-        s["adrawn"] = -1
-        s["anew_pile"] = a - A_PILE
-        s["phase"] = PH_USE if action_tops_match(s) else PH_OPTION
-    elif a == A_DECLINE:
-        s["phase"] = PH_OPTION
-    elif a < A_QUEEN:  # Jack
+    if a < A_QUEEN:  # Jack
         i = a - A_JACK
         r = i // 11
         pos = i % 11 + 1
@@ -800,16 +608,16 @@ def apply_legal_player(s, a) -> bool:
         to_hand(s, c, p, True)
         s["ch_slot"] = r
         s["ch_pos"] = pos
-        _start_chance(s, CK_FD, 1, PH_OPTION)
+        start_chance(s, CK_FD, 1, PH_OPTION)
     elif a < A_KING_STOCK:  # Queen
         i = a - A_QUEEN
         for j in range(2):
             c = s["pool"][QUEEN_PAIRS[i, j]]
             detach(s, c)
             to_hand(s, c, p, True)
-        _start_refill(s, False, PH_OPTION)
+        start_refill(s, False, PH_OPTION)
     elif a == A_KING_STOCK:
-        _start_chance(s, CK_DRAW, 2, PH_OPTION)
+        start_chance(s, CK_DRAW, 2, PH_OPTION)
     elif a == A_KING_DISC:
         for _ in range(2):
             if s["disc_n"] > 0:
@@ -850,7 +658,7 @@ def apply_legal_player(s, a) -> bool:
             detach(s, c)
             to_run(s, c, r, q, False)
         mode = s["build_mode"]
-        _reset_build(s)
+        clear_build(s)
         if mode == 1:
             if s["token_loc"][p] == TOK_CENTRE:
                 s["new_slot"] = r
@@ -889,7 +697,7 @@ def apply_legal_player(s, a) -> bool:
     elif a == A_END_B:
         for c in range(NUM_NUMBER):
             s["bflag"][c] = 0
-        _start_refill(s, True, PH_EXCH)
+        start_refill(s, True, PH_EXCH)
     elif a == A_C:
         line = s["token_idx"][p]
         c0 = s["pool"][POOL_LINES[line, 0]]
@@ -915,7 +723,7 @@ def apply_legal_player(s, a) -> bool:
         s["token_idx"][p] = -1
         s["token_turn"][p] = -1
         s["opt_used"] = 3
-        _start_refill(s, True, PH_EXCH)
+        start_refill(s, True, PH_EXCH)
     elif a < A_FD:  # add a hand card to an end of an own run
         i = a - A_ADD
         r = i // 2
@@ -981,17 +789,7 @@ def apply_legal_player(s, a) -> bool:
     elif a == A_EXCH_SKIP:
         s["phase"] = PH_DISCARD
     elif a < A_END_TURN:
-        if not s["terminal"]:
-            _check_win(s, p)
-        if s["terminal"]:
-            return True
-        _do_discard(s, p, a - A_DISCARD)
-        return True
+        return _do_discard(s, p, a - A_DISCARD)
     else:  # end the turn without discarding
-        _check_win(s, p)
-        if not s["terminal"]:
-            _end_turn(s)
         return True
-    if not s["terminal"]:
-        _check_win(s, p)
-    return True
+    return False

@@ -61,19 +61,16 @@ from __future__ import annotations
 import numba as nb
 import numpy as np
 
-from octagames.octa.common import (HAND_LIMIT, JACK, KING, LOC_ADRAWN, LOC_AHIDDEN, LOC_HAND, LOC_JOKER,
-                                   LOC_RESERVE, LOC_STOCK, LOC_UNDER, MAX_RUNS, NUM_CARDS, NUM_KINDS, NUM_NUMBER, POOL_LINES, POOL_SLOTS, QUEEN,
-                                   TOK_CENTRE, TOK_RUN, action_tops_match, atype_of, detach,
-                                   extend_pos, free_run, free_run_slot, hand_card_of_kind,
-                                   kind_at, kind_of, place_action, rank_of, run_faceup, suit_of,
-                                   table_faceup, to_discard, to_hand, to_pool, to_run)
+from octagames.octa.common import (CK_AFLIP, CK_DRAW, CK_FD, CK_JOKER, CK_REFILL, HAND_LIMIT, JACK, KING,
+                                   LOC_AHIDDEN, LOC_HAND, LOC_JOKER, LOC_RESERVE, LOC_UNDER, MAX_RUNS,
+                                   NUM_ACTIONS, NUM_CARDS, NUM_KINDS, NUM_NUMBER, PH_USE, POOL_LINES,
+                                   POOL_SLOTS, QUEEN, TOK_CENTRE, TOK_RUN, atype_of, clear_build, detach,
+                                   extend_pos, free_run, free_run_slot, hand_card_of_kind, kind_at, kind_of,
+                                   rank_of, run_faceup, start_chance, start_refill, suit_of, table_faceup,
+                                   to_discard, to_hand, to_pool, to_run)
 
 # ---------------------------------------------------------------- phases
-PH_DEAL = 0
-PH_START = 1
-PH_CHANCE = 2
-PH_PILE = 3
-PH_USE = 4
+# 0..4 and 13 are the shared phases of octagames.octa.common (deal, start, chance, pile, use, over)
 PH_MAIN = 5
 PH_BUILD = 6
 PH_KPICK = 7
@@ -81,20 +78,11 @@ PH_JOKER = 8
 PH_XTRA = 9
 PH_RESPUT = 10
 PH_RESBACK = 11
-PH_OVER = 13
 PHASE_NAMES = ("setup deal", "choosing the start player", "chance", "action pile choice",
                "action card use", "steps 2-4, attaching, discard", "laying a run",
                "King: picking reserve cards", "using the Jack's joker", "extra card after doubling",
                "putting cards over 8 into the reserve", "taking reserve cards back", "-", "game over")
 
-CK_DRAW = 0
-CK_ACTION = 1
-CK_REFILL = 2
-CK_FD = 3
-CK_JOKER = 4
-CK_AFLIP = 5
-
-SETUP_DEALS = POOL_SLOTS + 2 * HAND_LIMIT + 2
 MAX_MOVES = 8  # card moves between runs per turn (keeps every turn finite)
 
 # ---------------------------------------------------------------- action table
@@ -126,7 +114,6 @@ N_RESBACK = N_END + 1                     # 952
 N_MOVE = N_RESBACK + NUM_KINDS            # 992
 N_JOIN = N_MOVE + MAX_RUNS * 2            # 1044
 N_USED = N_JOIN + MAX_RUNS                # 1070 (<= NUM_ACTIONS = 1074)
-NUM_ACTIONS = 1074
 
 
 # ---------------------------------------------------------------- small helpers
@@ -155,41 +142,64 @@ def score(s, p) -> int:
     return table_faceup(s, p) - s["res_n"][p]
 
 
+# ---------------------------------------------------------------- the turn machinery's hooks
 @nb.njit(cache=True)
-def _finish_game(s, reason) -> None:
-    """End the game: reason 1 = empty hand with an Octa (winner set), 2 stock out, 3 turn cap."""
-    s["terminal"] = 1
-    s["phase"] = PH_OVER
-    s["end_reason"] = reason
-    if reason != 1:
-        a = score(s, 0)
-        b = score(s, 1)
-        s["winner"] = 0 if a > b else (1 if b > a else -1)
-    w = s["winner"]
-    if w >= 0:
-        s["returns"][w] = 1.0
-        s["returns"][1 - w] = -1.0
+def turn_start(s) -> None:
+    """Clear the Dutch per-turn fields and note the seat's Octas at the start of its turn."""
+    s["opt_used"] = 0
+    s["build_mode"] = 0
+    s["joker_used"] = 0
+    s["jok_pos"] = -1
+    s["moves_turn"] = 0
+    s["octa_mask"][s["cur"]] = octa_mask(s, s["cur"])
 
 
 @nb.njit(cache=True)
-def _check_win(s, p) -> None:
-    """Empty hand, empty reserve, and an Octa from the turn's start that still has 8 face-up cards."""
-    if s["hand_n"][p] != 0 or s["res_n"][p] != 0:
+def _goto(s, nxt) -> None:
+    """Enter phase ``nxt``; entering the main phase right after the last action card was turned reshuffles."""
+    if nxt == PH_MAIN and s["astack_n"] == 0:
+        _reshuffle_actions(s)
+        start_chance(s, CK_AFLIP, 2, PH_MAIN)  # two action cards to turn face up
         return
+    s["phase"] = nxt
+
+
+@nb.njit(cache=True)
+def enter(s, phase) -> None:
+    """Go on to player phase ``phase`` (the main phase may first reshuffle the action cards)."""
+    _goto(s, phase)
+
+
+@nb.njit(cache=True)
+def after_action_step(s) -> None:
+    """After the action card: the main phase (steps 2-4, attaching, discard)."""
+    _goto(s, PH_MAIN)
+
+
+@nb.njit(cache=True)
+def winner(s) -> int:
+    """Empty hand, empty reserve, and an Octa from the turn's start that still has 8 face-up cards."""
+    p = s["cur"]
+    if s["hand_n"][p] != 0 or s["res_n"][p] != 0:
+        return -1
     m = s["octa_mask"][p]
     for r in range(MAX_RUNS):
         if (m >> r) & 1 and s["run_owner"][r] == p and run_faceup(s, r) >= 8:
-            s["winner"] = p
-            _finish_game(s, 1)
-            return
+            return p
+    return -1
 
 
 @nb.njit(cache=True)
-def _first_empty_slot(s) -> int:
-    for i in range(POOL_SLOTS):
-        if s["pool"][i] < 0:
-            return i
-    return -1
+def stock_emptied(s) -> None:
+    """Whoever took the last stock card finishes this turn, then the game is scored."""
+    s["exhaust"] = 1
+    s["final_turn"] = 1
+
+
+@nb.njit(cache=True)
+def restock_actions(s) -> None:
+    """Never needed: the Dutch rules reshuffle all 24 action cards as soon as the last one has
+    been turned and used (:func:`_goto`), before a card is turned again."""
 
 
 @nb.njit(cache=True)
@@ -216,187 +226,6 @@ def _reshuffle_actions(s) -> None:
     s["anew_pile"] = -1
     s["astack_n"] = 16
     s["aside_n"] = 8
-
-
-# ---------------------------------------------------------------- chance flow
-@nb.njit(cache=True)
-def _goto(s, nxt) -> None:
-    """Enter phase ``nxt``; entering the main phase right after the last action card was turned reshuffles."""
-    if nxt == PH_MAIN and s["astack_n"] == 0:
-        _reshuffle_actions(s)
-        # two action cards to turn (set directly: calling _start_chance here would make the kernels
-        # mutually recursive, which numba's disk cache cannot reload)
-        s["phase"] = PH_CHANCE
-        s["ch_kind"] = CK_AFLIP
-        s["ch_left"] = 2
-        s["ch_next"] = PH_MAIN
-        return
-    s["phase"] = nxt
-
-
-@nb.njit(cache=True)
-def _settle(s) -> None:
-    """Leave chance states with nothing left to draw (an empty stock gives what it can)."""
-    while s["phase"] == PH_CHANCE:
-        k = s["ch_kind"]
-        if k == CK_ACTION:
-            return
-        if k == CK_AFLIP and s["ch_left"] > 0:
-            return
-        if (k == CK_DRAW or k == CK_FD or k == CK_JOKER) and s["ch_left"] > 0 and s["stock_n"] > 0:
-            return
-        if k == CK_REFILL and s["stock_n"] > 0 and _first_empty_slot(s) >= 0:
-            return
-        s["ch_left"] = 0
-        nxt = s["ch_next"]
-        if nxt == PH_PILE:
-            s["ch_kind"] = CK_ACTION
-        else:
-            _goto(s, nxt)
-
-
-@nb.njit(cache=True)
-def _start_chance(s, kind, count, nxt) -> None:
-    s["phase"] = PH_CHANCE
-    s["ch_kind"] = kind
-    s["ch_left"] = count
-    s["ch_next"] = nxt
-    _settle(s)
-
-
-@nb.njit(cache=True)
-def begin_turn(s) -> None:
-    """Start the turn of seat ``cur``: note its Octas, then draw one stock card."""
-    s["turn"] += 1
-    s["opt_used"] = 0
-    s["exch_used"] = 0
-    s["discarded"] = 0
-    s["build_mode"] = 0
-    s["b_done"] = 0
-    s["joker_used"] = 0
-    s["jok_pos"] = -1
-    s["moves_turn"] = 0
-    s["anew_pile"] = -1
-    s["octa_mask"][s["cur"]] = octa_mask(s, s["cur"])
-    _start_chance(s, CK_DRAW, 1, PH_PILE)
-
-
-@nb.njit(cache=True)
-def _end_turn(s) -> None:
-    for c in range(NUM_NUMBER):
-        s["bflag"][c] = 0
-    if s["final_turn"]:
-        _finish_game(s, 2)
-    elif s["turn"] >= s["max_turns"]:
-        _finish_game(s, 3)
-    else:
-        s["cur"] = 1 - s["cur"]
-        begin_turn(s)
-
-
-@nb.njit(cache=True)
-def chance_outcomes(s, actions, probs) -> int:
-    """Outcomes of the pending chance node: stock cards, hidden action cards, or the start seat."""
-    ph = s["phase"]
-    n = 0
-    if ph == PH_START:
-        actions[0] = 0
-        actions[1] = 1
-        probs[0] = 0.5
-        probs[1] = 0.5
-        return 2
-    if ph == PH_DEAL:
-        action_card = s["deal_i"] >= POOL_SLOTS + 2 * HAND_LIMIT
-    elif ph == PH_CHANCE:
-        action_card = s["ch_kind"] == CK_ACTION or s["ch_kind"] == CK_AFLIP
-    else:
-        return 0
-    lo = NUM_NUMBER if action_card else 0
-    hi = NUM_CARDS if action_card else NUM_NUMBER
-    want = LOC_AHIDDEN if action_card else LOC_STOCK
-    for c in range(lo, hi):
-        if s["loc"][c] == want:
-            actions[n] = c
-            n += 1
-    for i in range(n):
-        probs[i] = 1.0 / n
-    return n
-
-
-@nb.njit(cache=True)
-def apply_chance(s, o) -> bool:
-    """Apply chance outcome ``o``; False (``s`` untouched) if it is not possible."""
-    ph = s["phase"]
-    if ph == PH_START:
-        if o != 0 and o != 1:
-            return False
-        s["start_player"] = o
-        s["cur"] = o
-        s["moves"] += 1
-        begin_turn(s)
-        return True
-    if o < 0 or o >= NUM_CARDS:
-        return False
-    if ph == PH_DEAL:
-        i = s["deal_i"]
-        if i < POOL_SLOTS + 2 * HAND_LIMIT:
-            if o >= NUM_NUMBER or s["loc"][o] != LOC_STOCK:
-                return False
-            detach(s, o)
-            if i < POOL_SLOTS:
-                to_pool(s, o, i)
-            else:
-                to_hand(s, o, (i - POOL_SLOTS) // HAND_LIMIT, False)
-        else:
-            if o < NUM_NUMBER or s["loc"][o] != LOC_AHIDDEN:
-                return False
-            place_action(s, o, i - POOL_SLOTS - 2 * HAND_LIMIT)
-            s["astack_n"] -= 1
-        s["deal_i"] = i + 1
-        if i + 1 == SETUP_DEALS:
-            s["phase"] = PH_START
-        s["moves"] += 1
-        return True
-    if ph != PH_CHANCE:
-        return False
-    k = s["ch_kind"]
-    if k == CK_ACTION or k == CK_AFLIP:
-        if o < NUM_NUMBER or s["loc"][o] != LOC_AHIDDEN:
-            return False
-        s["astack_n"] -= 1
-        s["moves"] += 1
-        if k == CK_ACTION:
-            s["loc"][o] = LOC_ADRAWN
-            s["lidx"][o] = 0
-            s["adrawn"] = o
-            s["phase"] = PH_PILE
-        else:
-            place_action(s, o, 2 - s["ch_left"])
-            s["ch_left"] -= 1
-            _settle(s)
-        return True
-    if o >= NUM_NUMBER or s["loc"][o] != LOC_STOCK:
-        return False
-    detach(s, o)
-    p = s["cur"]
-    if k == CK_DRAW:
-        to_hand(s, o, p, False)
-        s["ch_left"] -= 1
-    elif k == CK_REFILL:
-        to_pool(s, o, _first_empty_slot(s))
-    elif k == CK_FD:
-        to_run(s, o, s["ch_slot"], s["ch_pos"], True)
-        s["ch_left"] = 0
-    else:  # CK_JOKER
-        s["loc"][o] = LOC_JOKER
-        s["lidx"][o] = p
-        s["ch_left"] = 0
-    s["moves"] += 1
-    if s["stock_n"] == 0:  # whoever took the last stock card finishes this turn, then the game is scored
-        s["exhaust"] = 1
-        s["final_turn"] = 1
-    _settle(s)
-    return True
 
 
 # ---------------------------------------------------------------- runs being laid
@@ -664,19 +493,10 @@ def _gen_free(s, p, out, owed) -> int:
 
 @nb.njit(cache=True)
 def gen_legal(s, p, out) -> int:
-    """Write ``p``'s legal actions into ``out`` (zeroed first); return their number."""
-    out[:] = 0
-    if s["terminal"] or p != s["cur"]:
-        return 0
+    """Mark ``p``'s legal actions from the action card's use on (``out`` is zeroed, the decline set)."""
     ph = s["phase"]
     n = 0
-    if ph == PH_PILE:
-        out[N_PILE] = 1
-        out[N_PILE + 1] = 1
-        return 2
     if ph == PH_USE:
-        out[N_DECLINE] = 1
-        n = 1
         has_t = np.zeros(3, dtype=np.bool_)
         for pile in range(2):
             has_t[atype_of(s["apile"][pile, s["apile_n"][pile] - 1])] = True
@@ -822,17 +642,6 @@ def gen_legal(s, p, out) -> int:
 
 # ---------------------------------------------------------------- applying a player action
 @nb.njit(cache=True)
-def _reset_build(s) -> None:
-    s["build_mode"] = 0
-    s["build_suit"] = -1
-    s["build_lo"] = 0
-    s["build_hi"] = 0
-    s["build_amb"] = 0
-    s["build_card"][:] = -1
-    s["jok_pos"] = -1
-
-
-@nb.njit(cache=True)
 def _joker_card(s, p) -> int:
     for c in range(NUM_NUMBER):
         if s["loc"][c] == LOC_JOKER and s["lidx"][c] == p:
@@ -847,56 +656,31 @@ def _placed_b(s, c) -> None:
         s["b_done"] = 1
         for d in range(NUM_NUMBER):
             s["bflag"][d] = 0
-        # refill the empty pot spaces: discard pile first (top first), then the stock
-        for i in range(POOL_SLOTS):
-            if s["pool"][i] < 0 and s["disc_n"] > 0:
-                d = s["disc"][s["disc_n"] - 1]
-                detach(s, d)
-                to_pool(s, d, i)
-        _start_chance(s, CK_REFILL, 0, PH_MAIN)
+        start_refill(s, True, PH_MAIN)  # the discard pile first (top first), then the stock
 
 
 @nb.njit(cache=True)
-def _after_hand(s, p) -> None:
-    """The eight-card rule after the discard (or after ending without one)."""
+def _after_hand(s, p) -> bool:
+    """The eight-card rule after the discard (or after ending without one); True ends the turn."""
     if s["hand_n"][p] > HAND_LIMIT:
         s["phase"] = PH_RESPUT
-    elif s["hand_n"][p] < HAND_LIMIT and s["res_n"][p] > 0:
+        return False
+    if s["hand_n"][p] < HAND_LIMIT and s["res_n"][p] > 0:
         s["phase"] = PH_RESBACK
-    else:
-        _end_turn(s)
+        return False
+    return True
 
 
 @nb.njit(cache=True)
-def apply_player(s, a) -> bool:
-    """Apply Dutch player action ``a`` for the seat to move; False (``s`` untouched) if illegal."""
-    p = s["cur"]
-    if a < 0 or a >= NUM_ACTIONS or s["terminal"] or s["phase"] < PH_PILE:
-        return False
-    mask = np.zeros(NUM_ACTIONS, dtype=np.uint8)
-    gen_legal(s, p, mask)
-    if mask[a] == 0:
-        return False
-    return apply_legal_player(s, a)
+def apply(s, a) -> bool:
+    """Apply the legal Dutch action ``a`` (from the Jack on) of the seat to move.
 
-
-@nb.njit(cache=True)
-def apply_legal_player(s, a) -> bool:
-    """:func:`apply_player` without the legality check: ``a`` must be legal for the seat to move."""
+    Returns:
+        True when the turn is over (the turn machinery ends it).
+    """
     p = s["cur"]
-    s["moves"] += 1
     ph = s["phase"]
-    if a < N_DECLINE:
-        place_action(s, s["adrawn"], a - N_PILE)
-        s["adrawn"] = -1
-        s["anew_pile"] = a - N_PILE
-        if action_tops_match(s):
-            s["phase"] = PH_USE
-        else:
-            _goto(s, PH_MAIN)
-    elif a == N_DECLINE:
-        _goto(s, PH_MAIN)
-    elif a < N_JOKER:  # Jack 1: steal a run card, a face-down stock card replaces it
+    if a < N_JOKER:  # Jack 1: steal a run card, a face-down stock card replaces it
         i = a - N_JACK
         r = i // 11
         pos = i % 11 + 1
@@ -905,13 +689,13 @@ def apply_legal_player(s, a) -> bool:
         to_hand(s, c, p, True)
         s["ch_slot"] = r
         s["ch_pos"] = pos
-        _start_chance(s, CK_FD, 1, PH_MAIN)
+        start_chance(s, CK_FD, 1, PH_MAIN)
     elif a == N_JOKER:
         s["joker_used"] = 1
-        _start_chance(s, CK_JOKER, 1, PH_JOKER)
+        start_chance(s, CK_JOKER, 1, PH_JOKER)
     elif a < N_QEND:
         _take_pot_top(s, a - N_QPOT, p)
-        _start_chance(s, CK_REFILL, 0, PH_MAIN)
+        start_chance(s, CK_REFILL, 0, PH_MAIN)
     elif a < N_KSTOCK:
         i = a - N_QEND
         r = i // 2
@@ -926,7 +710,7 @@ def apply_legal_player(s, a) -> bool:
         to_hand(s, c, p, True)
         _goto(s, PH_MAIN)
     elif a == N_KSTOCK:
-        _start_chance(s, CK_DRAW, 2, PH_MAIN)
+        start_chance(s, CK_DRAW, 2, PH_MAIN)
     elif a < N_PICK:
         seat = p if a == N_KRES else 1 - p
         s["kpick_seat"] = seat
@@ -1003,7 +787,7 @@ def apply_legal_player(s, a) -> bool:
             s["token_turn"][p] = s["turn"]
             s["opt_used"] = 1
         jmode = s["build_mode"] == 2
-        _reset_build(s)
+        clear_build(s)
         if jmode:
             _goto(s, PH_MAIN)
         else:
@@ -1083,7 +867,7 @@ def apply_legal_player(s, a) -> bool:
         to_hand(s, c, p, True)
         s["phase"] = PH_MAIN
     elif a == N_XSTOCK:
-        _start_chance(s, CK_DRAW, 1, PH_MAIN)
+        start_chance(s, CK_DRAW, 1, PH_MAIN)
     elif a == N_XNONE:
         s["phase"] = PH_MAIN
     elif a < N_END:
@@ -1094,25 +878,14 @@ def apply_legal_player(s, a) -> bool:
             s["loc"][c] = LOC_RESERVE
             s["lidx"][c] = p
             s["res_n"][p] += 1
-            if s["hand_n"][p] <= HAND_LIMIT:
-                _end_turn(s)
-        else:
-            to_discard(s, c)
-            s["discarded"] = 1
-            _check_win(s, p)
-            if s["terminal"]:
-                return True
-            _after_hand(s, p)
-        return True
+            return s["hand_n"][p] <= HAND_LIMIT
+        to_discard(s, c)
+        s["discarded"] = 1
+        return _after_hand(s, p)
     elif a == N_END:
         if ph == PH_RESBACK:
-            _end_turn(s)
-        else:
-            _check_win(s, p)
-            if s["terminal"]:
-                return True
-            _after_hand(s, p)
-        return True
+            return True
+        return _after_hand(s, p)
     elif a < N_MOVE:  # take a reserve card back
         k = a - N_RESBACK
         for c in range(NUM_NUMBER):
@@ -1120,12 +893,7 @@ def apply_legal_player(s, a) -> bool:
                 detach(s, c)
                 to_hand(s, c, p, True)
                 break
-        if s["hand_n"][p] >= HAND_LIMIT or s["res_n"][p] == 0:
-            _check_win(s, p)
-            if s["terminal"]:
-                return True
-            _end_turn(s)
-        return True
+        return s["hand_n"][p] >= HAND_LIMIT or s["res_n"][p] == 0
     elif a < N_JOIN:  # move an end card onto another run
         i = a - N_MOVE
         d = i // 2
@@ -1157,9 +925,7 @@ def apply_legal_player(s, a) -> bool:
         for q in range(2):
             if (s["octa_mask"][q] >> u) & 1:
                 s["octa_mask"][q] = (s["octa_mask"][q] & ~(1 << u)) | (1 << r)
-    if not s["terminal"]:
-        _check_win(s, p)
-    return True
+    return False
 
 
 # ---------------------------------------------------------------- consistency (used by checks.validate)

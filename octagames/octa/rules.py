@@ -170,25 +170,20 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 import numba as nb
-import numpy as np
 
-from octagames.core import CHANCE, TERMINAL, GameInfo, check_choice, check_range, rng_below, seed_rng
-from octagames.octa import en, nl
-from octagames.octa.common import (ACTION_TYPES, LINE_NAMES, LOC_AHIDDEN, LOC_HAND, LOC_JOKER,
-                                   LOC_RESERVE, LOC_UNDER,
-                                   LOC_RUN, LOC_STOCK, MAX_RUNS, NPOS, NUM_ACTION_KINDS,
-                                   NUM_CARDS, NUM_KINDS, NUM_NUMBER, POOL_SLOT_NAMES,
-                                   POOL_SLOTS, QUEEN_PAIRS, RANK_NAMES, SUIT_SYMBOLS, TOK_CENTRE,
-                                   TOK_POOL, TOK_RUN, hidden_action_count, kind_at, kind_of,
-                                   longest_run, make_state_dtype, nth_card_at, random_stock_card,
-                                   table_faceup)
-from octagames.octa.en import (A_ADD, A_BLINE, A_C, A_COMMIT, A_DECLINE, A_DISCARD, A_END_B,
-                               A_END_TURN, A_EXCH, A_EXCH_SKIP, A_FD, A_JACK, A_KING_DISC,
-                               A_KING_STOCK, A_PILE, A_PTOKEN, A_PTOKEN_NO, A_QUEEN, A_SEL,
-                               A_SKIP_OPT, A_TOKEN_NO, A_TOKEN_RUN, CK_ACTION, NUM_ACTIONS,
-                               PH_BPLACE, PH_BUILD, PH_CHANCE, PH_DDOWN, PH_DEAL,
-                               PH_DISCARD, PH_EXCH, PH_OPTION, PH_START,
-                               PH_USE, PHASE_NAMES, SETUP_DEALS, TURN_ACTION_BOUND)
+from octagames.core import CHANCE, TERMINAL, GameInfo, check_choice, check_range
+from octagames.octa import nl, turn
+from octagames.octa.common import (ACTION_TYPES, CK_ACTION, CK_AFLIP, CK_FD, CK_JOKER, CK_REFILL, LINE_NAMES,
+                                   LOC_HAND, LOC_JOKER, LOC_RESERVE, MAX_RUNS, NUM_ACTION_KINDS, NUM_CARDS,
+                                   NUM_KINDS, NUM_NUMBER, PH_CHANCE, PH_DEAL, PH_START, PH_USE, POOL_SLOTS,
+                                   POOL_SLOT_NAMES, QUEEN_PAIRS, RANK_NAMES, SETUP_DEALS, SUIT_SYMBOLS,
+                                   TOK_CENTRE, TOK_POOL, TOK_RUN, kind_at, kind_of, longest_run,
+                                   make_state_dtype, table_faceup)
+from octagames.octa.en import (A_ADD, A_BLINE, A_C, A_COMMIT, A_DECLINE, A_DISCARD, A_END_B, A_END_TURN,
+                               A_EXCH, A_EXCH_SKIP, A_FD, A_JACK, A_KING_DISC, A_KING_STOCK, A_PILE, A_PTOKEN,
+                               A_PTOKEN_NO, A_QUEEN, A_SEL, A_SKIP_OPT, A_TOKEN_NO, A_TOKEN_RUN, NUM_ACTIONS,
+                               PHASE_NAMES, PH_BPLACE, PH_BUILD, PH_DDOWN, PH_DISCARD, PH_EXCH, PH_OPTION,
+                               TURN_ACTION_BOUND)
 
 RULE_SETS = ("en", "nl")
 MAX_TURNS_LIMIT = 200
@@ -254,91 +249,11 @@ def write_config(s, config: Config) -> None:
 
 
 # ---------------------------------------------------------------- kernels
-@nb.njit(cache=True)
-def reset(s, seed) -> None:
-    """Start a new game in ``s`` (keeping its config): every card in the stock or the action stack.
-
-    Args:
-        s: a record with its config written by :func:`write_config`.
-        seed: seeds the record's RNG (used by :func:`sample_chance`).
-    """
-    seed_rng(s, seed)
-    s["phase"] = PH_DEAL
-    s["cur"] = 0
-    s["start_player"] = -1
-    s["deal_i"] = 0
-    s["ch_kind"] = 0
-    s["ch_left"] = 0
-    s["ch_next"] = 0
-    s["ch_slot"] = -1
-    s["ch_pos"] = -1
-    s["turn"] = 0
-    s["moves"] = 0
-    s["terminal"] = 0
-    s["winner"] = -1
-    s["end_reason"] = 0
-    s["returns"][:] = 0.0
-    for c in range(NUM_CARDS):
-        s["loc"][c] = LOC_STOCK if c < NUM_NUMBER else LOC_AHIDDEN
-        s["lidx"][c] = 0
-    s["pub"][:] = 0
-    s["bflag"][:] = 0
-    s["inbuild"][:] = 0
-    s["hand_cnt"][:, :] = 0
-    s["hand_n"][:] = 0
-    s["stock_n"] = NUM_NUMBER
-    s["pool"][:] = -1
-    s["disc"][:] = -1
-    s["disc_n"] = 0
-    s["run_owner"][:] = -1
-    s["run_suit"][:] = -1
-    s["run_lo"][:] = 0
-    s["run_hi"][:] = 0
-    s["run_card"][:, :] = -1
-    s["run_fd"][:, :] = 0
-    s["token_loc"][:] = TOK_CENTRE
-    s["token_idx"][:] = -1
-    s["token_turn"][:] = -1
-    s["apile"][:, :] = -1
-    s["apile_n"][:] = 0
-    s["astack_n"] = 16
-    s["aside_n"] = 8
-    s["adrawn"] = -1
-    s["anew_pile"] = -1
-    s["exhaust"] = 0
-    s["final_turn"] = 0
-    s["opt_used"] = 0
-    s["exch_used"] = 0
-    s["discarded"] = 0
-    s["build_mode"] = 0
-    s["build_suit"] = -1
-    s["build_lo"] = 0
-    s["build_hi"] = 0
-    s["build_amb"] = 0
-    s["build_card"][:] = -1
-    s["b_done"] = 0
-    s["b_run_done"] = 0
-    s["new_slot"] = -1
-    s["ptoken_lines"] = 0
-    s["under"][:] = -1
-    s["res_n"][:] = 0
-    s["octa_mask"][:] = 0
-    s["joker_used"] = 0
-    s["jok_pos"] = -1
-    s["kpick_seat"] = -1
-    s["kpick_left"] = 0
-    s["moves_turn"] = 0
-
-
-@nb.njit(cache=True)
-def current_player(s) -> int:
-    """The seat to move, CHANCE, or TERMINAL."""
-    if s["terminal"]:
-        return TERMINAL
-    ph = s["phase"]
-    if ph == PH_DEAL or ph == PH_START or ph == PH_CHANCE:
-        return CHANCE
-    return s["cur"]
+reset = turn.reset
+current_player = turn.current_player
+chance_outcomes = turn.chance_outcomes
+sample_chance = turn.sample_chance
+determinize = turn.determinize
 
 
 @nb.njit(cache=True)
@@ -362,9 +277,7 @@ def legal_mask(s, player, out) -> int:
     if current_player(s) != player:
         out[:] = 0
         return 0
-    if s["rules"] == 1:
-        return nl.gen_legal(s, player, out)
-    return en.gen_legal(s, player, out)
+    return turn.gen_legal(s, player, out)
 
 
 @nb.njit(cache=True)
@@ -395,48 +308,9 @@ def _apply(s, action, checked) -> bool:
     cp = current_player(s)
     if cp == TERMINAL:
         return False
-    if s["rules"] == 1:
-        if cp == CHANCE:
-            return nl.apply_chance(s, action)
-        return nl.apply_player(s, action) if checked else nl.apply_legal_player(s, action)
     if cp == CHANCE:
-        return en.apply_chance(s, action)
-    return en.apply_player(s, action) if checked else en.apply_legal_player(s, action)
-
-
-@nb.njit(cache=True)
-def chance_outcomes(s, actions, probs) -> int:
-    """The outcomes of the pending chance node with their probabilities.
-
-    Args:
-        s: the record.
-        actions: int64[>= 104], receives the outcome ids (card ids, or 0/1 for the start player).
-        probs: float64[>= 104], receives their probabilities (uniform).
-
-    Returns:
-        the number of outcomes (0 when no chance node is pending).
-    """
-    if current_player(s) != CHANCE:
-        return 0
-    if s["rules"] == 1:
-        return nl.chance_outcomes(s, actions, probs)
-    return en.chance_outcomes(s, actions, probs)
-
-
-@nb.njit(cache=True)
-def sample_chance(s) -> int:
-    """Draw the pending chance outcome with the record's RNG."""
-    # every branch returns int64 (rng_below is unsigned; mixing would type the result as float)
-    ph = s["phase"]
-    if ph == PH_START:
-        return np.int64(rng_below(s, 2))
-    if ((ph == PH_DEAL and s["deal_i"] >= POOL_SLOTS + 16) or (ph == PH_CHANCE and s["ch_kind"] == CK_ACTION)
-            or (ph == PH_CHANCE and s["rules"] == 1 and s["ch_kind"] == nl.CK_AFLIP)):
-        n = hidden_action_count(s)
-        return np.int64(nth_card_at(s, LOC_AHIDDEN, np.int64(rng_below(s, n)), NUM_NUMBER, NUM_CARDS))
-    if ph == PH_DEAL or ph == PH_CHANCE:
-        return np.int64(random_stock_card(s))
-    return np.int64(-1)
+        return turn.apply_chance(s, action)
+    return turn.apply_player(s, action, checked)
 
 
 @nb.njit(cache=True)
@@ -604,56 +478,6 @@ def _observation_nl(s, player, out) -> None:
     out[f + 18] = 1.0 if nl.octa_mask(s, player) != 0 else 0.0
 
 
-@nb.njit(cache=True)
-def determinize(s, player, seed) -> None:
-    """Resample what ``player`` cannot see, consistently with what they saw; reseed the RNG.
-
-    The unseen number cards are the stock, every face-down run card and the
-    opponent's hand cards not taken openly; they are shuffled among those
-    places (each place keeps its number of cards). Hidden action cards form an
-    unordered set already, so nothing of them is stored to resample.
-    """
-    seed_rng(s, seed)
-    opp = 1 - player
-    ids = np.empty(NUM_NUMBER, dtype=np.int64)
-    dloc = np.empty(NUM_NUMBER, dtype=np.int64)
-    didx = np.empty(NUM_NUMBER, dtype=np.int64)
-    n = 0
-    for c in range(NUM_NUMBER):
-        loc = s["loc"][c]
-        hidden = loc == LOC_STOCK
-        if loc == LOC_RUN:
-            i = s["lidx"][c]
-            hidden = s["run_fd"][i // NPOS, i % NPOS] == 1
-        elif loc == LOC_HAND:
-            hidden = s["lidx"][c] == opp and s["pub"][c] == 0 and s["inbuild"][c] == 0
-        elif loc == LOC_JOKER:
-            hidden = True
-        if hidden:
-            ids[n] = c
-            dloc[n] = loc
-            didx[n] = s["lidx"][c]
-            n += 1
-    for i in range(n - 1, 0, -1):
-        j = rng_below(s, i + 1)
-        t = ids[i]
-        ids[i] = ids[j]
-        ids[j] = t
-    for i in range(n):
-        c = ids[i]
-        s["loc"][c] = dloc[i]
-        s["lidx"][c] = didx[i]
-        s["pub"][c] = 0
-        s["bflag"][c] = 0
-        s["inbuild"][c] = 0
-        if dloc[i] == LOC_RUN:
-            s["run_card"][didx[i] // NPOS, didx[i] % NPOS] = c
-    s["hand_cnt"][opp, :] = 0
-    for c in range(NUM_NUMBER):
-        if s["loc"][c] == LOC_HAND and s["lidx"][c] == opp:
-            s["hand_cnt"][opp, kind_of(c)] += 1
-
-
 # ---------------------------------------------------------------- Python-side helpers
 def card_name(c: int) -> str:
     """``♥7`` for a number card, ``♠J`` for an action card."""
@@ -716,13 +540,13 @@ def action_to_string(s, action: int) -> str:
         who = int(s["cur"])
         if kind == CK_ACTION:
             return f"P{who} turns action card {_copy_name(a)}"
-        if kind == en.CK_REFILL:
+        if kind == CK_REFILL:
             return f"refill the pool with {_copy_name(a)} from the stock"
-        if kind == en.CK_FD:
+        if kind == CK_FD:
             return f"face-down card ({_copy_name(a)}) from the stock"
-        if int(s["rules"]) == 1 and kind == nl.CK_JOKER:
+        if kind == CK_JOKER:
             return f"P{who}'s face-down joker is {_copy_name(a)}"
-        if int(s["rules"]) == 1 and kind == nl.CK_AFLIP:
+        if kind == CK_AFLIP:
             return f"reshuffle: turn {_copy_name(a)} face up on action pile {2 - int(s['ch_left'])}"
         return f"P{who} draws {_copy_name(a)}"
     if not 0 <= a < NUM_ACTIONS:

@@ -54,7 +54,7 @@ def test_setup_deal_and_first_draw():
     do(s, "P1 draws ♣10")
     assert hand_of(s, 1).count("♣10") == 1 and int(s["stock_n"]) == 55
     do(s, "P1 turns action card ♣K")
-    assert GAME.current_player(s) == 1 and int(s["phase"]) == en.PH_PILE
+    assert GAME.current_player(s) == 1 and int(s["phase"]) == C.PH_PILE
     assert_valid(s)
 
 
@@ -72,7 +72,7 @@ def test_jack_replaces_a_run_card_and_face_down_replacement():
     s = setup(POOL, H0, H1, start=1)
     _p1_lays_hearts(s)
     start_turn(s, "♣9", "♠J", 0)  # tops ♠J | ♠Q: same suit, the new card (Jack) may act
-    assert int(s["phase"]) == en.PH_USE
+    assert int(s["phase"]) == C.PH_USE
     jack = "Jack: replace ♥8 in P1's run ♥6 ♥7 ♥8 ♥9 ♥10 with a face-down card"
     assert can(s, "do not use the action card")
     do(s, jack, "face-down card (♣3) from the stock")

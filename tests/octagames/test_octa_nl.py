@@ -39,7 +39,7 @@ def test_config_and_setup():
     with pytest.raises(ValueError, match="rules"):
         Config(rules="de")
     s = setup(POOL, H0, H1, piles="♥K ♠Q")
-    assert GAME.is_chance(s) and s["phase"] == nl.PH_CHANCE
+    assert GAME.is_chance(s) and s["phase"] == C.PH_CHANCE
     do(s, "P0 draws ♦3", "P0 turns action card ♦J")
     assert int(s["astack_n"]) == 13 and int(s["aside_n"]) == 8
     do(s, "put the action card on pile 0")  # ♦J on ♥K: tops ♦J ♠Q do not match: no action
@@ -168,7 +168,7 @@ def test_action_cards_reshuffle_right_after_the_last_one_is_turned():
     s["astack_n"] = 1  # pretend 13 cards were turned already (all hidden cards stay one unordered set)
     s["aside_n"] = 21
     start_turn(s, "♦3", "♦J", 0)
-    assert GAME.is_chance(s) and int(s["ch_kind"]) == nl.CK_AFLIP
+    assert GAME.is_chance(s) and int(s["ch_kind"]) == C.CK_AFLIP
     any_chance(s)
     any_chance(s)
     assert int(s["apile_n"][0]) == 1 and int(s["apile_n"][1]) == 1
@@ -384,7 +384,7 @@ def test_stock_out_ends_after_the_turn_and_scores_face_up_run_cards_minus_reserv
     assert int(s["stock_n"]) == 0 and int(s["final_turn"]) == 1
     any_chance(s)  # the action card
     do(s, "put the action card on pile 0")
-    if int(s["phase"]) == nl.PH_USE:
+    if int(s["phase"]) == C.PH_USE:
         do(s, "do not use the action card")
     do(s, "discard ♠9")
     assert GAME.is_terminal(s) and int(s["end_reason"]) == 2

@@ -1,0 +1,508 @@
+"""The Octa turn machinery both rulebooks share: the deal, chance, turn start and end, game end.
+
+A rulebook module (:mod:`octagames.octa.en`, :mod:`octagames.octa.nl`) holds
+only its own rules: the legal actions of its phases and what each action does.
+Everything else is written once, here:
+
+* the setup deal and the start player (chance), and every chance draw inside a
+  turn: a rulebook asks for one with :func:`~octagames.octa.common.start_chance`
+  (it only sets the record), and :func:`settle` resolves it after the action,
+  skipping what an empty stock cannot give;
+* the step every turn begins with (draw a card, turn an action card, put it on
+  a pile, use it or decline), the start of a turn and its end (the stock's last
+  turn, the turn cap, the other seat's turn);
+* after every player action, the rulebook's win check and, when its ``apply``
+  returns True, the end of the turn; the game end scores the seats with the
+  rulebook's ``score`` when nobody has won.
+
+The hooks a rulebook module provides (the same names in both):
+
+==========================  ==================================================
+``gen_legal(s, p, out)``    its legal actions in phases from ``PH_USE`` on (the
+                            shared decline is set already)
+``apply(s, a) -> bool``     the effect of a legal action; True ends the turn
+``turn_start(s)``           clear its per-turn fields
+``winner(s) -> int``        a seat that has won now, or -1
+``score(s, p) -> int``      a seat's score when the game ends without a winner
+``enter(s, phase)``         go on to player phase ``phase`` (after chance)
+``after_action_step(s)``    go on after the action card was placed or declined
+``stock_emptied(s)``        the last stock card was just drawn
+``restock_actions(s)``      an action card must be turned and the stack is empty
+==========================  ==================================================
+
+The dispatch on the record's ``rules`` field is a plain ``if`` (numba compiles
+both branches; its disk cache keeps neither closures nor function arguments).
+"""
+
+from __future__ import annotations
+
+import numba as nb
+import numpy as np
+
+from octagames.core import CHANCE, TERMINAL, rng_below, seed_rng
+from octagames.octa import en, nl
+from octagames.octa.common import (CK_ACTION, CK_AFLIP, CK_DRAW, CK_FD, CK_JOKER, CK_REFILL, END_CAP,
+                                   END_STOCK, END_WIN, HAND_LIMIT, LOC_ADRAWN, LOC_AHIDDEN, LOC_HAND,
+                                   LOC_JOKER, LOC_RUN, LOC_STOCK, NPOS, NUM_ACTIONS, NUM_CARDS, NUM_NUMBER,
+                                   PH_CHANCE, PH_DEAL, PH_OVER, PH_PILE, PH_START, PH_USE, POOL_SLOTS,
+                                   RULES_NL, SETUP_DEALS, TOK_CENTRE, action_tops_match, clear_build, detach,
+                                   first_empty_slot, hidden_action_count, kind_of, nth_card_at, place_action,
+                                   random_stock_card, start_chance, to_hand, to_pool, to_run)
+
+# The action-card step every turn begins with: the first ids of both action tables.
+A_PILE = 0         # 2: put the turned action card on pile 0 / 1
+A_DECLINE = 2      # 1: do not use the action card
+
+
+# ---------------------------------------------------------------- the record
+@nb.njit(cache=True)
+def reset(s, seed) -> None:
+    """Start a new game in ``s`` (keeping its config): every card in the stock or the action stack.
+
+    Args:
+        s: a record with its config written by ``write_config``.
+        seed: seeds the record's RNG (used by :func:`sample_chance`).
+    """
+    seed_rng(s, seed)
+    s["phase"] = PH_DEAL
+    s["cur"] = 0
+    s["start_player"] = -1
+    s["deal_i"] = 0
+    s["ch_kind"] = 0
+    s["ch_left"] = 0
+    s["ch_next"] = 0
+    s["ch_slot"] = -1
+    s["ch_pos"] = -1
+    s["turn"] = 0
+    s["moves"] = 0
+    s["terminal"] = 0
+    s["winner"] = -1
+    s["end_reason"] = 0
+    s["returns"][:] = 0.0
+    for c in range(NUM_CARDS):
+        s["loc"][c] = LOC_STOCK if c < NUM_NUMBER else LOC_AHIDDEN
+        s["lidx"][c] = 0
+    s["pub"][:] = 0
+    s["bflag"][:] = 0
+    s["inbuild"][:] = 0
+    s["hand_cnt"][:, :] = 0
+    s["hand_n"][:] = 0
+    s["stock_n"] = NUM_NUMBER
+    s["pool"][:] = -1
+    s["disc"][:] = -1
+    s["disc_n"] = 0
+    s["run_owner"][:] = -1
+    s["run_suit"][:] = -1
+    s["run_lo"][:] = 0
+    s["run_hi"][:] = 0
+    s["run_card"][:, :] = -1
+    s["run_fd"][:, :] = 0
+    s["token_loc"][:] = TOK_CENTRE
+    s["token_idx"][:] = -1
+    s["token_turn"][:] = -1
+    s["apile"][:, :] = -1
+    s["apile_n"][:] = 0
+    s["astack_n"] = 16
+    s["aside_n"] = 8
+    s["adrawn"] = -1
+    s["anew_pile"] = -1
+    s["exhaust"] = 0
+    s["final_turn"] = 0
+    s["opt_used"] = 0
+    s["exch_used"] = 0
+    s["discarded"] = 0
+    clear_build(s)
+    s["b_done"] = 0
+    s["b_run_done"] = 0
+    s["new_slot"] = -1
+    s["ptoken_lines"] = 0
+    s["under"][:] = -1
+    s["res_n"][:] = 0
+    s["octa_mask"][:] = 0
+    s["joker_used"] = 0
+    s["kpick_seat"] = -1
+    s["kpick_left"] = 0
+    s["moves_turn"] = 0
+
+
+@nb.njit(cache=True)
+def current_player(s) -> int:
+    """The seat to move, CHANCE, or TERMINAL."""
+    if s["terminal"]:
+        return TERMINAL
+    ph = s["phase"]
+    if ph == PH_DEAL or ph == PH_START or ph == PH_CHANCE:
+        return CHANCE
+    return s["cur"]
+
+
+# ---------------------------------------------------------------- the rulebook hooks
+@nb.njit(cache=True)
+def _score(s, p) -> int:
+    if s["rules"] == RULES_NL:
+        return nl.score(s, p)
+    return en.score(s, p)
+
+
+@nb.njit(cache=True)
+def _winner(s) -> int:
+    if s["rules"] == RULES_NL:
+        return nl.winner(s)
+    return en.winner(s)
+
+
+@nb.njit(cache=True)
+def _turn_start(s) -> None:
+    if s["rules"] == RULES_NL:
+        nl.turn_start(s)
+    else:
+        en.turn_start(s)
+
+
+@nb.njit(cache=True)
+def _enter(s, phase) -> None:
+    if s["rules"] == RULES_NL:
+        nl.enter(s, phase)
+    else:
+        en.enter(s, phase)
+
+
+@nb.njit(cache=True)
+def _after_action_step(s) -> None:
+    if s["rules"] == RULES_NL:
+        nl.after_action_step(s)
+    else:
+        en.after_action_step(s)
+
+
+@nb.njit(cache=True)
+def _stock_emptied(s) -> None:
+    if s["rules"] == RULES_NL:
+        nl.stock_emptied(s)
+    else:
+        en.stock_emptied(s)
+
+
+@nb.njit(cache=True)
+def _restock_actions(s) -> None:
+    if s["rules"] == RULES_NL:
+        nl.restock_actions(s)
+    else:
+        en.restock_actions(s)
+
+
+# ---------------------------------------------------------------- turns and the end
+@nb.njit(cache=True)
+def finish_game(s, reason) -> None:
+    """End the game: ``END_WIN`` (``winner`` set), else the higher rulebook score wins (equal: a draw)."""
+    s["terminal"] = 1
+    s["phase"] = PH_OVER
+    s["end_reason"] = reason
+    if reason != END_WIN:
+        a = _score(s, 0)
+        b = _score(s, 1)
+        s["winner"] = 0 if a > b else (1 if b > a else -1)
+    w = s["winner"]
+    if w >= 0:
+        s["returns"][w] = 1.0
+        s["returns"][1 - w] = -1.0
+
+
+@nb.njit(cache=True)
+def begin_turn(s) -> None:
+    """Start the turn of seat ``cur``: clear the turn's fields, then draw one stock card."""
+    s["turn"] += 1
+    s["exch_used"] = 0
+    s["discarded"] = 0
+    s["b_done"] = 0
+    s["anew_pile"] = -1
+    _turn_start(s)
+    start_chance(s, CK_DRAW, 1, PH_PILE)
+
+
+@nb.njit(cache=True)
+def end_turn(s) -> None:
+    """End the turn: the game ends after the stock's last turn or at the turn cap, else the other seat plays."""
+    for c in range(NUM_NUMBER):
+        s["bflag"][c] = 0
+    if s["final_turn"]:
+        finish_game(s, END_STOCK)
+    elif s["turn"] >= s["max_turns"]:
+        finish_game(s, END_CAP)
+    else:
+        s["cur"] = 1 - s["cur"]
+        begin_turn(s)
+
+
+@nb.njit(cache=True)
+def settle(s) -> None:
+    """Leave chance states that have nothing left to draw (an empty stock gives what it can).
+
+    Once the turn's draw is done the action card is turned (a new stack first
+    if the stack is empty); after any other chance sequence the rulebook enters
+    the phase it asked for.
+    """
+    while s["phase"] == PH_CHANCE:
+        k = s["ch_kind"]
+        if k == CK_ACTION:
+            return
+        if k == CK_AFLIP and s["ch_left"] > 0:
+            return
+        if (k == CK_DRAW or k == CK_FD or k == CK_JOKER) and s["ch_left"] > 0 and s["stock_n"] > 0:
+            return
+        if k == CK_REFILL and s["stock_n"] > 0 and first_empty_slot(s) >= 0:
+            return
+        s["ch_left"] = 0
+        nxt = s["ch_next"]
+        if nxt == PH_PILE:
+            if s["astack_n"] == 0:
+                _restock_actions(s)
+            s["ch_kind"] = CK_ACTION
+        else:
+            _enter(s, nxt)
+
+
+# ---------------------------------------------------------------- chance
+@nb.njit(cache=True)
+def _draws_action_card(s) -> bool:
+    """Whether the pending chance node turns a hidden action card (else it draws a stock card)."""
+    if s["phase"] == PH_DEAL:
+        return s["deal_i"] >= POOL_SLOTS + 2 * HAND_LIMIT
+    return s["phase"] == PH_CHANCE and (s["ch_kind"] == CK_ACTION or s["ch_kind"] == CK_AFLIP)
+
+
+@nb.njit(cache=True)
+def chance_outcomes(s, actions, probs) -> int:
+    """Outcomes of the pending chance node: stock cards, hidden action cards, or the start seat."""
+    ph = s["phase"]
+    if ph == PH_START:
+        actions[0] = 0
+        actions[1] = 1
+        probs[0] = 0.5
+        probs[1] = 0.5
+        return 2
+    if ph != PH_DEAL and ph != PH_CHANCE:
+        return 0
+    action_card = _draws_action_card(s)
+    lo = NUM_NUMBER if action_card else 0
+    hi = NUM_CARDS if action_card else NUM_NUMBER
+    want = LOC_AHIDDEN if action_card else LOC_STOCK
+    n = 0
+    for c in range(lo, hi):
+        if s["loc"][c] == want:
+            actions[n] = c
+            n += 1
+    for i in range(n):
+        probs[i] = 1.0 / n
+    return n
+
+
+@nb.njit(cache=True)
+def sample_chance(s) -> int:
+    """Draw the pending chance outcome with the record's RNG."""
+    # every branch returns int64 (rng_below is unsigned; mixing would type the result as float)
+    ph = s["phase"]
+    if ph == PH_START:
+        return np.int64(rng_below(s, 2))
+    if _draws_action_card(s):
+        n = hidden_action_count(s)
+        return np.int64(nth_card_at(s, LOC_AHIDDEN, np.int64(rng_below(s, n)), NUM_NUMBER, NUM_CARDS))
+    if ph == PH_DEAL or ph == PH_CHANCE:
+        return np.int64(random_stock_card(s))
+    return np.int64(-1)
+
+
+@nb.njit(cache=True)
+def apply_chance(s, o) -> bool:
+    """Apply chance outcome ``o``; False (``s`` untouched) if it is not possible."""
+    ph = s["phase"]
+    if ph == PH_START:
+        if o != 0 and o != 1:
+            return False
+        s["start_player"] = o
+        s["cur"] = o
+        s["moves"] += 1
+        begin_turn(s)
+        settle(s)
+        return True
+    if o < 0 or o >= NUM_CARDS:
+        return False
+    if ph == PH_DEAL:
+        i = s["deal_i"]
+        if i < POOL_SLOTS + 2 * HAND_LIMIT:
+            if o >= NUM_NUMBER or s["loc"][o] != LOC_STOCK:
+                return False
+            detach(s, o)
+            if i < POOL_SLOTS:
+                to_pool(s, o, i)
+            else:
+                to_hand(s, o, (i - POOL_SLOTS) // HAND_LIMIT, False)
+        else:
+            if o < NUM_NUMBER or s["loc"][o] != LOC_AHIDDEN:
+                return False
+            place_action(s, o, i - POOL_SLOTS - 2 * HAND_LIMIT)
+            s["astack_n"] -= 1
+        s["deal_i"] = i + 1
+        if i + 1 == SETUP_DEALS:
+            s["phase"] = PH_START
+        s["moves"] += 1
+        return True
+    if ph != PH_CHANCE:
+        return False
+    k = s["ch_kind"]
+    if k == CK_ACTION or k == CK_AFLIP:
+        if o < NUM_NUMBER or s["loc"][o] != LOC_AHIDDEN:
+            return False
+        s["astack_n"] -= 1
+        s["moves"] += 1
+        if k == CK_ACTION:
+            s["loc"][o] = LOC_ADRAWN
+            s["lidx"][o] = 0
+            s["adrawn"] = o
+            s["phase"] = PH_PILE
+        else:
+            place_action(s, o, 2 - s["ch_left"])
+            s["ch_left"] -= 1
+            settle(s)
+        return True
+    if o >= NUM_NUMBER or s["loc"][o] != LOC_STOCK:
+        return False
+    detach(s, o)
+    if k == CK_DRAW:
+        to_hand(s, o, s["cur"], False)
+        s["ch_left"] -= 1
+    elif k == CK_REFILL:
+        to_pool(s, o, first_empty_slot(s))
+    elif k == CK_FD:
+        to_run(s, o, s["ch_slot"], s["ch_pos"], True)
+        s["ch_left"] = 0
+    else:  # CK_JOKER: face down in front of the seat, until the rulebook lays it
+        s["loc"][o] = LOC_JOKER
+        s["lidx"][o] = s["cur"]
+        s["ch_left"] = 0
+    s["moves"] += 1
+    if s["stock_n"] == 0:
+        _stock_emptied(s)
+    settle(s)
+    return True
+
+
+# ---------------------------------------------------------------- player actions
+@nb.njit(cache=True)
+def gen_legal(s, p, out) -> int:
+    """Write ``p``'s legal actions into ``out`` (zeroed first); return their number."""
+    out[:] = 0
+    if s["terminal"] or p != s["cur"]:
+        return 0
+    ph = s["phase"]
+    if ph == PH_PILE:
+        out[A_PILE] = 1
+        out[A_PILE + 1] = 1
+        return 2
+    n = 0
+    if ph == PH_USE:
+        out[A_DECLINE] = 1  # "You are never required to perform an action" / "niet verplicht"
+        n = 1
+    if s["rules"] == RULES_NL:
+        return n + nl.gen_legal(s, p, out)
+    return n + en.gen_legal(s, p, out)
+
+
+@nb.njit(cache=True)
+def apply_player(s, a, checked) -> bool:
+    """Apply player action ``a`` of the seat to move, then what follows it.
+
+    Args:
+        s: the record.
+        a: the action id.
+        checked: refuse (False, ``s`` untouched) an action that is not legal;
+            without it ``a`` must come from the legal mask (the contract's fast apply).
+
+    Returns:
+        True if applied.
+    """
+    if checked:
+        if a < 0 or a >= NUM_ACTIONS or s["terminal"] or s["phase"] < PH_PILE:
+            return False
+        mask = np.zeros(NUM_ACTIONS, dtype=np.uint8)
+        gen_legal(s, s["cur"], mask)
+        if mask[a] == 0:
+            return False
+    s["moves"] += 1
+    end = False
+    if a < A_DECLINE:  # the action card goes on the chosen pile; usable if both tops share a suit
+        place_action(s, s["adrawn"], a - A_PILE)
+        s["adrawn"] = -1
+        s["anew_pile"] = a - A_PILE
+        if action_tops_match(s):
+            s["phase"] = PH_USE
+        else:
+            _after_action_step(s)
+    elif a == A_DECLINE:
+        _after_action_step(s)
+    elif s["rules"] == RULES_NL:
+        end = nl.apply(s, a)
+    else:
+        end = en.apply(s, a)
+    settle(s)
+    if not s["terminal"]:
+        w = _winner(s)
+        if w >= 0:
+            s["winner"] = w
+            finish_game(s, END_WIN)
+    if end and not s["terminal"]:
+        end_turn(s)
+        settle(s)
+    return True
+
+
+# ---------------------------------------------------------------- hidden information
+@nb.njit(cache=True)
+def determinize(s, player, seed) -> None:
+    """Resample what ``player`` cannot see, consistently with what they saw; reseed the RNG.
+
+    The unseen number cards are the stock, every face-down card (in a run, or
+    a joker in front of a seat) and the opponent's hand cards not taken openly;
+    they are shuffled among those places (each place keeps its number of
+    cards). Hidden action cards form an unordered set already, so nothing of
+    them is stored to resample.
+    """
+    seed_rng(s, seed)
+    opp = 1 - player
+    ids = np.empty(NUM_NUMBER, dtype=np.int64)
+    dloc = np.empty(NUM_NUMBER, dtype=np.int64)
+    didx = np.empty(NUM_NUMBER, dtype=np.int64)
+    n = 0
+    for c in range(NUM_NUMBER):
+        loc = s["loc"][c]
+        hidden = loc == LOC_STOCK
+        if loc == LOC_RUN:
+            i = s["lidx"][c]
+            hidden = s["run_fd"][i // NPOS, i % NPOS] == 1
+        elif loc == LOC_HAND:
+            hidden = s["lidx"][c] == opp and s["pub"][c] == 0 and s["inbuild"][c] == 0
+        elif loc == LOC_JOKER:
+            hidden = True
+        if hidden:
+            ids[n] = c
+            dloc[n] = loc
+            didx[n] = s["lidx"][c]
+            n += 1
+    for i in range(n - 1, 0, -1):
+        j = rng_below(s, i + 1)
+        t = ids[i]
+        ids[i] = ids[j]
+        ids[j] = t
+    for i in range(n):
+        c = ids[i]
+        s["loc"][c] = dloc[i]
+        s["lidx"][c] = didx[i]
+        s["pub"][c] = 0
+        s["bflag"][c] = 0
+        s["inbuild"][c] = 0
+        if dloc[i] == LOC_RUN:
+            s["run_card"][didx[i] // NPOS, didx[i] % NPOS] = c
+    s["hand_cnt"][opp, :] = 0
+    for c in range(NUM_NUMBER):
+        if s["loc"][c] == LOC_HAND and s["lidx"][c] == opp:
+            s["hand_cnt"][opp, kind_of(c)] += 1
