@@ -185,27 +185,30 @@ def make_state_dtype() -> np.dtype:
         # -- stock exhaustion
         ("exhaust", np.int32),                 # times the stock ran out (0, 1, 2)
         ("final_turn", np.int32),              # 1: finish this turn, then score
-        # -- within the turn
-        ("opt_used", np.int32),                # 0 none, 1 A, 2 B, 3 C
-        ("exch_used", np.int32),
-        ("discarded", np.int32),               # the step-5 discard was made
-        ("build_mode", np.int32),              # 0 none, 1 option A, 2 option B
-        ("build_suit", np.int32),
-        ("build_lo", np.int32),
+        # -- within the turn (both rulebooks)
+        ("exch_used", np.int32),               # step 4 (exchange; Dutch: doubling or swapping) was played
+        ("discarded", np.int32),               # the turn's discard was made
+        ("build_suit", np.int32),              # the run being laid: its suit (-1 none)
+        ("build_lo", np.int32),                # its lowest and highest position (0: no run is being laid)
         ("build_hi", np.int32),
-        ("build_amb", np.int32),               # build is a lone ace (position 1 or 11 still open)
-        ("build_card", np.int32, (NPOS,)),     # card chosen for each position
-        ("b_done", np.int32),                  # option B: a taken card is on the table
+        ("build_card", np.int32, (NPOS,)),     # the card laid at each position (-1 none)
+        ("b_done", np.int32),                  # a card taken from a pool line this turn is on the table
+        # -- English rules only (left at their reset values by the Dutch rules)
+        ("opt_used", np.int32),                # step 3: the option played this turn (0 none, 1 A, 2 B, 3 C)
+        ("build_amb", np.int32),               # the run being laid is a lone ace (position 1 or 11 still open)
         ("b_run_done", np.int32),              # option B: its new run was laid
-        ("new_slot", np.int32),                # the run just laid with option A
-        ("ptoken_lines", np.int32),            # bitmask of pool runs the exchange just made
+        ("new_slot", np.int32),                # the run just laid with option A (token question; -1 none)
+        ("ptoken_lines", np.int32),            # bitmask of the pool runs the exchange just made
         # -- Dutch rules only (left at their reset values by the English rules)
         ("under", np.int32, (POOL_SLOTS,)),    # covered pot card under a doubled one (-1 none)
         ("res_n", np.int32, (2,)),             # reserve sizes
         ("octa_mask", np.int32, (2,)),         # run slots holding the seat's Octas at its turn start
-        ("joker_used", np.int32),              # the Jack's joker was laid this turn (no step 2)
+        ("step2_used", np.int32),              # step 2 (three pot cards) was played this turn
+        ("token_run_laid", np.int32),          # step 3: a run with the token was laid this turn
+        ("joker", np.int32),                   # the Jack's joker this turn: 0 not chosen, 1 chosen and
+                                               # not yet on the table, 2 on the table
         ("jok_pos", np.int32),                 # position of the joker in the run being laid (-1)
-        ("kpick_seat", np.int32),              # King: the reserve being picked from
+        ("kpick_seat", np.int32),              # King: the reserve being picked from (-1 none)
         ("kpick_left", np.int32),              # King: reserve cards still to pick
         ("moves_turn", np.int32),              # card moves between runs this turn
     ])
@@ -413,7 +416,6 @@ def free_run(s, r) -> None:
 @nb.njit(cache=True)
 def clear_build(s) -> None:
     """No run is being laid."""
-    s["build_mode"] = 0
     s["build_suit"] = -1
     s["build_lo"] = 0
     s["build_hi"] = 0

@@ -69,7 +69,6 @@ TURN_ACTION_BOUND = 300
 def turn_start(s) -> None:
     """Clear the English per-turn fields (the turn machinery clears the shared ones)."""
     s["opt_used"] = 0
-    s["build_mode"] = 0
     s["b_run_done"] = 0
     s["new_slot"] = -1
     s["ptoken_lines"] = 0
@@ -224,7 +223,7 @@ def _sel_target(s, p, k):
         return False, 0, 0, 0
     suit = k // 10
     r = k % 10 + 1
-    if s["build_mode"] == 0 or s["build_lo"] == 0:
+    if s["build_lo"] == 0:
         if r == 1:
             return True, 1, 1, 1
         return True, r, r, 0
@@ -261,7 +260,7 @@ def _sel_legal(s, p, k) -> bool:
     avail = np.zeros(12, dtype=np.bool_)
     bpos = np.zeros(12, dtype=np.bool_)
     _suit_avail(s, p, suit, avail, bpos)
-    need_b = s["phase"] == PH_BPLACE or s["build_mode"] == 2
+    need_b = s["opt_used"] == 2  # option B's new run must hold a taken card
     c_new = hand_card_of_kind(s, p, k)
     b_new = s["bflag"][c_new] == 1
     # the new card itself is available at its target position(s)
@@ -511,7 +510,7 @@ def gen_legal(s, p, out) -> int:
             if s["hand_cnt"][p, k] > 0 and _sel_legal(s, p, k):
                 out[A_SEL + k] = 1
                 n += 1
-        if s["build_hi"] - s["build_lo"] + 1 >= 3 and (s["build_mode"] == 1 or _build_has_b(s)):
+        if s["build_hi"] - s["build_lo"] + 1 >= 3 and (s["opt_used"] == 1 or _build_has_b(s)):
             out[A_COMMIT] = 1
             n += 1
         return n
@@ -631,8 +630,7 @@ def apply(s, a) -> bool:
         k = a - A_SEL
         ok, lo, hi, amb = _sel_target(s, p, k)
         c = hand_card_of_kind(s, p, k)
-        if s["build_mode"] == 0:
-            s["build_mode"] = 2 if ph == PH_BPLACE else 1
+        if s["build_lo"] == 0:
             s["build_suit"] = k // 10
             if ph == PH_OPTION:
                 s["opt_used"] = 1
@@ -657,7 +655,7 @@ def apply(s, a) -> bool:
                 hadb = True
             detach(s, c)
             to_run(s, c, r, q, False)
-        mode = s["build_mode"]
+        mode = s["opt_used"]  # 1: option A's run, 2: option B's new run
         clear_build(s)
         if mode == 1:
             if s["token_loc"][p] == TOK_CENTRE:

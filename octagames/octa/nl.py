@@ -146,9 +146,9 @@ def score(s, p) -> int:
 @nb.njit(cache=True)
 def turn_start(s) -> None:
     """Clear the Dutch per-turn fields and note the seat's Octas at the start of its turn."""
-    s["opt_used"] = 0
-    s["build_mode"] = 0
-    s["joker_used"] = 0
+    s["step2_used"] = 0
+    s["token_run_laid"] = 0
+    s["joker"] = 0
     s["jok_pos"] = -1
     s["moves_turn"] = 0
     s["octa_mask"][s["cur"]] = octa_mask(s, s["cur"])
@@ -268,7 +268,7 @@ def _free_copy(s, p, k, want_b) -> int:
 @nb.njit(cache=True)
 def _owed(s) -> bool:
     """Step 2 was played and none of its cards has reached the table yet."""
-    return s["opt_used"] == 2 and s["b_done"] == 0
+    return s["step2_used"] == 1 and s["b_done"] == 0
 
 
 @nb.njit(cache=True)
@@ -309,8 +309,7 @@ def _lay_ok(s, p, suit, q, is_joker) -> bool:
             return False
         avail[q] = True
         bpos[q] = s["bflag"][c] == 1
-    mode = s["build_mode"] if lo > 0 else (2 if s["phase"] == PH_JOKER else 1)
-    jok = 1 if (mode == 2 and s["jok_pos"] < 0 and not is_joker) else 0
+    jok = 1 if (s["joker"] == 1 and s["jok_pos"] < 0 and not is_joker) else 0  # the joker's place stays open
     return _interval_exists(avail, bpos, nlo, nhi, _owed(s), jok)
 
 
@@ -562,20 +561,21 @@ def gen_legal(s, p, out) -> int:
             if _lay_ok(s, p, suit, q, False):
                 out[N_LAY + suit * 11 + q - 1] = 1
                 n += 1
-        if s["build_mode"] == 2 and s["jok_pos"] < 0:
+        if s["joker"] == 1 and s["jok_pos"] < 0:
             for q in range(1, 12):
                 if _lay_ok(s, p, suit, q, True):
                     out[N_JPOS + q - 1] = 1
                     n += 1
         ok = s["build_hi"] - s["build_lo"] + 1 >= 3
-        if s["build_mode"] == 2 and s["jok_pos"] < 0:
+        if s["joker"] == 1 and s["jok_pos"] < 0:
             ok = False
         if _owed(s) and not _build_has_b(s):
             ok = False
         if ok:
             out[N_COMMIT] = 1
             n += 1
-            if (s["token_loc"][p] == TOK_CENTRE and s["opt_used"] == 0 and s["exch_used"] == 0):
+            if (s["token_loc"][p] == TOK_CENTRE and s["step2_used"] == 0 and s["token_run_laid"] == 0
+                    and s["exch_used"] == 0):
                 out[N_COMMIT_TOK] = 1
                 n += 1
         return n
@@ -584,8 +584,8 @@ def gen_legal(s, p, out) -> int:
         n = _gen_free(s, p, out, owed)
         if owed:
             return n
-        if (s["token_loc"][p] == TOK_RUN and s["token_turn"][p] < s["turn"] and s["opt_used"] == 0
-                and s["exch_used"] == 0 and s["joker_used"] == 0):
+        if (s["token_loc"][p] == TOK_RUN and s["token_turn"][p] < s["turn"] and s["step2_used"] == 0
+                and s["token_run_laid"] == 0 and s["exch_used"] == 0 and s["joker"] == 0):
             for line in range(4):
                 if _s2_feasible(s, p, line):
                     out[N_STEP2 + line] = 1
@@ -691,7 +691,7 @@ def apply(s, a) -> bool:
         s["ch_pos"] = pos
         start_chance(s, CK_FD, 1, PH_MAIN)
     elif a == N_JOKER:
-        s["joker_used"] = 1
+        s["joker"] = 1
         start_chance(s, CK_JOKER, 1, PH_JOKER)
     elif a < N_QEND:
         _take_pot_top(s, a - N_QPOT, p)
@@ -738,8 +738,8 @@ def apply(s, a) -> bool:
                 s["bflag"][c] = 1
         s["token_loc"][p] = TOK_CENTRE
         s["token_idx"][p] = -1
-        s["token_turn"][p] = s["turn"]  # back in the pot this turn: not usable again this turn
-        s["opt_used"] = 2
+        s["token_turn"][p] = -1  # back in the pot: step 2 keeps it from a token run this turn
+        s["step2_used"] = 1
         s["b_done"] = 0
     elif a < N_COMMIT:  # lay a hand card or the joker in the run being laid
         if a < N_JPOS:
@@ -754,7 +754,6 @@ def apply(s, a) -> bool:
             c = _joker_card(s, p)
             s["jok_pos"] = q
         if s["build_lo"] == 0:
-            s["build_mode"] = 2 if ph == PH_JOKER else 1
             s["build_suit"] = suit
             s["build_lo"] = q
             s["build_hi"] = q
@@ -785,10 +784,11 @@ def apply(s, a) -> bool:
             s["token_loc"][p] = TOK_RUN
             s["token_idx"][p] = r
             s["token_turn"][p] = s["turn"]
-            s["opt_used"] = 1
-        jmode = s["build_mode"] == 2
+            s["token_run_laid"] = 1
+        jmode = s["joker"] == 1  # the run held the joker
         clear_build(s)
         if jmode:
+            s["joker"] = 2
             _goto(s, PH_MAIN)
         else:
             s["phase"] = PH_MAIN
@@ -813,6 +813,7 @@ def apply(s, a) -> bool:
         c = _free_copy(s, p, kind_at(suit, qc), False)
         detach(s, c)
         to_run(s, c, r, qc, False)
+        s["joker"] = 2
         _goto(s, PH_MAIN)
     elif a < N_FD:  # attach
         i = a - N_ADD

@@ -405,16 +405,22 @@ def observation(s, player, out) -> None:
     out[O_COUNTS + 8] = s["turn"] / float(s["max_turns"])
     out[O_PHASE + s["phase"]] = 1.0
     out[O_TO_MOVE + (0 if s["cur"] == player else 1)] = 1.0
-    out[O_FLAGS + s["opt_used"]] = 1.0
+    ou = s["opt_used"]  # (the Dutch flags block: step 2 at index 2, a token run at index 1)
+    if s["rules"] == 1:
+        ou = 2 if s["step2_used"] else (1 if s["token_run_laid"] else 0)
+    out[O_FLAGS + ou] = 1.0
     out[O_FLAGS + 4] = float(s["exch_used"])
     out[O_FLAGS + 5] = float(s["discarded"])
     out[O_FLAGS + 6] = float(s["b_done"])
     out[O_FLAGS + 7] = float(s["b_run_done"])
-    if s["build_mode"] > 0:
+    if s["build_lo"] > 0:
         out[O_BUILD + s["build_suit"]] = 1.0
         for q in range(s["build_lo"], s["build_hi"] + 1):
             out[O_BUILD + 4 + q - 1] = 1.0
-        out[O_BUILD + 14 + s["build_mode"]] = 1.0
+        mode = s["opt_used"]  # English: option A or B; Dutch: a plain run or the joker's
+        if s["rules"] == 1:
+            mode = 2 if s["joker"] == 1 else 1
+        out[O_BUILD + 14 + mode] = 1.0
         out[O_BUILD + 17] = float(s["build_amb"])
     if s["new_slot"] >= 0:
         out[O_NEWSLOT + s["new_slot"]] = 1.0
@@ -456,11 +462,11 @@ def _observation_nl(s, player, out) -> None:
         elif s["loc"][c] == LOC_HAND and s["bflag"][c] and s["lidx"][c] == player:
             out[O_NEWSLOT + 19] = 1.0
     f = O_NEWSLOT
-    out[f + 0] = 1.0 if s["opt_used"] == 2 else 0.0
-    out[f + 1] = 1.0 if s["opt_used"] == 1 else 0.0
+    out[f + 0] = float(s["step2_used"])
+    out[f + 1] = float(s["token_run_laid"])
     out[f + 2] = float(s["exch_used"])
-    out[f + 3] = float(s["joker_used"])
-    out[f + 4] = 1.0 if (s["opt_used"] == 2 and s["b_done"] == 0) else 0.0
+    out[f + 3] = 1.0 if s["joker"] > 0 else 0.0
+    out[f + 4] = 1.0 if (s["step2_used"] == 1 and s["b_done"] == 0) else 0.0
     out[f + 5] = 1.0 if s["jok_pos"] >= 0 else 0.0
     out[f + 6] = 1.0 if s["octa_mask"][player] != 0 and s["cur"] == player else 0.0
     out[f + 7] = 1.0 if nl.octa_mask(s, opp) != 0 else 0.0

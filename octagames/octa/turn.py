@@ -108,18 +108,20 @@ def reset(s, seed) -> None:
     s["anew_pile"] = -1
     s["exhaust"] = 0
     s["final_turn"] = 0
-    s["opt_used"] = 0
     s["exch_used"] = 0
     s["discarded"] = 0
     clear_build(s)
     s["b_done"] = 0
+    s["opt_used"] = 0
     s["b_run_done"] = 0
     s["new_slot"] = -1
     s["ptoken_lines"] = 0
     s["under"][:] = -1
     s["res_n"][:] = 0
     s["octa_mask"][:] = 0
-    s["joker_used"] = 0
+    s["step2_used"] = 0
+    s["token_run_laid"] = 0
+    s["joker"] = 0
     s["kpick_seat"] = -1
     s["kpick_left"] = 0
     s["moves_turn"] = 0

@@ -91,7 +91,7 @@ def test_jack_joker_new_run_with_the_joker_at_an_end_and_no_step_2():
     assert not can(s, "commit the run without token")  # the joker must be used
     do(s, "lay the joker as ♥4", "commit the run without token")
     assert any(nl.run_str(s, q) == "♥2 ♥3 [?]" for q in range(26))
-    assert int(s["joker_used"]) == 1
+    assert int(s["joker"]) == 2  # chosen and laid
     assert not any(m.startswith("step 2") for m in legal_strings(s))
     assert_valid(s)
 
