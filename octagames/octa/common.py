@@ -42,7 +42,7 @@ from __future__ import annotations
 import numba as nb
 import numpy as np
 
-from octagames.core import rng_below
+from octagames.core import Block, Layout, rng_below
 
 # ---------------------------------------------------------------- cards
 NUM_CARDS = 104
@@ -80,6 +80,30 @@ CK_AFLIP = 5       # a hidden action card face up onto pile 2 - ch_left (the Dut
 END_WIN = 1        # the rulebook's win
 END_STOCK = 2      # the stock ran out for good: scored
 END_CAP = 3        # the engine's turn cap: scored like END_STOCK
+
+# The action-card step both action tables begin with (the turn machinery applies it).
+ACTION_STEP = (Block("pile", 2, "put the turned action card on pile 0 / 1"),
+               Block("decline", 1, "do not use the action card"))
+
+
+def action_table(blocks) -> Layout:
+    """A rulebook's action table: :data:`ACTION_STEP`, its own blocks, then ids it leaves unused.
+
+    Both tables fill the one action space of ``NUM_ACTIONS`` ids (an ``unused``
+    block pads the shorter one; its ids are never legal).
+
+    Raises:
+        ValueError: the blocks need more than ``NUM_ACTIONS`` ids.
+    """
+    blocks = list(ACTION_STEP) + list(blocks)
+    used = sum(b.size for b in blocks)
+    if used > NUM_ACTIONS:
+        raise ValueError(f"the action table needs {used} ids; NUM_ACTIONS is {NUM_ACTIONS}")
+    if used < NUM_ACTIONS:
+        blocks.append(Block("unused", NUM_ACTIONS - used, "never legal under these rules (the action "
+                                                           "space is shared with the other rulebook)"))
+    return Layout(blocks, title="action")
+
 
 # ---------------------------------------------------------------- table limits
 # Every run holds >= 3 physical cards (laid with >= 3; the Jack swaps cards,

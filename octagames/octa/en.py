@@ -1,9 +1,82 @@
-"""English Octa rules ("The Game of 8"): the turn, the options, the win and the stock.
+"""English Octa rules ("The Game of 8"), seed ``001``: the turn, the options, the win and the stock.
 
-All English-only rules live here; the shared table pieces (cards, runs, pool
-ring, action piles, tokens, face-down cards) are in
-:mod:`octagames.octa.common`. The design (phases, action table, state layout)
-is documented in :mod:`octagames.octa.rules`.
+Every English rule lives here, one section per rule: the action card's use
+(Jack, Queen, King), option A (a new run, laid card by card, and the token),
+option B (a pool line), option C (a pool run), additions and face-down
+replacements, the exchange with the pool, the discard and hand limit, the win
+and the stock running out. The table pieces both rulebooks share (cards, runs,
+pool ring, action piles, tokens, the record) are in :mod:`octagames.octa.common`;
+the deal, chance, the action card's pile and the turn's start and end in
+:mod:`octagames.octa.turn`. Each rule is traced to its test in
+``docs/rules/octa_en.md``.
+
+Phases (``phase``; 0..4 and 13 are shared)
+------------------------------------------
+=====  ============  =======================================================
+phase  who           what
+=====  ============  =======================================================
+0      chance        setup deal, card by card: pool slots 0..7, 8 cards to
+                     seat 0, 8 to seat 1, then the two face-up action cards
+1      chance        the start player (outcome 0 or 1)
+2      chance        inside a turn: the step-1 draw, turning the action card,
+                     a pool refill from the stock, the Jack's face-down card,
+                     the King's two cards (``ch_kind``)
+3      player        step 2: put the turned action card on pile 0 or 1
+4      player        step 2: use the new card if both tops share a suit
+                     (Jack target / Queen pair / King choice) or decline
+5      player        step 3: start option A (lay the first run card), take a
+                     pool line (B), take the token's pool run (C), or skip
+6      player        laying a run card by card (each card extends the run at
+                     an end and the run can still be completed), then commit
+7      player        option A: put the token on the new run or not
+8      player        option B: place at least one taken card (new run and/or
+                     additions), then end option B (pool refill follows)
+9      player        step 4: exchange a hand card with a pool card, or skip
+10     player        step 4: put the token on the pool run just made, or not
+11     player        step 5: discard (required with 8+ cards) or end the turn
+12     player        step 5: hand limit, discard down to 8
+13     --            game over
+=====  ============  =======================================================
+
+Action table (``ACTIONS``, generated from the declaration below)
+----------------------------------------------------------------
+
+==========  ====  ================================================================
+action      size  meaning
+==========  ====  ================================================================
+0..1        2     ``pile``: put the turned action card on pile 0 / 1
+2           1     ``decline``: do not use the action card
+3..288      286   ``jack``: Jack: replace the face-up card at run slot*11 +
+                  (position-1) with a face-down stock card (the card goes to your
+                  hand)
+289..316    28    ``queen``: Queen: take the two pool cards of slot pair i (i<j,
+                  lexicographic)
+317         1     ``king_stock``: King: draw 2 cards from the stock
+318         1     ``king_discard``: King: take the top 2 cards of the discard pile
+319         1     ``no_option``: play none of options A, B, C
+320..359    40    ``lay``: lay a hand card of kind k in the run being laid (the
+                  first card starts option A's run, or option B's new run)
+360         1     ``commit``: commit the run being laid
+361         1     ``token_run``: put the token on the run just laid with option A
+362         1     ``token_keep``: keep the token in the pool centre
+363..366    4     ``b_line``: option B: take pool line 0..3 (top row, bottom row,
+                  left column, right column)
+367         1     ``b_done``: option B: placement done (refill the pool)
+368         1     ``option_c``: option C: take the pool run carrying your token
+369..420    52    ``add``: add the hand card that fits to run slot*2 + end (0 low,
+                  1 high)
+421..706    286   ``replace``: replace the face-down card at run slot*11 +
+                  (position-1) with the card it stands for (the face-down card
+                  goes to your hand)
+707..1026   320   ``exchange``: step 4: exchange a hand card of kind k with pool
+                  slot i: k*8 + i
+1027..1030  4     ``pool_token``: put the token on the pool run along line 0..3
+1031        1     ``pool_token_no``: leave the token in the pool centre
+1032        1     ``no_exchange``: no exchange with the pool
+1033..1072  40    ``discard``: discard a card of kind k
+1073        1     ``end_turn``: end the turn without discarding (fewer than 8
+                  cards)
+==========  ====  ================================================================
 """
 
 from __future__ import annotations
@@ -11,14 +84,18 @@ from __future__ import annotations
 import numba as nb
 import numpy as np
 
-from octagames.octa.common import (CK_DRAW, CK_FD, HAND_LIMIT, JACK, LOC_AHIDDEN, LOC_DISCARD, LOC_HAND,
-                                   LOC_STOCK, MAX_PILE, MAX_RUNS, NUM_ACTIONS, NUM_KINDS, NUM_NUMBER,
-                                   NUM_QUEEN_PAIRS, PH_USE, POOL_LINES, POOL_SLOTS, QUEEN, QUEEN_PAIRS,
-                                   TOK_CENTRE, TOK_POOL, TOK_RUN, atype_of, clear_build, detach,
-                                   exchange_fits, extend_pos, free_run, free_run_slot, hand_card_of_kind,
-                                   kind_at, kind_of, longest_run, pool_line_is_run, rank_of, run_faceup,
-                                   slot_protected_by, start_chance, start_refill, suit_of, table_faceup,
-                                   to_discard, to_hand, to_pool, to_run, to_stock)
+from octagames.core import Block
+from octagames.octa.common import (CK_DRAW, CK_FD, HAND_LIMIT, JACK, LINE_NAMES, LOC_AHIDDEN, LOC_DISCARD,
+                                   LOC_HAND, LOC_STOCK, MAX_PILE, MAX_RUNS, NUM_ACTIONS, NUM_KINDS,
+                                   NUM_NUMBER, NUM_QUEEN_PAIRS, PH_USE, POOL_LINES, POOL_SLOTS,
+                                   POOL_SLOT_NAMES, QUEEN, QUEEN_PAIRS, TOK_CENTRE, TOK_POOL, TOK_RUN,
+                                   action_table, atype_of, clear_build, detach, exchange_fits, extend_pos,
+                                   free_run, free_run_slot, hand_card_of_kind, kind_at, kind_of, longest_run,
+                                   pool_line_is_run, rank_of, run_faceup, slot_protected_by, start_chance,
+                                   start_refill, suit_of, table_faceup, to_discard, to_hand, to_pool, to_run,
+                                   to_stock)
+from octagames.octa.view import (card_name, decline_string, kind_name, pile_reason, pile_string, pos_name,
+                                 run_string)
 
 # ---------------------------------------------------------------- phases
 # 0..4 and 13 are the shared phases of octagames.octa.common (deal, start, chance, pile, use, over)
@@ -35,30 +112,44 @@ PHASE_NAMES = ("setup deal", "choosing the start player", "chance", "action pile
                "option B placement", "exchange with the pool", "token on a pool run",
                "discard", "hand limit discard", "game over")
 
-# ---------------------------------------------------------------- action table
-A_PILE = 0                                   # 2: put the action card on pile 0 / 1
-A_DECLINE = A_PILE + 2                       # 1: do not use the action card
-A_JACK = A_DECLINE + 1                       # 286: slot*11 + (pos-1)
-A_QUEEN = A_JACK + MAX_RUNS * 11             # 28: pool pairs
-A_KING_STOCK = A_QUEEN + NUM_QUEEN_PAIRS     # 1
-A_KING_DISC = A_KING_STOCK + 1               # 1
-A_SKIP_OPT = A_KING_DISC + 1                 # 1: no option this turn
-A_SEL = A_SKIP_OPT + 1                       # 40: lay a hand card of this kind in the run being built
-A_COMMIT = A_SEL + NUM_KINDS                 # 1: the run is complete
-A_TOKEN_RUN = A_COMMIT + 1                   # 1: token on the new run
-A_TOKEN_NO = A_TOKEN_RUN + 1                 # 1
-A_BLINE = A_TOKEN_NO + 1                     # 4: option B, take a pool line
-A_END_B = A_BLINE + 4                        # 1: option B placement finished
-A_C = A_END_B + 1                            # 1: option C
-A_ADD = A_C + 1                              # 52: slot*2 + end (0 low, 1 high)
-A_FD = A_ADD + MAX_RUNS * 2                  # 286: slot*11 + (pos-1): replace face-down card
-A_EXCH = A_FD + MAX_RUNS * 11                # 320: kind*8 + pool slot
-A_PTOKEN = A_EXCH + NUM_KINDS * POOL_SLOTS   # 4: token on the pool run along line
-A_PTOKEN_NO = A_PTOKEN + 4                   # 1
-A_EXCH_SKIP = A_PTOKEN_NO + 1                # 1
-A_DISCARD = A_EXCH_SKIP + 1                  # 40: discard a card of this kind
-A_END_TURN = A_DISCARD + NUM_KINDS           # 1: end the turn without discarding (< 8 cards)
-assert A_END_TURN + 1 == NUM_ACTIONS
+# ---------------------------------------------------------------- the action table
+ACTIONS = action_table([
+    Block("jack", MAX_RUNS * 11, "Jack: replace the face-up card at run slot*11 + (position-1) with a "
+          "face-down stock card (the card goes to your hand)", (MAX_RUNS, 11)),
+    Block("queen", NUM_QUEEN_PAIRS, "Queen: take the two pool cards of slot pair i (i<j, lexicographic)"),
+    Block("king_stock", 1, "King: draw 2 cards from the stock"),
+    Block("king_discard", 1, "King: take the top 2 cards of the discard pile"),
+    Block("no_option", 1, "play none of options A, B, C"),
+    Block("lay", NUM_KINDS, "lay a hand card of kind k in the run being laid (the first card starts "
+          "option A's run, or option B's new run)"),
+    Block("commit", 1, "commit the run being laid"),
+    Block("token_run", 1, "put the token on the run just laid with option A"),
+    Block("token_keep", 1, "keep the token in the pool centre"),
+    Block("b_line", 4, "option B: take pool line 0..3 (top row, bottom row, left column, right column)"),
+    Block("b_done", 1, "option B: placement done (refill the pool)"),
+    Block("option_c", 1, "option C: take the pool run carrying your token"),
+    Block("add", MAX_RUNS * 2, "add the hand card that fits to run slot*2 + end (0 low, 1 high)",
+          (MAX_RUNS, 2)),
+    Block("replace", MAX_RUNS * 11, "replace the face-down card at run slot*11 + (position-1) with the "
+          "card it stands for (the face-down card goes to your hand)", (MAX_RUNS, 11)),
+    Block("exchange", NUM_KINDS * POOL_SLOTS, "step 4: exchange a hand card of kind k with pool slot i: "
+          "k*8 + i", (NUM_KINDS, POOL_SLOTS)),
+    Block("pool_token", 4, "put the token on the pool run along line 0..3"),
+    Block("pool_token_no", 1, "leave the token in the pool centre"),
+    Block("no_exchange", 1, "no exchange with the pool"),
+    Block("discard", NUM_KINDS, "discard a card of kind k"),
+    Block("end_turn", 1, "end the turn without discarding (fewer than 8 cards)"),
+])
+A_PILE, A_DECLINE = ACTIONS.offset("pile"), ACTIONS.offset("decline")
+A_JACK, A_QUEEN = ACTIONS.offset("jack"), ACTIONS.offset("queen")
+A_KING_STOCK, A_KING_DISC = ACTIONS.offset("king_stock"), ACTIONS.offset("king_discard")
+A_SKIP_OPT, A_SEL, A_COMMIT = ACTIONS.offset("no_option"), ACTIONS.offset("lay"), ACTIONS.offset("commit")
+A_TOKEN_RUN, A_TOKEN_NO = ACTIONS.offset("token_run"), ACTIONS.offset("token_keep")
+A_BLINE, A_END_B, A_C = ACTIONS.offset("b_line"), ACTIONS.offset("b_done"), ACTIONS.offset("option_c")
+A_ADD, A_FD, A_EXCH = ACTIONS.offset("add"), ACTIONS.offset("replace"), ACTIONS.offset("exchange")
+A_PTOKEN, A_PTOKEN_NO = ACTIONS.offset("pool_token"), ACTIONS.offset("pool_token_no")
+A_EXCH_SKIP, A_DISCARD = ACTIONS.offset("no_exchange"), ACTIONS.offset("discard")
+A_END_TURN = ACTIONS.offset("end_turn")
 
 # Bound on the actions of one turn (chance included): see the module docstring of rules.py.
 TURN_ACTION_BOUND = 300
@@ -791,3 +882,190 @@ def apply(s, a) -> bool:
     else:  # end the turn without discarding
         return True
     return False
+
+
+# ---------------------------------------------------------------- strings and reasons (Python)
+def _jack_string(s, i: int) -> str:
+    r, pos = divmod(i, 11)
+    pos += 1
+    if int(s["run_owner"][r]) < 0:
+        return f"Jack: replace position {pos} of run slot {r} (empty slot) with a face-down card"
+    return (f"Jack: replace {pos_name(int(s['run_suit'][r]), pos)} in P{int(s['run_owner'][r])}'s "
+            f"run {run_string(s, r)} with a face-down card (slot {r})")
+
+
+def _queen_string(s, i: int) -> str:
+    a, b = (int(x) for x in QUEEN_PAIRS[i])
+    return (f"Queen: take {card_name(int(s['pool'][a]))} ({POOL_SLOT_NAMES[a]}) and "
+            f"{card_name(int(s['pool'][b]))} ({POOL_SLOT_NAMES[b]}) from the pool")
+
+
+def _lay_string(s, i: int) -> str:
+    ph = int(s["phase"])
+    verb = {PH_OPTION: "start a new run (option A) with", PH_BPLACE: "start option B's new run with"}
+    return f"{verb.get(ph, 'lay')} {kind_name(i)}"
+
+
+def _add_string(s, i: int) -> str:
+    r, end = divmod(i, 2)
+    if int(s["run_owner"][r]) < 0:
+        return f"add to the {'low' if end == 0 else 'high'} end of run slot {r} (empty slot)"
+    pos = int(s["run_lo"][r]) - 1 if end == 0 else int(s["run_hi"][r]) + 1
+    card = pos_name(int(s["run_suit"][r]), pos) if 1 <= pos <= 11 else "nothing"
+    return f"add {card} to run {run_string(s, r)} (slot {r})"
+
+
+def _replace_string(s, i: int) -> str:
+    r, pos = divmod(i, 11)
+    pos += 1
+    if int(s["run_owner"][r]) < 0:
+        return f"replace the face-down card at position {pos} of run slot {r} (empty slot)"
+    return (f"replace the face-down card in run {run_string(s, r)} with "
+            f"{pos_name(int(s['run_suit'][r]), pos)} and take it into your hand (slot {r})")
+
+
+def _exchange_string(s, i: int) -> str:
+    k, slot = divmod(i, POOL_SLOTS)
+    return (f"exchange {kind_name(k)} from your hand with {card_name(int(s['pool'][slot]))} "
+            f"({POOL_SLOT_NAMES[slot]}) in the pool")
+
+
+# The name of an action of each block: ``STRINGS[block](s, index in the block)``; it depends only on
+# what every seat sees.
+STRINGS = {
+    "pile": pile_string,
+    "decline": decline_string,
+    "jack": _jack_string,
+    "queen": _queen_string,
+    "king_stock": lambda s, i: "King: draw 2 cards from the stock",
+    "king_discard": lambda s, i: "King: take the top 2 cards of the discard pile",
+    "no_option": lambda s, i: "play none of options A, B, C",
+    "lay": _lay_string,
+    "commit": lambda s, i: "commit the run being laid",
+    "token_run": lambda s, i: "put your token on the new run",
+    "token_keep": lambda s, i: "keep your token in the pool centre",
+    "b_line": lambda s, i: f"option B: take the pool's {LINE_NAMES[i]}",
+    "b_done": lambda s, i: "option B: done placing (refill the pool)",
+    "option_c": lambda s, i: "option C: take the pool run carrying your token",
+    "add": _add_string,
+    "replace": _replace_string,
+    "exchange": _exchange_string,
+    "pool_token": lambda s, i: f"put your token on the pool run along the {LINE_NAMES[i]}",
+    "pool_token_no": lambda s, i: "leave your token in the pool centre",
+    "no_exchange": lambda s, i: "no exchange with the pool",
+    "discard": lambda s, i: f"discard {kind_name(i)}",
+    "end_turn": lambda s, i: "end the turn without discarding",
+    "unused": lambda s, i: f"action {ACTIONS.offset('unused') + i} (not used by the English rules)",
+}
+
+
+
+_USE = ("an action card is used only right after it is placed, when both face-up cards share a suit; "
+        "now: {step}")
+
+
+def _use_reason(why: str):
+    def reason(s, p: int, i: int, step: str) -> str:
+        return why if int(s["phase"]) == PH_USE else _USE.format(step=step)
+    return reason
+
+
+def _jack_reason(s, p: int, i: int, step: str) -> str:
+    if int(s["phase"]) != PH_USE:
+        return _USE.format(step=step)
+    if int(s["stock_n"]) == 0:
+        return "the Jack needs a face-down card from the stock, and the stock is empty"
+    return ("the Jack replaces a face-up card of a run, and at least one face-up card must remain in the run "
+            "(or the new card is not a Jack)")
+
+
+def _option_reason(why: str):
+    def reason(s, p: int, i: int, step: str) -> str:
+        if int(s["phase"]) != PH_OPTION:
+            return f"options A, B and C are chosen in step 3, at most one per turn; now: {step}"
+        return why
+    return reason
+
+
+def _lay_reason(s, p: int, i: int, step: str) -> str:
+    if int(s["hand_cnt"][p, i]) == 0:
+        return f"you hold no {kind_name(i)}"
+    if int(s["phase"]) not in (PH_OPTION, PH_BUILD, PH_BPLACE):
+        return f"new runs are laid only with option A or B; now: {step}"
+    return (f"{kind_name(i)} does not continue the run being laid, or no run of at least 3 consecutive cards "
+            "of one suit (with a card taken from the pool in option B) can be completed with it")
+
+
+def _b_done_reason(s, p: int, i: int, step: str) -> str:
+    if int(s["phase"]) != PH_BPLACE:
+        return f"option B's placement is ended only during option B; now: {step}"
+    return "at least one of the cards taken from the pool must go on the table at once"
+
+
+def _free_reason(why: str):
+    def reason(s, p: int, i: int, step: str) -> str:
+        if int(s["phase"]) not in (PH_USE, PH_OPTION, PH_BPLACE, PH_EXCH, PH_DISCARD):
+            return f"cards are added to runs during your turn, but not while: {step}"
+        return why
+    return reason
+
+
+def _exchange_reason(s, p: int, i: int, step: str) -> str:
+    if int(s["phase"]) != PH_EXCH:
+        return f"the exchange with the pool is step 4, once per turn; now: {step}"
+    k, slot = divmod(i, POOL_SLOTS)
+    if int(s["hand_cnt"][p, k]) == 0:
+        return f"you hold no {kind_name(k)}"
+    if int(s["pool"][slot]) < 0:
+        return "that pool space is empty"
+    return ("the card you place must be next (horizontally or vertically) to a pool card of the same suit one "
+            "rank higher or lower, and cards of the opponent's token run cannot be taken")
+
+
+def _discard_reason(s, p: int, i: int, step: str) -> str:
+    if int(s["phase"]) not in (PH_DISCARD, PH_DDOWN):
+        return f"discarding is step 5; now: {step}"
+    return f"you hold no {kind_name(i)}"
+
+
+def _end_turn_reason(s, p: int, i: int, step: str) -> str:
+    if int(s["phase"]) != PH_DISCARD:
+        return f"the turn ends after step 5; now: {step}"
+    return "with 8 or more cards in hand you must discard"
+
+
+_POOL_TOKEN = ("a token goes on a pool run only right after your exchange made it, while your token is in the "
+               "centre")
+# Why an action of each block is refused, in the rulebook's words:
+# ``REASONS[block](s, seat to move, index in the block, phase name)``; it depends only on what that seat sees.
+REASONS = {
+    "pile": pile_reason,
+    "decline": _use_reason("the action card may always be declined in its use"),
+    "jack": _jack_reason,
+    "queen": _use_reason("the Queen takes two pool cards of the same suit; cards of a pool run carrying a "
+                         "token are protected (or the new card is not a Queen)"),
+    "king_stock": _use_reason("the new action card is not a King"),
+    "king_discard": _use_reason("the new action card is not a King, or the discard pile is empty"),
+    "no_option": _option_reason("playing no option is always allowed in step 3"),
+    "lay": _lay_reason,
+    "commit": lambda s, p, i, step: ("a run needs at least 3 consecutive cards of one suit (in option B, one "
+                                     "taken from the pool)"),
+    "token_run": lambda s, p, i, step: ("the token may be put only on a run just laid with option A, while it "
+                                        "is in the pool centre"),
+    "b_line": _option_reason("option B needs your token on your run since an earlier turn, a line without a "
+                             "protected card, and a way to put at least one of its cards on the table at once"),
+    "b_done": _b_done_reason,
+    "option_c": _option_reason("option C needs a pool run carrying your token"),
+    "add": _free_reason("you may add only to your own runs, at an end, with the card that continues the run "
+                        "(at most 10 cards, the ace low or high but not both)"),
+    "replace": _free_reason("a face-down card can be replaced only with the card it stands for, from your "
+                            "hand"),
+    "exchange": _exchange_reason,
+    "pool_token": lambda s, p, i, step: _POOL_TOKEN,
+    "pool_token_no": lambda s, p, i, step: _POOL_TOKEN,
+    "no_exchange": lambda s, p, i, step: f"this is not the exchange step; now: {step}",
+    "discard": _discard_reason,
+    "end_turn": _end_turn_reason,
+    "unused": lambda s, p, i, step: "this action id is not used by the English rules",
+}
+REASONS["token_keep"] = REASONS["token_run"]

@@ -1,16 +1,18 @@
-"""Dutch Octa rules (``rules="nl"``, rulebook version 18-09-25): the turn, the actions, the reserve, the end.
+"""Dutch Octa rules (``rules="nl"``, seed ``000``, rulebook version 18-09-25).
 
-All Dutch-only rules live here; the shared table pieces (cards, runs, pool
-ring = the *pot*, action piles, tokens, face-down cards, the record) are in
-:mod:`octagames.octa.common`, and the setup deal is the English one. The rule
-interpretations are traced in ``docs/rules/octa_nl.md``.
+Every Dutch rule lives here, one section per rule: the action card's use
+(Jack: steal a run card or a joker; Queen: a pot card or a run end; King:
+stock or a reserve), step 2 (three pot cards), step 3 (new runs, with or
+without token, laid card by card), attaching, moving and joining, step 4
+(doubling or swapping), the discard and the eight-card rule (the reserve), the
+win and the stock running out. The table pieces both rulebooks share (cards,
+runs, the pot ring, action piles, tokens, the record) are in
+:mod:`octagames.octa.common`; the deal, chance, the action card's pile and the
+turn's start and end in :mod:`octagames.octa.turn`. Each rule is traced to its
+test in ``docs/rules/octa_nl.md``.
 
-The Dutch rules share the engine's fixed action space (1074 ids) and
-observation size (1818) with the English rules; the ids below are the Dutch
-action table (``rules.action_to_string`` names them per rule set).
-
-Dutch phases (``phase``)
-------------------------
+Phases (``phase``; 0..4 and 13 are shared)
+------------------------------------------
 0 setup deal, 1 start player, 2 chance (``ch_kind``: 0 stock draw to hand,
 1 turn the action card, 2 pot refill from the stock, 3 the Jack's face-down
 replacement, 4 the Jack's joker, 5 turning a face-up action card after the
@@ -20,40 +22,60 @@ reshuffle), 3 action pile choice, 4 action card use, 5 the turn's main phase
 card after doubling, 10 putting hand cards over 8 into the reserve, 11 taking
 reserve cards back (fewer than 8 in hand), 13 game over.
 
-Dutch action table
-------------------
-=========  =====  =========================================================
-first id   count  meaning
-=========  =====  =========================================================
-0          2      put the turned action card on pile 0 / 1
-2          1      do not use the action card(s)
-3          286    Jack 1: take the face-up card at run slot*11 + (pos-1) of an
-                  opponent's run without token (a face-down stock card replaces it)
-289        1      Jack 2: lay a face-down stock card as a joker of the Jack's suit
-290        8      Queen 1: take the top card of pot slot i
-298        52     Queen 2: take the end card run slot*2 + end (0 low, 1 high)
-350        1      King: take 2 stock cards
-351        2      King: pick 2 cards from a reserve (0 own, 1 opponent's)
-353        40     King: pick a reserve card of kind k
-393        4      step 2: take the top cards of pot line 0..3
-397        44     lay the hand card at suit*11 + (pos-1) in the run being laid
-                  (starts a new run)
-441        11     lay the joker at position pos of the run being laid
-452        1      commit the run being laid, without token
-453        1      commit the run being laid, with your token (step 3)
-454        52     Jack 2: attach the joker and the hand card after it at run slot*2 + end
-506        52     attach a hand card at run slot*2 + end
-558        286    replace the face-down card at run slot*11 + (pos-1) (it goes to your hand)
-844        32     step 4 doubling: hand card of suit s on pot slot i: i*4 + s
-876        32     step 4 swapping: hand card of suit s for pot slot i: i*4 + s
-908        3      after doubling: top discard / a stock card / nothing
-911        40     discard kind k (phase 10: put kind k into the reserve)
-951        1      end the turn without discarding (8 or fewer in hand) / stop taking back
-952        40     take a reserve card of kind k back into hand
-992        52     move onto run slot*2 + end the card that fits, from the end of
-                  another run of the suit (opponent's runs first, then lowest slot)
-1044       26     join own run slot r with the own run that continues it
-=========  =====  =========================================================
+Action table (``ACTIONS``, generated from the declaration below)
+----------------------------------------------------------------
+
+==========  ====  ================================================================
+action      size  meaning
+==========  ====  ================================================================
+0..1        2     ``pile``: put the turned action card on pile 0 / 1
+2           1     ``decline``: do not use the action card
+3..288      286   ``jack``: Jack 1: take the face-up card at run slot*11 +
+                  (position-1) of an opponent's run without token (a face-down
+                  stock card replaces it)
+289         1     ``joker``: Jack 2: lay a face-down stock card as a joker of the
+                  Jack's suit
+290..297    8     ``queen_pot``: Queen 1: take the top card of pot slot i
+298..349    52    ``queen_end``: Queen 2: take the end card run slot*2 + end (0
+                  low, 1 high)
+350         1     ``king_stock``: King: take 2 stock cards
+351..352    2     ``king_reserve``: King: pick 2 cards from a reserve (0 own, 1
+                  opponent's)
+353..392    40    ``king_pick``: King: pick a reserve card of kind k
+393..396    4     ``step2``: step 2: take the top cards of pot line 0..3 (top row,
+                  bottom row, left column, right column)
+397..440    44    ``lay``: lay the hand card at suit*11 + (position-1) in the run
+                  being laid (the first card starts a new run)
+441..451    11    ``lay_joker``: lay the joker at position 1..11 of the run being
+                  laid
+452         1     ``commit``: commit the run being laid, without token
+453         1     ``commit_token``: commit the run being laid, with your token
+                  (step 3)
+454..505    52    ``joker_attach``: Jack 2: attach the joker and the hand card
+                  after it at run slot*2 + end
+506..557    52    ``attach``: attach the hand card that fits at run slot*2 + end
+558..843    286   ``replace``: replace the face-down card at run slot*11 +
+                  (position-1) with the card it stands for (it goes to your hand)
+844..875    32    ``double``: step 4, doubling: your card of suit s on pot slot i:
+                  i*4 + s
+876..907    32    ``swap``: step 4, swapping: your card of suit s for pot slot i:
+                  i*4 + s
+908         1     ``extra_discard``: after doubling: take the top discard card
+909         1     ``extra_stock``: after doubling: take a stock card
+910         1     ``extra_none``: after doubling: take no extra card
+911..950    40    ``discard``: discard kind k (over 8 cards after the discard: put
+                  kind k into the reserve)
+951         1     ``end``: end the turn without discarding (8 or fewer in hand) /
+                  take no more reserve cards
+952..991    40    ``reserve_back``: take a reserve card of kind k back into your
+                  hand
+992..1043   52    ``move``: move onto run slot*2 + end the card that fits, from
+                  the end of another run of the suit (the opponent's runs first,
+                  then the lowest slot)
+1044..1069  26    ``join``: join your run slot r with your run that continues it
+1070..1073  4     ``unused``: never legal under these rules (the action space is
+                  shared with the other rulebook)
+==========  ====  ================================================================
 """
 
 from __future__ import annotations
@@ -61,13 +83,17 @@ from __future__ import annotations
 import numba as nb
 import numpy as np
 
+from octagames.core import Block
 from octagames.octa.common import (CK_AFLIP, CK_DRAW, CK_FD, CK_JOKER, CK_REFILL, HAND_LIMIT, JACK, KING,
-                                   LOC_AHIDDEN, LOC_HAND, LOC_JOKER, LOC_RESERVE, LOC_UNDER, MAX_RUNS,
-                                   NUM_ACTIONS, NUM_CARDS, NUM_KINDS, NUM_NUMBER, PH_USE, POOL_LINES,
-                                   POOL_SLOTS, QUEEN, TOK_CENTRE, TOK_RUN, atype_of, clear_build, detach,
-                                   extend_pos, free_run, free_run_slot, hand_card_of_kind, kind_at, kind_of,
-                                   rank_of, run_faceup, start_chance, start_refill, suit_of, table_faceup,
-                                   to_discard, to_hand, to_pool, to_run)
+                                   LINE_NAMES, LOC_AHIDDEN, LOC_HAND, LOC_JOKER, LOC_RESERVE, LOC_UNDER,
+                                   MAX_RUNS, NUM_ACTIONS, NUM_CARDS, NUM_KINDS, NUM_NUMBER, PH_USE,
+                                   POOL_LINES, POOL_SLOTS, POOL_SLOT_NAMES, QUEEN, TOK_CENTRE, TOK_RUN,
+                                   action_table, atype_of, clear_build, detach, extend_pos, free_run,
+                                   free_run_slot, hand_card_of_kind, kind_at, kind_of, rank_of, run_faceup,
+                                   start_chance, start_refill, suit_of, table_faceup, to_discard, to_hand,
+                                   to_pool, to_run)
+from octagames.octa.view import (card_name, decline_string, kind_name, pile_reason, pile_string, pos_name,
+                                 run_string)
 
 # ---------------------------------------------------------------- phases
 # 0..4 and 13 are the shared phases of octagames.octa.common (deal, start, chance, pile, use, over)
@@ -85,35 +111,56 @@ PHASE_NAMES = ("setup deal", "choosing the start player", "chance", "action pile
 
 MAX_MOVES = 8  # card moves between runs per turn (keeps every turn finite)
 
-# ---------------------------------------------------------------- action table
-N_PILE = 0
-N_DECLINE = 2
-N_JACK = 3
-N_JOKER = N_JACK + MAX_RUNS * 11          # 289
-N_QPOT = N_JOKER + 1                      # 290
-N_QEND = N_QPOT + POOL_SLOTS              # 298
-N_KSTOCK = N_QEND + MAX_RUNS * 2          # 350
-N_KRES = N_KSTOCK + 1                     # 351
-N_PICK = N_KRES + 2                       # 353
-N_STEP2 = N_PICK + NUM_KINDS              # 393
-N_LAY = N_STEP2 + 4                       # 397
-N_JPOS = N_LAY + 44                       # 441
-N_COMMIT = N_JPOS + 11                    # 452
-N_COMMIT_TOK = N_COMMIT + 1               # 453
-N_JATT = N_COMMIT_TOK + 1                 # 454
-N_ADD = N_JATT + MAX_RUNS * 2             # 506
-N_FD = N_ADD + MAX_RUNS * 2               # 558
-N_DBL = N_FD + MAX_RUNS * 11              # 844
-N_SWAP = N_DBL + POOL_SLOTS * 4           # 876
-N_XDISC = N_SWAP + POOL_SLOTS * 4         # 908
-N_XSTOCK = N_XDISC + 1                    # 909
-N_XNONE = N_XSTOCK + 1                    # 910
-N_DISCARD = N_XNONE + 1                   # 911
-N_END = N_DISCARD + NUM_KINDS             # 951
-N_RESBACK = N_END + 1                     # 952
-N_MOVE = N_RESBACK + NUM_KINDS            # 992
-N_JOIN = N_MOVE + MAX_RUNS * 2            # 1044
-N_USED = N_JOIN + MAX_RUNS                # 1070 (<= NUM_ACTIONS = 1074)
+# ---------------------------------------------------------------- the action table
+ACTIONS = action_table([
+    Block("jack", MAX_RUNS * 11, "Jack 1: take the face-up card at run slot*11 + (position-1) of an "
+          "opponent's run without token (a face-down stock card replaces it)", (MAX_RUNS, 11)),
+    Block("joker", 1, "Jack 2: lay a face-down stock card as a joker of the Jack's suit"),
+    Block("queen_pot", POOL_SLOTS, "Queen 1: take the top card of pot slot i"),
+    Block("queen_end", MAX_RUNS * 2, "Queen 2: take the end card run slot*2 + end (0 low, 1 high)",
+          (MAX_RUNS, 2)),
+    Block("king_stock", 1, "King: take 2 stock cards"),
+    Block("king_reserve", 2, "King: pick 2 cards from a reserve (0 own, 1 opponent's)"),
+    Block("king_pick", NUM_KINDS, "King: pick a reserve card of kind k"),
+    Block("step2", 4, "step 2: take the top cards of pot line 0..3 (top row, bottom row, left column, "
+          "right column)"),
+    Block("lay", 4 * 11, "lay the hand card at suit*11 + (position-1) in the run being laid (the first "
+          "card starts a new run)", (4, 11)),
+    Block("lay_joker", 11, "lay the joker at position 1..11 of the run being laid"),
+    Block("commit", 1, "commit the run being laid, without token"),
+    Block("commit_token", 1, "commit the run being laid, with your token (step 3)"),
+    Block("joker_attach", MAX_RUNS * 2, "Jack 2: attach the joker and the hand card after it at run "
+          "slot*2 + end", (MAX_RUNS, 2)),
+    Block("attach", MAX_RUNS * 2, "attach the hand card that fits at run slot*2 + end", (MAX_RUNS, 2)),
+    Block("replace", MAX_RUNS * 11, "replace the face-down card at run slot*11 + (position-1) with the card "
+          "it stands for (it goes to your hand)", (MAX_RUNS, 11)),
+    Block("double", POOL_SLOTS * 4, "step 4, doubling: your card of suit s on pot slot i: i*4 + s",
+          (POOL_SLOTS, 4)),
+    Block("swap", POOL_SLOTS * 4, "step 4, swapping: your card of suit s for pot slot i: i*4 + s",
+          (POOL_SLOTS, 4)),
+    Block("extra_discard", 1, "after doubling: take the top discard card"),
+    Block("extra_stock", 1, "after doubling: take a stock card"),
+    Block("extra_none", 1, "after doubling: take no extra card"),
+    Block("discard", NUM_KINDS, "discard kind k (over 8 cards after the discard: put kind k into the "
+          "reserve)"),
+    Block("end", 1, "end the turn without discarding (8 or fewer in hand) / take no more reserve cards"),
+    Block("reserve_back", NUM_KINDS, "take a reserve card of kind k back into your hand"),
+    Block("move", MAX_RUNS * 2, "move onto run slot*2 + end the card that fits, from the end of another "
+          "run of the suit (the opponent's runs first, then the lowest slot)", (MAX_RUNS, 2)),
+    Block("join", MAX_RUNS, "join your run slot r with your run that continues it"),
+])
+N_PILE, N_DECLINE, N_JACK = ACTIONS.offset("pile"), ACTIONS.offset("decline"), ACTIONS.offset("jack")
+N_JOKER, N_QPOT, N_QEND = ACTIONS.offset("joker"), ACTIONS.offset("queen_pot"), ACTIONS.offset("queen_end")
+N_KSTOCK, N_KRES = ACTIONS.offset("king_stock"), ACTIONS.offset("king_reserve")
+N_PICK, N_STEP2, N_LAY = ACTIONS.offset("king_pick"), ACTIONS.offset("step2"), ACTIONS.offset("lay")
+N_JPOS, N_COMMIT = ACTIONS.offset("lay_joker"), ACTIONS.offset("commit")
+N_COMMIT_TOK, N_JATT = ACTIONS.offset("commit_token"), ACTIONS.offset("joker_attach")
+N_ADD, N_FD, N_DBL = ACTIONS.offset("attach"), ACTIONS.offset("replace"), ACTIONS.offset("double")
+N_SWAP, N_XDISC = ACTIONS.offset("swap"), ACTIONS.offset("extra_discard")
+N_XSTOCK, N_XNONE = ACTIONS.offset("extra_stock"), ACTIONS.offset("extra_none")
+N_DISCARD, N_END = ACTIONS.offset("discard"), ACTIONS.offset("end")
+N_RESBACK, N_MOVE, N_JOIN = ACTIONS.offset("reserve_back"), ACTIONS.offset("move"), ACTIONS.offset("join")
+N_USED = ACTIONS.end("join")  # the ids after it are unused
 
 
 # ---------------------------------------------------------------- small helpers
@@ -960,180 +1007,206 @@ def validate_extra(s, seen) -> int:
 
 
 
-# ---------------------------------------------------------------- Python-side helpers (strings)
-from octagames.octa.common import LINE_NAMES, POOL_SLOT_NAMES, RANK_NAMES, SUIT_SYMBOLS  # noqa: E402
+# ---------------------------------------------------------------- strings and reasons (Python)
+def _pos_label(suit: int, pos: int) -> str:
+    """The card at run position ``pos``, an ace marked low or high (the player chooses its place)."""
+    name = pos_name(suit, pos)
+    return name + (" (low)" if pos == 1 else " (high)" if pos == 11 else "")
 
 
-def _kn(k: int) -> str:
-    k = int(k)
-    return SUIT_SYMBOLS[k // 10] + RANK_NAMES[k % 10 + 1]
-
-
-def _cn(c: int) -> str:
-    c = int(c)
-    return "--" if c < 0 else _kn(c % 40)
-
-
-def _posn(suit: int, pos: int) -> str:
-    name = _kn(int(kind_at(suit, pos)))
-    if pos == 1:
-        return name + " (low)"
-    if pos == 11:
-        return name + " (high)"
-    return name
-
-
-def run_str(s, r: int) -> str:
-    """A run as ``♥4 ♥5 [?] ♥7`` (face-down cards as ``[?]``), or a note for an empty slot."""
-    r = int(r)
-    if int(s["run_owner"][r]) < 0:
-        return f"(empty run slot {r})"
+def _jack_string(s, i: int) -> str:
+    r, pos = divmod(i, 11)
     suit = int(s["run_suit"][r])
-    out = []
-    for pos in range(int(s["run_lo"][r]), int(s["run_hi"][r]) + 1):
-        out.append("[?]" if s["run_fd"][r, pos] else _kn(int(kind_at(suit, pos))))
-    return " ".join(out)
+    what = _pos_label(suit, pos + 1) if suit >= 0 else f"position {pos + 1}"
+    return f"Jack: take {what} from P{int(s['run_owner'][r])}'s run {run_string(s, r)} (slot {r})"
 
 
-def action_to_string(s, a: int) -> str:
-    """A readable name of Dutch player action ``a`` in state ``s``."""
-    a = int(a)
-    ph = int(s["phase"])
-    if not 0 <= a < NUM_ACTIONS or a >= N_USED:
-        return f"action {a} (unused under the Dutch rules)"
-    if a < N_DECLINE:
-        return f"put the action card on pile {a - N_PILE}"
-    if a == N_DECLINE:
-        return "do not use the action card"
-    if a < N_JOKER:
-        r, pos = divmod(a - N_JACK, 11)
-        suit = int(s["run_suit"][r])
-        what = _posn(suit, pos + 1) if suit >= 0 else f"position {pos + 1}"
-        return f"Jack: take {what} from P{int(s['run_owner'][r])}'s run {run_str(s, r)} (slot {r})"
-    if a == N_JOKER:
-        return "Jack: lay a face-down joker from the stock"
-    if a < N_QEND:
-        i = a - N_QPOT
-        return f"Queen: take {_cn(int(s['pool'][i]))} from the pot ({POOL_SLOT_NAMES[i]})"
-    if a < N_KSTOCK:
-        r, end = divmod(a - N_QEND, 2)
-        suit = int(s["run_suit"][r])
-        pos = int(s["run_lo"][r]) if end == 0 else int(s["run_hi"][r])
-        what = _posn(suit, pos) if suit >= 0 else "a card"
-        return f"Queen: take {what} from run {run_str(s, r)} (slot {r})"
-    if a == N_KSTOCK:
-        return "King: take 2 stock cards"
-    if a < N_PICK:
-        return "King: pick 2 cards from " + ("your reserve" if a == N_KRES else "the opponent's reserve")
-    if a < N_STEP2:
-        return f"King: pick {_kn(a - N_PICK)} from the reserve"
-    if a < N_LAY:
-        return f"step 2: take the pot's {LINE_NAMES[a - N_STEP2]}"
-    if a < N_JPOS:
-        suit, pos = divmod(a - N_LAY, 11)
-        verb = "lay" if ph == PH_BUILD else "start a new run with"
-        return f"{verb} {_posn(suit, pos + 1)}"
-    if a < N_COMMIT:
-        pos = a - N_JPOS + 1
-        suit = int(_joker_suit(s)) if int(s["anew_pile"]) >= 0 else 0
-        return f"lay the joker as {_posn(suit, pos)}"
-    if a == N_COMMIT:
-        return "commit the run without token"
-    if a == N_COMMIT_TOK:
-        return "commit the run with your token"
-    if a < N_ADD:
-        r, end = divmod(a - N_JATT, 2)
-        suit = int(s["run_suit"][r])
-        if suit < 0:
-            return f"attach the joker to run slot {r} (empty)"
-        lo, hi = int(s["run_lo"][r]), int(s["run_hi"][r])
-        qj, qc = (lo - 1, lo - 2) if end == 0 else (hi + 1, hi + 2)
-        return (f"attach the joker as {_posn(suit, qj)} and {_posn(suit, qc)} "
-                f"to run {run_str(s, r)} (slot {r})")
-    if a < N_FD:
-        r, end = divmod(a - N_ADD, 2)
-        suit = int(s["run_suit"][r])
-        pos = int(extend_pos(s, r, end)) if suit >= 0 else -1
-        what = _posn(suit, pos) if pos > 0 else "nothing"
-        return f"attach {what} to run {run_str(s, r)} (slot {r})"
-    if a < N_DBL:
-        r, pos = divmod(a - N_FD, 11)
-        suit = int(s["run_suit"][r])
-        what = _posn(suit, pos + 1) if suit >= 0 else "?"
-        return f"replace the face-down card in run {run_str(s, r)} with {what} (slot {r})"
-    if a < N_XDISC:
-        dbl = a < N_SWAP
-        slot, suit = divmod((a - N_DBL) if dbl else (a - N_SWAP), 4)
+def _queen_end_string(s, i: int) -> str:
+    r, end = divmod(i, 2)
+    suit = int(s["run_suit"][r])
+    pos = int(s["run_lo"][r]) if end == 0 else int(s["run_hi"][r])
+    what = _pos_label(suit, pos) if suit >= 0 else "a card"
+    return f"Queen: take {what} from run {run_string(s, r)} (slot {r})"
+
+
+def _lay_string(s, i: int) -> str:
+    suit, pos = divmod(i, 11)
+    verb = "lay" if int(s["phase"]) == PH_BUILD else "start a new run with"
+    return f"{verb} {_pos_label(suit, pos + 1)}"
+
+
+def _lay_joker_string(s, i: int) -> str:
+    suit = int(_joker_suit(s)) if int(s["anew_pile"]) >= 0 else 0
+    return f"lay the joker as {_pos_label(suit, i + 1)}"
+
+
+def _joker_attach_string(s, i: int) -> str:
+    r, end = divmod(i, 2)
+    suit = int(s["run_suit"][r])
+    if suit < 0:
+        return f"attach the joker to run slot {r} (empty)"
+    lo, hi = int(s["run_lo"][r]), int(s["run_hi"][r])
+    qj, qc = (lo - 1, lo - 2) if end == 0 else (hi + 1, hi + 2)
+    return f"attach the joker as {_pos_label(suit, qj)} and {_pos_label(suit, qc)} to run {run_string(s, r)} (slot {r})"
+
+
+def _end_card(s, r: int, end: int) -> str:
+    suit = int(s["run_suit"][r])
+    pos = int(extend_pos(s, r, end)) if suit >= 0 else -1
+    return _pos_label(suit, pos) if pos > 0 else "nothing"
+
+
+def _attach_string(s, i: int) -> str:
+    r, end = divmod(i, 2)
+    return f"attach {_end_card(s, r, end)} to run {run_string(s, r)} (slot {r})"
+
+
+def _replace_string(s, i: int) -> str:
+    r, pos = divmod(i, 11)
+    suit = int(s["run_suit"][r])
+    what = _pos_label(suit, pos + 1) if suit >= 0 else "?"
+    return f"replace the face-down card in run {run_string(s, r)} with {what} (slot {r})"
+
+
+def _step4_string(verb: str, joiner: str):
+    def string(s, i: int) -> str:
+        slot, suit = divmod(i, 4)
         top = int(s["pool"][slot])
         k = suit * 10 + (top % 10 if top >= 0 else 0)
-        if dbl:
-            return f"double: lay {_kn(k)} on {_cn(top)} ({POOL_SLOT_NAMES[slot]})"
-        return f"swap {_kn(k)} for {_cn(top)} ({POOL_SLOT_NAMES[slot]})"
-    if a == N_XDISC:
-        return "take the top discard card"
-    if a == N_XSTOCK:
-        return "take a stock card"
-    if a == N_XNONE:
-        return "take no extra card"
-    if a < N_END:
-        if ph == PH_RESPUT:
-            return f"put {_kn(a - N_DISCARD)} into your reserve"
-        return f"discard {_kn(a - N_DISCARD)}"
-    if a == N_END:
-        return "take no more reserve cards" if ph == PH_RESBACK else "end the turn without discarding"
-    if a < N_MOVE:
-        return f"take {_kn(a - N_RESBACK)} back from your reserve"
-    if a < N_JOIN:
-        d, end = divmod(a - N_MOVE, 2)
-        suit = int(s["run_suit"][d])
-        pos = int(extend_pos(s, d, end)) if suit >= 0 else -1
-        what = _posn(suit, pos) if pos > 0 else "nothing"
-        return f"move {what} from another run onto run {run_str(s, d)} (slot {d})"
-    r = a - N_JOIN
-    u = int(_join_partner(s, int(s["cur"]), r)) if int(s["run_owner"][r]) >= 0 else -1
-    other = run_str(s, u) if u >= 0 else "(no connecting run)"
-    return f"join run {run_str(s, r)} with run {other} (slot {r})"
+        return f"{verb} {kind_name(k)} {joiner} {card_name(top)} ({POOL_SLOT_NAMES[slot]})"
+    return string
 
 
-def illegal_reason(s, a: int) -> str:
-    """Why Dutch action ``a`` is not legal for the seat to move, in the rulebook's words."""
-    a = int(a)
-    step = PHASE_NAMES[int(s["phase"])]
-    p = int(s["cur"])
-    if a >= N_USED:
-        return "this action id is not used by the Dutch rules"
-    if a < N_DECLINE:
-        return f"the action card is placed on a pile right after it is turned; now: {step}"
-    if a < N_STEP2:
-        return ("an action card is used only right after it is placed, when both open action cards share a suit "
-                "(Jack: an opponent's run without token, or a joker with a use; Queen: a pot card or a run end "
-                f"leaving 3 cards; King: the stock or a non-empty reserve); now: {step}")
-    if a < N_LAY:
-        return ("step 2 needs your token on your run since an earlier turn, no step 3 token run, no step 4 and no "
-                f"joker this turn, and a way to put a taken card on the table at once; now: {step}")
-    if a < N_ADD and a != N_JATT:
-        if a >= N_JATT:
-            return "the joker goes at a run end of the Jack's suit, with the hand card after it"
-        return ("a run needs at least 3 consecutive cards of one suit (a joker may be one); a token run only with "
-                "your token free and neither step 2 nor step 4 played this turn; while step 2 is owed the run "
-                f"must hold a taken pot card; now: {step}")
-    if a < N_DBL:
-        return ("you may attach to any run without token, with the card that continues it, and replace a "
-                "face-down card with the card it stands for (while step 2 is owed: only with a taken pot card)")
-    if a < N_XDISC:
-        return ("step 4 is played once per turn: doubling puts a hand card on a pot card of the same rank and "
-                "another suit (at most two stacked), swapping exchanges cards of the same rank")
-    if a < N_DISCARD:
+def _discard_string(s, i: int) -> str:
+    if int(s["phase"]) == PH_RESPUT:
+        return f"put {kind_name(i)} into your reserve"
+    return f"discard {kind_name(i)}"
+
+
+def _move_string(s, i: int) -> str:
+    d, end = divmod(i, 2)
+    return f"move {_end_card(s, d, end)} from another run onto run {run_string(s, d)} (slot {d})"
+
+
+def _join_string(s, i: int) -> str:
+    u = int(_join_partner(s, int(s["cur"]), i)) if int(s["run_owner"][i]) >= 0 else -1
+    other = run_string(s, u) if u >= 0 else "(no connecting run)"
+    return f"join run {run_string(s, i)} with run {other} (slot {i})"
+
+
+# The name of an action of each block: ``STRINGS[block](s, index in the block)``; it depends only on
+# what every seat sees.
+STRINGS = {
+    "pile": pile_string,
+    "decline": decline_string,
+    "jack": _jack_string,
+    "joker": lambda s, i: "Jack: lay a face-down joker from the stock",
+    "queen_pot": lambda s, i: f"Queen: take {card_name(int(s['pool'][i]))} from the pot ({POOL_SLOT_NAMES[i]})",
+    "queen_end": _queen_end_string,
+    "king_stock": lambda s, i: "King: take 2 stock cards",
+    "king_reserve": lambda s, i: "King: pick 2 cards from " + ("your reserve" if i == 0 else
+                                                              "the opponent's reserve"),
+    "king_pick": lambda s, i: f"King: pick {kind_name(i)} from the reserve",
+    "step2": lambda s, i: f"step 2: take the pot's {LINE_NAMES[i]}",
+    "lay": _lay_string,
+    "lay_joker": _lay_joker_string,
+    "commit": lambda s, i: "commit the run without token",
+    "commit_token": lambda s, i: "commit the run with your token",
+    "joker_attach": _joker_attach_string,
+    "attach": _attach_string,
+    "replace": _replace_string,
+    "double": _step4_string("double: lay", "on"),
+    "swap": _step4_string("swap", "for"),
+    "extra_discard": lambda s, i: "take the top discard card",
+    "extra_stock": lambda s, i: "take a stock card",
+    "extra_none": lambda s, i: "take no extra card",
+    "discard": _discard_string,
+    "end": lambda s, i: ("take no more reserve cards" if int(s["phase"]) == PH_RESBACK
+                         else "end the turn without discarding"),
+    "reserve_back": lambda s, i: f"take {kind_name(i)} back from your reserve",
+    "move": _move_string,
+    "join": _join_string,
+    "unused": lambda s, i: f"action {ACTIONS.offset('unused') + i} (unused under the Dutch rules)",
+}
+
+
+
+def _use_reason(why: str):
+    def reason(s, p: int, i: int, step: str) -> str:
+        if int(s["phase"]) != PH_USE:
+            return ("an action card is used only right after it is placed, when both open action cards share "
+                    f"a suit; now: {step}")
+        return why
+    return reason
+
+
+def _lay_reason(s, p: int, i: int, step: str) -> str:
+    return ("a run needs at least 3 consecutive cards of one suit (a joker may be one); a token run only with "
+            "your token free and neither step 2 nor step 4 played this turn; while step 2 is owed the run must "
+            f"hold a taken pot card; now: {step}")
+
+
+def _free_reason(s, p: int, i: int, step: str) -> str:
+    return ("you may attach to any run without token, with the card that continues it, and replace a "
+            "face-down card with the card it stands for (while step 2 is owed: only with a taken pot card)")
+
+
+def _discard_reason(s, p: int, i: int, step: str) -> str:
+    if int(s["hand_cnt"][p, i]) == 0:
+        return f"you hold no {kind_name(i)}"
+    return f"discarding ends the turn, after every other step; now: {step}"
+
+
+def _extra_reason(s, p: int, i: int, step: str) -> str:
+    if int(s["phase"]) != PH_XTRA:
         return f"the extra card is taken only right after doubling; now: {step}"
-    if a < N_END:
-        if int(s["hand_cnt"][p, a - N_DISCARD]) == 0:
-            return f"you hold no {_kn(a - N_DISCARD)}"
-        return f"discarding ends the turn, after every other step; now: {step}"
-    if a == N_END:
-        return "with more than 8 cards in hand you must discard one"
-    if a < N_MOVE:
-        return "reserve cards are taken back only at the end of the turn, with fewer than 8 cards in hand"
-    if a < N_JOIN:
-        return ("a card moves from a run end onto a run without token of the same suit, at least 3 cards "
-                f"remain, at most {MAX_MOVES} moves per turn")
-    return "two of your own runs of one suit (no token) that connect can be joined (at most 10 cards)"
+    return "the discard pile or the stock is empty"
+
+
+_STEP4 = ("step 4 is played once per turn: doubling puts a hand card on a pot card of the same rank and "
+          "another suit (at most two stacked), swapping exchanges cards of the same rank")
+# Why an action of each block is refused, in the rulebook's words:
+# ``REASONS[block](s, seat to move, index in the block, phase name)``; it depends only on what that seat sees.
+REASONS = {
+    "pile": pile_reason,
+    "decline": _use_reason("the action card may always be declined in its use"),
+    "jack": _use_reason("the Jack takes a face-up card of an opponent's run without token (one face-up card "
+                        "stays) and needs a stock card; or the open cards hold no Jack"),
+    "joker": _use_reason("the joker needs a stock card and a use at once: a new run of the Jack's suit, or a "
+                         "run end of that suit with the hand card after the joker; or the open cards hold no "
+                         "Jack"),
+    "queen_pot": _use_reason("the Queen takes a pot card; or the open cards hold no Queen"),
+    "queen_end": _use_reason("the Queen takes a face-up end card of a run of 4 or more cards (3 must remain); "
+                             "or the open cards hold no Queen"),
+    "king_stock": _use_reason("the King's stock cards need a stock; or the open cards hold no King"),
+    "king_reserve": _use_reason("the King picks from a reserve that is not empty; or the open cards hold no "
+                                "King"),
+    "king_pick": lambda s, p, i, step: (f"the King picks cards of the chosen reserve right after choosing it; "
+                                        f"now: {step}" if int(s["phase"]) != PH_KPICK
+                                        else f"the reserve holds no {kind_name(i)}"),
+    "step2": lambda s, p, i, step: ("step 2 needs your token on your run since an earlier turn, no step 3 token "
+                                    "run, no step 4 and no joker this turn, and a way to put a taken card on "
+                                    f"the table at once; now: {step}"),
+    "lay": _lay_reason,
+    "lay_joker": _lay_reason,
+    "commit": _lay_reason,
+    "commit_token": _lay_reason,
+    "joker_attach": lambda s, p, i, step: ("the joker goes at a run end of the Jack's suit (no token), with the "
+                                           f"hand card after it, right after it is drawn; now: {step}"),
+    "attach": _free_reason,
+    "replace": _free_reason,
+    "double": lambda s, p, i, step: _STEP4,
+    "swap": lambda s, p, i, step: _STEP4,
+    "extra_discard": _extra_reason,
+    "extra_stock": _extra_reason,
+    "extra_none": _extra_reason,
+    "discard": _discard_reason,
+    "end": lambda s, p, i, step: "with more than 8 cards in hand you must discard one",
+    "reserve_back": lambda s, p, i, step: ("reserve cards are taken back only at the end of the turn, with "
+                                           "fewer than 8 cards in hand"),
+    "move": lambda s, p, i, step: ("a card moves from a run end onto a run without token of the same suit, at "
+                                   f"least 3 cards remain, at most {MAX_MOVES} moves per turn"),
+    "join": lambda s, p, i, step: ("two of your own runs of one suit (no token) that connect can be joined (at "
+                                   "most 10 cards)"),
+    "unused": lambda s, p, i, step: "this action id is not used by the Dutch rules",
+}

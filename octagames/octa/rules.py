@@ -21,71 +21,15 @@ Card ids
 Jack, 1 Queen, 2 King). A card's *kind* is ``c % 40`` (number) — copies are
 interchangeable for the rules, so player actions name kinds, never copies.
 
-Turn phases (``phase``)
------------------------
-=====  ============  =======================================================
-phase  who           what
-=====  ============  =======================================================
-0      chance        setup deal, card by card: pool slots 0..7, 8 cards to
-                     seat 0, 8 to seat 1, then the two face-up action cards
-1      chance        the start player (outcome 0 or 1)
-2      chance        inside a turn: the step-1 draw, turning the action card,
-                     a pool refill from the stock, the Jack's face-down card,
-                     the King's two cards (``ch_kind``)
-3      player        step 2: put the turned action card on pile 0 or 1
-4      player        step 2: use the new card if both tops share a suit
-                     (Jack target / Queen pair / King choice) or decline
-5      player        step 3: start option A (lay the first run card), take a
-                     pool line (B), take the token's pool run (C), or skip
-6      player        laying a run card by card (each card extends the run at
-                     an end and the run can still be completed), then commit
-7      player        option A: put the token on the new run or not
-8      player        option B: place at least one taken card (new run and/or
-                     additions), then end option B (pool refill follows)
-9      player        step 4: exchange a hand card with a pool card, or skip
-10     player        step 4: put the token on the pool run just made, or not
-11     player        step 5: discard (required with 8+ cards) or end the turn
-12     player        step 5: hand limit, discard down to 8
-13     --            game over
-=====  ============  =======================================================
-
-Additions to your own runs and face-down replacements ("at any time during
-your own turn") are offered in phases 4, 5, 8, 9 and 11. They are not offered
-while a run is being laid (phase 6: a card added elsewhere could strand it),
-during the two token questions, the pile choice or the hand-limit discards;
-doing them in a neighbouring phase has the same effect.
-
-Action table (``NUM_ACTIONS`` = 1074)
--------------------------------------
-===========  =====  ====================================================
-first id     count  meaning
-===========  =====  ====================================================
-0            2      put the turned action card on pile 0 / 1
-2            1      do not use the action card
-3            286    Jack: run slot*11 + (position-1), the face-up card replaced
-289          28     Queen: pool slot pair (i<j, lexicographic)
-317          1      King: draw 2 cards from the stock
-318          1      King: take the top 2 cards of the discard pile
-319          1      no option A/B/C this turn
-320          40     lay a hand card of kind k in the run being laid (first card
-                    = option A, or option B's new run)
-360          1      commit the run being laid
-361          1      put the token on the new run
-362          1      keep the token in the centre
-363          4      option B: take pool line 0..3 (top, bottom, left, right)
-367          1      option B: placement done (refill the pool)
-368          1      option C: take the pool run carrying your token
-369          52     add a hand card to run slot*2 + end (0 low, 1 high); the
-                    card is the one that fits there
-421          286    replace the face-down card at run slot*11 + (position-1)
-                    with its true card (the face-down card goes to your hand)
-707          320    exchange: hand kind*8 + pool slot
-1027         4      put the token on the pool run along line 0..3
-1031         1      leave the token in the centre
-1032         1      no exchange
-1033         40     discard a card of kind k
-1073         1      end the turn without discarding (fewer than 8 cards)
-===========  =====  ====================================================
+Phases and action tables
+------------------------
+Each rulebook module declares its phases and its action table (``ACTIONS``, a
+:class:`~octagames.core.Layout`; the tables are in their docstrings):
+:mod:`octagames.octa.en` and :mod:`octagames.octa.nl`. Both tables fill the one
+action space of ``NUM_ACTIONS`` ids and begin with the shared action-card step
+(put the turned card on pile 0 / 1, decline its use); :func:`action_layout`
+gives the table of a config, and the strings and illegal-move reasons look up
+the block of an action there.
 
 Chance outcome ids are card ids (stock number cards, or action cards never
 seen), plus 0/1 for the start player: ``max_chance_outcomes`` = 104.
@@ -172,18 +116,13 @@ from dataclasses import dataclass
 import numba as nb
 
 from octagames.core import CHANCE, TERMINAL, GameInfo, check_choice, check_range
-from octagames.octa import nl, turn
-from octagames.octa.common import (ACTION_TYPES, CK_ACTION, CK_AFLIP, CK_FD, CK_JOKER, CK_REFILL, LINE_NAMES,
-                                   LOC_HAND, LOC_JOKER, LOC_RESERVE, MAX_RUNS, NUM_ACTION_KINDS, NUM_CARDS,
-                                   NUM_KINDS, NUM_NUMBER, PH_CHANCE, PH_DEAL, PH_START, PH_USE, POOL_SLOTS,
-                                   POOL_SLOT_NAMES, QUEEN_PAIRS, RANK_NAMES, SETUP_DEALS, SUIT_SYMBOLS,
-                                   TOK_CENTRE, TOK_POOL, TOK_RUN, kind_at, kind_of, longest_run,
+from octagames.octa import en, nl, turn
+from octagames.octa.view import card_name, chance_string, run_string
+from octagames.octa.common import (LOC_HAND, LOC_JOKER, LOC_RESERVE, MAX_RUNS, NUM_ACTION_KINDS, NUM_ACTIONS,
+                                   NUM_CARDS, NUM_KINDS, NUM_NUMBER, PH_CHANCE, POOL_SLOT_NAMES, POOL_SLOTS,
+                                   RULES_NL, SETUP_DEALS, TOK_CENTRE, TOK_POOL, TOK_RUN, kind_of, longest_run,
                                    make_state_dtype, table_faceup)
-from octagames.octa.en import (A_ADD, A_BLINE, A_C, A_COMMIT, A_DECLINE, A_DISCARD, A_END_B, A_END_TURN,
-                               A_EXCH, A_EXCH_SKIP, A_FD, A_JACK, A_KING_DISC, A_KING_STOCK, A_PILE, A_PTOKEN,
-                               A_PTOKEN_NO, A_QUEEN, A_SEL, A_SKIP_OPT, A_TOKEN_NO, A_TOKEN_RUN, NUM_ACTIONS,
-                               PHASE_NAMES, PH_BPLACE, PH_BUILD, PH_DDOWN, PH_DISCARD, PH_EXCH, PH_OPTION,
-                               TURN_ACTION_BOUND)
+from octagames.octa.en import PHASE_NAMES, TURN_ACTION_BOUND
 
 RULE_SETS = ("en", "nl")
 MAX_TURNS_LIMIT = 200
@@ -240,6 +179,14 @@ class Config:
 def max_game_length(config: Config) -> int:
     """Bound on the actions of a game under ``config`` (setup, then ``max_turns`` bounded turns)."""
     return SETUP_DEALS + 1 + config.max_turns * TURN_ACTION_BOUND
+
+
+def action_layout(config: Config):
+    """The action table (:class:`~octagames.core.Layout`) of ``config``'s rulebook.
+
+    Both tables fill the same ``NUM_ACTIONS`` ids; ``locate`` names the block of an id.
+    """
+    return (nl if config.rules == "nl" else en).ACTIONS
 
 
 def write_config(s, config: Config) -> None:
@@ -485,150 +432,28 @@ def _observation_nl(s, player, out) -> None:
 
 
 # ---------------------------------------------------------------- Python-side helpers
-def card_name(c: int) -> str:
-    """``♥7`` for a number card, ``♠J`` for an action card."""
-    c = int(c)
-    if c < 0:
-        return "--"
-    if c < NUM_NUMBER:
-        return SUIT_SYMBOLS[(c % 40) // 10] + RANK_NAMES[c % 10 + 1]
-    a = (c - NUM_NUMBER) % 12
-    return SUIT_SYMBOLS[a // 3] + ACTION_TYPES[a % 3]
-
-
-def _copy_name(c: int) -> str:
-    """A card name that tells the two copies apart (chance outcome strings must be unique)."""
-    return card_name(c) + (" (second copy)" if (c < NUM_NUMBER and c >= 40) or (c >= NUM_NUMBER + 12) else "")
-
-
-def kind_name(k: int) -> str:
-    """``♥7`` for card kind ``k`` (suit*10 + rank-1)."""
-    return card_name(int(k))
-
-
-def run_string(s, r: int, viewer: int | None = None) -> str:
-    """A run as ``♥4 ♥5 [?] ♥7``; face-down cards show as ``[?]`` (or ``[♥6]`` for the omniscient view)."""
-    r = int(r)
-    if not 0 <= r < MAX_RUNS or int(s["run_owner"][r]) < 0:
-        return f"(no run in slot {r})"
-    out = []
-    suit = int(s["run_suit"][r])
-    for pos in range(int(s["run_lo"][r]), int(s["run_hi"][r]) + 1):
-        c = int(s["run_card"][r, pos])
-        if s["run_fd"][r, pos]:
-            shown = kind_name(int(kind_at(suit, pos)))
-            out.append(f"[?{shown}]" if viewer is not None else f"[{card_name(c)} for {shown}]")
-        else:
-            out.append(card_name(c))
-    return " ".join(out)
-
-
-def _pos_name(suit: int, pos: int) -> str:
-    return kind_name(int(kind_at(suit, pos)))
+def _book(s):
+    """The rulebook module of the record's rule set."""
+    return nl if int(s["rules"]) == RULES_NL else en
 
 
 def action_to_string(s, action: int) -> str:
-    """A readable name of ``action`` in state ``s`` (chance outcomes included)."""
+    """A readable name of ``action`` in state ``s`` (chance outcomes included).
+
+    Depends only on what every seat sees: a face-down card is named by the card it stands for.
+    """
     a = int(action)
-    cp = int(current_player(s))
-    if cp == CHANCE:
-        ph = int(s["phase"])
-        if ph == PH_START:
-            return f"P{a} starts"
-        if ph == PH_DEAL:
-            i = int(s["deal_i"])
-            if i < POOL_SLOTS:
-                return f"deal {_copy_name(a)} to pool slot {POOL_SLOT_NAMES[i]}"
-            if i < POOL_SLOTS + 16:
-                return f"deal {_copy_name(a)} to P{(i - POOL_SLOTS) // 8}"
-            return f"turn {_copy_name(a)} face up on action pile {i - POOL_SLOTS - 16}"
-        kind = int(s["ch_kind"])
-        who = int(s["cur"])
-        if kind == CK_ACTION:
-            return f"P{who} turns action card {_copy_name(a)}"
-        if kind == CK_REFILL:
-            return f"refill the pool with {_copy_name(a)} from the stock"
-        if kind == CK_FD:
-            return f"face-down card ({_copy_name(a)}) from the stock"
-        if kind == CK_JOKER:
-            return f"P{who}'s face-down joker is {_copy_name(a)}"
-        if kind == CK_AFLIP:
-            return f"reshuffle: turn {_copy_name(a)} face up on action pile {2 - int(s['ch_left'])}"
-        return f"P{who} draws {_copy_name(a)}"
+    if int(current_player(s)) == CHANCE:
+        return chance_string(s, a)
     if not 0 <= a < NUM_ACTIONS:
         return f"action {a} (out of range)"
-    if int(s["rules"]) == 1:
-        return nl.action_to_string(s, a)
-    if a < A_DECLINE:
-        return f"put the action card on pile {a - A_PILE}"
-    if a == A_DECLINE:
-        return "do not use the action card"
-    if a < A_QUEEN:
-        r, pos = divmod(a - A_JACK, 11)
-        pos += 1
-        if int(s["run_owner"][r]) < 0:
-            return f"Jack: replace position {pos} of run slot {r} (empty slot) with a face-down card"
-        return (f"Jack: replace {_pos_name(int(s['run_suit'][r]), pos)} in P{int(s['run_owner'][r])}'s "
-                f"run {run_string(s, r, 0)} with a face-down card (slot {r})")
-    if a < A_KING_STOCK:
-        i, j = (int(x) for x in QUEEN_PAIRS[a - A_QUEEN])
-        return (f"Queen: take {card_name(int(s['pool'][i]))} ({POOL_SLOT_NAMES[i]}) and "
-                f"{card_name(int(s['pool'][j]))} ({POOL_SLOT_NAMES[j]}) from the pool")
-    if a == A_KING_STOCK:
-        return "King: draw 2 cards from the stock"
-    if a == A_KING_DISC:
-        return "King: take the top 2 cards of the discard pile"
-    if a == A_SKIP_OPT:
-        return "play none of options A, B, C"
-    if a < A_COMMIT:
-        verb = "start a new run (option A) with" if int(s["phase"]) == PH_OPTION else "lay"
-        if int(s["phase"]) == PH_BPLACE:
-            verb = "start option B's new run with"
-        return f"{verb} {kind_name(a - A_SEL)}"
-    if a == A_COMMIT:
-        return "commit the run being laid"
-    if a == A_TOKEN_RUN:
-        return "put your token on the new run"
-    if a == A_TOKEN_NO:
-        return "keep your token in the pool centre"
-    if a < A_END_B:
-        return f"option B: take the pool's {LINE_NAMES[a - A_BLINE]}"
-    if a == A_END_B:
-        return "option B: done placing (refill the pool)"
-    if a == A_C:
-        return "option C: take the pool run carrying your token"
-    if a < A_FD:
-        r, end = divmod(a - A_ADD, 2)
-        if int(s["run_owner"][r]) < 0:
-            return f"add to the {'low' if end == 0 else 'high'} end of run slot {r} (empty slot)"
-        lo, hi = int(s["run_lo"][r]), int(s["run_hi"][r])
-        pos = lo - 1 if end == 0 else hi + 1
-        card = _pos_name(int(s["run_suit"][r]), pos) if 1 <= pos <= 11 else "nothing"
-        return f"add {card} to run {run_string(s, r, 0)} (slot {r})"
-    if a < A_EXCH:
-        r, pos = divmod(a - A_FD, 11)
-        pos += 1
-        if int(s["run_owner"][r]) < 0:
-            return f"replace the face-down card at position {pos} of run slot {r} (empty slot)"
-        return (f"replace the face-down card in run {run_string(s, r, 0)} with "
-                f"{_pos_name(int(s['run_suit'][r]), pos)} and take it into your hand (slot {r})")
-    if a < A_PTOKEN:
-        k, slot = divmod(a - A_EXCH, POOL_SLOTS)
-        return (f"exchange {kind_name(k)} from your hand with {card_name(int(s['pool'][slot]))} "
-                f"({POOL_SLOT_NAMES[slot]}) in the pool")
-    if a < A_PTOKEN_NO:
-        return f"put your token on the pool run along the {LINE_NAMES[a - A_PTOKEN]}"
-    if a == A_PTOKEN_NO:
-        return "leave your token in the pool centre"
-    if a == A_EXCH_SKIP:
-        return "no exchange with the pool"
-    if a < A_END_TURN:
-        return f"discard {kind_name(a - A_DISCARD)}"
-    return "end the turn without discarding"
+    book = _book(s)
+    block, i = book.ACTIONS.locate(a)
+    return book.STRINGS[block.name](s, i)
 
 
 def illegal_reason(s, player: int, action: int) -> str:
-    """Why ``action`` is not legal for ``player`` in ``s``, in the rulebook's words."""
+    """Why ``action`` is not legal for ``player`` in ``s``, in the rulebook's words (what ``player`` sees)."""
     a = int(action)
     cp = int(current_player(s))
     if cp == TERMINAL:
@@ -637,81 +462,11 @@ def illegal_reason(s, player: int, action: int) -> str:
         return "the cards are being dealt or drawn (a chance event comes first)"
     if player != cp:
         return f"it is P{cp}'s turn"
-    if int(s["rules"]) == 1:
-        return nl.illegal_reason(s, a)
-    ph = int(s["phase"])
-    step = PHASE_NAMES[ph]
-    p = int(player)
-    hand = s["hand_cnt"][p]
-    if a < A_DECLINE:
-        return f"the action card is placed on a pile right after it is turned; now: {step}"
-    if A_DECLINE <= a < A_SKIP_OPT:
-        if ph != PH_USE:
-            return ("an action card is used only right after it is placed, when both face-up cards share a "
-                    f"suit; now: {step}")
-        if A_JACK <= a < A_QUEEN:
-            if int(s["stock_n"]) == 0:
-                return "the Jack needs a face-down card from the stock, and the stock is empty"
-            return ("the Jack replaces a face-up card of a run, and at least one face-up card must remain "
-                    "in the run (or the new card is not a Jack)")
-        if A_QUEEN <= a < A_KING_STOCK:
-            return ("the Queen takes two pool cards of the same suit; cards of a pool run carrying a token "
-                    "are "
-                    "protected (or the new card is not a Queen)")
-        return "the new action card is not a King, or the discard pile is empty"
-    if a == A_SKIP_OPT or A_BLINE <= a <= A_C:
-        if ph != PH_OPTION:
-            return f"options A, B and C are chosen in step 3, at most one per turn; now: {step}"
-        if a == A_C:
-            return "option C needs a pool run carrying your token"
-        return ("option B needs your token on your run since an earlier turn, a line without a protected "
-                "card, "
-                "and a way to put at least one of its cards on the table at once")
-    if A_SEL <= a < A_COMMIT:
-        k = a - A_SEL
-        if hand[k] == 0:
-            return f"you hold no {kind_name(k)}"
-        if ph not in (PH_OPTION, PH_BUILD, PH_BPLACE):
-            return f"new runs are laid only with option A or B; now: {step}"
-        return (f"{kind_name(k)} does not continue the run being laid, or no run of at least 3 consecutive "
-                "cards "
-                "of one suit (with a card taken from the pool in option B) can be completed with it")
-    if a == A_COMMIT:
-        return "a run needs at least 3 consecutive cards of one suit (in option B, one taken from the pool)"
-    if a in (A_TOKEN_RUN, A_TOKEN_NO):
-        return "the token may be put only on a run just laid with option A, while it is in the pool centre"
-    if a == A_END_B:
-        return "at least one of the cards taken from the pool must go on the table at once"
-    if A_ADD <= a < A_EXCH:
-        if ph not in (PH_USE, PH_OPTION, PH_BPLACE, PH_EXCH, PH_DISCARD):
-            return f"cards are added to runs during your turn, but not while: {step}"
-        if a < A_FD:
-            return ("you may add only to your own runs, at an end, with the card that continues the run "
-                    "(at most 10 cards, the ace low or high but not both)")
-        return "a face-down card can be replaced only with the card it stands for, from your hand"
-    if A_EXCH <= a < A_PTOKEN:
-        if ph != PH_EXCH:
-            return f"the exchange with the pool is step 4, once per turn; now: {step}"
-        k, slot = divmod(a - A_EXCH, POOL_SLOTS)
-        if hand[k] == 0:
-            return f"you hold no {kind_name(k)}"
-        if int(s["pool"][slot]) < 0:
-            return "that pool space is empty"
-        return ("the card you place must be next (horizontally or vertically) to a pool card of the same "
-                "suit one "
-                "rank higher or lower, and cards of the opponent's token run cannot be taken")
-    if A_PTOKEN <= a <= A_PTOKEN_NO:
-        return ("a token goes on a pool run only right after your exchange made it, while your token is in "
-                "the centre")
-    if a == A_EXCH_SKIP:
-        return f"this is not the exchange step; now: {step}"
-    if A_DISCARD <= a < A_END_TURN:
-        if ph not in (PH_DISCARD, PH_DDOWN):
-            return f"discarding is step 5; now: {step}"
-        return f"you hold no {kind_name(a - A_DISCARD)}"
-    if ph != PH_DISCARD:
-        return f"the turn ends after step 5; now: {step}"
-    return "with 8 or more cards in hand you must discard"
+    if not 0 <= a < NUM_ACTIONS:
+        return f"actions are 0..{NUM_ACTIONS - 1}"
+    book = _book(s)
+    block, i = book.ACTIONS.locate(a)
+    return book.REASONS[block.name](s, int(player), i, book.PHASE_NAMES[int(s["phase"])])
 
 
 def render(s, viewer: int | None = None) -> str:

@@ -18,6 +18,7 @@ from octagames.octa import checks, common as C
 from octagames.octa.rules import RULE_SETS, card_name
 
 SUITS = "♥♠♦♣"
+POOL = "♣2 ♣5 ♣8 ♦2 ♦5 ♦8 ♠2 ♠5"  # a pool the scenarios share (refill order)
 
 
 @lru_cache(maxsize=None)

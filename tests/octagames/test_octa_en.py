@@ -19,14 +19,13 @@ from octagames.octa.rules import Config, card_name
 
 from octa_helpers import (assert_valid, can, do, force_discard, force_run, hand_of, ids, kind,
                           legal_strings, start_turn)
-from octa_helpers import compiled_and_uncompiled_agree, heuristic_wins
+from octa_helpers import POOL, compiled_and_uncompiled_agree, heuristic_wins
 from octa_helpers import setup as _setup
 
 GAME = Game("octa", rules="en")
 setup = partial(_setup, "en")
 
 
-POOL = "♣2 ♣5 ♣8 ♦2 ♦5 ♦8 ♠2 ♠5"
 H0 = "♥2 ♥3 ♥4 ♥5 ♠9 ♠10 ♦A ♣A"
 H1 = "♥6 ♥7 ♥8 ♥9 ♥10 ♠7 ♦7 ♣7"
 

@@ -18,17 +18,17 @@ from octagames.agents.heuristic_octa import OctaHeuristicAgent
 from octagames.core import Game, IllegalActionError
 from octagames.octa import checks, common as C, nl
 from octagames.octa.rules import Config, card_name
+from octagames.octa.view import run_string
 
 from octa_helpers import (any_chance, assert_valid, can, do, force_discard, force_hand, force_reserve,
                           force_run, force_token, hand_of, ids, legal_strings, start_turn)
-from octa_helpers import compiled_and_uncompiled_agree, heuristic_wins
+from octa_helpers import POOL, compiled_and_uncompiled_agree, heuristic_wins
 from octa_helpers import setup as _setup
 
 GAME = Game("octa", rules="nl")
 setup = partial(_setup, "nl")
 
 
-POOL = "♣2 ♣5 ♣8 ♦2 ♦5 ♦8 ♠2 ♠5"
 H0 = "♥2 ♥3 ♥5 ♠9 ♠10 ♦A ♣A ♣3"
 H1 = "♥6 ♥7 ♥8 ♥9 ♥10 ♠7 ♦7 ♣7"
 
@@ -66,12 +66,12 @@ def test_jack_steals_from_an_opponent_run_without_token_and_a_face_down_card_rep
     assert GAME.is_chance(s)
     any_chance(s)
     assert "♠4" in hand_of(s, 0)
-    assert nl.run_str(s, 0) == "♠3 [?] ♠5 ♠6"
+    assert run_string(s, 0) == "♠3 [?♠4] ♠5 ♠6"
     assert int(s["phase"]) == nl.PH_MAIN
     assert_valid(s)
     # the owner of the run may later swap the face-down card back for the card it stands for
     force_hand(s, 0, "♠4")
-    assert can(s, "replace the face-down card in run ♠3 [?] ♠5 ♠6 with ♠4")
+    assert can(s, "replace the face-down card in run ♠3 [?♠4] ♠5 ♠6 with ♠4")
 
 
 def test_jack_joker_new_run_with_the_joker_at_an_end_and_no_step_2():
@@ -90,7 +90,7 @@ def test_jack_joker_new_run_with_the_joker_at_an_end_and_no_step_2():
     do(s, "start a new run with ♥2", "lay ♥3")
     assert not can(s, "commit the run without token")  # the joker must be used
     do(s, "lay the joker as ♥4", "commit the run without token")
-    assert any(nl.run_str(s, q) == "♥2 ♥3 [?]" for q in range(26))
+    assert any(run_string(s, q) == "♥2 ♥3 [?♥4]" for q in range(26))
     assert int(s["joker"]) == 2  # chosen and laid
     assert not any(m.startswith("step 2") for m in legal_strings(s))
     assert_valid(s)
@@ -105,7 +105,7 @@ def test_jack_joker_attaches_a_hand_card_to_a_run_and_is_offered_only_with_a_use
     do(s, "Jack: lay a face-down joker from the stock")
     any_chance(s)
     do(s, "attach the joker as ♥9 and ♥10 to run ♥6 ♥7 ♥8")
-    assert any(nl.run_str(s, q) == "♥6 ♥7 ♥8 [?] ♥10" for q in range(26))
+    assert any(run_string(s, q) == "♥6 ♥7 ♥8 [?♥9] ♥10" for q in range(26))
     assert int(s["phase"]) == nl.PH_MAIN
     assert_valid(s)
     # no ♦ cards that could use a joker: the ♦ Jack offers no joker
@@ -291,11 +291,11 @@ def test_attach_to_any_run_without_token_moves_and_joins():
     start_turn(s, "♠A", "♦J", 0)
     do(s, "attach ♣7 to run ♣4 ♣5 ♣6")  # the opponent's run
     do(s, "move ♥6 from another run onto run ♥7 ♥8 ♥9")
-    assert any(nl.run_str(s, q) == "♥6 ♥7 ♥8 ♥9" and s["run_owner"][q] == 0 for q in range(26))
-    assert any(nl.run_str(s, q) == "♥3 ♥4 ♥5" for q in range(26))
+    assert any(run_string(s, q) == "♥6 ♥7 ♥8 ♥9" and s["run_owner"][q] == 0 for q in range(26))
+    assert any(run_string(s, q) == "♥3 ♥4 ♥5" for q in range(26))
     assert not can(s, "move ♥5 from another run onto run ♥6 ♥7 ♥8 ♥9")  # 3 cards must remain
     do(s, "join run ♦2 ♦3 ♦4 with run ♦5 ♦6 ♦7")
-    assert any(nl.run_str(s, q) == "♦2 ♦3 ♦4 ♦5 ♦6 ♦7" for q in range(26))
+    assert any(run_string(s, q) == "♦2 ♦3 ♦4 ♦5 ♦6 ♦7" for q in range(26))
     assert_valid(s)
 
 
