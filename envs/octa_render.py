@@ -11,9 +11,10 @@ from __future__ import annotations
 
 import numpy as np
 
-from octagames.octa.common import LOC_HAND, MAX_RUNS, NUM_NUMBER, TOK_CENTRE, TOK_POOL, TOK_RUN
-from octagames.octa.en import PHASE_NAMES
-from octagames.octa.rules import card_name, kind_at, kind_name, longest_run, table_faceup
+from octagames.octa import en, nl
+from octagames.octa.common import (LOC_HAND, MAX_RUNS, NUM_NUMBER, RULES_NL, TOK_CENTRE, TOK_POOL, TOK_RUN,
+                                   longest_run, table_faceup)
+from octagames.octa.view import card_name, pos_name
 
 PLAYER_COLOURS = ("#2b6cb0", "#dd6b20")
 _RED_SUITS = "♥♦"
@@ -56,7 +57,7 @@ def _draw_runs(ax, s, q: int, top: float) -> None:
         for i, pos in enumerate(range(int(s["run_lo"][r]), int(s["run_hi"][r]) + 1)):
             x = x0 + i * 0.42
             if s["run_fd"][r, pos]:  # a face-down card shows only what it stands for
-                _card(ax, x, y, "?" + kind_name(int(kind_at(suit, pos))), face_up=False, scale=0.65)
+                _card(ax, x, y, "?" + pos_name(suit, pos), face_up=False, scale=0.65)
             else:
                 _card(ax, x, y, card_name(int(s["run_card"][r, pos])), scale=0.65)
     if len(runs) > 6:
@@ -81,9 +82,10 @@ def render_rgb(s, viewer: int | None = None, dpi: int = 100) -> np.ndarray:
     ax.set_xlim(0, 15)
     ax.set_ylim(0, 10)
     ax.axis("off")
-    phase = PHASE_NAMES[int(s["phase"])]
+    book = nl if int(s["rules"]) == RULES_NL else en
+    phase = book.PHASE_NAMES[int(s["phase"])]
     status = "game over" if s["terminal"] else f"P{int(s['cur'])} to move ({phase})"
-    ax.text(7.5, 9.75, f"Octa (English rules), turn {int(s['turn'])}: {status}  |  view of P{me}",
+    ax.text(7.5, 9.75, f"Octa ({book.RULES_NAME}), turn {int(s['turn'])}: {status}  |  view of P{me}",
             ha="center", fontsize=12, color="white", fontweight="bold")
     # opponent's hand (backs; cards known to have been taken openly are shown) and runs
     opp_hand = _hand(s, opp)

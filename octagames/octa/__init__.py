@@ -1,12 +1,12 @@
 """Octa ("The Game of 8"): runs, a pool ring, tokens and action cards (see :mod:`octagames.octa.rules`)."""
 
-from octagames.octa.rules import (INFO, NUM_ACTIONS, OBS_SIZE, STATE_DTYPE, Config, acting_player,
+from octagames.octa.rules import (Config, INFO, NUM_ACTIONS, OBS_SIZE, STATE_DTYPE, acting_player,
                                   action_layout, action_to_string, apply_action, apply_legal, card_name,
                                   chance_outcomes, current_player, determinize, illegal_reason, legal_mask,
-                                  max_game_length, observation, render, reset, returns, sample_chance,
-                                  write_config)
+                                  max_game_length, obs_layout, observation, render, reset, returns,
+                                  sample_chance, write_config)
 
 __all__ = ["INFO", "NUM_ACTIONS", "OBS_SIZE", "STATE_DTYPE", "Config", "acting_player", "action_layout",
            "action_to_string", "apply_action", "apply_legal", "card_name", "chance_outcomes", "current_player",
-           "determinize", "illegal_reason", "legal_mask", "max_game_length", "observation", "render", "reset",
-           "returns", "sample_chance", "write_config"]
+           "determinize", "illegal_reason", "legal_mask", "max_game_length", "obs_layout", "observation",
+           "render", "reset", "returns", "sample_chance", "write_config"]

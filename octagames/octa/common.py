@@ -60,6 +60,7 @@ JACK, QUEEN, KING = 0, 1, 2
 RULES_EN = 0       # the record's ``rules`` field
 RULES_NL = 1
 NUM_ACTIONS = 1074  # one action space for both rulebooks (each declares its own table in it)
+OBS_SIZE = 1818    # one observation size for both rulebooks (each declares its own layout in it)
 # Phases both rulebooks share; each numbers its own phases after PH_USE (PH_OVER is the last).
 PH_DEAL = 0        # chance: the setup deal, card by card
 PH_START = 1       # chance: who starts (outcome 0 or 1)
@@ -103,6 +104,22 @@ def action_table(blocks) -> Layout:
         blocks.append(Block("unused", NUM_ACTIONS - used, "never legal under these rules (the action "
                                                            "space is shared with the other rulebook)"))
     return Layout(blocks, title="action")
+
+
+def observation_layout(blocks) -> Layout:
+    """A rulebook's observation layout: its blocks, then entries it leaves at 0 up to ``OBS_SIZE``.
+
+    Raises:
+        ValueError: the blocks need more than ``OBS_SIZE`` entries.
+    """
+    blocks = list(blocks)
+    used = sum(b.size for b in blocks)
+    if used > OBS_SIZE:
+        raise ValueError(f"the observation needs {used} entries; OBS_SIZE is {OBS_SIZE}")
+    if used < OBS_SIZE:
+        blocks.append(Block("unused", OBS_SIZE - used, "always 0 (the observation size is shared with the "
+                                                       "other rulebook)"))
+    return Layout(blocks)
 
 
 # ---------------------------------------------------------------- table limits

@@ -77,6 +77,56 @@ action      size  meaning
 1073        1     ``end_turn``: end the turn without discarding (fewer than 8
                   cards)
 ==========  ====  ================================================================
+
+Observation (``OBS_LAYOUT``, seats relative to the viewer; generated from the declaration below)
+------------------------------------------------------------------------------------------------
+
+==========  ====  ================================================================
+offset      size  meaning
+==========  ====  ================================================================
+0..39       40    ``hand``: own hand: copies held of each kind / 2
+40..79      40    ``opp_known``: opponent's hand: copies of each kind known to be
+                  there (taken openly) / 2
+80..81      2     ``hand_n``: hand sizes (self, opponent) / 80
+82..861     780   ``runs``: run slot r (26 x 30): owner self, owner opponent, suit
+                  one-hot (4), face-up at positions 1..11 (11), face-down at
+                  positions 1..11 (11), token of self, token of opponent on it
+862..1181   320   ``pool``: pool slot i (8 x 40): one-hot kind (all zero = empty)
+1182..1197  16    ``tokens``: token of relative seat q (2 x 8): centre, on a run,
+                  on pool line 0..3 (4), put down this turn, put down in an
+                  earlier turn
+1198..1517  320   ``discard_top``: discard pile top 8 cards (depth 0 = top), one-
+                  hot kind
+1518..1557  40    ``discard_count``: discard pile: copies of each kind / 2
+1558..1637  80    ``discard_order``: discard pile bottom..top as (kind+1)/40 (0 =
+                  none): its full order
+1638..1661  24    ``action_tops``: top card of face-up action pile 0/1: one-hot
+                  action kind
+1662..1673  12    ``action_under``: action cards under the two face-up cards,
+                  copies per action kind / 2
+1674..1685  12    ``action_turned``: the action card just turned (before the pile
+                  choice)
+1686..1687  2     ``action_new_pile``: pile the newest action card went on this
+                  turn
+1688..1696  9     ``counts``: stock/80, action stack/24, set-aside/8, discard/80,
+                  stock exhausted 0/1/2 times (one-hot 3), final turn,
+                  turn/max_turns
+1697..1710  14    ``phase``: phase one-hot (the step within the turn)
+1711..1712  2     ``to_move``: relative seat whose turn it is
+1713..1720  8     ``flags``: option used (none, A, B, C), exchange used, discard
+                  made, B card placed, B run laid
+1721..1738  18    ``build``: run being laid: suit (4), positions 1..11 (11), by
+                  option A, by option B, lone ace
+1739..1778  40    ``b_cards``: cards taken with option B still in the mover's
+                  hand, copies per kind / 2
+1779..1804  26    ``new_slot``: the run just laid with option A (token question)
+1805..1808  4     ``pool_run_lines``: pool lines the exchange just made into pool
+                  runs
+1809..1812  4     ``totals``: face-up cards in runs / 80 (self, opponent), longest
+                  run / 10 (self, opponent)
+1813..1817  5     ``chance``: pending chance kind (draw, action card, refill,
+                  face-down card: one-hot 4) and draws still owed / 2
+==========  ====  ================================================================
 """
 
 from __future__ import annotations
@@ -86,16 +136,18 @@ import numpy as np
 
 from octagames.core import Block
 from octagames.octa.common import (CK_DRAW, CK_FD, HAND_LIMIT, JACK, LINE_NAMES, LOC_AHIDDEN, LOC_DISCARD,
-                                   LOC_HAND, LOC_STOCK, MAX_PILE, MAX_RUNS, NUM_ACTIONS, NUM_KINDS,
-                                   NUM_NUMBER, NUM_QUEEN_PAIRS, PH_USE, POOL_LINES, POOL_SLOTS,
+                                   LOC_HAND, LOC_STOCK, MAX_PILE, MAX_RUNS, NUM_ACTION_KINDS, NUM_KINDS,
+                                   NUM_NUMBER, NUM_PHASES, NUM_QUEEN_PAIRS, PH_USE, POOL_LINES, POOL_SLOTS,
                                    POOL_SLOT_NAMES, QUEEN, QUEEN_PAIRS, TOK_CENTRE, TOK_POOL, TOK_RUN,
                                    action_table, atype_of, clear_build, detach, exchange_fits, extend_pos,
                                    free_run, free_run_slot, hand_card_of_kind, kind_at, kind_of, longest_run,
-                                   pool_line_is_run, rank_of, run_faceup, slot_protected_by, start_chance,
-                                   start_refill, suit_of, table_faceup, to_discard, to_hand, to_pool, to_run,
-                                   to_stock)
-from octagames.octa.view import (card_name, decline_string, kind_name, pile_reason, pile_string, pos_name,
-                                 run_string)
+                                   observation_layout, pool_line_is_run, rank_of, run_faceup,
+                                   slot_protected_by, start_chance, start_refill, suit_of, table_faceup,
+                                   to_discard, to_hand, to_pool, to_run, to_stock)
+from octagames.octa.view import (RUN_STRIDE, card_name, decline_string, kind_name, obs_action_cards,
+                                 obs_build, obs_chance, obs_counts, obs_discard_order, obs_hand_sizes,
+                                 obs_hands, obs_pool, obs_runs, obs_tokens, obs_totals, obs_turn, pile_reason,
+                                 pile_string, pos_name, run_string)
 
 # ---------------------------------------------------------------- phases
 # 0..4 and 13 are the shared phases of octagames.octa.common (deal, start, chance, pile, use, over)
@@ -153,6 +205,89 @@ A_END_TURN = ACTIONS.offset("end_turn")
 
 # Bound on the actions of one turn (chance included): see the module docstring of rules.py.
 TURN_ACTION_BOUND = 300
+
+
+# ---------------------------------------------------------------- the observation
+OBS_LAYOUT = observation_layout([
+    Block("hand", NUM_KINDS, "own hand: copies held of each kind / 2"),
+    Block("opp_known", NUM_KINDS, "opponent's hand: copies of each kind known to be there (taken openly) / 2"),
+    Block("hand_n", 2, "hand sizes (self, opponent) / 80"),
+    Block("runs", MAX_RUNS * RUN_STRIDE, "run slot r (26 x 30): owner self, owner opponent, suit one-hot "
+          "(4), face-up at positions 1..11 (11), face-down at positions 1..11 (11), token of self, token of "
+          "opponent on it", (MAX_RUNS, RUN_STRIDE)),
+    Block("pool", POOL_SLOTS * NUM_KINDS, "pool slot i (8 x 40): one-hot kind (all zero = empty)",
+          (POOL_SLOTS, NUM_KINDS)),
+    Block("tokens", 16, "token of relative seat q (2 x 8): centre, on a run, on pool line 0..3 (4), put down "
+          "this turn, put down in an earlier turn", (2, 8)),
+    Block("discard_top", 8 * NUM_KINDS, "discard pile top 8 cards (depth 0 = top), one-hot kind",
+          (8, NUM_KINDS)),
+    Block("discard_count", NUM_KINDS, "discard pile: copies of each kind / 2"),
+    Block("discard_order", 80, "discard pile bottom..top as (kind+1)/40 (0 = none): its full order"),
+    Block("action_tops", 2 * NUM_ACTION_KINDS, "top card of face-up action pile 0/1: one-hot action kind",
+          (2, NUM_ACTION_KINDS)),
+    Block("action_under", NUM_ACTION_KINDS, "action cards under the two face-up cards, copies per action "
+          "kind / 2"),
+    Block("action_turned", NUM_ACTION_KINDS, "the action card just turned (before the pile choice)"),
+    Block("action_new_pile", 2, "pile the newest action card went on this turn"),
+    Block("counts", 9, "stock/80, action stack/24, set-aside/8, discard/80, stock exhausted 0/1/2 times "
+          "(one-hot 3), final turn, turn/max_turns"),
+    Block("phase", NUM_PHASES, "phase one-hot (the step within the turn)"),
+    Block("to_move", 2, "relative seat whose turn it is"),
+    Block("flags", 8, "option used (none, A, B, C), exchange used, discard made, B card placed, B run laid"),
+    Block("build", 18, "run being laid: suit (4), positions 1..11 (11), by option A, by option B, lone ace"),
+    Block("b_cards", NUM_KINDS, "cards taken with option B still in the mover's hand, copies per kind / 2"),
+    Block("new_slot", MAX_RUNS, "the run just laid with option A (token question)"),
+    Block("pool_run_lines", 4, "pool lines the exchange just made into pool runs"),
+    Block("totals", 4, "face-up cards in runs / 80 (self, opponent), longest run / 10 (self, opponent)"),
+    Block("chance", 5, "pending chance kind (draw, action card, refill, face-down card: one-hot 4) and "
+          "draws still owed / 2"),
+])
+(O_HAND, O_OPP_KNOWN, O_HAND_N, O_RUNS, O_POOL, O_TOKENS, O_DISC_TOP, O_DISC_CNT, O_DISC_SEQ, O_ATOPS,
+ O_AUNDER, O_ATURNED, O_ANEW, O_COUNTS, O_PHASE, O_TO_MOVE, O_FLAGS, O_BUILD, O_BCARDS, O_NEWSLOT,
+ O_PTLINES, O_TOTALS, O_CHANCE) = (OBS_LAYOUT.offset(b.name) for b in OBS_LAYOUT.blocks[:23])
+
+
+@nb.njit(cache=True)
+def observation(s, player, out) -> None:
+    """Write ``player``'s information state (``OBS_LAYOUT``; ``out`` is zeroed first)."""
+    out[:] = 0.0
+    obs_hands(s, player, out, O_HAND, O_OPP_KNOWN)
+    obs_hand_sizes(s, player, out, O_HAND_N)
+    obs_runs(s, player, out, O_RUNS)
+    obs_pool(s, out, O_POOL)
+    obs_tokens(s, player, out, O_TOKENS, True)
+    n = s["disc_n"]
+    for d in range(n):
+        k = kind_of(s["disc"][d])
+        out[O_DISC_CNT + k] += 0.5
+        if n - 1 - d < 8:
+            out[O_DISC_TOP + (n - 1 - d) * NUM_KINDS + k] = 1.0
+    obs_discard_order(s, out, O_DISC_SEQ)
+    obs_action_cards(s, out, O_ATOPS, O_AUNDER, O_ATURNED, O_ANEW)
+    obs_counts(s, out, O_COUNTS)
+    out[O_COUNTS + 4 + s["exhaust"]] = 1.0
+    out[O_COUNTS + 7] = float(s["final_turn"])
+    out[O_COUNTS + 8] = s["turn"] / float(s["max_turns"])
+    obs_turn(s, player, out, O_PHASE, O_TO_MOVE)
+    out[O_FLAGS + s["opt_used"]] = 1.0
+    out[O_FLAGS + 4] = float(s["exch_used"])
+    out[O_FLAGS + 5] = float(s["discarded"])
+    out[O_FLAGS + 6] = float(s["b_done"])
+    out[O_FLAGS + 7] = float(s["b_run_done"])
+    obs_build(s, out, O_BUILD)
+    if s["build_lo"] > 0:
+        out[O_BUILD + 14 + s["opt_used"]] = 1.0  # option A's run or option B's new run
+        out[O_BUILD + 17] = float(s["build_amb"])
+    for c in range(NUM_NUMBER):
+        if s["loc"][c] == LOC_HAND and s["bflag"][c]:
+            out[O_BCARDS + kind_of(c)] += 0.5
+    if s["new_slot"] >= 0:
+        out[O_NEWSLOT + s["new_slot"]] = 1.0
+    for line in range(4):
+        if (s["ptoken_lines"] >> line) & 1:
+            out[O_PTLINES + line] = 1.0
+    obs_totals(s, player, out, O_TOTALS)
+    obs_chance(s, out, O_CHANCE, 4)
 
 
 # ---------------------------------------------------------------- the turn machinery's hooks
@@ -1069,3 +1204,18 @@ REASONS = {
     "unused": lambda s, p, i, step: "this action id is not used by the English rules",
 }
 REASONS["token_keep"] = REASONS["token_run"]
+
+
+# ---------------------------------------------------------------- the text render's English parts
+RULES_NAME = "English rules"
+END_NAMES = {1: "win rule", 2: "second stock exhaustion", 3: "turn cap"}
+
+
+def table_notes(s) -> list[str]:
+    """Lines about English-only pieces of the table (none)."""
+    return []
+
+
+def seat_notes(s, q: int) -> list[str]:
+    """Lines about English-only pieces of seat ``q`` (none)."""
+    return []

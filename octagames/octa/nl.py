@@ -76,6 +76,63 @@ action      size  meaning
 1070..1073  4     ``unused``: never legal under these rules (the action space is
                   shared with the other rulebook)
 ==========  ====  ================================================================
+
+Observation (``OBS_LAYOUT``, seats relative to the viewer; generated from the declaration below)
+------------------------------------------------------------------------------------------------
+
+==========  ====  ================================================================
+offset      size  meaning
+==========  ====  ================================================================
+0..39       40    ``hand``: own hand: copies held of each kind / 2
+40..79      40    ``opp_known``: opponent's hand: copies of each kind known to be
+                  there (taken openly) / 2
+80..81      2     ``hand_n``: hand sizes (self, opponent) / 80
+82..861     780   ``runs``: run slot r (26 x 30): owner self, owner opponent, suit
+                  one-hot (4), face-up at positions 1..11 (11), face-down at
+                  positions 1..11 (11), token of self, token of opponent on it
+862..1181   320   ``pool``: pot slot i (8 x 40): one-hot kind of its top card (all
+                  zero = empty)
+1182..1501  320   ``covered``: pot slot i: one-hot kind of the card a doubling
+                  covered
+1502..1509  8     ``tokens``: token of relative seat q (2 x 4): centre, on a run,
+                  put down this turn, put down in an earlier turn
+1510..1589  80    ``discard_order``: discard pile bottom..top as (kind+1)/40 (0 =
+                  none): its full order
+1590..1629  40    ``own_reserve``: own reserve: copies of each kind / 2
+1630..1669  40    ``opp_reserve``: opponent's reserve: copies of each kind / 2
+1670..1693  24    ``action_tops``: top card of face-up action pile 0/1: one-hot
+                  action kind
+1694..1705  12    ``action_under``: action cards under the two face-up cards,
+                  copies per action kind / 2
+1706..1717  12    ``action_turned``: the action card just turned (before the pile
+                  choice)
+1718..1719  2     ``action_new_pile``: pile the newest action card went on this
+                  turn
+1720..1725  6     ``counts``: stock/80, action stack/24, set-aside/8, discard/80,
+                  the stock ran out (this is the last turn), turn/max_turns
+1726..1739  14    ``phase``: phase one-hot (the step within the turn)
+1740..1741  2     ``to_move``: relative seat whose turn it is
+1742..1749  8     ``flags``: this turn: step 2 played, step 2 owed (no taken card
+                  on the table yet), a token run laid, step 4 played, discard
+                  made, the Jack's joker chosen, the joker laid in the run being
+                  laid, a taken pot card still in own hand
+1750..1765  16    ``build``: run being laid: suit (4), positions 1..11 (11), it
+                  holds the joker
+1766..1768  3     ``octa``: own Octa at the start of this (own) turn, own Octa
+                  now, opponent's Octa now
+1769..1771  3     ``king``: the King's reserve pick: from own reserve, from the
+                  opponent's, cards still to pick / 2
+1772..1773  2     ``scores``: stock-out scores (face-up run cards - reserve cards
+                  + 80) / 160 (self, opponent)
+1774        1     ``moves``: card moves between runs this turn / 8
+1775..1778  4     ``totals``: face-up cards in runs / 80 (self, opponent), longest
+                  run / 10 (self, opponent)
+1779..1785  7     ``chance``: pending chance kind (draw, action card, refill,
+                  face-down card, joker, reshuffle flip: one-hot 6) and draws
+                  still owed / 2
+1786..1817  32    ``unused``: always 0 (the observation size is shared with the
+                  other rulebook)
+==========  ====  ================================================================
 """
 
 from __future__ import annotations
@@ -86,14 +143,16 @@ import numpy as np
 from octagames.core import Block
 from octagames.octa.common import (CK_AFLIP, CK_DRAW, CK_FD, CK_JOKER, CK_REFILL, HAND_LIMIT, JACK, KING,
                                    LINE_NAMES, LOC_AHIDDEN, LOC_HAND, LOC_JOKER, LOC_RESERVE, LOC_UNDER,
-                                   MAX_RUNS, NUM_ACTIONS, NUM_CARDS, NUM_KINDS, NUM_NUMBER, PH_USE,
-                                   POOL_LINES, POOL_SLOTS, POOL_SLOT_NAMES, QUEEN, TOK_CENTRE, TOK_RUN,
-                                   action_table, atype_of, clear_build, detach, extend_pos, free_run,
-                                   free_run_slot, hand_card_of_kind, kind_at, kind_of, rank_of, run_faceup,
-                                   start_chance, start_refill, suit_of, table_faceup, to_discard, to_hand,
-                                   to_pool, to_run)
-from octagames.octa.view import (card_name, decline_string, kind_name, pile_reason, pile_string, pos_name,
-                                 run_string)
+                                   MAX_RUNS, NUM_ACTION_KINDS, NUM_CARDS, NUM_KINDS, NUM_NUMBER, NUM_PHASES,
+                                   PH_USE, POOL_LINES, POOL_SLOTS, POOL_SLOT_NAMES, QUEEN, TOK_CENTRE,
+                                   TOK_RUN, action_table, atype_of, clear_build, detach, extend_pos, free_run,
+                                   free_run_slot, hand_card_of_kind, kind_at, kind_of, observation_layout,
+                                   rank_of, run_faceup, start_chance, start_refill, suit_of, table_faceup,
+                                   to_discard, to_hand, to_pool, to_run)
+from octagames.octa.view import (RUN_STRIDE, card_name, decline_string, kind_name, obs_action_cards,
+                                 obs_build, obs_chance, obs_counts, obs_discard_order, obs_hand_sizes,
+                                 obs_hands, obs_pool, obs_runs, obs_tokens, obs_totals, obs_turn, pile_reason,
+                                 pile_string, pos_name, run_string)
 
 # ---------------------------------------------------------------- phases
 # 0..4 and 13 are the shared phases of octagames.octa.common (deal, start, chance, pile, use, over)
@@ -1007,6 +1066,103 @@ def validate_extra(s, seen) -> int:
 
 
 
+# ---------------------------------------------------------------- the observation
+OBS_LAYOUT = observation_layout([
+    Block("hand", NUM_KINDS, "own hand: copies held of each kind / 2"),
+    Block("opp_known", NUM_KINDS, "opponent's hand: copies of each kind known to be there (taken openly) / 2"),
+    Block("hand_n", 2, "hand sizes (self, opponent) / 80"),
+    Block("runs", MAX_RUNS * RUN_STRIDE, "run slot r (26 x 30): owner self, owner opponent, suit one-hot "
+          "(4), face-up at positions 1..11 (11), face-down at positions 1..11 (11), token of self, token of "
+          "opponent on it", (MAX_RUNS, RUN_STRIDE)),
+    Block("pool", POOL_SLOTS * NUM_KINDS, "pot slot i (8 x 40): one-hot kind of its top card (all zero = "
+          "empty)", (POOL_SLOTS, NUM_KINDS)),
+    Block("covered", POOL_SLOTS * NUM_KINDS, "pot slot i: one-hot kind of the card a doubling covered",
+          (POOL_SLOTS, NUM_KINDS)),
+    Block("tokens", 8, "token of relative seat q (2 x 4): centre, on a run, put down this turn, put down in "
+          "an earlier turn", (2, 4)),
+    Block("discard_order", 80, "discard pile bottom..top as (kind+1)/40 (0 = none): its full order"),
+    Block("own_reserve", NUM_KINDS, "own reserve: copies of each kind / 2"),
+    Block("opp_reserve", NUM_KINDS, "opponent's reserve: copies of each kind / 2"),
+    Block("action_tops", 2 * NUM_ACTION_KINDS, "top card of face-up action pile 0/1: one-hot action kind",
+          (2, NUM_ACTION_KINDS)),
+    Block("action_under", NUM_ACTION_KINDS, "action cards under the two face-up cards, copies per action "
+          "kind / 2"),
+    Block("action_turned", NUM_ACTION_KINDS, "the action card just turned (before the pile choice)"),
+    Block("action_new_pile", 2, "pile the newest action card went on this turn"),
+    Block("counts", 6, "stock/80, action stack/24, set-aside/8, discard/80, the stock ran out (this is the "
+          "last turn), turn/max_turns"),
+    Block("phase", NUM_PHASES, "phase one-hot (the step within the turn)"),
+    Block("to_move", 2, "relative seat whose turn it is"),
+    Block("flags", 8, "this turn: step 2 played, step 2 owed (no taken card on the table yet), a token run "
+          "laid, step 4 played, discard made, the Jack's joker chosen, the joker laid in the run being "
+          "laid, a taken pot card still in own hand"),
+    Block("build", 16, "run being laid: suit (4), positions 1..11 (11), it holds the joker"),
+    Block("octa", 3, "own Octa at the start of this (own) turn, own Octa now, opponent's Octa now"),
+    Block("king", 3, "the King's reserve pick: from own reserve, from the opponent's, cards still to pick / 2"),
+    Block("scores", 2, "stock-out scores (face-up run cards - reserve cards + 80) / 160 (self, opponent)"),
+    Block("moves", 1, f"card moves between runs this turn / {MAX_MOVES}"),
+    Block("totals", 4, "face-up cards in runs / 80 (self, opponent), longest run / 10 (self, opponent)"),
+    Block("chance", 7, "pending chance kind (draw, action card, refill, face-down card, joker, reshuffle "
+          "flip: one-hot 6) and draws still owed / 2"),
+])
+(O_HAND, O_OPP_KNOWN, O_HAND_N, O_RUNS, O_POOL, O_COVERED, O_TOKENS, O_DISC_SEQ, O_OWN_RES, O_OPP_RES,
+ O_ATOPS, O_AUNDER, O_ATURNED, O_ANEW, O_COUNTS, O_PHASE, O_TO_MOVE, O_FLAGS, O_BUILD, O_OCTA, O_KING,
+ O_SCORES, O_MOVES, O_TOTALS, O_CHANCE) = (OBS_LAYOUT.offset(b.name) for b in OBS_LAYOUT.blocks[:25])
+
+
+@nb.njit(cache=True)
+def observation(s, player, out) -> None:
+    """Write ``player``'s information state (``OBS_LAYOUT``; ``out`` is zeroed first).
+
+    Reserves and covered pot cards are public; the joker (in front of a seat
+    or face down in a run) is shown only as face down.
+    """
+    out[:] = 0.0
+    opp = 1 - player
+    obs_hands(s, player, out, O_HAND, O_OPP_KNOWN)
+    obs_hand_sizes(s, player, out, O_HAND_N)
+    obs_runs(s, player, out, O_RUNS)
+    obs_pool(s, out, O_POOL)
+    for i in range(POOL_SLOTS):
+        if s["under"][i] >= 0:
+            out[O_COVERED + i * NUM_KINDS + kind_of(s["under"][i])] = 1.0
+    obs_tokens(s, player, out, O_TOKENS, False)
+    obs_discard_order(s, out, O_DISC_SEQ)
+    taken = False
+    for c in range(NUM_NUMBER):
+        if s["loc"][c] == LOC_RESERVE:
+            out[(O_OWN_RES if s["lidx"][c] == player else O_OPP_RES) + kind_of(c)] += 0.5
+        elif s["loc"][c] == LOC_HAND and s["bflag"][c] and s["lidx"][c] == player:
+            taken = True
+    obs_action_cards(s, out, O_ATOPS, O_AUNDER, O_ATURNED, O_ANEW)
+    obs_counts(s, out, O_COUNTS)
+    out[O_COUNTS + 4] = float(s["final_turn"])
+    out[O_COUNTS + 5] = s["turn"] / float(s["max_turns"])
+    obs_turn(s, player, out, O_PHASE, O_TO_MOVE)
+    out[O_FLAGS] = float(s["step2_used"])
+    out[O_FLAGS + 1] = 1.0 if _owed(s) else 0.0
+    out[O_FLAGS + 2] = float(s["token_run_laid"])
+    out[O_FLAGS + 3] = float(s["exch_used"])
+    out[O_FLAGS + 4] = float(s["discarded"])
+    out[O_FLAGS + 5] = 1.0 if s["joker"] > 0 else 0.0
+    out[O_FLAGS + 6] = 1.0 if s["jok_pos"] >= 0 else 0.0
+    out[O_FLAGS + 7] = 1.0 if taken else 0.0
+    obs_build(s, out, O_BUILD)
+    if s["build_lo"] > 0 and s["joker"] == 1:
+        out[O_BUILD + 15] = 1.0
+    out[O_OCTA] = 1.0 if s["octa_mask"][player] != 0 and s["cur"] == player else 0.0
+    out[O_OCTA + 1] = 1.0 if octa_mask(s, player) != 0 else 0.0
+    out[O_OCTA + 2] = 1.0 if octa_mask(s, opp) != 0 else 0.0
+    if s["kpick_seat"] >= 0:
+        out[O_KING + (0 if s["kpick_seat"] == player else 1)] = 1.0
+        out[O_KING + 2] = s["kpick_left"] / 2.0
+    out[O_SCORES] = (score(s, player) + 80.0) / 160.0
+    out[O_SCORES + 1] = (score(s, opp) + 80.0) / 160.0
+    out[O_MOVES] = s["moves_turn"] / float(MAX_MOVES)
+    obs_totals(s, player, out, O_TOTALS)
+    obs_chance(s, out, O_CHANCE, 6)
+
+
 # ---------------------------------------------------------------- strings and reasons (Python)
 def _pos_label(suit: int, pos: int) -> str:
     """The card at run position ``pos``, an ace marked low or high (the player chooses its place)."""
@@ -1210,3 +1366,24 @@ REASONS = {
                                    "most 10 cards)"),
     "unused": lambda s, p, i, step: "this action id is not used by the Dutch rules",
 }
+
+
+# ---------------------------------------------------------------- the text render's Dutch parts
+RULES_NAME = "Dutch rules"
+END_NAMES = {1: "empty hand with an Octa", 2: "stock out", 3: "turn cap"}
+
+
+def table_notes(s) -> list[str]:
+    """The covered pot cards (public: a doubled card stays partly visible)."""
+    cov = [f"{POOL_SLOT_NAMES[i]}: {card_name(int(s['under'][i]))}" for i in range(POOL_SLOTS)
+           if int(s["under"][i]) >= 0]
+    return ["covered pot cards: " + (", ".join(cov) or "-")]
+
+
+def seat_notes(s, q: int) -> list[str]:
+    """Seat ``q``'s reserve (public), a joker waiting to be laid (face down), the stock-out score."""
+    res = sorted(card_name(c) for c in range(NUM_NUMBER)
+                 if int(s["loc"][c]) == LOC_RESERVE and int(s["lidx"][c]) == q)
+    jok = any(int(s["loc"][c]) == LOC_JOKER and int(s["lidx"][c]) == q for c in range(NUM_NUMBER))
+    return [f"reserve: {' '.join(res) or '-'}" + ("   (a face-down joker waits)" if jok else ""),
+            f"score {int(score(s, q))} (face-up run cards - reserve cards)"]

@@ -1,4 +1,4 @@
-"""What a seat sees of an Octa table, for both rulebooks: card and run names, chance strings.
+"""What a seat sees of an Octa table, for both rulebooks: names, the text render, observation pieces.
 
 Nothing here names a card the viewing seat has not seen: a face-down card is
 named only by the card it stands for (``[?♥8]``), unless the view is the
@@ -7,9 +7,12 @@ omniscient one (``viewer=None``), which says so.
 
 from __future__ import annotations
 
-from octagames.octa.common import (ACTION_TYPES, CK_ACTION, CK_AFLIP, CK_FD, CK_JOKER, CK_REFILL, MAX_RUNS,
-                                   NUM_NUMBER, PH_DEAL, PH_START, POOL_SLOT_NAMES, POOL_SLOTS, RANK_NAMES,
-                                   SUIT_SYMBOLS, kind_at)
+import numba as nb
+
+from octagames.octa.common import (ACTION_TYPES, CK_ACTION, CK_AFLIP, CK_FD, CK_JOKER, CK_REFILL, LOC_HAND,
+                                   MAX_RUNS, NUM_ACTION_KINDS, NUM_KINDS, NUM_NUMBER, PH_CHANCE, PH_DEAL,
+                                   PH_START, POOL_SLOTS, POOL_SLOT_NAMES, RANK_NAMES, SUIT_SYMBOLS,
+                                   TOK_CENTRE, TOK_POOL, TOK_RUN, kind_at, kind_of, longest_run, table_faceup)
 
 
 def card_name(c: int) -> str:
@@ -101,3 +104,200 @@ def decline_string(s, i: int) -> str:
 def pile_reason(s, p: int, i: int, step: str) -> str:
     """Why block ``pile`` is not legal."""
     return f"the action card is placed on a pile right after it is turned; now: {step}"
+
+
+# ---------------------------------------------------------------- observation pieces (kernels)
+# Each rulebook declares its observation (``OBS_LAYOUT``) and writes it in its ``observation``
+# kernel; the blocks both layouts have mean the same in both and are written here, at the offset
+# ``o`` of the block. Seats are relative to the viewer (0 = self); every entry lies in [0, 1].
+RUN_STRIDE = 30  # per run slot: owner (2), suit (4), face-up positions (11), face-down positions (11), tokens (2)
+
+
+@nb.njit(cache=True)
+def obs_hands(s, player, out, o_hand, o_known) -> None:
+    """Own hand and the opponent's cards taken openly: copies per kind / 2."""
+    for c in range(NUM_NUMBER):
+        if s["loc"][c] == LOC_HAND:
+            if s["lidx"][c] == player:
+                out[o_hand + kind_of(c)] += 0.5
+            elif s["pub"][c]:
+                out[o_known + kind_of(c)] += 0.5
+
+
+@nb.njit(cache=True)
+def obs_hand_sizes(s, player, out, o) -> None:
+    """Hand sizes (self, opponent) / 80."""
+    out[o] = s["hand_n"][player] / 80.0
+    out[o + 1] = s["hand_n"][1 - player] / 80.0
+
+
+@nb.njit(cache=True)
+def obs_runs(s, player, out, o) -> None:
+    """Run slot r (``RUN_STRIDE`` entries each): owner self / opponent, suit (4), face-up positions
+    1..11, face-down positions 1..11, a token of self / of the opponent on it."""
+    for r in range(MAX_RUNS):
+        owner = s["run_owner"][r]
+        if owner < 0:
+            continue
+        base = o + r * RUN_STRIDE
+        out[base + (0 if owner == player else 1)] = 1.0
+        out[base + 2 + s["run_suit"][r]] = 1.0
+        for pos in range(s["run_lo"][r], s["run_hi"][r] + 1):
+            if s["run_fd"][r, pos]:
+                out[base + 6 + 11 + pos - 1] = 1.0
+            else:
+                out[base + 6 + pos - 1] = 1.0
+        for q in range(2):
+            if s["token_loc"][q] == TOK_RUN and s["token_idx"][q] == r:
+                out[base + 28 + (0 if q == player else 1)] = 1.0
+
+
+@nb.njit(cache=True)
+def obs_pool(s, out, o) -> None:
+    """Pool slot i (8 x 40): one-hot kind of its (top) card; all zero = empty."""
+    for i in range(POOL_SLOTS):
+        c = s["pool"][i]
+        if c >= 0:
+            out[o + i * NUM_KINDS + kind_of(c)] = 1.0
+
+
+@nb.njit(cache=True)
+def obs_tokens(s, player, out, o, lines) -> None:
+    """Token of relative seat q: centre, on a run, [on pool line 0..3 when ``lines``], put down this turn,
+    put down in an earlier turn (8 entries per seat with the lines, 4 without)."""
+    width = 8 if lines else 4
+    for q in range(2):
+        base = o + (0 if q == player else 1) * width
+        t = s["token_loc"][q]
+        if t == TOK_CENTRE:
+            out[base] = 1.0
+        elif t == TOK_RUN:
+            out[base + 1] = 1.0
+        else:
+            out[base + 2 + s["token_idx"][q]] = 1.0
+        if t != TOK_CENTRE:
+            out[base + width - (2 if s["token_turn"][q] == s["turn"] else 1)] = 1.0
+
+
+@nb.njit(cache=True)
+def obs_discard_order(s, out, o) -> None:
+    """The discard pile bottom..top as (kind+1)/40 (0 = none): its full order (80 entries)."""
+    for d in range(s["disc_n"]):
+        out[o + d] = (kind_of(s["disc"][d]) + 1) / 40.0
+
+
+@nb.njit(cache=True)
+def obs_action_cards(s, out, o_tops, o_under, o_turned, o_new) -> None:
+    """The two face-up action cards (one-hot action kind each), the cards under them (copies per action
+    kind / 2), the card just turned (one-hot), and the pile the newest card went on this turn."""
+    for pile in range(2):
+        m = s["apile_n"][pile]
+        for d in range(m):
+            ak = (s["apile"][pile, d] - NUM_NUMBER) % NUM_ACTION_KINDS
+            if d == m - 1:
+                out[o_tops + pile * NUM_ACTION_KINDS + ak] = 1.0
+            else:
+                out[o_under + ak] += 0.5
+    if s["adrawn"] >= 0:
+        out[o_turned + (s["adrawn"] - NUM_NUMBER) % NUM_ACTION_KINDS] = 1.0
+    if s["anew_pile"] >= 0:
+        out[o_new + s["anew_pile"]] = 1.0
+
+
+@nb.njit(cache=True)
+def obs_counts(s, out, o) -> None:
+    """Stock / 80, action stack / 24, set-aside action cards / 8, discard pile / 80."""
+    out[o] = s["stock_n"] / 80.0
+    out[o + 1] = s["astack_n"] / 24.0
+    out[o + 2] = s["aside_n"] / 8.0
+    out[o + 3] = s["disc_n"] / 80.0
+
+
+@nb.njit(cache=True)
+def obs_turn(s, player, out, o_phase, o_to_move) -> None:
+    """The phase (one-hot over NUM_PHASES) and the relative seat whose turn it is."""
+    out[o_phase + s["phase"]] = 1.0
+    out[o_to_move + (0 if s["cur"] == player else 1)] = 1.0
+
+
+@nb.njit(cache=True)
+def obs_build(s, out, o) -> None:
+    """The run being laid: suit (4) and its positions 1..11 (11); all zero when none is."""
+    if s["build_lo"] > 0:
+        out[o + s["build_suit"]] = 1.0
+        for q in range(s["build_lo"], s["build_hi"] + 1):
+            out[o + 4 + q - 1] = 1.0
+
+
+@nb.njit(cache=True)
+def obs_totals(s, player, out, o) -> None:
+    """Face-up cards in runs / 80 (self, opponent), longest run / 10 (self, opponent)."""
+    out[o] = table_faceup(s, player) / 80.0
+    out[o + 1] = table_faceup(s, 1 - player) / 80.0
+    out[o + 2] = longest_run(s, player) / 10.0
+    out[o + 3] = longest_run(s, 1 - player) / 10.0
+
+
+@nb.njit(cache=True)
+def obs_chance(s, out, o, kinds) -> None:
+    """A pending chance draw: its kind (one-hot over the first ``kinds`` chance kinds), then the draws
+    still owed / 2."""
+    if s["phase"] == PH_CHANCE and s["ch_kind"] < kinds:
+        out[o + s["ch_kind"]] = 1.0
+        out[o + kinds] = s["ch_left"] / 2.0
+
+
+# ---------------------------------------------------------------- the text render
+def _hand_line(s, q: int, viewer: int | None) -> str:
+    cards = sorted(c for c in range(NUM_NUMBER) if int(s["loc"][c]) == LOC_HAND and int(s["lidx"][c]) == q)
+    if viewer is None or viewer == q:
+        return " ".join(card_name(c) for c in cards) or "-"
+    known = [card_name(c) for c in cards if s["pub"][c]]  # taken openly: the viewer saw them
+    return f"{len(cards)} cards" + (f", known: {' '.join(known)}" if known else "")
+
+
+def render(s, viewer: int | None, book) -> str:
+    """A text picture of the table under rulebook module ``book``.
+
+    With ``viewer`` it shows only what that seat can see (the other hand as a
+    count and the cards it took openly, face-down cards as what they stand
+    for); with ``viewer=None`` it shows everything, and its first line says so.
+    ``book`` provides ``RULES_NAME``, ``PHASE_NAMES``, ``END_NAMES``,
+    ``table_notes(s)`` and ``seat_notes(s, q)`` (lines of its own pieces).
+    """
+    seen = "all cards shown" if viewer is None else f"as seen by P{int(viewer)}"
+    lines = [f"Octa ({book.RULES_NAME}), turn {int(s['turn'])}, phase: {book.PHASE_NAMES[int(s['phase'])]} "
+             f"({seen})"]
+    tops = []
+    for pile in range(2):
+        m = int(s["apile_n"][pile])
+        tops.append(card_name(int(s["apile"][pile, m - 1])) if m else "--")
+    drawn = card_name(int(s["adrawn"])) if int(s["adrawn"]) >= 0 else "-"
+    lines.append(f"action piles: {tops[0]} | {tops[1]}   turned: {drawn}   stack {int(s['astack_n'])}, "
+                 f"set aside {int(s['aside_n'])}   stock {int(s['stock_n'])} (ran out {int(s['exhaust'])}x)")
+    p = [card_name(int(c)) for c in s["pool"]]
+    tok = {0: "", 1: "", 2: "", 3: ""}
+    for q in range(2):
+        if int(s["token_loc"][q]) == TOK_POOL:
+            tok[int(s["token_idx"][q])] += f"T{q}"
+    centre = "".join(f"T{q}" for q in range(2) if int(s["token_loc"][q]) == TOK_CENTRE) or ".."
+    lines.append("pool:  " + " ".join(f"{x:>4}" for x in p[0:3]) + f"   {tok[0]}")
+    lines.append("       " + f"{p[3]:>4} {centre:>4} {p[4]:>4}   left {tok[2]} right {tok[3]}")
+    lines.append("       " + " ".join(f"{x:>4}" for x in p[5:8]) + f"   {tok[1]}")
+    lines.extend(book.table_notes(s))
+    disc = [card_name(int(s["disc"][d])) for d in range(int(s["disc_n"]))]
+    lines.append(f"discard ({len(disc)}): {' '.join(disc[-8:]) or '-'} (top last)")
+    for q in range(2):
+        mark = "*" if int(s["cur"]) == q and not s["terminal"] else " "
+        lines.append(f"{mark}P{q} hand: {_hand_line(s, q, viewer)}")
+        lines.extend("    " + note for note in book.seat_notes(s, q))
+        for r in range(MAX_RUNS):
+            if int(s["run_owner"][r]) == q:
+                t = " [token]" if int(s["token_loc"][q]) == TOK_RUN and int(s["token_idx"][q]) == r else ""
+                lines.append(f"    run {r}: {run_string(s, r, viewer)}{t}")
+        lines.append(f"    face-up cards in runs: {int(table_faceup(s, q))}, longest run {int(longest_run(s, q))}")
+    if s["terminal"]:
+        w = int(s["winner"])
+        lines.append(f"game over ({book.END_NAMES.get(int(s['end_reason']), '?')}): "
+                     + (f"P{w} wins" if w >= 0 else "draw"))
+    return "\n".join(lines)

@@ -404,9 +404,9 @@ def test_illegal_action_raises_and_observation_shows_reserves_and_covered_cards(
     with pytest.raises(IllegalActionError):
         GAME.apply_action(s, nl.N_STEP2)
     obs = GAME.observation(s, 0)
-    from octagames.octa.rules import O_BCARDS, O_DISC_CNT, O_DISC_TOP
-    assert obs[O_DISC_TOP + 2 * 40 + u % 40] == 1.0
-    assert obs[O_DISC_CNT + ids("♣9")[0] % 40] == 0.5 and obs[O_BCARDS:O_BCARDS + 40].sum() == 0
+    views = GAME.observation_views(obs)
+    assert views["covered"][2, u % 40] == 1.0  # ♣8 (top-right) covers ♠8: both public
+    assert views["opp_reserve"][ids("♣9")[0] % 40] == 0.5 and views["own_reserve"].sum() == 0
     assert (obs >= 0).all() and (obs <= 1).all()
     assert "reserve: ♣9" in GAME.render(s)
 

@@ -3,7 +3,7 @@
 import numpy as np
 
 from octagames.core import Game
-from octagames.octa import INFO, NUM_ACTIONS, action_layout, en, nl
+from octagames.octa import INFO, NUM_ACTIONS, OBS_SIZE, action_layout, en, nl, obs_layout
 from octagames.octa.rules import Config
 
 from octa_helpers import POOL, setup, start_turn
@@ -14,6 +14,7 @@ BOOKS = (en, nl)
 def test_module_docstrings_carry_the_declared_tables():
     for book in BOOKS:
         assert book.ACTIONS.table() in book.__doc__, book.__name__
+        assert book.OBS_LAYOUT.table() in book.__doc__, book.__name__
 
 
 def test_both_action_tables_fill_the_one_action_space():
@@ -49,3 +50,20 @@ def test_a_reason_is_the_reason_of_the_actions_own_block():
         if "unused" in book.ACTIONS:
             assert "unused" in g.action_to_string(s, NUM_ACTIONS - 1) or "not used" in g.action_to_string(
                 s, NUM_ACTIONS - 1)
+
+
+def test_both_observation_layouts_fill_the_one_observation_and_name_their_blocks():
+    assert INFO.observation_size == OBS_SIZE
+    assert all(book.OBS_LAYOUT.size == OBS_SIZE for book in BOOKS)
+    assert obs_layout(Config(rules="en")) is en.OBS_LAYOUT and obs_layout(Config(rules="nl")) is nl.OBS_LAYOUT
+    # blocks both layouts have mean the same: the same entries of a position's observation
+    s_en = setup("en", POOL, "♥2 ♥3 ♥5 ♠9 ♠10 ♦A ♣A ♣3", "♥6 ♥7 ♥8 ♥9 ♥10 ♠7 ♦7 ♣7")
+    s_nl = setup("nl", POOL, "♥2 ♥3 ♥5 ♠9 ♠10 ♦A ♣A ♣3", "♥6 ♥7 ♥8 ♥9 ♥10 ♠7 ♦7 ♣7")
+    g_en, g_nl = Game("octa", rules="en"), Game("octa", rules="nl")
+    v_en = g_en.observation_views(g_en.observation(s_en, 1))
+    v_nl = g_nl.observation_views(g_nl.observation(s_nl, 1))
+    for name in ("hand", "opp_known", "hand_n", "runs", "pool", "discard_order", "action_tops", "phase",
+                 "to_move", "totals"):
+        assert np.array_equal(v_en[name], v_nl[name]), name
+    assert v_en["hand"].sum() == 4.0 and v_en["pool"].shape == (8, 40) and v_en["pool"].sum() == 8
+    assert v_nl["unused"].sum() == 0
