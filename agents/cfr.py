@@ -1139,7 +1139,7 @@ class MCCFRSolver:
         return r / tot if tot > 0 else mask / mask.sum()
 
     def _returns(self, s: np.void) -> np.ndarray:
-        self.game.module.returns(s, self._ret)
+        self.game.kernels.returns(s, self._ret)
         return self._ret[: self.P].copy()
 
     # -- traversals ---------------------------------------------------------------
@@ -1219,7 +1219,7 @@ class MCCFRSolver:
             for p in range(self.P):
                 root = self._stack[0]
                 self.game.module.write_config(root, self.game.config)
-                self.game.module.reset(root, int(self.rng.integers(2**62)))
+                self.game.kernels.reset(root, int(self.rng.integers(2**62)))
                 if self.sampling == "external":
                     self._external(0, p)
                 else:
