@@ -18,14 +18,17 @@ $(STAMP): setup.cfg pyproject.toml
 
 install: $(STAMP)
 
+# warmup: the one-time compile of every game's kernels (seconds once cached; it prints how long it took)
 demo: $(STAMP)
+	$(PY) -m octagames.experiments.warmup
 	$(PY) -m octagames.experiments.demo
 
 test: $(STAMP)
+	$(PY) -m octagames.experiments.warmup
 	$(PY) -m pytest -q
 
 bench: $(STAMP)
 	$(PY) -m octagames.experiments.bench
 
 clean:
-	rm -rf $(VENV) runs/*.json runs/*.png
+	rm -rf $(VENV) runs/*.json runs/*.png octagames/_cache

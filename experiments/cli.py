@@ -12,11 +12,12 @@ Two forms:
 from __future__ import annotations
 
 import dataclasses
-from typing import Any, Sequence
+from typing import Any, Sequence, TypeVar
 
 from octagames.core import Game, available_games
 
 _TRUE, _FALSE = ("true", "1", "yes"), ("false", "0", "no")
+ConfigT = TypeVar("ConfigT")
 
 
 def parse_game_config(config: str | Sequence[str], game: str) -> dict[str, Any]:
@@ -73,3 +74,12 @@ def make_game(spec: str) -> Game:
     """The :class:`~octagames.core.Game` of a game spec (``"achten:deal_penalty=1"``); the config is checked."""
     name, config = parse_game_spec(spec)
     return Game(name, **config)
+
+
+def config_or_defaults(config_cls: type[ConfigT]) -> ConfigT:
+    """The script's config from the command line (tyro), or its defaults in a base install without tyro."""
+    try:
+        import tyro  # optional: the `train` extra
+    except ImportError:
+        return config_cls()
+    return tyro.cli(config_cls)
