@@ -49,6 +49,7 @@ import shutil
 import sys
 from pathlib import Path
 from types import ModuleType
+from typing import Any
 
 import numba
 
@@ -274,6 +275,23 @@ def specialize(template: str, **bindings: str) -> ModuleType:
     spec.loader.exec_module(module)
     _LOADED[key] = module
     return module
+
+
+def cached(function: Any) -> Any:
+    """A compiled entry point for a module-level ``@numba.njit`` function, cached on disk.
+
+    ``cached(checks.random_game)(s, 100, stats)`` behaves like
+    ``checks.random_game(s, 100, stats)`` but loads compiled code from the cache
+    in later processes (``octagames._call_template`` specialised on it).
+
+    Raises:
+        ValueError: ``function`` is not importable by module and name (a closure, a lambda).
+    """
+    py = getattr(function, "py_func", function)
+    module, name = py.__module__, py.__qualname__
+    if "<" in name or "." in name or getattr(sys.modules.get(module), name, None) is not function:
+        raise ValueError(f"{module}.{name} is not a module-level function; cached() imports it by name")
+    return specialize("octagames._call_template", target=f"{module}:{name}").call
 
 
 def engine_kernels(game_module: ModuleType | str) -> ModuleType:

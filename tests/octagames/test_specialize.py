@@ -10,6 +10,7 @@ import subprocess
 import sys
 from pathlib import Path
 
+import numpy as np
 import pytest
 from numba.core.dispatcher import Dispatcher
 
@@ -127,7 +128,8 @@ def test_bindings_must_match_the_marked_lines():
     assert "import octagames.octa as game  # specialized: game" in text
 
 
-TEMPLATES = ("octagames._engine_template", "octagames._batch_template", "octagames.envs._aec_template",
+TEMPLATES = ("octagames._engine_template", "octagames._batch_template", "octagames._call_template",
+             "octagames.envs._aec_template",
              "octagames.agents._mcts_template")
 
 
@@ -194,3 +196,12 @@ def test_a_read_only_package_caches_in_the_user_folder(tmp_path, monkeypatch):
     monkeypatch.setattr(specialize.os, "access", lambda path, mode: False)
     folder = specialize.cache_dir()
     assert folder.parent == tmp_path / "octagames" and folder.is_dir()
+
+
+def test_cached_wraps_any_module_level_kernel():
+    from octagames.core import nth_set
+    call = specialize.cached(nth_set)
+    assert call(np.array([0, 1, 0, 1], np.uint8), 1) == 3
+    assert Path(call.py_func.__globals__["__file__"]).parent == specialize.cache_dir()
+    with pytest.raises(ValueError, match="not a module-level function"):
+        specialize.cached(lambda x: x)
