@@ -30,6 +30,7 @@ from functools import lru_cache
 import numpy as np
 
 from octagames.agents.base import Agent, Turn
+from octagames.agents.cfr_tree import GameSource
 from octagames.core import Game
 
 Node = tuple[int, int, int, int, int]  # hand0 bits, hand1 bits, high_wins, last winner, run
@@ -223,8 +224,6 @@ def state_value(state: np.void, solver: OctrixRoundSolver | None = None) -> floa
 
 def game_value(game: Game, solver: OctrixRoundSolver | None = None) -> float:
     """Exact value for seat 0 of a one-round 2-player config, averaged over all deals."""
-    from octagames.agents.cfr import GameSource
-
     src = GameSource(game)
     root = src.root()
     deals = src.chance_children(root) if game.is_chance(root) else [(1.0, root)]
