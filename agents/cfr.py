@@ -1,29 +1,19 @@
-"""Counterfactual regret minimisation: exact (vectorised) CFR family, MCCFR, exploitability.
+"""Exact tabular CFR: vanilla CFR, CFR+, Linear CFR and Discounted CFR on a flat tree.
 
-One module, read top to bottom:
+:class:`CFRSolver` runs the variants as options of one :class:`CFRConfig` (the
+OpenSpiel habit: variants are flags on one solver), with alternating or
+simultaneous updates, over a :class:`octagames.agents.cfr_tree.FlatTree`. An
+iteration is two compiled loops over the node arrays (a top-down reach pass and
+a bottom-up value/regret pass), not a recursion over states; the passes are
+public (:func:`reach_pass`, :func:`value_pass`) because the evaluations of
+:mod:`octagames.agents.exploitability` walk the tree the same way.
+:func:`reference_cfr` is a deliberately plain recursive implementation the tests
+check the compiled one against.
 
-1. **Tree flattening** into a :class:`FlatTree` of plain arrays is
-   :mod:`octagames.agents.cfr_tree`; its names are imported here.
-
-2. **The solver.** :class:`CFRSolver` runs vanilla CFR, CFR+, Linear CFR and
-   Discounted CFR (options of one :class:`CFRConfig`), with alternating or
-   simultaneous updates. An iteration is two numba loops over the node arrays (a
-   top-down reach pass and a bottom-up value/regret pass), not a recursion over
-   states. :func:`reference_cfr` is a deliberately plain recursive implementation
-   used by the tests to check the vectorised one.
-
-3. **Exploitability.** :func:`expected_values`, :func:`best_response_value` and
-   :func:`nash_conv` on a flat tree, plus :func:`to_openspiel_policy` (pyspiel games)
-   and :func:`adapter_policy` (our games through ``octagames.envs.openspiel``) so OpenSpiel's
-   ``exploitability.nash_conv`` can judge the same policy; :func:`agent_policy`
-   reads any arena agent's policy off the tree (e.g. the heuristic's NashConv).
-
-4. **Monte Carlo CFR** is :mod:`octagames.agents.mccfr` and :class:`TablePolicy`
-   (an average policy keyed by observation bytes) :mod:`octagames.agents.tabular`;
-   both are imported here.
-
-5. **Agents.** :class:`CFRAgent` plays a table; unseen information sets fall back to uniform.
-   Importing the module registers ``cfr`` and ``oracle`` with ``octagames.agents.registry``.
+Policies here are arrays with one probability per action slot of the tree;
+:class:`octagames.agents.tabular.TablePolicy` turns one into a table keyed by
+information state, which :class:`CFRAgent` plays (importing the module registers
+``cfr`` and ``oracle`` with ``octagames.agents.registry``).
 """
 
 from __future__ import annotations
@@ -32,25 +22,12 @@ import dataclasses
 import json
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, Callable, Hashable, Sequence
 
 import numba as nb
 import numpy as np
 
 from octagames.agents.base import Agent, Turn
-from octagames.agents.cfr_tree import (
-    K_CHANCE,
-    K_DECISION,
-    K_TERMINAL,
-    POOL_ROOT,
-    FlatTree,
-    GameSource,
-    SpielSource,
-    deal_pool,
-    flatten,
-    flatten_game,
-    flatten_spiel,
-)
+from octagames.agents.cfr_tree import K_CHANCE, K_DECISION, K_TERMINAL, FlatTree, GameSource, flatten
 from octagames.agents.mccfr import MCCFRSolver
 from octagames.agents.tabular import TablePolicy
 from octagames.core import Game
@@ -59,11 +36,15 @@ VARIANTS = ("cfr", "cfr+", "linear", "dcfr")
 
 
 # =============================================================================
-# 2. Vectorised CFR kernels
+# Compiled passes over the tree
 # =============================================================================
 @nb.njit(cache=True)
-def _reach_pass(kind, player, child_start, num_children, edge_prob, edge_slot, sigma, reach):
-    """Top down: ``reach[n, p]`` = product of p's probabilities on the path (p = P: chance)."""
+def reach_pass(kind, player, child_start, num_children, edge_prob, edge_slot, sigma, reach):
+    """Top down: ``reach[n, p]`` = product of p's probabilities on the path (p = P: chance).
+
+    The first six arguments are :attr:`FlatTree.structure`; ``sigma`` has one
+    probability per slot; ``reach`` (``[num_nodes, num_players + 1]``) is written.
+    """
     P1 = reach.shape[1]
     reach[0, :] = 1.0
     for n in range(kind.shape[0]):
@@ -81,23 +62,15 @@ def _reach_pass(kind, player, child_start, num_children, edge_prob, edge_slot, s
 
 
 @nb.njit(cache=True)
-def _value_pass(
-    kind,
-    player,
-    child_start,
-    num_children,
-    edge_prob,
-    edge_slot,
-    utility,
-    sigma,
-    reach,
-    values,
-    regrets,
-    strategy_sum,
-    update,
-    avg_weight,
-):
-    """Bottom up: expected values under ``sigma``; regret and average updates for ``update`` players."""
+def value_pass(kind, player, child_start, num_children, edge_prob, edge_slot,  # FlatTree.structure
+               utility, sigma, reach, values, regrets, strategy_sum, update, avg_weight):
+    """Bottom up: expected values under ``sigma``; regret and average updates for ``update`` players.
+
+    The first six arguments are :attr:`FlatTree.structure`. ``values``
+    (``[num_nodes, num_players]``) is written; where ``update[p]`` is set, player
+    ``p``'s counterfactual regrets and reach-weighted strategy sums (times
+    ``avg_weight``) are added into ``regrets`` and ``strategy_sum``.
+    """
     P = values.shape[1]
     for n in range(kind.shape[0] - 1, -1, -1):
         k = kind[n]
@@ -174,31 +147,12 @@ def _schedule(code, t, alpha, beta, gamma):
 
 
 @nb.njit(cache=True)
-def _run_iterations(
-    kind,
-    player,
-    child_start,
-    num_children,
-    edge_prob,
-    edge_slot,
-    utility,
-    infoset_start,
-    infoset_num,
-    slot_player,
-    sigma,
-    regrets,
-    strategy_sum,
-    reach,
-    values,
-    first,
-    count,
-    code,
-    alternating,
-    alpha,
-    beta,
-    gamma,
-):
-    """Iterations ``first .. first + count - 1`` (1-based), all inside compiled code."""
+def _run_iterations(structure, utility, infoset_start, infoset_num, slot_player, sigma, regrets, strategy_sum,
+                    reach, values, first, count, code, alternating, alpha, beta, gamma):
+    """Iterations ``first .. first + count - 1`` (1-based), all inside compiled code.
+
+    ``structure`` is :attr:`FlatTree.structure`; ``code`` indexes :data:`VARIANTS`.
+    """
     P = values.shape[1]
     update = np.zeros(P, dtype=np.bool_)
     for t in range(first, first + count):
@@ -206,23 +160,8 @@ def _run_iterations(
         for g in range(P if alternating else 1):
             for q in range(P):
                 update[q] = (q == g) or not alternating
-            _reach_pass(kind, player, child_start, num_children, edge_prob, edge_slot, sigma, reach)
-            _value_pass(
-                kind,
-                player,
-                child_start,
-                num_children,
-                edge_prob,
-                edge_slot,
-                utility,
-                sigma,
-                reach,
-                values,
-                regrets,
-                strategy_sum,
-                update,
-                w,
-            )
+            reach_pass(*structure, sigma, reach)
+            value_pass(*structure, utility, sigma, reach, values, regrets, strategy_sum, update, w)
             _adjust_regrets(regrets, slot_player, update, plus, pos, neg)
             _regret_matching(regrets, infoset_start, infoset_num, sigma)
 
@@ -289,30 +228,10 @@ class CFRSolver:
     def iterate(self, iterations: int = 1) -> None:
         """Run ``iterations`` CFR iterations (one compiled call)."""
         t, c = self.tree, self.config
-        _run_iterations(
-            t.kind,
-            t.player,
-            t.child_start,
-            t.num_children,
-            t.edge_prob,
-            t.edge_slot,
-            t.utility,
-            t.infoset_start,
-            t.infoset_num,
-            self._slot_player,
-            self.sigma,
-            self.regrets,
-            self.strategy_sum,
-            self._reach,
-            self._values,
-            self.iteration + 1,
-            int(iterations),
-            VARIANTS.index(c.variant),
-            c.alternating,
-            float(c.alpha),
-            float(c.beta),
-            float(c.gamma),
-        )
+        _run_iterations(t.structure, t.utility, t.infoset_start, t.infoset_num, self._slot_player, self.sigma,
+                        self.regrets, self.strategy_sum, self._reach, self._values, self.iteration + 1,
+                        int(iterations), VARIANTS.index(c.variant), c.alternating, float(c.alpha),
+                        float(c.beta), float(c.gamma))
         self.iteration += int(iterations)
 
     def current_policy(self) -> np.ndarray:
@@ -365,6 +284,16 @@ def normalize_per_infoset(tree: FlatTree, weights: np.ndarray) -> np.ndarray:
     uni = tree.uniform_policy()
     with np.errstate(invalid="ignore", divide="ignore"):
         return np.where(per_slot > 0, weights / np.where(per_slot > 0, per_slot, 1.0), uni)
+
+
+def expected_values(tree: FlatTree, policy: np.ndarray) -> np.ndarray:
+    """Expected returns of every player when all follow ``policy`` (one probability per slot)."""
+    P = tree.num_players
+    values = np.zeros((tree.num_nodes, P))
+    no_slots = np.zeros(tree.num_slots)  # nothing is updated: regrets and sums stay untouched
+    value_pass(*tree.structure, tree.utility, np.asarray(policy, dtype=np.float64),
+               np.ones((tree.num_nodes, P + 1)), values, no_slots, no_slots, np.zeros(P, dtype=np.bool_), 0.0)
+    return values[0].copy()
 
 
 def reference_cfr(tree: FlatTree, config: CFRConfig, iterations: int) -> tuple[np.ndarray, np.ndarray]:
@@ -433,215 +362,7 @@ def reference_cfr(tree: FlatTree, config: CFRConfig, iterations: int) -> tuple[n
 
 
 # =============================================================================
-# 3. Values, best response, NashConv
-# =============================================================================
-def expected_values(tree: FlatTree, policy: np.ndarray) -> np.ndarray:
-    """Expected returns of every player when all follow ``policy`` (one prob per slot)."""
-    N, P = tree.num_nodes, tree.num_players
-    reach = np.ones((N, P + 1))
-    values = np.zeros((N, P))
-    dummy = np.zeros(tree.num_slots)
-    _value_pass(
-        tree.kind,
-        tree.player,
-        tree.child_start,
-        tree.num_children,
-        tree.edge_prob,
-        tree.edge_slot,
-        tree.utility,
-        np.asarray(policy, dtype=np.float64),
-        reach,
-        values,
-        dummy,
-        dummy.copy(),
-        np.zeros(P, dtype=np.bool_),
-        0.0,
-    )
-    return values[0].copy()
-
-
-@nb.njit(cache=True)
-def _br_pass(
-    kind,
-    player,
-    infoset,
-    child_start,
-    num_children,
-    edge_prob,
-    edge_slot,
-    utility,
-    sigma,
-    cf_reach,
-    own_depth,
-    infoset_start,
-    choice,
-    q,
-    br,
-    level,
-    value,
-):
-    """One bottom-up best-response pass for player ``br``.
-
-    Player ``br``'s information sets deeper than ``level`` play ``choice``; at
-    ``level`` the counterfactual action values are summed into ``q``.
-    """
-    for n in range(kind.shape[0] - 1, -1, -1):
-        k = kind[n]
-        if k == K_TERMINAL:
-            value[n] = utility[n, br]
-            continue
-        c0 = child_start[n]
-        c1 = c0 + num_children[n]
-        v = 0.0
-        if k == K_CHANCE:
-            for c in range(c0, c1):
-                v += edge_prob[c] * value[c]
-        elif player[n] != br:
-            for c in range(c0, c1):
-                v += sigma[edge_slot[c]] * value[c]
-        else:
-            i = infoset[n]
-            d = own_depth[i]
-            if d > level:
-                v = value[c0 + choice[i] - infoset_start[i]]
-            elif d == level:
-                for c in range(c0, c1):
-                    q[edge_slot[c]] += cf_reach[n] * value[c]
-        value[n] = v
-
-
-def best_response_value(tree: FlatTree, policy: np.ndarray, player: int) -> float:
-    """Value to ``player`` of a best response against everyone else playing ``policy``.
-
-    Information sets of ``player`` are decided deepest first (perfect recall orders
-    them by the number of the player's own earlier decisions), each by the action
-    maximising the counterfactual value summed over its nodes.
-    """
-    P = tree.num_players
-    sigma = np.asarray(policy, dtype=np.float64)
-    reach = np.zeros((tree.num_nodes, P + 1))
-    _reach_pass(
-        tree.kind,
-        tree.player,
-        tree.child_start,
-        tree.num_children,
-        tree.edge_prob,
-        tree.edge_slot,
-        sigma,
-        reach,
-    )
-    cf_reach = np.prod(np.delete(reach, player, axis=1), axis=1)
-    mine = np.flatnonzero(tree.infoset_player == player)
-    choice = tree.infoset_start.copy()
-    q = np.zeros(tree.num_slots)
-    value = np.zeros(tree.num_nodes)
-    top = int(tree.infoset_own_depth[mine].max()) if mine.size else -1
-    args = (
-        tree.kind,
-        tree.player,
-        tree.infoset,
-        tree.child_start,
-        tree.num_children,
-        tree.edge_prob,
-        tree.edge_slot,
-        tree.utility,
-        sigma,
-        cf_reach,
-        tree.infoset_own_depth,
-        tree.infoset_start,
-        choice,
-        q,
-        player,
-    )
-    for level in range(top, -1, -1):
-        q[:] = 0.0
-        _br_pass(*args, level, value)
-        for i in mine[tree.infoset_own_depth[mine] == level]:
-            s0, m = tree.infoset_start[i], tree.infoset_num[i]
-            choice[i] = s0 + int(np.argmax(q[s0 : s0 + m]))
-    _br_pass(*args, -1, value)
-    return float(value[0])
-
-
-def nash_conv(tree: FlatTree, policy: np.ndarray) -> float:
-    """Sum over players of (best-response value - on-policy value); 0 at a Nash equilibrium."""
-    on = expected_values(tree, policy)
-    return float(sum(best_response_value(tree, policy, p) - on[p] for p in range(tree.num_players)))
-
-
-def exploitability(tree: FlatTree, policy: np.ndarray) -> float:
-    """NashConv divided by the number of players."""
-    return nash_conv(tree, policy) / tree.num_players
-
-
-def to_openspiel_policy(
-    tree: FlatTree, policy: np.ndarray, spiel_game: Any, key_of: Callable[[Any, int], Hashable] | None = None
-) -> Any:
-    """Wrap a slot policy as an ``open_spiel.python.policy.Policy``.
-
-    Args:
-        tree: the flat tree the policy belongs to.
-        policy: one probability per slot.
-        spiel_game: the pyspiel game OpenSpiel will evaluate on.
-        key_of: maps ``(pyspiel state, player)`` to our information-state key;
-            default ``information_state_string`` (trees from :class:`SpielSource`).
-
-    Returns:
-        A policy whose ``action_probabilities`` look up our table.
-    """
-    from open_spiel.python import policy as os_policy
-
-    index = tree.index()
-    key_of = key_of or (lambda s, p: s.information_state_string(p))
-    probs = np.asarray(policy, dtype=np.float64)
-
-    class _Policy(os_policy.Policy):
-        def action_probabilities(self, state, player_id=None):
-            p = state.current_player() if player_id is None else player_id
-            i = index[(p, key_of(state, p))]
-            s0, m = int(tree.infoset_start[i]), int(tree.infoset_num[i])
-            return {int(tree.slot_action[s]): float(probs[s]) for s in range(s0, s0 + m)}
-
-    return _Policy(spiel_game, list(range(tree.num_players)))
-
-
-def adapter_policy(
-    tree: FlatTree, policy: np.ndarray, spiel_game: Any, game: Game, roots: Sequence[np.void] | None = None
-) -> Any:
-    """Wrap a slot policy of one of our games for OpenSpiel's adapter game (``octagames.envs.openspiel``).
-
-    ``spiel_game`` is the adapter's game for the same config, usually after
-    ``pyspiel.convert_to_turn_based``: there, simultaneous moves are asked seat by
-    seat in ascending order and the history lists them in that order, which is
-    exactly the order our engine takes them (lowest pending seat first). So the
-    OpenSpiel history is replayed on ``game`` and our key (the acting seat's
-    observation bytes) read from the resulting record.
-
-    With ``roots`` (the tree was flattened with ``GameSource(game, roots=roots)``),
-    ``spiel_game`` is the pool game of ``octagames.envs.openspiel.load_pool`` over the same
-    records: the first history entry is the index of the record drawn, the rest is
-    replayed from it.
-    """
-    cache: dict[tuple[int, ...], bytes] = {}
-
-    def key_of(state: Any, p: int) -> bytes:
-        hist = tuple(state.history())
-        key = cache.get(hist)
-        if key is None:
-            if roots is None:
-                s, moves = game.new_state(0), hist
-            else:
-                s, moves = game.clone(roots[hist[0]]), hist[1:]
-            for a in moves:
-                game.apply_action(s, a)
-            key = cache[hist] = game.observation(s, p).tobytes()
-        return key
-
-    return to_openspiel_policy(tree, policy, spiel_game, key_of)
-
-
-# =============================================================================
-# 5. The agent
+# The agent
 # =============================================================================
 class CFRAgent(Agent):
     """Plays a CFR average policy; information sets it never met get uniform play.
@@ -682,61 +403,6 @@ class CFRAgent(Agent):
         return int(self.rng.choice(legal, p=probs))
 
 
-def agent_policy(
-    game: Game,
-    tree: FlatTree,
-    agent: Agent,
-    samples: int = 1,
-    seed: int = 0,
-    root: np.void | None = None,
-    roots: Sequence[np.void] | None = None,
-) -> np.ndarray:
-    """The slot policy of an arena agent on a flat tree of ``game``, by asking it.
-
-    Walks the game again and, at the first state met of every information set,
-    asks ``agent`` ``samples`` times (through :func:`octagames.agents.base.make_turn`, so it
-    sees only what its seat may see); the empirical frequencies are the policy.
-    For a deterministic agent ``samples=1`` is exact.
-
-    Args:
-        game: the game the tree was flattened from (``GameSource(game, root)``).
-        tree: the flat tree.
-        agent: any :class:`Agent`.
-        samples: queries per information set.
-        seed: seed of the agent and of the determinizations.
-        root: the root the tree was flattened from, if not a new game.
-        roots: the pool of records the tree was flattened from, if any
-            (``GameSource(game, roots=roots)``).
-    """
-    from octagames.agents.base import make_turn
-
-    source = GameSource(game, root, roots=roots)
-    index = tree.index()
-    out = np.zeros(tree.num_slots)
-    done = np.zeros(tree.num_infosets, dtype=bool)
-    for p in range(game.num_players):
-        agent.reset(game, p, seed)
-    stack = [source.root()]
-    while stack:
-        s = stack.pop()
-        kind, p = source.node_type(s)
-        if kind == K_TERMINAL:
-            continue
-        if kind == K_CHANCE:
-            stack.extend(c for _, c in source.chance_children(s))
-            continue
-        i = index[(p, source.info_key(s, p))]
-        if not done[i]:
-            done[i] = True
-            s0, m = int(tree.infoset_start[i]), int(tree.infoset_num[i])
-            slot_of = {int(a): s0 + j for j, a in enumerate(tree.slot_action[s0 : s0 + m])}
-            agent.seat = p
-            for k in range(samples):
-                out[slot_of[int(agent.act(make_turn(game, s, p, seed + k)))]] += 1.0 / samples
-        stack.extend(source.child(s, a) for a in source.legal_actions(s, p))
-    return out
-
-
 def _registry_factory(game: str, arg: str | None) -> Agent:
     """``cfr`` / ``cfr:<iterations>``: MCCFR (outcome sampling) trained on the default config of
     ``game`` for that many iterations (default 1000); ``cfr:<path.npz>``: an MCCFR checkpoint."""
@@ -765,26 +431,13 @@ except ImportError:  # pragma: no cover - the registry is optional
 
 
 __all__ = [
-    "adapter_policy",
-    "agent_policy",
+    "VARIANTS",
     "CFRAgent",
     "CFRConfig",
     "CFRSolver",
-    "FlatTree",
-    "POOL_ROOT",
-    "GameSource",
-    "MCCFRSolver",
-    "SpielSource",
-    "TablePolicy",
-    "best_response_value",
-    "deal_pool",
     "expected_values",
-    "exploitability",
-    "flatten",
-    "flatten_game",
-    "flatten_spiel",
-    "nash_conv",
     "normalize_per_infoset",
+    "reach_pass",
     "reference_cfr",
-    "to_openspiel_policy",
+    "value_pass",
 ]

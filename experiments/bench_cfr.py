@@ -11,7 +11,7 @@ the time to reach NashConv <= ``target`` is measured for ours and for C++ (the
 Python solver's is extrapolated from its time per iteration, stated as such).
 
 Part 2, 2-player reduced-deck Octrix over one round: NashConv curves of the four
-CFR variants (our exact :func:`octagames.agents.cfr.nash_conv`), the NashConv of uniform
+CFR variants (our exact :func:`octagames.agents.exploitability.nash_conv`), the NashConv of uniform
 random play and of the heuristic agent (small configs), the gap between CFR+'s value and the exact value from
 :mod:`octagames.agents.octrix_solver` (whole config and single deals), and one cross-check
 of our NashConv against OpenSpiel's through ``octagames.envs.openspiel``.
@@ -32,18 +32,9 @@ from typing import Any
 import numpy as np
 from tqdm import tqdm
 
-from octagames.agents.cfr import (
-    VARIANTS,
-    CFRConfig,
-    CFRSolver,
-    GameSource,
-    adapter_policy,
-    agent_policy,
-    flatten,
-    flatten_spiel,
-    nash_conv,
-    to_openspiel_policy,
-)
+from octagames.agents.cfr import VARIANTS, CFRConfig, CFRSolver
+from octagames.agents.cfr_tree import GameSource, flatten, flatten_spiel
+from octagames.agents.exploitability import adapter_policy, agent_policy, nash_conv, to_openspiel_policy
 from octagames.agents.octrix_solver import OctrixRoundSolver, game_value, state_value
 from octagames.core import Game
 

@@ -1,4 +1,4 @@
-"""Tests of octagames.agents.cfr: known answers, OpenSpiel cross-checks, reference implementation, checkpoints."""
+"""Tests of the CFR modules (cfr_tree, cfr, exploitability, mccfr, tabular): known answers, OpenSpiel cross-checks, reference implementation, checkpoints."""
 
 from __future__ import annotations
 
@@ -12,25 +12,17 @@ from open_spiel.python.algorithms import discounted_cfr as os_dcfr
 from open_spiel.python.algorithms import exploitability
 
 from octagames.agents.base import make_turn
-from octagames.agents.cfr import (
-    VARIANTS,
-    CFRAgent,
-    CFRConfig,
-    CFRSolver,
-    GameSource,
-    MCCFRSolver,
-    TablePolicy,
+from octagames.agents.cfr import VARIANTS, CFRAgent, CFRConfig, CFRSolver, expected_values, reference_cfr
+from octagames.agents.cfr_tree import GameSource, deal_pool, flatten, flatten_spiel
+from octagames.agents.exploitability import (
     adapter_policy,
     agent_policy,
     best_response_value,
-    deal_pool,
-    expected_values,
-    flatten,
-    flatten_spiel,
     nash_conv,
-    reference_cfr,
     to_openspiel_policy,
 )
+from octagames.agents.mccfr import MCCFRSolver
+from octagames.agents.tabular import TablePolicy
 from octagames.core import Game
 
 with warnings.catch_warnings():
