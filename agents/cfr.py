@@ -12,8 +12,7 @@ check the compiled one against.
 
 Policies here are arrays with one probability per action slot of the tree;
 :class:`octagames.agents.tabular.TablePolicy` turns one into a table keyed by
-information state, which :class:`CFRAgent` plays (importing the module registers
-``cfr`` and ``oracle`` with ``octagames.agents.registry``).
+information state, which :class:`octagames.agents.cfr_agent.CFRAgent` plays.
 """
 
 from __future__ import annotations
@@ -26,11 +25,7 @@ from pathlib import Path
 import numba as nb
 import numpy as np
 
-from octagames.agents.base import Agent, Turn
-from octagames.agents.cfr_tree import K_CHANCE, K_DECISION, K_TERMINAL, FlatTree, GameSource, flatten
-from octagames.agents.mccfr import MCCFRSolver
-from octagames.agents.tabular import TablePolicy
-from octagames.core import Game
+from octagames.agents.cfr_tree import K_CHANCE, K_DECISION, K_TERMINAL, FlatTree
 
 VARIANTS = ("cfr", "cfr+", "linear", "dcfr")
 
@@ -361,78 +356,8 @@ def reference_cfr(tree: FlatTree, config: CFRConfig, iterations: int) -> tuple[n
     return R, Ssum
 
 
-# =============================================================================
-# The agent
-# =============================================================================
-class CFRAgent(Agent):
-    """Plays a CFR average policy; information sets it never met get uniform play.
-
-    Args:
-        policy: the table (keys: ``(seat, observation bytes)``).
-        name: a display name.
-    """
-
-    def __init__(self, policy: TablePolicy, name: str = "cfr"):
-        self.policy = policy
-        self.name = name
-        self.rng = np.random.default_rng(0)
-
-    @classmethod
-    def exact(
-        cls, game: Game, iterations: int = 1000, config: CFRConfig = CFRConfig(), name: str = "cfr+"
-    ) -> "CFRAgent":
-        """Train exact CFR on the full tree of a small config."""
-        tree = flatten(GameSource(game))
-        solver = CFRSolver(tree, config)
-        solver.iterate(iterations)
-        return cls(TablePolicy.from_tree(tree, solver.average_policy()), name)
-
-    @classmethod
-    def mccfr(
-        cls, game: Game, iterations: int = 1000, sampling: str = "outcome", seed: int = 0, name: str = "mccfr"
-    ) -> "CFRAgent":
-        """Train MCCFR for a stated budget of iterations (for full-size configs)."""
-        solver = MCCFRSolver(game, sampling, seed=seed)
-        solver.iterate(iterations)
-        return cls(solver.table_policy(), f"{name}-{sampling}-{iterations}")
-
-    def act(self, turn: Turn) -> int:
-        """Sample the average policy at the seat's information state."""
-        legal = turn.legal_actions
-        probs = self.policy.probabilities(turn.seat, turn.observation.tobytes(), legal)
-        return int(self.rng.choice(legal, p=probs))
-
-
-def _registry_factory(game: str, arg: str | None) -> Agent:
-    """``cfr`` / ``cfr:<iterations>``: MCCFR (outcome sampling) trained on the default config of
-    ``game`` for that many iterations (default 1000); ``cfr:<path.npz>``: an MCCFR checkpoint."""
-    g = Game(game)
-    if arg is None or arg.isdigit():
-        return CFRAgent.mccfr(g, iterations=int(arg or 1000), sampling="outcome")
-    return CFRAgent(MCCFRSolver.load(arg, g).table_policy(), name=f"cfr:{Path(arg).name}")
-
-
-def _oracle_factory(game: str, arg: str | None) -> Agent:
-    """``oracle``: the exact 2-player Octrix round solver (:mod:`octagames.agents.octrix_solver`)."""
-    if game != "octrix":
-        raise ValueError(f"agent 'oracle' is only available for octrix, not {game!r}")
-    from octagames.agents.octrix_solver import OctrixOracleAgent
-
-    return OctrixOracleAgent()
-
-
-try:  # make_agent("cfr", game) / make_agent("oracle", "octrix") in the arena
-    from octagames.agents.registry import register as _register
-
-    _register("cfr", _registry_factory)
-    _register("oracle", _oracle_factory)
-except ImportError:  # pragma: no cover - the registry is optional
-    pass
-
-
 __all__ = [
     "VARIANTS",
-    "CFRAgent",
     "CFRConfig",
     "CFRSolver",
     "expected_values",

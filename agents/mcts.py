@@ -1025,11 +1025,3 @@ def _factory(game: str, arg: str | None) -> Agent:
         else:
             raise ValueError(f"agent 'mcts:{arg}': {part!r} is not valid; {usage}")
     return MCTSAgent(MCTSConfig(**options), evaluator, name="mcts" + "-".join([str(sims), *parts[1:]]))
-
-
-def _register() -> None:
-    from octagames.agents.registry import register
-    register("mcts", _factory)
-
-
-_register()

@@ -61,7 +61,6 @@ import torch
 from torch import nn
 
 from octagames.agents.base import Agent, Turn
-from octagames.agents.registry import register
 from octagames.core import Game
 
 #: logit given to illegal actions: exp(MASKED_LOGIT - max) is exactly 0 in float32,
@@ -514,6 +513,3 @@ def _factory(game: str, arg: str | None) -> Agent:
     if arg.endswith("@sample"):
         arg, greedy = arg[: -len("@sample")], False
     return PPOAgent.load(arg, greedy=greedy)
-
-
-register("ppo", _factory)

@@ -50,7 +50,8 @@ import numpy as np
 from tqdm import tqdm
 
 from octagames.agents.arena import play_match
-from octagames.agents.cfr import VARIANTS, CFRAgent, CFRConfig, CFRSolver, expected_values
+from octagames.agents.cfr import VARIANTS, CFRConfig, CFRSolver, expected_values
+from octagames.agents.cfr_agent import CFRAgent
 from octagames.agents.cfr_tree import FlatTree, GameSource, SpielSource, deal_pool, flatten
 from octagames.agents.exploitability import agent_policy, nash_conv
 from octagames.agents.mccfr import MCCFRSolver
@@ -158,7 +159,7 @@ def evaluate(
     for name in opponents:
         try:
             others = [make_agent(name, game.name) for _ in range(game.num_players - 1)]
-        except ValueError as e:  # e.g. no heuristic for this game
+        except (ValueError, ImportError) as e:  # no heuristic for this game, or a missing extra
             out[name] = {"skipped": str(e)}
             continue
         rec = play_match(game, [agent, *others], games, seed=seed).to_json()["agents"][0]

@@ -12,7 +12,8 @@ from open_spiel.python.algorithms import discounted_cfr as os_dcfr
 from open_spiel.python.algorithms import exploitability
 
 from octagames.agents.base import make_turn
-from octagames.agents.cfr import VARIANTS, CFRAgent, CFRConfig, CFRSolver, expected_values, reference_cfr
+from octagames.agents.cfr import VARIANTS, CFRConfig, CFRSolver, expected_values, reference_cfr
+from octagames.agents.cfr_agent import CFRAgent
 from octagames.agents.cfr_tree import GameSource, deal_pool, flatten, flatten_spiel
 from octagames.agents.exploitability import (
     adapter_policy,
