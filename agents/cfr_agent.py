@@ -30,7 +30,7 @@ class CFRAgent(Agent):
 
     Args:
         policy: the table (keys: ``(seat, observation bytes)``).
-        name: a display name.
+        name: the name shown in arena tables.
     """
 
     def __init__(self, policy: TablePolicy, name: str = "cfr"):
@@ -40,23 +40,28 @@ class CFRAgent(Agent):
 
     @classmethod
     def exact(
-        cls, game: Game, iterations: int = 1000, config: CFRConfig = CFRConfig(), name: str = "cfr+"
+        cls, game: Game, iterations: int = 1000, config: CFRConfig = CFRConfig(), name: str | None = None
     ) -> "CFRAgent":
-        """Train exact CFR on the full tree of a small config."""
+        """Train exact CFR on the full tree of a small config (named after the variant by default)."""
         tree = flatten(GameSource(game))
         solver = CFRSolver(tree, config)
         solver.iterate(iterations)
-        return cls(TablePolicy.from_tree(tree, solver.average_policy()), name)
+        return cls(TablePolicy.from_tree(tree, solver.average_policy()), name or config.variant)
 
     @classmethod
     def mccfr(
         cls, game: Game, iterations: int = DEFAULT_ITERATIONS, sampling: str = "outcome", seed: int = 0,
-        name: str = "mccfr",
+        name: str | None = None,
     ) -> "CFRAgent":
-        """Train MCCFR for a stated budget of iterations (for full-size configs)."""
+        """Train MCCFR for a stated budget of iterations (for full-size configs).
+
+        The default name is the registry spec that trains the same agent
+        (``cfr:<iterations>``, ``cfr:<iterations>:external``).
+        """
         solver = MCCFRSolver(game, sampling, seed=seed)
         solver.iterate(iterations)
-        return cls(solver.table_policy(), f"{name}-{sampling}-{iterations}")
+        default = f"cfr:{iterations}" + (":external" if sampling == "external" else "")
+        return cls(solver.table_policy(), name or default)
 
     def act(self, turn: Turn) -> int:
         """Sample the average policy at the seat's information state."""
@@ -75,7 +80,7 @@ def _factory(game: str, arg: str | None) -> Agent:
         return CFRAgent.mccfr(Game(game), iterations=int(count), sampling=sampling or "outcome")
     if not Path(arg or "").is_file():
         raise ValueError(f"agent 'cfr:{arg}' is not valid: {usage}")
-    return CFRAgent(MCCFRSolver.load(arg, Game(game)).table_policy(), name=f"cfr:{Path(arg).name}")
+    return CFRAgent(MCCFRSolver.load(arg, Game(game)).table_policy())
 
 
 __all__ = ["DEFAULT_ITERATIONS", "CFRAgent"]

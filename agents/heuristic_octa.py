@@ -85,7 +85,7 @@ def _interval_len(hand: np.ndarray, k: int) -> int:
 class OctaHeuristicAgent(Agent):
     """Greedy builder of runs for the English Octa rules (see the module docstring)."""
 
-    name = "heuristic_octa"
+    name = "heuristic"
 
     def __init__(self) -> None:
         self.rng = np.random.default_rng(0)

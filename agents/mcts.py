@@ -974,7 +974,7 @@ class MCTSAgent(Agent):
     def __init__(self, config: MCTSConfig | None = None, evaluator: Any = None, name: str | None = None):
         self.config = config or MCTSConfig()
         self.evaluator = evaluator
-        self.name = name or f"mcts{self.config.num_simulations}"
+        self.name = name or f"mcts:{self.config.num_simulations}"  # the registry spec of this search
         self._searchers: dict[int, MCTS] = {}
         self.rng = np.random.default_rng(0)
         self.last: SearchResult | None = None
@@ -1024,4 +1024,4 @@ def _factory(game: str, arg: str | None) -> Agent:
                 raise ValueError(f"agent 'mcts:{arg}': {part!r} is not c=<number>; {usage}") from e
         else:
             raise ValueError(f"agent 'mcts:{arg}': {part!r} is not valid; {usage}")
-    return MCTSAgent(MCTSConfig(**options), evaluator, name="mcts" + "-".join([str(sims), *parts[1:]]))
+    return MCTSAgent(MCTSConfig(**options), evaluator)  # make_agent names it after the spec

@@ -10,6 +10,14 @@ torch).
 A factory is ``factory(game: str, arg: str | None) -> Agent``; it raises
 ``ValueError`` with the valid form when ``arg`` is bad.
 
+**Names.** :func:`make_agent` names every agent after its spec
+(``agent.name == spec``: ``random``, ``heuristic``, ``mcts:2000:win``,
+``cfr:1000``, ``ppo:runs/ppo/octrix/policy.pt``), in every game: the game is
+never part of the name (tables, JSON and plots carry it beside the name), and
+the name builds the same agent again. Agents built directly default to the
+same scheme (``MCTSAgent`` with 2000 simulations is ``mcts:2000``, every
+heuristic is ``heuristic``).
+
 To add an agent, write its factory beside it and add one line to
 :data:`AGENTS` (``"az": AgentEntry("octagames.agents.az:_factory", "...", "train")``);
 code outside the package calls :func:`register` instead.
@@ -113,7 +121,7 @@ def make_agent(spec: str, game: str) -> Agent:
         game: the game's short name.
 
     Returns:
-        The agent.
+        The agent, with ``name`` set to ``spec``.
 
     Raises:
         ValueError: an unknown name (the valid names are listed), or a bad argument
@@ -126,7 +134,9 @@ def make_agent(spec: str, game: str) -> Agent:
     if entry is None:
         raise ValueError(f"agent={spec!r} is not valid; valid agents: {sorted(AGENTS)}")
     factory = entry.factory if callable(entry.factory) else _load(entry.factory, name, entry.extra)
-    return factory(game, arg or None)
+    agent = factory(game, arg or None)
+    agent.name = spec
+    return agent
 
 
 def _load(target: str, name: str, extra: str | None) -> Callable:

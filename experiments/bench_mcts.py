@@ -141,7 +141,7 @@ def vs_openspiel(name: str, games: int, budget: int, seed: int,
     os_game = openspiel_game(name)
     ours = MCTSAgent(MCTSConfig(num_simulations=budget))
     wins = draws = 0
-    bar = tqdm(range(games), desc=f"{name}: mcts{budget} vs openspiel", leave=False)
+    bar = tqdm(range(games), desc=f"{name}: mcts:{budget} vs openspiel", leave=False)
     for k in bar:
         our_seat = k % 2
         rng = np.random.default_rng(seed + k)
@@ -243,7 +243,7 @@ def main(cfg: BenchConfig) -> dict[str, Any]:
             # print and save after every match, so a long run keeps what it has measured
             rows.append(row)
             lo, hi = row["ci95"]
-            print(f"{row['game']:<8} mcts{row['budget']} vs {row['opponent']:<18} score {row['score']:.3f} "
+            print(f"{row['game']:<8} mcts:{row['budget']} vs {row['opponent']:<18} score {row['score']:.3f} "
                   f"[{lo:.3f}, {hi:.3f}] over {row['games']} games", flush=True)
             (out / "bench_mcts.json").write_text(json.dumps(result, indent=2))
 

@@ -1,4 +1,4 @@
-"""Tests of octagames.agents.registry: names to factories imported on first use."""
+"""Tests of octagames.agents.registry: names to factories imported on first use, agents named by their spec."""
 
 from __future__ import annotations
 
@@ -10,6 +10,7 @@ import pytest
 
 from octagames.agents.base import Agent, RandomAgent
 from octagames.agents.registry import AGENTS, HEURISTICS, available_agents, make_agent, register
+from octagames.core import available_games
 
 
 def _run(code: str) -> subprocess.CompletedProcess:
@@ -25,6 +26,14 @@ def test_every_entry_points_at_a_factory():
     for game, target in HEURISTICS.items():
         module, _, attribute = target.partition(":")
         assert issubclass(getattr(importlib.import_module(module), attribute), Agent), game
+
+
+def test_every_game_has_a_heuristic_named_heuristic():
+    assert sorted(HEURISTICS) == sorted(available_games())
+    for game in HEURISTICS:
+        module, _, attribute = HEURISTICS[game].partition(":")
+        assert getattr(importlib.import_module(module), attribute).name == "heuristic"
+        assert make_agent("heuristic", game).name == "heuristic"
 
 
 def test_listing_and_refusing_import_no_agent_module():
@@ -53,6 +62,12 @@ def test_a_missing_extra_is_named():
     assert done.returncode == 0, done.stderr
     assert done.stdout.startswith("ModuleNotFoundError agent 'ppo' needs 'torch'")
     assert "pip install 'octagames[train]'" in done.stdout
+
+
+def test_agents_are_named_by_their_spec():
+    for spec in ("random", "heuristic", "mcts:30:random", "mcts:200:win:c=0.5", "cfr:3"):
+        assert make_agent(spec, "octrix").name == spec
+    assert make_agent("oracle", "octrix").name == "oracle"
 
 
 def test_bad_specs_say_what_is_valid():
