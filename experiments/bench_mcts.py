@@ -37,7 +37,7 @@ from octagames.agents.arena import play_match, wilson_interval
 from octagames.agents.base import Agent, RandomAgent, make_turn
 from octagames.agents.mcts import MCTS, MCTSAgent, MCTSConfig, default_evaluator
 from octagames.agents.registry import make_agent
-from octagames.experiments.cli import make_game, parse_game_spec
+from octagames.experiments.cli import game_from_spec, parse_game_spec
 from octagames.core import Game, available_games
 
 
@@ -179,7 +179,7 @@ def _os_row(name: str, games: int, budget: int, wins: int, draws: int, g: Game) 
 
 def vs_agent(spec: str, opponent: str, games: int, budget: int, seed: int) -> dict[str, Any]:
     """Our MCTS against ``opponent`` (a registry spec) in every other seat, on a games entry."""
-    g = make_game(spec)
+    g = game_from_spec(spec)
     agents: list[Agent] = [MCTSAgent(MCTSConfig(num_simulations=budget))]
     agents += [make_agent(opponent, g.name) if opponent != "random" else RandomAgent()
                for _ in range(g.num_players - 1)]
@@ -226,7 +226,7 @@ def main(cfg: BenchConfig) -> dict[str, Any]:
     games = [x.strip() for x in cfg.games if x.strip()] or available_games()
     result: dict[str, Any] = {"config": vars(cfg), "speed": [], "strength": []}
     for spec in games:
-        make_game(spec)  # a bad entry fails before anything is measured
+        game_from_spec(spec)  # a bad entry fails before anything is measured
     for name in games if not cfg.skip_speed else []:
         if ":" in name:
             continue  # speed: default configs only
