@@ -48,6 +48,7 @@ from gymnasium import spaces
 
 from octagames.agents.base import Agent, RandomAgent, make_turn
 from octagames.envs._pettingzoo import observation_bounds
+from octagames.envs.deals import apply_deal
 from octagames.core import CHANCE, TERMINAL, IllegalActionError, make_game
 
 ILLEGAL_MODES = ("raise", "penalize")
@@ -142,7 +143,6 @@ class SingleAgentEnv(gymnasium.Env):
         for p, agent in self.opponents.items():
             agent.reset(self.game, p, int(rng.integers(0, 2**63 - 1)))
         if options and options.get("deal") is not None:
-            from octagames.envs.deals import apply_deal
             apply_deal(self.game, self.state, options["deal"])
         self._prev_return = float(self.game.returns(self.state)[self.seat])
         self._done = False
