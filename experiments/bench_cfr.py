@@ -52,7 +52,7 @@ class BenchCFRConfig:
     iterations: int = 1000
     """CFR+ iterations of our solver and of OpenSpiel's C++ solver on each poker game"""
     python_iterations: int = 20
-    """CFR+ iterations of OpenSpiel's Python solver (about 0.15-0.4 s each on Leduc)"""
+    """CFR+ iterations of OpenSpiel's Python solver (slow per iteration: see docs/benchmarks.md)"""
     eval_points: int = 6
     """NashConv evaluations along each poker curve (log spaced)"""
     target: float = 1e-3
