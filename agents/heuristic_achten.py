@@ -37,7 +37,7 @@ class AchtenHeuristicAgent(Agent):
         pass_threshold: pass when no move improves a hand worth at most this.
     """
 
-    name = "heuristic-achten"
+    name = "heuristic"
 
     def __init__(self, keep_threshold: int = 6, pass_threshold: int = 2) -> None:
         self.keep_threshold = keep_threshold

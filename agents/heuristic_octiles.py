@@ -44,7 +44,7 @@ def goal_distance(s, seat: int, point: int) -> int:
 class OctilesHeuristicAgent(Agent):
     """Greedy by path distance: advance the runner closest to its goal."""
 
-    name = "heuristic-octiles"
+    name = "heuristic"
 
     def __init__(self) -> None:
         self.rng = np.random.default_rng(0)

@@ -72,10 +72,9 @@ Evaluators
   and say little about who is ahead.
 * :class:`AgentRollout`: playouts with Python agents (``octagames.agents.heuristic_*``);
   each playout step builds a :class:`octagames.agents.base.Turn` in Python, so it is
-  three to four orders of magnitude slower per simulation (Octrix: about 60
-  simulations/s against 200k/s compiled) -- use it when a heuristic exists
-  only in Python, with a small budget; a playout policy ported to numba
-  (:class:`CompiledRollout`) keeps the compiled speed.
+  orders of magnitude slower per simulation (figures in ``docs/benchmarks.md``) --
+  use it when a heuristic exists only in Python, with a small budget; a playout
+  policy ported to numba (:class:`CompiledRollout`) keeps the compiled speed.
 * :class:`PolicyValue`: a policy/value function from Python (a network) for
   a PUCT prior: ``fn(obs[B, D], mask[B, A], players[B]) -> (priors[B, A],
   values[B, P])``. Leaves are evaluated in batches of ``batch_size`` with a
@@ -488,9 +487,9 @@ DEFAULT_EXPLORATION: dict[str, float] = {"achten": 0.35}
 """The exploration constant of a game when :attr:`MCTSConfig.exploration` is None
 (1.4 for games not listed). Achten's outcomes are nearly always a full win or
 loss (the dealing penalty), so its values spread over all of [0, 1] and a
-smaller constant searches its own good lines deeper: against random play 0.35
-won 0.938 [0.909, 0.957] of 400 games at 5000 simulations (``bench_mcts``), 1.4 won
-0.88 of 200."""
+smaller constant searches its own good lines deeper; the measurement that chose
+0.35 is in ``docs/strength.md`` (``python -m octagames.experiments.bench_mcts --games
+achten:deal_penalty=1 --skip-speed --random-budget 5000``)."""
 
 
 def default_exploration(game: Game) -> float:
@@ -675,7 +674,7 @@ class MCTSAgent(Agent):
     def __init__(self, config: MCTSConfig | None = None, evaluator: Any = None, name: str | None = None):
         self.config = config or MCTSConfig()
         self.evaluator = evaluator
-        self.name = name or f"mcts{self.config.num_simulations}"
+        self.name = name or f"mcts:{self.config.num_simulations}"  # the registry spec of this search
         self._searchers: dict[int, MCTS] = {}
         self.rng = np.random.default_rng(0)
         self.last: SearchResult | None = None
@@ -725,12 +724,4 @@ def _factory(game: str, arg: str | None) -> Agent:
                 raise ValueError(f"agent 'mcts:{arg}': {part!r} is not c=<number>; {usage}") from e
         else:
             raise ValueError(f"agent 'mcts:{arg}': {part!r} is not valid; {usage}")
-    return MCTSAgent(MCTSConfig(**options), evaluator, name="mcts" + "-".join([str(sims), *parts[1:]]))
-
-
-def _register() -> None:
-    from octagames.agents.registry import register
-    register("mcts", _factory)
-
-
-_register()
+    return MCTSAgent(MCTSConfig(**options), evaluator)  # make_agent names it after the spec

@@ -47,28 +47,11 @@ from pettingzoo import AECEnv, ParallelEnv
 from pettingzoo.utils import wrappers
 
 from octagames.envs.deals import apply_deal
-from octagames.core import TERMINAL, Game, IllegalActionError
+from octagames.core import TERMINAL, Game, IllegalActionError, make_game
 from octagames.envs._aec_template import ILLEGAL
 from octagames.specialize import specialize
 
 ILLEGAL_ACTION_MODES = ("raise", "terminate")
-
-
-def make_game(name: str, config: dict[str, Any]) -> Game:
-    """Build the :class:`~octagames.core.Game` of an env from config keyword arguments.
-
-    Args:
-        name: the game's short name.
-        config: config fields (the ``Config``'s field names).
-
-    Returns:
-        The game bound to its config.
-
-    Raises:
-        ValueError: an unknown config field (the valid names are listed) or a
-            bad config value (naming the field and the valid values).
-    """
-    return Game(name, **config)
 
 
 def observation_bounds(game: Game) -> tuple[Any, Any]:
@@ -238,7 +221,7 @@ class OctaAECEnv(AECEnv, EzPickle):
             raise ValueError("game must be given (a short name such as 'octrix')")
         EzPickle.__init__(self, **_pickle_kwargs(self, game, render_mode=render_mode, **config))
         super().__init__()
-        self.game = make_game(name, config)
+        self.game = make_game(name, **config)
         self._t = _Table(self.game, render_mode)
         self.render_mode = render_mode
         n = self.game.num_players
@@ -391,7 +374,7 @@ class OctaParallelEnv(ParallelEnv, EzPickle):
         EzPickle.__init__(self, **_pickle_kwargs(self, game, render_mode=render_mode,
                                                  illegal_action=illegal_action,
                                                  illegal_reward=illegal_reward, **config))
-        self.game = make_game(name, config)
+        self.game = make_game(name, **config)
         self._t = _Table(self.game, render_mode)
         self.render_mode = render_mode
         self.illegal_action = illegal_action

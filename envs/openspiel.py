@@ -51,9 +51,9 @@ any game; everything it says comes from the engine contract:
   instance, keeps only the scores of earlier rounds.)
 * **Deal pools** (:func:`load_pool`): a game whose first move is one chance
   node, uniform over a given list of engine records (e.g. K sampled deals, see
-  ``octagames.agents.cfr.deal_pool``), after which the adapter's game follows from the
+  ``octagames.agents.cfr_tree.deal_pool``), after which the adapter's game follows from the
   record drawn. It lets OpenSpiel's algorithms (``exploitability.nash_conv``)
-  run on the reduced games that ``octagames.agents.cfr`` flattens from a pool; it adds no
+  run on the reduced games that ``octagames.agents.cfr_tree`` flattens from a pool; it adds no
   rule, only the choice of where the game starts.
 * **Serialization**: pyspiel serializes a Python state as its history plus a
   pickle of its ``__dict__``; here that is the record's bytes, so
@@ -587,7 +587,7 @@ class OctagamesPoolGame(OctagamesGame):
     Args:
         name: short octagames name.
         records: the engine records to start from (the game's own dtype; they
-            should come from the same config, e.g. ``octagames.agents.cfr.deal_pool``).
+            should come from the same config, e.g. ``octagames.agents.cfr_tree.deal_pool``).
         params: OpenSpiel parameters (config fields).
 
     Raises:
@@ -710,9 +710,9 @@ def load_pool(name: str, records: Sequence[np.void], **config: Any) -> Octagames
     """The game ``octagames_<name>`` started from a uniform chance draw among ``records``.
 
     Example: OpenSpiel's exploitability on the reduced game that
-    ``octagames.agents.cfr.flatten(GameSource(game, roots=records))`` solves::
+    ``octagames.agents.cfr_tree.flatten(GameSource(game, roots=records))`` solves::
 
-        records = octagames.agents.cfr.deal_pool(game, 8, seed=0)
+        records = octagames.agents.cfr_tree.deal_pool(game, 8, seed=0)
         spiel_game = octagames.envs.openspiel.load_pool("achten", records, **dataclasses.asdict(game.config))
 
     Args:

@@ -70,7 +70,7 @@ def parse_game_spec(spec: str) -> tuple[str, dict[str, Any]]:
     return name.strip(), parse_game_config(config, name.strip())
 
 
-def make_game(spec: str) -> Game:
+def game_from_spec(spec: str) -> Game:
     """The :class:`~octagames.core.Game` of a game spec (``"achten:deal_penalty=1"``); the config is checked."""
     name, config = parse_game_spec(spec)
     return Game(name, **config)

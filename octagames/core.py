@@ -690,5 +690,17 @@ def _game_from_module(module: str, config: Any) -> "Game":
 
 
 def make_game(name: str, **config: Any) -> Game:
-    """Build a :class:`Game` from a short name and config fields."""
+    """Build a :class:`Game` from a short name and config fields: the one ``make_game`` of the package.
+
+    Args:
+        name: the game's short name (``"octrix"``, ``"achten"``, ``"octiles"``, ``"octa"``).
+        **config: fields of the game's ``Config`` (``num_players=3``, ``rules="nl"``, ...).
+
+    Returns:
+        The game bound to its config.
+
+    Raises:
+        ValueError: an unknown game, an unknown config field (the valid names are
+            listed) or a bad config value (naming the field and the valid values).
+    """
     return Game(name, **config)
