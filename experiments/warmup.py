@@ -20,7 +20,10 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
+from octagames.agents.base import make_turn
+from octagames.agents.mcts import MCTS, MCTSAgent, MCTSConfig, PolicyValue
 from octagames.core import GAME_NAMES, Game
+from octagames.envs.vector import make
 from octagames.experiments.cli import config_or_defaults
 from octagames.specialize import cache_dir
 
@@ -45,7 +48,6 @@ def first_call(game: str, face: str) -> None:
             g.returns(s)
             g.determinize(s, 0, 1)
     elif face == "vector":
-        from octagames.envs.vector import make
         env = make(game, num_envs=2, seed=0)
         env.reset()
         env.step(env.sample_actions())
@@ -64,8 +66,6 @@ def first_call(game: str, face: str) -> None:
             state.apply_action(state.chance_outcomes()[0][0])
         state.information_state_tensor(0)
     elif face == "mcts":
-        from octagames.agents.base import make_turn
-        from octagames.agents.mcts import MCTS, MCTSAgent, MCTSConfig, PolicyValue
         g = Game(game)
         s = g.new_state(seed=0)
         g.play_chance(s)
