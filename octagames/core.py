@@ -198,6 +198,22 @@ def check_range(field: str, value: Any, lo: int, hi: int | None = None) -> None:
         raise ValueError(f"{field}={value!r} is not valid; it must be >= {lo}{upper}")
 
 
+def out_of_range(field: str, values: Any, lo: int, hi: int) -> str:
+    """``""`` if every entry of ``values`` lies in ``lo..hi``, else one line naming the first that does not.
+
+    For the ``check_record`` kernels of the rules packages: ``values`` is a record
+    field (a scalar or an array), and the line reads ``"hand_len[1] = 40 is outside 0..8"``.
+    """
+    v = np.asarray(values)
+    bad = np.flatnonzero((v < lo) | (v > hi)) if v.ndim else ([0] if not lo <= v <= hi else [])
+    if len(bad) == 0:
+        return ""
+    if v.ndim == 0:
+        return f"{field} = {int(v)} is outside {lo}..{hi}"
+    idx = np.unravel_index(int(bad[0]), v.shape)
+    return f"{field}[{', '.join(str(int(i)) for i in idx)}] = {int(v[idx])} is outside {lo}..{hi}"
+
+
 def load_module(name: str) -> ModuleType:
     """The rules module of the game with short name ``name``."""
     if name not in GAME_NAMES:
