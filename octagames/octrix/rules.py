@@ -750,20 +750,19 @@ def check_record(s) -> str:
     except ValueError as e:
         return str(e)
     n, h, deck = cfg.num_players, cfg.hand_size, NUM_SUITS * cfg.ranks
+    used = (np.arange(MAX_TRICKS)[:, None] < h) & (np.arange(MAX_PLAYERS) < n)  # trick_cards of this game
     terminal = int(s["terminal"])
     checks = [("dealer", s["dealer"], 0, n - 1), ("terminal", terminal, 0, 1),
               ("round", s["round"], 0, cfg.max_rounds), ("dealt", s["dealt"], 0, n * h),
               ("trick", s["trick"], 0, h), ("stage", s["stage"], 0, int(cfg.partnership)),
               ("high_wins", s["high_wins"], 0, 1), ("winner", s["winner"], -1, n - 1),
-              ("owner", s["owner"][:deck], -1, n - 1), ("owner", s["owner"][deck:], -1, -1),
-              ("trick_cards", s["trick_cards"][:h, :n], -1, deck - 1),
-              ("trick_cards", s["trick_cards"][h:], -1, -1), ("trick_cards", s["trick_cards"][:, n:], -1, -1),
+              ("owner", s["owner"], -1, np.where(np.arange(NUM_CARDS) < deck, n - 1, -1)),
+              ("trick_cards", s["trick_cards"], -1, np.where(used, deck - 1, -1)),
               ("trick_winner", s["trick_winner"], -1, n - 1), ("moves", s["moves"], 0, 2**31 - 1),
               ("round_points", s["round_points"], 0, h * h), ("scores", s["scores"], 0, cfg.max_rounds * h * h)]
-    for field, value, lo, hi in checks:
-        bad = out_of_range(field, value, lo, hi)
-        if bad:
-            return bad
+    bad = out_of_range(checks)
+    if bad:
+        return bad
     if not np.all(np.isfinite(s["returns"])):
         return "returns holds a value that is not finite"
     dealt, trick, stage = int(s["dealt"]), int(s["trick"]), int(s["stage"])
