@@ -110,7 +110,8 @@ from octagames.octiles.board import (DIR_NAMES, EXIT, HOME_OF, LINK_A, LINK_B, L
 MAX_PLAYERS = 4
 MAX_RUNNERS = 5
 MAX_PATH = 72      # a path uses every octagon side at most once: <= 136/2 crossings
-DEFAULT_MAX_TURNS = 2000
+DEFAULT_MAX_TURNS = 500   # engine cap on turns, a draw: 10x the longest heuristic self-play game
+MAX_TURNS = 2000          # the largest cap a config may set
 #: rejection draws of :func:`random_legal_action` before it builds the whole mask
 PLACEMENT_TRIES = 12
 SPACE_FEATURES = 91  # per space: face down, tile one-hot (18), rotation one-hot (8), links (8 x 8)
@@ -193,8 +194,8 @@ INFO = GameInfo(
     observation_size=OBS_SIZE,
     # setup: <= 4 seats x 2 middle-circle choices + 6 chance nodes (exchange tile,
     # 2 x identity+rotation, lot); a turn is place + move + reveal (3) or a pass (1);
-    # the engine ends the game as a draw after max_turns <= DEFAULT_MAX_TURNS turns.
-    max_game_length=8 + 6 + 3 * DEFAULT_MAX_TURNS,
+    # the engine ends the game as a draw after max_turns <= MAX_TURNS turns.
+    max_game_length=8 + 6 + 3 * MAX_TURNS,
     min_utility=-1.0,
     max_utility=1.0,
     chance_mode="explicit",
@@ -268,7 +269,9 @@ class Config:
             runner moves like any other (never onto a foreign goal or its own
             start circles).
         max_turns: engine cap on turns (moves and forfeits); the game is a
-            draw when it is reached, 1..DEFAULT_MAX_TURNS.
+            draw when it is reached, 1..2000 (default 500). Under the seed's
+            reading of goal circles uniformly random play seldom gets every
+            runner home at once and usually ends here.
     """
 
     num_players: int = 2
@@ -290,13 +293,18 @@ class Config:
         check_choice("play_on", self.play_on, [False, True])
         check_choice("choose_start_circles", self.choose_start_circles, [False, True])
         check_choice("goal_locks", self.goal_locks, [False, True])
-        check_range("max_turns", self.max_turns, 1, DEFAULT_MAX_TURNS)
+        check_range("max_turns", self.max_turns, 1, MAX_TURNS)
         if self.adjacent and self.num_players != 2:
             raise ValueError(f"adjacent=True needs num_players=2, got num_players={self.num_players}")
         if self.team and self.num_players != 4:
             raise ValueError(f"team=True needs num_players=4, got num_players={self.num_players}")
         if self.team and self.play_on:
             raise ValueError("play_on=True is not valid with team=True: a team game ends when a team is home")
+
+
+def max_game_length(config: Config) -> int:
+    """Most actions a game under ``config`` can take: setup choices and chance nodes, then 3 a turn."""
+    return 8 + 6 + 3 * config.max_turns
 
 
 def write_config(s, config: Config) -> None:
