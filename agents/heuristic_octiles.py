@@ -55,7 +55,8 @@ class OctilesHeuristicAgent(Agent):
         before = goal_distance(s, seat, start)
         after = 0 if bool(R.on_goal(s, seat, end)) else goal_distance(s, seat, end)
         gain = before - after
-        return (after == 0, gain > 0, -before if gain > 0 else 0, gain, self.rng.random())
+        # arriving counts, not a runner already home stepping to another goal circle
+        return (after == 0 < before, gain > 0, -before if gain > 0 else 0, gain, self.rng.random())
 
     def act(self, turn: Turn) -> int:
         """The best legal action by the ranking in the module docstring."""

@@ -99,6 +99,7 @@ class _Table:
         self.prev = np.zeros(game.info.max_players, dtype=np.float64)
         k = aec_kernels(m)
         self._reset, self._obs = game.kernels.reset, game.kernels.observation
+        self._truncated = game.kernels.truncated  # the contract's optional safety-bound kernel (else False)
         self._play, self._view, self._settle, self._mask_count = k.play, k.view, k.settle, k.mask_count
         self.render_mode = render_mode
         self.np_random: np.random.Generator | None = None
@@ -140,6 +141,10 @@ class _Table:
     def terminal(self) -> bool:
         """Whether the game is over."""
         return self.acting_seat == TERMINAL
+
+    def truncated(self) -> bool:
+        """Whether the game stopped at the engine's safety bound rather than by the rules."""
+        return self.acting_seat == TERMINAL and bool(self._truncated(self.s))
 
     def observe(self, seat: int) -> dict[str, np.ndarray]:
         """The observation dict of ``seat`` (fresh arrays)."""
@@ -205,7 +210,9 @@ class OctaAECEnv(AECEnv, EzPickle):
     Chance is resolved internally with the record's RNG, seeded by
     ``reset(seed=...)``. ``reset(options={"deal": [[...], ...]})`` fixes the
     first deal (see :mod:`octagames.envs.deals`). The reward of a step is the change of
-    each seat's return, so cumulative rewards equal the game's returns. The
+    each seat's return, so cumulative rewards equal the game's returns. A game that
+    stops at an engine safety bound (the rules module's optional ``truncated``
+    kernel says so) ends with ``truncations``, not ``terminations``. The
     raw env raises :class:`~octagames.core.IllegalActionError` on an illegal
     action and leaves the state unchanged; ``env()`` wraps it to end the game
     with -1 for the offender instead (PettingZoo classic convention).
@@ -305,7 +312,10 @@ class OctaAECEnv(AECEnv, EzPickle):
         for a in rewards:
             rewards[a] = float(delta[seat_of[a]])
         if t.acting_seat == TERMINAL:
-            self.terminations = dict.fromkeys(self.agents, True)
+            if t.truncated():  # the engine's safety bound, not an end by the rules
+                self.truncations = dict.fromkeys(self.agents, True)
+            else:
+                self.terminations = dict.fromkeys(self.agents, True)
             self.agent_selection = self.possible_agents[(seat_of[agent] + 1) % len(self.possible_agents)]
         else:
             self.agent_selection = self.possible_agents[t.acting_seat]
@@ -480,9 +490,10 @@ class OctaParallelEnv(ParallelEnv, EzPickle):
             for a in live:
                 rewards[a] = float(total[self._seat[a]])
             done = t.terminal()
+        cut = done and not illegal and t.truncated()  # the engine's safety bound, not an end by the rules
         obs = {a: t.observe(self._seat[a]) for a in live}
-        terminations = dict.fromkeys(live, done)
-        truncations = dict.fromkeys(live, False)
+        terminations = dict.fromkeys(live, done and not cut)
+        truncations = dict.fromkeys(live, cut)
         infos: dict[str, dict[str, Any]] = {a: {} for a in live}
         if done:
             self.agents = []

@@ -49,6 +49,12 @@ any game; everything it says comes from the engine contract:
   string is a valid information-set key for CFR. (It is exactly as
   perfect-recall as the engine's observation: Octrix's match mode, for
   instance, keeps only the scores of earlier rounds.)
+* **Safety bounds**: OpenSpiel needs a finite game, so a game that stops at an
+  engine safety bound rather than by its rules (the rules module's optional
+  ``truncated`` kernel; Achten's bound on turns per round, ``turn_cap``) is a
+  terminal state here, with the returns the engine leaves: all 0, as a draw.
+  ``max_game_length`` counts that bound. The PettingZoo faces report the same
+  stop as a truncation instead.
 * **Deal pools** (:func:`load_pool`): a game whose first move is one chance
   node, uniform over a given list of engine records (e.g. K sampled deals, see
   ``octagames.agents.cfr_tree.deal_pool``), after which the adapter's game follows from the

@@ -207,6 +207,26 @@ def check_range(field: str, value: Any, lo: int, hi: int | None = None) -> None:
         raise ValueError(f"{field}={value!r} is not valid; it must be >= {lo}{upper}")
 
 
+def out_of_range(checks: Iterable[tuple[str, Any, Any, Any]]) -> str:
+    """``""`` if every ``(field, values, lo, hi)`` has all its entries in ``lo..hi``, else one line
+    naming the first entry that does not (``"hand_len[1] = 40 is outside 0..8"``).
+
+    For the ``check_record`` functions of the rules packages: ``values`` is an
+    integer record field, a scalar or an array; ``lo`` and ``hi`` are numbers or
+    arrays broadcast against it (bounds that differ by entry, e.g. unused seats).
+    """
+    for field, values, lo, hi in checks:
+        v = np.asarray(values)
+        lo_a, hi_a = np.broadcast_to(lo, v.shape), np.broadcast_to(hi, v.shape)
+        bad = np.flatnonzero((v < lo_a) | (v > hi_a))
+        if len(bad) == 0:
+            continue
+        idx = np.unravel_index(int(bad[0]), v.shape)
+        where = f"[{', '.join(str(int(i)) for i in idx)}]" if v.ndim else ""
+        return f"{field}{where} = {int(v[idx])} is outside {int(lo_a[idx])}..{int(hi_a[idx])}"
+    return ""
+
+
 def load_module(name: str) -> ModuleType:
     """The rules module of the game with short name ``name``."""
     if name not in GAME_NAMES:

@@ -9,7 +9,8 @@ import pytest
 from octagames.agents.cfr_tree import GameSource, deal_pool, flatten, flatten_spiel
 from octagames.core import Game
 
-# 2-player Achten, 12 cards (ranks 7, 8, 9), one turn per player, dealing costs 1 point
+# 2-player Achten, 12 cards (ranks 7, 8, 9), dealing costs 1 point; the turn bound of 1 per player
+# stops the round unscored after the first choice and a swap (a pass or a claw leads to the showdown)
 ACHTEN_POOL = dict(num_players=2, ranks=3, low_rank=7, turn_cap=1, deal_penalty=1.0)
 
 

@@ -359,3 +359,30 @@ def test_envs_pickle(face):
     assert par.illegal_action == "raise"
     raw.reset(seed=0)
     assert isinstance(raw.render(), str)
+
+
+def test_achten_safety_bound_is_a_truncation_not_a_scored_end():
+    # turn_cap=1 with 2 players: the first choice and one swap reach the bound (not a rule of the seed)
+    from octagames.achten import cards
+    from octagames.envs import achten_v0
+
+    deal = [cards("♣8 ♦2 ♦6"), cards("♦3 ♦4 ♦5"), cards("♥8 ♠8 ♥4"), cards("♥5")]
+    keep, swap00 = 0, 2
+    env = achten_v0.raw_env(num_players=2, turn_cap=1)
+    env.reset(seed=0, options={"deal": deal})
+    env.step(keep)  # P1's first choice
+    env.step(swap00)  # P0 keeps a nul hand (♥8 ♦2 ♦6) but the round stops unscored
+    assert all(env.truncations.values()) and not any(env.terminations.values())
+    assert env._cumulative_rewards == {"player_0": 0.0, "player_1": 0.0}
+    par = achten_v0.parallel_env(num_players=2, turn_cap=1)
+    par.reset(seed=0, options={"deal": deal})
+    par.step({"player_1": keep})
+    _, rewards, terms, truncs, _ = par.step({"player_0": swap00})
+    assert truncs == {"player_0": True, "player_1": True} and not any(terms.values())
+    assert rewards == {"player_0": 0.0, "player_1": 0.0} and par.agents == []
+    # a pass before the bound ends the round by the rules: terminated, scored
+    env.reset(seed=0, options={"deal": deal})
+    for a in (keep, 15, 16):  # keep, P0 passes on nul, P1 stands
+        env.step(a)
+    assert all(env.terminations.values()) and not any(env.truncations.values())
+    assert env._cumulative_rewards == {"player_0": 1.0, "player_1": -1.0}
