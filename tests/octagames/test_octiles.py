@@ -419,8 +419,7 @@ def test_play_on_ranks_the_players_still_in_by_their_own_last_move():
 
 
 def test_play_on_seats_that_never_moved_share_the_places_left():
-    g, s = blank(STUCK, exch=T6, num_players=4)
-    s["play_on"] = 1
+    g, s = blank(STUCK, exch=T6, num_players=4, play_on=True)
     s["last_move"][3] = 0  # only seat 3 ever moved
     g.apply_actions(s, [R.A_PASS] * 4)
     assert g.is_terminal(s) and s["rank"].tolist() == [-1, -1, -1, 0]
