@@ -231,6 +231,7 @@ STATE_DTYPE = np.dtype([
     ("rank", np.int8, (MAX_PLAYERS,)),  # finishing order (0 = first), -1 not finished
     ("n_finished", np.int8),
     ("winner", np.int8),           # winning seat (team: lower seat of the team), -1 none / draw
+    ("capped", np.int8),           # 1: stopped at the engine's turn cap (a truncation, not an end by the rules)
     ("turns", np.int32),           # turns played (moves and forfeits)
     ("moves", np.int32),           # actions applied (chance included)
     ("returns", np.float64, (MAX_PLAYERS,)),
@@ -699,6 +700,7 @@ def reset(s, seed) -> None:
     s["rank"][:] = -1
     s["n_finished"] = 0
     s["winner"] = -1
+    s["capped"] = 0
     s["turns"] = 0
     s["moves"] = 0
     s["returns"][:] = 0.0
@@ -941,7 +943,8 @@ def _end_turn(s, moved) -> None:
                 s["phase"] = PH_OVER  # nobody ever moved: a draw
             return
     if s["turns"] >= s["max_turns"]:
-        s["phase"] = PH_OVER  # engine cap: a draw, returns stay 0
+        s["phase"] = PH_OVER  # engine cap: returns stay 0, and the faces report a truncation
+        s["capped"] = 1
         return
     # clockwise to the next seat still in the game (finished seats have no turns)
     n = int(s["num_players"])
@@ -1063,6 +1066,12 @@ def apply_legal(s, action) -> bool:
         return True
     _end_turn(s, True)
     return True
+
+
+@nb.njit
+def truncated(s) -> bool:
+    """Whether the game stopped at the engine's turn cap (``max_turns``) rather than by the rules."""
+    return s["phase"] == PH_OVER and s["capped"] != 0
 
 
 @nb.njit
@@ -1357,6 +1366,7 @@ def check_record(s) -> str:
               ("last_move", s["last_move"], -1, np.where(seat, int(s["turns"]), -1)),
               ("rank", s["rank"], -1, np.where(seat, n - 1, -1)),
               ("n_finished", s["n_finished"], 0, n), ("winner", s["winner"], -1, n - 1),
+              ("capped", s["capped"], 0, 1),
               ("turns", s["turns"], 0, cfg.max_turns), ("moves", s["moves"], 0, 2**31 - 1),
               ("last_seat", s["last_seat"], -1, n - 1), ("last_space", s["last_space"], -1, NUM_SPACES - 1),
               ("last_rot", s["last_rot"], 0, NUM_SIDES - 1), ("last_from", s["last_from"], -1, NUM_POINTS - 1),
@@ -1413,6 +1423,8 @@ def check_record(s) -> str:
     for p in range(n):
         if ph != PH_OVER and (int(s["rank"][p]) >= 0) != bool(finished(s, p)):
             return f"rank[{p}] = {int(s['rank'][p])} but that seat's runners say otherwise"
+    if s["capped"] and (ph != PH_OVER or int(s["turns"]) < cfg.max_turns):
+        return f"capped = 1 but the game did not stop at max_turns = {cfg.max_turns}"
     if ph != PH_OVER and int(s["turns"]) >= cfg.max_turns:
         return f"turns = {int(s['turns'])} but the game is not over after max_turns = {cfg.max_turns}"
     return ""

@@ -11,6 +11,7 @@ import numba as nb
 import numpy as np
 import pytest
 
+from octagames.envs.vector import make
 from octagames.core import CHANCE, TERMINAL, Game, IllegalActionError, nth_set, rng_below
 from octagames.octiles import board as B
 from octagames.octiles import rules as R
@@ -426,11 +427,18 @@ def test_play_on_seats_that_never_moved_share_the_places_left():
     assert np.allclose(g.returns(s), [-1 / 3, -1 / 3, -1 / 3, 1])
 
 
-def test_engine_turn_cap_is_a_draw():
+def test_engine_turn_cap_is_a_truncation():
     g = Game("octiles", num_players=2, max_turns=5)
     s = g.new_state(1)
     rollout(s, 10_000)
     assert g.is_terminal(s) and s["turns"] == 5 and np.all(g.returns(s) == 0)
+    assert g.kernels.truncated(s) and g.module.check_record(s) == ""
+    won = Game("octiles", num_players=2).new_state(1)
+    assert not g.kernels.truncated(won)
+    env = make("octiles", num_envs=1, seed=3, num_players=2, max_turns=4)  # the vector env flags it
+    env.reset()
+    ends = [env.step(env.sample_actions())[2:4] for _ in range(12)]  # 4 setup choices, then 4 turns
+    assert any(trunc[0] and not term[0] for term, trunc in ends)
 
 
 # ------------------------------------------------------------------ setup and chance
