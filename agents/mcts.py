@@ -215,7 +215,70 @@ def clear_tree(t: Tree) -> None:
     t.evaluated[0] = 0
 
 
+def new_trees(num_trees: int, max_nodes: int, num_players: int) -> Tree:
+    """Allocate ``num_trees`` empty trees at once: every :class:`Tree` array gets a leading
+    axis over the trees (what :func:`descend_many` and :func:`backup_many` search)."""
+    return Tree(np.full((num_trees, max_nodes), -1, np.int32), np.full((num_trees, max_nodes), -1, np.int32),
+                np.full((num_trees, max_nodes), -1, np.int32), np.zeros((num_trees, max_nodes), np.int8),
+                np.zeros((num_trees, max_nodes), np.float64), np.zeros((num_trees, max_nodes), np.float64),
+                np.zeros((num_trees, max_nodes, num_players), np.float64),
+                np.zeros((num_trees, max_nodes), np.float32), np.zeros((num_trees, max_nodes), np.uint8),
+                np.zeros((num_trees, 1), np.int64))
+
+
+def clear_trees(t: Tree, which: np.ndarray | None = None) -> None:
+    """:func:`clear_tree` for the trees of :func:`new_trees` (all, or those where ``which`` is True)."""
+    rows = slice(None) if which is None else np.flatnonzero(which)
+    t.size[rows, 0] = 1
+    t.first_child[rows, 0] = -1
+    t.sibling[rows, 0] = -1
+    t.action[rows, 0] = -1
+    t.tag[rows, 0] = ROOT_TAG
+    t.visits[rows, 0] = 0.0
+    t.avail[rows, 0] = 0.0
+    t.value[rows, 0, :] = 0.0
+    t.evaluated[rows, 0] = 0
+
+
 # ------------------------------------------------------------------ game-independent kernels
+@nb.njit(cache=True)
+def root_stats(first_child, sibling, action, tag, visits, value, prior, searchers, active, out_visits, out_q,
+               out_prior) -> None:
+    """Root statistics of many trees (:func:`new_trees`) for their searching seats.
+
+    For every active tree ``b``, the children of the root taken by seat
+    ``searchers[b]``: visits, mean value in [0, 1] for that seat (0 when
+    unvisited) and prior go to ``out_*[b, action]``; other entries are left alone.
+    """
+    for b in range(first_child.shape[0]):
+        if not active[b]:
+            continue
+        p = searchers[b]
+        ch = first_child[b, 0]
+        while ch >= 0:
+            if tag[b, ch] == p:
+                a = action[b, ch]
+                n = visits[b, ch]
+                out_visits[b, a] = n
+                out_prior[b, a] = prior[b, ch]
+                out_q[b, a] = value[b, ch, p] / n if n > 0 else 0.0
+            ch = sibling[b, ch]
+
+
+@nb.njit(cache=True)
+def mix_root_noise(first_child, sibling, action, tag, prior, searchers, active, noise, frac) -> None:
+    """Exploration noise at the roots (AlphaZero): every root child's prior becomes
+    ``(1 - frac) * prior + frac * noise[b, action]`` for the active trees ``b``."""
+    for b in range(first_child.shape[0]):
+        if not active[b]:
+            continue
+        ch = first_child[b, 0]
+        while ch >= 0:
+            if tag[b, ch] == searchers[b]:
+                prior[b, ch] = (1.0 - frac) * prior[b, ch] + frac * noise[b, action[b, ch]]
+            ch = sibling[b, ch]
+
+
 @nb.njit(cache=True)
 def _next_u64(state) -> np.uint64:
     # the search's own splitmix64 stream (tie breaks, untried picks, determinization seeds)
@@ -302,13 +365,22 @@ def lowest_action_policy(s, player, mask, n_legal) -> int:
 
 # ------------------------------------------------------------------ per-game compiled search
 class SearchKernels(NamedTuple):
-    """The compiled search functions of one rules module and playout policy."""
+    """The compiled search functions of one rules module and playout policy.
+
+    ``descend_many`` and ``backup_many`` search many trees (:func:`new_trees`) in
+    lockstep with a Python policy/value function between them (the batched
+    search of :mod:`octagames.agents.az`); ``observe_many`` writes the
+    observations and legal masks of many records (its training batches).
+    """
 
     descend: Any
     rollout: Any
     backup: Any
     expand_priors: Any
     run: Any
+    descend_many: Any = None
+    backup_many: Any = None
+    observe_many: Any = None
 
 
 _KERNELS: dict[tuple[str, Any, Any], SearchKernels] = {}
@@ -326,9 +398,10 @@ import numpy as np
 
 from octagames.agents.mcts import (AT_TERMINAL, CHANCE_TAG, LEAF, _add_child, _find_child, _next_u64, random_policy,
     win_values)
-from octagames.core import CHANCE, SIMULTANEOUS, TERMINAL, rng_below
+from octagames.core import CHANCE, SIMULTANEOUS, TERMINAL, mix64, rng_below
 from {module} import (acting_player as act, apply_action as apply_k, current_player as cur,
-    determinize as det_k, legal_mask as mask_k, returns as ret_k, sample_chance as sample_k)
+    determinize as det_k, legal_mask as mask_k, observation as obs_k, returns as ret_k,
+    sample_chance as sample_k)
 from {pmod} import {pname} as policy
 from {vmod} import {vname} as leaf_value
 from {rmod} import {rname} as rand_k
@@ -560,6 +633,78 @@ def run(root_bytes, work, work_bytes, searcher, rng, num_sims, first_child, sibl
             for q in range(rets.shape[0]):
                 u[q] = min(1.0, max(0.0, (rets[q] - lo) / (hi - lo)))
         backup(value, path, plen, stats, nst, u)
+
+@nb.njit(cache=True, nogil=True)
+def descend_many(roots_bytes, works, works_bytes, searchers, rngs, leaves_per_game, first_child, sibling,
+                 action, tag, visits, avail, value, prior, evaluated, size, c_explore, branch_chance,
+                 mask, paths, stats, active, status, plen, nst, leaf, sp, lp, evalp, obs, masks, rets):
+    '''PUCT descents in many trees at once: ``leaves_per_game`` per active game.
+
+    Game ``b`` (tree ``b``: row ``b`` of every tree array; root record's bytes ``roots_bytes[b]``)
+    fills rows ``r = b * leaves_per_game + i`` of the outputs: the
+    :func:`descend` results, and for a leaf to evaluate the seat ``evalp[r]``
+    whose observation (``obs[r]``) and legal mask (``masks[r]``) the network
+    reads; ``evalp[r] = -1`` and the finished game's returns in ``rets[r]``
+    when the work record is over; ``status[r] = -1`` for rows of inactive
+    games. Determinization seeds come from ``rngs[b]`` exactly as
+    :meth:`MCTS._python_batch` draws them, so one game searched here matches
+    :class:`MCTS` with a :class:`PolicyValue` of the same batch size.
+    '''
+    k = leaves_per_game
+    for b in range(active.shape[0]):
+        for i in range(k):
+            r = b * k + i
+            if not active[b]:
+                status[r] = -1
+                continue
+            seed = mix64(rngs[b] + np.uint64(i + 1)) >> np.uint64(1)
+            st, pl, ns, lf, spp, lpp = descend(
+                roots_bytes[b], works[r:r + 1], works_bytes[r], searchers[b], seed, first_child[b], sibling[b],
+                action[b], tag[b], visits[b], avail[b], value[b], prior[b], evaluated[b], size[b],
+                c_explore, True, branch_chance, mask, paths[r], stats[r])
+            status[r], plen[r], nst[r], leaf[r], sp[r], lp[r] = st, pl, ns, lf, spp, lpp
+            s = works[r]
+            p = lpp
+            if p < 0:
+                # a leaf the tree could not store (full): value the next decision, expand nothing
+                while cur(s) == CHANCE:
+                    apply_k(s, sample_k(s))
+                if cur(s) != TERMINAL:
+                    p = act(s)
+            evalp[r] = p
+            if p >= 0:
+                mask_k(s, p, masks[r])
+                obs[r, :] = 0.0
+                obs_k(s, p, obs[r])
+            else:
+                rets[r, :] = 0.0
+                ret_k(s, rets[r])
+        if active[b]:
+            rngs[b] = mix64(rngs[b] + np.uint64(k + 7))
+
+@nb.njit(cache=True, nogil=True)
+def backup_many(leaves_per_game, first_child, sibling, action, tag, visits, avail, value, prior, evaluated,
+                size, paths, stats, status, plen, nst, leaf, sp, lp, masks, priors, u):
+    '''The back-ups of :func:`descend_many`'s rows: priors on the leaf's children, then ``u[r]``
+    (values in [0, 1] per absolute seat) along the path, row by row.'''
+    k = leaves_per_game
+    for r in range(status.shape[0]):
+        if status[r] < 0:
+            continue
+        b = r // k
+        if status[r] == LEAF and lp[r] >= 0:
+            expand_priors(first_child[b], sibling[b], action[b], tag[b], visits[b], avail[b], value[b],
+                          prior[b], evaluated[b], size[b], leaf[r], sp[r], lp[r], masks[r], priors[r])
+        backup(value[b], paths[r], plen[r], stats[r], nst[r], u[r])
+
+@nb.njit(cache=True, nogil=True)
+def observe_many(records, seats, obs, masks):
+    '''The observation and legal mask of seat ``seats[r]`` in ``records[r]``, for every row
+    (training batches of the records a replay buffer stores).'''
+    for r in range(records.shape[0]):
+        obs[r, :] = 0.0
+        obs_k(records[r], seats[r], obs[r])
+        mask_k(records[r], seats[r], masks[r])
 """
 
 
@@ -636,7 +781,8 @@ def search_kernels(module: ModuleType, policy: Any = random_policy,
     gen = importlib.util.module_from_spec(spec)
     sys.modules[name] = gen
     spec.loader.exec_module(gen)
-    kernels = SearchKernels(gen.descend, gen.rollout, gen.backup, gen.expand_priors, gen.run)
+    kernels = SearchKernels(gen.descend, gen.rollout, gen.backup, gen.expand_priors, gen.run,
+                            gen.descend_many, gen.backup_many, gen.observe_many)
     _KERNELS[key] = kernels
     return kernels
 
