@@ -49,7 +49,7 @@ def make_agent(spec: str, game: str) -> Agent:
 
 def _load_optional() -> None:
     # baselines with heavier dependencies register themselves on import
-    for mod in ("octagames.agents.mcts", "octagames.agents.cfr", "octagames.agents.ppo"):
+    for mod in ("octagames.agents.mcts", "octagames.agents.cfr", "octagames.agents.ppo", "octagames.agents.az"):
         try:
             importlib.import_module(mod)
         except ModuleNotFoundError:
