@@ -68,7 +68,7 @@ import sys
 import time
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import Any, ClassVar
 
 import numpy as np
 import torch
@@ -78,7 +78,7 @@ from octagames.agents.ppo import (ActorCritic, PPOAgent, policy_dict, ppo_update
                         seat_gae, win_rewards)
 from octagames.agents.registry import make_agent
 from octagames.envs.vector import VectorEnv, make
-from octagames.experiments.cli import parse_game_config
+from octagames.experiments.cli import RunConfig, usable_agents
 from octagames.core import Game
 
 #: metric columns that depend on the clock (left out when comparing runs)
@@ -86,33 +86,13 @@ TIME_COLUMNS = ("wall_time", "steps_per_s", "eval_seconds")
 
 
 @dataclass(frozen=True)
-class TrainConfig:
-    """PPO self-play training (all fields are command-line flags)."""
+class TrainConfig(RunConfig):
+    """PPO self-play training (every field is a flag; the game and run fields are RunConfig's)."""
 
-    # -- game -----------------------------------------------------------------
-    game: str = "octrix"
-    """short game name: octrix, achten, octiles, octa"""
-    num_players: int = 2
-    """seats (2-6, within what the game allows)"""
-    game_config: tuple[str, ...] = ()
-    """other config fields of the game as key=value (e.g. ranks=4 hand_size=4)"""
-    # -- run ------------------------------------------------------------------
-    seed: int = 0
-    """seeds the env, torch, numpy and python RNGs"""
-    device: str = "auto"
-    """torch device: auto (cuda when present, else cpu), cpu or cuda"""
-    torch_threads: int = 1
-    """torch CPU threads (0 leaves torch's default); 1 is fastest for these small MLPs on a shared CPU"""
-    run_dir: str = ""
-    """output folder (default runs/ppo/<game>-<players>p-s<seed>)"""
-    resume: bool = False
-    """continue from run_dir/checkpoint.pt"""
+    KIND: ClassVar[str] = "ppo"
+
     total_steps: int = 1_000_000
     """env steps to train for (all seats' moves count), rounded up to whole updates"""
-    time_budget_s: float = 0.0
-    """also stop after this much wall time (0: no limit); breaks exact reproducibility"""
-    progress: bool = True
-    """show a tqdm progress bar"""
     # -- rollout ----------------------------------------------------------------
     num_envs: int = 256
     """games stepped together"""
@@ -173,8 +153,6 @@ class TrainConfig:
     """testing aid: end the process abruptly (os._exit, no cleanup) after this update, like a kill"""
 
     def __post_init__(self) -> None:
-        if self.device not in ("auto", "cpu", "cuda") and not self.device.startswith("cuda:"):
-            raise ValueError(f"device={self.device!r} is not valid; valid values: auto, cpu, cuda")
         if self.reward not in ("win", "score"):
             raise ValueError(f"reward={self.reward!r} is not valid; valid values: ['win', 'score']")
         if not 0.0 <= self.self_play_prob <= 1.0:
@@ -186,7 +164,7 @@ class TrainConfig:
                      "pool_size", "checkpoint_every", "eval_games"):
             if getattr(self, name) < 1:
                 raise ValueError(f"{name}={getattr(self, name)} must be >= 1")
-        Game(self.game, **self.game_kwargs())  # unknown games, fields and values fail here
+        super().__post_init__()
 
     @property
     def steps_per_update(self) -> int:
@@ -198,13 +176,6 @@ class TrainConfig:
         """Updates needed for ``total_steps``."""
         return max(1, -(-self.total_steps // self.steps_per_update))
 
-    def game_kwargs(self) -> dict[str, Any]:
-        """The game's config fields (``num_players`` and ``game_config``)."""
-        return {"num_players": self.num_players, **parse_game_config(self.game_config, self.game)}
-
-    def resolved_run_dir(self) -> Path:
-        """``run_dir``, or the default folder of this game and seed."""
-        return Path(self.run_dir or f"runs/ppo/{self.game}-{self.num_players}p-s{self.seed}")
 
 
 def resolve_device(name: str) -> torch.device:
@@ -338,23 +309,12 @@ class Trainer:
         self.wall_time = 0.0
         self.rows: list[dict[str, Any]] = []
         self.last_eval: dict[str, float] = {}
-        self.eval_agents, self.skipped = self._eval_opponents()
+        self.eval_agents, self.skipped = usable_agents(cfg.eval_opponents, cfg.game)
         self.env.reset()
         self.league.draw(np.arange(cfg.num_envs), self.rng, cfg.self_play_prob, self.P,
                          cfg.random_opponent_prob)
 
     # -- evaluation ---------------------------------------------------------------
-    def _eval_opponents(self) -> tuple[list[str], dict[str, str]]:
-        ok, skipped = [], {}
-        for spec in self.cfg.eval_opponents:
-            try:
-                make_agent(spec, self.cfg.game)
-            except Exception as e:  # unknown or unavailable agent for this game
-                skipped[spec] = f"{type(e).__name__}: {e}"
-                continue
-            ok.append(spec)
-        return ok, skipped
-
     def evaluate(self) -> dict[str, float]:
         """Greedy current policy vs each opponent in the arena; win rates (draw = half)."""
         out: dict[str, float] = {}
@@ -620,21 +580,33 @@ class Trainer:
                 "seconds": time.perf_counter() - t_last}
 
 
-def plot_curves(rows: list[dict[str, Any]], opponents: list[str], path: Path, title: str = "") -> Path:
-    """Win rate vs each baseline and the losses, over env steps and over wall time (PNG)."""
+def plot_curves(rows: list[dict[str, Any]], opponents: list[str], path: Path, title: str = "",
+                x: tuple[str, str] = ("env_steps", "env steps"),
+                losses: tuple[str, ...] = ("pg_loss", "v_loss", "entropy"),
+                rate_keys: tuple[str, ...] = ("win_rate_vs_{}",)) -> Path:
+    """Win rate vs each baseline and the losses, over ``x`` (env steps) and over wall time (PNG).
+
+    Args:
+        x: the column of the first x axis and its label.
+        losses: the loss columns of the lower plots.
+        rate_keys: column patterns of the win rates (``{}``: the opponent's spec); each
+            pattern after the first is drawn dashed.
+    """
     import matplotlib
     matplotlib.use("Agg")
     import matplotlib.pyplot as plt
 
     fig, axes = plt.subplots(2, 2, figsize=(11, 7.5))
-    for col, xkey, xlabel in ((0, "env_steps", "env steps"), (1, "wall_time", "wall time (s)")):
+    for col, xkey, xlabel in ((0, *x), (1, "wall_time", "wall time (s)")):
         ax = axes[0, col]
-        for spec in opponents:
-            key = f"win_rate_vs_{spec}"
-            pts = [(r[xkey], r[key]) for r in rows if key in r and xkey in r]
-            if pts:
-                xs, ys = zip(*pts)
-                ax.plot(xs, ys, marker="o", label=f"vs {spec}")
+        for k, pattern in enumerate(rate_keys):
+            for spec in opponents:
+                key = pattern.format(spec)
+                pts = [(r[xkey], r[key]) for r in rows if key in r and xkey in r]
+                if pts:
+                    xs, ys = zip(*pts)
+                    label = key.replace("win_rate_", "").replace("_", " ")
+                    ax.plot(xs, ys, marker="o", ls="-" if k == 0 else "--", label=label)
         ax.axhline(0.5, color="grey", lw=0.8, ls=":")
         ax.set_ylim(0, 1)
         ax.set_xlabel(xlabel)
@@ -643,7 +615,7 @@ def plot_curves(rows: list[dict[str, Any]], opponents: list[str], path: Path, ti
             ax.legend(loc="lower right")
         ax.grid(alpha=0.3)
         ax = axes[1, col]
-        for key in ("pg_loss", "v_loss", "entropy"):
+        for key in losses:
             pts = [(r[xkey], r[key]) for r in rows if key in r]
             if pts:
                 xs, ys = zip(*pts)

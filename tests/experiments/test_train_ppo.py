@@ -20,13 +20,7 @@ from octagames.experiments.train_ppo import TIME_COLUMNS, TrainConfig, Trainer, 
 ROOT = Path(__file__).resolve().parents[2]
 
 
-@pytest.fixture(autouse=True)
-def _one_torch_thread():
-    """Small MLPs run fastest on one thread on a shared CPU; restore the setting afterwards."""
-    before = torch.get_num_threads()
-    torch.set_num_threads(1)
-    yield
-    torch.set_num_threads(before)
+pytestmark = pytest.mark.usefixtures("one_torch_thread")  # tests/conftest.py
 
 
 def _same(a, b) -> bool:
