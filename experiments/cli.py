@@ -12,6 +12,7 @@ Two forms:
 from __future__ import annotations
 
 import dataclasses
+import subprocess
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, ClassVar, Sequence
@@ -133,3 +134,31 @@ def usable_agents(specs: Sequence[str], game: str) -> tuple[list[str], dict[str,
             continue
         ok.append(spec)
     return ok, skipped
+
+
+def git_commit() -> str:
+    """The short hash of the checkout's HEAD (``"unknown"`` outside a git checkout)."""
+    try:
+        out = subprocess.run(["git", "rev-parse", "--short", "HEAD"], cwd=Path(__file__).resolve().parent,
+                             capture_output=True, text=True)
+    except OSError:
+        return "unknown"
+    return out.stdout.strip() or "unknown"
+
+
+def command_line(cfg: Any, module: str, python: str = "python") -> list[str]:
+    """The command that runs ``python -m <module>`` with config ``cfg`` (a dataclass parsed by tyro):
+    every field that differs from its default, as a flag."""
+    args = [python, "-m", module]
+    for f in dataclasses.fields(cfg):
+        value = getattr(cfg, f.name)
+        if value == f.default:
+            continue
+        flag = "--" + f.name.replace("_", "-")
+        if isinstance(value, bool):
+            args.append(flag if value else f"--no-{f.name.replace('_', '-')}")
+        elif isinstance(value, (tuple, list)):
+            args += [flag, *map(str, value)]
+        else:
+            args += [flag, str(value)]
+    return args

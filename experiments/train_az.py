@@ -57,7 +57,7 @@ from octagames.agents.az_selfplay import (Learner, ReplayBuffer, SelfPlayWorker,
                                           play_games)
 from octagames.agents.imitation import teacher_games
 from octagames.core import Game
-from octagames.experiments.cli import RunConfig, usable_agents
+from octagames.experiments.cli import RunConfig, command_line, usable_agents
 from octagames.experiments.train_ppo import plot_curves, resolve_device
 
 #: metric columns that depend on the clock (left out when comparing runs)
@@ -115,6 +115,8 @@ class TrainConfig(RunConfig):
     """... for this many searched decisions of each seat per game, then the most visited"""
     objective: str = "win"
     """value targets and finished games in the search: win (1 / 0.5 / 0) or score (returns rescaled)"""
+    leaf_value_mix: float = 0.0
+    """weight of the game's compiled leaf value in the search's leaf values (Achten, Octiles; 0: the network's)"""
     policy_width: int = 32
     """largest entries of each visit distribution kept per sample"""
     self_play_prob: float = 0.6
@@ -172,7 +174,7 @@ class TrainConfig(RunConfig):
         """The self-play search."""
         return SearchConfig(simulations=self.simulations, leaves_per_game=self.leaves_per_game, c_puct=self.c_puct,
                             dirichlet_alpha=self.dirichlet_alpha, dirichlet_frac=self.dirichlet_frac,
-                            objective=self.objective)
+                            objective=self.objective, leaf_value_mix=self.leaf_value_mix)
 
     def play_search(self) -> SearchConfig:
         """The play-time search stored with the model (no noise)."""

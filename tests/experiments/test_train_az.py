@@ -9,9 +9,9 @@ import sys
 from pathlib import Path
 
 import pytest
-import torch
 
 from octagames.agents.registry import make_agent
+from octagames.experiments.cli import command_line
 from octagames.experiments.train_az import TIME_COLUMNS, TrainConfig, train
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -29,23 +29,6 @@ def _cfg(run_dir: Path, **kw) -> TrainConfig:
                 progress=False)
     base.update(kw)
     return TrainConfig(**base)
-
-
-def _cli(cfg: TrainConfig) -> list[str]:
-    """The command line of ``cfg``: every field that differs from the default (the killed run is a process)."""
-    args = [sys.executable, "-m", "octagames.experiments.train_az"]
-    for f in dataclasses.fields(cfg):
-        value = getattr(cfg, f.name)
-        if value == f.default:
-            continue
-        flag = "--" + f.name.replace("_", "-")
-        if isinstance(value, bool):
-            args.append(flag if value else f"--no-{f.name.replace('_', '-')}")
-        elif isinstance(value, tuple):
-            args += [flag, *map(str, value)]
-        else:
-            args += [flag, str(value)]
-    return args
 
 
 def _without_clock(rows: list[dict]) -> list[dict]:
@@ -71,7 +54,7 @@ def test_a_tiny_run_learns_and_writes_its_outputs(tmp_path):
 def test_kill_and_resume_gives_identical_metrics(tmp_path):
     full = train(_cfg(tmp_path / "full"))
     killed = _cfg(tmp_path / "killed", stop_after_iterations=3)  # last checkpoint: iteration 2
-    out = subprocess.run(_cli(killed), cwd=ROOT, capture_output=True, text=True, timeout=600)
+    out = subprocess.run(command_line(killed, "octagames.experiments.train_az", sys.executable), cwd=ROOT, capture_output=True, text=True, timeout=600)
     assert out.returncode == 3, out.stderr
     assert json.loads((tmp_path / "killed" / "metrics.json").read_text())["rows"][-1]["iteration"] == 2
     resumed = train(dataclasses.replace(killed, stop_after_iterations=0, resume=True))
