@@ -36,6 +36,7 @@ the self-play worker and the replay buffer ``agents/az_selfplay.py``):
 from __future__ import annotations
 
 import dataclasses
+import importlib
 import json
 from dataclasses import dataclass
 from pathlib import Path
@@ -46,8 +47,8 @@ import torch
 from torch import nn
 
 from octagames.agents.base import Agent, Turn
-from octagames.agents.mcts import (DEFAULT_EXPLORATION, clear_trees, mix_root_noise, new_trees, root_stats,
-                                   search_kernels)
+from octagames.agents.mcts import (DEFAULT_EVALUATORS, DEFAULT_EXPLORATION, clear_trees, mix_root_noise,
+                                   new_trees, root_stats, search_kernels)
 from octagames.agents.ppo import ACTIVATIONS, SparseInputLinear, layer_init, masked_logits, mlp, sparse_entries
 from octagames.agents.registry import register
 from octagames.core import Game, mix64
@@ -187,6 +188,11 @@ class SearchConfig:
             ``"score"`` (returns rescaled to [0, 1] by the game's utility bounds).
         max_nodes: tree capacity per game (0: ``64 * simulations + 256``); a full
             tree stops growing and the search goes on.
+        leaf_value_mix: weight of the game's compiled leaf value (the ``"value"``
+            entries of :data:`octagames.agents.mcts.DEFAULT_EVALUATORS`: Achten's
+            showdown, Octiles' path distance), rescaled to [0, 1] by the utility
+            bounds, in every leaf's value; the network's weight is ``1 - leaf_value_mix``.
+            Games without such a function ignore it.
     """
 
     simulations: int = 64
@@ -196,6 +202,7 @@ class SearchConfig:
     dirichlet_frac: float = 0.25
     objective: str = "win"
     max_nodes: int = 0
+    leaf_value_mix: float = 0.0
 
     def __post_init__(self) -> None:
         if self.simulations < 0:
@@ -211,6 +218,8 @@ class SearchConfig:
             raise ValueError(f"objective={self.objective!r} is not valid; valid values: ['win', 'score']")
         if self.max_nodes < 0:
             raise ValueError(f"max_nodes={self.max_nodes} is not valid; it must be >= 0 (0: automatic)")
+        if not 0.0 <= self.leaf_value_mix <= 1.0:
+            raise ValueError(f"leaf_value_mix={self.leaf_value_mix} is not valid; it must be in [0, 1]")
 
     def nodes(self) -> int:
         """The tree capacity per game."""
@@ -219,6 +228,15 @@ class SearchConfig:
     def exploration(self, game: Game) -> float:
         """The PUCT constant used for ``game``."""
         return self.c_puct if self.c_puct is not None else DEFAULT_EXPLORATION.get(game.name, 1.25)
+
+
+def leaf_value_function(game: Game) -> Any:
+    """The game's compiled leaf value (a ``"value"`` entry of ``DEFAULT_EVALUATORS``), or None."""
+    entry = DEFAULT_EVALUATORS.get(game.name)
+    if entry is None or entry[0] != "value":
+        return None
+    mod, name = entry[1].split(":")
+    return getattr(importlib.import_module(mod), name)
 
 
 def outcome_values(returns: np.ndarray, num_players: int, objective: str, lo: float, hi: float) -> np.ndarray:
@@ -250,7 +268,9 @@ class BatchedSearch:
         self.config = config or SearchConfig()
         self.B = int(num_games)
         self.k = self.config.leaves_per_game
-        self.kernels = search_kernels(game.module)
+        self.value_fn = leaf_value_function(game) if self.config.leaf_value_mix > 0 else None
+        self.kernels = search_kernels(game.module, value=self.value_fn) if self.value_fn is not None else \
+            search_kernels(game.module)
         nodes = self.config.nodes()
         P, A, D = game.info.max_players, game.num_actions, game.observation_size
         self.tree = new_trees(self.B, nodes, P)
@@ -266,6 +286,7 @@ class BatchedSearch:
         self.masks = np.zeros((R, A), np.uint8)
         self.rets = np.zeros((R, P), np.float64)
         self.priors = np.zeros((R, A), np.float64)
+        self.known = np.zeros((R, P), np.float64)
         self.u = np.zeros((R, P), np.float64)
         self.rngs = np.zeros(self.B, np.uint64)
         self._mask = np.zeros(A, np.uint8)
@@ -341,6 +362,11 @@ class BatchedSearch:
             self.priors[net_rows] = priors
             seats = (players[:, None] + np.arange(P)[None, :]) % P
             u[net_rows[:, None], seats] = np.clip(values[:, :P], 0.0, 1.0)
+            if self.value_fn is not None:
+                mix = self.config.leaf_value_mix
+                self.kernels.leaf_values_many(self.works, status, evalp, self.known)
+                known = np.clip((self.known[net_rows, :P] - self.lo) / (self.hi - self.lo), 0.0, 1.0)
+                u[net_rows, :P] = (1.0 - mix) * u[net_rows, :P] + mix * known
         if len(end_rows):
             u[end_rows, :P] = outcome_values(self.rets[end_rows], P, self.config.objective, self.lo, self.hi)
         self.kernels.backup_many(k, *t[:10], self.paths, self.stats, status, o["plen"][:R], o["nst"][:R],

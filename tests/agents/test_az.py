@@ -211,3 +211,25 @@ def test_agent_plays_legal_moves_and_never_searches_forced_ones(tmp_path):
     path = save_model(net, tmp_path / "m.pt", g, SearchConfig(simulations=9))
     assert make_agent(f"az:{path}", "octrix").search.simulations == 9
     assert make_agent(f"az:{path}:3", "octrix").search.simulations == 3
+
+
+def test_a_full_leaf_value_mix_replaces_the_network_values():
+    """With ``leaf_value_mix=1`` Achten's compiled showdown value alone values the leaves: the network's
+    values no longer change the search, its priors still do."""
+    g = Game("achten", deal_penalty=1)
+    _, relative = linear_fns(g, seed=1)
+    _, other = linear_fns(g, seed=2)
+
+    def other_values(obs, masks, players):
+        return relative(obs, masks, players)[0], other(obs, masks, players)[1]
+
+    states = np.array(decisions(g, 3, seed=4), dtype=g.dtype)
+    players = np.array([g.acting_player(s) for s in states])
+    search = BatchedSearch(g, 3, SearchConfig(simulations=40, leaf_value_mix=1.0))
+    a = search.run(states, players, np.ones(3, bool), np.arange(3), relative)
+    b = search.run(states, players, np.ones(3, bool), np.arange(3), other_values)
+    np.testing.assert_array_equal(a["visits"], b["visits"])
+    plain = BatchedSearch(g, 3, SearchConfig(simulations=40))
+    c = plain.run(states, players, np.ones(3, bool), np.arange(3), relative)
+    d = plain.run(states, players, np.ones(3, bool), np.arange(3), other_values)
+    assert not np.array_equal(c["visits"], d["visits"])
