@@ -369,7 +369,8 @@ class SearchKernels(NamedTuple):
 
     ``descend_many`` and ``backup_many`` search many trees (:func:`new_trees`) in
     lockstep with a Python policy/value function between them (the batched
-    search of :mod:`octagames.agents.az`); ``observe_many`` writes the
+    search of :mod:`octagames.agents.az`); ``leaf_values_many`` applies the
+    compiled leaf value to their leaves; ``observe_many`` writes the
     observations and legal masks of many records (its training batches).
     """
 
@@ -381,6 +382,7 @@ class SearchKernels(NamedTuple):
     descend_many: Any = None
     backup_many: Any = None
     observe_many: Any = None
+    leaf_values_many: Any = None
 
 
 _KERNELS: dict[tuple[str, Any, Any], SearchKernels] = {}
@@ -698,6 +700,15 @@ def backup_many(leaves_per_game, first_child, sibling, action, tag, visits, avai
         backup(value[b], paths[r], plen[r], stats[r], nst[r], u[r])
 
 @nb.njit(cache=True, nogil=True)
+def leaf_values_many(works, status, evalp, out):
+    '''``leaf_value`` (the compiled value function) of every work record of :func:`descend_many`
+    that the network evaluates (zeros elsewhere): game knowledge to mix into its values.'''
+    for r in range(status.shape[0]):
+        out[r, :] = 0.0
+        if status[r] >= 0 and evalp[r] >= 0:
+            leaf_value(works[r], out[r])
+
+@nb.njit(cache=True, nogil=True)
 def observe_many(records, seats, obs, masks):
     '''The observation and legal mask of seat ``seats[r]`` in ``records[r]``, for every row
     (training batches of the records a replay buffer stores).'''
@@ -782,7 +793,7 @@ def search_kernels(module: ModuleType, policy: Any = random_policy,
     sys.modules[name] = gen
     spec.loader.exec_module(gen)
     kernels = SearchKernels(gen.descend, gen.rollout, gen.backup, gen.expand_priors, gen.run,
-                            gen.descend_many, gen.backup_many, gen.observe_many)
+                            gen.descend_many, gen.backup_many, gen.observe_many, gen.leaf_values_many)
     _KERNELS[key] = kernels
     return kernels
 
