@@ -18,10 +18,13 @@ $(STAMP): setup.cfg pyproject.toml
 
 install: $(STAMP)
 
+# warmup: the one-time compile of every game's kernels (seconds once cached; it prints how long it took)
 demo: $(STAMP)
+	$(PY) -m octagames.experiments.warmup
 	$(PY) -m octagames.experiments.demo
 
 test: $(STAMP)
+	$(PY) -m octagames.experiments.warmup
 	$(PY) -m pytest -q
 
 bench: $(STAMP)
@@ -32,4 +35,4 @@ leaderboard: $(STAMP)
 	$(PY) -m octagames.experiments.leaderboard
 
 clean:
-	rm -rf $(VENV) runs/*.json runs/*.png
+	rm -rf $(VENV) runs/*.json runs/*.png octagames/_cache

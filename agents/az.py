@@ -50,7 +50,6 @@ from octagames.agents.base import Agent, Turn
 from octagames.agents.mcts import (DEFAULT_EVALUATORS, DEFAULT_EXPLORATION, clear_trees, mix_root_noise,
                                    new_trees, root_stats, search_kernels)
 from octagames.agents.ppo import ACTIVATIONS, SparseInputLinear, layer_init, masked_logits, mlp, sparse_entries
-from octagames.agents.registry import register
 from octagames.core import Game, mix64
 
 MODEL_FORMAT = "octagames-az-model-1"
@@ -594,6 +593,3 @@ def _zoo_factory(game: str, arg: str | None) -> Agent:
         raise ValueError(f"zoo:{name} plays {want}; you asked for {game}")
     return AZAgent.load(path, sims, name=f"zoo-{name}" + ("" if sims is None else f"-{sims}"))
 
-
-register("az", _az_factory)
-register("zoo", _zoo_factory)

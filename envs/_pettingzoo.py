@@ -36,40 +36,22 @@ from __future__ import annotations
 
 import importlib
 import importlib.util
-from collections.abc import Callable
 from types import ModuleType
 from typing import Any, ClassVar
 
 import gymnasium
-import numba as nb
 import numpy as np
 from gymnasium import spaces
 from gymnasium.utils import EzPickle, seeding
-from numba.core.dispatcher import Dispatcher
 from pettingzoo import AECEnv, ParallelEnv
 from pettingzoo.utils import wrappers
 
 from octagames.envs.deals import apply_deal
-from octagames.core import CHANCE, TERMINAL, Game, IllegalActionError
+from octagames.core import TERMINAL, Game, IllegalActionError, make_game
+from octagames.envs._aec_template import ILLEGAL
+from octagames.specialize import specialize
 
 ILLEGAL_ACTION_MODES = ("raise", "terminate")
-
-
-def make_game(name: str, config: dict[str, Any]) -> Game:
-    """Build the :class:`~octagames.core.Game` of an env from config keyword arguments.
-
-    Args:
-        name: the game's short name.
-        config: config fields (the ``Config``'s field names).
-
-    Returns:
-        The game bound to its config.
-
-    Raises:
-        ValueError: an unknown config field (the valid names are listed) or a
-            bad config value (naming the field and the valid values).
-    """
-    return Game(name, **config)
 
 
 def observation_bounds(game: Game) -> tuple[Any, Any]:
@@ -87,72 +69,16 @@ def make_spaces(game: Game) -> tuple[spaces.Dict, spaces.Discrete]:
     return obs_space, spaces.Discrete(game.num_actions)
 
 
-_ILLEGAL = -100  # returned by the fused step kernel when the engine refuses an action
-_FUSED: dict[str, tuple[Callable[..., int], Callable[..., int], Callable[..., int]]] = {}
-
-
-def fused_kernels(module: ModuleType) -> tuple[Callable[..., int], Callable[..., int], Callable[..., int]]:
-    """Three kernels built from a rules module's own kernels: one call per env step.
-
-    Calling a compiled kernel on a record costs microseconds of argument
-    unboxing, more than the work itself, so the env makes one call per step:
-
-    * ``play(buf, action, prev, delta) -> seat``: apply ``action`` to ``buf[0]``,
-      resolve chance with the record's RNG, write the return changes since
-      ``prev`` into ``delta`` (and update ``prev``); returns the acting seat
-      after the step, ``TERMINAL``, or ``_ILLEGAL`` (record untouched) when
-      the engine refuses the action.
-    * ``view(buf, seat, obs, mask) -> count``: write ``seat``'s observation
-      and legal mask; returns the number of legal actions.
-    * ``settle(buf, prev) -> seat``: resolve chance (after a reset or a fixed
-      deal), write the returns into ``prev``; returns the acting seat or ``TERMINAL``.
-
-    They are compiled once per process and game (numba cannot cache closures),
-    and stay plain Python where the module's kernels are (``NUMBA_DISABLE_JIT=1``).
-    """
-    key = module.__name__
-    if key in _FUSED:
-        return _FUSED[key]
-    cur, act, apply_, sample = module.current_player, module.acting_player, module.apply_action, \
-        module.sample_chance
-    ret, mask, obs = module.returns, module.legal_mask, module.observation
-
-    def play(buf, action, prev, delta):  # type: ignore[no-untyped-def]
-        s = buf[0]
-        if not apply_(s, action):
-            return _ILLEGAL
-        while cur(s) == CHANCE:
-            apply_(s, int(sample(s)))
-        ret(s, delta)
-        for i in range(delta.shape[0]):
-            d = delta[i] - prev[i]
-            prev[i] = delta[i]
-            delta[i] = d
-        return act(s)
-
-    def view(buf, seat, obs_out, mask_out):  # type: ignore[no-untyped-def]
-        s = buf[0]
-        obs(s, seat, obs_out)
-        return mask(s, seat, mask_out)
-
-    def settle(buf, prev):  # type: ignore[no-untyped-def]
-        s = buf[0]
-        while cur(s) == CHANCE:
-            apply_(s, int(sample(s)))
-        ret(s, prev)
-        return act(s)
-
-    if isinstance(apply_, Dispatcher):
-        play, view, settle = nb.njit(play), nb.njit(view), nb.njit(settle)
-    _FUSED[key] = (play, view, settle)
-    return play, view, settle
+def aec_kernels(module: ModuleType) -> ModuleType:
+    """The compiled per-step kernels of a rules module (``octagames.envs._aec_template``, specialised)."""
+    return specialize("octagames.envs._aec_template", game=module.__name__)
 
 
 class _Table:
-    """One game record plus preallocated buffers, driven through fused kernels.
+    """One game record plus preallocated buffers, driven through one compiled call per step.
 
     The record is a view into a one-element array that the kernels of
-    :func:`fused_kernels` update in place, so a step allocates nothing but
+    :func:`aec_kernels` update in place, so a step allocates nothing but
     the observation it returns.
     """
 
@@ -171,8 +97,9 @@ class _Table:
         self.mask = np.zeros(game.num_actions, dtype=np.uint8)
         self.delta = np.zeros(game.info.max_players, dtype=np.float64)
         self.prev = np.zeros(game.info.max_players, dtype=np.float64)
-        self._reset, self._mask, self._obs = m.reset, m.legal_mask, m.observation
-        self._play, self._view, self._settle = fused_kernels(m)
+        k = aec_kernels(m)
+        self._reset, self._obs = game.kernels.reset, game.kernels.observation
+        self._play, self._view, self._settle, self._mask_count = k.play, k.view, k.settle, k.mask_count
         self.render_mode = render_mode
         self.np_random: np.random.Generator | None = None
         self.acting_seat = TERMINAL
@@ -202,8 +129,8 @@ class _Table:
             IllegalActionError: with the engine's message; the state is unchanged.
         """
         a = int(action)
-        seat = int(self._play(self.buf, a, self.prev, self.delta)) if 0 <= a < self.num_actions else _ILLEGAL
-        if seat == _ILLEGAL:
+        seat = int(self._play(self.buf, a, self.prev, self.delta)) if 0 <= a < self.num_actions else ILLEGAL
+        if seat == ILLEGAL:
             self.game.apply_action(self.s, a)  # the kernel refused: this raises the clear message
             raise IllegalActionError(f"action {a} was refused by the rules engine")  # pragma: no cover
         self.acting_seat = seat
@@ -294,7 +221,7 @@ class OctaAECEnv(AECEnv, EzPickle):
             raise ValueError("game must be given (a short name such as 'octrix')")
         EzPickle.__init__(self, **_pickle_kwargs(self, game, render_mode=render_mode, **config))
         super().__init__()
-        self.game = make_game(name, config)
+        self.game = make_game(name, **config)
         self._t = _Table(self.game, render_mode)
         self.render_mode = render_mode
         n = self.game.num_players
@@ -447,7 +374,7 @@ class OctaParallelEnv(ParallelEnv, EzPickle):
         EzPickle.__init__(self, **_pickle_kwargs(self, game, render_mode=render_mode,
                                                  illegal_action=illegal_action,
                                                  illegal_reward=illegal_reward, **config))
-        self.game = make_game(name, config)
+        self.game = make_game(name, **config)
         self._t = _Table(self.game, render_mode)
         self.render_mode = render_mode
         self.illegal_action = illegal_action
@@ -483,7 +410,7 @@ class OctaParallelEnv(ParallelEnv, EzPickle):
         t = self._t
         if not self.agents or t.terminal():
             return []
-        return [a for p, a in enumerate(self.possible_agents) if t._mask(t.s, p, t.mask) > 0]
+        return [a for p, a in enumerate(self.possible_agents) if t._mask_count(t.buf, p, t.mask) > 0]
 
     def reset(self, seed: int | None = None, options: dict[str, Any] | None = None
               ) -> tuple[dict[str, dict[str, np.ndarray]], dict[str, dict[str, Any]]]:
@@ -530,7 +457,7 @@ class OctaParallelEnv(ParallelEnv, EzPickle):
         chosen = {a: int(actions[a]) for a in acting}
         illegal = []
         for a in acting:
-            t._mask(t.s, self._seat[a], t.mask)
+            t._mask_count(t.buf, self._seat[a], t.mask)
             if not (0 <= chosen[a] < t.num_actions) or not t.mask[chosen[a]]:
                 illegal.append(a)
         rewards = dict.fromkeys(live, 0.0)

@@ -23,6 +23,7 @@ from typing import Any
 import numpy as np
 
 from octagames.core import CHANCE, Game, IllegalActionError
+from octagames.octrix import card_name
 
 DealFn = Callable[[np.void, Sequence[Sequence[int]]], list[int]]
 
@@ -65,8 +66,6 @@ def octrix_deal_outcomes(state: np.void, deal: Sequence[Sequence[int]]) -> list[
         ValueError: wrong number of hands or cards, a card outside the deck,
             or a card dealt twice.
     """
-    from octagames.octrix import card_name
-
     n = int(state["num_players"])
     h = int(state["hand_size"])
     deck = 4 * int(state["ranks"])

@@ -47,8 +47,9 @@ import numpy as np
 from gymnasium import spaces
 
 from octagames.agents.base import Agent, RandomAgent, make_turn
-from octagames.envs._pettingzoo import make_game, observation_bounds
-from octagames.core import CHANCE, TERMINAL, IllegalActionError
+from octagames.envs._pettingzoo import observation_bounds
+from octagames.envs.deals import apply_deal
+from octagames.core import CHANCE, TERMINAL, IllegalActionError, make_game
 
 ILLEGAL_MODES = ("raise", "penalize")
 
@@ -79,7 +80,7 @@ class SingleAgentEnv(gymnasium.Env):
                  opponents: Sequence[Agent] | Mapping[int, Agent] | None = None,
                  illegal_action: str = "raise", illegal_reward: float = -1.0,
                  render_mode: str | None = None, **config: Any):
-        self.game = make_game(game, config)
+        self.game = make_game(game, **config)
         n = self.game.num_players
         if isinstance(seat, bool) or not isinstance(seat, (int, np.integer)) or not 0 <= seat < n:
             raise ValueError(f"seat={seat!r} is not valid; valid values: {list(range(n))}")
@@ -142,7 +143,6 @@ class SingleAgentEnv(gymnasium.Env):
         for p, agent in self.opponents.items():
             agent.reset(self.game, p, int(rng.integers(0, 2**63 - 1)))
         if options and options.get("deal") is not None:
-            from octagames.envs.deals import apply_deal
             apply_deal(self.game, self.state, options["deal"])
         self._prev_return = float(self.game.returns(self.state)[self.seat])
         self._done = False

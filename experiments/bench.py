@@ -21,6 +21,7 @@ from __future__ import annotations
 
 import importlib
 import json
+import os
 import platform
 import random
 import time
@@ -31,6 +32,7 @@ from typing import Callable
 import numpy as np
 
 from octagames.core import available_games
+from octagames.envs.vector import make
 
 BENCH_CONFIGS = {
     "octrix": dict(num_players=2),
@@ -70,7 +72,6 @@ def _timed(step: Callable[[], int], seconds: float) -> float:
 
 def bench_vector(game: str, batch: int, seconds: float, seed: int, **config) -> float:
     """Steps/s of the vector env at one batch size."""
-    from octagames.envs.vector import make
     env = make(game, batch, seed=seed, **config)
     env.reset()
     reps = max(1, 4096 // batch)
@@ -176,7 +177,6 @@ def main(cfg: BenchConfig) -> dict:
 
 
 def _cores() -> int:
-    import os
     return len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else (os.cpu_count() or 1)
 
 

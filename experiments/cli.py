@@ -15,11 +15,13 @@ import dataclasses
 import subprocess
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, ClassVar, Sequence
+from typing import Any, ClassVar, Sequence, TypeVar
 
+from octagames.agents.registry import make_agent
 from octagames.core import Game, available_games
 
 _TRUE, _FALSE = ("true", "1", "yes"), ("false", "0", "no")
+ConfigT = TypeVar("ConfigT")
 
 
 def parse_game_config(config: str | Sequence[str], game: str) -> dict[str, Any]:
@@ -72,10 +74,19 @@ def parse_game_spec(spec: str) -> tuple[str, dict[str, Any]]:
     return name.strip(), parse_game_config(config, name.strip())
 
 
-def make_game(spec: str) -> Game:
+def game_from_spec(spec: str) -> Game:
     """The :class:`~octagames.core.Game` of a game spec (``"achten:deal_penalty=1"``); the config is checked."""
     name, config = parse_game_spec(spec)
     return Game(name, **config)
+
+
+def config_or_defaults(config_cls: type[ConfigT]) -> ConfigT:
+    """The script's config from the command line (tyro), or its defaults in a base install without tyro."""
+    try:
+        import tyro  # optional: the `train` extra
+    except ImportError:
+        return config_cls()
+    return tyro.cli(config_cls)
 
 
 @dataclass(frozen=True)
@@ -123,8 +134,6 @@ class RunConfig:
 
 def usable_agents(specs: Sequence[str], game: str) -> tuple[list[str], dict[str, str]]:
     """Split agent specs into those that build for ``game`` and the others, with the reason of each refusal."""
-    from octagames.agents.registry import make_agent  # agents import torch lazily; game configs need none of it
-
     ok, skipped = [], {}
     for spec in specs:
         try:

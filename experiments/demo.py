@@ -17,6 +17,7 @@ from octagames.agents.arena import play_match
 from octagames.agents.registry import make_agent
 from octagames.experiments.tournament import run_tournament, save
 from octagames.core import available_games
+from octagames.experiments.cli import config_or_defaults
 
 DEMO_CONFIGS = {
     "octrix": dict(num_players=2),
@@ -78,12 +79,7 @@ def main(cfg: DemoConfig) -> dict:
 
 def cli() -> None:
     """Command-line entry point (``octagames-demo``, or ``python -m octagames.experiments.demo``)."""
-    try:
-        import tyro
-    except ImportError:  # the base install has no tyro: run the defaults
-        main(DemoConfig())
-        return
-    main(tyro.cli(DemoConfig))
+    main(config_or_defaults(DemoConfig))
 
 
 if __name__ == "__main__":

@@ -31,6 +31,7 @@ from typing import Any
 import numpy as np
 
 from octagames.agents.base import Agent
+from octagames.agents.cfr_agent import CFRAgent
 from octagames.agents.registry import make_agent
 from octagames.core import Game
 from octagames.experiments.cli import git_commit
@@ -134,8 +135,6 @@ def _build(spec: str, b: Board) -> Agent:
     name, _, arg = spec.partition(":")
     if name == "cfr" and (not arg or arg.isdigit()):
         # the registry's cfr trains on the game's default config; the board's config may differ
-        from octagames.agents.cfr import CFRAgent
-
         return CFRAgent.mccfr(Game(b.game, **b.config), iterations=int(arg or 1000), sampling="outcome")
     return make_agent(spec, b.game)
 

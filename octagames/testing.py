@@ -61,7 +61,7 @@ def random_playout(game: Game, seed: int, check: bool = True, max_steps: int | N
                 bad = int(rng.choice(illegal))
                 assert not game._apply(s, bad), f"illegal action {bad} accepted"
                 assert game.to_bytes(s) == before, "a refused action changed the state"
-            assert game.from_bytes(before).tobytes() == before
+            assert game.to_bytes(game.from_bytes(before)) == before
             obs = game.observation(s, p)
             assert obs.shape == (game.observation_size,) and np.all(np.isfinite(obs))
             low, high = game.observation_bounds()

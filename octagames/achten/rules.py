@@ -340,6 +340,10 @@ class Config:
                              f"it must be a number in [0, 10]")
 
 
+# record fields fixed by the config (``dealer`` is the first dealer in the config, then moves)
+CONFIG_FIELDS = ("num_players", "match", "target", "ranks", "low_rank", "turn_cap", "max_rounds", "deal_penalty")
+
+
 def write_config(s, config: Config) -> None:
     """Store ``config`` in record ``s`` (before :func:`reset`)."""
     s["num_players"] = config.num_players
@@ -383,19 +387,19 @@ def utility_bounds(config: Config) -> tuple[float, float]:
 
 
 # ---------------------------------------------------------------- hand values (kernels)
-@nb.njit(cache=True)
+@nb.njit
 def card_rank(c) -> int:
     """Rank 2..14 of card ``c``."""
     return c // 4 + 2
 
 
-@nb.njit(cache=True)
+@nb.njit
 def card_points(c) -> int:
     """Value of a single card: ``|rank - 8|``."""
     return abs(c // 4 + 2 - 8)
 
 
-@nb.njit(cache=True)
+@nb.njit
 def hand_value3(c0, c1, c2) -> int:
     """Hand total: cards of one suit are added up first; each suit group scores ``|sum - 8|``."""
     # int(): record fields are int8, and unjitted numpy would do int8 arithmetic
@@ -428,7 +432,7 @@ def hand_value3(c0, c1, c2) -> int:
     return total
 
 
-@nb.njit(cache=True)
+@nb.njit
 def is_verbied3(c0, c1, c2) -> bool:
     """An ace and two of 10, J, Q, K, all three of one suit."""
     c0, c1, c2 = int(c0), int(c1), int(c2)
@@ -446,14 +450,14 @@ def is_verbied3(c0, c1, c2) -> bool:
     return aces == 1 and high == 2
 
 
-@nb.njit(cache=True)
+@nb.njit
 def _card_badness(c) -> int:
     # 2 * |rank - 8|, +1 above the 8: equal values rank the lower card better (a 7 beats a 9)
     r = int(c) // 4 + 2
     return 2 * abs(r - 8) + (1 if r > 8 else 0)
 
 
-@nb.njit(cache=True)
+@nb.njit
 def hand_key3(c0, c1, c2) -> int:
     """Order of hands at the showdown: a larger key is a worse hand.
 
@@ -480,24 +484,24 @@ def hand_key3(c0, c1, c2) -> int:
 
 
 # ---------------------------------------------------------------- record helpers
-@nb.njit(cache=True)
+@nb.njit
 def _in_deck(s, c) -> bool:
     r = c // 4 + 2
     return s["low_rank"] <= r < s["low_rank"] + s["ranks"]
 
 
-@nb.njit(cache=True)
+@nb.njit
 def _hand_value_of(s, p) -> int:
     b = 3 * p
     return hand_value3(s["slot_card"][b], s["slot_card"][b + 1], s["slot_card"][b + 2])
 
 
-@nb.njit(cache=True)
+@nb.njit
 def _pot_verbied(s) -> bool:
     return is_verbied3(s["slot_card"][POT0], s["slot_card"][POT0 + 1], s["slot_card"][POT0 + 2])
 
 
-@nb.njit(cache=True)
+@nb.njit
 def _new_round(s) -> None:
     s["dealt"] = 0
     s["phase"] = PH_DEAL
@@ -522,7 +526,7 @@ def _new_round(s) -> None:
     s["round_pts"][:] = 0
 
 
-@nb.njit(cache=True)
+@nb.njit
 def reset(s, seed) -> None:
     """Start a new match (or round) in ``s``, keeping its config.
 
@@ -540,7 +544,7 @@ def reset(s, seed) -> None:
     _new_round(s)
 
 
-@nb.njit(cache=True)
+@nb.njit
 def current_player(s) -> int:
     """CHANCE while dealing, the seat to act during turns, TERMINAL at the end."""
     if s["terminal"]:
@@ -550,13 +554,13 @@ def current_player(s) -> int:
     return s["to_act"]
 
 
-@nb.njit(cache=True)
+@nb.njit
 def acting_player(s) -> int:
     """Same as :func:`current_player` (the game is sequential)."""
     return current_player(s)
 
 
-@nb.njit(cache=True)
+@nb.njit
 def _is_legal(s, a) -> bool:
     ph = s["phase"]
     if ph == PH_FIRST:
@@ -568,7 +572,7 @@ def _is_legal(s, a) -> bool:
     return False
 
 
-@nb.njit(cache=True)
+@nb.njit
 def legal_mask(s, player, out) -> int:
     """Legal actions of ``player``: only the seat to act has any."""
     out[:] = 0
@@ -582,7 +586,7 @@ def legal_mask(s, player, out) -> int:
     return n
 
 
-@nb.njit(cache=True)
+@nb.njit
 def _num_undealt(s) -> int:
     n = 0
     for c in range(NUM_CARDS):
@@ -591,7 +595,7 @@ def _num_undealt(s) -> int:
     return n
 
 
-@nb.njit(cache=True)
+@nb.njit
 def chance_outcomes(s, actions, probs) -> int:
     """Every undealt card of the deck, uniformly, while dealing."""
     if s["terminal"] or s["phase"] != PH_DEAL:
@@ -606,7 +610,7 @@ def chance_outcomes(s, actions, probs) -> int:
     return n
 
 
-@nb.njit(cache=True)
+@nb.njit
 def sample_chance(s) -> int:
     """Draw an undealt card with the record's RNG (-1 if not dealing)."""
     if s["terminal"] or s["phase"] != PH_DEAL:
@@ -620,7 +624,7 @@ def sample_chance(s) -> int:
     return -1
 
 
-@nb.njit(cache=True)
+@nb.njit
 def deal_slot(s) -> int:
     """Slot that the next dealt card goes to."""
     n = s["num_players"]
@@ -632,7 +636,7 @@ def deal_slot(s) -> int:
     return CLOSED
 
 
-@nb.njit(cache=True)
+@nb.njit
 def _swap_slots(s, x, y) -> None:
     # the cards change places; what each seat knows travels with the card
     cx = s["slot_card"][x]
@@ -647,14 +651,14 @@ def _swap_slots(s, x, y) -> None:
         s["known"][v, y] = kx
 
 
-@nb.njit(cache=True)
+@nb.njit
 def _reveal_pot(s) -> None:
     for j in range(HAND):
         for v in range(s["num_players"]):
             s["known"][v, POT0 + j] = 1
 
 
-@nb.njit(cache=True)
+@nb.njit
 def _end_round(s, reason) -> None:
     """Showdown: hands are shown, nul scores 1, verbied 0.1, the worst hand deals next."""
     n = s["num_players"]
@@ -719,7 +723,7 @@ def _end_round(s, reason) -> None:
     _new_round(s)
 
 
-@nb.njit(cache=True)
+@nb.njit
 def _record(s, p, a) -> int:
     t = s["nhist"]
     s["hist_mover"][t] = p
@@ -728,7 +732,7 @@ def _record(s, p, a) -> int:
     return t
 
 
-@nb.njit(cache=True)
+@nb.njit
 def _apply_move(s, p, a) -> None:
     n = s["num_players"]
     t = _record(s, p, a)
@@ -801,7 +805,7 @@ def _apply_move(s, p, a) -> None:
     s["to_act"] = (p + 1) % n
 
 
-@nb.njit(cache=True)
+@nb.njit
 def apply_action(s, action) -> bool:
     """Apply a chance outcome or the acting seat's move; False if illegal (``s`` untouched)."""
     if s["terminal"]:
@@ -829,14 +833,14 @@ def apply_action(s, action) -> bool:
     return True
 
 
-@nb.njit(cache=True)
+@nb.njit
 def returns(s, out) -> None:
     """Cumulative returns (zero until the game ends)."""
     for p in range(s["num_players"]):
         out[p] = s["returns"][p]
 
 
-@nb.njit(cache=True)
+@nb.njit
 def _look(out, a, c0, c1, c2, lays_verbied) -> None:
     # lookahead features of action ``a`` whose resulting hand is known to be c0, c1, c2
     base = O_LOOK + a * LOOK_SIZE
@@ -847,7 +851,7 @@ def _look(out, a, c0, c1, c2, lays_verbied) -> None:
     out[base + 3] = 1.0 if lays_verbied else 0.0
 
 
-@nb.njit(cache=True)
+@nb.njit
 def _lookahead(s, v, out) -> None:
     """Seat ``v``'s hand after each action, as far as ``v`` knows it (layout: module docstring)."""
     h = np.empty(HAND, np.int64)
@@ -886,7 +890,7 @@ def _lookahead(s, v, out) -> None:
             _look(out, A_CLOSED + i, nh[0], nh[1], nh[2], False)
 
 
-@nb.njit(cache=True)
+@nb.njit
 def observation(s, player, out) -> None:
     """Write ``player``'s information state (layout in the module docstring)."""
     out[:] = 0.0
@@ -968,7 +972,7 @@ def observation(s, player, out) -> None:
                 out[base + MAX_PLAYERS + NUM_ACTIONS + c] = 1.0
 
 
-@nb.njit(cache=True)
+@nb.njit
 def determinize(s, player, seed) -> None:
     """Resample every card ``player`` does not know, and reseed the RNG.
 

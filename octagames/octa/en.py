@@ -80,7 +80,7 @@ TURN_ACTION_BOUND = 300
 
 
 # ---------------------------------------------------------------- chance flow
-@nb.njit(cache=True)
+@nb.njit
 def _finish_game(s, reason) -> None:
     """End the game: reason 1 win rule (winner set), 2/3 most face-up cards in runs."""
     s["terminal"] = 1
@@ -96,7 +96,7 @@ def _finish_game(s, reason) -> None:
         s["returns"][1 - w] = -1.0
 
 
-@nb.njit(cache=True)
+@nb.njit
 def _rebuild_stock(s) -> None:
     """First exhaustion: the discard pile and every run of exactly 3 cards become the stock.
 
@@ -125,7 +125,7 @@ def _rebuild_stock(s) -> None:
             free_run(s, r)
 
 
-@nb.njit(cache=True)
+@nb.njit
 def _after_stock_draw(s) -> None:
     """Handle the stock running out (first time: rebuild; second time: last turn)."""
     if s["stock_n"] > 0:
@@ -139,7 +139,7 @@ def _after_stock_draw(s) -> None:
     s["final_turn"] = 1
 
 
-@nb.njit(cache=True)
+@nb.njit
 def _first_empty_slot(s) -> int:
     for i in range(POOL_SLOTS):
         if s["pool"][i] < 0:
@@ -147,7 +147,7 @@ def _first_empty_slot(s) -> int:
     return -1
 
 
-@nb.njit(cache=True)
+@nb.njit
 def _settle(s) -> None:
     """Leave chance states that have nothing left to draw (an empty stock does as much as it can)."""
     while s["phase"] == PH_CHANCE:
@@ -170,7 +170,7 @@ def _settle(s) -> None:
             s["phase"] = nxt
 
 
-@nb.njit(cache=True)
+@nb.njit
 def _start_chance(s, kind, count, nxt) -> None:
     s["phase"] = PH_CHANCE
     s["ch_kind"] = kind
@@ -179,7 +179,7 @@ def _start_chance(s, kind, count, nxt) -> None:
     _settle(s)
 
 
-@nb.njit(cache=True)
+@nb.njit
 def _begin_turn(s) -> None:
     s["turn"] += 1
     s["opt_used"] = 0
@@ -194,7 +194,7 @@ def _begin_turn(s) -> None:
     _start_chance(s, CK_DRAW, 1, PH_PILE)
 
 
-@nb.njit(cache=True)
+@nb.njit
 def _end_turn(s) -> None:
     for c in range(NUM_NUMBER):
         s["bflag"][c] = 0
@@ -207,7 +207,7 @@ def _end_turn(s) -> None:
         _begin_turn(s)
 
 
-@nb.njit(cache=True)
+@nb.njit
 def _start_refill(s, use_discard, nxt) -> None:
     """Refill empty pool spaces in refill order: discard pile first (top card first) if asked, then stock."""
     if use_discard:
@@ -220,7 +220,7 @@ def _start_refill(s, use_discard, nxt) -> None:
 
 
 # ---------------------------------------------------------------- chance kernels
-@nb.njit(cache=True)
+@nb.njit
 def chance_outcomes(s, actions, probs) -> int:
     """Outcomes of the pending chance node: stock cards, hidden action cards, or the start seat."""
     ph = s["phase"]
@@ -252,7 +252,7 @@ def chance_outcomes(s, actions, probs) -> int:
     return n
 
 
-@nb.njit(cache=True)
+@nb.njit
 def apply_chance(s, o) -> bool:
     """Apply chance outcome ``o``; False (``s`` untouched) if it is not possible."""
     ph = s["phase"]
@@ -318,7 +318,7 @@ def apply_chance(s, o) -> bool:
 
 
 # ---------------------------------------------------------------- run laying helpers
-@nb.njit(cache=True)
+@nb.njit
 def _interval_ok(avail, bpos, need_lo, need_hi, need_b) -> bool:
     """A run [a, b] of 3..10 positions, all available, containing [need_lo, need_hi] exists.
 
@@ -341,7 +341,7 @@ def _interval_ok(avail, bpos, need_lo, need_hi, need_b) -> bool:
     return False
 
 
-@nb.njit(cache=True)
+@nb.njit
 def _suit_avail(s, p, suit, avail, bpos) -> None:
     """Positions 1..11 of ``suit`` for which ``p`` holds a free card (and a B card)."""
     for q in range(1, 12):
@@ -365,7 +365,7 @@ def _suit_avail(s, p, suit, avail, bpos) -> None:
         bpos[q] = b
 
 
-@nb.njit(cache=True)
+@nb.njit
 def _sel_target(s, p, k):
     """Where a card of kind ``k`` would go in the run being laid: (ok, new_lo, new_hi, amb)."""
     if s["hand_cnt"][p, k] <= 0 or hand_card_of_kind(s, p, k) < 0:
@@ -399,7 +399,7 @@ def _sel_target(s, p, k):
     return False, 0, 0, 0
 
 
-@nb.njit(cache=True)
+@nb.njit
 def _sel_legal(s, p, k) -> bool:
     """Whether laying a card of kind ``k`` keeps the run being laid completable."""
     ok, lo, hi, amb = _sel_target(s, p, k)
@@ -431,7 +431,7 @@ def _sel_legal(s, p, k) -> bool:
     return _interval_ok(avail, bpos, lo, hi, need_b)
 
 
-@nb.njit(cache=True)
+@nb.njit
 def _sel_pos(k, new_lo, amb) -> int:
     """Position a card of kind ``k`` takes in the run being laid (new interval starts at ``new_lo``)."""
     if amb:
@@ -441,7 +441,7 @@ def _sel_pos(k, new_lo, amb) -> int:
     return k % 10 + 1
 
 
-@nb.njit(cache=True)
+@nb.njit
 def _build_has_b(s) -> bool:
     for q in range(s["build_lo"], s["build_hi"] + 1):
         c = s["build_card"][q]
@@ -451,7 +451,7 @@ def _build_has_b(s) -> bool:
 
 
 # ---------------------------------------------------------------- option B feasibility
-@nb.njit(cache=True)
+@nb.njit
 def _b_feasible(s, p, rm_kind, ext_slot, ext_pos, line) -> bool:
     """Whether a card taken with option B can still go on the table.
 
@@ -521,7 +521,7 @@ def _b_feasible(s, p, rm_kind, ext_slot, ext_pos, line) -> bool:
 
 
 # ---------------------------------------------------------------- legal actions
-@nb.njit(cache=True)
+@nb.njit
 def _has_b_copy(s, p, k) -> bool:
     for cp in range(2):
         c = cp * 40 + k
@@ -530,7 +530,7 @@ def _has_b_copy(s, p, k) -> bool:
     return False
 
 
-@nb.njit(cache=True)
+@nb.njit
 def _gen_free(s, p, out) -> int:
     """Additions to own runs and face-down replacements (allowed any time in the turn).
 
@@ -568,7 +568,7 @@ def _gen_free(s, p, out) -> int:
     return n
 
 
-@nb.njit(cache=True)
+@nb.njit
 def _b_line_legal(s, p, line) -> bool:
     cards = 0
     for i in range(3):
@@ -582,7 +582,7 @@ def _b_line_legal(s, p, line) -> bool:
     return _b_feasible(s, p, -1, -1, -1, line)
 
 
-@nb.njit(cache=True)
+@nb.njit
 def _exchange_made_lines(s, slot, c) -> int:
     """Bitmask of pool lines through ``slot`` that become pool runs when ``c`` replaces its card."""
     old = s["pool"][slot]
@@ -600,7 +600,7 @@ def _exchange_made_lines(s, slot, c) -> int:
     return made
 
 
-@nb.njit(cache=True)
+@nb.njit
 def gen_legal(s, p, out) -> int:
     """Write ``p``'s legal actions into ``out`` (zeroed first); return their number."""
     out[:] = 0
@@ -723,7 +723,7 @@ def gen_legal(s, p, out) -> int:
 
 
 # ---------------------------------------------------------------- applying a player action
-@nb.njit(cache=True)
+@nb.njit
 def _check_win(s, p) -> None:
     """The win rule: an Octa (8+ face-up cards in one run) and 28+ face-up cards in runs."""
     if longest_run(s, p) >= 8 and table_faceup(s, p) >= 28:
@@ -731,7 +731,7 @@ def _check_win(s, p) -> None:
         _finish_game(s, 1)
 
 
-@nb.njit(cache=True)
+@nb.njit
 def _new_run(s, p, suit, lo, hi) -> int:
     r = free_run_slot(s)
     s["run_owner"][r] = p
@@ -741,7 +741,7 @@ def _new_run(s, p, suit, lo, hi) -> int:
     return r
 
 
-@nb.njit(cache=True)
+@nb.njit
 def _reset_build(s) -> None:
     s["build_mode"] = 0
     s["build_suit"] = -1
@@ -751,7 +751,7 @@ def _reset_build(s) -> None:
     s["build_card"][:] = -1
 
 
-@nb.njit(cache=True)
+@nb.njit
 def _do_discard(s, p, k) -> None:
     c = hand_card_of_kind(s, p, k)
     detach(s, c)
@@ -764,7 +764,7 @@ def _do_discard(s, p, k) -> None:
         _end_turn(s)
 
 
-@nb.njit(cache=True)
+@nb.njit
 def apply_player(s, a) -> bool:
     """Apply player action ``a`` for the seat to move; False (``s`` untouched) if illegal."""
     p = s["cur"]
@@ -777,7 +777,7 @@ def apply_player(s, a) -> bool:
     return apply_legal_player(s, a)
 
 
-@nb.njit(cache=True)
+@nb.njit
 def apply_legal_player(s, a) -> bool:
     """:func:`apply_player` without the legality check: ``a`` must be legal for the seat to move."""
     p = s["cur"]

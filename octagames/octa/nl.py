@@ -130,7 +130,7 @@ NUM_ACTIONS = 1074
 
 
 # ---------------------------------------------------------------- small helpers
-@nb.njit(cache=True)
+@nb.njit
 def has_token(s, r) -> bool:
     """Whether run ``r`` carries a token."""
     for q in range(2):
@@ -139,7 +139,7 @@ def has_token(s, r) -> bool:
     return False
 
 
-@nb.njit(cache=True)
+@nb.njit
 def octa_mask(s, p) -> int:
     """Bitmask of ``p``'s run slots holding an Octa (8+ face-up cards)."""
     m = 0
@@ -149,13 +149,13 @@ def octa_mask(s, p) -> int:
     return m
 
 
-@nb.njit(cache=True)
+@nb.njit
 def score(s, p) -> int:
     """The stock-out score: face-up cards in ``p``'s runs minus one per reserve card."""
     return table_faceup(s, p) - s["res_n"][p]
 
 
-@nb.njit(cache=True)
+@nb.njit
 def _finish_game(s, reason) -> None:
     """End the game: reason 1 = empty hand with an Octa (winner set), 2 stock out, 3 turn cap."""
     s["terminal"] = 1
@@ -171,7 +171,7 @@ def _finish_game(s, reason) -> None:
         s["returns"][1 - w] = -1.0
 
 
-@nb.njit(cache=True)
+@nb.njit
 def _check_win(s, p) -> None:
     """Empty hand, empty reserve, and an Octa from the turn's start that still has 8 face-up cards."""
     if s["hand_n"][p] != 0 or s["res_n"][p] != 0:
@@ -184,7 +184,7 @@ def _check_win(s, p) -> None:
             return
 
 
-@nb.njit(cache=True)
+@nb.njit
 def _first_empty_slot(s) -> int:
     for i in range(POOL_SLOTS):
         if s["pool"][i] < 0:
@@ -192,7 +192,7 @@ def _first_empty_slot(s) -> int:
     return -1
 
 
-@nb.njit(cache=True)
+@nb.njit
 def _take_pot_top(s, slot, p) -> None:
     """Take the top card of pot ``slot`` into ``p``'s hand; a covered card underneath becomes the top."""
     c = s["pool"][slot]
@@ -204,7 +204,7 @@ def _take_pot_top(s, slot, p) -> None:
         to_pool(s, u, slot)
 
 
-@nb.njit(cache=True)
+@nb.njit
 def _reshuffle_actions(s) -> None:
     """All 24 action cards become hidden again: 8 set aside, 2 to turn face up, 14 in the stack."""
     for c in range(NUM_NUMBER, NUM_CARDS):
@@ -219,7 +219,7 @@ def _reshuffle_actions(s) -> None:
 
 
 # ---------------------------------------------------------------- chance flow
-@nb.njit(cache=True)
+@nb.njit
 def _goto(s, nxt) -> None:
     """Enter phase ``nxt``; entering the main phase right after the last action card was turned reshuffles."""
     if nxt == PH_MAIN and s["astack_n"] == 0:
@@ -234,7 +234,7 @@ def _goto(s, nxt) -> None:
     s["phase"] = nxt
 
 
-@nb.njit(cache=True)
+@nb.njit
 def _settle(s) -> None:
     """Leave chance states with nothing left to draw (an empty stock gives what it can)."""
     while s["phase"] == PH_CHANCE:
@@ -255,7 +255,7 @@ def _settle(s) -> None:
             _goto(s, nxt)
 
 
-@nb.njit(cache=True)
+@nb.njit
 def _start_chance(s, kind, count, nxt) -> None:
     s["phase"] = PH_CHANCE
     s["ch_kind"] = kind
@@ -264,7 +264,7 @@ def _start_chance(s, kind, count, nxt) -> None:
     _settle(s)
 
 
-@nb.njit(cache=True)
+@nb.njit
 def begin_turn(s) -> None:
     """Start the turn of seat ``cur``: note its Octas, then draw one stock card."""
     s["turn"] += 1
@@ -281,7 +281,7 @@ def begin_turn(s) -> None:
     _start_chance(s, CK_DRAW, 1, PH_PILE)
 
 
-@nb.njit(cache=True)
+@nb.njit
 def _end_turn(s) -> None:
     for c in range(NUM_NUMBER):
         s["bflag"][c] = 0
@@ -294,7 +294,7 @@ def _end_turn(s) -> None:
         begin_turn(s)
 
 
-@nb.njit(cache=True)
+@nb.njit
 def chance_outcomes(s, actions, probs) -> int:
     """Outcomes of the pending chance node: stock cards, hidden action cards, or the start seat."""
     ph = s["phase"]
@@ -323,7 +323,7 @@ def chance_outcomes(s, actions, probs) -> int:
     return n
 
 
-@nb.njit(cache=True)
+@nb.njit
 def apply_chance(s, o) -> bool:
     """Apply chance outcome ``o``; False (``s`` untouched) if it is not possible."""
     ph = s["phase"]
@@ -400,7 +400,7 @@ def apply_chance(s, o) -> bool:
 
 
 # ---------------------------------------------------------------- runs being laid
-@nb.njit(cache=True)
+@nb.njit
 def _interval_exists(avail, bpos, nlo, nhi, need_b, jok) -> bool:
     """A run [a, b] (3..10 positions) containing [nlo, nhi] (any when nlo == 0) with exactly
     ``jok`` unavailable positions (the joker fills it) and, with ``need_b``, a marked position."""
@@ -422,7 +422,7 @@ def _interval_exists(avail, bpos, nlo, nhi, need_b, jok) -> bool:
     return False
 
 
-@nb.njit(cache=True)
+@nb.njit
 def _free_copy(s, p, k, want_b) -> int:
     """A hand card of kind ``k`` not in the run being laid (-1 none); ``want_b``: a step-2 card only."""
     best = -1
@@ -436,13 +436,13 @@ def _free_copy(s, p, k, want_b) -> int:
     return best
 
 
-@nb.njit(cache=True)
+@nb.njit
 def _owed(s) -> bool:
     """Step 2 was played and none of its cards has reached the table yet."""
     return s["opt_used"] == 2 and s["b_done"] == 0
 
 
-@nb.njit(cache=True)
+@nb.njit
 def _lay_ok(s, p, suit, q, is_joker) -> bool:
     """Whether laying a hand card (or the joker) at position ``q`` keeps the run being laid completable."""
     lo = s["build_lo"]
@@ -485,7 +485,7 @@ def _lay_ok(s, p, suit, q, is_joker) -> bool:
     return _interval_exists(avail, bpos, nlo, nhi, _owed(s), jok)
 
 
-@nb.njit(cache=True)
+@nb.njit
 def _build_has_b(s) -> bool:
     for q in range(s["build_lo"], s["build_hi"] + 1):
         c = s["build_card"][q]
@@ -494,13 +494,13 @@ def _build_has_b(s) -> bool:
     return False
 
 
-@nb.njit(cache=True)
+@nb.njit
 def _joker_suit(s) -> int:
     pile = s["anew_pile"]
     return suit_of(s["apile"][pile, s["apile_n"][pile] - 1])
 
 
-@nb.njit(cache=True)
+@nb.njit
 def _joker_attach_ok(s, p, r, end) -> bool:
     """The joker at the end of run ``r`` and the hand card after it (run of the Jack's suit, no token)."""
     if s["run_owner"][r] < 0 or has_token(s, r) or s["run_suit"][r] != _joker_suit(s):
@@ -520,7 +520,7 @@ def _joker_attach_ok(s, p, r, end) -> bool:
     return _free_copy(s, p, kind_at(s["run_suit"][r], q), False) >= 0
 
 
-@nb.njit(cache=True)
+@nb.njit
 def _joker_feasible(s, p) -> bool:
     suit = _joker_suit(s)
     for r in range(MAX_RUNS):
@@ -534,7 +534,7 @@ def _joker_feasible(s, p) -> bool:
     return _interval_exists(avail, bpos, 0, 0, False, 1)
 
 
-@nb.njit(cache=True)
+@nb.njit
 def _s2_feasible(s, p, line) -> bool:
     """Whether a card of pot ``line`` (top cards) can reach the table at once after step 2."""
     cnt = np.zeros(NUM_KINDS, dtype=np.int64)
@@ -580,7 +580,7 @@ def _s2_feasible(s, p, line) -> bool:
     return False
 
 
-@nb.njit(cache=True)
+@nb.njit
 def _move_source(s, d, end):
     """(source run, its end) whose end card moves onto run ``d`` at ``end``; (-1, -1) if none.
 
@@ -612,7 +612,7 @@ def _move_source(s, d, end):
     return -1, -1
 
 
-@nb.njit(cache=True)
+@nb.njit
 def _join_partner(s, p, r) -> int:
     """The own run (no token) that starts right after own run ``r`` ends (lowest slot); -1 if none."""
     if s["run_owner"][r] != p or has_token(s, r):
@@ -626,7 +626,7 @@ def _join_partner(s, p, r) -> int:
 
 
 # ---------------------------------------------------------------- legal actions
-@nb.njit(cache=True)
+@nb.njit
 def _gen_free(s, p, out, owed) -> int:
     """Attaching, face-down replacements, moves, joins, starting runs (only step-2 placements while owed)."""
     n = 0
@@ -662,7 +662,7 @@ def _gen_free(s, p, out, owed) -> int:
     return n
 
 
-@nb.njit(cache=True)
+@nb.njit
 def gen_legal(s, p, out) -> int:
     """Write ``p``'s legal actions into ``out`` (zeroed first); return their number."""
     out[:] = 0
@@ -821,7 +821,7 @@ def gen_legal(s, p, out) -> int:
 
 
 # ---------------------------------------------------------------- applying a player action
-@nb.njit(cache=True)
+@nb.njit
 def _reset_build(s) -> None:
     s["build_mode"] = 0
     s["build_suit"] = -1
@@ -832,7 +832,7 @@ def _reset_build(s) -> None:
     s["jok_pos"] = -1
 
 
-@nb.njit(cache=True)
+@nb.njit
 def _joker_card(s, p) -> int:
     for c in range(NUM_NUMBER):
         if s["loc"][c] == LOC_JOKER and s["lidx"][c] == p:
@@ -840,7 +840,7 @@ def _joker_card(s, p) -> int:
     return -1
 
 
-@nb.njit(cache=True)
+@nb.njit
 def _placed_b(s, c) -> None:
     """Card ``c`` reached the table; a step-2 card settles the obligation and the pot is refilled."""
     if s["bflag"][c] and _owed(s):
@@ -856,7 +856,7 @@ def _placed_b(s, c) -> None:
         _start_chance(s, CK_REFILL, 0, PH_MAIN)
 
 
-@nb.njit(cache=True)
+@nb.njit
 def _after_hand(s, p) -> None:
     """The eight-card rule after the discard (or after ending without one)."""
     if s["hand_n"][p] > HAND_LIMIT:
@@ -867,7 +867,7 @@ def _after_hand(s, p) -> None:
         _end_turn(s)
 
 
-@nb.njit(cache=True)
+@nb.njit
 def apply_player(s, a) -> bool:
     """Apply Dutch player action ``a`` for the seat to move; False (``s`` untouched) if illegal."""
     p = s["cur"]
@@ -880,7 +880,7 @@ def apply_player(s, a) -> bool:
     return apply_legal_player(s, a)
 
 
-@nb.njit(cache=True)
+@nb.njit
 def apply_legal_player(s, a) -> bool:
     """:func:`apply_player` without the legality check: ``a`` must be legal for the seat to move."""
     p = s["cur"]
@@ -1163,7 +1163,7 @@ def apply_legal_player(s, a) -> bool:
 
 
 # ---------------------------------------------------------------- consistency (used by checks.validate)
-@nb.njit(cache=True)
+@nb.njit
 def validate_extra(s, seen) -> int:
     """Dutch places: covered pot cards, reserves, the pending joker. 0 if consistent, else 1."""
     res = np.zeros(2, dtype=np.int64)

@@ -146,14 +146,6 @@ face-down; the stock, the hidden action cards and the opponent's hand cards
 not taken openly are not shown. Everything a player has seen that still
 matters is there: the discard order is public, pool and runs are face up.
 
-Compiled-kernel cache
----------------------
-Numba's on-disk cache (``cache=True``) is invalidated only when the file of
-the cached function itself changes, not when a function it calls in another
-module does. The kernels here call into ``en.py`` and ``common.py``, so after
-editing those files delete ``octagames/octa/__pycache__/*.nbi`` and ``*.nbc``
-(or touch ``rules.py`` and ``checks.py``). A cold compile takes about a minute.
-
 Game length
 -----------
 Every turn draws a stock card and the stock is rebuilt once, so a game has
@@ -254,7 +246,7 @@ def write_config(s, config: Config) -> None:
 
 
 # ---------------------------------------------------------------- kernels
-@nb.njit(cache=True)
+@nb.njit
 def reset(s, seed) -> None:
     """Start a new game in ``s`` (keeping its config): every card in the stock or the action stack.
 
@@ -330,7 +322,7 @@ def reset(s, seed) -> None:
     s["moves_turn"] = 0
 
 
-@nb.njit(cache=True)
+@nb.njit
 def current_player(s) -> int:
     """The seat to move, CHANCE, or TERMINAL."""
     if s["terminal"]:
@@ -341,13 +333,13 @@ def current_player(s) -> int:
     return s["cur"]
 
 
-@nb.njit(cache=True)
+@nb.njit
 def acting_player(s) -> int:
     """Same as :func:`current_player` (the game is sequential)."""
     return current_player(s)
 
 
-@nb.njit(cache=True)
+@nb.njit
 def legal_mask(s, player, out) -> int:
     """Legal actions of ``player`` (zeros unless it is their decision).
 
@@ -367,7 +359,7 @@ def legal_mask(s, player, out) -> int:
     return en.gen_legal(s, player, out)
 
 
-@nb.njit(cache=True)
+@nb.njit
 def apply_action(s, action) -> bool:
     """Apply a chance outcome or the mover's action.
 
@@ -381,7 +373,7 @@ def apply_action(s, action) -> bool:
     return _apply(s, action, True)
 
 
-@nb.njit(cache=True)
+@nb.njit
 def apply_legal(s, action) -> bool:
     """:func:`apply_action` for an action known to be legal (from :func:`legal_mask`): the
     player's move skips the legality check (the contract's optional fast apply; chance
@@ -389,7 +381,7 @@ def apply_legal(s, action) -> bool:
     return _apply(s, action, False)
 
 
-@nb.njit(cache=True)
+@nb.njit
 def _apply(s, action, checked) -> bool:
     # the rule set's chance or player move; ``checked``: refuse an illegal player action
     cp = current_player(s)
@@ -404,7 +396,7 @@ def _apply(s, action, checked) -> bool:
     return en.apply_player(s, action) if checked else en.apply_legal_player(s, action)
 
 
-@nb.njit(cache=True)
+@nb.njit
 def chance_outcomes(s, actions, probs) -> int:
     """The outcomes of the pending chance node with their probabilities.
 
@@ -423,7 +415,7 @@ def chance_outcomes(s, actions, probs) -> int:
     return en.chance_outcomes(s, actions, probs)
 
 
-@nb.njit(cache=True)
+@nb.njit
 def sample_chance(s) -> int:
     """Draw the pending chance outcome with the record's RNG."""
     # every branch returns int64 (rng_below is unsigned; mixing would type the result as float)
@@ -439,14 +431,14 @@ def sample_chance(s) -> int:
     return np.int64(-1)
 
 
-@nb.njit(cache=True)
+@nb.njit
 def returns(s, out) -> None:
     """+1 for the winner, -1 for the loser, 0 for both in a draw or before the end."""
     out[0] = s["returns"][0]
     out[1] = s["returns"][1]
 
 
-@nb.njit(cache=True)
+@nb.njit
 def observation(s, player, out) -> None:
     """Write ``player``'s information state (layout in the module docstring).
 
@@ -558,7 +550,7 @@ def observation(s, player, out) -> None:
         _observation_nl(s, player, out)
 
 
-@nb.njit(cache=True)
+@nb.njit
 def _observation_nl(s, player, out) -> None:
     """The Dutch reading of regions the English layout fills with English-only or redundant data.
 
@@ -604,7 +596,7 @@ def _observation_nl(s, player, out) -> None:
     out[f + 18] = 1.0 if nl.octa_mask(s, player) != 0 else 0.0
 
 
-@nb.njit(cache=True)
+@nb.njit
 def determinize(s, player, seed) -> None:
     """Resample what ``player`` cannot see, consistently with what they saw; reseed the RNG.
 

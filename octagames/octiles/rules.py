@@ -246,25 +246,25 @@ def write_config(s, config: Config) -> None:
 
 
 # ---------------------------------------------------------------- small helpers
-@nb.njit(cache=True)
+@nb.njit
 def goal_side(s, p) -> int:
     """Board side whose home circles are seat ``p``'s goal (the opposite side)."""
     return (int(s["seat_side"][p]) + 2) % 4
 
 
-@nb.njit(cache=True)
+@nb.njit
 def on_goal(s, p, point) -> bool:
     """Whether ``point`` is one of seat ``p``'s goal circles."""
     return point >= NUM_STOPS and POINT_HOME_SIDE[point] == goal_side(s, p)
 
 
-@nb.njit(cache=True)
+@nb.njit
 def on_start(s, p, point) -> bool:
     """Whether ``point`` is one of seat ``p``'s own start circles."""
     return point >= NUM_STOPS and POINT_HOME_SIDE[point] == s["seat_side"][p]
 
 
-@nb.njit(cache=True)
+@nb.njit
 def occupant(s, point) -> int:
     """Seat of the runner on ``point``, or -1."""
     for p in range(s["num_players"]):
@@ -274,7 +274,7 @@ def occupant(s, point) -> int:
     return -1
 
 
-@nb.njit(cache=True)
+@nb.njit
 def finished(s, p) -> bool:
     """Whether all of seat ``p``'s runners stand on its goal circles."""
     for i in range(s["runners"]):
@@ -283,7 +283,7 @@ def finished(s, p) -> bool:
     return True
 
 
-@nb.njit(cache=True)
+@nb.njit
 def walk(s, o, k, ov_space, ov_tile, ov_rot, path):
     """Follow a path that enters space ``o`` at side ``k`` until it stops.
 
@@ -326,7 +326,7 @@ def walk(s, o, k, ov_space, ov_tile, ov_rot, path):
     return -3, crossed, n, -1  # unreachable: links and tiles are perfect matchings
 
 
-@nb.njit(cache=True)
+@nb.njit
 def trace(s, point, d, ov_space, ov_tile, ov_rot, path):
     """Follow the path leaving ``point`` in contact direction ``d`` (see :func:`walk`).
 
@@ -340,7 +340,7 @@ def trace(s, point, d, ov_space, ov_tile, ov_rot, path):
     return walk(s, o, POINT_SIDE[point, d], ov_space, ov_tile, ov_rot, path)
 
 
-@nb.njit(cache=True)
+@nb.njit
 def ends_over(s, point, d, t, ends, buf, buf2) -> None:
     """Where the path from ``point`` in direction ``d`` ends for every placement of tile ``t``.
 
@@ -365,7 +365,7 @@ def ends_over(s, point, d, t, ends, buf, buf2) -> None:
             ends[o, r] = e
 
 
-@nb.njit(cache=True)
+@nb.njit
 def end_ok(s, p, start, end) -> bool:
     """Whether seat ``p``'s runner from ``start`` may end its move on point ``end``.
 
@@ -379,13 +379,13 @@ def end_ok(s, p, start, end) -> bool:
     return end == start or occupant(s, end) < 0
 
 
-@nb.njit(cache=True)
+@nb.njit
 def may_move(s, p, point) -> bool:
     """Whether a runner of ``p`` on ``point`` may move at all (Kadon: never off its goal)."""
     return point >= 0 and not on_goal(s, p, point)
 
 
-@nb.njit(cache=True)
+@nb.njit
 def leave_rule_applies(s, p) -> bool:
     """The seed's forced leaving of start circles (5 runners only): all circles of
     ``p``'s side are occupied and a runner of ``p`` still stands on one."""
@@ -401,7 +401,7 @@ def leave_rule_applies(s, p) -> bool:
     return False
 
 
-@nb.njit(cache=True)
+@nb.njit
 def _end_table(s, p, out) -> None:
     """``out[point] = 1`` where a runner of ``p`` may end a move that starts elsewhere:
     a free stop or a free goal circle of ``p`` (see :func:`end_ok`)."""
@@ -414,7 +414,7 @@ def _end_table(s, p, out) -> None:
                 out[pt] = 0
 
 
-@nb.njit(cache=True)
+@nb.njit
 def _end_ok_table(table, start, end) -> bool:
     """:func:`end_ok` read from an :func:`_end_table`: the start stop counts as free."""
     if end < 0:
@@ -422,7 +422,7 @@ def _end_ok_table(table, start, end) -> bool:
     return table[end] != 0 or (end == start and end < NUM_STOPS)
 
 
-@nb.njit(cache=True)
+@nb.njit
 def _scan_placements(s, p, from_start_only, out) -> int:
     """Mark in ``out`` the placements after which a legal move of ``p`` follows.
 
@@ -464,7 +464,7 @@ def _scan_placements(s, p, from_start_only, out) -> int:
     return n
 
 
-@nb.njit(cache=True)
+@nb.njit
 def _placement_mask(s, p, out) -> int:
     """Legal placements of ``p`` (the leaving rule applied); sets nothing else."""
     if leave_rule_applies(s, p):
@@ -474,7 +474,7 @@ def _placement_mask(s, p, out) -> int:
     return _scan_placements(s, p, False, out)
 
 
-@nb.njit(cache=True)
+@nb.njit
 def _placement_ok(s, p, o, r, from_start_only) -> bool:
     """Whether placing the exchange tile on ``o`` turned ``r`` lets a legal move of ``p`` follow."""
     buf = np.zeros(MAX_PATH + 1, dtype=np.uint8)
@@ -490,7 +490,7 @@ def _placement_ok(s, p, o, r, from_start_only) -> bool:
     return False
 
 
-@nb.njit(cache=True)
+@nb.njit
 def _forced_now(s, p) -> bool:
     """Whether the leaving rule binds this turn: it applies and some legal turn obeys it."""
     if not leave_rule_applies(s, p):
@@ -499,7 +499,7 @@ def _forced_now(s, p) -> bool:
     return _scan_placements(s, p, True, tmp) > 0
 
 
-@nb.njit(cache=True)
+@nb.njit
 def _legal_now(s, p, action) -> bool:
     """Whether ``action`` is legal for the seat ``p`` to act, checking only that action
     (cheaper than the whole mask for a placement or a move)."""
@@ -526,7 +526,7 @@ def _legal_now(s, p, action) -> bool:
     return mask[action] != 0
 
 
-@nb.njit(cache=True)
+@nb.njit
 def random_legal_action(s, player) -> int:
     """A legal action of the acting ``player``, uniform over :func:`legal_mask`, drawn with the
     record's RNG (the engine contract's optional fast sampler, used by random playouts).
@@ -549,7 +549,7 @@ def random_legal_action(s, player) -> int:
     return nth_set(mask, rng_below(s, n)) if n > 0 else -1
 
 
-@nb.njit(cache=True)
+@nb.njit
 def _move_mask(s, p, out) -> int:
     """Legal moves of ``p`` over the tile placed this turn."""
     buf = np.zeros(MAX_PATH + 1, dtype=np.uint8)
@@ -572,7 +572,7 @@ def _move_mask(s, p, out) -> int:
 
 
 # ---------------------------------------------------------------- contract kernels
-@nb.njit(cache=True)
+@nb.njit
 def _place_start(s, p, circle) -> None:
     b = int(s["seat_side"][p])
     for i in range(s["runners"]):
@@ -581,7 +581,7 @@ def _place_start(s, p, circle) -> None:
             return
 
 
-@nb.njit(cache=True)
+@nb.njit
 def _runners_placed(s, p) -> int:
     c = 0
     for i in range(s["runners"]):
@@ -590,7 +590,7 @@ def _runners_placed(s, p) -> int:
     return c
 
 
-@nb.njit(cache=True)
+@nb.njit
 def _next_setup(s) -> None:
     """Advance the setup: next seat to choose circles, or on to the deal."""
     while s["cur"] < s["num_players"] and _runners_placed(s, s["cur"]) == s["runners"]:
@@ -600,7 +600,7 @@ def _next_setup(s) -> None:
         s["phase"] = PH_DEAL
 
 
-@nb.njit(cache=True)
+@nb.njit
 def reset(s, seed) -> None:
     """Start a new game in ``s``, keeping its config."""
     seed_rng(s, seed)
@@ -654,7 +654,7 @@ def reset(s, seed) -> None:
     _next_setup(s)
 
 
-@nb.njit(cache=True)
+@nb.njit
 def current_player(s) -> int:
     """The seat to act, CHANCE during deals, reveals and the lot, TERMINAL at the end."""
     ph = int(s["phase"])
@@ -665,13 +665,13 @@ def current_player(s) -> int:
     return CHANCE
 
 
-@nb.njit(cache=True)
+@nb.njit
 def acting_player(s) -> int:
     """Same as :func:`current_player` (the game is sequential)."""
     return current_player(s)
 
 
-@nb.njit(cache=True)
+@nb.njit
 def legal_mask(s, player, out) -> int:
     """Legal actions of ``player`` (zeros unless it is their turn); returns the count."""
     out[:] = 0
@@ -695,7 +695,7 @@ def legal_mask(s, player, out) -> int:
     return n
 
 
-@nb.njit(cache=True)
+@nb.njit
 def _unseen_count(s) -> int:
     """Tiles not yet seen: the face-down spaces plus an unrevealed exchange tile."""
     n = 0
@@ -707,7 +707,7 @@ def _unseen_count(s) -> int:
     return n
 
 
-@nb.njit(cache=True)
+@nb.njit
 def _is_seen(s, t) -> bool:
     if s["exch"] == t:
         return True
@@ -717,7 +717,7 @@ def _is_seen(s, t) -> bool:
     return False
 
 
-@nb.njit(cache=True)
+@nb.njit
 def chance_outcomes(s, actions, probs) -> int:
     """Outcomes of the chance node: an unseen tile, a rotation, or the start seat."""
     ph = int(s["phase"])
@@ -740,7 +740,7 @@ def chance_outcomes(s, actions, probs) -> int:
     return n
 
 
-@nb.njit(cache=True)
+@nb.njit
 def sample_chance(s) -> int:
     """Draw the outcome of the current chance node with the record's RNG (-1 elsewhere)."""
     if current_player(s) != CHANCE:
@@ -759,7 +759,7 @@ def sample_chance(s) -> int:
     return -1
 
 
-@nb.njit(cache=True)
+@nb.njit
 def _active_count(s) -> int:
     c = 0
     for p in range(s["num_players"]):
@@ -768,12 +768,12 @@ def _active_count(s) -> int:
     return c
 
 
-@nb.njit(cache=True)
+@nb.njit
 def _team_done(s, team) -> bool:
     return s["rank"][team] >= 0 and s["rank"][team + 2] >= 0
 
 
-@nb.njit(cache=True)
+@nb.njit
 def _finish_win(s, w) -> None:
     """Game over: seat ``w`` (or its team) wins; everyone else shares the loss."""
     s["phase"] = PH_OVER
@@ -788,7 +788,7 @@ def _finish_win(s, w) -> None:
         s["returns"][p] = 1.0 if p == w else -1.0 / (n - 1)
 
 
-@nb.njit(cache=True)
+@nb.njit
 def _finish_ranked(s, extra) -> None:
     """Play-on game over: returns by finishing rank, ``1 - 2 r / (n - 1)``.
 
@@ -815,7 +815,7 @@ def _finish_ranked(s, extra) -> None:
             s["winner"] = p
 
 
-@nb.njit(cache=True)
+@nb.njit
 def _end_turn(s, moved) -> None:
     """Close the current seat's turn: check the end, then hand on to the next seat."""
     p = int(s["cur"])
@@ -864,7 +864,7 @@ def _end_turn(s, moved) -> None:
     s["phase"] = PH_PLACE
 
 
-@nb.njit(cache=True)
+@nb.njit
 def _apply_chance(s, a) -> bool:
     ph = int(s["phase"])
     if ph == PH_ROT3:
@@ -900,7 +900,7 @@ def _apply_chance(s, a) -> bool:
     return True
 
 
-@nb.njit(cache=True)
+@nb.njit
 def apply_action(s, action) -> bool:
     """Apply the acting seat's action or a chance outcome; False if illegal (``s`` untouched)."""
     cp = current_player(s)
@@ -909,7 +909,7 @@ def apply_action(s, action) -> bool:
     return apply_legal(s, action)
 
 
-@nb.njit(cache=True)
+@nb.njit
 def apply_legal(s, action) -> bool:
     """:func:`apply_action` for an action known to be legal (from :func:`legal_mask` or
     :func:`random_legal_action`): the player's move skips the legality check (the
@@ -975,14 +975,14 @@ def apply_legal(s, action) -> bool:
     return True
 
 
-@nb.njit(cache=True)
+@nb.njit
 def returns(s, out) -> None:
     """Returns so far (zero until the end; a draw stays zero)."""
     for p in range(s["num_players"]):
         out[p] = s["returns"][p]
 
 
-@nb.njit(cache=True)
+@nb.njit
 def observation(s, player, out) -> None:
     """Write ``player``'s view of the game (layout in the module docstring)."""
     out[:] = 0.0
@@ -1031,7 +1031,7 @@ def observation(s, player, out) -> None:
     out[O_TURNS] = s["turns"] / float(s["max_turns"])
 
 
-@nb.njit(cache=True)
+@nb.njit
 def determinize(s, player, seed) -> None:
     """Only reseed the RNG: nothing is hidden from one player more than another.
 
@@ -1042,7 +1042,7 @@ def determinize(s, player, seed) -> None:
     seed_rng(s, seed)
 
 
-@nb.njit(cache=True)
+@nb.njit
 def list_turns(s, out) -> int:
     """Every legal whole turn at a placement decision.
 
@@ -1084,7 +1084,7 @@ def list_turns(s, out) -> int:
     return n
 
 
-@nb.njit(cache=True)
+@nb.njit
 def rollout(s, max_steps) -> int:
     """Play uniformly random legal actions (chance by its odds) with the record's RNG.
 

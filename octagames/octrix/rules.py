@@ -209,6 +209,10 @@ def max_game_length(config: Config) -> int:
     return per_round * (config.max_rounds if config.match else 1)
 
 
+# record fields fixed by the config (``dealer`` is the first dealer in the config, then moves)
+CONFIG_FIELDS = ("num_players", "partnership", "match", "target", "ranks", "hand_size", "max_rounds")
+
+
 def write_config(s, config: Config) -> None:
     """Store ``config`` in record ``s`` (before :func:`reset`)."""
     s["num_players"] = config.num_players
@@ -227,7 +231,7 @@ def card_name(c: int) -> str:
 
 
 # ---------------------------------------------------------------- kernels
-@nb.njit(cache=True)
+@nb.njit
 def _new_round(s) -> None:
     s["dealt"] = 0
     s["trick"] = 0
@@ -239,7 +243,7 @@ def _new_round(s) -> None:
     s["round_points"][:] = 0
 
 
-@nb.njit(cache=True)
+@nb.njit
 def reset(s, seed) -> None:
     """Start a new match (or round) in ``s``, keeping its config."""
     seed_rng(s, seed)
@@ -252,12 +256,12 @@ def reset(s, seed) -> None:
     _new_round(s)
 
 
-@nb.njit(cache=True)
+@nb.njit
 def _deal_size(s) -> int:
     return int(s["num_players"]) * int(s["hand_size"])
 
 
-@nb.njit(cache=True)
+@nb.njit
 def in_group(s, p) -> bool:
     """Whether seat ``p`` plays in the current simultaneous step."""
     if int(s["partnership"]) == 0:
@@ -266,13 +270,13 @@ def in_group(s, p) -> bool:
     return (rel < 2) == (int(s["stage"]) == 0)
 
 
-@nb.njit(cache=True)
+@nb.njit
 def is_pending(s, p) -> bool:
     """Whether seat ``p`` still has to play in the current simultaneous step."""
     return in_group(s, p) and s["trick_cards"][int(s["trick"]), p] < 0
 
 
-@nb.njit(cache=True)
+@nb.njit
 def current_player(s) -> int:
     """CHANCE while dealing, SIMULTANEOUS while a trick is played, TERMINAL at the end."""
     if int(s["terminal"]):
@@ -282,7 +286,7 @@ def current_player(s) -> int:
     return SIMULTANEOUS
 
 
-@nb.njit(cache=True)
+@nb.njit
 def acting_player(s) -> int:
     """The lowest pending seat at a simultaneous step (moves taken in turn)."""
     cp = current_player(s)
@@ -294,7 +298,7 @@ def acting_player(s) -> int:
     return TERMINAL  # unreachable in a consistent record
 
 
-@nb.njit(cache=True)
+@nb.njit
 def legal_mask(s, player, out) -> int:
     """Cards ``player`` may play now: any card of their hand if they are pending."""
     out[:] = 0
@@ -308,7 +312,7 @@ def legal_mask(s, player, out) -> int:
     return n
 
 
-@nb.njit(cache=True)
+@nb.njit
 def chance_outcomes(s, actions, probs) -> int:
     """Undealt cards, uniformly, while dealing."""
     if current_player(s) != CHANCE:
@@ -324,7 +328,7 @@ def chance_outcomes(s, actions, probs) -> int:
     return n
 
 
-@nb.njit(cache=True)
+@nb.njit
 def sample_chance(s) -> int:
     """Draw an undealt card with the record's RNG."""
     deck = NUM_SUITS * int(s["ranks"])
@@ -338,13 +342,13 @@ def sample_chance(s) -> int:
     return -1
 
 
-@nb.njit(cache=True)
+@nb.njit
 def side_of(s, p) -> int:
     """Scoring side of seat ``p`` (its team in the partnership game)."""
     return p % 2 if int(s["partnership"]) else p
 
 
-@nb.njit(cache=True)
+@nb.njit
 def run_points(won) -> int:
     """Sum of L² over the maximal runs of True in ``won`` (counting cards 1..k)."""
     total = 0
@@ -358,7 +362,7 @@ def run_points(won) -> int:
     return total + run * run
 
 
-@nb.njit(cache=True)
+@nb.njit
 def round_points_of_side(s, side) -> int:
     """Points of ``side`` from the counting cards won so far this round (runs squared)."""
     total = 0
@@ -373,7 +377,7 @@ def round_points_of_side(s, side) -> int:
     return total + run * run
 
 
-@nb.njit(cache=True)
+@nb.njit
 def _finish_round(s) -> None:
     n = int(s["num_players"])
     nsides = 2 if int(s["partnership"]) else n
@@ -418,7 +422,7 @@ def _finish_round(s) -> None:
     _new_round(s)
 
 
-@nb.njit(cache=True)
+@nb.njit
 def _resolve_trick(s) -> None:
     n = int(s["num_players"])
     t = int(s["trick"])
@@ -440,7 +444,7 @@ def _resolve_trick(s) -> None:
         _finish_round(s)
 
 
-@nb.njit(cache=True)
+@nb.njit
 def apply_action(s, action) -> bool:
     """Apply a chance outcome or the acting seat's card; False if illegal (``s`` untouched)."""
     cp = current_player(s)
@@ -472,14 +476,14 @@ def apply_action(s, action) -> bool:
     return True
 
 
-@nb.njit(cache=True)
+@nb.njit
 def returns(s, out) -> None:
     """Cumulative returns (zero until the end)."""
     for p in range(int(s["num_players"])):
         out[p] = s["returns"][p]
 
 
-@nb.njit(cache=True)
+@nb.njit
 def card_visible(s, card_owner, viewer) -> bool:
     """Whether the card ``card_owner`` put in the open trick is face up for ``viewer``."""
     if card_owner == viewer:
@@ -490,14 +494,14 @@ def card_visible(s, card_owner, viewer) -> bool:
     return False
 
 
-@nb.njit(cache=True, inline="always")
+@nb.njit(inline="always")
 def _rel(p, player, n):
     # relative seat without an integer division (this sits in the hottest loop)
     q = p - player
     return q + n if q < 0 else q
 
 
-@nb.njit(cache=True)
+@nb.njit
 def observation(s, player, out) -> None:
     """Write ``player``'s information state (layout in the module docstring)."""
     out[:] = 0.0
@@ -543,7 +547,7 @@ def observation(s, player, out) -> None:
     out[O_MATCH] = float(int(s["match"]))
 
 
-@nb.njit(cache=True)
+@nb.njit
 def determinize(s, player, seed) -> None:
     """Hands are open; only the other seats' face-down cards of the open trick are hidden.
 

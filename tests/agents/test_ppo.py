@@ -183,7 +183,7 @@ def test_trained_agent_plays_in_the_arena_by_path(tmp_path):
     agent = make_agent(f"ppo:{path}", "octrix")
     assert isinstance(agent, PPOAgent) and agent.greedy
     result = play_match("octrix", [agent, RandomAgent()], num_games=20, seed=0, progress=False, **TINY)
-    assert result.records[0].games == 20 and result.records[0].name == "ppo"
+    assert result.records[0].games == 20 and result.records[0].name == f"ppo:{path}"  # named by its spec
     sampling = make_agent(f"ppo:{path}@sample", "octrix")
     assert not sampling.greedy
     play_match("octrix", [sampling, RandomAgent()], num_games=5, seed=0, progress=False, num_players=2,

@@ -492,7 +492,7 @@ INVARIANTS = ("ok", "a face-up tile was turned or moved", "a tile turned face do
               "a runner stands on a foreign home circle", "the game outlived max_game_length")
 
 
-@nb.njit(cache=True)
+@nb.njit
 def _play_checked(s, limit) -> int:
     """Random play (record RNG) to the end, checking the invariants after every action.
 
