@@ -31,6 +31,7 @@ from octagames.agents.registry import make_agent
 from octagames.core import Game
 from octagames.experiments.cli import command_line, git_commit
 from octagames.experiments.evaluate import EvalConfig, evaluate
+from octagames.experiments.train_az import TrainConfig
 
 @dataclass(frozen=True)
 class ZooConfig:
@@ -70,8 +71,6 @@ def training_command(meta: dict[str, Any]) -> str:
     """The ``train_az`` command line recorded in a model file's metadata ("" when it has none)."""
     if "config" not in meta:
         return ""
-    from octagames.experiments.train_az import TrainConfig
-
     fields = {f.name for f in dataclasses.fields(TrainConfig)}
     cfg = {k: tuple(v) if isinstance(v, list) else v for k, v in meta["config"].items() if k in fields}
     return " ".join(command_line(TrainConfig(**cfg), "octagames.experiments.train_az"))
