@@ -79,6 +79,8 @@ class LeaderboardConfig:
     """extra agents as <entry>=<spec>, e.g. octiles=mcts:2000 or achten=ppo:runs/ppo/achten/policy.pt"""
     mcts: tuple[int, ...] = ()
     """override every entry's two MCTS budgets (simulations per decision); empty: each entry's own"""
+    zoo_simulations: int = -1
+    """simulations of the zoo agents (-1: each model's default search)"""
     cfr_iterations: int = 20000
     """MCCFR iterations of the cfr agent (outcome sampling, trained when the run starts)"""
     ppo_dir: str = "runs/ppo"
@@ -91,6 +93,8 @@ class LeaderboardConfig:
     """the Markdown table (rebuilt from every entry's JSON in <out without .md>/)"""
     img_dir: str = "docs/img"
     """folder of the PNG charts"""
+    readme: str = "README.md"
+    """the file whose leaderboard block (between the leaderboard:start/end markers) gets the summary ("" : none)"""
     progress: bool = True
     """show progress bars"""
 
@@ -117,7 +121,7 @@ def roster(key: str, cfg: LeaderboardConfig) -> tuple[list[Agent], dict[str, str
     ppo = Path(cfg.ppo_dir) / key / "policy.pt"
     if ppo.exists():
         specs.append(f"ppo:{ppo}")
-    specs.append(f"zoo:{key}")
+    specs.append(f"zoo:{key}" + (f":{cfg.zoo_simulations}" if cfg.zoo_simulations >= 0 else ""))
     specs += [item.partition("=")[2] for item in cfg.add if item.partition("=")[0] == key]
     agents, skipped = [], {}
     for spec in specs:
@@ -188,6 +192,35 @@ def markdown(results: dict[str, dict[str, Any]], out: Path) -> str:
     return "\n".join(lines)
 
 
+START, END = "<!-- leaderboard:start -->", "<!-- leaderboard:end -->"
+
+
+def summary(results: dict[str, dict[str, Any]]) -> str:
+    """One line per entry: its agents from the best, with their Elo (the README's block)."""
+    lines = ["| game | agents by Bradley–Terry Elo (random = 0), best first |", "|---|---|"]
+    for key in BOARDS:
+        if key not in results:
+            continue
+        d = results[key]
+        order = np.argsort(-np.array(d["elo"]))
+        cells = " · ".join(f"`{d['agents'][i]}` {d['elo'][i]:.0f}" for i in order)
+        lines.append(f"| {d['title']} | {cells} |")
+    return "\n".join(lines)
+
+
+def update_readme(path: Path, results: dict[str, dict[str, Any]]) -> bool:
+    """Replace the block between :data:`START` and :data:`END` in ``path``; False when it has none."""
+    if not path.exists():
+        return False
+    text = path.read_text()
+    if START not in text or END not in text:
+        return False
+    head, rest = text.split(START, 1)
+    _, tail = rest.split(END, 1)
+    path.write_text(f"{head}{START}\n{summary(results)}\n{END}{tail}")
+    return True
+
+
 def main(cfg: LeaderboardConfig) -> dict[str, dict[str, Any]]:
     """Run the chosen entries, then rebuild the Markdown from every entry's JSON."""
     for key in cfg.games:
@@ -201,6 +234,8 @@ def main(cfg: LeaderboardConfig) -> dict[str, dict[str, Any]]:
     out.parent.mkdir(parents=True, exist_ok=True)
     out.write_text(markdown(results, out))
     print(f"wrote {out}")
+    if cfg.readme and update_readme(Path(cfg.readme), results):
+        print(f"updated the leaderboard block of {cfg.readme}")
     return results
 
 

@@ -45,6 +45,8 @@ class ZooConfig:
     """default simulations of zoo:<name> (-1: the model file's play-time search)"""
     leaves_per_game: int = 0
     """default leaves per network call (0: the model file's)"""
+    leaf_value_mix: float = -1.0
+    """default weight of the game's compiled leaf value (-1: the model file's)"""
     opponents: tuple[str, ...] = ("heuristic",)
     """evaluation opponents (agent specs)"""
     games: tuple[int, ...] = (400,)
@@ -114,6 +116,8 @@ def promote(cfg: ZooConfig) -> dict[str, Any]:
         changes["simulations"] = cfg.simulations
     if cfg.leaves_per_game > 0:
         changes["leaves_per_game"] = cfg.leaves_per_game
+    if cfg.leaf_value_mix >= 0:
+        changes["leaf_value_mix"] = cfg.leaf_value_mix
     search = dataclasses.replace(search, **changes)
     meta = data.get("meta", {})
     ZOO_DIR.mkdir(parents=True, exist_ok=True)
