@@ -4,7 +4,7 @@ VENV := .venv
 PY := $(VENV)/bin/python
 STAMP := $(VENV)/.installed
 
-.PHONY: demo test install bench clean
+.PHONY: demo test install bench leaderboard clean
 
 $(STAMP): setup.cfg pyproject.toml
 	test -x $(PY) || $(PYTHON) -m venv $(VENV)
@@ -29,6 +29,10 @@ test: $(STAMP)
 
 bench: $(STAMP)
 	$(PY) -m octagames.experiments.bench
+
+# every game's round robin (about an hour on two cores); docs/leaderboard.md and docs/img/leaderboard_*.png
+leaderboard: $(STAMP)
+	$(PY) -m octagames.experiments.leaderboard
 
 clean:
 	rm -rf $(VENV) runs/*.json runs/*.png octagames/_cache

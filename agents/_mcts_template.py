@@ -14,7 +14,7 @@ import numpy as np
 
 from octagames.agents.mcts import (AT_TERMINAL, CHANCE_TAG, LEAF, _add_child, _find_child, _next_u64,
                                    _no_random_legal, random_policy, win_values)
-from octagames.core import CHANCE, SIMULTANEOUS, TERMINAL, rng_below
+from octagames.core import CHANCE, SIMULTANEOUS, TERMINAL, mix64, rng_below
 import octagames.octrix as game  # specialize: game
 from octagames.agents.mcts import random_policy as policy  # specialize: policy
 from octagames.agents.mcts import returns_value as leaf_value  # specialize: value
@@ -250,3 +250,88 @@ def run(root_bytes, work, work_bytes, searcher, rng, num_sims, first_child, sibl
             for q in range(rets.shape[0]):
                 u[q] = min(1.0, max(0.0, (rets[q] - lo) / (hi - lo)))
         backup(value, path, plen, stats, nst, u)
+
+
+@nb.njit(cache=True, nogil=True)
+def descend_many(roots_bytes, works, works_bytes, searchers, rngs, leaves_per_game, first_child, sibling,
+                 action, tag, visits, avail, value, prior, evaluated, size, c_explore, branch_chance,
+                 mask, paths, stats, active, status, plen, nst, leaf, sp, lp, evalp, obs, masks, rets):
+    """PUCT descents in many trees at once: ``leaves_per_game`` per active game.
+
+    Game ``b`` (tree ``b``: row ``b`` of every tree array; root record's bytes ``roots_bytes[b]``)
+    fills rows ``r = b * leaves_per_game + i`` of the outputs: the
+    :func:`descend` results, and for a leaf to evaluate the seat ``evalp[r]``
+    whose observation (``obs[r]``) and legal mask (``masks[r]``) the network
+    reads; ``evalp[r] = -1`` and the finished game's returns in ``rets[r]``
+    when the work record is over; ``status[r] = -1`` for rows of inactive
+    games. Determinization seeds come from ``rngs[b]`` exactly as
+    ``MCTS._python_batch`` draws them, so one game searched here matches
+    ``MCTS`` with a ``PolicyValue`` evaluator of the same batch size.
+    """
+    k = leaves_per_game
+    for b in range(active.shape[0]):
+        for i in range(k):
+            r = b * k + i
+            if not active[b]:
+                status[r] = -1
+                continue
+            seed = mix64(rngs[b] + np.uint64(i + 1)) >> np.uint64(1)
+            st, pl, ns, lf, spp, lpp = descend(
+                roots_bytes[b], works[r:r + 1], works_bytes[r], searchers[b], seed, first_child[b], sibling[b],
+                action[b], tag[b], visits[b], avail[b], value[b], prior[b], evaluated[b], size[b],
+                c_explore, True, branch_chance, mask, paths[r], stats[r])
+            status[r], plen[r], nst[r], leaf[r], sp[r], lp[r] = st, pl, ns, lf, spp, lpp
+            s = works[r]
+            p = lpp
+            if p < 0:
+                # a leaf the tree could not store (full): value the next decision, expand nothing
+                while game.current_player(s) == CHANCE:
+                    game.apply_action(s, game.sample_chance(s))
+                if game.current_player(s) != TERMINAL:
+                    p = game.acting_player(s)
+            evalp[r] = p
+            if p >= 0:
+                game.legal_mask(s, p, masks[r])
+                obs[r, :] = 0.0
+                game.observation(s, p, obs[r])
+            else:
+                rets[r, :] = 0.0
+                game.returns(s, rets[r])
+        if active[b]:
+            rngs[b] = mix64(rngs[b] + np.uint64(k + 7))
+
+
+@nb.njit(cache=True, nogil=True)
+def backup_many(leaves_per_game, first_child, sibling, action, tag, visits, avail, value, prior, evaluated,
+                size, paths, stats, status, plen, nst, leaf, sp, lp, masks, priors, u):
+    """The back-ups of :func:`descend_many`'s rows: priors on the leaf's children, then ``u[r]``
+    (values in [0, 1] per absolute seat) along the path, row by row."""
+    k = leaves_per_game
+    for r in range(status.shape[0]):
+        if status[r] < 0:
+            continue
+        b = r // k
+        if status[r] == LEAF and lp[r] >= 0:
+            expand_priors(first_child[b], sibling[b], action[b], tag[b], visits[b], avail[b], value[b],
+                          prior[b], evaluated[b], size[b], leaf[r], sp[r], lp[r], masks[r], priors[r])
+        backup(value[b], paths[r], plen[r], stats[r], nst[r], u[r])
+
+
+@nb.njit(cache=True, nogil=True)
+def leaf_values_many(works, status, evalp, out):
+    """``leaf_value`` (the compiled value function) of every work record of :func:`descend_many`
+    that the network evaluates (zeros elsewhere): game knowledge to mix into its values."""
+    for r in range(status.shape[0]):
+        out[r, :] = 0.0
+        if status[r] >= 0 and evalp[r] >= 0:
+            leaf_value(works[r], out[r])
+
+
+@nb.njit(cache=True, nogil=True)
+def observe_many(records, seats, obs, masks):
+    """The observation and legal mask of seat ``seats[r]`` in ``records[r]``, for every row
+    (training batches of the records a replay buffer stores)."""
+    for r in range(records.shape[0]):
+        obs[r, :] = 0.0
+        game.observation(records[r], seats[r], obs[r])
+        game.legal_mask(records[r], seats[r], masks[r])

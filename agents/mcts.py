@@ -210,7 +210,70 @@ def clear_tree(t: Tree) -> None:
     t.evaluated[0] = 0
 
 
+def new_trees(num_trees: int, max_nodes: int, num_players: int) -> Tree:
+    """Allocate ``num_trees`` empty trees at once: every :class:`Tree` array gets a leading
+    axis over the trees (what ``descend_many`` and ``backup_many`` search)."""
+    return Tree(np.full((num_trees, max_nodes), -1, np.int32), np.full((num_trees, max_nodes), -1, np.int32),
+                np.full((num_trees, max_nodes), -1, np.int32), np.zeros((num_trees, max_nodes), np.int8),
+                np.zeros((num_trees, max_nodes), np.float64), np.zeros((num_trees, max_nodes), np.float64),
+                np.zeros((num_trees, max_nodes, num_players), np.float64),
+                np.zeros((num_trees, max_nodes), np.float32), np.zeros((num_trees, max_nodes), np.uint8),
+                np.zeros((num_trees, 1), np.int64))
+
+
+def clear_trees(t: Tree, which: np.ndarray | None = None) -> None:
+    """:func:`clear_tree` for the trees of :func:`new_trees` (all, or those where ``which`` is True)."""
+    rows = slice(None) if which is None else np.flatnonzero(which)
+    t.size[rows, 0] = 1
+    t.first_child[rows, 0] = -1
+    t.sibling[rows, 0] = -1
+    t.action[rows, 0] = -1
+    t.tag[rows, 0] = ROOT_TAG
+    t.visits[rows, 0] = 0.0
+    t.avail[rows, 0] = 0.0
+    t.value[rows, 0, :] = 0.0
+    t.evaluated[rows, 0] = 0
+
+
 # ------------------------------------------------------------------ game-independent kernels
+@nb.njit
+def root_stats(first_child, sibling, action, tag, visits, value, prior, searchers, active, out_visits, out_q,
+               out_prior) -> None:
+    """Root statistics of many trees (:func:`new_trees`) for their searching seats.
+
+    For every active tree ``b``, the children of the root taken by seat
+    ``searchers[b]``: visits, mean value in [0, 1] for that seat (0 when
+    unvisited) and prior go to ``out_*[b, action]``; other entries are left alone.
+    """
+    for b in range(first_child.shape[0]):
+        if not active[b]:
+            continue
+        p = searchers[b]
+        ch = first_child[b, 0]
+        while ch >= 0:
+            if tag[b, ch] == p:
+                a = action[b, ch]
+                n = visits[b, ch]
+                out_visits[b, a] = n
+                out_prior[b, a] = prior[b, ch]
+                out_q[b, a] = value[b, ch, p] / n if n > 0 else 0.0
+            ch = sibling[b, ch]
+
+
+@nb.njit
+def mix_root_noise(first_child, sibling, action, tag, prior, searchers, active, noise, frac) -> None:
+    """Exploration noise at the roots (AlphaZero): every root child's prior becomes
+    ``(1 - frac) * prior + frac * noise[b, action]`` for the active trees ``b``."""
+    for b in range(first_child.shape[0]):
+        if not active[b]:
+            continue
+        ch = first_child[b, 0]
+        while ch >= 0:
+            if tag[b, ch] == searchers[b]:
+                prior[b, ch] = (1.0 - frac) * prior[b, ch] + frac * noise[b, action[b, ch]]
+            ch = sibling[b, ch]
+
+
 @nb.njit
 def _next_u64(state) -> np.uint64:
     # the search's own splitmix64 stream (tie breaks, untried picks, determinization seeds)
@@ -297,13 +360,24 @@ def lowest_action_policy(s, player, mask, n_legal) -> int:
 
 # ------------------------------------------------------------------ per-game compiled search
 class SearchKernels(NamedTuple):
-    """The compiled search functions of one rules module and playout policy."""
+    """The compiled search functions of one rules module and playout policy.
+
+    ``descend_many`` and ``backup_many`` search many trees (:func:`new_trees`) in
+    lockstep with a Python policy/value function between them (the batched
+    search of :mod:`octagames.agents.az`); ``leaf_values_many`` applies the
+    compiled leaf value to their leaves; ``observe_many`` writes the
+    observations and legal masks of many records (its training batches).
+    """
 
     descend: Any
     rollout: Any
     backup: Any
     expand_priors: Any
     run: Any
+    descend_many: Any = None
+    backup_many: Any = None
+    leaf_values_many: Any = None
+    observe_many: Any = None
 
 
 def _importable(fn: Any, what: str) -> tuple[str, str]:
@@ -338,7 +412,8 @@ def search_kernels(module: ModuleType, policy: Any = random_policy,
     vmod, vname = _importable(value, "value function")
     gen = specialize("octagames.agents._mcts_template", game=module.__name__, policy=f"{pmod}:{pname}",
                      value=f"{vmod}:{vname}")
-    return SearchKernels(gen.descend, gen.rollout, gen.backup, gen.expand_priors, gen.run)
+    return SearchKernels(gen.descend, gen.rollout, gen.backup, gen.expand_priors, gen.run, gen.descend_many,
+                         gen.backup_many, gen.leaf_values_many, gen.observe_many)
 
 
 # ------------------------------------------------------------------ evaluators

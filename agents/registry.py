@@ -85,6 +85,11 @@ AGENTS: dict[str, AgentEntry] = {
                          "the exact equilibrium of a 2-player Octrix round (octrix only)", "train"),
     "ppo": AgentEntry("octagames.agents.ppo:_factory",
                       "a trained PPO policy: ppo:<policy or checkpoint path>[@sample]", "train"),
+    "az": AgentEntry("octagames.agents.az:_az_factory",
+                     "a search-and-learning model with its search: az:<model or checkpoint path>[:<simulations>]",
+                     "train"),
+    "zoo": AgentEntry("octagames.agents.az:_zoo_factory",
+                      "a shipped model of the zoo with its default search: zoo:<name>[:<simulations>]", "train"),
 }
 """Every agent name :func:`make_agent` knows."""
 

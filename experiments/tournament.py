@@ -187,13 +187,14 @@ def play_pair(game: Game, a: Agent, b: Agent, num_games: int, seed: int,
     return score, num_games
 
 
-def run_tournament(game: str, specs: Sequence[str], games_per_pair: int, seed: int = 0,
+def run_tournament(game: str, specs: Sequence[str | Agent], games_per_pair: int, seed: int = 0,
                    bootstrap: int = 400, progress: bool = True, **config: Any) -> TournamentResult:
     """Round robin among the agents ``specs`` on ``game``.
 
     Args:
         game: short game name.
-        specs: agent specs (``random``, ``heuristic``, ``mcts:200`` ...); at least two.
+        specs: agent specs (``random``, ``heuristic``, ``mcts:200`` ...), or agents already
+            built (named by their ``name``); at least two.
         games_per_pair: games per pair, seats rotated.
         seed: tournament seed.
         bootstrap: bootstrap resamples for the rating intervals (0: none).
@@ -205,9 +206,9 @@ def run_tournament(game: str, specs: Sequence[str], games_per_pair: int, seed: i
     if games_per_pair < 1:
         raise ValueError(f"games_per_pair={games_per_pair} is not valid; it must be >= 1")
     g = Game(game, **config)
-    agents = [make_agent(s, game) for s in specs]
+    agents = [s if isinstance(s, Agent) else make_agent(s, game) for s in specs]
     names: list[str] = []
-    for s in specs:
+    for s in (getattr(s, "name", type(s).__name__) if isinstance(s, Agent) else s for s in specs):
         name, k = s, 2
         while name in names:
             name, k = f"{s}#{k}", k + 1

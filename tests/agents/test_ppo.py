@@ -13,15 +13,7 @@ from octagames.agents.ppo import (ActorCritic, PPOAgent, compute_gae, log_prob_e
 from octagames.agents.registry import make_agent
 
 TINY = {"num_players": 2, "ranks": 2, "hand_size": 2}
-
-
-@pytest.fixture(autouse=True)
-def _one_torch_thread():
-    """Small MLPs run fastest on one thread on a shared CPU; restore the setting afterwards."""
-    before = torch.get_num_threads()
-    torch.set_num_threads(1)
-    yield
-    torch.set_num_threads(before)
+pytestmark = pytest.mark.usefixtures("one_torch_thread")  # tests/conftest.py
 
 
 def _random_masks(rng: np.random.Generator, b: int, a: int) -> torch.Tensor:
