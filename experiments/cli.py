@@ -17,6 +17,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, ClassVar, Sequence, TypeVar
 
+from octagames.agents.arena import GameJournal
 from octagames.agents.registry import make_agent
 from octagames.core import Game, available_games
 
@@ -171,3 +172,21 @@ def command_line(cfg: Any, module: str, python: str = "python") -> list[str]:
         else:
             args += [flag, str(value)]
     return args
+
+
+def executor_from(ray: bool, ray_address: str, chunk_size: int = 8) -> Any:
+    """The games' executor of the ``--ray``/``--ray-address`` flags: ``None`` (this process) or Ray tasks."""
+    if not (ray or ray_address):
+        return None
+    from octagames.agents.distributed import RayGames  # the only module that imports Ray
+    return RayGames(address=ray_address or None, chunk_size=chunk_size)
+
+
+def open_journal(path: Path, resume: bool, header: dict[str, Any]) -> GameJournal:
+    """The run's game journal: resumed when ``resume`` (and it says so), else started afresh."""
+    if not resume and path.exists():
+        path.unlink()
+    journal = GameJournal(path, header)
+    if journal.done:
+        print(f"resuming: {len(journal.done)} games already played ({path})")
+    return journal

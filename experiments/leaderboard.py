@@ -34,7 +34,7 @@ from octagames.agents.base import Agent
 from octagames.agents.cfr_agent import CFRAgent
 from octagames.agents.registry import make_agent
 from octagames.core import Game
-from octagames.experiments.cli import git_commit
+from octagames.experiments.cli import executor_from, git_commit, open_journal
 from octagames.experiments.tournament import TournamentResult, run_tournament, save
 
 @dataclass(frozen=True)
@@ -97,6 +97,14 @@ class LeaderboardConfig:
     """the file whose leaderboard block (between the leaderboard:start/end markers) gets the summary ("" : none)"""
     progress: bool = True
     """show progress bars"""
+    resume: bool = True
+    """take the games already saved in <out without .md>/<entry>.games.jsonl (same roster); False starts over"""
+    ray: bool = False
+    """play the games as Ray tasks on a local Ray instance (the distributed extra)"""
+    ray_address: str = ""
+    """join this Ray cluster instead (auto: the cluster this machine belongs to); implies --ray"""
+    chunk_size: int = 4
+    """games per Ray task"""
 
     def __post_init__(self) -> None:
         for key in self.games:
@@ -147,10 +155,15 @@ def run_board(key: str, cfg: LeaderboardConfig) -> dict[str, Any]:
     """Play entry ``key``'s round robin; write its JSON and PNG; return the JSON's content."""
     b = BOARDS[key]
     agents, skipped = roster(key, cfg)
-    result: TournamentResult = run_tournament(b.game, agents, cfg.games_per_pair, cfg.seed, cfg.bootstrap,
-                                              cfg.progress, **b.config)
-    print(result.table())
     data_dir = Path(cfg.out).with_suffix("")
+    journal = open_journal(data_dir / f"{key}.games.jsonl", cfg.resume,
+                           {"entry": key, "config": b.config, "agents": [a.name for a in agents],
+                            "games_per_pair": cfg.games_per_pair, "seed": cfg.seed})
+    result: TournamentResult = run_tournament(b.game, agents, cfg.games_per_pair, cfg.seed, cfg.bootstrap,
+                                              cfg.progress, executor_from(cfg.ray, cfg.ray_address, cfg.chunk_size),
+                                              journal, **b.config)
+    journal.close()
+    print(result.table())
     json_path, png_path = save(result, data_dir, stem=key)
     png = Path(cfg.img_dir) / f"leaderboard_{key}.png"
     png.parent.mkdir(parents=True, exist_ok=True)
