@@ -33,7 +33,7 @@ from __future__ import annotations
 
 import dataclasses
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, Sequence
 
 import numpy as np
 import torch
@@ -403,6 +403,19 @@ class SelfPlayWorker:
             pol_idx, pol_p = np.zeros((0, W), np.int32), np.zeros((0, W), np.float32)
             values = np.zeros((0, P), np.float32)
         return Trajectories(recs, seats, pol_idx, pol_p, values, dict(self.stats))
+
+
+def concat_trajectories(parts: Sequence[Trajectories]) -> Trajectories:
+    """The samples of ``parts`` one after another; their counters summed (several workers' output)."""
+    if len(parts) == 1:
+        return parts[0]
+    stats: dict[str, float] = {}
+    for t in parts:
+        for k, v in t.stats.items():
+            stats[k] = stats.get(k, 0) + v
+    return Trajectories(np.concatenate([t.records for t in parts]), np.concatenate([t.seats for t in parts]),
+                        np.concatenate([t.pol_idx for t in parts]), np.concatenate([t.pol_p for t in parts]),
+                        np.concatenate([t.values for t in parts]), stats)
 
 
 def _win_share(rets: np.ndarray, seat: int) -> float:

@@ -155,13 +155,19 @@ class TrainConfig(RunConfig):
     """iterations between checkpoints"""
     stop_after_iterations: int = 0
     """testing aid: end the process abruptly (os._exit, no cleanup) after this iteration, like a kill"""
+    # -- Ray ---------------------------------------------------------------------------------
+    ray_actors: int = 0
+    """self-play actors on Ray (the distributed extra); 0: self-play in this process. One actor
+    reproduces the single-process run; N share each iteration's samples"""
+    ray_address: str = ""
+    """the Ray cluster of the actors (auto: the one this machine belongs to; empty: a local instance)"""
 
     def __post_init__(self) -> None:
         for name in ("iterations", "batch_size", "buffer_size", "num_games", "samples_per_iteration",
                      "snapshot_every", "pool_size", "checkpoint_every", "eval_games", "policy_width"):
             if getattr(self, name) < 1:
                 raise ValueError(f"{name}={getattr(self, name)} is not valid; it must be >= 1")
-        for name in ("imitation_games", "imitation_steps", "simulations", "play_simulations"):
+        for name in ("imitation_games", "imitation_steps", "simulations", "play_simulations", "ray_actors"):
             if getattr(self, name) < 0:
                 raise ValueError(f"{name}={getattr(self, name)} is not valid; it must be >= 0")
         if self.replay_ratio <= 0:
@@ -217,7 +223,13 @@ class Trainer:
         net = PolicyValueNet(g.observation_size, g.num_actions, g.num_players, cfg.hidden, cfg.head, cfg.activation)
         self.learner = Learner(net.to(self.device), cfg.learning_rate, cfg.weight_decay, cfg.value_weight)
         self.buffer = ReplayBuffer(g, cfg.buffer_size, cfg.policy_width)
-        self.worker = SelfPlayWorker(cfg.game, cfg.game_kwargs(), cfg.worker(), net.spec, seed=cfg.seed * 7919 + 1)
+        seed = cfg.seed * 7919 + 1
+        if cfg.ray_actors > 0:  # the same worker in Ray actors; actor 0 has this seed
+            from octagames.agents.distributed import SelfPlayActors
+            self.worker = SelfPlayActors(cfg.ray_actors, cfg.game, cfg.game_kwargs(), cfg.worker(), net.spec, seed,
+                                         address=cfg.ray_address or None, torch_threads=max(1, cfg.torch_threads))
+        else:
+            self.worker = SelfPlayWorker(cfg.game, cfg.game_kwargs(), cfg.worker(), net.spec, seed=seed)
         self.pool: dict[int, dict[str, torch.Tensor]] = {}
         self.next_snapshot = 0
         self.iteration = 0
@@ -294,6 +306,7 @@ class Trainer:
         st = traj.stats
         row: dict[str, Any] = {k: v / steps for k, v in totals.items()}
         row.update(learning_rate=lr, new_samples=len(traj), grad_steps_iteration=steps,
+                   policy_lag=getattr(self.worker, "last_lag", 0),
                    games_self=st.get("games_self", 0), games_agent=st.get("games_agent", 0),
                    games_snapshot=st.get("games_snapshot", 0))
         for kind in ("agent", "snapshot"):
@@ -360,7 +373,7 @@ class Trainer:
         """The CSV columns."""
         cols = ["iteration", "samples", "decisions", "games", "grad_steps", "wall_time", "decisions_per_s",
                 "learning_rate", "loss", "policy_loss", "value_loss", "entropy", "kl", "value_mse", "new_samples",
-                "grad_steps_iteration", "buffer", "pool_size", "games_self", "games_agent", "games_snapshot",
+                "grad_steps_iteration", "policy_lag", "buffer", "pool_size", "games_self", "games_agent", "games_snapshot",
                 "train_score_vs_agent", "train_score_vs_snapshot", "imitation_samples", "imitation_seconds"]
         for spec in self.eval_agents:
             for prefix in ("", "policy_"):

@@ -48,6 +48,9 @@ OPTIONAL = {
     "sb3_contrib": "bench (the SB3 anchor)",
     "stable_baselines3": "bench (the SB3 anchor)",
     "pettingzoo.classic": "dev (connect_four_v3, the bench's anchor, needs pygame)",
+    "ray": "distributed",
+    "octagames.agents.distributed": "distributed (the only module that imports ray)",
+    "octagames.agents.az_selfplay": "train (it imports torch; the Ray actors of train_az build it)",
 }
 
 
