@@ -72,6 +72,8 @@ def _modules() -> dict[str, Path]:
     out: dict[str, Path] = {}
     for package, folder in mapping.items():
         for path in sorted((ROOT / folder).rglob("*.py")):
+            if "_cache" in path.relative_to(ROOT / folder).parts:
+                continue  # generated modules of octagames.specialize (a checkout keeps its cache there)
             parts = [p for p in path.relative_to(ROOT / folder).with_suffix("").parts if p != "__init__"]
             out[".".join([package, *parts])] = path
     return out
