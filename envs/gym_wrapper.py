@@ -64,7 +64,7 @@ from gymnasium import spaces
 from gymnasium.utils import EzPickle
 
 from octagames.agents.base import Agent, RandomAgent, make_turn
-from octagames.core import CHANCE, TERMINAL, IllegalActionError, make_game
+from octagames.core import TERMINAL, IllegalActionError, make_game
 from octagames.envs._pettingzoo import RENDER_FPS, check_illegal_action, check_render_mode, picture_module, render_modes
 from octagames.envs.deals import apply_deal
 
@@ -120,9 +120,22 @@ class SingleAgentEnv(gymnasium.Env, EzPickle):
                                             dtype=np.float32)
         self.action_space = spaces.Discrete(self.game.num_actions)
         self.state: np.void = self.game.new_state(0)
-        self._truncated = self.game.kernels.truncated
+        # the env owns its record, so the hot path calls the compiled kernels directly (Game's
+        # methods check the record on every call); the learner's and the opponents' actions
+        # still go through Game.apply_action for its clear errors
+        self._k = self.game.kernels
+        self._returns = np.zeros(self.game.info.max_players, dtype=np.float64)
+        self._mask = np.zeros(self.game.num_actions, dtype=np.uint8)
         self._prev_return = 0.0
         self._done = True
+
+    def __getstate__(self) -> dict[str, Any]:
+        # by constructor arguments (EzPickle), keeping the registry spec gymnasium.make gave it
+        return {**EzPickle.__getstate__(self), "spec": self.spec}
+
+    def __setstate__(self, state: dict[str, Any]) -> None:
+        EzPickle.__setstate__(self, state)
+        self.spec = state.get("spec")
 
     def _seat_agents(self, opponents: Sequence[Agent] | Mapping[int, Agent] | None) -> dict[int, Agent]:
         others = [p for p in range(self.game.num_players) if p != self.seat]
@@ -169,10 +182,10 @@ class SingleAgentEnv(gymnasium.Env, EzPickle):
         skipped, skipped_return = 0, 0.0
         while True:
             self._new_game(deal)
-            if not self.game.is_terminal(self.state):
+            if self._k.current_player(self.state) != TERMINAL:
                 break
             skipped += 1
-            skipped_return += float(self.game.returns(self.state)[self.seat])
+            skipped_return += self._return()
             if skipped >= MAX_SKIPPED_GAMES:
                 raise RuntimeError(f"{skipped} games in a row ended before seat {self.seat} could act; "
                                    f"check the config {self.game.config}")
@@ -190,7 +203,7 @@ class SingleAgentEnv(gymnasium.Env, EzPickle):
             agent.reset(self.game, p, int(rng.integers(0, 2**63 - 1)))
         if deal is not None:
             apply_deal(self.game, self.state, deal)
-        self._prev_return = float(self.game.returns(self.state)[self.seat])
+        self._prev_return = self._return()
         self._advance()
 
     def step(self, action: Any) -> tuple[np.ndarray, float, bool, bool, dict[str, Any]]:
@@ -213,19 +226,20 @@ class SingleAgentEnv(gymnasium.Env, EzPickle):
             self._done = True
             return self._obs(), self.illegal_reward, True, False, self._info()
         self._advance()
-        ret = float(self.game.returns(self.state)[self.seat])
+        ret = self._return()
         reward, self._prev_return = ret - self._prev_return, ret
-        self._done = self.game.is_terminal(self.state)
-        truncated = self._done and bool(self._truncated(self.state))
+        self._done = self._k.current_player(self.state) == TERMINAL
+        truncated = self._done and bool(self._k.truncated(self.state))
         if self.render_mode == "human":
             self.render()
         return self._obs(), reward, self._done and not truncated, truncated, self._info()
 
     def action_masks(self) -> np.ndarray:
         """Legal actions of the learning seat now (int8 0/1, ``num_actions``; all zero once the episode is over)."""
-        if self._done:
-            return np.zeros(self.game.num_actions, dtype=np.int8)
-        return self.game.legal_mask(self.state, self.seat).view(np.int8)
+        self._mask[:] = 0
+        if not self._done:
+            self._k.legal_mask(self.state, self.seat, self._mask)
+        return self._mask.view(np.int8).copy()
 
     def render(self) -> str | np.ndarray | None:
         """The table as the learning seat sees it: text (``"ansi"``), printed (``"human"``), a picture."""
@@ -245,17 +259,20 @@ class SingleAgentEnv(gymnasium.Env, EzPickle):
         """Resolve chance and let the opponents act until the learning seat acts or the game ends."""
         g, s, rng = self.game, self.state, self.np_random
         while True:
-            p = g.acting_player(s)
-            if p == CHANCE:
-                g.play_chance(s)
-            elif p == TERMINAL or p == self.seat:
+            p = int(self._k.play_chance(s))  # the acting seat after chance, or TERMINAL
+            if p == TERMINAL or p == self.seat:
                 return
-            else:
-                turn = make_turn(g, s, p, int(rng.integers(0, 2**63 - 1)))
-                g.apply_action(s, self.opponents[p].act(turn))
+            turn = make_turn(g, s, p, int(rng.integers(0, 2**63 - 1)))
+            g.apply_action(s, self.opponents[p].act(turn))
+
+    def _return(self) -> float:
+        self._k.returns(self.state, self._returns)
+        return float(self._returns[self.seat])
 
     def _obs(self) -> np.ndarray:
-        return self.game.observation(self.state, self.seat)
+        out = np.zeros(self.game.observation_size, dtype=np.float32)
+        self._k.observation(self.state, self.seat, out)
+        return out
 
     def _info(self) -> dict[str, Any]:
         return {"action_mask": self.action_masks()}
