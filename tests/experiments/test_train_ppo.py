@@ -175,3 +175,13 @@ def test_config_validation_and_parsing():
     with pytest.raises(ValueError, match="ranks"):  # a value the game's Config refuses
         TrainConfig(game_config=("ranks=99",))
     assert TrainConfig(num_envs=8, num_steps=4, total_steps=33).num_updates == 2
+
+
+def test_resume_with_another_game_or_network_says_what_the_checkpoint_is(tmp_path):
+    saved = Trainer(_small_cfg(tmp_path, game="achten", game_config=(), hidden=(64, 64)))
+    saved.save_checkpoint()
+    with pytest.raises(ValueError, match=r"is an achten run \(2 players, hidden 64,64.*you asked for an octrix "
+                                         r"run .*\(game, game_config, hidden differ\)"):
+        Trainer(_small_cfg(tmp_path, resume=True)).run()
+    with pytest.raises(ValueError, match=r"hidden 32,32.*\(hidden differ\)"):
+        Trainer(_small_cfg(tmp_path, game="achten", game_config=(), hidden=(32, 32), resume=True)).run()
