@@ -55,6 +55,7 @@ Illegal actions
 
 from __future__ import annotations
 
+import operator
 from collections.abc import Mapping, Sequence
 from typing import Any, ClassVar
 
@@ -219,12 +220,18 @@ class SingleAgentEnv(gymnasium.Env, EzPickle):
         if self._done:
             raise RuntimeError("the episode is over; call reset()")
         try:
-            self.game.apply_action(self.state, int(action))
-        except IllegalActionError:
+            a = operator.index(action)  # ints, numpy integers and 0-d integer arrays
+        except TypeError:
+            a = -1
+        if not 0 <= a < self.game.num_actions or not self._k.legal_mask(self.state, self.seat, self._mask) \
+                or not self._mask[a]:
             if self.illegal_action == "raise":
-                raise
+                self.game.apply_action(self.state, action)  # raises the engine's message: the action, the rule
+                raise IllegalActionError(f"action {action!r} is not legal now")  # pragma: no cover
+            # "terminate" skips the engine's message: the reasons are Python (and compile on first use)
             self._done = True
             return self._obs(), self.illegal_reward, True, False, self._info()
+        self._k.apply_action(self.state, a)
         self._advance()
         ret = self._return()
         reward, self._prev_return = ret - self._prev_return, ret

@@ -152,3 +152,37 @@ def test_render_is_the_learning_seats_view():
     env.reset(seed=2)
     assert env.render() == env.game.render(env.state, viewer=1)
     assert "has played face down" in env.render()  # seat 0 committed before seat 1's turn
+
+
+@pytest.mark.parametrize("seat, cfg", [(0, dict(num_players=2, deal_penalty=1.0)), (3, dict(num_players=4))],
+                         ids=["deal_penalty-seat0", "4p-seat3"])
+def test_reset_never_hands_back_a_game_the_learner_cannot_act_in(seat, cfg):
+    # some Achten games end before the learner's first decision (2 and 1 in these 2000 seeds)
+    env = SingleAgentEnv("achten", seat=seat, **cfg)
+    skipped_seeds = []
+    for seed in range(2000):
+        _, info = env.reset(seed=seed)
+        assert env.game.acting_player(env.state) == seat and env.action_masks().any()
+        assert np.array_equal(info["action_mask"], env.action_masks())
+        if info["skipped_games"]:
+            skipped_seeds.append(seed)
+            assert env.game.min_utility <= info["skipped_return"] <= env.game.max_utility
+        else:
+            assert info["skipped_return"] == 0.0
+    assert skipped_seeds  # the case is met
+    for seed in skipped_seeds:  # the episode handed back is a whole game of its own
+        traj, total = _episode(env, seed)
+        assert total == pytest.approx(env.game.returns(env.state)[seat]) and len(traj) > 1
+
+
+@pytest.mark.parametrize("game, cfg, seat", [("achten", dict(num_players=2, deal_penalty=1.0), 0),
+                                             ("achten", dict(num_players=4), 3),
+                                             ("octrix", dict(num_players=4, partnership=True), 3),
+                                             ("octiles", dict(num_players=3), 2),
+                                             ("octa", dict(rules="nl"), 1)])
+def test_no_mask_is_all_zero_while_the_episode_is_on(game, cfg, seat):
+    env = SingleAgentEnv(game, seat=seat, **cfg)
+    episodes = 300 if game == "achten" else 3
+    for seed in range(episodes):
+        _episode(env, seed)  # asserts a non-empty mask at every step it takes
+        assert not env.action_masks().any()  # and an empty one once it is over
