@@ -154,7 +154,7 @@ def play_match(game: str | Game, agents: Sequence[Agent], num_games: int, seed: 
     all_returns = []
     total_len = 0
     start = time.perf_counter()
-    bar = _progress(num_games, f"{g.name}: " + " vs ".join(names), progress)
+    bar = progress_bar(num_games, f"{g.name}: " + " vs ".join(names), progress)
     for k in range(num_games):
         order = [(i - k) % n for i in range(n)]  # seat p is played by agent order[p]
         rets, length = play_game(g, [agents[a] for a in order], seed + k)
@@ -196,7 +196,8 @@ def _unique_names(agents: Sequence[Agent]) -> list[str]:
     return names
 
 
-def _progress(total: int, desc: str, enabled: bool):
+def progress_bar(total: int, desc: str, enabled: bool) -> Any:
+    """A tqdm progress bar over ``total`` items, or None when disabled or tqdm is not installed."""
     if not enabled:
         return None
     try:
