@@ -206,7 +206,7 @@ def play_games(game: Game, agents: Sequence[Agent], jobs: Sequence[Job], progres
         keys = {k for k, _, _ in jobs}
         results = {k: (np.asarray(r, dtype=np.float64), n) for k, (r, n) in journal.done.items() if k in keys}
     todo = [j for j in jobs if j[0] not in results]
-    bar = _progress(len(jobs), desc, progress)
+    bar = progress_bar(len(jobs), desc, progress)
     if bar is not None:
         bar.update(len(jobs) - len(todo))
 
@@ -300,7 +300,8 @@ def _unique_names(agents: Sequence[Agent]) -> list[str]:
     return names
 
 
-def _progress(total: int, desc: str, enabled: bool):
+def progress_bar(total: int, desc: str, enabled: bool) -> Any:
+    """A tqdm progress bar over ``total`` items, or None when disabled or tqdm is not installed."""
     if not enabled:
         return None
     try:

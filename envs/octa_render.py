@@ -11,9 +11,17 @@ from __future__ import annotations
 
 import numpy as np
 
+from octagames.envs._extras import missing_extra
 from octagames.octa.common import LOC_HAND, MAX_RUNS, NUM_NUMBER, TOK_CENTRE, TOK_POOL, TOK_RUN
 from octagames.octa.en import PHASE_NAMES
 from octagames.octa.rules import card_name, kind_at, kind_name, longest_run, table_faceup
+
+try:
+    from matplotlib.backends.backend_agg import FigureCanvasAgg
+    from matplotlib.figure import Figure
+    from matplotlib.patches import Circle, FancyBboxPatch
+except ModuleNotFoundError as e:  # the base install draws no pictures
+    raise missing_extra(e, "drawing Octa pictures (render_mode='rgb_array')") from e
 
 PLAYER_COLOURS = ("#2b6cb0", "#dd6b20")
 _RED_SUITS = "♥♦"
@@ -22,7 +30,6 @@ _CARD_W, _CARD_H = 0.62, 0.86
 
 def _card(ax, x: float, y: float, label: str, face_up: bool = True, scale: float = 1.0,
           edge: str = "#333333") -> None:
-    from matplotlib.patches import FancyBboxPatch
     w, h = _CARD_W * scale, _CARD_H * scale
     face = "#fffdf7" if face_up else "#8aa0b8"
     ax.add_patch(FancyBboxPatch((x - w / 2, y - h / 2), w, h, boxstyle="round,pad=0.02,rounding_size=0.06",
@@ -34,7 +41,6 @@ def _card(ax, x: float, y: float, label: str, face_up: bool = True, scale: float
 
 
 def _token(ax, x: float, y: float, player: int) -> None:
-    from matplotlib.patches import Circle
     ax.add_patch(Circle((x, y), 0.17, fc=PLAYER_COLOURS[player], ec="white", lw=1.5, zorder=5))
     ax.text(x, y, f"T{player}", ha="center", va="center", fontsize=6, color="white", zorder=6)
 
@@ -69,13 +75,12 @@ def render_rgb(s, viewer: int | None = None, dpi: int = 100) -> np.ndarray:
     Returns:
         an ``(H, W, 3)`` uint8 image.
     """
-    import matplotlib
-    matplotlib.use("Agg")
-    import matplotlib.pyplot as plt
-
     me = int(s["cur"]) if viewer is None else int(viewer)
     opp = 1 - me
-    fig, ax = plt.subplots(figsize=(12, 8), dpi=dpi)
+    # a bare Figure, not pyplot: no global figure registry, safe off the main thread
+    fig = Figure(figsize=(12, 8), dpi=dpi)
+    FigureCanvasAgg(fig)
+    ax = fig.add_subplot()
     fig.patch.set_facecolor("#2f6b45")
     ax.set_facecolor("#2f6b45")
     ax.set_xlim(0, 15)
@@ -83,7 +88,7 @@ def render_rgb(s, viewer: int | None = None, dpi: int = 100) -> np.ndarray:
     ax.axis("off")
     phase = PHASE_NAMES[int(s["phase"])]
     status = "game over" if s["terminal"] else f"P{int(s['cur'])} to move ({phase})"
-    ax.text(7.5, 9.75, f"Octa (English rules), turn {int(s['turn'])}: {status}  |  view of P{me}",
+    ax.text(7.5, 9.75, f"Octa ({'Dutch' if int(s['rules']) else 'English'} rules), turn {int(s['turn'])}: {status}  |  view of P{me}",
             ha="center", fontsize=12, color="white", fontweight="bold")
     # opponent's hand (backs; cards known to have been taken openly are shown) and runs
     opp_hand = _hand(s, opp)
@@ -128,5 +133,4 @@ def render_rgb(s, viewer: int | None = None, dpi: int = 100) -> np.ndarray:
     fig.tight_layout(pad=0.2)
     fig.canvas.draw()
     image = np.asarray(fig.canvas.buffer_rgba())[:, :, :3].copy()
-    plt.close(fig)
     return image

@@ -76,9 +76,14 @@ import warnings
 from typing import Any, Sequence
 
 import numpy as np
-import pyspiel
 
 from octagames.core import Game, IllegalActionError, available_games, load_module
+from octagames.envs._extras import missing_extra
+
+try:
+    import pyspiel
+except ModuleNotFoundError as e:  # the base install has no OpenSpiel
+    raise missing_extra(e, "octagames.envs.openspiel (the OpenSpiel face)") from e
 
 __all__ = ["PREFIX", "OctagamesGame", "OctagamesObserver", "OctagamesPoolGame", "OctagamesPoolState",
            "OctagamesState", "encode_observation", "game_class", "game_type", "load", "load_pool",

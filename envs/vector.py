@@ -7,7 +7,8 @@
     >>> obs, rewards, terminated, truncated, info = env.step(actions)
 
 * ``obs`` is ``[N, D]`` float32: the information state of the seat to move in each game.
-* ``info["player"]`` is ``[N]``: that seat; ``info["action_mask"]`` is ``[N, A]`` uint8.
+* ``info["player"]`` is ``[N]``: that seat; ``info["action_mask"]`` is ``[N, A]`` bool (as Pgx's
+  ``legal_action_mask``; torch's ``masked_fill`` and ``torch.where`` take it as it is).
 * ``rewards`` is ``[N, P]``: every seat's reward for this step (returns are
   paid when a game ends, so rewards are zero-sum).
 * A finished game restarts at once inside ``step`` (``terminated[i]`` is True
@@ -161,8 +162,8 @@ class VectorEnv:
 
     @property
     def action_mask(self) -> np.ndarray:
-        """Current legal masks ``[N, A]`` (a view)."""
-        return self._mask
+        """Current legal masks ``[N, A]`` bool (a view)."""
+        return self._mask.view(np.bool_)  # the kernels write 0/1 bytes: a bool view costs nothing
 
     @property
     def player(self) -> np.ndarray:
@@ -265,7 +266,7 @@ class VectorEnv:
             f.result()
 
     def _info(self) -> dict[str, np.ndarray]:
-        return {"action_mask": self._mask.copy(), "player": self._player.copy()}
+        return {"action_mask": self._mask.view(np.bool_).copy(), "player": self._player.copy()}
 
 
 def _restore(game: Game, num_envs: int, seed: int, num_threads: int,

@@ -161,7 +161,7 @@ def main(cfg: BenchConfig) -> dict:
         rows[f"{name}: OpenSpiel adapter"] = _timed(openspiel_loop(osp.load(name, **config), cfg.seed),
                                                    cfg.seconds)
     machine = f"{platform.machine()}, {platform.processor() or 'cpu'}, {_cores()} cores, Python {platform.python_version()}"
-    print(f"\nRandom-play throughput ({machine}; {cfg.seconds:.0f}s per row)")
+    print(f"\nRandom-play throughput ({machine}; {cfg.seconds:g} s per row)")
     print(f"{'setup':<50}{'steps/s':>14}{'x PZ c4':>10}{'x pyspiel c4':>14}")
     for k, v in rows.items():
         print(f"{k:<50}{v:>14,.0f}{v / pz:>10.2f}{v / c4:>14.2f}")

@@ -337,7 +337,7 @@ def plot_bench(out: dict[str, Any], path: Path) -> Path:
 def main(cfg: BenchConfig) -> dict[str, Any]:
     """Command-line entry: run the benchmark and print a table."""
     out = run_bench(cfg)
-    print(f"torch threads: {out['torch_threads']}, budget {cfg.budget_s:.0f}s per measurement, "
+    print(f"torch threads: {out['torch_threads']}, budget {cfg.budget_s:g} s per measurement, "
           f"hidden {cfg.hidden} {cfg.activation}")
     print(f"{'game':<18}{'measurement':<14}{'samples/s':>12}{'env steps/s':>13}{'ratio (ours/x)':>16}")
     for spec, r in out["results"].items():

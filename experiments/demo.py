@@ -42,12 +42,15 @@ class DemoConfig:
     """where the JSON table goes"""
     tournament_games: int = 6
     """games per pair in the short round robin (0: no tournament)"""
+    games: tuple[str, ...] = ()
+    """games to run (default: every game installed)"""
 
 
 def main(cfg: DemoConfig) -> dict:
     """Run the demo arena; returns the JSON written."""
     results = {}
-    for name in available_games():
+    games = list(cfg.games) or available_games()
+    for name in games:
         config = DEMO_CONFIGS.get(name, {})
         agents = [make_agent("heuristic", name), make_agent("random", name)]
         n = int(config.get("num_players", 2))
@@ -60,7 +63,7 @@ def main(cfg: DemoConfig) -> dict:
     out.write_text(json.dumps(results, indent=2))
     print(f"wrote {out}")
     if cfg.tournament_games > 0:
-        for name in available_games():
+        for name in games:
             specs = ["random"]
             try:
                 make_agent("heuristic", name)
@@ -71,7 +74,9 @@ def main(cfg: DemoConfig) -> dict:
             t = run_tournament(name, specs, cfg.tournament_games, seed=cfg.seed, bootstrap=100,
                                **DEMO_CONFIGS.get(name, {}))
             print(t.table(), "\n", flush=True)
-            save(t, out.parent, f"demo_tournament_{name}")
+            _, chart = save(t, out.parent, f"demo_tournament_{name}", chart=None)
+            if chart is None:
+                print("(no chart: matplotlib is not installed; pip install 'octagames[render]')")
             results[f"tournament_{name}"] = t.to_json()
         out.write_text(json.dumps(results, indent=2))
     return results

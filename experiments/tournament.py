@@ -39,6 +39,7 @@ from typing import Any, Sequence
 import numpy as np
 
 from octagames.agents.arena import GameJournal, play_games, wilson_interval
+from octagames.envs._extras import missing_extra
 from octagames.agents.base import Agent
 from octagames.agents.registry import make_agent
 from octagames.experiments.cli import executor_from, open_journal, parse_game_config
@@ -248,14 +249,34 @@ def run_tournament(game: str, specs: Sequence[str | Agent], games_per_pair: int,
     return TournamentResult(g.name, cfg, names, wins, games, elo, ci, time.perf_counter() - start)
 
 
-def save(result: TournamentResult, out_dir: str | Path, stem: str | None = None) -> tuple[Path, Path]:
-    """Write the JSON result and a PNG chart of the ratings; returns their paths."""
+def save(result: TournamentResult, out_dir: str | Path, stem: str | None = None,
+         chart: bool | None = True) -> tuple[Path, Path | None]:
+    """Write the JSON result and a PNG chart of the ratings; returns their paths.
+
+    Args:
+        result: the tournament.
+        out_dir: the folder (created if missing).
+        stem: the file name without suffix (default ``tournament_<game>``).
+        chart: True draws the PNG chart (needs matplotlib, the ``render`` extra); None
+            draws it where matplotlib is installed; False never (the chart's path is None
+            where none is drawn).
+
+    Raises:
+        ModuleNotFoundError: ``chart=True`` without matplotlib (the message names the extra).
+    """
     out = Path(out_dir)
     out.mkdir(parents=True, exist_ok=True)
     stem = stem or f"tournament_{result.game}"
     json_path = out / f"{stem}.json"
     json_path.write_text(json.dumps(result.to_json(), indent=2))
-    import matplotlib
+    if chart is False:
+        return json_path, None
+    try:
+        import matplotlib
+    except ModuleNotFoundError as e:
+        if chart is None:
+            return json_path, None
+        raise missing_extra(e, "the tournament chart") from e
     matplotlib.use("Agg")
     import matplotlib.pyplot as plt
     order = np.argsort(result.elo)

@@ -210,6 +210,42 @@ class TrainConfig(RunConfig):
 
 
 
+#: the settings a resumed run must share with its checkpoint: the game, its batch of envs, the network
+RESUME_FIELDS = ("game", "num_players", "game_config", "num_envs", "hidden", "activation")
+
+
+def _describe_run(c: dict[str, Any]) -> str:
+    """``an achten run (2 players, hidden 64,64)``: what a run is, from its config fields."""
+    game = str(c.get("game"))
+    extra = "".join(f", {item}" for item in c.get("game_config") or ())
+    hidden = ",".join(str(h) for h in c.get("hidden") or ())
+    return (f"{'an' if game[:1] in 'aeiou' else 'a'} {game} run ({c.get('num_players')} players{extra}, "
+            f"hidden {hidden}, {c.get('activation')}, {c.get('num_envs')} envs)")
+
+
+def check_resume(saved: dict[str, Any], cfg: TrainConfig, path: Path) -> None:
+    """Refuse to resume a checkpoint of another game, env batch or network shape.
+
+    Args:
+        saved: the checkpoint's ``config`` (``dataclasses.asdict`` of its :class:`TrainConfig`).
+        cfg: the config asked for now.
+        path: the checkpoint file (for the message).
+
+    Raises:
+        ValueError: naming what the checkpoint is, what was asked for, and the fields that differ.
+    """
+    asked = dataclasses.asdict(cfg)
+
+    def norm(v: Any) -> Any:
+        return tuple(v) if isinstance(v, (list, tuple)) else v
+
+    differ = [f for f in RESUME_FIELDS if norm(saved.get(f)) != norm(asked[f])]
+    if differ:
+        raise ValueError(f"--resume: {path} is {_describe_run(saved)}; you asked for {_describe_run(asked)} "
+                         f"({', '.join(differ)} differ). Resume with the checkpoint's settings, or start "
+                         f"a new run in another --run-dir.")
+
+
 def resolve_device(name: str) -> torch.device:
     """``auto`` -> cuda when available, else cpu."""
     if name == "auto":
@@ -518,6 +554,7 @@ class Trainer:
 
     def load_checkpoint(self, path: Path) -> None:
         d = torch.load(path, map_location="cpu", weights_only=False)
+        check_resume(d["config"], self.cfg, path)  # before torch's size-mismatch text can speak
         self.model.load_state_dict(d["policy"]["state_dict"])
         self.optimizer.load_state_dict(d["optimizer"])
         self.league.load_state_dict(d["league"])

@@ -247,6 +247,11 @@ def observation_bounds(config: Config) -> tuple[np.ndarray, np.ndarray]:
     return low, high
 
 
+def all_seats_act(config: Config) -> bool:
+    """Whether every seat plays in every step: yes, except in the partnership game (pairs in turn)."""
+    return not config.partnership
+
+
 def max_game_length(config: Config) -> int:
     """Most actions (deals included) a game under ``config`` can take."""
     per_round = 2 * config.num_players * config.hand_size

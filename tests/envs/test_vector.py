@@ -18,7 +18,7 @@ def test_shapes_and_info(name, cfg):
     obs, info = env.reset()
     g = env.game
     assert obs.shape == (8, g.observation_size) and obs.dtype == np.float32
-    assert info["action_mask"].shape == (8, g.num_actions) and info["action_mask"].dtype == np.uint8
+    assert info["action_mask"].shape == (8, g.num_actions) and info["action_mask"].dtype == np.bool_
     assert info["player"].shape == (8,) and np.all((info["player"] >= 0) & (info["player"] < g.num_players))
     obs, rew, term, trunc, info = env.step(env.sample_actions())
     assert rew.shape == (8, g.num_players) and term.shape == (8,) and trunc.shape == (8,)

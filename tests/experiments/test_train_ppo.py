@@ -188,3 +188,13 @@ def test_agent_opponents_and_an_imitation_warm_start(tmp_path):
                 assert _same(a[k], b[k]), (a["update"], k, a[k], b[k])
     with pytest.raises(ValueError, match=r"agent_opponent_prob=0.6 must be in"):
         TrainConfig(self_play_prob=0.5, agent_opponent_prob=0.6)
+
+
+def test_resume_with_another_game_or_network_says_what_the_checkpoint_is(tmp_path):
+    saved = Trainer(_small_cfg(tmp_path, game="achten", game_config=(), hidden=(64, 64)))
+    saved.save_checkpoint()
+    with pytest.raises(ValueError, match=r"is an achten run \(2 players, hidden 64,64.*you asked for an octrix "
+                                         r"run .*\(game, game_config, hidden differ\)"):
+        Trainer(_small_cfg(tmp_path, resume=True)).run()
+    with pytest.raises(ValueError, match=r"hidden 32,32.*\(hidden differ\)"):
+        Trainer(_small_cfg(tmp_path, game="achten", game_config=(), hidden=(32, 32), resume=True)).run()
