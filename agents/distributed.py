@@ -239,3 +239,36 @@ class SelfPlayActors:
     def process_ids(self) -> list[int]:
         """The process id of every actor (the fault test kills one)."""
         return self.ray.get([a.process_id.remote() for a in self.actors])
+
+
+class ActorGroup:
+    """Instances of a worker class, one per Ray actor, called together (the PPO rollout workers).
+
+    Args:
+        cls: the worker class (importable by module and name; Ray ships it by reference).
+        args_per_actor: the constructor's arguments of each actor.
+        address: the cluster (see :func:`connect`).
+        max_restarts: times Ray restarts an actor that died (its calls are retried as often).
+    """
+
+    def __init__(self, cls: type, args_per_actor: Sequence[tuple], address: str | None = None,
+                 max_restarts: int = 3) -> None:
+        if not args_per_actor:
+            raise ValueError("args_per_actor is empty; give the arguments of at least one actor")
+        ray = connect(address)
+        self.ray = ray
+        remote = ray.remote(num_cpus=1, max_restarts=max_restarts, max_task_retries=max_restarts)(cls)
+        self.actors = [remote.remote(*args) for args in args_per_actor]
+
+    def call(self, method: str, *args: Any) -> list[Any]:
+        """``method(*args)`` on every actor (large arguments go into the object store once); results in actor order."""
+        refs = [self.ray.put(a) if _large(a) else a for a in args]
+        return self.ray.get([getattr(actor, method).remote(*refs) for actor in self.actors])
+
+    def call_each(self, method: str, args_per_actor: Sequence[Any]) -> list[Any]:
+        """``method(arg)`` on actor ``k`` with the ``k``-th argument."""
+        return self.ray.get([getattr(actor, method).remote(a) for actor, a in zip(self.actors, args_per_actor)])
+
+
+def _large(x: Any) -> bool:
+    return isinstance(x, dict) and len(x) > 0

@@ -177,6 +177,12 @@ class TrainConfig(RunConfig):
     """updates between checkpoints"""
     stop_after_updates: int = 0
     """testing aid: end the process abruptly (os._exit, no cleanup) after this update, like a kill"""
+    # -- Ray ----------------------------------------------------------------------
+    ray_actors: int = 0
+    """rollout actors on Ray (the distributed extra), each with num_envs games; 0: rollouts in this process.
+    One actor reproduces the single-process run; N give N times the samples per update"""
+    ray_address: str = ""
+    """the Ray cluster of the actors (auto: the one this machine belongs to; empty: a local instance)"""
 
     def __post_init__(self) -> None:
         if self.reward not in ("win", "score"):
@@ -196,12 +202,14 @@ class TrainConfig(RunConfig):
                      "pool_size", "checkpoint_every", "eval_games"):
             if getattr(self, name) < 1:
                 raise ValueError(f"{name}={getattr(self, name)} must be >= 1")
+        if self.ray_actors < 0:
+            raise ValueError(f"ray_actors={self.ray_actors} must be >= 0")
         super().__post_init__()
 
     @property
     def steps_per_update(self) -> int:
-        """Env steps per rollout."""
-        return self.num_envs * self.num_steps
+        """Env steps per rollout (every rollout actor plays ``num_envs`` games)."""
+        return self.num_envs * self.num_steps * max(1, self.ray_actors)
 
     @property
     def num_updates(self) -> int:
@@ -330,7 +338,11 @@ class League:
         Games against a dropped snapshot switch to the snapshot now at its index
         (or to self-play if the pool shrank), so indices stay valid.
         """
-        self.pool.append({k: v.detach().cpu().clone() for k, v in model.state_dict().items()})
+        self.add_weights(model.state_dict(), pool_size)
+
+    def add_weights(self, weights: dict[str, torch.Tensor], pool_size: int) -> None:
+        """:meth:`add` from a network's weights (what a rollout actor receives)."""
+        self.pool.append({k: v.detach().cpu().clone() for k, v in weights.items()})
         self.pool_ids.append(self.next_id)
         self.next_id += 1
         if len(self.pool) > pool_size:
@@ -350,42 +362,81 @@ class League:
 # ----------------------------------------------------------------------------
 # Trainer
 # ----------------------------------------------------------------------------
-class Trainer:
-    """Holds everything of one run; :meth:`run` trains until the budget is spent."""
+class RolloutWorker:
+    """The acting side of PPO: a vector env, the league's draws, the agent opponents and a copy of
+    the policy (or the learner's own network); :meth:`rollout` gives a training batch.
 
-    def __init__(self, cfg: TrainConfig) -> None:
+    The trainer holds one in its own process, or one per Ray actor with ``--ray-actors``
+    (:class:`octagames.agents.distributed.ActorGroup`). Everything random in a rollout comes from
+    ``seed``: the env's deals, the league's draws (numpy) and the sampled actions (a torch
+    generator), so one actor seeded like the trainer's worker reproduces the single-process run.
+
+    Args:
+        cfg: the run's settings.
+        seed: the worker's seed.
+        model: the network to act with (the learner's, in one process); ``None`` builds a copy
+            whose weights :meth:`set_weights` sets.
+        device: where the network runs.
+    """
+
+    def __init__(self, cfg: TrainConfig, seed: int, model: ActorCritic | None = None,
+                 device: torch.device | str = "cpu") -> None:
         self.cfg = cfg
-        self.run_dir = cfg.resolved_run_dir()
-        self.device = resolve_device(cfg.device)
-        if cfg.torch_threads > 0:
+        self.device = torch.device(device)
+        if model is None and cfg.torch_threads > 0:  # a Ray actor: its own process
             torch.set_num_threads(cfg.torch_threads)
-        random.seed(cfg.seed)
-        np.random.seed(cfg.seed % (2**32))
-        torch.manual_seed(cfg.seed)
-        self.rng = np.random.default_rng(cfg.seed)
-        self.env = make(cfg.game, cfg.num_envs, seed=cfg.seed, **cfg.game_kwargs())
+        self.rng = np.random.default_rng(seed)
+        self.gen = torch.Generator(device=self.device).manual_seed(seed)
+        self.env = make(cfg.game, cfg.num_envs, seed=seed, **cfg.game_kwargs())
         self.game = self.env.game
         self.P = self.env.num_players
         bound = max(abs(self.game.min_utility), abs(self.game.max_utility)) or 1.0
         self.reward_scale = 1.0 / bound
-        self.model = ActorCritic(self.env.observation_size, self.env.num_actions, cfg.hidden,
-                                 cfg.activation).to(self.device)
-        self.optimizer = torch.optim.Adam(self.model.parameters(), lr=cfg.learning_rate, eps=1e-5)
+        if model is None:
+            with torch.random.fork_rng(devices=[]):
+                model = ActorCritic(self.env.observation_size, self.env.num_actions, cfg.hidden,
+                                    cfg.activation).to(self.device)
+        self.model = model
         self.opp_models: dict[int, ActorCritic] = {}
         self.league = League(opponent=np.full(cfg.num_envs, -1, dtype=np.int64),
                              seat=np.zeros(cfg.num_envs, dtype=np.int64))
         self.returns_so_far = np.zeros((cfg.num_envs, self.P), dtype=np.float64)
-        self.update = 0
-        self.env_steps = 0
-        self.train_steps = 0
-        self.episodes = 0
-        self.wall_time = 0.0
-        self.rows: list[dict[str, Any]] = []
-        self.last_eval: dict[str, float] = {}
-        self.eval_agents, self.skipped = usable_agents(cfg.eval_opponents, cfg.game)
         self.env.reset()
         self.opp_agents: list[Agent | None] = [None] * cfg.num_envs
         self._draw(np.arange(cfg.num_envs))
+
+    def set_weights(self, weights: dict[str, torch.Tensor]) -> None:
+        """Act with these weights from now on."""
+        self.model.load_state_dict(weights)
+
+    def add_snapshot(self, weights: dict[str, torch.Tensor], pool_size: int) -> None:
+        """A new snapshot joins the league's pool."""
+        self.league.add_weights(weights, pool_size)
+
+    def rollout_with(self, weights: dict[str, torch.Tensor], snapshot: dict[str, torch.Tensor] | None,
+                     pool_size: int) -> dict[str, Any]:
+        """Set the weights (and add a snapshot) then :meth:`rollout`: one call, so that a call Ray
+        retries on a restarted actor acts with the right weights."""
+        self.set_weights(weights)
+        if snapshot is not None:
+            self.add_snapshot(snapshot, pool_size)
+        return self.rollout()
+
+    def state_dict(self) -> dict[str, Any]:
+        """Everything that determines the worker's future rollouts."""
+        return {"league": self.league.state_dict(), "opp_agents": self.opp_agents,
+                "returns_so_far": self.returns_so_far.copy(), "env": env_state(self.env),
+                "numpy": self.rng.bit_generator.state, "torch_generator": self.gen.get_state()}
+
+    def load_state_dict(self, d: dict[str, Any]) -> None:
+        """Restore :meth:`state_dict`."""
+        self.league.load_state_dict(d["league"])
+        self.opp_agents = list(d.get("opp_agents", [None] * self.cfg.num_envs))
+        self.returns_so_far = d["returns_so_far"].copy()
+        load_env_state(self.env, d["env"])
+        self.rng.bit_generator.state = d["numpy"]
+        self.gen.set_state(d["torch_generator"])
+        self.opp_models = {}
 
     def _draw(self, idx: np.ndarray) -> None:
         """The league's draw for the new games ``idx``; agent opponents get a fresh agent."""
@@ -397,32 +448,6 @@ class Trainer:
             agent.reset(self.game, 0, int(self.rng.integers(1 << 31)))
             self.opp_agents[i] = agent
 
-    def warm_start(self) -> dict[str, float]:
-        """Clone the teacher (``imitation_*`` settings) into the policy; the cloning's last statistics."""
-        cfg = self.cfg
-        data = teacher_games(self.game, cfg.imitation_teacher, cfg.imitation_games, seed=cfg.seed * 104729 + 17,
-                             epsilon=cfg.imitation_epsilon)
-        stats = pretrain_actor_critic(self.model, self.game, data, cfg.imitation_steps,
-                                      learning_rate=cfg.imitation_learning_rate, seed=cfg.seed)
-        return {f"imitation_{k}": v for k, v in stats.items()}
-
-    # -- evaluation ---------------------------------------------------------------
-    def evaluate(self) -> dict[str, float]:
-        """Greedy current policy vs each opponent in the arena; win rates (draw = half)."""
-        out: dict[str, float] = {}
-        start = time.perf_counter()
-        weights = {k: v.detach().cpu() for k, v in self.model.state_dict().items()}
-        model = build_model(self.model.spec, weights)
-        for j, spec in enumerate(self.eval_agents):
-            others = [make_agent(spec, self.cfg.game) for _ in range(self.P - 1)]
-            agents = [PPOAgent(model, greedy=True), *others]
-            res = play_match(self.game, agents, num_games=self.cfg.eval_games,
-                             seed=self.cfg.seed * 1_000_003 + 7919 * self.update + 101 * j, progress=False)
-            out[f"win_rate_vs_{spec}"] = res.records[0].score
-        out["eval_seconds"] = time.perf_counter() - start
-        return out
-
-    # -- rollout ------------------------------------------------------------------
     def _opponent_model(self, k: int) -> ActorCritic:
         pid = self.league.pool_ids[k]
         if pid not in self.opp_models:
@@ -457,7 +482,7 @@ class Trainer:
             obs = obs_b[t].to(dev)
             mask = mask_b[t].to(dev)
             logits, value = self.model(obs)
-            actions, logp = sample_actions(logits, mask)
+            actions, logp = sample_actions(logits, mask, generator=self.gen)
             opp = self.league.opponent
             opp_rows = (opp != SELF_PLAY) & (player != self.league.seat)
             for k in np.unique(opp[opp_rows]):
@@ -471,7 +496,7 @@ class Trainer:
                     logits_k = torch.zeros((len(rows), A), dtype=torch.float32, device=dev)
                 else:
                     logits_k = self._opponent_model(int(k)).logits(obs[rows])
-                actions[rows], _ = sample_actions(logits_k, mask[rows])
+                actions[rows], _ = sample_actions(logits_k, mask[rows], generator=self.gen)
             act_b[t] = actions.cpu()
             logp_b[t] = logp.cpu()
             val_b[t] = value.cpu().numpy()
@@ -522,21 +547,120 @@ class Trainer:
                  "agent_win_rate": scores["agent"] / counts["agent"] if counts["agent"] else None,
                  "train_fraction": float(train_b.mean()),
                  "mean_value": float(val_b.mean())}
-        return {"batch": {k: v.to(dev) for k, v in batch.items()}, "stats": stats}
+        return {"batch": batch, "stats": stats}
+
+
+def merge_rollouts(rolls: list[dict[str, Any]]) -> dict[str, Any]:
+    """The rollouts of several workers as one batch (worker order); counts summed, rates weighted by games."""
+    if len(rolls) == 1:
+        return rolls[0]
+    batch = {key: torch.cat([r["batch"][key] for r in rolls]) for key in rolls[0]["batch"]}
+    stats: dict[str, Any] = {"episodes": sum(r["stats"]["episodes"] for r in rolls)}
+    for kind in ("league", "agent"):
+        games = [r["stats"][f"{kind}_games"] for r in rolls]
+        stats[f"{kind}_games"] = sum(games)
+        won = sum(r["stats"][f"{kind}_win_rate"] * n for r, n in zip(rolls, games) if n)
+        stats[f"{kind}_win_rate"] = won / sum(games) if sum(games) else None
+    for key in ("train_fraction", "mean_value"):
+        stats[key] = float(np.mean([r["stats"][key] for r in rolls]))
+    return {"batch": batch, "stats": stats}
+
+
+class Trainer:
+    """Holds everything of one run; :meth:`run` trains until the budget is spent."""
+
+    def __init__(self, cfg: TrainConfig) -> None:
+        self.cfg = cfg
+        self.run_dir = cfg.resolved_run_dir()
+        self.device = resolve_device(cfg.device)
+        if cfg.torch_threads > 0:
+            torch.set_num_threads(cfg.torch_threads)
+        random.seed(cfg.seed)
+        np.random.seed(cfg.seed % (2**32))
+        torch.manual_seed(cfg.seed)
+        self.game = Game(cfg.game, **cfg.game_kwargs())
+        self.P = self.game.num_players
+        self.model = ActorCritic(self.game.observation_size, self.game.num_actions, cfg.hidden,
+                                 cfg.activation).to(self.device)
+        self.optimizer = torch.optim.Adam(self.model.parameters(), lr=cfg.learning_rate, eps=1e-5)
+        self.update = 0
+        self.env_steps = 0
+        self.train_steps = 0
+        self.episodes = 0
+        self.wall_time = 0.0
+        self.rows: list[dict[str, Any]] = []
+        self.last_eval: dict[str, float] = {}
+        self.eval_agents, self.skipped = usable_agents(cfg.eval_opponents, cfg.game)
+        self.pending_snapshot: dict[str, torch.Tensor] | None = None
+        self.pool_size_now = 0
+        self.actors: Any = None
+        if cfg.ray_actors > 0:  # the same worker in Ray actors; actor 0 has the trainer's seed
+            from octagames.agents.distributed import ActorGroup, actor_seed
+            self.worker = None
+            self.actors = ActorGroup(RolloutWorker, [(cfg, actor_seed(cfg.seed, k)) for k in range(cfg.ray_actors)],
+                                     address=cfg.ray_address or None)
+        else:
+            self.worker = RolloutWorker(cfg, cfg.seed, self.model, self.device)
+
+    def warm_start(self) -> dict[str, float]:
+        """Clone the teacher (``imitation_*`` settings) into the policy; the cloning's last statistics."""
+        cfg = self.cfg
+        data = teacher_games(self.game, cfg.imitation_teacher, cfg.imitation_games, seed=cfg.seed * 104729 + 17,
+                             epsilon=cfg.imitation_epsilon)
+        stats = pretrain_actor_critic(self.model, self.game, data, cfg.imitation_steps,
+                                      learning_rate=cfg.imitation_learning_rate, seed=cfg.seed)
+        return {f"imitation_{k}": v for k, v in stats.items()}
+
+    # -- evaluation ---------------------------------------------------------------
+    def evaluate(self) -> dict[str, float]:
+        """Greedy current policy vs each opponent in the arena; win rates (draw = half)."""
+        out: dict[str, float] = {}
+        start = time.perf_counter()
+        weights = {k: v.detach().cpu() for k, v in self.model.state_dict().items()}
+        model = build_model(self.model.spec, weights)
+        for j, spec in enumerate(self.eval_agents):
+            others = [make_agent(spec, self.cfg.game) for _ in range(self.P - 1)]
+            agents = [PPOAgent(model, greedy=True), *others]
+            res = play_match(self.game, agents, num_games=self.cfg.eval_games,
+                             seed=self.cfg.seed * 1_000_003 + 7919 * self.update + 101 * j, progress=False)
+            out[f"win_rate_vs_{spec}"] = res.records[0].score
+        out["eval_seconds"] = time.perf_counter() - start
+        return out
+
+    # -- rollout ------------------------------------------------------------------
+    @torch.no_grad()
+    def rollout(self) -> dict[str, Any]:
+        """Play ``num_steps`` steps in every game (here or on the Ray actors); the training batch and stats."""
+        if self.actors is None:
+            roll = self.worker.rollout()
+        else:
+            weights = {k: v.detach().cpu() for k, v in self.model.state_dict().items()}
+            rolls = self.actors.call("rollout_with", weights, self.pending_snapshot, self.cfg.pool_size)
+            self.pending_snapshot = None
+            roll = merge_rollouts(rolls)
+        roll["batch"] = {k: v.to(self.device) for k, v in roll["batch"].items()}
+        roll["stats"]["policy_lag"] = 0  # synchronous: every sample was played with the current weights
+        return roll
+
+    def add_snapshot(self) -> None:
+        """The current network joins the league's pool (on every actor at its next rollout)."""
+        self.pool_size_now = min(self.pool_size_now + 1, self.cfg.pool_size)
+        if self.actors is None:
+            self.worker.league.add(self.model, self.cfg.pool_size)
+        else:
+            self.pending_snapshot = {k: v.detach().cpu().clone() for k, v in self.model.state_dict().items()}
 
     # -- checkpoints --------------------------------------------------------------
     def checkpoint_dict(self) -> dict[str, Any]:
         d = {
-            "format": "octagames-ppo-checkpoint-1",
+            "format": "octagames-ppo-checkpoint-2",
             "config": dataclasses.asdict(self.cfg),
             "policy": policy_dict(self.model, self.game),
             "optimizer": self.optimizer.state_dict(),
-            "league": self.league.state_dict(),
-            "opp_agents": self.opp_agents,
-            "returns_so_far": self.returns_so_far.copy(),
-            "env": env_state(self.env),
-            "rng": {"python": random.getstate(), "numpy_global": np.random.get_state(),
-                    "numpy": self.rng.bit_generator.state, "torch": torch.get_rng_state(),
+            "workers": [self.worker.state_dict()] if self.actors is None else self.actors.call("state_dict"),
+            "pending_snapshot": self.pending_snapshot,
+            "pool_size_now": self.pool_size_now,
+            "rng": {"python": random.getstate(), "numpy_global": np.random.get_state(), "torch": torch.get_rng_state(),
                     "cuda": torch.cuda.get_rng_state_all() if torch.cuda.is_available() else None},
             "counters": {"update": self.update, "env_steps": self.env_steps, "train_steps": self.train_steps,
                          "episodes": self.episodes, "wall_time": self.wall_time},
@@ -554,17 +678,25 @@ class Trainer:
 
     def load_checkpoint(self, path: Path) -> None:
         d = torch.load(path, map_location="cpu", weights_only=False)
+        if d.get("format") != "octagames-ppo-checkpoint-2":
+            raise ValueError(f"{path} is a {d.get('format')!r} checkpoint; this version resumes "
+                             "'octagames-ppo-checkpoint-2' (start the run again)")
         check_resume(d["config"], self.cfg, path)  # before torch's size-mismatch text can speak
         self.model.load_state_dict(d["policy"]["state_dict"])
         self.optimizer.load_state_dict(d["optimizer"])
-        self.league.load_state_dict(d["league"])
-        self.opp_agents = list(d.get("opp_agents", [None] * self.cfg.num_envs))
-        self.returns_so_far = d["returns_so_far"].copy()
-        load_env_state(self.env, d["env"])
+        workers = d["workers"]
+        if len(workers) != max(1, self.cfg.ray_actors):
+            raise ValueError(f"{path} was written by {len(workers)} rollout worker(s); this run has "
+                             f"{max(1, self.cfg.ray_actors)} (pass --ray-actors {len(workers) if len(workers) > 1 else 0})")
+        if self.actors is None:
+            self.worker.load_state_dict(workers[0])
+        else:
+            self.actors.call_each("load_state_dict", workers)
+        self.pending_snapshot = d["pending_snapshot"]
+        self.pool_size_now = int(d["pool_size_now"])
         rng = d["rng"]
         random.setstate(rng["python"])
         np.random.set_state(rng["numpy_global"])
-        self.rng.bit_generator.state = rng["numpy"]
         torch.set_rng_state(rng["torch"])
         if rng["cuda"] is not None and torch.cuda.is_available():
             torch.cuda.set_rng_state_all(rng["cuda"])
@@ -573,13 +705,12 @@ class Trainer:
         self.episodes, self.wall_time = c["episodes"], c["wall_time"]
         self.rows = list(d["rows"])
         self.last_eval = dict(d["last_eval"])
-        self.opp_models = {}
 
     # -- outputs --------------------------------------------------------------------
     def columns(self) -> list[str]:
         cols = ["update", "env_steps", "train_steps", "episodes", "wall_time", "steps_per_s", "learning_rate",
                 "loss", "pg_loss", "v_loss", "entropy", "approx_kl", "clipfrac", "league_win_rate",
-                "league_games", "agent_win_rate", "agent_games", "train_fraction", "mean_value", "pool_size",
+                "league_games", "agent_win_rate", "agent_games", "train_fraction", "mean_value", "pool_size", "policy_lag",
                 "imitation_loss", "imitation_accuracy",
                 "imitation_value_mse"]
         cols += [f"win_rate_vs_{s}" for s in self.eval_agents] + ["eval_seconds"]
@@ -651,12 +782,12 @@ class Trainer:
             dt = time.perf_counter() - t0
             self.wall_time += dt
             if self.update % cfg.snapshot_every == 0:
-                self.league.add(self.model, cfg.pool_size)
+                self.add_snapshot()
             row = {"update": self.update, "env_steps": self.env_steps, "train_steps": self.train_steps,
                    "episodes": self.episodes, "wall_time": self.wall_time,
                    "steps_per_s": cfg.steps_per_update / dt, "learning_rate": lr, **stats,
                    **{k: v for k, v in roll["stats"].items() if k != "episodes"},
-                   "pool_size": len(self.league.pool)}
+                   "pool_size": self.pool_size_now}
             last = self.update == cfg.num_updates
             if (cfg.eval_every > 0 and self.update % cfg.eval_every == 0) or last:
                 self.last_eval = self.evaluate()

@@ -177,3 +177,23 @@ def test_train_az_on_ray_actors_writes_its_metrics(local_ray, tmp_path):
     rows = json.loads((Path(two["run_dir"]) / "metrics.json").read_text())["rows"]
     assert [r["iteration"] for r in rows] == [0, 1, 2] and all(r.get("policy_lag", 0) == 0 for r in rows)
     assert (Path(two["run_dir"]) / "curves.png").stat().st_size > 0
+
+
+def test_train_ppo_on_ray_actors_writes_its_metrics(local_ray, tmp_path):
+    from octagames.experiments.train_ppo import TIME_COLUMNS, TrainConfig, train
+
+    base = TrainConfig(game="octrix", game_config=("ranks=3", "hand_size=3"), seed=1, device="cpu", num_envs=16,
+                       num_steps=8, total_steps=3 * 16 * 8, hidden=(16, 16), eval_every=0, eval_games=4,
+                       eval_opponents=("random",), snapshot_every=1, self_play_prob=0.5, checkpoint_every=1,
+                       run_dir=str(tmp_path / "here"), progress=False, torch_threads=1)
+    here = train(base)
+    one = train(dataclasses.replace(base, ray_actors=1, run_dir=str(tmp_path / "one")))
+    two = train(dataclasses.replace(base, ray_actors=2, run_dir=str(tmp_path / "two")))
+
+    def clockless(rows):
+        return [{k: v for k, v in r.items() if k not in TIME_COLUMNS} for r in rows]
+
+    assert clockless(one["rows"]) == clockless(here["rows"])  # one actor: the single-process run
+    rows = json.loads((tmp_path / "two" / "metrics.json").read_text())["rows"]
+    assert [r["env_steps"] for r in rows] == [0, 256, 512] and rows[-1]["policy_lag"] == 0
+    assert (tmp_path / "two" / "curves.png").stat().st_size > 0

@@ -116,8 +116,9 @@ def test_one_update_on_other_games_and_seat_counts(tmp_path, game, kwargs):
     cfg = _small_cfg(tmp_path, game=game, total_steps=16 * 8, eval_every=0, eval_games=2,
                      snapshot_every=1, self_play_prob=0.0, **kwargs)
     tr = Trainer(cfg)
-    tr.league.add(tr.model, cfg.pool_size)  # every game against a snapshot: learner plays one seat
-    tr.league.draw(np.arange(cfg.num_envs), tr.rng, 0.0, tr.P)
+    w = tr.worker  # the trainer's own rollout worker
+    w.league.add(tr.model, cfg.pool_size)  # every game against a snapshot: learner plays one seat
+    w.league.draw(np.arange(cfg.num_envs), w.rng, 0.0, tr.P)
     roll = tr.rollout()
     b = roll["batch"]
     assert 0 < roll["stats"]["train_fraction"] < 1
