@@ -4,7 +4,7 @@ VENV := .venv
 PY := $(VENV)/bin/python
 STAMP := $(VENV)/.installed
 
-.PHONY: demo test install bench clean
+.PHONY: demo test install bench leaderboard clean
 
 $(STAMP): setup.cfg pyproject.toml
 	test -x $(PY) || $(PYTHON) -m venv $(VENV)
@@ -18,14 +18,21 @@ $(STAMP): setup.cfg pyproject.toml
 
 install: $(STAMP)
 
+# warmup: the one-time compile of every game's kernels (seconds once cached; it prints how long it took)
 demo: $(STAMP)
+	$(PY) -m octagames.experiments.warmup
 	$(PY) -m octagames.experiments.demo
 
 test: $(STAMP)
+	$(PY) -m octagames.experiments.warmup
 	$(PY) -m pytest -q
 
 bench: $(STAMP)
 	$(PY) -m octagames.experiments.bench
 
+# every game's round robin (about an hour on two cores); docs/leaderboard.md and docs/img/leaderboard_*.png
+leaderboard: $(STAMP)
+	$(PY) -m octagames.experiments.leaderboard
+
 clean:
-	rm -rf $(VENV) runs/*.json runs/*.png
+	rm -rf $(VENV) runs/*.json runs/*.png octagames/_cache

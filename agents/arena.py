@@ -127,8 +127,113 @@ def play_game(game: Game, seats: Sequence[Agent], seed: int) -> tuple[np.ndarray
         length += 1
 
 
+Job = tuple[int, tuple[int, ...], int]
+"""One game to play: (key, the agent index of every seat, seed)."""
+
+
+class GameJournal:
+    """Results of finished games, appended to a JSON-lines file as they finish, so that an
+    interrupted run resumes with the games already played.
+
+    The first line names the run (``header``: game, config, agents, ...); a journal of
+    another run is refused rather than mixed in. A line cut short by a kill is ignored.
+
+    Args:
+        path: the file (created with its folder when missing).
+        header: what identifies the run.
+
+    Raises:
+        ValueError: the file belongs to another run.
+    """
+
+    def __init__(self, path: str | Path, header: dict[str, Any]) -> None:
+        self.path = Path(path)
+        self.header = json.loads(json.dumps(header))  # as it reads back
+        self.done: dict[int, tuple[list[float], int]] = {}
+        if self.path.exists() and self.path.stat().st_size:
+            lines = self.path.read_text().splitlines()
+            first = json.loads(lines[0]).get("header")
+            if first != self.header:
+                raise ValueError(f"{self.path} holds the games of another run ({first}); this run is "
+                                 f"{self.header}: delete the file or choose another output folder")
+            for line in lines[1:]:
+                try:
+                    row = json.loads(line)
+                except json.JSONDecodeError:  # the last line of a killed run
+                    continue
+                self.done[int(row["key"])] = (row["returns"], int(row["length"]))
+            self.path.write_text("".join(line + "\n" for line in [lines[0]] + [
+                json.dumps({"key": k, "returns": r, "length": n}) for k, (r, n) in sorted(self.done.items())]))
+        else:
+            self.path.parent.mkdir(parents=True, exist_ok=True)
+            self.path.write_text(json.dumps({"header": self.header}) + "\n")
+        self._file = self.path.open("a")
+
+    def add(self, key: int, returns: np.ndarray, length: int) -> None:
+        """Record a finished game (flushed at once)."""
+        self.done[key] = ([float(r) for r in returns], int(length))
+        self._file.write(json.dumps({"key": key, "returns": self.done[key][0], "length": int(length)}) + "\n")
+        self._file.flush()
+
+    def close(self) -> None:
+        self._file.close()
+
+
+def play_games(game: Game, agents: Sequence[Agent], jobs: Sequence[Job], progress: bool = True, desc: str = "",
+               executor: Any = None, journal: GameJournal | None = None,
+               postfix: Any = None) -> dict[int, tuple[np.ndarray, int]]:
+    """Play every game of ``jobs``: in this process, or through ``executor`` (e.g. Ray).
+
+    A game's result depends only on its line-up and seed, so every executor gives the
+    same results for the same jobs.
+
+    Args:
+        game: the game.
+        agents: the agents the line-ups index.
+        jobs: ``(key, lineup, seed)``: ``agents[lineup[p]]`` plays seat ``p``.
+        progress: show a tqdm progress bar.
+        desc: the bar's label.
+        executor: ``None`` (this process) or an object with
+            ``run(game, agents, jobs, done)``, e.g. :class:`octagames.agents.distributed.RayGames`.
+        journal: games already played are taken from it, new ones are added to it.
+        postfix: ``postfix(results) -> str`` for the bar.
+
+    Returns:
+        ``{key: (returns per seat, length)}`` for every job.
+    """
+    results: dict[int, tuple[np.ndarray, int]] = {}
+    if journal is not None:
+        keys = {k for k, _, _ in jobs}
+        results = {k: (np.asarray(r, dtype=np.float64), n) for k, (r, n) in journal.done.items() if k in keys}
+    todo = [j for j in jobs if j[0] not in results]
+    bar = progress_bar(len(jobs), desc, progress)
+    if bar is not None:
+        bar.update(len(jobs) - len(todo))
+
+    def done(key: int, rets: np.ndarray, length: int) -> None:
+        if key in results:  # a retried chunk: the first result stands
+            return
+        results[key] = (rets, length)
+        if journal is not None:
+            journal.add(key, rets, length)
+        if bar is not None:
+            bar.update(1)
+            if postfix is not None:
+                bar.set_postfix_str(postfix(results))
+
+    if executor is None:
+        for key, lineup, seed in todo:
+            done(key, *play_game(game, [agents[i] for i in lineup], seed))
+    else:
+        executor.run(game, agents, todo, done)
+    if bar is not None:
+        bar.close()
+    return results
+
+
 def play_match(game: str | Game, agents: Sequence[Agent], num_games: int, seed: int = 0,
-               progress: bool = True, **config: Any) -> MatchResult:
+               progress: bool = True, executor: Any = None, journal: GameJournal | None = None,
+               **config: Any) -> MatchResult:
     """Play ``num_games`` games between ``agents`` (one per seat), rotating seats.
 
     Args:
@@ -137,6 +242,8 @@ def play_match(game: str | Game, agents: Sequence[Agent], num_games: int, seed: 
         num_games: games to play.
         seed: the match seed; game ``g`` uses ``seed + g``.
         progress: show a progress bar (tqdm) when it is installed.
+        executor: where the games run (see :func:`play_games`); ``None``: here.
+        journal: resume from and save to this :class:`GameJournal`.
 
     Returns:
         a :class:`MatchResult`. A seat wins a game when its return is the
@@ -154,10 +261,12 @@ def play_match(game: str | Game, agents: Sequence[Agent], num_games: int, seed: 
     all_returns = []
     total_len = 0
     start = time.perf_counter()
-    bar = _progress(num_games, f"{g.name}: " + " vs ".join(names), progress)
+    orders = [tuple((i - k) % n for i in range(n)) for k in range(num_games)]  # seat p: agent order[p]
+    played = play_games(g, agents, [(k, orders[k], seed + k) for k in range(num_games)], progress,
+                        f"{g.name}: " + " vs ".join(names), executor, journal)
     for k in range(num_games):
-        order = [(i - k) % n for i in range(n)]  # seat p is played by agent order[p]
-        rets, length = play_game(g, [agents[a] for a in order], seed + k)
+        order = orders[k]
+        rets, length = played[k]
         total_len += length
         by_agent = np.zeros(n)
         for p, a in enumerate(order):
@@ -175,11 +284,6 @@ def play_match(game: str | Game, agents: Sequence[Agent], num_games: int, seed: 
             else:
                 rec.losses += 1
         all_returns.append(by_agent.tolist())
-        if bar is not None:
-            bar.update(1)
-            bar.set_postfix({records[0].name: f"{records[0].score:.2f}"})
-    if bar is not None:
-        bar.close()
     cfg = {f: getattr(g.config, f) for f in g.config.__dataclass_fields__}
     return MatchResult(g.name, cfg, num_games, records, total_len / num_games,
                        time.perf_counter() - start, all_returns)
@@ -196,7 +300,8 @@ def _unique_names(agents: Sequence[Agent]) -> list[str]:
     return names
 
 
-def _progress(total: int, desc: str, enabled: bool):
+def progress_bar(total: int, desc: str, enabled: bool) -> Any:
+    """A tqdm progress bar over ``total`` items, or None when disabled or tqdm is not installed."""
     if not enabled:
         return None
     try:

@@ -37,7 +37,7 @@ class AchtenHeuristicAgent(Agent):
         pass_threshold: pass when no move improves a hand worth at most this.
     """
 
-    name = "heuristic-achten"
+    name = "heuristic"
 
     def __init__(self, keep_threshold: int = 6, pass_threshold: int = 2) -> None:
         self.keep_threshold = keep_threshold
@@ -101,7 +101,7 @@ def _group_value(cards: list[int]) -> int:
 
 
 # ------------------------------------------------------------------ compiled playout policy
-@nb.njit(cache=True)
+@nb.njit
 def _value_without(c0, c1, c2, skip) -> int:
     """Achten value of the two cards left when card ``skip`` (0..2) of a hand is taken out."""
     sums = np.zeros(4, dtype=np.int64)
@@ -119,7 +119,7 @@ def _value_without(c0, c1, c2, skip) -> int:
     return v
 
 
-@nb.njit(cache=True)
+@nb.njit
 def achten_playout(s, player, mask, n_legal) -> int:
     """:class:`AchtenHeuristicAgent`'s choice (default thresholds), compiled, for MCTS playouts.
 
@@ -182,7 +182,7 @@ def achten_playout(s, player, mask, n_legal) -> int:
 
 
 # ------------------------------------------------------------------ compiled leaf value
-@nb.njit(cache=True)
+@nb.njit
 def achten_value(s, out) -> None:
     """MCTS leaf value: the returns of a showdown held now (:class:`octagames.agents.mcts.CompiledValue`).
 

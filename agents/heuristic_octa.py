@@ -33,7 +33,8 @@ import numpy as np
 
 from octagames.agents.base import Agent, Turn
 from octagames.octa import en, nl
-from octagames.octa.common import (KING, MAX_RUNS, NUM_QUEEN_PAIRS, PH_PILE, PH_USE, POOL_SLOTS, QUEEN_PAIRS,
+from octagames.octa.common import (KING, MAX_RUNS, NUM_QUEEN_PAIRS, PH_PILE, PH_USE, POOL_LINES, POOL_SLOTS,
+                                   QUEEN_PAIRS,
                                    TOK_CENTRE, atype_of, extend_pos, kind_at, kind_of, run_faceup)
 
 
@@ -85,7 +86,7 @@ def _interval_len(hand: np.ndarray, k: int) -> int:
 class OctaHeuristicAgent(Agent):
     """Greedy builder of runs for the English Octa rules (see the module docstring)."""
 
-    name = "heuristic_octa"
+    name = "heuristic"
 
     def __init__(self) -> None:
         self.rng = np.random.default_rng(0)
@@ -187,7 +188,6 @@ class OctaHeuristicAgent(Agent):
 
     # -- step 3 / 4 -----------------------------------------------------------
     def _line_value(self, s, p, line, hand, needs) -> float:
-        from octagames.octa.common import POOL_LINES
         v = 0.0
         for i in range(3):
             c = int(s["pool"][int(POOL_LINES[line, i])])

@@ -44,7 +44,7 @@ def goal_distance(s, seat: int, point: int) -> int:
 class OctilesHeuristicAgent(Agent):
     """Greedy by path distance: advance the runner closest to its goal."""
 
-    name = "heuristic-octiles"
+    name = "heuristic"
 
     def __init__(self) -> None:
         self.rng = np.random.default_rng(0)
@@ -55,7 +55,8 @@ class OctilesHeuristicAgent(Agent):
         before = goal_distance(s, seat, start)
         after = 0 if bool(R.on_goal(s, seat, end)) else goal_distance(s, seat, end)
         gain = before - after
-        return (after == 0, gain > 0, -before if gain > 0 else 0, gain, self.rng.random())
+        # arriving counts, not a runner already home stepping to another goal circle
+        return (after == 0 < before, gain > 0, -before if gain > 0 else 0, gain, self.rng.random())
 
     def act(self, turn: Turn) -> int:
         """The best legal action by the ranking in the module docstring."""
@@ -87,7 +88,7 @@ class OctilesHeuristicAgent(Agent):
         return int(self.rng.choice(legal))
 
 
-@nb.njit(cache=True)
+@nb.njit
 def _runner_distance(s, p: int, point: int) -> int:
     """:func:`goal_distance`, compiled (a runner not placed yet counts as far away)."""
     if point < 0:
@@ -107,7 +108,7 @@ def _runner_distance(s, p: int, point: int) -> int:
     return best
 
 
-@nb.njit(cache=True)
+@nb.njit
 def octiles_value(s, out) -> None:
     """Estimated returns of an unfinished Octiles game, for :class:`octagames.agents.mcts.CompiledValue`.
 

@@ -6,10 +6,10 @@
 
 The search knows no rules: it only calls the engine contract of
 :mod:`octagames.core` (``current_player``, ``acting_player``, ``legal_mask``,
-``apply_action``, ``sample_chance``, ``returns``, ``determinize``). Those
-kernels are closed over inside new numba functions (the pattern of
-:mod:`octagames.batch`), so one search loop is compiled per rules module and
-any later game works unchanged.
+``apply_action``, ``sample_chance``, ``returns``, ``determinize``). The search
+loop is a template (:mod:`octagames.agents._mcts_template`) specialised per rules
+module, playout policy and leaf value by :mod:`octagames.specialize`, so it is
+compiled once, cached on disk, and any later game works unchanged.
 
 The tree
 --------
@@ -72,10 +72,9 @@ Evaluators
   and say little about who is ahead.
 * :class:`AgentRollout`: playouts with Python agents (``octagames.agents.heuristic_*``);
   each playout step builds a :class:`octagames.agents.base.Turn` in Python, so it is
-  three to four orders of magnitude slower per simulation (Octrix: about 60
-  simulations/s against 200k/s compiled) -- use it when a heuristic exists
-  only in Python, with a small budget; a playout policy ported to numba
-  (:class:`CompiledRollout`) keeps the compiled speed.
+  orders of magnitude slower per simulation (figures in ``docs/benchmarks.md``) --
+  use it when a heuristic exists only in Python, with a small budget; a playout
+  policy ported to numba (:class:`CompiledRollout`) keeps the compiled speed.
 * :class:`PolicyValue`: a policy/value function from Python (a network) for
   a PUCT prior: ``fn(obs[B, D], mask[B, A], players[B]) -> (priors[B, A],
   values[B, P])``. Leaves are evaluated in batches of ``batch_size`` with a
@@ -89,14 +88,9 @@ compiled back-ups.
 
 from __future__ import annotations
 
-import hashlib
-import importlib.util
-import os
-import sys
-import tempfile
+import importlib
 import time
 from dataclasses import dataclass
-from pathlib import Path
 from types import ModuleType
 from typing import Any, Callable, NamedTuple
 
@@ -105,6 +99,7 @@ import numpy as np
 
 from octagames.agents.base import Agent, Turn, make_turn
 from octagames.core import Game, mix64, nth_set, rng_below
+from octagames.specialize import specialize
 
 ROOT_TAG = -3
 CHANCE_TAG = -1
@@ -215,8 +210,71 @@ def clear_tree(t: Tree) -> None:
     t.evaluated[0] = 0
 
 
+def new_trees(num_trees: int, max_nodes: int, num_players: int) -> Tree:
+    """Allocate ``num_trees`` empty trees at once: every :class:`Tree` array gets a leading
+    axis over the trees (what ``descend_many`` and ``backup_many`` search)."""
+    return Tree(np.full((num_trees, max_nodes), -1, np.int32), np.full((num_trees, max_nodes), -1, np.int32),
+                np.full((num_trees, max_nodes), -1, np.int32), np.zeros((num_trees, max_nodes), np.int8),
+                np.zeros((num_trees, max_nodes), np.float64), np.zeros((num_trees, max_nodes), np.float64),
+                np.zeros((num_trees, max_nodes, num_players), np.float64),
+                np.zeros((num_trees, max_nodes), np.float32), np.zeros((num_trees, max_nodes), np.uint8),
+                np.zeros((num_trees, 1), np.int64))
+
+
+def clear_trees(t: Tree, which: np.ndarray | None = None) -> None:
+    """:func:`clear_tree` for the trees of :func:`new_trees` (all, or those where ``which`` is True)."""
+    rows = slice(None) if which is None else np.flatnonzero(which)
+    t.size[rows, 0] = 1
+    t.first_child[rows, 0] = -1
+    t.sibling[rows, 0] = -1
+    t.action[rows, 0] = -1
+    t.tag[rows, 0] = ROOT_TAG
+    t.visits[rows, 0] = 0.0
+    t.avail[rows, 0] = 0.0
+    t.value[rows, 0, :] = 0.0
+    t.evaluated[rows, 0] = 0
+
+
 # ------------------------------------------------------------------ game-independent kernels
-@nb.njit(cache=True)
+@nb.njit
+def root_stats(first_child, sibling, action, tag, visits, value, prior, searchers, active, out_visits, out_q,
+               out_prior) -> None:
+    """Root statistics of many trees (:func:`new_trees`) for their searching seats.
+
+    For every active tree ``b``, the children of the root taken by seat
+    ``searchers[b]``: visits, mean value in [0, 1] for that seat (0 when
+    unvisited) and prior go to ``out_*[b, action]``; other entries are left alone.
+    """
+    for b in range(first_child.shape[0]):
+        if not active[b]:
+            continue
+        p = searchers[b]
+        ch = first_child[b, 0]
+        while ch >= 0:
+            if tag[b, ch] == p:
+                a = action[b, ch]
+                n = visits[b, ch]
+                out_visits[b, a] = n
+                out_prior[b, a] = prior[b, ch]
+                out_q[b, a] = value[b, ch, p] / n if n > 0 else 0.0
+            ch = sibling[b, ch]
+
+
+@nb.njit
+def mix_root_noise(first_child, sibling, action, tag, prior, searchers, active, noise, frac) -> None:
+    """Exploration noise at the roots (AlphaZero): every root child's prior becomes
+    ``(1 - frac) * prior + frac * noise[b, action]`` for the active trees ``b``."""
+    for b in range(first_child.shape[0]):
+        if not active[b]:
+            continue
+        ch = first_child[b, 0]
+        while ch >= 0:
+            if tag[b, ch] == searchers[b]:
+                prior[b, ch] = (1.0 - frac) * prior[b, ch] + frac * noise[b, action[b, ch]]
+            ch = sibling[b, ch]
+
+
+@nb.njit
 def _next_u64(state) -> np.uint64:
     # the search's own splitmix64 stream (tie breaks, untried picks, determinization seeds)
     z = state[0] + np.uint64(0x9E3779B97F4A7C15)
@@ -224,7 +282,7 @@ def _next_u64(state) -> np.uint64:
     return mix64(z)
 
 
-@nb.njit(cache=True)
+@nb.njit
 def _find_child(first_child, sibling, action, tag, parent, a, who) -> int:
     c = first_child[parent]
     while c >= 0:
@@ -234,7 +292,7 @@ def _find_child(first_child, sibling, action, tag, parent, a, who) -> int:
     return -1
 
 
-@nb.njit(cache=True)
+@nb.njit
 def _add_child(first_child, sibling, action, tag, visits, avail, value, prior, evaluated, size,
                parent, a, who, p) -> int:
     n = size[0]
@@ -254,13 +312,13 @@ def _add_child(first_child, sibling, action, tag, visits, avail, value, prior, e
     return n
 
 
-@nb.njit(cache=True)
+@nb.njit
 def random_policy(s, player, mask, n_legal) -> int:
     """Uniformly random legal action, drawn with the record's RNG (the default playout policy)."""
     return nth_set(mask, rng_below(s, n_legal))
 
 
-@nb.njit(cache=True)
+@nb.njit
 def win_values(rets, num_players, out) -> None:
     """``out[p]``: 1 for every seat with the highest return, 0 for the others,
     1/2 for all when all returns are equal (the arena's win rule; partners with
@@ -279,19 +337,19 @@ def win_values(rets, num_players, out) -> None:
             out[p] = 1.0 if rets[p] >= best - 1e-9 else 0.0
 
 
-@nb.njit(cache=True)
+@nb.njit
 def _no_random_legal(s, player) -> int:
     """Stands in for a rules module's ``random_legal_action`` where it has none (never called)."""
     return -1
 
 
-@nb.njit(cache=True)
+@nb.njit
 def returns_value(s, out) -> None:
     """The default leaf value: nothing is added (``out`` keeps the zeros of an unfinished game)."""
     return
 
 
-@nb.njit(cache=True)
+@nb.njit
 def lowest_action_policy(s, player, mask, n_legal) -> int:
     """The lowest legal action: a deterministic example of a compiled playout policy."""
     for a in range(mask.shape[0]):
@@ -302,266 +360,24 @@ def lowest_action_policy(s, player, mask, n_legal) -> int:
 
 # ------------------------------------------------------------------ per-game compiled search
 class SearchKernels(NamedTuple):
-    """The compiled search functions of one rules module and playout policy."""
+    """The compiled search functions of one rules module and playout policy.
+
+    ``descend_many`` and ``backup_many`` search many trees (:func:`new_trees`) in
+    lockstep with a Python policy/value function between them (the batched
+    search of :mod:`octagames.agents.az`); ``leaf_values_many`` applies the
+    compiled leaf value to their leaves; ``observe_many`` writes the
+    observations and legal masks of many records (its training batches).
+    """
 
     descend: Any
     rollout: Any
     backup: Any
     expand_priors: Any
     run: Any
-
-
-_KERNELS: dict[tuple[str, Any, Any], SearchKernels] = {}
-
-
-# The per-game search kernels. search_kernels() writes them below a header that
-# imports one rules module's kernels as cur, act, mask_k, apply_k, sample_k,
-# ret_k, det_k, the playout policy as ``policy``, the leaf value function as
-# ``leaf_value`` and sets ``num_actions``.
-_KERNEL_HEADER = """# generated by octagames.agents.mcts.search_kernels: do not edit
-import math
-
-import numba as nb
-import numpy as np
-
-from octagames.agents.mcts import (AT_TERMINAL, CHANCE_TAG, LEAF, _add_child, _find_child, _next_u64, random_policy,
-    win_values)
-from octagames.core import CHANCE, SIMULTANEOUS, TERMINAL, rng_below
-from {module} import (acting_player as act, apply_action as apply_k, current_player as cur,
-    determinize as det_k, legal_mask as mask_k, returns as ret_k, sample_chance as sample_k)
-from {pmod} import {pname} as policy
-from {vmod} import {vname} as leaf_value
-from {rmod} import {rname} as rand_k
-from {amod} import {aname} as apply_fast
-
-num_actions = {num_actions}
-# uniformly random playouts through the module's own sampler (random_legal_action)
-FAST_RANDOM = {fast_random}
-
-"""
-
-KERNEL_SOURCE = """
-@nb.njit(cache=True)
-def descend(root_bytes, work, work_bytes, searcher, seed, first_child, sibling, action, tag,
-            visits, avail, value, prior, evaluated, size, c_explore, use_prior, branch_chance,
-            mask, path, stats):
-    '''One selection from the root of a fresh determinization down to a leaf.
-
-    Counts a visit on every node of the path at once (the virtual loss
-    of batched evaluation). Returns ``(status, path_len, n_stats, leaf,
-    stat_parent, leaf_player)``.
-    '''
-    work_bytes[:] = root_bytes
-    s = work[0]
-    det_k(s, searcher, seed)
-    node = 0
-    plen = 1
-    path[0] = 0
-    visits[0] += 1.0
-    nst = 0
-    step_root = -1
-    last_seat = -1
-    while True:
-        cp = cur(s)
-        if cp == TERMINAL:
-            return AT_TERMINAL, plen, nst, node, node, -1
-        if cp == CHANCE:
-            a = int(sample_k(s))
-            apply_k(s, a)
-            step_root = -1
-            key = a if branch_chance else -1
-            child = _find_child(first_child, sibling, action, tag, node, key, CHANCE_TAG)
-            new = False
-            if child < 0:
-                child = _add_child(first_child, sibling, action, tag, visits, avail, value, prior,
-                                   evaluated, size, node, key, CHANCE_TAG, 0.0)
-                if child < 0:
-                    return LEAF, plen, nst, -1, -1, -1
-                new = True
-            node = child
-            path[plen] = node
-            plen += 1
-            visits[node] += 1.0
-            if new and not use_prior:
-                return LEAF, plen, nst, node, node, -1
-            continue
-        p = act(s)
-        # decoupled UCT: later seats of a simultaneous step use the step root's statistics
-        if cp == SIMULTANEOUS and step_root >= 0 and p > last_seat:
-            sp = step_root
-        else:
-            step_root = node if cp == SIMULTANEOUS else -1
-            sp = node
-        last_seat = p
-        n_legal = mask_k(s, p, mask)
-        if use_prior and evaluated[node] == 0:
-            return LEAF, plen, nst, node, sp, p
-        # statistics of the legal children of sp for seat p
-        n_seen = 0
-        total = 0.0
-        ch = first_child[sp]
-        while ch >= 0:
-            if tag[ch] == p and mask[action[ch]]:
-                avail[ch] += 1.0
-                total += visits[ch]
-                n_seen += 1
-            ch = sibling[ch]
-        chosen = -1
-        a = -1
-        if n_seen < n_legal:
-            if use_prior:
-                # actions legal only in this determinization: uniform prior
-                for b in range(num_actions):
-                    if mask[b] and _find_child(first_child, sibling, action, tag, sp, b, p) < 0:
-                        nc = _add_child(first_child, sibling, action, tag, visits, avail, value,
-                                        prior, evaluated, size, sp, b, p, 1.0 / n_legal)
-                        if nc >= 0:
-                            avail[nc] = 1.0
-            else:
-                # expand one untried action, drawn uniformly
-                k = rng_below(s, n_legal - n_seen)
-                for b in range(num_actions):
-                    if mask[b] and _find_child(first_child, sibling, action, tag, sp, b, p) < 0:
-                        if k == 0:
-                            a = b
-                            break
-                        k -= 1
-                chosen = _add_child(first_child, sibling, action, tag, visits, avail, value,
-                                    prior, evaluated, size, sp, a, p, 0.0)
-                if chosen >= 0:
-                    avail[chosen] = 1.0
-        if a < 0:
-            # select the best legal child by UCB1 (or PUCT with priors)
-            best = -np.inf
-            log_total = math.log(max(total, 1.0))
-            sqrt_total = math.sqrt(max(total, 1.0))
-            fpu = value[sp, p] / visits[sp] if visits[sp] > 0 else 0.5
-            ch = first_child[sp]
-            while ch >= 0:
-                if tag[ch] == p and mask[action[ch]]:
-                    n = visits[ch]
-                    if use_prior:
-                        q = value[ch, p] / n if n > 0 else fpu
-                        score = q + c_explore * prior[ch] * sqrt_total / (1.0 + n)
-                    elif n == 0:
-                        score = np.inf
-                    else:
-                        score = value[ch, p] / n + c_explore * math.sqrt(
-                            math.log(max(avail[ch], 1.0)) / n)
-                    if score > best:
-                        best = score
-                        chosen = ch
-                ch = sibling[ch]
-            if chosen < 0:  # tree full and nothing stored: a random legal action
-                a = random_policy(s, p, mask, n_legal)
-                apply_k(s, a)
-                return LEAF, plen, nst, -1, -1, -1
-            a = action[chosen]
-        new = chosen >= 0 and visits[chosen] == 0.0 and not use_prior
-        apply_k(s, a)
-        if chosen >= 0 and sp != node:
-            # the seat's own statistics, then the successor state node of the joint history
-            stats[nst] = chosen
-            nst += 1
-            visits[chosen] += 1.0
-            child = _find_child(first_child, sibling, action, tag, node, a, p)
-            if child < 0:
-                child = _add_child(first_child, sibling, action, tag, visits, avail, value, prior,
-                                   evaluated, size, node, a, p, 0.0)
-                new = True
-            chosen = child
-        if chosen < 0:
-            return LEAF, plen, nst, -1, -1, -1
-        node = chosen
-        path[plen] = node
-        plen += 1
-        visits[node] += 1.0
-        if new and not use_prior:
-            return LEAF, plen, nst, node, node, -1
-
-@nb.njit(cache=True)
-def rollout(s, mask, max_steps) -> int:
-    '''Play the record to the end (or ``max_steps`` actions) with the playout policy.'''
-    steps = 0
-    while steps < max_steps:
-        cp = cur(s)
-        if cp == TERMINAL:
-            break
-        if cp == CHANCE:
-            apply_fast(s, int(sample_k(s)))
-        else:
-            p = act(s)
-            if FAST_RANDOM:
-                apply_fast(s, rand_k(s, p))
-            else:
-                n = mask_k(s, p, mask)
-                apply_fast(s, policy(s, p, mask, n))
-        steps += 1
-    return steps
-
-@nb.njit(cache=True)
-def backup(value, path, plen, stats, nst, u):
-    '''Add the rescaled returns ``u`` to every node of the path and every seat statistic.'''
-    for i in range(plen):
-        for q in range(u.shape[0]):
-            value[path[i], q] += u[q]
-    for i in range(nst):
-        for q in range(u.shape[0]):
-            value[stats[i], q] += u[q]
-
-@nb.njit(cache=True)
-def expand_priors(first_child, sibling, action, tag, visits, avail, value, prior, evaluated, size,
-                  leaf, sp, p, mask, priors):
-    '''Give the legal children of ``sp`` for seat ``p`` the evaluator's priors.'''
-    if leaf < 0:
-        return
-    evaluated[leaf] = 1
-    total = 0.0
-    for b in range(num_actions):
-        if mask[b]:
-            total += max(priors[b], 0.0)
-    for b in range(num_actions):
-        if mask[b]:
-            pr = max(priors[b], 0.0) / total if total > 0 else 1.0
-            ch = _find_child(first_child, sibling, action, tag, sp, b, p)
-            if ch < 0:
-                _add_child(first_child, sibling, action, tag, visits, avail, value, prior,
-                           evaluated, size, sp, b, p, pr)
-            else:
-                prior[ch] = pr
-
-@nb.njit(cache=True)
-def run(root_bytes, work, work_bytes, searcher, rng, num_sims, first_child, sibling, action, tag,
-        visits, avail, value, prior, evaluated, size, c_explore, branch_chance, mask, path, stats,
-        rets, lo, hi, max_steps, use_value, win, num_players):
-    '''``num_sims`` simulations with compiled playouts (then ``leaf_value`` if ``use_value``
-    and the playout stopped before the end); ``win``: finished playouts are worth
-    the win/draw/loss of the ``num_players`` seats (:func:`win_values`) rather
-    than their rescaled returns.'''
-    u = np.zeros(rets.shape[0])
-    for _ in range(num_sims):
-        seed = _next_u64(rng) >> np.uint64(1)
-        status, plen, nst, leaf, sp, lp = descend(
-            root_bytes, work, work_bytes, searcher, seed, first_child, sibling, action, tag,
-            visits, avail, value, prior, evaluated, size, c_explore, False, branch_chance,
-            mask, path, stats)
-        s = work[0]
-        if status == LEAF:
-            rollout(s, mask, max_steps)
-        rets[:] = 0.0
-        finished = cur(s) == TERMINAL
-        if use_value and not finished:
-            leaf_value(s, rets)
-        else:
-            ret_k(s, rets)
-        if win and finished:
-            win_values(rets, num_players, u)
-        else:
-            for q in range(rets.shape[0]):
-                u[q] = min(1.0, max(0.0, (rets[q] - lo) / (hi - lo)))
-        backup(value, path, plen, stats, nst, u)
-"""
-
+    descend_many: Any = None
+    backup_many: Any = None
+    leaf_values_many: Any = None
+    observe_many: Any = None
 
 
 def _importable(fn: Any, what: str) -> tuple[str, str]:
@@ -576,15 +392,11 @@ def _importable(fn: Any, what: str) -> tuple[str, str]:
 
 def search_kernels(module: ModuleType, policy: Any = random_policy,
                    value: Any = returns_value) -> SearchKernels:
-    """Build (once per process) the compiled search of a rules module with a playout ``policy``
-    and a leaf ``value`` function.
+    """The compiled search of a rules module with a playout ``policy`` and a leaf ``value`` function.
 
-    The kernels are written from :data:`KERNEL_SOURCE` into a small generated
-    module that imports the game's kernels and the policy as globals, so that
-    numba's on-disk cache works across processes (a closure over dispatchers
-    would be recompiled in every process). The file name carries a hash of the
-    template (this file) and of the rules' and policy's sources, so editing them
-    regenerates it.
+    The kernels are the template :mod:`octagames.agents._mcts_template` specialised on the
+    three (:func:`octagames.specialize.specialize`): cached on disk across processes, and
+    compiled afresh whenever the rules, the policy's or the value's sources, or this file change.
 
     Args:
         module: a rules module following the engine contract.
@@ -596,49 +408,12 @@ def search_kernels(module: ModuleType, policy: Any = random_policy,
     Raises:
         ValueError: ``policy`` or ``value`` is not importable by module and name.
     """
-    key = (module.__name__, policy, value)
-    if key in _KERNELS:
-        return _KERNELS[key]
     pmod, pname = _importable(policy, "policy")
     vmod, vname = _importable(value, "value function")
-    # random playouts draw through the rules' own uniform sampler when they have one
-    # (compared by name: an evaluator's ``policy`` attribute may come back as a bound method)
-    fast_random = (pmod, pname) == (__name__, "random_policy") and hasattr(module, "random_legal_action")
-    rmod, rname = (module.__name__, "random_legal_action") if fast_random else (__name__, "_no_random_legal")
-    # playout actions come from the mask (or the sampler): the rules' unchecked apply when they have one
-    aname = "apply_legal" if hasattr(module, "apply_legal") else "apply_action"
-    # this file (its helpers are compiled into the kernels) and the template this process
-    # holds: a process started before an edit of this file writes its own module
-    sources = [Path(__file__).read_text(), _KERNEL_HEADER, KERNEL_SOURCE, pmod, pname, vmod, vname,
-               module.__name__]
-    deps = [Path(sys.modules[pmod].__file__), Path(sys.modules[vmod].__file__),
-            Path(sys.modules['octagames.core'].__file__)]
-    for f in sorted(Path(module.__file__).parent.glob("*.py")) + deps:
-        sources.append(f.read_text())
-    digest = hashlib.sha1("\n".join(sources).encode()).hexdigest()[:12]
-    name = f"mcts_{module.__name__.replace('.', '_')}_{pname}_{vname}_{digest}"
-    folder = Path(os.environ.get("OCTAGAMES_MCTS_CACHE", Path.home() / ".cache" / "octagames" / "mcts"))
-    try:
-        folder.mkdir(parents=True, exist_ok=True)
-    except OSError:  # a read-only home: fall back to the temporary folder
-        folder = Path(tempfile.gettempdir()) / "octagames_mcts"
-        folder.mkdir(parents=True, exist_ok=True)
-    path = folder / f"{name}.py"
-    if not path.exists():
-        header = _KERNEL_HEADER.format(module=module.__name__, pmod=pmod, pname=pname, vmod=vmod,
-                                       vname=vname, rmod=rmod, rname=rname, amod=module.__name__,
-                                       aname=aname, fast_random=fast_random,
-                                       num_actions=module.INFO.num_actions)
-        tmp = path.with_suffix(f".{os.getpid()}.tmp")
-        tmp.write_text(header + KERNEL_SOURCE)
-        os.replace(tmp, path)  # atomic: parallel processes may race here
-    spec = importlib.util.spec_from_file_location(name, path)
-    gen = importlib.util.module_from_spec(spec)
-    sys.modules[name] = gen
-    spec.loader.exec_module(gen)
-    kernels = SearchKernels(gen.descend, gen.rollout, gen.backup, gen.expand_priors, gen.run)
-    _KERNELS[key] = kernels
-    return kernels
+    gen = specialize("octagames.agents._mcts_template", game=module.__name__, policy=f"{pmod}:{pname}",
+                     value=f"{vmod}:{vname}")
+    return SearchKernels(gen.descend, gen.rollout, gen.backup, gen.expand_priors, gen.run, gen.descend_many,
+                         gen.backup_many, gen.leaf_values_many, gen.observe_many)
 
 
 # ------------------------------------------------------------------ evaluators
@@ -787,9 +562,9 @@ DEFAULT_EXPLORATION: dict[str, float] = {"achten": 0.35}
 """The exploration constant of a game when :attr:`MCTSConfig.exploration` is None
 (1.4 for games not listed). Achten's outcomes are nearly always a full win or
 loss (the dealing penalty), so its values spread over all of [0, 1] and a
-smaller constant searches its own good lines deeper: against random play 0.35
-won 0.938 [0.909, 0.957] of 400 games at 5000 simulations (``bench_mcts``), 1.4 won
-0.88 of 200."""
+smaller constant searches its own good lines deeper; the measurement that chose
+0.35 is in ``docs/strength.md`` (``python -m octagames.experiments.bench_mcts --games
+achten:deal_penalty=1 --skip-speed --random-budget 5000``)."""
 
 
 def default_exploration(game: Game) -> float:
@@ -974,7 +749,7 @@ class MCTSAgent(Agent):
     def __init__(self, config: MCTSConfig | None = None, evaluator: Any = None, name: str | None = None):
         self.config = config or MCTSConfig()
         self.evaluator = evaluator
-        self.name = name or f"mcts{self.config.num_simulations}"
+        self.name = name or f"mcts:{self.config.num_simulations}"  # the registry spec of this search
         self._searchers: dict[int, MCTS] = {}
         self.rng = np.random.default_rng(0)
         self.last: SearchResult | None = None
@@ -1024,12 +799,4 @@ def _factory(game: str, arg: str | None) -> Agent:
                 raise ValueError(f"agent 'mcts:{arg}': {part!r} is not c=<number>; {usage}") from e
         else:
             raise ValueError(f"agent 'mcts:{arg}': {part!r} is not valid; {usage}")
-    return MCTSAgent(MCTSConfig(**options), evaluator, name="mcts" + "-".join([str(sims), *parts[1:]]))
-
-
-def _register() -> None:
-    from octagames.agents.registry import register
-    register("mcts", _factory)
-
-
-_register()
+    return MCTSAgent(MCTSConfig(**options), evaluator)  # make_agent names it after the spec

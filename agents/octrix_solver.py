@@ -20,7 +20,8 @@ The points already banked are a constant. So nodes are memoised on
 minus seat 1's, which is the engine's one-round return for seat 0.
 
 Matrix games are solved after removing dominated cards, by a saddle-point check,
-the 2x2 closed form, or linear programming (``scipy.optimize.linprog``, HiGHS).
+the 2x2 closed form, or linear programming (``scipy.optimize.linprog``, HiGHS; scipy
+comes with the ``train`` extra). Through the registry: ``make_agent("oracle", "octrix")``.
 """
 
 from __future__ import annotations
@@ -28,8 +29,10 @@ from __future__ import annotations
 from functools import lru_cache
 
 import numpy as np
+from scipy.optimize import linprog
 
 from octagames.agents.base import Agent, Turn
+from octagames.agents.cfr_tree import GameSource
 from octagames.core import Game
 
 Node = tuple[int, int, int, int, int]  # hand0 bits, hand1 bits, high_wins, last winner, run
@@ -124,8 +127,6 @@ def _solve_reduced(m: np.ndarray) -> tuple[float, np.ndarray, np.ndarray]:
 
 def _lp(m: np.ndarray) -> tuple[float, np.ndarray, np.ndarray]:
     """Solve by LP: max v s.t. x^T M >= v, x in the simplex; the column strategy from the duals."""
-    from scipy.optimize import linprog  # imported here: only mixed nodes need it
-
     r, c = m.shape
     shift = m.min() - 1.0  # make all entries positive so v > 0
     a = m - shift
@@ -223,8 +224,6 @@ def state_value(state: np.void, solver: OctrixRoundSolver | None = None) -> floa
 
 def game_value(game: Game, solver: OctrixRoundSolver | None = None) -> float:
     """Exact value for seat 0 of a one-round 2-player config, averaged over all deals."""
-    from octagames.agents.cfr import GameSource
-
     src = GameSource(game)
     root = src.root()
     deals = src.chance_children(root) if game.is_chance(root) else [(1.0, root)]
@@ -250,6 +249,15 @@ class OctrixOracleAgent(Agent):
         cards0, x, cards1, y = self.solver.strategies(node)
         cards, probs = (cards0, x) if turn.seat == 0 else (cards1, y)
         return int(self.rng.choice(cards, p=probs))
+
+
+def _factory(game: str, arg: str | None) -> Agent:
+    """``oracle``: the exact 2-player Octrix round solver (registry entry)."""
+    if game != "octrix":
+        raise ValueError(f"agent 'oracle' is only available for octrix, not {game!r}")
+    if arg is not None:
+        raise ValueError(f"agent 'oracle:{arg}' is not valid: 'oracle' takes no argument")
+    return OctrixOracleAgent()
 
 
 __all__ = [

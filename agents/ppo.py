@@ -61,7 +61,6 @@ import torch
 from torch import nn
 
 from octagames.agents.base import Agent, Turn
-from octagames.agents.registry import register
 from octagames.core import Game
 
 #: logit given to illegal actions: exp(MASKED_LOGIT - max) is exactly 0 in float32,
@@ -101,7 +100,7 @@ SPARSE_MAX_DENSITY = 0.3
 #: batches smaller than this always take the dense path (acting one seat at a time)
 SPARSE_MIN_BATCH = 32
 #: the sparse first layer's weight gradient uses a sparse product up to this density (dense above;
-#: measured at batch 2048, width 512: CSR 36 ms vs dense 70 at Octiles' 7%, 41 vs 19 at Octrix' 10%)
+#: the crossover was measured between Octiles' 7% and Octrix' 10%, see docs/benchmarks.md)
 SPARSE_BACKWARD_MAX_DENSITY = 0.08
 
 
@@ -514,6 +513,3 @@ def _factory(game: str, arg: str | None) -> Agent:
     if arg.endswith("@sample"):
         arg, greedy = arg[: -len("@sample")], False
     return PPOAgent.load(arg, greedy=greedy)
-
-
-register("ppo", _factory)

@@ -1,56 +1,162 @@
-"""Build agents by name: ``make_agent("heuristic", "octrix")``.
+"""Build agents by spec: ``make_agent("mcts:2000", "octrix")``.
 
-Names: ``random``; ``heuristic`` (the game's own heuristic, from
-``agents/heuristic_<game>.py``); further baselines register themselves in
-:data:`FACTORIES` (``mcts``, ``cfr``, ``ppo:<path>`` ...).
+A spec is ``name`` or ``name:arg``. :data:`AGENTS` maps every name to where its
+factory lives (``"module:function"``), a one-line summary and, for agents that need
+an optional dependency, the extra that installs it. A factory module is
+imported the first time one of its agents is built, never before: listing the
+names, or refusing an unknown one, imports nothing heavy (no numba kernels, no
+torch).
+
+A factory is ``factory(game: str, arg: str | None) -> Agent``; it raises
+``ValueError`` with the valid form when ``arg`` is bad.
+
+**Names.** :func:`make_agent` names every agent after its spec
+(``agent.name == spec``: ``random``, ``heuristic``, ``mcts:2000:win``,
+``cfr:1000``, ``ppo:runs/ppo/octrix/policy.pt``), in every game: the game is
+never part of the name (tables, JSON and plots carry it beside the name), and
+the name builds the same agent again. Agents built directly default to the
+same scheme (``MCTSAgent`` with 2000 simulations is ``mcts:2000``, every
+heuristic is ``heuristic``).
+
+To add an agent, write its factory beside it and add one line to
+:data:`AGENTS` (``"az": AgentEntry("octagames.agents.az:_factory", "...", "train")``);
+code outside the package calls :func:`register` instead.
 """
 
 from __future__ import annotations
 
 import importlib
+from dataclasses import dataclass
 from typing import Callable
 
 from octagames.agents.base import Agent, RandomAgent
 
-
-def _heuristic(game: str, arg: str | None) -> Agent:
-    try:
-        module = importlib.import_module(f"octagames.agents.heuristic_{game}")
-    except ModuleNotFoundError as e:
-        raise ValueError(f"agent 'heuristic' is not available for game {game!r}") from e
-    classes = [v for k, v in vars(module).items()
-               if k.endswith("HeuristicAgent") and isinstance(v, type) and issubclass(v, Agent)]
-    return classes[0]()
+Factory = Callable[[str, "str | None"], Agent]
 
 
-FACTORIES: dict[str, Callable[[str, str | None], Agent]] = {
-    "random": lambda game, arg: RandomAgent(),
-    "heuristic": _heuristic,
+@dataclass(frozen=True)
+class AgentEntry:
+    """Where an agent's factory lives and what it needs.
+
+    Attributes:
+        factory: ``"module:function"``, imported on first use (or the function itself).
+        summary: one line for error messages and listings, with the spec's arguments.
+        extra: the optional extra of ``octagames`` its dependencies come from
+            (``pip install 'octagames[<extra>]'``), or ``None`` for the base install.
+    """
+
+    factory: str | Factory
+    summary: str
+    extra: str | None = None
+
+
+def _random(game: str, arg: str | None) -> Agent:
+    if arg is not None:
+        raise ValueError(f"agent 'random:{arg}' is not valid: 'random' takes no argument")
+    return RandomAgent()
+
+
+#: the hand-written heuristic of each game, as ``"module:class"``
+HEURISTICS: dict[str, str] = {
+    "octrix": "octagames.agents.heuristic_octrix:OctrixHeuristicAgent",
+    "achten": "octagames.agents.heuristic_achten:AchtenHeuristicAgent",
+    "octiles": "octagames.agents.heuristic_octiles:OctilesHeuristicAgent",
+    "octa": "octagames.agents.heuristic_octa:OctaHeuristicAgent",
 }
 
 
-def register(name: str, factory: Callable[[str, str | None], Agent]) -> None:
-    """Make ``make_agent(name, game)`` build agents with ``factory(game, arg)``."""
-    FACTORIES[name] = factory
+def _heuristic(game: str, arg: str | None) -> Agent:
+    if arg is not None:
+        raise ValueError(f"agent 'heuristic:{arg}' is not valid: 'heuristic' takes no argument")
+    if game not in HEURISTICS:
+        raise ValueError(f"agent 'heuristic' is not available for game {game!r}; "
+                         f"games with a heuristic: {sorted(HEURISTICS)}")
+    return _load(HEURISTICS[game], "heuristic", None)()
+
+
+AGENTS: dict[str, AgentEntry] = {
+    "random": AgentEntry(_random, "uniformly random legal actions"),
+    "heuristic": AgentEntry(_heuristic, "the game's hand-written heuristic"),
+    "mcts": AgentEntry("octagames.agents.mcts:_factory",
+                       "compiled MCTS: mcts[:<simulations>][:random][:win][:c=<exploration>]"),
+    "cfr": AgentEntry("octagames.agents.cfr_agent:_factory",
+                      "MCCFR average policy: cfr[:<iterations>][:external] or cfr:<checkpoint.npz>"),
+    "oracle": AgentEntry("octagames.agents.octrix_solver:_factory",
+                         "the exact equilibrium of a 2-player Octrix round (octrix only)", "train"),
+    "ppo": AgentEntry("octagames.agents.ppo:_factory",
+                      "a trained PPO policy: ppo:<policy or checkpoint path>[@sample]", "train"),
+    "az": AgentEntry("octagames.agents.az:_az_factory",
+                     "a search-and-learning model with its search: az:<model or checkpoint path>[:<simulations>]",
+                     "train"),
+    "zoo": AgentEntry("octagames.agents.az:_zoo_factory",
+                      "a shipped model of the zoo with its default search: zoo:<name>[:<simulations>]", "train"),
+}
+"""Every agent name :func:`make_agent` knows."""
+
+
+def register(name: str, factory: str | Factory, summary: str = "", extra: str | None = None) -> None:
+    """Make ``make_agent(name, game)`` build agents with ``factory(game, arg)``.
+
+    For agents outside this package; the package's own agents are lines of :data:`AGENTS`.
+
+    Args:
+        name: the spec name (no ``:``).
+        factory: the factory, or ``"module:function"`` to import it on first use.
+        summary: one line shown in listings.
+        extra: the pip extra its dependencies need, if any.
+
+    Raises:
+        ValueError: ``name`` is empty or holds a ``:``.
+    """
+    if not name or ":" in name:
+        raise ValueError(f"name={name!r} is not valid; a spec name is non-empty and has no ':'")
+    AGENTS[name] = AgentEntry(factory, summary, extra)
+
+
+def available_agents() -> dict[str, str]:
+    """``{name: summary}`` of every agent name, sorted (imports nothing)."""
+    return {name: AGENTS[name].summary for name in sorted(AGENTS)}
 
 
 def make_agent(spec: str, game: str) -> Agent:
-    """An agent from a spec ``name`` or ``name:arg`` (e.g. ``ppo:runs/ppo/model.pt``).
+    """An agent from a spec ``name`` or ``name:arg`` (e.g. ``ppo:runs/ppo/model.pt``) for ``game``.
+
+    Args:
+        spec: the agent's name and optional argument.
+        game: the game's short name.
+
+    Returns:
+        The agent, with ``name`` set to ``spec``.
 
     Raises:
-        ValueError: unknown agent name, with the valid names.
+        ValueError: an unknown name (the valid names are listed), or a bad argument
+            or game for that agent.
+        ImportError: the agent needs an optional dependency that is not installed
+            (the message names the extra to install).
     """
     name, _, arg = spec.partition(":")
-    _load_optional()
-    if name not in FACTORIES:
-        raise ValueError(f"agent={spec!r} is not valid; valid agents: {sorted(FACTORIES)}")
-    return FACTORIES[name](game, arg or None)
+    entry = AGENTS.get(name)
+    if entry is None:
+        raise ValueError(f"agent={spec!r} is not valid; valid agents: {sorted(AGENTS)}")
+    factory = entry.factory if callable(entry.factory) else _load(entry.factory, name, entry.extra)
+    agent = factory(game, arg or None)
+    agent.name = spec
+    return agent
 
 
-def _load_optional() -> None:
-    # baselines with heavier dependencies register themselves on import
-    for mod in ("octagames.agents.mcts", "octagames.agents.cfr", "octagames.agents.ppo"):
-        try:
-            importlib.import_module(mod)
-        except ModuleNotFoundError:
-            continue
+def _load(target: str, name: str, extra: str | None) -> Callable:
+    """Import ``"module:attribute"``; a missing third-party module names the extra to install."""
+    module_name, _, attribute = target.partition(":")
+    try:
+        module = importlib.import_module(module_name)
+    except ModuleNotFoundError as e:
+        if e.name is None or e.name.split(".")[0] == "octagames":
+            raise  # our own module is missing: a broken install or a typo, not an extra
+        hint = (f"install it with pip install 'octagames[{extra}]'" if extra
+                else f"install {e.name.split('.')[0]}")
+        raise ModuleNotFoundError(f"agent {name!r} needs {e.name!r}, which is not installed; {hint}",
+                                  name=e.name) from e
+    return getattr(module, attribute)
+
+
+__all__ = ["AGENTS", "HEURISTICS", "AgentEntry", "available_agents", "make_agent", "register"]

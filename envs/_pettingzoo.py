@@ -5,30 +5,28 @@ for all games: agent naming, observation dicts, chance resolution, rewards,
 illegal-move policy, fixed deals and rendering. Nothing here knows a rule of
 any game; it only talks to the engine contract of :mod:`octagames.core`.
 
-* :class:`OctaAECEnv` -- the AEC env (``raw_env`` of every game module).
-  Simultaneous moves are taken one seat at a time, lowest pending seat first,
-  exactly as the engine takes them (committed cards stay hidden from the other
-  seats until the step is complete).
-* :class:`OctaParallelEnv` -- the Parallel env: each ``step`` takes the actions
-  of every seat that must act now.
+* :class:`GameAECEnv` -- the AEC env of any game (``raw_env`` of every game
+  module). Simultaneous moves are taken one seat at a time, lowest pending seat
+  first, exactly as the engine takes them (committed cards stay hidden from the
+  other seats until the step is complete).
+* :class:`GameParallelEnv` -- the Parallel env of any game: each ``step``
+  takes one action from every live agent. Seats that do not act in a step (the
+  turn-based games, the partnership game of Octrix) have one legal action
+  there, :attr:`GameParallelEnv.wait_action`.
 * :func:`wrap_aec` -- the classic wrappers (``TerminateIllegalWrapper``,
   ``AssertOutOfBoundsWrapper``, ``OrderEnforcingWrapper``) used by ``env()``.
 
 A game module (see ``envs/octrix_v0.py``) only names its game::
 
-    class raw_env(OctaAECEnv):
-        metadata = {"render_modes": ["ansi", "human"], "name": "<name>_v0",
-                    "is_parallelizable": True}
-        GAME = "<name>"
+    raw_env, parallel_raw_env, env, parallel_env = define_envs("<name>", __name__)
 
-    class parallel_raw_env(OctaParallelEnv):
-        metadata = {"render_modes": ["ansi", "human"], "name": "<name>_v0"}
-        GAME = "<name>"
+Every env reports its own ``metadata["name"]`` (``<name>_v0``) and sets
+``metadata["is_parallelizable"]`` as PettingZoo's classic envs do: True only
+where every seat acts in every step (the game's rules module says so with an
+optional ``all_seats_act(config)``; Octrix without partnership), so that
+PettingZoo's ``aec_to_parallel`` is offered exactly where it works.
 
-    def env(**kwargs): return wrap_aec(raw_env(**kwargs))
-    def parallel_env(**kwargs): return parallel_raw_env(**kwargs)
-
-Observation bounds come from the rules module (:func:`observation_bounds`),
+Observation bounds come from the rules module (:meth:`Game.observation_bounds`),
 fixed deals from :mod:`octagames.envs.deals`.
 """
 
@@ -36,130 +34,115 @@ from __future__ import annotations
 
 import importlib
 import importlib.util
-from collections.abc import Callable
 from types import ModuleType
 from typing import Any, ClassVar
 
 import gymnasium
-import numba as nb
 import numpy as np
 from gymnasium import spaces
 from gymnasium.utils import EzPickle, seeding
-from numba.core.dispatcher import Dispatcher
 from pettingzoo import AECEnv, ParallelEnv
 from pettingzoo.utils import wrappers
 
+from octagames.core import TERMINAL, Game, IllegalActionError, make_game
+from octagames.envs._aec_template import ILLEGAL
 from octagames.envs.deals import apply_deal
-from octagames.core import CHANCE, TERMINAL, Game, IllegalActionError
+from octagames.specialize import specialize
 
+#: what every face does with an illegal action: ``"raise"`` an
+#: :class:`~octagames.core.IllegalActionError` and change nothing, or ``"terminate"`` the
+#: game with ``illegal_reward`` for the offender and 0 for the others (PettingZoo's
+#: ``TerminateIllegalWrapper`` convention)
 ILLEGAL_ACTION_MODES = ("raise", "terminate")
+#: frames per second of ``render_mode="human"`` (PettingZoo and Gymnasium read it from ``metadata``)
+RENDER_FPS = 4
 
 
-def make_game(name: str, config: dict[str, Any]) -> Game:
-    """Build the :class:`~octagames.core.Game` of an env from config keyword arguments.
-
-    Args:
-        name: the game's short name.
-        config: config fields (the ``Config``'s field names).
-
-    Returns:
-        The game bound to its config.
+def check_illegal_action(mode: Any) -> str:
+    """Return ``mode`` if it is one of :data:`ILLEGAL_ACTION_MODES`.
 
     Raises:
-        ValueError: an unknown config field (the valid names are listed) or a
-            bad config value (naming the field and the valid values).
+        ValueError: naming the field and the valid values.
     """
-    return Game(name, **config)
+    if mode not in ILLEGAL_ACTION_MODES:
+        raise ValueError(f"illegal_action={mode!r} is not valid; valid values: {list(ILLEGAL_ACTION_MODES)}")
+    return mode
 
 
-def observation_bounds(game: Game) -> tuple[Any, Any]:
-    """``(low, high)`` of a game's observation tensor under its config (see ``Game.observation_bounds``)."""
-    return game.observation_bounds()
+def render_modes(game: str) -> list[str]:
+    """The render modes of ``game``'s faces: text always, ``rgb_array`` where it draws pictures."""
+    return ["ansi", "human"] + (["rgb_array"] if has_picture(game) else [])
 
 
-def make_spaces(game: Game) -> tuple[spaces.Dict, spaces.Discrete]:
-    """The per-agent observation space (dict with action mask) and action space."""
-    low, high = observation_bounds(game)
+def all_seats_act(game: Game) -> bool:
+    """Whether every seat acts in every step of ``game`` (its moves are all simultaneous).
+
+    Read from the rules module's optional ``all_seats_act(config)``; a game
+    without it is turn-based (False).
+    """
+    declared = getattr(game.module, "all_seats_act", None)
+    return bool(declared(game.config)) if declared is not None else False
+
+
+def make_spaces(game: Game, extra_actions: int = 0) -> tuple[spaces.Dict, spaces.Discrete]:
+    """The per-agent observation space (dict with action mask) and action space.
+
+    Args:
+        game: the game and config.
+        extra_actions: actions after the game's own (the Parallel env's wait action).
+    """
+    low, high = game.observation_bounds()
+    n = game.num_actions + extra_actions
     obs_space = spaces.Dict({
         "observation": spaces.Box(low=low, high=high, shape=(game.observation_size,), dtype=np.float32),
-        "action_mask": spaces.Box(low=0, high=1, shape=(game.num_actions,), dtype=np.int8),
+        "action_mask": spaces.Box(low=0, high=1, shape=(n,), dtype=np.int8),
     })
-    return obs_space, spaces.Discrete(game.num_actions)
+    return obs_space, spaces.Discrete(n)
 
 
-_ILLEGAL = -100  # returned by the fused step kernel when the engine refuses an action
-_FUSED: dict[str, tuple[Callable[..., int], Callable[..., int], Callable[..., int]]] = {}
+def aec_kernels(module: ModuleType) -> ModuleType:
+    """The compiled per-step kernels of a rules module (``octagames.envs._aec_template``, specialised)."""
+    return specialize("octagames.envs._aec_template", game=module.__name__)
 
 
-def fused_kernels(module: ModuleType) -> tuple[Callable[..., int], Callable[..., int], Callable[..., int]]:
-    """Three kernels built from a rules module's own kernels: one call per env step.
+def picture_module(game: str) -> ModuleType:
+    """The module drawing pictures of ``game`` (``envs/<game>_render.py``).
 
-    Calling a compiled kernel on a record costs microseconds of argument
-    unboxing, more than the work itself, so the env makes one call per step:
-
-    * ``play(buf, action, prev, delta) -> seat``: apply ``action`` to ``buf[0]``,
-      resolve chance with the record's RNG, write the return changes since
-      ``prev`` into ``delta`` (and update ``prev``); returns the acting seat
-      after the step, ``TERMINAL``, or ``_ILLEGAL`` (record untouched) when
-      the engine refuses the action.
-    * ``view(buf, seat, obs, mask) -> count``: write ``seat``'s observation
-      and legal mask; returns the number of legal actions.
-    * ``settle(buf, prev) -> seat``: resolve chance (after a reset or a fixed
-      deal), write the returns into ``prev``; returns the acting seat or ``TERMINAL``.
-
-    They are compiled once per process and game (numba cannot cache closures),
-    and stay plain Python where the module's kernels are (``NUMBA_DISABLE_JIT=1``).
+    Raises:
+        ModuleNotFoundError: matplotlib is missing (the message names the ``render`` extra).
     """
-    key = module.__name__
-    if key in _FUSED:
-        return _FUSED[key]
-    cur, act, apply_, sample = module.current_player, module.acting_player, module.apply_action, \
-        module.sample_chance
-    ret, mask, obs = module.returns, module.legal_mask, module.observation
+    return importlib.import_module(f"octagames.envs.{game}_render")
 
-    def play(buf, action, prev, delta):  # type: ignore[no-untyped-def]
-        s = buf[0]
-        if not apply_(s, action):
-            return _ILLEGAL
-        while cur(s) == CHANCE:
-            apply_(s, int(sample(s)))
-        ret(s, delta)
-        for i in range(delta.shape[0]):
-            d = delta[i] - prev[i]
-            prev[i] = delta[i]
-            delta[i] = d
-        return act(s)
 
-    def view(buf, seat, obs_out, mask_out):  # type: ignore[no-untyped-def]
-        s = buf[0]
-        obs(s, seat, obs_out)
-        return mask(s, seat, mask_out)
+def has_picture(game: str) -> bool:
+    """Whether ``game`` has an ``rgb_array`` renderer (``envs/<game>_render.py``)."""
+    return importlib.util.find_spec(f"octagames.envs.{game}_render") is not None
 
-    def settle(buf, prev):  # type: ignore[no-untyped-def]
-        s = buf[0]
-        while cur(s) == CHANCE:
-            apply_(s, int(sample(s)))
-        ret(s, prev)
-        return act(s)
 
-    if isinstance(apply_, Dispatcher):
-        play, view, settle = nb.njit(play), nb.njit(view), nb.njit(settle)
-    _FUSED[key] = (play, view, settle)
-    return play, view, settle
+def check_render_mode(game: str, render_mode: str | None) -> None:
+    """Refuse a render mode ``game`` does not have, and ``rgb_array`` without matplotlib.
+
+    Raises:
+        ValueError: naming the field and the valid values.
+        ModuleNotFoundError: ``rgb_array`` in an install without the ``render`` extra.
+    """
+    modes = render_modes(game)
+    if render_mode is not None and render_mode not in modes:
+        raise ValueError(f"render_mode={render_mode!r} is not valid; valid values: {modes + [None]}")
+    if render_mode == "rgb_array":
+        picture_module(game)  # fails now, naming the extra, rather than at the first render()
 
 
 class _Table:
-    """One game record plus preallocated buffers, driven through fused kernels.
+    """One game record plus preallocated buffers, driven through one compiled call per step.
 
     The record is a view into a one-element array that the kernels of
-    :func:`fused_kernels` update in place, so a step allocates nothing but
+    :func:`aec_kernels` update in place, so a step allocates nothing but
     the observation it returns.
     """
 
     def __init__(self, game: Game, render_mode: str | None):
-        modes = ["ansi", "human"] + (["rgb_array"] if has_picture(game.name) else [])
-        if render_mode is not None and render_mode not in modes:
-            raise ValueError(f"render_mode={render_mode!r} is not valid; valid values: {modes + [None]}")
+        check_render_mode(game.name, render_mode)
         m = game.module
         self.game = game
         self.n = game.num_players
@@ -171,8 +154,10 @@ class _Table:
         self.mask = np.zeros(game.num_actions, dtype=np.uint8)
         self.delta = np.zeros(game.info.max_players, dtype=np.float64)
         self.prev = np.zeros(game.info.max_players, dtype=np.float64)
-        self._reset, self._mask, self._obs = m.reset, m.legal_mask, m.observation
-        self._play, self._view, self._settle = fused_kernels(m)
+        k = aec_kernels(m)
+        self._reset, self._obs = game.kernels.reset, game.kernels.observation
+        self._truncated = game.kernels.truncated
+        self._play, self._view, self._settle, self._mask_count = k.play, k.view, k.settle, k.mask_count
         self.render_mode = render_mode
         self.np_random: np.random.Generator | None = None
         self.acting_seat = TERMINAL
@@ -202,8 +187,8 @@ class _Table:
             IllegalActionError: with the engine's message; the state is unchanged.
         """
         a = int(action)
-        seat = int(self._play(self.buf, a, self.prev, self.delta)) if 0 <= a < self.num_actions else _ILLEGAL
-        if seat == _ILLEGAL:
+        seat = int(self._play(self.buf, a, self.prev, self.delta)) if 0 <= a < self.num_actions else ILLEGAL
+        if seat == ILLEGAL:
             self.game.apply_action(self.s, a)  # the kernel refused: this raises the clear message
             raise IllegalActionError(f"action {a} was refused by the rules engine")  # pragma: no cover
         self.acting_seat = seat
@@ -214,11 +199,28 @@ class _Table:
         """Whether the game is over."""
         return self.acting_seat == TERMINAL
 
-    def observe(self, seat: int) -> dict[str, np.ndarray]:
-        """The observation dict of ``seat`` (fresh arrays)."""
+    def truncated(self) -> bool:
+        """Whether the game stopped at an engine safety bound that is not a rule (a truncation)."""
+        return self.acting_seat == TERMINAL and bool(self._truncated(self.s))
+
+    def is_acting(self, seat: int) -> bool:
+        """Whether ``seat`` has a legal action now."""
+        return self.acting_seat != TERMINAL and self._mask_count(self.buf, seat, self.mask) > 0
+
+    def observe(self, seat: int, wait: int = -1) -> dict[str, np.ndarray]:
+        """The observation dict of ``seat`` (fresh arrays).
+
+        Args:
+            seat: the observing seat.
+            wait: the id of a wait action after the game's own (-1: none). The
+                mask then has one more entry, set exactly when the game is on
+                and ``seat`` has no other legal action.
+        """
         obs = np.empty(self.obs_size, dtype=np.float32)
-        mask = np.empty(self.num_actions, dtype=np.uint8)
-        self._view(self.buf, seat, obs, mask)
+        mask = np.zeros(self.num_actions + (wait >= 0), dtype=np.uint8)
+        count = self._view(self.buf, seat, obs, mask[:self.num_actions])
+        if wait >= 0 and count == 0 and self.acting_seat != TERMINAL:
+            mask[wait] = 1
         return {"observation": obs, "action_mask": mask.view(np.int8)}
 
     def state_vector(self) -> np.ndarray:
@@ -242,33 +244,33 @@ class _Table:
         return text
 
 
-def picture_module(game: str) -> ModuleType:
-    """The module drawing pictures of ``game`` (``envs/<game>_render.py``)."""
-    return importlib.import_module(f"octagames.envs.{game}_render")
-
-
-def has_picture(game: str) -> bool:
-    """Whether ``game`` has an ``rgb_array`` renderer (``envs/<game>_render.py``)."""
-    return importlib.util.find_spec(f"octagames.envs.{game}_render") is not None
-
-
 def _pickle_kwargs(env: Any, game: str | None, **kwargs: Any) -> dict[str, Any]:
     """Constructor arguments for EzPickle (``game`` only where the class does not fix it)."""
     return kwargs if type(env).GAME is not None else {"game": game, **kwargs}
 
 
-class OctaAECEnv(AECEnv, EzPickle):
+def _metadata(cls: type, game: Game, parallelizable: bool | None = None) -> dict[str, Any]:
+    """An env's own metadata: the class's, with the name and the flags of this game and config."""
+    meta = {**cls.metadata, "name": cls.metadata.get("name") or f"{game.name}_v0",
+            "render_modes": render_modes(game.name), "render_fps": RENDER_FPS}
+    if parallelizable is not None:
+        meta["is_parallelizable"] = parallelizable
+    return meta
+
+
+class GameAECEnv(AECEnv, EzPickle):
     """AEC env of one octagames game (the ``raw_env`` of ``envs/<name>_v0.py``).
 
     Args:
         game: the game's short name (subclasses fix it with ``GAME``).
         render_mode: ``"ansi"`` (``render()`` returns the table as text),
-            ``"human"`` (prints it after every step) or ``None``.
+            ``"human"`` (prints it after every step), ``"rgb_array"`` (a
+            picture, for the games that draw one) or ``None``.
         **config: config fields of the game (the ``Config``'s field names).
 
     Raises:
         ValueError: bad config value or render mode.
-        TypeError: unknown config field.
+        ModuleNotFoundError: ``render_mode="rgb_array"`` without matplotlib (names the extra).
 
     Agents are ``player_0 .. player_{n-1}`` (seat order). ``observe(agent)``
     returns ``{"observation": float32[observation_size], "action_mask":
@@ -278,14 +280,17 @@ class OctaAECEnv(AECEnv, EzPickle):
     Chance is resolved internally with the record's RNG, seeded by
     ``reset(seed=...)``. ``reset(options={"deal": [[...], ...]})`` fixes the
     first deal (see :mod:`octagames.envs.deals`). The reward of a step is the change of
-    each seat's return, so cumulative rewards equal the game's returns. The
-    raw env raises :class:`~octagames.core.IllegalActionError` on an illegal
-    action and leaves the state unchanged; ``env()`` wraps it to end the game
-    with -1 for the offender instead (PettingZoo classic convention).
+    each seat's return, so cumulative rewards equal the game's returns. A game
+    that stops at an engine safety bound that is not a rule (Achten's turn cap)
+    ends with every agent truncated instead of terminated. The raw env raises
+    :class:`~octagames.core.IllegalActionError` on an illegal action and
+    leaves the state unchanged; ``env()`` wraps it to end the game with -1 for
+    the offender instead (``illegal_action="terminate"``, PettingZoo's classic
+    convention).
     """
 
-    metadata: ClassVar[dict[str, Any]] = {"render_modes": ["ansi", "human"], "name": "octa_v0",
-                                          "is_parallelizable": True}
+    metadata: ClassVar[dict[str, Any]] = {"render_modes": ["ansi", "human"], "name": None,
+                                          "is_parallelizable": False, "render_fps": RENDER_FPS}
     GAME: ClassVar[str | None] = None
 
     def __init__(self, game: str | None = None, render_mode: str | None = None, **config: Any):
@@ -294,8 +299,9 @@ class OctaAECEnv(AECEnv, EzPickle):
             raise ValueError("game must be given (a short name such as 'octrix')")
         EzPickle.__init__(self, **_pickle_kwargs(self, game, render_mode=render_mode, **config))
         super().__init__()
-        self.game = make_game(name, config)
+        self.game = make_game(name, **config)
         self._t = _Table(self.game, render_mode)
+        self.metadata = _metadata(type(self), self.game, parallelizable=all_seats_act(self.game))
         self.render_mode = render_mode
         n = self.game.num_players
         self.possible_agents = [f"player_{p}" for p in range(n)]
@@ -349,9 +355,16 @@ class OctaAECEnv(AECEnv, EzPickle):
         self._skip_agent_selection = None
         p = self._t.acting_seat
         if p < 0:  # the game ended during the deal
-            self.terminations = dict.fromkeys(self.agents, True)
+            self._end_game()
             p = 0
         self.agent_selection = self.possible_agents[p]
+
+    def _end_game(self) -> None:
+        """Mark every agent done: truncated at an engine bound, else terminated."""
+        if self._t.truncated():
+            self.truncations = dict.fromkeys(self.agents, True)
+        else:
+            self.terminations = dict.fromkeys(self.agents, True)
 
     def observe(self, agent: str) -> dict[str, np.ndarray]:
         """``agent``'s observation dict: its information state and its legal-action mask."""
@@ -378,7 +391,7 @@ class OctaAECEnv(AECEnv, EzPickle):
         for a in rewards:
             rewards[a] = float(delta[seat_of[a]])
         if t.acting_seat == TERMINAL:
-            self.terminations = dict.fromkeys(self.agents, True)
+            self._end_game()
             self.agent_selection = self.possible_agents[(seat_of[agent] + 1) % len(self.possible_agents)]
         else:
             self.agent_selection = self.possible_agents[t.acting_seat]
@@ -391,15 +404,15 @@ class OctaAECEnv(AECEnv, EzPickle):
         return self._t.render()
 
     def close(self) -> None:
-        """Nothing to release (text rendering only)."""
+        """Nothing to release (pictures are drawn off screen)."""
 
 
-def wrap_aec(raw: OctaAECEnv) -> AECEnv:
+def wrap_aec(raw: GameAECEnv) -> AECEnv:
     """The PettingZoo classic wrapper stack used by ``env()``.
 
     An illegal action ends the game with reward -1 for the offender
-    (``TerminateIllegalWrapper``), out-of-range actions fail an assertion and
-    the call order is enforced.
+    (``TerminateIllegalWrapper``: ``illegal_action="terminate"``), out-of-range
+    actions fail an assertion and the call order is enforced.
     """
     env: AECEnv = wrappers.TerminateIllegalWrapper(raw, illegal_reward=-1)
     env = wrappers.AssertOutOfBoundsWrapper(env)
@@ -407,20 +420,30 @@ def wrap_aec(raw: OctaAECEnv) -> AECEnv:
     return env
 
 
-class OctaParallelEnv(ParallelEnv, EzPickle):
+class GameParallelEnv(ParallelEnv, EzPickle):
     """Parallel env of one octagames game.
 
-    Each :meth:`step` takes the actions of every seat that must act now (the
-    seats with a non-empty legal-action mask: all pending seats of a
-    simultaneous step, the one seat to move in a sequential game) and applies
-    them in ascending seat order, as the engine does. The ``actions`` dict may
-    hold actions for other live agents too (PettingZoo's test suite sends one
-    for every live agent); those are ignored. In the partnership game of
-    Octrix, where the dealer's pair plays first, a trick takes two steps.
+    Each :meth:`step` takes one action from every live agent, as PettingZoo's
+    Parallel API and the tools built on it (TorchRL, SuperSuit, RLlib) expect,
+    and applies the actions of the seats that act now (the seats with a legal
+    game action: all pending seats of a simultaneous step, the one seat to move
+    in a turn-based game) in ascending seat order, as the engine does.
+
+    **Idle seats wait.** Where not every seat acts in every step (every game
+    but Octrix without partnership), the action space has one action more than
+    the game's, :attr:`wait_action` (= ``num_actions``): it is the only legal
+    action of a live seat that does not act in this step, and illegal for a
+    seat that does. So every live agent always has a non-empty mask (a masked
+    softmax never sees an all-zero mask) and a masked policy spends no
+    probability, gradient or entropy on the waits. An idle agent's action may
+    also be left out of ``actions``. In Octrix without partnership every seat
+    acts in every step: there is no wait action, the spaces equal the AEC
+    env's, and ``metadata["is_parallelizable"]`` is True.
 
     Args:
         game: the game's short name (subclasses fix it with ``GAME``).
-        render_mode: ``"ansi"``, ``"human"`` or ``None``.
+        render_mode: ``"ansi"``, ``"human"``, ``"rgb_array"`` (games that draw
+            pictures) or ``None``.
         illegal_action: ``"terminate"`` (default; PettingZoo classic
             convention): an illegal action ends the game, each offender gets
             ``illegal_reward`` and the others 0. ``"raise"``: raise
@@ -430,10 +453,11 @@ class OctaParallelEnv(ParallelEnv, EzPickle):
 
     Raises:
         ValueError: bad config value, render mode or illegal-action mode.
-        TypeError: unknown config field.
+        ModuleNotFoundError: ``render_mode="rgb_array"`` without matplotlib (names the extra).
     """
 
-    metadata: ClassVar[dict[str, Any]] = {"render_modes": ["ansi", "human"], "name": "octa_v0"}
+    metadata: ClassVar[dict[str, Any]] = {"render_modes": ["ansi", "human"], "name": None,
+                                          "render_fps": RENDER_FPS}
     GAME: ClassVar[str | None] = None
 
     def __init__(self, game: str | None = None, render_mode: str | None = None,
@@ -441,22 +465,24 @@ class OctaParallelEnv(ParallelEnv, EzPickle):
         name = game or self.GAME
         if name is None:
             raise ValueError("game must be given (a short name such as 'octrix')")
-        if illegal_action not in ILLEGAL_ACTION_MODES:
-            raise ValueError(f"illegal_action={illegal_action!r} is not valid; "
-                             f"valid values: {list(ILLEGAL_ACTION_MODES)}")
+        check_illegal_action(illegal_action)
         EzPickle.__init__(self, **_pickle_kwargs(self, game, render_mode=render_mode,
                                                  illegal_action=illegal_action,
                                                  illegal_reward=illegal_reward, **config))
-        self.game = make_game(name, config)
+        self.game = make_game(name, **config)
         self._t = _Table(self.game, render_mode)
+        self.metadata = _metadata(type(self), self.game)
         self.render_mode = render_mode
         self.illegal_action = illegal_action
         self.illegal_reward = float(illegal_reward)
+        #: the id of the wait action of idle seats (``num_actions``), or None where every seat always acts
+        self.wait_action: int | None = None if all_seats_act(self.game) else self.game.num_actions
+        self._wait = -1 if self.wait_action is None else self.wait_action
         n = self.game.num_players
         self.possible_agents = [f"player_{p}" for p in range(n)]
         self.agents = self.possible_agents[:]
         self._seat = {a: p for p, a in enumerate(self.possible_agents)}
-        obs_space, act_space = make_spaces(self.game)
+        obs_space, act_space = make_spaces(self.game, extra_actions=int(self.wait_action is not None))
         self.observation_spaces = {a: obs_space for a in self.possible_agents}
         self.action_spaces = {a: act_space for a in self.possible_agents}
         self.state_space = spaces.Box(low=np.tile(obs_space["observation"].low, n),
@@ -475,15 +501,14 @@ class OctaParallelEnv(ParallelEnv, EzPickle):
         """The engine record of the running game (a live view; copy it before changing it)."""
         return self._t.s
 
-    def _all_obs(self) -> dict[str, dict[str, np.ndarray]]:
-        return {a: self._t.observe(p) for p, a in enumerate(self.possible_agents)}
+    def _observe(self, agent: str) -> dict[str, np.ndarray]:
+        return self._t.observe(self._seat[agent], self._wait)
 
     def acting_agents(self) -> list[str]:
-        """The agents that must submit an action in the next :meth:`step`."""
-        t = self._t
-        if not self.agents or t.terminal():
+        """The agents whose game action the next :meth:`step` applies (the others wait)."""
+        if not self.agents:
             return []
-        return [a for p, a in enumerate(self.possible_agents) if t._mask(t.s, p, t.mask) > 0]
+        return [a for p, a in enumerate(self.possible_agents) if self._t.is_acting(p)]
 
     def reset(self, seed: int | None = None, options: dict[str, Any] | None = None
               ) -> tuple[dict[str, dict[str, np.ndarray]], dict[str, dict[str, Any]]]:
@@ -501,13 +526,41 @@ class OctaParallelEnv(ParallelEnv, EzPickle):
         """
         self._t.reset(seed, options)
         self.agents = [] if self._t.terminal() else self.possible_agents[:]
-        return self._all_obs(), {a: {} for a in self.possible_agents}
+        return ({a: self._observe(a) for a in self.possible_agents},
+                {a: {} for a in self.possible_agents})
+
+    def _illegal(self, acting: list[str], chosen: dict[str, int | None]) -> list[str]:
+        """The live agents whose action breaks their mask (a missing wait counts as a wait)."""
+        t, bad = self._t, []
+        for a in self.agents:
+            action = chosen.get(a)
+            if a not in acting:
+                if action is not None and action != self.wait_action:
+                    bad.append(a)
+                continue
+            t._mask_count(t.buf, self._seat[a], t.mask)
+            if action is None or not (0 <= action < t.num_actions) or not t.mask[action]:
+                bad.append(a)
+        return bad
+
+    def _raise_illegal(self, acting: list[str], chosen: dict[str, int | None], illegal: list[str]) -> None:
+        """Raise the engine's own message for the first illegal action (nothing changes)."""
+        for a in illegal:
+            if a not in acting:
+                raise IllegalActionError(
+                    f"{a} does not act in this step (the agents to act are {acting}); its only legal "
+                    f"action is the wait action {self.wait_action}, not {chosen[a]}")
+        trial = self.game.clone(self._t.s)  # replay on a copy for the engine's own message
+        for a in acting:
+            self.game.apply_action(trial, int(chosen[a]))  # type: ignore[arg-type]
+        raise IllegalActionError(f"illegal actions from {illegal}")  # pragma: no cover
 
     def step(self, actions: dict[str, Any]) -> tuple[dict, dict, dict, dict, dict]:
-        """Apply the actions of the seats that must act now.
+        """Apply the actions of the seats that act now; the others wait.
 
         Args:
-            actions: agent -> action; must hold every agent of :meth:`acting_agents`.
+            actions: agent -> action for the live agents. Every acting agent
+                needs one; an idle agent's may be :attr:`wait_action` or left out.
 
         Returns:
             ``observations, rewards, terminations, truncations, infos`` of
@@ -527,18 +580,12 @@ class OctaParallelEnv(ParallelEnv, EzPickle):
         missing = [a for a in acting if actions.get(a) is None]
         if missing:
             raise ValueError(f"no action for {missing}; the agents to act now are {acting}")
-        chosen = {a: int(actions[a]) for a in acting}
-        illegal = []
-        for a in acting:
-            t._mask(t.s, self._seat[a], t.mask)
-            if not (0 <= chosen[a] < t.num_actions) or not t.mask[chosen[a]]:
-                illegal.append(a)
-        rewards = dict.fromkeys(live, 0.0)
+        chosen = {a: None if actions.get(a) is None else int(actions[a]) for a in live}
+        illegal = self._illegal(acting, chosen)
         if illegal and self.illegal_action == "raise":
-            trial = self.game.clone(t.s)  # replay on a copy for the engine's own message
-            for a in acting:
-                self.game.apply_action(trial, chosen[a])
-            raise IllegalActionError(f"illegal actions from {illegal}")  # pragma: no cover
+            self._raise_illegal(acting, chosen, illegal)
+        rewards = dict.fromkeys(live, 0.0)
+        truncated = False
         if illegal:
             for a in illegal:
                 rewards[a] = self.illegal_reward
@@ -552,13 +599,13 @@ class OctaParallelEnv(ParallelEnv, EzPickle):
                 total += t.play(chosen[a])[: len(total)]
             for a in live:
                 rewards[a] = float(total[self._seat[a]])
-            done = t.terminal()
-        obs = {a: t.observe(self._seat[a]) for a in live}
-        terminations = dict.fromkeys(live, done)
-        truncations = dict.fromkeys(live, False)
-        infos: dict[str, dict[str, Any]] = {a: {} for a in live}
+            done, truncated = t.terminal(), t.truncated()
         if done:
             self.agents = []
+        obs = {a: self._observe(a) for a in live}
+        terminations = dict.fromkeys(live, done and not truncated)
+        truncations = dict.fromkeys(live, truncated)
+        infos: dict[str, dict[str, Any]] = {a: {} for a in live}
         if self.render_mode == "human":
             t.render()
         return obs, rewards, terminations, truncations, infos
@@ -572,10 +619,10 @@ class OctaParallelEnv(ParallelEnv, EzPickle):
         return self._t.render()
 
     def close(self) -> None:
-        """Nothing to release (text rendering only)."""
+        """Nothing to release (pictures are drawn off screen)."""
 
 
-def define_envs(game: str, module: str, parallelizable: bool = True) -> tuple[type, type, Any, Any]:
+def define_envs(game: str, module: str) -> tuple[type, type, Any, Any]:
     """The four names of an ``envs/<game>_v0.py`` module, built for one game.
 
     Call it at module level as
@@ -594,20 +641,20 @@ def define_envs(game: str, module: str, parallelizable: bool = True) -> tuple[ty
     """
 
     env_name = module.rsplit(".", 1)[-1]
-    render_modes = ["ansi", "human"] + (["rgb_array"] if has_picture(game) else [])
+    modes = render_modes(game)
 
-    class raw_env(OctaAECEnv):
+    class raw_env(GameAECEnv):
         __doc__ = f"The unwrapped {game} AEC env (raises on illegal actions)."
-        metadata: ClassVar[dict[str, Any]] = {"render_modes": list(render_modes), "name": env_name,
-                                              "is_parallelizable": parallelizable}
+        metadata: ClassVar[dict[str, Any]] = {**GameAECEnv.metadata, "render_modes": modes, "name": env_name}
         GAME = game
 
         def __init__(self, render_mode: str | None = None, **config: Any):
             super().__init__(game, render_mode=render_mode, **config)
 
-    class parallel_raw_env(OctaParallelEnv):
+    class parallel_raw_env(GameParallelEnv):
         __doc__ = f"The {game} Parallel env."
-        metadata: ClassVar[dict[str, Any]] = {"render_modes": list(render_modes), "name": env_name}
+        metadata: ClassVar[dict[str, Any]] = {**GameParallelEnv.metadata, "render_modes": modes,
+                                              "name": env_name}
         GAME = game
 
         def __init__(self, render_mode: str | None = None, illegal_action: str = "terminate",
@@ -619,7 +666,7 @@ def define_envs(game: str, module: str, parallelizable: bool = True) -> tuple[ty
         """The AEC env with the PettingZoo classic wrappers (an illegal move: -1, game over)."""
         return wrap_aec(raw_env(**kwargs))
 
-    def parallel_env(**kwargs: Any) -> OctaParallelEnv:
+    def parallel_env(**kwargs: Any) -> GameParallelEnv:
         """The Parallel env."""
         return parallel_raw_env(**kwargs)
 

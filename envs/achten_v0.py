@@ -19,6 +19,9 @@ Observation            ``{"observation": Box(6333,), "action_mask": Box(17,) int
                        round's move history), seats relative to the viewer
 Rewards                zero-sum: own points minus the mean of the others' (one
                        round), or +1 / -1/(n-1) for a match
+Episode end            terminated by the rules (showdown, verbied); *truncated*
+                       (rewards 0) in the rare round that reaches the safety bound
+                       on turns (``turn_cap`` per player, not a rule of the seed)
 Config (``env(...)``)  the fields of :class:`octagames.achten.rules.Config`
                        (``num_players``, ``match``, ``target``, ``ranks``,
                        ``low_rank``, ``turn_cap``, ``deal_penalty``, ...)

@@ -2,38 +2,34 @@
 
 The environment faces accept ``reset(options={"deal": [[cards of player 0],
 [cards of player 1], ...]})`` (cards as action indices) for analysis,
-notebooks and tests. How a deal is realised depends on how a game's chance
-nodes hand out cards, so each game provides a function
+notebooks and tests. How a deal is realised is a rule of each game (the order
+in which its chance nodes hand out cards), so it lives in the game's rules
+package as
 
 ``deal_outcomes(state, deal) -> list[int]``
 
-that maps the requested hands to the sequence of chance outcomes which deals
+which maps the requested hands to the sequence of chance outcomes that deals
 exactly those hands from the record ``state`` (a fresh game at its first
-chance node; its config and dealer are read from the record). A rules module
-may define ``deal_outcomes`` itself; otherwise the function registered here
-under the game's short name is used. Invalid deals raise ``ValueError`` saying
-what is wrong.
+chance node; its config and dealer are read from the record) and raises
+``ValueError`` saying what is wrong with an invalid deal. This face only
+checks the user's format (a list of lists of integer card indices) and calls it.
 """
 
 from __future__ import annotations
 
-from collections.abc import Callable, Sequence
+from collections.abc import Sequence
 from typing import Any
 
 import numpy as np
 
 from octagames.core import CHANCE, Game, IllegalActionError
 
-DealFn = Callable[[np.void, Sequence[Sequence[int]]], list[int]]
 
-
-def _card_list(deal: Any, num_players: int) -> list[list[int]]:
-    """Validate the outer shape of a deal and convert the cards to ints."""
+def _card_lists(deal: Any, num_players: int) -> list[list[int]]:
+    """The user's deal as a list of lists of ints (``ValueError`` for any other shape)."""
     if isinstance(deal, (str, bytes)) or not hasattr(deal, "__len__"):
         raise ValueError(f"deal must be a list of {num_players} hands (one list of cards per player), "
                          f"got {deal!r}")
-    if len(deal) != num_players:
-        raise ValueError(f"deal has {len(deal)} hands but the game has {num_players} players")
     hands = []
     for p, hand in enumerate(deal):
         if isinstance(hand, (str, bytes)) or not hasattr(hand, "__iter__"):
@@ -45,50 +41,6 @@ def _card_list(deal: Any, num_players: int) -> list[list[int]]:
             cards.append(int(c))
         hands.append(cards)
     return hands
-
-
-def octrix_deal_outcomes(state: np.void, deal: Sequence[Sequence[int]]) -> list[int]:
-    """Chance outcomes that deal ``deal`` in Octrix.
-
-    Octrix deals one card at a time: outcome ``k`` gives its card to seat
-    ``(dealer + 1 + k) % num_players``, so the outcome sequence interleaves the
-    hands, starting with the player left of the dealer.
-
-    Args:
-        state: a fresh Octrix record at its first chance node.
-        deal: ``deal[p]`` is the list of ``hand_size`` cards (0..4*ranks-1) of player ``p``.
-
-    Returns:
-        The chance outcomes, in order.
-
-    Raises:
-        ValueError: wrong number of hands or cards, a card outside the deck,
-            or a card dealt twice.
-    """
-    from octagames.octrix import card_name
-
-    n = int(state["num_players"])
-    h = int(state["hand_size"])
-    deck = 4 * int(state["ranks"])
-    hands = _card_list(deal, n)
-    seen: dict[int, int] = {}
-    for p, cards in enumerate(hands):
-        if len(cards) != h:
-            raise ValueError(f"hand of player {p} has {len(cards)} cards; hand_size is {h}")
-        for c in cards:
-            if not 0 <= c < deck:
-                raise ValueError(f"hand of player {p}: card {c} is not in the deck (cards are 0..{deck - 1})")
-            if c in seen:
-                where = "twice in that hand" if seen[c] == p else f"also in the hand of player {seen[c]}"
-                raise ValueError(f"hand of player {p}: card {c} ({card_name(c)}) is {where}")
-            seen[c] = p
-    dealer = int(state["dealer"])
-    return [hands[(dealer + 1 + k) % n][k // n] for k in range(n * h)]
-
-
-DEAL_OUTCOMES: dict[str, DealFn] = {
-    "octrix": octrix_deal_outcomes,
-}
 
 
 def deal_outcomes(game: Game, state: np.void, deal: Sequence[Sequence[int]]) -> list[int]:
@@ -105,11 +57,10 @@ def deal_outcomes(game: Game, state: np.void, deal: Sequence[Sequence[int]]) -> 
     Raises:
         ValueError: the game has no fixed-deal support, or the deal is invalid.
     """
-    fn = getattr(game.module, "deal_outcomes", None) or DEAL_OUTCOMES.get(game.name)
+    fn = getattr(game.module, "deal_outcomes", None)
     if fn is None:
-        raise ValueError(f"game {game.name!r} does not support fixing a deal "
-                         f"(games that do: {sorted(DEAL_OUTCOMES)})")
-    return list(fn(state, deal))
+        raise ValueError(f"game {game.name!r} does not support fixing a deal (its rules define no deal_outcomes)")
+    return list(fn(state, _card_lists(deal, game.num_players)))
 
 
 def apply_deal(game: Game, state: np.void, deal: Sequence[Sequence[int]]) -> None:

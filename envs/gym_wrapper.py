@@ -4,56 +4,76 @@ One seat learns; the other seats are played by fixed agents
 (:class:`octagames.agents.base.Agent`, :class:`~octagames.agents.base.RandomAgent` by default),
 and chance is resolved with the game record's RNG::
 
-    from octagames.envs.gym_wrapper import SingleAgentEnv
+    import gymnasium
+    import octagames.envs  # registers octagames/Octrix-v0, .../Achten-v0, .../Octiles-v0, .../Octa-v0
 
-    env = SingleAgentEnv("octrix", seat=1, num_players=3)
+    env = gymnasium.make("octagames/Octrix-v0", seat=1, num_players=3)
     obs, info = env.reset(seed=0)
-    terminated = False
-    while not terminated:
-        action = env.action_space.sample(mask=env.action_masks().astype("int8"))
+    terminated = truncated = False
+    while not (terminated or truncated):
+        action = env.action_space.sample(mask=info["action_mask"])
         obs, reward, terminated, truncated, info = env.step(action)
+
+``SingleAgentEnv("octrix", seat=1, num_players=3)`` builds the same env without the registry.
 
 * **Observation**: ``Box(observation_size,)`` float32, the learning seat's
   information state (the layout is in the game's rules docstring).
-* **Action**: ``Discrete(num_actions)``; :meth:`SingleAgentEnv.action_masks`
-  gives the legal actions as a bool array (the method sb3-contrib's
-  ``MaskablePPO`` looks for); ``info["action_mask"]`` holds the same as int8.
+* **Action**: ``Discrete(num_actions)``. The legal actions are
+  ``info["action_mask"]`` and :meth:`SingleAgentEnv.action_masks` (the method
+  sb3-contrib's ``MaskablePPO`` looks for), both int8 as Gymnasium's
+  ``Discrete.sample(mask=...)`` takes them. While an episode is not over the
+  mask is never all zero.
 * **Reward**: the change of the learning seat's return, so an episode's
   rewards sum to its return in the game.
-* **Termination** when the game ends; never truncated (the engines cap their
-  own length).
+* **Termination** when the game ends; **truncation** only where it stops at an
+  engine safety bound that is not a rule (Achten's turn cap), as in the other faces.
+* **Games the learner never acts in** are not episodes: a game can end before
+  the learning seat's first decision (an Achten deal that ends the round, a
+  4-player round that ends before seat 3's turn). ``reset()`` then deals the
+  next game from the same seed stream until the learner has a decision, and
+  reports what it skipped in ``info["skipped_games"]`` (how many) and
+  ``info["skipped_return"]`` (the learning seat's summed returns in them). A
+  learner cannot influence those games, so they carry no learning signal; an
+  evaluation that wants every game's score adds ``skipped_return``.
 * **Opponents** act through :func:`octagames.agents.base.make_turn`, so they only see
   what their seat can see (hidden information determinized).
 * **Seeding**: ``reset(seed=s)`` makes the deal, every later chance event and
   the opponents' choices reproducible.
+* **Pickling and deep copies** rebuild the env by game, seat, config and
+  opponents (a fresh env, not the game in progress): what ``SubprocVecEnv``
+  with ``start_method="spawn"``, Ray and ``multiprocessing`` need.
 
 Illegal actions
-    Gymnasium has no convention for illegal moves. With
-    ``illegal_action="raise"`` (default) an illegal action raises
-    :class:`octagames.core.IllegalActionError` with the engine's message and
-    changes nothing; use the mask. With ``illegal_action="penalize"`` it ends
-    the episode with reward ``illegal_reward`` (-1) and the state unchanged;
-    that is the mode for tools that step with unmasked random actions, such as
-    ``gymnasium.utils.env_checker.check_env``.
+    Gymnasium has no convention for illegal moves; this face takes the one
+    shared by every octagames face. ``illegal_action="terminate"`` (default)
+    ends the episode with reward ``illegal_reward`` (-1) and the state
+    unchanged, so tools that step with unmasked random actions, such as
+    ``gymnasium.utils.env_checker.check_env``, run. ``illegal_action="raise"``
+    raises :class:`octagames.core.IllegalActionError` with the engine's message
+    (the action in words and the rule it breaks) and changes nothing.
 """
 
 from __future__ import annotations
 
+import operator
 from collections.abc import Mapping, Sequence
 from typing import Any, ClassVar
 
 import gymnasium
 import numpy as np
 from gymnasium import spaces
+from gymnasium.utils import EzPickle
 
 from octagames.agents.base import Agent, RandomAgent, make_turn
-from octagames.envs._pettingzoo import make_game, observation_bounds
-from octagames.core import CHANCE, TERMINAL, IllegalActionError
+from octagames.core import TERMINAL, IllegalActionError, make_game
+from octagames.envs._pettingzoo import RENDER_FPS, check_illegal_action, check_render_mode, picture_module, render_modes
+from octagames.envs.deals import apply_deal
 
-ILLEGAL_MODES = ("raise", "penalize")
+#: games dealt at most by one ``reset()`` looking for one the learning seat acts in
+MAX_SKIPPED_GAMES = 1000
 
 
-class SingleAgentEnv(gymnasium.Env):
+class SingleAgentEnv(gymnasium.Env, EzPickle):
     """One seat of a game as a Gymnasium env, the others played by fixed agents.
 
     Args:
@@ -62,45 +82,61 @@ class SingleAgentEnv(gymnasium.Env):
         opponents: agents for the other seats: a sequence in ascending seat
             order (skipping ``seat``) or a mapping seat -> agent; ``None``
             gives a :class:`~octagames.agents.base.RandomAgent` to each.
-        illegal_action: ``"raise"`` or ``"penalize"`` (see the module docstring).
-        illegal_reward: the reward of an illegal action under ``"penalize"``.
+        illegal_action: ``"terminate"`` (default) or ``"raise"`` (see the module docstring).
+        illegal_reward: the reward of an illegal action under ``"terminate"``.
         render_mode: ``"ansi"`` (``render()`` returns the learning seat's view
-            as text), ``"human"`` (prints it) or ``None``.
+            as text), ``"human"`` (prints it), ``"rgb_array"`` (a picture of
+            the learning seat's view, for the games that draw one: Octiles,
+            Octa) or ``None``.
         **config: config fields of the game.
 
     Raises:
         ValueError: bad config value, seat, opponent seats, mode or render mode.
-        TypeError: unknown config field, or an opponent that is not an Agent.
+        TypeError: an opponent that is not an Agent.
+        ModuleNotFoundError: ``render_mode="rgb_array"`` without matplotlib (names the extra).
     """
 
-    metadata: ClassVar[dict[str, Any]] = {"render_modes": ["ansi", "human"], "render_fps": 4}
+    metadata: ClassVar[dict[str, Any]] = {"render_modes": ["ansi", "human", "rgb_array"],
+                                          "render_fps": RENDER_FPS}
 
     def __init__(self, game: str = "octrix", seat: int = 0,
                  opponents: Sequence[Agent] | Mapping[int, Agent] | None = None,
-                 illegal_action: str = "raise", illegal_reward: float = -1.0,
+                 illegal_action: str = "terminate", illegal_reward: float = -1.0,
                  render_mode: str | None = None, **config: Any):
-        self.game = make_game(game, config)
+        EzPickle.__init__(self, game=game, seat=seat, opponents=opponents, illegal_action=illegal_action,
+                          illegal_reward=illegal_reward, render_mode=render_mode, **config)
+        self.game = make_game(game, **config)
         n = self.game.num_players
         if isinstance(seat, bool) or not isinstance(seat, (int, np.integer)) or not 0 <= seat < n:
             raise ValueError(f"seat={seat!r} is not valid; valid values: {list(range(n))}")
-        if illegal_action not in ILLEGAL_MODES:
-            raise ValueError(f"illegal_action={illegal_action!r} is not valid; "
-                             f"valid values: {list(ILLEGAL_MODES)}")
-        if render_mode is not None and render_mode not in self.metadata["render_modes"]:
-            raise ValueError(f"render_mode={render_mode!r} is not valid; "
-                             f"valid values: {self.metadata['render_modes'] + [None]}")
+        self.illegal_action = check_illegal_action(illegal_action)
+        check_render_mode(self.game.name, render_mode)
+        self.metadata = {**self.metadata, "render_modes": render_modes(self.game.name)}
         self.seat = int(seat)
-        self.illegal_action = illegal_action
         self.illegal_reward = float(illegal_reward)
         self.render_mode = render_mode
         self.opponents = self._seat_agents(opponents)
-        low, high = observation_bounds(self.game)
+        low, high = self.game.observation_bounds()
         self.observation_space = spaces.Box(low=low, high=high, shape=(self.game.observation_size,),
                                             dtype=np.float32)
         self.action_space = spaces.Discrete(self.game.num_actions)
         self.state: np.void = self.game.new_state(0)
+        # the env owns its record, so the hot path calls the compiled kernels directly (Game's
+        # methods check the record on every call); the learner's and the opponents' actions
+        # still go through Game.apply_action for its clear errors
+        self._k = self.game.kernels
+        self._returns = np.zeros(self.game.info.max_players, dtype=np.float64)
+        self._mask = np.zeros(self.game.num_actions, dtype=np.uint8)
         self._prev_return = 0.0
         self._done = True
+
+    def __getstate__(self) -> dict[str, Any]:
+        # by constructor arguments (EzPickle), keeping the registry spec gymnasium.make gave it
+        return {**EzPickle.__getstate__(self), "spec": self.spec}
+
+    def __setstate__(self, state: dict[str, Any]) -> None:
+        EzPickle.__setstate__(self, state)
+        self.spec = state.get("spec")
 
     def _seat_agents(self, opponents: Sequence[Agent] | Mapping[int, Agent] | None) -> dict[int, Agent]:
         others = [p for p in range(self.game.num_players) if p != self.seat]
@@ -126,28 +162,50 @@ class SingleAgentEnv(gymnasium.Env):
               ) -> tuple[np.ndarray, dict[str, Any]]:
         """Start a new game and play until the learning seat acts.
 
+        A game that ends before the learning seat's first decision is skipped:
+        the next one is dealt from the same seed stream (see the module docstring).
+
         Args:
             seed: makes the game and the opponents reproducible.
-            options: ``{"deal": [[cards of player 0], ...]}`` fixes the first deal.
+            options: ``{"deal": [[cards of player 0], ...]}`` fixes the deal of
+                the first game dealt.
 
         Returns:
-            The learning seat's observation and ``{"action_mask": int8 mask}``.
+            The learning seat's observation and the info dict: ``action_mask``
+            (int8), ``skipped_games`` and ``skipped_return``.
 
         Raises:
             ValueError: an invalid deal.
+            RuntimeError: :data:`MAX_SKIPPED_GAMES` games in a row gave the learning seat no decision.
         """
         super().reset(seed=seed)
+        deal = options.get("deal") if options else None
+        skipped, skipped_return = 0, 0.0
+        while True:
+            self._new_game(deal)
+            if self._k.current_player(self.state) != TERMINAL:
+                break
+            skipped += 1
+            skipped_return += self._return()
+            if skipped >= MAX_SKIPPED_GAMES:
+                raise RuntimeError(f"{skipped} games in a row ended before seat {self.seat} could act; "
+                                   f"check the config {self.game.config}")
+            deal = None
+        self._done = False
+        if self.render_mode == "human":
+            self.render()
+        return self._obs(), {**self._info(), "skipped_games": skipped, "skipped_return": skipped_return}
+
+    def _new_game(self, deal: Any) -> None:
+        """Deal a game from the env's seed stream and play it until the learning seat acts or it ends."""
         rng = self.np_random
         self.state = self.game.new_state(int(rng.integers(0, 2**63 - 1)))
         for p, agent in self.opponents.items():
             agent.reset(self.game, p, int(rng.integers(0, 2**63 - 1)))
-        if options and options.get("deal") is not None:
-            from octagames.envs.deals import apply_deal
-            apply_deal(self.game, self.state, options["deal"])
-        self._prev_return = float(self.game.returns(self.state)[self.seat])
-        self._done = False
+        if deal is not None:
+            apply_deal(self.game, self.state, deal)
+        self._prev_return = self._return()
         self._advance()
-        return self._obs(), self._info()
 
     def step(self, action: Any) -> tuple[np.ndarray, float, bool, bool, dict[str, Any]]:
         """Play the learning seat's ``action``, then the others until it is its turn again.
@@ -162,29 +220,41 @@ class SingleAgentEnv(gymnasium.Env):
         if self._done:
             raise RuntimeError("the episode is over; call reset()")
         try:
-            self.game.apply_action(self.state, int(action))
-        except IllegalActionError:
+            a = operator.index(action)  # ints, numpy integers and 0-d integer arrays
+        except TypeError:
+            a = -1
+        if not 0 <= a < self.game.num_actions or not self._k.legal_mask(self.state, self.seat, self._mask) \
+                or not self._mask[a]:
             if self.illegal_action == "raise":
-                raise
+                self.game.apply_action(self.state, action)  # raises the engine's message: the action, the rule
+                raise IllegalActionError(f"action {action!r} is not legal now")  # pragma: no cover
+            # "terminate" skips the engine's message: the reasons are Python (and compile on first use)
             self._done = True
             return self._obs(), self.illegal_reward, True, False, self._info()
+        self._k.apply_action(self.state, a)
         self._advance()
-        ret = float(self.game.returns(self.state)[self.seat])
+        ret = self._return()
         reward, self._prev_return = ret - self._prev_return, ret
-        self._done = self.game.is_terminal(self.state)
+        self._done = self._k.current_player(self.state) == TERMINAL
+        truncated = self._done and bool(self._k.truncated(self.state))
         if self.render_mode == "human":
             self.render()
-        return self._obs(), reward, self._done, False, self._info()
+        return self._obs(), reward, self._done and not truncated, truncated, self._info()
 
     def action_masks(self) -> np.ndarray:
-        """Legal actions of the learning seat now (bool, ``num_actions``)."""
-        return self.game.legal_mask(self.state, self.seat).astype(bool)
+        """Legal actions of the learning seat now (int8 0/1, ``num_actions``; all zero once the episode is over)."""
+        self._mask[:] = 0
+        if not self._done:
+            self._k.legal_mask(self.state, self.seat, self._mask)
+        return self._mask.view(np.int8).copy()
 
-    def render(self) -> str | None:
-        """The table as the learning seat sees it: text (``"ansi"``) or printed (``"human"``)."""
+    def render(self) -> str | np.ndarray | None:
+        """The table as the learning seat sees it: text (``"ansi"``), printed (``"human"``), a picture."""
         if self.render_mode is None:
             gymnasium.logger.warn("You are calling render method without specifying any render mode.")
             return None
+        if self.render_mode == "rgb_array":
+            return picture_module(self.game.name).render_rgb(self.state, viewer=self.seat)
         text = self.game.render(self.state, viewer=self.seat)
         if self.render_mode == "human":
             print(text)
@@ -196,17 +266,20 @@ class SingleAgentEnv(gymnasium.Env):
         """Resolve chance and let the opponents act until the learning seat acts or the game ends."""
         g, s, rng = self.game, self.state, self.np_random
         while True:
-            p = g.acting_player(s)
-            if p == CHANCE:
-                g.play_chance(s)
-            elif p == TERMINAL or p == self.seat:
+            p = int(self._k.play_chance(s))  # the acting seat after chance, or TERMINAL
+            if p == TERMINAL or p == self.seat:
                 return
-            else:
-                turn = make_turn(g, s, p, int(rng.integers(0, 2**63 - 1)))
-                g.apply_action(s, self.opponents[p].act(turn))
+            turn = make_turn(g, s, p, int(rng.integers(0, 2**63 - 1)))
+            g.apply_action(s, self.opponents[p].act(turn))
+
+    def _return(self) -> float:
+        self._k.returns(self.state, self._returns)
+        return float(self._returns[self.seat])
 
     def _obs(self) -> np.ndarray:
-        return self.game.observation(self.state, self.seat)
+        out = np.zeros(self.game.observation_size, dtype=np.float32)
+        self._k.observation(self.state, self.seat, out)
+        return out
 
     def _info(self) -> dict[str, Any]:
-        return {"action_mask": self.game.legal_mask(self.state, self.seat).view(np.int8)}
+        return {"action_mask": self.action_masks()}

@@ -11,10 +11,18 @@ from __future__ import annotations
 
 import numpy as np
 
+from octagames.envs._extras import missing_extra
 from octagames.octa import en, nl
 from octagames.octa.common import (LOC_HAND, MAX_RUNS, NUM_NUMBER, RULES_NL, TOK_CENTRE, TOK_POOL, TOK_RUN,
                                    longest_run, table_faceup)
 from octagames.octa.view import card_name, pos_name
+
+try:
+    from matplotlib.backends.backend_agg import FigureCanvasAgg
+    from matplotlib.figure import Figure
+    from matplotlib.patches import Circle, FancyBboxPatch
+except ModuleNotFoundError as e:  # the base install draws no pictures
+    raise missing_extra(e, "drawing Octa pictures (render_mode='rgb_array')") from e
 
 PLAYER_COLOURS = ("#2b6cb0", "#dd6b20")
 _RED_SUITS = "♥♦"
@@ -23,7 +31,6 @@ _CARD_W, _CARD_H = 0.62, 0.86
 
 def _card(ax, x: float, y: float, label: str, face_up: bool = True, scale: float = 1.0,
           edge: str = "#333333") -> None:
-    from matplotlib.patches import FancyBboxPatch
     w, h = _CARD_W * scale, _CARD_H * scale
     face = "#fffdf7" if face_up else "#8aa0b8"
     ax.add_patch(FancyBboxPatch((x - w / 2, y - h / 2), w, h, boxstyle="round,pad=0.02,rounding_size=0.06",
@@ -35,7 +42,6 @@ def _card(ax, x: float, y: float, label: str, face_up: bool = True, scale: float
 
 
 def _token(ax, x: float, y: float, player: int) -> None:
-    from matplotlib.patches import Circle
     ax.add_patch(Circle((x, y), 0.17, fc=PLAYER_COLOURS[player], ec="white", lw=1.5, zorder=5))
     ax.text(x, y, f"T{player}", ha="center", va="center", fontsize=6, color="white", zorder=6)
 
@@ -70,13 +76,12 @@ def render_rgb(s, viewer: int | None = None, dpi: int = 100) -> np.ndarray:
     Returns:
         an ``(H, W, 3)`` uint8 image.
     """
-    import matplotlib
-    matplotlib.use("Agg")
-    import matplotlib.pyplot as plt
-
     me = int(s["cur"]) if viewer is None else int(viewer)
     opp = 1 - me
-    fig, ax = plt.subplots(figsize=(12, 8), dpi=dpi)
+    # a bare Figure, not pyplot: no global figure registry, safe off the main thread
+    fig = Figure(figsize=(12, 8), dpi=dpi)
+    FigureCanvasAgg(fig)
+    ax = fig.add_subplot()
     fig.patch.set_facecolor("#2f6b45")
     ax.set_facecolor("#2f6b45")
     ax.set_xlim(0, 15)
@@ -130,5 +135,4 @@ def render_rgb(s, viewer: int | None = None, dpi: int = 100) -> np.ndarray:
     fig.tight_layout(pad=0.2)
     fig.canvas.draw()
     image = np.asarray(fig.canvas.buffer_rgba())[:, :, :3].copy()
-    plt.close(fig)
     return image

@@ -15,13 +15,18 @@ Example::
 from __future__ import annotations
 
 import numpy as np
-from matplotlib.backends.backend_agg import FigureCanvasAgg
-from matplotlib.figure import Figure
-from matplotlib.patches import Circle, PathPatch, RegularPolygon
-from matplotlib.path import Path
 
+from octagames.envs._extras import missing_extra
 from octagames.octiles import board as B
 from octagames.octiles import rules as R
+
+try:
+    from matplotlib.backends.backend_agg import FigureCanvasAgg
+    from matplotlib.figure import Figure
+    from matplotlib.patches import Circle, PathPatch, RegularPolygon
+    from matplotlib.path import Path
+except ModuleNotFoundError as e:  # the base install draws no pictures
+    raise missing_extra(e, "drawing Octiles pictures (render_mode='rgb_array')") from e
 
 # Side colours follow boardspace (W blue, N red, E yellow, S green).
 SIDE_COLOURS = ("#2f6fd6", "#d8362b", "#e3b620", "#2e9e48")
@@ -75,11 +80,14 @@ def _draw_tile(ax, centre, tile: int, rot: int, scale: float, z: float, lw: floa
         z += 0.02
 
 
-def render_rgb(s, dpi: int = 110, size_in: float = 8.0, title: str | None = None) -> np.ndarray:
+def render_rgb(s, viewer: int | None = None, dpi: int = 110, size_in: float = 8.0,
+               title: str | None = None) -> np.ndarray:
     """Draw record ``s`` of an Octiles game.
 
     Args:
         s: an Octiles record (``octagames.octiles.STATE_DTYPE``).
+        viewer: the seat looking (every renderer takes it); Octiles shows only
+            what all seats see, so the picture is the same for every viewer.
         dpi: resolution; the image is ``size_in * dpi`` pixels square.
         size_in: figure size in inches.
         title: a heading; by default who is to act, the turn and the tiles left unseen.

@@ -21,7 +21,8 @@ Observation            ``{"observation": Box, "action_mask": Box(284,) int8}``: 
 Rewards                +1 for the winner (or winning team), -1/(n-1) for the others
 Config (``env(...)``)  the fields of :class:`octagames.octiles.rules.Config`
                        (``num_players``, ``runners``, ``adjacent``, ``team``,
-                       ``play_on``, ``choose_start_circles``, ``max_turns``)
+                       ``play_on``, ``choose_start_circles``, ``goal_locks``,
+                       ``max_turns``)
 Render modes           ``ansi`` (text), ``human`` (printed), ``rgb_array`` (a picture
                        of the board: tile paths, stops, circles in player colours,
                        runners, the exchange tile, the last move highlighted)

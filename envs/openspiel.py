@@ -49,11 +49,17 @@ any game; everything it says comes from the engine contract:
   string is a valid information-set key for CFR. (It is exactly as
   perfect-recall as the engine's observation: Octrix's match mode, for
   instance, keeps only the scores of earlier rounds.)
+* **Safety bounds**: OpenSpiel needs a finite game, so a game that stops at an
+  engine safety bound rather than by its rules (the rules module's optional
+  ``truncated`` kernel; Achten's bound on turns per round, ``turn_cap``) is a
+  terminal state here, with the returns the engine leaves: all 0, as a draw.
+  ``max_game_length`` counts that bound. The PettingZoo faces report the same
+  stop as a truncation instead.
 * **Deal pools** (:func:`load_pool`): a game whose first move is one chance
   node, uniform over a given list of engine records (e.g. K sampled deals, see
-  ``octagames.agents.cfr.deal_pool``), after which the adapter's game follows from the
+  ``octagames.agents.cfr_tree.deal_pool``), after which the adapter's game follows from the
   record drawn. It lets OpenSpiel's algorithms (``exploitability.nash_conv``)
-  run on the reduced games that ``octagames.agents.cfr`` flattens from a pool; it adds no
+  run on the reduced games that ``octagames.agents.cfr_tree`` flattens from a pool; it adds no
   rule, only the choice of where the game starts.
 * **Serialization**: pyspiel serializes a Python state as its history plus a
   pickle of its ``__dict__``; here that is the record's bytes, so
@@ -70,9 +76,14 @@ import warnings
 from typing import Any, Sequence
 
 import numpy as np
-import pyspiel
 
 from octagames.core import Game, IllegalActionError, available_games, load_module
+from octagames.envs._extras import missing_extra
+
+try:
+    import pyspiel
+except ModuleNotFoundError as e:  # the base install has no OpenSpiel
+    raise missing_extra(e, "octagames.envs.openspiel (the OpenSpiel face)") from e
 
 __all__ = ["PREFIX", "OctagamesGame", "OctagamesObserver", "OctagamesPoolGame", "OctagamesPoolState",
            "OctagamesState", "encode_observation", "game_class", "game_type", "load", "load_pool",
@@ -105,11 +116,11 @@ class _EngineRef:
     It also keeps a scratch legal-mask buffer (states are used from one thread).
     """
 
-    __slots__ = ("game", "module", "mask")
+    __slots__ = ("game", "kernels", "mask")
 
     def __init__(self, game: Game):
         self.game = game
-        self.module = game.module
+        self.kernels = game.kernels  # the contract's compiled entry points
         self.mask = np.zeros(game.num_actions, dtype=np.uint8)
 
     def __deepcopy__(self, memo: dict) -> "_EngineRef":
@@ -127,8 +138,6 @@ def _copy_record(rec: np.void) -> np.void:
     return np.frombuffer(bytearray(rec.tobytes()), dtype=rec.dtype)[0]
 
 
-def _record_from_bytes(data: bytes, dtype: np.dtype) -> np.void:
-    return np.frombuffer(bytearray(data), dtype=dtype)[0]
 
 
 class _Node:
@@ -144,18 +153,22 @@ class _Node:
                  before: np.ndarray | None = None):
         self.eng = eng
         self.rec = rec
-        self.cur = int(eng.module.current_player(rec)) if cur is None else cur
+        self.cur = int(eng.kernels.current_player(rec)) if cur is None else cur
         self.before = before
 
     def __deepcopy__(self, memo: dict) -> "_Node":
         return _Node(self.eng, _copy_record(self.rec), self.cur, self.before)
 
     def __reduce__(self) -> tuple:
-        return (_node_from_bytes, (self.eng, self.rec.tobytes(), self.before))
+        return (_node_from_bytes, (self.eng, self.eng.game.to_bytes(self.rec), self.before))
 
 
 def _node_from_bytes(eng: _EngineRef, data: bytes, before: np.ndarray | None) -> _Node:
-    return _Node(eng, _record_from_bytes(data, eng.game.dtype), None, before)
+    # a deserialized state is untrusted input: Game.from_bytes checks format, checksum and fields
+    if before is not None and (not isinstance(before, np.ndarray) or before.shape != (eng.game.num_players,)
+                               or before.dtype != np.float64):
+        raise ValueError(f"a serialized {eng.game.name} state holds returns of the wrong shape")
+    return _Node(eng, eng.game.from_bytes(data), None, before)
 
 
 def _engine(name: str, config: Any) -> _EngineRef:
@@ -373,7 +386,7 @@ class OctagamesState(pyspiel.State):
                 size *= len(legal) or 1
             return list(range(size))
         buf = n.eng.mask
-        if player < 0 or not n.eng.module.legal_mask(n.rec, player, buf):
+        if player < 0 or not n.eng.kernels.legal_mask(n.rec, player, buf):
             return []
         return np.flatnonzero(buf).tolist()
 
@@ -444,7 +457,7 @@ class OctagamesState(pyspiel.State):
         g = n.eng.game
         n.before = g.returns(n.rec)
         g.apply_action(n.rec, action)
-        n.cur = int(n.eng.module.current_player(n.rec))
+        n.cur = int(n.eng.kernels.current_player(n.rec))
 
     def _apply_actions(self, actions: list[int]) -> None:
         """Apply a joint action at a simultaneous node.
@@ -460,7 +473,7 @@ class OctagamesState(pyspiel.State):
         """
         n = self._n
         eng = n.eng
-        g, m, s, buf = eng.game, eng.module, n.rec, eng.mask
+        g, m, s, buf = eng.game, eng.kernels, n.rec, eng.mask
         if n.cur != _SIMULTANEOUS:
             raise ValueError(f"apply_actions needs a simultaneous node; player {n.cur} is to move")
         num = g.num_players
@@ -516,7 +529,7 @@ class OctagamesObserver:
     def set_from(self, state: OctagamesState, player: int) -> None:
         """Write ``player``'s observation of ``state`` into :attr:`tensor`."""
         self.tensor.fill(0.0)
-        self._eng.module.observation(state._n.rec, player, self.tensor)
+        self._eng.kernels.observation(state._n.rec, player, self.tensor)
 
     def string_from(self, state: OctagamesState, player: int) -> str:
         """``"<game> p<player> "`` + the non-zero entries of the observation tensor.
@@ -565,11 +578,11 @@ class _Pool:
         return self
 
     def __reduce__(self) -> tuple:
-        return (_pool_from_bytes, (self.eng, [r.tobytes() for r in self.records]))
+        return (_pool_from_bytes, (self.eng, [self.eng.game.to_bytes(r) for r in self.records]))
 
 
 def _pool_from_bytes(eng: _EngineRef, data: list[bytes]) -> _Pool:
-    return _Pool(eng, tuple(_record_from_bytes(d, eng.game.dtype) for d in data))
+    return _Pool(eng, tuple(eng.game.from_bytes(d) for d in data))
 
 
 class OctagamesPoolGame(OctagamesGame):
@@ -585,7 +598,7 @@ class OctagamesPoolGame(OctagamesGame):
     Args:
         name: short octagames name.
         records: the engine records to start from (the game's own dtype; they
-            should come from the same config, e.g. ``octagames.agents.cfr.deal_pool``).
+            should come from the same config, e.g. ``octagames.agents.cfr_tree.deal_pool``).
         params: OpenSpiel parameters (config fields).
 
     Raises:
@@ -708,9 +721,9 @@ def load_pool(name: str, records: Sequence[np.void], **config: Any) -> Octagames
     """The game ``octagames_<name>`` started from a uniform chance draw among ``records``.
 
     Example: OpenSpiel's exploitability on the reduced game that
-    ``octagames.agents.cfr.flatten(GameSource(game, roots=records))`` solves::
+    ``octagames.agents.cfr_tree.flatten(GameSource(game, roots=records))`` solves::
 
-        records = octagames.agents.cfr.deal_pool(game, 8, seed=0)
+        records = octagames.agents.cfr_tree.deal_pool(game, 8, seed=0)
         spiel_game = octagames.envs.openspiel.load_pool("achten", records, **dataclasses.asdict(game.config))
 
     Args:

@@ -7,12 +7,15 @@
     >>> obs, rewards, terminated, truncated, info = env.step(actions)
 
 * ``obs`` is ``[N, D]`` float32: the information state of the seat to move in each game.
-* ``info["player"]`` is ``[N]``: that seat; ``info["action_mask"]`` is ``[N, A]`` uint8.
+* ``info["player"]`` is ``[N]``: that seat; ``info["action_mask"]`` is ``[N, A]`` bool (as Pgx's
+  ``legal_action_mask``; torch's ``masked_fill`` and ``torch.where`` take it as it is).
 * ``rewards`` is ``[N, P]``: every seat's reward for this step (returns are
   paid when a game ends, so rewards are zero-sum).
 * A finished game restarts at once inside ``step`` (``terminated[i]`` is True
   and ``obs[i]`` already belongs to the new game), seeded from the finished
-  game's own RNG, so a run is reproducible from ``seed``.
+  game's own RNG, so a run is reproducible from ``seed``. A game stopped by an
+  engine safety bound that is not a rule (Achten's turn cap) is flagged in
+  ``truncated[i]`` instead, and restarts the same way.
 * Simultaneous moves are taken in turn, lowest pending seat first; a card
   committed that way stays hidden from the other seats' observations until the
   whole step is revealed, exactly as in the engine.
@@ -30,8 +33,8 @@ from typing import Any
 
 import numpy as np
 
-from octagames.batch import batch_kernels, random_actions
 from octagames.core import Game
+from octagames.specialize import batch_kernels
 
 
 class VectorEnv:
@@ -57,7 +60,10 @@ class VectorEnv:
                  **config: Any) -> None:
         if isinstance(num_envs, bool) or not isinstance(num_envs, (int, np.integer)) or num_envs < 1:
             raise ValueError(f"num_envs={num_envs!r} is not valid; it must be an integer >= 1")
-        self.game = Game(game, **config)
+        self._build(Game(game, **config), num_envs, seed, num_threads)
+
+    def _build(self, game: Game, num_envs: int, seed: int, num_threads: int | None) -> None:
+        self.game = game
         self.num_envs = int(num_envs)
         self.num_players = self.game.num_players
         self.num_actions = self.game.num_actions
@@ -91,7 +97,7 @@ class VectorEnv:
         if seed is not None:
             self.seed = int(seed)
         seeds = np.arange(self.num_envs, dtype=np.int64) + self.seed
-        self._run(self._k.reset, self.states, seeds, self._obs, self._mask, self._player)
+        self._run(self._k.reset_batch, self.states, seeds, self._obs, self._mask, self._player)
         self._ready = True
         return self._obs.copy(), self._info()
 
@@ -146,7 +152,7 @@ class VectorEnv:
     def sample_actions(self) -> np.ndarray:
         """A uniformly random legal action for every game (reproducible from ``seed``)."""
         out = np.zeros(self.num_envs, dtype=np.int64)
-        random_actions(self._mask, self._sample_seeds, out)
+        self._k.random_actions(self._mask, self._sample_seeds, out)
         return out
 
     @property
@@ -156,8 +162,8 @@ class VectorEnv:
 
     @property
     def action_mask(self) -> np.ndarray:
-        """Current legal masks ``[N, A]`` (a view)."""
-        return self._mask
+        """Current legal masks ``[N, A]`` bool (a view)."""
+        return self._mask.view(np.bool_)  # the kernels write 0/1 bytes: a bool view costs nothing
 
     @property
     def player(self) -> np.ndarray:
@@ -174,13 +180,31 @@ class VectorEnv:
         """Which games ended in the last step ``[N]`` (a view)."""
         return self._term
 
+    @property
+    def truncated(self) -> np.ndarray:
+        """Which games stopped at an engine safety bound (not a rule) in the last step ``[N]`` (a view)."""
+        return self._trunc
+
     def observe(self, players: np.ndarray) -> np.ndarray:
-        """Observations ``[N, D]`` of the given seat in every game."""
+        """Observations ``[N, D]`` of the given seat in every game.
+
+        Raises:
+            ValueError: ``players`` is not an integer array of shape ``[N]`` with seats in
+                ``0..num_players-1``.
+        """
+        seats = np.asarray(players)
+        if seats.shape != (self.num_envs,) or not np.issubdtype(seats.dtype, np.integer):
+            raise ValueError(f"players must be an integer array of shape ({self.num_envs},), "
+                             f"got {seats.dtype} {seats.shape}")
+        bad = np.flatnonzero((seats < 0) | (seats >= self.num_players))
+        if bad.size:
+            raise ValueError(f"players[{int(bad[0])}] = {int(seats[bad[0]])} is not a seat; "
+                             f"valid values: 0..{self.num_players - 1}")
         out = np.zeros((self.num_envs, self.observation_size), dtype=np.float32)
-        self._run(self._k.observe, self.states, np.asarray(players, dtype=np.int64), out)
+        self._run(self._k.observe_batch, self.states, seats.astype(np.int64), out)
         return out
 
-    _STATE_ARRAYS = ("states", "_obs", "_mask", "_player", "_rew", "_term", "_scratch", "_sample_seeds")
+    _STATE_ARRAYS = ("states", "_obs", "_mask", "_player", "_rew", "_term", "_trunc", "_scratch", "_sample_seeds")
 
     def get_state(self) -> dict[str, np.ndarray]:
         """Copies of everything that determines the env's future (records, buffers, sampling seeds)."""
@@ -191,27 +215,46 @@ class VectorEnv:
     def set_state(self, state: dict[str, np.ndarray]) -> None:
         """Restore :meth:`get_state` into an env built with the same game, config and size.
 
+        Saved states are untrusted input: every game record is checked
+        (:meth:`octagames.core.Game.check_record`: this game, this config, fields in
+        range), and the observations, masks and seats to act are recomputed from
+        the records rather than trusted.
+
         Raises:
-            ValueError: a missing array or one of another shape or dtype; the env is unchanged then.
+            ValueError: a missing array, one of another shape or dtype, or an invalid
+                record (naming the game and the field); the env is unchanged then.
         """
         for k in self._STATE_ARRAYS:
             mine, theirs = getattr(self, k), state.get(k.lstrip("_"))
-            if theirs is None or theirs.shape != mine.shape or theirs.dtype != mine.dtype:
+            if not isinstance(theirs, np.ndarray) or theirs.shape != mine.shape or theirs.dtype != mine.dtype:
                 raise ValueError(f"state[{k.lstrip('_')!r}] does not fit this env "
                                  f"(expected {mine.dtype} {mine.shape})")
+        records = state["states"]
+        for i in range(self.num_envs):
+            try:
+                self.game.check_record(records[i])
+            except ValueError as e:
+                raise ValueError(f"state['states'][{i}]: {e}") from None
         for k in self._STATE_ARRAYS:
             getattr(self, k)[...] = state[k.lstrip("_")]
+        self._run(self._k.emit_batch, self.states, self._obs, self._mask, self._player)
         self._ready = True
 
     def close(self) -> None:
-        """Stop the worker threads (the env cannot step afterwards)."""
+        """Stop the worker threads; later steps run the whole batch on the calling thread."""
         if self._pool is not None:
             self._pool.shutdown()
             self._pool = None
 
+    def __reduce__(self) -> tuple[Any, ...]:
+        # by game, config and size, plus the game records and buffers: compiled kernels and
+        # worker threads are rebuilt on the other side (spawned workers, Ray, deepcopy)
+        state = self.get_state() if self._ready else None
+        return (_restore, (self.game, self.num_envs, self.seed, self.num_threads, state))
+
     def _step(self) -> None:
-        self._run(self._k.step, self.states, self._actions, self._obs, self._mask, self._player,
-                  self._rew, self._term, self._scratch)
+        self._run(self._k.step_batch, self.states, self._actions, self._obs, self._mask, self._player,
+                  self._rew, self._term, self._trunc, self._scratch)
 
     def _run(self, kernel, *arrays: np.ndarray) -> None:
         # every argument is an array over the batch; each thread steps one slice of it
@@ -223,7 +266,16 @@ class VectorEnv:
             f.result()
 
     def _info(self) -> dict[str, np.ndarray]:
-        return {"action_mask": self._mask.copy(), "player": self._player.copy()}
+        return {"action_mask": self._mask.view(np.bool_).copy(), "player": self._player.copy()}
+
+
+def _restore(game: Game, num_envs: int, seed: int, num_threads: int,
+             state: dict[str, np.ndarray] | None) -> VectorEnv:
+    env = VectorEnv.__new__(VectorEnv)
+    env._build(game, num_envs, seed, num_threads)
+    if state is not None:
+        env.set_state(state)
+    return env
 
 
 def make(game: str, num_envs: int, seed: int = 0, **config: Any) -> VectorEnv:

@@ -21,6 +21,7 @@ from __future__ import annotations
 
 import importlib
 import json
+import os
 import platform
 import random
 import time
@@ -31,6 +32,7 @@ from typing import Callable
 import numpy as np
 
 from octagames.core import available_games
+from octagames.envs.vector import make
 
 BENCH_CONFIGS = {
     "octrix": dict(num_players=2),
@@ -70,7 +72,6 @@ def _timed(step: Callable[[], int], seconds: float) -> float:
 
 def bench_vector(game: str, batch: int, seconds: float, seed: int, **config) -> float:
     """Steps/s of the vector env at one batch size."""
-    from octagames.envs.vector import make
     env = make(game, batch, seed=seed, **config)
     env.reset()
     reps = max(1, 4096 // batch)
@@ -160,7 +161,7 @@ def main(cfg: BenchConfig) -> dict:
         rows[f"{name}: OpenSpiel adapter"] = _timed(openspiel_loop(osp.load(name, **config), cfg.seed),
                                                    cfg.seconds)
     machine = f"{platform.machine()}, {platform.processor() or 'cpu'}, {_cores()} cores, Python {platform.python_version()}"
-    print(f"\nRandom-play throughput ({machine}; {cfg.seconds:.0f}s per row)")
+    print(f"\nRandom-play throughput ({machine}; {cfg.seconds:g} s per row)")
     print(f"{'setup':<50}{'steps/s':>14}{'x PZ c4':>10}{'x pyspiel c4':>14}")
     for k, v in rows.items():
         print(f"{k:<50}{v:>14,.0f}{v / pz:>10.2f}{v / c4:>14.2f}")
@@ -176,7 +177,6 @@ def main(cfg: BenchConfig) -> dict:
 
 
 def _cores() -> int:
-    import os
     return len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else (os.cpu_count() or 1)
 
 

@@ -11,7 +11,7 @@ the time to reach NashConv <= ``target`` is measured for ours and for C++ (the
 Python solver's is extrapolated from its time per iteration, stated as such).
 
 Part 2, 2-player reduced-deck Octrix over one round: NashConv curves of the four
-CFR variants (our exact :func:`octagames.agents.cfr.nash_conv`), the NashConv of uniform
+CFR variants (our exact :func:`octagames.agents.exploitability.nash_conv`), the NashConv of uniform
 random play and of the heuristic agent (small configs), the gap between CFR+'s value and the exact value from
 :mod:`octagames.agents.octrix_solver` (whole config and single deals), and one cross-check
 of our NashConv against OpenSpiel's through ``octagames.envs.openspiel``.
@@ -30,22 +30,19 @@ from pathlib import Path
 from typing import Any
 
 import numpy as np
+import pyspiel
+from open_spiel.python import policy as os_policy
+from open_spiel.python.algorithms import cfr as os_cfr
+from open_spiel.python.algorithms import exploitability as os_exploitability
 from tqdm import tqdm
 
-from octagames.agents.cfr import (
-    VARIANTS,
-    CFRConfig,
-    CFRSolver,
-    GameSource,
-    adapter_policy,
-    agent_policy,
-    flatten,
-    flatten_spiel,
-    nash_conv,
-    to_openspiel_policy,
-)
+from octagames.agents.cfr import VARIANTS, CFRConfig, CFRSolver
+from octagames.agents.cfr_tree import GameSource, flatten, flatten_spiel
+from octagames.agents.exploitability import adapter_policy, agent_policy, nash_conv, to_openspiel_policy
+from octagames.agents.heuristic_octrix import OctrixHeuristicAgent
 from octagames.agents.octrix_solver import OctrixRoundSolver, game_value, state_value
 from octagames.core import Game
+from octagames.envs import openspiel as eo
 
 
 @dataclass(frozen=True)
@@ -55,7 +52,7 @@ class BenchCFRConfig:
     iterations: int = 1000
     """CFR+ iterations of our solver and of OpenSpiel's C++ solver on each poker game"""
     python_iterations: int = 20
-    """CFR+ iterations of OpenSpiel's Python solver (about 0.15-0.4 s each on Leduc)"""
+    """CFR+ iterations of OpenSpiel's Python solver (slow per iteration: see docs/benchmarks.md)"""
     eval_points: int = 6
     """NashConv evaluations along each poker curve (log spaced)"""
     target: float = 1e-3
@@ -94,8 +91,6 @@ class _CppPolicy:
     """An OpenSpiel Python policy view of a C++ ``pyspiel.Policy``."""
 
     def __new__(cls, game: Any, cpp_policy: Any) -> Any:
-        from open_spiel.python import policy as os_policy
-
         class _P(os_policy.Policy):
             def action_probabilities(self, state, player_id=None):
                 return dict(cpp_policy.action_probabilities(state))
@@ -105,10 +100,6 @@ class _CppPolicy:
 
 def _poker(name: str, cfg: BenchCFRConfig) -> dict:
     """Part 1 on one pyspiel game."""
-    import pyspiel
-    from open_spiel.python.algorithms import cfr as os_cfr
-    from open_spiel.python.algorithms import exploitability
-
     game = pyspiel.load_game(name)
     quick_leduc = cfg.quick and name == "leduc_poker"
     n_ours = 20 if quick_leduc else cfg.iterations
@@ -135,7 +126,7 @@ def _poker(name: str, cfg: BenchCFRConfig) -> dict:
             curve.append(
                 {
                     "iteration": it,
-                    "nash_conv": float(exploitability.nash_conv(game, policy())),
+                    "nash_conv": float(os_exploitability.nash_conv(game, policy())),
                     "seconds": spent,
                 }
             )
@@ -181,9 +172,6 @@ def _poker(name: str, cfg: BenchCFRConfig) -> dict:
 
 def _race(game: Any, tree: Any, cfg: BenchCFRConfig) -> dict:
     """Iterations and seconds until OpenSpiel's NashConv of the average policy is <= target."""
-    import pyspiel
-    from open_spiel.python.algorithms import exploitability
-
     res = {"target": cfg.target}
     ours = CFRSolver(tree, CFRConfig("cfr+"))
     cpp = pyspiel.CFRPlusSolver(game)
@@ -205,7 +193,7 @@ def _race(game: Any, tree: Any, cfg: BenchCFRConfig) -> dict:
             spent += time.perf_counter() - t
             it += cfg.target_check_every
             bar.update(cfg.target_check_every)
-            nc = float(exploitability.nash_conv(game, pol()))
+            nc = float(os_exploitability.nash_conv(game, pol()))
             if nc <= cfg.target:
                 break
         bar.close()
@@ -229,8 +217,6 @@ def _octrix(spec: str, cfg: BenchCFRConfig, solver: OctrixRoundSolver) -> dict:
         "variants": {},
     }
     if tree.num_nodes <= cfg.heuristic_max_nodes:
-        from octagames.agents.heuristic_octrix import OctrixHeuristicAgent
-
         out["heuristic_nash_conv"] = nash_conv(tree, agent_policy(game, tree, OctrixHeuristicAgent()))
     n = 30 if cfg.quick else cfg.octrix_iterations
     final = None
@@ -341,15 +327,9 @@ def main(cfg: BenchCFRConfig) -> dict:
     if specs:
         result["octrix_deal_gaps"] = {specs[-1]: _deal_gaps(specs[-1], cfg, solver)}
     if specs and cfg.octrix_openspiel_check:
-        import pyspiel
-        from open_spiel.python.algorithms import exploitability
-
-        with warnings.catch_warnings():
-            warnings.simplefilter("ignore")
-            import octagames.envs.openspiel as eo
         small = result["octrix"][0]
         spiel_game = pyspiel.convert_to_turn_based(eo.load("octrix", **small["config"]))
-        theirs = exploitability.nash_conv(
+        theirs = os_exploitability.nash_conv(
             spiel_game, adapter_policy(small["_tree"], small["_policy"], spiel_game, small["_game"])
         )
         ours = nash_conv(small["_tree"], small["_policy"])

@@ -37,7 +37,7 @@ from octagames.agents.arena import play_match, wilson_interval
 from octagames.agents.base import Agent, RandomAgent, make_turn
 from octagames.agents.mcts import MCTS, MCTSAgent, MCTSConfig, default_evaluator
 from octagames.agents.registry import make_agent
-from octagames.experiments.cli import make_game, parse_game_spec
+from octagames.experiments.cli import game_from_spec, parse_game_spec
 from octagames.core import Game, available_games
 
 
@@ -141,7 +141,7 @@ def vs_openspiel(name: str, games: int, budget: int, seed: int,
     os_game = openspiel_game(name)
     ours = MCTSAgent(MCTSConfig(num_simulations=budget))
     wins = draws = 0
-    bar = tqdm(range(games), desc=f"{name}: mcts{budget} vs openspiel", leave=False)
+    bar = tqdm(range(games), desc=f"{name}: mcts:{budget} vs openspiel", leave=False)
     for k in bar:
         our_seat = k % 2
         rng = np.random.default_rng(seed + k)
@@ -179,7 +179,7 @@ def _os_row(name: str, games: int, budget: int, wins: int, draws: int, g: Game) 
 
 def vs_agent(spec: str, opponent: str, games: int, budget: int, seed: int) -> dict[str, Any]:
     """Our MCTS against ``opponent`` (a registry spec) in every other seat, on a games entry."""
-    g = make_game(spec)
+    g = game_from_spec(spec)
     agents: list[Agent] = [MCTSAgent(MCTSConfig(num_simulations=budget))]
     agents += [make_agent(opponent, g.name) if opponent != "random" else RandomAgent()
                for _ in range(g.num_players - 1)]
@@ -226,7 +226,7 @@ def main(cfg: BenchConfig) -> dict[str, Any]:
     games = [x.strip() for x in cfg.games if x.strip()] or available_games()
     result: dict[str, Any] = {"config": vars(cfg), "speed": [], "strength": []}
     for spec in games:
-        make_game(spec)  # a bad entry fails before anything is measured
+        game_from_spec(spec)  # a bad entry fails before anything is measured
     for name in games if not cfg.skip_speed else []:
         if ":" in name:
             continue  # speed: default configs only
@@ -243,7 +243,7 @@ def main(cfg: BenchConfig) -> dict[str, Any]:
             # print and save after every match, so a long run keeps what it has measured
             rows.append(row)
             lo, hi = row["ci95"]
-            print(f"{row['game']:<8} mcts{row['budget']} vs {row['opponent']:<18} score {row['score']:.3f} "
+            print(f"{row['game']:<8} mcts:{row['budget']} vs {row['opponent']:<18} score {row['score']:.3f} "
                   f"[{lo:.3f}, {hi:.3f}] over {row['games']} games", flush=True)
             (out / "bench_mcts.json").write_text(json.dumps(result, indent=2))
 

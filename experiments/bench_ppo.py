@@ -45,8 +45,11 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+import numpy as np
 import torch
 
+from octagames.envs.gym_wrapper import SingleAgentEnv
+from octagames.envs.vector import make
 from octagames.experiments.cli import parse_game_spec
 from octagames.experiments.train_ppo import TrainConfig, Trainer
 
@@ -131,18 +134,12 @@ def _rate(marks: list[tuple[float, float, float]]) -> tuple[float, float, float,
 
 def warm_up(game: str, config: dict[str, Any], num_players: int, gym: bool) -> None:
     """Compile the game's kernels (numba compiles on first use) before anything is timed."""
-    from octagames.envs.vector import make
-
     env = make(game, 4, seed=0, num_players=num_players, num_threads=1, **config)
     env.reset()
     for _ in range(3):
         env.step_inplace(env.sample_actions())
     env.close()
     if gym:
-        import numpy as np
-
-        from octagames.envs.gym_wrapper import SingleAgentEnv
-
         genv = SingleAgentEnv(game, seat=0, num_players=num_players, **config)
         genv.reset(seed=0)
         rng = np.random.default_rng(0)
@@ -199,7 +196,6 @@ def bench_sb3(cfg: BenchConfig, game: str, config: dict[str, Any], n_steps: int,
         from stable_baselines3.common.vec_env import DummyVecEnv
     except ImportError as e:
         raise SystemExit(SB3_MISSING) from e
-    from octagames.envs.gym_wrapper import SingleAgentEnv
 
     class Clock(BaseCallback):
         """Marks each cycle boundary; stops at the first one after the budget."""
@@ -341,7 +337,7 @@ def plot_bench(out: dict[str, Any], path: Path) -> Path:
 def main(cfg: BenchConfig) -> dict[str, Any]:
     """Command-line entry: run the benchmark and print a table."""
     out = run_bench(cfg)
-    print(f"torch threads: {out['torch_threads']}, budget {cfg.budget_s:.0f}s per measurement, "
+    print(f"torch threads: {out['torch_threads']}, budget {cfg.budget_s:g} s per measurement, "
           f"hidden {cfg.hidden} {cfg.activation}")
     print(f"{'game':<18}{'measurement':<14}{'samples/s':>12}{'env steps/s':>13}{'ratio (ours/x)':>16}")
     for spec, r in out["results"].items():

@@ -12,11 +12,17 @@ Two forms:
 from __future__ import annotations
 
 import dataclasses
-from typing import Any, Sequence
+import subprocess
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any, ClassVar, Sequence, TypeVar
 
+from octagames.agents.arena import GameJournal
+from octagames.agents.registry import make_agent
 from octagames.core import Game, available_games
 
 _TRUE, _FALSE = ("true", "1", "yes"), ("false", "0", "no")
+ConfigT = TypeVar("ConfigT")
 
 
 def parse_game_config(config: str | Sequence[str], game: str) -> dict[str, Any]:
@@ -69,7 +75,118 @@ def parse_game_spec(spec: str) -> tuple[str, dict[str, Any]]:
     return name.strip(), parse_game_config(config, name.strip())
 
 
-def make_game(spec: str) -> Game:
+def game_from_spec(spec: str) -> Game:
     """The :class:`~octagames.core.Game` of a game spec (``"achten:deal_penalty=1"``); the config is checked."""
     name, config = parse_game_spec(spec)
     return Game(name, **config)
+
+
+def config_or_defaults(config_cls: type[ConfigT]) -> ConfigT:
+    """The script's config from the command line (tyro), or its defaults in a base install without tyro."""
+    try:
+        import tyro  # optional: the `train` extra
+    except ImportError:
+        return config_cls()
+    return tyro.cli(config_cls)
+
+
+@dataclass(frozen=True)
+class RunConfig:
+    """The fields every trainer shares (the game, seeds, device, where the run goes); trainers extend it."""
+
+    KIND: ClassVar[str] = "run"  # the run folder's parent: runs/<KIND>/...
+
+    # -- game -----------------------------------------------------------------
+    game: str = "octrix"
+    """short game name: octrix, achten, octiles, octa"""
+    num_players: int = 2
+    """seats (within what the game allows)"""
+    game_config: tuple[str, ...] = ()
+    """other config fields of the game as key=value (e.g. ranks=4 hand_size=4, or match=True)"""
+    # -- run ------------------------------------------------------------------
+    seed: int = 0
+    """seeds the games, torch, numpy and python RNGs"""
+    device: str = "auto"
+    """torch device: auto (cuda when present, else cpu), cpu or cuda"""
+    torch_threads: int = 1
+    """torch CPU threads (0 leaves torch's default); 1 is fastest for these small MLPs on a shared CPU"""
+    run_dir: str = ""
+    """output folder (default runs/<trainer>/<game>-<players>p-s<seed>)"""
+    resume: bool = False
+    """continue from run_dir/checkpoint.pt"""
+    time_budget_s: float = 0.0
+    """also stop after this much wall time (0: no limit); breaks exact reproducibility"""
+    progress: bool = True
+    """show a tqdm progress bar"""
+
+    def __post_init__(self) -> None:
+        if self.device not in ("auto", "cpu", "cuda") and not self.device.startswith("cuda:"):
+            raise ValueError(f"device={self.device!r} is not valid; valid values: auto, cpu, cuda")
+        Game(self.game, **self.game_kwargs())  # unknown games, fields and values fail here
+
+    def game_kwargs(self) -> dict[str, Any]:
+        """The game's config fields (``num_players`` and ``game_config``)."""
+        return {"num_players": self.num_players, **parse_game_config(self.game_config, self.game)}
+
+    def resolved_run_dir(self) -> Path:
+        """``run_dir``, or the default folder of this trainer, game and seed."""
+        return Path(self.run_dir or f"runs/{self.KIND}/{self.game}-{self.num_players}p-s{self.seed}")
+
+
+def usable_agents(specs: Sequence[str], game: str) -> tuple[list[str], dict[str, str]]:
+    """Split agent specs into those that build for ``game`` and the others, with the reason of each refusal."""
+    ok, skipped = [], {}
+    for spec in specs:
+        try:
+            make_agent(spec, game)
+        except Exception as e:  # unknown or unavailable agent for this game
+            skipped[spec] = f"{type(e).__name__}: {e}"
+            continue
+        ok.append(spec)
+    return ok, skipped
+
+
+def git_commit() -> str:
+    """The short hash of the checkout's HEAD (``"unknown"`` outside a git checkout)."""
+    try:
+        out = subprocess.run(["git", "rev-parse", "--short", "HEAD"], cwd=Path(__file__).resolve().parent,
+                             capture_output=True, text=True)
+    except OSError:
+        return "unknown"
+    return out.stdout.strip() or "unknown"
+
+
+def command_line(cfg: Any, module: str, python: str = "python") -> list[str]:
+    """The command that runs ``python -m <module>`` with config ``cfg`` (a dataclass parsed by tyro):
+    every field that differs from its default, as a flag."""
+    args = [python, "-m", module]
+    for f in dataclasses.fields(cfg):
+        value = getattr(cfg, f.name)
+        if value == f.default:
+            continue
+        flag = "--" + f.name.replace("_", "-")
+        if isinstance(value, bool):
+            args.append(flag if value else f"--no-{f.name.replace('_', '-')}")
+        elif isinstance(value, (tuple, list)):
+            args += [flag, *map(str, value)]
+        else:
+            args += [flag, str(value)]
+    return args
+
+
+def executor_from(ray: bool, ray_address: str, chunk_size: int = 8) -> Any:
+    """The games' executor of the ``--ray``/``--ray-address`` flags: ``None`` (this process) or Ray tasks."""
+    if not (ray or ray_address):
+        return None
+    from octagames.agents.distributed import RayGames  # the only module that imports Ray
+    return RayGames(address=ray_address or None, chunk_size=chunk_size)
+
+
+def open_journal(path: Path, resume: bool, header: dict[str, Any]) -> GameJournal:
+    """The run's game journal: resumed when ``resume`` (and it says so), else started afresh."""
+    if not resume and path.exists():
+        path.unlink()
+    journal = GameJournal(path, header)
+    if journal.done:
+        print(f"resuming: {len(journal.done)} games already played ({path})")
+    return journal

@@ -17,6 +17,7 @@ from octagames.agents.arena import play_match
 from octagames.agents.registry import make_agent
 from octagames.experiments.tournament import run_tournament, save
 from octagames.core import available_games
+from octagames.experiments.cli import config_or_defaults
 
 DEMO_CONFIGS = {
     "octrix": dict(num_players=2),
@@ -41,12 +42,15 @@ class DemoConfig:
     """where the JSON table goes"""
     tournament_games: int = 6
     """games per pair in the short round robin (0: no tournament)"""
+    games: tuple[str, ...] = ()
+    """games to run (default: every game installed)"""
 
 
 def main(cfg: DemoConfig) -> dict:
     """Run the demo arena; returns the JSON written."""
     results = {}
-    for name in available_games():
+    games = list(cfg.games) or available_games()
+    for name in games:
         config = DEMO_CONFIGS.get(name, {})
         agents = [make_agent("heuristic", name), make_agent("random", name)]
         n = int(config.get("num_players", 2))
@@ -59,7 +63,7 @@ def main(cfg: DemoConfig) -> dict:
     out.write_text(json.dumps(results, indent=2))
     print(f"wrote {out}")
     if cfg.tournament_games > 0:
-        for name in available_games():
+        for name in games:
             specs = ["random"]
             try:
                 make_agent("heuristic", name)
@@ -70,7 +74,9 @@ def main(cfg: DemoConfig) -> dict:
             t = run_tournament(name, specs, cfg.tournament_games, seed=cfg.seed, bootstrap=100,
                                **DEMO_CONFIGS.get(name, {}))
             print(t.table(), "\n", flush=True)
-            save(t, out.parent, f"demo_tournament_{name}")
+            _, chart = save(t, out.parent, f"demo_tournament_{name}", chart=None)
+            if chart is None:
+                print("(no chart: matplotlib is not installed; pip install 'octagames[render]')")
             results[f"tournament_{name}"] = t.to_json()
         out.write_text(json.dumps(results, indent=2))
     return results
@@ -78,12 +84,7 @@ def main(cfg: DemoConfig) -> dict:
 
 def cli() -> None:
     """Command-line entry point (``octagames-demo``, or ``python -m octagames.experiments.demo``)."""
-    try:
-        import tyro
-    except ImportError:  # the base install has no tyro: run the defaults
-        main(DemoConfig())
-        return
-    main(tyro.cli(DemoConfig))
+    main(config_or_defaults(DemoConfig))
 
 
 if __name__ == "__main__":

@@ -12,6 +12,13 @@ deals for every opponent). A draw counts half a win.
 
 Writes ``<out_dir>/evaluate-<game>-<agent>.json`` (every match's table, the
 settings) and a PNG bar chart of the win rates with their intervals beside it.
+Every finished game is appended to ``<out_dir>/evaluate-<game>-<agent>/<opponent>.games.jsonl``
+as it finishes: the same command started again after an interruption plays only
+the games it lacks (``--no-resume`` starts over).
+
+``--ray`` plays the games as Ray tasks on a local Ray instance, ``--ray-address auto``
+on the Ray cluster this machine belongs to (the ``distributed`` extra); the results
+are those of the single-process run for the same seed.
 """
 
 from __future__ import annotations
@@ -24,7 +31,7 @@ from typing import Any
 
 from octagames.agents.arena import MatchResult, play_match
 from octagames.agents.registry import make_agent
-from octagames.experiments.cli import parse_game_config
+from octagames.experiments.cli import executor_from, open_journal, parse_game_config
 from octagames.core import Game, available_games
 
 
@@ -48,6 +55,14 @@ class EvalConfig:
     """folder of the JSON and the PNG"""
     progress: bool = True
     """show a progress bar per match"""
+    resume: bool = True
+    """take the games already saved beside the JSON (same settings); False starts over"""
+    ray: bool = False
+    """play the games as Ray tasks on a local Ray instance (the distributed extra)"""
+    ray_address: str = ""
+    """join this Ray cluster instead (auto: the cluster this machine belongs to); implies --ray"""
+    chunk_size: int = 8
+    """games per Ray task"""
 
     def __post_init__(self) -> None:
         if self.game not in available_games():
@@ -64,9 +79,16 @@ def evaluate(cfg: EvalConfig) -> dict[str, Any]:
     game = Game(cfg.game, **config)
     n = game.num_players
     results: list[dict[str, Any]] = []
+    stem = f"evaluate-{cfg.game}-{_slug(cfg.agent)}"
+    executor = executor_from(cfg.ray, cfg.ray_address, cfg.chunk_size)
     for spec in cfg.opponents:
         agents = [make_agent(cfg.agent, cfg.game)] + [make_agent(spec, cfg.game) for _ in range(n - 1)]
-        match: MatchResult = play_match(game, agents, cfg.games, seed=cfg.seed, progress=cfg.progress)
+        journal = open_journal(Path(cfg.out_dir) / stem / f"{_slug(spec)}.games.jsonl", cfg.resume,
+                               {"game": cfg.game, "config": config, "agent": cfg.agent, "opponent": spec,
+                                "games": cfg.games, "seed": cfg.seed})
+        match: MatchResult = play_match(game, agents, cfg.games, seed=cfg.seed, progress=cfg.progress,
+                                        executor=executor, journal=journal)
+        journal.close()
         me = match.records[0]
         lo, hi = me.interval()
         print(match.table())
@@ -75,7 +97,6 @@ def evaluate(cfg: EvalConfig) -> dict[str, Any]:
                         "mean_return": me.mean_return, "match": match.to_json()})
     out = {"settings": asdict(cfg), "game": cfg.game, "config": config, "agent": cfg.agent,
            "results": results}
-    stem = f"evaluate-{cfg.game}-{_slug(cfg.agent)}"
     path = Path(cfg.out_dir) / f"{stem}.json"
     path.parent.mkdir(parents=True, exist_ok=True)
     path.write_text(json.dumps(out, indent=1))

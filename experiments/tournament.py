@@ -14,7 +14,16 @@ that the first agent is at 0. Confidence intervals are 95% percentile
 intervals of a parametric bootstrap over the games of every pair.
 
 The result goes to ``runs/tournament_<game>.json`` and a bar chart to
-``runs/tournament_<game>.png``.
+``runs/tournament_<game>.png``; every finished game is also appended to
+``runs/tournament_<game>.games.jsonl`` as it finishes, so an interrupted run
+started again with the same command plays only the games it lacks.
+
+On Ray (the ``distributed`` extra), the games run as Ray tasks in chunks, on a
+local instance or a cluster, with the same results as here for the same seed::
+
+    python -m octagames.experiments.tournament --game octiles --agents heuristic,mcts:400 --ray
+    ray start --head   # then, on the cluster's head:
+    python -m octagames.experiments.tournament --game octiles --agents heuristic,mcts:400 --ray-address auto
 """
 
 from __future__ import annotations
@@ -29,10 +38,11 @@ from typing import Any, Sequence
 
 import numpy as np
 
-from octagames.agents.arena import play_game, wilson_interval
+from octagames.agents.arena import GameJournal, play_games, wilson_interval
+from octagames.envs._extras import missing_extra
 from octagames.agents.base import Agent
 from octagames.agents.registry import make_agent
-from octagames.experiments.cli import parse_game_config
+from octagames.experiments.cli import executor_from, open_journal, parse_game_config
 from octagames.core import Game
 
 
@@ -56,6 +66,14 @@ class TournamentConfig:
     """folder of the JSON result and the PNG chart"""
     progress: bool = True
     """show a progress bar"""
+    resume: bool = True
+    """take the games already in <out_dir>/tournament_<game>.games.jsonl (same settings); False starts over"""
+    ray: bool = False
+    """play the games as Ray tasks on a local Ray instance (the distributed extra)"""
+    ray_address: str = ""
+    """join this Ray cluster instead (auto: the cluster this machine belongs to); implies --ray"""
+    chunk_size: int = 8
+    """games per Ray task"""
 
 
 @dataclass
@@ -172,32 +190,28 @@ def seats_for(k: int, num_players: int) -> list[int]:
     return [(p + k) % 2 for p in range(num_players)]
 
 
-def play_pair(game: Game, a: Agent, b: Agent, num_games: int, seed: int,
-              bar: Any = None) -> tuple[float, int]:
-    """Play ``num_games`` games between ``a`` and ``b``; returns (a's score, games)."""
-    score = 0.0
-    for k in range(num_games):
-        who = seats_for(k, game.num_players)
-        rets, _ = play_game(game, [a if w == 0 else b for w in who], seed + k)
-        mine = sum(r for r, w in zip(rets, who) if w == 0)
-        theirs = sum(r for r, w in zip(rets, who) if w == 1)
-        score += 1.0 if mine > theirs + 1e-9 else 0.5 if abs(mine - theirs) <= 1e-9 else 0.0
-        if bar is not None:
-            bar.update(1)
-    return score, num_games
+def pair_score(rets: np.ndarray, who: Sequence[int]) -> float:
+    """The first agent's points in a game of a pair (1 win, 1/2 draw, 0 loss); ``who[p]``: 0 or 1 in seat ``p``."""
+    mine = sum(r for r, w in zip(rets, who) if w == 0)
+    theirs = sum(r for r, w in zip(rets, who) if w == 1)
+    return 1.0 if mine > theirs + 1e-9 else 0.5 if abs(mine - theirs) <= 1e-9 else 0.0
 
 
-def run_tournament(game: str, specs: Sequence[str], games_per_pair: int, seed: int = 0,
-                   bootstrap: int = 400, progress: bool = True, **config: Any) -> TournamentResult:
+def run_tournament(game: str, specs: Sequence[str | Agent], games_per_pair: int, seed: int = 0,
+                   bootstrap: int = 400, progress: bool = True, executor: Any = None,
+                   journal: GameJournal | None = None, **config: Any) -> TournamentResult:
     """Round robin among the agents ``specs`` on ``game``.
 
     Args:
         game: short game name.
-        specs: agent specs (``random``, ``heuristic``, ``mcts:200`` ...); at least two.
+        specs: agent specs (``random``, ``heuristic``, ``mcts:200`` ...), or agents already
+            built (named by their ``name``); at least two.
         games_per_pair: games per pair, seats rotated.
         seed: tournament seed.
         bootstrap: bootstrap resamples for the rating intervals (0: none).
         progress: show a tqdm progress bar.
+        executor: where the games run (:func:`octagames.agents.arena.play_games`); ``None``: here.
+        journal: resume from and save every game to this journal.
         **config: game config fields.
     """
     if len(specs) < 2:
@@ -205,9 +219,9 @@ def run_tournament(game: str, specs: Sequence[str], games_per_pair: int, seed: i
     if games_per_pair < 1:
         raise ValueError(f"games_per_pair={games_per_pair} is not valid; it must be >= 1")
     g = Game(game, **config)
-    agents = [make_agent(s, game) for s in specs]
+    agents = [s if isinstance(s, Agent) else make_agent(s, game) for s in specs]
     names: list[str] = []
-    for s in specs:
+    for s in (getattr(s, "name", type(s).__name__) if isinstance(s, Agent) else s for s in specs):
         name, k = s, 2
         while name in names:
             name, k = f"{s}#{k}", k + 1
@@ -216,33 +230,53 @@ def run_tournament(game: str, specs: Sequence[str], games_per_pair: int, seed: i
     wins = np.zeros((n, n))
     games = np.zeros((n, n))
     pairs = [(i, j) for i in range(n) for j in range(i + 1, n)]
-    bar = None
-    if progress:
-        from tqdm.auto import tqdm
-        bar = tqdm(total=len(pairs) * games_per_pair, desc=f"{g.name} round robin", leave=False)
+    jobs, who = [], {}
+    for idx, (i, j) in enumerate(pairs):  # game k of pair idx: seed + 1000 * idx + k
+        for k in range(games_per_pair):
+            key = idx * games_per_pair + k
+            who[key] = seats_for(k, g.num_players)
+            jobs.append((key, tuple(i if w == 0 else j for w in who[key]), seed + 1000 * idx + k))
     start = time.perf_counter()
+    played = play_games(g, agents, jobs, progress, f"{g.name} round robin", executor, journal)
     for idx, (i, j) in enumerate(pairs):
-        if bar is not None:
-            bar.set_postfix_str(f"{names[i]} vs {names[j]}")
-        score, m = play_pair(g, agents[i], agents[j], games_per_pair, seed + 1000 * idx, bar)
-        wins[i, j], wins[j, i] = score, m - score
-        games[i, j] = games[j, i] = m
-    if bar is not None:
-        bar.close()
+        keys = range(idx * games_per_pair, (idx + 1) * games_per_pair)
+        score = sum(pair_score(played[key][0], who[key]) for key in keys)
+        wins[i, j], wins[j, i] = score, games_per_pair - score
+        games[i, j] = games[j, i] = games_per_pair
     elo = fit_bradley_terry(wins, games)
     ci = bootstrap_intervals(wins, games, bootstrap, seed) if bootstrap > 0 else np.stack([elo, elo], 1)
     cfg = {f.name: getattr(g.config, f.name) for f in dataclasses.fields(g.config)}
     return TournamentResult(g.name, cfg, names, wins, games, elo, ci, time.perf_counter() - start)
 
 
-def save(result: TournamentResult, out_dir: str | Path, stem: str | None = None) -> tuple[Path, Path]:
-    """Write the JSON result and a PNG chart of the ratings; returns their paths."""
+def save(result: TournamentResult, out_dir: str | Path, stem: str | None = None,
+         chart: bool | None = True) -> tuple[Path, Path | None]:
+    """Write the JSON result and a PNG chart of the ratings; returns their paths.
+
+    Args:
+        result: the tournament.
+        out_dir: the folder (created if missing).
+        stem: the file name without suffix (default ``tournament_<game>``).
+        chart: True draws the PNG chart (needs matplotlib, the ``render`` extra); None
+            draws it where matplotlib is installed; False never (the chart's path is None
+            where none is drawn).
+
+    Raises:
+        ModuleNotFoundError: ``chart=True`` without matplotlib (the message names the extra).
+    """
     out = Path(out_dir)
     out.mkdir(parents=True, exist_ok=True)
     stem = stem or f"tournament_{result.game}"
     json_path = out / f"{stem}.json"
     json_path.write_text(json.dumps(result.to_json(), indent=2))
-    import matplotlib
+    if chart is False:
+        return json_path, None
+    try:
+        import matplotlib
+    except ModuleNotFoundError as e:
+        if chart is None:
+            return json_path, None
+        raise missing_extra(e, "the tournament chart") from e
     matplotlib.use("Agg")
     import matplotlib.pyplot as plt
     order = np.argsort(result.elo)
@@ -263,8 +297,13 @@ def save(result: TournamentResult, out_dir: str | Path, stem: str | None = None)
 def main(cfg: TournamentConfig) -> TournamentResult:
     """Run the tournament of ``cfg``, print the table and save the files."""
     specs = [s.strip() for s in cfg.agents.split(",") if s.strip()]
+    config = parse_game_config(cfg.game_config, cfg.game)
+    journal = open_journal(Path(cfg.out_dir) / f"tournament_{cfg.game}.games.jsonl", cfg.resume,
+                           {"game": cfg.game, "config": config, "agents": specs,
+                            "games_per_pair": cfg.games_per_pair, "seed": cfg.seed})
     result = run_tournament(cfg.game, specs, cfg.games_per_pair, cfg.seed, cfg.bootstrap, cfg.progress,
-                            **parse_game_config(cfg.game_config, cfg.game))
+                            executor_from(cfg.ray, cfg.ray_address, cfg.chunk_size), journal, **config)
+    journal.close()
     print(result.table())
     paths = save(result, cfg.out_dir)
     print("wrote", *paths)

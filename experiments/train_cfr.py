@@ -11,11 +11,11 @@
                                                                         # 2p Achten, 32 deals
     ... --deal-pool 32 --deal-pool-per-view 8 ...                       # 4 chooser views x 8 deals
 
-Exact CFR flattens the game once (:func:`octagames.agents.cfr.flatten`) and reports the
+Exact CFR flattens the game once (:func:`octagames.agents.cfr_tree.flatten`) and reports the
 NashConv of the average policy along the way; ``variants`` adds the curves of
 other exact variants on the same tree. The NashConv of uniform random play and,
 for trees up to ``heuristic_max_nodes``, of the game's heuristic agent
-(:func:`octagames.agents.cfr.agent_policy`: its choice at every information set) are
+(:func:`octagames.agents.exploitability.agent_policy`: its choice at every information set) are
 reported beside them. MCCFR runs on the engine kernels; its NashConv is reported
 when the config is small enough to flatten (``eval_tree``). For any size, the
 trained agent then plays ``eval_games`` arena games
@@ -24,7 +24,7 @@ trained agent then plays ``eval_games`` arena games
 
 **Deal pools.** Even the smallest 2-player Achten deck (12 cards) deals 10 cards
 one by one, far too many deals to flatten. With ``deal_pool=K`` the game is
-reduced to K distinct deals drawn with ``seed`` (:func:`octagames.agents.cfr.deal_pool`),
+reduced to K distinct deals drawn with ``seed`` (:func:`octagames.agents.cfr_tree.deal_pool`),
 the root being one chance node uniform over them; information sets are still the
 players' observations, so they merge across deals wherever a player's view is
 the same (a game of imperfect information). A small random pool rarely holds two
@@ -49,24 +49,16 @@ from typing import Any
 import numpy as np
 from tqdm import tqdm
 
-from octagames.agents.cfr import (
-    CFRAgent,
-    CFRConfig,
-    VARIANTS,
-    CFRSolver,
-    FlatTree,
-    GameSource,
-    MCCFRSolver,
-    SpielSource,
-    TablePolicy,
-    agent_policy,
-    deal_pool,
-    expected_values,
-    flatten,
-    nash_conv,
-)
-from octagames.experiments.cli import parse_game_config
+from octagames.agents.arena import play_match
+from octagames.agents.cfr import VARIANTS, CFRConfig, CFRSolver, expected_values
+from octagames.agents.cfr_agent import CFRAgent
+from octagames.agents.cfr_tree import FlatTree, GameSource, SpielSource, deal_pool, flatten
+from octagames.agents.exploitability import agent_policy, nash_conv
+from octagames.agents.mccfr import MCCFRSolver
+from octagames.agents.registry import make_agent
+from octagames.agents.tabular import TablePolicy
 from octagames.core import Game
+from octagames.experiments.cli import parse_game_config
 
 
 @dataclass(frozen=True)
@@ -163,14 +155,11 @@ def evaluate(
     Returns:
         ``{opponent: {"win_rate", "ci95": [lo, hi], "mean_return", "games"}}`` for ``agent``.
     """
-    from octagames.agents.arena import play_match
-    from octagames.agents.registry import make_agent
-
     out = {}
     for name in opponents:
         try:
             others = [make_agent(name, game.name) for _ in range(game.num_players - 1)]
-        except ValueError as e:  # e.g. no heuristic for this game
+        except (ValueError, ImportError) as e:  # no heuristic for this game, or a missing extra
             out[name] = {"skipped": str(e)}
             continue
         rec = play_match(game, [agent, *others], games, seed=seed).to_json()["agents"][0]
@@ -261,8 +250,6 @@ def main(cfg: TrainCFRConfig) -> dict:
         if roots is not None:
             result["deal_pool"].update(pool_merging(tree))
         if game is not None and 0 < tree.num_nodes <= cfg.heuristic_max_nodes:
-            from octagames.agents.registry import make_agent
-
             try:
                 heuristic = make_agent("heuristic", game.name)
             except ValueError as e:  # no heuristic for this game

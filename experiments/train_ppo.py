@@ -25,16 +25,25 @@ drawn when it starts (with the trainer's numpy RNG):
   starts its population from the uniform policy): it keeps the learner from
   forgetting how to punish weak, erratic play, which self-play alone stops
   showing it;
+* with probability ``agent_opponent_prob`` (default 0) a game against
+  ``opponent_agent`` (a registry agent, ``heuristic`` by default) in every
+  other seat: the learner trains against the hand-written player it is
+  judged against, which neither self-play nor its own snapshots show it;
 * otherwise a **league** game against a past snapshot drawn uniformly from the
   pool.
 
-In league and random-opponent games the learner plays one seat (rotating: the
+In league, random-opponent and agent games the learner plays one seat (rotating: the
 game's seat is drawn uniformly) and the opponent plays all the other seats;
 only the learner seat's transitions are trained on (the opponents' moves are
 part of its environment, their rewards to the learner accrue between its
 turns). While the pool is empty, snapshot games are self-play. A snapshot of the current
 policy joins the pool every ``snapshot_every`` updates; the oldest leaves when
 the pool holds ``pool_size``. Snapshots act by sampling (not greedily).
+
+Warm start (``imitation_games > 0``): before the first evaluation the policy
+clones ``imitation_teacher`` (the heuristic) on that many of its own games
+(:func:`octagames.agents.imitation.pretrain_actor_critic`: the actor learns its
+moves, the critic the outcomes).
 
 Per-seat trajectories are assembled by :func:`octagames.agents.ppo.seat_gae` (see
 ``agents/ppo.py``).
@@ -68,17 +77,19 @@ import sys
 import time
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import Any, ClassVar
 
 import numpy as np
 import torch
 
 from octagames.agents.arena import play_match
+from octagames.agents.base import Agent, make_turn
+from octagames.agents.imitation import pretrain_actor_critic, teacher_games
 from octagames.agents.ppo import (ActorCritic, PPOAgent, policy_dict, ppo_update, sample_actions, save_policy,
                         seat_gae, win_rewards)
 from octagames.agents.registry import make_agent
 from octagames.envs.vector import VectorEnv, make
-from octagames.experiments.cli import parse_game_config
+from octagames.experiments.cli import RunConfig, usable_agents
 from octagames.core import Game
 
 #: metric columns that depend on the clock (left out when comparing runs)
@@ -86,33 +97,13 @@ TIME_COLUMNS = ("wall_time", "steps_per_s", "eval_seconds")
 
 
 @dataclass(frozen=True)
-class TrainConfig:
-    """PPO self-play training (all fields are command-line flags)."""
+class TrainConfig(RunConfig):
+    """PPO self-play training (every field is a flag; the game and run fields are RunConfig's)."""
 
-    # -- game -----------------------------------------------------------------
-    game: str = "octrix"
-    """short game name: octrix, achten, octiles, octa"""
-    num_players: int = 2
-    """seats (2-6, within what the game allows)"""
-    game_config: tuple[str, ...] = ()
-    """other config fields of the game as key=value (e.g. ranks=4 hand_size=4)"""
-    # -- run ------------------------------------------------------------------
-    seed: int = 0
-    """seeds the env, torch, numpy and python RNGs"""
-    device: str = "auto"
-    """torch device: auto (cuda when present, else cpu), cpu or cuda"""
-    torch_threads: int = 1
-    """torch CPU threads (0 leaves torch's default); 1 is fastest for these small MLPs on a shared CPU"""
-    run_dir: str = ""
-    """output folder (default runs/ppo/<game>-<players>p-s<seed>)"""
-    resume: bool = False
-    """continue from run_dir/checkpoint.pt"""
+    KIND: ClassVar[str] = "ppo"
+
     total_steps: int = 1_000_000
     """env steps to train for (all seats' moves count), rounded up to whole updates"""
-    time_budget_s: float = 0.0
-    """also stop after this much wall time (0: no limit); breaks exact reproducibility"""
-    progress: bool = True
-    """show a tqdm progress bar"""
     # -- rollout ----------------------------------------------------------------
     num_envs: int = 256
     """games stepped together"""
@@ -156,10 +147,25 @@ class TrainConfig:
     """share of games played by the current policy in every seat (the rest: against a snapshot)"""
     random_opponent_prob: float = 0.0
     """share of games against uniform random play in every other seat (taken from the snapshot share)"""
+    agent_opponent_prob: float = 0.0
+    """share of games against opponent_agent in every other seat (taken from the snapshot share)"""
+    opponent_agent: str = "heuristic"
+    """registry spec of the agent opponent"""
     snapshot_every: int = 10
     """updates between snapshots added to the pool"""
     pool_size: int = 8
     """most snapshots kept (oldest dropped)"""
+    # -- warm start ---------------------------------------------------------------
+    imitation_games: int = 0
+    """teacher games cloned before training (0: no warm start)"""
+    imitation_teacher: str = "heuristic"
+    """registry spec of the teacher"""
+    imitation_epsilon: float = 0.1
+    """share of teacher-game moves played at random (labelled with the teacher's choice)"""
+    imitation_steps: int = 1000
+    """gradient steps of the cloning"""
+    imitation_learning_rate: float = 1e-3
+    """Adam learning rate of the cloning"""
     # -- evaluation and checkpoints --------------------------------------------
     eval_every: int = 10
     """updates between arena evaluations (0: only at the start and the end)"""
@@ -171,10 +177,14 @@ class TrainConfig:
     """updates between checkpoints"""
     stop_after_updates: int = 0
     """testing aid: end the process abruptly (os._exit, no cleanup) after this update, like a kill"""
+    # -- Ray ----------------------------------------------------------------------
+    ray_actors: int = 0
+    """rollout actors on Ray (the distributed extra), each with num_envs games; 0: rollouts in this process.
+    One actor reproduces the single-process run; N give N times the samples per update"""
+    ray_address: str = ""
+    """the Ray cluster of the actors (auto: the one this machine belongs to; empty: a local instance)"""
 
     def __post_init__(self) -> None:
-        if self.device not in ("auto", "cpu", "cuda") and not self.device.startswith("cuda:"):
-            raise ValueError(f"device={self.device!r} is not valid; valid values: auto, cpu, cuda")
         if self.reward not in ("win", "score"):
             raise ValueError(f"reward={self.reward!r} is not valid; valid values: ['win', 'score']")
         if not 0.0 <= self.self_play_prob <= 1.0:
@@ -182,29 +192,66 @@ class TrainConfig:
         if not 0.0 <= self.random_opponent_prob <= 1.0 - self.self_play_prob:
             raise ValueError(f"random_opponent_prob={self.random_opponent_prob} must be in [0, 1 - self_play_prob]"
                              f" = [0, {1.0 - self.self_play_prob:g}]")
+        rest = 1.0 - self.self_play_prob - self.random_opponent_prob
+        if not 0.0 <= self.agent_opponent_prob <= rest + 1e-12:
+            raise ValueError(f"agent_opponent_prob={self.agent_opponent_prob} must be in "
+                             f"[0, 1 - self_play_prob - random_opponent_prob] = [0, {rest:g}]")
+        if self.imitation_games < 0 or self.imitation_steps < 0:
+            raise ValueError("imitation_games and imitation_steps must be >= 0")
         for name in ("num_envs", "num_steps", "update_epochs", "num_minibatches", "snapshot_every",
                      "pool_size", "checkpoint_every", "eval_games"):
             if getattr(self, name) < 1:
                 raise ValueError(f"{name}={getattr(self, name)} must be >= 1")
-        Game(self.game, **self.game_kwargs())  # unknown games, fields and values fail here
+        if self.ray_actors < 0:
+            raise ValueError(f"ray_actors={self.ray_actors} must be >= 0")
+        super().__post_init__()
 
     @property
     def steps_per_update(self) -> int:
-        """Env steps per rollout."""
-        return self.num_envs * self.num_steps
+        """Env steps per rollout (every rollout actor plays ``num_envs`` games)."""
+        return self.num_envs * self.num_steps * max(1, self.ray_actors)
 
     @property
     def num_updates(self) -> int:
         """Updates needed for ``total_steps``."""
         return max(1, -(-self.total_steps // self.steps_per_update))
 
-    def game_kwargs(self) -> dict[str, Any]:
-        """The game's config fields (``num_players`` and ``game_config``)."""
-        return {"num_players": self.num_players, **parse_game_config(self.game_config, self.game)}
 
-    def resolved_run_dir(self) -> Path:
-        """``run_dir``, or the default folder of this game and seed."""
-        return Path(self.run_dir or f"runs/ppo/{self.game}-{self.num_players}p-s{self.seed}")
+
+#: the settings a resumed run must share with its checkpoint: the game, its batch of envs, the network
+RESUME_FIELDS = ("game", "num_players", "game_config", "num_envs", "hidden", "activation")
+
+
+def _describe_run(c: dict[str, Any]) -> str:
+    """``an achten run (2 players, hidden 64,64)``: what a run is, from its config fields."""
+    game = str(c.get("game"))
+    extra = "".join(f", {item}" for item in c.get("game_config") or ())
+    hidden = ",".join(str(h) for h in c.get("hidden") or ())
+    return (f"{'an' if game[:1] in 'aeiou' else 'a'} {game} run ({c.get('num_players')} players{extra}, "
+            f"hidden {hidden}, {c.get('activation')}, {c.get('num_envs')} envs)")
+
+
+def check_resume(saved: dict[str, Any], cfg: TrainConfig, path: Path) -> None:
+    """Refuse to resume a checkpoint of another game, env batch or network shape.
+
+    Args:
+        saved: the checkpoint's ``config`` (``dataclasses.asdict`` of its :class:`TrainConfig`).
+        cfg: the config asked for now.
+        path: the checkpoint file (for the message).
+
+    Raises:
+        ValueError: naming what the checkpoint is, what was asked for, and the fields that differ.
+    """
+    asked = dataclasses.asdict(cfg)
+
+    def norm(v: Any) -> Any:
+        return tuple(v) if isinstance(v, (list, tuple)) else v
+
+    differ = [f for f in RESUME_FIELDS if norm(saved.get(f)) != norm(asked[f])]
+    if differ:
+        raise ValueError(f"--resume: {path} is {_describe_run(saved)}; you asked for {_describe_run(asked)} "
+                         f"({', '.join(differ)} differ). Resume with the checkpoint's settings, or start "
+                         f"a new run in another --run-dir.")
 
 
 def resolve_device(name: str) -> torch.device:
@@ -245,6 +292,7 @@ def build_model(spec: dict[str, Any], state_dict: dict[str, torch.Tensor],
 # ----------------------------------------------------------------------------
 SELF_PLAY = -1        #: ``League.opponent`` of a self-play game
 RANDOM_OPPONENT = -2  #: ``League.opponent`` of a game against uniform random play
+AGENT_OPPONENT = -3   #: ``League.opponent`` of a game against the registry agent ``opponent_agent``
 
 
 @dataclass
@@ -252,7 +300,8 @@ class League:
     """The snapshot pool and which kind of game each env is playing.
 
     ``opponent[i]`` is :data:`SELF_PLAY` for a self-play game,
-    :data:`RANDOM_OPPONENT` for a game against uniform random play, else the
+    :data:`RANDOM_OPPONENT` for a game against uniform random play,
+    :data:`AGENT_OPPONENT` for a game against the agent opponent, else the
     pool index of the snapshot playing every seat but ``seat[i]``.
     """
 
@@ -263,12 +312,12 @@ class League:
     seat: np.ndarray = field(default_factory=lambda: np.zeros(0, dtype=np.int64))
 
     def draw(self, idx: np.ndarray, rng: np.random.Generator, self_play_prob: float,
-             num_players: int, random_opponent_prob: float = 0.0) -> None:
+             num_players: int, random_opponent_prob: float = 0.0, agent_opponent_prob: float = 0.0) -> None:
         """Choose the kind of game (and the learner's seat) for the games ``idx``.
 
         ``u < self_play_prob``: self-play; ``u < self_play_prob + random_opponent_prob``:
-        random opponents; otherwise a snapshot (self-play while the pool is empty),
-        with one uniform ``u`` per game.
+        random opponents; below that plus ``agent_opponent_prob``: the agent opponent;
+        otherwise a snapshot (self-play while the pool is empty), with one uniform ``u`` per game.
         """
         if len(idx) == 0:
             return
@@ -277,7 +326,10 @@ class League:
         s = rng.integers(0, num_players, size=len(idx))
         league = (u >= self_play_prob) & (len(self.pool) > 0)
         rand = (u >= self_play_prob) & (u < self_play_prob + random_opponent_prob)
-        self.opponent[idx] = np.where(rand, RANDOM_OPPONENT, np.where(league, k, SELF_PLAY))
+        cut = self_play_prob + random_opponent_prob
+        agent = (u >= cut) & (u < cut + agent_opponent_prob)
+        self.opponent[idx] = np.where(rand, RANDOM_OPPONENT, np.where(
+            agent, AGENT_OPPONENT, np.where(league, k, SELF_PLAY)))
         self.seat[idx] = s
 
     def add(self, model: ActorCritic, pool_size: int) -> None:
@@ -286,7 +338,11 @@ class League:
         Games against a dropped snapshot switch to the snapshot now at its index
         (or to self-play if the pool shrank), so indices stay valid.
         """
-        self.pool.append({k: v.detach().cpu().clone() for k, v in model.state_dict().items()})
+        self.add_weights(model.state_dict(), pool_size)
+
+    def add_weights(self, weights: dict[str, torch.Tensor], pool_size: int) -> None:
+        """:meth:`add` from a network's weights (what a rollout actor receives)."""
+        self.pool.append({k: v.detach().cpu().clone() for k, v in weights.items()})
         self.pool_ids.append(self.next_id)
         self.next_id += 1
         if len(self.pool) > pool_size:
@@ -306,71 +362,92 @@ class League:
 # ----------------------------------------------------------------------------
 # Trainer
 # ----------------------------------------------------------------------------
-class Trainer:
-    """Holds everything of one run; :meth:`run` trains until the budget is spent."""
+class RolloutWorker:
+    """The acting side of PPO: a vector env, the league's draws, the agent opponents and a copy of
+    the policy (or the learner's own network); :meth:`rollout` gives a training batch.
 
-    def __init__(self, cfg: TrainConfig) -> None:
+    The trainer holds one in its own process, or one per Ray actor with ``--ray-actors``
+    (:class:`octagames.agents.distributed.ActorGroup`). Everything random in a rollout comes from
+    ``seed``: the env's deals, the league's draws (numpy) and the sampled actions (a torch
+    generator), so one actor seeded like the trainer's worker reproduces the single-process run.
+
+    Args:
+        cfg: the run's settings.
+        seed: the worker's seed.
+        model: the network to act with (the learner's, in one process); ``None`` builds a copy
+            whose weights :meth:`set_weights` sets.
+        device: where the network runs.
+    """
+
+    def __init__(self, cfg: TrainConfig, seed: int, model: ActorCritic | None = None,
+                 device: torch.device | str = "cpu") -> None:
         self.cfg = cfg
-        self.run_dir = cfg.resolved_run_dir()
-        self.device = resolve_device(cfg.device)
-        if cfg.torch_threads > 0:
+        self.device = torch.device(device)
+        if model is None and cfg.torch_threads > 0:  # a Ray actor: its own process
             torch.set_num_threads(cfg.torch_threads)
-        random.seed(cfg.seed)
-        np.random.seed(cfg.seed % (2**32))
-        torch.manual_seed(cfg.seed)
-        self.rng = np.random.default_rng(cfg.seed)
-        self.env = make(cfg.game, cfg.num_envs, seed=cfg.seed, **cfg.game_kwargs())
+        self.rng = np.random.default_rng(seed)
+        self.gen = torch.Generator(device=self.device).manual_seed(seed)
+        self.env = make(cfg.game, cfg.num_envs, seed=seed, **cfg.game_kwargs())
         self.game = self.env.game
         self.P = self.env.num_players
         bound = max(abs(self.game.min_utility), abs(self.game.max_utility)) or 1.0
         self.reward_scale = 1.0 / bound
-        self.model = ActorCritic(self.env.observation_size, self.env.num_actions, cfg.hidden,
-                                 cfg.activation).to(self.device)
-        self.optimizer = torch.optim.Adam(self.model.parameters(), lr=cfg.learning_rate, eps=1e-5)
+        if model is None:
+            with torch.random.fork_rng(devices=[]):
+                model = ActorCritic(self.env.observation_size, self.env.num_actions, cfg.hidden,
+                                    cfg.activation).to(self.device)
+        self.model = model
         self.opp_models: dict[int, ActorCritic] = {}
         self.league = League(opponent=np.full(cfg.num_envs, -1, dtype=np.int64),
                              seat=np.zeros(cfg.num_envs, dtype=np.int64))
         self.returns_so_far = np.zeros((cfg.num_envs, self.P), dtype=np.float64)
-        self.update = 0
-        self.env_steps = 0
-        self.train_steps = 0
-        self.episodes = 0
-        self.wall_time = 0.0
-        self.rows: list[dict[str, Any]] = []
-        self.last_eval: dict[str, float] = {}
-        self.eval_agents, self.skipped = self._eval_opponents()
         self.env.reset()
-        self.league.draw(np.arange(cfg.num_envs), self.rng, cfg.self_play_prob, self.P,
-                         cfg.random_opponent_prob)
+        self.opp_agents: list[Agent | None] = [None] * cfg.num_envs
+        self._draw(np.arange(cfg.num_envs))
 
-    # -- evaluation ---------------------------------------------------------------
-    def _eval_opponents(self) -> tuple[list[str], dict[str, str]]:
-        ok, skipped = [], {}
-        for spec in self.cfg.eval_opponents:
-            try:
-                make_agent(spec, self.cfg.game)
-            except Exception as e:  # unknown or unavailable agent for this game
-                skipped[spec] = f"{type(e).__name__}: {e}"
-                continue
-            ok.append(spec)
-        return ok, skipped
+    def set_weights(self, weights: dict[str, torch.Tensor]) -> None:
+        """Act with these weights from now on."""
+        self.model.load_state_dict(weights)
 
-    def evaluate(self) -> dict[str, float]:
-        """Greedy current policy vs each opponent in the arena; win rates (draw = half)."""
-        out: dict[str, float] = {}
-        start = time.perf_counter()
-        weights = {k: v.detach().cpu() for k, v in self.model.state_dict().items()}
-        model = build_model(self.model.spec, weights)
-        for j, spec in enumerate(self.eval_agents):
-            others = [make_agent(spec, self.cfg.game) for _ in range(self.P - 1)]
-            agents = [PPOAgent(model, greedy=True), *others]
-            res = play_match(self.game, agents, num_games=self.cfg.eval_games,
-                             seed=self.cfg.seed * 1_000_003 + 7919 * self.update + 101 * j, progress=False)
-            out[f"win_rate_vs_{spec}"] = res.records[0].score
-        out["eval_seconds"] = time.perf_counter() - start
-        return out
+    def add_snapshot(self, weights: dict[str, torch.Tensor], pool_size: int) -> None:
+        """A new snapshot joins the league's pool."""
+        self.league.add_weights(weights, pool_size)
 
-    # -- rollout ------------------------------------------------------------------
+    def rollout_with(self, weights: dict[str, torch.Tensor], snapshot: dict[str, torch.Tensor] | None,
+                     pool_size: int) -> dict[str, Any]:
+        """Set the weights (and add a snapshot) then :meth:`rollout`: one call, so that a call Ray
+        retries on a restarted actor acts with the right weights."""
+        self.set_weights(weights)
+        if snapshot is not None:
+            self.add_snapshot(snapshot, pool_size)
+        return self.rollout()
+
+    def state_dict(self) -> dict[str, Any]:
+        """Everything that determines the worker's future rollouts."""
+        return {"league": self.league.state_dict(), "opp_agents": self.opp_agents,
+                "returns_so_far": self.returns_so_far.copy(), "env": env_state(self.env),
+                "numpy": self.rng.bit_generator.state, "torch_generator": self.gen.get_state()}
+
+    def load_state_dict(self, d: dict[str, Any]) -> None:
+        """Restore :meth:`state_dict`."""
+        self.league.load_state_dict(d["league"])
+        self.opp_agents = list(d.get("opp_agents", [None] * self.cfg.num_envs))
+        self.returns_so_far = d["returns_so_far"].copy()
+        load_env_state(self.env, d["env"])
+        self.rng.bit_generator.state = d["numpy"]
+        self.gen.set_state(d["torch_generator"])
+        self.opp_models = {}
+
+    def _draw(self, idx: np.ndarray) -> None:
+        """The league's draw for the new games ``idx``; agent opponents get a fresh agent."""
+        cfg = self.cfg
+        self.league.draw(idx, self.rng, cfg.self_play_prob, self.P, cfg.random_opponent_prob,
+                         cfg.agent_opponent_prob)
+        for i in idx[self.league.opponent[idx] == AGENT_OPPONENT]:
+            agent = make_agent(cfg.opponent_agent, cfg.game)
+            agent.reset(self.game, 0, int(self.rng.integers(1 << 31)))
+            self.opp_agents[i] = agent
+
     def _opponent_model(self, k: int) -> ActorCritic:
         pid = self.league.pool_ids[k]
         if pid not in self.opp_models:
@@ -394,7 +471,8 @@ class Trainer:
         train_b = np.zeros((T, N), dtype=bool)
         rew_b = np.zeros((T, N, P), dtype=np.float64)
         term_b = np.zeros((T, N), dtype=bool)
-        league_games = league_wins = 0.0
+        scores = {"league": 0.0, "agent": 0.0}  # the learner's points (a draw is half) in finished games
+        counts = {"league": 0, "agent": 0}
         episodes = 0
         for t in range(T):
             obs_b[t] = torch.from_numpy(env.obs)
@@ -404,16 +482,21 @@ class Trainer:
             obs = obs_b[t].to(dev)
             mask = mask_b[t].to(dev)
             logits, value = self.model(obs)
-            actions, logp = sample_actions(logits, mask)
+            actions, logp = sample_actions(logits, mask, generator=self.gen)
             opp = self.league.opponent
             opp_rows = (opp != SELF_PLAY) & (player != self.league.seat)
             for k in np.unique(opp[opp_rows]):
+                if k == AGENT_OPPONENT:  # a Python agent: one turn per game, from the true record
+                    for i in np.flatnonzero(opp_rows & (opp == k)):
+                        turn = make_turn(self.game, env.states[i], int(player[i]), int(self.rng.integers(1 << 31)))
+                        actions[i] = int(self.opp_agents[i].act(turn))
+                    continue
                 rows = torch.from_numpy(np.flatnonzero(opp_rows & (opp == k))).to(dev)
                 if k == RANDOM_OPPONENT:  # equal logits: uniform over the legal actions
                     logits_k = torch.zeros((len(rows), A), dtype=torch.float32, device=dev)
                 else:
                     logits_k = self._opponent_model(int(k)).logits(obs[rows])
-                actions[rows], _ = sample_actions(logits_k, mask[rows])
+                actions[rows], _ = sample_actions(logits_k, mask[rows], generator=self.gen)
             act_b[t] = actions.cpu()
             logp_b[t] = logp.cpu()
             val_b[t] = value.cpu().numpy()
@@ -431,16 +514,17 @@ class Trainer:
             if end.any():
                 idx = np.flatnonzero(end)
                 episodes += len(idx)
-                lg = idx[self.league.opponent[idx] >= 0]
-                if len(lg):
-                    rets = self.returns_so_far[lg]
-                    mine = rets[np.arange(len(lg)), self.league.seat[lg]]
-                    best = rets.max(axis=1)
-                    alleq = np.isclose(rets.min(axis=1), best)
-                    league_wins += float(np.sum(np.where(alleq, 0.5, np.isclose(mine, best))))
-                    league_games += len(lg)
+                for kind, lg in (("league", idx[self.league.opponent[idx] >= 0]),
+                                 ("agent", idx[self.league.opponent[idx] == AGENT_OPPONENT])):
+                    if len(lg):
+                        rets = self.returns_so_far[lg]
+                        mine = rets[np.arange(len(lg)), self.league.seat[lg]]
+                        best = rets.max(axis=1)
+                        alleq = np.isclose(rets.min(axis=1), best)
+                        scores[kind] += float(np.sum(np.where(alleq, 0.5, np.isclose(mine, best))))
+                        counts[kind] += len(lg)
                 self.returns_so_far[idx] = 0.0
-                self.league.draw(idx, self.rng, cfg.self_play_prob, P, cfg.random_opponent_prob)
+                self._draw(idx)
         # bootstrap: every seat's value of its current observation
         last_values = np.zeros((N, P), dtype=np.float64)
         for p in range(P):
@@ -457,24 +541,126 @@ class Trainer:
             "returns": torch.from_numpy(g["returns"].reshape(-1)).float()[sel],
             "values": torch.from_numpy(val_b.reshape(-1)).float()[sel],
         }
-        stats = {"episodes": episodes, "league_games": league_games,
-                 "league_win_rate": league_wins / league_games if league_games else None,
+        stats = {"episodes": episodes, "league_games": counts["league"],
+                 "league_win_rate": scores["league"] / counts["league"] if counts["league"] else None,
+                 "agent_games": counts["agent"],
+                 "agent_win_rate": scores["agent"] / counts["agent"] if counts["agent"] else None,
                  "train_fraction": float(train_b.mean()),
                  "mean_value": float(val_b.mean())}
-        return {"batch": {k: v.to(dev) for k, v in batch.items()}, "stats": stats}
+        return {"batch": batch, "stats": stats}
+
+
+def merge_rollouts(rolls: list[dict[str, Any]]) -> dict[str, Any]:
+    """The rollouts of several workers as one batch (worker order); counts summed, rates weighted by games."""
+    if len(rolls) == 1:
+        return rolls[0]
+    batch = {key: torch.cat([r["batch"][key] for r in rolls]) for key in rolls[0]["batch"]}
+    stats: dict[str, Any] = {"episodes": sum(r["stats"]["episodes"] for r in rolls)}
+    for kind in ("league", "agent"):
+        games = [r["stats"][f"{kind}_games"] for r in rolls]
+        stats[f"{kind}_games"] = sum(games)
+        won = sum(r["stats"][f"{kind}_win_rate"] * n for r, n in zip(rolls, games) if n)
+        stats[f"{kind}_win_rate"] = won / sum(games) if sum(games) else None
+    for key in ("train_fraction", "mean_value"):
+        stats[key] = float(np.mean([r["stats"][key] for r in rolls]))
+    return {"batch": batch, "stats": stats}
+
+
+class Trainer:
+    """Holds everything of one run; :meth:`run` trains until the budget is spent."""
+
+    def __init__(self, cfg: TrainConfig) -> None:
+        self.cfg = cfg
+        self.run_dir = cfg.resolved_run_dir()
+        self.device = resolve_device(cfg.device)
+        if cfg.torch_threads > 0:
+            torch.set_num_threads(cfg.torch_threads)
+        random.seed(cfg.seed)
+        np.random.seed(cfg.seed % (2**32))
+        torch.manual_seed(cfg.seed)
+        self.game = Game(cfg.game, **cfg.game_kwargs())
+        self.P = self.game.num_players
+        self.model = ActorCritic(self.game.observation_size, self.game.num_actions, cfg.hidden,
+                                 cfg.activation).to(self.device)
+        self.optimizer = torch.optim.Adam(self.model.parameters(), lr=cfg.learning_rate, eps=1e-5)
+        self.update = 0
+        self.env_steps = 0
+        self.train_steps = 0
+        self.episodes = 0
+        self.wall_time = 0.0
+        self.rows: list[dict[str, Any]] = []
+        self.last_eval: dict[str, float] = {}
+        self.eval_agents, self.skipped = usable_agents(cfg.eval_opponents, cfg.game)
+        self.pending_snapshot: dict[str, torch.Tensor] | None = None
+        self.pool_size_now = 0
+        self.actors: Any = None
+        if cfg.ray_actors > 0:  # the same worker in Ray actors; actor 0 has the trainer's seed
+            from octagames.agents.distributed import ActorGroup, actor_seed
+            self.worker = None
+            self.actors = ActorGroup(RolloutWorker, [(cfg, actor_seed(cfg.seed, k)) for k in range(cfg.ray_actors)],
+                                     address=cfg.ray_address or None)
+        else:
+            self.worker = RolloutWorker(cfg, cfg.seed, self.model, self.device)
+
+    def warm_start(self) -> dict[str, float]:
+        """Clone the teacher (``imitation_*`` settings) into the policy; the cloning's last statistics."""
+        cfg = self.cfg
+        data = teacher_games(self.game, cfg.imitation_teacher, cfg.imitation_games, seed=cfg.seed * 104729 + 17,
+                             epsilon=cfg.imitation_epsilon)
+        stats = pretrain_actor_critic(self.model, self.game, data, cfg.imitation_steps,
+                                      learning_rate=cfg.imitation_learning_rate, seed=cfg.seed)
+        return {f"imitation_{k}": v for k, v in stats.items()}
+
+    # -- evaluation ---------------------------------------------------------------
+    def evaluate(self) -> dict[str, float]:
+        """Greedy current policy vs each opponent in the arena; win rates (draw = half)."""
+        out: dict[str, float] = {}
+        start = time.perf_counter()
+        weights = {k: v.detach().cpu() for k, v in self.model.state_dict().items()}
+        model = build_model(self.model.spec, weights)
+        for j, spec in enumerate(self.eval_agents):
+            others = [make_agent(spec, self.cfg.game) for _ in range(self.P - 1)]
+            agents = [PPOAgent(model, greedy=True), *others]
+            res = play_match(self.game, agents, num_games=self.cfg.eval_games,
+                             seed=self.cfg.seed * 1_000_003 + 7919 * self.update + 101 * j, progress=False)
+            out[f"win_rate_vs_{spec}"] = res.records[0].score
+        out["eval_seconds"] = time.perf_counter() - start
+        return out
+
+    # -- rollout ------------------------------------------------------------------
+    @torch.no_grad()
+    def rollout(self) -> dict[str, Any]:
+        """Play ``num_steps`` steps in every game (here or on the Ray actors); the training batch and stats."""
+        if self.actors is None:
+            roll = self.worker.rollout()
+        else:
+            weights = {k: v.detach().cpu() for k, v in self.model.state_dict().items()}
+            rolls = self.actors.call("rollout_with", weights, self.pending_snapshot, self.cfg.pool_size)
+            self.pending_snapshot = None
+            roll = merge_rollouts(rolls)
+        roll["batch"] = {k: v.to(self.device) for k, v in roll["batch"].items()}
+        roll["stats"]["policy_lag"] = 0  # synchronous: every sample was played with the current weights
+        return roll
+
+    def add_snapshot(self) -> None:
+        """The current network joins the league's pool (on every actor at its next rollout)."""
+        self.pool_size_now = min(self.pool_size_now + 1, self.cfg.pool_size)
+        if self.actors is None:
+            self.worker.league.add(self.model, self.cfg.pool_size)
+        else:
+            self.pending_snapshot = {k: v.detach().cpu().clone() for k, v in self.model.state_dict().items()}
 
     # -- checkpoints --------------------------------------------------------------
     def checkpoint_dict(self) -> dict[str, Any]:
         d = {
-            "format": "octagames-ppo-checkpoint-1",
+            "format": "octagames-ppo-checkpoint-2",
             "config": dataclasses.asdict(self.cfg),
             "policy": policy_dict(self.model, self.game),
             "optimizer": self.optimizer.state_dict(),
-            "league": self.league.state_dict(),
-            "returns_so_far": self.returns_so_far.copy(),
-            "env": env_state(self.env),
-            "rng": {"python": random.getstate(), "numpy_global": np.random.get_state(),
-                    "numpy": self.rng.bit_generator.state, "torch": torch.get_rng_state(),
+            "workers": [self.worker.state_dict()] if self.actors is None else self.actors.call("state_dict"),
+            "pending_snapshot": self.pending_snapshot,
+            "pool_size_now": self.pool_size_now,
+            "rng": {"python": random.getstate(), "numpy_global": np.random.get_state(), "torch": torch.get_rng_state(),
                     "cuda": torch.cuda.get_rng_state_all() if torch.cuda.is_available() else None},
             "counters": {"update": self.update, "env_steps": self.env_steps, "train_steps": self.train_steps,
                          "episodes": self.episodes, "wall_time": self.wall_time},
@@ -492,15 +678,25 @@ class Trainer:
 
     def load_checkpoint(self, path: Path) -> None:
         d = torch.load(path, map_location="cpu", weights_only=False)
+        if d.get("format") != "octagames-ppo-checkpoint-2":
+            raise ValueError(f"{path} is a {d.get('format')!r} checkpoint; this version resumes "
+                             "'octagames-ppo-checkpoint-2' (start the run again)")
+        check_resume(d["config"], self.cfg, path)  # before torch's size-mismatch text can speak
         self.model.load_state_dict(d["policy"]["state_dict"])
         self.optimizer.load_state_dict(d["optimizer"])
-        self.league.load_state_dict(d["league"])
-        self.returns_so_far = d["returns_so_far"].copy()
-        load_env_state(self.env, d["env"])
+        workers = d["workers"]
+        if len(workers) != max(1, self.cfg.ray_actors):
+            raise ValueError(f"{path} was written by {len(workers)} rollout worker(s); this run has "
+                             f"{max(1, self.cfg.ray_actors)} (pass --ray-actors {len(workers) if len(workers) > 1 else 0})")
+        if self.actors is None:
+            self.worker.load_state_dict(workers[0])
+        else:
+            self.actors.call_each("load_state_dict", workers)
+        self.pending_snapshot = d["pending_snapshot"]
+        self.pool_size_now = int(d["pool_size_now"])
         rng = d["rng"]
         random.setstate(rng["python"])
         np.random.set_state(rng["numpy_global"])
-        self.rng.bit_generator.state = rng["numpy"]
         torch.set_rng_state(rng["torch"])
         if rng["cuda"] is not None and torch.cuda.is_available():
             torch.cuda.set_rng_state_all(rng["cuda"])
@@ -509,13 +705,14 @@ class Trainer:
         self.episodes, self.wall_time = c["episodes"], c["wall_time"]
         self.rows = list(d["rows"])
         self.last_eval = dict(d["last_eval"])
-        self.opp_models = {}
 
     # -- outputs --------------------------------------------------------------------
     def columns(self) -> list[str]:
         cols = ["update", "env_steps", "train_steps", "episodes", "wall_time", "steps_per_s", "learning_rate",
                 "loss", "pg_loss", "v_loss", "entropy", "approx_kl", "clipfrac", "league_win_rate",
-                "league_games", "train_fraction", "mean_value", "pool_size"]
+                "league_games", "agent_win_rate", "agent_games", "train_fraction", "mean_value", "pool_size", "policy_lag",
+                "imitation_loss", "imitation_accuracy",
+                "imitation_value_mse"]
         cols += [f"win_rate_vs_{s}" for s in self.eval_agents] + ["eval_seconds"]
         return cols
 
@@ -553,9 +750,14 @@ class Trainer:
             bar = tqdm(total=cfg.num_updates, initial=self.update, desc=f"ppo {cfg.game}", unit="upd",
                        file=sys.stderr)
         if self.update == 0 and not self.rows:
+            warm: dict[str, float] = {}
+            if cfg.imitation_games > 0:
+                t0 = time.perf_counter()
+                warm = self.warm_start()
+                self.wall_time += time.perf_counter() - t0
             self.last_eval = self.evaluate()
-            self.rows.append({"update": 0, "env_steps": 0, "train_steps": 0, "episodes": 0, "wall_time": 0.0,
-                              "pool_size": 0, **self.last_eval})
+            self.rows.append({"update": 0, "env_steps": 0, "train_steps": 0, "episodes": 0,
+                              "wall_time": self.wall_time, "pool_size": 0, **warm, **self.last_eval})
         t_last = time.perf_counter()
         while self.update < cfg.num_updates:
             if cfg.time_budget_s > 0 and self.wall_time >= cfg.time_budget_s:
@@ -580,12 +782,12 @@ class Trainer:
             dt = time.perf_counter() - t0
             self.wall_time += dt
             if self.update % cfg.snapshot_every == 0:
-                self.league.add(self.model, cfg.pool_size)
+                self.add_snapshot()
             row = {"update": self.update, "env_steps": self.env_steps, "train_steps": self.train_steps,
                    "episodes": self.episodes, "wall_time": self.wall_time,
                    "steps_per_s": cfg.steps_per_update / dt, "learning_rate": lr, **stats,
                    **{k: v for k, v in roll["stats"].items() if k != "episodes"},
-                   "pool_size": len(self.league.pool)}
+                   "pool_size": self.pool_size_now}
             last = self.update == cfg.num_updates
             if (cfg.eval_every > 0 and self.update % cfg.eval_every == 0) or last:
                 self.last_eval = self.evaluate()
@@ -620,21 +822,33 @@ class Trainer:
                 "seconds": time.perf_counter() - t_last}
 
 
-def plot_curves(rows: list[dict[str, Any]], opponents: list[str], path: Path, title: str = "") -> Path:
-    """Win rate vs each baseline and the losses, over env steps and over wall time (PNG)."""
+def plot_curves(rows: list[dict[str, Any]], opponents: list[str], path: Path, title: str = "",
+                x: tuple[str, str] = ("env_steps", "env steps"),
+                losses: tuple[str, ...] = ("pg_loss", "v_loss", "entropy"),
+                rate_keys: tuple[str, ...] = ("win_rate_vs_{}",)) -> Path:
+    """Win rate vs each baseline and the losses, over ``x`` (env steps) and over wall time (PNG).
+
+    Args:
+        x: the column of the first x axis and its label.
+        losses: the loss columns of the lower plots.
+        rate_keys: column patterns of the win rates (``{}``: the opponent's spec); each
+            pattern after the first is drawn dashed.
+    """
     import matplotlib
     matplotlib.use("Agg")
     import matplotlib.pyplot as plt
 
     fig, axes = plt.subplots(2, 2, figsize=(11, 7.5))
-    for col, xkey, xlabel in ((0, "env_steps", "env steps"), (1, "wall_time", "wall time (s)")):
+    for col, xkey, xlabel in ((0, *x), (1, "wall_time", "wall time (s)")):
         ax = axes[0, col]
-        for spec in opponents:
-            key = f"win_rate_vs_{spec}"
-            pts = [(r[xkey], r[key]) for r in rows if key in r and xkey in r]
-            if pts:
-                xs, ys = zip(*pts)
-                ax.plot(xs, ys, marker="o", label=f"vs {spec}")
+        for k, pattern in enumerate(rate_keys):
+            for spec in opponents:
+                key = pattern.format(spec)
+                pts = [(r[xkey], r[key]) for r in rows if key in r and xkey in r]
+                if pts:
+                    xs, ys = zip(*pts)
+                    label = key.replace("win_rate_", "").replace("_", " ")
+                    ax.plot(xs, ys, marker="o", ls="-" if k == 0 else "--", label=label)
         ax.axhline(0.5, color="grey", lw=0.8, ls=":")
         ax.set_ylim(0, 1)
         ax.set_xlabel(xlabel)
@@ -643,7 +857,7 @@ def plot_curves(rows: list[dict[str, Any]], opponents: list[str], path: Path, ti
             ax.legend(loc="lower right")
         ax.grid(alpha=0.3)
         ax = axes[1, col]
-        for key in ("pg_loss", "v_loss", "entropy"):
+        for key in losses:
             pts = [(r[xkey], r[key]) for r in rows if key in r]
             if pts:
                 xs, ys = zip(*pts)

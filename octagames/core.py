@@ -31,6 +31,9 @@ name              meaning
 ``check_record``  ``check_record(s) -> str`` (Python): ``""`` for a record the kernels can
                   run on safely under the config it carries, else one line naming the
                   field that is wrong (saved games are untrusted input)
+``CONFIG_FIELDS``  optional: the record fields that hold the config and never change in
+                  play (default: the ``Config`` field names the record has); :class:`Game`
+                  refuses a record whose fields differ from its own config
 ``ACTIONS``       :class:`Layout` of the action table (or ``action_layout(config)``)
 ``OBS_LAYOUT``    :class:`Layout` of the observation (or ``obs_layout(config)``)
 ================  =============================================================
@@ -61,9 +64,12 @@ distribution must be exactly uniform over ``legal_mask``. And ``apply_legal(s, a
 taken from ``legal_mask`` (or ``random_legal_action``); MCTS playouts use it.
 It must leave the record exactly as ``apply_action`` would.
 
-The kernels are plain functions over one record compiled with numba
-(``cache=True``); they also run uncompiled under ``NUMBA_DISABLE_JIT=1``.
-Records are indexed as ``s['field']`` so both modes work.
+The kernels are plain ``@numba.njit`` functions over one record (no
+``cache=True``: numba's cache would not notice edits to the modules they call);
+they also run uncompiled under ``NUMBA_DISABLE_JIT=1``. Records are indexed as
+``s['field']`` so both modes work. Compiled code reaches Python through
+templates specialised per game (:mod:`octagames.specialize`): :attr:`Game.kernels`
+holds the contract's kernels as cached entry points.
 
 Python users normally go through :class:`Game`, which binds a module to one
 config and adds the policy written once for all games: clear errors for illegal
@@ -73,6 +79,7 @@ actions, chance sampling, copying and serialization.
 from __future__ import annotations
 
 import dataclasses
+import hashlib
 import importlib
 import textwrap
 from dataclasses import dataclass
@@ -81,6 +88,8 @@ from typing import Any, Iterable, Sequence
 
 import numba as nb
 import numpy as np
+
+from octagames.specialize import engine_kernels
 
 # Player markers, identical to OpenSpiel's so the adapter needs no mapping.
 CHANCE = -1
@@ -98,7 +107,7 @@ _MIX1 = np.uint64(0xBF58476D1CE4E5B9)
 _MIX2 = np.uint64(0x94D049BB133111EB)
 
 
-@nb.njit(cache=True)
+@nb.njit
 def mix64(z: np.uint64) -> np.uint64:
     """Finalise a 64-bit value (the splitmix64 output function)."""
     z = (z ^ (z >> np.uint64(30))) * _MIX1
@@ -106,13 +115,13 @@ def mix64(z: np.uint64) -> np.uint64:
     return z ^ (z >> np.uint64(31))
 
 
-@nb.njit(cache=True)
+@nb.njit
 def seed_rng(s, seed) -> None:
     """Seed the record's RNG from an integer seed."""
     s["rng"] = mix64(np.uint64(seed) + _GOLDEN)
 
 
-@nb.njit(cache=True)
+@nb.njit
 def rng_next(s) -> np.uint64:
     """Advance the record's RNG and return 64 random bits."""
     z = s["rng"] + _GOLDEN
@@ -120,7 +129,7 @@ def rng_next(s) -> np.uint64:
     return mix64(z)
 
 
-@nb.njit(cache=True)
+@nb.njit
 def nth_set(mask, k) -> int:
     """The index of the ``k``-th non-zero entry of ``mask`` (from 0), or -1 if it has fewer.
 
@@ -134,13 +143,13 @@ def nth_set(mask, k) -> int:
     return -1
 
 
-@nb.njit(cache=True)
+@nb.njit
 def rng_below(s, n) -> int:
     """A uniform integer in ``[0, n)`` from the record's RNG."""
     return int(rng_next(s) % np.uint64(n))
 
 
-@nb.njit(cache=True)
+@nb.njit
 def rng_uniform(s) -> float:
     """A uniform float in ``[0, 1)`` from the record's RNG."""
     return float(rng_next(s) >> np.uint64(11)) * (1.0 / 9007199254740992.0)
@@ -196,6 +205,26 @@ def check_range(field: str, value: Any, lo: int, hi: int | None = None) -> None:
     if value < lo or (hi is not None and value > hi):
         upper = "" if hi is None else f" and <= {hi}"
         raise ValueError(f"{field}={value!r} is not valid; it must be >= {lo}{upper}")
+
+
+def out_of_range(checks: Iterable[tuple[str, Any, Any, Any]]) -> str:
+    """``""`` if every ``(field, values, lo, hi)`` has all its entries in ``lo..hi``, else one line
+    naming the first entry that does not (``"hand_len[1] = 40 is outside 0..8"``).
+
+    For the ``check_record`` functions of the rules packages: ``values`` is an
+    integer record field, a scalar or an array; ``lo`` and ``hi`` are numbers or
+    arrays broadcast against it (bounds that differ by entry, e.g. unused seats).
+    """
+    for field, values, lo, hi in checks:
+        v = np.asarray(values)
+        lo_a, hi_a = np.broadcast_to(lo, v.shape), np.broadcast_to(hi, v.shape)
+        bad = np.flatnonzero((v < lo_a) | (v > hi_a))
+        if len(bad) == 0:
+            continue
+        idx = np.unravel_index(int(bad[0]), v.shape)
+        where = f"[{', '.join(str(int(i)) for i in idx)}]" if v.ndim else ""
+        return f"{field}{where} = {int(v[idx])} is outside {int(lo_a[idx])}..{int(hi_a[idx])}"
+    return ""
 
 
 def load_module(name: str) -> ModuleType:
@@ -346,6 +375,13 @@ class IllegalActionError(ValueError):
 class Game:
     """One game under one config: the policy shared by every game.
 
+    Every method checks what crosses the boundary: an action that is not an
+    integer id, a seat out of range, or a record of another game or config is
+    refused with a clear error before any kernel sees it (compiled kernels do
+    not check bounds). Saved records (:meth:`from_bytes`) are untrusted input:
+    a format header, a checksum and the game's :func:`check_record` guard them.
+    A ``Game`` pickles and deep-copies by name and config.
+
     Args:
         name_or_module: a short game name or the rules module itself.
         config: a ``Config`` of that game; ``None`` builds one from ``kwargs``.
@@ -380,14 +416,21 @@ class Game:
         self.min_utility, self.max_utility = float(lo_hi[0]), float(lo_hi[1])
         length = getattr(self.module, "max_game_length", None)
         self.max_game_length: int = int(length(config)) if length else self.info.max_game_length
-        m = self.module
-        self._reset, self._cur, self._act = m.reset, m.current_player, m.acting_player
-        self._mask, self._apply = m.legal_mask, m.apply_action
-        self._obs, self._ret, self._det = m.observation, m.returns, m.determinize
-        self._co, self._sample = m.chance_outcomes, m.sample_chance
+        #: the contract's kernels as cached, compiled entry points (see :mod:`octagames.specialize`)
+        self.kernels = k = engine_kernels(self.module)
+        self._reset, self._cur, self._act = k.reset, k.current_player, k.acting_player
+        self._mask, self._apply = k.legal_mask, k.apply_action
+        self._obs, self._ret, self._det = k.observation, k.returns, k.determinize
+        self._co, self._sample = k.chance_outcomes, k.sample_chance
+        self._config_values = _config_values(self.module, config)
+        self._format_tag = _format_tag(self.name, self.dtype)
 
     def __repr__(self) -> str:
         return f"Game({self.name!r}, {self.config})"
+
+    def __reduce__(self) -> tuple[Any, ...]:
+        # by name and config: the compiled kernels are rebuilt (from the cache) on the other side
+        return (_game_from_module, (self.module.__name__, self.config))
 
     # -- states ---------------------------------------------------------------
     def new_batch(self, n: int, seed: int = 0) -> np.ndarray:
@@ -404,42 +447,89 @@ class Game:
 
     def clone(self, s: np.void) -> np.void:
         """An independent copy of a record (what search uses)."""
+        self._check_record(s)
         return np.array(s, dtype=self.dtype).reshape(1)[0]
 
     def to_bytes(self, s: np.void) -> bytes:
-        """Serialize a record."""
-        return np.asarray(s).tobytes()
+        """Serialize a record: a header naming the game and format, the record, a checksum."""
+        self._check_record(s)
+        body = self._format_tag + np.asarray(s).tobytes()
+        return body + hashlib.blake2b(body, digest_size=8).digest()
 
     def from_bytes(self, data: bytes) -> np.void:
-        """Rebuild a record serialized with :meth:`to_bytes`."""
-        if len(data) != self.dtype.itemsize:
-            raise ValueError(f"data has {len(data)} bytes; a {self.name} record has {self.dtype.itemsize}")
-        return np.frombuffer(data, dtype=self.dtype).copy()[0]
+        """Rebuild a record serialized with :meth:`to_bytes`, refusing anything else.
+
+        Raises:
+            ValueError: the data is not a record of this game (or of this version of its
+                record layout), was altered or truncated (checksum), belongs to another
+                config, or fails the game's own consistency checks (naming the field).
+        """
+        data = bytes(data)
+        tag, size = self._format_tag, self.dtype.itemsize
+        if not data.startswith(_MAGIC):
+            raise ValueError("data is not a saved octagames record (no format header); "
+                             "save records with Game.to_bytes")
+        if not data.startswith(tag):
+            name = data[len(_MAGIC) + 3:len(_MAGIC) + 3 + data[len(_MAGIC) + 2]].decode(errors="replace")
+            if name != self.name:
+                raise ValueError(f"data holds a saved {name!r} record; this game is {self.name!r}")
+            raise ValueError(f"data holds a {self.name} record of another format or record layout "
+                             f"(saved by another version of octagames)")
+        if len(data) != len(tag) + size + 8:
+            raise ValueError(f"data has {len(data)} bytes; a saved {self.name} record has {len(tag) + size + 8}")
+        body, checksum = data[:-8], data[-8:]
+        if hashlib.blake2b(body, digest_size=8).digest() != checksum:
+            raise ValueError("checksum mismatch: the saved record was altered or truncated")
+        s = np.frombuffer(body[len(tag):], dtype=self.dtype).copy()[0]
+        self.check_record(s)
+        return s
+
+    def check_record(self, s: Any) -> None:
+        """Check that ``s`` is a record of this game and config that every kernel can run on.
+
+        Raises:
+            ValueError: another game's record, another config's, or a record the game's
+                ``check_record`` refuses (the message names the field).
+        """
+        self._check_record(s)
+        check = getattr(self.module, "check_record", None)
+        why = check(s) if check is not None else ""
+        if why:
+            raise ValueError(f"not a valid {self.name} record: {why}")
 
     # -- queries --------------------------------------------------------------
     def current_player(self, s: np.void) -> int:
         """A seat, or CHANCE / SIMULTANEOUS / TERMINAL."""
+        self._check_record(s)
         return int(self._cur(s))
 
     def acting_player(self, s: np.void) -> int:
         """The seat to act when simultaneous moves are taken one at a time."""
+        self._check_record(s)
         return int(self._act(s))
 
     def is_terminal(self, s: np.void) -> bool:
         """Whether the game is over."""
-        return int(self._cur(s)) == TERMINAL
+        return self.current_player(s) == TERMINAL
 
     def is_chance(self, s: np.void) -> bool:
         """Whether the next action is a chance outcome."""
-        return int(self._cur(s)) == CHANCE
+        return self.current_player(s) == CHANCE
 
     def legal_mask(self, s: np.void, player: int | None = None) -> np.ndarray:
         """The legal-action mask (uint8 of length ``num_actions``) of ``player``.
 
         ``player`` defaults to the acting player; a seat with nothing to do gets zeros.
+
+        Raises:
+            ValueError: ``player`` is not a seat of this game.
         """
         out = np.zeros(self.num_actions, dtype=np.uint8)
-        p = self.acting_player(s) if player is None else player
+        self._check_record(s)
+        if player is None:
+            p = int(self._act(s))
+        else:
+            p = self._check_player(player)
         if p >= 0:
             self._mask(s, p, out)
         return out
@@ -450,6 +540,7 @@ class Game:
 
     def chance_outcomes(self, s: np.void) -> list[tuple[int, float]]:
         """``(outcome, probability)`` pairs at a chance node; empty elsewhere."""
+        self._check_record(s)
         acts = np.zeros(self.info.max_chance_outcomes, dtype=np.int64)
         probs = np.zeros(self.info.max_chance_outcomes, dtype=np.float64)
         n = int(self._co(s, acts, probs))
@@ -457,24 +548,28 @@ class Game:
 
     def observation(self, s: np.void, player: int) -> np.ndarray:
         """The information-state tensor of ``player`` (float32, ``observation_size``)."""
-        self._check_player(player)
+        self._check_record(s)
+        p = self._check_player(player)
         out = np.zeros(self.observation_size, dtype=np.float32)
-        self._obs(s, player, out)
+        self._obs(s, p, out)
         return out
 
     def returns(self, s: np.void) -> np.ndarray:
         """Cumulative returns of every seat so far (float64, ``num_players``)."""
+        self._check_record(s)
         out = np.zeros(self.info.max_players, dtype=np.float64)
         self._ret(s, out)
         return out[: self.num_players].copy()
 
     def action_to_string(self, s: np.void, action: int) -> str:
-        """A readable name for ``action`` in state ``s``."""
-        return self.module.action_to_string(s, int(action))
+        """A readable name for ``action`` in state ``s`` (public: it names nothing hidden)."""
+        self._check_record(s)
+        return self.module.action_to_string(s, self._action_id(action, s))
 
     def render(self, s: np.void, viewer: int | None = None) -> str:
         """Text rendering; with ``viewer`` only what that seat can see."""
-        return self.module.render(s, viewer)
+        self._check_record(s)
+        return self.module.render(s, None if viewer is None else self._check_player(viewer))
 
     # -- changes --------------------------------------------------------------
     def apply_action(self, s: np.void, action: int) -> None:
@@ -484,12 +579,15 @@ class Game:
         when it refuses; only then is the (slower) explanation built.
 
         Raises:
-            IllegalActionError: the action is not legal here; ``s`` is unchanged.
+            IllegalActionError: the action is not legal here (or not an action id at
+                all: a float, a bool, ``None``, a string); ``s`` is unchanged.
+            ValueError: ``s`` is not a record of this game and config.
         """
-        a = int(action)
+        self._check_record(s)
+        a = self._action_id(action, s)
         if 0 <= a < max(self.num_actions, self.info.max_chance_outcomes) and self._apply(s, a):
             return
-        p = self.acting_player(s)
+        p = int(self._act(s))
         if p == TERMINAL:
             raise IllegalActionError(f"action {a} cannot be applied: the game is over")
         if p == CHANCE:
@@ -499,22 +597,24 @@ class Game:
             raise IllegalActionError(f"player {p} cannot play action {a} (out of range): "
                                      f"actions are 0..{self.num_actions - 1}")
         reason = self.module.illegal_reason(s, p, a)
-        raise IllegalActionError(f"player {p} cannot play action {a} ({self.action_to_string(s, a)}): {reason}")
+        raise IllegalActionError(f"player {p} cannot play action {a} ({self.module.action_to_string(s, a)}): "
+                                 f"{reason}")
 
     def sample_chance(self, s: np.void) -> int:
         """Draw a chance outcome with the RNG carried in ``s`` (advances it)."""
+        self._check_record(s)
         return int(self._sample(s))
 
     def play_chance(self, s: np.void) -> None:
         """Resolve chance nodes with the record's RNG until a player acts or the game ends."""
-        while int(self._cur(s)) == CHANCE:
-            self._apply(s, self._sample(s))
+        self._check_record(s)
+        self.kernels.play_chance(s)
 
     def determinize(self, s: np.void, player: int, seed: int) -> np.void:
         """A copy of ``s`` with everything ``player`` cannot see resampled."""
-        self._check_player(player)
+        p = self._check_player(player)
         c = self.clone(s)
-        self._det(c, player, seed)
+        self._det(c, p, seed)
         return c
 
     def observation_bounds(self) -> tuple[np.ndarray, np.ndarray]:
@@ -553,11 +653,74 @@ class Game:
         for a in actions:
             self.apply_action(s, a)
 
-    def _check_player(self, player: int) -> None:
-        if not (0 <= int(player) < self.num_players):
+    # -- boundary checks ------------------------------------------------------
+    def _check_player(self, player: Any) -> int:
+        if isinstance(player, (bool, np.bool_)) or not isinstance(player, (int, np.integer)) \
+                or not 0 <= int(player) < self.num_players:
             raise ValueError(f"player={player!r} is not valid; valid values: 0..{self.num_players - 1}")
+        return int(player)
+
+    def _action_id(self, action: Any, s: np.void) -> int:
+        if isinstance(action, np.ndarray) and action.ndim == 0:
+            action = action[()]
+        if isinstance(action, (bool, np.bool_)) or not isinstance(action, (int, np.integer)):
+            hi = (self.info.max_chance_outcomes if int(self._cur(s)) == CHANCE else self.num_actions) - 1
+            raise IllegalActionError(f"action {action!r} is not an action id: actions are integers 0..{hi}")
+        return int(action)
+
+    def _check_record(self, s: Any) -> None:
+        if not isinstance(s, np.void) or s.dtype != self.dtype:
+            what = f"a {s.dtype} record" if isinstance(s, (np.void, np.ndarray)) else type(s).__name__
+            raise ValueError(f"expected a record of {self.name} (numpy.void of its STATE_DTYPE), got {what}; "
+                             f"records come from Game.new_state or Game.from_bytes")
+        for field, value in self._config_values:
+            if not np.array_equal(s[field], value):
+                raise ValueError(f"this record was made under another {self.name} config "
+                                 f"({field}={_scalar(s[field])!r}, this game has {_scalar(value)!r}); "
+                                 f"use Game({self.name!r}, ...) with that record's config")
+
+
+_MAGIC = b"OCTG"
+_FORMAT_VERSION = 1
+
+
+def _format_tag(name: str, dtype: np.dtype) -> bytes:
+    """Header of a saved record: magic, format version, game name, a digest of the record layout."""
+    layout = hashlib.blake2b(str(dtype.descr).encode(), digest_size=8).digest()
+    return _MAGIC + bytes([_FORMAT_VERSION, 0, len(name)]) + name.encode() + layout
+
+
+def _config_values(module: ModuleType, config: Any) -> tuple[tuple[str, np.ndarray], ...]:
+    """The record fields that hold ``config`` (``CONFIG_FIELDS``), with their values under it."""
+    names = getattr(module, "CONFIG_FIELDS", None)
+    if names is None:  # by default every config field the record stores under the same name
+        names = [f.name for f in dataclasses.fields(module.Config) if f.name in module.STATE_DTYPE.names]
+    rec = np.zeros(1, module.STATE_DTYPE)[0]
+    module.write_config(rec, config)
+    return tuple((f, np.array(rec[f])) for f in names)
+
+
+def _scalar(v: Any) -> Any:
+    v = np.asarray(v)
+    return v.item() if v.ndim == 0 else v.tolist()
+
+
+def _game_from_module(module: str, config: Any) -> "Game":
+    return Game(importlib.import_module(module), config)
 
 
 def make_game(name: str, **config: Any) -> Game:
-    """Build a :class:`Game` from a short name and config fields."""
+    """Build a :class:`Game` from a short name and config fields: the one ``make_game`` of the package.
+
+    Args:
+        name: the game's short name (``"octrix"``, ``"achten"``, ``"octiles"``, ``"octa"``).
+        **config: fields of the game's ``Config`` (``num_players=3``, ``rules="nl"``, ...).
+
+    Returns:
+        The game bound to its config.
+
+    Raises:
+        ValueError: an unknown game, an unknown config field (the valid names are
+            listed) or a bad config value (naming the field and the valid values).
+    """
     return Game(name, **config)

@@ -6,6 +6,8 @@ game can be checked the moment it follows :mod:`octagames.core`.
 
 from __future__ import annotations
 
+from typing import Callable
+
 import numpy as np
 
 from octagames.core import CHANCE, SIMULTANEOUS, TERMINAL, Game
@@ -61,7 +63,7 @@ def random_playout(game: Game, seed: int, check: bool = True, max_steps: int | N
                 bad = int(rng.choice(illegal))
                 assert not game._apply(s, bad), f"illegal action {bad} accepted"
                 assert game.to_bytes(s) == before, "a refused action changed the state"
-            assert game.from_bytes(before).tobytes() == before
+            assert game.to_bytes(game.from_bytes(before)) == before
             obs = game.observation(s, p)
             assert obs.shape == (game.observation_size,) and np.all(np.isfinite(obs))
             low, high = game.observation_bounds()
@@ -71,3 +73,80 @@ def random_playout(game: Game, seed: int, check: bool = True, max_steps: int | N
             assert np.array_equal(game.legal_mask(det, p), mask), "determinize changed the seat's legal moves"
         game.apply_action(s, int(rng.choice(legal)))
     raise AssertionError(f"game did not end within max_game_length={limit}")
+
+
+def exercise(game: Game, s: np.void, rng: np.random.Generator, steps: int = 4) -> None:
+    """Run every kernel and text of the contract on record ``s``, then play a few random actions.
+
+    For records that passed ``check_record``: none of this may crash, hang or raise.
+    """
+    for v in range(game.num_players):
+        game.observation(s, v)
+        game.legal_mask(s, v)
+        game.render(s, v)
+        game.determinize(s, v, int(rng.integers(1 << 30)))
+    game.render(s)
+    game.returns(s)
+    for _ in range(steps):
+        if game.is_terminal(s):
+            return
+        if game.is_chance(s):
+            outs = game.chance_outcomes(s)
+            if not outs:
+                return
+            game.apply_action(s, game.sample_chance(s))
+            continue
+        p = game.acting_player(s)
+        legal = game.legal_actions(s, p) if p >= 0 else []
+        if not legal:
+            return
+        a = int(rng.choice(legal))
+        game.action_to_string(s, a)
+        game.apply_action(s, a)
+
+
+def fuzz_records(game: Game, records: list[np.void], seed: int, flips: int, randoms: int,
+                 log: Callable[[str], None] | None = None,
+                 also: Callable[[np.void], None] | None = None) -> dict[str, int]:
+    """Feed damaged records to :meth:`Game.check_record`; run the kernels on every one it accepts.
+
+    Three kinds of input: ``flips`` single-bit flips of the given (reached)
+    records, ``randoms`` records of random bytes, and ``randoms`` records of
+    random bytes under a valid config (``write_config``), which reach the checks
+    past the config. ``log`` (if given) gets the hex of each accepted record
+    before its kernels run, so that a crash names its record; ``also`` (if
+    given) runs on each accepted record too (another face, say).
+
+    Returns:
+        How many of each kind were accepted (``flips_ok``, ``random_ok``,
+        ``random_config_ok``) and how many were tried.
+    """
+    rng = np.random.default_rng(seed)
+    size = game.dtype.itemsize
+    out = {"flips_ok": 0, "random_ok": 0, "random_config_ok": 0, "tried": 0}
+
+    def attempt(data: bytes, key: str) -> None:
+        s = np.frombuffer(data, dtype=game.dtype).copy()[0]
+        out["tried"] += 1
+        try:
+            game.check_record(s)
+        except ValueError:
+            return
+        out[key] += 1
+        if log is not None:
+            log(data.hex())
+        if also is not None:
+            also(game.clone(s))
+        exercise(game, s, rng)
+
+    for _ in range(flips):
+        raw = bytearray(records[int(rng.integers(len(records)))].tobytes())
+        bit = int(rng.integers(8 * size))
+        raw[bit // 8] ^= 1 << (bit % 8)
+        attempt(bytes(raw), "flips_ok")
+    for _ in range(randoms):
+        attempt(rng.integers(0, 256, size, dtype=np.uint8).tobytes(), "random_ok")
+        s = np.frombuffer(rng.integers(0, 256, size, dtype=np.uint8).tobytes(), dtype=game.dtype).copy()[0]
+        game.module.write_config(s, game.config)
+        attempt(s.tobytes(), "random_config_ok")
+    return out

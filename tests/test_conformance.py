@@ -1,9 +1,15 @@
 """The conformance suite every game joins: add a (game, config) pair to GAME_CONFIGS."""
 
+import dataclasses
+import json
+import subprocess
+import sys
+
 import numpy as np
 import pytest
 
-from octagames.core import TERMINAL, Game, IllegalActionError
+from octagames.core import TERMINAL, Game, IllegalActionError, load_module
+from octagames.specialize import cached
 from octagames.testing import random_playout
 
 # (name, config kwargs). A new game only adds itself here.
@@ -20,6 +26,7 @@ GAME_CONFIGS = [
     ("octiles", dict(num_players=3, play_on=True)),
     ("octiles", dict(num_players=4)),
     ("octiles", dict(num_players=4, team=True, runners=3, choose_start_circles=True)),
+    ("octiles", dict(num_players=2, goal_locks=True, runners=2)),
     ("achten", dict(num_players=2)),
     ("achten", dict(num_players=3)),
     ("achten", dict(num_players=4)),
@@ -91,6 +98,7 @@ def test_optional_fast_kernels_agree_with_the_contract(name, config):
     module = game.module
     sampler = getattr(module, "random_legal_action", None)
     assert hasattr(module, "apply_legal") and (sampler is not None or name == "octa")
+    sampler = cached(sampler) if sampler is not None else None
     rng = np.random.default_rng(9)
     steps = 0
     for seed in range(6):
@@ -104,8 +112,122 @@ def test_optional_fast_kernels_agree_with_the_contract(name, config):
                 if sampler is not None:
                     assert game.legal_mask(s, p)[sampler(game.clone(s), p)]
             fast = game.clone(s)
-            assert module.apply_legal(fast, a)
+            assert game.kernels.apply_legal(fast, a)
             game.apply_action(s, a)
             assert game.to_bytes(fast) == game.to_bytes(s)
             steps += 1
     assert steps > 100
+
+
+# ------------------------------------------------------------------ nothing a seat sees reveals what it cannot
+def _positions(game, seed, count):
+    """Up to ``count`` decision nodes of a random game (each decision kept with probability 0.3)."""
+    rng = np.random.default_rng(seed)
+    s = game.new_state(seed)
+    out = []
+    while not game.is_terminal(s) and len(out) < count:
+        if game.is_chance(s):
+            game.apply_action(s, game.sample_chance(s))
+            continue
+        if rng.random() < 0.3:
+            out.append(game.clone(s))
+        game.apply_action(s, int(rng.choice(game.legal_actions(s))))
+    return out
+
+
+def _error_text(game, s, action):
+    with pytest.raises(IllegalActionError) as e:
+        game.apply_action(game.clone(s), action)
+    return str(e.value)
+
+
+def test_strings_reveal_nothing_the_seat_cannot_see(game):
+    # determinize(s, seat) resamples all the seat cannot see, so every string shown to that seat must
+    # stay the same: its render, the reasons and errors for its illegal actions, OpenSpiel's
+    # information-state string; action strings are public (every seat's history shows them)
+    import octagames.envs.openspiel as eo
+
+    rng = np.random.default_rng(0)
+    sample = min(game.num_actions, 24)
+    pairs = []
+    for seed in range(3):
+        for s in _positions(game, seed, 4):
+            p = game.acting_player(s)
+            mask = game.legal_mask(s, p)
+            for v in range(game.num_players):
+                d = game.determinize(s, v, int(rng.integers(1 << 30)))
+                actions = [int(a) for a in rng.choice(game.num_actions, sample, replace=False)]
+                assert [game.action_to_string(s, a) for a in range(game.num_actions)] == \
+                    [game.action_to_string(d, a) for a in range(game.num_actions)], game.render(s)
+                assert [game.module.illegal_reason(s, v, a) for a in actions] == \
+                    [game.module.illegal_reason(d, v, a) for a in actions], game.render(s)
+                assert game.render(s, v) == game.render(d, v)
+                if v == p:
+                    illegal = [a for a in actions if not mask[a]][:4]
+                    assert [_error_text(game, s, a) for a in illegal] == [_error_text(game, d, a) for a in illegal]
+                pairs.append((s, d, v))
+    assert pairs, "no decision reached"
+    params = {k: v for k, v in dataclasses.asdict(game.config).items() if k in eo.parameter_specification(game.name)}
+    pool = eo.load_pool(game.name, [r for s, d, _ in pairs for r in (s, d)], **params)
+    root = pool.new_initial_state()
+    for i, (_, _, v) in enumerate(pairs):
+        assert root.child(2 * i).information_state_string(v) == root.child(2 * i + 1).information_state_string(v)
+
+
+# ------------------------------------------------------------------ saved games are untrusted input
+CHECKED_GAMES = [n for n in dict.fromkeys(n for n, _ in GAME_CONFIGS) if hasattr(load_module(n), "check_record")]
+
+_FUZZ = """
+import json, sys
+import numpy as np
+from octagames.core import Game
+from octagames.envs.vector import VectorEnv
+from octagames.testing import fuzz_records
+
+name, configs = sys.argv[1], json.loads(sys.argv[2])
+totals = {}
+for k, cfg in enumerate(configs):
+    game = Game(name, **cfg)
+    rng = np.random.default_rng(k)
+    records = []
+    for seed in range(3):  # records reached in random play, up to 150 actions into each game
+        s = game.new_state(seed)
+        for _ in range(150):
+            if game.is_terminal(s):
+                break
+            records.append(game.clone(s))
+            game.apply_action(s, game.sample_chance(s) if game.is_chance(s) else int(rng.choice(game.legal_actions(s))))
+        records.append(game.clone(s))
+    bad = [game.module.check_record(r) for r in records if game.module.check_record(r)]
+    assert not bad, f"{cfg}: a record reached in play fails check_record: {bad[0]}"
+    env = VectorEnv(name, 2, seed=k, **cfg)  # the vector env loads saved states too
+    env.reset()
+
+    def in_vector_env(rec):
+        state = env.get_state()
+        state["states"][0] = rec
+        env.set_state(state)
+        try:
+            env.step(env.sample_actions())
+        except ValueError:  # a seat to act with no legal action is refused in words, not a crash
+            pass
+
+    out = fuzz_records(game, records, k, flips=400, randoms=100, log=lambda h: print(h, flush=True),
+                       also=in_vector_env)
+    for key, v in out.items():
+        totals[key] = totals.get(key, 0) + v
+print(json.dumps(totals))
+"""
+
+
+@pytest.mark.parametrize("name", CHECKED_GAMES)
+def test_check_record_guards_the_kernels(name):
+    # records reached in play pass; damaged records either fail check_record or run every kernel and
+    # a few moves without a crash (numba does not bounds-check: a miss would kill the process)
+    configs = [c for n, c in GAME_CONFIGS if n == name]
+    res = subprocess.run([sys.executable, "-c", _FUZZ, name, json.dumps(configs)], capture_output=True,
+                         text=True, timeout=400)
+    last = res.stdout.strip().splitlines()[-1:] or [""]
+    assert res.returncode == 0, f"crash or error (last accepted record: {last[0][:200]}): {res.stderr[-3000:]}"
+    totals = json.loads(last[0])
+    assert totals["flips_ok"] > 0 and totals["tried"] == len(configs) * 600

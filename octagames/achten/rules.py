@@ -36,73 +36,91 @@ seat ``v`` knows the card in ``slot``; knowledge travels with the card.
 
 Actions (one flat space of 17)
 ------------------------------
-======  ==============================  ========================================
-action  name                            when legal
-======  ==============================  ========================================
-0       ``keep``                        first choice: keep the dealt hand
-1       ``swap hand with pot``          first choice: swap the whole hand with
-                                        the (still closed) pot
-2..10   ``swap i-j`` = 2 + 3 i + j      normal or final turn: hand slot i <->
-                                        pot slot j
-11..13  ``closed i`` = 11 + i           normal or final turn: hand slot i <->
-                                        the closed card
-14      ``claw``                        normal turn: swap all three hand cards
-                                        with the pot (hand slot k <-> pot slot k)
-15      ``pass``                        normal turn: end the round, the others
-                                        get one last turn
-16      ``stand``                       final turn: keep the hand
-======  ==============================  ========================================
+``ACTIONS``:
+
+======  ====  ================================================================
+action  size  meaning
+======  ====  ================================================================
+0       1     ``keep``: first choice: keep the dealt hand
+1       1     ``swap_all``: first choice: swap the whole hand with the (still
+              closed) pot
+2..10   9     ``swap``: normal or final turn: swap hand slot i with pot slot j
+              (id 2 + 3 i + j)
+11..13  3     ``closed``: normal or final turn: swap hand slot i with the
+              closed card (id 11 + i)
+14      1     ``claw``: normal turn: swap all three hand cards with the pot
+              (hand slot k with pot slot k)
+15      1     ``pass``: normal turn: end the round; the others get one last
+              turn
+16      1     ``stand``: final turn: keep the hand
+======  ====  ================================================================
 
 Observation (information state of one seat; seats relative, 0 = self)
 ----------------------------------------------------------------------
-========  =====  ==============================================================
-offset    size   meaning
-========  =====  ==============================================================
-0         156    own hand: ``[slot k, card c]`` one-hot, 3 x 52
-156       156    open pot: ``[slot j, card c]`` (zeros before it is laid open)
-312       52     the closed card, when this seat knows it (one-hot)
-364       1      1 if this seat knows the closed card
-365       795    opponents q = 1..5: ``[q-1, slot k, 53]``: the known card of
-                 that hand slot (52 one-hot), or 1 at index 52 if unknown
-1160      5      opponents q = 1..5: number of unknown cards in hand / 3
-1165      52     own dealt hand (as dealt, before any swap)
-1217      52     every card this seat has seen this round (it knows where each
-                 one is now: nothing leaves play in achten)
-1269      5      phase one-hot: deal, first choice, turns, final turns, over
-1274      1      turns taken this round / turn cap (``turn_cap * n``)
-1275      1      final turns still to come / (n - 1)
-1276      6      seat to act (one-hot)
-1282      6      dealer
-1288      6      first chooser of this round
-1294      6      who passed
-1300      6      who clawed
-1306      6      who has had their final turn
-1312      6      match points (in points, 0.1 per verbied)
-1318      6      points scored in this round (set at the showdown)
-1324      6      who laid verbied in the pot this round
-1330      5      number of players, one-hot (2..6)
-1335      52     cards of the deck in use
-1387      1      match mode (1) or one round (0)
-1388      1      match target in points
-1389      1      rounds completed / max_rounds
-1390      68     lookahead, ``[action a, 4]``, while this seat holds a full
-                 hand in an unfinished round: its hand total after ``a`` /
-                 31 (0 if unknown), 1 if this seat knows that hand, 1 if it
-                 is nul, 1 if ``a`` leaves verbied in the pot (keep, pass and
-                 stand keep the hand; ``closed i`` is known once the closed
-                 card is; ``swap hand with pot`` takes the unseen pot)
-1458      4875   move history of this round, 65 moves x 75:
-                 ``[t, 0:6]`` mover (relative seat), ``[t, 6:23]`` action,
-                 ``[t, 23:75]`` cards this move showed to this seat (cards
-                 laid open in the pot; for the mover also the cards taken
-                 blind: the closed card, the closed pot on a whole-hand swap)
-========  =====  ==============================================================
+``OBS_LAYOUT`` (named views: ``Game.observation_views``):
+
+==========  ====  ================================================================
+offset      size  meaning
+==========  ====  ================================================================
+0..155      156   ``hand``: own hand: ``[slot k, card c]`` one-hot
+156..311    156   ``pot``: open pot: ``[slot j, card c]`` (zeros before it is laid
+                  open)
+312..363    52    ``closed``: the closed card, when this seat knows it (one-hot)
+364         1     ``closed_known``: 1 if this seat knows the closed card
+365..1159   795   ``opp``: opponents q = 1..5: ``[q-1, slot k, 53]``: the known
+                  card of that hand slot (52 one-hot), or 1 at index 52 if unknown
+1160..1164  5     ``opp_unknown``: opponents q = 1..5: number of unknown cards in
+                  hand / 3
+1165..1216  52    ``dealt``: own dealt hand (as dealt, before any swap)
+1217..1268  52    ``seen``: every card this seat has seen this round (it knows
+                  where each one is now: nothing leaves play in achten)
+1269..1273  5     ``phase``: phase one-hot: deal, first choice, turns, final
+                  turns, over
+1274        1     ``turn``: turns taken this round / 65, at most 1 (the turn bound
+                  is not shown)
+1275        1     ``final_left``: final turns still to come / (n - 1)
+1276..1281  6     ``to_act``: seat to act (relative, one-hot)
+1282..1287  6     ``dealer``: dealer
+1288..1293  6     ``chooser``: first chooser of this round
+1294..1299  6     ``passed``: who passed
+1300..1305  6     ``clawed``: who clawed
+1306..1311  6     ``final_done``: who has had their final turn
+1312..1317  6     ``scores``: match points (in points, 0.1 per verbied)
+1318..1323  6     ``round_pts``: points scored in this round (set at the showdown)
+1324..1329  6     ``verbied_by``: who laid verbied in the pot this round
+1330..1334  5     ``nplayers``: number of players, one-hot (2..6)
+1335..1386  52    ``deck``: cards of the deck in use
+1387        1     ``match``: match mode (1) or one round (0)
+1388        1     ``target``: match target in points
+1389        1     ``round``: rounds completed / max_rounds
+1390..1457  68    ``lookahead``: ``[action a, 4]``, while this seat holds a full
+                  hand in an unfinished round: its hand total after ``a`` / 31 (0
+                  if unknown), 1 if this seat knows that hand, 1 if it is nul, 1
+                  if ``a`` leaves verbied in the pot (keep, pass and stand keep
+                  the hand; ``closed i`` is known once the closed card is; ``swap
+                  hand with pot`` takes the unseen pot)
+1458..6332  4875  ``hist``: move history of this round, the last 65 moves (all of
+                  them in a round of at most 65 moves), oldest first, ``[t, 75]``:
+                  ``[t, 0:6]`` mover (relative seat), ``[t, 6:23]`` action, ``[t,
+                  23:75]`` cards this move showed to this seat (cards laid open in
+                  the pot; for the mover also the cards taken blind: the closed
+                  card, the closed pot on a whole-hand swap)
+==========  ====  ================================================================
+
 Total 6333 floats. With the deal (own dealt hand) and the history of moves and
-of every card each move showed, it is the exact information state of the
-round with perfect recall; the tables above it are the current knowledge
-derived from that history (the lookahead too: what each move would make of
-the hand, as far as this seat can tell). Earlier rounds of a match enter only through the
+of every card each move showed, it is the exact information state of a round of
+at most 65 moves with perfect recall; the tables above it are the current
+knowledge derived from that history (the lookahead too: what each move would
+make of the hand, as far as this seat can tell). A longer round (the seed puts
+no limit on it) keeps its last 65 moves: the moves that drop out of the window
+were public, and every card they showed stays located in the knowledge tables
+(nothing leaves play), so what is lost is the record of who made which old
+move, never the whereabouts of a card the seat has seen. Earlier rounds of a match enter only through the
 points, the dealer and the first chooser.
+
+The number of turns of a round is bounded only by a safety bound
+(``Config.turn_cap`` per player, default 100) that almost never binds; a round
+that reaches it stops unscored and the game is *truncated* (:func:`truncated`).
 """
 
 from __future__ import annotations
@@ -113,8 +131,8 @@ from typing import Iterable, Sequence
 import numba as nb
 import numpy as np
 
-from octagames.core import (CHANCE, TERMINAL, GameInfo, check_choice, check_range, rng_below,
-                            seed_rng)
+from octagames.core import (CHANCE, TERMINAL, Block, GameInfo, Layout, check_choice, check_range,
+                            out_of_range, rng_below, seed_rng)
 
 # ---------------------------------------------------------------- static facts
 NUM_SUITS = 4
@@ -130,16 +148,6 @@ SUIT_LETTERS = "CDSH"
 RANK_NAMES = ["2", "3", "4", "5", "6", "7", "8", "9", "10", "J", "Q", "K", "A"]
 ACE = 14
 
-# actions
-A_KEEP = 0
-A_SWAP_ALL = 1
-A_SWAP = 2          # 2 + 3 * hand_slot + pot_slot
-A_CLOSED = 11       # 11 + hand_slot
-A_CLAW = 14
-A_PASS = 15
-A_STAND = 16
-NUM_ACTIONS = 17
-
 # phases
 PH_DEAL = 0
 PH_FIRST = 1
@@ -153,70 +161,96 @@ END_NONE = 0
 END_SHOWDOWN = 1       # after a pass or a claw and the final turns
 END_VERBIED = 2        # a move left verbied in the pot (the mover scores 0.1)
 END_DEALT_VERBIED = 3  # the dealt pot was verbied when laid open (nobody scores)
-END_CAP = 4            # engine rule: the turn cap forced the showdown
+END_CAP = 4            # the safety bound on turns stopped the round: truncated, nothing scored
 
 NUL_TENTHS = 10
 VERBIED_TENTHS = 1
 
-DEFAULT_TURN_CAP = 10    # turns per player per round (engine rule)
+DEFAULT_TURN_CAP = 100   # safety bound: turns per player per round (not a rule; almost never binds)
 DEFAULT_MAX_ROUNDS = 200  # rounds per match before it ends as a draw (engine rule)
-MAX_EVENTS = DEFAULT_TURN_CAP * MAX_PLAYERS + MAX_PLAYERS - 1  # 65 moves per round at most
-EVENT_SIZE = MAX_PLAYERS + NUM_ACTIONS + NUM_CARDS             # 75
-LOOK_SIZE = 4                                                  # lookahead features per action
-MAX_HAND_VALUE = 31                                            # A + K + Q of one suit: 39 - 8
+HIST_MOVES = 65           # the observation's move history: the last 65 moves of the round
+LOOK_SIZE = 4             # lookahead features per action
+MAX_HAND_VALUE = 31       # A + K + Q of one suit: 39 - 8
+
+# The action table and the observation layout, declared once (the docstring tables are generated
+# from them, the kernels read the ids and offsets below, the strings look up the block of an action).
+ACTIONS = Layout([
+    Block("keep", 1, "first choice: keep the dealt hand"),
+    Block("swap_all", 1, "first choice: swap the whole hand with the (still closed) pot"),
+    Block("swap", HAND * HAND, "normal or final turn: swap hand slot i with pot slot j (id 2 + 3 i + j)",
+          (HAND, HAND)),
+    Block("closed", HAND, "normal or final turn: swap hand slot i with the closed card (id 11 + i)"),
+    Block("claw", 1, "normal turn: swap all three hand cards with the pot (hand slot k with pot slot k)"),
+    Block("pass", 1, "normal turn: end the round; the others get one last turn"),
+    Block("stand", 1, "final turn: keep the hand"),
+], title="action")
+A_KEEP, A_SWAP_ALL = ACTIONS.offset("keep"), ACTIONS.offset("swap_all")
+A_SWAP, A_CLOSED = ACTIONS.offset("swap"), ACTIONS.offset("closed")  # + 3 * hand slot + pot slot; + hand slot
+A_CLAW, A_PASS, A_STAND = ACTIONS.offset("claw"), ACTIONS.offset("pass"), ACTIONS.offset("stand")
+NUM_ACTIONS = ACTIONS.size  # 17
+EVENT_SIZE = MAX_PLAYERS + NUM_ACTIONS + NUM_CARDS  # 75
+
+OBS_LAYOUT = Layout([
+    Block("hand", HAND * NUM_CARDS, "own hand: ``[slot k, card c]`` one-hot", (HAND, NUM_CARDS)),
+    Block("pot", HAND * NUM_CARDS, "open pot: ``[slot j, card c]`` (zeros before it is laid open)",
+          (HAND, NUM_CARDS)),
+    Block("closed", NUM_CARDS, "the closed card, when this seat knows it (one-hot)"),
+    Block("closed_known", 1, "1 if this seat knows the closed card"),
+    Block("opp", (MAX_PLAYERS - 1) * HAND * (NUM_CARDS + 1), "opponents q = 1..5: ``[q-1, slot k, 53]``: "
+          "the known card of that hand slot (52 one-hot), or 1 at index 52 if unknown",
+          (MAX_PLAYERS - 1, HAND, NUM_CARDS + 1)),
+    Block("opp_unknown", MAX_PLAYERS - 1, "opponents q = 1..5: number of unknown cards in hand / 3"),
+    Block("dealt", NUM_CARDS, "own dealt hand (as dealt, before any swap)"),
+    Block("seen", NUM_CARDS, "every card this seat has seen this round (it knows where each one is "
+          "now: nothing leaves play in achten)"),
+    Block("phase", NUM_PHASES, "phase one-hot: deal, first choice, turns, final turns, over"),
+    Block("turn", 1, f"turns taken this round / {HIST_MOVES}, at most 1 (the turn bound is not shown)"),
+    Block("final_left", 1, "final turns still to come / (n - 1)"),
+    Block("to_act", MAX_PLAYERS, "seat to act (relative, one-hot)"),
+    Block("dealer", MAX_PLAYERS, "dealer"),
+    Block("chooser", MAX_PLAYERS, "first chooser of this round"),
+    Block("passed", MAX_PLAYERS, "who passed"),
+    Block("clawed", MAX_PLAYERS, "who clawed"),
+    Block("final_done", MAX_PLAYERS, "who has had their final turn"),
+    Block("scores", MAX_PLAYERS, "match points (in points, 0.1 per verbied)"),
+    Block("round_pts", MAX_PLAYERS, "points scored in this round (set at the showdown)"),
+    Block("verbied_by", MAX_PLAYERS, "who laid verbied in the pot this round"),
+    Block("nplayers", MAX_PLAYERS - 1, "number of players, one-hot (2..6)"),
+    Block("deck", NUM_CARDS, "cards of the deck in use"),
+    Block("match", 1, "match mode (1) or one round (0)"),
+    Block("target", 1, "match target in points"),
+    Block("round", 1, "rounds completed / max_rounds"),
+    Block("lookahead", NUM_ACTIONS * LOOK_SIZE, "``[action a, 4]``, while this seat holds a full hand in an "
+          "unfinished round: its hand total after ``a`` / 31 (0 if unknown), 1 if this seat knows that hand, "
+          "1 if it is nul, 1 if ``a`` leaves verbied in the pot (keep, pass and stand keep the hand; "
+          "``closed i`` is known once the closed card is; ``swap hand with pot`` takes the unseen pot)",
+          (NUM_ACTIONS, LOOK_SIZE)),
+    Block("hist", HIST_MOVES * EVENT_SIZE, f"move history of this round, the last {HIST_MOVES} moves "
+          "(all of them in a round of at most 65 moves), oldest first, ``[t, 75]``: ``[t, 0:6]`` mover "
+          "(relative seat), ``[t, 6:23]`` action, ``[t, 23:75]`` cards this move showed to this seat "
+          "(cards laid open in the pot; for the mover also the cards taken blind: the closed card, the "
+          "closed pot on a whole-hand swap)", (HIST_MOVES, EVENT_SIZE)),
+])
+O_HAND, O_POT, O_CLOSED = OBS_LAYOUT.offset("hand"), OBS_LAYOUT.offset("pot"), OBS_LAYOUT.offset("closed")
+O_CLOSED_KNOWN, O_OPP = OBS_LAYOUT.offset("closed_known"), OBS_LAYOUT.offset("opp")
+O_OPP_UNKNOWN, O_DEALT = OBS_LAYOUT.offset("opp_unknown"), OBS_LAYOUT.offset("dealt")
+O_SEEN, O_PHASE, O_TURN = OBS_LAYOUT.offset("seen"), OBS_LAYOUT.offset("phase"), OBS_LAYOUT.offset("turn")
+O_FINAL_LEFT, O_TO_ACT = OBS_LAYOUT.offset("final_left"), OBS_LAYOUT.offset("to_act")
+O_DEALER, O_CHOOSER = OBS_LAYOUT.offset("dealer"), OBS_LAYOUT.offset("chooser")
+O_PASSED, O_CLAWED = OBS_LAYOUT.offset("passed"), OBS_LAYOUT.offset("clawed")
+O_FINAL_DONE, O_SCORES = OBS_LAYOUT.offset("final_done"), OBS_LAYOUT.offset("scores")
+O_ROUND_PTS, O_VERBIED_BY = OBS_LAYOUT.offset("round_pts"), OBS_LAYOUT.offset("verbied_by")
+O_NPLAYERS, O_DECK, O_MATCH = OBS_LAYOUT.offset("nplayers"), OBS_LAYOUT.offset("deck"), OBS_LAYOUT.offset("match")
+O_TARGET, O_ROUND = OBS_LAYOUT.offset("target"), OBS_LAYOUT.offset("round")
+O_LOOK, O_HIST = OBS_LAYOUT.offset("lookahead"), OBS_LAYOUT.offset("hist")
+OBS_SIZE = OBS_LAYOUT.size  # 6333
 
 
-def _layout() -> dict[str, tuple[int, int]]:
-    sizes = [("hand", HAND * NUM_CARDS), ("pot", HAND * NUM_CARDS), ("closed", NUM_CARDS),
-             ("closed_known", 1), ("opp", (MAX_PLAYERS - 1) * HAND * (NUM_CARDS + 1)),
-             ("opp_unknown", MAX_PLAYERS - 1), ("dealt", NUM_CARDS), ("seen", NUM_CARDS),
-             ("phase", NUM_PHASES), ("turn", 1), ("final_left", 1), ("to_act", MAX_PLAYERS),
-             ("dealer", MAX_PLAYERS), ("chooser", MAX_PLAYERS), ("passed", MAX_PLAYERS),
-             ("clawed", MAX_PLAYERS), ("final_done", MAX_PLAYERS), ("scores", MAX_PLAYERS),
-             ("round_pts", MAX_PLAYERS), ("verbied_by", MAX_PLAYERS), ("nplayers", MAX_PLAYERS - 1),
-             ("deck", NUM_CARDS), ("match", 1), ("target", 1), ("round", 1),
-             ("lookahead", NUM_ACTIONS * LOOK_SIZE), ("hist", MAX_EVENTS * EVENT_SIZE)]
-    out, off = {}, 0
-    for name, size in sizes:
-        out[name] = (off, size)
-        off += size
-    out["total"] = (off, 0)
-    return out
 
+def _round_length_bound(n: int, turn_cap: int) -> int:
+    """Most actions of one round: 3n + 4 deals, turn_cap * n turns before a pass or claw, n - 1 last turns."""
+    return 3 * n + 4 + turn_cap * n + n - 1
 
-OBS_LAYOUT = _layout()
-O_HAND = OBS_LAYOUT["hand"][0]
-O_POT = OBS_LAYOUT["pot"][0]
-O_CLOSED = OBS_LAYOUT["closed"][0]
-O_CLOSED_KNOWN = OBS_LAYOUT["closed_known"][0]
-O_OPP = OBS_LAYOUT["opp"][0]
-O_OPP_UNKNOWN = OBS_LAYOUT["opp_unknown"][0]
-O_DEALT = OBS_LAYOUT["dealt"][0]
-O_SEEN = OBS_LAYOUT["seen"][0]
-O_PHASE = OBS_LAYOUT["phase"][0]
-O_TURN = OBS_LAYOUT["turn"][0]
-O_FINAL_LEFT = OBS_LAYOUT["final_left"][0]
-O_TO_ACT = OBS_LAYOUT["to_act"][0]
-O_DEALER = OBS_LAYOUT["dealer"][0]
-O_CHOOSER = OBS_LAYOUT["chooser"][0]
-O_PASSED = OBS_LAYOUT["passed"][0]
-O_CLAWED = OBS_LAYOUT["clawed"][0]
-O_FINAL_DONE = OBS_LAYOUT["final_done"][0]
-O_SCORES = OBS_LAYOUT["scores"][0]
-O_ROUND_PTS = OBS_LAYOUT["round_pts"][0]
-O_VERBIED_BY = OBS_LAYOUT["verbied_by"][0]
-O_NPLAYERS = OBS_LAYOUT["nplayers"][0]
-O_DECK = OBS_LAYOUT["deck"][0]
-O_MATCH = OBS_LAYOUT["match"][0]
-O_TARGET = OBS_LAYOUT["target"][0]
-O_ROUND = OBS_LAYOUT["round"][0]
-O_LOOK = OBS_LAYOUT["lookahead"][0]
-O_HIST = OBS_LAYOUT["hist"][0]
-OBS_SIZE = OBS_LAYOUT["total"][0]
-
-# One round: 3n + 4 chance nodes, at most turn_cap * n turns before a pass or
-# claw, then n - 1 final turns. A match has at most max_rounds rounds.
-ROUND_LENGTH_BOUND = 3 * MAX_PLAYERS + 4 + MAX_EVENTS
 
 INFO = GameInfo(
     name="achten",
@@ -226,8 +260,8 @@ INFO = GameInfo(
     max_chance_outcomes=NUM_CARDS,
     observation_size=OBS_SIZE,
     # turn_cap and max_rounds may only be lowered from their defaults, so this
-    # bound holds for every config
-    max_game_length=DEFAULT_MAX_ROUNDS * ROUND_LENGTH_BOUND,
+    # bound holds for every config (max_game_length(config) gives each config's own)
+    max_game_length=DEFAULT_MAX_ROUNDS * _round_length_bound(MAX_PLAYERS, DEFAULT_TURN_CAP),
     # default config (one round, no dealing penalty): own points minus the mean
     # of the others'; one player can score nul + verbied = 1.1 in a round
     min_utility=-1.1,
@@ -245,7 +279,7 @@ STATE_DTYPE = np.dtype([
     ("ranks", np.int8),             # ranks per suit in the deck
     ("low_rank", np.int8),          # lowest rank in the deck (2..14)
     ("target", np.int16),           # match target, in tenths of a point
-    ("turn_cap", np.int8),          # engine cap: turns per player per round
+    ("turn_cap", np.int8),          # safety bound: turns per player per round (then truncated)
     ("max_rounds", np.int16),       # engine cap: rounds per match (then a draw)
     ("deal_penalty", np.float64),   # one-round mode: cost of having to deal
     # -- progress
@@ -270,11 +304,12 @@ STATE_DTYPE = np.dtype([
     ("where", np.int8, (NUM_CARDS,)),       # slot of each card, -1 not on the table
     ("known", np.int8, (MAX_PLAYERS, NUM_SLOTS)),
     ("dealt_hand", np.int8, (MAX_PLAYERS, HAND)),
-    ("nhist", np.int16),
-    ("hist_mover", np.int8, (MAX_EVENTS,)),
-    ("hist_action", np.int8, (MAX_EVENTS,)),
-    ("hist_pub", np.int8, (MAX_EVENTS, HAND)),   # cards laid open in the pot by the move
-    ("hist_priv", np.int8, (MAX_EVENTS, HAND)),  # cards the mover took blind
+    # the last HIST_MOVES moves of the round: move t (0 = the round's first) is in row t % HIST_MOVES
+    ("nhist", np.int16),            # moves made this round
+    ("hist_mover", np.int8, (HIST_MOVES,)),
+    ("hist_action", np.int8, (HIST_MOVES,)),
+    ("hist_pub", np.int8, (HIST_MOVES, HAND)),   # cards laid open in the pot by the move
+    ("hist_priv", np.int8, (HIST_MOVES, HAND)),  # cards the mover took blind
     ("round_pts", np.int16, (MAX_PLAYERS,)),      # tenths, this round
     ("scores", np.int16, (MAX_PLAYERS,)),         # tenths, match totals
     ("returns", np.float64, (MAX_PLAYERS,)),
@@ -296,8 +331,12 @@ class Config:
         low_rank: the lowest rank kept (2..14; J = 11, Q = 12, K = 13, A = 14);
             the deck holds ranks ``low_rank .. low_rank + ranks - 1``.
         dealer: seat of the first dealer; the seat left of it chooses first.
-        turn_cap: engine rule: turns per player per round (1..10) before the
-            showdown is forced, so that no round can last forever.
+        turn_cap: safety bound, not a rule of the seed: turns per player per
+            round (1..100, default 100; first choice included). A round that
+            reaches it without a pass, a claw or verbied stops unscored: the
+            game ends *truncated* (:func:`truncated`, returns 0), so that no
+            game can last forever. The default almost never binds
+            (``docs/rules/achten.md`` gives the measured rates).
         max_rounds: engine rule: rounds per match (1..200); a match without a
             winner by then is a draw.
         deal_penalty: one-round mode: points subtracted from the seat that has
@@ -332,12 +371,16 @@ class Config:
             raise ValueError(f"ranks={self.ranks} is not valid with num_players={self.num_players}: the deal "
                              f"needs {need} cards, so ranks must be >= {(need + 3) // 4}")
         check_range("dealer", self.dealer, 0, self.num_players - 1)
-        check_range("turn_cap", self.turn_cap, 1, DEFAULT_TURN_CAP)
+        check_range("turn_cap", self.turn_cap, 1, DEFAULT_TURN_CAP)  # bounds INFO.max_game_length
         check_range("max_rounds", self.max_rounds, 1, DEFAULT_MAX_ROUNDS)
         if isinstance(self.deal_penalty, bool) or not isinstance(self.deal_penalty, (int, float)) \
                 or not 0.0 <= self.deal_penalty <= 10.0:
             raise ValueError(f"deal_penalty={self.deal_penalty!r} is not valid; "
                              f"it must be a number in [0, 10]")
+
+
+# record fields fixed by the config (``dealer`` is the first dealer in the config, then moves)
+CONFIG_FIELDS = ("num_players", "match", "target", "ranks", "low_rank", "turn_cap", "max_rounds", "deal_penalty")
 
 
 def write_config(s, config: Config) -> None:
@@ -351,6 +394,12 @@ def write_config(s, config: Config) -> None:
     s["turn_cap"] = config.turn_cap
     s["max_rounds"] = config.max_rounds
     s["deal_penalty"] = float(config.deal_penalty)
+
+
+def max_game_length(config: Config) -> int:
+    """Most actions (deals included) a game under ``config`` can take (the turn bound makes it finite)."""
+    rounds = config.max_rounds if config.match else 1
+    return rounds * _round_length_bound(config.num_players, config.turn_cap)
 
 
 def observation_bounds(config: Config) -> tuple[np.ndarray, np.ndarray]:
@@ -383,19 +432,19 @@ def utility_bounds(config: Config) -> tuple[float, float]:
 
 
 # ---------------------------------------------------------------- hand values (kernels)
-@nb.njit(cache=True)
+@nb.njit
 def card_rank(c) -> int:
     """Rank 2..14 of card ``c``."""
     return c // 4 + 2
 
 
-@nb.njit(cache=True)
+@nb.njit
 def card_points(c) -> int:
     """Value of a single card: ``|rank - 8|``."""
     return abs(c // 4 + 2 - 8)
 
 
-@nb.njit(cache=True)
+@nb.njit
 def hand_value3(c0, c1, c2) -> int:
     """Hand total: cards of one suit are added up first; each suit group scores ``|sum - 8|``."""
     # int(): record fields are int8, and unjitted numpy would do int8 arithmetic
@@ -428,7 +477,7 @@ def hand_value3(c0, c1, c2) -> int:
     return total
 
 
-@nb.njit(cache=True)
+@nb.njit
 def is_verbied3(c0, c1, c2) -> bool:
     """An ace and two of 10, J, Q, K, all three of one suit."""
     c0, c1, c2 = int(c0), int(c1), int(c2)
@@ -446,14 +495,14 @@ def is_verbied3(c0, c1, c2) -> bool:
     return aces == 1 and high == 2
 
 
-@nb.njit(cache=True)
+@nb.njit
 def _card_badness(c) -> int:
     # 2 * |rank - 8|, +1 above the 8: equal values rank the lower card better (a 7 beats a 9)
     r = int(c) // 4 + 2
     return 2 * abs(r - 8) + (1 if r > 8 else 0)
 
 
-@nb.njit(cache=True)
+@nb.njit
 def hand_key3(c0, c1, c2) -> int:
     """Order of hands at the showdown: a larger key is a worse hand.
 
@@ -480,24 +529,24 @@ def hand_key3(c0, c1, c2) -> int:
 
 
 # ---------------------------------------------------------------- record helpers
-@nb.njit(cache=True)
+@nb.njit
 def _in_deck(s, c) -> bool:
     r = c // 4 + 2
     return s["low_rank"] <= r < s["low_rank"] + s["ranks"]
 
 
-@nb.njit(cache=True)
+@nb.njit
 def _hand_value_of(s, p) -> int:
     b = 3 * p
     return hand_value3(s["slot_card"][b], s["slot_card"][b + 1], s["slot_card"][b + 2])
 
 
-@nb.njit(cache=True)
+@nb.njit
 def _pot_verbied(s) -> bool:
     return is_verbied3(s["slot_card"][POT0], s["slot_card"][POT0 + 1], s["slot_card"][POT0 + 2])
 
 
-@nb.njit(cache=True)
+@nb.njit
 def _new_round(s) -> None:
     s["dealt"] = 0
     s["phase"] = PH_DEAL
@@ -522,7 +571,7 @@ def _new_round(s) -> None:
     s["round_pts"][:] = 0
 
 
-@nb.njit(cache=True)
+@nb.njit
 def reset(s, seed) -> None:
     """Start a new match (or round) in ``s``, keeping its config.
 
@@ -540,7 +589,7 @@ def reset(s, seed) -> None:
     _new_round(s)
 
 
-@nb.njit(cache=True)
+@nb.njit
 def current_player(s) -> int:
     """CHANCE while dealing, the seat to act during turns, TERMINAL at the end."""
     if s["terminal"]:
@@ -550,13 +599,13 @@ def current_player(s) -> int:
     return s["to_act"]
 
 
-@nb.njit(cache=True)
+@nb.njit
 def acting_player(s) -> int:
     """Same as :func:`current_player` (the game is sequential)."""
     return current_player(s)
 
 
-@nb.njit(cache=True)
+@nb.njit
 def _is_legal(s, a) -> bool:
     ph = s["phase"]
     if ph == PH_FIRST:
@@ -568,7 +617,7 @@ def _is_legal(s, a) -> bool:
     return False
 
 
-@nb.njit(cache=True)
+@nb.njit
 def legal_mask(s, player, out) -> int:
     """Legal actions of ``player``: only the seat to act has any."""
     out[:] = 0
@@ -582,7 +631,7 @@ def legal_mask(s, player, out) -> int:
     return n
 
 
-@nb.njit(cache=True)
+@nb.njit
 def _num_undealt(s) -> int:
     n = 0
     for c in range(NUM_CARDS):
@@ -591,7 +640,7 @@ def _num_undealt(s) -> int:
     return n
 
 
-@nb.njit(cache=True)
+@nb.njit
 def chance_outcomes(s, actions, probs) -> int:
     """Every undealt card of the deck, uniformly, while dealing."""
     if s["terminal"] or s["phase"] != PH_DEAL:
@@ -606,7 +655,7 @@ def chance_outcomes(s, actions, probs) -> int:
     return n
 
 
-@nb.njit(cache=True)
+@nb.njit
 def sample_chance(s) -> int:
     """Draw an undealt card with the record's RNG (-1 if not dealing)."""
     if s["terminal"] or s["phase"] != PH_DEAL:
@@ -620,7 +669,7 @@ def sample_chance(s) -> int:
     return -1
 
 
-@nb.njit(cache=True)
+@nb.njit
 def deal_slot(s) -> int:
     """Slot that the next dealt card goes to."""
     n = s["num_players"]
@@ -632,7 +681,7 @@ def deal_slot(s) -> int:
     return CLOSED
 
 
-@nb.njit(cache=True)
+@nb.njit
 def _swap_slots(s, x, y) -> None:
     # the cards change places; what each seat knows travels with the card
     cx = s["slot_card"][x]
@@ -647,14 +696,14 @@ def _swap_slots(s, x, y) -> None:
         s["known"][v, y] = kx
 
 
-@nb.njit(cache=True)
+@nb.njit
 def _reveal_pot(s) -> None:
     for j in range(HAND):
         for v in range(s["num_players"]):
             s["known"][v, POT0 + j] = 1
 
 
-@nb.njit(cache=True)
+@nb.njit
 def _end_round(s, reason) -> None:
     """Showdown: hands are shown, nul scores 1, verbied 0.1, the worst hand deals next."""
     n = s["num_players"]
@@ -719,16 +768,34 @@ def _end_round(s, reason) -> None:
     _new_round(s)
 
 
-@nb.njit(cache=True)
+@nb.njit
 def _record(s, p, a) -> int:
-    t = s["nhist"]
+    """Write move ``a`` of seat ``p`` into the history ring; returns its row."""
+    t = int(s["nhist"]) % HIST_MOVES  # a round longer than the window overwrites its oldest move
     s["hist_mover"][t] = p
     s["hist_action"][t] = a
-    s["nhist"] = t + 1
+    s["hist_pub"][t, :] = -1
+    s["hist_priv"][t, :] = -1
+    s["nhist"] += 1
     return t
 
 
-@nb.njit(cache=True)
+@nb.njit
+def _truncate(s) -> None:
+    """The safety bound on turns is reached: the game stops, unscored (not a rule of the seed)."""
+    s["end_reason"] = END_CAP
+    s["phase"] = PH_OVER
+    s["to_act"] = -1
+    s["terminal"] = 1  # returns stay as they are: 0 (a match pays out only at its end)
+
+
+@nb.njit
+def truncated(s) -> bool:
+    """Whether the game stopped at the safety bound on turns rather than by the rules."""
+    return s["terminal"] != 0 and s["end_reason"] == END_CAP
+
+
+@nb.njit
 def _apply_move(s, p, a) -> None:
     n = s["num_players"]
     t = _record(s, p, a)
@@ -795,13 +862,13 @@ def _apply_move(s, p, a) -> None:
         s["final_left"] = n - 1
         s["to_act"] = (p + 1) % n
         return
-    if s["turns"] >= s["turn_cap"] * n:
-        _end_round(s, END_CAP)
+    if int(s["turns"]) >= int(s["turn_cap"]) * int(n):  # int(): int8 * int8 overflows unjitted
+        _truncate(s)
         return
     s["to_act"] = (p + 1) % n
 
 
-@nb.njit(cache=True)
+@nb.njit
 def apply_action(s, action) -> bool:
     """Apply a chance outcome or the acting seat's move; False if illegal (``s`` untouched)."""
     if s["terminal"]:
@@ -829,14 +896,14 @@ def apply_action(s, action) -> bool:
     return True
 
 
-@nb.njit(cache=True)
+@nb.njit
 def returns(s, out) -> None:
     """Cumulative returns (zero until the game ends)."""
     for p in range(s["num_players"]):
         out[p] = s["returns"][p]
 
 
-@nb.njit(cache=True)
+@nb.njit
 def _look(out, a, c0, c1, c2, lays_verbied) -> None:
     # lookahead features of action ``a`` whose resulting hand is known to be c0, c1, c2
     base = O_LOOK + a * LOOK_SIZE
@@ -847,7 +914,7 @@ def _look(out, a, c0, c1, c2, lays_verbied) -> None:
     out[base + 3] = 1.0 if lays_verbied else 0.0
 
 
-@nb.njit(cache=True)
+@nb.njit
 def _lookahead(s, v, out) -> None:
     """Seat ``v``'s hand after each action, as far as ``v`` knows it (layout: module docstring)."""
     h = np.empty(HAND, np.int64)
@@ -886,7 +953,7 @@ def _lookahead(s, v, out) -> None:
             _look(out, A_CLOSED + i, nh[0], nh[1], nh[2], False)
 
 
-@nb.njit(cache=True)
+@nb.njit
 def observation(s, player, out) -> None:
     """Write ``player``'s information state (layout in the module docstring)."""
     out[:] = 0.0
@@ -928,7 +995,7 @@ def observation(s, player, out) -> None:
     if s["terminal"]:
         ph = PH_OVER
     out[O_PHASE + ph] = 1.0
-    out[O_TURN] = s["turns"] / float(s["turn_cap"] * n)
+    out[O_TURN] = min(int(s["turns"]), HIST_MOVES) / float(HIST_MOVES)
     out[O_FINAL_LEFT] = s["final_left"] / float(n - 1)
     if s["to_act"] >= 0 and not s["terminal"] and ph != PH_DEAL:
         out[O_TO_ACT + (int(s["to_act"]) - v + n) % n] = 1.0
@@ -954,8 +1021,11 @@ def observation(s, player, out) -> None:
     out[O_ROUND] = s["round"] / float(s["max_rounds"])
     if ph in (PH_FIRST, PH_TURNS, PH_FINAL):
         _lookahead(s, v, out)
-    for t in range(s["nhist"]):
-        base = O_HIST + t * EVENT_SIZE
+    nh = int(s["nhist"])
+    shown = min(nh, HIST_MOVES)
+    for k in range(shown):  # oldest first: move nh - shown + k
+        t = (nh - shown + k) % HIST_MOVES
+        base = O_HIST + k * EVENT_SIZE
         m = int(s["hist_mover"][t])
         out[base + (m - v + n) % n] = 1.0
         out[base + MAX_PLAYERS + int(s["hist_action"][t])] = 1.0
@@ -968,7 +1038,7 @@ def observation(s, player, out) -> None:
                 out[base + MAX_PLAYERS + NUM_ACTIONS + c] = 1.0
 
 
-@nb.njit(cache=True)
+@nb.njit
 def determinize(s, player, seed) -> None:
     """Resample every card ``player`` does not know, and reseed the RNG.
 
@@ -1019,7 +1089,7 @@ def determinize(s, player, seed) -> None:
             c = s["dealt_hand"][p, k]
             if c >= 0:
                 s["dealt_hand"][p, k] = relabel[c]
-    for t in range(s["nhist"]):
+    for t in range(min(int(s["nhist"]), HIST_MOVES)):
         if s["hist_mover"][t] == player:
             continue
         for k in range(HAND):
@@ -1149,6 +1219,145 @@ def deal_outcomes(state, deal: Sequence[Sequence[int]]) -> list[int]:
     return out
 
 
+def _config_of(s) -> Config:
+    """The config a record carries (``ValueError`` naming the field if it is not a valid one)."""
+    if int(s["match"]) not in (0, 1):
+        raise ValueError(f"match = {int(s['match'])} is outside 0..1")
+    return Config(num_players=int(s["num_players"]), match=bool(s["match"]), target=int(s["target"]) / 10,
+                  ranks=int(s["ranks"]), low_rank=int(s["low_rank"]), turn_cap=int(s["turn_cap"]),
+                  max_rounds=int(s["max_rounds"]), deal_penalty=float(s["deal_penalty"]))
+
+
+def _deal_slots(n: int, dealer: int, dealt: int) -> list[int]:
+    """The slots filled by the first ``dealt`` cards of a round's deal (see :func:`deal_slot`)."""
+    out = []
+    for k in range(dealt):
+        if k < 3 * n:
+            out.append(3 * ((dealer + 1 + k) % n) + k // n)
+        else:
+            out.append(POT0 + k - 3 * n)
+    return out
+
+
+def check_record(s) -> str:
+    """``""`` when every kernel can run safely on record ``s`` under the config it carries,
+    else one line naming the first field found wrong (saved games are untrusted input).
+
+    Checked: the config fields; the range of every index-like field; the cards
+    (each deck card in at most one slot, ``where`` and ``slot_card`` naming each
+    other, the slots the deal has filled so far and no others); who knows what
+    (every seat its own hand, everyone the open pot, nobody the closed pot, no
+    seat beyond the players); the phase and the turn state that goes with it
+    (who acts, the turn count within the bound, pass or claw, last turns, the
+    history length); the dealt hands and the history rows.
+    """
+    try:
+        cfg = _config_of(s)
+    except ValueError as e:
+        return str(e)
+    n = cfg.num_players
+    full = 3 * n + HAND + 1
+    ph, terminal, dealt = int(s["phase"]), int(s["terminal"]), int(s["dealt"])
+    deck = [c for c in range(NUM_CARDS) if bool(_in_deck(s, c))]
+    seat = (np.arange(MAX_PLAYERS) < n).astype(np.int64)  # 1 for the seats of this game
+    checks = [("dealer", s["dealer"], 0, n - 1), ("chooser", s["chooser"], 0, n - 1),
+              ("round", s["round"], 0, cfg.max_rounds), ("dealt", dealt, 0, full),
+              ("phase", ph, 0, NUM_PHASES - 1), ("terminal", terminal, 0, 1),
+              ("to_act", s["to_act"], -1, n - 1), ("turns", s["turns"], 0, cfg.turn_cap * n),
+              ("final_left", s["final_left"], 0, n - 1), ("passer", s["passer"], -1, n - 1),
+              ("clawer", s["clawer"], -1, n - 1), ("final_done", s["final_done"], 0, seat),
+              ("pot_open", s["pot_open"], 0, 1),
+              ("end_reason", s["end_reason"], 0, END_CAP), ("verbied_by", s["verbied_by"], -1, n - 1),
+              ("worst", s["worst"], -1, n - 1), ("winner", s["winner"], -1, n - 1),
+              ("slot_card", s["slot_card"], -1, NUM_CARDS - 1), ("where", s["where"], -1, NUM_SLOTS - 1),
+              ("known", s["known"], 0, seat[:, None]),
+              ("dealt_hand", s["dealt_hand"], -1, np.where(seat, NUM_CARDS - 1, -1)[:, None]),
+              ("nhist", s["nhist"], 0, _round_length_bound(n, cfg.turn_cap)),
+              ("hist_mover", s["hist_mover"], -1, n - 1), ("hist_action", s["hist_action"], -1, NUM_ACTIONS - 1),
+              ("hist_pub", s["hist_pub"], -1, NUM_CARDS - 1), ("hist_priv", s["hist_priv"], -1, NUM_CARDS - 1),
+              ("round_pts", s["round_pts"], 0, NUL_TENTHS + VERBIED_TENTHS),
+              ("scores", s["scores"], 0, cfg.max_rounds * (NUL_TENTHS + VERBIED_TENTHS)),
+              ("moves", s["moves"], 0, 2**31 - 1)]
+    bad = out_of_range(checks)
+    if bad:
+        return bad
+    if not np.all(np.isfinite(s["returns"])):
+        return "returns holds a value that is not finite"
+    # the cards: each in at most one slot, where and slot_card naming each other, the dealt slots filled
+    filled = set(_deal_slots(n, int(s["dealer"]), dealt if ph == PH_DEAL else full))
+    for slot in range(NUM_SLOTS):
+        c = int(s["slot_card"][slot])
+        if (c >= 0) != (slot in filled):
+            state = "holds a card" if c >= 0 else "is empty"
+            return f"slot_card[{slot}] {state}, but the deal ({dealt} cards dealt) says otherwise"
+        if c >= 0 and (c not in deck or int(s["where"][c]) != slot):
+            return f"slot_card[{slot}] = {c} ({card_name(c)}) but where[{c}] = {int(s['where'][c])}"
+    for c in range(NUM_CARDS):
+        w = int(s["where"][c])
+        if w >= 0 and int(s["slot_card"][w]) != c:
+            return f"where[{c}] = {w} but slot_card[{w}] = {int(s['slot_card'][w])}"
+    if ph != PH_DEAL and dealt != full:
+        return f"dealt = {dealt} outside the deal, which gives {full} cards"
+    if ph == PH_DEAL and dealt == full:
+        return f"phase = deal but all {full} cards are dealt"
+    # who knows what: own hand always, the open pot everyone, the closed pot nobody
+    for slot in range(NUM_SLOTS):
+        if int(s["slot_card"][slot]) < 0 and s["known"][:, slot].any():
+            return f"known[:, {slot}] is set for an empty slot"
+    for p in range(n):
+        for k in range(HAND):
+            if int(s["slot_card"][3 * p + k]) >= 0 and not s["known"][p, 3 * p + k]:
+                return f"known[{p}, {3 * p + k}] = 0: a player always knows their own cards"
+    pot_known = s["known"][:n, POT0:CLOSED]
+    if int(s["pot_open"]) != int(ph >= PH_TURNS):
+        return f"pot_open = {int(s['pot_open'])} in phase {ph}: the pot is laid open after the first choice"
+    if int(s["pot_open"]) and not pot_known.all():
+        return "known: a seat does not know a card of the open pot"
+    if not int(s["pot_open"]) and pot_known.any():
+        return "known: a seat knows a card of the closed pot"
+    # the dealt hands: as many as the deal gave each seat, all different cards of the deck
+    given = [c for c in s["dealt_hand"][:n].ravel() if c >= 0]
+    if len(given) != len(set(given)) or not set(int(c) for c in given) <= set(deck):
+        return "dealt_hand names a card twice or a card outside the deck"
+    if len(given) != min(dealt, 3 * n):
+        return f"dealt_hand holds {len(given)} cards but the deal gave the players {min(dealt, 3 * n)}"
+    # the phase and the turn state
+    if (ph == PH_OVER) != bool(terminal):
+        return f"phase = {ph} with terminal = {terminal}: only a finished game is over"
+    to_act, turns, nhist = int(s["to_act"]), int(s["turns"]), int(s["nhist"])
+    ender = max(int(s["passer"]), int(s["clawer"]))
+    done = int(s["final_done"][:n].sum())
+    if (ph == PH_OVER) != (int(s["end_reason"]) != END_NONE):
+        return f"end_reason = {int(s['end_reason'])} in phase {ph}"
+    if ph in (PH_DEAL, PH_OVER) and to_act != -1:
+        return f"to_act = {to_act} in phase {ph}, when nobody acts"
+    if ph in (PH_DEAL, PH_FIRST) and (turns or nhist or ender >= 0 or done or int(s["final_left"])):
+        return f"turns = {turns}, nhist = {nhist} before the first choice is made"
+    if ph == PH_FIRST and to_act != int(s["chooser"]):
+        return f"to_act = {to_act} but the first choice is player {int(s['chooser'])}'s"
+    if ph == PH_TURNS:
+        if to_act < 0 or ender >= 0 or done or int(s["final_left"]):
+            return f"to_act = {to_act}, passer/clawer = {ender}: normal turns go on until a pass or a claw"
+        if not 1 <= turns < cfg.turn_cap * n or nhist != turns:
+            return f"turns = {turns}, nhist = {nhist} in normal turns (bound {cfg.turn_cap * n})"
+    if ph == PH_FINAL:
+        if (int(s["passer"]) >= 0) == (int(s["clawer"]) >= 0):
+            return "passer and clawer: exactly one of them ends the normal turns"
+        if int(s["final_left"]) != n - 1 - done or int(s["final_left"]) < 1 or int(s["final_done"][ender]):
+            return f"final_left = {int(s['final_left'])} with {done} last turns done"
+        if to_act < 0 or to_act == ender or int(s["final_done"][to_act]) or nhist != turns + done:
+            return f"to_act = {to_act}: the last turns go to the other players once each"
+    if ph != PH_OVER and (int(s["verbied_by"]) >= 0 or s["round_pts"].any()):
+        return "verbied_by or round_pts set before the round is over"
+    if not terminal and int(s["round"]) >= cfg.max_rounds:
+        return f"round = {int(s['round'])} but the game is not over after max_rounds = {cfg.max_rounds}"
+    for t in range(HIST_MOVES):
+        used = t < min(nhist, HIST_MOVES)
+        if used != (int(s["hist_mover"][t]) >= 0) or used != (int(s["hist_action"][t]) >= 0):
+            return f"hist_mover[{t}] / hist_action[{t}] do not match nhist = {nhist}"
+    return ""
+
+
 def illegal_reason(s, player: int, action: int) -> str:
     """Why ``action`` is illegal for ``player`` in ``s``, in the rulebook's words."""
     cp = int(current_player(s))
@@ -1161,6 +1370,7 @@ def illegal_reason(s, player: int, action: int) -> str:
     if not 0 <= action < NUM_ACTIONS:
         return f"actions are 0..{NUM_ACTIONS - 1}"
     ph = int(s["phase"])
+    block, _k = ACTIONS.locate(action)
     if ph == PH_FIRST:
         return ("the player left of the dealer may only keep their three cards or swap them with the "
                 "three pot cards before the pot is laid open")
@@ -1168,13 +1378,29 @@ def illegal_reason(s, player: int, action: int) -> str:
         who = "passed" if int(s["passer"]) >= 0 else "clawed the pot"
         return (f"player {max(int(s['passer']), int(s['clawer']))} {who}: the other players may only swap "
                 f"one more card (with the pot or the closed card) or stand")
-    if action == A_STAND:
+    if block.name == "stand":
         return "standing is only for the last turn after someone passed or clawed the pot"
-    return "the choice to keep or swap the whole hand is only for the first player of the round"
+    if block.name in ("keep", "swap_all"):
+        return "the choice to keep or swap the whole hand is only for the first player of the round"
+    return "the action is legal"
+
+
+def _public_card(s, slot: int) -> str:
+    """`` (♥K)`` when every seat knows the card in ``slot``, else ``""``: action strings are public."""
+    c = int(s["slot_card"][slot])
+    if c < 0 or not all(s["known"][v, slot] for v in range(int(s["num_players"]))):
+        return ""
+    return f" ({card_name(c)})"
 
 
 def action_to_string(s, action: int) -> str:
-    """A readable name: ``swap hand 1 (♥K) with pot 2 (♣8)`` etc.; ``deal ♣8 to P1`` at chance."""
+    """A readable name, the same for every seat: ``swap hand 1 with pot 2 (♣8)`` etc.
+
+    Action strings are public (every seat sees every move, by slot), so a card is
+    named only where every seat knows it: an open pot card, or a hand card all
+    seats have seen go there. At a chance node: ``deal ♣8 to P1`` (chance
+    outcomes are resolved by the engine and shown to no seat).
+    """
     a = int(action)
     if int(current_player(s)) == CHANCE and not s["terminal"]:
         if not 0 <= a < NUM_CARDS:
@@ -1184,27 +1410,19 @@ def action_to_string(s, action: int) -> str:
         return f"deal {card_name(a)} to {to}"
     if not 0 <= a < NUM_ACTIONS:
         return f"action {a}"
+    block, k = ACTIONS.locate(a)
     p = int(s["to_act"])
 
-    def hc(i: int) -> str:
-        c = int(s["slot_card"][3 * p + i]) if p >= 0 else -1
-        return f" ({card_name(c)})" if c >= 0 else ""
+    def hand(i: int) -> str:
+        return f"hand {i}" + (_public_card(s, 3 * p + i) if p >= 0 else "")
 
-    def pc(j: int) -> str:
-        c = int(s["slot_card"][POT0 + j])
-        return f" ({card_name(c)})" if c >= 0 and s["pot_open"] else ""
-
-    if a == A_KEEP:
-        return "keep"
-    if a == A_SWAP_ALL:
-        return "swap hand with pot"
-    if A_SWAP <= a < A_CLOSED:
-        i, j = divmod(a - A_SWAP, 3)
-        return f"swap hand {i}{hc(i)} with pot {j}{pc(j)}"
-    if A_CLOSED <= a < A_CLAW:
-        i = a - A_CLOSED
-        return f"swap hand {i}{hc(i)} with the closed card"
-    return {A_CLAW: "claw", A_PASS: "pass", A_STAND: "stand"}[a]
+    if block.name == "swap":
+        i, j = divmod(k, HAND)
+        return f"swap {hand(i)} with pot {j}{_public_card(s, POT0 + j)}"
+    if block.name == "closed":
+        return f"swap {hand(k)} with the closed card"
+    return {"keep": "keep", "swap_all": "swap hand with pot", "claw": "claw", "pass": "pass",
+            "stand": "stand"}[block.name]
 
 
 def render(s, viewer: int | None = None) -> str:
@@ -1215,6 +1433,7 @@ def render(s, viewer: int | None = None) -> str:
            f"first choice P{int(s['chooser'])}"
     if s["match"]:
         head += f", match to {int(s['target']) / 10:g}"
+    head += ", all cards shown" if viewer is None else f", as seen by P{viewer}"
     lines.append(head)
 
     def show(slot: int) -> str:
@@ -1234,7 +1453,8 @@ def render(s, viewer: int | None = None) -> str:
             tags.append("clawed")
         if int(s["verbied_by"]) == p:
             tags.append("laid verbied")
-        if s["phase"] == PH_OVER or s["terminal"]:
+        shown = viewer is None or all(s["known"][viewer, 3 * p + k] for k in range(HAND))
+        if (s["phase"] == PH_OVER or s["terminal"]) and shown:
             tags.append(f"hand {int(_hand_value_of(s, p))}")
         if s["match"]:
             pts = f"points {int(s['scores'][p]) / 10:g}"
@@ -1249,9 +1469,9 @@ def render(s, viewer: int | None = None) -> str:
         lines.append(f"dealing: {int(s['dealt'])}/{3 * n + HAND + 1} cards dealt")
     elif cp == TERMINAL:
         r = [round(float(x), 3) for x in s["returns"][:n]]
-        lines.append(f"game over, returns {r}")
+        stop = " (stopped unscored at the safety bound on turns)" if truncated(s) else ""
+        lines.append(f"game over{stop}, returns {r}")
     else:
         what = {PH_FIRST: "first choice", PH_TURNS: "turn", PH_FINAL: "last turn"}[int(s["phase"])]
-        lines.append(f"{what} of P{cp} (turn {int(s['turns']) + 1} of at most "
-                     f"{int(s['turn_cap']) * n})")
+        lines.append(f"{what} of P{cp} (turn {int(s['turns']) + 1})")
     return "\n".join(lines)

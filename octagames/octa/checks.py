@@ -29,7 +29,7 @@ ERROR_NAMES = ("ok", "stock count", "hand bookkeeping", "pool bookkeeping", "dis
                "card location", "no legal action", "game too long")
 
 
-@nb.njit(cache=True)
+@nb.njit
 def validate(s) -> int:
     """0 if the record is consistent (conservation of all 104 cards, valid runs), else an error code."""
     seen = np.zeros(NUM_CARDS, dtype=np.int64)
@@ -137,7 +137,7 @@ def validate(s) -> int:
     return OK
 
 
-@nb.njit(cache=True)
+@nb.njit
 def random_game(s, max_steps, stats, check=True) -> int:
     """Play ``s`` to the end with uniformly random legal actions, validating every step.
 

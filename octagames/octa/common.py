@@ -256,7 +256,7 @@ def make_state_dtype() -> np.dtype:
 
 
 # ---------------------------------------------------------------- card helpers
-@nb.njit(cache=True)
+@nb.njit
 def suit_of(c) -> int:
     """Suit 0..3 of a number or action card."""
     if c < NUM_NUMBER:
@@ -264,37 +264,37 @@ def suit_of(c) -> int:
     return ((c - NUM_NUMBER) % 12) // 3
 
 
-@nb.njit(cache=True)
+@nb.njit
 def rank_of(c) -> int:
     """Rank 1..10 of a number card (1 = ace)."""
     return c % 10 + 1
 
 
-@nb.njit(cache=True)
+@nb.njit
 def kind_of(c) -> int:
     """Kind 0..39 (suit*10 + rank-1) of a number card."""
     return c % 40
 
 
-@nb.njit(cache=True)
+@nb.njit
 def atype_of(c) -> int:
     """0 Jack, 1 Queen, 2 King for an action card id."""
     return (c - NUM_NUMBER) % 3
 
 
-@nb.njit(cache=True)
+@nb.njit
 def rank_of_pos(p) -> int:
     """The rank shown at run position ``p`` (position 11 is the high ace)."""
     return 1 if p == 11 else p
 
 
-@nb.njit(cache=True)
+@nb.njit
 def kind_at(suit, p) -> int:
     """The card kind that belongs at position ``p`` of a run of ``suit``."""
     return suit * 10 + rank_of_pos(p) - 1
 
 
-@nb.njit(cache=True)
+@nb.njit
 def ranks_adjacent(r1, r2) -> bool:
     """Ranks one apart, the ace counting as 1 or 11 (used by the pool exchange)."""
     if abs(r1 - r2) == 1:
@@ -307,7 +307,7 @@ def ranks_adjacent(r1, r2) -> bool:
 
 
 # ---------------------------------------------------------------- moving cards
-@nb.njit(cache=True)
+@nb.njit
 def detach(s, c) -> None:
     """Remove card ``c`` from the bookkeeping of its current location.
 
@@ -340,7 +340,7 @@ def detach(s, c) -> None:
     s["lidx"][c] = -1
 
 
-@nb.njit(cache=True)
+@nb.njit
 def to_hand(s, c, p, public) -> None:
     """Put (detached) card ``c`` in seat ``p``'s hand; ``public``: taken openly."""
     s["loc"][c] = LOC_HAND
@@ -350,7 +350,7 @@ def to_hand(s, c, p, public) -> None:
     s["pub"][c] = 1 if public else 0
 
 
-@nb.njit(cache=True)
+@nb.njit
 def to_stock(s, c) -> None:
     """Put (detached) card ``c`` into the stock."""
     s["loc"][c] = LOC_STOCK
@@ -358,7 +358,7 @@ def to_stock(s, c) -> None:
     s["stock_n"] += 1
 
 
-@nb.njit(cache=True)
+@nb.njit
 def to_pool(s, c, slot) -> None:
     """Put (detached) card ``c`` face up on pool ``slot``."""
     s["loc"][c] = LOC_POOL
@@ -366,7 +366,7 @@ def to_pool(s, c, slot) -> None:
     s["pool"][slot] = c
 
 
-@nb.njit(cache=True)
+@nb.njit
 def to_discard(s, c) -> None:
     """Put (detached) card ``c`` on top of the discard pile."""
     s["loc"][c] = LOC_DISCARD
@@ -375,7 +375,7 @@ def to_discard(s, c) -> None:
     s["disc_n"] += 1
 
 
-@nb.njit(cache=True)
+@nb.njit
 def to_run(s, c, slot, pos, facedown) -> None:
     """Put (detached) card ``c`` at ``pos`` of run ``slot`` (face down if asked)."""
     s["loc"][c] = LOC_RUN
@@ -384,7 +384,7 @@ def to_run(s, c, slot, pos, facedown) -> None:
     s["run_fd"][slot, pos] = 1 if facedown else 0
 
 
-@nb.njit(cache=True)
+@nb.njit
 def hand_card_of_kind(s, p, k) -> int:
     """A card of kind ``k`` in seat ``p``'s hand, preferring B cards, then openly known ones.
 
@@ -403,7 +403,7 @@ def hand_card_of_kind(s, p, k) -> int:
 
 
 # ---------------------------------------------------------------- runs
-@nb.njit(cache=True)
+@nb.njit
 def free_run_slot(s) -> int:
     """The lowest free run slot (-1 if none; cannot happen, see MAX_RUNS)."""
     for r in range(MAX_RUNS):
@@ -412,7 +412,7 @@ def free_run_slot(s) -> int:
     return -1
 
 
-@nb.njit(cache=True)
+@nb.njit
 def run_faceup(s, r) -> int:
     """Face-up cards of run ``r`` (its length: face-down cards do not count)."""
     n = 0
@@ -422,7 +422,7 @@ def run_faceup(s, r) -> int:
     return n
 
 
-@nb.njit(cache=True)
+@nb.njit
 def table_faceup(s, p) -> int:
     """Face-up cards in seat ``p``'s runs."""
     n = 0
@@ -432,7 +432,7 @@ def table_faceup(s, p) -> int:
     return n
 
 
-@nb.njit(cache=True)
+@nb.njit
 def longest_run(s, p) -> int:
     """Most face-up cards in one run of seat ``p``."""
     best = 0
@@ -442,7 +442,7 @@ def longest_run(s, p) -> int:
     return best
 
 
-@nb.njit(cache=True)
+@nb.njit
 def free_run(s, r) -> None:
     """Clear run slot ``r`` (its cards must already be elsewhere)."""
     s["run_owner"][r] = -1
@@ -454,7 +454,7 @@ def free_run(s, r) -> None:
         s["run_fd"][r, p] = 0
 
 
-@nb.njit(cache=True)
+@nb.njit
 def clear_build(s) -> None:
     """No run is being laid."""
     s["build_suit"] = -1
@@ -465,7 +465,7 @@ def clear_build(s) -> None:
     s["jok_pos"] = -1
 
 
-@nb.njit(cache=True)
+@nb.njit
 def extend_pos(s, r, end) -> int:
     """Position a card would take extending run ``r`` at ``end`` (0 low, 1 high); -1 if none.
 
@@ -482,7 +482,7 @@ def extend_pos(s, r, end) -> int:
 
 
 # ---------------------------------------------------------------- pool
-@nb.njit(cache=True)
+@nb.njit
 def pool_rank_seq_ok(r0, r1, r2) -> bool:
     """Three ranks in consecutive order (ascending or descending), ace as 1 or 11."""
     for lo_ace in range(2):
@@ -496,7 +496,7 @@ def pool_rank_seq_ok(r0, r1, r2) -> bool:
     return False
 
 
-@nb.njit(cache=True)
+@nb.njit
 def pool_line_is_run(s, line) -> bool:
     """Whether pool ``line`` holds a pool run (3 cards, one suit, consecutive in line order)."""
     c0 = s["pool"][POOL_LINES[line, 0]]
@@ -509,7 +509,7 @@ def pool_line_is_run(s, line) -> bool:
     return pool_rank_seq_ok(rank_of(c0), rank_of(c1), rank_of(c2))
 
 
-@nb.njit(cache=True)
+@nb.njit
 def slot_protected_by(s, slot, q) -> bool:
     """Whether pool ``slot`` belongs to a pool run carrying seat ``q``'s token."""
     if s["token_loc"][q] != TOK_POOL:
@@ -521,7 +521,7 @@ def slot_protected_by(s, slot, q) -> bool:
     return False
 
 
-@nb.njit(cache=True)
+@nb.njit
 def exchange_fits(s, slot, c) -> bool:
     """Whether card ``c`` placed on pool ``slot`` is orthogonally next to a same-suit card one rank away."""
     for i in range(3):
@@ -535,7 +535,7 @@ def exchange_fits(s, slot, c) -> bool:
 
 
 # ---------------------------------------------------------------- action piles
-@nb.njit(cache=True)
+@nb.njit
 def action_tops_match(s) -> bool:
     """Whether the two visible face-up action cards share a suit."""
     if s["apile_n"][0] == 0 or s["apile_n"][1] == 0:
@@ -545,7 +545,7 @@ def action_tops_match(s) -> bool:
     return suit_of(a) == suit_of(b)
 
 
-@nb.njit(cache=True)
+@nb.njit
 def place_action(s, c, pile) -> None:
     """Put the turned action card ``c`` on face-up ``pile``."""
     d = s["apile_n"][pile]
@@ -556,7 +556,7 @@ def place_action(s, c, pile) -> None:
 
 
 # ---------------------------------------------------------------- chance helpers
-@nb.njit(cache=True)
+@nb.njit
 def nth_card_at(s, loc, n, lo, hi) -> int:
     """The ``n``-th card id in ``[lo, hi)`` at location ``loc`` (-1 if fewer)."""
     for c in range(lo, hi):
@@ -567,13 +567,13 @@ def nth_card_at(s, loc, n, lo, hi) -> int:
     return -1
 
 
-@nb.njit(cache=True)
+@nb.njit
 def random_stock_card(s) -> int:
     """A uniformly drawn stock card, using the record's RNG."""
     return nth_card_at(s, LOC_STOCK, rng_below(s, s["stock_n"]), 0, NUM_NUMBER)
 
 
-@nb.njit(cache=True)
+@nb.njit
 def hidden_action_count(s) -> int:
     """Action cards never seen (the stack and the set-aside cards)."""
     n = 0
@@ -584,7 +584,7 @@ def hidden_action_count(s) -> int:
 
 
 # ---------------------------------------------------------------- asking the turn machinery for chance
-@nb.njit(cache=True)
+@nb.njit
 def start_chance(s, kind, count, nxt) -> None:
     """Ask for a chance sequence drawing ``kind`` (``count`` draws), then player phase ``nxt``.
 
@@ -597,7 +597,7 @@ def start_chance(s, kind, count, nxt) -> None:
     s["ch_next"] = nxt
 
 
-@nb.njit(cache=True)
+@nb.njit
 def first_empty_slot(s) -> int:
     """The first empty pool space in refill order (-1 if none)."""
     for i in range(POOL_SLOTS):
@@ -606,7 +606,7 @@ def first_empty_slot(s) -> int:
     return -1
 
 
-@nb.njit(cache=True)
+@nb.njit
 def start_refill(s, from_discard, nxt) -> None:
     """Refill the empty pool spaces in refill order: the discard pile first (top card first) if
     ``from_discard``, then the stock (chance), then player phase ``nxt``."""

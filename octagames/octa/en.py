@@ -247,7 +247,7 @@ OBS_LAYOUT = observation_layout([
  O_PTLINES, O_TOTALS, O_CHANCE) = (OBS_LAYOUT.offset(b.name) for b in OBS_LAYOUT.blocks[:23])
 
 
-@nb.njit(cache=True)
+@nb.njit
 def observation(s, player, out) -> None:
     """Write ``player``'s information state (``OBS_LAYOUT``; ``out`` is zeroed first)."""
     out[:] = 0.0
@@ -291,7 +291,7 @@ def observation(s, player, out) -> None:
 
 
 # ---------------------------------------------------------------- the turn machinery's hooks
-@nb.njit(cache=True)
+@nb.njit
 def turn_start(s) -> None:
     """Clear the English per-turn fields (the turn machinery clears the shared ones)."""
     s["opt_used"] = 0
@@ -300,25 +300,25 @@ def turn_start(s) -> None:
     s["ptoken_lines"] = 0
 
 
-@nb.njit(cache=True)
+@nb.njit
 def enter(s, phase) -> None:
     """Go on to player phase ``phase``."""
     s["phase"] = phase
 
 
-@nb.njit(cache=True)
+@nb.njit
 def after_action_step(s) -> None:
     """After the action card: step 3, the options."""
     s["phase"] = PH_OPTION
 
 
-@nb.njit(cache=True)
+@nb.njit
 def score(s, p) -> int:
     """Without a winner the most face-up cards in runs wins (face-down cards do not count)."""
     return table_faceup(s, p)
 
 
-@nb.njit(cache=True)
+@nb.njit
 def winner(s) -> int:
     """The win rule: an Octa (8+ face-up cards in one run) and 28+ face-up cards in runs."""
     p = s["cur"]
@@ -327,7 +327,7 @@ def winner(s) -> int:
     return -1
 
 
-@nb.njit(cache=True)
+@nb.njit
 def _rebuild_stock(s) -> None:
     """First exhaustion: the discard pile and every run of exactly 3 cards become the stock.
 
@@ -356,7 +356,7 @@ def _rebuild_stock(s) -> None:
             free_run(s, r)
 
 
-@nb.njit(cache=True)
+@nb.njit
 def stock_emptied(s) -> None:
     """The stock ran out: the first time it is rebuilt; the second time this is the last turn."""
     if s["exhaust"] == 0:
@@ -368,7 +368,7 @@ def stock_emptied(s) -> None:
     s["final_turn"] = 1
 
 
-@nb.njit(cache=True)
+@nb.njit
 def restock_actions(s) -> None:
     """No more action cards: the two face-up cards stay, the rest become a new stack.
 
@@ -395,7 +395,7 @@ def restock_actions(s) -> None:
 
 
 # ---------------------------------------------------------------- run laying helpers
-@nb.njit(cache=True)
+@nb.njit
 def _interval_ok(avail, bpos, need_lo, need_hi, need_b) -> bool:
     """A run [a, b] of 3..10 positions, all available, containing [need_lo, need_hi] exists.
 
@@ -418,7 +418,7 @@ def _interval_ok(avail, bpos, need_lo, need_hi, need_b) -> bool:
     return False
 
 
-@nb.njit(cache=True)
+@nb.njit
 def _suit_avail(s, p, suit, avail, bpos) -> None:
     """Positions 1..11 of ``suit`` for which ``p`` holds a free card (and a B card)."""
     for q in range(1, 12):
@@ -442,7 +442,7 @@ def _suit_avail(s, p, suit, avail, bpos) -> None:
         bpos[q] = b
 
 
-@nb.njit(cache=True)
+@nb.njit
 def _sel_target(s, p, k):
     """Where a card of kind ``k`` would go in the run being laid: (ok, new_lo, new_hi, amb)."""
     if s["hand_cnt"][p, k] <= 0 or hand_card_of_kind(s, p, k) < 0:
@@ -476,7 +476,7 @@ def _sel_target(s, p, k):
     return False, 0, 0, 0
 
 
-@nb.njit(cache=True)
+@nb.njit
 def _sel_legal(s, p, k) -> bool:
     """Whether laying a card of kind ``k`` keeps the run being laid completable."""
     ok, lo, hi, amb = _sel_target(s, p, k)
@@ -508,7 +508,7 @@ def _sel_legal(s, p, k) -> bool:
     return _interval_ok(avail, bpos, lo, hi, need_b)
 
 
-@nb.njit(cache=True)
+@nb.njit
 def _sel_pos(k, new_lo, amb) -> int:
     """Position a card of kind ``k`` takes in the run being laid (new interval starts at ``new_lo``)."""
     if amb:
@@ -518,7 +518,7 @@ def _sel_pos(k, new_lo, amb) -> int:
     return k % 10 + 1
 
 
-@nb.njit(cache=True)
+@nb.njit
 def _build_has_b(s) -> bool:
     for q in range(s["build_lo"], s["build_hi"] + 1):
         c = s["build_card"][q]
@@ -528,7 +528,7 @@ def _build_has_b(s) -> bool:
 
 
 # ---------------------------------------------------------------- option B feasibility
-@nb.njit(cache=True)
+@nb.njit
 def _b_feasible(s, p, rm_kind, ext_slot, ext_pos, line) -> bool:
     """Whether a card taken with option B can still go on the table.
 
@@ -598,7 +598,7 @@ def _b_feasible(s, p, rm_kind, ext_slot, ext_pos, line) -> bool:
 
 
 # ---------------------------------------------------------------- legal actions
-@nb.njit(cache=True)
+@nb.njit
 def _has_b_copy(s, p, k) -> bool:
     for cp in range(2):
         c = cp * 40 + k
@@ -607,7 +607,7 @@ def _has_b_copy(s, p, k) -> bool:
     return False
 
 
-@nb.njit(cache=True)
+@nb.njit
 def _gen_free(s, p, out) -> int:
     """Additions to own runs and face-down replacements (allowed any time in the turn).
 
@@ -645,7 +645,7 @@ def _gen_free(s, p, out) -> int:
     return n
 
 
-@nb.njit(cache=True)
+@nb.njit
 def _b_line_legal(s, p, line) -> bool:
     cards = 0
     for i in range(3):
@@ -659,7 +659,7 @@ def _b_line_legal(s, p, line) -> bool:
     return _b_feasible(s, p, -1, -1, -1, line)
 
 
-@nb.njit(cache=True)
+@nb.njit
 def _exchange_made_lines(s, slot, c) -> int:
     """Bitmask of pool lines through ``slot`` that become pool runs when ``c`` replaces its card."""
     old = s["pool"][slot]
@@ -677,7 +677,7 @@ def _exchange_made_lines(s, slot, c) -> int:
     return made
 
 
-@nb.njit(cache=True)
+@nb.njit
 def gen_legal(s, p, out) -> int:
     """Mark ``p``'s legal actions from the action card's use on (``out`` is zeroed, the decline set)."""
     ph = s["phase"]
@@ -791,7 +791,7 @@ def gen_legal(s, p, out) -> int:
 
 
 # ---------------------------------------------------------------- applying a player action
-@nb.njit(cache=True)
+@nb.njit
 def _new_run(s, p, suit, lo, hi) -> int:
     r = free_run_slot(s)
     s["run_owner"][r] = p
@@ -801,7 +801,7 @@ def _new_run(s, p, suit, lo, hi) -> int:
     return r
 
 
-@nb.njit(cache=True)
+@nb.njit
 def _do_discard(s, p, k) -> bool:
     """Discard a card of kind ``k``; True when the turn is over (8 or fewer cards left)."""
     c = hand_card_of_kind(s, p, k)
@@ -815,7 +815,7 @@ def _do_discard(s, p, k) -> bool:
     return True
 
 
-@nb.njit(cache=True)
+@nb.njit
 def apply(s, a) -> bool:
     """Apply the legal English action ``a`` (from the Jack on) of the seat to move.
 

@@ -223,7 +223,7 @@ N_USED = ACTIONS.end("join")  # the ids after it are unused
 
 
 # ---------------------------------------------------------------- small helpers
-@nb.njit(cache=True)
+@nb.njit
 def has_token(s, r) -> bool:
     """Whether run ``r`` carries a token."""
     for q in range(2):
@@ -232,7 +232,7 @@ def has_token(s, r) -> bool:
     return False
 
 
-@nb.njit(cache=True)
+@nb.njit
 def octa_mask(s, p) -> int:
     """Bitmask of ``p``'s run slots holding an Octa (8+ face-up cards)."""
     m = 0
@@ -242,14 +242,14 @@ def octa_mask(s, p) -> int:
     return m
 
 
-@nb.njit(cache=True)
+@nb.njit
 def score(s, p) -> int:
     """The stock-out score: face-up cards in ``p``'s runs minus one per reserve card."""
     return table_faceup(s, p) - s["res_n"][p]
 
 
 # ---------------------------------------------------------------- the turn machinery's hooks
-@nb.njit(cache=True)
+@nb.njit
 def turn_start(s) -> None:
     """Clear the Dutch per-turn fields and note the seat's Octas at the start of its turn."""
     s["step2_used"] = 0
@@ -260,7 +260,7 @@ def turn_start(s) -> None:
     s["octa_mask"][s["cur"]] = octa_mask(s, s["cur"])
 
 
-@nb.njit(cache=True)
+@nb.njit
 def _goto(s, nxt) -> None:
     """Enter phase ``nxt``; entering the main phase right after the last action card was turned reshuffles."""
     if nxt == PH_MAIN and s["astack_n"] == 0:
@@ -270,19 +270,19 @@ def _goto(s, nxt) -> None:
     s["phase"] = nxt
 
 
-@nb.njit(cache=True)
+@nb.njit
 def enter(s, phase) -> None:
     """Go on to player phase ``phase`` (the main phase may first reshuffle the action cards)."""
     _goto(s, phase)
 
 
-@nb.njit(cache=True)
+@nb.njit
 def after_action_step(s) -> None:
     """After the action card: the main phase (steps 2-4, attaching, discard)."""
     _goto(s, PH_MAIN)
 
 
-@nb.njit(cache=True)
+@nb.njit
 def winner(s) -> int:
     """Empty hand, empty reserve, and an Octa from the turn's start that still has 8 face-up cards."""
     p = s["cur"]
@@ -295,20 +295,20 @@ def winner(s) -> int:
     return -1
 
 
-@nb.njit(cache=True)
+@nb.njit
 def stock_emptied(s) -> None:
     """Whoever took the last stock card finishes this turn, then the game is scored."""
     s["exhaust"] = 1
     s["final_turn"] = 1
 
 
-@nb.njit(cache=True)
+@nb.njit
 def restock_actions(s) -> None:
     """Never needed: the Dutch rules reshuffle all 24 action cards as soon as the last one has
     been turned and used (:func:`_goto`), before a card is turned again."""
 
 
-@nb.njit(cache=True)
+@nb.njit
 def _take_pot_top(s, slot, p) -> None:
     """Take the top card of pot ``slot`` into ``p``'s hand; a covered card underneath becomes the top."""
     c = s["pool"][slot]
@@ -320,7 +320,7 @@ def _take_pot_top(s, slot, p) -> None:
         to_pool(s, u, slot)
 
 
-@nb.njit(cache=True)
+@nb.njit
 def _reshuffle_actions(s) -> None:
     """All 24 action cards become hidden again: 8 set aside, 2 to turn face up, 14 in the stack."""
     for c in range(NUM_NUMBER, NUM_CARDS):
@@ -335,7 +335,7 @@ def _reshuffle_actions(s) -> None:
 
 
 # ---------------------------------------------------------------- runs being laid
-@nb.njit(cache=True)
+@nb.njit
 def _interval_exists(avail, bpos, nlo, nhi, need_b, jok) -> bool:
     """A run [a, b] (3..10 positions) containing [nlo, nhi] (any when nlo == 0) with exactly
     ``jok`` unavailable positions (the joker fills it) and, with ``need_b``, a marked position."""
@@ -357,7 +357,7 @@ def _interval_exists(avail, bpos, nlo, nhi, need_b, jok) -> bool:
     return False
 
 
-@nb.njit(cache=True)
+@nb.njit
 def _free_copy(s, p, k, want_b) -> int:
     """A hand card of kind ``k`` not in the run being laid (-1 none); ``want_b``: a step-2 card only."""
     best = -1
@@ -371,13 +371,13 @@ def _free_copy(s, p, k, want_b) -> int:
     return best
 
 
-@nb.njit(cache=True)
+@nb.njit
 def _owed(s) -> bool:
     """Step 2 was played and none of its cards has reached the table yet."""
     return s["step2_used"] == 1 and s["b_done"] == 0
 
 
-@nb.njit(cache=True)
+@nb.njit
 def _lay_ok(s, p, suit, q, is_joker) -> bool:
     """Whether laying a hand card (or the joker) at position ``q`` keeps the run being laid completable."""
     lo = s["build_lo"]
@@ -419,7 +419,7 @@ def _lay_ok(s, p, suit, q, is_joker) -> bool:
     return _interval_exists(avail, bpos, nlo, nhi, _owed(s), jok)
 
 
-@nb.njit(cache=True)
+@nb.njit
 def _build_has_b(s) -> bool:
     for q in range(s["build_lo"], s["build_hi"] + 1):
         c = s["build_card"][q]
@@ -428,13 +428,13 @@ def _build_has_b(s) -> bool:
     return False
 
 
-@nb.njit(cache=True)
+@nb.njit
 def _joker_suit(s) -> int:
     pile = s["anew_pile"]
     return suit_of(s["apile"][pile, s["apile_n"][pile] - 1])
 
 
-@nb.njit(cache=True)
+@nb.njit
 def _joker_attach_ok(s, p, r, end) -> bool:
     """The joker at the end of run ``r`` and the hand card after it (run of the Jack's suit, no token)."""
     if s["run_owner"][r] < 0 or has_token(s, r) or s["run_suit"][r] != _joker_suit(s):
@@ -454,7 +454,7 @@ def _joker_attach_ok(s, p, r, end) -> bool:
     return _free_copy(s, p, kind_at(s["run_suit"][r], q), False) >= 0
 
 
-@nb.njit(cache=True)
+@nb.njit
 def _joker_feasible(s, p) -> bool:
     suit = _joker_suit(s)
     for r in range(MAX_RUNS):
@@ -468,7 +468,7 @@ def _joker_feasible(s, p) -> bool:
     return _interval_exists(avail, bpos, 0, 0, False, 1)
 
 
-@nb.njit(cache=True)
+@nb.njit
 def _s2_feasible(s, p, line) -> bool:
     """Whether a card of pot ``line`` (top cards) can reach the table at once after step 2."""
     cnt = np.zeros(NUM_KINDS, dtype=np.int64)
@@ -514,7 +514,7 @@ def _s2_feasible(s, p, line) -> bool:
     return False
 
 
-@nb.njit(cache=True)
+@nb.njit
 def _move_source(s, d, end):
     """(source run, its end) whose end card moves onto run ``d`` at ``end``; (-1, -1) if none.
 
@@ -546,7 +546,7 @@ def _move_source(s, d, end):
     return -1, -1
 
 
-@nb.njit(cache=True)
+@nb.njit
 def _join_partner(s, p, r) -> int:
     """The own run (no token) that starts right after own run ``r`` ends (lowest slot); -1 if none."""
     if s["run_owner"][r] != p or has_token(s, r):
@@ -560,7 +560,7 @@ def _join_partner(s, p, r) -> int:
 
 
 # ---------------------------------------------------------------- legal actions
-@nb.njit(cache=True)
+@nb.njit
 def _gen_free(s, p, out, owed) -> int:
     """Attaching, face-down replacements, moves, joins, starting runs (only step-2 placements while owed)."""
     n = 0
@@ -596,7 +596,7 @@ def _gen_free(s, p, out, owed) -> int:
     return n
 
 
-@nb.njit(cache=True)
+@nb.njit
 def gen_legal(s, p, out) -> int:
     """Mark ``p``'s legal actions from the action card's use on (``out`` is zeroed, the decline set)."""
     ph = s["phase"]
@@ -747,7 +747,7 @@ def gen_legal(s, p, out) -> int:
 
 
 # ---------------------------------------------------------------- applying a player action
-@nb.njit(cache=True)
+@nb.njit
 def _joker_card(s, p) -> int:
     for c in range(NUM_NUMBER):
         if s["loc"][c] == LOC_JOKER and s["lidx"][c] == p:
@@ -755,7 +755,7 @@ def _joker_card(s, p) -> int:
     return -1
 
 
-@nb.njit(cache=True)
+@nb.njit
 def _placed_b(s, c) -> None:
     """Card ``c`` reached the table; a step-2 card settles the obligation and the pot is refilled."""
     if s["bflag"][c] and _owed(s):
@@ -765,7 +765,7 @@ def _placed_b(s, c) -> None:
         start_refill(s, True, PH_MAIN)  # the discard pile first (top first), then the stock
 
 
-@nb.njit(cache=True)
+@nb.njit
 def _after_hand(s, p) -> bool:
     """The eight-card rule after the discard (or after ending without one); True ends the turn."""
     if s["hand_n"][p] > HAND_LIMIT:
@@ -777,7 +777,7 @@ def _after_hand(s, p) -> bool:
     return True
 
 
-@nb.njit(cache=True)
+@nb.njit
 def apply(s, a) -> bool:
     """Apply the legal Dutch action ``a`` (from the Jack on) of the seat to move.
 
@@ -1036,7 +1036,7 @@ def apply(s, a) -> bool:
 
 
 # ---------------------------------------------------------------- consistency (used by checks.validate)
-@nb.njit(cache=True)
+@nb.njit
 def validate_extra(s, seen) -> int:
     """Dutch places: covered pot cards, reserves, the pending joker. 0 if consistent, else 1."""
     res = np.zeros(2, dtype=np.int64)
@@ -1110,7 +1110,7 @@ OBS_LAYOUT = observation_layout([
  O_SCORES, O_MOVES, O_TOTALS, O_CHANCE) = (OBS_LAYOUT.offset(b.name) for b in OBS_LAYOUT.blocks[:25])
 
 
-@nb.njit(cache=True)
+@nb.njit
 def observation(s, player, out) -> None:
     """Write ``player``'s information state (``OBS_LAYOUT``; ``out`` is zeroed first).
 

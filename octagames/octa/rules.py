@@ -64,15 +64,6 @@ the stock, the hidden action cards and the opponent's hand cards not taken
 openly are not shown. Everything a player has seen that still matters is
 there: the discard order is public, pool and runs are face up.
 
-Compiled-kernel cache
----------------------
-Numba's on-disk cache (``cache=True``) is invalidated only when the file of
-the cached function itself changes, not when a function it calls in another
-module does. The kernels here call into ``turn.py``, ``en.py``, ``nl.py``,
-``view.py`` and ``common.py``, so after editing those files delete
-``octagames/octa/__pycache__/*.nbi`` and ``*.nbc``. A cold compile takes about
-a minute.
-
 Game length
 -----------
 Every turn draws a stock card and the stock is rebuilt once, so a game has
@@ -176,13 +167,13 @@ sample_chance = turn.sample_chance
 determinize = turn.determinize
 
 
-@nb.njit(cache=True)
+@nb.njit
 def acting_player(s) -> int:
     """Same as :func:`current_player` (the game is sequential)."""
     return current_player(s)
 
 
-@nb.njit(cache=True)
+@nb.njit
 def legal_mask(s, player, out) -> int:
     """Legal actions of ``player`` (zeros unless it is their decision).
 
@@ -200,7 +191,7 @@ def legal_mask(s, player, out) -> int:
     return turn.gen_legal(s, player, out)
 
 
-@nb.njit(cache=True)
+@nb.njit
 def apply_action(s, action) -> bool:
     """Apply a chance outcome or the mover's action.
 
@@ -214,7 +205,7 @@ def apply_action(s, action) -> bool:
     return _apply(s, action, True)
 
 
-@nb.njit(cache=True)
+@nb.njit
 def apply_legal(s, action) -> bool:
     """:func:`apply_action` for an action known to be legal (from :func:`legal_mask`): the
     player's move skips the legality check (the contract's optional fast apply; chance
@@ -222,7 +213,7 @@ def apply_legal(s, action) -> bool:
     return _apply(s, action, False)
 
 
-@nb.njit(cache=True)
+@nb.njit
 def _apply(s, action, checked) -> bool:
     # the rule set's chance or player move; ``checked``: refuse an illegal player action
     cp = current_player(s)
@@ -233,14 +224,14 @@ def _apply(s, action, checked) -> bool:
     return turn.apply_player(s, action, checked)
 
 
-@nb.njit(cache=True)
+@nb.njit
 def returns(s, out) -> None:
     """+1 for the winner, -1 for the loser, 0 for both in a draw or before the end."""
     out[0] = s["returns"][0]
     out[1] = s["returns"][1]
 
 
-@nb.njit(cache=True)
+@nb.njit
 def observation(s, player, out) -> None:
     """Write ``player``'s information state: the layout of the record's rulebook (:func:`obs_layout`).
 

@@ -55,7 +55,7 @@ A_DECLINE = 2      # 1: do not use the action card
 
 
 # ---------------------------------------------------------------- the record
-@nb.njit(cache=True)
+@nb.njit
 def reset(s, seed) -> None:
     """Start a new game in ``s`` (keeping its config): every card in the stock or the action stack.
 
@@ -127,7 +127,7 @@ def reset(s, seed) -> None:
     s["moves_turn"] = 0
 
 
-@nb.njit(cache=True)
+@nb.njit
 def current_player(s) -> int:
     """The seat to move, CHANCE, or TERMINAL."""
     if s["terminal"]:
@@ -139,21 +139,21 @@ def current_player(s) -> int:
 
 
 # ---------------------------------------------------------------- the rulebook hooks
-@nb.njit(cache=True)
+@nb.njit
 def _score(s, p) -> int:
     if s["rules"] == RULES_NL:
         return nl.score(s, p)
     return en.score(s, p)
 
 
-@nb.njit(cache=True)
+@nb.njit
 def _winner(s) -> int:
     if s["rules"] == RULES_NL:
         return nl.winner(s)
     return en.winner(s)
 
 
-@nb.njit(cache=True)
+@nb.njit
 def _turn_start(s) -> None:
     if s["rules"] == RULES_NL:
         nl.turn_start(s)
@@ -161,7 +161,7 @@ def _turn_start(s) -> None:
         en.turn_start(s)
 
 
-@nb.njit(cache=True)
+@nb.njit
 def _enter(s, phase) -> None:
     if s["rules"] == RULES_NL:
         nl.enter(s, phase)
@@ -169,7 +169,7 @@ def _enter(s, phase) -> None:
         en.enter(s, phase)
 
 
-@nb.njit(cache=True)
+@nb.njit
 def _after_action_step(s) -> None:
     if s["rules"] == RULES_NL:
         nl.after_action_step(s)
@@ -177,7 +177,7 @@ def _after_action_step(s) -> None:
         en.after_action_step(s)
 
 
-@nb.njit(cache=True)
+@nb.njit
 def _stock_emptied(s) -> None:
     if s["rules"] == RULES_NL:
         nl.stock_emptied(s)
@@ -185,7 +185,7 @@ def _stock_emptied(s) -> None:
         en.stock_emptied(s)
 
 
-@nb.njit(cache=True)
+@nb.njit
 def _restock_actions(s) -> None:
     if s["rules"] == RULES_NL:
         nl.restock_actions(s)
@@ -194,7 +194,7 @@ def _restock_actions(s) -> None:
 
 
 # ---------------------------------------------------------------- turns and the end
-@nb.njit(cache=True)
+@nb.njit
 def finish_game(s, reason) -> None:
     """End the game: ``END_WIN`` (``winner`` set), else the higher rulebook score wins (equal: a draw)."""
     s["terminal"] = 1
@@ -210,7 +210,7 @@ def finish_game(s, reason) -> None:
         s["returns"][1 - w] = -1.0
 
 
-@nb.njit(cache=True)
+@nb.njit
 def begin_turn(s) -> None:
     """Start the turn of seat ``cur``: clear the turn's fields, then draw one stock card."""
     s["turn"] += 1
@@ -222,7 +222,7 @@ def begin_turn(s) -> None:
     start_chance(s, CK_DRAW, 1, PH_PILE)
 
 
-@nb.njit(cache=True)
+@nb.njit
 def end_turn(s) -> None:
     """End the turn: the game ends after the stock's last turn or at the turn cap, else the other seat plays."""
     for c in range(NUM_NUMBER):
@@ -236,7 +236,7 @@ def end_turn(s) -> None:
         begin_turn(s)
 
 
-@nb.njit(cache=True)
+@nb.njit
 def settle(s) -> None:
     """Leave chance states that have nothing left to draw (an empty stock gives what it can).
 
@@ -265,7 +265,7 @@ def settle(s) -> None:
 
 
 # ---------------------------------------------------------------- chance
-@nb.njit(cache=True)
+@nb.njit
 def _draws_action_card(s) -> bool:
     """Whether the pending chance node turns a hidden action card (else it draws a stock card)."""
     if s["phase"] == PH_DEAL:
@@ -273,7 +273,7 @@ def _draws_action_card(s) -> bool:
     return s["phase"] == PH_CHANCE and (s["ch_kind"] == CK_ACTION or s["ch_kind"] == CK_AFLIP)
 
 
-@nb.njit(cache=True)
+@nb.njit
 def chance_outcomes(s, actions, probs) -> int:
     """Outcomes of the pending chance node: stock cards, hidden action cards, or the start seat."""
     ph = s["phase"]
@@ -299,7 +299,7 @@ def chance_outcomes(s, actions, probs) -> int:
     return n
 
 
-@nb.njit(cache=True)
+@nb.njit
 def sample_chance(s) -> int:
     """Draw the pending chance outcome with the record's RNG."""
     # every branch returns int64 (rng_below is unsigned; mixing would type the result as float)
@@ -314,7 +314,7 @@ def sample_chance(s) -> int:
     return np.int64(-1)
 
 
-@nb.njit(cache=True)
+@nb.njit
 def apply_chance(s, o) -> bool:
     """Apply chance outcome ``o``; False (``s`` untouched) if it is not possible."""
     ph = s["phase"]
@@ -390,7 +390,7 @@ def apply_chance(s, o) -> bool:
 
 
 # ---------------------------------------------------------------- player actions
-@nb.njit(cache=True)
+@nb.njit
 def gen_legal(s, p, out) -> int:
     """Write ``p``'s legal actions into ``out`` (zeroed first); return their number."""
     out[:] = 0
@@ -410,7 +410,7 @@ def gen_legal(s, p, out) -> int:
     return n + en.gen_legal(s, p, out)
 
 
-@nb.njit(cache=True)
+@nb.njit
 def apply_player(s, a, checked) -> bool:
     """Apply player action ``a`` of the seat to move, then what follows it.
 
@@ -459,7 +459,7 @@ def apply_player(s, a, checked) -> bool:
 
 
 # ---------------------------------------------------------------- hidden information
-@nb.njit(cache=True)
+@nb.njit
 def determinize(s, player, seed) -> None:
     """Resample what ``player`` cannot see, consistently with what they saw; reseed the RNG.
 

@@ -113,7 +113,7 @@ def pile_reason(s, p: int, i: int, step: str) -> str:
 RUN_STRIDE = 30  # per run slot: owner (2), suit (4), face-up positions (11), face-down positions (11), tokens (2)
 
 
-@nb.njit(cache=True)
+@nb.njit
 def obs_hands(s, player, out, o_hand, o_known) -> None:
     """Own hand and the opponent's cards taken openly: copies per kind / 2."""
     for c in range(NUM_NUMBER):
@@ -124,14 +124,14 @@ def obs_hands(s, player, out, o_hand, o_known) -> None:
                 out[o_known + kind_of(c)] += 0.5
 
 
-@nb.njit(cache=True)
+@nb.njit
 def obs_hand_sizes(s, player, out, o) -> None:
     """Hand sizes (self, opponent) / 80."""
     out[o] = s["hand_n"][player] / 80.0
     out[o + 1] = s["hand_n"][1 - player] / 80.0
 
 
-@nb.njit(cache=True)
+@nb.njit
 def obs_runs(s, player, out, o) -> None:
     """Run slot r (``RUN_STRIDE`` entries each): owner self / opponent, suit (4), face-up positions
     1..11, face-down positions 1..11, a token of self / of the opponent on it."""
@@ -152,7 +152,7 @@ def obs_runs(s, player, out, o) -> None:
                 out[base + 28 + (0 if q == player else 1)] = 1.0
 
 
-@nb.njit(cache=True)
+@nb.njit
 def obs_pool(s, out, o) -> None:
     """Pool slot i (8 x 40): one-hot kind of its (top) card; all zero = empty."""
     for i in range(POOL_SLOTS):
@@ -161,7 +161,7 @@ def obs_pool(s, out, o) -> None:
             out[o + i * NUM_KINDS + kind_of(c)] = 1.0
 
 
-@nb.njit(cache=True)
+@nb.njit
 def obs_tokens(s, player, out, o, lines) -> None:
     """Token of relative seat q: centre, on a run, [on pool line 0..3 when ``lines``], put down this turn,
     put down in an earlier turn (8 entries per seat with the lines, 4 without)."""
@@ -179,14 +179,14 @@ def obs_tokens(s, player, out, o, lines) -> None:
             out[base + width - (2 if s["token_turn"][q] == s["turn"] else 1)] = 1.0
 
 
-@nb.njit(cache=True)
+@nb.njit
 def obs_discard_order(s, out, o) -> None:
     """The discard pile bottom..top as (kind+1)/40 (0 = none): its full order (80 entries)."""
     for d in range(s["disc_n"]):
         out[o + d] = (kind_of(s["disc"][d]) + 1) / 40.0
 
 
-@nb.njit(cache=True)
+@nb.njit
 def obs_action_cards(s, out, o_tops, o_under, o_turned, o_new) -> None:
     """The two face-up action cards (one-hot action kind each), the cards under them (copies per action
     kind / 2), the card just turned (one-hot), and the pile the newest card went on this turn."""
@@ -204,7 +204,7 @@ def obs_action_cards(s, out, o_tops, o_under, o_turned, o_new) -> None:
         out[o_new + s["anew_pile"]] = 1.0
 
 
-@nb.njit(cache=True)
+@nb.njit
 def obs_counts(s, out, o) -> None:
     """Stock / 80, action stack / 24, set-aside action cards / 8, discard pile / 80."""
     out[o] = s["stock_n"] / 80.0
@@ -213,14 +213,14 @@ def obs_counts(s, out, o) -> None:
     out[o + 3] = s["disc_n"] / 80.0
 
 
-@nb.njit(cache=True)
+@nb.njit
 def obs_turn(s, player, out, o_phase, o_to_move) -> None:
     """The phase (one-hot over NUM_PHASES) and the relative seat whose turn it is."""
     out[o_phase + s["phase"]] = 1.0
     out[o_to_move + (0 if s["cur"] == player else 1)] = 1.0
 
 
-@nb.njit(cache=True)
+@nb.njit
 def obs_build(s, out, o) -> None:
     """The run being laid: suit (4) and its positions 1..11 (11); all zero when none is."""
     if s["build_lo"] > 0:
@@ -229,7 +229,7 @@ def obs_build(s, out, o) -> None:
             out[o + 4 + q - 1] = 1.0
 
 
-@nb.njit(cache=True)
+@nb.njit
 def obs_totals(s, player, out, o) -> None:
     """Face-up cards in runs / 80 (self, opponent), longest run / 10 (self, opponent)."""
     out[o] = table_faceup(s, player) / 80.0
@@ -238,7 +238,7 @@ def obs_totals(s, player, out, o) -> None:
     out[o + 3] = longest_run(s, 1 - player) / 10.0
 
 
-@nb.njit(cache=True)
+@nb.njit
 def obs_chance(s, out, o, kinds) -> None:
     """A pending chance draw: its kind (one-hot over the first ``kinds`` chance kinds), then the draws
     still owed / 2."""

@@ -21,60 +21,74 @@ players the identity and rotation of the two octagons next to the unused side;
 the start player (drawn by lot); and during play the reveal of a face-down
 tile picked up by a placement (after the move, when it is handed on).
 
-Chance outcome ids
-==================  =====================================================
-id                  meaning
-==================  =====================================================
-0..17               the tile being revealed is tile ``id`` (boardspace 1..18)
-18..25              rotation ``id - 18`` of a tile turned up at 3-player setup
-26..29              seat ``id - 26`` is the start player
-==================  =====================================================
+Chance outcome ids (``CHANCE_OUTCOMES``)
+----------------------------------------
+======  ====  ================================================================
+id      size  meaning
+======  ====  ================================================================
+0..17   18    ``tile``: the tile being revealed is tile ``id`` (boardspace
+              1..18)
+18..25  8     ``rotation``: rotation ``id - 18`` of a tile turned up at
+              3-player setup
+26..29  4     ``start_player``: seat ``id - 26`` is the start player
+======  ====  ================================================================
 
-Actions (one flat space of 284)
-==========  =====  =========================================================
-first id    count  meaning
-==========  =====  =========================================================
-0           136    place the exchange tile on space ``a // 8`` turned
-                   ``a % 8`` steps clockwise (spaces numbered as in
-                   :mod:`~octagames.octiles.board`: c1 d1 a2 b2 ... c5)
-136         144    move the runner standing on point ``(a-136) // 4`` out in
-                   contact direction ``(a-136) % 4`` (NE, SE, SW, NW of a stop;
-                   a home circle has only direction 0)
-280         1      pass: forfeit the turn (only when no legal turn exists);
-                   the exchange tile goes unplayed to the next player
-281         3      setup: start a runner on middle circle ``a - 280`` (1..3)
-                   of one's own side (only with ``choose_start_circles``)
-==========  =====  =========================================================
+Actions (one flat space of 284, ``ACTIONS``)
+--------------------------------------------
+========  ====  ================================================================
+action    size  meaning
+========  ====  ================================================================
+0..135    136   ``place``: place the exchange tile on space ``a // 8`` turned
+                ``a % 8`` steps clockwise (spaces numbered as in
+                :mod:`~octagames.octiles.board`: c1 d1 a2 b2 ... c5)
+136..279  144   ``move``: move the runner standing on point ``(a-136) // 4`` out
+                in contact direction ``(a-136) % 4`` (NE, SE, SW, NW of a stop;
+                a home circle has only direction 0)
+280       1     ``pass``: forfeit the turn (only when no legal turn exists); the
+                exchange tile goes unplayed to the next player
+281..283  3     ``setup``: at setup: start a runner on middle circle ``a - 280``
+                (1..3) of one's own side (only with ``choose_start_circles``)
+========  ====  ================================================================
+
 A placement is legal only if a legal runner move over the placed tile
 follows; after it, only such moves are legal. Rotations that look alike on
 symmetric tiles are distinct actions with the same effect.
 
 Observation (seats relative to the viewer, 0 = self; all of it is public)
-========  =====  ==============================================================
-offset    size   meaning
-========  =====  ==============================================================
-0         1547   per space (17 blocks of 91): [0] face down; [1:19] tile
-                 one-hot; [19:27] rotation one-hot; [27:91] ``link[k, j]``:
-                 side k joined to side j (8x8, face-up tiles only)
-1547      19     exchange tile one-hot (18); [18] unknown: picked up face down,
-                 revealed after this move
-1566      17     space where the exchange tile was placed this turn
-1583      144    ``runner[q, point]``: a runner of relative seat q is on point
-1727      16     ``side[q, b]``: relative seat q plays from board side b (W N E S)
-1743      4      relative seat to act
-1747      9      phase one-hot (setup, deal, deal-3p, rotate-3p, lot, place,
-                 move, reveal, over)
-1756      18     tile t not yet seen (still face down somewhere)
-1774      1      the forced leaving of start circles applies to this turn
-1775      1      consecutive forfeits / 4
-1776      1      team variant
-1777      1      play on for ranking
-1778      1      runners per player / 5
-1779      3      number of players one-hot (2, 3, 4)
-1782      1      turns played / max_turns
-1783      4      relative seat has finished (all runners home)
-========  =====  ==============================================================
-Total 1787 floats. Nothing is hidden from one player more than another, so
+-------------------------------------------------------------------------
+``OBS_LAYOUT`` (named views: ``Game.observation_views``):
+
+==========  ====  ================================================================
+offset      size  meaning
+==========  ====  ================================================================
+0..1546     1547  ``board``: per space (17 blocks of 91): [0] face down; [1:19]
+                  tile one-hot; [19:27] rotation one-hot; [27:91] ``link[k, j]``:
+                  side k joined to side j (8x8, face-up tiles only)
+1547..1565  19    ``exch``: exchange tile one-hot (18); [18] unknown: picked up
+                  face down, revealed after this move
+1566..1582  17    ``placed``: space where the exchange tile was placed this turn
+1583..1726  144   ``runners``: ``runner[q, point]``: a runner of relative seat q
+                  is on point
+1727..1742  16    ``sides``: ``side[q, b]``: relative seat q plays from board side
+                  b (W N E S)
+1743..1746  4     ``to_act``: relative seat to act
+1747..1755  9     ``phase``: phase one-hot (setup, deal, deal-3p, rotate-3p, lot,
+                  place, move, reveal, over)
+1756..1773  18    ``unseen``: tile t not yet seen (still face down somewhere)
+1774        1     ``forced``: the forced leaving of start circles applies to this
+                  turn
+1775        1     ``passes``: consecutive forfeits / 4
+1776        1     ``team``: team variant
+1777        1     ``play_on``: play on for ranking
+1778        1     ``runners_per_player``: runners per player / 5
+1779..1781  3     ``num_players``: number of players one-hot (2, 3, 4)
+1782        1     ``turns``: turns played / max_turns
+1783..1786  4     ``finished``: relative seat has finished (all runners home)
+1787        1     ``goal_locks``: runners on their goal circle never move again
+                  (``goal_locks``)
+==========  ====  ================================================================
+
+Total 1788 floats. Nothing is hidden from one player more than another, so
 the observation is the full state up to the RNG and the last-move record.
 """
 
@@ -85,8 +99,8 @@ from dataclasses import dataclass
 import numba as nb
 import numpy as np
 
-from octagames.core import (CHANCE, TERMINAL, GameInfo, check_choice, check_range, nth_set, rng_below,
-                            seed_rng)
+from octagames.core import (CHANCE, TERMINAL, Block, GameInfo, Layout, check_choice, check_range, nth_set,
+                            out_of_range, rng_below, seed_rng)
 from octagames.octiles.board import (DIR_NAMES, EXIT, HOME_OF, LINK_A, LINK_B, LINK_KIND,
                                      NUM_DIRS, NUM_POINTS, NUM_SIDES, NUM_SPACES, NUM_STOPS,
                                      NUM_TILES, POINT_HOME_SIDE, POINT_NAMES, POINT_SIDE,
@@ -95,37 +109,81 @@ from octagames.octiles.board import (DIR_NAMES, EXIT, HOME_OF, LINK_A, LINK_B, L
 # ---------------------------------------------------------------- static facts
 MAX_PLAYERS = 4
 MAX_RUNNERS = 5
-A_PLACE = 0
-A_MOVE = NUM_SPACES * NUM_SIDES            # 136
-A_PASS = A_MOVE + NUM_POINTS * NUM_DIRS    # 280
-A_SETUP = A_PASS + 1                       # 281
-NUM_ACTIONS = A_SETUP + 3                  # 284
-C_TILE, C_ROT, C_SEAT = 0, NUM_TILES, NUM_TILES + NUM_SIDES  # 0, 18, 26
-NUM_CHANCE = C_SEAT + MAX_PLAYERS          # 30
 MAX_PATH = 72      # a path uses every octagon side at most once: <= 136/2 crossings
-DEFAULT_MAX_TURNS = 2000
-# Every (placement, move) pair of one turn, for list_turns.
-MAX_TURN_CHOICES = NUM_SPACES * NUM_SIDES * MAX_RUNNERS * NUM_DIRS
+DEFAULT_MAX_TURNS = 500   # engine cap on turns, a draw: 10x the longest heuristic self-play game
+MAX_TURNS = 2000          # the largest cap a config may set
 #: rejection draws of :func:`random_legal_action` before it builds the whole mask
 PLACEMENT_TRIES = 12
+SPACE_FEATURES = 91  # per space: face down, tile one-hot (18), rotation one-hot (8), links (8 x 8)
 
 PH_SETUP, PH_DEAL, PH_DEAL3, PH_ROT3, PH_LOT, PH_PLACE, PH_MOVE, PH_REVEAL, PH_OVER = range(9)
 PHASE_NAMES = ("setup", "deal", "deal-3p", "rotate-3p", "lot", "place", "move", "reveal", "over")
 
-# Observation offsets (see the module docstring).
-O_BOARD, O_SPACE = 0, 91
-O_EXCH = NUM_SPACES * O_SPACE              # 1547
-O_PLACED = O_EXCH + NUM_TILES + 1          # 1566
-O_RUNNERS = O_PLACED + NUM_SPACES          # 1583
-O_SIDES = O_RUNNERS + MAX_PLAYERS * NUM_POINTS  # 1727
-O_TURN = O_SIDES + 16                      # 1743
-O_PHASE = O_TURN + MAX_PLAYERS             # 1747
-O_UNSEEN = O_PHASE + 9                     # 1756
-O_FORCED = O_UNSEEN + NUM_TILES            # 1774
-O_PASSES, O_TEAM, O_PLAYON, O_NRUN, O_NPLAYERS = 1775, 1776, 1777, 1778, 1779
-O_TURNS = 1782
-O_FINISHED = 1783
-OBS_SIZE = O_FINISHED + MAX_PLAYERS        # 1787
+# The action, chance and observation tables, declared once (the docstring tables are generated
+# from them, the kernels read the ids and offsets below, the strings look up the block of an id).
+ACTIONS = Layout([
+    Block("place", NUM_SPACES * NUM_SIDES, "place the exchange tile on space ``a // 8`` turned ``a % 8`` "
+          "steps clockwise (spaces numbered as in :mod:`~octagames.octiles.board`: c1 d1 a2 b2 ... c5)",
+          (NUM_SPACES, NUM_SIDES)),
+    Block("move", NUM_POINTS * NUM_DIRS, "move the runner standing on point ``(a-136) // 4`` out in contact "
+          "direction ``(a-136) % 4`` (NE, SE, SW, NW of a stop; a home circle has only direction 0)",
+          (NUM_POINTS, NUM_DIRS)),
+    Block("pass", 1, "forfeit the turn (only when no legal turn exists); the exchange tile goes "
+          "unplayed to the next player"),
+    Block("setup", 3, "at setup: start a runner on middle circle ``a - 280`` (1..3) of one's own side (only "
+          "with ``choose_start_circles``)"),
+], title="action")
+A_PLACE, A_MOVE = ACTIONS.offset("place"), ACTIONS.offset("move")  # 0, 136
+A_PASS, A_SETUP = ACTIONS.offset("pass"), ACTIONS.offset("setup")  # 280, 281
+NUM_ACTIONS = ACTIONS.size                                          # 284
+
+CHANCE_OUTCOMES = Layout([
+    Block("tile", NUM_TILES, "the tile being revealed is tile ``id`` (boardspace 1..18)"),
+    Block("rotation", NUM_SIDES, "rotation ``id - 18`` of a tile turned up at 3-player setup"),
+    Block("start_player", MAX_PLAYERS, "seat ``id - 26`` is the start player"),
+], title="id")
+C_TILE, C_ROT = CHANCE_OUTCOMES.offset("tile"), CHANCE_OUTCOMES.offset("rotation")  # 0, 18
+C_SEAT = CHANCE_OUTCOMES.offset("start_player")                                   # 26
+NUM_CHANCE = CHANCE_OUTCOMES.size                                                 # 30
+
+OBS_LAYOUT = Layout([
+    Block("board", NUM_SPACES * SPACE_FEATURES, "per space (17 blocks of 91): [0] face down; [1:19] tile "
+          "one-hot; [19:27] rotation one-hot; [27:91] ``link[k, j]``: side k joined to side j (8x8, "
+          "face-up tiles only)", (NUM_SPACES, SPACE_FEATURES)),
+    Block("exch", NUM_TILES + 1, "exchange tile one-hot (18); [18] unknown: picked up face down, revealed "
+          "after this move"),
+    Block("placed", NUM_SPACES, "space where the exchange tile was placed this turn"),
+    Block("runners", MAX_PLAYERS * NUM_POINTS, "``runner[q, point]``: a runner of relative seat q is on point",
+          (MAX_PLAYERS, NUM_POINTS)),
+    Block("sides", MAX_PLAYERS * 4, "``side[q, b]``: relative seat q plays from board side b (W N E S)",
+          (MAX_PLAYERS, 4)),
+    Block("to_act", MAX_PLAYERS, "relative seat to act"),
+    Block("phase", len(PHASE_NAMES), "phase one-hot (setup, deal, deal-3p, rotate-3p, lot, place, move, "
+          "reveal, over)"),
+    Block("unseen", NUM_TILES, "tile t not yet seen (still face down somewhere)"),
+    Block("forced", 1, "the forced leaving of start circles applies to this turn"),
+    Block("passes", 1, "consecutive forfeits / 4"),
+    Block("team", 1, "team variant"),
+    Block("play_on", 1, "play on for ranking"),
+    Block("runners_per_player", 1, "runners per player / 5"),
+    Block("num_players", 3, "number of players one-hot (2, 3, 4)"),
+    Block("turns", 1, "turns played / max_turns"),
+    Block("finished", MAX_PLAYERS, "relative seat has finished (all runners home)"),
+    Block("goal_locks", 1, "runners on their goal circle never move again (``goal_locks``)"),
+])
+O_BOARD, O_SPACE = OBS_LAYOUT.offset("board"), SPACE_FEATURES
+O_EXCH, O_PLACED = OBS_LAYOUT.offset("exch"), OBS_LAYOUT.offset("placed")
+O_RUNNERS, O_SIDES = OBS_LAYOUT.offset("runners"), OBS_LAYOUT.offset("sides")
+O_TURN, O_PHASE = OBS_LAYOUT.offset("to_act"), OBS_LAYOUT.offset("phase")
+O_UNSEEN, O_FORCED = OBS_LAYOUT.offset("unseen"), OBS_LAYOUT.offset("forced")
+O_PASSES, O_TEAM = OBS_LAYOUT.offset("passes"), OBS_LAYOUT.offset("team")
+O_PLAYON, O_NRUN = OBS_LAYOUT.offset("play_on"), OBS_LAYOUT.offset("runners_per_player")
+O_NPLAYERS, O_TURNS = OBS_LAYOUT.offset("num_players"), OBS_LAYOUT.offset("turns")
+O_FINISHED, O_LOCKS = OBS_LAYOUT.offset("finished"), OBS_LAYOUT.offset("goal_locks")
+OBS_SIZE = OBS_LAYOUT.size  # 1788
+
+# Every (placement, move) pair of one turn, for list_turns.
+MAX_TURN_CHOICES = NUM_SPACES * NUM_SIDES * MAX_RUNNERS * NUM_DIRS
 
 INFO = GameInfo(
     name="octiles",
@@ -136,8 +194,8 @@ INFO = GameInfo(
     observation_size=OBS_SIZE,
     # setup: <= 4 seats x 2 middle-circle choices + 6 chance nodes (exchange tile,
     # 2 x identity+rotation, lot); a turn is place + move + reveal (3) or a pass (1);
-    # the engine ends the game as a draw after max_turns <= DEFAULT_MAX_TURNS turns.
-    max_game_length=8 + 6 + 3 * DEFAULT_MAX_TURNS,
+    # the engine ends the game as a draw after max_turns <= MAX_TURNS turns.
+    max_game_length=8 + 6 + 3 * MAX_TURNS,
     min_utility=-1.0,
     max_utility=1.0,
     chance_mode="explicit",
@@ -154,6 +212,7 @@ STATE_DTYPE = np.dtype([
     ("team", np.int8),             # 4 players, seats 0+2 against 1+3
     ("play_on", np.int8),          # the others play on for ranking
     ("choose_start", np.int8),     # setup phase: players choose their middle circles
+    ("goal_locks", np.int8),       # a runner on its goal circle never moves again (not the seed's rule)
     ("max_turns", np.int32),       # engine cap on turns (draw after)
     # -- board
     ("phase", np.int8),
@@ -168,10 +227,11 @@ STATE_DTYPE = np.dtype([
     ("setup_k", np.int8),          # 3-player setup: which of the two octagons is dealt
     ("forced", np.int8),           # this turn must move a runner off its start circle
     ("passes", np.int8),           # consecutive forfeits
-    ("last_mover", np.int8),       # last seat that made a move, -1
+    ("last_move", np.int32, (MAX_PLAYERS,)),  # turn number of each seat's last move, -1 none yet
     ("rank", np.int8, (MAX_PLAYERS,)),  # finishing order (0 = first), -1 not finished
     ("n_finished", np.int8),
     ("winner", np.int8),           # winning seat (team: lower seat of the team), -1 none / draw
+    ("capped", np.int8),           # 1: stopped at the engine's turn cap (a truncation, not an end by the rules)
     ("turns", np.int32),           # turns played (moves and forfeits)
     ("moves", np.int32),           # actions applied (chance included)
     ("returns", np.float64, (MAX_PLAYERS,)),
@@ -193,8 +253,10 @@ class Config:
 
     Attributes:
         num_players: seats, 2 to 4; seats play clockwise from board side W.
-        runners: runners per player: 4 or 5 with 2-3 players, 3 or 4 with 4
-            players; ``None`` takes the default (5, or 4 with 4 players).
+        runners: runners per player, 2 to 5 with any number of players ("De
+            spelers bepalen hoeveel figuren"; the two outer start circles are
+            always occupied, so at least 2); 0 (the default) takes the seed's
+            recommendation (5 with 2-3 players, 4 with 4; it recommends 4-5 and 3-4).
         adjacent: 2 players on adjacent sides (W, N) instead of opposite
             sides (W, E); the seed notes that opposite sides give a shorter game.
         team: 4-player team variant, opposite seats 0+2 (W+E) against 1+3 (N+S).
@@ -203,35 +265,47 @@ class Config:
         choose_start_circles: players choose which middle circles their
             runners start on, as setup actions; otherwise the default is used
             (4 runners: middle circle 2 empty; 3 runners: only 2 of 1..3 used).
+        goal_locks: a runner that has reached a goal circle never moves again
+            (another publisher's rule, not in the seed). Default False: such a
+            runner moves like any other (never onto a foreign goal or its own
+            start circles).
         max_turns: engine cap on turns (moves and forfeits); the game is a
-            draw when it is reached, 1..DEFAULT_MAX_TURNS.
+            draw when it is reached, 1..2000 (default 500). Under the seed's
+            reading of goal circles uniformly random play seldom gets every
+            runner home at once and usually ends here.
     """
 
     num_players: int = 2
-    runners: int | None = None
+    runners: int = 0
     adjacent: bool = False
     team: bool = False
     play_on: bool = False
     choose_start_circles: bool = False
+    goal_locks: bool = False
     max_turns: int = DEFAULT_MAX_TURNS
 
     def __post_init__(self) -> None:
         check_range("num_players", self.num_players, 2, MAX_PLAYERS)
-        valid = [3, 4] if self.num_players == 4 else [4, 5]
-        if self.runners is None:
-            object.__setattr__(self, "runners", valid[-1])
-        check_choice("runners", self.runners, valid)
+        if self.runners == 0 and not isinstance(self.runners, (bool, float)):
+            object.__setattr__(self, "runners", 4 if self.num_players == 4 else MAX_RUNNERS)
+        check_range("runners", self.runners, 2, MAX_RUNNERS)
         check_choice("adjacent", self.adjacent, [False, True])
         check_choice("team", self.team, [False, True])
         check_choice("play_on", self.play_on, [False, True])
         check_choice("choose_start_circles", self.choose_start_circles, [False, True])
-        check_range("max_turns", self.max_turns, 1, DEFAULT_MAX_TURNS)
+        check_choice("goal_locks", self.goal_locks, [False, True])
+        check_range("max_turns", self.max_turns, 1, MAX_TURNS)
         if self.adjacent and self.num_players != 2:
             raise ValueError(f"adjacent=True needs num_players=2, got num_players={self.num_players}")
         if self.team and self.num_players != 4:
             raise ValueError(f"team=True needs num_players=4, got num_players={self.num_players}")
         if self.team and self.play_on:
             raise ValueError("play_on=True is not valid with team=True: a team game ends when a team is home")
+
+
+def max_game_length(config: Config) -> int:
+    """Most actions a game under ``config`` can take: setup choices and chance nodes, then 3 a turn."""
+    return 8 + 6 + 3 * config.max_turns
 
 
 def write_config(s, config: Config) -> None:
@@ -242,29 +316,30 @@ def write_config(s, config: Config) -> None:
     s["team"] = int(config.team)
     s["play_on"] = int(config.play_on)
     s["choose_start"] = int(config.choose_start_circles)
+    s["goal_locks"] = int(config.goal_locks)
     s["max_turns"] = config.max_turns
 
 
 # ---------------------------------------------------------------- small helpers
-@nb.njit(cache=True)
+@nb.njit
 def goal_side(s, p) -> int:
     """Board side whose home circles are seat ``p``'s goal (the opposite side)."""
     return (int(s["seat_side"][p]) + 2) % 4
 
 
-@nb.njit(cache=True)
+@nb.njit
 def on_goal(s, p, point) -> bool:
     """Whether ``point`` is one of seat ``p``'s goal circles."""
     return point >= NUM_STOPS and POINT_HOME_SIDE[point] == goal_side(s, p)
 
 
-@nb.njit(cache=True)
+@nb.njit
 def on_start(s, p, point) -> bool:
     """Whether ``point`` is one of seat ``p``'s own start circles."""
     return point >= NUM_STOPS and POINT_HOME_SIDE[point] == s["seat_side"][p]
 
 
-@nb.njit(cache=True)
+@nb.njit
 def occupant(s, point) -> int:
     """Seat of the runner on ``point``, or -1."""
     for p in range(s["num_players"]):
@@ -274,7 +349,7 @@ def occupant(s, point) -> int:
     return -1
 
 
-@nb.njit(cache=True)
+@nb.njit
 def finished(s, p) -> bool:
     """Whether all of seat ``p``'s runners stand on its goal circles."""
     for i in range(s["runners"]):
@@ -283,7 +358,7 @@ def finished(s, p) -> bool:
     return True
 
 
-@nb.njit(cache=True)
+@nb.njit
 def walk(s, o, k, ov_space, ov_tile, ov_rot, path):
     """Follow a path that enters space ``o`` at side ``k`` until it stops.
 
@@ -326,7 +401,7 @@ def walk(s, o, k, ov_space, ov_tile, ov_rot, path):
     return -3, crossed, n, -1  # unreachable: links and tiles are perfect matchings
 
 
-@nb.njit(cache=True)
+@nb.njit
 def trace(s, point, d, ov_space, ov_tile, ov_rot, path):
     """Follow the path leaving ``point`` in contact direction ``d`` (see :func:`walk`).
 
@@ -340,7 +415,7 @@ def trace(s, point, d, ov_space, ov_tile, ov_rot, path):
     return walk(s, o, POINT_SIDE[point, d], ov_space, ov_tile, ov_rot, path)
 
 
-@nb.njit(cache=True)
+@nb.njit
 def ends_over(s, point, d, t, ends, buf, buf2) -> None:
     """Where the path from ``point`` in direction ``d`` ends for every placement of tile ``t``.
 
@@ -365,7 +440,7 @@ def ends_over(s, point, d, t, ends, buf, buf2) -> None:
             ends[o, r] = e
 
 
-@nb.njit(cache=True)
+@nb.njit
 def end_ok(s, p, start, end) -> bool:
     """Whether seat ``p``'s runner from ``start`` may end its move on point ``end``.
 
@@ -379,13 +454,13 @@ def end_ok(s, p, start, end) -> bool:
     return end == start or occupant(s, end) < 0
 
 
-@nb.njit(cache=True)
+@nb.njit
 def may_move(s, p, point) -> bool:
-    """Whether a runner of ``p`` on ``point`` may move at all (Kadon: never off its goal)."""
-    return point >= 0 and not on_goal(s, p, point)
+    """Whether a runner of ``p`` on ``point`` may move at all (with ``goal_locks``: never off its goal)."""
+    return point >= 0 and not (s["goal_locks"] and on_goal(s, p, point))
 
 
-@nb.njit(cache=True)
+@nb.njit
 def leave_rule_applies(s, p) -> bool:
     """The seed's forced leaving of start circles (5 runners only): all circles of
     ``p``'s side are occupied and a runner of ``p`` still stands on one."""
@@ -401,7 +476,7 @@ def leave_rule_applies(s, p) -> bool:
     return False
 
 
-@nb.njit(cache=True)
+@nb.njit
 def _end_table(s, p, out) -> None:
     """``out[point] = 1`` where a runner of ``p`` may end a move that starts elsewhere:
     a free stop or a free goal circle of ``p`` (see :func:`end_ok`)."""
@@ -414,7 +489,7 @@ def _end_table(s, p, out) -> None:
                 out[pt] = 0
 
 
-@nb.njit(cache=True)
+@nb.njit
 def _end_ok_table(table, start, end) -> bool:
     """:func:`end_ok` read from an :func:`_end_table`: the start stop counts as free."""
     if end < 0:
@@ -422,7 +497,7 @@ def _end_ok_table(table, start, end) -> bool:
     return table[end] != 0 or (end == start and end < NUM_STOPS)
 
 
-@nb.njit(cache=True)
+@nb.njit
 def _scan_placements(s, p, from_start_only, out) -> int:
     """Mark in ``out`` the placements after which a legal move of ``p`` follows.
 
@@ -464,7 +539,7 @@ def _scan_placements(s, p, from_start_only, out) -> int:
     return n
 
 
-@nb.njit(cache=True)
+@nb.njit
 def _placement_mask(s, p, out) -> int:
     """Legal placements of ``p`` (the leaving rule applied); sets nothing else."""
     if leave_rule_applies(s, p):
@@ -474,7 +549,7 @@ def _placement_mask(s, p, out) -> int:
     return _scan_placements(s, p, False, out)
 
 
-@nb.njit(cache=True)
+@nb.njit
 def _placement_ok(s, p, o, r, from_start_only) -> bool:
     """Whether placing the exchange tile on ``o`` turned ``r`` lets a legal move of ``p`` follow."""
     buf = np.zeros(MAX_PATH + 1, dtype=np.uint8)
@@ -490,7 +565,7 @@ def _placement_ok(s, p, o, r, from_start_only) -> bool:
     return False
 
 
-@nb.njit(cache=True)
+@nb.njit
 def _forced_now(s, p) -> bool:
     """Whether the leaving rule binds this turn: it applies and some legal turn obeys it."""
     if not leave_rule_applies(s, p):
@@ -499,7 +574,7 @@ def _forced_now(s, p) -> bool:
     return _scan_placements(s, p, True, tmp) > 0
 
 
-@nb.njit(cache=True)
+@nb.njit
 def _legal_now(s, p, action) -> bool:
     """Whether ``action`` is legal for the seat ``p`` to act, checking only that action
     (cheaper than the whole mask for a placement or a move)."""
@@ -526,7 +601,7 @@ def _legal_now(s, p, action) -> bool:
     return mask[action] != 0
 
 
-@nb.njit(cache=True)
+@nb.njit
 def random_legal_action(s, player) -> int:
     """A legal action of the acting ``player``, uniform over :func:`legal_mask`, drawn with the
     record's RNG (the engine contract's optional fast sampler, used by random playouts).
@@ -549,7 +624,7 @@ def random_legal_action(s, player) -> int:
     return nth_set(mask, rng_below(s, n)) if n > 0 else -1
 
 
-@nb.njit(cache=True)
+@nb.njit
 def _move_mask(s, p, out) -> int:
     """Legal moves of ``p`` over the tile placed this turn."""
     buf = np.zeros(MAX_PATH + 1, dtype=np.uint8)
@@ -572,7 +647,7 @@ def _move_mask(s, p, out) -> int:
 
 
 # ---------------------------------------------------------------- contract kernels
-@nb.njit(cache=True)
+@nb.njit
 def _place_start(s, p, circle) -> None:
     b = int(s["seat_side"][p])
     for i in range(s["runners"]):
@@ -581,7 +656,7 @@ def _place_start(s, p, circle) -> None:
             return
 
 
-@nb.njit(cache=True)
+@nb.njit
 def _runners_placed(s, p) -> int:
     c = 0
     for i in range(s["runners"]):
@@ -590,7 +665,7 @@ def _runners_placed(s, p) -> int:
     return c
 
 
-@nb.njit(cache=True)
+@nb.njit
 def _next_setup(s) -> None:
     """Advance the setup: next seat to choose circles, or on to the deal."""
     while s["cur"] < s["num_players"] and _runners_placed(s, s["cur"]) == s["runners"]:
@@ -600,7 +675,7 @@ def _next_setup(s) -> None:
         s["phase"] = PH_DEAL
 
 
-@nb.njit(cache=True)
+@nb.njit
 def reset(s, seed) -> None:
     """Start a new game in ``s``, keeping its config."""
     seed_rng(s, seed)
@@ -621,10 +696,11 @@ def reset(s, seed) -> None:
     s["setup_k"] = 0
     s["forced"] = 0
     s["passes"] = 0
-    s["last_mover"] = -1
+    s["last_move"][:] = -1
     s["rank"][:] = -1
     s["n_finished"] = 0
     s["winner"] = -1
+    s["capped"] = 0
     s["turns"] = 0
     s["moves"] = 0
     s["returns"][:] = 0.0
@@ -636,7 +712,7 @@ def reset(s, seed) -> None:
     s["last_path_len"] = 0
     s["last_path"][:] = 0
     s["last_exit"][:] = 0
-    # the two outer circles are always occupied; 5 runners fill all five
+    # the two outer circles are always occupied; 5 runners fill all five, 2 only those
     for p in range(n):
         _place_start(s, p, 0)
         _place_start(s, p, 4)
@@ -647,14 +723,14 @@ def reset(s, seed) -> None:
             if s["runners"] == 4:  # boardspace: the middle circle stays empty
                 _place_start(s, p, 1)
                 _place_start(s, p, 3)
-            else:
+            elif s["runners"] == 3:
                 _place_start(s, p, 2)
     s["cur"] = 0
     s["phase"] = PH_SETUP
     _next_setup(s)
 
 
-@nb.njit(cache=True)
+@nb.njit
 def current_player(s) -> int:
     """The seat to act, CHANCE during deals, reveals and the lot, TERMINAL at the end."""
     ph = int(s["phase"])
@@ -665,13 +741,13 @@ def current_player(s) -> int:
     return CHANCE
 
 
-@nb.njit(cache=True)
+@nb.njit
 def acting_player(s) -> int:
     """Same as :func:`current_player` (the game is sequential)."""
     return current_player(s)
 
 
-@nb.njit(cache=True)
+@nb.njit
 def legal_mask(s, player, out) -> int:
     """Legal actions of ``player`` (zeros unless it is their turn); returns the count."""
     out[:] = 0
@@ -695,7 +771,7 @@ def legal_mask(s, player, out) -> int:
     return n
 
 
-@nb.njit(cache=True)
+@nb.njit
 def _unseen_count(s) -> int:
     """Tiles not yet seen: the face-down spaces plus an unrevealed exchange tile."""
     n = 0
@@ -707,7 +783,7 @@ def _unseen_count(s) -> int:
     return n
 
 
-@nb.njit(cache=True)
+@nb.njit
 def _is_seen(s, t) -> bool:
     if s["exch"] == t:
         return True
@@ -717,7 +793,7 @@ def _is_seen(s, t) -> bool:
     return False
 
 
-@nb.njit(cache=True)
+@nb.njit
 def chance_outcomes(s, actions, probs) -> int:
     """Outcomes of the chance node: an unseen tile, a rotation, or the start seat."""
     ph = int(s["phase"])
@@ -740,7 +816,7 @@ def chance_outcomes(s, actions, probs) -> int:
     return n
 
 
-@nb.njit(cache=True)
+@nb.njit
 def sample_chance(s) -> int:
     """Draw the outcome of the current chance node with the record's RNG (-1 elsewhere)."""
     if current_player(s) != CHANCE:
@@ -759,7 +835,7 @@ def sample_chance(s) -> int:
     return -1
 
 
-@nb.njit(cache=True)
+@nb.njit
 def _active_count(s) -> int:
     c = 0
     for p in range(s["num_players"]):
@@ -768,12 +844,12 @@ def _active_count(s) -> int:
     return c
 
 
-@nb.njit(cache=True)
+@nb.njit
 def _team_done(s, team) -> bool:
     return s["rank"][team] >= 0 and s["rank"][team + 2] >= 0
 
 
-@nb.njit(cache=True)
+@nb.njit
 def _finish_win(s, w) -> None:
     """Game over: seat ``w`` (or its team) wins; everyone else shares the loss."""
     s["phase"] = PH_OVER
@@ -788,17 +864,33 @@ def _finish_win(s, w) -> None:
         s["returns"][p] = 1.0 if p == w else -1.0 / (n - 1)
 
 
-@nb.njit(cache=True)
-def _finish_ranked(s, extra) -> None:
+@nb.njit
+def _last_mover(s, unfinished_only) -> int:
+    """The seat whose last move is the most recent (among the unfinished seats if asked), or -1."""
+    best = -1
+    for p in range(s["num_players"]):
+        if unfinished_only and s["rank"][p] >= 0:
+            continue
+        if s["last_move"][p] >= 0 and (best < 0 or s["last_move"][p] > s["last_move"][best]):
+            best = p
+    return best
+
+
+@nb.njit
+def _finish_ranked(s) -> None:
     """Play-on game over: returns by finishing rank, ``1 - 2 r / (n - 1)``.
 
-    ``extra`` (if >= 0 and unfinished) takes the next rank (the last mover at a
-    full cycle of forfeits); the other unfinished seats share the rest.
+    The seats still playing take the next ranks by their own last move, the most
+    recent first ("wint die speler die als laatste een zet heeft kunnen
+    uitvoeren", applied down the order); seats that never moved share the rest.
     """
     s["phase"] = PH_OVER
     n = int(s["num_players"])
-    if extra >= 0 and s["rank"][extra] < 0:
-        s["rank"][extra] = s["n_finished"]
+    while True:
+        p = _last_mover(s, True)
+        if p < 0:
+            break
+        s["rank"][p] = s["n_finished"]
         s["n_finished"] += 1
     k = s["n_finished"]
     rest = n - k
@@ -815,7 +907,7 @@ def _finish_ranked(s, extra) -> None:
             s["winner"] = p
 
 
-@nb.njit(cache=True)
+@nb.njit
 def _end_turn(s, moved) -> None:
     """Close the current seat's turn: check the end, then hand on to the next seat."""
     p = int(s["cur"])
@@ -824,7 +916,7 @@ def _end_turn(s, moved) -> None:
     s["forced"] = 0
     if moved:
         s["passes"] = 0
-        s["last_mover"] = p
+        s["last_move"][p] = s["turns"]
         if s["rank"][p] < 0 and finished(s, p):
             s["rank"][p] = s["n_finished"]
             s["n_finished"] += 1
@@ -836,22 +928,23 @@ def _end_turn(s, moved) -> None:
                 _finish_win(s, p)
                 return
             elif _active_count(s) <= 1:
-                _finish_ranked(s, -1)
+                _finish_ranked(s)
                 return
     else:
         s["passes"] += 1
         # a full cycle in which no active player could make a legal turn
         if s["passes"] >= _active_count(s):
-            lm = s["last_mover"]
+            lm = _last_mover(s, False)
             if s["play_on"]:
-                _finish_ranked(s, lm)
+                _finish_ranked(s)
             elif lm >= 0:
                 _finish_win(s, lm)
             else:
                 s["phase"] = PH_OVER  # nobody ever moved: a draw
             return
     if s["turns"] >= s["max_turns"]:
-        s["phase"] = PH_OVER  # engine cap: a draw, returns stay 0
+        s["phase"] = PH_OVER  # engine cap: returns stay 0, and the faces report a truncation
+        s["capped"] = 1
         return
     # clockwise to the next seat still in the game (finished seats have no turns)
     n = int(s["num_players"])
@@ -864,7 +957,7 @@ def _end_turn(s, moved) -> None:
     s["phase"] = PH_PLACE
 
 
-@nb.njit(cache=True)
+@nb.njit
 def _apply_chance(s, a) -> bool:
     ph = int(s["phase"])
     if ph == PH_ROT3:
@@ -900,7 +993,7 @@ def _apply_chance(s, a) -> bool:
     return True
 
 
-@nb.njit(cache=True)
+@nb.njit
 def apply_action(s, action) -> bool:
     """Apply the acting seat's action or a chance outcome; False if illegal (``s`` untouched)."""
     cp = current_player(s)
@@ -909,7 +1002,7 @@ def apply_action(s, action) -> bool:
     return apply_legal(s, action)
 
 
-@nb.njit(cache=True)
+@nb.njit
 def apply_legal(s, action) -> bool:
     """:func:`apply_action` for an action known to be legal (from :func:`legal_mask` or
     :func:`random_legal_action`): the player's move skips the legality check (the
@@ -975,14 +1068,20 @@ def apply_legal(s, action) -> bool:
     return True
 
 
-@nb.njit(cache=True)
+@nb.njit
+def truncated(s) -> bool:
+    """Whether the game stopped at the engine's turn cap (``max_turns``) rather than by the rules."""
+    return s["phase"] == PH_OVER and s["capped"] != 0
+
+
+@nb.njit
 def returns(s, out) -> None:
     """Returns so far (zero until the end; a draw stays zero)."""
     for p in range(s["num_players"]):
         out[p] = s["returns"][p]
 
 
-@nb.njit(cache=True)
+@nb.njit
 def observation(s, player, out) -> None:
     """Write ``player``'s view of the game (layout in the module docstring)."""
     out[:] = 0.0
@@ -1029,9 +1128,10 @@ def observation(s, player, out) -> None:
     out[O_NRUN] = s["runners"] / 5.0
     out[O_NPLAYERS + n - 2] = 1.0
     out[O_TURNS] = s["turns"] / float(s["max_turns"])
+    out[O_LOCKS] = float(s["goal_locks"])
 
 
-@nb.njit(cache=True)
+@nb.njit
 def determinize(s, player, seed) -> None:
     """Only reseed the RNG: nothing is hidden from one player more than another.
 
@@ -1042,7 +1142,7 @@ def determinize(s, player, seed) -> None:
     seed_rng(s, seed)
 
 
-@nb.njit(cache=True)
+@nb.njit
 def list_turns(s, out) -> int:
     """Every legal whole turn at a placement decision.
 
@@ -1084,28 +1184,6 @@ def list_turns(s, out) -> int:
     return n
 
 
-@nb.njit(cache=True)
-def rollout(s, max_steps) -> int:
-    """Play uniformly random legal actions (chance by its odds) with the record's RNG.
-
-    Stops at the end of the game or after ``max_steps`` actions; returns the
-    number of actions applied. For fast simulation (MCTS playouts, benchmarks).
-    """
-    mask = np.zeros(NUM_ACTIONS, dtype=np.uint8)
-    steps = 0
-    while steps < max_steps:
-        cp = current_player(s)
-        if cp == TERMINAL:
-            break
-        if cp == CHANCE:
-            a = sample_chance(s)
-        else:
-            a = nth_set(mask, rng_below(s, legal_mask(s, cp, mask)))
-        apply_action(s, a)
-        steps += 1
-    return steps
-
-
 # ---------------------------------------------------------------- Python-side helpers
 def tile_name(t: int) -> str:
     """``T7`` for tile index 6 (boardspace numbering 1..18)."""
@@ -1116,36 +1194,36 @@ def action_to_string(s, action: int) -> str:
     """A readable name: ``place T5 on c3 rot 2``, ``move B3->NE``, ``pass``, ``start on HW1``."""
     a = int(action)
     if int(current_player(s)) == CHANCE:
+        if not 0 <= a < NUM_CHANCE:
+            return f"chance outcome {a}"
+        block, k = CHANCE_OUTCOMES.locate(a)
         ph = int(s["phase"])
-        if C_ROT <= a < C_SEAT:
-            o = int(SIDE_SPACES[3, int(s["setup_k"])])
-            return f"rotation {a - C_ROT} for {SPACE_NAMES[o]}"
-        if C_SEAT <= a < NUM_CHANCE:
-            return f"start player P{a - C_SEAT}"
-        if 0 <= a < NUM_TILES:
-            if ph == PH_DEAL3:
-                what = f"{SPACE_NAMES[int(SIDE_SPACES[3, int(s['setup_k'])])]} is"
-            else:
-                what = {PH_DEAL: "exchange tile is", PH_REVEAL: "picked-up tile is"}.get(ph, "tile")
-            return f"{what} {tile_name(a)}"
-        return f"chance outcome {a}"
-    if A_PLACE <= a < A_MOVE:
-        o, r = divmod(a - A_PLACE, NUM_SIDES)
+        if block.name == "rotation":
+            return f"rotation {k} for {SPACE_NAMES[int(SIDE_SPACES[3, int(s['setup_k'])])]}"
+        if block.name == "start_player":
+            return f"start player P{k}"
+        if ph == PH_DEAL3:
+            what = f"{SPACE_NAMES[int(SIDE_SPACES[3, int(s['setup_k'])])]} is"
+        else:
+            what = {PH_DEAL: "exchange tile is", PH_REVEAL: "picked-up tile is"}.get(ph, "tile")
+        return f"{what} {tile_name(k)}"
+    if not 0 <= a < NUM_ACTIONS:
+        return f"action {a}"
+    block, k = ACTIONS.locate(a)
+    if block.name == "place":
+        o, r = divmod(k, NUM_SIDES)
         ex = int(s["exch"])
         t = tile_name(ex) if ex >= 0 and int(s["phase"]) == PH_PLACE else "exchange tile"
         return f"place {t} on {SPACE_NAMES[o]} rot {r}"
-    if A_MOVE <= a < A_PASS:
-        pt, d = divmod(a - A_MOVE, NUM_DIRS)
+    if block.name == "move":
+        pt, d = divmod(k, NUM_DIRS)
         return f"move {POINT_NAMES[pt]}->{DIR_NAMES[d]}" if pt < NUM_STOPS else f"move {POINT_NAMES[pt]}"
-    if a == A_PASS:
+    if block.name == "pass":
         return "pass"
-    if A_SETUP <= a < NUM_ACTIONS:
-        p = int(current_player(s))
-        c = a - A_SETUP + 1
-        if p >= 0:
-            return f"start on {POINT_NAMES[int(HOME_OF[int(s['seat_side'][p]), c])]}"
-        return f"start on middle circle {c}"
-    return f"action {a}"
+    p = int(current_player(s))  # setup
+    if p >= 0:
+        return f"start on {POINT_NAMES[int(HOME_OF[int(s['seat_side'][p]), k + 1])]}"
+    return f"start on middle circle {k + 1}"
 
 
 def _why_move(s, p: int, pt: int, d: int, o: int, t: int, r: int) -> str:
@@ -1186,26 +1264,29 @@ def illegal_reason(s, player: int, action: int) -> str:
         return "the game waits for a chance event (a tile being revealed, or the draw for start player)"
     if p != cp:
         return f"it is player {cp}'s turn, not player {p}'s"
+    if not 0 <= a < NUM_ACTIONS:
+        return f"actions are 0..{NUM_ACTIONS - 1}"
     ph = int(s["phase"])
     mask = np.zeros(NUM_ACTIONS, dtype=np.uint8)
     legal_mask(s, p, mask)
     if mask[a]:
         return "the action is legal"
+    block, k = ACTIONS.locate(a)
     if ph == PH_SETUP:
-        if not A_SETUP <= a < NUM_ACTIONS:
+        if block.name != "setup":
             return "during setup players place their runners on the middle start circles of their own side"
-        circle = POINT_NAMES[int(HOME_OF[int(s["seat_side"][p]), a - A_SETUP + 1])]
+        circle = POINT_NAMES[int(HOME_OF[int(s["seat_side"][p]), k + 1])]
         return f"start circle {circle} is already occupied"
-    if a == A_PASS:
+    if block.name == "pass":
         return "a turn may only be forfeited when no legal turn (placement plus move) exists"
-    if A_SETUP <= a < NUM_ACTIONS:
+    if block.name == "setup":
         return "runners are placed on their start circles only during setup"
-    if ph == PH_MOVE and A_PLACE <= a < A_MOVE:
+    if ph == PH_MOVE and block.name == "place":
         return "the exchange tile has already been placed this turn; now move a runner over it"
-    if ph == PH_PLACE and A_MOVE <= a < A_PASS:
+    if ph == PH_PLACE and block.name == "move":
         return "first place the exchange tile, then move a runner over it"
     if ph == PH_PLACE:
-        o, r = divmod(a - A_PLACE, NUM_SIDES)
+        o, r = divmod(k, NUM_SIDES)
         t = int(s["exch"])
         # the leaving rule is the reason only if the placement would be legal without it
         forced = bool(_forced_now(s, p)) and bool(_placement_ok(s, p, o, r, False))
@@ -1220,9 +1301,7 @@ def illegal_reason(s, player: int, action: int) -> str:
         reasons = []
         for i in range(int(s["runners"])):
             pt = int(s["pos"][p, i])
-            if pt < 0:
-                continue
-            if bool(on_goal(s, p, pt)):
+            if not bool(may_move(s, p, pt)):
                 continue
             for d in range(NUM_DIRS):
                 if int(POINT_SPACE[pt, d]) < 0:
@@ -1233,19 +1312,122 @@ def illegal_reason(s, player: int, action: int) -> str:
         return head + (": " + "; ".join(reasons[:6]) if reasons else
                        ": none of your runners' paths crosses that octagon")
     # PH_MOVE, a move action
-    pt, d = divmod(a - A_MOVE, NUM_DIRS)
+    pt, d = divmod(k, NUM_DIRS)
     mine = [int(x) for x in s["pos"][p, : int(s["runners"])]]
     if pt not in mine:
         return f"no runner of yours stands on {POINT_NAMES[pt]}"
-    if bool(on_goal(s, p, pt)):
+    if not bool(may_move(s, p, pt)):
         return (f"the runner on {POINT_NAMES[pt]} has reached its goal circle and never moves again "
-                "(Kadon rule)")
+                "(goal_locks=True)")
     if int(s["forced"]) and not bool(on_start(s, p, pt)):
         return ("all circles of your side are occupied, so a runner must leave its start circle this "
                 "turn (forced leaving of start circles)")
     o = int(s["placed"])
     why = _why_move(s, p, pt, d, o, int(s["tile"][o]), int(s["rot"][o]))
     return why or "the move is not allowed"
+
+
+def _config_of(s) -> Config:
+    """The config a record carries (``ValueError`` naming the field if it is not a valid one)."""
+    flags = ("adjacent", "team", "play_on", "choose_start", "goal_locks")
+    for field in flags:
+        if int(s[field]) not in (0, 1):
+            raise ValueError(f"{field} = {int(s[field])} is outside 0..1")
+    return Config(num_players=int(s["num_players"]), runners=int(s["runners"]), adjacent=bool(s["adjacent"]),
+                  team=bool(s["team"]), play_on=bool(s["play_on"]),
+                  choose_start_circles=bool(s["choose_start"]), goal_locks=bool(s["goal_locks"]),
+                  max_turns=int(s["max_turns"]))
+
+
+def check_record(s) -> str:
+    """``""`` when every kernel can run safely on record ``s`` under the config it carries,
+    else one line naming the first field found wrong (saved games are untrusted input).
+
+    Checked: the config fields; the range of every index-like field; the seats'
+    board sides; the tiles (each of the 18 in at most one place, the exchange
+    tile present when it must be placed, a face-down tile left to reveal at every
+    reveal); the runners (only the seats and runners of the config, never two on
+    one point, home circles only their own start or goal circles, all placed
+    after the setup); the phase and the turn state that goes with it (who acts,
+    the tile placed this turn, the finishing ranks, the turn count).
+    """
+    try:
+        cfg = _config_of(s)
+    except ValueError as e:
+        return str(e)
+    n, k = cfg.num_players, cfg.runners
+    ph = int(s["phase"])
+    seat = np.arange(MAX_PLAYERS) < n  # the seats of this game
+    checks = [("phase", ph, 0, PH_OVER), ("tile", s["tile"], -1, NUM_TILES - 1), ("rot", s["rot"], 0, NUM_SIDES - 1),
+              ("exch", s["exch"], -1, NUM_TILES - 1), ("placed", s["placed"], -1, NUM_SPACES - 1),
+              ("pos", s["pos"], -1, np.where(seat[:, None] & (np.arange(MAX_RUNNERS) < k), NUM_POINTS - 1, -1)),
+              ("cur", s["cur"], -1, n - 1), ("setup_k", s["setup_k"], 0, 2),
+              ("forced", s["forced"], 0, 1), ("passes", s["passes"], 0, n),
+              ("last_move", s["last_move"], -1, np.where(seat, int(s["turns"]), -1)),
+              ("rank", s["rank"], -1, np.where(seat, n - 1, -1)),
+              ("n_finished", s["n_finished"], 0, n), ("winner", s["winner"], -1, n - 1),
+              ("capped", s["capped"], 0, 1),
+              ("turns", s["turns"], 0, cfg.max_turns), ("moves", s["moves"], 0, 2**31 - 1),
+              ("last_seat", s["last_seat"], -1, n - 1), ("last_space", s["last_space"], -1, NUM_SPACES - 1),
+              ("last_rot", s["last_rot"], 0, NUM_SIDES - 1), ("last_from", s["last_from"], -1, NUM_POINTS - 1),
+              ("last_to", s["last_to"], -1, NUM_POINTS - 1), ("last_path_len", s["last_path_len"], 0, MAX_PATH),
+              ("last_path", s["last_path"][: int(max(s["last_path_len"], 0))], 0, NUM_SPACES * NUM_SIDES - 1),
+              ("last_exit", s["last_exit"][: int(max(s["last_path_len"], 0))], 0, NUM_SIDES - 1)]
+    bad = out_of_range(checks)
+    if bad:
+        return bad
+    if not np.all(np.isfinite(s["returns"])):
+        return "returns holds a value that is not finite"
+    sides = [0, 1 if cfg.adjacent else 2] if n == 2 else list(range(n))
+    if [int(x) for x in s["seat_side"]] != sides + [-1] * (MAX_PLAYERS - n):
+        return f"seat_side = {[int(x) for x in s['seat_side']]}; {n} players sit on sides {sides}"
+    # the tiles: each in at most one place; an exchange tile where one must be placed or turned up
+    seen = [int(t) for t in s["tile"] if t >= 0] + ([int(s["exch"])] if s["exch"] >= 0 else [])
+    if len(seen) != len(set(seen)):
+        return f"a tile is in two places (tile and exch name {sorted(seen)})"
+    exch = int(s["exch"])
+    if (exch < 0 and ph in (PH_DEAL3, PH_ROT3, PH_LOT, PH_PLACE)) or (exch >= 0 and ph in (PH_SETUP, PH_DEAL, PH_REVEAL)):
+        return f"exch = {exch} in phase {PHASE_NAMES[ph]}"
+    if ph in (PH_SETUP, PH_DEAL) and seen:
+        return f"a tile is face up in phase {PHASE_NAMES[ph]}, before any is turned"
+    if ph in (PH_DEAL3, PH_ROT3) and n != 3:
+        return f"phase = {PHASE_NAMES[ph]} with {n} players: only 3 players turn up tiles at setup"
+    if ph == PH_DEAL3 and int(s["tile"][SIDE_SPACES[3, int(s["setup_k"])]]) >= 0:
+        return f"setup_k = {int(s['setup_k'])}: the tile to turn up at setup is already face up"
+    if ph == PH_ROT3 and int(s["tile"][SIDE_SPACES[3, int(s["setup_k"])]]) < 0:
+        return f"setup_k = {int(s['setup_k'])}: the tile to turn at setup is face down"
+    # the runners: never two on one point; home circles only their own start or goal circles
+    points = [int(x) for x in s["pos"][:n, :k].ravel() if x >= 0]
+    if len(points) != len(set(points)):
+        return "pos puts two runners on one point"
+    for p in range(n):
+        for i in range(k):
+            pt = int(s["pos"][p, i])
+            if pt >= NUM_STOPS and not (bool(on_start(s, p, pt)) or bool(on_goal(s, p, pt))):
+                return f"pos[{p}, {i}] = {pt} ({POINT_NAMES[pt]}) is a home circle of another side"
+            if pt < 0 and ph != PH_SETUP:
+                return f"pos[{p}, {i}] = -1: every runner is on the board once the setup is over"
+    # the phase and the turn state
+    cur, placed = int(s["cur"]), int(s["placed"])
+    if ph == PH_SETUP and (not cfg.choose_start_circles or cur < 0):
+        return f"phase = setup with cur = {cur} (choose_start_circles={cfg.choose_start_circles})"
+    if ph in (PH_PLACE, PH_MOVE, PH_REVEAL) and (cur < 0 or int(s["rank"][cur]) >= 0):
+        return f"cur = {cur}: the seat to act must be a seat still in the game"
+    if (placed >= 0) != (ph in (PH_MOVE, PH_REVEAL)):
+        return f"placed = {placed} in phase {PHASE_NAMES[ph]}"
+    if placed >= 0 and int(s["tile"][placed]) < 0:
+        return f"placed = {placed} but that space is face down"
+    ranks = sorted(int(r) for r in s["rank"][:n] if r >= 0)
+    if ranks != list(range(int(s["n_finished"]))):
+        return f"rank holds {ranks} but n_finished = {int(s['n_finished'])}"
+    for p in range(n):
+        if ph != PH_OVER and (int(s["rank"][p]) >= 0) != bool(finished(s, p)):
+            return f"rank[{p}] = {int(s['rank'][p])} but that seat's runners say otherwise"
+    if s["capped"] and (ph != PH_OVER or int(s["turns"]) < cfg.max_turns):
+        return f"capped = 1 but the game did not stop at max_turns = {cfg.max_turns}"
+    if ph != PH_OVER and int(s["turns"]) >= cfg.max_turns:
+        return f"turns = {int(s['turns'])} but the game is not over after max_turns = {cfg.max_turns}"
+    return ""
 
 
 def _space_text(s, o: int) -> str:

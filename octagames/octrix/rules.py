@@ -22,7 +22,15 @@ index is always a stronger card::
     card ♦A  ♥A  ♠A  ♣A  ♦2  ♥2  ♠2  ♣2  ...  ♦8  ♥8  ♠8  ♣8
 
 Chance outcomes use the same ids: outcome ``c`` deals card ``c`` to the next
-seat (cards are dealt one at a time, starting left of the dealer).
+seat (cards are dealt one at a time, starting left of the dealer;
+:func:`deal_outcomes` turns given hands into that sequence). ``ACTIONS``:
+
+======  ====  ================================================================
+action  size  meaning
+======  ====  ================================================================
+0..31   32    ``card``: card a: rank a // 4 + 1 (ace = 1), suit a % 4 (♦ ♥ ♠
+              ♣); played, or at a chance node dealt to the next seat
+======  ====  ================================================================
 
 State (``STATE_DTYPE``)
 -----------------------
@@ -35,27 +43,31 @@ set aside (never dealt).
 
 Observation (information state of one seat; seats are relative, 0 = self)
 -------------------------------------------------------------------------
-========  =====  ==============================================================
-offset    size   meaning
-========  =====  ==============================================================
-0         128    ``hands[q, c]``: card c is in the hand of relative seat q; a
-                 hidden committed card still counts as in its owner's hand
-128       256    ``played_trick[c, t]``: card c was played in trick t
-384       128    ``played_by[c, q]``: card c was played by relative seat q
-512       128    ``table[q, c]``: c lies face up in the open trick for seat q
-                 (own committed card included)
-640       4      ``pending[q]``: relative seat q still has to play in this step
-644       8      trick number (one-hot)
-652       1      1 if the highest card wins the open trick, 0 if the lowest
-653       32     ``won[t, q]``: relative seat q won trick t (its counting card)
-685       4      round points so far (partners pooled), / 64
-689       4      match scores, / target
-693       3      number of players (one-hot 2, 3, 4)
-696       1      partnership game
-697       4      dealer (relative seat, one-hot)
-701       32     cards of the deck in use (reduced decks have fewer)
-733       1      match mode (1) or single round (0)
-========  =====  ==============================================================
+``OBS_LAYOUT`` (named views: ``Game.observation_views``):
+
+========  ====  ================================================================
+offset    size  meaning
+========  ====  ================================================================
+0..127    128   ``hands``: ``[q, c]``: card c is in the hand of relative seat q;
+                a hidden committed card still counts as in its owner's hand
+128..383  256   ``played_trick``: ``[c, t]``: card c was played in trick t
+384..511  128   ``played_by``: ``[c, q]``: card c was played by relative seat q
+512..639  128   ``table``: ``[q, c]``: c lies face up in the open trick for seat
+                q (own committed card included)
+640..643  4     ``pending``: relative seat q still has to play in this step
+644..651  8     ``trick``: trick number (one-hot)
+652       1     ``high_wins``: 1 if the highest card wins the open trick, 0 if
+                the lowest
+653..684  32    ``won``: ``[t, q]``: relative seat q won trick t (its counting
+                card)
+685..688  4     ``round_points``: round points so far (partners pooled), / 64
+689..692  4     ``scores``: match scores, / target
+693..695  3     ``num_players``: number of players (one-hot 2, 3, 4)
+696       1     ``partnership``: partnership game
+697..700  4     ``dealer``: dealer (relative seat, one-hot)
+701..732  32    ``deck``: cards of the deck in use (reduced decks have fewer)
+733       1     ``match``: match mode (1) or single round (0)
+========  ====  ================================================================
 Total 734 floats. Everything in it is public except the seat's own committed
 card, so it is the exact information state of the current round (perfect
 recall); earlier rounds of a match enter only through the scores, which is
@@ -65,12 +77,13 @@ all of them that matters for the rest of the match.
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import Sequence
 
 import numba as nb
 import numpy as np
 
-from octagames.core import (CHANCE, SIMULTANEOUS, TERMINAL, GameInfo,
-                            check_choice, check_range, rng_below, seed_rng)
+from octagames.core import (CHANCE, SIMULTANEOUS, TERMINAL, Block, GameInfo, Layout, check_choice,
+                            check_range, out_of_range, rng_below, seed_rng)
 
 # ---------------------------------------------------------------- static facts
 NUM_SUITS = 4
@@ -78,11 +91,47 @@ MAX_RANKS = 8
 NUM_CARDS = NUM_SUITS * MAX_RANKS  # 32
 MAX_PLAYERS = 4
 MAX_TRICKS = 8
-NUM_ACTIONS = NUM_CARDS
-OBS_SIZE = 734
 DEFAULT_MAX_ROUNDS = 64
 SUIT_SYMBOLS = "♦♥♠♣"
 RANK_NAMES = "A2345678"
+
+# The action table and the observation layout, declared once (the docstring tables are generated
+# from them, the kernels read the offsets below, the strings look up the block of an action).
+ACTIONS = Layout([
+    Block("card", NUM_CARDS, "card a: rank a // 4 + 1 (ace = 1), suit a % 4 (♦ ♥ ♠ ♣); "
+          "played, or at a chance node dealt to the next seat", (MAX_RANKS, NUM_SUITS)),
+], title="action")
+OBS_LAYOUT = Layout([
+    Block("hands", MAX_PLAYERS * NUM_CARDS, "``[q, c]``: card c is in the hand of relative seat q; a "
+          "hidden committed card still counts as in its owner's hand", (MAX_PLAYERS, NUM_CARDS)),
+    Block("played_trick", NUM_CARDS * MAX_TRICKS, "``[c, t]``: card c was played in trick t",
+          (NUM_CARDS, MAX_TRICKS)),
+    Block("played_by", NUM_CARDS * MAX_PLAYERS, "``[c, q]``: card c was played by relative seat q",
+          (NUM_CARDS, MAX_PLAYERS)),
+    Block("table", MAX_PLAYERS * NUM_CARDS, "``[q, c]``: c lies face up in the open trick for seat q "
+          "(own committed card included)", (MAX_PLAYERS, NUM_CARDS)),
+    Block("pending", MAX_PLAYERS, "relative seat q still has to play in this step"),
+    Block("trick", MAX_TRICKS, "trick number (one-hot)"),
+    Block("high_wins", 1, "1 if the highest card wins the open trick, 0 if the lowest"),
+    Block("won", MAX_TRICKS * MAX_PLAYERS, "``[t, q]``: relative seat q won trick t (its counting card)",
+          (MAX_TRICKS, MAX_PLAYERS)),
+    Block("round_points", MAX_PLAYERS, "round points so far (partners pooled), / 64"),
+    Block("scores", MAX_PLAYERS, "match scores, / target"),
+    Block("num_players", 3, "number of players (one-hot 2, 3, 4)"),
+    Block("partnership", 1, "partnership game"),
+    Block("dealer", MAX_PLAYERS, "dealer (relative seat, one-hot)"),
+    Block("deck", NUM_CARDS, "cards of the deck in use (reduced decks have fewer)"),
+    Block("match", 1, "match mode (1) or single round (0)"),
+])
+O_HANDS, O_PTRICK = OBS_LAYOUT.offset("hands"), OBS_LAYOUT.offset("played_trick")
+O_PBY, O_TABLE = OBS_LAYOUT.offset("played_by"), OBS_LAYOUT.offset("table")
+O_PENDING, O_TRICK = OBS_LAYOUT.offset("pending"), OBS_LAYOUT.offset("trick")
+O_HIGH, O_WON = OBS_LAYOUT.offset("high_wins"), OBS_LAYOUT.offset("won")
+O_RPTS, O_SCORES = OBS_LAYOUT.offset("round_points"), OBS_LAYOUT.offset("scores")
+O_NPLAYERS, O_PART = OBS_LAYOUT.offset("num_players"), OBS_LAYOUT.offset("partnership")
+O_DEALER, O_DECK, O_MATCH = OBS_LAYOUT.offset("dealer"), OBS_LAYOUT.offset("deck"), OBS_LAYOUT.offset("match")
+OBS_SIZE = OBS_LAYOUT.size  # 734
+NUM_ACTIONS = ACTIONS.size  # 32
 
 INFO = GameInfo(
     name="octrix",
@@ -99,11 +148,6 @@ INFO = GameInfo(
     dynamics="simultaneous",
     information="perfect",
 )
-
-# Observation offsets (see the module docstring).
-O_HANDS, O_PTRICK, O_PBY, O_TABLE = 0, 128, 384, 512
-O_PENDING, O_TRICK, O_HIGH, O_WON = 640, 644, 652, 653
-O_RPTS, O_SCORES, O_NPLAYERS, O_PART, O_DEALER, O_DECK, O_MATCH = 685, 689, 693, 696, 697, 701, 733
 
 STATE_DTYPE = np.dtype([
     ("rng", np.uint64),          # RNG carried by the record (splitmix64)
@@ -203,10 +247,19 @@ def observation_bounds(config: Config) -> tuple[np.ndarray, np.ndarray]:
     return low, high
 
 
+def all_seats_act(config: Config) -> bool:
+    """Whether every seat plays in every step: yes, except in the partnership game (pairs in turn)."""
+    return not config.partnership
+
+
 def max_game_length(config: Config) -> int:
     """Most actions (deals included) a game under ``config`` can take."""
     per_round = 2 * config.num_players * config.hand_size
     return per_round * (config.max_rounds if config.match else 1)
+
+
+# record fields fixed by the config (``dealer`` is the first dealer in the config, then moves)
+CONFIG_FIELDS = ("num_players", "partnership", "match", "target", "ranks", "hand_size", "max_rounds")
 
 
 def write_config(s, config: Config) -> None:
@@ -227,7 +280,7 @@ def card_name(c: int) -> str:
 
 
 # ---------------------------------------------------------------- kernels
-@nb.njit(cache=True)
+@nb.njit
 def _new_round(s) -> None:
     s["dealt"] = 0
     s["trick"] = 0
@@ -239,7 +292,7 @@ def _new_round(s) -> None:
     s["round_points"][:] = 0
 
 
-@nb.njit(cache=True)
+@nb.njit
 def reset(s, seed) -> None:
     """Start a new match (or round) in ``s``, keeping its config."""
     seed_rng(s, seed)
@@ -252,12 +305,12 @@ def reset(s, seed) -> None:
     _new_round(s)
 
 
-@nb.njit(cache=True)
+@nb.njit
 def _deal_size(s) -> int:
     return int(s["num_players"]) * int(s["hand_size"])
 
 
-@nb.njit(cache=True)
+@nb.njit
 def in_group(s, p) -> bool:
     """Whether seat ``p`` plays in the current simultaneous step."""
     if int(s["partnership"]) == 0:
@@ -266,13 +319,13 @@ def in_group(s, p) -> bool:
     return (rel < 2) == (int(s["stage"]) == 0)
 
 
-@nb.njit(cache=True)
+@nb.njit
 def is_pending(s, p) -> bool:
     """Whether seat ``p`` still has to play in the current simultaneous step."""
     return in_group(s, p) and s["trick_cards"][int(s["trick"]), p] < 0
 
 
-@nb.njit(cache=True)
+@nb.njit
 def current_player(s) -> int:
     """CHANCE while dealing, SIMULTANEOUS while a trick is played, TERMINAL at the end."""
     if int(s["terminal"]):
@@ -282,7 +335,7 @@ def current_player(s) -> int:
     return SIMULTANEOUS
 
 
-@nb.njit(cache=True)
+@nb.njit
 def acting_player(s) -> int:
     """The lowest pending seat at a simultaneous step (moves taken in turn)."""
     cp = current_player(s)
@@ -294,7 +347,7 @@ def acting_player(s) -> int:
     return TERMINAL  # unreachable in a consistent record
 
 
-@nb.njit(cache=True)
+@nb.njit
 def legal_mask(s, player, out) -> int:
     """Cards ``player`` may play now: any card of their hand if they are pending."""
     out[:] = 0
@@ -308,7 +361,7 @@ def legal_mask(s, player, out) -> int:
     return n
 
 
-@nb.njit(cache=True)
+@nb.njit
 def chance_outcomes(s, actions, probs) -> int:
     """Undealt cards, uniformly, while dealing."""
     if current_player(s) != CHANCE:
@@ -324,7 +377,7 @@ def chance_outcomes(s, actions, probs) -> int:
     return n
 
 
-@nb.njit(cache=True)
+@nb.njit
 def sample_chance(s) -> int:
     """Draw an undealt card with the record's RNG."""
     deck = NUM_SUITS * int(s["ranks"])
@@ -338,13 +391,13 @@ def sample_chance(s) -> int:
     return -1
 
 
-@nb.njit(cache=True)
+@nb.njit
 def side_of(s, p) -> int:
     """Scoring side of seat ``p`` (its team in the partnership game)."""
     return p % 2 if int(s["partnership"]) else p
 
 
-@nb.njit(cache=True)
+@nb.njit
 def run_points(won) -> int:
     """Sum of L² over the maximal runs of True in ``won`` (counting cards 1..k)."""
     total = 0
@@ -358,7 +411,7 @@ def run_points(won) -> int:
     return total + run * run
 
 
-@nb.njit(cache=True)
+@nb.njit
 def round_points_of_side(s, side) -> int:
     """Points of ``side`` from the counting cards won so far this round (runs squared)."""
     total = 0
@@ -373,7 +426,7 @@ def round_points_of_side(s, side) -> int:
     return total + run * run
 
 
-@nb.njit(cache=True)
+@nb.njit
 def _finish_round(s) -> None:
     n = int(s["num_players"])
     nsides = 2 if int(s["partnership"]) else n
@@ -418,7 +471,7 @@ def _finish_round(s) -> None:
     _new_round(s)
 
 
-@nb.njit(cache=True)
+@nb.njit
 def _resolve_trick(s) -> None:
     n = int(s["num_players"])
     t = int(s["trick"])
@@ -440,7 +493,7 @@ def _resolve_trick(s) -> None:
         _finish_round(s)
 
 
-@nb.njit(cache=True)
+@nb.njit
 def apply_action(s, action) -> bool:
     """Apply a chance outcome or the acting seat's card; False if illegal (``s`` untouched)."""
     cp = current_player(s)
@@ -472,14 +525,14 @@ def apply_action(s, action) -> bool:
     return True
 
 
-@nb.njit(cache=True)
+@nb.njit
 def returns(s, out) -> None:
     """Cumulative returns (zero until the end)."""
     for p in range(int(s["num_players"])):
         out[p] = s["returns"][p]
 
 
-@nb.njit(cache=True)
+@nb.njit
 def card_visible(s, card_owner, viewer) -> bool:
     """Whether the card ``card_owner`` put in the open trick is face up for ``viewer``."""
     if card_owner == viewer:
@@ -490,14 +543,14 @@ def card_visible(s, card_owner, viewer) -> bool:
     return False
 
 
-@nb.njit(cache=True, inline="always")
+@nb.njit(inline="always")
 def _rel(p, player, n):
     # relative seat without an integer division (this sits in the hottest loop)
     q = p - player
     return q + n if q < 0 else q
 
 
-@nb.njit(cache=True)
+@nb.njit
 def observation(s, player, out) -> None:
     """Write ``player``'s information state (layout in the module docstring)."""
     out[:] = 0.0
@@ -543,7 +596,7 @@ def observation(s, player, out) -> None:
     out[O_MATCH] = float(int(s["match"]))
 
 
-@nb.njit(cache=True)
+@nb.njit
 def determinize(s, player, seed) -> None:
     """Hands are open; only the other seats' face-down cards of the open trick are hidden.
 
@@ -576,30 +629,209 @@ def determinize(s, player, seed) -> None:
 
 
 # ---------------------------------------------------------------- Python-side helpers
+def _holder_seen_by(s, card: int, viewer: int) -> int:
+    """The seat whose hand holds ``card`` as ``viewer`` sees it, or -1.
+
+    A card another seat has committed face down still counts as in that seat's
+    hand for ``viewer`` (as in the observation): which card was committed is
+    hidden, so no string may tell it apart from the rest of that hand.
+    """
+    o = int(s["owner"][card])
+    if o >= 0:
+        return o
+    if int(current_player(s)) == SIMULTANEOUS:
+        t = int(s["trick"])
+        for p in range(int(s["num_players"])):
+            if int(s["trick_cards"][t, p]) == card and not bool(card_visible(s, p, viewer)):
+                return p
+    return -1
+
+
 def illegal_reason(s, player: int, action: int) -> str:
-    """Why ``action`` is illegal for ``player`` in ``s``, in the rulebook's words."""
+    """Why ``action`` is illegal for ``player`` in ``s``, in the rulebook's words.
+
+    The text depends only on what ``player`` can see (a card another seat
+    committed face down is named as in that seat's hand, like the rest of it).
+    """
     cp = int(current_player(s))
     if cp == CHANCE:
         return "the cards are still being dealt"
     if cp == TERMINAL:
         return "the game is over"
+    if not 0 <= int(action) < NUM_ACTIONS:
+        return f"actions are 0..{NUM_ACTIONS - 1}"
+    _block, card = ACTIONS.locate(action)
     if not bool(is_pending(s, player)):
         return f"player {player} has already played to this trick or plays later in it"
-    o = int(s["owner"][action])
-    if action >= NUM_SUITS * int(s["ranks"]):
-        return f"{card_name(action)} is not in this deck (ranks={int(s['ranks'])})"
-    if o < 0:
-        return f"{card_name(action)} is not in anyone's hand (already played or set aside)"
-    return f"{card_name(action)} is in player {o}'s hand; you may only play a card from your own hand"
+    if card >= NUM_SUITS * int(s["ranks"]):
+        return f"{card_name(card)} is not in this deck (ranks={int(s['ranks'])})"
+    holder = _holder_seen_by(s, card, player)
+    if holder == player:
+        return "the card is in your hand: the action is legal"
+    if holder >= 0:
+        return f"{card_name(card)} is in player {holder}'s hand; you may only play a card from your own hand"
+    t_open = int(s["trick"])
+    for t in range(min(t_open + 1, int(s["hand_size"]))):
+        for p in range(int(s["num_players"])):
+            if int(s["trick_cards"][t, p]) == card:
+                when = "in this trick" if t == t_open else f"in trick {t + 1}"
+                return f"{card_name(card)} was already played {when} by player {p}"
+    return f"{card_name(card)} was not dealt (set aside); you may only play a card from your own hand"
 
 
 def action_to_string(s, action: int) -> str:
-    """``♣8`` for a card; ``deal ♣8 to P1`` at a chance node."""
+    """``♣8`` for a card; ``deal ♣8 to P1`` at a chance node (the same for every seat)."""
+    a = int(action)
+    if not 0 <= a < NUM_ACTIONS:
+        return f"action {a}"
+    _block, card = ACTIONS.locate(a)
     if int(current_player(s)) == CHANCE:
         n = int(s["num_players"])
         to = (int(s["dealer"]) + 1 + int(s["dealt"])) % n
-        return f"deal {card_name(action)} to P{to}"
-    return card_name(action)
+        return f"deal {card_name(card)} to P{to}"
+    return card_name(card)
+
+
+def deal_outcomes(state, deal: Sequence[Sequence[int]]) -> list[int]:
+    """Chance outcomes that deal ``deal`` from the fresh record ``state``.
+
+    The seed's deal gives one card at a time: outcome ``k`` goes to seat
+    ``(dealer + 1 + k) % num_players``, so the sequence interleaves the hands,
+    starting with the player left of the dealer.
+
+    Args:
+        state: a record at the first chance node of a round.
+        deal: ``deal[p]`` is the list of ``hand_size`` cards (0..4*ranks-1) of seat ``p``.
+
+    Returns:
+        The chance outcomes, in dealing order.
+
+    Raises:
+        ValueError: wrong number of hands or cards, a card that is not an
+            integer or not in the deck, or a card dealt twice.
+    """
+    n = int(state["num_players"])
+    h = int(state["hand_size"])
+    deck = NUM_SUITS * int(state["ranks"])
+    hands = [list(hand) for hand in deal]
+    if len(hands) != n:
+        raise ValueError(f"deal has {len(hands)} hands but the game has {n} players")
+    seen: dict[int, int] = {}
+    for p, cards in enumerate(hands):
+        if len(cards) != h:
+            raise ValueError(f"hand of player {p} has {len(cards)} cards; hand_size is {h}")
+        for c in cards:
+            if isinstance(c, (bool, np.bool_)) or not isinstance(c, (int, np.integer)):
+                raise ValueError(f"hand of player {p}: card {c!r} is not an integer card index")
+            if not 0 <= c < deck:
+                raise ValueError(f"hand of player {p}: card {c} is not in the deck (cards are 0..{deck - 1})")
+            if int(c) in seen:
+                where = "twice in that hand" if seen[int(c)] == p else f"also in the hand of player {seen[int(c)]}"
+                raise ValueError(f"hand of player {p}: card {c} ({card_name(int(c))}) is {where}")
+            seen[int(c)] = p
+    dealer = int(state["dealer"])
+    return [int(hands[(dealer + 1 + k) % n][k // n]) for k in range(n * h)]
+
+
+def _config_of(s) -> Config:
+    """The config a record carries (``ValueError`` naming the field if it is not a valid one)."""
+    for field in ("partnership", "match"):
+        if int(s[field]) not in (0, 1):
+            raise ValueError(f"{field} = {int(s[field])} is outside 0..1")
+    return Config(num_players=int(s["num_players"]), partnership=bool(s["partnership"]),
+                  match=bool(s["match"]), target=int(s["target"]), ranks=int(s["ranks"]),
+                  hand_size=int(s["hand_size"]), dealer=0, max_rounds=int(s["max_rounds"]))
+
+
+def check_record(s) -> str:
+    """``""`` when every kernel can run safely on record ``s`` under the config it carries,
+    else one line naming the first field found wrong (saved games are untrusted input).
+
+    Checked: the config fields; the range of every index-like field; that every
+    card of the deck is in at most one place (a hand or a trick), that as many
+    are placed as were dealt, and that every hand holds what the deal and the
+    tricks played leave it; the tricks (complete before the open one, empty
+    after it, the open one waiting for a seat that still has to play); the
+    winner of every complete trick and the rule of the open one, recomputed.
+    """
+    try:
+        cfg = _config_of(s)
+    except ValueError as e:
+        return str(e)
+    n, h, deck = cfg.num_players, cfg.hand_size, NUM_SUITS * cfg.ranks
+    used = (np.arange(MAX_TRICKS)[:, None] < h) & (np.arange(MAX_PLAYERS) < n)  # trick_cards of this game
+    terminal = int(s["terminal"])
+    checks = [("dealer", s["dealer"], 0, n - 1), ("terminal", terminal, 0, 1),
+              ("round", s["round"], 0, cfg.max_rounds), ("dealt", s["dealt"], 0, n * h),
+              ("trick", s["trick"], 0, h), ("stage", s["stage"], 0, int(cfg.partnership)),
+              ("high_wins", s["high_wins"], 0, 1), ("winner", s["winner"], -1, n - 1),
+              ("owner", s["owner"], -1, np.where(np.arange(NUM_CARDS) < deck, n - 1, -1)),
+              ("trick_cards", s["trick_cards"], -1, np.where(used, deck - 1, -1)),
+              ("trick_winner", s["trick_winner"], -1, n - 1), ("moves", s["moves"], 0, 2**31 - 1),
+              ("round_points", s["round_points"], 0, h * h), ("scores", s["scores"], 0, cfg.max_rounds * h * h)]
+    bad = out_of_range(checks)
+    if bad:
+        return bad
+    if not np.all(np.isfinite(s["returns"])):
+        return "returns holds a value that is not finite"
+    dealt, trick, stage = int(s["dealt"]), int(s["trick"]), int(s["stage"])
+    if (trick == h) != bool(terminal):
+        return f"trick = {trick} with terminal = {terminal}: only a finished game has played all {h} tricks"
+    if not terminal and int(s["round"]) >= cfg.max_rounds:
+        return f"round = {int(s['round'])} but the game is not over after max_rounds = {cfg.max_rounds}"
+    if dealt < n * h and (trick > 0 or stage > 0 or np.any(s["trick_cards"] >= 0)):
+        return f"dealt = {dealt} of {n * h} cards, yet the play has begun"
+    # every card in at most one place, as many placed as dealt
+    places = np.zeros(NUM_CARDS, dtype=np.int64)
+    for c in range(NUM_CARDS):
+        places[c] += int(s["owner"][c]) >= 0
+    for c in s["trick_cards"].ravel():
+        if c >= 0:
+            places[int(c)] += 1
+    if places.max() > 1:
+        c = int(np.argmax(places))
+        return f"card {c} ({card_name(c)}) is in {int(places[c])} places (owner and trick_cards)"
+    if int(places.sum()) != dealt:
+        return f"{int(places.sum())} cards are in hands or tricks but dealt = {dealt}"
+    dealer = int(s["dealer"])
+    for p in range(n):
+        held = int(np.sum(s["owner"] == p))
+        if dealt < n * h:
+            want = sum(1 for k in range(dealt) if (dealer + 1 + k) % n == p)
+        else:
+            want = h - int(np.sum(s["trick_cards"][:h, p] >= 0))
+        if held != want:
+            return f"player {p} holds {held} cards; the deal and the tricks played leave {want}"
+    # the tricks: complete before the open one, empty after it; recompute their winners
+    high = 1
+    for t in range(h):
+        row = [int(x) for x in s["trick_cards"][t, :n]]
+        if t < trick:
+            if min(row) < 0:
+                return f"trick_cards[{t}] is incomplete but trick = {trick}"
+            wanted = max(row) if high else min(row)
+            if int(s["trick_winner"][t]) != row.index(wanted):
+                return f"trick_winner[{t}] = {int(s['trick_winner'][t])}; the rules give player {row.index(wanted)}"
+            high = 1 if (max(row) % 4) // 2 == (min(row) % 4) // 2 else 0
+        elif int(s["trick_winner"][t]) != -1:
+            return f"trick_winner[{t}] = {int(s['trick_winner'][t])} for a trick not yet complete"
+        elif t > trick and max(row) >= 0:
+            return f"trick_cards[{t}] holds a card but the open trick is {trick}"
+    if trick < h and dealt == n * h:
+        if int(s["high_wins"]) != high:
+            return f"high_wins = {int(s['high_wins'])}; the previous trick's colours give {high}"
+        active = [p for p in range(n) if bool(in_group(s, p))]  # the seats of this simultaneous step
+        played = [int(s["trick_cards"][trick, p]) >= 0 for p in range(n)]
+        others = [p for p in range(n) if p not in active]  # partnership: the other pair
+        if stage == 0 and any(played[p] for p in others):
+            return f"trick_cards[{trick}] holds a card of a seat that plays later in the trick"
+        if stage == 1 and not all(played[p] for p in others):
+            return f"stage = 1 but the dealer's pair has not played to trick {trick}"
+        if all(played[p] for p in active):
+            return f"trick_cards[{trick}] is complete but the trick was not resolved"
+    if terminal == 0 and np.any(s["round_points"] != 0):
+        return "round_points are set before the round is over"
+    return ""
 
 
 def _cards(cards) -> str:
@@ -607,7 +839,10 @@ def _cards(cards) -> str:
 
 
 def render(s, viewer: int | None = None) -> str:
-    """A text picture of the table; with ``viewer`` face-down cards of others are hidden."""
+    """A text picture of the table; with ``viewer`` face-down cards of others are hidden.
+
+    Without a viewer every committed card is shown, and the header says so.
+    """
     n = int(s["num_players"])
     h = int(s["hand_size"])
     t_open = int(s["trick"])
@@ -616,6 +851,7 @@ def render(s, viewer: int | None = None) -> str:
     head = f"Octrix ({mode}) round {int(s['round']) + 1}, dealer P{int(s['dealer'])}"
     if int(s["match"]):
         head += f", match to {int(s['target'])}"
+    head += ", all cards shown" if viewer is None else f", as seen by P{viewer}"
     lines.append(head)
     for p in range(n):
         hand = [c for c in range(NUM_CARDS) if int(s["owner"][c]) == p]

@@ -11,7 +11,8 @@ import numpy as np
 import pytest
 
 from octagames.agents.base import RandomAgent, make_turn
-from octagames.agents.cfr import CFRSolver, GameSource, flatten
+from octagames.agents.cfr import CFRSolver
+from octagames.agents.cfr_tree import GameSource, flatten
 from octagames.agents.octrix_solver import (
     OctrixOracleAgent,
     OctrixRoundSolver,

@@ -13,15 +13,7 @@ from octagames.agents.ppo import (ActorCritic, PPOAgent, compute_gae, log_prob_e
 from octagames.agents.registry import make_agent
 
 TINY = {"num_players": 2, "ranks": 2, "hand_size": 2}
-
-
-@pytest.fixture(autouse=True)
-def _one_torch_thread():
-    """Small MLPs run fastest on one thread on a shared CPU; restore the setting afterwards."""
-    before = torch.get_num_threads()
-    torch.set_num_threads(1)
-    yield
-    torch.set_num_threads(before)
+pytestmark = pytest.mark.usefixtures("one_torch_thread")  # tests/conftest.py
 
 
 def _random_masks(rng: np.random.Generator, b: int, a: int) -> torch.Tensor:
@@ -191,7 +183,7 @@ def test_trained_agent_plays_in_the_arena_by_path(tmp_path):
     agent = make_agent(f"ppo:{path}", "octrix")
     assert isinstance(agent, PPOAgent) and agent.greedy
     result = play_match("octrix", [agent, RandomAgent()], num_games=20, seed=0, progress=False, **TINY)
-    assert result.records[0].games == 20 and result.records[0].name == "ppo"
+    assert result.records[0].games == 20 and result.records[0].name == f"ppo:{path}"  # named by its spec
     sampling = make_agent(f"ppo:{path}@sample", "octrix")
     assert not sampling.greedy
     play_match("octrix", [sampling, RandomAgent()], num_games=5, seed=0, progress=False, num_players=2,

@@ -36,7 +36,8 @@ def _episode(env: SingleAgentEnv, seed: int) -> tuple[list, float]:
     traj, total, terminated = [obs.tobytes()], 0.0, False
     while not terminated:
         mask = env.action_masks()
-        assert np.array_equal(mask, info["action_mask"].astype(bool))
+        assert mask.dtype == info["action_mask"].dtype == np.int8
+        assert np.array_equal(mask, info["action_mask"]) and mask.any()
         action = int(rng.choice(np.flatnonzero(mask)))
         obs, reward, terminated, truncated, info = env.step(action)
         assert not truncated
@@ -47,7 +48,7 @@ def _episode(env: SingleAgentEnv, seed: int) -> tuple[list, float]:
 
 def test_check_env(setup):
     game, cfg, seat = setup
-    env = SingleAgentEnv(game, seat=seat, illegal_action="penalize", render_mode="ansi", **cfg)
+    env = SingleAgentEnv(game, seat=seat, render_mode="ansi", **cfg)  # the defaults pass
     with warnings.catch_warnings():
         # without a registry spec the checker cannot build the env in its other render modes
         warnings.filterwarnings("ignore", message=".*not having a spec")
@@ -75,7 +76,7 @@ def test_action_masks_match_the_engine(setup):
     terminated = False
     while not terminated:
         assert env.game.acting_player(env.state) == seat
-        expected = env.game.legal_mask(env.state, seat).astype(bool)
+        expected = env.game.legal_mask(env.state, seat)
         assert np.array_equal(env.action_masks(), expected) and expected.any()
         _, _, terminated, _, _ = env.step(int(rng.choice(np.flatnonzero(expected))))
     assert not env.action_masks().any()
@@ -99,15 +100,15 @@ def test_opponents_only_see_their_own_information_state():
     assert spies[0].turns == 8 and spies[2].turns == 8
 
 
-def test_illegal_action_raise_and_penalize():
-    env = SingleAgentEnv("octrix", seat=0, num_players=2)
+def test_illegal_action_raise_and_terminate():
+    env = SingleAgentEnv("octrix", seat=0, num_players=2, illegal_action="raise")
     env.reset(seed=3)
-    bad = int(np.flatnonzero(~env.action_masks())[0])
+    bad = int(np.flatnonzero(env.action_masks() == 0)[0])
     before = env.game.to_bytes(env.state)
     with pytest.raises(IllegalActionError, match=env.game.action_to_string(env.state, bad)):
         env.step(bad)
     assert env.game.to_bytes(env.state) == before
-    soft = SingleAgentEnv("octrix", seat=0, num_players=2, illegal_action="penalize")
+    soft = SingleAgentEnv("octrix", seat=0, num_players=2)  # "terminate", the default
     soft.reset(seed=3)
     _, reward, terminated, truncated, _ = soft.step(bad)
     assert (reward, terminated, truncated) == (-1.0, True, False)
@@ -137,7 +138,7 @@ def test_bad_arguments():
     with pytest.raises(ValueError, match="seat"):
         SingleAgentEnv("octrix", seat=2, num_players=2)
     with pytest.raises(ValueError, match="illegal_action"):
-        SingleAgentEnv("octrix", illegal_action="ignore")
+        SingleAgentEnv("octrix", illegal_action="penalize")  # one name everywhere: "terminate"
     with pytest.raises(ValueError, match="opponents"):
         SingleAgentEnv("octrix", seat=0, opponents=[RandomAgent()], num_players=3)
     with pytest.raises(ValueError, match="seats"):
@@ -151,3 +152,37 @@ def test_render_is_the_learning_seats_view():
     env.reset(seed=2)
     assert env.render() == env.game.render(env.state, viewer=1)
     assert "has played face down" in env.render()  # seat 0 committed before seat 1's turn
+
+
+@pytest.mark.parametrize("seat, cfg", [(0, dict(num_players=2, deal_penalty=1.0)), (3, dict(num_players=4))],
+                         ids=["deal_penalty-seat0", "4p-seat3"])
+def test_reset_never_hands_back_a_game_the_learner_cannot_act_in(seat, cfg):
+    # some Achten games end before the learner's first decision (2 and 1 in these 2000 seeds)
+    env = SingleAgentEnv("achten", seat=seat, **cfg)
+    skipped_seeds = []
+    for seed in range(2000):
+        _, info = env.reset(seed=seed)
+        assert env.game.acting_player(env.state) == seat and env.action_masks().any()
+        assert np.array_equal(info["action_mask"], env.action_masks())
+        if info["skipped_games"]:
+            skipped_seeds.append(seed)
+            assert env.game.min_utility <= info["skipped_return"] <= env.game.max_utility
+        else:
+            assert info["skipped_return"] == 0.0
+    assert skipped_seeds  # the case is met
+    for seed in skipped_seeds:  # the episode handed back is a whole game of its own
+        traj, total = _episode(env, seed)
+        assert total == pytest.approx(env.game.returns(env.state)[seat]) and len(traj) > 1
+
+
+@pytest.mark.parametrize("game, cfg, seat", [("achten", dict(num_players=2, deal_penalty=1.0), 0),
+                                             ("achten", dict(num_players=4), 3),
+                                             ("octrix", dict(num_players=4, partnership=True), 3),
+                                             ("octiles", dict(num_players=3), 2),
+                                             ("octa", dict(rules="nl"), 1)])
+def test_no_mask_is_all_zero_while_the_episode_is_on(game, cfg, seat):
+    env = SingleAgentEnv(game, seat=seat, **cfg)
+    episodes = 300 if game == "achten" else 3
+    for seed in range(episodes):
+        _episode(env, seed)  # asserts a non-empty mask at every step it takes
+        assert not env.action_masks().any()  # and an empty one once it is over

@@ -93,7 +93,13 @@ def test_metadata(face):
     raw = mod.raw_env(**cfg)
     assert raw.metadata["name"] == mod.__name__.rsplit(".", 1)[1]
     assert raw.metadata["render_modes"][:2] == ["ansi", "human"]
-    assert raw.metadata["is_parallelizable"] is True
+    assert raw.metadata["render_fps"] > 0
+    # as PettingZoo's classic envs: parallelizable only where every seat acts in every step
+    every_seat_acts = mod.GAME == "octrix" and not cfg.get("partnership", False)
+    assert raw.metadata["is_parallelizable"] is every_seat_acts
+    par = mod.parallel_env(**cfg)
+    assert par.metadata["name"] == raw.metadata["name"] and par.metadata["render_fps"] > 0
+    assert (par.wait_action is None) is every_seat_acts
     assert raw.possible_agents == [f"player_{p}" for p in range(raw.game.num_players)]
 
 
@@ -131,11 +137,17 @@ def test_parallel_rewards_equal_returns_and_only_pending_seats_act(face):
         totals = dict.fromkeys(par.possible_agents, 0.0)
         while par.agents:
             acting = par.acting_agents()
-            pending = [a for a in par.agents if obs[a]["action_mask"].any()]
+            game_actions = slice(0, par.game.num_actions)
+            pending = [a for a in par.agents if obs[a]["action_mask"][game_actions].any()]
             assert acting == pending and acting
-            actions = {a: int(rng.choice(np.flatnonzero(obs[a]["action_mask"]))) for a in acting}
-            obs, rewards, _, truncs, _ = par.step(actions)
-            assert not any(truncs.values())
+            for a in par.agents:  # every live agent has a legal action: its own, or the wait
+                assert obs[a]["action_mask"].any()
+                if a not in acting:
+                    assert np.flatnonzero(obs[a]["action_mask"]).tolist() == [par.wait_action]
+            actions = {a: int(rng.choice(np.flatnonzero(obs[a]["action_mask"]))) for a in par.agents}
+            obs, rewards, terms, truncs, _ = par.step(actions)
+            capped = bool(par.game.kernels.truncated(par.state_record))  # an engine cap truncates, for all
+            assert all(t == capped for t in truncs.values()) and not (capped and any(terms.values()))
             for a, r in rewards.items():
                 totals[a] += r
         returns = par.game.returns(par.state_record)
@@ -251,11 +263,19 @@ def test_partnership_parallel_steps_take_the_dealers_pair_first():
     obs, _ = par.reset(seed=3)
     assert par.acting_agents() == ["player_2", "player_3"]  # dealer 2 and their left neighbour
     mask_of = {a: obs[a]["action_mask"] for a in par.agents}
-    assert not mask_of["player_0"].any() and not mask_of["player_1"].any()
+    wait = par.wait_action
+    assert wait == 32 and par.action_space("player_0").n == 33
+    assert np.flatnonzero(mask_of["player_0"]).tolist() == np.flatnonzero(mask_of["player_1"]).tolist() == [wait]
+    assert not mask_of["player_2"][wait] and not mask_of["player_3"][wait]
     with pytest.raises(ValueError, match="player_3"):
         par.step({"player_2": int(np.flatnonzero(mask_of["player_2"])[0])})
-    actions = {a: int(np.flatnonzero(m)[0]) if m.any() else 0 for a, m in mask_of.items()}
-    obs, *_ = par.step(actions)  # the zeros for players 0 and 1 are ignored
+    first = {a: int(np.flatnonzero(m)[0]) for a, m in mask_of.items()}
+    strict = octrix_v0.parallel_env(num_players=4, partnership=True, dealer=2, illegal_action="raise")
+    strict.reset(seed=3)
+    with pytest.raises(IllegalActionError, match="player_0 does not act in this step"):
+        strict.step({**first, "player_0": 0})  # a card instead of the wait
+    actions = {"player_1": wait, "player_2": first["player_2"], "player_3": first["player_3"]}
+    obs, *_ = par.step(actions)  # player_0 left out: an idle agent may omit its wait
     assert par.acting_agents() == ["player_0", "player_1"]
     # the second pair sees the first pair's cards face up
     played = [actions["player_2"], actions["player_3"]]
@@ -359,3 +379,30 @@ def test_envs_pickle(face):
     assert par.illegal_action == "raise"
     raw.reset(seed=0)
     assert isinstance(raw.render(), str)
+
+
+def test_achten_safety_bound_is_a_truncation_not_a_scored_end():
+    # turn_cap=1 with 2 players: the first choice and one swap reach the bound (not a rule of the seed)
+    from octagames.achten import cards
+    from octagames.envs import achten_v0
+
+    deal = [cards("♣8 ♦2 ♦6"), cards("♦3 ♦4 ♦5"), cards("♥8 ♠8 ♥4"), cards("♥5")]
+    keep, swap00 = 0, 2
+    env = achten_v0.raw_env(num_players=2, turn_cap=1)
+    env.reset(seed=0, options={"deal": deal})
+    env.step(keep)  # P1's first choice
+    env.step(swap00)  # P0 keeps a nul hand (♥8 ♦2 ♦6) but the round stops unscored
+    assert all(env.truncations.values()) and not any(env.terminations.values())
+    assert env._cumulative_rewards == {"player_0": 0.0, "player_1": 0.0}
+    par = achten_v0.parallel_env(num_players=2, turn_cap=1)
+    par.reset(seed=0, options={"deal": deal})
+    par.step({"player_1": keep})
+    _, rewards, terms, truncs, _ = par.step({"player_0": swap00})
+    assert truncs == {"player_0": True, "player_1": True} and not any(terms.values())
+    assert rewards == {"player_0": 0.0, "player_1": 0.0} and par.agents == []
+    # a pass before the bound ends the round by the rules: terminated, scored
+    env.reset(seed=0, options={"deal": deal})
+    for a in (keep, 15, 16):  # keep, P0 passes on nul, P1 stands
+        env.step(a)
+    assert all(env.terminations.values()) and not any(env.truncations.values())
+    assert env._cumulative_rewards == {"player_0": 1.0, "player_1": -1.0}

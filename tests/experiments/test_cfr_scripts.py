@@ -7,7 +7,9 @@ import json
 import numpy as np
 import pytest
 
-from octagames.agents.cfr import CFRSolver, MCCFRSolver, flatten_spiel
+from octagames.agents.cfr import CFRSolver
+from octagames.agents.cfr_tree import GameSource, deal_pool, flatten, flatten_spiel
+from octagames.agents.mccfr import MCCFRSolver
 from octagames.experiments.bench_cfr import BenchCFRConfig
 from octagames.experiments.bench_cfr import main as bench_main
 from octagames.experiments.cli import parse_game_config
@@ -61,8 +63,6 @@ def test_train_cfr_exact_quick(tmp_path):
     assert result["arena"]["random"]["games"] == 4 and result["arena"]["heuristic"]["games"] == 4
     assert 0 <= result["arena"]["heuristic"]["win_rate"] <= 1
     # the checkpoint reloads onto the same tree with the same policy
-    from octagames.agents.cfr import GameSource, flatten
-
     tree = flatten(GameSource(Game("octrix", num_players=2, ranks=2, hand_size=2)))
     again = CFRSolver.load(tmp_path / "checkpoint.npz", tree)
     assert again.iteration == 20
@@ -91,8 +91,6 @@ def test_train_cfr_spiel_and_mccfr_quick(tmp_path):
 
 
 def test_train_cfr_achten_deal_pool_quick(tmp_path):
-    from octagames.agents.cfr import GameSource, deal_pool, flatten
-
     game_config = "num_players=2,ranks=3,low_rank=7,turn_cap=1,deal_penalty=1"
     result = train_main(
         TrainCFRConfig(

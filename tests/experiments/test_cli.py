@@ -2,7 +2,7 @@
 
 import pytest
 
-from octagames.experiments.cli import make_game, parse_game_config, parse_game_spec
+from octagames.experiments.cli import game_from_spec, parse_game_config, parse_game_spec
 
 
 def test_values_take_the_type_of_the_field():
@@ -34,7 +34,7 @@ def test_game_specs():
     assert parse_game_spec(" octrix ") == ("octrix", {})
     assert parse_game_spec("achten:num_players=3,deal_penalty=0.5") == (
         "achten", {"num_players": 3, "deal_penalty": 0.5})
-    g = make_game("octrix:num_players=3,hand_size=5")
+    g = game_from_spec("octrix:num_players=3,hand_size=5")
     assert g.num_players == 3 and g.config.hand_size == 5
     with pytest.raises(ValueError, match="num_players"):  # the game's own check of the value
-        make_game("octa:num_players=5")
+        game_from_spec("octa:num_players=5")

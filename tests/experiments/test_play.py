@@ -38,13 +38,13 @@ def test_moves_by_number_and_name_then_undo():
 def test_a_whole_game_to_the_end_against_mcts():
     rc, text = drive("1\n" * 8, game="octrix", opponents="mcts:50", game_config="hand_size=8")
     assert rc == 0 and "Game over. Returns: P0" in text and "You " in text
-    assert text.count("P1 (mcts50) has chosen its move") == 8
+    assert text.count("P1 (mcts:50) has chosen its move") == 8
 
 
 def test_hidden_information_game_as_the_second_seat():
     rc, text = drive("1\n1\n1\nquit\n", game="achten", opponents="mcts:30", seat=1)
     assert "You are P1." in text and "Traceback" not in text
-    assert "P0 (mcts30) plays action" in text or "Game over" in text
+    assert "P0 (mcts:30) plays action" in text or "Game over" in text
 
 
 def test_bad_settings_are_one_line_errors():

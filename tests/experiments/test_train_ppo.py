@@ -20,13 +20,7 @@ from octagames.experiments.train_ppo import TIME_COLUMNS, TrainConfig, Trainer, 
 ROOT = Path(__file__).resolve().parents[2]
 
 
-@pytest.fixture(autouse=True)
-def _one_torch_thread():
-    """Small MLPs run fastest on one thread on a shared CPU; restore the setting afterwards."""
-    before = torch.get_num_threads()
-    torch.set_num_threads(1)
-    yield
-    torch.set_num_threads(before)
+pytestmark = pytest.mark.usefixtures("one_torch_thread")  # tests/conftest.py
 
 
 def _same(a, b) -> bool:
@@ -122,8 +116,9 @@ def test_one_update_on_other_games_and_seat_counts(tmp_path, game, kwargs):
     cfg = _small_cfg(tmp_path, game=game, total_steps=16 * 8, eval_every=0, eval_games=2,
                      snapshot_every=1, self_play_prob=0.0, **kwargs)
     tr = Trainer(cfg)
-    tr.league.add(tr.model, cfg.pool_size)  # every game against a snapshot: learner plays one seat
-    tr.league.draw(np.arange(cfg.num_envs), tr.rng, 0.0, tr.P)
+    w = tr.worker  # the trainer's own rollout worker
+    w.league.add(tr.model, cfg.pool_size)  # every game against a snapshot: learner plays one seat
+    w.league.draw(np.arange(cfg.num_envs), w.rng, 0.0, tr.P)
     roll = tr.rollout()
     b = roll["batch"]
     assert 0 < roll["stats"]["train_fraction"] < 1
@@ -175,3 +170,32 @@ def test_config_validation_and_parsing():
     with pytest.raises(ValueError, match="ranks"):  # a value the game's Config refuses
         TrainConfig(game_config=("ranks=99",))
     assert TrainConfig(num_envs=8, num_steps=4, total_steps=33).num_updates == 2
+
+
+def test_agent_opponents_and_an_imitation_warm_start(tmp_path):
+    """Heuristic opponents in half of the games, a warm start cloned from the heuristic; a run stopped
+    and resumed from its checkpoint continues exactly (the agents' own RNGs are part of it)."""
+    kw = dict(self_play_prob=0.25, agent_opponent_prob=0.5, imitation_games=20, imitation_steps=120,
+              imitation_learning_rate=3e-3, eval_every=0)
+    full = train(_small_cfg(tmp_path / "full", total_steps=4 * 16 * 8, **kw))["rows"]
+    assert full[0]["imitation_accuracy"] > 0.5 and full[0]["update"] == 0
+    assert sum(r.get("agent_games", 0) for r in full) > 0
+    assert any(r.get("agent_win_rate") is not None for r in full)
+    train(_small_cfg(tmp_path / "part", total_steps=2 * 16 * 8, **kw))  # ends with a checkpoint at update 2
+    resumed = train(_small_cfg(tmp_path / "part", total_steps=4 * 16 * 8, resume=True, **kw))["rows"]
+    for a, b in zip(full[3:], resumed[3:]):
+        for k in a:
+            if k not in TIME_COLUMNS and not k.startswith("win_rate"):
+                assert _same(a[k], b[k]), (a["update"], k, a[k], b[k])
+    with pytest.raises(ValueError, match=r"agent_opponent_prob=0.6 must be in"):
+        TrainConfig(self_play_prob=0.5, agent_opponent_prob=0.6)
+
+
+def test_resume_with_another_game_or_network_says_what_the_checkpoint_is(tmp_path):
+    saved = Trainer(_small_cfg(tmp_path, game="achten", game_config=(), hidden=(64, 64)))
+    saved.save_checkpoint()
+    with pytest.raises(ValueError, match=r"is an achten run \(2 players, hidden 64,64.*you asked for an octrix "
+                                         r"run .*\(game, game_config, hidden differ\)"):
+        Trainer(_small_cfg(tmp_path, resume=True)).run()
+    with pytest.raises(ValueError, match=r"hidden 32,32.*\(hidden differ\)"):
+        Trainer(_small_cfg(tmp_path, game="achten", game_config=(), hidden=(32, 32), resume=True)).run()

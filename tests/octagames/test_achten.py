@@ -52,8 +52,7 @@ def names(cs: list[int]) -> str:
 
 
 def obs_part(g: Game, s, player: int, part: str) -> np.ndarray:
-    off, size = R.OBS_LAYOUT[part]
-    return g.observation(s, player)[off:off + size]
+    return g.observation_views(g.observation(s, player))[part].ravel()
 
 
 # ------------------------------------------------------------------ card values
@@ -242,13 +241,37 @@ def test_nul_and_verbied_points_add_up():
     np.testing.assert_allclose(g.returns(s), [1.1, -1.1])
 
 
-def test_turn_cap_forces_the_showdown():
-    # engine rule: at most turn_cap turns per player per round (first choice included)
-    g, s = table(["♣2 ♣3 ♣4", "♦2 ♦3 ♦4"], "♥2 ♥3 ♥4", "♥5", turn_cap=2)
+def test_the_turn_bound_truncates_the_round_unscored():
+    # "Zolang niemand past" has no limit: the bound is a safety net, and reaching it scores nothing
+    # P0 keeps a nul hand while trading its 8 for other 8s
+    g, s = table(["♣8 ♦2 ♦6", "♦3 ♦4 ♦5"], "♥8 ♠8 ♥4", "♥5", turn_cap=2)
     g.apply_actions(s, [KEEP, swap(0, 0), swap(0, 0)])
-    assert not g.is_terminal(s)
-    g.apply_action(s, swap(1, 1))
-    assert g.is_terminal(s) and int(s["end_reason"]) == R.END_CAP
+    assert not g.is_terminal(s) and not R.truncated(s)
+    g.apply_action(s, swap(0, 1))  # the 4th turn of a 2 x 2 bound, without a pass or a claw
+    assert g.is_terminal(s) and R.truncated(s) and int(s["end_reason"]) == R.END_CAP
+    assert g.returns(s).tolist() == [0.0, 0.0] and s["round_pts"].sum() == 0  # P0's nul is not scored
+    p0_line = g.render(s, 1).splitlines()[1]
+    assert "stopped unscored" in g.render(s) and "hand" not in p0_line and "??" in p0_line  # no showdown
+    # a pass on the last turn before the bound still leads to the last turns and the showdown
+    g, s = table(["♣8 ♦2 ♦6", "♦3 ♦4 ♦5"], "♥8 ♠8 ♥4", "♥5", turn_cap=2)
+    g.apply_actions(s, [KEEP, swap(0, 0), swap(0, 0), PASS, STAND])
+    assert g.is_terminal(s) and not R.truncated(s) and g.returns(s).tolist() == [1.0, -1.0]
+    assert Config().turn_cap == R.DEFAULT_TURN_CAP == 100
+
+
+def test_a_long_round_keeps_its_last_65_moves_in_the_observation():
+    g, s = table(["♣8 ♦2 ♦6", "♦3 ♦4 ♦5"], "♥2 ♥3 ♥4", "♥5")
+    g.apply_action(s, KEEP)
+    for t in range(80):  # both swap pot slot 0 back and forth, far past 65 moves
+        g.apply_action(s, swap(t % 3, 0))
+    assert int(s["nhist"]) == 81 and not g.is_terminal(s)
+    hist = obs_part(g, s, 0, "hist").reshape(R.HIST_MOVES, R.EVENT_SIZE)
+    # oldest first: row 0 is move 16 (the 17th), the last row is move 80 (P0's swap of hand slot 1)
+    expected = [swap(t % 3, 0) for t in range(15, 80)]
+    assert np.argmax(hist[:, R.MAX_PLAYERS:R.MAX_PLAYERS + R.NUM_ACTIONS], axis=1).tolist() == expected
+    assert obs_part(g, s, 0, "turn").tolist() == [1.0]
+    d = g.determinize(s, 1, 3)
+    assert np.array_equal(g.observation(d, 1), g.observation(s, 1)) and R.check_record(d) == ""
 
 
 # ------------------------------------------------------------------ worst hand and tie-breaks
@@ -403,13 +426,24 @@ def test_lookahead_agrees_with_playing_each_move():
     assert checked > 1000
 
 
-def test_observation_layout_matches_the_documented_table():
-    rows = re.findall(r"^(\d+)\s+(\d+)\s+\S", R.__doc__, flags=re.M)
-    documented = [(int(o), int(z)) for o, z in rows]
-    actual = sorted(v for k, v in R.OBS_LAYOUT.items() if k != "total")
-    assert documented == actual
-    assert R.OBS_SIZE == R.INFO.observation_size == sum(z for _, z in actual)
+def test_tables_are_declared_once_and_the_docstring_carries_them():
+    assert R.ACTIONS.table() in R.__doc__ and R.OBS_LAYOUT.table() in R.__doc__
+    assert R.OBS_SIZE == R.INFO.observation_size == R.OBS_LAYOUT.size
     assert f"Total {R.OBS_SIZE} floats" in R.__doc__
+    assert R.ACTIONS.size == R.NUM_ACTIONS == R.INFO.num_actions
+    assert [R.ACTIONS.locate(a)[0].name for a in (R.A_KEEP, swap(2, 1), closed(2), R.A_STAND)] == \
+        ["keep", "swap", "closed", "stand"]
+
+
+def test_observation_views_name_the_blocks():
+    g, s = table(["♣8 ♦2 ♦6", "♥K ♥Q ♥J"], "♠2 ♠3 ♠4", "♣5")
+    g.apply_actions(s, [KEEP, swap(0, 1)])  # P1 keeps, P0 gives ♣8 for ♠3
+    views = g.observation_views(g.observation(s, 1))
+    assert views["hand"].shape == (3, 52) and names(np.flatnonzero(views["hand"].sum(0))) == "♥J ♥Q ♥K"
+    assert views["opp"].shape == (5, 3, 53) and views["opp"][0, 0, cards("♠3")[0]] == 1
+    assert views["hist"].shape == (R.HIST_MOVES, R.EVENT_SIZE)
+    assert views["hist"][1, R.MAX_PLAYERS + swap(0, 1)] == 1  # the second move of the round
+    assert set(views) == {b.name for b in R.OBS_LAYOUT.blocks}
 
 
 def test_determinize_never_changes_a_card_the_player_has_seen():
@@ -463,12 +497,13 @@ def test_invariants_under_random_play(n):
                 g.apply_action(s, int(rng.choice(g.legal_actions(s))))
                 turns += 1
             _check_cards(s)
-        assert turns <= R.MAX_EVENTS and int(s["nhist"]) == turns
+        assert int(s["nhist"]) == turns and not R.truncated(s)  # random play ends by the rules
+        assert R.check_record(s) == ""
         dealt = int(s["dealt"])
         assert dealt == 3 * n + 4 and sum(1 for c in s["slot_card"] if c >= 0) == dealt
         assert abs(g.returns(s).sum()) < 1e-9
         lengths.append(turns)
-    assert 1 <= min(lengths) and max(lengths) <= 10 * n + n - 1
+    assert 1 <= min(lengths) and max(lengths) <= R.DEFAULT_TURN_CAP * n + n - 1
 
 
 def test_heuristic_agent_passes_on_nul_lays_verbied_and_lowers_its_total():
@@ -524,7 +559,19 @@ def test_illegal_actions_raise_with_the_rulebook_reason_and_keep_the_state():
         g.apply_action(s, STAND)
     with pytest.raises(IllegalActionError, match="only for the first player"):
         g.apply_action(s, KEEP)
-    assert g.action_to_string(s, swap(2, 1)) == "swap hand 2 (♣4) with pot 1 (♥3)"
+
+
+def test_action_strings_name_only_cards_every_seat_knows():
+    # action strings are public (every seat sees every move): no hidden hand card, never the closed card
+    g, s = table(["♣2 ♣3 ♣4", "♦2 ♦3 ♦4"], "♥2 ♥3 ♥4", "♥5")
+    g.apply_action(s, KEEP)
+    assert g.action_to_string(s, swap(2, 1)) == "swap hand 2 with pot 1 (♥3)"
+    assert g.action_to_string(s, closed(0)) == "swap hand 0 with the closed card"
+    g.apply_actions(s, [swap(2, 1), closed(0)])  # P0 takes ♥3 in view of all; P1 lays ♦2 face down
+    assert g.action_to_string(s, swap(2, 0)) == "swap hand 2 (♥3) with pot 0 (♥2)"  # all saw ♥3 go there
+    assert g.action_to_string(s, closed(1)) == "swap hand 1 with the closed card"
+    g.apply_action(s, closed(2))  # P0 gives ♥3 for ♦2: the closed card is now ♥3, known to all
+    assert g.action_to_string(s, closed(2)) == "swap hand 2 with the closed card"
 
 
 def test_config_is_validated_with_the_field_named():
@@ -537,7 +584,9 @@ def test_config_is_validated_with_the_field_named():
     with pytest.raises(ValueError, match="target"):
         Config(target=0.25)
     with pytest.raises(ValueError, match="turn_cap"):
-        Config(turn_cap=11)
+        Config(turn_cap=101)
+    with pytest.raises(ValueError, match="turn_cap"):
+        Config(turn_cap=0)
     with pytest.raises(ValueError, match="deal_penalty"):
         Config(deal_penalty=-1)
 
@@ -588,3 +637,35 @@ def test_determinize_depends_only_on_the_information_state():
     for seed in range(30):
         a, b = (g.determinize(w, 0, seed) for w in worlds)
         assert np.array_equal(a["slot_card"], b["slot_card"])
+
+
+def test_check_record_passes_reached_records_and_names_a_bad_field():
+    g = Game("achten", num_players=3, match=True, target=0.3, max_rounds=4)
+    rng = np.random.default_rng(1)
+    s = g.new_state(2)
+    while not g.is_terminal(s):
+        assert R.check_record(s) == "", g.render(s)
+        g.apply_action(s, g.sample_chance(s) if g.is_chance(s) else int(rng.choice(g.legal_actions(s))))
+    assert R.check_record(s) == ""
+    g, s = table(["♣8 ♦2 ♦6", "♦3 ♦4 ♦5"], "♥8 ♠8 ♥4", "♥5")
+    g.apply_actions(s, [KEEP, swap(0, 0)])
+    assert R.check_record(s) == ""
+    cases = [("num_players", 7, "num_players=7 is not valid; it must be >= 2 and <= 6"),
+             ("turn_cap", 0, "turn_cap=0 is not valid; it must be >= 1 and <= 100"),
+             ("to_act", 4, "to_act = 4 is outside -1..1"),
+             ("phase", 9, "phase = 9 is outside 0..4"),
+             ("nhist", 3, "turns = 2, nhist = 3 in normal turns (bound 200)"),
+             ("pot_open", 0, "pot_open = 0 in phase 2: the pot is laid open after the first choice")]
+    for field, value, msg in cases:
+        bad = s.copy()
+        bad[field] = value
+        assert R.check_record(bad) == msg
+    bad = s.copy()
+    bad["where"][R.parse_card("♥5")] = 3  # the closed card claims to be in P1's hand slot 0
+    assert R.check_record(bad) == "slot_card[21] = 15 (♥5) but where[15] = 3"
+    bad = s.copy()
+    bad["slot_card"][7] = R.parse_card("♠A")  # a card in the hand of a seat the game does not have
+    assert R.check_record(bad) == "slot_card[7] holds a card, but the deal (10 cards dealt) says otherwise"
+    bad = s.copy()
+    bad["known"][1, 3] = 0
+    assert R.check_record(bad) == "known[1, 3] = 0: a player always knows their own cards"

@@ -427,7 +427,7 @@ def test_turn_cap_ends_the_game_like_the_stock():
     assert checks.random_game(s, 10_000, st) == checks.OK
     assert int(s["turn"]) == 3 and int(s["end_reason"]) == 3  # 28 cards cannot be laid in 3 turns
     a, b = int(C.table_faceup(s, 0)), int(C.table_faceup(s, 1))
-    assert list(GAME.returns(s)) == ([1.0, -1.0] if a > b else [-1.0, 1.0] if b > a else [0.0, 0.0])
+    assert list(g.returns(s)) == ([1.0, -1.0] if a > b else [-1.0, 1.0] if b > a else [0.0, 0.0])
 
 
 def test_hand_limit_discards_down_to_eight():

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import inspect
 import os
 import subprocess
 import sys
@@ -10,7 +11,8 @@ import numba as nb
 import numpy as np
 import pytest
 
-from octagames.core import CHANCE, TERMINAL, Game, IllegalActionError
+from octagames.envs.vector import make
+from octagames.core import CHANCE, TERMINAL, Game, IllegalActionError, nth_set, rng_below
 from octagames.octiles import board as B
 from octagames.octiles import rules as R
 
@@ -47,6 +49,19 @@ def blank(pos: dict[int, list[str]], exch: int, cur: int = 0, tiles: dict | None
     s["cur"] = cur
     s["phase"] = R.PH_PLACE
     return g, s
+
+
+@nb.njit
+def rollout(s, max_steps) -> int:
+    """Uniformly random legal actions (chance by its odds) with the record's RNG, at most ``max_steps``."""
+    mask = np.zeros(R.NUM_ACTIONS, dtype=np.uint8)
+    steps = 0
+    while steps < max_steps and R.current_player(s) != TERMINAL:
+        cp = R.current_player(s)
+        a = R.sample_chance(s) if cp == CHANCE else nth_set(mask, rng_below(s, R.legal_mask(s, cp, mask)))
+        R.apply_action(s, a)
+        steps += 1
+    return steps
 
 
 def seen_tiles(s) -> list[int]:
@@ -251,15 +266,49 @@ def test_a_path_may_cross_the_same_octagon_twice():
     assert crossed == ["c3", "b3", "b4", "c4", "c3"]
 
 
-def test_kadon_rule_runner_on_goal_never_moves():
-    # T1 on e4 would carry the runner on HE1 (a goal of W) straight back to stop E4
+def test_a_runner_on_its_goal_circle_moves_like_any_other():
+    # the seed has no rule that keeps a runner on its goal: T1 on e4 carries W's runner on HE1 back to E4
     g, s = blank({0: ["HE1", "C3"], 1: ["HW0"]}, exch=T1)
+    assert g.legal_mask(s)[place_action("e4", 0)]
+    g.apply_action(s, place_action("e4", 0))
+    assert g.legal_actions(s) == [move_action("HE1")]
+    g.apply_action(s, move_action("HE1"))
+    assert B.POINT_NAMES[int(s["pos"][0, 0])] == "E4"
+
+
+def test_goal_locks_keep_a_runner_on_its_goal_circle():
+    # the other publisher's reading, kept as an option
+    g, s = blank({0: ["HE1", "C3"], 1: ["HW0"]}, exch=T1, goal_locks=True)
     assert not g.legal_mask(s)[place_action("e4", 0)]
-    g2, s2 = blank({1: ["HE1"], 0: ["HW0"]}, exch=T1, cur=1)  # on E's start circle it may move
+    g2, s2 = blank({1: ["HE1"], 0: ["HW0"]}, exch=T1, cur=1, goal_locks=True)  # E's start circle: it moves
     assert g2.legal_mask(s2)[place_action("e4", 0)]
     g.apply_action(s, place_action("c3", 0))
     assert not g.legal_mask(s)[move_action("HE1")]
-    assert "Kadon" in R.illegal_reason(s, 0, move_action("HE1"))
+    assert "(goal_locks=True)" in R.illegal_reason(s, 0, move_action("HE1"))
+    assert g.observation_views(g.observation(s, 0))["goal_locks"].tolist() == [1.0]
+
+
+def test_goal_locks_change_the_legal_turns_of_random_play():
+    # the same random positions read both ways: a runner standing on its goal adds turns without locks
+    unlocked, locked = Game("octiles", num_players=2), Game("octiles", num_players=2, goal_locks=True)
+    differ = decisions = 0
+    for seed in range(4):
+        s = unlocked.new_state(seed)
+        rollout(s, 120)  # well into the game: some runners are home
+        for _ in range(60):
+            if unlocked.is_terminal(s):
+                break
+            if int(s["phase"]) == R.PH_PLACE:
+                t = s.copy()
+                t["goal_locks"] = 1
+                a, b = unlocked.legal_mask(s), locked.legal_mask(t)
+                assert np.all(b <= a) or b[R.A_PASS]  # locks only take turns away (or force a pass)
+                on_goal = any(bool(R.on_goal(s, int(s["cur"]), int(x))) for x in s["pos"][int(s["cur"])])
+                differ += int(not np.array_equal(a, b))
+                decisions += int(on_goal)
+                assert on_goal or np.array_equal(a, b)  # without a runner on its goal nothing changes
+            rollout(s, 1)
+    assert differ > 0 and decisions > 0
 
 
 # ------------------------------------------------------------------ special cases
@@ -311,7 +360,7 @@ def test_forfeit_passes_the_exchange_tile_unplayed():
 @pytest.mark.parametrize("team", [False, True])
 def test_a_full_cycle_of_forfeits_ends_the_game_last_mover_wins(team):
     g, s = blank(STUCK, exch=T6, num_players=4, team=team)
-    s["last_mover"] = 2
+    s["last_move"][2] = 0  # seat 2 made the last move before this position
     for seat in range(4):
         assert g.current_player(s) == seat
         g.apply_action(s, R.A_PASS)
@@ -350,26 +399,46 @@ def test_team_wins_when_both_partners_are_home():
     assert g.current_player(s) == 1  # seat 0 is skipped
 
 
-def test_play_on_for_ranking():
-    runners = {0: ["HE0", "HE2", "HE3", "HE4", "E4"], 1: ["B2"], 2: ["B3"]}
-    g, s = blank(runners, exch=T1, num_players=3, play_on=True)
-    g.apply_action(s, place_action("e4", 0))
-    g.apply_action(s, move_action("E4", 0))
-    g.play_chance(s)
-    assert not g.is_terminal(s) and s["rank"][0] == 0 and g.current_player(s) == 1
-    s["last_mover"] = 2
-    R._end_turn(s, False)  # seat 1 forfeits
-    assert g.current_player(s) == 2
-    R._end_turn(s, False)  # seat 2 forfeits: a full cycle of the players still in
-    assert g.is_terminal(s)
-    assert np.allclose(g.returns(s), [1, -1, 0])  # seat 2 moved last: second place
+def test_play_on_ranks_the_players_still_in_by_their_own_last_move():
+    # "wint die speler die als laatste een zet heeft kunnen uitvoeren": P1 moves, P2 moves, P0 finishes,
+    # then P1 and P2 both forfeit; P2 moved after P1, so P2 is second and P1 third (no shared places)
+    runners = {0: ["HE0", "HE2", "HE3", "HE4", "E4"], 1: ["B4", "C2"], 2: ["E5", "B5"]}
+    g, s = blank(runners, exch=11, cur=1, num_players=3, play_on=True)
+    turns = [(place_action("b2", 7), move_action("C2", 3), 4),   # P1: C2 leaves NW; T5 turns up
+             (place_action("b4", 1), move_action("B5", 1), 14),  # P2: B5 leaves SE; T15 turns up
+             (place_action("e4", 3), move_action("E4", 0), 6)]   # P0: E4 -> HE1, all five home
+    for seat, (place, move, reveal) in zip((1, 2, 0), turns):
+        assert g.current_player(s) == seat
+        g.apply_actions(s, [place, move, reveal])
+    assert s["rank"].tolist()[:3] == [0, -1, -1] and not g.is_terminal(s)
+    assert g.legal_actions(s) == [R.A_PASS]
+    g.apply_action(s, R.A_PASS)
+    assert g.legal_actions(s) == [R.A_PASS]
+    g.apply_action(s, R.A_PASS)  # a full cycle of the players still in: the game is over
+    assert g.is_terminal(s) and s["rank"].tolist()[:3] == [0, 2, 1]
+    assert g.returns(s).tolist() == [1.0, -1.0, 0.0]
 
 
-def test_engine_turn_cap_is_a_draw():
+def test_play_on_seats_that_never_moved_share_the_places_left():
+    g, s = blank(STUCK, exch=T6, num_players=4, play_on=True)
+    s["last_move"][3] = 0  # only seat 3 ever moved
+    g.apply_actions(s, [R.A_PASS] * 4)
+    assert g.is_terminal(s) and s["rank"].tolist() == [-1, -1, -1, 0]
+    assert np.allclose(g.returns(s), [-1 / 3, -1 / 3, -1 / 3, 1])
+
+
+def test_engine_turn_cap_is_a_truncation():
     g = Game("octiles", num_players=2, max_turns=5)
     s = g.new_state(1)
-    R.rollout(s, 10_000)
+    rollout(s, 10_000)
     assert g.is_terminal(s) and s["turns"] == 5 and np.all(g.returns(s) == 0)
+    assert g.kernels.truncated(s) and g.module.check_record(s) == ""
+    won = Game("octiles", num_players=2).new_state(1)
+    assert not g.kernels.truncated(won)
+    env = make("octiles", num_envs=1, seed=3, num_players=2, max_turns=4)  # the vector env flags it
+    env.reset()
+    ends = [env.step(env.sample_actions())[2:4] for _ in range(12)]  # 4 setup choices, then 4 turns
+    assert any(trunc[0] and not term[0] for term, trunc in ends)
 
 
 # ------------------------------------------------------------------ setup and chance
@@ -428,10 +497,14 @@ def test_default_start_circles_and_seats():
 
 
 def test_config_validation():
-    assert Game("octiles", num_players=4).config.runners == 4
+    assert Game("octiles", num_players=4).config.runners == 4  # the seed's recommendations
     assert Game("octiles", num_players=3).config.runners == 5
-    with pytest.raises(ValueError, match=r"runners=5 is not valid; valid values: \[3, 4\]"):
-        R.Config(num_players=4, runners=5)
+    with pytest.raises(ValueError, match=r"runners=4.0 must be an integer"):
+        R.Config(runners=4.0)
+    with pytest.raises(ValueError, match=r"runners=1 is not valid; it must be >= 2 and <= 5"):
+        R.Config(runners=1)
+    with pytest.raises(ValueError, match="goal_locks"):
+        R.Config(goal_locks=1)
     with pytest.raises(ValueError, match="num_players"):
         R.Config(num_players=5)
     with pytest.raises(ValueError, match="team=True needs num_players=4"):
@@ -439,7 +512,23 @@ def test_config_validation():
     with pytest.raises(ValueError, match="adjacent"):
         R.Config(num_players=3, adjacent=True)
     with pytest.raises(ValueError, match="max_turns"):
-        R.Config(max_turns=R.DEFAULT_MAX_TURNS + 1)
+        R.Config(max_turns=R.MAX_TURNS + 1)
+
+
+@pytest.mark.parametrize("num_players", [2, 3, 4])
+def test_players_choose_2_to_5_runners(num_players):
+    # "De spelers bepalen hoeveel figuren": any count the circles allow, the two outer ones always filled
+    for runners in range(2, 6):
+        g = Game("octiles", num_players=num_players, runners=runners)
+        s = g.new_state(0)
+        circles = sorted(B.POINT_NAMES[int(x)][2] for x in s["pos"][0, :runners])
+        assert circles == {2: ["0", "4"], 3: ["0", "2", "4"], 4: ["0", "1", "3", "4"],
+                           5: ["0", "1", "2", "3", "4"]}[runners]
+        assert (s["pos"][:num_players, runners:] == -1).all()
+        end = g.new_state(1)
+        rollout(end, 10**6)
+        assert g.is_terminal(end) and R.check_record(end) == ""
+    assert not R.leave_rule_applies(Game("octiles", num_players=num_players, runners=4).new_state(0), 0)
 
 
 def test_illegal_action_error_and_refusal_leave_the_state_untouched():
@@ -479,11 +568,11 @@ def test_list_turns_agrees_with_the_masks():
         places = sorted({int(r[0]) for r in out[:n]})
         legal = g.legal_actions(s)
         assert places == ([] if legal == [R.A_PASS] else legal)
-        R.rollout(s, 1)  # placement
+        rollout(s, 1)  # placement
         if int(s["phase"]) == R.PH_MOVE:
             pl = int(s["last_space"]) * 8 + int(s["last_rot"])
             assert sorted(int(r[1]) for r in out[:n] if r[0] == pl) == g.legal_actions(s)
-            R.rollout(s, 1)
+            rollout(s, 1)
 
 
 # ------------------------------------------------------------------ random play
@@ -492,7 +581,7 @@ INVARIANTS = ("ok", "a face-up tile was turned or moved", "a tile turned face do
               "a runner stands on a foreign home circle", "the game outlived max_game_length")
 
 
-@nb.njit(cache=True)
+@nb.njit
 def _play_checked(s, limit) -> int:
     """Random play (record RNG) to the end, checking the invariants after every action.
 
@@ -505,7 +594,7 @@ def _play_checked(s, limit) -> int:
         ptile = s["tile"].copy()
         prot = s["rot"].copy()
         pphase = s["phase"]
-        R.rollout(s, 1)
+        rollout(s, 1)
         # tiles on the board are never turned or moved: only a placement changes a space
         for o in range(17):
             if s["tile"][o] != ptile[o] or s["rot"][o] != prot[o]:
@@ -545,29 +634,33 @@ def _play_checked(s, limit) -> int:
 @pytest.mark.parametrize("cfg", [dict(num_players=2), dict(num_players=2, adjacent=True, runners=4),
                                  dict(num_players=3), dict(num_players=3, play_on=True),
                                  dict(num_players=4), dict(num_players=4, team=True, runners=3),
-                                 dict(num_players=4, choose_start_circles=True)])
+                                 dict(num_players=4, choose_start_circles=True),
+                                 dict(num_players=2, goal_locks=True), dict(num_players=4, goal_locks=True)])
 def test_invariants_under_random_play(cfg):
     g = Game("octiles", **cfg)
     lengths = []
     for seed in range(60):
         s = g.new_state(seed)
-        err = _play_checked(s, g.info.max_game_length)
+        err = _play_checked(s, g.max_game_length)
         assert err == 0, f"seed {seed}: {INVARIANTS[err]}"
         lengths.append(int(s["turns"]))
         r = g.returns(s)
-        assert abs(r.sum()) < 1e-9 and int(s["moves"]) <= g.info.max_game_length
-        assert g.current_player(s) == TERMINAL
-    assert max(lengths) < R.DEFAULT_MAX_TURNS  # random games end by the rules, not the cap
+        assert abs(r.sum()) < 1e-9 and int(s["moves"]) <= g.max_game_length
+        assert g.current_player(s) == TERMINAL and R.check_record(s) == ""
+    if cfg.get("goal_locks"):  # runners that stay home add up: random games end by the rules
+        assert sum(n < R.DEFAULT_MAX_TURNS for n in lengths) >= 0.9 * len(lengths)
     assert min(lengths) > 20
 
 
 def test_kernels_run_without_jit_and_agree():
+    helper = inspect.getsource(rollout.py_func).split("\n", 1)[1]  # without the njit decorator
     code = ("import numpy as np\n"
-            "from octagames.core import Game\n"
+            "from octagames.core import CHANCE, TERMINAL, Game, nth_set, rng_below\n"
             "from octagames.octiles import rules as R\n"
+            + helper +
             "g = Game('octiles', num_players=3, max_turns=12)\n"
             "s = g.new_state(11)\n"
-            "R.rollout(s, 10_000)\n"
+            "rollout(s, 10_000)\n"
             "o = np.zeros(R.OBS_SIZE, np.float32); R.observation(s, 1, o)\n"
             "print(g.to_bytes(s).hex(), float(o.sum()))\n")
     env = dict(os.environ, NUMBA_DISABLE_JIT="1")
@@ -575,7 +668,7 @@ def test_kernels_run_without_jit_and_agree():
                          timeout=300, check=True).stdout.split()
     g = Game("octiles", num_players=3, max_turns=12)
     s = g.new_state(11)
-    R.rollout(s, 10_000)
+    rollout(s, 10_000)
     assert g.is_terminal(s)
     assert out[0] == g.to_bytes(s).hex() and float(out[1]) == float(g.observation(s, 1).sum())
 
@@ -596,7 +689,7 @@ def test_render_rgb_draws_the_board():
 
     g = Game("octiles", num_players=3)
     s = g.new_state(5)
-    R.rollout(s, 40)
+    rollout(s, 40)
     img = render_rgb(s, dpi=40)
     assert img.dtype == np.uint8 and img.ndim == 3 and img.shape[2] == 3 and img.shape[0] == 320
     assert len(np.unique(img.reshape(-1, 3), axis=0)) > 20  # a drawing, not a blank canvas
@@ -628,7 +721,8 @@ def test_random_legal_action_is_legal_and_uniform(config):
     checked = 0
     for k in range(12):
         s = g.new_state(k)
-        while not g.is_terminal(s):
+        # 60 placements a game: without goal locks random games run to the turn cap
+        while not g.is_terminal(s) and checked < 60 * (k + 1):
             if g.is_chance(s):
                 g.apply_action(s, g.sample_chance(s))
                 continue
@@ -643,7 +737,7 @@ def test_random_legal_action_is_legal_and_uniform(config):
             c = g.clone(s)
             assert mask[R.random_legal_action(c, p)]
             g.apply_action(s, int(rng.choice(np.flatnonzero(mask))))
-    assert checked > 500
+    assert checked >= 500
     # uniformity at one placement decision with many legal placements: chi-square test
     s = g.new_state(1)
     while g.is_chance(s) or int(s["phase"]) != R.PH_PLACE or g.legal_mask(s, g.acting_player(s)).sum() < 20:
@@ -659,3 +753,54 @@ def test_random_legal_action_is_legal_and_uniform(config):
     chi2 = ((counts[legal] - 300) ** 2 / 300).sum()
     dof = len(legal) - 1
     assert chi2 < dof + 5 * np.sqrt(2 * dof), (chi2, dof)  # about 5 standard deviations
+
+
+# ------------------------------------------------------------------ tables and saved records
+def test_tables_are_declared_once_and_the_docstring_carries_them():
+    for layout in (R.ACTIONS, R.CHANCE_OUTCOMES, R.OBS_LAYOUT):
+        assert layout.table() in R.__doc__
+    assert (R.ACTIONS.size, R.CHANCE_OUTCOMES.size, R.OBS_LAYOUT.size) == \
+        (R.INFO.num_actions, R.INFO.max_chance_outcomes, R.INFO.observation_size)
+    assert f"Total {R.OBS_SIZE} floats" in R.__doc__
+    block, k = R.ACTIONS.locate(move_action("B3", 2))
+    assert block.name == "move" and divmod(k, 4) == (P("B3"), 2)
+
+
+def test_observation_views_name_the_blocks():
+    g, s = blank({0: ["C3", "HW0"], 1: ["HE0"]}, exch=T1)
+    views = g.observation_views(g.observation(s, 1))
+    assert views["board"].shape == (17, 91) and views["board"][:, 0].sum() == 17  # all face down
+    assert views["runners"].shape == (4, 36)
+    assert np.flatnonzero(views["runners"][0]).tolist() == [P("HE0")]  # the viewer's own runners first
+    assert sorted(np.flatnonzero(views["runners"][1]).tolist()) == sorted([P("C3"), P("HW0")])
+    assert np.flatnonzero(views["exch"]).tolist() == [T1] and views["to_act"].tolist() == [0, 1, 0, 0]
+
+
+def test_check_record_passes_reached_records_and_names_a_bad_field():
+    g = Game("octiles", num_players=3, play_on=True, runners=3, choose_start_circles=True)
+    rng = np.random.default_rng(0)
+    s = g.new_state(4)
+    for _ in range(300):
+        assert R.check_record(s) == "", g.render(s)
+        g.apply_action(s, g.sample_chance(s) if g.is_chance(s) else int(rng.choice(g.legal_actions(s))))
+    g = Game("octiles", num_players=2)
+    s = g.new_state(1)
+    g.play_chance(s)
+    cases = [("runners", 7, "runners=7 is not valid; it must be >= 2 and <= 5"),
+             ("goal_locks", 3, "goal_locks = 3 is outside 0..1"),
+             ("cur", 2, "cur = 2 is outside -1..1"),
+             ("exch", -1, "exch = -1 in phase place"),
+             ("placed", 4, "placed = 4 in phase place")]
+    for field, value, msg in cases:
+        bad = s.copy()
+        bad[field] = value
+        assert R.check_record(bad) == msg
+    bad = s.copy()
+    bad["pos"][1, 0] = bad["pos"][0, 0]
+    assert R.check_record(bad) == "pos puts two runners on one point"
+    bad = s.copy()
+    bad["tile"][3] = bad["exch"]
+    assert R.check_record(bad).startswith("a tile is in two places")
+    bad = s.copy()
+    bad["pos"][0, 1] = P("HN2")
+    assert R.check_record(bad) == f"pos[0, 1] = {P('HN2')} (HN2) is a home circle of another side"

@@ -9,7 +9,8 @@ import numpy as np
 import pytest
 
 from octagames.core import CHANCE, SIMULTANEOUS, TERMINAL, Game, IllegalActionError
-from octagames.octrix import Config, card_name, run_points
+import octagames.octrix.rules as R
+from octagames.octrix import Config, card_name, check_record, deal_outcomes, run_points
 from octagames.octrix.rules import O_HANDS, O_TABLE, round_points_of_side
 
 SUITS = {"♦": 0, "♥": 1, "♠": 2, "♣": 3}
@@ -231,6 +232,99 @@ def test_illegal_card_names_card_and_rule_and_keeps_state():
     msg = str(e.value)
     assert "♠7" in msg and "player 1's hand" in msg
     assert g.to_bytes(s) == before
+
+
+def test_a_card_committed_face_down_reads_as_in_its_owners_hand():
+    # P1 cannot tell which of P0's cards lies face down, so no text may tell it either
+    g = Game("octrix", num_players=2, hand_size=2)
+    s = deal(g, [["♣8", "♣2"], ["♥A", "♠7"]])
+    play(g, s, "♣8")
+    reasons = [R.illegal_reason(s, 1, c(x)) for x in ("♣8", "♣2")]
+    assert reasons == [f"{x} is in player 0's hand; you may only play a card from your own hand"
+                       for x in ("♣8", "♣2")]
+    with pytest.raises(IllegalActionError, match="♣8 is in player 0's hand"):
+        g.apply_action(s, c("♣8"))
+    assert "all cards shown" in g.render(s) and "plays ♣8" in g.render(s)
+    assert "as seen by P1" in g.render(s, 1) and "♣8" in g.render(s, 1) and "plays ♣8" not in g.render(s, 1)
+    # once revealed, a played card is named as played
+    play(g, s, "♠7")
+    assert R.illegal_reason(s, 0, c("♣8")) == "♣8 was already played in trick 1 by player 0"
+
+
+def test_partnership_cards_laid_face_up_are_named_as_played():
+    g = Game("octrix", num_players=4, partnership=True, hand_size=1, dealer=1)
+    s = deal(g, [["♦A"], ["♥2"], ["♠3"], ["♣4"]])
+    play(g, s, "♥2", "♠3")  # the dealer's pair, face up
+    assert R.illegal_reason(s, 3, c("♥2")) == "♥2 was already played in this trick by player 1"
+
+
+def test_deal_order_is_a_rule_of_the_package():
+    # one card at a time from the left of the dealer: the outcomes interleave the hands
+    g = Game("octrix", num_players=3, hand_size=2, dealer=1)
+    s = g.new_state(0)
+    hands = [[0, 1], [2, 3], [4, 5]]
+    assert deal_outcomes(s, hands) == [4, 0, 2, 5, 1, 3]
+    g.apply_actions(s, deal_outcomes(s, hands))
+    assert [sorted(np.flatnonzero(s["owner"] == p).tolist()) for p in range(3)] == hands
+    for bad, msg in [(hands[:2], "2 hands but the game has 3"), ([[0], [2, 3], [4, 5]], "has 1 cards"),
+                     ([[0, 40], [2, 3], [4, 5]], "card 40 is not in the deck"),
+                     ([[0, 2], [2, 3], [4, 5]], "also in the hand of player 0"),
+                     ([[0, 1.0], [2, 3], [4, 5]], "not an integer")]:
+        with pytest.raises(ValueError, match=msg):
+            deal_outcomes(g.new_state(0), bad)
+
+
+def test_tables_are_declared_once_and_the_docstring_carries_them():
+    assert R.ACTIONS.table() in R.__doc__ and R.OBS_LAYOUT.table() in R.__doc__
+    assert R.ACTIONS.size == R.INFO.num_actions and R.OBS_LAYOUT.size == R.INFO.observation_size
+    assert R.ACTIONS.locate(c("♣8")) == (R.ACTIONS.block("card"), 31)
+
+
+def test_observation_views_name_the_blocks():
+    g = Game("octrix", num_players=3, hand_size=2)
+    s = deal(g, [["♣8", "♣2"], ["♥A", "♠7"], ["♦5", "♥3"]])
+    play(g, s, "♣8")
+    views = g.observation_views(g.observation(s, 0))
+    assert set(views) == {b.name for b in R.OBS_LAYOUT.blocks}
+    assert views["hands"].shape == (4, 32) and np.flatnonzero(views["hands"][0]).tolist() == [c("♣2")]
+    assert np.flatnonzero(views["table"][0]).tolist() == [c("♣8")]  # its own card, face up for itself
+    assert views["pending"].tolist() == [0, 1, 1, 0] and views["num_players"].tolist() == [0, 1, 0]
+    other = g.observation_views(g.observation(s, 1))
+    assert sorted(np.flatnonzero(other["hands"][2]).tolist()) == [c("♣2"), c("♣8")]  # P0 is 2 seats on
+    assert other["table"].sum() == 0
+
+
+def test_check_record_passes_reached_records_and_names_a_bad_field():
+    g = Game("octrix", num_players=3, hand_size=2, match=True, target=5)
+    rng = np.random.default_rng(0)
+    s = g.new_state(0)
+    while not g.is_terminal(s):
+        assert check_record(s) == "", g.render(s)
+        a = g.sample_chance(s) if g.is_chance(s) else int(rng.choice(g.legal_actions(s)))
+        g.apply_action(s, a)
+    assert check_record(s) == ""
+    s = deal(Game("octrix", num_players=2, hand_size=2), [["♣8", "♣2"], ["♥A", "♠7"]])
+    cases = [("num_players", 9, "num_players=9 is not valid; it must be >= 2 and <= 4"),
+             ("partnership", 2, "partnership = 2 is outside 0..1"),
+             ("dealer", 3, "dealer = 3 is outside 0..1"),
+             ("trick", 7, "trick = 7 is outside 0..2")]
+    for field, value, msg in cases:
+        bad = s.copy()
+        bad[field] = value
+        assert check_record(bad) == msg
+    bad = s.copy()
+    bad["owner"][c("♣2")] = 1
+    assert check_record(bad) == "player 0 holds 1 cards; the deal and the tricks played leave 2"
+    bad["owner"][c("♦A")] = 0  # a card set aside
+    assert check_record(bad) == "5 cards are in hands or tricks but dealt = 4"
+    bad = s.copy()
+    bad["trick_cards"][0, :2] = [c("♣8"), c("♥A")]
+    assert check_record(bad) == "card 1 (♥A) is in 2 places (owner and trick_cards)"
+    bad["owner"][[c("♣8"), c("♥A")]] = -1
+    assert check_record(bad) == "trick_cards[0] is complete but the trick was not resolved"
+    bad = s.copy()
+    bad["owner"][c("♦3")] = 5
+    assert check_record(bad) == "owner[8] = 5 is outside -1..1"
 
 
 def test_config_errors_name_the_field():

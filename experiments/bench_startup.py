@@ -1,0 +1,127 @@
+"""Start-up time: how long a fresh process takes to reach its first step, per game and face.
+
+    python -m octagames.experiments.bench_startup                 # warm and cold, every game
+    python -m octagames.experiments.bench_startup --no-cold --repeats 3
+
+* **warm**: the compiled-kernel cache is filled first (``experiments.warmup``),
+  then each measurement is a new Python process that imports what it needs and
+  reaches the first vector-env ``step``, the first AEC ``step``, the first
+  OpenSpiel state, or the first MCTS move (``warmup.first_call``). The time is
+  the wall time from starting the process to its end, interpreter start-up
+  included; the best of ``repeats`` runs is kept (the machine is shared).
+* **cold**: one new process per game runs ``experiments.warmup`` for that game
+  with an empty cache folder (``OCTAGAMES_CACHE_DIR``): the one-time compile a
+  user pays after ``pip install``.
+
+Writes ``runs/startup.json`` and ``runs/startup.png``, with the machine's load
+average before and after, since the figures depend on it.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+import tempfile
+import time
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from octagames.core import GAME_NAMES
+from octagames.experiments.warmup import available_faces
+
+_CHILD = "from octagames.experiments.warmup import first_call; first_call({game!r}, {face!r})"
+
+
+def time_process(code: str, env: dict[str, str] | None = None) -> float:
+    """Wall seconds of a new ``python -c code`` process, from start to exit.
+
+    Raises:
+        RuntimeError: the process failed (its error output is included).
+    """
+    start = time.perf_counter()
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, env=env)
+    seconds = time.perf_counter() - start
+    if out.returncode != 0:
+        raise RuntimeError(f"`{code}` failed:\n{out.stderr[-2000:]}")
+    return seconds
+
+
+@dataclass
+class StartupConfig:
+    """Measure start-up with a warm and a cold compiled-kernel cache."""
+
+    games: list[str] = field(default_factory=lambda: list(GAME_NAMES))
+    """games to measure"""
+    repeats: int = 3
+    """warm runs per game and face (the best counts)"""
+    cold: bool = True
+    """also measure the one-time compile with an empty cache (minutes)"""
+    out_dir: Path = Path("runs")
+    """where startup.json and startup.png go"""
+
+
+def main(cfg: StartupConfig) -> dict:
+    """Run the measurements, print a table, write JSON and a PNG."""
+    faces = available_faces()
+    load_before = os.getloadavg()
+    subprocess.run([sys.executable, "-m", "octagames.experiments.warmup", "--games", *cfg.games], check=True,
+                   capture_output=True)
+    warm: dict[str, dict[str, float]] = {}
+    print(f"{'game':10}" + "".join(f"{f:>11}" for f in faces) + "   (warm cache: seconds to the first call)")
+    for game in cfg.games:
+        warm[game] = {}
+        for face in faces:
+            warm[game][face] = min(time_process(_CHILD.format(game=game, face=face)) for _ in range(cfg.repeats))
+        print(f"{game:10}" + "".join(f"{warm[game][f]:>11.2f}" for f in faces), flush=True)
+    cold: dict[str, float] = {}
+    if cfg.cold:
+        for game in cfg.games:
+            with tempfile.TemporaryDirectory() as folder:
+                env = dict(os.environ, OCTAGAMES_CACHE_DIR=folder)
+                cold[game] = time_process(
+                    f"from octagames.experiments.warmup import warm; warm([{game!r}], verbose=False)", env)
+            print(f"cold cache, {game}: {cold[game]:.1f} s to compile every face", flush=True)
+    result = {"warm_seconds": warm, "cold_seconds": cold, "faces": faces,
+              "load_average_before": load_before, "load_average_after": os.getloadavg(),
+              "cpu_count": os.cpu_count()}
+    cfg.out_dir.mkdir(parents=True, exist_ok=True)
+    (cfg.out_dir / "startup.json").write_text(json.dumps(result, indent=2))
+    _plot(result, cfg.out_dir / "startup.png")
+    print(f"load average before {load_before[0]:.2f}, after {result['load_average_after'][0]:.2f}; "
+          f"wrote {cfg.out_dir / 'startup.json'} and startup.png")
+    return result
+
+
+def _plot(result: dict, path: Path) -> None:
+    try:
+        import matplotlib
+        matplotlib.use("Agg")
+        import matplotlib.pyplot as plt
+    except ImportError:  # the plot is optional; the JSON has the figures
+        return
+    games, faces = list(result["warm_seconds"]), result["faces"]
+    fig, ax = plt.subplots(figsize=(8, 3.5))
+    width = 0.8 / len(faces)
+    for k, face in enumerate(faces):
+        ax.bar([i + k * width for i in range(len(games))], [result["warm_seconds"][g][face] for g in games],
+               width, label=face)
+    ax.axhline(2.0, color="grey", linestyle="--", linewidth=1, label="2 s target")
+    ax.set_xticks([i + 0.4 - width / 2 for i in range(len(games))], games)
+    ax.set_ylabel("seconds (warm cache)")
+    ax.set_title(f"fresh process to first call; load average {result['load_average_before'][0]:.1f}")
+    ax.legend(fontsize=7, ncol=3)
+    fig.tight_layout()
+    fig.savefig(path, dpi=100)
+    plt.close(fig)
+
+
+def cli() -> None:
+    """Command-line entry point (``octagames-bench-startup``, or ``python -m octagames.experiments.bench_startup``)."""
+    import tyro
+    main(tyro.cli(StartupConfig))
+
+
+if __name__ == "__main__":
+    cli()

@@ -1,0 +1,125 @@
+"""Compile (or load from the cache) every compiled entry point of every game, once.
+
+    python -m octagames.experiments.warmup                  # every game
+    python -m octagames.experiments.warmup --games octa     # one game
+
+``make demo`` and ``make test`` run it after installing and print how long the
+one-time compile took. Each game is exercised through every face a user starts
+with (the rules API, the vector env, the PettingZoo env, the OpenSpiel game
+when pyspiel is installed, MCTS with its default evaluator and with a network's
+priors), so that the first call in any later process loads compiled code from
+the cache (:mod:`octagames.specialize`) instead of compiling it. With a warm
+cache the whole run takes seconds.
+"""
+
+from __future__ import annotations
+
+import importlib.util
+import time
+from dataclasses import dataclass, field
+
+import numpy as np
+
+from octagames.agents.base import make_turn
+from octagames.agents.mcts import MCTS, MCTSAgent, MCTSConfig, PolicyValue
+from octagames.core import GAME_NAMES, Game
+from octagames.envs.vector import make
+from octagames.experiments.cli import config_or_defaults
+from octagames.specialize import cache_dir
+
+FACES = ("rules", "vector", "aec", "openspiel", "mcts")
+
+
+def first_call(game: str, face: str) -> None:
+    """Do the first thing a user of ``face`` does with ``game`` (a step, a state, a move).
+
+    Raises:
+        ValueError: an unknown face.
+    """
+    if face == "rules":
+        g = Game(game)
+        s = g.new_state(seed=0)
+        for _ in range(8):
+            g.play_chance(s)
+            if g.is_terminal(s):
+                break
+            g.apply_action(s, g.legal_actions(s)[0])
+            g.observation(s, max(g.acting_player(s), 0))
+            g.returns(s)
+            g.determinize(s, 0, 1)
+    elif face == "vector":
+        env = make(game, num_envs=2, seed=0)
+        env.reset()
+        env.step(env.sample_actions())
+        env.observe(np.zeros(2, dtype=np.int64))
+    elif face == "aec":
+        env = importlib.import_module(f"octagames.envs.{game}_v0").env()
+        env.reset(seed=0)
+        obs = env.observe(env.agent_selection)
+        env.step(int(np.flatnonzero(obs["action_mask"])[0]))
+    elif face == "openspiel":
+        import pyspiel
+
+        import octagames.envs.openspiel  # noqa: F401  (registers the games)
+        state = pyspiel.load_game(f"octagames_{game}").new_initial_state()
+        while state.is_chance_node():
+            state.apply_action(state.chance_outcomes()[0][0])
+        state.information_state_tensor(0)
+    elif face == "mcts":
+        g = Game(game)
+        s = g.new_state(seed=0)
+        g.play_chance(s)
+        agent = MCTSAgent(MCTSConfig(num_simulations=4))
+        agent.reset(g, g.acting_player(s), 0)
+        agent.act(make_turn(g, s, g.acting_player(s), 0))
+        uniform = PolicyValue(lambda obs, mask, players: (mask.astype(np.float64),
+                                                          np.zeros((len(mask), g.num_players))))
+        MCTS(g, MCTSConfig(num_simulations=4, batch_size=2), uniform).search(s, g.acting_player(s), 0)
+    else:
+        raise ValueError(f"face={face!r} is not valid; valid values: {list(FACES)}")
+
+
+def available_faces() -> list[str]:
+    """The faces whose optional dependencies are installed."""
+    return [f for f in FACES if f != "openspiel" or importlib.util.find_spec("pyspiel") is not None]
+
+
+def warm(games: list[str] | None = None, verbose: bool = True) -> dict[str, float]:
+    """Run :func:`first_call` for every game and available face; seconds per game."""
+    out = {}
+    for name in games or list(GAME_NAMES):
+        start = time.perf_counter()
+        for face in available_faces():
+            first_call(name, face)
+        out[name] = time.perf_counter() - start
+        if verbose:
+            print(f"  {name}: {out[name]:.1f} s", flush=True)
+    return out
+
+
+@dataclass
+class WarmupConfig:
+    """Compile every game's entry points once (``make`` runs this)."""
+
+    games: list[str] = field(default_factory=lambda: list(GAME_NAMES))
+    """games to warm up"""
+
+
+def main(cfg: WarmupConfig) -> dict[str, float]:
+    """Warm the cache and print the time it took."""
+    print(f"compiled kernels: cache in {cache_dir()}", flush=True)
+    start = time.perf_counter()
+    timings = warm(cfg.games)
+    total = time.perf_counter() - start
+    print(f"compiled kernels ready in {total:.1f} s (a few seconds when the cache was warm; "
+          "the one-time compile otherwise)", flush=True)
+    return timings
+
+
+def cli() -> None:
+    """Command-line entry point (``octagames-warmup``, or ``python -m octagames.experiments.warmup``)."""
+    main(config_or_defaults(WarmupConfig))
+
+
+if __name__ == "__main__":
+    cli()

@@ -1,0 +1,178 @@
+"""Put a trained model in the zoo, with its card: training command, commit, evaluation, speed.
+
+    python -m octagames.experiments.zoo --name octrix --model runs/az/octrix-2p-s0/model.pt \\
+        --simulations 512 --leaves-per-game 8 --opponents heuristic mcts:1000 --games 400 100
+
+Writes ``agents/zoo/<name>.pt`` (the network in float16 and its default search:
+what ``zoo:<name>`` plays) and ``agents/zoo/<name>.json``, the card: where the
+model came from (the run's training command, rebuilt from the configuration
+the model file carries, and the commit), its default search, the seconds its
+side of a whole game takes on one core (``speed_games`` games against the
+heuristic, one torch thread), and its evaluation: for every opponent,
+:func:`octagames.experiments.evaluate.evaluate` (the arena, seats rotated, 95%
+Wilson intervals). ``agents/zoo/README.md`` lists the cards.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import datetime
+import json
+import time
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import torch
+
+from octagames.agents.arena import play_game
+from octagames.agents.az import ZOO, ZOO_DIR, AZAgent, SearchConfig, load_model, save_model, zoo_path
+from octagames.agents.registry import make_agent
+from octagames.core import Game
+from octagames.experiments.cli import command_line, git_commit
+from octagames.experiments.evaluate import EvalConfig, evaluate
+from octagames.experiments.train_az import TrainConfig
+
+@dataclass(frozen=True)
+class ZooConfig:
+    """Promote a model to the zoo (all fields are command-line flags)."""
+
+    name: str = "octrix"
+    """the zoo entry: octrix, achten, octiles, octa-en, octa-nl"""
+    model: str = ""
+    """a train_az model.pt or checkpoint.pt"""
+    simulations: int = -1
+    """default simulations of zoo:<name> (-1: the model file's play-time search)"""
+    leaves_per_game: int = 0
+    """default leaves per network call (0: the model file's)"""
+    leaf_value_mix: float = -1.0
+    """default weight of the game's compiled leaf value (-1: the model file's)"""
+    opponents: tuple[str, ...] = ("heuristic",)
+    """evaluation opponents (agent specs)"""
+    games: tuple[int, ...] = (400,)
+    """evaluation games per opponent (one number for all, or one per opponent)"""
+    speed_games: int = 4
+    """games timed against the heuristic for the seconds per game side"""
+    seed: int = 0
+    """evaluation seed"""
+    out_dir: str = "runs/eval"
+    """where evaluate writes its JSON and PNG"""
+    progress: bool = True
+    """show progress bars"""
+
+    def __post_init__(self) -> None:
+        if self.name not in ZOO:
+            raise ValueError(f"name={self.name!r} is not valid; valid zoo entries: {sorted(ZOO)}")
+        if not self.model:
+            raise ValueError("model is empty: give the model.pt (or checkpoint.pt) of a train_az run")
+        if len(self.games) not in (1, len(self.opponents)):
+            raise ValueError(f"games: give one number or one per opponent ({len(self.opponents)}), got {self.games}")
+
+
+def training_command(meta: dict[str, Any]) -> str:
+    """The ``train_az`` command line recorded in a model file's metadata ("" when it has none)."""
+    if "config" not in meta:
+        return ""
+    fields = {f.name for f in dataclasses.fields(TrainConfig)}
+    cfg = {k: tuple(v) if isinstance(v, list) else v for k, v in meta["config"].items() if k in fields}
+    return " ".join(command_line(TrainConfig(**cfg), "octagames.experiments.train_az"))
+
+
+def seconds_per_side(name: str, games: int, seed: int = 0) -> float:
+    """Mean seconds ``zoo:<name>`` spends on its side of a whole game against the heuristic, one torch thread."""
+    game, config = ZOO[name]
+    g = Game(game, **config)
+    agent = make_agent(f"zoo:{name}", game)
+    act = agent.act
+    spent = [0.0]
+
+    def timed(turn):
+        t0 = time.perf_counter()
+        out = act(turn)
+        spent[0] += time.perf_counter() - t0
+        return out
+
+    agent.act = timed  # type: ignore[method-assign]
+    threads = torch.get_num_threads()
+    torch.set_num_threads(1)
+    try:
+        for k in range(games):
+            seats = [agent, make_agent("heuristic", game)]
+            play_game(g, seats if k % 2 == 0 else seats[::-1], seed + k)
+    finally:
+        torch.set_num_threads(threads)
+    return spent[0] / max(1, games)
+
+
+def promote(cfg: ZooConfig) -> dict[str, Any]:
+    """Write the zoo model and its card; returns the card."""
+    game, config = ZOO[cfg.name]
+    g = Game(game, **config)
+    net, data = load_model(cfg.model, g)
+    search = SearchConfig(**{k: v for k, v in data["search"].items() if k in {f.name for f in
+                                                                               dataclasses.fields(SearchConfig)}})
+    changes: dict[str, Any] = {"dirichlet_alpha": 0.0}
+    if cfg.simulations >= 0:
+        changes["simulations"] = cfg.simulations
+    if cfg.leaves_per_game > 0:
+        changes["leaves_per_game"] = cfg.leaves_per_game
+    if cfg.leaf_value_mix >= 0:
+        changes["leaf_value_mix"] = cfg.leaf_value_mix
+    search = dataclasses.replace(search, **changes)
+    meta = data.get("meta", {})
+    ZOO_DIR.mkdir(parents=True, exist_ok=True)
+    save_model(net, ZOO_DIR / f"{cfg.name}.pt", g, search, meta={"source": str(cfg.model), **meta}, half=True)
+    AZAgent.load(zoo_path(cfg.name), game=g)  # the float16 copy loads for its game
+    card: dict[str, Any] = {
+        "name": cfg.name, "game": game, "config": config, "source": str(cfg.model),
+        "command": training_command(meta), "commit": git_commit(), "date": datetime.date.today().isoformat(),
+        "training": {k: meta.get(k) for k in ("iteration", "wall_time")},
+        "search": dataclasses.asdict(search), "size_bytes": zoo_path(cfg.name).stat().st_size,
+        "seconds_per_game_side": seconds_per_side(cfg.name, cfg.speed_games, cfg.seed),
+        "evaluation": [],
+    }
+    games = cfg.games * len(cfg.opponents) if len(cfg.games) == 1 else cfg.games
+    for opponent, n in zip(cfg.opponents, games):
+        out = evaluate(EvalConfig(game=game, agent=f"zoo:{cfg.name}", opponents=(opponent,), games=n,
+                                  game_config=",".join(f"{k}={v}" for k, v in config.items()), seed=cfg.seed,
+                                  out_dir=cfg.out_dir, progress=cfg.progress))
+        r = out["results"][0]
+        card["evaluation"].append({k: r[k] for k in ("opponent", "win_rate", "ci95", "wins", "draws", "losses",
+                                                     "games")})
+    (ZOO_DIR / f"{cfg.name}.json").write_text(json.dumps(card, indent=1) + "\n")
+    write_readme()
+    return card
+
+
+def write_readme() -> Path:
+    """``agents/zoo/README.md``: one line per card."""
+    lines = ["# Model zoo", "", "Load with `make_agent(\"zoo:<name>\", game)` (append `:<simulations>` to change "
+             "the search budget). Each model's card (`<name>.json`) holds its training command, commit and "
+             "evaluation; `python -m octagames.experiments.zoo` writes both.", "",
+             "| name | game | default search | s per game side | evaluation (95% interval) | commit |",
+             "|---|---|---|---:|---|---|"]
+    for name in ZOO:
+        path = ZOO_DIR / f"{name}.json"
+        if not path.exists():
+            continue
+        c = json.loads(path.read_text())
+        ev = "; ".join(f"vs {e['opponent']} {e['win_rate']:.3f} [{e['ci95'][0]:.3f}, {e['ci95'][1]:.3f}] "
+                       f"/{e['games']}" for e in c["evaluation"])
+        cfg = ", ".join(f"{k}={v}" for k, v in c["config"].items())
+        s = c["search"]
+        lines.append(f"| `zoo:{name}` | {c['game']} ({cfg}) | {s['simulations']} simulations, "
+                     f"{s['leaves_per_game']} per call | {c['seconds_per_game_side']:.1f} | {ev} | {c['commit']} |")
+    out = ZOO_DIR / "README.md"
+    out.write_text("\n".join(lines) + "\n")
+    return out
+
+
+def cli() -> None:
+    """Command-line entry point (``python -m octagames.experiments.zoo``)."""
+    import tyro
+    card = promote(tyro.cli(ZooConfig))
+    print(json.dumps({k: card[k] for k in ("name", "seconds_per_game_side", "evaluation")}, indent=1))
+
+
+if __name__ == "__main__":
+    cli()

@@ -1,0 +1,117 @@
+"""Template: kernels that step a whole batch of one game's records in one call.
+
+:func:`octagames.specialize.batch_kernels` binds ``game`` to a rules module.
+Chance nodes are resolved with each record's own RNG, finished games restart
+with a seed drawn from that RNG (so a batch is reproducible from its seeds),
+and observations, masks, rewards and end flags are written into preallocated
+arrays. The kernels release the GIL: callers step slices of a batch on several
+Python threads (see ``octagames.envs.vector``), which degrades more gracefully
+on a busy machine than numba's parallel loops.
+"""
+
+import numba as nb
+import numpy as np
+
+from octagames.core import CHANCE, TERMINAL, mix64, nth_set, rng_next
+import octagames.octrix as game  # specialize: game
+
+MAX_PLAYERS = game.INFO.max_players
+HAS_TRUNCATED = hasattr(game, "truncated")
+
+
+@nb.njit
+def _not_truncated(s) -> bool:
+    return False
+
+
+_truncated = game.truncated if HAS_TRUNCATED else _not_truncated
+
+
+@nb.njit
+def _settle(s) -> None:
+    # resolve chance nodes so that a seat (or the end) is next
+    while game.current_player(s) == CHANCE:
+        game.apply_action(s, game.sample_chance(s))
+
+
+@nb.njit
+def _emit(s, i, obs, mask, player) -> None:
+    p = game.acting_player(s)
+    player[i] = p
+    if p >= 0:
+        game.legal_mask(s, p, mask[i])
+        game.observation(s, p, obs[i])
+    else:
+        mask[i, :] = 0
+        obs[i, :] = 0.0
+
+
+@nb.njit(cache=True, nogil=True)
+def reset_batch(states, seeds, obs, mask, player) -> None:
+    """Start record ``i`` from ``seeds[i]``, resolve chance, write its first observation."""
+    for i in range(states.shape[0]):
+        s = states[i]
+        game.reset(s, seeds[i])
+        _settle(s)
+        _emit(s, i, obs, mask, player)
+
+
+@nb.njit(cache=True, nogil=True)
+def step_batch(states, actions, obs, mask, player, rewards, terminated, truncated, scratch) -> None:
+    """Apply ``actions[i]`` to record ``i``; rewards are the change of every seat's return.
+
+    A game that ends is flagged (``terminated``, or ``truncated`` when it stopped
+    at an engine safety bound) and restarts at once from its own RNG.
+    """
+    for i in range(states.shape[0]):
+        s = states[i]
+        # returns before and after the action; their difference is the reward
+        game.returns(s, scratch[i])
+        game.apply_action(s, actions[i])
+        _settle(s)
+        game.returns(s, rewards[i])
+        for p in range(MAX_PLAYERS):
+            rewards[i, p] -= scratch[i, p]
+        terminated[i] = False
+        truncated[i] = False
+        if game.current_player(s) == TERMINAL:
+            if _truncated(s):
+                truncated[i] = True
+            else:
+                terminated[i] = True
+            game.reset(s, rng_next(s) >> np.uint64(1))
+            _settle(s)
+        _emit(s, i, obs, mask, player)
+
+
+@nb.njit(cache=True, nogil=True)
+def emit_batch(states, obs, mask, player) -> None:
+    """Write the acting seat, its legal mask and its observation for every record."""
+    for i in range(states.shape[0]):
+        _emit(states[i], i, obs, mask, player)
+
+
+@nb.njit(cache=True, nogil=True)
+def observe_batch(states, players, obs) -> None:
+    """Write the observation of seat ``players[i]`` in record ``i``."""
+    for i in range(states.shape[0]):
+        game.observation(states[i], players[i], obs[i])
+
+
+@nb.njit(cache=True)
+def random_actions(mask, seeds, out) -> None:
+    """One uniformly random legal action per row of ``mask`` (-1 for an empty row).
+
+    ``seeds`` (uint64, one per row) is advanced in place, so repeated calls are
+    reproducible from the initial seeds.
+    """
+    for i in range(mask.shape[0]):
+        n = 0
+        for a in range(mask.shape[1]):
+            n += mask[i, a]
+        if n == 0:
+            out[i] = -1
+            continue
+        z = seeds[i] + np.uint64(0x9E3779B97F4A7C15)
+        seeds[i] = z
+        out[i] = nth_set(mask[i], int(mix64(z) % np.uint64(n)))

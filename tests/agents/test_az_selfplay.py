@@ -1,0 +1,166 @@
+"""The self-play worker, the replay buffer, the learner and the teacher data."""
+
+import numpy as np
+import pytest
+import torch
+
+from octagames.agents.az import PolicyValueNet, SearchConfig
+from octagames.agents.az_selfplay import (AGENT_GAME, SELF_PLAY, Learner, ReplayBuffer, SelfPlayWorker, WorkerConfig,
+                                          play_games)
+from octagames.agents.base import make_turn
+from octagames.agents.heuristic_achten import AchtenHeuristicAgent
+from octagames.agents.imitation import observations, pretrain_actor_critic, teacher_games
+from octagames.agents.ppo import ActorCritic
+from octagames.core import Game
+
+ACHTEN = {"num_players": 2, "deal_penalty": 1}
+
+pytestmark = pytest.mark.usefixtures("one_torch_thread")  # tests/conftest.py
+
+
+def small_worker(game="achten", config=ACHTEN, seed=0, **kw) -> SelfPlayWorker:
+    g = Game(game, **config)
+    torch.manual_seed(0)  # the same network for every worker
+    net = PolicyValueNet(g.observation_size, g.num_actions, g.num_players, hidden=(16,))
+    base = dict(num_games=4, search=SearchConfig(simulations=4, dirichlet_alpha=0.3), policy_width=8)
+    w = SelfPlayWorker(game, config, WorkerConfig(**{**base, **kw}), net.spec, seed)
+    w.set_weights(net.state_dict())
+    return w
+
+
+def test_worker_samples_are_searched_decisions_with_outcomes_per_seat():
+    w = small_worker(self_play_prob=1.0, agent_prob=0.0)
+    t = w.play(min_samples=20)
+    g = w.game
+    assert len(t) >= 20 and t.stats["games"] >= 1
+    assert t.stats["decisions"] >= len(t)
+    for r in range(len(t)):
+        mask = g.legal_mask(t.records[r], int(t.seats[r]))
+        assert mask.sum() > 1  # forced moves are never samples
+        assert g.acting_player(t.records[r]) == t.seats[r]
+        probs = t.pol_p[r]
+        assert abs(probs.sum() - 1) < 1e-5 and mask[t.pol_idx[r][probs > 0]].all()
+    # a two-seat win/loss game: my outcome and the other seat's add up to one
+    np.testing.assert_allclose(t.values.sum(axis=1), 1.0)
+    assert set(np.unique(t.values)) <= {0.0, 0.5, 1.0}
+
+
+def test_values_are_counted_from_the_deciding_seat():
+    """Every sample of one finished game gets that game's outcome rotated to its seat."""
+    w = small_worker(num_games=1, self_play_prob=1.0, agent_prob=0.0, seed=3)
+    t = w.play(min_samples=1)
+    seats, values = t.seats, t.values
+    winner_of = {int(s): None for s in seats}
+    for s, v in zip(seats, values):
+        won = v[0] == 1.0
+        assert winner_of.get(int(s)) in (None, won)
+        winner_of[int(s)] = won
+    if len(winner_of) == 2:  # both seats decided: exactly one won
+        assert sorted(winner_of.values()) == [False, True]
+
+
+def test_same_seed_same_trajectories_and_state_round_trip():
+    a, b = small_worker(seed=7, agent_prob=0.4, self_play_prob=0.4), small_worker(seed=7, agent_prob=0.4,
+                                                                                   self_play_prob=0.4)
+    ta, tb = a.play(min_samples=30), b.play(min_samples=30)
+    assert ta.records.tobytes() == tb.records.tobytes()
+    np.testing.assert_array_equal(ta.pol_p, tb.pol_p)
+    state = a.state_dict()
+    c = small_worker(seed=99, agent_prob=0.4, self_play_prob=0.4)
+    c.load_state_dict(state)
+    tc, ta2 = c.play(min_samples=10), a.play(min_samples=10)
+    assert tc.records.tobytes() == ta2.records.tobytes()
+    np.testing.assert_array_equal(tc.values, ta2.values)
+
+
+def test_agent_games_sample_only_the_learner_seat():
+    w = small_worker(num_games=1, self_play_prob=0.0, agent_prob=1.0, seed=2)
+    for _ in range(4):
+        t = w.play(min_samples=1)  # one game at a time: its samples are all the learner's seat
+        assert t.stats["games_agent"] == 1 and "games_self" not in t.stats
+        assert len(set(t.seats.tolist())) == 1
+        assert sum(t.stats.get(f"{k}_agent", 0) for k in ("wins", "draws", "losses")) == 1
+    assert (w.kind == AGENT_GAME).all()
+
+
+def test_snapshot_games_need_a_pool():
+    w = small_worker(self_play_prob=0.0, agent_prob=0.0)
+    w.play(min_samples=5)
+    assert (w.kind == SELF_PLAY).all()  # an empty pool: self-play instead
+    w.set_weights(w.net.state_dict(), {0: w.net.state_dict()})
+    t = w.play(min_samples=30)
+    assert t.stats.get("games_snapshot", 0) >= 1
+
+
+def test_evaluation_games_rotate_seats_and_stop():
+    g = Game("achten", **ACHTEN)
+    net = PolicyValueNet(g.observation_size, g.num_actions, g.num_players, hidden=(16,))
+    out = play_games("achten", ACHTEN, net.state_dict(), net.spec, SearchConfig(simulations=3), "random", 9, seed=0,
+                     parallel=4)
+    assert out["games"] == 9 and out["wins"] + out["draws"] + out["losses"] == 9
+    w = SelfPlayWorker("achten", ACHTEN, WorkerConfig(num_games=4, eval_games=6, agent_prob=1.0, self_play_prob=0.0,
+                                                       opponent_agent="random", record=False), net.spec, 0)
+    w.set_weights(net.state_dict())
+    w.play(min_samples=1)
+    assert w.idle.all() and w.games_started == 6
+
+
+def test_replay_buffer_rebuilds_observations_and_wraps():
+    w = small_worker()
+    t = w.play(min_samples=12)
+    g = w.game
+    buf = ReplayBuffer(g, capacity=10, policy_width=8)
+    buf.add(t)
+    assert len(buf) == 10 and buf.added == len(t)
+    last = len(t) - 1
+    slot = (buf.pos - 1) % 10  # the newest sample
+    batch = buf.batch(np.array([slot]))
+    np.testing.assert_array_equal(batch["obs"][0].numpy(), g.observation(t.records[last], int(t.seats[last])))
+    np.testing.assert_array_equal(batch["mask"][0].numpy(), g.legal_mask(t.records[last], int(t.seats[last])) > 0)
+    dense = np.zeros(g.num_actions, np.float32)
+    np.add.at(dense, t.pol_idx[last], t.pol_p[last])
+    np.testing.assert_allclose(batch["policy"][0].numpy(), dense)
+    np.testing.assert_array_equal(batch["values"][0].numpy(), t.values[last])
+    copy = ReplayBuffer(g, capacity=10, policy_width=8)
+    copy.load_state_dict(buf.state_dict())
+    assert copy.records.tobytes() == buf.records.tobytes() and copy.pos == buf.pos
+
+
+def test_learner_fits_a_fixed_batch():
+    w = small_worker()
+    t = w.play(min_samples=16)
+    buf = ReplayBuffer(w.game, 64, 8)
+    buf.add(t)
+    torch.manual_seed(0)
+    learner = Learner(PolicyValueNet(w.game.observation_size, w.game.num_actions, 2, hidden=(32,)),
+                      learning_rate=3e-3)
+    batch = buf.batch(np.arange(len(buf)))
+    first = learner.step(batch)["loss"]
+    for _ in range(60):
+        last = learner.step(batch)["loss"]
+    assert last < 0.7 * first
+
+
+def test_teacher_games_label_the_teachers_choice():
+    g = Game("achten", **ACHTEN)
+    data = teacher_games(g, "heuristic", num_games=20, seed=0, epsilon=0.3)
+    assert data.games == 20 and len(data) > 20
+    teacher = AchtenHeuristicAgent()
+    for r in range(0, len(data), 7):
+        turn = make_turn(g, data.records[r], int(data.seats[r]), 0)
+        assert teacher.act(turn) == data.actions[r]
+    assert set(np.unique(data.outcomes)) <= {0.0, 0.5, 1.0}
+    with pytest.raises(ValueError, match="epsilon=2"):
+        teacher_games(g, "heuristic", 1, 0, epsilon=2)
+
+
+def test_behaviour_cloning_of_a_ppo_network_learns_the_teacher():
+    g = Game("achten", **ACHTEN)
+    data = teacher_games(g, "heuristic", num_games=80, seed=1)
+    torch.manual_seed(0)
+    model = ActorCritic(g.observation_size, g.num_actions, (64,))
+    obs, masks = observations(g, data.records, data.seats)
+    before = (model.logits(torch.from_numpy(obs)).masked_fill(~torch.from_numpy(masks), -1e9).argmax(-1).numpy()
+              == data.actions).mean()
+    stats = pretrain_actor_critic(model, g, data, steps=100, batch_size=256, learning_rate=3e-3)
+    assert stats["accuracy"] > max(0.8, before + 0.2)

@@ -1,0 +1,92 @@
+"""Tests of octagames.agents.registry: names to factories imported on first use, agents named by their spec."""
+
+from __future__ import annotations
+
+import importlib
+import subprocess
+import sys
+
+import pytest
+
+from octagames.agents.base import Agent, RandomAgent
+from octagames.agents.registry import AGENTS, HEURISTICS, available_agents, make_agent, register
+from octagames.core import available_games
+
+
+def _run(code: str) -> subprocess.CompletedProcess:
+    return subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=120)
+
+
+def test_every_entry_points_at_a_factory():
+    for name, entry in AGENTS.items():
+        if callable(entry.factory):
+            continue
+        module, _, attribute = entry.factory.partition(":")
+        assert callable(getattr(importlib.import_module(module), attribute)), name
+    for game, target in HEURISTICS.items():
+        module, _, attribute = target.partition(":")
+        assert issubclass(getattr(importlib.import_module(module), attribute), Agent), game
+
+
+def test_every_game_has_a_heuristic_named_heuristic():
+    assert sorted(HEURISTICS) == sorted(available_games())
+    for game in HEURISTICS:
+        module, _, attribute = HEURISTICS[game].partition(":")
+        assert getattr(importlib.import_module(module), attribute).name == "heuristic"
+        assert make_agent("heuristic", game).name == "heuristic"
+
+
+def test_listing_and_refusing_import_no_agent_module():
+    done = _run(
+        "import sys\n"
+        "from octagames.agents.registry import available_agents, make_agent\n"
+        "names = sorted(available_agents())\n"
+        "try:\n    make_agent('alphazero', 'octrix')\nexcept ValueError as e:\n    print(e)\n"
+        "games = ('octagames.octrix', 'octagames.achten', 'octagames.octiles', 'octagames.octa')\n"
+        "loaded = [m for m in sys.modules if m.startswith(('octagames.agents.', 'torch') + games)]\n"
+        "print(sorted(loaded))\n"
+    )
+    assert done.returncode == 0, done.stderr
+    message, loaded = done.stdout.strip().splitlines()
+    assert "agent='alphazero' is not valid; valid agents: ['az', 'cfr', 'heuristic', 'mcts', 'oracle'" in message
+    assert loaded == "['octagames.agents.base', 'octagames.agents.registry']"
+
+
+def test_a_missing_extra_is_named():
+    done = _run(
+        "import sys\nsys.modules['torch'] = None  # as if the train extra were not installed\n"
+        "from octagames.agents.registry import make_agent\n"
+        "try:\n    make_agent('ppo:policy.pt', 'octrix')\n"
+        "except ImportError as e:\n    print(type(e).__name__, e)\n"
+    )
+    assert done.returncode == 0, done.stderr
+    assert done.stdout.startswith("ModuleNotFoundError agent 'ppo' needs 'torch'")
+    assert "pip install 'octagames[train]'" in done.stdout
+
+
+def test_agents_are_named_by_their_spec():
+    for spec in ("random", "heuristic", "mcts:30:random", "mcts:200:win:c=0.5", "cfr:3"):
+        assert make_agent(spec, "octrix").name == spec
+    assert make_agent("oracle", "octrix").name == "oracle"
+
+
+def test_bad_specs_say_what_is_valid():
+    with pytest.raises(ValueError, match=r"valid agents: \['az', 'cfr', 'heuristic'"):
+        make_agent("alphazero", "octrix")
+    with pytest.raises(ValueError, match="takes no argument"):
+        make_agent("random:3", "octrix")
+    with pytest.raises(ValueError, match=r"games with a heuristic: \['achten', 'octa'"):
+        make_agent("heuristic", "chess")
+    with pytest.raises(ValueError, match="number of MCCFR iterations"):
+        make_agent("cfr:many", "octrix")
+    with pytest.raises(ValueError, match="only available for octrix"):
+        make_agent("oracle", "achten")
+
+
+def test_register_adds_a_name_for_outside_code(monkeypatch):
+    monkeypatch.setitem(AGENTS, "dummy", AGENTS["random"])  # restored after the test
+    register("dummy", lambda game, arg: RandomAgent(), "a random agent under another name")
+    assert available_agents()["dummy"] == "a random agent under another name"
+    assert isinstance(make_agent("dummy", "octa"), RandomAgent)
+    with pytest.raises(ValueError, match="no ':'"):
+        register("a:b", "octagames.agents.registry:_random")

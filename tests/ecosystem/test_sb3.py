@@ -1,0 +1,61 @@
+"""Stable-Baselines3 and sb3-contrib: MaskablePPO trains on every game through ``gymnasium.make``.
+
+Point 1 of the ecosystem issue: a game that ends before the learner acts (Achten with
+``deal_penalty=1``) crashed MaskablePPO mid-run; ``reset()`` now skips such games.
+"""
+
+from __future__ import annotations
+
+import gymnasium
+import numpy as np
+import pytest
+from sb3_contrib import MaskablePPO
+from sb3_contrib.common.maskable.utils import get_action_masks
+from stable_baselines3.common.vec_env import SubprocVecEnv
+
+import octagames.envs  # noqa: F401  (registers the Gymnasium ids)
+from octagames.envs.gym_wrapper import SingleAgentEnv
+
+from ecosystem_cases import GAMES, GYM_ID, IDS
+
+
+# every game and rulebook once (the Octrix partnership case is a PettingZoo matter: see test_torchrl.py)
+SB3_CASES = [(case, name) for case, name in zip(GAMES, IDS) if not case[1].get("partnership")]
+
+
+@pytest.mark.parametrize("game, config", [c for c, _ in SB3_CASES], ids=[n for _, n in SB3_CASES])
+def test_maskable_ppo_trains_a_few_thousand_steps(game, config):
+    seat = config.get("num_players", 2) - 1
+    env = gymnasium.make(GYM_ID[game], seat=seat, **config)
+    model = MaskablePPO("MlpPolicy", env, n_steps=512, batch_size=256, n_epochs=1, seed=0,
+                        policy_kwargs=dict(net_arch=[16]), device="cpu")
+    model.learn(2048)
+    assert model.num_timesteps >= 2048
+    # the trained policy picks legal actions through the mask sb3-contrib reads
+    obs, info = env.reset(seed=1)
+    for _ in range(20):
+        mask = get_action_masks(env)
+        assert mask.any() and np.array_equal(mask, info["action_mask"])
+        action, _ = model.predict(obs, action_masks=mask, deterministic=True)
+        assert mask[int(action)]
+        obs, _, terminated, truncated, info = env.step(int(action))
+        if terminated or truncated:
+            obs, info = env.reset()
+
+
+def test_subproc_vec_env_with_spawn_rebuilds_the_env_by_name_and_config():
+    # the env itself (not a factory) is pickled into a freshly spawned interpreter
+    made = gymnasium.make("octagames/Achten-v0", seat=1, deal_penalty=1.0)
+    vec = SubprocVecEnv([lambda: made], start_method="spawn")
+    try:
+        assert vec.get_attr("seat") == [1]
+        assert vec.get_attr("spec")[0].id == "octagames/Achten-v0"  # gymnasium.make's spec survives
+        vec.seed(5)
+        obs = vec.reset()
+        expected, info = SingleAgentEnv("achten", seat=1, deal_penalty=1.0).reset(seed=5)
+        assert np.array_equal(obs[0], expected)  # the same game as a local env seeded alike
+        mask = get_action_masks(vec)[0]
+        assert np.array_equal(mask, info["action_mask"])
+        vec.step(np.array([int(np.flatnonzero(mask)[0])]))  # the spawned env plays on
+    finally:
+        vec.close()

@@ -1,0 +1,42 @@
+"""Promoting a model to the zoo writes the float16 model, its card and the zoo's README."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+
+import octagames.agents.az as az
+import octagames.experiments.zoo as zoo
+from octagames.agents.az import PolicyValueNet, SearchConfig, save_model
+from octagames.agents.registry import make_agent
+from octagames.core import Game
+from octagames.experiments.train_az import TrainConfig
+
+pytestmark = pytest.mark.usefixtures("one_torch_thread")  # tests/conftest.py
+
+
+def test_promote_writes_model_card_and_readme(tmp_path, monkeypatch):
+    monkeypatch.setattr(az, "ZOO_DIR", tmp_path / "zoo")
+    monkeypatch.setattr(zoo, "ZOO_DIR", tmp_path / "zoo")
+    g = Game("achten", deal_penalty=1)
+    net = PolicyValueNet(g.observation_size, g.num_actions, 2, hidden=(16,))
+    train_cfg = TrainConfig(game="achten", game_config=("deal_penalty=1",), simulations=12, iterations=3)
+    meta = {"config": {k: list(v) if isinstance(v, tuple) else v for k, v in vars(train_cfg).items()},
+            "iteration": 3, "wall_time": 12.5}
+    save_model(net, tmp_path / "model.pt", g, SearchConfig(simulations=9), meta=meta)
+    card = zoo.promote(zoo.ZooConfig(name="achten", model=str(tmp_path / "model.pt"), leaves_per_game=2,
+                                      opponents=("random",), games=(6,), speed_games=1,
+                                      out_dir=str(tmp_path / "eval"), progress=False))
+    assert card["command"] == ("python -m octagames.experiments.train_az --game achten --game-config deal_penalty=1 "
+                               "--iterations 3 --simulations 12")
+    assert card["search"]["simulations"] == 9 and card["search"]["leaves_per_game"] == 2
+    assert card["evaluation"][0]["games"] == 6 and card["evaluation"][0]["opponent"] == "random"
+    assert card["seconds_per_game_side"] > 0 and card["training"] == {"iteration": 3, "wall_time": 12.5}
+    assert json.loads((tmp_path / "zoo" / "achten.json").read_text()) == card
+    assert "`zoo:achten`" in (tmp_path / "zoo" / "README.md").read_text()
+    agent = make_agent("zoo:achten", "achten")
+    assert agent.search.simulations == 9 and agent.net.first.weight.dtype.is_floating_point
+    assert (tmp_path / "zoo" / "achten.pt").stat().st_size < 0.6 * (tmp_path / "model.pt").stat().st_size
+    with pytest.raises(ValueError, match="is an achten run"):
+        zoo.promote(zoo.ZooConfig(name="octrix", model=str(tmp_path / "model.pt")))

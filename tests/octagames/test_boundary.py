@@ -1,0 +1,139 @@
+"""What crosses the engine boundary is checked: actions, seats, records, saved games, pickles."""
+
+from __future__ import annotations
+
+import copy
+import pickle
+
+import numpy as np
+import pytest
+
+from octagames.core import GAME_NAMES, Game, IllegalActionError
+from octagames.envs.vector import make
+
+
+@pytest.fixture(scope="module")
+def octrix():
+    g = Game("octrix", num_players=3)
+    s = g.new_state(seed=4)
+    g.play_chance(s)
+    return g, s
+
+
+@pytest.mark.parametrize("action", [1.5, np.float32(2.7), True, np.bool_(False), None, "3", [3], np.array([3])])
+def test_an_action_that_is_not_an_integer_id_is_refused(octrix, action):
+    g, s = octrix
+    before = s.tobytes()
+    with pytest.raises(IllegalActionError, match=r"is not an action id: actions are integers 0\.\.31"):
+        g.apply_action(s, action)
+    assert s.tobytes() == before
+
+
+def test_integer_ids_of_every_kind_are_accepted(octrix):
+    g, s = octrix
+    a = g.legal_actions(s)[0]
+    for action in (a, np.int8(a), np.uint64(a), np.array(a)):
+        c = g.clone(s)
+        g.apply_action(c, action)
+        assert c.tobytes() != s.tobytes()
+
+
+@pytest.mark.parametrize("player", [5, -1, 3, 1.0, True, "0"])
+def test_a_bad_seat_is_refused_everywhere(octrix, player):
+    g, s = octrix
+    for call in (lambda: g.legal_actions(s, player), lambda: g.legal_mask(s, player),
+                 lambda: g.observation(s, player), lambda: g.determinize(s, player, 0),
+                 lambda: g.render(s, viewer=player)):
+        with pytest.raises(ValueError, match=r"player=.* is not valid; valid values: 0\.\.2"):
+            call()
+
+
+def test_a_record_of_another_config_or_game_is_refused(octrix):
+    g3, s3 = octrix
+    g2 = Game("octrix", num_players=2)
+    for call in (g2.legal_actions, g2.returns, g2.current_player, g2.clone, g2.to_bytes):
+        with pytest.raises(ValueError, match=r"another octrix config \(num_players=3, this game has 2\)"):
+            call(s3)
+    achten = Game("achten").new_state(0)
+    with pytest.raises(ValueError, match="expected a record of octrix"):
+        g3.legal_actions(achten)
+    with pytest.raises(ValueError, match="expected a record of octrix"):
+        g3.returns(np.zeros(3))
+    # the dealer moves in play, so it is not a config field: a match record mid-match is still this game's
+    m = Game("octrix", num_players=2, match=True, target=12)
+    s = m.new_state(1)
+    while not m.is_terminal(s) and int(s["dealer"]) == 0:
+        m.apply_action(s, m.sample_chance(s) if m.is_chance(s) else m.legal_actions(s)[0])
+    m.returns(s)
+
+
+@pytest.mark.parametrize("name", GAME_NAMES)
+def test_saved_games_round_trip_and_refuse_tampering(name):
+    g = Game(name)
+    s = g.new_state(seed=2)
+    g.play_chance(s)
+    data = g.to_bytes(s)
+    assert g.from_bytes(data).tobytes() == s.tobytes()
+    with pytest.raises(ValueError, match="no format header"):
+        g.from_bytes(s.tobytes())  # raw bytes of the right length are not a saved game
+    flipped = bytearray(data)
+    flipped[len(data) // 2] ^= 0x10
+    with pytest.raises(ValueError, match="checksum mismatch"):
+        g.from_bytes(bytes(flipped))
+    with pytest.raises(ValueError, match="a saved .* record has"):
+        g.from_bytes(data[:-1])
+    other = "octa" if name != "octa" else "octrix"
+    with pytest.raises(ValueError, match=f"saved '{name}' record; this game is '{other}'"):
+        Game(other).from_bytes(data)
+
+
+def test_a_saved_game_of_another_config_is_refused():
+    data = Game("octiles", num_players=3).to_bytes(Game("octiles", num_players=3).new_state(0))
+    with pytest.raises(ValueError, match="another octiles config"):
+        Game("octiles", num_players=2).from_bytes(data)
+
+
+@pytest.mark.parametrize("name", GAME_NAMES)
+def test_games_pickle_and_copy_by_name_and_config(name):
+    g = Game(name, num_players=2)
+    for clone in (pickle.loads(pickle.dumps(g)), copy.deepcopy(g), copy.copy(g)):
+        assert clone.config == g.config and clone.name == g.name
+        s = clone.new_state(3)
+        assert s.tobytes() == g.new_state(3).tobytes()
+
+
+def test_the_vector_env_checks_seats_and_saved_states():
+    env = make("octrix", num_envs=3, seed=0, num_players=2)
+    env.reset()
+    with pytest.raises(ValueError, match=r"players\[1\] = 2 is not a seat; valid values: 0\.\.1"):
+        env.observe(np.array([0, 2, 1]))
+    with pytest.raises(ValueError, match=r"shape \(3,\)"):
+        env.observe(np.array([0, 1]))
+    with pytest.raises(ValueError, match=r"shape \(3,\)"):
+        env.observe(np.array([0.0, 1.0, 0.0]))
+    saved = env.get_state()
+    bad = copy.deepcopy(saved)
+    bad["states"][1]["num_players"] = 3
+    before = env.get_state()
+    with pytest.raises(ValueError, match=r"state\['states'\]\[1\]: .*another octrix config"):
+        env.set_state(bad)
+    assert all(np.array_equal(before[k], v) for k, v in env.get_state().items())
+    # observations, masks and seats come from the records, never from the saved buffers
+    forged = copy.deepcopy(saved)
+    forged["mask"][:] = 1
+    forged["obs"][:] = 7.0
+    env.set_state(forged)
+    assert np.array_equal(env.action_mask, saved["mask"]) and np.array_equal(env.obs, saved["obs"])
+
+
+def test_vector_envs_pickle_with_their_games_in_progress():
+    env = make("achten", num_envs=4, seed=1, num_players=3)
+    env.reset()
+    env.step(env.sample_actions())
+    clone = pickle.loads(pickle.dumps(env))
+    actions = env.sample_actions()
+    assert np.array_equal(clone.sample_actions(), actions)
+    a, b = env.step(actions), clone.step(actions)
+    assert all(np.array_equal(x, y) for x, y in zip(a[:4], b[:4]))
+    env.close()
+    env.step(env.sample_actions())  # a closed env still steps, on the calling thread

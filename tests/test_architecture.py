@@ -1,0 +1,224 @@
+"""The architecture of ``docs/architecture.md``, checked by reading the sources (AST, nothing is imported).
+
+Rooms: the rules engines (``octagames/`` itself: ``core.py``, one subpackage per game and
+the shared modules beside them), the faces (``envs/`` = ``octagames.envs``), the agents
+(``agents/`` = ``octagames.agents``) and the scripts (``experiments/`` =
+``octagames.experiments``). The rules:
+
+* the rules import no face, agent or script, and no RL framework;
+* a game's package imports no other game's package (a game is one subpackage);
+* faces and agents import no script;
+* every import of one of our modules, and of any required dependency, is at module top:
+  an import inside a function may only load an optional dependency (so that the module
+  imports without its extra), and each such dependency is listed below with its extra;
+* the graph of our modules' imports has no cycle;
+* one public ``make_game`` (``octagames.core``): no other module defines a function of that name.
+
+Loading by name (``importlib.import_module`` in the agent registry, the game loader of
+``octagames.core``, MCTS's default evaluators) is how those tables defer work on purpose;
+it is not an import statement and is not checked here.
+"""
+
+from __future__ import annotations
+
+import ast
+import configparser
+from dataclasses import dataclass
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parents[1]
+
+#: RL frameworks and faces' libraries the rules engines must never import
+FRAMEWORKS = {"torch", "tensorflow", "jax", "gymnasium", "gym", "pettingzoo", "pyspiel", "open_spiel",
+              "ray", "stable_baselines3", "sb3_contrib", "torchrl", "supersuit"}
+
+#: optional dependencies (dotted prefixes) that a function may import lazily, with their extra:
+#: the module must import, and its other functions work, without that extra installed
+OPTIONAL = {
+    "matplotlib": "train (plots)",
+    "tqdm": "train (progress bars)",
+    "tyro": "train (command lines)",
+    "scipy": "train (linear programs)",
+    "torch": "train (networks)",
+    "pyspiel": "openspiel",
+    "open_spiel": "openspiel",
+    "octagames.envs.openspiel": "openspiel (it registers the games with pyspiel when imported)",
+    "sb3_contrib": "bench (the SB3 anchor)",
+    "stable_baselines3": "bench (the SB3 anchor)",
+    "pettingzoo.classic": "dev (connect_four_v3, the bench's anchor, needs pygame)",
+    "ray": "distributed",
+    "octagames.agents.distributed": "distributed (the only module that imports ray)",
+    "octagames.agents.az_selfplay": "train (it imports torch; the Ray actors of train_az build it)",
+}
+
+
+@dataclass(frozen=True)
+class Import:
+    """One import statement of one of our modules."""
+
+    module: str  # the importing module
+    target: str  # the module imported (``from a import b`` gives ``a.b`` when that is a module)
+    line: int
+    in_function: bool
+
+
+def _modules() -> dict[str, Path]:
+    """Every module of the distribution, by import name, from setup.cfg's package layout."""
+    cfg = configparser.ConfigParser()
+    cfg.read(ROOT / "setup.cfg")
+    mapping = {"octagames": "octagames"}
+    for line in cfg["options"]["package_dir"].strip().splitlines():
+        name, _, folder = (x.strip() for x in line.partition("="))
+        mapping[name] = folder
+    out: dict[str, Path] = {}
+    for package, folder in mapping.items():
+        for path in sorted((ROOT / folder).rglob("*.py")):
+            if "_cache" in path.relative_to(ROOT).parts:  # generated modules (octagames.specialize), not sources
+                continue
+            parts = [p for p in path.relative_to(ROOT / folder).with_suffix("").parts if p != "__init__"]
+            out[".".join([package, *parts])] = path
+    return out
+
+
+MODULES = _modules()
+
+
+def _imports(module: str, source: str, is_package: bool = False) -> list[Import]:
+    """The import statements of ``module``, whose text is ``source``."""
+    tree = ast.parse(source)
+    package = module if is_package else module.rpartition(".")[0]
+    found: list[Import] = []
+
+    def visit(node: ast.AST, in_function: bool) -> None:
+        for child in ast.iter_child_nodes(node):
+            nested = in_function or isinstance(child, (ast.FunctionDef, ast.AsyncFunctionDef, ast.Lambda))
+            if isinstance(child, ast.Import):
+                found.extend(Import(module, a.name, child.lineno, in_function) for a in child.names)
+            elif isinstance(child, ast.ImportFrom):
+                base = child.module or ""
+                if child.level:  # relative import
+                    anchor = package.split(".")[: len(package.split(".")) - child.level + 1]
+                    base = ".".join(anchor + ([base] if base else []))
+                for a in child.names:
+                    sub = f"{base}.{a.name}"
+                    found.append(Import(module, sub if sub in MODULES else base, child.lineno, in_function))
+            visit(child, nested)
+
+    visit(tree, False)
+    return found
+
+
+IMPORTS = [imp for name, path in MODULES.items()
+           for imp in _imports(name, path.read_text(), path.name == "__init__.py")]
+
+
+def room(module: str) -> str:
+    """``rules``, ``envs``, ``agents`` or ``experiments``."""
+    parts = module.split(".")
+    return parts[1] if len(parts) > 1 and parts[1] in ("envs", "agents", "experiments") else "rules"
+
+
+def game_package(module: str) -> str | None:
+    """The game subpackage a rules module belongs to (``octagames.octa``), if any."""
+    parts = module.split(".")
+    if room(module) != "rules" or len(parts) < 2:
+        return None
+    candidate = ".".join(parts[:2])
+    return candidate if candidate in MODULES and MODULES[candidate].name == "__init__.py" else None
+
+
+def _where(imp: Import) -> str:
+    return f"{MODULES[imp.module].relative_to(ROOT)}:{imp.line} imports {imp.target}"
+
+
+def test_the_layout_is_read():
+    assert {"octagames.core", "octagames.octrix.rules", "octagames.envs.vector", "octagames.agents.registry",
+            "octagames.experiments.cli"} <= set(MODULES)
+    assert {room(m) for m in MODULES} == {"rules", "envs", "agents", "experiments"}
+    assert game_package("octagames.octa.en") == "octagames.octa" and game_package("octagames.core") is None
+
+
+def test_rules_import_no_face_agent_script_or_framework():
+    bad = [_where(i) for i in IMPORTS if room(i.module) == "rules"
+           and (room(i.target) != "rules" or i.target.split(".")[0] in FRAMEWORKS)]
+    assert not bad, "the rules engines must stand alone:\n" + "\n".join(bad)
+
+
+def test_a_game_imports_no_other_game():
+    bad = [_where(i) for i in IMPORTS if game_package(i.module) and game_package(i.target)
+           and game_package(i.target) != game_package(i.module)]
+    assert not bad, "each game is one subpackage; share code through octagames/ itself:\n" + "\n".join(bad)
+
+
+@pytest.mark.parametrize("importer", ["envs", "agents"])
+def test_faces_and_agents_import_no_script(importer):
+    bad = [_where(i) for i in IMPORTS if room(i.module) == importer and room(i.target) == "experiments"]
+    assert not bad, f"{importer}/ must not depend on experiments/:\n" + "\n".join(bad)
+
+
+def _optional(target: str) -> bool:
+    return any(target == p or target.startswith(p + ".") for p in OPTIONAL)
+
+
+def test_imports_inside_functions_load_only_optional_dependencies():
+    bad = [_where(i) for i in IMPORTS if i.in_function and not _optional(i.target)]
+    assert not bad, ("import these at module top (an import inside a function hides a dependency or a "
+                     "cycle); only an optional dependency listed in OPTIONAL may be imported lazily:\n"
+                     + "\n".join(bad))
+
+
+def _graph() -> dict[str, set[str]]:
+    graph: dict[str, set[str]] = {m: set() for m in MODULES}
+    for i in IMPORTS:
+        if not i.in_function and i.target in MODULES and i.target != i.module:
+            graph[i.module].add(i.target)
+    return graph
+
+
+def _cycle(graph: dict[str, set[str]]) -> list[str] | None:
+    """One cycle of ``graph`` as a list of modules, or None (iterative depth-first search)."""
+    state: dict[str, int] = {}  # 1: on the current path, 2: done
+    for start in sorted(graph):
+        if start in state:
+            continue
+        path, stack = [start], [iter(sorted(graph[start]))]
+        state[start] = 1
+        while stack:
+            nxt = next(stack[-1], None)
+            if nxt is None:
+                state[path.pop()] = 2
+                stack.pop()
+            elif state.get(nxt) == 1:
+                return path[path.index(nxt):] + [nxt]
+            elif nxt not in state:
+                state[nxt] = 1
+                path.append(nxt)
+                stack.append(iter(sorted(graph[nxt])))
+    return None
+
+
+def test_the_module_graph_is_acyclic():
+    cycle = _cycle(_graph())
+    assert cycle is None, "import cycle: " + " -> ".join(cycle or [])
+
+
+def test_one_make_game():
+    defined = [name for name, path in MODULES.items() for node in ast.parse(path.read_text()).body
+               if isinstance(node, ast.FunctionDef) and node.name == "make_game"]
+    assert defined == ["octagames.core"]
+
+
+def test_the_reader_sees_lazy_relative_and_submodule_imports():
+    source = ("import numpy as np\nfrom octagames.agents import base\nfrom . import cfr_tree\n"
+              "def f():\n    import matplotlib.pyplot\n    from octagames.core import Game\n")
+    got = [(i.target, i.in_function) for i in _imports("octagames.agents.cfr", source)]
+    assert got == [("numpy", False), ("octagames.agents.base", False), ("octagames.agents.cfr_tree", False),
+                   ("matplotlib.pyplot", True), ("octagames.core", True)]
+    assert [_optional(t) for t, _ in got[3:]] == [True, False]
+
+
+def test_the_cycle_finder_finds_a_cycle():
+    assert _cycle({"a": {"b"}, "b": {"c"}, "c": {"a"}, "d": set()}) == ["a", "b", "c", "a"]
+    assert _cycle({"a": {"b", "c"}, "b": {"c"}, "c": set()}) is None
