@@ -23,9 +23,10 @@ demo: $(STAMP)
 	$(PY) -m octagames.experiments.warmup
 	$(PY) -m octagames.experiments.demo
 
+# the suite runs on every core (pytest-xdist), one test file per worker at a time; it prints its wall time
 test: $(STAMP)
 	$(PY) -m octagames.experiments.warmup
-	$(PY) -m pytest -q
+	$(PY) -m pytest -q -n auto --dist loadfile --durations=15
 
 bench: $(STAMP)
 	$(PY) -m octagames.experiments.bench
