@@ -1,0 +1,203 @@
+"""Throughput on Ray: arena games/s and self-play samples/s with 1 and 2 local workers.
+
+    python -m octagames.experiments.bench_ray                      # a local Ray instance, 2 CPUs
+    python -m octagames.experiments.bench_ray --ray-address auto   # the cluster this machine belongs to
+
+* **games/s**: ``--games`` arena games (``--agents``, seats rotated) played in this
+  process (the anchor), then as Ray tasks (chunks of ``--chunk-size``) on 1 and
+  on 2 workers. The results are identical (checked); only the time differs.
+* **samples/s**: PPO rollouts (``--ppo-steps`` env steps per actor per update)
+  and search-and-learning self-play (``--az-samples`` samples per iteration) with
+  the worker in this process, then on 1 and 2 Ray actors. The learner is not
+  timed: these are the rates at which actors feed it.
+
+Every worker's first call (process start, compiled-kernel loading) is left out; each
+figure is the best of ``--repeats`` runs.
+
+Writes ``runs/bench_ray.json`` and ``runs/bench_ray.png`` with the machine's load
+average, since the figures depend on it.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import time
+from dataclasses import asdict, dataclass
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+import torch
+
+from octagames.agents.arena import play_games
+from octagames.agents.az import PolicyValueNet, SearchConfig
+from octagames.agents.az_selfplay import SelfPlayWorker, WorkerConfig
+from octagames.agents.distributed import ActorGroup, RayGames, SelfPlayActors, connect
+from octagames.agents.registry import make_agent
+from octagames.core import Game
+from octagames.experiments.train_ppo import RolloutWorker, TrainConfig
+
+
+@dataclass(frozen=True)
+class BenchRayConfig:
+    """What to measure (every field is a flag)."""
+
+    game: str = "octrix"
+    """short game name"""
+    agents: tuple[str, ...] = ("mcts:200", "heuristic")
+    """the two agents of the arena games"""
+    games: int = 64
+    """arena games per measurement"""
+    chunk_size: int = 4
+    """games per Ray task"""
+    ppo_envs: int = 64
+    """games per PPO rollout actor"""
+    ppo_steps: int = 32
+    """steps per PPO rollout"""
+    az_samples: int = 512
+    """self-play samples per actor per measurement"""
+    az_simulations: int = 32
+    """simulations per searched decision in self-play"""
+    ray_address: str = ""
+    """a Ray cluster to use (auto: the one this machine belongs to); empty: a local instance"""
+    num_cpus: int = 2
+    """CPUs of the local instance"""
+    repeats: int = 3
+    """timed runs per figure (the best counts; the first call of every worker is never timed)"""
+    out: str = "runs/bench_ray.json"
+    """the JSON (the PNG goes beside it)"""
+
+
+def _timed(fn: Any) -> tuple[Any, float]:
+    start = time.perf_counter()
+    out = fn()
+    return out, time.perf_counter() - start
+
+
+def _best(fn: Any, repeats: int) -> tuple[Any, float]:
+    """The result and the shortest time of ``repeats`` runs (the machine is shared)."""
+    runs = [_timed(fn) for _ in range(max(1, repeats))]
+    return runs[0][0], min(t for _, t in runs)
+
+
+def bench_games(cfg: BenchRayConfig) -> dict[str, float]:
+    """Arena games/s here and as Ray tasks on 1 and 2 workers."""
+    game = Game(cfg.game)
+    agents = [make_agent(spec, cfg.game) for spec in cfg.agents]
+    n = game.num_players
+    jobs = [(k, tuple((p + k) % 2 for p in range(n)), k) for k in range(cfg.games)]
+    here, t_here = _best(lambda: play_games(game, agents, jobs, progress=False), cfg.repeats)
+    out = {"here": cfg.games / t_here}
+    for workers in (1, 2):
+        ex = _Limited(RayGames(address=cfg.ray_address or None, chunk_size=cfg.chunk_size), workers)
+        play_games(game, agents, jobs[:2 * workers * cfg.chunk_size], progress=False, executor=ex)  # start workers
+        there, t = _best(lambda: play_games(game, agents, jobs, progress=False, executor=ex), cfg.repeats)
+        if any(not np.array_equal(here[k][0], there[k][0]) for k in here):
+            raise AssertionError("Ray games differ from the single-process games")
+        out[f"ray_{workers}"] = cfg.games / t
+    return out
+
+
+class _Limited:
+    """Runs the chunks with at most ``workers`` in flight (a 1-worker measurement on a 2-CPU instance)."""
+
+    def __init__(self, inner: RayGames, workers: int) -> None:
+        self.inner, self.workers = inner, workers
+
+    def run(self, game, agents, jobs, done) -> None:
+        size = self.inner.chunk_size * self.workers
+        for i in range(0, len(jobs), size):  # waves of `workers` chunks
+            self.inner.run(game, agents, jobs[i:i + size], done)
+
+
+def bench_ppo(cfg: BenchRayConfig) -> dict[str, float]:
+    """PPO rollout samples/s (env steps/s) here and on 1 and 2 Ray actors."""
+    tc = TrainConfig(game=cfg.game, num_envs=cfg.ppo_envs, num_steps=cfg.ppo_steps, device="cpu", torch_threads=1,
+                     eval_opponents=(), progress=False)
+    torch.set_num_threads(1)
+    worker = RolloutWorker(tc, 0)
+    weights = {k: v.clone() for k, v in worker.model.state_dict().items()}
+    worker.rollout()  # first-call costs out of the measurement
+    _, t = _best(worker.rollout, cfg.repeats)
+    out = {"here": tc.num_envs * tc.num_steps / t}
+    for actors in (1, 2):
+        group = ActorGroup(RolloutWorker, [(tc, k) for k in range(actors)], address=cfg.ray_address or None)
+        group.call("rollout_with", weights, None, 1)
+        _, t = _best(lambda: group.call("rollout_with", weights, None, 1), cfg.repeats)
+        out[f"ray_{actors}"] = actors * tc.num_envs * tc.num_steps / t
+    return out
+
+
+def bench_az(cfg: BenchRayConfig) -> dict[str, float]:
+    """Search-and-learning self-play samples/s here and on 1 and 2 Ray actors."""
+    game = Game(cfg.game)
+    torch.set_num_threads(1)
+    net = PolicyValueNet(game.observation_size, game.num_actions, game.num_players, (256, 256), 0, "relu")
+    weights = {k: v.clone() for k, v in net.state_dict().items()}
+    wc = WorkerConfig(num_games=64, search=SearchConfig(simulations=cfg.az_simulations))
+    worker = SelfPlayWorker(cfg.game, {}, wc, net.spec, seed=0)
+    worker.set_weights(weights)
+    worker.play(min_samples=64)  # first-call costs out of the measurement
+    t_samples, t = _timed(lambda: worker.play(min_samples=cfg.az_samples))
+    out = {"here": len(t_samples) / t}
+    for actors in (1, 2):
+        group = SelfPlayActors(actors, cfg.game, {}, wc, net.spec, seed=0, address=cfg.ray_address or None)
+        group.set_weights(weights)
+        group.play(min_samples=64 * actors)
+        samples, t = _timed(lambda: group.play(min_samples=cfg.az_samples * actors))
+        out[f"ray_{actors}"] = len(samples) / t
+    return out
+
+
+def plot(result: dict[str, Any], path: Path) -> Path:
+    """Bars: each rate here and on 1 and 2 Ray workers."""
+    import matplotlib
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    kinds = [k for k in ("games_per_s", "ppo_samples_per_s", "az_samples_per_s") if k in result]
+    fig, axes = plt.subplots(1, len(kinds), figsize=(4 * len(kinds), 3.4))
+    for ax, kind in zip(np.atleast_1d(axes), kinds):
+        rates = result[kind]
+        ax.bar(list(rates), list(rates.values()), color=["grey", "tab:blue", "tab:green"])
+        ax.set_title(kind.replace("_", " "), fontsize=10)
+        for i, v in enumerate(rates.values()):
+            ax.text(i, v, f"{v:,.0f}", ha="center", va="bottom", fontsize=8)
+    fig.suptitle(f"{result['settings']['game']} on Ray, load {result['load_average_before'][0]:.1f}", fontsize=10)
+    fig.tight_layout()
+    fig.savefig(path, dpi=90)
+    plt.close(fig)
+    return path
+
+
+def main(cfg: BenchRayConfig) -> dict[str, Any]:
+    """Measure, print a table, write the JSON and the PNG."""
+    load_before = os.getloadavg()
+    connect(cfg.ray_address or None, num_cpus=cfg.num_cpus)
+    result: dict[str, Any] = {"settings": asdict(cfg), "cpu_count": os.cpu_count(),
+                              "load_average_before": load_before}
+    result["games_per_s"] = bench_games(cfg)
+    result["ppo_samples_per_s"] = bench_ppo(cfg)
+    result["az_samples_per_s"] = bench_az(cfg)
+    result["load_average_after"] = os.getloadavg()
+    print(f"{'rate':24s} {'here':>10s} {'ray, 1':>10s} {'ray, 2':>10s}   (load {load_before[0]:.1f})")
+    for kind in ("games_per_s", "ppo_samples_per_s", "az_samples_per_s"):
+        r = result[kind]
+        print(f"{kind:24s} {r['here']:10,.1f} {r['ray_1']:10,.1f} {r['ray_2']:10,.1f}")
+    out = Path(cfg.out)
+    out.parent.mkdir(parents=True, exist_ok=True)
+    out.write_text(json.dumps(result, indent=1))
+    png = plot(result, out.with_suffix(".png"))
+    print(f"wrote {out} and {png}")
+    return result
+
+
+def cli() -> None:
+    """Command-line entry point (``octagames-bench-ray``, or ``python -m octagames.experiments.bench_ray``)."""
+    import tyro
+    main(tyro.cli(BenchRayConfig))
+
+
+if __name__ == "__main__":
+    cli()
