@@ -12,11 +12,13 @@ Two forms:
 from __future__ import annotations
 
 import dataclasses
+import hashlib
 import subprocess
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, ClassVar, Sequence, TypeVar
 
+import octagames.agents
 from octagames.agents.arena import GameJournal
 from octagames.agents.registry import make_agent
 from octagames.core import Game, available_games
@@ -182,8 +184,27 @@ def executor_from(ray: bool, ray_address: str, chunk_size: int = 8) -> Any:
     return RayGames(address=ray_address or None, chunk_size=chunk_size)
 
 
+def model_fingerprints(specs: Sequence[str]) -> dict[str, str]:
+    """A digest of every model file the agent specs name (``ppo:<path>``, ``az:<path>``, ``zoo:<name>``),
+    so that a saved game journal is not resumed after a model changed."""
+    out = {}
+    for spec in specs:
+        name, _, rest = spec.partition(":")
+        arg = rest.split(":")[0]
+        path = Path(octagames.agents.__file__).parent / "zoo" / f"{arg}.pt" if name == "zoo" else Path(arg)
+        if arg and path.is_file():
+            out[spec] = hashlib.blake2b(path.read_bytes(), digest_size=8).hexdigest()
+    return out
+
+
 def open_journal(path: Path, resume: bool, header: dict[str, Any]) -> GameJournal:
-    """The run's game journal: resumed when ``resume`` (and it says so), else started afresh."""
+    """The run's game journal: resumed when ``resume`` (and it says so), else started afresh.
+
+    The header gets the digests of the model files its ``agents``/``agent``/``opponent`` specs name.
+    """
+    specs = [s for key in ("agents", "agent", "opponent") for s in
+             ([header[key]] if isinstance(header.get(key), str) else header.get(key, []))]
+    header = {**header, "models": model_fingerprints(specs)}
     if not resume and path.exists():
         path.unlink()
     journal = GameJournal(path, header)

@@ -59,6 +59,8 @@ class ZooConfig:
     """where evaluate writes its JSON and PNG"""
     progress: bool = True
     """show progress bars"""
+    ray: bool = False
+    """play the evaluation games as Ray tasks on a local instance (the distributed extra)"""
 
     def __post_init__(self) -> None:
         if self.name not in ZOO:
@@ -135,7 +137,8 @@ def promote(cfg: ZooConfig) -> dict[str, Any]:
     for opponent, n in zip(cfg.opponents, games):
         out = evaluate(EvalConfig(game=game, agent=f"zoo:{cfg.name}", opponents=(opponent,), games=n,
                                   game_config=",".join(f"{k}={v}" for k, v in config.items()), seed=cfg.seed,
-                                  out_dir=cfg.out_dir, progress=cfg.progress))
+                                  out_dir=cfg.out_dir, progress=cfg.progress, ray=cfg.ray,
+                                  resume=False))  # a new model: never games of an older one
         r = out["results"][0]
         card["evaluation"].append({k: r[k] for k in ("opponent", "win_rate", "ci95", "wins", "draws", "losses",
                                                      "games")})

@@ -197,3 +197,17 @@ def test_train_ppo_on_ray_actors_writes_its_metrics(local_ray, tmp_path):
     rows = json.loads((tmp_path / "two" / "metrics.json").read_text())["rows"]
     assert [r["env_steps"] for r in rows] == [0, 256, 512] and rows[-1]["policy_lag"] == 0
     assert (tmp_path / "two" / "curves.png").stat().st_size > 0
+
+
+def test_a_journal_is_not_resumed_after_a_model_file_changed(tmp_path):
+    from octagames.experiments.cli import open_journal
+
+    model = tmp_path / "policy.pt"
+    model.write_bytes(b"weights one")
+    header = {"game": "octrix", "agent": f"ppo:{model}", "opponent": "random", "games": 4}
+    open_journal(tmp_path / "j.games.jsonl", True, header).close()
+    open_journal(tmp_path / "j.games.jsonl", True, header).close()  # the same model: resumed
+    model.write_bytes(b"weights two")
+    with pytest.raises(ValueError, match="another run"):
+        open_journal(tmp_path / "j.games.jsonl", True, header)
+    open_journal(tmp_path / "j.games.jsonl", False, header).close()  # --no-resume starts over
