@@ -68,6 +68,9 @@ def connect(address: str | None = None, num_cpus: int | None = None) -> Any:
         if address:
             ray.init(address=address, log_to_driver=False)
         else:
+            # Ray starts its workers at niceness 15, below everything else on a shared machine; here
+            # the workers do the run's work, so a local instance gives them the driver's priority
+            os.environ.setdefault("RAY_worker_niceness", "0")
             ray.init(num_cpus=num_cpus, include_dashboard=False, log_to_driver=False)
     return ray
 
