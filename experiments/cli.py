@@ -198,7 +198,8 @@ def model_fingerprints(specs: Sequence[str]) -> dict[str, str]:
 
 
 def open_journal(path: Path, resume: bool, header: dict[str, Any]) -> GameJournal:
-    """The run's game journal: resumed when ``resume`` (and it says so), else started afresh.
+    """The run's game journal: resumed when ``resume`` (and it says so), else started afresh; a journal
+    of other settings or other model files is moved aside to ``<name>.old`` and the run starts over.
 
     The header gets the digests of the model files its ``agents``/``agent``/``opponent`` specs name.
     """
@@ -207,7 +208,13 @@ def open_journal(path: Path, resume: bool, header: dict[str, Any]) -> GameJourna
     header = {**header, "models": model_fingerprints(specs)}
     if not resume and path.exists():
         path.unlink()
-    journal = GameJournal(path, header)
+    try:
+        journal = GameJournal(path, header)
+    except ValueError:  # the games of other settings (or models): kept aside, never mixed in
+        old = path.with_name(path.name + ".old")
+        path.replace(old)
+        print(f"{path} held the games of other settings; moved to {old}, starting over")
+        journal = GameJournal(path, header)
     if journal.done:
         print(f"resuming: {len(journal.done)} games already played ({path})")
     return journal

@@ -207,7 +207,12 @@ def test_a_journal_is_not_resumed_after_a_model_file_changed(tmp_path):
     header = {"game": "octrix", "agent": f"ppo:{model}", "opponent": "random", "games": 4}
     open_journal(tmp_path / "j.games.jsonl", True, header).close()
     open_journal(tmp_path / "j.games.jsonl", True, header).close()  # the same model: resumed
+    journal = open_journal(tmp_path / "j.games.jsonl", True, header)
+    journal.add(0, np.array([1.0, -1.0]), 7)
+    journal.close()
     model.write_bytes(b"weights two")
-    with pytest.raises(ValueError, match="another run"):
-        open_journal(tmp_path / "j.games.jsonl", True, header)
-    open_journal(tmp_path / "j.games.jsonl", False, header).close()  # --no-resume starts over
+    journal = open_journal(tmp_path / "j.games.jsonl", True, header)
+    assert not journal.done  # another model: started over, the old games kept aside
+    assert '"key": 0' in (tmp_path / "j.games.jsonl.old").read_text()
+    journal.close()
+    assert open_journal(tmp_path / "j.games.jsonl", False, header).done == {}  # --no-resume starts over
