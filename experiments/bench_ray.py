@@ -10,6 +10,8 @@
   and search-and-learning self-play (``--az-samples`` samples per iteration) with
   the worker in this process, then on 1 and 2 Ray actors. The learner is not
   timed: these are the rates at which actors feed it.
+* **learner**: gradient steps/s of one CPU learner, and the new samples/s it keeps
+  up with at replay ratio 4 (past that, more actors add nothing).
 
 Every worker's first call (process start, compiled-kernel loading) is left out; each
 figure is the best of ``--repeats`` runs.
@@ -32,7 +34,7 @@ import torch
 
 from octagames.agents.arena import play_games
 from octagames.agents.az import PolicyValueNet, SearchConfig
-from octagames.agents.az_selfplay import SelfPlayWorker, WorkerConfig
+from octagames.agents.az_selfplay import Learner, ReplayBuffer, SelfPlayWorker, WorkerConfig
 from octagames.agents.distributed import ActorGroup, RayGames, SelfPlayActors, connect
 from octagames.agents.registry import make_agent
 from octagames.core import Game
@@ -150,6 +152,29 @@ def bench_az(cfg: BenchRayConfig) -> dict[str, float]:
     return out
 
 
+def bench_learner(cfg: BenchRayConfig) -> dict[str, float]:
+    """Gradient steps/s of one CPU learner (one torch thread, batches of 256 from a replay buffer)
+    and the new samples/s it keeps up with at replay ratio 4: where actors stop adding speed."""
+    game = Game(cfg.game)
+    torch.set_num_threads(1)
+    net = PolicyValueNet(game.observation_size, game.num_actions, game.num_players, (256, 256), 0, "relu")
+    learner = Learner(net, 1e-3, 1e-4, 1.0)
+    worker = SelfPlayWorker(cfg.game, {}, WorkerConfig(num_games=32, search=SearchConfig(simulations=8)), net.spec,
+                            seed=0)
+    worker.set_weights({k: v.clone() for k, v in net.state_dict().items()})
+    buffer = ReplayBuffer(game, 10_000, 32)
+    buffer.add(worker.play(min_samples=600))
+    rng = np.random.default_rng(0)
+
+    def steps(n: int) -> None:
+        for _ in range(n):
+            learner.step(buffer.batch(rng.integers(len(buffer), size=256), "cpu"))
+
+    steps(5)
+    _, t = _best(lambda: steps(50), cfg.repeats)
+    return {"steps_per_s": 50 / t, "samples_per_s_at_replay_ratio_4": 50 * 256 / 4 / t}
+
+
 def plot(result: dict[str, Any], path: Path) -> Path:
     """Bars: each rate here and on 1 and 2 Ray workers."""
     import matplotlib
@@ -180,11 +205,15 @@ def main(cfg: BenchRayConfig) -> dict[str, Any]:
     result["games_per_s"] = bench_games(cfg)
     result["ppo_samples_per_s"] = bench_ppo(cfg)
     result["az_samples_per_s"] = bench_az(cfg)
+    result["learner"] = bench_learner(cfg)
     result["load_average_after"] = os.getloadavg()
     print(f"{'rate':24s} {'here':>10s} {'ray, 1':>10s} {'ray, 2':>10s}   (load {load_before[0]:.1f})")
     for kind in ("games_per_s", "ppo_samples_per_s", "az_samples_per_s"):
         r = result[kind]
         print(f"{kind:24s} {r['here']:10,.1f} {r['ray_1']:10,.1f} {r['ray_2']:10,.1f}")
+    lr = result["learner"]
+    print(f"one CPU learner: {lr['steps_per_s']:.0f} steps/s of 256 samples, "
+          f"{lr['samples_per_s_at_replay_ratio_4']:,.0f} new samples/s at replay ratio 4")
     out = Path(cfg.out)
     out.parent.mkdir(parents=True, exist_ok=True)
     out.write_text(json.dumps(result, indent=1))
