@@ -252,6 +252,8 @@ def make_state_dtype() -> np.dtype:
         ("kpick_seat", np.int32),              # King: the reserve being picked from (-1 none)
         ("kpick_left", np.int32),              # King: reserve cards still to pick
         ("moves_turn", np.int32),              # card moves between runs this turn
+        ("jack_slot", np.int32),               # the face-down card this turn's Jack laid: run slot (-1 none)
+        ("jack_pos", np.int32),                # ... and position; it cannot be replaced before the next turn
     ])
 
 

@@ -633,8 +633,8 @@ def _gen_free(s, p, out) -> int:
                 out[A_ADD + r * 2 + end] = 1
                 n += 1
         for pos in range(s["run_lo"][r], s["run_hi"][r] + 1):
-            if s["run_fd"][r, pos] == 0:
-                continue
+            if s["run_fd"][r, pos] == 0 or (r == s["jack_slot"] and pos == s["jack_pos"]):
+                continue  # face up, or laid by this turn's Jack ("later" replaced)
             k = kind_at(suit, pos)
             if s["hand_cnt"][p, k] <= 0:
                 continue

@@ -582,6 +582,8 @@ def _gen_free(s, p, out, owed) -> int:
                         out[N_MOVE + r * 2 + end] = 1
                         n += 1
         for pos in range(s["run_lo"][r], s["run_hi"][r] + 1):
+            if r == s["jack_slot"] and pos == s["jack_pos"]:
+                continue  # laid face down by this turn's Jack: replaced in a later turn
             if s["run_fd"][r, pos] and _free_copy(s, p, kind_at(suit, pos), owed) >= 0:
                 out[N_FD + r * 11 + pos - 1] = 1
                 n += 1
@@ -883,6 +885,8 @@ def apply(s, a) -> bool:
                 c = _joker_card(s, p)  # (determinization may have swapped the hidden joker's id)
                 s["loc"][c] = -1
                 to_run(s, c, r, q, True)
+                s["jack_slot"] = r  # the Jack's face-down card: not replaceable in this turn
+                s["jack_pos"] = q
             else:
                 detach(s, c)
                 to_run(s, c, r, q, False)
@@ -916,6 +920,8 @@ def apply(s, a) -> bool:
         j = _joker_card(s, p)
         s["loc"][j] = -1
         to_run(s, j, r, qj, True)
+        s["jack_slot"] = r  # the Jack's face-down card: not replaceable in this turn
+        s["jack_pos"] = qj
         c = _free_copy(s, p, kind_at(suit, qc), False)
         detach(s, c)
         to_run(s, c, r, qc, False)

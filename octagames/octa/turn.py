@@ -73,6 +73,8 @@ def reset(s, seed) -> None:
     s["ch_next"] = 0
     s["ch_slot"] = -1
     s["ch_pos"] = -1
+    s["jack_slot"] = -1
+    s["jack_pos"] = -1
     s["turn"] = 0
     s["moves"] = 0
     s["terminal"] = 0
@@ -218,6 +220,8 @@ def begin_turn(s) -> None:
     s["discarded"] = 0
     s["b_done"] = 0
     s["anew_pile"] = -1
+    s["jack_slot"] = -1  # a face-down card laid by an earlier turn's Jack may be replaced from now on
+    s["jack_pos"] = -1
     _turn_start(s)
     start_chance(s, CK_DRAW, 1, PH_PILE)
 
@@ -377,6 +381,8 @@ def apply_chance(s, o) -> bool:
         to_pool(s, o, first_empty_slot(s))
     elif k == CK_FD:
         to_run(s, o, s["ch_slot"], s["ch_pos"], True)
+        s["jack_slot"] = s["ch_slot"]  # "later": not replaceable in this turn
+        s["jack_pos"] = s["ch_pos"]
         s["ch_left"] = 0
     else:  # CK_JOKER: face down in front of the seat, until the rulebook lays it
         s["loc"][o] = LOC_JOKER

@@ -67,7 +67,7 @@ def _p1_lays_hearts(s):
        "end the turn without discarding")
 
 
-def test_jack_replaces_a_run_card_and_face_down_replacement():
+def test_jack_replaces_a_run_card_and_its_face_down_card_is_replaced_only_in_a_later_turn():
     s = setup(POOL, H0, H1, start=1)
     _p1_lays_hearts(s)
     start_turn(s, "♣9", "♠J", 0)  # tops ♠J | ♠Q: same suit, the new card (Jack) may act
@@ -79,8 +79,13 @@ def test_jack_replaces_a_run_card_and_face_down_replacement():
     assert int(C.run_faceup(s, r)) == 4  # a face-down card does not count toward the length
     assert "♥8" in hand_of(s, 0) and s["pub"][ids("♥8")[0]] == 1  # the removed card: to the Jack player
     assert s["run_fd"][r, 8] == 1 and int(s["run_card"][r, 8]) == ids("♣3")[0]
-    # either player may replace the face-down card with its true card, taking the face-down card
+    # "Both players may later replace the face-down card": not in the Jack's own turn
     fd = "replace the face-down card in run ♥6 ♥7 [?♥8] ♥9 ♥10 with ♥8 and take it into your hand"
+    assert not can(s, fd) and "♥8" in hand_of(s, 0)
+    do(s, "play none of options A, B, C", "no exchange with the pool", "discard ♣9", "discard ♣A")
+    start_turn(s, "♠2", "♣K", 1)  # P1's turn: tops ♠J | ♣K, no action
+    do(s, "play none of options A, B, C", "no exchange with the pool", "end the turn without discarding")
+    start_turn(s, "♠3", "♦K", 0)  # P0's next turn: now the face-down card may be replaced
     do(s, fd)
     assert int(C.run_faceup(s, r)) == 5 and "♣3" in hand_of(s, 0) and s["pub"][ids("♣3")[0]] == 0
     assert_valid(s)

@@ -49,7 +49,7 @@ def test_config_and_setup():
 
 
 # ---------------------------------------------------------------- Jack
-def test_jack_steals_from_an_opponent_run_without_token_and_a_face_down_card_replaces_it():
+def test_jack_steals_from_an_opponent_run_without_token_and_its_face_down_card_is_replaced_later():
     def prep(s):
         force_run(s, 1, "♠3 ♠4 ♠5 ♠6")
         r2 = force_run(s, 1, "♦4 ♦5 ♦6")
@@ -69,9 +69,14 @@ def test_jack_steals_from_an_opponent_run_without_token_and_a_face_down_card_rep
     assert run_string(s, 0) == "♠3 [?♠4] ♠5 ♠6"
     assert int(s["phase"]) == nl.PH_MAIN
     assert_valid(s)
-    # the owner of the run may later swap the face-down card back for the card it stands for
-    force_hand(s, 0, "♠4")
-    assert can(s, "replace the face-down card in run ♠3 [?♠4] ♠5 ♠6 with ♠4")
+    # not in the Jack's own turn (the stolen ♠4 is in P0's hand)...
+    fd = "replace the face-down card in run ♠3 [?♠4] ♠5 ♠6 with ♠4"
+    assert not can(s, fd)
+    do(s, "discard ♣A", "put ♠10 into your reserve")
+    # ... but later the owner of the run may swap the face-down card back for the card it stands for
+    start_turn(s, "♠2", "♣K", 0)
+    force_hand(s, 1, "♠4")  # the deck's other ♠4
+    assert int(s["cur"]) == 1 and can(s, fd)
 
 
 def test_jack_joker_new_run_with_the_joker_at_an_end_and_no_step_2():
