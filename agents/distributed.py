@@ -28,6 +28,7 @@ others, then ``address="auto"`` on the head).
 
 from __future__ import annotations
 
+import copy
 import math
 import os
 from dataclasses import dataclass
@@ -83,7 +84,9 @@ Job = tuple[int, tuple[int, ...], int]
 
 def _play_chunk(game_name: str, config: dict[str, Any], agents: Sequence[Any],
                 chunk: Sequence[Job]) -> list[tuple[int, list[float], int]]:
-    # runs in a Ray worker: the same play_game as the single-process arena
+    # runs in a Ray worker: the same play_game as the single-process arena. The agents arrive as
+    # read-only views of the object store; a deep copy gives them the writable buffers they keep.
+    agents = copy.deepcopy(list(agents))
     game = Game(game_name, **config)
     out = []
     for key, lineup, seed in chunk:
