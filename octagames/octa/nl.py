@@ -499,8 +499,9 @@ def _s2_feasible(s, p, line) -> bool:
                     if pos > 0 and kind_at(suit, pos) == k:
                         return True
             for pos in range(s["run_lo"][r], s["run_hi"][r] + 1):
-                if s["run_fd"][r, pos] and kind_at(suit, pos) == k:
-                    return True
+                if s["run_fd"][r, pos] and kind_at(suit, pos) == k and not (r == s["jack_slot"]
+                                                                          and pos == s["jack_pos"]):
+                    return True  # (not the face-down card this turn's Jack laid: replaced only later)
     avail = np.zeros(12, dtype=np.bool_)
     bpos = np.zeros(12, dtype=np.bool_)
     for suit in range(4):
