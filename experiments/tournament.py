@@ -163,10 +163,12 @@ def fit_bradley_terry(wins: np.ndarray, games: np.ndarray, prior_games: float = 
 
 
 def bootstrap_intervals(wins: np.ndarray, games: np.ndarray, resamples: int, seed: int = 0) -> np.ndarray:
-    """95% percentile intervals of the ratings: every pair's score resampled binomially.
+    """95% intervals of the ratings: every pair's score resampled binomially.
 
     Each pair's games are redrawn with the smoothed score ``(wins + 0.5) / (games + 1)``
-    so that a perfect record still gets an interval of positive width.
+    so that a perfect record still gets an interval of positive width. The smoothing pulls
+    the resampled ratings towards each other, so the interval is the spread of the resamples
+    around their median, placed around the fitted rating (which it then always contains).
     """
     rng = np.random.default_rng(seed)
     n = len(wins)
@@ -182,7 +184,8 @@ def bootstrap_intervals(wins: np.ndarray, games: np.ndarray, resamples: int, see
                 k = rng.binomial(2 * m, (wins[i, j] + 0.5) / (m + 1)) / 2
                 w[i, j], w[j, i] = k, m - k
         samples[r] = fit_bradley_terry(w, games)
-    return np.percentile(samples, [2.5, 97.5], axis=0).T
+    spread = np.percentile(samples - np.median(samples, axis=0), [2.5, 97.5], axis=0).T
+    return fit_bradley_terry(wins, games)[:, None] + spread
 
 
 def seats_for(k: int, num_players: int) -> list[int]:

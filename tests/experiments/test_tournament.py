@@ -26,6 +26,12 @@ def test_perfect_record_stays_finite_and_intervals_cover_the_fit():
     assert elo[0] == 0 and 200 < elo[1] < 2000
     ci = bootstrap_intervals(wins, games, 50)
     assert ci[1, 0] <= elo[1] <= ci[1, 1] and ci[0, 0] == ci[0, 1] == 0
+    # five agents, one of them losing every game: every interval still holds its own rating
+    score = np.array([[0, 0, 0, 0, 0], [10, 0, 1, 3, 0], [10, 9, 0, 6, 4], [10, 7, 4, 0, 3],
+                      [10, 10, 6, 7, 0]], float)
+    games = 10.0 * (1 - np.eye(5))
+    elo, ci = fit_bradley_terry(score, games), bootstrap_intervals(score, games, 100)
+    assert np.all(ci[:, 0] <= elo + 1e-9) and np.all(elo <= ci[:, 1] + 1e-9)
 
 
 def test_seats_rotate():
