@@ -40,3 +40,18 @@ def test_promote_writes_model_card_and_readme(tmp_path, monkeypatch):
     assert (tmp_path / "zoo" / "achten.pt").stat().st_size < 0.6 * (tmp_path / "model.pt").stat().st_size
     with pytest.raises(ValueError, match="is an achten run"):
         zoo.promote(zoo.ZooConfig(name="octrix", model=str(tmp_path / "model.pt")))
+
+
+@pytest.mark.parametrize("name", sorted(az.ZOO))
+def test_every_zoo_model_loads_and_plays_a_game(name):
+    """Every shipped model loads by name and plays a whole game; its card records how it was made."""
+    from octagames.agents.arena import play_game
+
+    game_name, config = az.ZOO[name]
+    game = Game(game_name, **config)
+    agent = make_agent(f"zoo:{name}:8", game_name)  # a small search keeps the test short
+    rets, length = play_game(game, [agent, make_agent("random", game_name)], seed=0)
+    assert length > 0 and game.min_utility <= rets.min() <= rets.max() <= game.max_utility
+    card = az.zoo_card(name)
+    assert card["game"] == game_name and card["config"] == config
+    assert card["command"].startswith("python -m octagames.experiments.train_az") and card["evaluation"]
