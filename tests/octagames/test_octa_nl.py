@@ -18,12 +18,16 @@ from octagames.agents.heuristic_octa import OctaHeuristicAgent
 from octagames.core import Game, IllegalActionError
 from octagames.octa import checks, common as C, nl
 from octagames.octa.rules import Config, card_name
+from octagames.specialize import cached
 from octagames.octa.view import run_string
 
 from octa_helpers import (any_chance, assert_valid, can, do, force_discard, force_hand, force_reserve,
                           force_run, force_token, hand_of, ids, legal_strings, start_turn)
 from octa_helpers import POOL, compiled_and_uncompiled_agree, heuristic_wins
 from octa_helpers import setup as _setup
+
+
+random_game = cached(checks.random_game)  # compiled once, then loaded from the cache in later runs
 
 GAME = Game("octa", rules="nl")
 setup = partial(_setup, "nl")
@@ -433,7 +437,7 @@ def test_random_play_conserves_cards_keeps_runs_valid_and_terminates():
     reasons = {1: 0, 2: 0, 3: 0}
     for seed in range(2000):
         s = GAME.new_state(seed)
-        err = checks.random_game(s, GAME.max_game_length, st)
+        err = random_game(s, GAME.max_game_length, st)
         assert err == checks.OK, (seed, checks.ERROR_NAMES[err])
         assert GAME.is_terminal(s) and abs(GAME.returns(s).sum()) < 1e-12
         assert st[3] <= 300
