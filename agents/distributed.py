@@ -36,7 +36,7 @@ from typing import Any, Callable, Sequence
 
 import numpy as np
 
-from octagames.agents.arena import play_game
+from octagames.agents.arena import Job, play_game
 from octagames.core import Game
 
 EXTRA_HINT = "pip install 'octagames[distributed]' (ray[default]==2.60.0)"
@@ -77,10 +77,6 @@ def connect(address: str | None = None, num_cpus: int | None = None) -> Any:
 
 
 # ------------------------------------------------------------------ arena games as tasks
-
-Job = tuple[int, tuple[int, ...], int]
-"""One game: (key, the agent index of every seat, seed)."""
-
 
 def _play_chunk(game_name: str, config: dict[str, Any], agents: Sequence[Any],
                 chunk: Sequence[Job]) -> list[tuple[int, list[float], int]]:
