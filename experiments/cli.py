@@ -120,10 +120,30 @@ class RunConfig:
     """also stop after this much wall time (0: no limit); breaks exact reproducibility"""
     progress: bool = True
     """show a tqdm progress bar"""
+    # -- warm start -----------------------------------------------------------
+    imitation_games: int = 0
+    """teacher games before training (0: no warm start)"""
+    imitation_teacher: str = "heuristic"
+    """registry spec of the teacher"""
+    imitation_epsilon: float = 0.1
+    """share of teacher-game moves played at random (labelled with the teacher's choice)"""
+    imitation_steps: int = 1000
+    """gradient steps on the teacher's decisions"""
+    # -- Ray ------------------------------------------------------------------
+    ray_actors: int = 0
+    """self-play actors on Ray (the distributed extra); 0: self-play in this process. One actor
+    reproduces the single-process run; N actors give N times the self-play per step of the learner"""
+    ray_address: str = ""
+    """the Ray cluster of the actors (auto: the one this machine belongs to; empty: a local instance)"""
 
     def __post_init__(self) -> None:
         if self.device not in ("auto", "cpu", "cuda") and not self.device.startswith("cuda:"):
             raise ValueError(f"device={self.device!r} is not valid; valid values: auto, cpu, cuda")
+        for name in ("imitation_games", "imitation_steps", "ray_actors"):
+            if getattr(self, name) < 0:
+                raise ValueError(f"{name}={getattr(self, name)} is not valid; it must be >= 0")
+        if not 0.0 <= self.imitation_epsilon <= 1.0:
+            raise ValueError(f"imitation_epsilon={self.imitation_epsilon} is not valid; it must be in [0, 1]")
         Game(self.game, **self.game_kwargs())  # unknown games, fields and values fail here
 
     def game_kwargs(self) -> dict[str, Any]:

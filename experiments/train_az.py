@@ -129,13 +129,7 @@ class TrainConfig(RunConfig):
     """iterations between snapshots added to the pool"""
     pool_size: int = 8
     """most snapshots kept"""
-    # -- warm start ----------------------------------------------------------------------
-    imitation_games: int = 0
-    """teacher games played before the first iteration (0: no warm start)"""
-    imitation_teacher: str = "heuristic"
-    """registry spec of the teacher"""
-    imitation_epsilon: float = 0.1
-    """share of teacher-game moves played at random (labelled with the teacher's choice)"""
+    # -- warm start (the other imitation_* fields are RunConfig's) -----------------------------
     imitation_steps: int = 2000
     """gradient steps on the teacher's decisions"""
     # -- evaluation and checkpoints ----------------------------------------------------------
@@ -155,19 +149,13 @@ class TrainConfig(RunConfig):
     """iterations between checkpoints"""
     stop_after_iterations: int = 0
     """testing aid: end the process abruptly (os._exit, no cleanup) after this iteration, like a kill"""
-    # -- Ray ---------------------------------------------------------------------------------
-    ray_actors: int = 0
-    """self-play actors on Ray (the distributed extra); 0: self-play in this process. One actor
-    reproduces the single-process run; N share each iteration's samples"""
-    ray_address: str = ""
-    """the Ray cluster of the actors (auto: the one this machine belongs to; empty: a local instance)"""
 
     def __post_init__(self) -> None:
         for name in ("iterations", "batch_size", "buffer_size", "num_games", "samples_per_iteration",
                      "snapshot_every", "pool_size", "checkpoint_every", "eval_games", "policy_width"):
             if getattr(self, name) < 1:
                 raise ValueError(f"{name}={getattr(self, name)} is not valid; it must be >= 1")
-        for name in ("imitation_games", "imitation_steps", "simulations", "play_simulations", "ray_actors"):
+        for name in ("simulations", "play_simulations"):
             if getattr(self, name) < 0:
                 raise ValueError(f"{name}={getattr(self, name)} is not valid; it must be >= 0")
         if self.replay_ratio <= 0:

@@ -155,15 +155,7 @@ class TrainConfig(RunConfig):
     """updates between snapshots added to the pool"""
     pool_size: int = 8
     """most snapshots kept (oldest dropped)"""
-    # -- warm start ---------------------------------------------------------------
-    imitation_games: int = 0
-    """teacher games cloned before training (0: no warm start)"""
-    imitation_teacher: str = "heuristic"
-    """registry spec of the teacher"""
-    imitation_epsilon: float = 0.1
-    """share of teacher-game moves played at random (labelled with the teacher's choice)"""
-    imitation_steps: int = 1000
-    """gradient steps of the cloning"""
+    # -- warm start (the other imitation_* fields are RunConfig's) -------------------
     imitation_learning_rate: float = 1e-3
     """Adam learning rate of the cloning"""
     # -- evaluation and checkpoints --------------------------------------------
@@ -177,12 +169,6 @@ class TrainConfig(RunConfig):
     """updates between checkpoints"""
     stop_after_updates: int = 0
     """testing aid: end the process abruptly (os._exit, no cleanup) after this update, like a kill"""
-    # -- Ray ----------------------------------------------------------------------
-    ray_actors: int = 0
-    """rollout actors on Ray (the distributed extra), each with num_envs games; 0: rollouts in this process.
-    One actor reproduces the single-process run; N give N times the samples per update"""
-    ray_address: str = ""
-    """the Ray cluster of the actors (auto: the one this machine belongs to; empty: a local instance)"""
 
     def __post_init__(self) -> None:
         if self.reward not in ("win", "score"):
@@ -196,14 +182,10 @@ class TrainConfig(RunConfig):
         if not 0.0 <= self.agent_opponent_prob <= rest + 1e-12:
             raise ValueError(f"agent_opponent_prob={self.agent_opponent_prob} must be in "
                              f"[0, 1 - self_play_prob - random_opponent_prob] = [0, {rest:g}]")
-        if self.imitation_games < 0 or self.imitation_steps < 0:
-            raise ValueError("imitation_games and imitation_steps must be >= 0")
         for name in ("num_envs", "num_steps", "update_epochs", "num_minibatches", "snapshot_every",
                      "pool_size", "checkpoint_every", "eval_games"):
             if getattr(self, name) < 1:
                 raise ValueError(f"{name}={getattr(self, name)} must be >= 1")
-        if self.ray_actors < 0:
-            raise ValueError(f"ray_actors={self.ray_actors} must be >= 0")
         super().__post_init__()
 
     @property
