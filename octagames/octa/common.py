@@ -254,6 +254,9 @@ def make_state_dtype() -> np.dtype:
         ("moves_turn", np.int32),              # card moves between runs this turn
         ("jack_slot", np.int32),               # the face-down card this turn's Jack laid: run slot (-1 none)
         ("jack_pos", np.int32),                # ... and position; it cannot be replaced before the next turn
+        ("move_slot", np.int32),               # Dutch move: the run whose end card is being moved (-1 none)
+        ("move_end", np.int32),                # ... and its end (0 low, 1 high); the destination comes next
+        ("move_ret", np.int32),                # ... and the phase to go back to after the move
     ])
 
 

@@ -127,6 +127,9 @@ def reset(s, seed) -> None:
     s["kpick_seat"] = -1
     s["kpick_left"] = 0
     s["moves_turn"] = 0
+    s["move_slot"] = -1
+    s["move_end"] = -1
+    s["move_ret"] = -1
 
 
 @nb.njit
