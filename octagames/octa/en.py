@@ -320,10 +320,13 @@ def score(s, p) -> int:
 
 @nb.njit
 def winner(s) -> int:
-    """The win rule: an Octa (8+ face-up cards in one run) and 28+ face-up cards in runs."""
-    p = s["cur"]
-    if longest_run(s, p) >= 8 and table_faceup(s, p) >= 28:
-        return p
+    """The win rule, "as soon as", for either seat: an Octa (8+ face-up cards in one run) and 28+
+    face-up cards in runs. The seat to move is checked first (one action changes one seat's runs, so
+    both cannot reach it at once)."""
+    for i in range(2):
+        p = (s["cur"] + i) % 2
+        if longest_run(s, p) >= 8 and table_faceup(s, p) >= 28:
+            return p
     return -1
 
 
@@ -609,10 +612,11 @@ def _has_b_copy(s, p, k) -> bool:
 
 @nb.njit
 def _gen_free(s, p, out) -> int:
-    """Additions to own runs and face-down replacements (allowed any time in the turn).
+    """Additions to any run on the table and face-down replacements (allowed any time in the turn).
 
     While option B's placement is still owed, an action is offered only if a
-    taken card can still reach the table afterwards (so no dead end exists).
+    taken card can still reach the table afterwards (so no dead end exists); a
+    taken card counts only in the mover's own run ("an extension of your own run").
     """
     owed = s["phase"] == PH_BPLACE and s["b_done"] == 0
     n = 0
@@ -620,18 +624,19 @@ def _gen_free(s, p, out) -> int:
         if s["run_owner"][r] < 0:
             continue
         suit = s["run_suit"][r]
-        if s["run_owner"][r] == p:
-            for end in range(2):
-                pos = extend_pos(s, r, end)
-                if pos < 0:
-                    continue
-                k = kind_at(suit, pos)
-                if s["hand_cnt"][p, k] <= 0:
-                    continue
-                if owed and not _has_b_copy(s, p, k) and not _b_feasible(s, p, k, r, pos, -1):
-                    continue
-                out[A_ADD + r * 2 + end] = 1
-                n += 1
+        own = s["run_owner"][r] == p
+        for end in range(2):
+            pos = extend_pos(s, r, end)
+            if pos < 0:
+                continue
+            k = kind_at(suit, pos)
+            if s["hand_cnt"][p, k] <= 0:
+                continue
+            if owed and not (own and _has_b_copy(s, p, k)) and not _b_feasible(s, p, k, r if own else -1,
+                                                                               pos, -1):
+                continue
+            out[A_ADD + r * 2 + end] = 1
+            n += 1
         for pos in range(s["run_lo"][r], s["run_hi"][r] + 1):
             if s["run_fd"][r, pos] == 0 or (r == s["jack_slot"] and pos == s["jack_pos"]):
                 continue  # face up, or laid by this turn's Jack ("later" replaced)
@@ -948,13 +953,24 @@ def apply(s, a) -> bool:
         s["token_turn"][p] = -1
         s["opt_used"] = 3
         start_refill(s, True, PH_EXCH)
-    elif a < A_FD:  # add a hand card to an end of an own run
+    elif a < A_FD:  # add a hand card to an end of a run
         i = a - A_ADD
         r = i // 2
         pos = extend_pos(s, r, i % 2)
-        c = hand_card_of_kind(s, p, kind_at(s["run_suit"][r], pos))
-        if s["bflag"][c]:
-            s["b_done"] = 1
+        k = kind_at(s["run_suit"][r], pos)
+        if s["run_owner"][r] == p:
+            c = hand_card_of_kind(s, p, k)  # a taken B card first: it settles option B
+            if s["bflag"][c]:
+                s["b_done"] = 1
+        else:  # the opponent's run: keep a taken B card in hand (it counts only in an own run)
+            c = -1
+            best = -3
+            for cp in range(2):
+                d = cp * 40 + k
+                score = np.int64(s["pub"][d]) - 2 * np.int64(s["bflag"][d])  # (uint8 fields: no wrap-around)
+                if s["loc"][d] == LOC_HAND and s["lidx"][d] == p and score > best:
+                    c = d
+                    best = score
         detach(s, c)
         to_run(s, c, r, pos, False)
         if pos < s["run_lo"][r]:
@@ -1191,8 +1207,9 @@ REASONS = {
                              "protected card, and a way to put at least one of its cards on the table at once"),
     "b_done": _b_done_reason,
     "option_c": _option_reason("option C needs a pool run carrying your token"),
-    "add": _free_reason("you may add only to your own runs, at an end, with the card that continues the run "
-                        "(at most 10 cards, the ace low or high but not both)"),
+    "add": _free_reason("you may add to any run on the table, at an end, with the card that continues the run "
+                        "(at most 10 cards, the ace low or high but not both); while option B is owed, only "
+                        "if a taken card can still go into your own run or a new run"),
     "replace": _free_reason("a face-down card can be replaced only with the card it stands for, from your "
                             "hand"),
     "exchange": _exchange_reason,

@@ -114,6 +114,53 @@ def test_jack_keeps_one_face_up_card_and_may_hit_own_runs():
     assert en.A_JACK + own * 11 + 7 - 1 in legal  # own runs too
 
 
+def test_cards_go_to_the_opponents_runs_too_and_before_the_jack_is_used():
+    # "You may add cards to runs on the table at any time during your turn": any run, and before the
+    # action card's action, so a run lengthened first counts for the Jack's condition
+    s = setup(POOL, H0.replace("♥5", "♦6"), H1, start=0)
+    theirs = force_run(s, 1, "♦3 ♦4 ♦5", facedown=(1, 2))  # one face-up card: no Jack target
+    start_turn(s, "♣9", "♠J", 0)  # ♠J | ♠Q: the Jack may be used
+    assert int(s["phase"]) == C.PH_USE
+    assert en.A_JACK + theirs * 11 + 3 - 1 not in set(GAME.legal_actions(s))  # its last face-up card
+    do(s, "add ♦6 to run ♦3 [?♦4] [?♦5]")  # the opponent's run, before the Jack
+    assert int(s["run_owner"][theirs]) == 1 and int(s["run_hi"][theirs]) == 6
+    assert int(C.table_faceup(s, 1)) == 2 and int(s["phase"]) == C.PH_USE
+    do(s, "Jack: replace ♦3 in P1's run ♦3 [?♦4] [?♦5] ♦6 with a face-down card")
+    assert "♦3" in hand_of(s, 0)
+    assert_valid(s)
+
+
+def test_a_card_taken_with_option_b_counts_only_in_an_own_run():
+    # "at least one of these cards ... as part of a new run and/or as an extension of your own run"
+    s = setup("♥5 ♣9 ♣3 ♦2 ♦5 ♦8 ♠2 ♠5", H0, H1, start=0)
+    force_run(s, 1, "♣6 ♣7 ♣8")
+    _token_run_then_pass(s)
+    start_turn(s, "♠3", "♦Q", 1)  # ♦K | ♦Q: Queen, declined
+    do(s, "do not use the action card", "option B: take the pool's top row")  # ♥5 ♣9 ♣3, taken
+    assert int(s["phase"]) == en.PH_BPLACE and int(s["b_done"]) == 0
+    do(s, "add ♣9 to run ♣6 ♣7 ♣8")  # allowed (the taken ♥5 can still extend the own run) ...
+    assert int(s["run_owner"][[r for r in range(C.MAX_RUNS) if int(s["run_hi"][r]) == 9][0]]) == 1
+    assert int(s["b_done"]) == 0 and not can(s, "option B: done placing (refill the pool)")  # ... owed
+    do(s, "add ♥5 to run ♥2 ♥3 ♥4")  # the taken ♥5 into the own run settles option B
+    assert int(s["b_done"]) == 1 and can(s, "option B: done placing (refill the pool)")
+    assert_valid(s)
+
+
+def test_the_win_counts_as_soon_as_it_is_reached_in_the_other_seats_turn():
+    # "You win as soon as you have an Octa and at least 28 cards": P0 replaces the face-down card in
+    # P1's run, P1 reaches 28 face-up cards with an Octa, and P1 wins at once, in P0's turn
+    s = setup(POOL, H0.replace("♥5", "♦8"), H1, start=0)
+    force_run(s, 1, "♠A ♠2 ♠3 ♠4 ♠5 ♠6 ♠7 ♠8")
+    force_run(s, 1, "♦A ♦2 ♦3 ♦4 ♦5 ♦6 ♦7 ♦8 ♦9", facedown=(7,))  # ♦8 face down: 8 face up
+    force_run(s, 1, "♣A ♣2 ♣3 ♣4 ♣5 ♣6 ♣7 ♣8 ♣9 ♣10")  # 26
+    force_run(s, 1, "♥2 ♥3 ♥4", facedown=(0, 1))  # 27
+    start_turn(s, "♣9", "♣K", 0)
+    assert int(C.table_faceup(s, 1)) == 27 and not GAME.is_terminal(s)
+    do(s, "replace the face-down card in run ♦A ♦2 ♦3 ♦4 ♦5 ♦6 ♦7 [?♦8] ♦9 with ♦8 and take it into your hand")
+    assert GAME.is_terminal(s) and int(s["end_reason"]) == 1 and int(s["winner"]) == 1
+    assert list(GAME.returns(s)) == [-1.0, 1.0]
+
+
 def test_queen_takes_a_same_suit_pair_and_refills_from_the_stock():
     s = setup(POOL, H0, H1, start=0)
     force_discard(s, ids("♥A"))  # the Queen refills from the stock, never the discard pile
