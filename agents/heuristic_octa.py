@@ -83,6 +83,18 @@ def _interval_len(hand: np.ndarray, k: int) -> int:
     return best
 
 
+def _own_move_target(s, p: int, src: int, end: int) -> int:
+    """The attach id putting the end card of run ``src`` at ``end`` onto one of ``p``'s runs; -1 if none."""
+    c = int(nl.move_card(s, src, end))
+    if c < 0:
+        return -1
+    for d in range(MAX_RUNS):
+        for e in range(2):
+            if int(s["run_owner"][d]) == p and nl.move_fits(s, src, c, d, e):
+                return nl.N_ADD + d * 2 + e
+    return -1
+
+
 class OctaHeuristicAgent(Agent):
     """Greedy builder of runs for the English Octa rules (see the module docstring)."""
 
@@ -232,12 +244,14 @@ class OctaHeuristicAgent(Agent):
             for a in legal:
                 if nl.N_FD <= a < nl.N_DBL or nl.N_JOIN <= a < nl.N_USED:
                     return a
-            for a in legal:
+            for a in legal:  # take an end card of the opponent's run into an own run
                 if nl.N_MOVE <= a < nl.N_JOIN:
-                    d, end = divmod(a - nl.N_MOVE, 2)
-                    src, _e = nl._move_source(s, d, end)
-                    if int(s["run_owner"][d]) == p and src >= 0 and int(s["run_owner"][src]) != p:
+                    src, end = divmod(a - nl.N_MOVE, 2)
+                    if int(s["run_owner"][src]) != p and _own_move_target(s, p, src, end) >= 0:
                         return a
+        if ph == nl.PH_MOVE:
+            a = _own_move_target(s, p, int(s["move_slot"]), int(s["move_end"]))
+            return a if a >= 0 else legal[0]
         if ph == PH_PILE:
             c = int(s["adrawn"])
             for pile in range(2):

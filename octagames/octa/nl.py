@@ -20,7 +20,8 @@ reshuffle), 3 action pile choice, 4 action card use, 5 the turn's main phase
 (step 2, step 3, step 4, attaching, moves, joins, discard), 6 laying a run,
 7 King: picking reserve cards, 8 the Jack's joker must be used, 9 the extra
 card after doubling, 10 putting hand cards over 8 into the reserve, 11 taking
-reserve cards back (fewer than 8 in hand), 13 game over.
+reserve cards back (fewer than 8 in hand), 12 moving a run's end card: choosing
+the run it goes onto, 13 game over.
 
 Action table (``ACTIONS``, generated from the declaration below)
 ----------------------------------------------------------------
@@ -54,6 +55,7 @@ action      size  meaning
 454..505    52    ``joker_attach``: Jack 2: attach the joker and the hand card
                   after it at run slot*2 + end
 506..557    52    ``attach``: attach the hand card that fits at run slot*2 + end
+                  (while moving a card: put the moved card there)
 558..843    286   ``replace``: replace the face-down card at run slot*11 +
                   (position-1) with the card it stands for (it goes to your hand)
 844..875    32    ``double``: step 4, doubling: your card of suit s on pot slot i:
@@ -69,9 +71,9 @@ action      size  meaning
                   take no more reserve cards
 952..991    40    ``reserve_back``: take a reserve card of kind k back into your
                   hand
-992..1043   52    ``move``: move onto run slot*2 + end the card that fits, from
-                  the end of another run of the suit (the opponent's runs first,
-                  then the lowest slot)
+992..1043   52    ``move``: move the end card of run slot*2 + end (0 low, 1 high)
+                  to another run (the run it goes onto is chosen next, with an
+                  attach id)
 1044..1069  26    ``join``: join your run slot r with your run that continues it
 1070..1073  4     ``unused``: never legal under these rules (the action space is
                   shared with the other rulebook)
@@ -130,7 +132,9 @@ offset      size  meaning
 1779..1785  7     ``chance``: pending chance kind (draw, action card, refill,
                   face-down card, joker, reshuffle flip: one-hot 6) and draws
                   still owed / 2
-1786..1817  32    ``unused``: always 0 (the observation size is shared with the
+1786..1813  28    ``moving``: the card being moved: its run (slot one-hot, 26) and
+                  end (low, high)
+1814..1817  4     ``unused``: always 0 (the observation size is shared with the
                   other rulebook)
 ==========  ====  ================================================================
 """
@@ -163,10 +167,12 @@ PH_JOKER = 8
 PH_XTRA = 9
 PH_RESPUT = 10
 PH_RESBACK = 11
+PH_MOVE = 12      # a run's end card is being moved: choose the run it goes onto
 PHASE_NAMES = ("setup deal", "choosing the start player", "chance", "action pile choice",
                "action card use", "steps 2-4, attaching, discard", "laying a run",
                "King: picking reserve cards", "using the Jack's joker", "extra card after doubling",
-               "putting cards over 8 into the reserve", "taking reserve cards back", "-", "game over")
+               "putting cards over 8 into the reserve", "taking reserve cards back",
+               "moving a card: choosing the run it goes onto", "game over")
 
 MAX_MOVES = 8  # card moves between runs per turn (keeps every turn finite)
 
@@ -190,7 +196,8 @@ ACTIONS = action_table([
     Block("commit_token", 1, "commit the run being laid, with your token (step 3)"),
     Block("joker_attach", MAX_RUNS * 2, "Jack 2: attach the joker and the hand card after it at run "
           "slot*2 + end", (MAX_RUNS, 2)),
-    Block("attach", MAX_RUNS * 2, "attach the hand card that fits at run slot*2 + end", (MAX_RUNS, 2)),
+    Block("attach", MAX_RUNS * 2, "attach the hand card that fits at run slot*2 + end (while moving a card: "
+          "put the moved card there)", (MAX_RUNS, 2)),
     Block("replace", MAX_RUNS * 11, "replace the face-down card at run slot*11 + (position-1) with the card "
           "it stands for (it goes to your hand)", (MAX_RUNS, 11)),
     Block("double", POOL_SLOTS * 4, "step 4, doubling: your card of suit s on pot slot i: i*4 + s",
@@ -204,8 +211,8 @@ ACTIONS = action_table([
           "reserve)"),
     Block("end", 1, "end the turn without discarding (8 or fewer in hand) / take no more reserve cards"),
     Block("reserve_back", NUM_KINDS, "take a reserve card of kind k back into your hand"),
-    Block("move", MAX_RUNS * 2, "move onto run slot*2 + end the card that fits, from the end of another "
-          "run of the suit (the opponent's runs first, then the lowest slot)", (MAX_RUNS, 2)),
+    Block("move", MAX_RUNS * 2, "move the end card of run slot*2 + end (0 low, 1 high) to another run "
+          "(the run it goes onto is chosen next, with an attach id)", (MAX_RUNS, 2)),
     Block("join", MAX_RUNS, "join your run slot r with your run that continues it"),
 ])
 N_PILE, N_DECLINE, N_JACK = ACTIONS.offset("pile"), ACTIONS.offset("decline"), ACTIONS.offset("jack")
@@ -516,35 +523,44 @@ def _s2_feasible(s, p, line) -> bool:
 
 
 @nb.njit
-def _move_source(s, d, end):
-    """(source run, its end) whose end card moves onto run ``d`` at ``end``; (-1, -1) if none.
+def move_card(s, r, end) -> int:
+    """The face-up end card of run ``r`` at ``end`` (0 low, 1 high) if it may leave the run; else -1.
 
-    Opponent's runs are preferred to the mover's own, then the lowest slot,
-    then the low end. The source keeps at least 3 cards; only face-up cards move.
+    "Zolang er maar een geldige run overblijft (minimaal drie kaarten)": the run
+    keeps at least 3 cards, and **(ours)** at least one face-up card.
     """
-    if s["run_owner"][d] < 0 or has_token(s, d):
-        return -1, -1
+    if s["run_owner"][r] < 0:
+        return -1
+    lo = s["run_lo"][r]
+    hi = s["run_hi"][r]
+    if hi - lo + 1 < 4 or run_faceup(s, r) < 2:
+        return -1
+    pos = lo if end == 0 else hi
+    if s["run_fd"][r, pos]:
+        return -1
+    return s["run_card"][r, pos]
+
+
+@nb.njit
+def move_fits(s, src, c, d, end) -> bool:
+    """Whether card ``c``, moving from run ``src``, continues run ``d`` (no token) at ``end``."""
+    if d == src or s["run_owner"][d] < 0 or has_token(s, d) or s["run_suit"][d] != suit_of(c):
+        return False
     pos = extend_pos(s, d, end)
-    if pos < 0:
-        return -1, -1
-    suit = s["run_suit"][d]
-    k = kind_at(suit, pos)
-    p = s["cur"]
-    for pref in range(2):
-        for r in range(MAX_RUNS):
-            if r == d or s["run_owner"][r] < 0 or s["run_suit"][r] != suit:
-                continue
-            if (s["run_owner"][r] == p) != (pref == 1):
-                continue
-            lo = s["run_lo"][r]
-            hi = s["run_hi"][r]
-            if hi - lo + 1 < 4 or run_faceup(s, r) < 2:  # (ours) a face-up card stays
-                continue
-            if s["run_fd"][r, lo] == 0 and kind_at(suit, lo) == k:
-                return r, 0
-            if s["run_fd"][r, hi] == 0 and kind_at(suit, hi) == k:
-                return r, 1
-    return -1, -1
+    return pos > 0 and kind_at(s["run_suit"][d], pos) == kind_of(c)
+
+
+@nb.njit
+def _move_has_target(s, r, end) -> bool:
+    """Whether the end card of run ``r`` at ``end`` may move and some other run takes it."""
+    c = move_card(s, r, end)
+    if c < 0:
+        return False
+    for d in range(MAX_RUNS):
+        for e in range(2):
+            if move_fits(s, r, c, d, e):
+                return True
+    return False
 
 
 @nb.njit
@@ -562,26 +578,23 @@ def _join_partner(s, p, r) -> int:
 
 # ---------------------------------------------------------------- legal actions
 @nb.njit
-def _gen_free(s, p, out, owed) -> int:
-    """Attaching, face-down replacements, moves, joins, starting runs (only step-2 placements while owed)."""
+def _gen_free(s, p, out, owed, new_runs) -> int:
+    """Attaching, face-down replacements, moves, joins ("op elk moment"), and with ``new_runs``
+    starting a run (step 3); while step 2 is owed only placements of a taken pot card."""
     n = 0
     for r in range(MAX_RUNS):
         if s["run_owner"][r] < 0:
             continue
         suit = s["run_suit"][r]
-        if not has_token(s, r):
-            for end in range(2):
+        for end in range(2):
+            if not has_token(s, r):
                 pos = extend_pos(s, r, end)
-                if pos < 0:
-                    continue
-                if _free_copy(s, p, kind_at(suit, pos), owed) >= 0:
+                if pos > 0 and _free_copy(s, p, kind_at(suit, pos), owed) >= 0:
                     out[N_ADD + r * 2 + end] = 1
                     n += 1
-                if not owed and s["moves_turn"] < MAX_MOVES:
-                    src, _e = _move_source(s, r, end)
-                    if src >= 0:
-                        out[N_MOVE + r * 2 + end] = 1
-                        n += 1
+            if not owed and s["moves_turn"] < MAX_MOVES and _move_has_target(s, r, end):
+                out[N_MOVE + r * 2 + end] = 1
+                n += 1
         for pos in range(s["run_lo"][r], s["run_hi"][r] + 1):
             if r == s["jack_slot"] and pos == s["jack_pos"]:
                 continue  # laid face down by this turn's Jack: replaced in a later turn
@@ -591,6 +604,8 @@ def _gen_free(s, p, out, owed) -> int:
         if not owed and _join_partner(s, p, r) >= 0:
             out[N_JOIN + r] = 1
             n += 1
+    if not new_runs:
+        return n
     for suit in range(4):
         for q in range(1, 12):
             if _lay_ok(s, p, suit, q, False):
@@ -641,6 +656,17 @@ def gen_legal(s, p, out) -> int:
                 if s["res_n"][seat] > 0:
                     out[N_KRES + rel] = 1
                     n += 1
+        # "op elk moment": attaching, replacing, moving and joining before the action too (new runs
+        # are step 3, after it)
+        return n + _gen_free(s, p, out, False, False)
+    if ph == PH_MOVE:
+        r = s["move_slot"]
+        c = move_card(s, r, s["move_end"])
+        for d in range(MAX_RUNS):
+            for e in range(2):
+                if move_fits(s, r, c, d, e):
+                    out[N_ADD + d * 2 + e] = 1
+                    n += 1
         return n
     if ph == PH_KPICK:
         seat = s["kpick_seat"]
@@ -690,7 +716,7 @@ def gen_legal(s, p, out) -> int:
         return n
     if ph == PH_MAIN:
         owed = _owed(s)
-        n = _gen_free(s, p, out, owed)
+        n = _gen_free(s, p, out, owed, True)
         if owed:
             return n
         if (s["token_loc"][p] == TOK_RUN and s["token_turn"][p] < s["turn"] and s["step2_used"] == 0
@@ -711,7 +737,8 @@ def gen_legal(s, p, out) -> int:
                     if suit != suit_of(c) and s["under"][slot] < 0:
                         out[N_DBL + slot * 4 + suit] = 1
                         n += 1
-                    if k != kind_of(c):
+                    u = s["under"][slot]
+                    if k != kind_of(c) and (u < 0 or k != kind_of(u)):  # never two identical cards
                         out[N_SWAP + slot * 4 + suit] = 1
                         n += 1
         for k in range(NUM_KINDS):
@@ -928,6 +955,28 @@ def apply(s, a) -> bool:
         to_run(s, c, r, qc, False)
         s["joker"] = 2
         _goto(s, PH_MAIN)
+    elif a < N_FD and ph == PH_MOVE:  # the moved card goes onto run i // 2
+        i = a - N_ADD
+        d = i // 2
+        pos = extend_pos(s, d, i % 2)
+        src = s["move_slot"]
+        spos = s["run_lo"][src] if s["move_end"] == 0 else s["run_hi"][src]
+        c = s["run_card"][src, spos]
+        detach(s, c)
+        if s["move_end"] == 0:
+            s["run_lo"][src] = spos + 1
+        else:
+            s["run_hi"][src] = spos - 1
+        to_run(s, c, d, pos, False)
+        if pos < s["run_lo"][d]:
+            s["run_lo"][d] = pos
+        else:
+            s["run_hi"][d] = pos
+        s["moves_turn"] += 1
+        s["phase"] = s["move_ret"]
+        s["move_slot"] = -1
+        s["move_end"] = -1
+        s["move_ret"] = -1
     elif a < N_FD:  # attach
         i = a - N_ADD
         r = i // 2
@@ -1008,24 +1057,12 @@ def apply(s, a) -> bool:
                 to_hand(s, c, p, True)
                 break
         return s["hand_n"][p] >= HAND_LIMIT or s["res_n"][p] == 0
-    elif a < N_JOIN:  # move an end card onto another run
+    elif a < N_JOIN:  # pick the end card to move; the run it goes onto is chosen next
         i = a - N_MOVE
-        d = i // 2
-        pos = extend_pos(s, d, i % 2)
-        src, e = _move_source(s, d, i % 2)
-        spos = s["run_lo"][src] if e == 0 else s["run_hi"][src]
-        c = s["run_card"][src, spos]
-        detach(s, c)
-        if e == 0:
-            s["run_lo"][src] = spos + 1
-        else:
-            s["run_hi"][src] = spos - 1
-        to_run(s, c, d, pos, False)
-        if pos < s["run_lo"][d]:
-            s["run_lo"][d] = pos
-        else:
-            s["run_hi"][d] = pos
-        s["moves_turn"] += 1
+        s["move_slot"] = i // 2
+        s["move_end"] = i % 2
+        s["move_ret"] = ph
+        s["phase"] = PH_MOVE
     else:  # join two own runs
         r = a - N_JOIN
         u = _join_partner(s, p, r)
@@ -1111,10 +1148,11 @@ OBS_LAYOUT = observation_layout([
     Block("totals", 4, "face-up cards in runs / 80 (self, opponent), longest run / 10 (self, opponent)"),
     Block("chance", 7, "pending chance kind (draw, action card, refill, face-down card, joker, reshuffle "
           "flip: one-hot 6) and draws still owed / 2"),
+    Block("moving", MAX_RUNS + 2, "the card being moved: its run (slot one-hot, 26) and end (low, high)"),
 ])
 (O_HAND, O_OPP_KNOWN, O_HAND_N, O_RUNS, O_POOL, O_COVERED, O_TOKENS, O_DISC_SEQ, O_OWN_RES, O_OPP_RES,
  O_ATOPS, O_AUNDER, O_ATURNED, O_ANEW, O_COUNTS, O_PHASE, O_TO_MOVE, O_FLAGS, O_BUILD, O_OCTA, O_KING,
- O_SCORES, O_MOVES, O_TOTALS, O_CHANCE) = (OBS_LAYOUT.offset(b.name) for b in OBS_LAYOUT.blocks[:25])
+ O_SCORES, O_MOVES, O_TOTALS, O_CHANCE, O_MOVING) = (OBS_LAYOUT.offset(b.name) for b in OBS_LAYOUT.blocks[:26])
 
 
 @nb.njit
@@ -1168,6 +1206,9 @@ def observation(s, player, out) -> None:
     out[O_MOVES] = s["moves_turn"] / float(MAX_MOVES)
     obs_totals(s, player, out, O_TOTALS)
     obs_chance(s, out, O_CHANCE, 6)
+    if s["move_slot"] >= 0:
+        out[O_MOVING + s["move_slot"]] = 1.0
+        out[O_MOVING + MAX_RUNS + s["move_end"]] = 1.0
 
 
 # ---------------------------------------------------------------- strings and reasons (Python)
@@ -1221,6 +1262,8 @@ def _end_card(s, r: int, end: int) -> str:
 
 def _attach_string(s, i: int) -> str:
     r, end = divmod(i, 2)
+    if int(s["phase"]) == PH_MOVE:
+        return f"put the moved {_end_card(s, r, end)} on run {run_string(s, r)} (slot {r})"
     return f"attach {_end_card(s, r, end)} to run {run_string(s, r)} (slot {r})"
 
 
@@ -1247,8 +1290,12 @@ def _discard_string(s, i: int) -> str:
 
 
 def _move_string(s, i: int) -> str:
-    d, end = divmod(i, 2)
-    return f"move {_end_card(s, d, end)} from another run onto run {run_string(s, d)} (slot {d})"
+    r, end = divmod(i, 2)
+    suit = int(s["run_suit"][r])
+    if suit < 0:
+        return f"move an end card of run slot {r} (empty)"
+    pos = int(s["run_lo"][r]) if end == 0 else int(s["run_hi"][r])
+    return f"move {_pos_label(suit, pos)} from run {run_string(s, r)} to another run (slot {r})"
 
 
 def _join_string(s, i: int) -> str:
@@ -1310,6 +1357,8 @@ def _lay_reason(s, p: int, i: int, step: str) -> str:
 
 
 def _free_reason(s, p: int, i: int, step: str) -> str:
+    if int(s["phase"]) == PH_MOVE:
+        return "the moved card goes onto another run without token of its suit that it continues"
     return ("you may attach to any run without token, with the card that continues it, and replace a "
             "face-down card with the card it stands for (while step 2 is owed: only with a taken pot card)")
 
@@ -1327,7 +1376,8 @@ def _extra_reason(s, p: int, i: int, step: str) -> str:
 
 
 _STEP4 = ("step 4 is played once per turn: doubling puts a hand card on a pot card of the same rank and "
-          "another suit (at most two stacked), swapping exchanges cards of the same rank")
+          "another suit (at most two stacked), swapping exchanges cards of the same rank (never leaving two "
+          "identical cards stacked)")
 # Why an action of each block is refused, in the rulebook's words:
 # ``REASONS[block](s, seat to move, index in the block, phase name)``; it depends only on what that seat sees.
 REASONS = {
@@ -1367,8 +1417,9 @@ REASONS = {
     "end": lambda s, p, i, step: "with more than 8 cards in hand you must discard one",
     "reserve_back": lambda s, p, i, step: ("reserve cards are taken back only at the end of the turn, with "
                                            "fewer than 8 cards in hand"),
-    "move": lambda s, p, i, step: ("a card moves from a run end onto a run without token of the same suit, at "
-                                   f"least 3 cards remain, at most {MAX_MOVES} moves per turn"),
+    "move": lambda s, p, i, step: ("the face-up end card of a run moves onto another run without token of its "
+                                   "suit that it continues; at least 3 cards (one face up) remain, at most "
+                                   f"{MAX_MOVES} moves per turn, and not while step 2 is owed"),
     "join": lambda s, p, i, step: ("two of your own runs of one suit (no token) that connect can be joined (at "
                                    "most 10 cards)"),
     "unused": lambda s, p, i, step: "this action id is not used by the Dutch rules",

@@ -116,13 +116,14 @@ def hand_of(s, p: int) -> list[str]:
     return sorted(card_name(c) for c in range(80) if s["loc"][c] == C.LOC_HAND and s["lidx"][c] == p)
 
 
-def force_run(s, owner: int, cards: str, facedown: tuple[int, ...] = ()) -> int:
+def force_run(s, owner: int, cards: str, facedown: tuple[int, ...] = (), copy: int = 0) -> int:
     """Put a run on ``owner``'s table directly and return its slot.
 
     An ace written last (``"♥9 ♥10 ♥A"``) is the high ace; ``facedown`` lists
-    the indexes laid face down (each one a stock card).
+    the indexes laid face down (each one a stock card); ``copy=1`` uses the
+    second deck's cards.
     """
-    cs = ids(cards)
+    cs = [c + 40 * copy for c in ids(cards)]
     suit = (cs[0] % 40) // 10
     pos = [(c % 10) + 1 for c in cs]
     if pos[-1] == 1 and len(pos) > 1:

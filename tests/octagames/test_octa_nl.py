@@ -275,6 +275,13 @@ def test_doubling_limits_and_the_optional_extra_card():
     table = legal_strings(s)
     assert "double: lay ♠2 on ♦2 (left)" in table
     assert not any(m.startswith("double") and "top-left" in m for m in table)
+    # "geen derde gelijke kaart": a swap never leaves two identical cards stacked (♣2 on ♣2)
+    C.detach(s, 71)  # the second ♣2
+    C.to_hand(s, 71, 1, False)
+    table = legal_strings(s)
+    assert "swap ♠2 for ♥2 (top-left)" in table
+    assert "swap ♣2 for ♥2 (top-left)" not in table
+    assert "swap ♣2 for ♦2 (left)" in table  # an undoubled space: any other card of the rank
 
 
 def test_swapping_gives_no_extra_card():
@@ -288,6 +295,59 @@ def test_swapping_gives_no_extra_card():
 
 
 # ---------------------------------------------------------------- attaching, moves, joins
+def test_a_move_names_the_run_the_card_leaves_and_then_the_run_it_joins():
+    # "Je mag de hoogste of laagste kaart van de ene naar de andere run verplaatsen": the player
+    # chooses the source run (here two runs end in ♠6) and then the destination (the ace: low or high)
+    def prep(s):
+        force_run(s, 1, "♠3 ♠4 ♠5 ♠6")
+        force_run(s, 0, "♠3 ♠4 ♠5 ♠6", copy=1)
+        force_run(s, 1, "♠7 ♠8 ♠9")
+        force_run(s, 0, "♦A ♦2 ♦3 ♦4")
+        force_run(s, 1, "♦2 ♦3 ♦4 ♦5 ♦6 ♦7 ♦8 ♦9 ♦10", copy=1)
+    s = setup("♣2 ♣5 ♣8 ♥4 ♦5 ♦8 ♥5 ♣6", H0, H1, piles="♥K ♠Q", before_start=prep)
+    start_turn(s, "♣9", "♦K", 0)  # ♦K | ♠Q: no action
+    theirs, mine = [r for r in range(C.MAX_RUNS) if int(s["run_hi"][r]) == 6 and int(s["run_suit"][r]) == 1]
+    assert int(s["run_owner"][theirs]) == 1 and int(s["run_owner"][mine]) == 0
+    legal = set(GAME.legal_actions(s))
+    assert {nl.N_MOVE + theirs * 2 + 1, nl.N_MOVE + mine * 2 + 1} <= legal  # either ♠6 may move
+    assert nl.N_MOVE + theirs * 2 not in legal  # ♠3 fits no other run
+    GAME.apply_action(s, nl.N_MOVE + mine * 2 + 1)  # the own ♠6
+    seven = [r for r in range(C.MAX_RUNS) if int(s["run_lo"][r]) == 7 and int(s["run_suit"][r]) == 1][0]
+    assert GAME.legal_actions(s) == [nl.N_ADD + seven * 2]
+    GAME.apply_action(s, nl.N_ADD + seven * 2)
+    assert run_string(s, mine) == "♠3 ♠4 ♠5" and run_string(s, theirs) == "♠3 ♠4 ♠5 ♠6"
+    assert run_string(s, seven) == "♠6 ♠7 ♠8 ♠9" and int(s["run_owner"][seven]) == 1
+    do(s, "move ♦A (low) from run ♦A ♦2 ♦3 ♦4 to another run")  # 2..10: the ace goes low or high
+    assert set(legal_strings(s)) == {"put the moved ♦A (low) on run ♦2 ♦3 ♦4 ♦5 ♦6 ♦7 ♦8 ♦9 ♦10",
+                                     "put the moved ♦A (high) on run ♦2 ♦3 ♦4 ♦5 ♦6 ♦7 ♦8 ♦9 ♦10"}
+    moving = GAME.observation_views(GAME.observation(s, 1))["moving"]  # the other seat sees it too
+    assert moving[int(s["move_slot"])] == 1 and list(moving[-2:]) == [1, 0] and moving.sum() == 2
+    do(s, "put the moved ♦A (high) on run ♦2 ♦3 ♦4 ♦5 ♦6 ♦7 ♦8 ♦9 ♦10")
+    assert any(run_string(s, q) == "♦2 ♦3 ♦4 ♦5 ♦6 ♦7 ♦8 ♦9 ♦10 ♦A" for q in range(26))
+    assert int(s["moves_turn"]) == 2 and int(s["move_slot"]) == -1
+    assert GAME.observation_views(GAME.observation(s, 1))["moving"].sum() == 0
+    assert_valid(s)
+
+
+def test_attaching_and_moving_come_before_the_action_card_is_used():
+    # "Tijdens je speelbeurt mag je op elk moment kaarten aansluiten bij alle runs op tafel": attach
+    # ♠7 to the opponent's ♠4-♠6 first, then the Queen may take ♠4 (3 cards remain)
+    def prep(s):
+        force_run(s, 1, "♠4 ♠5 ♠6")
+    s = setup(POOL, H0, H1.replace("♠7", "♣4"), piles="♥K ♠Q", before_start=prep)
+    force_hand(s, 0, "♠7")
+    start_turn(s, "♣9", "♥Q", 1)  # ♥K | ♥Q: the King or the Queen
+    assert int(s["phase"]) == C.PH_USE
+    assert not any(m.startswith("Queen: take ♠4") for m in legal_strings(s))  # 3 must remain
+    assert not any(m.startswith(("start a new run", "step 2", "double", "swap", "discard")) for m in
+                   legal_strings(s))  # new runs and steps 2-4 come after the action card
+    do(s, "attach ♠7 to run ♠4 ♠5 ♠6")
+    assert int(s["phase"]) == C.PH_USE
+    do(s, "Queen: take ♠4 from run ♠4 ♠5 ♠6 ♠7")
+    assert "♠4" in hand_of(s, 0) and int(s["phase"]) == nl.PH_MAIN
+    assert_valid(s)
+
+
 def test_attach_to_any_run_without_token_moves_and_joins():
     def prep(s):
         force_run(s, 1, "♥3 ♥4 ♥5 ♥6")
@@ -299,10 +359,13 @@ def test_attach_to_any_run_without_token_moves_and_joins():
               piles="♥K ♠Q", before_start=prep)
     start_turn(s, "♠A", "♦J", 0)
     do(s, "attach ♣7 to run ♣4 ♣5 ♣6")  # the opponent's run
-    do(s, "move ♥6 from another run onto run ♥7 ♥8 ♥9")
+    do(s, "move ♥6 from run ♥3 ♥4 ♥5 ♥6 to another run")
+    assert int(s["phase"]) == nl.PH_MOVE and set(legal_strings(s)) == {"put the moved ♥6 on run ♥7 ♥8 ♥9"}
+    do(s, "put the moved ♥6 on run ♥7 ♥8 ♥9")
+    assert int(s["phase"]) == nl.PH_MAIN and int(s["moves_turn"]) == 1
     assert any(run_string(s, q) == "♥6 ♥7 ♥8 ♥9" and s["run_owner"][q] == 0 for q in range(26))
     assert any(run_string(s, q) == "♥3 ♥4 ♥5" for q in range(26))
-    assert not can(s, "move ♥5 from another run onto run ♥6 ♥7 ♥8 ♥9")  # 3 cards must remain
+    assert not can(s, "move ♥5 from run ♥3 ♥4 ♥5 to another run")  # 3 cards must remain
     do(s, "join run ♦2 ♦3 ♦4 with run ♦5 ♦6 ♦7")
     assert any(run_string(s, q) == "♦2 ♦3 ♦4 ♦5 ♦6 ♦7" for q in range(26))
     assert_valid(s)
