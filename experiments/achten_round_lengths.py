@@ -48,8 +48,8 @@ class LengthConfig:
     """rounds per player count for MCTS self-play"""
     mcts_simulations: int = 200
     """MCTS simulations per move"""
-    deal_penalty: float = 0.0
-    """the config's cost of having to deal next (the worst hand); 0 is the default config"""
+    deal_penalty: float = R.DEFAULT_DEAL_PENALTY
+    """the config's cost of having to deal next (the worst hand); the default is the default config's"""
     caps: tuple[int, ...] = (10, 20, 30, 50, R.DEFAULT_TURN_CAP)
     """turn bounds (per player) to count the rounds they would stop"""
     seed: int = 0

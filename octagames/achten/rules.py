@@ -167,6 +167,10 @@ NUL_TENTHS = 10
 VERBIED_TENTHS = 1
 
 DEFAULT_TURN_CAP = 100   # safety bound: turns per player per round (not a rule; almost never binds)
+# One-round mode: what having to deal next costs the worst hand. "Om niet te hoeven schudden, moet je
+# dus de beste hand zien te halen, maar uiteindelijk gaat het om het winnen en is het soms noodzaak om
+# een verbied te halen en te gaan schudden": a cost, below verbied's 0.1 point (docs/rules/achten.md).
+DEFAULT_DEAL_PENALTY = 0.05
 DEFAULT_MAX_ROUNDS = 200  # rounds per match before it ends as a draw (engine rule)
 HIST_MOVES = 65           # the observation's move history: the last 65 moves of the round
 LOOK_SIZE = 4             # lookahead features per action
@@ -262,10 +266,11 @@ INFO = GameInfo(
     # turn_cap and max_rounds may only be lowered from their defaults, so this
     # bound holds for every config (max_game_length(config) gives each config's own)
     max_game_length=DEFAULT_MAX_ROUNDS * _round_length_bound(MAX_PLAYERS, DEFAULT_TURN_CAP),
-    # default config (one round, no dealing penalty): own points minus the mean
-    # of the others'; one player can score nul + verbied = 1.1 in a round
-    min_utility=-1.1,
-    max_utility=1.1,
+    # default config (one round, the default dealing penalty): own points minus the
+    # mean of the others'; one player can score nul + verbied = 1.1 in a round, the
+    # worst hand pays the penalty (utility_bounds gives each config's own bounds)
+    min_utility=-1.1 - DEFAULT_DEAL_PENALTY,
+    max_utility=1.1 + DEFAULT_DEAL_PENALTY,
     chance_mode="explicit",
     dynamics="sequential",
     information="imperfect",
@@ -340,7 +345,11 @@ class Config:
         max_rounds: engine rule: rounds per match (1..200); a match without a
             winner by then is a draw.
         deal_penalty: one-round mode: points subtracted from the seat that has
-            to deal next (the worst hand), 0..10.
+            to deal next (the worst hand), 0..10. The default 0.05 is the seed's
+            reading: dealing is to be avoided ("Om niet te hoeven schudden, moet
+            je dus de beste hand zien te halen"), yet worth less than verbied's
+            0.1 point ("soms noodzaak om een verbied te halen en te gaan
+            schudden"); 0 scores the points alone.
     """
 
     num_players: int = 2
@@ -351,7 +360,7 @@ class Config:
     dealer: int = 0
     turn_cap: int = DEFAULT_TURN_CAP
     max_rounds: int = DEFAULT_MAX_ROUNDS
-    deal_penalty: float = 0.0
+    deal_penalty: float = DEFAULT_DEAL_PENALTY
 
     def __post_init__(self) -> None:
         check_range("num_players", self.num_players, 2, MAX_PLAYERS)

@@ -186,7 +186,8 @@ def test_nul_scores_one_point_at_the_showdown():
     g, s = table(["♥8 ♣3 ♣5", "♦2 ♦3 ♦4"], "♥2 ♥3 ♥4", "♥6")
     g.apply_actions(s, [KEEP, PASS, STAND])      # P0 has nul and passes
     assert s["round_pts"][:2].tolist() == [10, 0]  # tenths of a point
-    assert g.returns(s).tolist() == [1.0, -1.0]
+    assert int(s["worst"]) == 1  # P1 deals next: the default penalty, 0.05
+    np.testing.assert_allclose(g.returns(s), [1.05, -1.05])
 
 
 def test_verbied_laid_in_the_pot_stops_the_round_at_once_and_scores_a_tenth():
@@ -199,7 +200,12 @@ def test_verbied_laid_in_the_pot_stops_the_round_at_once_and_scores_a_tenth():
     g.apply_action(s, swap(0, 2))                # P2: ♥K <-> ♦2: pot ♥A ♥10 ♥K = verbied
     assert g.is_terminal(s) and int(s["end_reason"]) == R.END_VERBIED
     assert int(s["verbied_by"]) == 2 and s["round_pts"][:3].tolist() == [0, 0, 1]
-    np.testing.assert_allclose(g.returns(s), [-0.05, -0.05, 0.1])
+    pts = np.array([0.0, 0.0, 0.1])
+    pts[int(s["worst"])] -= R.DEFAULT_DEAL_PENALTY
+    np.testing.assert_allclose(g.returns(s), [pts[p] - (pts.sum() - pts[p]) / 2 for p in range(3)])
+    g, s = table(["♣2 ♣3 ♥A", "♦2 ♦3 ♦4", "♠2 ♠3 ♠4"], "♥K ♥10 ♣9", "♥5", deal_penalty=0.0)
+    g.apply_actions(s, [KEEP, swap(0, 0), swap(2, 0), swap(0, 2), swap(0, 2)])
+    np.testing.assert_allclose(g.returns(s), [-0.05, -0.05, 0.1])  # the points alone
 
 
 def test_verbied_by_a_claw_or_by_the_first_whole_hand_swap():
@@ -238,7 +244,9 @@ def test_nul_and_verbied_points_add_up():
     g, s = table(["♠8 ♣3 ♥A", "♦2 ♦3 ♦4"], "♥K ♥10 ♣5", "♥5")
     g.apply_actions(s, [KEEP, swap(2, 2)])
     assert g.is_terminal(s) and s["round_pts"][:2].tolist() == [11, 0]
-    np.testing.assert_allclose(g.returns(s), [1.1, -1.1])
+    np.testing.assert_allclose(g.returns(s), [1.1 + 0.05, -1.1 - 0.05])  # P1, the worst hand, deals
+    lo, hi = R.utility_bounds(g.config)
+    np.testing.assert_allclose([lo, hi, g.min_utility, g.max_utility], [-1.15, 1.15, -1.15, 1.15])
 
 
 def test_the_turn_bound_truncates_the_round_unscored():
@@ -255,7 +263,8 @@ def test_the_turn_bound_truncates_the_round_unscored():
     # a pass on the last turn before the bound still leads to the last turns and the showdown
     g, s = table(["♣8 ♦2 ♦6", "♦3 ♦4 ♦5"], "♥8 ♠8 ♥4", "♥5", turn_cap=2)
     g.apply_actions(s, [KEEP, swap(0, 0), swap(0, 0), PASS, STAND])
-    assert g.is_terminal(s) and not R.truncated(s) and g.returns(s).tolist() == [1.0, -1.0]
+    assert g.is_terminal(s) and not R.truncated(s)
+    np.testing.assert_allclose(g.returns(s), [1.05, -1.05])
     assert Config().turn_cap == R.DEFAULT_TURN_CAP == 100
 
 
@@ -328,6 +337,20 @@ def test_match_ends_when_a_player_reaches_the_target():
     g.apply_actions(s2, [KEEP, CLAW])            # P1 claws: its verbied lands in the pot
     assert g.is_terminal(s2) and int(s2["winner"]) == 1
     assert g.returns(s2).tolist() == [-1.0, 1.0]
+
+
+def test_the_default_dealing_cost_is_below_verbied_so_verbied_is_still_worth_dealing_for():
+    # "Om niet te hoeven schudden, moet je dus de beste hand zien te halen, maar uiteindelijk gaat het
+    # om het winnen en is het soms noodzaak om een verbied te halen en te gaan schudden"
+    assert Config().deal_penalty == R.DEFAULT_DEAL_PENALTY == 0.05
+    # P0 passes; on its last turn P1 lays verbied (♥A into ♥K ♥10) and keeps the worst hand
+    # (♣9 ♣2 ♣3: 6 points against ♦8 ♠7 ♥9: 2), so P1 deals next and still comes out ahead
+    for pen, want in ((None, [-0.05, 0.05]), (0.0, [-0.1, 0.1])):
+        cfg = {} if pen is None else {"deal_penalty": pen}
+        g, s = table(["♦8 ♠7 ♥9", "♥A ♣2 ♣3"], "♥K ♥10 ♣9", "♥5", **cfg)
+        g.apply_actions(s, [KEEP, PASS, swap(0, 2)])
+        assert g.is_terminal(s) and int(s["verbied_by"]) == 1 and int(s["worst"]) == 1
+        np.testing.assert_allclose(g.returns(s), want)
 
 
 def test_one_round_returns_with_a_dealing_penalty():
