@@ -23,7 +23,11 @@ Writes, under ``run_dir``: ``metrics.csv`` and ``metrics.json`` (one row per
 iteration; win rates at evaluations), ``curves.png``, ``checkpoint.pt``
 (everything needed to resume exactly: network, optimizer, replay buffer, the
 worker's games in progress, the pool, every RNG, the metrics) and ``model.pt``
-(the network and its play-time search; ``make_agent("az:<run_dir>/model.pt", game)``).
+(the network and its play-time search; ``make_agent("az:<run_dir>/model.pt", game)``) and
+``model-best.pt`` (the model of the best evaluation so far against the first of
+``eval_opponents``: long self-play can drift away from what beats a fixed
+opponent, and the best evaluated model is kept; with ``eval_games`` games an
+evaluation is noisy, so re-evaluate the pick with more games before relying on it).
 ``--resume`` continues from the checkpoint; the metrics of a resumed run equal
 an uninterrupted run's, wall-clock columns apart.
 
@@ -226,6 +230,7 @@ class Trainer:
         self.rows: list[dict[str, Any]] = []
         self.last_eval: dict[str, float] = {}
         self.eval_agents, self.skipped = usable_agents(cfg.eval_opponents, cfg.game)
+        self.best = (-1.0, -1)  # best evaluated win rate against the first opponent, and its iteration
 
     # -- evaluation -------------------------------------------------------------------
     def evaluate(self) -> dict[str, float]:
@@ -320,7 +325,7 @@ class Trainer:
                     "numpy": self.rng.bit_generator.state, "torch": torch.get_rng_state()},
             "counters": {"iteration": self.iteration, "samples": self.samples, "decisions": self.decisions,
                          "games": self.games, "grad_steps": self.grad_steps, "wall_time": self.wall_time},
-            "rows": self.rows, "last_eval": self.last_eval,
+            "rows": self.rows, "last_eval": self.last_eval, "best": self.best,
         }
 
     def save_checkpoint(self) -> Path:
@@ -337,6 +342,19 @@ class Trainer:
         meta = {"config": dataclasses.asdict(self.cfg), "iteration": self.iteration, "wall_time": self.wall_time,
                 "last_eval": self.last_eval}
         return save_model(self.learner.net, self.run_dir / "model.pt", self.game, self.cfg.play_search(), meta)
+
+    def keep_best(self) -> None:
+        """Write ``model-best.pt`` when the last evaluation beat every earlier one against the first
+        evaluation opponent (with the play-time search)."""
+        if not self.eval_agents:
+            return
+        score = self.last_eval.get(f"win_rate_vs_{self.eval_agents[0]}")
+        if score is None or score <= self.best[0]:
+            return
+        self.best = (float(score), self.iteration)
+        meta = {"config": dataclasses.asdict(self.cfg), "iteration": self.iteration, "wall_time": self.wall_time,
+                "last_eval": self.last_eval, "best_of": f"win_rate_vs_{self.eval_agents[0]}"}
+        save_model(self.learner.net, self.run_dir / "model-best.pt", self.game, self.cfg.play_search(), meta)
 
     def load_checkpoint(self, path: Path) -> None:
         """Restore :meth:`checkpoint_dict` from ``path``."""
@@ -355,6 +373,7 @@ class Trainer:
         self.iteration, self.samples, self.decisions = c["iteration"], c["samples"], c["decisions"]
         self.games, self.grad_steps, self.wall_time = c["games"], c["grad_steps"], c["wall_time"]
         self.rows, self.last_eval = list(d["rows"]), dict(d["last_eval"])
+        self.best = tuple(d.get("best", (-1.0, -1)))
 
     # -- outputs ------------------------------------------------------------------------------
     def columns(self) -> list[str]:
@@ -417,6 +436,7 @@ class Trainer:
                 extra = self.warm_start()
                 self.wall_time += time.perf_counter() - t0
             self.last_eval = self.evaluate()
+            self.keep_best()
             self.rows.append(self._row({**extra, **self.last_eval}))
         while self.iteration < cfg.iterations:
             if cfg.time_budget_s > 0 and self.wall_time >= cfg.time_budget_s:
@@ -436,6 +456,7 @@ class Trainer:
             last = self.iteration == cfg.iterations or (cfg.time_budget_s > 0 and self.wall_time >= cfg.time_budget_s)
             if (cfg.eval_every > 0 and self.iteration % cfg.eval_every == 0) or last:
                 self.last_eval = self.evaluate()
+                self.keep_best()
                 row.update(self.last_eval)
             self.rows.append(row)
             if bar is not None:

@@ -9,6 +9,7 @@ import sys
 from pathlib import Path
 
 import pytest
+import torch
 
 from octagames.agents.registry import make_agent
 from octagames.experiments.cli import command_line
@@ -49,6 +50,16 @@ def test_a_tiny_run_learns_and_writes_its_outputs(tmp_path):
     rows = json.loads((tmp_path / "metrics.json").read_text())["rows"]
     assert [r["iteration"] for r in rows] == list(range(7))
     assert make_agent(f"az:{tmp_path / 'model.pt'}:4", "octrix").search.simulations == 4
+
+
+def test_the_best_evaluated_model_is_kept(tmp_path):
+    result = train(_cfg(tmp_path, eval_every=1, eval_policy=False))
+    scores = [(r["win_rate_vs_random"], r["iteration"]) for r in result["rows"] if "win_rate_vs_random" in r]
+    assert len(scores) == 5
+    best = max(scores, key=lambda x: (x[0], -x[1]))  # the first of the best
+    data = torch.load(tmp_path / "model-best.pt", weights_only=False)
+    assert data["meta"]["iteration"] == best[1] and data["meta"]["last_eval"]["win_rate_vs_random"] == best[0]
+    assert make_agent(f"az:{tmp_path / 'model-best.pt'}", "octrix").search.simulations == 8
 
 
 def test_kill_and_resume_gives_identical_metrics(tmp_path):
