@@ -808,6 +808,30 @@ def _after_hand(s, p) -> bool:
 
 
 @nb.njit
+def _finish_move(s, d, end) -> None:
+    """Put the end card being moved (``move_slot``, ``move_end``) onto run ``d`` at ``end``; go back."""
+    src = s["move_slot"]
+    spos = s["run_lo"][src] if s["move_end"] == 0 else s["run_hi"][src]
+    c = s["run_card"][src, spos]
+    detach(s, c)
+    if s["move_end"] == 0:
+        s["run_lo"][src] = spos + 1
+    else:
+        s["run_hi"][src] = spos - 1
+    pos = extend_pos(s, d, end)
+    to_run(s, c, d, pos, False)
+    if pos < s["run_lo"][d]:
+        s["run_lo"][d] = pos
+    else:
+        s["run_hi"][d] = pos
+    s["moves_turn"] += 1
+    s["phase"] = s["move_ret"]
+    s["move_slot"] = -1
+    s["move_end"] = -1
+    s["move_ret"] = -1
+
+
+@nb.njit
 def apply(s, a) -> bool:
     """Apply the legal Dutch action ``a`` (from the Jack on) of the seat to move.
 
@@ -955,28 +979,8 @@ def apply(s, a) -> bool:
         to_run(s, c, r, qc, False)
         s["joker"] = 2
         _goto(s, PH_MAIN)
-    elif a < N_FD and ph == PH_MOVE:  # the moved card goes onto run i // 2
-        i = a - N_ADD
-        d = i // 2
-        pos = extend_pos(s, d, i % 2)
-        src = s["move_slot"]
-        spos = s["run_lo"][src] if s["move_end"] == 0 else s["run_hi"][src]
-        c = s["run_card"][src, spos]
-        detach(s, c)
-        if s["move_end"] == 0:
-            s["run_lo"][src] = spos + 1
-        else:
-            s["run_hi"][src] = spos - 1
-        to_run(s, c, d, pos, False)
-        if pos < s["run_lo"][d]:
-            s["run_lo"][d] = pos
-        else:
-            s["run_hi"][d] = pos
-        s["moves_turn"] += 1
-        s["phase"] = s["move_ret"]
-        s["move_slot"] = -1
-        s["move_end"] = -1
-        s["move_ret"] = -1
+    elif a < N_FD and ph == PH_MOVE:  # the moved card goes onto run (a - N_ADD) // 2
+        _finish_move(s, (a - N_ADD) // 2, (a - N_ADD) % 2)
     elif a < N_FD:  # attach
         i = a - N_ADD
         r = i // 2
