@@ -105,25 +105,42 @@ def exercise(game: Game, s: np.void, rng: np.random.Generator, steps: int = 4) -
         game.apply_action(s, a)
 
 
+def damage_field(s: np.void, rng: np.random.Generator) -> None:
+    """Set one entry of one field of record ``s`` (in place) to -1..3 or to one away from its value.
+
+    Unlike a bit flip this keeps the record plausible (a count one off, a phase
+    one on, an index that names another slot), so it reaches the checks that
+    compare fields with each other.
+    """
+    name = s.dtype.names[int(rng.integers(len(s.dtype.names)))]
+    entries = np.array(s[name]).reshape(-1)
+    j = int(rng.integers(entries.size))
+    near = np.concatenate([np.array([-1, 0, 1, 2, 3]).astype(entries.dtype),  # (wrapping in the field's type)
+                           entries[j:j + 1] - 1, entries[j:j + 1] + 1])
+    entries[j] = near[int(rng.integers(len(near)))]
+    s[name] = entries.reshape(np.shape(s[name]))
+
+
 def fuzz_records(game: Game, records: list[np.void], seed: int, flips: int, randoms: int,
                  log: Callable[[str], None] | None = None,
-                 also: Callable[[np.void], None] | None = None) -> dict[str, int]:
+                 also: Callable[[np.void], None] | None = None, fields: int = 0) -> dict[str, int]:
     """Feed damaged records to :meth:`Game.check_record`; run the kernels on every one it accepts.
 
-    Three kinds of input: ``flips`` single-bit flips of the given (reached)
-    records, ``randoms`` records of random bytes, and ``randoms`` records of
+    Four kinds of input: ``flips`` single-bit flips of the given (reached)
+    records, ``randoms`` records of random bytes, ``randoms`` records of
     random bytes under a valid config (``write_config``), which reach the checks
-    past the config. ``log`` (if given) gets the hex of each accepted record
-    before its kernels run, so that a crash names its record; ``also`` (if
-    given) runs on each accepted record too (another face, say).
+    past the config, and ``fields`` reached records with one field entry
+    damaged (:func:`damage_field`). ``log`` (if given) gets the hex of each
+    accepted record before its kernels run, so that a crash names its record;
+    ``also`` (if given) runs on each accepted record too (another face, say).
 
     Returns:
         How many of each kind were accepted (``flips_ok``, ``random_ok``,
-        ``random_config_ok``) and how many were tried.
+        ``random_config_ok``, ``fields_ok``) and how many were tried.
     """
     rng = np.random.default_rng(seed)
     size = game.dtype.itemsize
-    out = {"flips_ok": 0, "random_ok": 0, "random_config_ok": 0, "tried": 0}
+    out = {"flips_ok": 0, "random_ok": 0, "random_config_ok": 0, "fields_ok": 0, "tried": 0}
 
     def attempt(data: bytes, key: str) -> None:
         s = np.frombuffer(data, dtype=game.dtype).copy()[0]
@@ -149,4 +166,8 @@ def fuzz_records(game: Game, records: list[np.void], seed: int, flips: int, rand
         s = np.frombuffer(rng.integers(0, 256, size, dtype=np.uint8).tobytes(), dtype=game.dtype).copy()[0]
         game.module.write_config(s, game.config)
         attempt(s.tobytes(), "random_config_ok")
+    for _ in range(fields):
+        s = records[int(rng.integers(len(records)))].copy()
+        damage_field(s, rng)
+        attempt(s.tobytes(), "fields_ok")
     return out

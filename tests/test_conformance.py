@@ -176,6 +176,9 @@ def test_strings_reveal_nothing_the_seat_cannot_see(game):
 
 # ------------------------------------------------------------------ saved games are untrusted input
 CHECKED_GAMES = [n for n in dict.fromkeys(n for n, _ in GAME_CONFIGS) if hasattr(load_module(n), "check_record")]
+# Per game, how the records to damage are drawn from play (every ``stride``-th action, 150 per game: Octa's
+# games run to a thousand actions) and how many get one field damaged (testing.damage_field) per config.
+FUZZ_OPTIONS = {"octa": {"stride": 8, "fields": 300}}
 
 _FUZZ = """
 import json, sys
@@ -184,18 +187,20 @@ from octagames.core import Game
 from octagames.envs.vector import VectorEnv
 from octagames.testing import fuzz_records
 
-name, configs = sys.argv[1], json.loads(sys.argv[2])
+name, configs, opts = sys.argv[1], json.loads(sys.argv[2]), json.loads(sys.argv[3])
+stride = opts.get("stride", 1)
 totals = {}
 for k, cfg in enumerate(configs):
     game = Game(name, **cfg)
     rng = np.random.default_rng(k)
     records = []
-    for seed in range(3):  # records reached in random play, up to 150 actions into each game
+    for seed in range(3):  # records reached in random play: 150 of each game, every stride-th action
         s = game.new_state(seed)
-        for _ in range(150):
+        for i in range(150 * stride):
             if game.is_terminal(s):
                 break
-            records.append(game.clone(s))
+            if i % stride == 0:
+                records.append(game.clone(s))
             game.apply_action(s, game.sample_chance(s) if game.is_chance(s) else int(rng.choice(game.legal_actions(s))))
         records.append(game.clone(s))
     bad = [game.module.check_record(r) for r in records if game.module.check_record(r)]
@@ -213,7 +218,7 @@ for k, cfg in enumerate(configs):
             pass
 
     out = fuzz_records(game, records, k, flips=400, randoms=100, log=lambda h: print(h, flush=True),
-                       also=in_vector_env)
+                       also=in_vector_env, fields=opts.get("fields", 0))
     for key, v in out.items():
         totals[key] = totals.get(key, 0) + v
 print(json.dumps(totals))
@@ -225,9 +230,11 @@ def test_check_record_guards_the_kernels(name):
     # records reached in play pass; damaged records either fail check_record or run every kernel and
     # a few moves without a crash (numba does not bounds-check: a miss would kill the process)
     configs = [c for n, c in GAME_CONFIGS if n == name]
-    res = subprocess.run([sys.executable, "-c", _FUZZ, name, json.dumps(configs)], capture_output=True,
-                         text=True, timeout=400)
+    opts = FUZZ_OPTIONS.get(name, {})
+    res = subprocess.run([sys.executable, "-c", _FUZZ, name, json.dumps(configs), json.dumps(opts)],
+                         capture_output=True, text=True, timeout=400)
     last = res.stdout.strip().splitlines()[-1:] or [""]
     assert res.returncode == 0, f"crash or error (last accepted record: {last[0][:200]}): {res.stderr[-3000:]}"
     totals = json.loads(last[0])
-    assert totals["flips_ok"] > 0 and totals["tried"] == len(configs) * 600
+    assert totals["flips_ok"] > 0 and totals["tried"] == len(configs) * (600 + opts.get("fields", 0))
+    assert totals["fields_ok"] > 0 or not opts.get("fields")
