@@ -543,8 +543,8 @@ def move_card(s, r, end) -> int:
 
 @nb.njit
 def move_fits(s, src, c, d, end) -> bool:
-    """Whether card ``c``, moving from run ``src``, continues run ``d`` (no token) at ``end``."""
-    if d == src or s["run_owner"][d] < 0 or has_token(s, d) or s["run_suit"][d] != suit_of(c):
+    """Whether card ``c`` (-1: none), moving from run ``src``, continues run ``d`` (no token) at ``end``."""
+    if c < 0 or d == src or s["run_owner"][d] < 0 or has_token(s, d) or s["run_suit"][d] != suit_of(c):
         return False
     pos = extend_pos(s, d, end)
     return pos > 0 and kind_at(s["run_suit"][d], pos) == kind_of(c)

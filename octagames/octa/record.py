@@ -54,7 +54,7 @@ from octagames.octa.rules import MAX_TURNS_LIMIT, STATE_DTYPE
 from octagames.octa.view import card_name
 from octagames.specialize import cached, engine_kernels
 
-PH_MOVE = 12  # Dutch: the end card of run ``move_slot`` is being moved (``nl.PH_MOVE``)
+PH_MOVE = nl.PH_MOVE  # Dutch: the end card of run ``move_slot`` is being moved
 BOOKS = {RULES_EN: en, RULES_NL: nl}
 RULEBOOK_NAMES = {RULES_EN: "English", RULES_NL: "Dutch"}
 
@@ -479,6 +479,9 @@ def _move(s) -> str:
     if s["run_owner"][slot] < 0 or end < 0 or back not in (PH_USE, nl.PH_MAIN):
         return (f"move_slot = {slot}, move_end = {end}, move_ret = {back}: a move takes an end (0 low, "
                 f"1 high) of a run and goes back to phase {PH_USE} or {nl.PH_MAIN}")
+    if nl.move_card(s, slot, end) < 0:
+        return (f"move_slot = {slot}, move_end = {end}: that end card may not leave its run (a face-up card, "
+                f"and the run keeps 3 cards, one face up)")
     return ""
 
 

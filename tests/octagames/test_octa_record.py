@@ -160,6 +160,14 @@ def test_the_dutch_move_fields_belong_to_phase_12():
     assert check_record(damaged(s, phase=R.PH_MOVE, move_slot=r, move_end=0, move_ret=3)).startswith(
         f"move_slot = {r}, move_end = 0, move_ret = 3")
     assert check_record(damaged(s, move_ret=7)) == "move_ret = 7 is outside -1..5"
+    # a move reached in play passes; one whose end card may not leave its run (3 cards) is refused
+    def three_cards(s) -> list[int]:
+        return [q for q in range(C.MAX_RUNS) if s["run_owner"][q] >= 0 and s["run_hi"][q] - s["run_lo"][q] == 2]
+
+    moving = reach("nl", lambda s: s["phase"] == nl.PH_MOVE and three_cards(s), seeds=range(300))
+    assert check_record(moving) == ""
+    assert check_record(damaged(moving, move_slot=three_cards(moving)[0])).endswith(
+        "that end card may not leave its run (a face-up card, and the run keeps 3 cards, one face up)")
 
 
 def test_a_seat_without_a_legal_action_is_refused():
