@@ -19,7 +19,6 @@ import octagames.octrix as game  # specialize: game
 from octagames.agents.mcts import random_policy as policy  # specialize: policy
 from octagames.agents.mcts import returns_value as leaf_value  # specialize: value
 
-num_actions = game.INFO.num_actions
 # uniformly random playouts through the rules' own sampler (random_legal_action) when they have one
 FAST_RANDOM = policy is random_policy and hasattr(game, "random_legal_action")
 rand_k = game.random_legal_action if FAST_RANDOM else _no_random_legal
@@ -97,7 +96,7 @@ def descend(root_bytes, work, work_bytes, searcher, seed, first_child, sibling, 
         if n_seen < n_legal:
             if use_prior:
                 # actions legal only in this determinization: uniform prior
-                for b in range(num_actions):
+                for b in range(mask.shape[0]):
                     if mask[b] and _find_child(first_child, sibling, action, tag, sp, b, p) < 0:
                         nc = _add_child(first_child, sibling, action, tag, visits, avail, value,
                                         prior, evaluated, size, sp, b, p, 1.0 / n_legal)
@@ -106,7 +105,7 @@ def descend(root_bytes, work, work_bytes, searcher, seed, first_child, sibling, 
             else:
                 # expand one untried action, drawn uniformly
                 k = rng_below(s, n_legal - n_seen)
-                for b in range(num_actions):
+                for b in range(mask.shape[0]):
                     if mask[b] and _find_child(first_child, sibling, action, tag, sp, b, p) < 0:
                         if k == 0:
                             a = b
@@ -206,10 +205,10 @@ def expand_priors(first_child, sibling, action, tag, visits, avail, value, prior
         return
     evaluated[leaf] = 1
     total = 0.0
-    for b in range(num_actions):
+    for b in range(mask.shape[0]):
         if mask[b]:
             total += max(priors[b], 0.0)
-    for b in range(num_actions):
+    for b in range(mask.shape[0]):
         if mask[b]:
             pr = max(priors[b], 0.0) / total if total > 0 else 1.0
             ch = _find_child(first_child, sibling, action, tag, sp, b, p)

@@ -100,9 +100,13 @@ def make_spaces(game: Game, extra_actions: int = 0) -> tuple[spaces.Dict, spaces
     return obs_space, spaces.Discrete(n)
 
 
-def aec_kernels(module: ModuleType) -> ModuleType:
-    """The compiled per-step kernels of a rules module (``octagames.envs._aec_template``, specialised)."""
-    return specialize("octagames.envs._aec_template", game=module.__name__)
+def aec_kernels(module: ModuleType | str) -> ModuleType:
+    """The compiled per-step kernels of a rules module (``octagames.envs._aec_template``, specialised).
+
+    ``module``: a rules module, or the name of a kernel module (:attr:`octagames.core.Game.kernel_module`).
+    """
+    name = module if isinstance(module, str) else module.__name__
+    return specialize("octagames.envs._aec_template", game=name)
 
 
 def picture_module(game: str) -> ModuleType:
@@ -154,7 +158,7 @@ class _Table:
         self.mask = np.zeros(game.num_actions, dtype=np.uint8)
         self.delta = np.zeros(game.info.max_players, dtype=np.float64)
         self.prev = np.zeros(game.info.max_players, dtype=np.float64)
-        k = aec_kernels(m)
+        k = aec_kernels(game.kernel_module)
         self._reset, self._obs = game.kernels.reset, game.kernels.observation
         self._truncated = game.kernels.truncated
         self._play, self._view, self._settle, self._mask_count = k.play, k.view, k.settle, k.mask_count

@@ -15,7 +15,6 @@ import numpy as np
 from octagames.core import CHANCE, TERMINAL, mix64, nth_set, rng_next
 import octagames.octrix as game  # specialize: game
 
-MAX_PLAYERS = game.INFO.max_players
 HAS_TRUNCATED = hasattr(game, "truncated")
 
 
@@ -70,7 +69,7 @@ def step_batch(states, actions, obs, mask, player, rewards, terminated, truncate
         game.apply_action(s, actions[i])
         _settle(s)
         game.returns(s, rewards[i])
-        for p in range(MAX_PLAYERS):
+        for p in range(rewards.shape[1]):
             rewards[i, p] -= scratch[i, p]
         terminated[i] = False
         truncated[i] = False

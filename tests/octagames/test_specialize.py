@@ -118,6 +118,20 @@ def test_the_digest_covers_the_sources_a_game_imports():
     assert {"agents/mcts.py", "agents/_mcts_template.py", "agents/heuristic_achten.py"} <= search
 
 
+def test_a_nested_binding_covers_the_part_it_binds_and_not_the_others():
+    from octagames.octa import Config, kernel_module
+
+    bindings = {"game": kernel_module(Config())}
+    english = {p.relative_to(ROOT).as_posix()
+               for p in specialize.bound_sources("octagames._engine_template", bindings)}
+    assert {"octagames/_engine_template.py", "octagames/octa/turn.py", "octagames/octa/en.py"} <= english
+    # the Dutch rulebook and the run-time dispatch between both are not what English kernels come from
+    assert not {"octagames/octa/nl.py", "octagames/octa/dispatch.py"} & english
+    # a template imported as a plain module is an ordinary import: turn.py binds the dispatch by default
+    package = {p.relative_to(ROOT).as_posix() for p in specialize.source_files("octagames.octa")}
+    assert {"octagames/octa/dispatch.py", "octagames/octa/en.py", "octagames/octa/nl.py"} <= package
+
+
 TNEST_TEMPLATE = """
 import numba as nb
 from tnest import red as part  # specialize: part
