@@ -26,7 +26,7 @@ rand_k = game.random_legal_action if FAST_RANDOM else _no_random_legal
 apply_fast = game.apply_legal if hasattr(game, "apply_legal") else game.apply_action
 
 
-@nb.njit(cache=True)
+@nb.njit(cache=True, inline="always")  # inlined where run and descend_many call it
 def descend(root_bytes, work, work_bytes, searcher, seed, first_child, sibling, action, tag,
             visits, avail, value, prior, evaluated, size, c_explore, use_prior, branch_chance,
             mask, path, stats):
@@ -36,7 +36,8 @@ def descend(root_bytes, work, work_bytes, searcher, seed, first_child, sibling, 
     of batched evaluation). Returns ``(status, path_len, n_stats, leaf,
     stat_parent, leaf_player)``.
     """
-    work_bytes[:] = root_bytes
+    for i in range(root_bytes.shape[0]):  # a loop: a slice copy compiles a shape check and its message
+        work_bytes[i] = root_bytes[i]
     s = work[0]
     game.determinize(s, searcher, seed)
     node = 0
@@ -165,7 +166,7 @@ def descend(root_bytes, work, work_bytes, searcher, seed, first_child, sibling, 
             return LEAF, plen, nst, node, node, -1
 
 
-@nb.njit(cache=True)
+@nb.njit(cache=True, inline="always")  # inlined where run calls it
 def rollout(s, mask, max_steps) -> int:
     """Play the record to the end (or ``max_steps`` actions) with the playout policy."""
     steps = 0

@@ -26,14 +26,16 @@ def _not_truncated(s) -> bool:
 _truncated = game.truncated if HAS_TRUNCATED else _not_truncated
 
 
-@nb.njit
+# the helpers are inlined into the entry points: a compiled function of its own would be optimised
+# and emitted with every rule it reaches, once more than its callers already are
+@nb.njit(inline="always")
 def _settle(s) -> None:
     # resolve chance nodes so that a seat (or the end) is next
     while game.current_player(s) == CHANCE:
         game.apply_action(s, game.sample_chance(s))
 
 
-@nb.njit
+@nb.njit(inline="always")
 def _emit(s, i, obs, mask, player) -> None:
     p = game.acting_player(s)
     player[i] = p
@@ -78,7 +80,7 @@ def step_batch(states, actions, obs, mask, player, rewards, terminated, truncate
                 truncated[i] = True
             else:
                 terminated[i] = True
-            game.reset(s, rng_next(s) >> np.uint64(1))
+            game.reset(s, np.int64(rng_next(s) >> np.uint64(1)))  # int64 like reset_batch: one compile
             _settle(s)
         _emit(s, i, obs, mask, player)
 

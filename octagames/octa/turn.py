@@ -42,6 +42,12 @@ it contain no Dutch rule (and its digest no Dutch source); this is what
 (:func:`octagames.octa.rules.kernel_module`). Imported as it is, the module
 binds :mod:`octagames.octa.dispatch`, which picks the rulebook by the record's
 ``rules`` field at run time: the package's own kernels run either rulebook.
+
+The thin kernels (``legal_mask``, ``apply_action``, ``observation``, ...) and
+``gen_legal`` are inlined where they are called (``inline="always"``): numba
+optimises and emits machine code for every compiled function together with all
+it calls, so each wrapper between an entry point and the rules would compile
+the rules once more.
 """
 
 from __future__ import annotations
@@ -354,7 +360,7 @@ def apply_chance(s, o) -> bool:
 
 
 # ---------------------------------------------------------------- player actions
-@nb.njit
+@nb.njit(inline="always")
 def gen_legal(s, p, out) -> int:
     """Write ``p``'s legal actions into ``out`` (zeroed first); return their number."""
     out[:] = 0
@@ -389,7 +395,7 @@ def apply_player(s, a, checked) -> bool:
         if a < 0 or a >= NUM_ACTIONS or s["terminal"] or s["phase"] < PH_PILE:
             return False
         mask = np.zeros(NUM_ACTIONS, dtype=np.uint8)
-        gen_legal(s, s["cur"], mask)
+        gen_legal(s, np.int64(s["cur"]), mask)  # the int64 seat of legal_mask: one compile
         if mask[a] == 0:
             return False
     s["moves"] += 1
@@ -419,13 +425,13 @@ def apply_player(s, a, checked) -> bool:
 
 
 # ---------------------------------------------------------------- the engine contract's kernels
-@nb.njit
+@nb.njit(inline="always")
 def acting_player(s) -> int:
     """Same as :func:`current_player` (the game is sequential)."""
     return current_player(s)
 
 
-@nb.njit
+@nb.njit(inline="always")
 def legal_mask(s, player, out) -> int:
     """Legal actions of ``player`` (zeros unless it is their decision).
 
@@ -443,7 +449,7 @@ def legal_mask(s, player, out) -> int:
     return gen_legal(s, player, out)
 
 
-@nb.njit
+@nb.njit(inline="always")
 def apply_action(s, action) -> bool:
     """Apply a chance outcome or the mover's action.
 
@@ -457,7 +463,7 @@ def apply_action(s, action) -> bool:
     return _apply(s, action, True)
 
 
-@nb.njit
+@nb.njit(inline="always")
 def apply_legal(s, action) -> bool:
     """:func:`apply_action` for an action known to be legal (from :func:`legal_mask`): the
     player's move skips the legality check (the contract's optional fast apply; chance
@@ -465,7 +471,7 @@ def apply_legal(s, action) -> bool:
     return _apply(s, action, False)
 
 
-@nb.njit
+@nb.njit(inline="always")
 def _apply(s, action, checked) -> bool:
     # a chance outcome or the mover's action; ``checked``: refuse an illegal player action
     cp = current_player(s)
@@ -476,14 +482,14 @@ def _apply(s, action, checked) -> bool:
     return apply_player(s, action, checked)
 
 
-@nb.njit
+@nb.njit(inline="always")
 def returns(s, out) -> None:
     """+1 for the winner, -1 for the loser, 0 for both in a draw or before the end."""
     out[0] = s["returns"][0]
     out[1] = s["returns"][1]
 
 
-@nb.njit
+@nb.njit(inline="always")
 def observation(s, player, out) -> None:
     """Write ``player``'s information state in the layout of the rulebook (``OBS_LAYOUT``).
 
