@@ -39,7 +39,7 @@ def descend(root_bytes, work, work_bytes, searcher, seed, first_child, sibling, 
     for i in range(root_bytes.shape[0]):  # a loop: a slice copy compiles a shape check and its message
         work_bytes[i] = root_bytes[i]
     s = work[0]
-    game.determinize(s, searcher, seed)
+    game.determinize(s, searcher, np.int64(seed))  # the seed type of every caller: one compile
     node = 0
     plen = 1
     path[0] = 0

@@ -47,7 +47,10 @@ The thin kernels (``legal_mask``, ``apply_action``, ``observation``, ...) and
 ``gen_legal`` are inlined where they are called (``inline="always"``): numba
 optimises and emits machine code for every compiled function together with all
 it calls, so each wrapper between an entry point and the rules would compile
-the rules once more.
+the rules once more. For the same reason constant arguments are passed as
+``np.int64(...)`` / ``np.bool_(...)``: numba compiles a function once per
+*literal* value it is called with (``finish_game(s, END_WIN)`` and
+``finish_game(s, END_CAP)`` would be two compiles), once per type otherwise.
 """
 
 from __future__ import annotations
@@ -167,8 +170,8 @@ def finish_game(s, reason) -> None:
     s["phase"] = PH_OVER
     s["end_reason"] = reason
     if reason != END_WIN:
-        a = book.score(s, 0)
-        b = book.score(s, 1)
+        a = book.score(s, np.int64(0))
+        b = book.score(s, np.int64(1))
         s["winner"] = 0 if a > b else (1 if b > a else -1)
     w = s["winner"]
     if w >= 0:
@@ -196,9 +199,9 @@ def end_turn(s) -> None:
     for c in range(NUM_NUMBER):
         s["bflag"][c] = 0
     if s["final_turn"]:
-        finish_game(s, END_STOCK)
+        finish_game(s, np.int64(END_STOCK))
     elif s["turn"] >= s["max_turns"]:
-        finish_game(s, END_CAP)
+        finish_game(s, np.int64(END_CAP))
     else:
         s["cur"] = 1 - s["cur"]
         begin_turn(s)
@@ -417,7 +420,7 @@ def apply_player(s, a, checked) -> bool:
         w = book.winner(s)
         if w >= 0:
             s["winner"] = w
-            finish_game(s, END_WIN)
+            finish_game(s, np.int64(END_WIN))
     if end and not s["terminal"]:
         end_turn(s)
         settle(s)
@@ -460,7 +463,7 @@ def apply_action(s, action) -> bool:
     Returns:
         True if applied; False (and ``s`` untouched) if the action is illegal.
     """
-    return _apply(s, action, True)
+    return _apply(s, action, np.bool_(True))
 
 
 @nb.njit(inline="always")
@@ -468,7 +471,7 @@ def apply_legal(s, action) -> bool:
     """:func:`apply_action` for an action known to be legal (from :func:`legal_mask`): the
     player's move skips the legality check (the contract's optional fast apply; chance
     outcomes are still checked)."""
-    return _apply(s, action, False)
+    return _apply(s, action, np.bool_(False))
 
 
 @nb.njit(inline="always")
