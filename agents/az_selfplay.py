@@ -248,7 +248,7 @@ class SelfPlayWorker:
             return
         seed = int(self.rng.integers(1 << 62))
         g.module.write_config(self.states[i], g.config)
-        g.module.reset(self.states[i], seed)
+        g.kernels.reset(self.states[i], seed)
         u = self.rng.random()
         seat = int(self.rng.integers(self.P))
         snap_ids = sorted(self.pool)
