@@ -19,7 +19,6 @@ import octagames.octrix as game  # specialize: game
 from octagames.agents.mcts import random_policy as policy  # specialize: policy
 from octagames.agents.mcts import returns_value as leaf_value  # specialize: value
 
-num_actions = game.INFO.num_actions
 # uniformly random playouts through the rules' own sampler (random_legal_action) when they have one
 FAST_RANDOM = policy is random_policy and hasattr(game, "random_legal_action")
 rand_k = game.random_legal_action if FAST_RANDOM else _no_random_legal
@@ -27,7 +26,7 @@ rand_k = game.random_legal_action if FAST_RANDOM else _no_random_legal
 apply_fast = game.apply_legal if hasattr(game, "apply_legal") else game.apply_action
 
 
-@nb.njit(cache=True)
+@nb.njit(cache=True, inline="always")  # inlined where run and descend_many call it
 def descend(root_bytes, work, work_bytes, searcher, seed, first_child, sibling, action, tag,
             visits, avail, value, prior, evaluated, size, c_explore, use_prior, branch_chance,
             mask, path, stats):
@@ -37,9 +36,10 @@ def descend(root_bytes, work, work_bytes, searcher, seed, first_child, sibling, 
     of batched evaluation). Returns ``(status, path_len, n_stats, leaf,
     stat_parent, leaf_player)``.
     """
-    work_bytes[:] = root_bytes
+    for i in range(root_bytes.shape[0]):  # a loop: a slice copy compiles a shape check and its message
+        work_bytes[i] = root_bytes[i]
     s = work[0]
-    game.determinize(s, searcher, seed)
+    game.determinize(s, searcher, np.int64(seed))  # the seed type of every caller: one compile
     node = 0
     plen = 1
     path[0] = 0
@@ -97,7 +97,7 @@ def descend(root_bytes, work, work_bytes, searcher, seed, first_child, sibling, 
         if n_seen < n_legal:
             if use_prior:
                 # actions legal only in this determinization: uniform prior
-                for b in range(num_actions):
+                for b in range(mask.shape[0]):
                     if mask[b] and _find_child(first_child, sibling, action, tag, sp, b, p) < 0:
                         nc = _add_child(first_child, sibling, action, tag, visits, avail, value,
                                         prior, evaluated, size, sp, b, p, 1.0 / n_legal)
@@ -106,7 +106,7 @@ def descend(root_bytes, work, work_bytes, searcher, seed, first_child, sibling, 
             else:
                 # expand one untried action, drawn uniformly
                 k = rng_below(s, n_legal - n_seen)
-                for b in range(num_actions):
+                for b in range(mask.shape[0]):
                     if mask[b] and _find_child(first_child, sibling, action, tag, sp, b, p) < 0:
                         if k == 0:
                             a = b
@@ -166,7 +166,7 @@ def descend(root_bytes, work, work_bytes, searcher, seed, first_child, sibling, 
             return LEAF, plen, nst, node, node, -1
 
 
-@nb.njit(cache=True)
+@nb.njit(cache=True, inline="always")  # inlined where run calls it
 def rollout(s, mask, max_steps) -> int:
     """Play the record to the end (or ``max_steps`` actions) with the playout policy."""
     steps = 0
@@ -206,10 +206,10 @@ def expand_priors(first_child, sibling, action, tag, visits, avail, value, prior
         return
     evaluated[leaf] = 1
     total = 0.0
-    for b in range(num_actions):
+    for b in range(mask.shape[0]):
         if mask[b]:
             total += max(priors[b], 0.0)
-    for b in range(num_actions):
+    for b in range(mask.shape[0]):
         if mask[b]:
             pr = max(priors[b], 0.0) / total if total > 0 else 1.0
             ch = _find_child(first_child, sibling, action, tag, sp, b, p)

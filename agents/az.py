@@ -274,8 +274,8 @@ class BatchedSearch:
         self.B = int(num_games)
         self.k = self.config.leaves_per_game
         self.value_fn = leaf_value_function(game) if self.config.leaf_value_mix > 0 else None
-        self.kernels = search_kernels(game.module, value=self.value_fn) if self.value_fn is not None else \
-            search_kernels(game.module)
+        self.kernels = search_kernels(game.kernel_module, value=self.value_fn) if self.value_fn is not None \
+            else search_kernels(game.kernel_module)
         nodes = self.config.nodes()
         P, A, D = game.info.max_players, game.num_actions, game.observation_size
         self.tree = new_trees(self.B, nodes, P)

@@ -248,7 +248,7 @@ class SelfPlayWorker:
             return
         seed = int(self.rng.integers(1 << 62))
         g.module.write_config(self.states[i], g.config)
-        g.module.reset(self.states[i], seed)
+        g.kernels.reset(self.states[i], seed)
         u = self.rng.random()
         seat = int(self.rng.integers(self.P))
         snap_ids = sorted(self.pool)
@@ -296,7 +296,7 @@ class SelfPlayWorker:
 
     def _advance(self) -> None:
         # play every game up to a decision of a searching seat: chance, forced moves, opponents
-        g, m = self.game, self.game.module
+        g, m = self.game, self.game.kernels
         todo = [i for i in range(self.cfg.num_games) if not self.idle[i]]
         while todo:
             snap_rows: list[tuple[int, int]] = []
@@ -449,7 +449,7 @@ class ReplayBuffer:
         self.size = 0
         self.pos = 0
         self.added = 0
-        self._observe = search_kernels(game.module).observe_many
+        self._observe = search_kernels(game.kernel_module).observe_many
 
     def __len__(self) -> int:
         return self.size

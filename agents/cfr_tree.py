@@ -90,7 +90,7 @@ class GameSource:
                         f"roots must be records of {game.name} (dtype {game.dtype}), got {r!r:.80}"
                     )
             self.roots = [game.clone(r) for r in roots]
-        self._rules = game.module  # the compiled kernels, called directly (no per-call checks)
+        self._rules = game.kernels  # the compiled kernels, called directly (no per-call checks)
         self._mbuf = np.zeros(game.num_actions, dtype=np.uint8)
         self._obuf = np.zeros(game.observation_size, dtype=np.float32)
 

@@ -106,7 +106,7 @@ def observations(game: Game, records: np.ndarray, seats: np.ndarray) -> tuple[np
     """``(obs [n, D] float32, masks [n, A] bool)`` of ``seats`` in ``records``, by the engine's kernels."""
     obs = np.zeros((len(seats), game.observation_size), np.float32)
     masks = np.zeros((len(seats), game.num_actions), np.uint8)
-    search_kernels(game.module).observe_many(records.copy(), np.asarray(seats, np.int64), obs, masks)
+    search_kernels(game.kernel_module).observe_many(records.copy(), np.asarray(seats, np.int64), obs, masks)
     return obs, masks.astype(bool)
 
 

@@ -44,7 +44,7 @@ class MCCFRSolver:
         self.regrets: dict[tuple[int, bytes], np.ndarray] = {}
         self.strategy_sum: dict[tuple[int, bytes], np.ndarray] = {}
         self.masks: dict[tuple[int, bytes], np.ndarray] = {}
-        m = game.module
+        m = game.kernels  # the compiled kernels of the config
         self._act, self._mask, self._obs, self._apply = (
             m.acting_player,
             m.legal_mask,

@@ -390,7 +390,7 @@ def _importable(fn: Any, what: str) -> tuple[str, str]:
     return mod, name
 
 
-def search_kernels(module: ModuleType, policy: Any = random_policy,
+def search_kernels(module: ModuleType | str, policy: Any = random_policy,
                    value: Any = returns_value) -> SearchKernels:
     """The compiled search of a rules module with a playout ``policy`` and a leaf ``value`` function.
 
@@ -399,7 +399,8 @@ def search_kernels(module: ModuleType, policy: Any = random_policy,
     compiled afresh whenever the rules, the policy's or the value's sources, or this file change.
 
     Args:
-        module: a rules module following the engine contract.
+        module: a rules module following the engine contract, or the name of a kernel module
+            (:attr:`octagames.core.Game.kernel_module`, what a :class:`~octagames.core.Game` compiles).
         policy: a module-level ``@numba.njit`` function
             ``policy(s, player, mask, n_legal) -> action`` used in playouts.
         value: a module-level ``@numba.njit`` function ``value(s, out)`` that
@@ -410,7 +411,8 @@ def search_kernels(module: ModuleType, policy: Any = random_policy,
     """
     pmod, pname = _importable(policy, "policy")
     vmod, vname = _importable(value, "value function")
-    gen = specialize("octagames.agents._mcts_template", game=module.__name__, policy=f"{pmod}:{pname}",
+    name = module if isinstance(module, str) else module.__name__
+    gen = specialize("octagames.agents._mcts_template", game=name, policy=f"{pmod}:{pname}",
                      value=f"{vmod}:{vname}")
     return SearchKernels(gen.descend, gen.rollout, gen.backup, gen.expand_priors, gen.run, gen.descend_many,
                          gen.backup_many, gen.leaf_values_many, gen.observe_many)
@@ -632,7 +634,8 @@ class MCTS:
         policy = getattr(self.evaluator, "policy", random_policy)
         value = self.evaluator.value if isinstance(self.evaluator, CompiledValue) else None
         self.use_value = value is not None
-        self.kernels = search_kernels(game.module, policy, value if value is not None else returns_value)
+        self.kernels = search_kernels(game.kernel_module, policy,
+                                      value if value is not None else returns_value)
         self.exploration = (self.config.exploration if self.config.exploration is not None
                             else default_exploration(game))
         self.tree = new_tree(self.config.max_nodes, game.info.max_players)

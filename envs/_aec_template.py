@@ -11,8 +11,11 @@ argument much faster than a ``numpy.void``).
   or :data:`ILLEGAL` (record untouched) when the engine refuses the action.
 * ``view(buf, seat, obs, mask) -> count``: write ``seat``'s observation and
   legal mask; returns the number of legal actions.
-* ``settle(buf, prev) -> seat``: resolve chance (after a reset or a fixed
-  deal), write the returns into ``prev``; returns the acting seat or ``TERMINAL``.
+
+After a reset (or a fixed deal) the envs resolve chance with the engine's own
+entry points (``Game.kernels.play_chance``, ``returns``): it happens once a
+game, and one more compiled function reaching every rule would cost seconds of
+the first compile.
 """
 
 import numba as nb
@@ -43,15 +46,6 @@ def view(buf, seat, obs_out, mask_out) -> int:
     s = buf[0]
     game.observation(s, seat, obs_out)
     return game.legal_mask(s, seat, mask_out)
-
-
-@nb.njit(cache=True)
-def settle(buf, prev) -> int:
-    s = buf[0]
-    while game.current_player(s) == CHANCE:
-        game.apply_action(s, game.sample_chance(s))
-    game.returns(s, prev)
-    return game.acting_player(s)
 
 
 @nb.njit(cache=True)

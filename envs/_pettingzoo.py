@@ -100,9 +100,13 @@ def make_spaces(game: Game, extra_actions: int = 0) -> tuple[spaces.Dict, spaces
     return obs_space, spaces.Discrete(n)
 
 
-def aec_kernels(module: ModuleType) -> ModuleType:
-    """The compiled per-step kernels of a rules module (``octagames.envs._aec_template``, specialised)."""
-    return specialize("octagames.envs._aec_template", game=module.__name__)
+def aec_kernels(module: ModuleType | str) -> ModuleType:
+    """The compiled per-step kernels of a rules module (``octagames.envs._aec_template``, specialised).
+
+    ``module``: a rules module, or the name of a kernel module (:attr:`octagames.core.Game.kernel_module`).
+    """
+    name = module if isinstance(module, str) else module.__name__
+    return specialize("octagames.envs._aec_template", game=name)
 
 
 def picture_module(game: str) -> ModuleType:
@@ -154,10 +158,12 @@ class _Table:
         self.mask = np.zeros(game.num_actions, dtype=np.uint8)
         self.delta = np.zeros(game.info.max_players, dtype=np.float64)
         self.prev = np.zeros(game.info.max_players, dtype=np.float64)
-        k = aec_kernels(m)
+        k = aec_kernels(game.kernel_module)
         self._reset, self._obs = game.kernels.reset, game.kernels.observation
         self._truncated = game.kernels.truncated
-        self._play, self._view, self._settle, self._mask_count = k.play, k.view, k.settle, k.mask_count
+        # after a reset (not per step): the engine's entry points, rather than one more compiled here
+        self._play_chance, self._returns = game.kernels.play_chance, game.kernels.returns
+        self._play, self._view, self._mask_count = k.play, k.view, k.mask_count
         self.render_mode = render_mode
         self.np_random: np.random.Generator | None = None
         self.acting_seat = TERMINAL
@@ -174,8 +180,9 @@ class _Table:
         self._reset(self.s, int(self.np_random.integers(0, 2**63 - 1)))
         if options and options.get("deal") is not None:
             apply_deal(self.game, self.s, options["deal"])
-        self.prev[:] = 0.0
-        self.acting_seat = int(self._settle(self.buf, self.prev))
+        seat = int(self._play_chance(self.s))
+        self._returns(self.s, self.prev)
+        self.acting_seat = seat
 
     def play(self, action: Any) -> np.ndarray:
         """Apply the acting seat's action, resolve chance, update :attr:`acting_seat`.

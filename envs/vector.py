@@ -69,7 +69,7 @@ class VectorEnv:
         self.num_actions = self.game.num_actions
         self.observation_size = self.game.observation_size
         self.seed = int(seed)
-        self._k = batch_kernels(self.game.module)
+        self._k = batch_kernels(self.game.kernel_module)
         if num_threads is None:
             num_threads = _cpu_count() if self.num_envs >= self.PARALLEL_MIN_BATCH else 1
         if isinstance(num_threads, bool) or not isinstance(num_threads, (int, np.integer)) or num_threads < 1:

@@ -9,9 +9,13 @@
   OpenSpiel state, or the first MCTS move (``warmup.first_call``). The time is
   the wall time from starting the process to its end, interpreter start-up
   included; the best of ``repeats`` runs is kept (the machine is shared).
-* **cold**: one new process per game runs ``experiments.warmup`` for that game
+* **cold**: one new process per game config runs ``experiments.warmup`` for it
   with an empty cache folder (``OCTAGAMES_CACHE_DIR``): the one-time compile a
   user pays after ``pip install``.
+
+A game whose configs compile different kernels (``warmup.KERNEL_CONFIGS``:
+Octa's two rulebooks) is measured once per such config, labelled like
+``octa(rules=nl)``.
 
 Writes ``runs/startup.json`` and ``runs/startup.png``, with the machine's load
 average before and after, since the figures depend on it.
@@ -29,9 +33,11 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from octagames.core import GAME_NAMES
-from octagames.experiments.warmup import available_faces
+from octagames.experiments.warmup import available_faces, game_configs, label
 
-_CHILD = "from octagames.experiments.warmup import first_call; first_call({game!r}, {face!r})"
+_CHILD = "from octagames.experiments.warmup import first_call; first_call({game!r}, {face!r}, **{config!r})"
+_COLD = "from octagames.experiments.warmup import first_call, available_faces\n" \
+        "for face in available_faces(): first_call({game!r}, face, **{config!r})"
 
 
 def time_process(code: str, env: dict[str, str] | None = None) -> float:
@@ -68,22 +74,26 @@ def main(cfg: StartupConfig) -> dict:
     load_before = os.getloadavg()
     subprocess.run([sys.executable, "-m", "octagames.experiments.warmup", "--games", *cfg.games], check=True,
                    capture_output=True)
+    runs = [(game, config, label(game, config)) for game in cfg.games for config in game_configs(game)]
     warm: dict[str, dict[str, float]] = {}
-    print(f"{'game':10}" + "".join(f"{f:>11}" for f in faces) + "   (warm cache: seconds to the first call)")
-    for game in cfg.games:
-        warm[game] = {}
+    print(f"{'game':16}" + "".join(f"{f:>11}" for f in faces) + "   (warm cache: seconds to the first call)")
+    for game, config, key in runs:
+        warm[key] = {}
         for face in faces:
-            warm[game][face] = min(time_process(_CHILD.format(game=game, face=face)) for _ in range(cfg.repeats))
-        print(f"{game:10}" + "".join(f"{warm[game][f]:>11.2f}" for f in faces), flush=True)
+            code = _CHILD.format(game=game, face=face, config=config)
+            warm[key][face] = min(time_process(code) for _ in range(cfg.repeats))
+        print(f"{key:16}" + "".join(f"{warm[key][f]:>11.2f}" for f in faces), flush=True)
     cold: dict[str, float] = {}
+    cold_load: dict[str, float] = {}
     if cfg.cold:
-        for game in cfg.games:
+        for game, config, key in runs:
             with tempfile.TemporaryDirectory() as folder:
                 env = dict(os.environ, OCTAGAMES_CACHE_DIR=folder)
-                cold[game] = time_process(
-                    f"from octagames.experiments.warmup import warm; warm([{game!r}], verbose=False)", env)
-            print(f"cold cache, {game}: {cold[game]:.1f} s to compile every face", flush=True)
-    result = {"warm_seconds": warm, "cold_seconds": cold, "faces": faces,
+                cold[key] = time_process(_COLD.format(game=game, config=config), env)
+            cold_load[key] = os.getloadavg()[0]
+            print(f"cold cache, {key}: {cold[key]:.1f} s to compile every face "
+                  f"(load average {cold_load[key]:.2f})", flush=True)
+    result = {"warm_seconds": warm, "cold_seconds": cold, "cold_load_average": cold_load, "faces": faces,
               "load_average_before": load_before, "load_average_after": os.getloadavg(),
               "cpu_count": os.cpu_count()}
     cfg.out_dir.mkdir(parents=True, exist_ok=True)

@@ -8,8 +8,10 @@ one-time compile took. Each game is exercised through every face a user starts
 with (the rules API, the vector env, the PettingZoo env, the OpenSpiel game
 when pyspiel is installed, MCTS with its default evaluator and with a network's
 priors), so that the first call in any later process loads compiled code from
-the cache (:mod:`octagames.specialize`) instead of compiling it. With a warm
-cache the whole run takes seconds.
+the cache (:mod:`octagames.specialize`) instead of compiling it. A game whose
+configs compile different kernels is warmed once per such config
+(:data:`KERNEL_CONFIGS`: Octa's English and Dutch rulebooks), and the time of
+each is printed. With a warm cache the whole run takes seconds.
 """
 
 from __future__ import annotations
@@ -17,6 +19,7 @@ from __future__ import annotations
 import importlib.util
 import time
 from dataclasses import dataclass, field
+from typing import Any
 
 import numpy as np
 
@@ -25,19 +28,35 @@ from octagames.agents.mcts import MCTS, MCTSAgent, MCTSConfig, PolicyValue
 from octagames.core import GAME_NAMES, Game
 from octagames.envs.vector import make
 from octagames.experiments.cli import config_or_defaults
+from octagames.octa.rules import RULE_SETS
 from octagames.specialize import cache_dir
 
 FACES = ("rules", "vector", "aec", "openspiel", "mcts")
 
+#: the configs of a game whose compiled kernels differ (``Game.kernel_module``), one warm-up each;
+#: a game not listed compiles the same kernels for every config
+KERNEL_CONFIGS: dict[str, list[dict[str, Any]]] = {"octa": [{"rules": rules} for rules in RULE_SETS]}
 
-def first_call(game: str, face: str) -> None:
-    """Do the first thing a user of ``face`` does with ``game`` (a step, a state, a move).
+
+def game_configs(game: str) -> list[dict[str, Any]]:
+    """The configs of ``game`` to warm up: one per kernel module (``[{}]``, the defaults, for most games)."""
+    return KERNEL_CONFIGS.get(game, [{}])
+
+
+def label(game: str, config: dict[str, Any]) -> str:
+    """``octa(rules=nl)``: a game and config as OpenSpiel writes them (the name alone without fields)."""
+    fields = ",".join(f"{k}={v}" for k, v in config.items())
+    return f"{game}({fields})" if fields else game
+
+
+def first_call(game: str, face: str, **config: Any) -> None:
+    """Do the first thing a user of ``face`` does with ``game`` under ``config`` (a step, a state, a move).
 
     Raises:
         ValueError: an unknown face.
     """
     if face == "rules":
-        g = Game(game)
+        g = Game(game, **config)
         s = g.new_state(seed=0)
         for _ in range(8):
             g.play_chance(s)
@@ -48,12 +67,12 @@ def first_call(game: str, face: str) -> None:
             g.returns(s)
             g.determinize(s, 0, 1)
     elif face == "vector":
-        env = make(game, num_envs=2, seed=0)
+        env = make(game, num_envs=2, seed=0, **config)
         env.reset()
         env.step(env.sample_actions())
         env.observe(np.zeros(2, dtype=np.int64))
     elif face == "aec":
-        env = importlib.import_module(f"octagames.envs.{game}_v0").env()
+        env = importlib.import_module(f"octagames.envs.{game}_v0").env(**config)
         env.reset(seed=0)
         obs = env.observe(env.agent_selection)
         env.step(int(np.flatnonzero(obs["action_mask"])[0]))
@@ -61,12 +80,12 @@ def first_call(game: str, face: str) -> None:
         import pyspiel
 
         import octagames.envs.openspiel  # noqa: F401  (registers the games)
-        state = pyspiel.load_game(f"octagames_{game}").new_initial_state()
+        state = pyspiel.load_game(f"octagames_{label(game, config)}").new_initial_state()
         while state.is_chance_node():
             state.apply_action(state.chance_outcomes()[0][0])
         state.information_state_tensor(0)
     elif face == "mcts":
-        g = Game(game)
+        g = Game(game, **config)
         s = g.new_state(seed=0)
         g.play_chance(s)
         agent = MCTSAgent(MCTSConfig(num_simulations=4))
@@ -85,15 +104,18 @@ def available_faces() -> list[str]:
 
 
 def warm(games: list[str] | None = None, verbose: bool = True) -> dict[str, float]:
-    """Run :func:`first_call` for every game and available face; seconds per game."""
+    """Run :func:`first_call` for every game, kernel config and available face; seconds per game config
+    (keyed by :func:`label`)."""
     out = {}
     for name in games or list(GAME_NAMES):
-        start = time.perf_counter()
-        for face in available_faces():
-            first_call(name, face)
-        out[name] = time.perf_counter() - start
-        if verbose:
-            print(f"  {name}: {out[name]:.1f} s", flush=True)
+        for config in game_configs(name):
+            start = time.perf_counter()
+            for face in available_faces():
+                first_call(name, face, **config)
+            key = label(name, config)
+            out[key] = time.perf_counter() - start
+            if verbose:
+                print(f"  {key}: {out[key]:.1f} s", flush=True)
     return out
 
 

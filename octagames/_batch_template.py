@@ -15,7 +15,6 @@ import numpy as np
 from octagames.core import CHANCE, TERMINAL, mix64, nth_set, rng_next
 import octagames.octrix as game  # specialize: game
 
-MAX_PLAYERS = game.INFO.max_players
 HAS_TRUNCATED = hasattr(game, "truncated")
 
 
@@ -27,14 +26,16 @@ def _not_truncated(s) -> bool:
 _truncated = game.truncated if HAS_TRUNCATED else _not_truncated
 
 
-@nb.njit
+# the helpers are inlined into the entry points: a compiled function of its own would be optimised
+# and emitted with every rule it reaches, once more than its callers already are
+@nb.njit(inline="always")
 def _settle(s) -> None:
     # resolve chance nodes so that a seat (or the end) is next
     while game.current_player(s) == CHANCE:
         game.apply_action(s, game.sample_chance(s))
 
 
-@nb.njit
+@nb.njit(inline="always")
 def _emit(s, i, obs, mask, player) -> None:
     p = game.acting_player(s)
     player[i] = p
@@ -70,7 +71,7 @@ def step_batch(states, actions, obs, mask, player, rewards, terminated, truncate
         game.apply_action(s, actions[i])
         _settle(s)
         game.returns(s, rewards[i])
-        for p in range(MAX_PLAYERS):
+        for p in range(rewards.shape[1]):
             rewards[i, p] -= scratch[i, p]
         terminated[i] = False
         truncated[i] = False
@@ -79,7 +80,7 @@ def step_batch(states, actions, obs, mask, player, rewards, terminated, truncate
                 truncated[i] = True
             else:
                 terminated[i] = True
-            game.reset(s, rng_next(s) >> np.uint64(1))
+            game.reset(s, np.int64(rng_next(s) >> np.uint64(1)))  # int64 like reset_batch: one compile
             _settle(s)
         _emit(s, i, obs, mask, player)
 

@@ -71,6 +71,14 @@ they also run uncompiled under ``NUMBA_DISABLE_JIT=1``. Records are indexed as
 templates specialised per game (:mod:`octagames.specialize`): :attr:`Game.kernels`
 holds the contract's kernels as cached entry points.
 
+Optional, for compile time: ``kernel_module(config) -> str``, the module the
+compiled kernels of ``config`` come from (a binding of
+:func:`octagames.specialize.specialize`, possibly a nested template), when a
+config needs only part of the rules: Octa's kernels for one rulebook contain
+only that rulebook. That module has the contract's kernels; :class:`Game` and
+the faces compile it (:attr:`Game.kernel_module`), and a record is run only by
+the kernels of its own config (:class:`Game` refuses a record of another).
+
 Python users normally go through :class:`Game`, which binds a module to one
 config and adds the policy written once for all games: clear errors for illegal
 actions, chance sampling, copying and serialization.
@@ -416,8 +424,12 @@ class Game:
         self.min_utility, self.max_utility = float(lo_hi[0]), float(lo_hi[1])
         length = getattr(self.module, "max_game_length", None)
         self.max_game_length: int = int(length(config)) if length else self.info.max_game_length
+        hook = getattr(self.module, "kernel_module", None)
+        #: what the templates of compiled code bind ``game`` to: the rules module's name, or the module
+        #: its ``kernel_module(config)`` names for this config (see :mod:`octagames.specialize`)
+        self.kernel_module: str = hook(config) if hook is not None else self.module.__name__
         #: the contract's kernels as cached, compiled entry points (see :mod:`octagames.specialize`)
-        self.kernels = k = engine_kernels(self.module)
+        self.kernels = k = engine_kernels(self.kernel_module)
         self._reset, self._cur, self._act = k.reset, k.current_player, k.acting_player
         self._mask, self._apply = k.legal_mask, k.apply_action
         self._obs, self._ret, self._det = k.observation, k.returns, k.determinize

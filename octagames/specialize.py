@@ -25,6 +25,14 @@ both with generated modules:
 * When a new digest is written, the older files of the same template and
   bindings and their numba cache files are deleted, so the cache stays bounded
   (one module per template and bindings).
+* A binding may itself be a specialised module, written
+  ``"template[key=target, ...]"`` (:func:`nested`): a game whose kernels are
+  generic over a part bound at compile time (Octa's turn machinery over one
+  rulebook, ``"octagames.octa.turn[book=octagames.octa.en]"``) is bound that
+  way, and the generated module loads the inner one with :func:`specialize`.
+  The digest covers the inner template and its bindings' sources in the same
+  way, and leaves out what the inner template's marked lines import when not
+  specialised (the other rulebook).
 
 Only generated modules (and templates) use ``cache=True``; the rules kernels are
 plain ``@numba.njit`` functions compiled into the entry points that call them.
@@ -57,7 +65,7 @@ _MARK = re.compile(r"^(?P<indent>\s*)(?:import\s+[\w.]+\s+as\s+(?P<a>\w+)|from\s
                    r"\s*#\s*specialize:\s*(?P<key>\w+)\s*$")
 _DATA_SUFFIXES = (".json",)
 _LOADED: dict[tuple[str, tuple[tuple[str, str], ...]], ModuleType] = {}
-_SOURCES: dict[str, tuple[Path, ...]] = {}
+_SOURCES: dict[tuple[tuple[str, ...], tuple[str, ...]], tuple[Path, ...]] = {}
 
 
 # --------------------------------------------------------------------------- where
@@ -113,16 +121,18 @@ _STRINGS = re.compile(r'"""(?:.|\n)*?"""|\'\'\'(?:.|\n)*?\'\'\'')
 _FROM = re.compile(r"^[ \t]*from[ \t]+(\.*)([\w.]*)[ \t]+import[ \t]+(\([^)]*\)|[^\n]*)", re.M)
 
 
-def _imported_names(path: Path, package: str) -> set[str]:
+def _imported_names(path: Path, package: str, bound: bool = False) -> set[str]:
     """Absolute names of the modules (and candidate submodules) a source file imports.
 
     A line scan rather than a parse: it is what every process pays before its
     first compiled call. It may over-collect (an import in a docstring), never
     under-collect a module-level import, which only costs a needless recompile.
+    With ``bound``, the file is a template being specialised: its marked imports
+    are left out (they are replaced by its bindings).
     """
-    # docstrings may show import lines; a template's marked imports are replaced by its bindings
-    text = _STRINGS.sub("", path.read_text())
-    text = "\n".join(line for line in text.splitlines() if not _MARK.match(line))
+    text = _STRINGS.sub("", path.read_text())  # docstrings may show import lines
+    if bound:
+        text = "\n".join(line for line in text.splitlines() if not _MARK.match(line))
     names: set[str] = set()
     for m in _IMPORT.finditer(text):
         names.update(part.split()[0] for part in m.group(1).split(",") if part.split())
@@ -140,45 +150,95 @@ def _imported_names(path: Path, package: str) -> set[str]:
     return names
 
 
-def source_files(*modules: str) -> tuple[Path, ...]:
+def source_files(*modules: str, templates: tuple[str, ...] = ()) -> tuple[Path, ...]:
     """Every source file the compiled code of ``modules`` may come from, transitively.
 
     Starting from ``modules`` and ``octagames.core``, follow the imports of each
     file into modules of the same distributions (``octagames`` and the
     top-level packages of ``modules``); data files beside a module count too.
+    The marked import lines of ``templates`` are left out (their bindings are
+    among ``modules``); a marked line of any other file is an ordinary import.
 
     Returns:
         The files, sorted.
     """
     roots = {"octagames"} | {m.split(".")[0] for m in modules}
-    todo = list(modules) + ["octagames.core"]
-    seen: set[str] = {__name__}  # this module writes templates out; it holds no compiled code
+    # (module, whether it is a template being specialised); a template imported by another file
+    # as well is followed a second time with its marked lines
+    todo = [(m, m in templates) for m in modules] + [("octagames.core", False)]
+    seen: set[tuple[str, bool]] = {(__name__, False)}  # this module writes templates out; no compiled code
     files: set[Path] = set()
     while todo:
-        name = todo.pop()
-        if name in seen or name.split(".")[0] not in roots:
+        name, bound = item = todo.pop()
+        if item in seen or name.split(".")[0] not in roots:
             continue
-        seen.add(name)
+        seen.add(item)
         path = _module_file(name)
         if path is None:
             continue
         files.add(path)
         files.update(p for p in path.parent.iterdir() if p.suffix in _DATA_SUFFIXES)
         package = name if path.name == "__init__.py" else name.rpartition(".")[0]
-        todo.extend(_imported_names(path, package))
+        todo.extend((n, False) for n in _imported_names(path, package, bound))
     return tuple(sorted(files))
+
+
+_NESTED = re.compile(r"^(?P<template>[\w.]+)\[(?P<bindings>[^\[\]]*)\](?::(?P<attr>\w+))?$")
+
+
+def nested(template: str, **bindings: str) -> str:
+    """The binding that names ``template`` specialised on ``bindings``: ``"template[key=target,...]"``.
+
+    ``specialize(t, game=nested("octagames.octa.turn", book="octagames.octa.en"))``
+    binds ``game`` to the generated module of ``octagames.octa.turn`` with ``book``
+    bound to ``octagames.octa.en``.
+    """
+    return f"{template}[{','.join(f'{k}={v}' for k, v in sorted(bindings.items()))}]"
+
+
+def _parse(target: str) -> tuple[str, dict[str, str] | None, str]:
+    """``(module or template, bindings of a nested template or None, attribute or "")`` of a binding."""
+    m = _NESTED.match(target)
+    if m is None:
+        mod, _, attr = target.partition(":")
+        return mod, None, attr
+    inner: dict[str, str] = {}
+    for item in filter(None, (x.strip() for x in m.group("bindings").split(","))):
+        key, eq, value = item.partition("=")
+        if not eq or not key.strip().isidentifier() or _NESTED.match(value.strip()):
+            raise ValueError(f"binding {target!r}: {item!r} is not key=module (one level of nesting)")
+        inner[key.strip()] = value.strip()
+    return m.group("template"), inner, m.group("attr") or ""
+
+
+def _roots(template: str, bindings: dict[str, str]) -> tuple[tuple[str, ...], tuple[str, ...]]:
+    """``(modules, templates)``: where the sources of ``template`` under ``bindings`` start."""
+    modules, templates = [template], [template]
+    for target in bindings.values():
+        mod, inner, _ = _parse(target)
+        if inner is None:
+            modules.append(mod)
+        else:
+            more, nested_templates = _roots(mod, inner)
+            modules.extend(more)
+            templates.extend(nested_templates)
+    return tuple(modules), tuple(templates)
+
+
+def bound_sources(template: str, bindings: dict[str, str]) -> tuple[Path, ...]:
+    """The source files the digest of ``template`` under ``bindings`` covers (:func:`source_files`)."""
+    key = _roots(template, bindings)
+    if key not in _SOURCES:
+        _SOURCES[key] = source_files(*key[0], templates=key[1])
+    return _SOURCES[key]
 
 
 def digest(template: str, bindings: dict[str, str]) -> str:
     """The digest naming the generated module of ``template`` under ``bindings`` (hex)."""
-    mods = [template] + [v.partition(":")[0] for v in bindings.values()]
-    key = tuple(mods)
-    if key not in _SOURCES:
-        _SOURCES[key] = source_files(*mods)  # type: ignore[index]
     h = hashlib.sha256()
     h.update(f"numba {numba.__version__} python {sys.version_info[:2]}\n".encode())
     h.update(repr(sorted(bindings.items())).encode())
-    for path in _SOURCES[key]:  # type: ignore[index]
+    for path in bound_sources(template, bindings):
         h.update(path.name.encode() + b"\0" + path.read_bytes() + b"\0")
     return h.hexdigest()
 
@@ -187,7 +247,9 @@ def digest(template: str, bindings: dict[str, str]) -> str:
 def render_template(template: str, bindings: dict[str, str]) -> str:
     """The template's source with every ``# specialize: <key>`` import bound as asked.
 
-    A binding ``"pkg.mod"`` imports a module, ``"pkg.mod:name"`` one object of it.
+    A binding ``"pkg.mod"`` imports a module, ``"pkg.mod:name"`` one object of it,
+    ``"pkg.template[key=pkg.mod,...]"`` (:func:`nested`) the generated module of a
+    template specialised in turn (loaded with :func:`specialize` when imported).
 
     Raises:
         ValueError: a marked key without a binding, or a binding without a marked line.
@@ -203,11 +265,18 @@ def render_template(template: str, bindings: dict[str, str]) -> str:
             if key not in bindings:
                 raise ValueError(f"template {template} marks '{key}' but no binding was given for it; "
                                  f"bindings given: {sorted(bindings)}")
-            target = bindings[key]
             alias = m.group("a") or m.group("b")
-            mod, _, attr = target.partition(":")
-            line = (f"{m.group('indent')}from {mod} import {attr} as {alias}" if attr
-                    else f"{m.group('indent')}import {mod} as {alias}") + f"  # specialized: {key}"
+            mod, inner, attr = _parse(bindings[key])
+            if inner is not None:
+                args = "".join(f", {k}={v!r}" for k, v in sorted(inner.items()))
+                out.append(f"{m.group('indent')}from octagames.specialize import specialize as _specialize"
+                           f"  # specialized: {key}")
+                line = f"{m.group('indent')}{alias} = _specialize({mod!r}{args}){'.' + attr if attr else ''}"
+            elif attr:
+                line = f"{m.group('indent')}from {mod} import {attr} as {alias}"
+            else:
+                line = f"{m.group('indent')}import {mod} as {alias}"
+            line += f"  # specialized: {key}"
             used.add(key)
         out.append(line)
     unused = sorted(set(bindings) - used)
@@ -217,9 +286,15 @@ def render_template(template: str, bindings: dict[str, str]) -> str:
     return header + "\n".join(out) + "\n"
 
 
+def _short(target: str) -> str:
+    """A file-name part for a binding: ``octa`` for ``octagames.octa``, ``octa_turn_en`` for a nested one."""
+    mod, inner, _ = _parse(target)
+    tail = "".join(f"_{v.partition(':')[0].rpartition('.')[2]}" for _, v in sorted((inner or {}).items()))
+    return re.sub(r"\W", "_", mod.replace("octagames.", "")) + tail
+
+
 def _label(bindings: dict[str, str]) -> str:
-    game = bindings.get("game", next(iter(bindings.values()), ""))
-    short = re.sub(r"\W", "_", game.partition(":")[0].replace("octagames.", ""))
+    short = _short(bindings.get("game", next(iter(bindings.values()), "")))
     tag = hashlib.sha256(repr(sorted(bindings.items())).encode()).hexdigest()[:8]
     return f"{short}_{tag}"
 

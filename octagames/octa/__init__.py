@@ -2,12 +2,12 @@
 
 from octagames.octa.rules import (Config, INFO, NUM_ACTIONS, OBS_SIZE, STATE_DTYPE, acting_player,
                                   action_layout, action_to_string, apply_action, apply_legal, card_name,
-                                  chance_outcomes, current_player, determinize, illegal_reason, legal_mask,
-                                  max_game_length, obs_layout, observation, render, reset, returns,
-                                  sample_chance, write_config)
+                                  chance_outcomes, current_player, determinize, illegal_reason,
+                                  kernel_module, legal_mask, max_game_length, obs_layout, observation, render,
+                                  reset, returns, sample_chance, write_config)
 from octagames.octa.record import check_record
 
 __all__ = ["INFO", "NUM_ACTIONS", "OBS_SIZE", "STATE_DTYPE", "Config", "acting_player", "action_layout",
            "action_to_string", "apply_action", "apply_legal", "card_name", "chance_outcomes", "check_record",
-           "current_player", "determinize", "illegal_reason", "legal_mask", "max_game_length", "obs_layout",
-           "observation", "render", "reset", "returns", "sample_chance", "write_config"]
+           "current_player", "determinize", "illegal_reason", "kernel_module", "legal_mask", "max_game_length",
+           "obs_layout", "observation", "render", "reset", "returns", "sample_chance", "write_config"]

@@ -50,7 +50,7 @@ from octagames.octa.common import (CK_ACTION, CK_AFLIP, CK_DRAW, CK_FD, CK_JOKER
                                    NUM_ACTION_CARDS, NUM_ACTIONS, NUM_CARDS, NUM_KINDS, NUM_NUMBER, PH_CHANCE,
                                    PH_DEAL, PH_OVER, PH_PILE, PH_START, PH_USE, POOL_LINES, POOL_SLOTS,
                                    RULES_EN, RULES_NL, SETUP_DEALS, TOK_CENTRE, TOK_POOL, TOK_RUN)
-from octagames.octa.rules import MAX_TURNS_LIMIT, STATE_DTYPE
+from octagames.octa.rules import MAX_TURNS_LIMIT, RULE_SETS, STATE_DTYPE, Config, kernel_module
 from octagames.octa.view import card_name
 from octagames.specialize import cached, engine_kernels
 
@@ -96,10 +96,15 @@ CHANCE_NAMES = ("draw", "action card", "refill", "face-down card", "joker", "res
 
 # ---------------------------------------------------------------- helpers
 @cache
-def _compiled() -> tuple[Callable, ModuleType]:
-    """``checks.validate`` as a cached entry point and the engine's kernels (compiled once, then
-    loaded from the cache)."""
-    return cached(checks.validate), engine_kernels("octagames.octa")
+def _validate_kernel() -> Callable:
+    """``checks.validate`` as a cached entry point (compiled once, then loaded from the cache)."""
+    return cached(checks.validate)
+
+
+@cache
+def _kernels(rules: int) -> ModuleType:
+    """The engine's kernels of one rulebook, as :class:`~octagames.core.Game` compiles them."""
+    return engine_kernels(kernel_module(Config(rules=RULE_SETS[rules])))
 
 
 @cache
@@ -108,7 +113,7 @@ def _fresh(rules: int) -> np.void:
     rec = np.zeros(1, dtype=STATE_DTYPE)[0]
     rec["rules"] = rules
     rec["max_turns"] = MAX_TURNS_LIMIT
-    _compiled()[1].reset(rec, 0)
+    _kernels(rules).reset(rec, 0)
     return rec
 
 
@@ -340,7 +345,7 @@ def _octa_mask(s) -> str:
 
 def _validate(s) -> str:
     """The engine's own consistency check (all 104 cards in one place each, valid runs)."""
-    err = int(_compiled()[0](s))
+    err = int(_validate_kernel()(s))
     return f"the table is inconsistent: {checks.ERROR_NAMES[err]}" if err else ""
 
 
@@ -641,7 +646,7 @@ def _phase_rules(s) -> str:
 # ---------------------------------------------------------------- 7: the engine can go on
 def _can_go_on(s) -> str:
     """A chance node has an outcome; the seat to move has a legal action."""
-    k = _compiled()[1]
+    k = _kernels(int(s["rules"]))
     if k.current_player(s) == CHANCE:
         if k.chance_outcomes(s, np.zeros(NUM_CARDS, dtype=np.int64), np.zeros(NUM_CARDS)) == 0:
             return f"{_phase(s)}: no chance outcome is possible"

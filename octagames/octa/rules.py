@@ -7,12 +7,16 @@ share a suit. A pool ring of 8 face-up cards, two tokens and face-down cards
 complete the table. English aim: an *Octa* (a run of 8+ face-up cards) and 28+
 face-up cards in your runs; Dutch aim: an Octa, then an empty hand.
 
-Where things live: this module only binds the engine contract and dispatches
-on the record's ``rules`` field (0 = en, 1 = nl). Each rulebook's rules, phases,
-action table, observation, strings and illegal-move reasons are in its own
-module, :mod:`octagames.octa.en` or :mod:`octagames.octa.nl`; the turn
-machinery both share (deal, chance, the action card's pile, turn start and end,
-game end) is :mod:`octagames.octa.turn`; the table pieces and the record are
+Where things live: this module binds the engine contract (the config, the
+facts, the Python-side helpers, which look up the record's rulebook by its
+``rules`` field, 0 = en, 1 = nl). Each rulebook's rules, phases, action table,
+observation, strings and illegal-move reasons are in its own module,
+:mod:`octagames.octa.en` or :mod:`octagames.octa.nl`; the turn machinery both
+share (deal, chance, the action card's pile, turn start and end, game end) and
+the contract's kernels are :mod:`octagames.octa.turn`, over a rulebook bound at
+compile time (:func:`kernel_module`: a config's kernels contain its rulebook
+alone; the kernels exported here pick it by the record, through
+:mod:`octagames.octa.dispatch`); the table pieces and the record are
 :mod:`octagames.octa.common`; names, the text render and the observation
 blocks both layouts share are :mod:`octagames.octa.view`. The rule
 interpretations are traced in ``docs/rules/octa_en.md`` and ``docs/rules/octa_nl.md``.
@@ -79,14 +83,17 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-import numba as nb
-
 from octagames.core import CHANCE, TERMINAL, GameInfo, check_choice, check_range
-from octagames.octa import en, nl, turn
+from octagames.octa import en, nl
 from octagames.octa import view
 from octagames.octa.view import card_name, chance_string  # card_name: a public helper of the package
 from octagames.octa.common import (NUM_ACTIONS, NUM_CARDS, OBS_SIZE, RULES_NL, SETUP_DEALS, make_state_dtype)
 from octagames.octa.en import TURN_ACTION_BOUND
+# the kernels: the turn machinery with the rulebook chosen by the record (octagames.octa.dispatch)
+from octagames.octa.turn import (acting_player, apply_action, apply_legal, chance_outcomes,  # noqa: F401
+                                 current_player, determinize, legal_mask, observation, reset, returns,
+                                 sample_chance)
+from octagames.specialize import nested
 
 RULE_SETS = ("en", "nl")
 MAX_TURNS_LIMIT = 200
@@ -159,91 +166,14 @@ def write_config(s, config: Config) -> None:
     s["max_turns"] = config.max_turns
 
 
-# ---------------------------------------------------------------- kernels
-reset = turn.reset
-current_player = turn.current_player
-chance_outcomes = turn.chance_outcomes
-sample_chance = turn.sample_chance
-determinize = turn.determinize
+def kernel_module(config: Config) -> str:
+    """The module the compiled kernels of ``config`` come from: the turn machinery over its rulebook alone.
 
-
-@nb.njit
-def acting_player(s) -> int:
-    """Same as :func:`current_player` (the game is sequential)."""
-    return current_player(s)
-
-
-@nb.njit
-def legal_mask(s, player, out) -> int:
-    """Legal actions of ``player`` (zeros unless it is their decision).
-
-    Args:
-        s: the record.
-        player: the seat asking.
-        out: uint8[NUM_ACTIONS], overwritten with the mask.
-
-    Returns:
-        the number of legal actions.
+    :class:`~octagames.core.Game` and the faces specialise their templates on it
+    (:func:`octagames.specialize.nested`), so a process playing English Octa
+    compiles no Dutch rule and the other way round.
     """
-    if current_player(s) != player:
-        out[:] = 0
-        return 0
-    return turn.gen_legal(s, player, out)
-
-
-@nb.njit
-def apply_action(s, action) -> bool:
-    """Apply a chance outcome or the mover's action.
-
-    Args:
-        s: the record, changed in place.
-        action: a chance outcome id at chance nodes, else a player action id.
-
-    Returns:
-        True if applied; False (and ``s`` untouched) if the action is illegal.
-    """
-    return _apply(s, action, True)
-
-
-@nb.njit
-def apply_legal(s, action) -> bool:
-    """:func:`apply_action` for an action known to be legal (from :func:`legal_mask`): the
-    player's move skips the legality check (the contract's optional fast apply; chance
-    outcomes are still checked)."""
-    return _apply(s, action, False)
-
-
-@nb.njit
-def _apply(s, action, checked) -> bool:
-    # the rule set's chance or player move; ``checked``: refuse an illegal player action
-    cp = current_player(s)
-    if cp == TERMINAL:
-        return False
-    if cp == CHANCE:
-        return turn.apply_chance(s, action)
-    return turn.apply_player(s, action, checked)
-
-
-@nb.njit
-def returns(s, out) -> None:
-    """+1 for the winner, -1 for the loser, 0 for both in a draw or before the end."""
-    out[0] = s["returns"][0]
-    out[1] = s["returns"][1]
-
-
-@nb.njit
-def observation(s, player, out) -> None:
-    """Write ``player``'s information state: the layout of the record's rulebook (:func:`obs_layout`).
-
-    Args:
-        s: the record.
-        player: the viewing seat (seats in the tensor are relative to it).
-        out: float32[OBS_SIZE], overwritten; every entry lies in [0, 1].
-    """
-    if s["rules"] == RULES_NL:
-        nl.observation(s, player, out)
-    else:
-        en.observation(s, player, out)
+    return nested("octagames.octa.turn", book=f"octagames.octa.{config.rules}")
 
 
 # ---------------------------------------------------------------- Python-side helpers

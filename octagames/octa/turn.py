@@ -1,4 +1,4 @@
-"""The Octa turn machinery both rulebooks share: the deal, chance, turn start and end, game end.
+"""The Octa turn machinery both rulebooks share, and the engine contract's kernels, over one rulebook.
 
 A rulebook module (:mod:`octagames.octa.en`, :mod:`octagames.octa.nl`) holds
 only its own rules: the legal actions of its phases and what each action does.
@@ -13,14 +13,18 @@ Everything else is written once, here:
   turn, the turn cap, the other seat's turn);
 * after every player action, the rulebook's win check and, when its ``apply``
   returns True, the end of the turn; the game end scores the seats with the
-  rulebook's ``score`` when nobody has won.
+  rulebook's ``score`` when nobody has won;
+* the kernels of the engine contract (``legal_mask``, ``apply_action``, ...),
+  which :mod:`octagames.octa.rules` exports.
 
-The hooks a rulebook module provides (the same names in both):
+The rulebook is the module bound to ``book``, the hooks it provides (the same
+names in both):
 
 ==========================  ==================================================
 ``gen_legal(s, p, out)``    its legal actions in phases from ``PH_USE`` on (the
                             shared decline is set already)
 ``apply(s, a) -> bool``     the effect of a legal action; True ends the turn
+``observation(s, p, out)``  a seat's observation, in its own layout
 ``turn_start(s)``           clear its per-turn fields
 ``winner(s) -> int``        a seat that has won now, or -1
 ``score(s, p) -> int``      a seat's score when the game ends without a winner
@@ -30,8 +34,23 @@ The hooks a rulebook module provides (the same names in both):
 ``restock_actions(s)``      an action card must be turned and the stack is empty
 ==========================  ==================================================
 
-The dispatch on the record's ``rules`` field is a plain ``if`` (numba compiles
-both branches; its disk cache keeps neither closures nor function arguments).
+``book`` is bound at compile time, by :mod:`octagames.specialize` (its import
+line is marked): ``specialize("octagames.octa.turn", book="octagames.octa.en")``
+is this module over the English rulebook alone, and the kernels compiled from
+it contain no Dutch rule (and its digest no Dutch source); this is what
+:class:`~octagames.core.Game` and the faces compile for a config
+(:func:`octagames.octa.rules.kernel_module`). Imported as it is, the module
+binds :mod:`octagames.octa.dispatch`, which picks the rulebook by the record's
+``rules`` field at run time: the package's own kernels run either rulebook.
+
+The thin kernels (``legal_mask``, ``apply_action``, ``observation``, ...) and
+``gen_legal`` are inlined where they are called (``inline="always"``): numba
+optimises and emits machine code for every compiled function together with all
+it calls, so each wrapper between an entry point and the rules would compile
+the rules once more. For the same reason constant arguments are passed as
+``np.int64(...)`` / ``np.bool_(...)``: numba compiles a function once per
+*literal* value it is called with (``finish_game(s, END_WIN)`` and
+``finish_game(s, END_CAP)`` would be two compiles), once per type otherwise.
 """
 
 from __future__ import annotations
@@ -40,12 +59,12 @@ import numba as nb
 import numpy as np
 
 from octagames.core import CHANCE, TERMINAL, rng_below, seed_rng
-from octagames.octa import en, nl
+from octagames.octa import dispatch as book  # specialize: book
 from octagames.octa.common import (CK_ACTION, CK_AFLIP, CK_DRAW, CK_FD, CK_JOKER, CK_REFILL, END_CAP,
                                    END_STOCK, END_WIN, HAND_LIMIT, LOC_ADRAWN, LOC_AHIDDEN, LOC_HAND,
                                    LOC_JOKER, LOC_RUN, LOC_STOCK, NPOS, NUM_ACTIONS, NUM_CARDS, NUM_NUMBER,
                                    PH_CHANCE, PH_DEAL, PH_OVER, PH_PILE, PH_START, PH_USE, POOL_SLOTS,
-                                   RULES_NL, SETUP_DEALS, TOK_CENTRE, action_tops_match, clear_build, detach,
+                                   SETUP_DEALS, TOK_CENTRE, action_tops_match, clear_build, detach,
                                    first_empty_slot, hidden_action_count, kind_of, nth_card_at, place_action,
                                    random_stock_card, start_chance, to_hand, to_pool, to_run)
 
@@ -143,61 +162,6 @@ def current_player(s) -> int:
     return s["cur"]
 
 
-# ---------------------------------------------------------------- the rulebook hooks
-@nb.njit
-def _score(s, p) -> int:
-    if s["rules"] == RULES_NL:
-        return nl.score(s, p)
-    return en.score(s, p)
-
-
-@nb.njit
-def _winner(s) -> int:
-    if s["rules"] == RULES_NL:
-        return nl.winner(s)
-    return en.winner(s)
-
-
-@nb.njit
-def _turn_start(s) -> None:
-    if s["rules"] == RULES_NL:
-        nl.turn_start(s)
-    else:
-        en.turn_start(s)
-
-
-@nb.njit
-def _enter(s, phase) -> None:
-    if s["rules"] == RULES_NL:
-        nl.enter(s, phase)
-    else:
-        en.enter(s, phase)
-
-
-@nb.njit
-def _after_action_step(s) -> None:
-    if s["rules"] == RULES_NL:
-        nl.after_action_step(s)
-    else:
-        en.after_action_step(s)
-
-
-@nb.njit
-def _stock_emptied(s) -> None:
-    if s["rules"] == RULES_NL:
-        nl.stock_emptied(s)
-    else:
-        en.stock_emptied(s)
-
-
-@nb.njit
-def _restock_actions(s) -> None:
-    if s["rules"] == RULES_NL:
-        nl.restock_actions(s)
-    else:
-        en.restock_actions(s)
-
-
 # ---------------------------------------------------------------- turns and the end
 @nb.njit
 def finish_game(s, reason) -> None:
@@ -206,8 +170,8 @@ def finish_game(s, reason) -> None:
     s["phase"] = PH_OVER
     s["end_reason"] = reason
     if reason != END_WIN:
-        a = _score(s, 0)
-        b = _score(s, 1)
+        a = book.score(s, np.int64(0))
+        b = book.score(s, np.int64(1))
         s["winner"] = 0 if a > b else (1 if b > a else -1)
     w = s["winner"]
     if w >= 0:
@@ -225,7 +189,7 @@ def begin_turn(s) -> None:
     s["anew_pile"] = -1
     s["jack_slot"] = -1  # a face-down card laid by an earlier turn's Jack may be replaced from now on
     s["jack_pos"] = -1
-    _turn_start(s)
+    book.turn_start(s)
     start_chance(s, CK_DRAW, 1, PH_PILE)
 
 
@@ -235,9 +199,9 @@ def end_turn(s) -> None:
     for c in range(NUM_NUMBER):
         s["bflag"][c] = 0
     if s["final_turn"]:
-        finish_game(s, END_STOCK)
+        finish_game(s, np.int64(END_STOCK))
     elif s["turn"] >= s["max_turns"]:
-        finish_game(s, END_CAP)
+        finish_game(s, np.int64(END_CAP))
     else:
         s["cur"] = 1 - s["cur"]
         begin_turn(s)
@@ -265,10 +229,10 @@ def settle(s) -> None:
         nxt = s["ch_next"]
         if nxt == PH_PILE:
             if s["astack_n"] == 0:
-                _restock_actions(s)
+                book.restock_actions(s)
             s["ch_kind"] = CK_ACTION
         else:
-            _enter(s, nxt)
+            book.enter(s, nxt)
 
 
 # ---------------------------------------------------------------- chance
@@ -393,13 +357,13 @@ def apply_chance(s, o) -> bool:
         s["ch_left"] = 0
     s["moves"] += 1
     if s["stock_n"] == 0:
-        _stock_emptied(s)
+        book.stock_emptied(s)
     settle(s)
     return True
 
 
 # ---------------------------------------------------------------- player actions
-@nb.njit
+@nb.njit(inline="always")
 def gen_legal(s, p, out) -> int:
     """Write ``p``'s legal actions into ``out`` (zeroed first); return their number."""
     out[:] = 0
@@ -414,9 +378,7 @@ def gen_legal(s, p, out) -> int:
     if ph == PH_USE:
         out[A_DECLINE] = 1  # "You are never required to perform an action" / "niet verplicht"
         n = 1
-    if s["rules"] == RULES_NL:
-        return n + nl.gen_legal(s, p, out)
-    return n + en.gen_legal(s, p, out)
+    return n + book.gen_legal(s, p, out)
 
 
 @nb.njit
@@ -436,7 +398,7 @@ def apply_player(s, a, checked) -> bool:
         if a < 0 or a >= NUM_ACTIONS or s["terminal"] or s["phase"] < PH_PILE:
             return False
         mask = np.zeros(NUM_ACTIONS, dtype=np.uint8)
-        gen_legal(s, s["cur"], mask)
+        gen_legal(s, np.int64(s["cur"]), mask)  # the int64 seat of legal_mask: one compile
         if mask[a] == 0:
             return False
     s["moves"] += 1
@@ -448,23 +410,98 @@ def apply_player(s, a, checked) -> bool:
         if action_tops_match(s):
             s["phase"] = PH_USE
         else:
-            _after_action_step(s)
+            book.after_action_step(s)
     elif a == A_DECLINE:
-        _after_action_step(s)
-    elif s["rules"] == RULES_NL:
-        end = nl.apply(s, a)
+        book.after_action_step(s)
     else:
-        end = en.apply(s, a)
+        end = book.apply(s, a)
     settle(s)
     if not s["terminal"]:
-        w = _winner(s)
+        w = book.winner(s)
         if w >= 0:
             s["winner"] = w
-            finish_game(s, END_WIN)
+            finish_game(s, np.int64(END_WIN))
     if end and not s["terminal"]:
         end_turn(s)
         settle(s)
     return True
+
+
+# ---------------------------------------------------------------- the engine contract's kernels
+@nb.njit(inline="always")
+def acting_player(s) -> int:
+    """Same as :func:`current_player` (the game is sequential)."""
+    return current_player(s)
+
+
+@nb.njit(inline="always")
+def legal_mask(s, player, out) -> int:
+    """Legal actions of ``player`` (zeros unless it is their decision).
+
+    Args:
+        s: the record.
+        player: the seat asking.
+        out: uint8[NUM_ACTIONS], overwritten with the mask.
+
+    Returns:
+        the number of legal actions.
+    """
+    if current_player(s) != player:
+        out[:] = 0
+        return 0
+    return gen_legal(s, player, out)
+
+
+@nb.njit(inline="always")
+def apply_action(s, action) -> bool:
+    """Apply a chance outcome or the mover's action.
+
+    Args:
+        s: the record, changed in place.
+        action: a chance outcome id at chance nodes, else a player action id.
+
+    Returns:
+        True if applied; False (and ``s`` untouched) if the action is illegal.
+    """
+    return _apply(s, action, np.bool_(True))
+
+
+@nb.njit(inline="always")
+def apply_legal(s, action) -> bool:
+    """:func:`apply_action` for an action known to be legal (from :func:`legal_mask`): the
+    player's move skips the legality check (the contract's optional fast apply; chance
+    outcomes are still checked)."""
+    return _apply(s, action, np.bool_(False))
+
+
+@nb.njit(inline="always")
+def _apply(s, action, checked) -> bool:
+    # a chance outcome or the mover's action; ``checked``: refuse an illegal player action
+    cp = current_player(s)
+    if cp == TERMINAL:
+        return False
+    if cp == CHANCE:
+        return apply_chance(s, action)
+    return apply_player(s, action, checked)
+
+
+@nb.njit(inline="always")
+def returns(s, out) -> None:
+    """+1 for the winner, -1 for the loser, 0 for both in a draw or before the end."""
+    out[0] = s["returns"][0]
+    out[1] = s["returns"][1]
+
+
+@nb.njit(inline="always")
+def observation(s, player, out) -> None:
+    """Write ``player``'s information state in the layout of the rulebook (``OBS_LAYOUT``).
+
+    Args:
+        s: the record.
+        player: the viewing seat (seats in the tensor are relative to it).
+        out: float32[OBS_SIZE], overwritten; every entry lies in [0, 1].
+    """
+    book.observation(s, player, out)
 
 
 # ---------------------------------------------------------------- hidden information

@@ -118,6 +118,63 @@ def test_the_digest_covers_the_sources_a_game_imports():
     assert {"agents/mcts.py", "agents/_mcts_template.py", "agents/heuristic_achten.py"} <= search
 
 
+def test_a_nested_binding_covers_the_part_it_binds_and_not_the_others():
+    from octagames.octa import Config, kernel_module
+
+    bindings = {"game": kernel_module(Config())}
+    english = {p.relative_to(ROOT).as_posix()
+               for p in specialize.bound_sources("octagames._engine_template", bindings)}
+    assert {"octagames/_engine_template.py", "octagames/octa/turn.py", "octagames/octa/en.py"} <= english
+    # the Dutch rulebook and the run-time dispatch between both are not what English kernels come from
+    assert not {"octagames/octa/nl.py", "octagames/octa/dispatch.py"} & english
+    # a template imported as a plain module is an ordinary import: turn.py binds the dispatch by default
+    package = {p.relative_to(ROOT).as_posix() for p in specialize.source_files("octagames.octa")}
+    assert {"octagames/octa/dispatch.py", "octagames/octa/en.py", "octagames/octa/nl.py"} <= package
+
+
+TNEST_TEMPLATE = """
+import numba as nb
+from tnest import red as part  # specialize: part
+
+
+@nb.njit
+def value():
+    return part.VALUE
+"""
+
+
+def test_an_edit_of_the_bound_part_changes_the_digest_and_one_of_another_part_does_not(tmp_path, monkeypatch):
+    (tmp_path / "tnest").mkdir()
+    (tmp_path / "tnest" / "__init__.py").write_text("")
+    (tmp_path / "tnest" / "kernels.py").write_text(TNEST_TEMPLATE)
+    for name in ("red", "blue"):
+        (tmp_path / "tnest" / f"{name}.py").write_text("VALUE = 1\n")
+    monkeypatch.syspath_prepend(str(tmp_path))
+    bindings = {"game": specialize.nested("tnest.kernels", part="tnest.blue")}
+    first = specialize.digest("octagames._engine_template", bindings)
+    (tmp_path / "tnest" / "red.py").write_text("VALUE = 2\n")
+    assert specialize.digest("octagames._engine_template", bindings) == first
+    (tmp_path / "tnest" / "blue.py").write_text("VALUE = 2\n")
+    second = specialize.digest("octagames._engine_template", bindings)
+    assert second != first
+    (tmp_path / "tnest" / "kernels.py").write_text(TNEST_TEMPLATE + "\n# edited\n")  # the inner template
+    third = specialize.digest("octagames._engine_template", bindings)
+    assert third not in (first, second)
+    red = specialize.digest("octagames._engine_template",
+                            {"game": specialize.nested("tnest.kernels", part="tnest.red")})
+    assert red != third
+
+
+def test_a_nested_binding_renders_a_call_of_specialize():
+    binding = specialize.nested("octagames.octa.turn", book="octagames.octa.nl")
+    assert binding == "octagames.octa.turn[book=octagames.octa.nl]"
+    text = specialize.render_template("octagames._engine_template", {"game": binding})
+    assert "game = _specialize('octagames.octa.turn', book='octagames.octa.nl')  # specialized: game" in text
+    with pytest.raises(ValueError, match="is not key=module"):
+        specialize.render_template("octagames._engine_template",
+                                   {"game": "octagames.octa.turn[octagames.octa.nl]"})
+
+
 def test_bindings_must_match_the_marked_lines():
     with pytest.raises(ValueError, match="no binding was given for it"):
         specialize.render_template("octagames._engine_template", {})

@@ -1,0 +1,18 @@
+"""The warm-up compiles every kernel module of every game: one run per config whose kernels differ."""
+
+from octagames.core import GAME_NAMES, Game
+from octagames.experiments.warmup import game_configs, label
+from octagames.octa import Config, kernel_module
+from octagames.octa.rules import RULE_SETS
+
+
+def test_octa_is_warmed_once_per_rulebook_and_the_other_games_once():
+    octa = {Game("octa", **config).kernel_module for config in game_configs("octa")}
+    assert octa == {kernel_module(Config(rules=rules)) for rules in RULE_SETS}
+    assert len(game_configs("octa")) == len(RULE_SETS)
+    assert all(game_configs(name) == [{}] for name in GAME_NAMES if name != "octa")
+
+
+def test_labels_name_the_config_as_openspiel_does():
+    assert label("octa", {"rules": "nl"}) == "octa(rules=nl)"
+    assert label("octrix", {}) == "octrix"
