@@ -395,8 +395,9 @@ def _progress(s) -> str:
 
 
 def _end(s) -> str:
-    """The end of the game, or that it has not ended: the reason, the winner the rulebook gives (the
-    win rule for the seat that moved, else the higher score) and the returns."""
+    """The end of the game, or that it has not ended: the reason, the winner the rulebook gives (its win
+    rule: the seat that moved under the Dutch rules, either seat under the English "as soon as"; else the
+    higher score) and the returns."""
     terminal, w, reason = int(s["terminal"]), int(s["winner"]), int(s["end_reason"])
     last = int(s["final_turn"])
     owner, res = s["run_owner"], s["res_n"]
@@ -410,13 +411,15 @@ def _end(s) -> str:
         score = total
         won = w >= 0 and up[owner == w].max(initial=0) >= 8 and total[w] >= 28
     by_score = 0 if score[0] > score[1] else 1 if score[1] > score[0] else -1
-    ends = {0: not terminal and w == -1, END_WIN: terminal and w == s["cur"] and bool(won),
+    mover_only = s["rules"] == RULES_NL  # an English win may come in the other seat's turn
+    ends = {0: not terminal and w == -1,
+            END_WIN: terminal and (w == s["cur"] or not mover_only) and bool(won),
             END_STOCK: terminal and last == 1 and w == by_score,
             END_CAP: terminal and last == 0 and s["turn"] == s["max_turns"] and w == by_score}
     if not ends[reason]:
         return (f"end_reason = {reason}, winner = {w}, terminal = {terminal}: a game ends by the rulebook's "
-                f"win for the seat that moved, or at the stock's last turn or the turn cap with the higher "
-                f"score winning (scores {score.tolist()})")
+                f"win (Dutch: of the seat that moved), or at the stock's last turn or the turn cap with the "
+                f"higher score winning (scores {score.tolist()})")
     want = np.zeros(2)
     if w >= 0:
         want[w], want[1 - w] = 1.0, -1.0

@@ -159,6 +159,7 @@ def test_the_win_counts_as_soon_as_it_is_reached_in_the_other_seats_turn():
     do(s, "replace the face-down card in run ♦A ♦2 ♦3 ♦4 ♦5 ♦6 ♦7 [?♦8] ♦9 with ♦8 and take it into your hand")
     assert GAME.is_terminal(s) and int(s["end_reason"]) == 1 and int(s["winner"]) == 1
     assert list(GAME.returns(s)) == [-1.0, 1.0]
+    assert GAME.from_bytes(GAME.to_bytes(s))["winner"] == 1  # a saved game of it passes the record check
 
 
 def test_queen_takes_a_same_suit_pair_and_refills_from_the_stock():
