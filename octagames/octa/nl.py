@@ -1080,6 +1080,8 @@ def apply(s, a) -> bool:
         for q in range(2):
             if (s["octa_mask"][q] >> u) & 1:
                 s["octa_mask"][q] = (s["octa_mask"][q] & ~(1 << u)) | (1 << r)
+        if s["jack_slot"] == u:  # this turn's joker moves with its run: still replaced only later
+            s["jack_slot"] = r
     return False
 
 

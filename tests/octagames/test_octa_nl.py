@@ -105,6 +105,21 @@ def test_jack_joker_new_run_with_the_joker_at_an_end_and_no_step_2():
     assert_valid(s)
 
 
+def test_a_joker_joined_into_another_run_is_still_replaced_only_in_a_later_turn():
+    def prep(s):
+        force_run(s, 0, "♥2 ♥3 ♥4")
+        force_hand(s, 0, "♥6 ♥7")
+    s = setup(POOL, H0, H1, piles="♥K ♠Q", before_start=prep)
+    start_turn(s, "♦3", "♥J", 1)
+    do(s, "Jack: lay a face-down joker from the stock")
+    any_chance(s)
+    do(s, "start a new run with ♥5", "lay the joker as ♥6", "lay ♥7", "commit the run without token")
+    do(s, "join run ♥2 ♥3 ♥4 with run ♥5 [?♥6] ♥7")  # the joker's run joins the older one
+    assert any(run_string(s, q) == "♥2 ♥3 ♥4 ♥5 [?♥6] ♥7" for q in range(26))
+    assert not any(m.startswith("replace the face-down card") for m in legal_strings(s))  # "later"
+    assert_valid(s)
+
+
 def test_jack_joker_attaches_a_hand_card_to_a_run_and_is_offered_only_with_a_use():
     def prep(s):
         force_run(s, 1, "♥6 ♥7 ♥8")
