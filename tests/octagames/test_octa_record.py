@@ -194,7 +194,6 @@ def test_the_faces_refuse_a_bad_saved_record(en_table):
     with pytest.raises(ValueError, match=r"state\['states'\]\[1\]: not a valid octa record: pool\[3\] = 117"):
         env.set_state(state)
     env.close()
-    pytest.importorskip("pyspiel")
     import octagames.envs.openspiel as eo
 
     spiel = eo.load("octa", rules="en")
