@@ -13,7 +13,7 @@
   with an empty cache folder (``OCTAGAMES_CACHE_DIR``): the one-time compile a
   user pays after ``pip install``.
 
-A game whose configs compile different kernels (``warmup.KERNEL_CONFIGS``:
+A game whose configs compile different kernels (the game's ``KERNEL_CONFIGS``:
 Octa's two rulebooks) is measured once per such config, labelled like
 ``octa(rules=nl)``.
 

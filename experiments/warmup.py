@@ -10,7 +10,7 @@ when pyspiel is installed, MCTS with its default evaluator and with a network's
 priors), so that the first call in any later process loads compiled code from
 the cache (:mod:`octagames.specialize`) instead of compiling it. A game whose
 configs compile different kernels is warmed once per such config
-(:data:`KERNEL_CONFIGS`: Octa's English and Dutch rulebooks), and the time of
+(the game's ``KERNEL_CONFIGS``: Octa's English and Dutch rulebooks), and the time of
 each is printed. With a warm cache the whole run takes seconds.
 """
 
@@ -25,22 +25,17 @@ import numpy as np
 
 from octagames.agents.base import make_turn
 from octagames.agents.mcts import MCTS, MCTSAgent, MCTSConfig, PolicyValue
-from octagames.core import GAME_NAMES, Game
+from octagames.core import GAME_NAMES, Game, load_module
 from octagames.envs.vector import make
 from octagames.experiments.cli import config_or_defaults
-from octagames.octa.rules import RULE_SETS
 from octagames.specialize import cache_dir
 
 FACES = ("rules", "vector", "aec", "openspiel", "mcts")
 
-#: the configs of a game whose compiled kernels differ (``Game.kernel_module``), one warm-up each;
-#: a game not listed compiles the same kernels for every config
-KERNEL_CONFIGS: dict[str, list[dict[str, Any]]] = {"octa": [{"rules": rules} for rules in RULE_SETS]}
-
-
 def game_configs(game: str) -> list[dict[str, Any]]:
-    """The configs of ``game`` to warm up: one per kernel module (``[{}]``, the defaults, for most games)."""
-    return KERNEL_CONFIGS.get(game, [{}])
+    """The configs of ``game`` to warm up: one per kernel module, as the game's ``KERNEL_CONFIGS``
+    declares them (``[{}]``, the defaults, for a game whose configs all compile the same kernels)."""
+    return [dict(c) for c in getattr(load_module(game), "KERNEL_CONFIGS", ({},))]
 
 
 def label(game: str, config: dict[str, Any]) -> str:

@@ -390,18 +390,20 @@ def to_run(s, c, slot, pos, facedown) -> None:
 
 
 @nb.njit
-def hand_card_of_kind(s, p, k) -> int:
-    """A card of kind ``k`` in seat ``p``'s hand, preferring B cards, then openly known ones.
+def hand_card_of_kind(s, p, k, keep_b=False) -> int:
+    """A card of kind ``k`` in seat ``p``'s hand, preferring B cards (with ``keep_b``: other cards,
+    so that a card taken from the pool stays in hand), then openly known ones.
 
     Copies are interchangeable for the rules; the preference keeps hidden
     information hidden (a card the opponent already knows is used first).
     """
     best = -1
-    best_score = -1
+    best_score = -3
     for cp in range(2):
         c = cp * 40 + k
         if s["loc"][c] == LOC_HAND and s["lidx"][c] == p and s["inbuild"][c] == 0:
-            score = 2 * s["bflag"][c] + s["pub"][c]
+            b = np.int64(s["bflag"][c])  # (uint8 fields: no wrap-around in the difference below)
+            score = np.int64(s["pub"][c]) + (-2 * b if keep_b else 2 * b)
             if score > best_score:
                 best, best_score = c, score
     return best

@@ -963,14 +963,7 @@ def apply(s, a) -> bool:
             if s["bflag"][c]:
                 s["b_done"] = 1
         else:  # the opponent's run: keep a taken B card in hand (it counts only in an own run)
-            c = -1
-            best = -3
-            for cp in range(2):
-                d = cp * 40 + k
-                score = np.int64(s["pub"][d]) - 2 * np.int64(s["bflag"][d])  # (uint8 fields: no wrap-around)
-                if s["loc"][d] == LOC_HAND and s["lidx"][d] == p and score > best:
-                    c = d
-                    best = score
+            c = hand_card_of_kind(s, p, k, True)
         detach(s, c)
         to_run(s, c, r, pos, False)
         if pos < s["run_lo"][r]:
