@@ -819,6 +819,7 @@ def plot_curves(rows: list[dict[str, Any]], opponents: list[str], path: Path, ti
     import matplotlib
     matplotlib.use("Agg")
     import matplotlib.pyplot as plt
+    from matplotlib.ticker import EngFormatter
 
     fig, axes = plt.subplots(2, 2, figsize=(11, 7.5))
     for col, xkey, xlabel in ((0, *x), (1, "wall_time", "wall time (s)")):
@@ -834,6 +835,9 @@ def plot_curves(rows: list[dict[str, Any]], opponents: list[str], path: Path, ti
         ax.axhline(0.5, color="grey", lw=0.8, ls=":")
         ax.set_ylim(0, 1)
         ax.set_xlabel(xlabel)
+        if col == 0:  # step counts as 200k, 1M: full numbers run into each other
+            for row in (0, 1):
+                axes[row, col].xaxis.set_major_formatter(EngFormatter(sep=""))
         ax.set_ylabel("win rate (draw = 1/2)")
         if ax.get_legend_handles_labels()[0]:  # no evaluation opponents: nothing to label
             ax.legend(loc="lower right")
