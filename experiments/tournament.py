@@ -103,13 +103,14 @@ class TournamentResult:
     def table(self) -> str:
         """Ratings and pairwise scores as text."""
         total = int(self.games.sum() / 2)
+        w = max(18, *map(len, self.names)) + 2  # long specs (ppo:<path>) keep the columns apart
         lines = [f"{self.game} {self.config}: round robin, {total} games, {self.seconds:.1f}s",
-                 f"{'agent':<20}{'Elo':>8}  {'95% CI':<18}{'score':>7}"]
+                 f"{'agent':<{w}}{'Elo':>8}  {'95% CI':<18}{'score':>7}"]
         for i in np.argsort(-self.elo):
             played = self.games[i].sum()
             score = self.wins[i].sum() / max(1, played)
             lo, hi = self.elo_ci[i]
-            lines.append(f"{self.names[i]:<20}{self.elo[i]:>8.0f}  [{lo:>6.0f}, {hi:>6.0f}]   {score:>7.3f}")
+            lines.append(f"{self.names[i]:<{w}}{self.elo[i]:>8.0f}  [{lo:>6.0f}, {hi:>6.0f}]   {score:>7.3f}")
         lines.append("pairwise score of row against column (95% Wilson CI):")
         for i, a in enumerate(self.names):
             cells = []
@@ -119,7 +120,7 @@ class TournamentResult:
                 n = int(self.games[i, j])
                 lo, hi = wilson_interval(self.wins[i, j], n)
                 cells.append(f"{self.names[j]}: {self.wins[i, j] / max(1, n):.2f} [{lo:.2f}, {hi:.2f}]")
-            lines.append(f"  {a:<18}" + "  ".join(cells))
+            lines.append(f"  {a:<{w}}" + "  ".join(cells))
         return "\n".join(lines)
 
     def to_json(self) -> dict[str, Any]:

@@ -59,3 +59,18 @@ def test_duplicate_specs_and_bad_input():
         run_tournament("octrix", ["random"], 4)
     with pytest.raises(ValueError, match="fields"):
         main(TournamentConfig(game_config="nope=1", progress=False))
+
+
+def test_the_table_keeps_long_agent_names_apart_from_their_figures():
+    from octagames.experiments.tournament import TournamentResult
+    names = ["random", "ppo:runs/ppo/a-long-run-name/policy.pt"]
+    wins = np.array([[0, 1], [9, 0]], float)
+    games = np.array([[0, 10], [10, 0]], float)
+    result = TournamentResult("octrix", {}, names, wins, games, np.array([0.0, 380.0]),
+                              np.array([[0.0, 0.0], [250.0, 600.0]]), 1.0)
+    rows = result.table().splitlines()
+    ratings = rows[2:4]
+    assert [r.split()[:2] for r in ratings] == [[names[1], "380"], ["random", "0"]]
+    assert len({r.index("[") for r in ratings}) == 1  # the interval column lines up
+    pairs = [r for r in rows if r.startswith("  ")]
+    assert pairs[1].split()[:2] == [names[1], "random:"] and pairs[1].split()[2] == "0.90"
