@@ -10,7 +10,9 @@ the model file carries, and the commit), its default search, the seconds its
 side of a whole game takes on one core (``speed_games`` games against the
 heuristic, one torch thread), and its evaluation: for every opponent,
 :func:`octagames.experiments.evaluate.evaluate` (the arena, seats rotated, 95%
-Wilson intervals). ``agents/zoo/README.md`` lists the cards.
+Wilson intervals). The run's ``curves.png``, when it lies beside the model,
+is copied to ``agents/zoo/<name>.curves.png``. ``agents/zoo/README.md`` lists
+the cards.
 """
 
 from __future__ import annotations
@@ -18,6 +20,7 @@ from __future__ import annotations
 import dataclasses
 import datetime
 import json
+import shutil
 import time
 from dataclasses import dataclass
 from pathlib import Path
@@ -154,6 +157,10 @@ def promote(cfg: ZooConfig) -> dict[str, Any]:
         "seconds_per_game_side": seconds_per_side(cfg.name, cfg.speed_games, cfg.seed),
         "evaluation": [],
     }
+    curves = Path(cfg.model).with_name("curves.png")  # the training run's learning curves, when beside the model
+    if curves.exists():
+        shutil.copyfile(curves, ZOO_DIR / f"{cfg.name}.curves.png")
+        card["curves"] = f"{cfg.name}.curves.png"
     games = cfg.games * len(cfg.opponents) if len(cfg.games) == 1 else cfg.games
     for opponent, n in zip(cfg.opponents, games):
         out = evaluate(EvalConfig(game=game, agent=f"zoo:{cfg.name}", opponents=(opponent,), games=n,
@@ -173,8 +180,8 @@ def write_readme() -> Path:
     lines = ["# Model zoo", "", "Load with `make_agent(\"zoo:<name>\", game)` (append `:<simulations>` to change "
              "the search budget). Each model's card (`<name>.json`) holds its training command, commit and "
              "evaluation; `python -m octagames.experiments.zoo` writes both.", "",
-             "| name | game | default search | s per game side | evaluation (95% interval) | commit |",
-             "|---|---|---|---:|---|---|"]
+             "| name | game | default search | s per game side | evaluation (95% interval) | curves | commit |",
+             "|---|---|---|---:|---|---|---|"]
     for name in ZOO:
         path = ZOO_DIR / f"{name}.json"
         if not path.exists():
@@ -184,8 +191,10 @@ def write_readme() -> Path:
                        f"/{e['games']}" for e in c["evaluation"])
         cfg = ", ".join(f"{k}={v}" for k, v in c["config"].items())
         s = c["search"]
+        curves = f"[png]({c['curves']})" if "curves" in c else "–"
         lines.append(f"| `zoo:{name}` | {c['game']} ({cfg}) | {s['simulations']} simulations, "
-                     f"{s['leaves_per_game']} per call | {c['seconds_per_game_side']:.1f} | {ev} | {c['commit']} |")
+                     f"{s['leaves_per_game']} per call | {c['seconds_per_game_side']:.1f} | {ev} | {curves} | "
+                     f"{c['commit']} |")
     out = ZOO_DIR / "README.md"
     out.write_text("\n".join(lines) + "\n")
     return out

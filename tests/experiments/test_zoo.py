@@ -25,6 +25,7 @@ def test_promote_writes_model_card_and_readme(tmp_path, monkeypatch):
     meta = {"config": {k: list(v) if isinstance(v, tuple) else v for k, v in vars(train_cfg).items()},
             "iteration": 3, "wall_time": 12.5}
     save_model(net, tmp_path / "model.pt", g, SearchConfig(simulations=9), meta=meta)
+    (tmp_path / "curves.png").write_bytes(b"the run's curves")
     card = zoo.promote(zoo.ZooConfig(name="achten", model=str(tmp_path / "model.pt"), leaves_per_game=2,
                                       opponents=("random",), games=(6,), speed_games=1,
                                       out_dir=str(tmp_path / "eval"), progress=False))
@@ -35,7 +36,9 @@ def test_promote_writes_model_card_and_readme(tmp_path, monkeypatch):
     assert card["seconds_per_game_side"] > 0 and card["training"] == {"iteration": 3, "wall_time": 12.5}
     assert card["teacher"] == {}  # the heuristic teacher needs no command
     assert json.loads((tmp_path / "zoo" / "achten.json").read_text()) == card
-    assert "`zoo:achten`" in (tmp_path / "zoo" / "README.md").read_text()
+    readme = (tmp_path / "zoo" / "README.md").read_text()
+    assert "`zoo:achten`" in readme and "[png](achten.curves.png)" in readme
+    assert (tmp_path / "zoo" / "achten.curves.png").read_bytes() == b"the run's curves"
     agent = make_agent("zoo:achten", "achten")
     assert agent.search.simulations == 9 and agent.net.first.weight.dtype.is_floating_point
     assert (tmp_path / "zoo" / "achten.pt").stat().st_size < 0.6 * (tmp_path / "model.pt").stat().st_size
