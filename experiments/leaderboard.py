@@ -170,9 +170,21 @@ def run_board(key: str, cfg: LeaderboardConfig) -> dict[str, Any]:
     png_path.replace(png)
     data = result.to_json()
     data.update(entry=key, title=b.title, skipped=skipped, games_per_pair=cfg.games_per_pair,
-                png=str(png), date=datetime.date.today().isoformat(), commit=git_commit())
+                png=str(png), date=datetime.date.today().isoformat(), commit=git_commit(),
+                origins=origins([a.name for a in agents]))
     json_path.write_text(json.dumps(data, indent=1))
     return data
+
+
+def origins(specs: list[str]) -> dict[str, dict[str, Any]]:
+    """How the roster's trained files came about: each ``ppo:<path>`` spec's ``train_ppo`` command.
+
+    The zoo models carry their own cards (``agents/zoo/<name>.json``); a PPO policy under
+    ``runs/`` is not in the repository, so the leaderboard records how to train it again.
+    """
+    from octagames.experiments.train_ppo import ppo_origin  # torch: only for a roster with PPO
+    found = {spec: ppo_origin(spec) for spec in specs if spec.startswith("ppo:")}
+    return {spec: o for spec, o in found.items() if o}
 
 
 def markdown(results: dict[str, dict[str, Any]], out: Path) -> str:
@@ -198,6 +210,8 @@ def markdown(results: dict[str, dict[str, Any]], out: Path) -> str:
             score = wins[i].sum() / max(1, games[i].sum())
             lines.append(f"| {rank} | `{d['agents'][i]}` | {elo[i]:.0f} | [{ci[i][0]:.0f}, {ci[i][1]:.0f}] | "
                          f"{score:.3f} |")
+        for spec, o in d.get("origins", {}).items():
+            lines.append(f"\n*`{spec}`: `{o['command']}` ({o['env_steps']:,} env steps)*")
         for spec, why in d.get("skipped", {}).items():
             lines.append(f"\n*`{spec}` skipped: {why}*")
         rel = os.path.relpath(Path(d["png"]).resolve(), out.resolve().parent)

@@ -89,7 +89,7 @@ from octagames.agents.ppo import (ActorCritic, PPOAgent, policy_dict, ppo_update
                         seat_gae, win_rewards)
 from octagames.agents.registry import make_agent
 from octagames.envs.vector import VectorEnv, make
-from octagames.experiments.cli import RunConfig, usable_agents
+from octagames.experiments.cli import RunConfig, command_line, usable_agents
 from octagames.core import Game
 
 #: metric columns that depend on the clock (left out when comparing runs)
@@ -878,6 +878,25 @@ def main(cfg: TrainConfig) -> dict[str, Any]:
     for k, v in result["skipped_opponents"].items():
         print(f"skipped opponent {k}: {v}")
     return result
+
+
+def ppo_origin(spec: str) -> dict[str, Any]:
+    """Where the policy of agent spec ``ppo:<path>`` came from: its ``train_ppo`` command and env steps.
+
+    Read from the ``checkpoint.pt`` beside the policy; an empty dict for other specs (the
+    registry's other agents need no command) or when that checkpoint is gone.
+    """
+    name, _, path = spec.partition(":")
+    if name != "ppo" or not path:
+        return {}
+    checkpoint = Path(path.removesuffix("@sample")).with_name("checkpoint.pt")
+    if not checkpoint.exists():
+        return {}
+    saved = torch.load(checkpoint, map_location="cpu", weights_only=False)
+    fields = {f.name for f in dataclasses.fields(TrainConfig)}
+    cfg = {k: tuple(v) if isinstance(v, list) else v for k, v in saved["config"].items() if k in fields}
+    return {"spec": spec, "command": " ".join(command_line(TrainConfig(**cfg), "octagames.experiments.train_ppo")),
+            "env_steps": int(saved["counters"]["env_steps"])}
 
 
 def cli() -> None:

@@ -35,6 +35,7 @@ from octagames.core import Game
 from octagames.experiments.cli import command_line, git_commit
 from octagames.experiments.evaluate import EvalConfig, evaluate
 from octagames.experiments.train_az import TrainConfig
+from octagames.experiments.train_ppo import ppo_origin
 
 @dataclass(frozen=True)
 class ZooConfig:
@@ -81,26 +82,6 @@ def training_command(meta: dict[str, Any]) -> str:
     fields = {f.name for f in dataclasses.fields(TrainConfig)}
     cfg = {k: tuple(v) if isinstance(v, list) else v for k, v in meta["config"].items() if k in fields}
     return " ".join(command_line(TrainConfig(**cfg), "octagames.experiments.train_az"))
-
-
-def teacher_command(spec: str) -> dict[str, Any]:
-    """Where a ``ppo:<path>`` imitation teacher came from: its ``train_ppo`` command and env steps.
-
-    Read from the ``checkpoint.pt`` beside the policy; an empty dict for other teachers
-    (the registry's agents need no command) or when that checkpoint is gone.
-    """
-    name, _, path = spec.partition(":")
-    if name != "ppo" or not path:
-        return {}
-    checkpoint = Path(path.removesuffix("@sample")).with_name("checkpoint.pt")
-    if not checkpoint.exists():
-        return {}
-    from octagames.experiments.train_ppo import TrainConfig as PPOConfig
-    saved = torch.load(checkpoint, map_location="cpu", weights_only=False)
-    fields = {f.name for f in dataclasses.fields(PPOConfig)}
-    cfg = {k: tuple(v) if isinstance(v, list) else v for k, v in saved["config"].items() if k in fields}
-    return {"spec": spec, "command": " ".join(command_line(PPOConfig(**cfg), "octagames.experiments.train_ppo")),
-            "env_steps": int(saved["counters"]["env_steps"])}
 
 
 def seconds_per_side(name: str, games: int, seed: int = 0) -> float:
@@ -152,7 +133,7 @@ def promote(cfg: ZooConfig) -> dict[str, Any]:
         "name": cfg.name, "game": game, "config": config, "source": str(cfg.model),
         "command": training_command(meta), "commit": git_commit(), "date": datetime.date.today().isoformat(),
         "training": {k: meta.get(k) for k in ("iteration", "wall_time")},
-        "teacher": teacher_command(meta.get("config", {}).get("imitation_teacher", "")),
+        "teacher": ppo_origin(meta.get("config", {}).get("imitation_teacher", "")),
         "search": dataclasses.asdict(search), "size_bytes": zoo_path(cfg.name).stat().st_size,
         "seconds_per_game_side": seconds_per_side(cfg.name, cfg.speed_games, cfg.seed),
         "evaluation": [],

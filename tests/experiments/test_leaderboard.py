@@ -6,7 +6,7 @@ import json
 
 import pytest
 
-from octagames.experiments.leaderboard import BOARDS, LeaderboardConfig, main, roster
+from octagames.experiments.leaderboard import BOARDS, LeaderboardConfig, main, markdown, origins, roster
 
 pytestmark = pytest.mark.usefixtures("one_torch_thread")  # tests/conftest.py
 
@@ -58,3 +58,24 @@ def test_a_ppo_policy_in_the_runs_folder_joins_and_bad_entries_are_refused(tmp_p
         LeaderboardConfig(games=("chess",))
     with pytest.raises(ValueError, match="add: 'octrix' is not <entry>=<agent spec>"):
         LeaderboardConfig(add=("octrix",))
+
+
+def test_the_markdown_says_how_each_ppo_policy_was_trained(tmp_path):
+    import torch
+
+    from octagames.experiments.train_ppo import TrainConfig
+
+    run = tmp_path / "ppo" / "achten"
+    run.mkdir(parents=True)
+    cfg = TrainConfig(game="achten", game_config=("deal_penalty=1",), total_steps=999, run_dir=str(run))
+    torch.save({"config": vars(cfg), "counters": {"env_steps": 1024}}, run / "checkpoint.pt")
+    spec = f"ppo:{run / 'policy.pt'}"
+    found = origins(["random", spec, f"ppo:{tmp_path / 'gone' / 'policy.pt'}"])
+    assert list(found) == [spec] and found[spec]["env_steps"] == 1024
+    assert found[spec]["command"] == (f"python -m octagames.experiments.train_ppo --game achten --game-config "
+                                      f"deal_penalty=1 --run-dir {run} --total-steps 999")
+    d = {"title": "Achten", "games_per_pair": 2, "seconds": 1.0, "commit": "abc", "date": "2026-11-24",
+         "agents": ["random", spec], "wins": [[0, 0], [2, 0]], "games": [[0, 2], [2, 0]], "elo": [0.0, 300.0],
+         "elo_ci95": [[0, 0], [100, 500]], "png": str(tmp_path / "img" / "x.png"), "origins": found}
+    md = markdown({"achten": d}, tmp_path / "leaderboard.md")
+    assert f"*`{spec}`: `{found[spec]['command']}` (1,024 env steps)*" in md

@@ -15,7 +15,7 @@ import torch
 from octagames.agents.arena import play_match
 from octagames.agents.base import RandomAgent
 from octagames.agents.registry import make_agent
-from octagames.experiments.train_ppo import TIME_COLUMNS, TrainConfig, Trainer, train
+from octagames.experiments.train_ppo import TIME_COLUMNS, TrainConfig, Trainer, ppo_origin, train
 
 ROOT = Path(__file__).resolve().parents[2]
 
@@ -199,3 +199,17 @@ def test_resume_with_another_game_or_network_says_what_the_checkpoint_is(tmp_pat
         Trainer(_small_cfg(tmp_path, resume=True)).run()
     with pytest.raises(ValueError, match=r"hidden 32,32.*\(hidden differ\)"):
         Trainer(_small_cfg(tmp_path, game="achten", game_config=(), hidden=(32, 32), resume=True)).run()
+
+
+def test_a_policys_train_ppo_command_is_read_from_its_checkpoint(tmp_path):
+    cfg = TrainConfig(game="octrix", game_config=("ranks=3", "hand_size=3"), total_steps=2 * 16 * 8, num_envs=16,
+                    num_steps=8, hidden=(16,), eval_every=0, eval_games=2, eval_opponents=("random",),
+                    run_dir=str(tmp_path / "ppo"), progress=False)
+    train(cfg)
+    origin = ppo_origin(f"ppo:{tmp_path / 'ppo' / 'policy.pt'}")
+    assert origin["command"].startswith("python -m octagames.experiments.train_ppo --game-config ranks=3 "
+                                         "hand_size=3 --run-dir ")
+    assert "--total-steps 256 --num-envs 16 --num-steps 8 --hidden 16 " in origin["command"]
+    assert origin["env_steps"] == 256 and origin["spec"].endswith("policy.pt")
+    assert ppo_origin("heuristic") == {}
+    assert ppo_origin(f"ppo:{tmp_path / 'elsewhere' / 'policy.pt'}") == {}

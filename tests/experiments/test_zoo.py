@@ -60,17 +60,3 @@ def test_every_zoo_model_loads_and_plays_a_game(name):
     assert card["game"] == game_name and card["config"] == config
     assert card["command"].startswith("python -m octagames.experiments.train_az") and card["evaluation"]
 
-
-def test_a_ppo_teachers_command_is_read_from_its_checkpoint(tmp_path):
-    from octagames.experiments.train_ppo import TrainConfig as PPOConfig, train
-    cfg = PPOConfig(game="octrix", game_config=("ranks=3", "hand_size=3"), total_steps=2 * 16 * 8, num_envs=16,
-                    num_steps=8, hidden=(16,), eval_every=0, eval_games=2, eval_opponents=("random",),
-                    run_dir=str(tmp_path / "ppo"), progress=False)
-    train(cfg)
-    teacher = zoo.teacher_command(f"ppo:{tmp_path / 'ppo' / 'policy.pt'}")
-    assert teacher["command"].startswith("python -m octagames.experiments.train_ppo --game-config ranks=3 "
-                                         "hand_size=3 --run-dir ")
-    assert "--total-steps 256 --num-envs 16 --num-steps 8 --hidden 16 " in teacher["command"]
-    assert teacher["env_steps"] == 256 and teacher["spec"].endswith("policy.pt")
-    assert zoo.teacher_command("heuristic") == {}
-    assert zoo.teacher_command(f"ppo:{tmp_path / 'elsewhere' / 'policy.pt'}") == {}
