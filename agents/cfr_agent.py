@@ -1,7 +1,8 @@
 """The CFR agent: plays a CFR or MCCFR average policy in the arena.
 
 :class:`CFRAgent` looks its seat's observation up in a
-:class:`octagames.agents.tabular.TablePolicy` and samples the stored
+:class:`octagames.agents.tabular.TablePolicy` (keyed by
+:func:`~octagames.agents.tabular.infoset_key`) and samples the stored
 probabilities; information sets the table never met get uniform play. Its
 constructors train one: :meth:`CFRAgent.exact` (exact CFR on the full tree of a
 small config) and :meth:`CFRAgent.mccfr` (MCCFR for a stated number of
@@ -18,7 +19,7 @@ from octagames.agents.base import Agent, Turn
 from octagames.agents.cfr import CFRConfig, CFRSolver
 from octagames.agents.cfr_tree import GameSource, flatten
 from octagames.agents.mccfr import MCCFRSolver
-from octagames.agents.tabular import TablePolicy
+from octagames.agents.tabular import TablePolicy, infoset_key
 from octagames.core import Game
 
 #: MCCFR iterations of the agent ``make_agent("cfr", game)`` trains
@@ -66,7 +67,7 @@ class CFRAgent(Agent):
     def act(self, turn: Turn) -> int:
         """Sample the average policy at the seat's information state."""
         legal = turn.legal_actions
-        probs = self.policy.probabilities(turn.seat, turn.observation.tobytes(), legal)
+        probs = self.policy.probabilities(turn.seat, infoset_key(turn.observation), legal)
         return int(self.rng.choice(legal, p=probs))
 
 

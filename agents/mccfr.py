@@ -4,8 +4,9 @@
 kernels (``apply_action``, ``legal_mask``, ``observation``, ``sample_chance``)
 over a preallocated stack of records, so it needs no flattened tree and runs on
 full-size configs. Its regret and strategy tables grow as information sets are
-met (keyed by the acting seat's observation bytes); the average policy comes
-out as a :class:`octagames.agents.tabular.TablePolicy`.
+met (keyed by :func:`~octagames.agents.tabular.infoset_key` of the acting seat's
+observation); the average policy comes out as a
+:class:`octagames.agents.tabular.TablePolicy`.
 """
 
 from __future__ import annotations
@@ -14,7 +15,7 @@ from pathlib import Path
 
 import numpy as np
 
-from octagames.agents.tabular import TablePolicy
+from octagames.agents.tabular import KEY_BYTES, TablePolicy, infoset_key
 from octagames.core import CHANCE, TERMINAL, Game
 
 
@@ -61,7 +62,7 @@ class MCCFRSolver:
     # -- tables ------------------------------------------------------------------
     def _lookup(self, s: np.void, p: int) -> tuple[tuple[int, bytes], np.ndarray]:
         self._obs(s, p, self._obuf)
-        key = (p, self._obuf.tobytes())
+        key = (p, infoset_key(self._obuf))
         mask = self.masks.get(key)
         if mask is None:
             buf = np.zeros(self.A, dtype=np.uint8)
@@ -195,7 +196,8 @@ class MCCFRSolver:
         with np.load(path) as z:
             solver = cls(game, str(z["sampling"]), float(z["epsilon"]))
             for i, p in enumerate(z["players"]):
-                key = (int(p), z["keys"][i].tobytes())
+                key = z["keys"][i].tobytes()  # a checkpoint from before digests keeps whole observations
+                key = (int(p), key if len(key) == KEY_BYTES else infoset_key(key))
                 solver.masks[key] = z["masks"][i].copy()
                 solver.regrets[key] = z["regrets"][i].copy()
                 solver.strategy_sum[key] = z["strategy_sum"][i].copy()

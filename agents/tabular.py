@@ -1,9 +1,11 @@
 """A policy as a table keyed by information state: what CFR and MCCFR produce and what agents play.
 
 :class:`TablePolicy` maps ``(player, information-state key) -> (legal actions,
-probabilities)``. For our games the key is the bytes of the acting seat's
-observation, so an agent can look its policy up from a
-:class:`octagames.agents.base.Turn` alone. :meth:`TablePolicy.from_tree` and
+probabilities)``. For our games the key is :func:`infoset_key` of the acting
+seat's observation (a 16-byte digest of its bytes), so an agent can look its
+policy up from a :class:`octagames.agents.base.Turn` alone, and a table of many
+information sets stays small where observations are large (Achten's is 6333
+floats, 25 kB). :meth:`TablePolicy.from_tree` and
 :meth:`TablePolicy.to_tree` convert to and from the slot arrays of a
 :class:`octagames.agents.cfr_tree.FlatTree` (how the exact solvers and the
 evaluations hold a policy); :meth:`octagames.agents.mccfr.MCCFRSolver.table_policy`
@@ -12,18 +14,32 @@ builds one from sampled tables.
 
 from __future__ import annotations
 
+import hashlib
 from typing import Hashable
 
 import numpy as np
 
 from octagames.agents.cfr_tree import FlatTree
 
+#: bytes of an information-state key
+KEY_BYTES = 16
+
+
+def infoset_key(observation: np.ndarray | bytes) -> bytes:
+    """The table key of an information state: a BLAKE2b digest (:data:`KEY_BYTES`) of the observation's bytes.
+
+    Two observations get the same key exactly when their bytes are equal (up to a
+    2^-128 chance of a collision).
+    """
+    data = observation if isinstance(observation, bytes) else np.ascontiguousarray(observation).tobytes()
+    return hashlib.blake2b(data, digest_size=KEY_BYTES).digest()
+
 
 class TablePolicy:
     """A policy table: ``(player, key) -> (legal actions, probabilities)``.
 
     Args:
-        table: the entries; keys are observation bytes for our games.
+        table: the entries; keys are ``(player, infoset_key(observation))`` for our games.
     """
 
     def __init__(self, table: dict[tuple[int, Hashable], tuple[np.ndarray, np.ndarray]]):
@@ -35,7 +51,7 @@ class TablePolicy:
         table = {}
         for i, key in enumerate(tree.keys):
             s0, m = int(tree.infoset_start[i]), int(tree.infoset_num[i])
-            table[(int(tree.infoset_player[i]), key)] = (
+            table[(int(tree.infoset_player[i]), infoset_key(key))] = (
                 tree.slot_action[s0 : s0 + m].astype(np.int64),
                 np.asarray(policy[s0 : s0 + m], dtype=np.float64),
             )
@@ -45,7 +61,7 @@ class TablePolicy:
         """A slot policy on ``tree`` (uniform where the table has no entry)."""
         out = tree.uniform_policy()
         for i, key in enumerate(tree.keys):
-            entry = self.table.get((int(tree.infoset_player[i]), key))
+            entry = self.table.get((int(tree.infoset_player[i]), infoset_key(key)))
             if entry is None:
                 continue
             s0, m = int(tree.infoset_start[i]), int(tree.infoset_num[i])
@@ -67,4 +83,4 @@ class TablePolicy:
 
 
 
-__all__ = ["TablePolicy"]
+__all__ = ["KEY_BYTES", "TablePolicy", "infoset_key"]

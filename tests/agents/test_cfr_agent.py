@@ -11,7 +11,7 @@ from octagames.agents.cfr_agent import CFRAgent
 from octagames.agents.exploitability import nash_conv
 from octagames.agents.octrix_solver import OctrixOracleAgent
 from octagames.agents.registry import make_agent
-from octagames.agents.tabular import TablePolicy
+from octagames.agents.tabular import TablePolicy, infoset_key
 
 
 def test_cfr_agent_plays_the_table_and_uniform_when_unseen(tiny_octrix):
@@ -25,7 +25,7 @@ def test_cfr_agent_plays_the_table_and_uniform_when_unseen(tiny_octrix):
     game.play_chance(s)
     agent.reset(game, 0, seed=0)
     turn = make_turn(game, s, 0, seed=1)
-    key = (0, turn.observation.tobytes())
+    key = (0, infoset_key(turn.observation))
     acts, probs = table.table[key]
     counts = np.zeros(game.num_actions)
     for _ in range(400):
