@@ -78,11 +78,12 @@ def connect(address: str | None = None, num_cpus: int | None = None) -> Any:
 
 # ------------------------------------------------------------------ arena games as tasks
 
-def _play_chunk(game_name: str, config: dict[str, Any], agents: Sequence[Any],
-                chunk: Sequence[Job]) -> list[tuple[int, list[float], int]]:
-    # runs in a Ray worker: the same play_game as the single-process arena. The agents arrive as
-    # read-only views of the object store; a deep copy gives them the writable buffers they keep.
-    agents = copy.deepcopy(list(agents))
+def _play_chunk(game_name: str, config: dict[str, Any], chunk: Sequence[Job],
+                *agents: Any) -> list[tuple[int, list[float], int]]:
+    # runs in a Ray worker: the same play_game as the single-process arena. The agents (only those
+    # the chunk's line-ups name, which index them) arrive as read-only views of the object store;
+    # a deep copy gives them the writable buffers they keep.
+    agents = copy.deepcopy(agents)
     game = Game(game_name, **config)
     out = []
     for key, lineup, seed in chunk:
@@ -130,17 +131,23 @@ class RayGames:
 
         Args:
             game: the :class:`~octagames.core.Game` (shipped by name and config).
-            agents: the agents the line-ups index (shipped by pickling; every game resets them).
+            agents: the agents the line-ups index (each shipped once to the object store; a task
+                gets only those its games seat; every game resets them).
             jobs: the games to play.
             done: called once per game, in the order chunks finish.
         """
         ray = connect(self.address, self.num_cpus)
         play = _remote_play_chunk(self.max_retries)
         config = {f: getattr(game.config, f) for f in game.config.__dataclass_fields__}
-        agents_ref = ray.put(list(agents))
+        refs = [ray.put(a) for a in agents]  # one object each: a task fetches only its line-ups' agents
         jobs = list(jobs)
-        pending = [play.remote(game.name, config, agents_ref, jobs[i:i + self.chunk_size])
-                   for i in range(0, len(jobs), self.chunk_size)]
+        pending = []
+        for i in range(0, len(jobs), self.chunk_size):
+            chunk = jobs[i:i + self.chunk_size]
+            used = sorted({a for _, lineup, _ in chunk for a in lineup})
+            local = {a: k for k, a in enumerate(used)}
+            chunk = [(key, [local[a] for a in lineup], seed) for key, lineup, seed in chunk]
+            pending.append(play.remote(game.name, config, chunk, *(refs[a] for a in used)))
         while pending:
             ready, pending = ray.wait(pending, num_returns=1)
             for key, rets, length in ray.get(ready[0]):
