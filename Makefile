@@ -31,9 +31,9 @@ test: $(STAMP)
 bench: $(STAMP)
 	$(PY) -m octagames.experiments.bench
 
-# every game's round robin (about an hour on two cores); docs/leaderboard.md and docs/img/leaderboard_*.png
+# every game's round robin on every core (Ray tasks; 28 min on two cores, 2026-11-24); docs/leaderboard.md and docs/img/leaderboard_*.png
 leaderboard: $(STAMP)
-	$(PY) -m octagames.experiments.leaderboard
+	$(PY) -m octagames.experiments.leaderboard --ray
 
 clean:
 	rm -rf $(VENV) runs/*.json runs/*.png octagames/_cache
