@@ -36,6 +36,7 @@ from octagames.agents.registry import make_agent
 from octagames.core import Game
 from octagames.experiments.cli import executor_from, git_commit, open_journal
 from octagames.experiments.tournament import TournamentResult, run_tournament, save
+from octagames.experiments.train_ppo import ppo_origin
 
 @dataclass(frozen=True)
 class Board:
@@ -182,7 +183,6 @@ def origins(specs: list[str]) -> dict[str, dict[str, Any]]:
     The zoo models carry their own cards (``agents/zoo/<name>.json``); a PPO policy under
     ``runs/`` is not in the repository, so the leaderboard records how to train it again.
     """
-    from octagames.experiments.train_ppo import ppo_origin  # torch: only for a roster with PPO
     found = {spec: ppo_origin(spec) for spec in specs if spec.startswith("ppo:")}
     return {spec: o for spec, o in found.items() if o}
 
