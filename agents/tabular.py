@@ -70,7 +70,10 @@ class TablePolicy:
         return out
 
     def probabilities(self, player: int, key: Hashable, legal: np.ndarray) -> np.ndarray:
-        """Probabilities over ``legal`` actions (uniform if unseen or inconsistent)."""
+        """Probabilities over ``legal`` actions at ``(player, key)`` (uniform if unseen or inconsistent).
+
+        ``key`` is the table's key, :func:`infoset_key` of the observation for our games.
+        """
         entry = self.table.get((player, key))
         if entry is not None and np.array_equal(entry[0], legal):
             p = np.clip(entry[1], 0.0, None)
