@@ -91,7 +91,7 @@ def test_a_task_gets_only_the_agents_its_games_seat(local_ray):
     RayGames(chunk_size=4).run(game, agents, jobs, lambda key, rets, length: got.setdefault(key, rets.tolist()))
     here = {k: play_game(game, [agents[a] for a in lineup], seed)[0].tolist() for k, lineup, seed in jobs}
     assert got == here
-    with pytest.raises(Exception, match="whose games do not seat it"):
+    with pytest.raises(ray.exceptions.RayError, match="whose games do not seat it"):
         RayGames(chunk_size=4).run(game, agents, [(0, (0, 1), 1)], lambda *a: None)
 
 
