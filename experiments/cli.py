@@ -196,6 +196,17 @@ def command_line(cfg: Any, module: str, python: str = "python") -> list[str]:
     return args
 
 
+def saved_command(cls: type, saved: dict[str, Any], module: str) -> str:
+    """The command line of a run whose config dataclass ``cls`` was saved as the dict ``saved``.
+
+    Saved lists (JSON and checkpoints keep tuples as lists) become tuples again; fields
+    ``cls`` no longer has are left out.
+    """
+    fields = {f.name for f in dataclasses.fields(cls)}
+    cfg = {k: tuple(v) if isinstance(v, list) else v for k, v in saved.items() if k in fields}
+    return " ".join(command_line(cls(**cfg), module))
+
+
 def executor_from(ray: bool, ray_address: str, chunk_size: int = 8) -> Any:
     """The games' executor of the ``--ray``/``--ray-address`` flags: ``None`` (this process) or Ray tasks."""
     if not (ray or ray_address):

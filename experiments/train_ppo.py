@@ -89,7 +89,7 @@ from octagames.agents.ppo import (ActorCritic, PPOAgent, policy_dict, ppo_update
                         seat_gae, win_rewards)
 from octagames.agents.registry import make_agent
 from octagames.envs.vector import VectorEnv, make
-from octagames.experiments.cli import RunConfig, command_line, usable_agents
+from octagames.experiments.cli import RunConfig, saved_command, usable_agents
 from octagames.core import Game
 
 #: metric columns that depend on the clock (left out when comparing runs)
@@ -893,9 +893,7 @@ def ppo_origin(spec: str) -> dict[str, Any]:
     if not checkpoint.exists():
         return {}
     saved = torch.load(checkpoint, map_location="cpu", weights_only=False)
-    fields = {f.name for f in dataclasses.fields(TrainConfig)}
-    cfg = {k: tuple(v) if isinstance(v, list) else v for k, v in saved["config"].items() if k in fields}
-    return {"spec": spec, "command": " ".join(command_line(TrainConfig(**cfg), "octagames.experiments.train_ppo")),
+    return {"spec": spec, "command": saved_command(TrainConfig, saved["config"], "octagames.experiments.train_ppo"),
             "env_steps": int(saved["counters"]["env_steps"])}
 
 

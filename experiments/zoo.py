@@ -32,7 +32,7 @@ from octagames.agents.arena import play_game
 from octagames.agents.az import ZOO, ZOO_DIR, AZAgent, SearchConfig, load_model, save_model, zoo_path
 from octagames.agents.registry import make_agent
 from octagames.core import Game
-from octagames.experiments.cli import command_line, git_commit
+from octagames.experiments.cli import git_commit, saved_command
 from octagames.experiments.evaluate import EvalConfig, evaluate
 from octagames.experiments.train_az import TrainConfig
 from octagames.experiments.train_ppo import ppo_origin
@@ -79,9 +79,7 @@ def training_command(meta: dict[str, Any]) -> str:
     """The ``train_az`` command line recorded in a model file's metadata ("" when it has none)."""
     if "config" not in meta:
         return ""
-    fields = {f.name for f in dataclasses.fields(TrainConfig)}
-    cfg = {k: tuple(v) if isinstance(v, list) else v for k, v in meta["config"].items() if k in fields}
-    return " ".join(command_line(TrainConfig(**cfg), "octagames.experiments.train_az"))
+    return saved_command(TrainConfig, meta["config"], "octagames.experiments.train_az")
 
 
 def seconds_per_side(name: str, games: int, seed: int = 0) -> float:
