@@ -31,7 +31,7 @@ def infoset_key(observation: np.ndarray | bytes) -> bytes:
     Two observations get the same key exactly when their bytes are equal (up to a
     2^-128 chance of a collision).
     """
-    data = observation if isinstance(observation, bytes) else np.ascontiguousarray(observation).tobytes()
+    data = observation if isinstance(observation, bytes) else np.ascontiguousarray(observation)  # no copy
     return hashlib.blake2b(data, digest_size=KEY_BYTES).digest()
 
 
