@@ -1,7 +1,9 @@
 """The warm-up compiles every kernel module of every game: one run per config whose kernels differ."""
 
+import pytest
+
 from octagames.core import GAME_NAMES, Game
-from octagames.experiments.warmup import game_configs, label
+from octagames.experiments.warmup import WarmupConfig, game_configs, label, warm
 from octagames.octa import Config, kernel_module
 from octagames.octa.rules import RULE_SETS
 
@@ -16,3 +18,16 @@ def test_octa_is_warmed_once_per_rulebook_and_the_other_games_once():
 def test_labels_name_the_config_as_openspiel_does():
     assert label("octa", {"rules": "nl"}) == "octa(rules=nl)"
     assert label("octrix", {}) == "octrix"
+
+
+def test_parallel_warmup_times_every_config_in_order(capsys):
+    timings = warm(["octa"], jobs=2)
+    assert list(timings) == ["octa(rules=en)", "octa(rules=nl)"] and min(timings.values()) > 0
+    assert sorted(capsys.readouterr().out.split("\n")[:2]) == sorted(f"  {k}: {v:.1f} s" for k, v in timings.items())
+
+
+def test_bad_job_counts_are_refused_by_name():
+    with pytest.raises(ValueError, match="jobs=-1"):
+        WarmupConfig(jobs=-1)
+    with pytest.raises(ValueError, match="jobs=0"):
+        warm(["octrix"], jobs=0)
