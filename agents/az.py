@@ -50,6 +50,7 @@ from octagames.agents.base import Agent, Turn
 from octagames.agents.mcts import (DEFAULT_EVALUATORS, clear_trees, mix_root_noise, new_trees, root_stats,
                                    search_kernels)
 from octagames.agents.ppo import ACTIVATIONS, SparseInputLinear, layer_init, masked_logits, mlp, sparse_entries
+from octagames.agents.registry import make_agent
 from octagames.core import Game, mix64
 
 MODEL_FORMAT = "octagames-az-model-1"
@@ -198,6 +199,11 @@ class SearchConfig:
             showdown, Octiles' path distance), rescaled to [0, 1] by the utility
             bounds, in every leaf's value; the network's weight is ``1 - leaf_value_mix``.
             Games without such a function ignore it.
+        prior_hint: an agent spec of the game (e.g. ``"heuristic"``) whose choice at every
+            searched leaf is mixed into the network's priors ("" for none): the search then
+            starts from what that agent would play, and the network's policy and value decide
+            where to leave it. ``simulations=0`` plays the network alone.
+        prior_hint_weight: the hint's share of the priors (a one-hot on its choice).
     """
 
     simulations: int = 64
@@ -208,6 +214,8 @@ class SearchConfig:
     objective: str = "win"
     max_nodes: int = 0
     leaf_value_mix: float = 0.0
+    prior_hint: str = ""
+    prior_hint_weight: float = 0.5
 
     def __post_init__(self) -> None:
         if self.simulations < 0:
@@ -225,6 +233,8 @@ class SearchConfig:
             raise ValueError(f"max_nodes={self.max_nodes} is not valid; it must be >= 0 (0: automatic)")
         if not 0.0 <= self.leaf_value_mix <= 1.0:
             raise ValueError(f"leaf_value_mix={self.leaf_value_mix} is not valid; it must be in [0, 1]")
+        if not 0.0 <= self.prior_hint_weight <= 1.0:
+            raise ValueError(f"prior_hint_weight={self.prior_hint_weight} is not valid; it must be in [0, 1]")
 
     def nodes(self) -> int:
         """The tree capacity per game."""
@@ -242,6 +252,44 @@ def leaf_value_function(game: Game) -> Any:
         return None
     mod, name = entry[1].split(":")
     return getattr(importlib.import_module(mod), name)
+
+
+class PriorHint:
+    """An agent's choice at search leaves, mixed into the network's priors (:attr:`SearchConfig.prior_hint`).
+
+    The agent is asked through a :class:`~octagames.agents.base.Turn` of the leaf's record: in the
+    search that record is already a determinization for the searching seat, so the agent sees no
+    more than a seat of the game could.
+
+    Raises:
+        ValueError: ``spec`` is not an agent of ``game`` (the registry's sentence).
+    """
+
+    def __init__(self, game: Game, spec: str, weight: float, seed: int = 0) -> None:
+        self.game, self.weight = game, float(weight)
+        self.agent = make_agent(spec, game.name)
+        self.agent.reset(game, 0, seed)
+
+    def choices(self, records: np.ndarray, players: np.ndarray, obs: np.ndarray, masks: np.ndarray) -> np.ndarray:
+        """The agent's action in each record for its seat; -1 where it named an illegal one."""
+        out = np.full(len(records), -1, np.int64)
+        for i in range(len(records)):
+            turn = Turn(game=self.game, seat=int(players[i]), state=records[i:i + 1].copy()[0],
+                        observation=obs[i], legal_mask=masks[i])
+            a = int(self.agent.act(turn))
+            if 0 <= a < masks.shape[1] and masks[i, a]:
+                out[i] = a
+        return out
+
+    def mix(self, priors: np.ndarray, records: np.ndarray, players: np.ndarray, obs: np.ndarray,
+            masks: np.ndarray) -> np.ndarray:
+        """``(1 - weight) * priors + weight * onehot(choice)`` row by row (rows without a choice unchanged)."""
+        choice = self.choices(records, players, obs, masks)
+        rows = np.flatnonzero(choice >= 0)
+        out = np.array(priors, np.float64)
+        out[rows] *= 1.0 - self.weight
+        out[rows, choice[rows]] += self.weight
+        return out
 
 
 def outcome_values(returns: np.ndarray, num_players: int, objective: str, lo: float, hi: float) -> np.ndarray:
@@ -274,6 +322,8 @@ class BatchedSearch:
         self.B = int(num_games)
         self.k = self.config.leaves_per_game
         self.value_fn = leaf_value_function(game) if self.config.leaf_value_mix > 0 else None
+        self.hint = PriorHint(game, self.config.prior_hint, self.config.prior_hint_weight) \
+            if self.config.prior_hint else None
         self.kernels = search_kernels(game.kernel_module, value=self.value_fn) if self.value_fn is not None \
             else search_kernels(game.kernel_module)
         nodes = self.config.nodes()
@@ -364,6 +414,9 @@ class BatchedSearch:
         if len(net_rows):
             players = evalp[net_rows]
             priors, values = evaluate(self.obs[net_rows], self.masks[net_rows], players)
+            if self.hint is not None:
+                priors = self.hint.mix(priors, self.works[net_rows], players, self.obs[net_rows],
+                                       self.masks[net_rows])
             self.priors[net_rows] = priors
             seats = (players[:, None] + np.arange(P)[None, :]) % P
             u[net_rows[:, None], seats] = np.clip(values[:, :P], 0.0, 1.0)

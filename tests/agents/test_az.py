@@ -12,7 +12,7 @@ from octagames.agents.az import (AZAgent, BatchedSearch, PolicyValueNet, SearchC
                                  load_model, outcome_values, save_model)
 from octagames.agents.base import RandomAgent, make_turn
 from octagames.agents.mcts import MCTS, MCTSConfig, PolicyValue
-from octagames.agents.registry import make_agent
+from octagames.agents.registry import AGENTS, AgentEntry, make_agent
 from octagames.core import Game
 
 pytestmark = pytest.mark.usefixtures("one_torch_thread")  # tests/conftest.py
@@ -233,3 +233,65 @@ def test_a_full_leaf_value_mix_replaces_the_network_values():
     c = plain.run(states, players, np.ones(3, bool), np.arange(3), relative)
     d = plain.run(states, players, np.ones(3, bool), np.arange(3), other_values)
     assert not np.array_equal(c["visits"], d["visits"])
+
+
+class HighestLegal(RandomAgent):
+    """Always the highest legal action; an out-of-range action when told to."""
+
+    def __init__(self, illegal: bool = False) -> None:
+        super().__init__()
+        self.illegal = illegal
+
+    def act(self, turn):
+        return 10**6 if self.illegal else int(turn.legal_actions[-1])
+
+
+@pytest.mark.parametrize("weight", [1.0, 0.3])
+def test_a_prior_hint_moves_that_share_of_the_root_priors_onto_the_agents_choice(monkeypatch, weight):
+    monkeypatch.setitem(AGENTS, "highest", AgentEntry(lambda game, arg: HighestLegal(), "test agent"))
+    g = Game("achten", deal_penalty=1)
+    _, relative = linear_fns(g)
+    states = np.array(decisions(g, 3, seed=5), dtype=g.dtype)
+    players = np.array([g.acting_player(s) for s in states])
+    cfg = SearchConfig(simulations=8)
+    plain = BatchedSearch(g, 3, cfg).run(states, players, np.ones(3, bool), np.arange(3), relative)
+    hinted = BatchedSearch(g, 3, dataclasses.replace(cfg, prior_hint="highest", prior_hint_weight=weight)).run(
+        states, players, np.ones(3, bool), np.arange(3), relative)
+    for b in range(3):
+        legal = g.legal_mask(states[b]).astype(bool)
+        want = (1.0 - weight) * plain["prior"][b]
+        want[np.flatnonzero(legal)[-1]] += weight
+        np.testing.assert_allclose(hinted["prior"][b], want, rtol=1e-6, atol=1e-9)
+        assert not hinted["visits"][b][~legal].any()
+
+
+def test_a_hint_naming_an_illegal_action_leaves_the_priors_alone(monkeypatch):
+    monkeypatch.setitem(AGENTS, "wrong", AgentEntry(lambda game, arg: HighestLegal(illegal=True), "test agent"))
+    g = Game("octrix")
+    _, relative = linear_fns(g)
+    s = decisions(g, 1, seed=3)[0]
+    p = np.array([g.acting_player(s)])
+    plain = BatchedSearch(g, 1, SearchConfig(simulations=4)).run(np.array([s]), p, np.array([True]), np.array([0]),
+                                                                 relative)
+    hinted = BatchedSearch(g, 1, SearchConfig(simulations=4, prior_hint="wrong", prior_hint_weight=0.9)).run(
+        np.array([s]), p, np.array([True]), np.array([0]), relative)
+    np.testing.assert_array_equal(plain["prior"], hinted["prior"])
+    np.testing.assert_array_equal(plain["visits"], hinted["visits"])
+
+
+def test_bad_prior_hints_are_refused_in_words():
+    with pytest.raises(ValueError, match="prior_hint_weight=1.5"):
+        SearchConfig(prior_hint="heuristic", prior_hint_weight=1.5)
+    with pytest.raises(ValueError, match="nonsense"):
+        BatchedSearch(Game("octrix"), 1, SearchConfig(prior_hint="nonsense"))
+
+
+def test_a_model_file_keeps_its_prior_hint_and_plays_with_it(tmp_path):
+    g = Game("octrix")
+    net = PolicyValueNet(g.observation_size, g.num_actions, g.num_players, hidden=(16,))
+    path = save_model(net, tmp_path / "m.pt", g, SearchConfig(simulations=4, prior_hint="heuristic",
+                                                                prior_hint_weight=0.7))
+    agent = AZAgent.load(path, game=g)
+    assert (agent.search.prior_hint, agent.search.prior_hint_weight) == ("heuristic", 0.7)
+    returns, _ = play_game(g, [agent, RandomAgent()], seed=0)
+    assert len(returns) == 2
