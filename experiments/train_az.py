@@ -56,7 +56,7 @@ import numpy as np
 import torch
 
 from octagames.agents.arena import wilson_interval
-from octagames.agents.az import PolicyValueNet, SearchConfig, model_dict, save_model
+from octagames.agents.az import PolicyValueNet, SearchConfig, load_model, model_dict, save_model, zoo_path
 from octagames.agents.az_selfplay import (Learner, ReplayBuffer, SelfPlayWorker, Trajectories, WorkerConfig,
                                           play_games)
 from octagames.agents.imitation import teacher_games
@@ -77,6 +77,8 @@ class TrainConfig(RunConfig):
     iterations: int = 1000
     """self-play + learning iterations"""
     # -- network ---------------------------------------------------------------------
+    init_model: str = ""
+    """a model file or ``zoo:<name>`` whose network starts the run (its shape replaces hidden, head, activation)"""
     hidden: tuple[int, ...] = (256, 256)
     """trunk widths (the first layer reads the sparse observation)"""
     head: int = 0
@@ -121,6 +123,10 @@ class TrainConfig(RunConfig):
     """value targets and finished games in the search: win (1 / 0.5 / 0) or score (returns rescaled)"""
     leaf_value_mix: float = 0.0
     """weight of the game's compiled leaf value in the search's leaf values (Achten, Octiles; 0: the network's)"""
+    prior_hint: str = ""
+    """agent spec mixed into the search's priors at every leaf, e.g. heuristic ("": none)"""
+    prior_hint_weight: float = 0.5
+    """the hint's share of the priors"""
     policy_width: int = 32
     """largest entries of each visit distribution kept per sample"""
     self_play_prob: float = 0.6
@@ -172,7 +178,8 @@ class TrainConfig(RunConfig):
         """The self-play search."""
         return SearchConfig(simulations=self.simulations, leaves_per_game=self.leaves_per_game, c_puct=self.c_puct,
                             dirichlet_alpha=self.dirichlet_alpha, dirichlet_frac=self.dirichlet_frac,
-                            objective=self.objective, leaf_value_mix=self.leaf_value_mix)
+                            objective=self.objective, leaf_value_mix=self.leaf_value_mix,
+                            prior_hint=self.prior_hint, prior_hint_weight=self.prior_hint_weight)
 
     def play_search(self) -> SearchConfig:
         """The play-time search stored with the model (no noise)."""
@@ -212,7 +219,12 @@ class Trainer:
         self.rng = np.random.default_rng(cfg.seed)
         self.game = Game(cfg.game, **cfg.game_kwargs())
         g = self.game
-        net = PolicyValueNet(g.observation_size, g.num_actions, g.num_players, cfg.hidden, cfg.head, cfg.activation)
+        if cfg.init_model:
+            path = zoo_path(cfg.init_model[4:]) if cfg.init_model.startswith("zoo:") else cfg.init_model
+            net, _ = load_model(path, g)
+        else:
+            net = PolicyValueNet(g.observation_size, g.num_actions, g.num_players, cfg.hidden, cfg.head,
+                                 cfg.activation)
         self.learner = Learner(net.to(self.device), cfg.learning_rate, cfg.weight_decay, cfg.value_weight)
         self.buffer = ReplayBuffer(g, cfg.buffer_size, cfg.policy_width)
         seed = cfg.seed * 7919 + 1

@@ -13,7 +13,8 @@ import torch
 
 from octagames.agents.registry import make_agent
 from octagames.experiments.cli import command_line
-from octagames.experiments.train_az import TIME_COLUMNS, TrainConfig, train
+from octagames.agents.az import load_model
+from octagames.experiments.train_az import TIME_COLUMNS, TrainConfig, Trainer, train
 
 ROOT = Path(__file__).resolve().parents[2]
 TINY = ("ranks=3", "hand_size=3")
@@ -73,11 +74,29 @@ def test_kill_and_resume_gives_identical_metrics(tmp_path):
     assert len(full["rows"]) == 5 and "win_rate_vs_random" in full["rows"][-1]
 
 
+def test_a_run_starts_from_another_runs_model_and_keeps_its_prior_hint(tmp_path):
+    train(_cfg(tmp_path / "a", iterations=1, hidden=(24,), eval_every=0, eval_games=2, imitation_games=0))
+    source, _ = load_model(tmp_path / "a" / "model.pt")
+    cfg = _cfg(tmp_path / "b", iterations=1, eval_every=0, eval_games=2, imitation_games=0,
+               init_model=str(tmp_path / "a" / "model.pt"), prior_hint="heuristic", prior_hint_weight=0.6)
+    net = Trainer(cfg).learner.net
+    assert net.spec["hidden"] == [24]  # the model's shape, not cfg.hidden
+    for k, v in source.state_dict().items():
+        torch.testing.assert_close(net.state_dict()[k], v)
+    train(cfg)
+    _, data = load_model(tmp_path / "b" / "model.pt")
+    assert (data["search"]["prior_hint"], data["search"]["prior_hint_weight"]) == ("heuristic", 0.6)
+    with pytest.raises(ValueError, match="octrix"):
+        Trainer(_cfg(tmp_path / "c", game="achten", game_config=(), init_model=str(tmp_path / "a" / "model.pt")))
+
+
 def test_bad_settings_are_refused_by_name():
     with pytest.raises(ValueError, match="simulations=-1"):
         TrainConfig(simulations=-1)
     with pytest.raises(ValueError, match="objective='draw'"):
         TrainConfig(objective="draw")
+    with pytest.raises(ValueError, match="prior_hint_weight=2"):
+        TrainConfig(prior_hint="heuristic", prior_hint_weight=2)
     with pytest.raises(ValueError, match="self_play_prob=0.8, agent_prob=0.5"):
         TrainConfig(self_play_prob=0.8, agent_prob=0.5)
     with pytest.raises(ValueError, match="game_config"):
