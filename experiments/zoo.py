@@ -6,7 +6,9 @@
 Writes ``agents/zoo/<name>.pt`` (the network in float16 and its default search:
 what ``zoo:<name>`` plays) and ``agents/zoo/<name>.json``, the card: where the
 model came from (the run's training command, rebuilt from the configuration
-the model file carries, and the commit), its default search, the seconds its
+the model file carries, and the commit; for a run started from another model,
+``--init-model``, that model's command too, read before a promotion replaces
+its card), its default search, the seconds its
 side of a whole game takes on one core (``speed_games`` games against the
 heuristic, one torch thread), and its evaluation: for every opponent,
 :func:`octagames.experiments.evaluate.evaluate` (the arena, seats rotated, 95%
@@ -29,7 +31,7 @@ from typing import Any
 import torch
 
 from octagames.agents.arena import play_game
-from octagames.agents.az import ZOO, ZOO_DIR, AZAgent, SearchConfig, load_model, save_model, zoo_path
+from octagames.agents.az import ZOO, ZOO_DIR, AZAgent, SearchConfig, load_model, save_model, zoo_card, zoo_path
 from octagames.agents.registry import make_agent
 from octagames.core import Game
 from octagames.experiments.cli import git_commit, saved_command
@@ -82,6 +84,30 @@ def training_command(meta: dict[str, Any]) -> str:
     return saved_command(TrainConfig, meta["config"], "octagames.experiments.train_az")
 
 
+def init_origin(spec: str) -> dict[str, Any]:
+    """Where a run's ``--init-model`` came from ({} for none): a zoo entry's card (its command, commit and
+    own origin, read before a promotion replaces it), or a model file's recorded ``train_az`` command."""
+    if not spec:
+        return {}
+    if spec.startswith("zoo:"):
+        card = zoo_card(spec[4:])
+        return {"model": spec, "command": card.get("command", ""), "commit": card.get("commit", ""),
+                "init": card.get("init", {})}
+    try:
+        _, data = load_model(spec)
+    except (OSError, ValueError):  # moved or deleted since: the path alone
+        return {"model": spec, "command": ""}
+    return {"model": spec, "command": training_command(data.get("meta", {}))}
+
+
+def search_text(search: dict[str, Any]) -> str:
+    """A card's default search in words: ``64 simulations, 8 per call, heuristic hint 0.8``."""
+    text = f"{search['simulations']} simulations, {search['leaves_per_game']} per call"
+    if search.get("prior_hint"):
+        text += f", {search['prior_hint']} hint {search['prior_hint_weight']:g}"
+    return text
+
+
 def seconds_per_side(name: str, games: int, seed: int = 0) -> float:
     """Mean seconds ``zoo:<name>`` spends on its side of a whole game against the heuristic, one torch thread."""
     game, config = ZOO[name]
@@ -124,6 +150,7 @@ def promote(cfg: ZooConfig) -> dict[str, Any]:
         changes["leaf_value_mix"] = cfg.leaf_value_mix
     search = dataclasses.replace(search, **changes)
     meta = data.get("meta", {})
+    init = init_origin(meta.get("config", {}).get("init_model", ""))  # before this entry's card is replaced
     ZOO_DIR.mkdir(parents=True, exist_ok=True)
     save_model(net, ZOO_DIR / f"{cfg.name}.pt", g, search, meta={"source": str(cfg.model), **meta}, half=True)
     AZAgent.load(zoo_path(cfg.name), game=g)  # the float16 copy loads for its game
@@ -131,7 +158,7 @@ def promote(cfg: ZooConfig) -> dict[str, Any]:
         "name": cfg.name, "game": game, "config": config, "source": str(cfg.model),
         "command": training_command(meta), "commit": git_commit(), "date": datetime.date.today().isoformat(),
         "training": {k: meta.get(k) for k in ("iteration", "wall_time")},
-        "teacher": ppo_origin(meta.get("config", {}).get("imitation_teacher", "")),
+        "teacher": ppo_origin(meta.get("config", {}).get("imitation_teacher", "")), "init": init,
         "search": dataclasses.asdict(search), "size_bytes": zoo_path(cfg.name).stat().st_size,
         "seconds_per_game_side": seconds_per_side(cfg.name, cfg.speed_games, cfg.seed),
         "evaluation": [],
@@ -169,11 +196,9 @@ def write_readme() -> Path:
         ev = "; ".join(f"vs {e['opponent']} {e['win_rate']:.3f} [{e['ci95'][0]:.3f}, {e['ci95'][1]:.3f}] "
                        f"/{e['games']}" for e in c["evaluation"])
         cfg = ", ".join(f"{k}={v}" for k, v in c["config"].items())
-        s = c["search"]
         curves = f"[png]({c['curves']})" if "curves" in c else "–"
-        lines.append(f"| `zoo:{name}` | {c['game']} ({cfg}) | {s['simulations']} simulations, "
-                     f"{s['leaves_per_game']} per call | {c['seconds_per_game_side']:.1f} | {ev} | {curves} | "
-                     f"{c['commit']} |")
+        lines.append(f"| `zoo:{name}` | {c['game']} ({cfg}) | {search_text(c['search'])} | "
+                     f"{c['seconds_per_game_side']:.1f} | {ev} | {curves} | {c['commit']} |")
     out = ZOO_DIR / "README.md"
     out.write_text("\n".join(lines) + "\n")
     return out

@@ -34,7 +34,7 @@ def test_promote_writes_model_card_and_readme(tmp_path, monkeypatch):
     assert card["search"]["simulations"] == 9 and card["search"]["leaves_per_game"] == 2
     assert card["evaluation"][0]["games"] == 6 and card["evaluation"][0]["opponent"] == "random"
     assert card["seconds_per_game_side"] > 0 and card["training"] == {"iteration": 3, "wall_time": 12.5}
-    assert card["teacher"] == {}  # the heuristic teacher needs no command
+    assert card["teacher"] == {} and card["init"] == {}  # the heuristic teacher needs no command
     assert json.loads((tmp_path / "zoo" / "achten.json").read_text()) == card
     readme = (tmp_path / "zoo" / "README.md").read_text()
     assert "`zoo:achten`" in readme and "[png](achten.curves.png)" in readme
@@ -44,6 +44,18 @@ def test_promote_writes_model_card_and_readme(tmp_path, monkeypatch):
     assert (tmp_path / "zoo" / "achten.pt").stat().st_size < 0.6 * (tmp_path / "model.pt").stat().st_size
     with pytest.raises(ValueError, match="is an achten run"):
         zoo.promote(zoo.ZooConfig(name="octrix", model=str(tmp_path / "model.pt")))
+
+    # a run started from that zoo entry with a heuristic hint: its card keeps the first card's command
+    meta["config"].update(init_model="zoo:achten", prior_hint="heuristic", prior_hint_weight=0.8)
+    save_model(net, tmp_path / "next.pt", g, SearchConfig(simulations=9, prior_hint="heuristic",
+                                                          prior_hint_weight=0.8), meta=meta)
+    second = zoo.promote(zoo.ZooConfig(name="achten", model=str(tmp_path / "next.pt"), opponents=("random",),
+                                       games=(2,), speed_games=1, out_dir=str(tmp_path / "eval"), progress=False))
+    assert second["init"] == {"model": "zoo:achten", "command": card["command"], "commit": card["commit"],
+                              "init": {}}
+    assert "--init-model zoo:achten" in second["command"] and "--prior-hint heuristic" in second["command"]
+    assert "9 simulations, 1 per call, heuristic hint 0.8" in (tmp_path / "zoo" / "README.md").read_text()
+    assert make_agent("zoo:achten", "achten").search.prior_hint == "heuristic"
 
 
 @pytest.mark.parametrize("name", sorted(az.ZOO))
