@@ -53,6 +53,8 @@ class ZooConfig:
     """default leaves per network call (0: the model file's)"""
     leaf_value_mix: float = -1.0
     """default weight of the game's compiled leaf value (-1: the model file's)"""
+    prior_hint_weight: float = -1.0
+    """default share of the priors given to the model's prior hint (-1: the model file's)"""
     opponents: tuple[str, ...] = ("heuristic",)
     """evaluation opponents (agent specs)"""
     games: tuple[int, ...] = (400,)
@@ -148,6 +150,8 @@ def promote(cfg: ZooConfig) -> dict[str, Any]:
         changes["leaves_per_game"] = cfg.leaves_per_game
     if cfg.leaf_value_mix >= 0:
         changes["leaf_value_mix"] = cfg.leaf_value_mix
+    if cfg.prior_hint_weight >= 0:
+        changes["prior_hint_weight"] = cfg.prior_hint_weight
     search = dataclasses.replace(search, **changes)
     meta = data.get("meta", {})
     init = init_origin(meta.get("config", {}).get("init_model", ""))  # before this entry's card is replaced

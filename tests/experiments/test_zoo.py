@@ -49,13 +49,14 @@ def test_promote_writes_model_card_and_readme(tmp_path, monkeypatch):
     meta["config"].update(init_model="zoo:achten", prior_hint="heuristic", prior_hint_weight=0.8)
     save_model(net, tmp_path / "next.pt", g, SearchConfig(simulations=9, prior_hint="heuristic",
                                                           prior_hint_weight=0.8), meta=meta)
-    second = zoo.promote(zoo.ZooConfig(name="achten", model=str(tmp_path / "next.pt"), opponents=("random",),
-                                       games=(2,), speed_games=1, out_dir=str(tmp_path / "eval"), progress=False))
+    second = zoo.promote(zoo.ZooConfig(name="achten", model=str(tmp_path / "next.pt"), prior_hint_weight=0.9,
+                                       opponents=("random",), games=(2,), speed_games=1, out_dir=str(tmp_path / "eval"), progress=False))
     assert second["init"] == {"model": "zoo:achten", "command": card["command"], "commit": card["commit"],
                               "init": {}}
     assert "--init-model zoo:achten" in second["command"] and "--prior-hint heuristic" in second["command"]
-    assert "9 simulations, 1 per call, heuristic hint 0.8" in (tmp_path / "zoo" / "README.md").read_text()
-    assert make_agent("zoo:achten", "achten").search.prior_hint == "heuristic"
+    assert "9 simulations, 1 per call, heuristic hint 0.9" in (tmp_path / "zoo" / "README.md").read_text()
+    hinted = make_agent("zoo:achten", "achten").search
+    assert (hinted.prior_hint, hinted.prior_hint_weight) == ("heuristic", 0.9)
 
 
 @pytest.mark.parametrize("name", sorted(az.ZOO))
