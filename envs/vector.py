@@ -71,7 +71,7 @@ class VectorEnv:
         self.seed = int(seed)
         self._k = batch_kernels(self.game.kernel_module)
         if num_threads is None:
-            num_threads = _cpu_count() if self.num_envs >= self.PARALLEL_MIN_BATCH else 1
+            num_threads = cpu_count() if self.num_envs >= self.PARALLEL_MIN_BATCH else 1
         if isinstance(num_threads, bool) or not isinstance(num_threads, (int, np.integer)) or num_threads < 1:
             raise ValueError(f"num_threads={num_threads!r} is not valid; it must be an integer >= 1")
         self.num_threads = min(int(num_threads), self.num_envs)
@@ -283,7 +283,8 @@ def make(game: str, num_envs: int, seed: int = 0, **config: Any) -> VectorEnv:
     return VectorEnv(game, num_envs, seed, **config)
 
 
-def _cpu_count() -> int:
+def cpu_count() -> int:
+    """The cores this process may run on (its affinity on Linux, else ``os.cpu_count()``)."""
     try:
         return len(os.sched_getaffinity(0))
     except AttributeError:  # not on Linux

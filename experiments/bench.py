@@ -21,7 +21,6 @@ from __future__ import annotations
 
 import importlib
 import json
-import os
 import platform
 import random
 import time
@@ -32,7 +31,7 @@ from typing import Callable
 import numpy as np
 
 from octagames.core import available_games
-from octagames.envs.vector import make
+from octagames.envs.vector import cpu_count, make
 
 BENCH_CONFIGS = {
     "octrix": dict(num_players=2),
@@ -160,7 +159,7 @@ def main(cfg: BenchConfig) -> dict:
         rows[f"{name}: PettingZoo AEC env"] = _timed(aec_loop(env_mod.env(**config), cfg.seed), cfg.seconds)
         rows[f"{name}: OpenSpiel adapter"] = _timed(openspiel_loop(osp.load(name, **config), cfg.seed),
                                                    cfg.seconds)
-    machine = f"{platform.machine()}, {platform.processor() or 'cpu'}, {_cores()} cores, Python {platform.python_version()}"
+    machine = f"{platform.machine()}, {platform.processor() or 'cpu'}, {cpu_count()} cores, Python {platform.python_version()}"
     print(f"\nRandom-play throughput ({machine}; {cfg.seconds:g} s per row)")
     print(f"{'setup':<50}{'steps/s':>14}{'x PZ c4':>10}{'x pyspiel c4':>14}")
     for k, v in rows.items():
@@ -174,10 +173,6 @@ def main(cfg: BenchConfig) -> dict:
     _plot(rows, out.with_suffix(".png"))
     print(f"wrote {out} and {out.with_suffix('.png')}")
     return result
-
-
-def _cores() -> int:
-    return len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else (os.cpu_count() or 1)
 
 
 def _plot(rows: dict[str, float], path: Path) -> None:

@@ -20,7 +20,6 @@ from __future__ import annotations
 
 import importlib.util
 import multiprocessing
-import os
 import time
 from concurrent.futures import ProcessPoolExecutor, as_completed
 from dataclasses import dataclass, field
@@ -31,7 +30,7 @@ import numpy as np
 from octagames.agents.base import make_turn
 from octagames.agents.mcts import MCTS, MCTSAgent, MCTSConfig, PolicyValue
 from octagames.core import GAME_NAMES, Game, load_module
-from octagames.envs.vector import make
+from octagames.envs.vector import cpu_count, make
 from octagames.experiments.cli import config_or_defaults
 from octagames.specialize import cache_dir
 
@@ -164,7 +163,7 @@ def main(cfg: WarmupConfig) -> dict[str, float]:
     """Warm the cache and print the time it took."""
     print(f"compiled kernels: cache in {cache_dir()}", flush=True)
     start = time.perf_counter()
-    timings = warm(cfg.games, jobs=cfg.jobs or max(1, len(os.sched_getaffinity(0))))
+    timings = warm(cfg.games, jobs=cfg.jobs or cpu_count())
     total = time.perf_counter() - start
     print(f"compiled kernels ready in {total:.1f} s (a few seconds when the cache was warm; "
           "the one-time compile otherwise)", flush=True)
