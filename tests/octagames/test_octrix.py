@@ -380,7 +380,8 @@ CONFIGS = [dict(num_players=2), dict(num_players=3), dict(num_players=4),
 def test_random_play_invariants(cfg):
     g = Game("octrix", **cfg)
     rng = np.random.default_rng(1)
-    for seed in range(500):
+    # 500 games; a match to 40 is about 7 games (rounds), so 200 matches play about 1400
+    for seed in range(200 if cfg.get("match") else 500):
         s = g.new_state(seed)
         while True:
             cp = g.current_player(s)
