@@ -193,6 +193,7 @@ def bench_sb3(cfg: BenchConfig, game: str, config: dict[str, Any], n_steps: int,
     try:
         from sb3_contrib import MaskablePPO
         from stable_baselines3.common.callbacks import BaseCallback
+        from stable_baselines3.common.logger import Logger
         from stable_baselines3.common.vec_env import DummyVecEnv
     except ImportError as e:
         raise SystemExit(SB3_MISSING) from e
@@ -229,6 +230,8 @@ def bench_sb3(cfg: BenchConfig, game: str, config: dict[str, Any], n_steps: int,
                         policy_kwargs={"net_arch": {"pi": list(cfg.hidden), "vf": list(cfg.hidden)},
                                        "activation_fn": act},
                         seed=cfg.seed, device="cpu", verbose=0)
+    # a logger that writes nowhere: SB3's default one creates an empty /tmp/SB3-<date> folder per run
+    model.set_logger(Logger(folder=None, output_formats=[]))
     torch.set_num_threads(cfg.torch_threads)  # SB3 may set its own; use the same as ours
     clock = Clock()
     model.learn(total_timesteps=10**12, callback=clock)

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import tempfile
 
 import pytest
 import torch
@@ -35,6 +36,14 @@ def test_missing_sb3_names_the_install_command(tmp_path, monkeypatch):
     monkeypatch.setattr(bench_ppo, "sb3_available", lambda: False)
     with pytest.raises(SystemExit, match="pip install sb3-contrib"):
         run_bench(BenchConfig(games=("octrix",), out_json=str(tmp_path / "b.json"), progress=False))
+
+
+def test_the_sb3_anchor_measures_and_leaves_no_log_folder(tmp_path, monkeypatch):
+    monkeypatch.setattr(tempfile, "tempdir", str(tmp_path))  # where SB3's default logger would write
+    cfg = BenchConfig(games=("octrix:ranks=3,hand_size=3",), budget_s=0.2, hidden=(8, 8), progress=False)
+    res = bench_ppo.bench_sb3(cfg, "octrix", {"ranks": 3, "hand_size": 3}, n_steps=16, batch_size=16, n_epochs=1)
+    assert res["samples_per_s"] > 0 and res["cycles"] >= 1
+    assert not list(tmp_path.glob("SB3-*"))
 
 
 def test_config_validation():
