@@ -5,10 +5,11 @@
 
 ``make demo`` and ``make test`` run it after installing and print how long the
 one-time compile took. Each game is exercised through every face a user starts
-with (the rules API, the vector env, the PettingZoo env, the OpenSpiel game
-when pyspiel is installed, MCTS with its default evaluator and with a network's
-priors), so that the first call in any later process loads compiled code from
-the cache (:mod:`octagames.specialize`) instead of compiling it. A game whose
+with (the rules API, the vector env, the PettingZoo AEC and Parallel envs, the
+OpenSpiel game when pyspiel is installed, MCTS with its default evaluator and with a
+network's priors, the batched network search of the zoo agents and train_az when
+torch is installed), so that the first call in any later process loads compiled
+code from the cache (:mod:`octagames.specialize`) instead of compiling it. A game whose
 configs compile different kernels is warmed once per such config
 (the game's ``KERNEL_CONFIGS``: Octa's English and Dutch rulebooks), and the time of
 each is printed. The game configs compile in parallel processes, one per core
@@ -34,7 +35,7 @@ from octagames.envs.vector import cpu_count, make
 from octagames.experiments.cli import config_or_defaults
 from octagames.specialize import cache_dir
 
-FACES = ("rules", "vector", "aec", "openspiel", "mcts")
+FACES = ("rules", "vector", "aec", "parallel", "openspiel", "mcts", "az")
 
 def game_configs(game: str) -> list[dict[str, Any]]:
     """The configs of ``game`` to warm up: one per kernel module, as the game's ``KERNEL_CONFIGS``
@@ -61,6 +62,7 @@ def first_call(game: str, face: str, **config: Any) -> None:
             g.play_chance(s)
             if g.is_terminal(s):
                 break
+            g.kernels.apply_legal(g.clone(s), g.legal_actions(s)[0])  # the contract's unchecked step
             g.apply_action(s, g.legal_actions(s)[0])
             g.observation(s, max(g.acting_player(s), 0))
             g.returns(s)
@@ -75,6 +77,10 @@ def first_call(game: str, face: str, **config: Any) -> None:
         env.reset(seed=0)
         obs = env.observe(env.agent_selection)
         env.step(int(np.flatnonzero(obs["action_mask"])[0]))
+    elif face == "parallel":
+        env = importlib.import_module(f"octagames.envs.{game}_v0").parallel_env(**config)
+        obs, _ = env.reset(seed=0)
+        env.step({a: int(np.flatnonzero(o["action_mask"])[0]) for a, o in obs.items() if o["action_mask"].any()})
     elif face == "openspiel":
         import pyspiel
 
@@ -93,13 +99,30 @@ def first_call(game: str, face: str, **config: Any) -> None:
         uniform = PolicyValue(lambda obs, mask, players: (mask.astype(np.float64),
                                                           np.zeros((len(mask), g.num_players))))
         MCTS(g, MCTSConfig(num_simulations=4, batch_size=2), uniform).search(s, g.acting_player(s), 0)
+    elif face == "az":
+        # the network search of az: and zoo: agents and of train_az, with and without the game's
+        # compiled leaf value (Achten's and Octiles' zoo models mix it in), and the observations
+        # of the replay buffer
+        from octagames.agents.az import BatchedSearch, SearchConfig, leaf_value_function  # needs torch
+
+        g = Game(game, **config)
+        s = g.new_state(seed=0)
+        g.play_chance(s)
+        roots, seats = np.array([s], dtype=g.dtype), np.array([g.acting_player(s)])
+        for mix in (0.0, 0.5) if leaf_value_function(g) is not None else (0.0,):
+            search = BatchedSearch(g, 1, SearchConfig(simulations=4, leaves_per_game=2, leaf_value_mix=mix))
+            search.run(roots, seats, np.array([True]), np.array([0]), lambda obs, mask, players: (
+                mask.astype(np.float64), np.full((len(mask), g.num_players), 0.5)))
+            search.kernels.observe_many(roots.copy(), seats, np.zeros((1, g.observation_size), np.float32),
+                                        np.zeros((1, g.num_actions), np.uint8))
     else:
         raise ValueError(f"face={face!r} is not valid; valid values: {list(FACES)}")
 
 
 def available_faces() -> list[str]:
     """The faces whose optional dependencies are installed."""
-    return [f for f in FACES if f != "openspiel" or importlib.util.find_spec("pyspiel") is not None]
+    needs = {"openspiel": "pyspiel", "az": "torch"}
+    return [f for f in FACES if f not in needs or importlib.util.find_spec(needs[f]) is not None]
 
 
 def warm_one(game: str, config: dict[str, Any]) -> float:

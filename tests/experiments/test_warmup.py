@@ -3,7 +3,7 @@
 import pytest
 
 from octagames.core import GAME_NAMES, Game
-from octagames.experiments.warmup import WarmupConfig, game_configs, label, warm
+from octagames.experiments.warmup import WarmupConfig, available_faces, first_call, game_configs, label, warm
 from octagames.octa import Config, kernel_module
 from octagames.octa.rules import RULE_SETS
 
@@ -31,3 +31,12 @@ def test_bad_job_counts_are_refused_by_name():
         WarmupConfig(jobs=-1)
     with pytest.raises(ValueError, match="jobs=0"):
         warm(["octrix"], jobs=0)
+
+
+def test_every_face_makes_its_first_call_for_every_game():
+    assert {"rules", "vector", "aec", "parallel", "mcts", "az"} <= set(available_faces())
+    for name in GAME_NAMES:
+        for face in available_faces():
+            first_call(name, face, **game_configs(name)[0])
+    with pytest.raises(ValueError, match="face='gui'"):
+        first_call("octrix", "gui")
