@@ -51,6 +51,7 @@ OPTIONAL = {
     "ray": "distributed",
     "octagames.agents.distributed": "distributed (the only module that imports ray)",
     "octagames.agents.az_selfplay": "train (it imports torch; the Ray actors of train_az build it)",
+    "octagames.agents.az": "train (it imports torch; the warmup compiles its search only when torch is installed)",
 }
 
 
