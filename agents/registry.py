@@ -79,6 +79,8 @@ AGENTS: dict[str, AgentEntry] = {
     "heuristic": AgentEntry(_heuristic, "the game's hand-written heuristic"),
     "mcts": AgentEntry("octagames.agents.mcts:_factory",
                        "compiled MCTS: mcts[:<simulations>][:random][:win][:c=<exploration>]"),
+    "belief": AgentEntry("octagames.agents.belief_achten:_factory",
+                         "rollouts over deals that fit the other seats' moves: belief[:<worlds>] (achten only)"),
     "cfr": AgentEntry("octagames.agents.cfr_agent:_factory",
                       "MCCFR average policy: cfr[:<iterations>][:external] or cfr:<checkpoint.npz>"),
     "oracle": AgentEntry("octagames.agents.octrix_solver:_factory",

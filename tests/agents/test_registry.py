@@ -48,7 +48,7 @@ def test_listing_and_refusing_import_no_agent_module():
     )
     assert done.returncode == 0, done.stderr
     message, loaded = done.stdout.strip().splitlines()
-    assert "agent='alphazero' is not valid; valid agents: ['az', 'cfr', 'heuristic', 'mcts', 'oracle'" in message
+    assert "agent='alphazero' is not valid; valid agents: ['az', 'belief', 'cfr', 'heuristic', 'mcts', 'oracle'" in message
     assert loaded == "['octagames.agents.base', 'octagames.agents.registry']"
 
 
@@ -71,7 +71,7 @@ def test_agents_are_named_by_their_spec():
 
 
 def test_bad_specs_say_what_is_valid():
-    with pytest.raises(ValueError, match=r"valid agents: \['az', 'cfr', 'heuristic'"):
+    with pytest.raises(ValueError, match=r"valid agents: \['az', 'belief', 'cfr', 'heuristic'"):
         make_agent("alphazero", "octrix")
     with pytest.raises(ValueError, match="takes no argument"):
         make_agent("random:3", "octrix")

@@ -1,0 +1,157 @@
+"""Achten by rollouts over believed deals: flat Monte Carlo whose determinizations fit the opponent's moves.
+
+Determinized search deals the cards a seat cannot see uniformly. In Achten that
+throws away most of what the table shows: a heuristic-like opponent keeps its
+dealt hand only when it is worth little, swaps toward a low total and passes
+only on a good hand. This agent keeps a determinization only when a model of
+the other seats' play would have made every move they made this round:
+
+1. resample what the seat cannot see (``Game.determinize``);
+2. undo the round's recorded moves (every move swaps slots, so undoing is
+   swapping back) to get the deal that world started from;
+3. deal that world again and replay the round, asking the model at each other
+   seat's move; a world where the model would have moved differently is dropped
+   (rejection sampling of the belief).
+
+Each legal action is then scored by its win rate over the kept worlds, each
+played to the end by the model for every seat (one step of policy improvement
+over the model). The model is the compiled heuristic
+(:func:`~octagames.agents.heuristic_achten.achten_playout`), so the belief is
+exact against the heuristic and an approximation against anything else; when
+no world fits within ``tries``, the agent falls back to uniform worlds.
+
+``make_agent("belief", "achten")`` or ``"belief:<worlds>"``; Achten only.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from octagames.achten.rules import A_CLAW, A_CLOSED, A_SWAP, A_SWAP_ALL, CLOSED, HIST_MOVES, POT0, deal_slot
+from octagames.agents.base import Agent, Turn
+from octagames.agents.heuristic_achten import achten_playout
+from octagames.core import CHANCE, Game
+
+
+def undo_move(cards: np.ndarray, seat: int, action: int) -> None:
+    """Swap back, in the slot array ``cards``, the cards that ``seat``'s ``action`` moved (moves only swap)."""
+    b = 3 * seat
+    if action in (A_SWAP_ALL, A_CLAW):
+        for k in range(3):
+            cards[b + k], cards[POT0 + k] = cards[POT0 + k], cards[b + k]
+    elif A_SWAP <= action < A_CLOSED:
+        i, j = divmod(action - A_SWAP, 3)
+        cards[b + i], cards[POT0 + j] = cards[POT0 + j], cards[b + i]
+    elif A_CLOSED <= action < A_CLAW:
+        i = action - A_CLOSED
+        cards[b + i], cards[CLOSED] = cards[CLOSED], cards[b + i]
+
+
+def model_action(game: Game, s: np.void, seat: int) -> int:
+    """The model's move for ``seat`` (the compiled heuristic, reading only what ``seat`` sees)."""
+    mask = game.legal_mask(s, seat).astype(np.uint8)
+    return int(achten_playout(s, seat, mask, int(mask.sum())))
+
+
+def fits_the_moves(game: Game, world: np.void, seat: int, seed: int) -> np.void | None:
+    """``world`` replayed from its own deal when the model makes every other seat's recorded move, else None.
+
+    Args:
+        game: an Achten game.
+        world: a full record (e.g. a determinization for ``seat``).
+        seat: the seat whose moves are not checked.
+        seed: the replayed record's seed (its RNG breaks the model's rare ties).
+
+    Returns:
+        the replayed record (the same cards in the same slots as ``world``), or None. A round
+        longer than the history window (65 moves) is returned unchecked.
+    """
+    n = int(world["nhist"])
+    if n > HIST_MOVES:
+        return world
+    movers = [int(x) for x in world["hist_mover"][:n]]
+    actions = [int(x) for x in world["hist_action"][:n]]
+    cards = np.array(world["slot_card"], dtype=np.int64)
+    for p, a in zip(reversed(movers), reversed(actions)):
+        undo_move(cards, p, a)
+    s = game.new_state(seed)
+    while game.current_player(s) == CHANCE:
+        game.apply_action(s, int(cards[deal_slot(s)]))
+    for p, a in zip(movers, actions):
+        if p != seat and model_action(game, s, p) != a:
+            return None
+        game.apply_action(s, a)
+    return s
+
+
+class AchtenBeliefAgent(Agent):
+    """Flat Monte Carlo over determinizations that fit the other seats' moves (see the module docstring).
+
+    Args:
+        worlds: kept determinizations per decision.
+        tries: most determinizations drawn per decision.
+    """
+
+    name = "belief"
+
+    def __init__(self, worlds: int = 32, tries: int = 800) -> None:
+        if worlds < 1:
+            raise ValueError(f"worlds={worlds} is not valid; it must be >= 1")
+        if tries < worlds:
+            raise ValueError(f"tries={tries} is not valid; it must be >= worlds ({worlds})")
+        self.worlds, self.tries = worlds, tries
+        self.rng = np.random.default_rng(0)
+        self.game: Game | None = None
+        self.kept = [0, 0]  # worlds kept, worlds drawn (the belief's acceptance rate)
+
+    def reset(self, game: Game, seat: int, seed: int) -> None:
+        """Check the game is Achten; seed the draws."""
+        if game.name != "achten":
+            raise ValueError(f"agent 'belief' plays achten only, not {game.name!r}")
+        self.game, self.rng = game, np.random.default_rng(seed)
+
+    def believed_worlds(self, turn: Turn) -> list[np.void]:
+        """Up to ``worlds`` determinizations for ``turn.seat`` that fit the other seats' moves."""
+        g, me = self.game, turn.seat
+        out = []
+        for _ in range(self.tries):
+            w = g.determinize(turn.state, me, int(self.rng.integers(1 << 30)))
+            s = fits_the_moves(g, w, me, int(self.rng.integers(1 << 30)))
+            self.kept[1] += 1
+            if s is not None:
+                self.kept[0] += 1
+                out.append(s)
+                if len(out) == self.worlds:
+                    break
+        return out or [g.determinize(turn.state, me, int(self.rng.integers(1 << 30))) for _ in range(self.worlds)]
+
+    def act(self, turn: Turn) -> int:
+        """The legal action with the highest win rate over the believed worlds, each played out by the model."""
+        g, me = self.game, turn.seat
+        assert g is not None, "reset() first"
+        legal = [int(a) for a in turn.legal_actions]
+        if len(legal) == 1:
+            return legal[0]
+        score = np.zeros(len(legal))
+        for w in self.believed_worlds(turn):
+            for i, a in enumerate(legal):
+                c = g.clone(w)
+                g.apply_action(c, a)
+                while not g.is_terminal(c):
+                    g.apply_action(c, model_action(g, c, g.acting_player(c)))
+                r = g.returns(c)
+                score[i] += 0.5 if np.ptp(r) < 1e-9 else float(r[me] >= r.max() - 1e-9)
+        return legal[int(np.argmax(score))]
+
+
+def _factory(game: str, arg: str | None) -> Agent:
+    # "belief" or "belief:<worlds>"
+    if game != "achten":
+        raise ValueError(f"agent 'belief' is not available for game {game!r}; it plays achten only")
+    if arg is None:
+        return AchtenBeliefAgent()
+    try:
+        worlds = int(arg)
+    except ValueError as e:
+        raise ValueError(f"agent 'belief:{arg}': the argument is the number of worlds, as in belief:32") from e
+    return AchtenBeliefAgent(worlds=worlds, tries=max(800, 25 * worlds))

@@ -1,0 +1,94 @@
+"""The belief agent of Achten: worlds that fit the other seats' moves, by undoing and replaying the round."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+from octagames.achten.rules import A_KEEP, POT0, hand_value3, is_verbied3
+from octagames.agents.arena import play_match
+from octagames.agents.base import make_turn
+from octagames.agents.belief_achten import AchtenBeliefAgent, fits_the_moves, model_action, undo_move
+from octagames.agents.registry import make_agent
+from octagames.core import CHANCE, Game
+
+GAME = Game("achten", num_players=2, deal_penalty=1)
+
+
+def dealt(seed: int) -> np.void:
+    s = GAME.new_state(seed)
+    while GAME.current_player(s) == CHANCE:
+        GAME.play_chance(s)
+    return s
+
+
+def test_undoing_every_move_of_a_random_round_gives_back_the_deal():
+    rng = np.random.default_rng(3)
+    for seed in range(200):
+        s = dealt(seed)
+        deal = np.array(s["slot_card"], dtype=np.int64)
+        moves = []
+        while not GAME.is_terminal(s):
+            p = GAME.acting_player(s)
+            a = int(rng.choice(GAME.legal_actions(s)))
+            moves.append((p, a))
+            GAME.apply_action(s, a)
+        cards = np.array(s["slot_card"], dtype=np.int64)
+        for p, a in reversed(moves):
+            undo_move(cards, p, a)
+        assert np.array_equal(cards, deal), f"seed {seed}: {moves}"
+
+
+def test_the_true_deal_always_fits_when_every_seat_plays_the_model():
+    checked = 0
+    for seed in range(100):
+        s = dealt(seed)
+        while not GAME.is_terminal(s):
+            p = GAME.acting_player(s)
+            fit = fits_the_moves(GAME, s, p, seed)
+            assert fit is not None and np.array_equal(fit["slot_card"], s["slot_card"])
+            checked += 1
+            GAME.apply_action(s, model_action(GAME, s, p))
+    assert checked > 300
+
+
+def test_a_kept_hand_is_believed_cheap_and_a_uniform_deal_is_not():
+    # seat 1 chooses first (left of dealer 0); find deals where the model keeps
+    seeds = [k for k in range(40) if model_action(GAME, dealt(k), 1) == A_KEEP][:3]
+    assert seeds
+    agent = AchtenBeliefAgent(worlds=40, tries=2000)
+    agent.reset(GAME, 0, 7)
+    for seed in seeds:
+        s = dealt(seed)
+        GAME.apply_action(s, A_KEEP)
+        turn = make_turn(GAME, s, 0, seed)
+        worlds = agent.believed_worlds(turn)
+        assert len(worlds) == 40
+        for w in worlds:
+            assert np.array_equal(w["slot_card"][:3], s["slot_card"][:3])  # own hand and open pot as seen
+            assert np.array_equal(w["slot_card"][POT0:POT0 + 3], s["slot_card"][POT0:POT0 + 3])
+            h = [int(c) for c in w["slot_card"][3:6]]
+            assert hand_value3(*h) <= 6 and not is_verbied3(*h)  # the heuristic keeps only such hands
+        uniform = [GAME.determinize(turn.state, 0, k) for k in range(40)]
+        assert max(hand_value3(*[int(c) for c in w["slot_card"][3:6]]) for w in uniform) > 6
+
+
+def test_it_plays_whole_games_and_keeps_some_worlds():
+    agent = AchtenBeliefAgent(worlds=4, tries=100)
+    res = play_match(GAME, [agent, make_agent("heuristic", "achten")], 4, seed=1, progress=False)
+    assert sum(r.games for r in res.records) == 8 and 0 < agent.kept[0] <= agent.kept[1]
+
+
+def test_bad_settings_and_other_games_are_refused_by_name():
+    with pytest.raises(ValueError, match="worlds=0"):
+        AchtenBeliefAgent(worlds=0)
+    with pytest.raises(ValueError, match="tries=3"):
+        AchtenBeliefAgent(worlds=4, tries=3)
+    with pytest.raises(ValueError, match="achten only"):
+        make_agent("belief", "octrix")
+    with pytest.raises(ValueError, match="number of worlds"):
+        make_agent("belief:many", "achten")
+    assert make_agent("belief:8", "achten").worlds == 8
+    agent = AchtenBeliefAgent()
+    with pytest.raises(ValueError, match="achten only"):
+        agent.reset(Game("octrix"), 0, 0)
