@@ -20,7 +20,8 @@ over the model). The model is the compiled heuristic
 exact against the heuristic and an approximation against anything else; when
 no world fits within ``tries``, the agent falls back to uniform worlds.
 
-``make_agent("belief", "achten")`` or ``"belief:<worlds>"``; Achten only.
+``make_agent("belief", "achten")`` or ``"belief:<worlds>"``; one-round Achten only
+(``match=False``, the default): the replay starts from a fresh deal of round one.
 """
 
 from __future__ import annotations
@@ -108,6 +109,9 @@ class AchtenBeliefAgent(Agent):
         """Check the game is Achten; seed the draws."""
         if game.name != "achten":
             raise ValueError(f"agent 'belief' plays achten only, not {game.name!r}")
+        if game.config.match:
+            raise ValueError("agent 'belief' plays one-round achten only (match=False): it replays the round "
+                             "from a fresh deal, which a later round of a match does not start from")
         self.game, self.rng = game, np.random.default_rng(seed)
 
     def believed_worlds(self, turn: Turn) -> list[np.void]:

@@ -92,3 +92,5 @@ def test_bad_settings_and_other_games_are_refused_by_name():
     agent = AchtenBeliefAgent()
     with pytest.raises(ValueError, match="achten only"):
         agent.reset(Game("octrix"), 0, 0)
+    with pytest.raises(ValueError, match="match=False"):
+        agent.reset(Game("achten", match=True), 0, 0)
