@@ -31,6 +31,7 @@ import numpy as np
 from octagames.achten.rules import A_CLAW, A_CLOSED, A_SWAP, A_SWAP_ALL, CLOSED, HIST_MOVES, POT0, deal_slot
 from octagames.agents.base import Agent, Turn
 from octagames.agents.heuristic_achten import achten_playout
+from octagames.agents.mcts import win_values
 from octagames.core import CHANCE, Game
 
 
@@ -136,15 +137,15 @@ class AchtenBeliefAgent(Agent):
         legal = [int(a) for a in turn.legal_actions]
         if len(legal) == 1:
             return legal[0]
-        score = np.zeros(len(legal))
+        score, win = np.zeros(len(legal)), np.zeros(g.num_players)
         for w in self.believed_worlds(turn):
             for i, a in enumerate(legal):
                 c = g.clone(w)
                 g.apply_action(c, a)
                 while not g.is_terminal(c):
                     g.apply_action(c, model_action(g, c, g.acting_player(c)))
-                r = g.returns(c)
-                score[i] += 0.5 if np.ptp(r) < 1e-9 else float(r[me] >= r.max() - 1e-9)
+                win_values(g.returns(c), g.num_players, win)  # the arena's win rule
+                score[i] += win[me]
         return legal[int(np.argmax(score))]
 
 
