@@ -3,22 +3,24 @@
 Determinized search deals the cards a seat cannot see uniformly. In Achten that
 throws away most of what the table shows: a heuristic-like opponent keeps its
 dealt hand only when it is worth little, swaps toward a low total and passes
-only on a good hand. This agent keeps a determinization only when a model of
-the other seats' play would have made every move they made this round:
+only on a good hand. This agent keeps the determinizations in which a model of
+the other seats' play would have made the moves they made this round:
 
 1. resample what the seat cannot see (``Game.determinize``);
 2. undo the round's recorded moves (every move swaps slots, so undoing is
    swapping back) to get the deal that world started from;
 3. deal that world again and replay the round, asking the model at each other
-   seat's move; a world where the model would have moved differently is dropped
-   (rejection sampling of the belief).
+   seat's move and counting the moves it would have made differently (misfits);
+4. keep the worlds with no misfit (rejection sampling of the belief), or when
+   too few turn up, those with the fewest (:func:`believed_worlds`).
 
 Each legal action is then scored by its win rate over the kept worlds, each
 played to the end by the model for every seat (one step of policy improvement
 over the model). The model is the compiled heuristic
 (:func:`~octagames.agents.heuristic_achten.achten_playout`), so the belief is
-exact against the heuristic and an approximation against anything else; when
-no world fits within ``tries``, the agent falls back to uniform worlds.
+exact against the heuristic and an approximation against anything else. The
+network search of the zoo agent can search the same worlds
+(:attr:`~octagames.agents.az.SearchConfig.belief_worlds`).
 
 ``make_agent("belief", "achten")`` or ``"belief:<worlds>"``; one-round Achten only
 (``match=False``, the default): the replay starts from a fresh deal of round one.
@@ -33,6 +35,16 @@ from octagames.agents.base import Agent, Turn
 from octagames.agents.heuristic_achten import achten_playout
 from octagames.agents.mcts import win_values
 from octagames.core import CHANCE, Game
+
+
+def check_game(game: Game, who: str = "the Achten belief") -> None:
+    """Refuse games the belief does not cover: other games, and Achten matches (the replay starts from
+    round one's deal, which a later round of a match does not start from)."""
+    if game.name != "achten":
+        raise ValueError(f"{who} plays achten only, not {game.name!r}")
+    if game.config.match:
+        raise ValueError(f"{who} plays one-round achten only (match=False): it replays the round "
+                         "from a fresh deal, which a later round of a match does not start from")
 
 
 def undo_move(cards: np.ndarray, seat: int, action: int) -> None:
@@ -55,22 +67,25 @@ def model_action(game: Game, s: np.void, seat: int) -> int:
     return int(achten_playout(s, seat, mask, int(mask.sum())))
 
 
-def fits_the_moves(game: Game, world: np.void, seat: int, seed: int) -> np.void | None:
-    """``world`` replayed from its own deal when the model makes every other seat's recorded move, else None.
+def fits_the_moves(game: Game, world: np.void, seat: int, seed: int, most: int = 0) -> tuple[int, np.void | None]:
+    """How many of the other seats' recorded moves the model would not have made in ``world``.
 
     Args:
         game: an Achten game.
         world: a full record (e.g. a determinization for ``seat``).
         seat: the seat whose moves are not checked.
         seed: the replayed record's seed (its RNG breaks the model's rare ties).
+        most: the most misfits to count; the replay stops at the next one.
 
     Returns:
-        the replayed record (the same cards in the same slots as ``world``), or None. A round
-        longer than the history window (65 moves) is returned unchecked.
+        ``(misfits, replayed)``: the number of the other seats' moves the model would have made
+        differently, and the round replayed from ``world``'s own deal (the same cards in the same
+        slots as ``world``), or ``(most + 1, None)`` when more than ``most`` moves misfit. A round
+        longer than the history window (65 moves) is returned unchecked, with 0 misfits.
     """
     n = int(world["nhist"])
     if n > HIST_MOVES:
-        return world
+        return 0, world
     movers = [int(x) for x in world["hist_mover"][:n]]
     actions = [int(x) for x in world["hist_action"][:n]]
     cards = np.array(world["slot_card"], dtype=np.int64)
@@ -79,11 +94,62 @@ def fits_the_moves(game: Game, world: np.void, seat: int, seed: int) -> np.void 
     s = game.new_state(seed)
     while game.current_player(s) == CHANCE:
         game.apply_action(s, int(cards[deal_slot(s)]))
+    misfits = 0
     for p, a in zip(movers, actions):
         if p != seat and model_action(game, s, p) != a:
-            return None
+            misfits += 1
+            if misfits > most:
+                return misfits, None
         game.apply_action(s, a)
-    return s
+    return misfits, s
+
+
+def believed_worlds(game: Game, state: np.void, seat: int, rng: np.random.Generator, worlds: int = 32,
+                    tries: int = 800, most: int = 3, kept: list[int] | None = None) -> list[np.void]:
+    """Up to ``worlds`` determinizations for ``seat`` that fit the other seats' moves best.
+
+    Draws at most ``tries`` determinizations of ``state`` and keeps those with the fewest
+    misfits (:func:`fits_the_moves`): the ones where the model makes every recorded move when
+    ``worlds`` of them turn up (the draws stop then), else those with one misfit, and so on up
+    to ``most``. Against the model this is rejection sampling of the exact belief; against
+    other players a world they moved in unlike the model still counts, a little less (a hard
+    rule left the belief empty against MCTS, and the uniform worlds it fell back to lost).
+
+    Args:
+        game: a one-round Achten game.
+        state: a record (only what ``seat`` sees is used).
+        seat: the seat that decides.
+        rng: the draws' generator.
+        worlds, tries, most: worlds kept, determinizations drawn, misfits allowed.
+        kept: if given, ``[worlds kept, worlds drawn]`` counters to add to.
+
+    Returns:
+        the replayed worlds, fewest misfits first; uniform determinizations when none has at
+        most ``most`` misfits.
+    """
+    by_misfits: list[list[np.void]] = [[] for _ in range(most + 1)]
+    limit = most
+    for _ in range(tries):
+        w = game.determinize(state, seat, int(rng.integers(1 << 30)))
+        m, s = fits_the_moves(game, w, seat, int(rng.integers(1 << 30)), limit)
+        if kept is not None:
+            kept[1] += 1
+        if s is None:
+            continue
+        by_misfits[m].append(s)
+        if kept is not None:
+            kept[0] += 1
+        if len(by_misfits[0]) >= worlds:
+            break
+        # once `worlds` worlds fit with at most `limit` misfits, worse ones are never kept
+        total = 0
+        for k in range(limit + 1):
+            total += len(by_misfits[k])
+            if total >= worlds:
+                limit = k
+                break
+    out = [s for group in by_misfits for s in group][:worlds]
+    return out or [game.determinize(state, seat, int(rng.integers(1 << 30))) for _ in range(worlds)]
 
 
 class AchtenBeliefAgent(Agent):
@@ -92,43 +158,32 @@ class AchtenBeliefAgent(Agent):
     Args:
         worlds: kept determinizations per decision.
         tries: most determinizations drawn per decision.
+        most: most misfits of a kept world (0: only worlds where the model makes every move).
     """
 
     name = "belief"
 
-    def __init__(self, worlds: int = 32, tries: int = 800) -> None:
+    def __init__(self, worlds: int = 32, tries: int = 800, most: int = 3) -> None:
         if worlds < 1:
             raise ValueError(f"worlds={worlds} is not valid; it must be >= 1")
         if tries < worlds:
             raise ValueError(f"tries={tries} is not valid; it must be >= worlds ({worlds})")
-        self.worlds, self.tries = worlds, tries
+        if most < 0:
+            raise ValueError(f"most={most} is not valid; it must be >= 0")
+        self.worlds, self.tries, self.most = worlds, tries, most
         self.rng = np.random.default_rng(0)
         self.game: Game | None = None
         self.kept = [0, 0]  # worlds kept, worlds drawn (the belief's acceptance rate)
 
     def reset(self, game: Game, seat: int, seed: int) -> None:
         """Check the game is Achten; seed the draws."""
-        if game.name != "achten":
-            raise ValueError(f"agent 'belief' plays achten only, not {game.name!r}")
-        if game.config.match:
-            raise ValueError("agent 'belief' plays one-round achten only (match=False): it replays the round "
-                             "from a fresh deal, which a later round of a match does not start from")
+        check_game(game, "agent 'belief'")
         self.game, self.rng = game, np.random.default_rng(seed)
 
     def believed_worlds(self, turn: Turn) -> list[np.void]:
-        """Up to ``worlds`` determinizations for ``turn.seat`` that fit the other seats' moves."""
-        g, me = self.game, turn.seat
-        out = []
-        for _ in range(self.tries):
-            w = g.determinize(turn.state, me, int(self.rng.integers(1 << 30)))
-            s = fits_the_moves(g, w, me, int(self.rng.integers(1 << 30)))
-            self.kept[1] += 1
-            if s is not None:
-                self.kept[0] += 1
-                out.append(s)
-                if len(out) == self.worlds:
-                    break
-        return out or [g.determinize(turn.state, me, int(self.rng.integers(1 << 30))) for _ in range(self.worlds)]
+        """Up to ``worlds`` determinizations for ``turn.seat`` that fit the other seats' moves best."""
+        return believed_worlds(self.game, turn.state, turn.seat, self.rng, self.worlds, self.tries, self.most,
+                               self.kept)
 
     def act(self, turn: Turn) -> int:
         """The legal action with the highest win rate over the believed worlds, each played out by the model."""

@@ -5,10 +5,11 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from octagames.achten.rules import A_KEEP, POT0, hand_value3, is_verbied3
+from octagames.achten.rules import A_KEEP, A_SWAP_ALL, POT0, hand_value3, is_verbied3
 from octagames.agents.arena import play_match
 from octagames.agents.base import make_turn
-from octagames.agents.belief_achten import AchtenBeliefAgent, fits_the_moves, model_action, undo_move
+from octagames.agents.belief_achten import (AchtenBeliefAgent, believed_worlds, fits_the_moves, model_action,
+                                           undo_move)
 from octagames.agents.registry import make_agent
 from octagames.core import CHANCE, Game
 
@@ -45,11 +46,65 @@ def test_the_true_deal_always_fits_when_every_seat_plays_the_model():
         s = dealt(seed)
         while not GAME.is_terminal(s):
             p = GAME.acting_player(s)
-            fit = fits_the_moves(GAME, s, p, seed)
-            assert fit is not None and np.array_equal(fit["slot_card"], s["slot_card"])
+            misfits, fit = fits_the_moves(GAME, s, p, seed)
+            assert misfits == 0 and fit is not None and np.array_equal(fit["slot_card"], s["slot_card"])
             checked += 1
             GAME.apply_action(s, model_action(GAME, s, p))
     assert checked > 300
+
+
+def test_misfits_count_the_moves_the_model_would_not_have_made():
+    # the other seat plays against the model on purpose: each such move is one misfit of the true deal
+    for seed in range(30):
+        s = dealt(seed)
+        wrong = 0
+        while not GAME.is_terminal(s):
+            p = GAME.acting_player(s)
+            legal = [int(a) for a in GAME.legal_actions(s)]
+            want = model_action(GAME, s, p)
+            a = next((x for x in legal if x != want), want) if p == 1 and seed % 2 == 0 else want
+            wrong += a != want
+            GAME.apply_action(s, a)
+            if GAME.is_terminal(s):
+                break
+            me = GAME.acting_player(s)
+            if me == 0:
+                assert fits_the_moves(GAME, s, 0, seed, most=99)[0] == wrong
+                if wrong:
+                    assert fits_the_moves(GAME, s, 0, seed, most=wrong - 1) == (wrong, None)
+
+
+def against_the_model(seed: int, moves: int) -> np.void:
+    """A round where seat 1 makes ``moves`` moves unlike the model, and seat 0 is to act."""
+    s = dealt(seed)
+    made = 0
+    while not GAME.is_terminal(s):
+        p = GAME.acting_player(s)
+        if p == 0 and made >= moves:
+            return s
+        want = model_action(GAME, s, p)
+        other = [int(x) for x in GAME.legal_actions(s) if int(x) != want]
+        a = other[0] if p == 1 and other else want
+        made += p == 1 and a != want
+        GAME.apply_action(s, a)
+    return s
+
+
+def test_worlds_with_fewest_misfits_are_kept_first():
+    with_misfits = 0
+    for seed in range(8):
+        s = against_the_model(seed, 2)
+        if GAME.is_terminal(s):
+            continue
+        kept = [0, 0]
+        worlds = believed_worlds(GAME, s, 0, np.random.default_rng(seed), worlds=16, tries=300, most=3, kept=kept)
+        assert len(worlds) == 16 and 0 < kept[0] <= kept[1] <= 300
+        counts = [fits_the_moves(GAME, w, 0, seed, most=99)[0] for w in worlds]
+        assert counts == sorted(counts) and counts[-1] <= 3, counts
+        for w in worlds:  # every kept world is a world of what seat 0 sees
+            assert np.array_equal(GAME.observation(w, 0), GAME.observation(s, 0))
+        with_misfits += counts[-1] > 0
+    assert with_misfits > 0  # the belief kept worlds that misfit rather than fall back to uniform ones
 
 
 def test_a_kept_hand_is_believed_cheap_and_a_uniform_deal_is_not():
@@ -84,6 +139,8 @@ def test_bad_settings_and_other_games_are_refused_by_name():
         AchtenBeliefAgent(worlds=0)
     with pytest.raises(ValueError, match="tries=3"):
         AchtenBeliefAgent(worlds=4, tries=3)
+    with pytest.raises(ValueError, match="most=-1"):
+        AchtenBeliefAgent(most=-1)
     with pytest.raises(ValueError, match="achten only"):
         make_agent("belief", "octrix")
     with pytest.raises(ValueError, match="number of worlds"):
