@@ -29,8 +29,11 @@ apply_fast = game.apply_legal if hasattr(game, "apply_legal") else game.apply_ac
 @nb.njit(cache=True, inline="always")  # inlined where run and descend_many call it
 def descend(root_bytes, work, work_bytes, searcher, seed, first_child, sibling, action, tag,
             visits, avail, value, prior, evaluated, size, c_explore, use_prior, branch_chance,
-            mask, path, stats):
+            mask, path, stats, as_is):
     """One selection from the root of a fresh determinization down to a leaf.
+
+    ``as_is``: the root record is already a world to search (e.g. drawn from a
+    belief by the caller), so it is not determinized.
 
     Counts a visit on every node of the path at once (the virtual loss
     of batched evaluation). Returns ``(status, path_len, n_stats, leaf,
@@ -39,7 +42,8 @@ def descend(root_bytes, work, work_bytes, searcher, seed, first_child, sibling, 
     for i in range(root_bytes.shape[0]):  # a loop: a slice copy compiles a shape check and its message
         work_bytes[i] = root_bytes[i]
     s = work[0]
-    game.determinize(s, searcher, np.int64(seed))  # the seed type of every caller: one compile
+    if not as_is:
+        game.determinize(s, searcher, np.int64(seed))  # the seed type of every caller: one compile
     node = 0
     plen = 1
     path[0] = 0
@@ -234,7 +238,7 @@ def run(root_bytes, work, work_bytes, searcher, rng, num_sims, first_child, sibl
         status, plen, nst, leaf, sp, lp = descend(
             root_bytes, work, work_bytes, searcher, seed, first_child, sibling, action, tag,
             visits, avail, value, prior, evaluated, size, c_explore, False, branch_chance,
-            mask, path, stats)
+            mask, path, stats, False)
         s = work[0]
         if status == LEAF:
             rollout(s, mask, max_steps)
@@ -255,7 +259,7 @@ def run(root_bytes, work, work_bytes, searcher, rng, num_sims, first_child, sibl
 @nb.njit(cache=True, nogil=True)
 def descend_many(roots_bytes, works, works_bytes, searchers, rngs, leaves_per_game, first_child, sibling,
                  action, tag, visits, avail, value, prior, evaluated, size, c_explore, branch_chance,
-                 mask, paths, stats, active, status, plen, nst, leaf, sp, lp, evalp, obs, masks, rets):
+                 mask, paths, stats, active, status, plen, nst, leaf, sp, lp, evalp, obs, masks, rets, as_is):
     """PUCT descents in many trees at once: ``leaves_per_game`` per active game.
 
     Game ``b`` (tree ``b``: row ``b`` of every tree array; root record's bytes ``roots_bytes[b]``)
@@ -267,6 +271,7 @@ def descend_many(roots_bytes, works, works_bytes, searchers, rngs, leaves_per_ga
     games. Determinization seeds come from ``rngs[b]`` exactly as
     ``MCTS._python_batch`` draws them, so one game searched here matches
     ``MCTS`` with a ``PolicyValue`` evaluator of the same batch size.
+    ``as_is``: the roots are worlds to search as they are (no determinization).
     """
     k = leaves_per_game
     for b in range(active.shape[0]):
@@ -279,7 +284,7 @@ def descend_many(roots_bytes, works, works_bytes, searchers, rngs, leaves_per_ga
             st, pl, ns, lf, spp, lpp = descend(
                 roots_bytes[b], works[r:r + 1], works_bytes[r], searchers[b], seed, first_child[b], sibling[b],
                 action[b], tag[b], visits[b], avail[b], value[b], prior[b], evaluated[b], size[b],
-                c_explore, True, branch_chance, mask, paths[r], stats[r])
+                c_explore, True, branch_chance, mask, paths[r], stats[r], as_is)
             status[r], plen[r], nst[r], leaf[r], sp[r], lp[r] = st, pl, ns, lf, spp, lpp
             s = works[r]
             p = lpp

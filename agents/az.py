@@ -204,6 +204,11 @@ class SearchConfig:
             starts from what that agent would play, and the network's policy and value decide
             where to leave it. ``simulations=0`` plays the network alone.
         prior_hint_weight: the hint's share of the priors (a one-hot on its choice).
+        belief_worlds: worlds drawn per searched decision from the game's belief about the
+            hidden cards (:data:`BELIEFS`; Achten: :func:`~octagames.agents.belief_achten.believed_worlds`,
+            the deals where a model of the other seats makes the moves they made) and searched in
+            turn in place of uniform determinizations; 0: uniform determinizations. Play-time
+            only (:class:`AZAgent`): the self-play worker refuses it.
     """
 
     simulations: int = 64
@@ -216,6 +221,7 @@ class SearchConfig:
     leaf_value_mix: float = 0.0
     prior_hint: str = ""
     prior_hint_weight: float = 0.5
+    belief_worlds: int = 0
 
     def __post_init__(self) -> None:
         if self.simulations < 0:
@@ -235,6 +241,8 @@ class SearchConfig:
             raise ValueError(f"leaf_value_mix={self.leaf_value_mix} is not valid; it must be in [0, 1]")
         if not 0.0 <= self.prior_hint_weight <= 1.0:
             raise ValueError(f"prior_hint_weight={self.prior_hint_weight} is not valid; it must be in [0, 1]")
+        if self.belief_worlds < 0:
+            raise ValueError(f"belief_worlds={self.belief_worlds} is not valid; it must be >= 0 (0: uniform worlds)")
 
     def nodes(self) -> int:
         """The tree capacity per game."""
@@ -243,6 +251,26 @@ class SearchConfig:
     def exploration(self, game: Game) -> float:
         """The PUCT constant used for ``game``."""
         return self.c_puct if self.c_puct is not None else DEFAULT_C_PUCT
+
+
+#: game -> ``"module:function"`` drawing worlds from a belief about the hidden cards,
+#: ``f(game, state, seat, rng, worlds) -> list of records`` (:attr:`SearchConfig.belief_worlds`)
+BELIEFS: dict[str, str] = {"achten": "octagames.agents.belief_achten:believed_worlds"}
+
+
+def belief_function(game: Game) -> Callable[..., list[np.void]]:
+    """The belief of ``game`` (:data:`BELIEFS`), checked for its config.
+
+    Raises:
+        ValueError: the game has no belief, or its belief does not cover this config.
+    """
+    if game.name not in BELIEFS:
+        raise ValueError(f"belief_worlds: {game.name} has no belief about its hidden cards; "
+                         f"games with one: {sorted(BELIEFS)} (set belief_worlds=0)")
+    mod, name = BELIEFS[game.name].split(":")
+    module = importlib.import_module(mod)
+    module.check_game(game)
+    return getattr(module, name)
 
 
 def leaf_value_function(game: Game) -> Any:
@@ -352,7 +380,8 @@ class BatchedSearch:
         self.lo, self.hi = lo, (hi if hi > lo else lo + 1.0)
 
     def run(self, roots: np.ndarray, searchers: np.ndarray, active: np.ndarray, seeds: np.ndarray,
-            evaluate: Evaluate, noise: np.ndarray | None = None) -> dict[str, np.ndarray]:
+            evaluate: Evaluate, noise: np.ndarray | None = None,
+            worlds: np.ndarray | None = None) -> dict[str, np.ndarray]:
         """Search every active game from its root record for its searching seat.
 
         Args:
@@ -366,6 +395,10 @@ class BatchedSearch:
             evaluate: the network (:data:`Evaluate`).
             noise: ``[B, A]`` root noise (a distribution over each root's legal
                 actions) mixed into the priors with ``dirichlet_frac``, or None.
+            worlds: ``[W, B]`` full records to search in place of fresh determinizations
+                (e.g. drawn from a belief about the hidden cards): wave ``j`` descends from
+                ``worlds[j % W, b]`` as it is; each must be a world of ``roots[b]`` as its
+                searcher sees it. None: every descent determinizes ``roots[b]``.
 
         Returns:
             ``visits``, ``q`` (mean value of each root action for its searcher)
@@ -383,9 +416,18 @@ class BatchedSearch:
         sims = self.config.simulations
         done = 0
         first = True
+        if worlds is not None:
+            worlds = np.asarray(worlds, dtype=g.dtype)
+            if worlds.ndim != 2 or worlds.shape[1] != len(roots) or len(worlds) == 0:
+                raise ValueError(f"worlds of shape {worlds.shape} do not fit {len(roots)} roots; "
+                                 f"expected [W, {len(roots)}] with W >= 1")
+        wave = 0
         while done < sims:
             k = 1 if first else min(self.k, sims - done)
-            self._wave(roots_bytes, searchers, active, k, evaluate)
+            if worlds is not None:
+                self.roots[:len(roots)] = worlds[wave % len(worlds)]
+            self._wave(roots_bytes, searchers, active, k, evaluate, worlds is not None)
+            wave += 1
             if first and noise is not None and self.config.dirichlet_frac > 0:
                 mix_root_noise(t.first_child, t.sibling, t.action, t.tag, t.prior, searchers, active,
                                np.asarray(noise, np.float64), self.config.dirichlet_frac)
@@ -398,14 +440,14 @@ class BatchedSearch:
         return {"visits": visits, "q": q, "prior": prior}
 
     def _wave(self, roots_bytes: np.ndarray, searchers: np.ndarray, active: np.ndarray, k: int,
-              evaluate: Evaluate) -> None:
+              evaluate: Evaluate, as_is: bool = False) -> None:
         # compiled descents in every tree, one network call, compiled back-ups
         t, o, R = self.tree, self.out, self.B * k
         P = self.game.num_players
         self.kernels.descend_many(
             roots_bytes, self.works, self.works_bytes, searchers, self.rngs, k, *t[:10], self.c,
             self.branch_chance, self._mask, self.paths, self.stats, active, o["status"], o["plen"], o["nst"],
-            o["leaf"], o["sp"], o["lp"], o["evalp"], self.obs, self.masks, self.rets)
+            o["leaf"], o["sp"], o["lp"], o["evalp"], self.obs, self.masks, self.rets, as_is)
         status, evalp = o["status"][:R], o["evalp"][:R]
         u = self.u[:R]
         u[:] = 0.0
@@ -559,6 +601,7 @@ class AZAgent(Agent):
         self.rng = np.random.default_rng(0)
         self._searchers: dict[int, BatchedSearch] = {}
         self.last: dict[str, np.ndarray] | None = None
+        self.belief: Callable[..., list[np.void]] | None = None
 
     @classmethod
     def load(cls, path: str | Path, simulations: int | None = None, name: str = "az",
@@ -580,6 +623,7 @@ class AZAgent(Agent):
             raise ValueError(f"agent {self.name!r}: the network expects {self.net.spec['obs_size']} observations and "
                              f"{self.net.spec['num_actions']} actions; {game} has {game.observation_size} "
                              f"and {game.num_actions}")
+        self.belief = belief_function(game) if self.search.belief_worlds and self.search.simulations else None
         self.rng = np.random.default_rng(seed)
 
     def searcher(self, game: Game) -> BatchedSearch:
@@ -600,8 +644,12 @@ class AZAgent(Agent):
             return int(np.argmax(np.where(turn.legal_mask > 0, priors[0], -1.0)))
         s = self.searcher(turn.game)
         state = np.array(turn.state, dtype=turn.game.dtype).reshape(1)
+        worlds = None
+        if self.belief is not None:
+            drawn = self.belief(turn.game, turn.state, turn.seat, self.rng, self.search.belief_worlds)
+            worlds = np.array(drawn, dtype=turn.game.dtype).reshape(len(drawn), 1)
         res = s.run(state, np.array([turn.seat]), np.array([True]), np.array([int(self.rng.integers(1 << 62))]),
-                    self.evaluate)
+                    self.evaluate, worlds=worlds)
         self.last = res
         return int(choose_actions(res["visits"], res["q"], 0.0, self.rng)[0])
 

@@ -92,6 +92,9 @@ class WorkerConfig:
                              "in [0, 1] and their sum at most 1")
         if self.policy_width < 1:
             raise ValueError(f"policy_width={self.policy_width} is not valid; it must be >= 1")
+        if self.search.belief_worlds:
+            raise ValueError(f"search.belief_worlds={self.search.belief_worlds} is not valid here; it must be 0: "
+                             "the self-play worker searches uniform determinizations (beliefs are play-time only)")
 
 
 @dataclass

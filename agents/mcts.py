@@ -716,7 +716,7 @@ class MCTS:
             seed = int(mix64(rng[0] + np.uint64(i + 1))) >> 1
             out = k.descend(root_bytes, work, work.view(np.uint8), player, seed, *t[:9], t.size,
                             self.exploration, use_prior, self.branch_chance, self._mask, self._path[i],
-                            self._stats[i])
+                            self._stats[i], False)
             rows.append(out)
         rng[0] = mix64(rng[0] + np.uint64(n + 7))
         leaves = self._work[:n].copy()

@@ -9,7 +9,7 @@ import torch
 
 from octagames.agents.arena import play_game, play_match
 from octagames.agents.az import (AZAgent, BatchedSearch, PolicyValueNet, SearchConfig, az_loss, choose_actions,
-                                 load_model, outcome_values, save_model)
+                                 leaf_value_function, load_model, outcome_values, save_model)
 from octagames.agents.base import RandomAgent, make_turn
 from octagames.agents.mcts import MCTS, MCTSConfig, PolicyValue
 from octagames.agents.registry import AGENTS, AgentEntry, make_agent
@@ -233,6 +233,65 @@ def test_a_full_leaf_value_mix_replaces_the_network_values():
     c = plain.run(states, players, np.ones(3, bool), np.arange(3), relative)
     d = plain.run(states, players, np.ones(3, bool), np.arange(3), other_values)
     assert not np.array_equal(c["visits"], d["visits"])
+
+
+def test_searching_given_worlds_searches_them_as_they_are():
+    """``run(worlds=...)`` descends from the given full records without determinizing them: the search no
+    longer depends on its seed, and a world where the opponent holds a strong hand is worth less."""
+    g = Game("achten", deal_penalty=1)
+    _, relative = linear_fns(g)
+    states = np.array(decisions(g, 3, seed=4), dtype=g.dtype)
+    players = np.array([g.acting_player(s) for s in states])
+    search = BatchedSearch(g, 3, SearchConfig(simulations=48, leaf_value_mix=1.0))
+
+    showdown = leaf_value_function(g)  # the searcher's returns if the hands were shown now
+
+    def worth(w, p):
+        out = np.zeros(g.num_players)
+        showdown(w, out)
+        return out[p]
+
+    strong, weak = [], []
+    for s, p in zip(states, players):
+        ws = sorted((g.determinize(s, int(p), k) for k in range(60)), key=lambda w: worth(w, int(p)))
+        strong.append(ws[:4])  # the worlds where the opponent's hand is best against the searcher's
+        weak.append(ws[-4:])
+    strong, weak = np.array(strong, g.dtype).T, np.array(weak, g.dtype).T  # [W, B]
+    on = np.ones(3, bool)
+    a = search.run(states, players, on, np.arange(3), relative, worlds=strong)
+    b = search.run(states, players, on, np.arange(3) + 50, relative, worlds=strong)
+    np.testing.assert_array_equal(a["visits"], b["visits"])  # no determinization: the seed is not used
+    c = search.run(states, players, on, np.arange(3), relative)
+    d = search.run(states, players, on, np.arange(3) + 50, relative)
+    assert not np.array_equal(c["visits"], d["visits"])
+    w = search.run(states, players, on, np.arange(3), relative, worlds=weak)
+
+    def mean_q(res):
+        return (res["visits"] * res["q"]).sum(1) / res["visits"].sum(1)
+
+    assert (mean_q(a) < mean_q(w)).all(), (mean_q(a), mean_q(w))
+    assert states.tobytes() == np.array(decisions(g, 3, seed=4), dtype=g.dtype).tobytes()
+    with pytest.raises(ValueError, match="worlds of shape"):
+        search.run(states, players, on, np.arange(3), relative, worlds=strong[:, :2])
+
+
+def test_an_agent_with_a_belief_plays_achten_and_refuses_games_without_one():
+    g = Game("achten", deal_penalty=1)
+    net = PolicyValueNet(g.observation_size, g.num_actions, g.num_players, hidden=(16,))
+    agent = AZAgent(net, SearchConfig(simulations=8, leaves_per_game=2, belief_worlds=3), name="az-belief")
+    res = play_match(g, [agent, make_agent("heuristic", "achten")], num_games=2, seed=0, progress=False)
+    assert res.records[0].games == 2 and agent.belief is not None
+    with pytest.raises(ValueError, match="belief_worlds=-1"):
+        SearchConfig(belief_worlds=-1)
+    o = Game("octrix")
+    other = AZAgent(PolicyValueNet(o.observation_size, o.num_actions, 2, hidden=(8,)), SearchConfig(belief_worlds=3))
+    with pytest.raises(ValueError, match="belief_worlds: octrix has no belief"):
+        other.reset(o, 0, 0)
+    with pytest.raises(ValueError, match="match=False"):
+        agent.reset(Game("achten", match=True), 0, 0)
+    from octagames.agents.az_selfplay import WorkerConfig
+    with pytest.raises(ValueError, match="belief_worlds=2"):
+        WorkerConfig(search=SearchConfig(belief_worlds=2))
 
 
 class HighestLegal(RandomAgent):
