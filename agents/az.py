@@ -406,6 +406,11 @@ class BatchedSearch:
         """
         g, t, K = self.game, self.tree, self.kernels
         B = self.B
+        if worlds is not None:
+            worlds = np.asarray(worlds, dtype=g.dtype)
+            if worlds.ndim != 2 or worlds.shape[1] != len(roots) or len(worlds) == 0:
+                raise ValueError(f"worlds of shape {worlds.shape} do not fit {len(roots)} roots; "
+                                 f"expected [W, {len(roots)}] with W >= 1")
         active = np.asarray(active, dtype=np.bool_)
         searchers = np.asarray(searchers, dtype=np.int64)
         self.roots[:len(roots)] = roots
@@ -416,11 +421,6 @@ class BatchedSearch:
         sims = self.config.simulations
         done = 0
         first = True
-        if worlds is not None:
-            worlds = np.asarray(worlds, dtype=g.dtype)
-            if worlds.ndim != 2 or worlds.shape[1] != len(roots) or len(worlds) == 0:
-                raise ValueError(f"worlds of shape {worlds.shape} do not fit {len(roots)} roots; "
-                                 f"expected [W, {len(roots)}] with W >= 1")
         wave = 0
         while done < sims:
             k = 1 if first else min(self.k, sims - done)
