@@ -112,8 +112,9 @@ def believed_worlds(game: Game, state: np.void, seat: int, rng: np.random.Genera
     misfits (:func:`fits_the_moves`): the ones where the model makes every recorded move when
     ``worlds`` of them turn up (the draws stop then), else those with one misfit, and so on up
     to ``most``. Against the model this is rejection sampling of the exact belief; against
-    other players a world they moved in unlike the model still counts, a little less (a hard
-    rule left the belief empty against MCTS, and the uniform worlds it fell back to lost).
+    other players a world where they moved unlike the model may still be kept, after every
+    world that fits better (a hard rule often left the belief empty against MCTS, and the
+    uniform worlds it fell back to lost).
 
     Args:
         game: a one-round Achten game.
