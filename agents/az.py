@@ -254,7 +254,8 @@ class SearchConfig:
 
 
 #: game -> ``"module:function"`` drawing worlds from a belief about the hidden cards,
-#: ``f(game, state, seat, rng, worlds) -> list of records`` (:attr:`SearchConfig.belief_worlds`)
+#: ``f(game, state, seat, rng, worlds) -> list of records`` (:attr:`SearchConfig.belief_worlds`);
+#: the module also has ``check_game(game)``, which refuses the configs its belief does not cover
 BELIEFS: dict[str, str] = {"achten": "octagames.agents.belief_achten:believed_worlds"}
 
 
