@@ -1,8 +1,9 @@
 """Imitation of a teacher agent (the heuristics): a warm start for the learners.
 
-:func:`teacher_games` plays games with a teacher in every seat and records, at
-every decision with more than one legal action, the record before it, the
-deciding seat, the teacher's action and, once the game is over, its outcome.
+:func:`teacher_games` plays games with a teacher in every seat (or in one seat
+against an opponent) and records, at every teacher's decision with more than
+one legal action, the record before it, the deciding seat, the teacher's
+action and, once the game is over, its outcome.
 With ``epsilon > 0`` the move actually played is sometimes uniformly random
 (the label stays the teacher's choice), so the data also covers positions the
 teacher would not reach by itself (DAgger's point: the learner will stray).
@@ -14,6 +15,7 @@ clones the teacher into a PPO :class:`~octagames.agents.ppo.ActorCritic`.
 
 from __future__ import annotations
 
+import sys
 from dataclasses import dataclass
 
 import numpy as np
@@ -24,6 +26,10 @@ from octagames.agents.mcts import search_kernels
 from octagames.agents.ppo import ActorCritic, log_prob_entropy
 from octagames.agents.registry import make_agent
 from octagames.core import CHANCE, TERMINAL, Game
+
+
+BLOCK = 16
+"""Games per seat in a block of :func:`teacher_games` with several workers."""
 
 
 @dataclass
@@ -49,7 +55,8 @@ class TeacherData:
         return len(self.seats)
 
 
-def teacher_games(game: Game, teacher: str, num_games: int, seed: int, epsilon: float = 0.0) -> TeacherData:
+def teacher_games(game: Game, teacher: str, num_games: int, seed: int, epsilon: float = 0.0,
+                  opponent: str = "", workers: int = 1, progress: bool = False) -> TeacherData:
     """Play ``num_games`` games with ``teacher`` (a registry spec) in every seat; see the module docstring.
 
     Args:
@@ -57,20 +64,35 @@ def teacher_games(game: Game, teacher: str, num_games: int, seed: int, epsilon: 
         teacher: the teacher's agent spec, e.g. ``"heuristic"``.
         num_games: games to play.
         seed: game ``k`` is dealt from ``seed + k``; the agents and the exploration draw from ``seed``.
-        epsilon: chance that a decision is played uniformly at random (labelled with the teacher's choice).
+        epsilon: chance that a teacher's decision is played uniformly at random (labelled with its choice).
+        opponent: an agent spec for the other seats ("": the teacher in every seat). With one, the
+            teacher sits in seat ``k % num_players`` of game ``k`` and only its decisions are recorded,
+            so the data covers the positions it meets against that opponent.
+        workers: processes playing the games. With more than one, the games are played in blocks of
+            ``BLOCK * num_players`` consecutive games, each a call of this function with seed
+            ``seed + its first game``: the same deals as with one worker, other draws of the agents,
+            and the same data for any number of workers above one.
+        progress: a tqdm bar over the games (with ``workers`` > 1).
 
     Raises:
-        ValueError: ``epsilon`` outside [0, 1], or a bad teacher spec.
+        ValueError: ``epsilon`` outside [0, 1], ``workers`` < 1, or a bad teacher or opponent spec.
     """
     if not 0.0 <= epsilon <= 1.0:
         raise ValueError(f"epsilon={epsilon} is not valid; it must be in [0, 1]")
+    if workers < 1:
+        raise ValueError(f"workers={workers} is not valid; it must be >= 1")
+    if workers > 1 and num_games > 1:
+        return _teacher_games_in_processes(game, teacher, num_games, seed, epsilon, opponent, workers, progress)
     P = game.num_players
     rng = np.random.default_rng(seed)
     agents = [make_agent(teacher, game.name) for _ in range(P)]
+    others = [make_agent(opponent, game.name) for _ in range(P)] if opponent else agents
     recs, seats, actions, outcomes = [], [], [], []
     for k in range(num_games):
         s = game.new_state(seed + k)
-        for p, a in enumerate(agents):
+        taught = k % P if opponent else -1  # -1: every seat is the teacher's
+        playing = [agents[p] if taught in (-1, p) else others[p] for p in range(P)]
+        for p, a in enumerate(playing):
             a.reset(game, p, int(rng.integers(1 << 31)))
         start = len(seats)
         while True:
@@ -86,7 +108,10 @@ def teacher_games(game: Game, teacher: str, num_games: int, seed: int, epsilon: 
             if len(legal) == 1:
                 game.apply_action(s, int(legal[0]))
                 continue
-            a = int(agents[p].act(turn))
+            a = int(playing[p].act(turn))
+            if taught not in (-1, p):
+                game.apply_action(s, a)
+                continue
             recs.append(np.array(s, dtype=game.dtype).reshape(1))
             seats.append(p)
             actions.append(a)
@@ -100,6 +125,37 @@ def teacher_games(game: Game, teacher: str, num_games: int, seed: int, epsilon: 
     records = np.concatenate(recs) if recs else np.zeros(0, game.dtype)
     return TeacherData(records, np.array(seats, np.int64), np.array(actions, np.int64),
                        np.array(outcomes, np.float32).reshape(-1, P), num_games)
+
+
+def _teacher_block(args: tuple) -> TeacherData:
+    game, teacher, num_games, seed, epsilon, opponent = args
+    return teacher_games(game, teacher, num_games, seed, epsilon, opponent)
+
+
+def _teacher_games_in_processes(game: Game, teacher: str, num_games: int, seed: int, epsilon: float,
+                                opponent: str, workers: int, progress: bool) -> TeacherData:
+    """:func:`teacher_games` in ``workers`` processes, in blocks of ``BLOCK * num_players`` consecutive games."""
+    import multiprocessing
+
+    # a block starts at a multiple of the player count: its game j is game start + j of the whole
+    # run, dealt from the same seed and with the teacher in the same seat
+    size = BLOCK * game.num_players
+    jobs = [(game, teacher, min(size, num_games - a), seed + a, epsilon, opponent) for a in range(0, num_games, size)]
+    bar = None
+    if progress:
+        from tqdm.auto import tqdm
+        bar = tqdm(total=num_games, desc=f"teacher {teacher}", unit="game", file=sys.stderr)
+    parts = []
+    with multiprocessing.get_context("spawn").Pool(min(workers, len(jobs))) as pool:
+        for d in pool.imap(_teacher_block, jobs):
+            parts.append(d)
+            if bar is not None:
+                bar.update(d.games)
+    if bar is not None:
+        bar.close()
+    return TeacherData(np.concatenate([d.records for d in parts]), np.concatenate([d.seats for d in parts]),
+                       np.concatenate([d.actions for d in parts]), np.concatenate([d.outcomes for d in parts]),
+                       num_games)
 
 
 def observations(game: Game, records: np.ndarray, seats: np.ndarray) -> tuple[np.ndarray, np.ndarray]:

@@ -129,6 +129,10 @@ class RunConfig:
     """share of teacher-game moves played at random (labelled with the teacher's choice)"""
     imitation_steps: int = 1000
     """gradient steps on the teacher's decisions"""
+    imitation_opponent: str = ""
+    """registry spec of the teacher's opponents ("": the teacher in every seat, all its decisions kept)"""
+    imitation_workers: int = 1
+    """processes playing the teacher games (the deals do not depend on it; the agents' draws do)"""
     # -- Ray ------------------------------------------------------------------
     ray_actors: int = 0
     """self-play actors on Ray (the distributed extra); 0: self-play in this process. One actor
@@ -142,6 +146,8 @@ class RunConfig:
         for name in ("imitation_games", "imitation_steps", "ray_actors"):
             if getattr(self, name) < 0:
                 raise ValueError(f"{name}={getattr(self, name)} is not valid; it must be >= 0")
+        if self.imitation_workers < 1:
+            raise ValueError(f"imitation_workers={self.imitation_workers} is not valid; it must be >= 1")
         if not 0.0 <= self.imitation_epsilon <= 1.0:
             raise ValueError(f"imitation_epsilon={self.imitation_epsilon} is not valid; it must be in [0, 1]")
         Game(self.game, **self.game_kwargs())  # unknown games, fields and values fail here

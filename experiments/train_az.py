@@ -75,7 +75,7 @@ class TrainConfig(RunConfig):
     KIND: ClassVar[str] = "az"
 
     iterations: int = 1000
-    """self-play + learning iterations"""
+    """self-play + learning iterations (0: the warm start alone, then the evaluation)"""
     # -- network ---------------------------------------------------------------------
     init_model: str = ""
     """a model file or ``zoo:<name>`` whose network starts the run (its shape replaces hidden, head, activation)"""
@@ -161,7 +161,9 @@ class TrainConfig(RunConfig):
     """testing aid: end the process abruptly (os._exit, no cleanup) after this iteration, like a kill"""
 
     def __post_init__(self) -> None:
-        for name in ("iterations", "batch_size", "buffer_size", "num_games", "samples_per_iteration",
+        if self.iterations < 0:
+            raise ValueError(f"iterations={self.iterations} is not valid; it must be >= 0")
+        for name in ("batch_size", "buffer_size", "num_games", "samples_per_iteration",
                      "snapshot_every", "pool_size", "checkpoint_every", "eval_games", "policy_width"):
             if getattr(self, name) < 1:
                 raise ValueError(f"{name}={getattr(self, name)} is not valid; it must be >= 1")
@@ -272,7 +274,8 @@ class Trainer:
         cfg = self.cfg
         start = time.perf_counter()
         data = teacher_games(self.game, cfg.imitation_teacher, cfg.imitation_games, seed=cfg.seed * 104729 + 17,
-                             epsilon=cfg.imitation_epsilon)
+                             epsilon=cfg.imitation_epsilon, opponent=cfg.imitation_opponent,
+                             workers=cfg.imitation_workers, progress=cfg.progress)
         self.buffer.add(teacher_trajectories(data, cfg.policy_width))
         stats: dict[str, float] = {}
         for _ in range(cfg.imitation_steps):

@@ -588,7 +588,8 @@ class Trainer:
         """Clone the teacher (``imitation_*`` settings) into the policy; the cloning's last statistics."""
         cfg = self.cfg
         data = teacher_games(self.game, cfg.imitation_teacher, cfg.imitation_games, seed=cfg.seed * 104729 + 17,
-                             epsilon=cfg.imitation_epsilon)
+                             epsilon=cfg.imitation_epsilon, opponent=cfg.imitation_opponent,
+                             workers=cfg.imitation_workers, progress=cfg.progress)
         stats = pretrain_actor_critic(self.model, self.game, data, cfg.imitation_steps,
                                       learning_rate=cfg.imitation_learning_rate, seed=cfg.seed)
         return {f"imitation_{k}": v for k, v in stats.items()}

@@ -154,6 +154,30 @@ def test_teacher_games_label_the_teachers_choice():
         teacher_games(g, "heuristic", 1, 0, epsilon=2)
 
 
+def test_teacher_games_against_an_opponent_keep_the_teachers_seat_and_split_into_blocks():
+    from octagames.agents.imitation import BLOCK
+    g = Game("achten", **ACHTEN)
+    one = teacher_games(g, "heuristic", num_games=1, seed=5, opponent="random")
+    two = teacher_games(g, "heuristic", num_games=2, seed=5, opponent="random")
+    assert len(one) > 0 and (one.seats == 0).all()  # game k: the teacher sits in seat k % 2, the rest is not kept
+    assert (two.seats[:len(one)] == 0).all() and (two.seats[len(one):] == 1).all() and len(two) > len(one)
+    teacher = AchtenHeuristicAgent()
+    assert all(teacher.act(make_turn(g, two.records[r], int(two.seats[r]), 0)) == two.actions[r]
+               for r in range(len(two)))
+    size = BLOCK * g.num_players
+    blocks = [teacher_games(g, "heuristic", size, seed=7, opponent="random"),
+              teacher_games(g, "heuristic", 3, seed=7 + size, opponent="random")]
+    both = teacher_games(g, "heuristic", size + 3, seed=7, opponent="random", workers=2)
+    assert both.games == size + 3
+    for name in ("seats", "actions", "outcomes"):
+        assert np.array_equal(getattr(both, name), np.concatenate([getattr(b, name) for b in blocks])), name
+    assert both.records.tobytes() == np.concatenate([b.records for b in blocks]).tobytes()
+    with pytest.raises(ValueError, match="workers=0"):
+        teacher_games(g, "heuristic", 1, 0, workers=0)
+    with pytest.raises(ValueError, match="nobody"):
+        teacher_games(g, "heuristic", 1, 0, opponent="nobody")
+
+
 def test_behaviour_cloning_of_a_ppo_network_learns_the_teacher():
     g = Game("achten", **ACHTEN)
     data = teacher_games(g, "heuristic", num_games=80, seed=1)

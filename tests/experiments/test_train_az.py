@@ -12,6 +12,7 @@ import pytest
 import torch
 
 from octagames.agents.registry import make_agent
+from octagames.core import Game
 from octagames.experiments.cli import command_line
 from octagames.agents.az import load_model
 from octagames.experiments.train_az import TIME_COLUMNS, TrainConfig, Trainer, train
@@ -90,9 +91,24 @@ def test_a_run_starts_from_another_runs_model_and_keeps_its_prior_hint(tmp_path)
         Trainer(_cfg(tmp_path / "c", game="achten", game_config=(), init_model=str(tmp_path / "a" / "model.pt")))
 
 
+def test_iterations_zero_is_the_warm_start_alone_against_the_opponent_it_names(tmp_path):
+    from octagames.agents.imitation import teacher_games
+    cfg = _cfg(tmp_path, iterations=0, imitation_games=6, imitation_opponent="random", eval_games=4)
+    result = train(cfg)
+    assert [r["iteration"] for r in result["rows"]] == [0] and result["rows"][0]["games"] == 0
+    data = teacher_games(Game("octrix", ranks=3, hand_size=3), "heuristic", 6, seed=cfg.seed * 104729 + 17,
+                         epsilon=cfg.imitation_epsilon, opponent="random")
+    assert result["rows"][0]["imitation_samples"] == len(data) > 0
+    assert make_agent(f"az:{tmp_path / 'model.pt'}", "octrix").net is not None
+
+
 def test_bad_settings_are_refused_by_name():
     with pytest.raises(ValueError, match="simulations=-1"):
         TrainConfig(simulations=-1)
+    with pytest.raises(ValueError, match="iterations=-1"):
+        TrainConfig(iterations=-1)
+    with pytest.raises(ValueError, match="imitation_workers=0"):
+        TrainConfig(imitation_workers=0)
     with pytest.raises(ValueError, match="objective='draw'"):
         TrainConfig(objective="draw")
     with pytest.raises(ValueError, match="prior_hint_weight=2"):
