@@ -40,6 +40,7 @@ import importlib
 import json
 from dataclasses import dataclass
 from pathlib import Path
+from types import ModuleType
 from typing import Any, Callable, Sequence
 
 import numpy as np
@@ -209,6 +210,12 @@ class SearchConfig:
             the deals where a model of the other seats makes the moves they made) and searched in
             turn in place of uniform determinizations; 0: uniform determinizations. Play-time
             only (:class:`AZAgent`): the self-play worker refuses it.
+        belief_rollouts: play without the tree, by rollouts over the ``belief_worlds`` believed
+            worlds: every legal action is played in every world, the other seats by the belief's
+            model, this seat's later decisions by the network's greedy policy, and the action
+            with the most wins is played (Achten: :func:`~octagames.agents.belief_achten.rollout_wins`;
+            expert iteration when the network imitates this very search). ``simulations`` is then
+            unused. Play-time only, like ``belief_worlds``.
     """
 
     simulations: int = 64
@@ -222,6 +229,7 @@ class SearchConfig:
     prior_hint: str = ""
     prior_hint_weight: float = 0.5
     belief_worlds: int = 0
+    belief_rollouts: bool = False
 
     def __post_init__(self) -> None:
         if self.simulations < 0:
@@ -243,6 +251,9 @@ class SearchConfig:
             raise ValueError(f"prior_hint_weight={self.prior_hint_weight} is not valid; it must be in [0, 1]")
         if self.belief_worlds < 0:
             raise ValueError(f"belief_worlds={self.belief_worlds} is not valid; it must be >= 0 (0: uniform worlds)")
+        if self.belief_rollouts and self.belief_worlds < 1:
+            raise ValueError("belief_rollouts=True needs belief_worlds >= 1 (the worlds the rollouts play out); "
+                             f"got belief_worlds={self.belief_worlds}")
 
     def nodes(self) -> int:
         """The tree capacity per game."""
@@ -253,14 +264,15 @@ class SearchConfig:
         return self.c_puct if self.c_puct is not None else DEFAULT_C_PUCT
 
 
-#: game -> ``"module:function"`` drawing worlds from a belief about the hidden cards,
-#: ``f(game, state, seat, rng, worlds) -> list of records`` (:attr:`SearchConfig.belief_worlds`);
-#: the module also has ``check_game(game)``, which refuses the configs its belief does not cover
-BELIEFS: dict[str, str] = {"achten": "octagames.agents.belief_achten:believed_worlds"}
+#: game -> the module of its belief about the hidden cards (:attr:`SearchConfig.belief_worlds`), with
+#: ``believed_worlds(game, state, seat, rng, worlds) -> list of records``,
+#: ``rollout_wins(game, worlds, seat, legal, policy) -> wins per legal action`` and
+#: ``check_game(game)``, which refuses the configs its belief does not cover
+BELIEFS: dict[str, str] = {"achten": "octagames.agents.belief_achten"}
 
 
-def belief_function(game: Game) -> Callable[..., list[np.void]]:
-    """The belief of ``game`` (:data:`BELIEFS`), checked for its config.
+def belief_module(game: Game) -> ModuleType:
+    """The belief module of ``game`` (:data:`BELIEFS`), checked for its config.
 
     Raises:
         ValueError: the game has no belief, or its belief does not cover this config.
@@ -268,10 +280,9 @@ def belief_function(game: Game) -> Callable[..., list[np.void]]:
     if game.name not in BELIEFS:
         raise ValueError(f"belief_worlds: {game.name} has no belief about its hidden cards; "
                          f"games with one: {sorted(BELIEFS)} (set belief_worlds=0)")
-    mod, name = BELIEFS[game.name].split(":")
-    module = importlib.import_module(mod)
+    module = importlib.import_module(BELIEFS[game.name])
     module.check_game(game)
-    return getattr(module, name)
+    return module
 
 
 def leaf_value_function(game: Game) -> Any:
@@ -602,7 +613,7 @@ class AZAgent(Agent):
         self.rng = np.random.default_rng(0)
         self._searchers: dict[int, BatchedSearch] = {}
         self.last: dict[str, np.ndarray] | None = None
-        self.belief: Callable[..., list[np.void]] | None = None
+        self.belief: ModuleType | None = None
 
     @classmethod
     def load(cls, path: str | Path, simulations: int | None = None, name: str = "az",
@@ -624,8 +635,22 @@ class AZAgent(Agent):
             raise ValueError(f"agent {self.name!r}: the network expects {self.net.spec['obs_size']} observations and "
                              f"{self.net.spec['num_actions']} actions; {game} has {game.observation_size} "
                              f"and {game.num_actions}")
-        self.belief = belief_function(game) if self.search.belief_worlds and self.search.simulations else None
+        searching = self.search.simulations or self.search.belief_rollouts
+        self.belief = belief_module(game) if self.search.belief_worlds and searching else None
         self.rng = np.random.default_rng(seed)
+
+    def greedy_policy(self, game: Game) -> Callable[[np.ndarray, np.ndarray], np.ndarray]:
+        """``policy(records, seats) -> actions``: the network's most likely legal action per record, one batch."""
+        observe = search_kernels(game.kernel_module).observe_many
+
+        def policy(records: np.ndarray, seats: np.ndarray) -> np.ndarray:
+            obs = np.zeros((len(seats), game.observation_size), np.float32)
+            masks = np.zeros((len(seats), game.num_actions), np.uint8)
+            observe(records.copy(), seats.astype(np.int64), obs, masks)
+            priors, _ = self.evaluate(obs, masks, seats)
+            return np.argmax(np.where(masks > 0, priors, -1.0), axis=1)
+
+        return policy
 
     def searcher(self, game: Game) -> BatchedSearch:
         """The (cached) one-game :class:`BatchedSearch` of ``game``."""
@@ -639,6 +664,12 @@ class AZAgent(Agent):
         legal = turn.legal_actions
         if len(legal) == 1:
             return int(legal[0])
+        if self.search.belief_rollouts:
+            assert self.belief is not None, "reset() first"
+            worlds = self.belief.believed_worlds(turn.game, turn.state, turn.seat, self.rng, self.search.belief_worlds)
+            wins = self.belief.rollout_wins(turn.game, worlds, turn.seat, [int(a) for a in legal],
+                                            self.greedy_policy(turn.game))
+            return int(legal[int(np.argmax(wins))])
         if self.search.simulations == 0:
             priors, _ = self.evaluate(turn.observation[None, :].astype(np.float32), turn.legal_mask[None, :],
                                       np.array([turn.seat]))
@@ -647,7 +678,7 @@ class AZAgent(Agent):
         state = np.array(turn.state, dtype=turn.game.dtype).reshape(1)
         worlds = None
         if self.belief is not None:
-            drawn = self.belief(turn.game, turn.state, turn.seat, self.rng, self.search.belief_worlds)
+            drawn = self.belief.believed_worlds(turn.game, turn.state, turn.seat, self.rng, self.search.belief_worlds)
             worlds = np.array(drawn, dtype=turn.game.dtype).reshape(len(drawn), 1)
         res = s.run(state, np.array([turn.seat]), np.array([True]), np.array([int(self.rng.integers(1 << 62))]),
                     self.evaluate, worlds=worlds)

@@ -28,6 +28,8 @@ network search of the zoo agent can search the same worlds
 
 from __future__ import annotations
 
+from collections.abc import Callable, Sequence
+
 import numpy as np
 
 from octagames.achten.rules import A_CLAW, A_CLOSED, A_SWAP, A_SWAP_ALL, CLOSED, HIST_MOVES, POT0, deal_slot
@@ -188,21 +190,52 @@ class AchtenBeliefAgent(Agent):
 
     def act(self, turn: Turn) -> int:
         """The legal action with the highest win rate over the believed worlds, each played out by the model."""
-        g, me = self.game, turn.seat
+        g = self.game
         assert g is not None, "reset() first"
         legal = [int(a) for a in turn.legal_actions]
         if len(legal) == 1:
             return legal[0]
-        score, win = np.zeros(len(legal)), np.zeros(g.num_players)
-        for w in self.believed_worlds(turn):
-            for i, a in enumerate(legal):
-                c = g.clone(w)
-                g.apply_action(c, a)
-                while not g.is_terminal(c):
-                    g.apply_action(c, model_action(g, c, g.acting_player(c)))
-                win_values(g.returns(c), g.num_players, win)  # the arena's win rule
-                score[i] += win[me]
-        return legal[int(np.argmax(score))]
+        return legal[int(np.argmax(rollout_wins(g, self.believed_worlds(turn), turn.seat, legal)))]
+
+
+Policy = Callable[[np.ndarray, np.ndarray], np.ndarray]
+"""``policy(records[n], seats[n]) -> actions[n]``: legal actions of ``seats`` in a batch of records."""
+
+
+def rollout_wins(game: Game, worlds: Sequence[np.void], seat: int, legal: Sequence[int],
+                 policy: Policy | None = None) -> np.ndarray:
+    """``seat``'s wins per legal action, summed over ``worlds`` (the arena's rule, :func:`win_values`).
+
+    Every legal action is played in every world, then the round is played to its end: the other
+    seats by the model (:func:`model_action`), ``seat``'s later decisions by ``policy`` (None: the
+    model too). ``policy`` is asked for all the games waiting on ``seat`` at once, so a network
+    evaluates one batch per step. The worlds are not changed.
+    """
+    P = game.num_players
+    games = [game.clone(w) for w in worlds for _ in legal]
+    for c, a in zip(games, [a for _ in worlds for a in legal]):
+        game.apply_action(c, int(a))
+    live = list(range(len(games)))
+    while live:
+        waiting = []
+        for j in live:
+            c = games[j]
+            while not game.is_terminal(c):
+                p = game.acting_player(c)
+                if p == seat and policy is not None:
+                    waiting.append(j)
+                    break
+                game.apply_action(c, model_action(game, c, p))
+        if waiting:
+            records = np.array([games[j] for j in waiting], dtype=game.dtype)
+            for j, a in zip(waiting, policy(records, np.full(len(waiting), seat, np.int64))):
+                game.apply_action(games[j], int(a))
+        live = waiting
+    wins, win = np.zeros(len(legal)), np.zeros(P)
+    for j, c in enumerate(games):
+        win_values(game.returns(c), P, win)
+        wins[j % len(legal)] += win[seat]
+    return wins
 
 
 def _factory(game: str, arg: str | None) -> Agent:

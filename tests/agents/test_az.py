@@ -13,7 +13,7 @@ from octagames.agents.az import (AZAgent, BatchedSearch, PolicyValueNet, SearchC
 from octagames.agents.base import RandomAgent, make_turn
 from octagames.agents.mcts import MCTS, MCTSConfig, PolicyValue
 from octagames.agents.registry import AGENTS, AgentEntry, make_agent
-from octagames.core import Game
+from octagames.core import CHANCE, Game
 
 pytestmark = pytest.mark.usefixtures("one_torch_thread")  # tests/conftest.py
 
@@ -292,6 +292,42 @@ def test_an_agent_with_a_belief_plays_achten_and_refuses_games_without_one():
     from octagames.agents.az_selfplay import WorkerConfig
     with pytest.raises(ValueError, match="belief_worlds=2"):
         WorkerConfig(search=SearchConfig(belief_worlds=2))
+
+
+def test_belief_rollouts_play_the_action_with_most_wins_under_the_networks_greedy_policy():
+    from octagames.agents.belief_achten import believed_worlds, rollout_wins
+    g = Game("achten", deal_penalty=1)
+    net = PolicyValueNet(g.observation_size, g.num_actions, g.num_players, hidden=(16,))
+    agent = AZAgent(net, SearchConfig(simulations=0, belief_worlds=4, belief_rollouts=True), name="az-rollouts")
+    res = play_match(g, [agent, make_agent("heuristic", "achten")], num_games=2, seed=0, progress=False)
+    assert res.records[0].games == 2
+    policy = agent.greedy_policy(g)
+    checked = 0
+    for seed in range(6):
+        s = g.new_state(seed)
+        while g.current_player(s) == CHANCE:
+            g.play_chance(s)
+        while not g.is_terminal(s):
+            p = g.acting_player(s)
+            turn = make_turn(g, s, p, seed)
+            priors, _ = agent.evaluate(turn.observation[None, :].astype(np.float32), turn.legal_mask[None, :],
+                                       np.array([p]))
+            greedy = int(np.argmax(np.where(turn.legal_mask > 0, priors[0], -1.0)))
+            assert policy(np.array([s], dtype=g.dtype), np.array([p]))[0] == greedy
+            if len(turn.legal_actions) > 1:
+                agent.reset(g, p, seed)
+                chosen = agent.act(turn)
+                worlds = believed_worlds(g, s, p, np.random.default_rng(seed), 4)
+                legal = [int(a) for a in turn.legal_actions]
+                assert chosen == legal[int(np.argmax(rollout_wins(g, worlds, p, legal, policy)))]
+                checked += 1
+            g.apply_action(s, greedy)
+    assert checked >= 6
+    with pytest.raises(ValueError, match="belief_rollouts=True needs belief_worlds"):
+        SearchConfig(belief_rollouts=True)
+    from octagames.agents.az_selfplay import WorkerConfig
+    with pytest.raises(ValueError, match="belief_worlds=2"):
+        WorkerConfig(search=SearchConfig(belief_worlds=2, belief_rollouts=True))
 
 
 class HighestLegal(RandomAgent):

@@ -9,7 +9,7 @@ from octagames.achten.rules import A_KEEP, A_SWAP_ALL, POT0, hand_value3, is_ver
 from octagames.agents.arena import play_match
 from octagames.agents.base import make_turn
 from octagames.agents.belief_achten import (AchtenBeliefAgent, believed_worlds, fits_the_moves, model_action,
-                                           undo_move)
+                                           rollout_wins, undo_move)
 from octagames.agents.registry import make_agent
 from octagames.core import CHANCE, Game
 
@@ -151,3 +151,44 @@ def test_bad_settings_and_other_games_are_refused_by_name():
         agent.reset(Game("octrix"), 0, 0)
     with pytest.raises(ValueError, match="match=False"):
         agent.reset(Game("achten", match=True), 0, 0)
+
+
+def playout(s: np.void, seat: int, action: int, own) -> float:
+    """One world played on after ``action`` in plain Python: ``own`` for ``seat``'s later moves, the model else."""
+    c = GAME.clone(s)
+    GAME.apply_action(c, action)
+    while not GAME.is_terminal(c):
+        p = GAME.acting_player(c)
+        GAME.apply_action(c, own(c, p) if p == seat else model_action(GAME, c, p))
+    r = GAME.returns(c)
+    return 0.5 if r.max() == r.min() else float(r[seat] == r.max())  # two seats: a draw is worth 1/2
+
+
+def lowest_legal(c: np.void, p: int) -> int:
+    return int(GAME.legal_actions(c)[0])
+
+
+def test_rollouts_play_every_action_in_every_world_by_the_model_or_by_the_policy():
+    asked, differ = [], 0
+    for seed in range(12):
+        s = dealt(seed)
+        GAME.apply_action(s, model_action(GAME, s, GAME.acting_player(s)))  # one move into the round
+        seat = GAME.acting_player(s)
+        legal = [int(a) for a in GAME.legal_actions(s)]
+        worlds = believed_worlds(GAME, s, seat, np.random.default_rng(seed), worlds=3, tries=60)
+        before = [bytes(np.asarray(w).tobytes()) for w in worlds]
+
+        def lowest(records: np.ndarray, seats: np.ndarray) -> np.ndarray:
+            assert (seats == seat).all() and all(GAME.acting_player(r) == seat for r in records)
+            asked.append(len(records))
+            return np.array([lowest_legal(r, seat) for r in records])
+
+        by_model = rollout_wins(GAME, worlds, seat, legal)
+        by_policy = rollout_wins(GAME, worlds, seat, legal, lowest)
+        model_own = lambda c, p: model_action(GAME, c, p)  # noqa: E731
+        want_model = [sum(playout(w, seat, a, model_own) for w in worlds) for a in legal]
+        want_policy = [sum(playout(w, seat, a, lowest_legal) for w in worlds) for a in legal]
+        assert np.allclose(by_model, want_model) and np.allclose(by_policy, want_policy), seed
+        assert [bytes(np.asarray(w).tobytes()) for w in worlds] == before
+        differ += not np.allclose(by_model, by_policy)
+    assert differ > 0 and max(asked) > 1  # the policy changed some rollouts, and was asked in batches
