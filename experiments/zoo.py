@@ -55,6 +55,10 @@ class ZooConfig:
     """default weight of the game's compiled leaf value (-1: the model file's)"""
     prior_hint_weight: float = -1.0
     """default share of the priors given to the model's prior hint (-1: the model file's)"""
+    belief_worlds: int = -1
+    """default worlds drawn from the game's belief per decision (-1: the model file's; 0: none)"""
+    belief_rollouts: bool = False
+    """play by rollouts over the believed worlds, this seat's later moves by the network (see SearchConfig)"""
     opponents: tuple[str, ...] = ("heuristic",)
     """evaluation opponents (agent specs)"""
     games: tuple[int, ...] = (400,)
@@ -104,7 +108,11 @@ def init_origin(spec: str) -> dict[str, Any]:
 
 def search_text(search: dict[str, Any]) -> str:
     """A card's default search in words: ``64 simulations, 8 per call, heuristic hint 0.8``."""
+    if search.get("belief_rollouts"):
+        return f"rollouts over {search['belief_worlds']} believed worlds, its later moves by the network"
     text = f"{search['simulations']} simulations, {search['leaves_per_game']} per call"
+    if search.get("belief_worlds"):
+        text += f", {search['belief_worlds']} believed worlds"
     if search.get("prior_hint"):
         text += f", {search['prior_hint']} hint {search['prior_hint_weight']:g}"
     return text
@@ -152,6 +160,10 @@ def promote(cfg: ZooConfig) -> dict[str, Any]:
         changes["leaf_value_mix"] = cfg.leaf_value_mix
     if cfg.prior_hint_weight >= 0:
         changes["prior_hint_weight"] = cfg.prior_hint_weight
+    if cfg.belief_worlds >= 0:
+        changes["belief_worlds"] = cfg.belief_worlds
+    if cfg.belief_rollouts:
+        changes["belief_rollouts"] = True
     search = dataclasses.replace(search, **changes)
     meta = data.get("meta", {})
     init = init_origin(meta.get("config", {}).get("init_model", ""))  # before this entry's card is replaced

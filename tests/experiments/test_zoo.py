@@ -58,6 +58,15 @@ def test_promote_writes_model_card_and_readme(tmp_path, monkeypatch):
     hinted = make_agent("zoo:achten", "achten").search
     assert (hinted.prior_hint, hinted.prior_hint_weight) == ("heuristic", 0.9)
 
+    # the same network playing by rollouts over believed worlds
+    third = zoo.promote(zoo.ZooConfig(name="achten", model=str(tmp_path / "model.pt"), belief_worlds=4,
+                                      belief_rollouts=True, opponents=("random",), games=(2,), speed_games=1,
+                                      out_dir=str(tmp_path / "eval"), progress=False))
+    assert third["search"]["belief_worlds"] == 4 and third["search"]["belief_rollouts"] is True
+    assert "rollouts over 4 believed worlds" in (tmp_path / "zoo" / "README.md").read_text()
+    rolling = make_agent("zoo:achten", "achten").search
+    assert (rolling.belief_worlds, rolling.belief_rollouts) == (4, True)
+
 
 @pytest.mark.parametrize("name", sorted(az.ZOO))
 def test_every_zoo_model_loads_and_plays_a_game(name):
