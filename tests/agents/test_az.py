@@ -299,11 +299,11 @@ def test_belief_rollouts_play_the_action_with_most_wins_under_the_networks_greed
     g = Game("achten", deal_penalty=1)
     net = PolicyValueNet(g.observation_size, g.num_actions, g.num_players, hidden=(16,))
     agent = AZAgent(net, SearchConfig(simulations=0, belief_worlds=4, belief_rollouts=True), name="az-rollouts")
-    res = play_match(g, [agent, make_agent("heuristic", "achten")], num_games=2, seed=0, progress=False)
-    assert res.records[0].games == 2
+    res = play_match(g, [agent, make_agent("heuristic", "achten")], num_games=1, seed=0, progress=False)
+    assert res.records[0].games == 1
     policy = agent.greedy_policy(g)
     checked = 0
-    for seed in range(6):
+    for seed in range(3):
         s = g.new_state(seed)
         while g.current_player(s) == CHANCE:
             g.play_chance(s)
@@ -322,7 +322,7 @@ def test_belief_rollouts_play_the_action_with_most_wins_under_the_networks_greed
                 assert chosen == legal[int(np.argmax(rollout_wins(g, worlds, p, legal, policy)))]
                 checked += 1
             g.apply_action(s, greedy)
-    assert checked >= 6
+    assert checked >= 3
     with pytest.raises(ValueError, match="belief_rollouts=True needs belief_worlds"):
         SearchConfig(belief_rollouts=True)
     from octagames.agents.az_selfplay import WorkerConfig
