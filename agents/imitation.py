@@ -15,6 +15,7 @@ clones the teacher into a PPO :class:`~octagames.agents.ppo.ActorCritic`.
 
 from __future__ import annotations
 
+import multiprocessing
 import sys
 from dataclasses import dataclass
 
@@ -135,8 +136,6 @@ def _teacher_block(args: tuple) -> TeacherData:
 def _teacher_games_in_processes(game: Game, teacher: str, num_games: int, seed: int, epsilon: float,
                                 opponent: str, workers: int, progress: bool) -> TeacherData:
     """:func:`teacher_games` in ``workers`` processes, in blocks of ``BLOCK * num_players`` consecutive games."""
-    import multiprocessing
-
     # a block starts at a multiple of the player count: its game j is game start + j of the whole
     # run, dealt from the same seed and with the teacher in the same seat
     size = BLOCK * game.num_players

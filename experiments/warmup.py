@@ -34,7 +34,7 @@ from octagames.agents.mcts import MCTS, MCTSAgent, MCTSConfig, PolicyValue
 from octagames.core import GAME_NAMES, Game, load_module
 from octagames.envs.vector import cpu_count, make
 from octagames.experiments.cli import config_or_defaults
-from octagames.specialize import cache_dir
+from octagames.specialize import cache_dir, cached
 
 FACES = ("rules", "vector", "aec", "parallel", "openspiel", "mcts", "az")
 
@@ -133,8 +133,6 @@ def warm_checks(game: str) -> bool:
         checks = importlib.import_module(f"octagames.{game}.checks")
     except ModuleNotFoundError:
         return False
-    from octagames.specialize import cached
-
     cached(checks.random_game)(Game(game).new_state(seed=0), 8, np.zeros(4, np.int64))
     return True
 
