@@ -8,8 +8,7 @@ one-time compile took. Each game is exercised through every face a user starts
 with (the rules API, the vector env, the PettingZoo AEC and Parallel envs, the
 OpenSpiel game when pyspiel is installed, MCTS with its default evaluator and with a
 network's priors, the batched network search of the zoo agents and train_az when
-torch is installed, and the play-and-validate loop of the rules tests, Octa's
-``checks.random_game``), so that the first call in any later process loads compiled
+torch is installed), so that the first call in any later process loads compiled
 code from the cache (:mod:`octagames.specialize`) instead of compiling it. A game whose
 configs compile different kernels is warmed once per such config
 (the game's ``KERNEL_CONFIGS``: Octa's English and Dutch rulebooks), and the time of
@@ -34,7 +33,7 @@ from octagames.agents.mcts import MCTS, MCTSAgent, MCTSConfig, PolicyValue
 from octagames.core import GAME_NAMES, Game, load_module
 from octagames.envs.vector import cpu_count, make
 from octagames.experiments.cli import config_or_defaults
-from octagames.specialize import cache_dir, cached
+from octagames.specialize import cache_dir
 
 FACES = ("rules", "vector", "aec", "parallel", "openspiel", "mcts", "az")
 
@@ -126,25 +125,11 @@ def available_faces() -> list[str]:
     return [f for f in FACES if f not in needs or importlib.util.find_spec(needs[f]) is not None]
 
 
-def warm_checks(game: str) -> bool:
-    """Compile the cached ``random_game`` of ``octagames.<game>.checks`` (the play-and-validate loop of the
-    rules tests), when the game has one; whether it had."""
-    try:
-        checks = importlib.import_module(f"octagames.{game}.checks")
-    except ModuleNotFoundError:
-        return False
-    cached(checks.random_game)(Game(game).new_state(seed=0), 8, np.zeros(4, np.int64))
-    return True
-
-
 def warm_one(game: str, config: dict[str, Any]) -> float:
-    """Run :func:`first_call` for every available face of ``game`` under ``config``, and with the game's
-    first config :func:`warm_checks` (its callees are compiled in this process by then); the seconds it took."""
+    """Run :func:`first_call` for every available face of ``game`` under ``config``; the seconds it took."""
     start = time.perf_counter()
     for face in available_faces():
         first_call(game, face, **config)
-    if config == game_configs(game)[0]:
-        warm_checks(game)
     return time.perf_counter() - start
 
 

@@ -3,8 +3,7 @@
 import pytest
 
 from octagames.core import GAME_NAMES, Game
-from octagames.experiments.warmup import (WarmupConfig, available_faces, first_call, game_configs, label, warm,
-                                          warm_checks)
+from octagames.experiments.warmup import WarmupConfig, available_faces, first_call, game_configs, label, warm
 from octagames.octa import Config, kernel_module
 from octagames.octa.rules import RULE_SETS
 
@@ -25,10 +24,6 @@ def test_parallel_warmup_times_every_config_in_order(capsys):
     timings = warm(["octa"], jobs=2)
     assert list(timings) == ["octa(rules=en)", "octa(rules=nl)"] and min(timings.values()) > 0
     assert sorted(capsys.readouterr().out.split("\n")[:2]) == sorted(f"  {k}: {v:.1f} s" for k, v in timings.items())
-
-
-def test_the_checks_loop_is_warmed_for_the_games_that_have_one():
-    assert warm_checks("octa") is True and warm_checks("octrix") is False
 
 
 def test_bad_job_counts_are_refused_by_name():
