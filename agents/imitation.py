@@ -58,7 +58,8 @@ class TeacherData:
 
 def teacher_games(game: Game, teacher: str, num_games: int, seed: int, epsilon: float = 0.0,
                   opponent: str = "", workers: int = 1, progress: bool = False) -> TeacherData:
-    """Play ``num_games`` games with ``teacher`` (a registry spec) in every seat; see the module docstring.
+    """Play ``num_games`` games with ``teacher`` (a registry spec) in every seat, or in one seat against
+    ``opponent``; see the module docstring.
 
     Args:
         game: the game and config.

@@ -132,7 +132,8 @@ class RunConfig:
     imitation_opponent: str = ""
     """registry spec of the teacher's opponents ("": the teacher in every seat, all its decisions kept)"""
     imitation_workers: int = 1
-    """processes playing the teacher games (the deals do not depend on it; the agents' draws do)"""
+    """processes playing the teacher games (the same deals for any count; the agents' draws differ
+    between one process and several, not between counts above one)"""
     # -- Ray ------------------------------------------------------------------
     ray_actors: int = 0
     """self-play actors on Ray (the distributed extra); 0: self-play in this process. One actor
