@@ -215,7 +215,9 @@ class SearchConfig:
             model, this seat's later decisions by the network's greedy policy, and the action
             with the most wins is played (Achten: :func:`~octagames.agents.belief_achten.rollout_wins`;
             expert iteration when the network imitates this very search). ``simulations`` is then
-            unused. Play-time only, like ``belief_worlds``.
+            unused. Play-time only, like ``belief_worlds``. A network that never ends the round
+            (an untrained one can keep swapping) makes every rollout run to Achten's
+            ``turn_cap`` (100 turns a player), which is slow.
     """
 
     simulations: int = 64
