@@ -48,6 +48,7 @@ import torch
 from torch import nn
 
 from octagames.agents.base import Agent, Turn
+from octagames.agents.imitation import observations
 from octagames.agents.mcts import (DEFAULT_EVALUATORS, clear_trees, mix_root_noise, new_trees, root_stats,
                                    search_kernels)
 from octagames.agents.ppo import ACTIVATIONS, SparseInputLinear, layer_init, masked_logits, mlp, sparse_entries
@@ -643,14 +644,11 @@ class AZAgent(Agent):
 
     def greedy_policy(self, game: Game) -> Callable[[np.ndarray, np.ndarray], np.ndarray]:
         """``policy(records, seats) -> actions``: the network's most likely legal action per record, one batch."""
-        observe = search_kernels(game.kernel_module).observe_many
 
         def policy(records: np.ndarray, seats: np.ndarray) -> np.ndarray:
-            obs = np.zeros((len(seats), game.observation_size), np.float32)
-            masks = np.zeros((len(seats), game.num_actions), np.uint8)
-            observe(records.copy(), seats.astype(np.int64), obs, masks)
+            obs, masks = observations(game, records, seats)
             priors, _ = self.evaluate(obs, masks, seats)
-            return np.argmax(np.where(masks > 0, priors, -1.0), axis=1)
+            return np.argmax(np.where(masks, priors, -1.0), axis=1)
 
         return policy
 

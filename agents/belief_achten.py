@@ -212,9 +212,9 @@ def rollout_wins(game: Game, worlds: Sequence[np.void], seat: int, legal: Sequen
     evaluates one batch per step. The worlds are not changed.
     """
     P = game.num_players
-    games = [game.clone(w) for w in worlds for _ in legal]
-    for c, a in zip(games, [a for _ in worlds for a in legal]):
-        game.apply_action(c, int(a))
+    games = [game.clone(w) for w in worlds for _ in legal]  # game j: world j // len(legal), action j % len(legal)
+    for j, c in enumerate(games):
+        game.apply_action(c, int(legal[j % len(legal)]))
     live = list(range(len(games)))
     while live:
         waiting = []
