@@ -437,6 +437,7 @@ class Game:
         self._obs, self._ret, self._det = k.observation, k.returns, k.determinize
         self._co, self._sample = k.chance_outcomes, k.sample_chance
         self._config_values = _config_values(self.module, config)
+        self._config_spans, self._config_bytes = _config_bytes(self.dtype, self._config_values)
         self._format_tag = _format_tag(self.name, self.dtype)
 
     def __repr__(self) -> str:
@@ -687,7 +688,10 @@ class Game:
             what = f"a {s.dtype} record" if isinstance(s, (np.void, np.ndarray)) else type(s).__name__
             raise ValueError(f"expected a record of {self.name} (numpy.void of its STATE_DTYPE), got {what}; "
                              f"records come from Game.new_state or Game.from_bytes")
-        for field, value in self._config_values:
+        raw = s.tobytes()  # the fast path (every call of the API checks its record): the config's bytes
+        if b"".join([raw[i:j] for i, j in self._config_spans]) == self._config_bytes:
+            return
+        for field, value in self._config_values:  # differing bytes may still be equal values (-0.0)
             if not np.array_equal(s[field], value):
                 raise ValueError(f"this record was made under another {self.name} config "
                                  f"({field}={_scalar(s[field])!r}, this game has {_scalar(value)!r}); "
@@ -712,6 +716,12 @@ def _config_values(module: ModuleType, config: Any) -> tuple[tuple[str, np.ndarr
     rec = np.zeros(1, module.STATE_DTYPE)[0]
     module.write_config(rec, config)
     return tuple((f, np.array(rec[f])) for f in names)
+
+
+def _config_bytes(dtype: np.dtype, values: tuple[tuple[str, np.ndarray], ...]) -> tuple[tuple[tuple[int, int], ...], bytes]:
+    """Where the config fields lie in a record's bytes (start, end), and their bytes under the config."""
+    spans = tuple((dtype.fields[f][1], dtype.fields[f][1] + dtype.fields[f][0].itemsize) for f, _ in values)
+    return spans, b"".join(np.asarray(v, dtype.fields[f][0].base).tobytes() for f, v in values)
 
 
 def _scalar(v: Any) -> Any:
