@@ -227,6 +227,8 @@ def out_of_range(checks: Iterable[tuple[str, Any, Any, Any]]) -> str:
     """
     for field, values, lo, hi in checks:
         v = np.asarray(values)
+        if not ((v < lo) | (v > hi)).any():  # the common case, without building the broadcast bounds
+            continue
         lo_a, hi_a = np.broadcast_to(lo, v.shape), np.broadcast_to(hi, v.shape)
         bad = np.flatnonzero((v < lo_a) | (v > hi_a))
         if len(bad) == 0:
