@@ -67,6 +67,7 @@ def first_call(game: str, face: str, **config: Any) -> None:
             g.observation(s, max(g.acting_player(s), 0))
             g.returns(s)
             g.determinize(s, 0, 1)
+        g.from_bytes(g.to_bytes(s))  # loading a saved game checks its record (Octa's check is compiled)
     elif face == "vector":
         env = make(game, num_envs=2, seed=0, **config)
         env.reset()

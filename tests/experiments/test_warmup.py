@@ -40,3 +40,12 @@ def test_every_face_makes_its_first_call_for_every_game():
             first_call(name, face, **game_configs(name)[0])
     with pytest.raises(ValueError, match="face='gui'"):
         first_call("octrix", "gui")
+
+
+def test_the_rules_face_loads_a_saved_game(monkeypatch):
+    # Octa's record check (Game.from_bytes) is a compiled kernel: the warmup compiles it too
+    loaded = []
+    real = Game.from_bytes
+    monkeypatch.setattr(Game, "from_bytes", lambda self, data: loaded.append(self.name) or real(self, data))
+    first_call("octa", "rules", rules="nl")
+    assert loaded == ["octa"]
