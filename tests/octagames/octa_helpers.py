@@ -16,6 +16,7 @@ from functools import lru_cache
 from octagames.core import CHANCE, Game
 from octagames.octa import checks, common as C
 from octagames.octa.rules import RULE_SETS, card_name
+from octagames.specialize import cached
 
 SUITS = "♥♠♦♣"
 POOL = "♣2 ♣5 ♣8 ♦2 ♦5 ♦8 ♠2 ♠5"  # a pool the scenarios share (refill order)
@@ -171,9 +172,13 @@ def force_reserve(s, p: int, cards: str) -> None:
         s["res_n"][p] += 1
 
 
+validate = cached(checks.validate)  # the entry point Game.from_bytes uses: the warmup compiled it
+
+
 def assert_valid(s) -> None:
     """Conservation of all 104 cards and valid runs."""
-    assert checks.validate(s) == checks.OK, checks.ERROR_NAMES[checks.validate(s)]
+    err = validate(s)
+    assert err == checks.OK, checks.ERROR_NAMES[err]
 
 
 def heuristic_wins(rules: str, games: int) -> float:

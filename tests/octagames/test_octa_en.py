@@ -14,17 +14,14 @@ import numpy as np
 import pytest
 
 from octagames.core import CHANCE, Game, IllegalActionError
-from octagames.octa import checks, common as C, en
+from octagames.octa import common as C, en
 from octagames.octa.rules import Config, card_name
-from octagames.specialize import cached
 
 from octa_helpers import (assert_valid, can, do, force_discard, force_run, hand_of, ids, kind,
                           legal_strings, start_turn)
 from octa_helpers import POOL, compiled_and_uncompiled_agree, heuristic_wins
 from octa_helpers import setup as _setup
 
-
-random_game = cached(checks.random_game)  # compiled once, then loaded from the cache in later runs
 
 GAME = Game("octa", rules="en")
 setup = partial(_setup, "en")
@@ -477,16 +474,6 @@ def test_second_stock_exhaustion_ends_after_the_turn_most_cards_wins():
         assert list(GAME.returns(s)) == expected
 
 
-def test_turn_cap_ends_the_game_like_the_stock():
-    g = Game("octa", rules="en", max_turns=3)
-    s = g.new_state(1)
-    st = np.zeros(4, dtype=np.int64)
-    assert random_game(s, 10_000, st) == checks.OK
-    assert int(s["turn"]) == 3 and int(s["end_reason"]) == 3  # 28 cards cannot be laid in 3 turns
-    a, b = int(C.table_faceup(s, 0)), int(C.table_faceup(s, 1))
-    assert list(g.returns(s)) == ([1.0, -1.0] if a > b else [-1.0, 1.0] if b > a else [0.0, 0.0])
-
-
 def test_hand_limit_discards_down_to_eight():
     s = setup(POOL, H0, H1, start=0)
     start_turn(s, "♣9", "♠K", 0)
@@ -546,19 +533,6 @@ def test_determinize_hides_only_what_is_unseen():
 
 
 # ---------------------------------------------------------------- random play
-def test_random_play_conserves_cards_keeps_runs_valid_and_terminates():
-    st = np.zeros(4, dtype=np.int64)
-    reasons = {1: 0, 2: 0, 3: 0}
-    for seed in range(2000):
-        s = GAME.new_state(seed)
-        err = random_game(s, GAME.max_game_length, st)
-        assert err == checks.OK, (seed, checks.ERROR_NAMES[err])
-        assert GAME.is_terminal(s) and abs(GAME.returns(s).sum()) < 1e-12
-        assert st[3] <= en.TURN_ACTION_BOUND
-        reasons[int(s["end_reason"])] += 1
-    assert reasons[1] > 0 and reasons[2] > 0  # both the win rule and the stock end games
-
-
 def test_heuristic_beats_random():
     assert heuristic_wins("en", 12) >= 10
 
