@@ -58,6 +58,8 @@ def first_call(game: str, face: str, **config: Any) -> None:
     if face == "rules":
         g = Game(game, **config)
         s = g.new_state(seed=0)
+        if g.is_chance(s):
+            g.sample_chance(g.clone(s))  # one chance outcome drawn by hand (play_chance resolves them all)
         for _ in range(8):
             g.play_chance(s)
             if g.is_terminal(s):
@@ -68,11 +70,13 @@ def first_call(game: str, face: str, **config: Any) -> None:
             g.returns(s)
             g.determinize(s, 0, 1)
         g.from_bytes(g.to_bytes(s))  # loading a saved game checks its record (Octa's check is compiled)
+        g.kernels.truncated(s)  # what the PettingZoo and Gymnasium faces ask when a game ends
     elif face == "vector":
         env = make(game, num_envs=2, seed=0, **config)
         env.reset()
         env.step(env.sample_actions())
         env.observe(np.zeros(2, dtype=np.int64))
+        env.set_state(env.get_state())  # restoring a batch (a pickled env, Ray) emits its observations again
     elif face == "aec":
         env = importlib.import_module(f"octagames.envs.{game}_v0").env(**config)
         env.reset(seed=0)

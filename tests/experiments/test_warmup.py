@@ -3,6 +3,7 @@
 import pytest
 
 from octagames.core import GAME_NAMES, Game
+from octagames.envs.vector import VectorEnv
 from octagames.experiments.warmup import WarmupConfig, available_faces, first_call, game_configs, label, warm
 from octagames.octa import Config, kernel_module
 from octagames.octa.rules import RULE_SETS
@@ -42,10 +43,17 @@ def test_every_face_makes_its_first_call_for_every_game():
         first_call("octrix", "gui")
 
 
-def test_the_rules_face_loads_a_saved_game(monkeypatch):
-    # Octa's record check (Game.from_bytes) is a compiled kernel: the warmup compiles it too
-    loaded = []
-    real = Game.from_bytes
-    monkeypatch.setattr(Game, "from_bytes", lambda self, data: loaded.append(self.name) or real(self, data))
+def test_the_rules_and_vector_faces_reach_the_entry_points_users_hit_later(monkeypatch):
+    # a saved game's record check (Octa's is a compiled kernel), a chance outcome drawn by hand, the
+    # truncation flag the PettingZoo faces read at a game's end, a vector env's restored state
+    calls = []
+    for cls, name in ((Game, "from_bytes"), (Game, "sample_chance"), (VectorEnv, "set_state")):
+        real = getattr(cls, name)
+        monkeypatch.setattr(cls, name, lambda self, *a, _n=name, _f=real: calls.append(_n) or _f(self, *a))
+    kernels = Game("octa", rules="nl").kernels
+    real_truncated = kernels.truncated
+    monkeypatch.setattr(kernels, "truncated", lambda s: calls.append("truncated") or real_truncated(s))
     first_call("octa", "rules", rules="nl")
-    assert loaded == ["octa"]
+    assert sorted(calls) == ["from_bytes", "sample_chance", "truncated"]
+    first_call("octrix", "vector")
+    assert calls[-1] == "set_state"
