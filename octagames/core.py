@@ -720,7 +720,8 @@ def _config_values(module: ModuleType, config: Any) -> tuple[tuple[str, np.ndarr
     return tuple((f, np.array(rec[f])) for f in names)
 
 
-def _config_bytes(dtype: np.dtype, values: tuple[tuple[str, np.ndarray], ...]) -> tuple[tuple[tuple[int, int], ...], bytes]:
+def _config_bytes(dtype: np.dtype, values: tuple[tuple[str, np.ndarray], ...]
+                  ) -> tuple[tuple[tuple[int, int], ...], bytes]:
     """Where the config fields lie in a record's bytes (start, end), and their bytes under the config."""
     spans = tuple((dtype.fields[f][1], dtype.fields[f][1] + dtype.fields[f][0].itemsize) for f, _ in values)
     return spans, b"".join(np.asarray(v, dtype.fields[f][0].base).tobytes() for f, v in values)
