@@ -67,7 +67,6 @@ def test_a_record_of_another_config_or_game_is_refused(octrix):
     m.returns(s)
 
 
-
 def test_the_record_check_compares_values_field_by_field():
     # the check compares the config's bytes first; a record whose bytes differ but whose values are
     # equal (-0.0 against 0.0) is still this config's, and a change to any one config field is refused
@@ -81,6 +80,7 @@ def test_the_record_check_compares_values_field_by_field():
         bad[field] = value + 1
         with pytest.raises(ValueError, match=rf"another achten config \({field}="):
             g.returns(bad)
+
 
 @pytest.mark.parametrize("name", GAME_NAMES)
 def test_saved_games_round_trip_and_refuse_tampering(name):

@@ -17,7 +17,7 @@ from octagames.specialize import cached
 
 random_game = cached(checks.random_game)  # compiled once, then loaded from the cache in later runs
 
-# the most actions one turn took, and the end reasons random play must reach (1: a win, 2: the stock)
+# the most actions one turn may take, and the end reasons random play must reach (1: a win, 2: the stock)
 BOUNDS = {"en": (en.TURN_ACTION_BOUND, (1, 2)), "nl": (300, (2,))}
 
 
