@@ -7,6 +7,8 @@ Measured, each for ``seconds`` of wall time after a warm-up:
 
 * the batched engine (``octagames.envs.vector``) at batch 1, 64 and 4096, random legal
   actions drawn in compiled code (``VectorEnv.sample_actions``);
+* the rules API (:class:`octagames.core.Game`), a Python loop over ``legal_actions`` /
+  ``apply_action`` with random legal actions (what a user's own search or script does);
 * the PettingZoo AEC env, the classic ``agent_iter`` loop with random legal actions;
 * the OpenSpiel adapter, a Python loop over ``apply_action`` / ``apply_actions``;
 * anchors: PettingZoo ``connect_four_v3`` AEC under the same loop, and pyspiel's
@@ -30,7 +32,7 @@ from typing import Callable
 
 import numpy as np
 
-from octagames.core import available_games
+from octagames.core import CHANCE, TERMINAL, Game, available_games
 from octagames.envs.vector import cpu_count, make
 
 BENCH_CONFIGS = {
@@ -80,6 +82,27 @@ def bench_vector(game: str, batch: int, seconds: float, seed: int, **config) -> 
             env.step_inplace(env.sample_actions())
         return reps * batch
     return _timed(step, seconds)
+
+
+def rules_loop(game: Game, seed: int) -> Callable[[], int]:
+    """One game per call through the rules API, random legal actions (chance sampled); returns its steps."""
+    rng = random.Random(seed)
+    counter = [seed]
+
+    def step() -> int:
+        counter[0] += 1
+        s = game.new_state(counter[0])
+        n = 0
+        while True:
+            cp = game.current_player(s)
+            if cp == TERMINAL:
+                return n
+            if cp == CHANCE:
+                game.apply_action(s, game.sample_chance(s))
+            else:  # the acting seat (at a simultaneous step, the next seat still to choose)
+                game.apply_action(s, rng.choice(game.legal_actions(s, game.acting_player(s))))
+            n += 1
+    return step
 
 
 def aec_loop(env, seed: int) -> Callable[[], int]:
@@ -155,6 +178,8 @@ def main(cfg: BenchConfig) -> dict:
         config = BENCH_CONFIGS.get(name, {})
         for b in cfg.batch_sizes:
             rows[f"{name}: vector env, batch {b}"] = bench_vector(name, b, cfg.seconds, cfg.seed, **config)
+        rows[f"{name}: rules API (Game), Python loop"] = _timed(rules_loop(Game(name, **config), cfg.seed),
+                                                               cfg.seconds)
         env_mod = importlib.import_module(f"octagames.envs.{name}_v0")
         rows[f"{name}: PettingZoo AEC env"] = _timed(aec_loop(env_mod.env(**config), cfg.seed), cfg.seconds)
         rows[f"{name}: OpenSpiel adapter"] = _timed(openspiel_loop(osp.load(name, **config), cfg.seed),
