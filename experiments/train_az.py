@@ -373,7 +373,7 @@ class Trainer:
 
     def load_checkpoint(self, path: Path) -> None:
         """Restore :meth:`checkpoint_dict` from ``path``."""
-        d = torch.load(path, map_location="cpu", weights_only=False)
+        d = torch.load(path, map_location="cpu", weights_only=False, mmap=True)  # the buffer is read once
         self.learner.net.load_state_dict(d["model"]["state_dict"])
         self.learner.optimizer.load_state_dict(d["optimizer"])
         self.buffer.load_state_dict(d["buffer"])

@@ -126,6 +126,36 @@ def test_replay_buffer_rebuilds_observations_and_wraps():
     assert copy.records.tobytes() == buf.records.tobytes() and copy.pos == buf.pos
 
 
+def _same_samples(a: ReplayBuffer, b: ReplayBuffer) -> bool:
+    n = len(a)
+    fields = ("seats", "pol_idx", "pol_p", "values")
+    return (len(b) == n and (a.pos, a.added) == (b.pos, b.added)
+            and a.records[:n].tobytes() == b.records[:n].tobytes()
+            and all(np.array_equal(getattr(a, k)[:n], getattr(b, k)[:n]) for k in fields))
+
+
+def test_replay_buffer_saves_without_copies_and_loads_old_checkpoints(tmp_path):
+    w = small_worker()
+    buf = ReplayBuffer(w.game, capacity=40, policy_width=8)
+    buf.add(w.play(min_samples=12))
+    state = buf.state_dict()
+    # tensors over the buffer's own memory: torch.save writes them without copying the samples
+    assert all(isinstance(state[k], torch.Tensor) for k in ("records", "seats", "pol_idx", "pol_p", "values"))
+    assert np.shares_memory(state["records"].numpy(), buf.records)
+    assert np.shares_memory(state["values"].numpy(), buf.values)
+    torch.save({"buffer": state}, tmp_path / "ckpt.pt")
+    back = ReplayBuffer(w.game, capacity=40, policy_width=8)
+    back.load_state_dict(torch.load(tmp_path / "ckpt.pt", weights_only=False, mmap=True)["buffer"])
+    assert _same_samples(buf, back)
+    # a checkpoint of the earlier format (copied numpy arrays, records as records) still loads
+    n = len(buf)
+    old = {k: getattr(buf, k)[:n].copy() for k in ("records", "seats", "pol_idx", "pol_p", "values")}
+    old.update(pos=buf.pos, size=n, added=buf.added)
+    older = ReplayBuffer(w.game, capacity=40, policy_width=8)
+    older.load_state_dict(old)
+    assert _same_samples(buf, older)
+
+
 def test_learner_fits_a_fixed_batch():
     w = small_worker()
     t = w.play(min_samples=16)
