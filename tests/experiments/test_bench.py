@@ -2,6 +2,8 @@
 
 import json
 
+import pytest
+
 from octagames.core import TERMINAL, Game
 from octagames.experiments.bench import BenchConfig, main, rules_loop
 
@@ -20,6 +22,8 @@ def test_the_rules_loop_plays_whole_games_and_counts_their_actions(monkeypatch):
             assert seen[-1] == TERMINAL  # the loop stopped at the end of the game
 
 
+# PettingZoo warns about its own module loader when the anchor (pettingzoo.classic.connect_four_v3) is imported
+@pytest.mark.filterwarnings("ignore:The old environment creation API:DeprecationWarning")
 def test_bench_writes_every_row_with_its_ratios(tmp_path):
     out = tmp_path / "bench.json"
     result = main(BenchConfig(games=("octrix",), seconds=0.05, batch_sizes=(1,), out=str(out)))
