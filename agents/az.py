@@ -219,6 +219,14 @@ class SearchConfig:
             unused. Play-time only, like ``belief_worlds``. A network that never ends the round
             (an untrained one can keep swapping) makes every rollout run to Achten's
             ``turn_cap`` (100 turns a player), which is slow.
+        rollout_policy: who plays this seat's later decisions in the belief rollouts:
+            ``"network"`` (its greedy policy) or ``"model"`` (the belief's model of the other
+            seats, Achten's compiled heuristic: the rollouts of the ``belief`` agent).
+        rollout_search_weight: with ``belief_rollouts``, the network's search also runs over the
+            same believed worlds (``simulations`` per decision), and this weight times each
+            action's share of its root visits is added to the action's rollout win rate
+            (wins / worlds, in [0, 1]); 0: the rollouts alone. A small weight lets the network
+            decide between actions the rollouts rate alike.
     """
 
     simulations: int = 64
@@ -233,6 +241,8 @@ class SearchConfig:
     prior_hint_weight: float = 0.5
     belief_worlds: int = 0
     belief_rollouts: bool = False
+    rollout_policy: str = "network"
+    rollout_search_weight: float = 0.0
 
     def __post_init__(self) -> None:
         if self.simulations < 0:
@@ -257,6 +267,16 @@ class SearchConfig:
         if self.belief_rollouts and self.belief_worlds < 1:
             raise ValueError("belief_rollouts=True needs belief_worlds >= 1 (the worlds the rollouts play out); "
                              f"got belief_worlds={self.belief_worlds}")
+        if self.rollout_policy not in ("network", "model"):
+            raise ValueError(f"rollout_policy={self.rollout_policy!r} is not valid; "
+                             "valid values: ['network', 'model']")
+        if self.rollout_search_weight < 0:
+            raise ValueError(f"rollout_search_weight={self.rollout_search_weight} is not valid; "
+                             "it must be >= 0")
+        if self.rollout_search_weight > 0 and (not self.belief_rollouts or self.simulations < 1):
+            raise ValueError(f"rollout_search_weight={self.rollout_search_weight} needs belief_rollouts=True "
+                             "and simulations >= 1 (the search it weighs); got "
+                             f"belief_rollouts={self.belief_rollouts}, simulations={self.simulations}")
 
     def nodes(self) -> int:
         """The tree capacity per game."""
@@ -666,10 +686,20 @@ class AZAgent(Agent):
             return int(legal[0])
         if self.search.belief_rollouts:
             assert self.belief is not None, "reset() first"
-            worlds = self.belief.believed_worlds(turn.game, turn.state, turn.seat, self.rng, self.search.belief_worlds)
-            wins = self.belief.rollout_wins(turn.game, worlds, turn.seat, [int(a) for a in legal],
-                                            self.greedy_policy(turn.game))
-            return int(legal[int(np.argmax(wins))])
+            g, seat, actions = turn.game, turn.seat, [int(a) for a in legal]
+            worlds = self.belief.believed_worlds(g, turn.state, seat, self.rng, self.search.belief_worlds)
+            policy = self.greedy_policy(g) if self.search.rollout_policy == "network" else None
+            score = self.belief.rollout_wins(g, worlds, seat, actions, policy) / len(worlds)
+            if self.search.rollout_search_weight > 0:  # the network's search over the same worlds
+                root = np.array(turn.state, dtype=g.dtype).reshape(1)
+                searched = np.array(worlds, dtype=g.dtype).reshape(-1, 1)
+                res = self.searcher(g).run(root, np.array([seat]), np.array([True]),
+                                           np.array([int(self.rng.integers(1 << 62))]), self.evaluate,
+                                           worlds=searched)
+                self.last = res
+                visits = res["visits"][0][actions]
+                score = score + self.search.rollout_search_weight * visits / max(visits.sum(), 1.0)
+            return actions[int(np.argmax(score))]
         if self.search.simulations == 0:
             priors, _ = self.evaluate(turn.observation[None, :].astype(np.float32), turn.legal_mask[None, :],
                                       np.array([turn.seat]))

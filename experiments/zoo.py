@@ -59,6 +59,10 @@ class ZooConfig:
     """default worlds drawn from the game's belief per decision (-1: the model file's; 0: none)"""
     belief_rollouts: bool = False
     """play by rollouts over the believed worlds, this seat's later moves by the network (see SearchConfig)"""
+    rollout_policy: str = ""
+    """who plays this seat's later moves in the rollouts: network or model ("": the model file's)"""
+    rollout_search_weight: float = -1.0
+    """weight of the network search's visit shares added to the rollout win rates (-1: the model file's)"""
     opponents: tuple[str, ...] = ("heuristic",)
     """evaluation opponents (agent specs)"""
     games: tuple[int, ...] = (400,)
@@ -109,7 +113,12 @@ def init_origin(spec: str) -> dict[str, Any]:
 def search_text(search: dict[str, Any]) -> str:
     """A card's default search in words: ``64 simulations, 8 per call, heuristic hint 0.8``."""
     if search.get("belief_rollouts"):
-        return f"rollouts over {search['belief_worlds']} believed worlds, its later moves by the network"
+        by = "the belief's model" if search.get("rollout_policy") == "model" else "the network"
+        text = f"rollouts over {search['belief_worlds']} believed worlds, its later moves by {by}"
+        if search.get("rollout_search_weight"):
+            text += (f", plus {search['rollout_search_weight']:g} x the visit shares of "
+                     f"{search['simulations']} network simulations over the same worlds")
+        return text
     text = f"{search['simulations']} simulations, {search['leaves_per_game']} per call"
     if search.get("belief_worlds"):
         text += f", {search['belief_worlds']} believed worlds"
@@ -164,6 +173,10 @@ def promote(cfg: ZooConfig) -> dict[str, Any]:
         changes["belief_worlds"] = cfg.belief_worlds
     if cfg.belief_rollouts:
         changes["belief_rollouts"] = True
+    if cfg.rollout_policy:
+        changes["rollout_policy"] = cfg.rollout_policy
+    if cfg.rollout_search_weight >= 0:
+        changes["rollout_search_weight"] = cfg.rollout_search_weight
     search = dataclasses.replace(search, **changes)
     meta = data.get("meta", {})
     init = init_origin(meta.get("config", {}).get("init_model", ""))  # before this entry's card is replaced

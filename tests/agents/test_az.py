@@ -331,6 +331,46 @@ def test_belief_rollouts_play_the_action_with_most_wins_under_the_networks_greed
         WorkerConfig(search=SearchConfig(belief_worlds=2, belief_rollouts=True))
 
 
+
+def test_belief_rollouts_by_the_model_with_the_network_search_as_a_tie_breaker():
+    from octagames.agents.belief_achten import believed_worlds, model_action, rollout_wins
+    g = Game("achten", deal_penalty=1)
+    torch.manual_seed(0)
+    net = PolicyValueNet(g.observation_size, g.num_actions, g.num_players, hidden=(16,))
+    w = 0.3
+    plain = AZAgent(net, SearchConfig(simulations=0, belief_worlds=4, belief_rollouts=True, rollout_policy="model"))
+    voted = AZAgent(net, SearchConfig(simulations=16, leaves_per_game=4, belief_worlds=4, belief_rollouts=True,
+                                      rollout_policy="model", rollout_search_weight=w))
+    checked = 0
+    for seed in range(3):  # rounds played by the model, so that the believed worlds fit at once
+        s = g.new_state(seed)
+        while g.current_player(s) == CHANCE:
+            g.play_chance(s)
+        while not g.is_terminal(s):
+            p = g.acting_player(s)
+            turn = make_turn(g, s, p, seed)
+            legal = [int(a) for a in turn.legal_actions]
+            if len(legal) > 1:
+                wins = rollout_wins(g, believed_worlds(g, s, p, np.random.default_rng(seed), 4), p, legal) / 4
+                plain.reset(g, p, seed)
+                assert plain.act(turn) == legal[int(np.argmax(wins))]  # the belief agent's choice
+                voted.reset(g, p, seed)
+                chosen = voted.act(turn)
+                visits = voted.last["visits"][0][legal]
+                assert visits.sum() > 0
+                assert chosen == legal[int(np.argmax(wins + w * visits / visits.sum()))]
+                checked += 1
+            g.apply_action(s, model_action(g, s, p))
+    assert checked >= 3
+    with pytest.raises(ValueError, match="rollout_policy='heuristic'"):
+        SearchConfig(belief_worlds=2, belief_rollouts=True, rollout_policy="heuristic")
+    with pytest.raises(ValueError, match="rollout_search_weight=-0.1"):
+        SearchConfig(belief_worlds=2, belief_rollouts=True, rollout_search_weight=-0.1)
+    with pytest.raises(ValueError, match="rollout_search_weight=0.1 needs belief_rollouts=True"):
+        SearchConfig(belief_worlds=2, rollout_search_weight=0.1)
+    with pytest.raises(ValueError, match="simulations=0"):
+        SearchConfig(simulations=0, belief_worlds=2, belief_rollouts=True, rollout_search_weight=0.1)
+
 class HighestLegal(RandomAgent):
     """Always the highest legal action; an out-of-range action when told to."""
 

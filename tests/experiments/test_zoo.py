@@ -67,6 +67,17 @@ def test_promote_writes_model_card_and_readme(tmp_path, monkeypatch):
     rolling = make_agent("zoo:achten", "achten").search
     assert (rolling.belief_worlds, rolling.belief_rollouts) == (4, True)
 
+    # rollouts by the belief's model, the network's search over the same worlds as a small vote
+    fourth = zoo.promote(zoo.ZooConfig(name="achten", model=str(tmp_path / "model.pt"), simulations=4,
+                                       belief_worlds=4, belief_rollouts=True, rollout_policy="model",
+                                       rollout_search_weight=0.1, opponents=("random",), games=(2,),
+                                       speed_games=1, out_dir=str(tmp_path / "eval"), progress=False))
+    assert (fourth["search"]["rollout_policy"], fourth["search"]["rollout_search_weight"]) == ("model", 0.1)
+    assert ("later moves by the belief's model, plus 0.1 x the visit shares of 4 network simulations"
+            in (tmp_path / "zoo" / "README.md").read_text())
+    voting = make_agent("zoo:achten", "achten").search
+    assert (voting.rollout_policy, voting.rollout_search_weight, voting.simulations) == ("model", 0.1, 4)
+
 
 @pytest.mark.parametrize("name", sorted(az.ZOO))
 def test_every_zoo_model_loads_and_plays_a_game(name):
