@@ -294,8 +294,22 @@ def test_an_agent_with_a_belief_plays_achten_and_refuses_games_without_one():
         WorkerConfig(search=SearchConfig(belief_worlds=2))
 
 
+def model_rounds(g: Game, seeds: range):
+    """Every decision ``(seed, state, seat, turn)`` of Achten rounds played by the model (the compiled
+    heuristic), so that a belief built on that model fits the other seat's moves at once."""
+    from octagames.agents.belief_achten import model_action
+    for seed in seeds:
+        s = g.new_state(seed)
+        while g.current_player(s) == CHANCE:
+            g.play_chance(s)
+        while not g.is_terminal(s):
+            p = g.acting_player(s)
+            yield seed, s, p, make_turn(g, s, p, seed)
+            g.apply_action(s, model_action(g, s, p))
+
+
 def test_belief_rollouts_play_the_action_with_most_wins_under_the_networks_greedy_policy():
-    from octagames.agents.belief_achten import believed_worlds, model_action, rollout_wins
+    from octagames.agents.belief_achten import believed_worlds, rollout_wins
     g = Game("achten", deal_penalty=1)
     torch.manual_seed(0)
     net = PolicyValueNet(g.observation_size, g.num_actions, g.num_players, hidden=(16,))
@@ -304,25 +318,18 @@ def test_belief_rollouts_play_the_action_with_most_wins_under_the_networks_greed
     assert res.records[0].games == 1
     policy = agent.greedy_policy(g)
     checked = 0
-    for seed in range(3):  # rounds played by the model, so that the believed worlds fit at once
-        s = g.new_state(seed)
-        while g.current_player(s) == CHANCE:
-            g.play_chance(s)
-        while not g.is_terminal(s):
-            p = g.acting_player(s)
-            turn = make_turn(g, s, p, seed)
-            priors, _ = agent.evaluate(turn.observation[None, :].astype(np.float32), turn.legal_mask[None, :],
-                                       np.array([p]))
-            greedy = int(np.argmax(np.where(turn.legal_mask > 0, priors[0], -1.0)))
-            assert policy(np.array([s], dtype=g.dtype), np.array([p]))[0] == greedy
-            if len(turn.legal_actions) > 1:
-                agent.reset(g, p, seed)
-                chosen = agent.act(turn)
-                worlds = believed_worlds(g, s, p, np.random.default_rng(seed), 4)
-                legal = [int(a) for a in turn.legal_actions]
-                assert chosen == legal[int(np.argmax(rollout_wins(g, worlds, p, legal, policy)))]
-                checked += 1
-            g.apply_action(s, model_action(g, s, p))
+    for seed, s, p, turn in model_rounds(g, range(3)):
+        priors, _ = agent.evaluate(turn.observation[None, :].astype(np.float32), turn.legal_mask[None, :],
+                                   np.array([p]))
+        greedy = int(np.argmax(np.where(turn.legal_mask > 0, priors[0], -1.0)))
+        assert policy(np.array([s], dtype=g.dtype), np.array([p]))[0] == greedy
+        if len(turn.legal_actions) > 1:
+            agent.reset(g, p, seed)
+            chosen = agent.act(turn)
+            worlds = believed_worlds(g, s, p, np.random.default_rng(seed), 4)
+            legal = [int(a) for a in turn.legal_actions]
+            assert chosen == legal[int(np.argmax(rollout_wins(g, worlds, p, legal, policy)))]
+            checked += 1
     assert checked >= 3
     with pytest.raises(ValueError, match="belief_rollouts=True needs belief_worlds"):
         SearchConfig(belief_rollouts=True)
@@ -333,7 +340,7 @@ def test_belief_rollouts_play_the_action_with_most_wins_under_the_networks_greed
 
 
 def test_belief_rollouts_by_the_model_with_the_network_search_as_a_tie_breaker():
-    from octagames.agents.belief_achten import believed_worlds, model_action, rollout_wins
+    from octagames.agents.belief_achten import believed_worlds, rollout_wins
     g = Game("achten", deal_penalty=1)
     torch.manual_seed(0)
     net = PolicyValueNet(g.observation_size, g.num_actions, g.num_players, hidden=(16,))
@@ -342,25 +349,18 @@ def test_belief_rollouts_by_the_model_with_the_network_search_as_a_tie_breaker()
     voted = AZAgent(net, SearchConfig(simulations=16, leaves_per_game=4, belief_worlds=4, belief_rollouts=True,
                                       rollout_policy="model", rollout_search_weight=w))
     checked = 0
-    for seed in range(3):  # rounds played by the model, so that the believed worlds fit at once
-        s = g.new_state(seed)
-        while g.current_player(s) == CHANCE:
-            g.play_chance(s)
-        while not g.is_terminal(s):
-            p = g.acting_player(s)
-            turn = make_turn(g, s, p, seed)
-            legal = [int(a) for a in turn.legal_actions]
-            if len(legal) > 1:
-                wins = rollout_wins(g, believed_worlds(g, s, p, np.random.default_rng(seed), 4), p, legal) / 4
-                plain.reset(g, p, seed)
-                assert plain.act(turn) == legal[int(np.argmax(wins))]  # the belief agent's choice
-                voted.reset(g, p, seed)
-                chosen = voted.act(turn)
-                visits = voted.last["visits"][0][legal]
-                assert visits.sum() > 0
-                assert chosen == legal[int(np.argmax(wins + w * visits / visits.sum()))]
-                checked += 1
-            g.apply_action(s, model_action(g, s, p))
+    for seed, s, p, turn in model_rounds(g, range(3)):
+        legal = [int(a) for a in turn.legal_actions]
+        if len(legal) > 1:
+            wins = rollout_wins(g, believed_worlds(g, s, p, np.random.default_rng(seed), 4), p, legal) / 4
+            plain.reset(g, p, seed)
+            assert plain.act(turn) == legal[int(np.argmax(wins))]  # the belief agent's choice
+            voted.reset(g, p, seed)
+            chosen = voted.act(turn)
+            visits = voted.last["visits"][0][legal]
+            assert visits.sum() > 0
+            assert chosen == legal[int(np.argmax(wins + w * visits / visits.sum()))]
+            checked += 1
     assert checked >= 3
     with pytest.raises(ValueError, match="rollout_policy='heuristic'"):
         SearchConfig(belief_worlds=2, belief_rollouts=True, rollout_policy="heuristic")
