@@ -58,7 +58,7 @@ class ZooConfig:
     belief_worlds: int = -1
     """default worlds drawn from the game's belief per decision (-1: the model file's; 0: none)"""
     belief_rollouts: bool = False
-    """play by rollouts over the believed worlds, this seat's later moves by the network (see SearchConfig)"""
+    """play by rollouts over the believed worlds, this seat's later moves by rollout_policy (see SearchConfig)"""
     rollout_policy: str = ""
     """who plays this seat's later moves in the rollouts: network or model ("": the model file's)"""
     rollout_search_weight: float = -1.0
