@@ -691,29 +691,30 @@ class AZAgent(Agent):
             policy = self.greedy_policy(g) if self.search.rollout_policy == "network" else None
             score = self.belief.rollout_wins(g, worlds, seat, actions, policy) / len(worlds)
             if self.search.rollout_search_weight > 0:  # the network's search over the same worlds
-                root = np.array(turn.state, dtype=g.dtype).reshape(1)
-                searched = np.array(worlds, dtype=g.dtype).reshape(-1, 1)
-                res = self.searcher(g).run(root, np.array([seat]), np.array([True]),
-                                           np.array([int(self.rng.integers(1 << 62))]), self.evaluate,
-                                           worlds=searched)
-                self.last = res
-                visits = res["visits"][0][actions]
+                visits = self._search(turn, worlds)["visits"][0][actions]
                 score = score + self.search.rollout_search_weight * visits / max(visits.sum(), 1.0)
             return actions[int(np.argmax(score))]
         if self.search.simulations == 0:
             priors, _ = self.evaluate(turn.observation[None, :].astype(np.float32), turn.legal_mask[None, :],
                                       np.array([turn.seat]))
             return int(np.argmax(np.where(turn.legal_mask > 0, priors[0], -1.0)))
-        s = self.searcher(turn.game)
-        state = np.array(turn.state, dtype=turn.game.dtype).reshape(1)
-        worlds = None
+        drawn = None
         if self.belief is not None:
             drawn = self.belief.believed_worlds(turn.game, turn.state, turn.seat, self.rng, self.search.belief_worlds)
-            worlds = np.array(drawn, dtype=turn.game.dtype).reshape(len(drawn), 1)
-        res = s.run(state, np.array([turn.seat]), np.array([True]), np.array([int(self.rng.integers(1 << 62))]),
-                    self.evaluate, worlds=worlds)
-        self.last = res
+        res = self._search(turn, drawn)
         return int(choose_actions(res["visits"], res["q"], 0.0, self.rng)[0])
+
+    def _search(self, turn: Turn, worlds: list[np.void] | None) -> dict[str, np.ndarray]:
+        """The network search of ``turn``'s decision (kept as :attr:`last`), searching ``worlds`` in turn
+        (believed worlds) or, with None, fresh uniform determinizations."""
+        g = turn.game
+        root = np.array(turn.state, dtype=g.dtype).reshape(1)
+        searched = None if worlds is None else np.array(worlds, dtype=g.dtype).reshape(len(worlds), 1)
+        seed = np.array([int(self.rng.integers(1 << 62))])
+        res = self.searcher(g).run(root, np.array([turn.seat]), np.array([True]), seed, self.evaluate,
+                                   worlds=searched)
+        self.last = res
+        return res
 
 
 # ----------------------------------------------------------------------------

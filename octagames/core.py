@@ -231,8 +231,6 @@ def out_of_range(checks: Iterable[tuple[str, Any, Any, Any]]) -> str:
             continue
         lo_a, hi_a = np.broadcast_to(lo, v.shape), np.broadcast_to(hi, v.shape)
         bad = np.flatnonzero((v < lo_a) | (v > hi_a))
-        if len(bad) == 0:
-            continue
         idx = np.unravel_index(int(bad[0]), v.shape)
         where = f"[{', '.join(str(int(i)) for i in idx)}]" if v.ndim else ""
         return f"{field}{where} = {int(v[idx])} is outside {int(lo_a[idx])}..{int(hi_a[idx])}"

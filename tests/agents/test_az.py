@@ -338,7 +338,6 @@ def test_belief_rollouts_play_the_action_with_most_wins_under_the_networks_greed
         WorkerConfig(search=SearchConfig(belief_worlds=2, belief_rollouts=True))
 
 
-
 def test_belief_rollouts_by_the_model_with_the_network_search_as_a_tie_breaker():
     from octagames.agents.belief_achten import believed_worlds, rollout_wins
     g = Game("achten", deal_penalty=1)
@@ -370,6 +369,7 @@ def test_belief_rollouts_by_the_model_with_the_network_search_as_a_tie_breaker()
         SearchConfig(belief_worlds=2, rollout_search_weight=0.1)
     with pytest.raises(ValueError, match="simulations=0"):
         SearchConfig(simulations=0, belief_worlds=2, belief_rollouts=True, rollout_search_weight=0.1)
+
 
 class HighestLegal(RandomAgent):
     """Always the highest legal action; an out-of-range action when told to."""
