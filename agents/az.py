@@ -49,8 +49,8 @@ from torch import nn
 
 from octagames.agents.base import Agent, Turn
 from octagames.agents.imitation import observations
-from octagames.agents.mcts import (DEFAULT_EVALUATORS, clear_trees, mix_root_noise, new_trees, root_stats,
-                                   search_kernels)
+from octagames.agents.mcts import (DEFAULT_EVALUATORS, PLAYOUT_POLICIES, clear_trees, mix_root_noise, new_trees,
+                                   playout_policy, random_policy, returns_value, root_stats, search_kernels)
 from octagames.agents.ppo import ACTIVATIONS, SparseInputLinear, layer_init, masked_logits, mlp, sparse_entries
 from octagames.agents.registry import make_agent
 from octagames.core import Game, mix64
@@ -227,6 +227,12 @@ class SearchConfig:
             action's share of its root visits is added to the action's rollout win rate
             (wins / worlds, in [0, 1]); 0: the rollouts alone. A small weight lets the network
             decide between actions the rollouts rate alike.
+        playout_mix: weight, in every leaf's value, of a playout from the leaf to the end of the
+            game by the game's compiled heuristic for every seat
+            (:data:`~octagames.agents.mcts.PLAYOUT_POLICIES`: Achten, Octa), worth its outcome
+            under ``objective``; the value so far (the network's, with ``leaf_value_mix``)
+            keeps ``1 - playout_mix``. The value of AlphaGo's search: a learned value and a fast
+            rollout, mixed. 0: no playouts; a game without such a policy refuses a positive mix.
     """
 
     simulations: int = 64
@@ -243,6 +249,7 @@ class SearchConfig:
     belief_rollouts: bool = False
     rollout_policy: str = "network"
     rollout_search_weight: float = 0.0
+    playout_mix: float = 0.0
 
     def __post_init__(self) -> None:
         if self.simulations < 0:
@@ -260,6 +267,8 @@ class SearchConfig:
             raise ValueError(f"max_nodes={self.max_nodes} is not valid; it must be >= 0 (0: automatic)")
         if not 0.0 <= self.leaf_value_mix <= 1.0:
             raise ValueError(f"leaf_value_mix={self.leaf_value_mix} is not valid; it must be in [0, 1]")
+        if not 0.0 <= self.playout_mix <= 1.0:
+            raise ValueError(f"playout_mix={self.playout_mix} is not valid; it must be in [0, 1]")
         if not 0.0 <= self.prior_hint_weight <= 1.0:
             raise ValueError(f"prior_hint_weight={self.prior_hint_weight} is not valid; it must be in [0, 1]")
         if self.belief_worlds < 0:
@@ -332,10 +341,19 @@ class PriorHint:
         self.game, self.weight = game, float(weight)
         self.agent = make_agent(spec, game.name)
         self.agent.reset(game, 0, seed)
+        # the heuristic of a game with a compiled port (PLAYOUT_POLICIES) is asked in one compiled call
+        self.compiled = search_kernels(game.kernel_module, policy=playout_policy(game.name)).policy_many \
+            if spec == "heuristic" and game.name in PLAYOUT_POLICIES else None
 
     def choices(self, records: np.ndarray, players: np.ndarray, obs: np.ndarray, masks: np.ndarray) -> np.ndarray:
         """The agent's action in each record for its seat; -1 where it named an illegal one."""
         out = np.full(len(records), -1, np.int64)
+        if self.compiled is not None:
+            self.compiled(np.array(records, copy=True), np.asarray(players, np.int64), masks, out)
+            ok = out >= 0
+            ok[ok] = masks[np.flatnonzero(ok), out[ok]] != 0
+            out[~ok] = -1
+            return out
         for i in range(len(records)):
             turn = Turn(game=self.game, seat=int(players[i]), state=records[i:i + 1].copy()[0],
                         observation=obs[i], legal_mask=masks[i])
@@ -387,8 +405,11 @@ class BatchedSearch:
         self.value_fn = leaf_value_function(game) if self.config.leaf_value_mix > 0 else None
         self.hint = PriorHint(game, self.config.prior_hint, self.config.prior_hint_weight) \
             if self.config.prior_hint else None
-        self.kernels = search_kernels(game.kernel_module, value=self.value_fn) if self.value_fn is not None \
-            else search_kernels(game.kernel_module)
+        # the heuristic playouts of playout_mix (a game without them refuses the mix by name)
+        self.playout = playout_policy(game.name) if self.config.playout_mix > 0 else None
+        self.kernels = search_kernels(game.kernel_module,
+                                      policy=random_policy if self.playout is None else self.playout,
+                                      value=returns_value if self.value_fn is None else self.value_fn)
         nodes = self.config.nodes()
         P, A, D = game.info.max_players, game.num_actions, game.observation_size
         self.tree = new_trees(self.B, nodes, P)
@@ -405,6 +426,8 @@ class BatchedSearch:
         self.rets = np.zeros((R, P), np.float64)
         self.priors = np.zeros((R, A), np.float64)
         self.known = np.zeros((R, P), np.float64)
+        self.played = np.zeros((R, P), np.float64)
+        self.finished = np.zeros(R, np.uint8)
         self.u = np.zeros((R, P), np.float64)
         self.rngs = np.zeros(self.B, np.uint64)
         self._mask = np.zeros(A, np.uint8)
@@ -502,6 +525,13 @@ class BatchedSearch:
                 self.kernels.leaf_values_many(self.works, status, evalp, self.known)
                 known = np.clip((self.known[net_rows, :P] - self.lo) / (self.hi - self.lo), 0.0, 1.0)
                 u[net_rows, :P] = (1.0 - mix) * u[net_rows, :P] + mix * known
+            if self.playout is not None:  # after the leaf value, which reads the leaf itself
+                mix = self.config.playout_mix
+                self.kernels.playouts_many(self.works, status, evalp, self._mask, self.game.max_game_length,
+                                           self.played, self.finished)
+                played = outcome_values(self.played[net_rows], P, self.config.objective, self.lo, self.hi)
+                played[self.finished[net_rows] == 0] = 0.5  # not over in the game's bound: no verdict
+                u[net_rows, :P] = (1.0 - mix) * u[net_rows, :P] + mix * played
         if len(end_rows):
             u[end_rows, :P] = outcome_values(self.rets[end_rows], P, self.config.objective, self.lo, self.hi)
         self.kernels.backup_many(k, *t[:10], self.paths, self.stats, status, o["plen"][:R], o["nst"][:R],

@@ -365,8 +365,10 @@ class SearchKernels(NamedTuple):
     ``descend_many`` and ``backup_many`` search many trees (:func:`new_trees`) in
     lockstep with a Python policy/value function between them (the batched
     search of :mod:`octagames.agents.az`); ``leaf_values_many`` applies the
-    compiled leaf value to their leaves; ``observe_many`` writes the
-    observations and legal masks of many records (its training batches).
+    compiled leaf value to their leaves, ``playouts_many`` plays them out with
+    the playout policy and ``policy_many`` asks that policy for one action in
+    many records; ``observe_many`` writes the observations and legal
+    masks of many records (its training batches).
     """
 
     descend: Any
@@ -378,6 +380,8 @@ class SearchKernels(NamedTuple):
     backup_many: Any = None
     leaf_values_many: Any = None
     observe_many: Any = None
+    playouts_many: Any = None
+    policy_many: Any = None
 
 
 def _importable(fn: Any, what: str) -> tuple[str, str]:
@@ -415,7 +419,8 @@ def search_kernels(module: ModuleType | str, policy: Any = random_policy,
     gen = specialize("octagames.agents._mcts_template", game=name, policy=f"{pmod}:{pname}",
                      value=f"{vmod}:{vname}")
     return SearchKernels(gen.descend, gen.rollout, gen.backup, gen.expand_priors, gen.run, gen.descend_many,
-                         gen.backup_many, gen.leaf_values_many, gen.observe_many)
+                         gen.backup_many, gen.leaf_values_many, gen.observe_many, gen.playouts_many,
+                         gen.policy_many)
 
 
 # ------------------------------------------------------------------ evaluators
@@ -559,6 +564,30 @@ DEFAULT_EVALUATORS: dict[str, tuple[str, str]] = {
 """Game knowledge :class:`MCTSAgent` searches with by default: a compiled leaf value
 (:class:`CompiledValue`) or a compiled playout policy (:class:`CompiledRollout`),
 as ``(kind, "module:function")``."""
+
+PLAYOUT_POLICIES: dict[str, str] = {
+    "achten": "octagames.agents.heuristic_achten:achten_playout",
+    "octa": "octagames.agents.heuristic_octa:octa_playout",
+}
+"""The compiled heuristic of a game as a playout policy ``"module:function"``
+(``policy(s, player, mask, n_legal) -> action``): what ``mcts:<n>:heuristic``
+plays its playouts with, and the AlphaZero search's
+:attr:`~octagames.agents.az.SearchConfig.playout_mix`."""
+
+
+def playout_policy(game: str) -> Any:
+    """The compiled heuristic playout policy of the game named ``game`` (:data:`PLAYOUT_POLICIES`).
+
+    Raises:
+        ValueError: the game has none.
+    """
+    spec = PLAYOUT_POLICIES.get(game)
+    if spec is None:
+        raise ValueError(f"game {game!r} has no compiled heuristic playout policy; "
+                         f"games with one: {sorted(PLAYOUT_POLICIES)}")
+    mod, name = spec.split(":")
+    return getattr(importlib.import_module(mod), name)
+
 
 DEFAULT_EXPLORATION: dict[str, float] = {"achten": 0.35}
 """The exploration constant of a game when :attr:`MCTSConfig.exploration` is None
@@ -783,7 +812,9 @@ def _factory(game: str, arg: str | None) -> Agent:
         return MCTSAgent()
     parts = arg.split(":")
     usage = ("the argument is the number of simulations, then optionally ':random' (random playouts "
-             "in every game), ':win' (objective='win') and ':c=<exploration>', as in mcts:2000:win:c=0.5")
+             "in every game), ':heuristic' (playouts by the game's compiled heuristic: "
+             f"{', '.join(sorted(PLAYOUT_POLICIES))}), ':win' (objective='win') and ':c=<exploration>', "
+             "as in mcts:2000:win:c=0.5")
     try:
         sims = int(parts[0])
     except ValueError as e:
@@ -793,6 +824,11 @@ def _factory(game: str, arg: str | None) -> Agent:
     for part in parts[1:]:
         if part == "random":
             evaluator = RandomRollout()
+        elif part == "heuristic":
+            try:
+                evaluator = CompiledRollout(playout_policy(game))
+            except ValueError as e:
+                raise ValueError(f"agent 'mcts:{arg}': {e}") from e
         elif part == "win":
             options["objective"] = "win"
         elif part.startswith("c="):

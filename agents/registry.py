@@ -78,7 +78,7 @@ AGENTS: dict[str, AgentEntry] = {
     "random": AgentEntry(_random, "uniformly random legal actions"),
     "heuristic": AgentEntry(_heuristic, "the game's hand-written heuristic"),
     "mcts": AgentEntry("octagames.agents.mcts:_factory",
-                       "compiled MCTS: mcts[:<simulations>][:random][:win][:c=<exploration>]"),
+                       "compiled MCTS: mcts[:<simulations>][:random|:heuristic][:win][:c=<exploration>]"),
     "belief": AgentEntry("octagames.agents.belief_achten:_factory",
                          "rollouts over deals that fit the other seats' moves: belief[:<worlds>] (achten only)"),
     "cfr": AgentEntry("octagames.agents.cfr_agent:_factory",
