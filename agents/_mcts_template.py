@@ -333,32 +333,6 @@ def leaf_values_many(works, status, evalp, out):
 
 
 @nb.njit(cache=True, nogil=True)
-def playouts_many(works, status, evalp, mask, max_steps, rets, finished):
-    """Play every work record of :func:`descend_many` that the network evaluates to its end with
-    the playout policy (at most ``max_steps`` actions; the records are changed): its returns in
-    ``rets[r]`` and ``finished[r] = 1`` when it ended (zeros elsewhere)."""
-    for r in range(status.shape[0]):
-        rets[r, :] = 0.0
-        finished[r] = 0
-        if status[r] >= 0 and evalp[r] >= 0:
-            s = works[r]
-            rollout(s, mask, max_steps)
-            if game.current_player(s) == TERMINAL:
-                game.returns(s, rets[r])
-                finished[r] = 1
-
-
-@nb.njit(cache=True, nogil=True)
-def policy_many(records, seats, masks, out):
-    """The playout policy's action for ``seats[r]`` in every record (the records' RNGs advance)."""
-    for r in range(records.shape[0]):
-        n = 0
-        for a in range(masks.shape[1]):
-            n += masks[r, a] != 0
-        out[r] = policy(records[r], seats[r], masks[r], n) if n > 0 else -1
-
-
-@nb.njit(cache=True, nogil=True)
 def observe_many(records, seats, obs, masks):
     """The observation and legal mask of seat ``seats[r]`` in ``records[r]``, for every row
     (training batches of the records a replay buffer stores)."""

@@ -50,7 +50,7 @@ from torch import nn
 from octagames.agents.base import Agent, Turn
 from octagames.agents.imitation import observations
 from octagames.agents.mcts import (DEFAULT_EVALUATORS, PLAYOUT_POLICIES, clear_trees, mix_root_noise, new_trees,
-                                   playout_policy, random_policy, returns_value, root_stats, search_kernels)
+                                   playout_kernels, playout_policy, root_stats, search_kernels)
 from octagames.agents.ppo import ACTIVATIONS, SparseInputLinear, layer_init, masked_logits, mlp, sparse_entries
 from octagames.agents.registry import make_agent
 from octagames.core import Game, mix64
@@ -342,7 +342,7 @@ class PriorHint:
         self.agent = make_agent(spec, game.name)
         self.agent.reset(game, 0, seed)
         # the heuristic of a game with a compiled port (PLAYOUT_POLICIES) is asked in one compiled call
-        self.compiled = search_kernels(game.kernel_module, policy=playout_policy(game.name)).policy_many \
+        self.compiled = playout_kernels(game.kernel_module, playout_policy(game.name)).policy_many \
             if spec == "heuristic" and game.name in PLAYOUT_POLICIES else None
 
     def choices(self, records: np.ndarray, players: np.ndarray, obs: np.ndarray, masks: np.ndarray) -> np.ndarray:
@@ -407,9 +407,10 @@ class BatchedSearch:
             if self.config.prior_hint else None
         # the heuristic playouts of playout_mix (a game without them refuses the mix by name)
         self.playout = playout_policy(game.name) if self.config.playout_mix > 0 else None
-        self.kernels = search_kernels(game.kernel_module,
-                                      policy=random_policy if self.playout is None else self.playout,
-                                      value=returns_value if self.value_fn is None else self.value_fn)
+        self.kernels = search_kernels(game.kernel_module, value=self.value_fn) if self.value_fn is not None \
+            else search_kernels(game.kernel_module)
+        self.playouts = playout_kernels(game.kernel_module, self.playout).playouts_many \
+            if self.playout is not None else None
         nodes = self.config.nodes()
         P, A, D = game.info.max_players, game.num_actions, game.observation_size
         self.tree = new_trees(self.B, nodes, P)
@@ -527,7 +528,7 @@ class BatchedSearch:
                 u[net_rows, :P] = (1.0 - mix) * u[net_rows, :P] + mix * known
             if self.playout is not None:  # after the leaf value, which reads the leaf itself
                 mix = self.config.playout_mix
-                self.kernels.playouts_many(self.works, status, evalp, self._mask, self.game.max_game_length,
+                self.playouts(self.works, status, evalp, self._mask, self.game.max_game_length,
                                            self.played, self.finished)
                 played = outcome_values(self.played[net_rows], P, self.config.objective, self.lo, self.hi)
                 played[self.finished[net_rows] == 0] = 0.5  # not over in the game's bound: no verdict

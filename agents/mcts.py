@@ -365,9 +365,7 @@ class SearchKernels(NamedTuple):
     ``descend_many`` and ``backup_many`` search many trees (:func:`new_trees`) in
     lockstep with a Python policy/value function between them (the batched
     search of :mod:`octagames.agents.az`); ``leaf_values_many`` applies the
-    compiled leaf value to their leaves, ``playouts_many`` plays them out with
-    the playout policy and ``policy_many`` asks that policy for one action in
-    many records; ``observe_many`` writes the observations and legal
+    compiled leaf value to their leaves; ``observe_many`` writes the observations and legal
     masks of many records (its training batches).
     """
 
@@ -380,8 +378,6 @@ class SearchKernels(NamedTuple):
     backup_many: Any = None
     leaf_values_many: Any = None
     observe_many: Any = None
-    playouts_many: Any = None
-    policy_many: Any = None
 
 
 def _importable(fn: Any, what: str) -> tuple[str, str]:
@@ -419,8 +415,16 @@ def search_kernels(module: ModuleType | str, policy: Any = random_policy,
     gen = specialize("octagames.agents._mcts_template", game=name, policy=f"{pmod}:{pname}",
                      value=f"{vmod}:{vname}")
     return SearchKernels(gen.descend, gen.rollout, gen.backup, gen.expand_priors, gen.run, gen.descend_many,
-                         gen.backup_many, gen.leaf_values_many, gen.observe_many, gen.playouts_many,
-                         gen.policy_many)
+                         gen.backup_many, gen.leaf_values_many, gen.observe_many)
+
+
+def playout_kernels(module: ModuleType | str, policy: Any) -> ModuleType:
+    """``playouts_many`` and ``policy_many`` of a rules module and a compiled playout ``policy``
+    (the template :mod:`octagames.agents._playout_template`, specialised and cached like
+    :func:`search_kernels`): the heuristic playouts and prior hint of the AlphaZero search."""
+    pmod, pname = _importable(policy, "policy")
+    name = module if isinstance(module, str) else module.__name__
+    return specialize("octagames.agents._playout_template", game=name, policy=f"{pmod}:{pname}")
 
 
 # ------------------------------------------------------------------ evaluators

@@ -55,6 +55,10 @@ class ZooConfig:
     """default weight of the game's compiled leaf value (-1: the model file's)"""
     prior_hint_weight: float = -1.0
     """default share of the priors given to the model's prior hint (-1: the model file's)"""
+    playout_mix: float = -1.0
+    """default weight of a heuristic playout's outcome in every leaf value (-1: the model file's)"""
+    c_puct: float = -1.0
+    """default PUCT constant (-1: the model file's)"""
     belief_worlds: int = -1
     """default worlds drawn from the game's belief per decision (-1: the model file's; 0: none)"""
     belief_rollouts: bool = False
@@ -124,6 +128,10 @@ def search_text(search: dict[str, Any]) -> str:
         text += f", {search['belief_worlds']} believed worlds"
     if search.get("prior_hint"):
         text += f", {search['prior_hint']} hint {search['prior_hint_weight']:g}"
+    if search.get("playout_mix"):
+        text += f", heuristic playouts {search['playout_mix']:g} of every leaf value"
+    if search.get("c_puct") is not None:
+        text += f", c_puct {search['c_puct']:g}"
     return text
 
 
@@ -169,6 +177,10 @@ def promote(cfg: ZooConfig) -> dict[str, Any]:
         changes["leaf_value_mix"] = cfg.leaf_value_mix
     if cfg.prior_hint_weight >= 0:
         changes["prior_hint_weight"] = cfg.prior_hint_weight
+    if cfg.playout_mix >= 0:
+        changes["playout_mix"] = cfg.playout_mix
+    if cfg.c_puct >= 0:
+        changes["c_puct"] = cfg.c_puct
     if cfg.belief_worlds >= 0:
         changes["belief_worlds"] = cfg.belief_worlds
     if cfg.belief_rollouts:

@@ -8,7 +8,7 @@ from octagames.agents.az import BatchedSearch, PriorHint, SearchConfig
 from octagames.agents.base import make_turn
 from octagames.agents.heuristic_achten import achten_playout
 from octagames.agents.heuristic_octa import OctaHeuristicAgent, octa_playout
-from octagames.agents.mcts import CompiledRollout, search_kernels
+from octagames.agents.mcts import CompiledRollout, playout_kernels
 from octagames.agents.registry import make_agent
 from octagames.core import Game
 from octagames.octa import en, nl
@@ -105,7 +105,7 @@ def test_playouts_many_plays_each_leaf_out_like_the_heuristic_in_python():
     expected = [g.clone(w) for w in works]
     for s in expected:
         _heuristic_moves(g, s)
-    kernels = search_kernels(g.kernel_module, policy=octa_playout)
+    kernels = playout_kernels(g.kernel_module, octa_playout)
     status = np.array([1, 1, -1], np.int64)  # the third row belongs to an inactive game
     evalp = np.array([g.acting_player(w) for w in works], np.int64)
     rets = np.full((3, 2), 7.0)
