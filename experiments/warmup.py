@@ -8,7 +8,7 @@ one-time compile took. Each game is exercised through every face a user starts
 with (the rules API, the vector env, the PettingZoo AEC and Parallel envs, the
 OpenSpiel game when pyspiel is installed, MCTS with its default evaluator and with a
 network's priors, the batched network search of the zoo agents and train_az when
-torch is installed), so that the first call in any later process loads compiled
+torch is installed, with the compiled heuristic's playouts where a game has one), so that the first call in any later process loads compiled
 code from the cache (:mod:`octagames.specialize`) instead of compiling it. A game whose
 configs compile different kernels is warmed once per such config
 (the game's ``KERNEL_CONFIGS``: Octa's English and Dutch rulebooks), and the time of
@@ -29,7 +29,7 @@ from typing import Any
 import numpy as np
 
 from octagames.agents.base import make_turn
-from octagames.agents.mcts import MCTS, MCTSAgent, MCTSConfig, PolicyValue
+from octagames.agents.mcts import MCTS, PLAYOUT_POLICIES, MCTSAgent, MCTSConfig, PolicyValue
 from octagames.core import GAME_NAMES, Game, load_module
 from octagames.envs.vector import cpu_count, make
 from octagames.experiments.cli import config_or_defaults
@@ -106,8 +106,8 @@ def first_call(game: str, face: str, **config: Any) -> None:
         MCTS(g, MCTSConfig(num_simulations=4, batch_size=2), uniform).search(s, g.acting_player(s), 0)
     elif face == "az":
         # the network search of az: and zoo: agents and of train_az, with and without the game's
-        # compiled leaf value (Achten's and Octiles' zoo models mix it in), and the observations
-        # of the replay buffer
+        # compiled leaf value (Achten's and Octiles' zoo models mix it in), the observations of the
+        # replay buffer, and the compiled heuristic's playouts and hint where the game has one
         from octagames.agents.az import BatchedSearch, SearchConfig, leaf_value_function  # needs torch
 
         g = Game(game, **config)
@@ -120,6 +120,11 @@ def first_call(game: str, face: str, **config: Any) -> None:
                 mask.astype(np.float64), np.full((len(mask), g.num_players), 0.5)))
             search.kernels.observe_many(roots.copy(), seats, np.zeros((1, g.observation_size), np.float32),
                                         np.zeros((1, g.num_actions), np.uint8))
+        if g.name in PLAYOUT_POLICIES:  # the heuristic playouts and hint of the Octa zoo models
+            search = BatchedSearch(g, 1, SearchConfig(simulations=4, leaves_per_game=2, playout_mix=1.0,
+                                                      prior_hint="heuristic"))
+            search.run(roots, seats, np.array([True]), np.array([0]), lambda obs, mask, players: (
+                mask.astype(np.float64), np.full((len(mask), g.num_players), 0.5)))
     else:
         raise ValueError(f"face={face!r} is not valid; valid values: {list(FACES)}")
 

@@ -57,3 +57,17 @@ def test_the_rules_and_vector_faces_reach_the_entry_points_users_hit_later(monke
     assert sorted(calls) == ["from_bytes", "sample_chance", "truncated"]
     first_call("octrix", "vector")
     assert calls[-1] == "set_state"
+
+
+def test_the_az_face_compiles_the_heuristic_playouts_where_a_game_has_them(monkeypatch):
+    import octagames.agents.az as az
+
+    bound = []
+    real = az.playout_kernels
+    monkeypatch.setattr(az, "playout_kernels", lambda module, policy: bound.append((module, policy)) or real(
+        module, policy))
+    first_call("octrix", "az")
+    assert bound == []
+    first_call("octa", "az", rules="en")
+    assert [p.__name__ for _, p in bound] == ["octa_playout", "octa_playout"]  # the playouts and the hint
+    assert all(m == Game("octa", rules="en").kernel_module for m, _ in bound)
