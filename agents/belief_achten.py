@@ -202,9 +202,10 @@ Policy = Callable[[np.ndarray, np.ndarray], np.ndarray]
 """``policy(records[n], seats[n]) -> actions[n]``: legal actions of ``seats`` in a batch of records."""
 
 
-def rollout_wins(game: Game, worlds: Sequence[np.void], seat: int, legal: Sequence[int],
-                 policy: Policy | None = None) -> np.ndarray:
-    """``seat``'s wins per legal action, summed over ``worlds`` (the arena's rule, :func:`win_values`).
+def rollout_values(game: Game, worlds: Sequence[np.void], seat: int, legal: Sequence[int],
+                   policy: Policy | None = None) -> np.ndarray:
+    """``values[w, i]``: ``seat``'s win (the arena's rule, :func:`win_values`) in world ``w`` when it
+    plays ``legal[i]``.
 
     Every legal action is played in every world, then the round is played to its end: the other
     seats by the model (:func:`model_action`), ``seat``'s later decisions by ``policy`` (None: the
@@ -231,11 +232,17 @@ def rollout_wins(game: Game, worlds: Sequence[np.void], seat: int, legal: Sequen
             for j, a in zip(waiting, policy(records, np.full(len(waiting), seat, np.int64))):
                 game.apply_action(games[j], int(a))
         live = waiting
-    wins, win = np.zeros(len(legal)), np.zeros(P)
+    values, win = np.zeros((len(worlds), len(legal))), np.zeros(P)
     for j, c in enumerate(games):
         win_values(game.returns(c), P, win)
-        wins[j % len(legal)] += win[seat]
-    return wins
+        values[j // len(legal), j % len(legal)] = win[seat]
+    return values
+
+
+def rollout_wins(game: Game, worlds: Sequence[np.void], seat: int, legal: Sequence[int],
+                 policy: Policy | None = None) -> np.ndarray:
+    """``seat``'s wins per legal action, summed over ``worlds`` (:func:`rollout_values`)."""
+    return rollout_values(game, worlds, seat, legal, policy).sum(axis=0)
 
 
 def _factory(game: str, arg: str | None) -> Agent:

@@ -421,7 +421,8 @@ def search_kernels(module: ModuleType | str, policy: Any = random_policy,
 def playout_kernels(module: ModuleType | str, policy: Any) -> ModuleType:
     """``playouts_many`` and ``policy_many`` of a rules module and a compiled playout ``policy``
     (the template :mod:`octagames.agents._playout_template`, specialised and cached like
-    :func:`search_kernels`): the heuristic playouts and prior hint of the AlphaZero search."""
+    :func:`search_kernels`): the heuristic playouts and prior hint of the AlphaZero search, and
+    ``rollout_values``, the paired rollouts of :mod:`octagames.agents.rollouts`."""
     pmod, pname = _importable(policy, "policy")
     name = module if isinstance(module, str) else module.__name__
     return specialize("octagames.agents._playout_template", game=name, policy=f"{pmod}:{pname}")

@@ -81,6 +81,9 @@ AGENTS: dict[str, AgentEntry] = {
                        "compiled MCTS: mcts[:<simulations>][:random|:heuristic][:win][:c=<exploration>]"),
     "belief": AgentEntry("octagames.agents.belief_achten:_factory",
                          "rollouts over deals that fit the other seats' moves: belief[:<worlds>] (achten only)"),
+    "rollout": AgentEntry("octagames.agents.rollouts:_factory",
+                          "the compiled heuristic, improved where paired rollouts clearly disagree: "
+                          "rollout[:<worlds>][:m=<margin>] (achten, octa)"),
     "cfr": AgentEntry("octagames.agents.cfr_agent:_factory",
                       "MCCFR average policy: cfr[:<iterations>][:external] or cfr:<checkpoint.npz>"),
     "oracle": AgentEntry("octagames.agents.octrix_solver:_factory",

@@ -30,6 +30,7 @@ import numpy as np
 
 from octagames.agents.base import make_turn
 from octagames.agents.mcts import MCTS, PLAYOUT_POLICIES, MCTSAgent, MCTSConfig, PolicyValue
+from octagames.agents.rollouts import believed_worlds, rollout_values
 from octagames.core import GAME_NAMES, Game, load_module
 from octagames.envs.vector import cpu_count, make
 from octagames.experiments.cli import config_or_defaults
@@ -125,6 +126,9 @@ def first_call(game: str, face: str, **config: Any) -> None:
                                                       prior_hint="heuristic"))
             search.run(roots, seats, np.array([True]), np.array([0]), lambda obs, mask, players: (
                 mask.astype(np.float64), np.full((len(mask), g.num_players), 0.5)))
+            # the paired rollouts of the rollout agent and of zoo:octa-en / zoo:octa-nl
+            p = int(seats[0])
+            rollout_values(g, believed_worlds(g, s, p, np.random.default_rng(0), 2), p, list(g.legal_actions(s)))
     else:
         raise ValueError(f"face={face!r} is not valid; valid values: {list(FACES)}")
 

@@ -62,12 +62,17 @@ def test_the_rules_and_vector_faces_reach_the_entry_points_users_hit_later(monke
 def test_the_az_face_compiles_the_heuristic_playouts_where_a_game_has_them(monkeypatch):
     import octagames.agents.az as az
 
-    bound = []
-    real = az.playout_kernels
+    import octagames.experiments.warmup as warmup
+
+    bound, rolled = [], []
+    real, real_rollouts = az.playout_kernels, warmup.rollout_values
     monkeypatch.setattr(az, "playout_kernels", lambda module, policy: bound.append((module, policy)) or real(
         module, policy))
+    monkeypatch.setattr(warmup, "rollout_values", lambda g, worlds, seat, legal: rolled.append(
+        (g.config.rules, len(worlds), len(legal))) or real_rollouts(g, worlds, seat, legal))
     first_call("octrix", "az")
-    assert bound == []
+    assert bound == [] and rolled == []
     first_call("octa", "az", rules="en")
     assert [p.__name__ for _, p in bound] == ["octa_playout", "octa_playout"]  # the playouts and the hint
     assert all(m == Game("octa", rules="en").kernel_module for m, _ in bound)
+    assert len(rolled) == 1 and rolled[0][:2] == ("en", 2) and rolled[0][2] >= 1  # the paired rollouts
