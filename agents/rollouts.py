@@ -44,6 +44,10 @@ from octagames.core import Game
 
 _KERNELS: dict[str, ModuleType] = {}
 
+NETWORK_ROLLOUTS = False
+"""The playouts are compiled: a network cannot play this seat's later moves in them
+(:attr:`~octagames.agents.az.SearchConfig.rollout_policy` must be ``"model"``)."""
+
 
 def check_game(game: Game, who: str = "the heuristic rollouts") -> None:
     """Refuse games without a compiled heuristic (:data:`~octagames.agents.mcts.PLAYOUT_POLICIES`)."""
@@ -126,7 +130,8 @@ def paired_choice(values: np.ndarray, base: int, margin: float, vote: np.ndarray
     a vote ``base`` keeps every tie.
 
     Args:
-        values: ``(worlds, actions)`` win values, one row per world.
+        values: ``(worlds, actions)`` win values, one row per world; NaN where an action did not
+            play that world (:func:`pruned_values`): its statistics use the worlds it played.
         base: the index of the default action (the heuristic's choice).
         margin: standard errors a candidate's mean difference must exceed (0: any gain).
         vote: optional ``(actions,)`` bonus added among the candidates.
@@ -135,9 +140,7 @@ def paired_choice(values: np.ndarray, base: int, margin: float, vote: np.ndarray
         raise ValueError(f"margin={margin} is not valid; it must be >= 0")
     if not 0 <= base < values.shape[1]:
         raise ValueError(f"base={base} is not valid; values have {values.shape[1]} actions")
-    d = values - values[:, base:base + 1]
-    mean = d.mean(axis=0)
-    se = d.std(axis=0, ddof=1) / np.sqrt(len(d)) if len(d) > 1 else np.zeros(len(mean))
+    mean, se = paired_stats(values, base)
     candidate = (mean > margin * se) & (mean > 0)
     candidate[base] = True
     score = np.where(candidate, mean + (0.0 if vote is None else vote), -np.inf)
@@ -145,6 +148,50 @@ def paired_choice(values: np.ndarray, base: int, margin: float, vote: np.ndarray
     if score[base] >= best:
         return base
     return int(np.flatnonzero(score == best)[0])
+
+
+def paired_stats(values: np.ndarray, base: int) -> tuple[np.ndarray, np.ndarray]:
+    """Every action's mean paired difference to action ``base`` and its standard error, over the worlds
+    (rows) it played (NaN rows of ``values`` are left out; one world gives a standard error of 0)."""
+    d = values - values[:, base:base + 1]
+    n = np.sum(~np.isnan(d), axis=0)
+    full = np.where(np.isnan(d), 0.0, d)
+    mean = full.sum(axis=0) / np.maximum(n, 1)
+    var = np.where(np.isnan(d), 0.0, (d - mean) ** 2).sum(axis=0) / np.maximum(n - 1, 1)
+    return mean, np.sqrt(var / np.maximum(n, 1))
+
+
+def pruned_values(play: Callable[[list[np.void], np.ndarray], np.ndarray], worlds: Sequence[np.void],
+                  num_actions: int, base: int, chunk: int = 32, drop: float = 2.0) -> np.ndarray:
+    """Per-world win values of ``num_actions`` actions, played ``chunk`` worlds at a time; an action
+    clearly worse than ``base`` plays no more worlds.
+
+    After each chunk an action whose mean paired difference to ``base`` is below ``-drop``
+    standard errors (:func:`paired_stats`) is dropped: it would need a reversal far beyond its
+    noise to become a candidate of :func:`paired_choice`, so its playouts go to the actions
+    still in doubt. Its later rows are NaN.
+
+    Args:
+        play: ``play(worlds, actions) -> values[len(worlds), len(actions)]`` (indices into the
+            actions), e.g. :func:`rollout_values` over a subset of the legal actions.
+        worlds: the worlds, in the order they are played.
+        num_actions: how many actions; ``base`` is one of them.
+        chunk: worlds per round of playouts.
+        drop: standard errors below zero that drop an action (0: none is dropped).
+    """
+    if chunk < 2:
+        raise ValueError(f"chunk={chunk} is not valid; it must be >= 2")
+    values = np.full((len(worlds), num_actions), np.nan)
+    live = np.arange(num_actions)
+    for start in range(0, len(worlds), chunk):
+        stop = min(start + chunk, len(worlds))
+        values[start:stop, live] = play(list(worlds[start:stop]), live)
+        if drop > 0 and stop < len(worlds):
+            mean, se = paired_stats(values[:stop], base)
+            live = live[(mean[live] + drop * se[live] >= 0) | (live == base)]
+            if len(live) == 1:
+                break
+    return values
 
 
 class RolloutAgent(Agent):
@@ -180,7 +227,9 @@ class RolloutAgent(Agent):
             return legal[0]
         base = legal.index(model_action(g, turn.state, turn.seat))
         worlds = believed_worlds(g, turn.state, turn.seat, self.rng, self.worlds)
-        return legal[paired_choice(rollout_values(g, worlds, turn.seat, legal), base, self.margin)]
+        values = pruned_values(lambda ws, idx: rollout_values(g, ws, turn.seat, [legal[i] for i in idx]),
+                               worlds, len(legal), base)
+        return legal[paired_choice(values, base, self.margin)]
 
 
 def _factory(game: str, arg: str | None) -> Agent:

@@ -8,7 +8,7 @@ from octagames.agents.base import make_turn
 from octagames.agents.mcts import win_values
 from octagames.agents.registry import make_agent
 from octagames.agents.rollouts import (RolloutAgent, believed_worlds, kernels, model_action, paired_choice,
-                                       rollout_values, rollout_wins)
+                                       paired_stats, pruned_values, rollout_values, rollout_wins)
 from octagames.core import Game
 
 
@@ -35,6 +35,32 @@ def test_paired_choice_keeps_the_base_unless_a_gain_is_clear():
         paired_choice(clear, 0, -1)
     with pytest.raises(ValueError, match="base=3"):
         paired_choice(clear, 3, 1.0)
+
+
+def test_pruning_stops_playing_an_action_clearly_worse_than_the_base():
+    # world w: the base (0) wins, action 1 loses, action 2 ties the base, action 3 wins where the base
+    # loses in every third world (a gain, never worse)
+    table = np.array([[1, 0, 1, 1]] * 100, float)
+    table[::3, 0], table[::3, 2] = 0.0, 0.0
+    calls = []
+
+    def play(worlds, idx):
+        calls.append((len(worlds), list(idx)))
+        return table[worlds][:, idx]
+
+    values = pruned_values(play, list(range(100)), 4, base=0, chunk=32)
+    assert calls == [(32, [0, 1, 2, 3]), (32, [0, 2, 3]), (32, [0, 2, 3]), (4, [0, 2, 3])]
+    assert np.isnan(values[32:, 1]).all() and not np.isnan(values[:, [0, 2, 3]]).any()
+    assert np.array_equal(values[:, [0, 2, 3]], table[:, [0, 2, 3]])
+    mean, se = paired_stats(values, 0)
+    assert mean[1] == pytest.approx(-21 / 32) and mean[3] == pytest.approx(34 / 100)  # over the worlds played
+    assert paired_choice(values, 0, 1.0) == 3
+    # with drop=0 every action plays every world; a pruned action never decides
+    assert not np.isnan(pruned_values(play, list(range(100)), 4, base=0, chunk=32, drop=0.0)).any()
+    only = pruned_values(play, list(range(100)), 2, base=0, chunk=10)
+    assert np.isnan(only[10:]).all() and calls[-1] == (10, [0, 1])  # the base alone left: no more playouts
+    with pytest.raises(ValueError, match="chunk=1"):
+        pruned_values(play, [0, 1], 2, base=0, chunk=1)
 
 
 def python_playout(g: Game, world: np.void, action: int, seat: int) -> float:
@@ -116,7 +142,8 @@ def test_the_agent_plays_the_heuristic_unless_the_paired_rollouts_beat_it():
             agent.reset(g, p, seed)
             chosen = agent.act(turn)
             worlds = believed_worlds(g, turn.state, p, np.random.default_rng(seed), 8)
-            values = rollout_values(g, worlds, p, legal)
+            values = pruned_values(lambda ws, idx: rollout_values(g, ws, p, [legal[i] for i in idx]), worlds,
+                                   len(legal), base)
             assert chosen == legal[paired_choice(values, base, 0.5)]
             stubborn = RolloutAgent(worlds=8, margin=1e9)
             stubborn.reset(g, p, seed)
