@@ -53,6 +53,7 @@ from octagames.agents.mcts import (DEFAULT_EVALUATORS, PLAYOUT_POLICIES, clear_t
                                    playout_kernels, playout_policy, root_stats, search_kernels)
 from octagames.agents.ppo import ACTIVATIONS, SparseInputLinear, layer_init, masked_logits, mlp, sparse_entries
 from octagames.agents.registry import make_agent
+from octagames.agents.rollouts import paired_choice, pruned_values
 from octagames.core import Game, mix64
 
 MODEL_FORMAT = "octagames-az-model-1"
@@ -214,7 +215,7 @@ class SearchConfig:
         belief_rollouts: play without the tree, by rollouts over the ``belief_worlds`` believed
             worlds: every legal action is played in every world, the other seats by the belief's
             model, this seat's later decisions by the network's greedy policy, and the action
-            with the most wins is played (Achten: :func:`~octagames.agents.belief_achten.rollout_wins`;
+            with the most wins is played (Achten: :func:`~octagames.agents.belief_achten.rollout_values`;
             expert iteration when the network imitates this very search). ``simulations`` is then
             unused. Play-time only, like ``belief_worlds``. A network that never ends the round
             (an untrained one can keep swapping) makes every rollout run to Achten's
@@ -227,6 +228,15 @@ class SearchConfig:
             action's share of its root visits is added to the action's rollout win rate
             (wins / worlds, in [0, 1]); 0: the rollouts alone. A small weight lets the network
             decide between actions the rollouts rate alike.
+        rollout_margin: with ``belief_rollouts`` and ``rollout_policy="model"``, a value >= 0 plays
+            the model's own choice unless another action's win, paired world by world, is higher
+            by more than ``rollout_margin`` standard errors
+            (:func:`~octagames.agents.rollouts.paired_choice`; the search's vote is then added
+            among those candidates only); -1: the action with the highest rollout win rate (plus
+            the vote). In a long game most actions' win rates differ by less than the rollouts'
+            noise, and the margin keeps the model's choice there. The worlds are played 32 at a
+            time, and an action clearly worse than the model's stops playing them
+            (:func:`~octagames.agents.rollouts.pruned_values`).
         playout_mix: weight, in every leaf's value, of a playout from the leaf to the end of the
             game by the game's compiled heuristic for every seat
             (:data:`~octagames.agents.mcts.PLAYOUT_POLICIES`: Achten, Octa), worth its outcome
@@ -249,6 +259,7 @@ class SearchConfig:
     belief_rollouts: bool = False
     rollout_policy: str = "network"
     rollout_search_weight: float = 0.0
+    rollout_margin: float = -1.0
     playout_mix: float = 0.0
 
     def __post_init__(self) -> None:
@@ -286,6 +297,12 @@ class SearchConfig:
             raise ValueError(f"rollout_search_weight={self.rollout_search_weight} needs belief_rollouts=True "
                              "and simulations >= 1 (the search it weighs); got "
                              f"belief_rollouts={self.belief_rollouts}, simulations={self.simulations}")
+        if self.rollout_margin != -1.0 and self.rollout_margin < 0:
+            raise ValueError(f"rollout_margin={self.rollout_margin} is not valid; it must be >= 0 (-1: off)")
+        if self.rollout_margin >= 0 and (not self.belief_rollouts or self.rollout_policy != "model"):
+            raise ValueError(f"rollout_margin={self.rollout_margin} needs belief_rollouts=True and "
+                             "rollout_policy='model' (it keeps the model's choice); got "
+                             f"belief_rollouts={self.belief_rollouts}, rollout_policy={self.rollout_policy!r}")
 
     def nodes(self) -> int:
         """The tree capacity per game."""
@@ -298,9 +315,12 @@ class SearchConfig:
 
 #: game -> the module of its belief about the hidden cards (:attr:`SearchConfig.belief_worlds`), with
 #: ``believed_worlds(game, state, seat, rng, worlds) -> list of records``,
-#: ``rollout_wins(game, worlds, seat, legal, policy) -> wins per legal action`` and
-#: ``check_game(game)``, which refuses the configs its belief does not cover
-BELIEFS: dict[str, str] = {"achten": "octagames.agents.belief_achten"}
+#: ``rollout_values(game, worlds, seat, legal, policy) -> wins[world, legal action]``,
+#: ``model_action(game, state, seat)`` (the belief's model of a seat) and
+#: ``check_game(game)``, which refuses the configs its belief does not cover; ``NETWORK_ROLLOUTS = False``
+#: where the rollouts cannot ask a network for this seat's moves. Octa's worlds are
+#: uniform determinizations, played out by its compiled heuristic (:mod:`octagames.agents.rollouts`).
+BELIEFS: dict[str, str] = {"achten": "octagames.agents.belief_achten", "octa": "octagames.agents.rollouts"}
 
 
 def belief_module(game: Game) -> ModuleType:
@@ -691,6 +711,11 @@ class AZAgent(Agent):
                              f"and {game.num_actions}")
         searching = self.search.simulations or self.search.belief_rollouts
         self.belief = belief_module(game) if self.search.belief_worlds and searching else None
+        if self.search.belief_rollouts and self.search.rollout_policy == "network" \
+                and not getattr(self.belief, "NETWORK_ROLLOUTS", True):
+            raise ValueError(f"agent {self.name!r}: the rollouts of {game.name} are compiled and play every seat "
+                             "by its heuristic; a network rollout policy is not available there "
+                             "(use rollout_policy='model')")
         self.rng = np.random.default_rng(seed)
 
     def greedy_policy(self, game: Game) -> Callable[[np.ndarray, np.ndarray], np.ndarray]:
@@ -720,11 +745,17 @@ class AZAgent(Agent):
             g, seat, actions = turn.game, turn.seat, [int(a) for a in legal]
             worlds = self.belief.believed_worlds(g, turn.state, seat, self.rng, self.search.belief_worlds)
             policy = self.greedy_policy(g) if self.search.rollout_policy == "network" else None
-            score = self.belief.rollout_wins(g, worlds, seat, actions, policy) / len(worlds)
+            vote = np.zeros(len(actions))
             if self.search.rollout_search_weight > 0:  # the network's search over the same worlds
                 visits = self._search(turn, worlds)["visits"][0][actions]
-                score = score + self.search.rollout_search_weight * visits / max(visits.sum(), 1.0)
-            return actions[int(np.argmax(score))]
+                vote = self.search.rollout_search_weight * visits / max(visits.sum(), 1.0)
+            if self.search.rollout_margin >= 0:  # the model's choice unless the paired rollouts beat it
+                base = actions.index(self.belief.model_action(g, turn.state, seat))
+                values = pruned_values(lambda ws, idx: self.belief.rollout_values(
+                    g, ws, seat, [actions[i] for i in idx], policy), worlds, len(actions), base)
+                return actions[paired_choice(values, base, self.search.rollout_margin, vote)]
+            values = self.belief.rollout_values(g, worlds, seat, actions, policy)
+            return actions[int(np.argmax(values.mean(axis=0) + vote))]
         if self.search.simulations == 0:
             priors, _ = self.evaluate(turn.observation[None, :].astype(np.float32), turn.legal_mask[None, :],
                                       np.array([turn.seat]))

@@ -431,3 +431,44 @@ def test_a_model_file_keeps_its_prior_hint_and_plays_with_it(tmp_path):
     assert (agent.search.prior_hint, agent.search.prior_hint_weight) == ("heuristic", 0.7)
     returns, _ = play_game(g, [agent, RandomAgent()], seed=0)
     assert len(returns) == 2
+
+
+def test_octa_rollouts_keep_the_models_choice_unless_the_paired_rollouts_beat_it():
+    from octagames.agents.rollouts import (believed_worlds, model_action, paired_choice, pruned_values,
+                                           rollout_values)
+    g = Game("octa", rules="en")
+    torch.manual_seed(0)
+    net = PolicyValueNet(g.observation_size, g.num_actions, g.num_players, hidden=(16,))
+    w = 0.3
+    agent = AZAgent(net, SearchConfig(simulations=8, leaves_per_game=4, belief_worlds=6, belief_rollouts=True,
+                                      rollout_policy="model", rollout_margin=0.5, rollout_search_weight=w))
+    s, checked, k = g.new_state(4), 0, 0
+    while checked < 3:
+        if g.is_chance(s):
+            g.play_chance(s)
+            continue
+        p = g.acting_player(s)
+        legal = [int(a) for a in g.legal_actions(s)]
+        k += len(legal) > 1
+        if len(legal) > 1 and k % 20 == 0:
+            turn = make_turn(g, s, p, k)
+            agent.reset(g, p, k)
+            chosen = agent.act(turn)
+            worlds = believed_worlds(g, turn.state, p, np.random.default_rng(k), 6)
+            base = legal.index(model_action(g, turn.state, p))
+            values = pruned_values(lambda ws, idx: rollout_values(g, ws, p, [legal[i] for i in idx]), worlds,
+                                   len(legal), base)
+            visits = agent.last["visits"][0][legal]
+            assert visits.sum() > 0
+            assert chosen == legal[paired_choice(values, base, 0.5, w * visits / visits.sum())]
+            checked += 1
+        g.apply_action(s, model_action(g, s, p))
+    by_network = AZAgent(net, SearchConfig(simulations=0, belief_worlds=2, belief_rollouts=True))
+    with pytest.raises(ValueError, match="network rollout policy is not available"):
+        by_network.reset(g, 0, 0)
+    with pytest.raises(ValueError, match="rollout_margin=-0.5 is not valid"):
+        SearchConfig(belief_worlds=2, belief_rollouts=True, rollout_policy="model", rollout_margin=-0.5)
+    with pytest.raises(ValueError, match="rollout_margin=1.0 needs belief_rollouts=True"):
+        SearchConfig(belief_worlds=2, rollout_margin=1.0)
+    with pytest.raises(ValueError, match="rollout_policy='network'"):
+        SearchConfig(belief_worlds=2, belief_rollouts=True, rollout_margin=1.0)
