@@ -67,6 +67,8 @@ class ZooConfig:
     """who plays this seat's later moves in the rollouts: network or model ("": the model file's)"""
     rollout_search_weight: float = -1.0
     """weight of the network search's visit shares added to the rollout win rates (-1: the model file's)"""
+    rollout_margin: float = -2.0
+    """standard errors by which paired rollouts must beat the model's choice (-1: off, argmax; -2: the model file's)"""
     opponents: tuple[str, ...] = ("heuristic",)
     """evaluation opponents (agent specs)"""
     games: tuple[int, ...] = (400,)
@@ -119,6 +121,9 @@ def search_text(search: dict[str, Any]) -> str:
     if search.get("belief_rollouts"):
         by = "the belief's model" if search.get("rollout_policy") == "model" else "the network"
         text = f"rollouts over {search['belief_worlds']} believed worlds, its later moves by {by}"
+        if search.get("rollout_margin", -1.0) >= 0:
+            text += (f"; the model's choice unless another action's paired rollouts beat it by "
+                     f"{search['rollout_margin']:g} standard errors")
         if search.get("rollout_search_weight"):
             text += (f", plus {search['rollout_search_weight']:g} x the visit shares of "
                      f"{search['simulations']} network simulations over the same worlds")
@@ -189,6 +194,8 @@ def promote(cfg: ZooConfig) -> dict[str, Any]:
         changes["rollout_policy"] = cfg.rollout_policy
     if cfg.rollout_search_weight >= 0:
         changes["rollout_search_weight"] = cfg.rollout_search_weight
+    if cfg.rollout_margin != -2.0:
+        changes["rollout_margin"] = cfg.rollout_margin
     search = dataclasses.replace(search, **changes)
     meta = data.get("meta", {})
     init = init_origin(meta.get("config", {}).get("init_model", ""))  # before this entry's card is replaced

@@ -78,6 +78,17 @@ def test_promote_writes_model_card_and_readme(tmp_path, monkeypatch):
     voting = make_agent("zoo:achten", "achten").search
     assert (voting.rollout_policy, voting.rollout_search_weight, voting.simulations) == ("model", 0.1, 4)
 
+    # the model's own choice unless the paired rollouts beat it by a margin (unnamed: the model file's)
+    fifth = zoo.promote(zoo.ZooConfig(name="achten", model=str(tmp_path / "model.pt"), simulations=4,
+                                      belief_worlds=4, belief_rollouts=True, rollout_policy="model",
+                                      rollout_margin=1.0, opponents=("random",), games=(2,), speed_games=1,
+                                      out_dir=str(tmp_path / "eval"), progress=False))
+    assert fifth["search"]["rollout_margin"] == 1.0
+    assert "unless another action's paired rollouts beat it by 1 standard errors" in (
+        tmp_path / "zoo" / "README.md").read_text()
+    assert make_agent("zoo:achten", "achten").search.rollout_margin == 1.0
+    assert zoo.ZooConfig(name="achten", model="m.pt").rollout_margin == -2.0  # the model file's
+
 
 @pytest.mark.parametrize("name", sorted(az.ZOO))
 def test_every_zoo_model_loads_and_plays_a_game(name):
