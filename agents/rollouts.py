@@ -15,6 +15,9 @@ does better:
    difference in wins is above ``margin`` standard errors (:func:`paired_choice`):
    then the action with the largest such difference.
 
+The worlds are played 32 at a time, and an action more than 2 standard errors below
+the heuristic's choice plays no more of them (:func:`pruned_values`).
+
 A long game (Octa: about 290 decisions) is decided by far more than one choice, so
 most actions' win rates differ by less than the noise of a few hundred playouts; an
 argmax over them plays noise. The margin keeps the heuristic wherever the rollouts
