@@ -122,8 +122,9 @@ def search_text(search: dict[str, Any]) -> str:
         by = "the belief's model" if search.get("rollout_policy") == "model" else "the network"
         text = f"rollouts over {search['belief_worlds']} believed worlds, its later moves by {by}"
         if search.get("rollout_margin", -1.0) >= 0:
-            text += (f"; the model's choice unless another action's paired rollouts beat it by "
-                     f"{search['rollout_margin']:g} standard errors")
+            m = search["rollout_margin"]
+            text += (f"; the model's choice unless another action's paired rollouts beat it by more than "
+                     f"{m:g} standard error{'' if m == 1 else 's'}")
         if search.get("rollout_search_weight"):
             text += (f", plus {search['rollout_search_weight']:g} x the visit shares of "
                      f"{search['simulations']} network simulations over the same worlds")

@@ -84,7 +84,7 @@ def test_promote_writes_model_card_and_readme(tmp_path, monkeypatch):
                                       rollout_margin=1.0, opponents=("random",), games=(2,), speed_games=1,
                                       out_dir=str(tmp_path / "eval"), progress=False))
     assert fifth["search"]["rollout_margin"] == 1.0
-    assert "unless another action's paired rollouts beat it by 1 standard errors" in (
+    assert "unless another action's paired rollouts beat it by more than 1 standard error |" in (
         tmp_path / "zoo" / "README.md").read_text()
     assert make_agent("zoo:achten", "achten").search.rollout_margin == 1.0
     assert zoo.ZooConfig(name="achten", model="m.pt").rollout_margin == -2.0  # the model file's
