@@ -187,7 +187,7 @@ def test_bindings_must_match_the_marked_lines():
 
 TEMPLATES = ("octagames._engine_template", "octagames._batch_template", "octagames._call_template",
              "octagames.envs._aec_template",
-             "octagames.agents._mcts_template")
+             "octagames.agents._mcts_template", "octagames.agents._playout_template")
 
 
 def _cached_functions(path: Path) -> list[str]:
