@@ -111,9 +111,9 @@ def rollout_values(game: Game, worlds: Sequence[np.void], seat: int, legal: Sequ
     values = np.zeros((len(recs), len(legal)))
     P = game.info.max_players
     k.rollout_values(recs.view(np.uint8).reshape(len(recs), -1), work, work.view(np.uint8),
-                   np.int64(seat), np.int64(game.num_players), np.asarray(legal, np.int64),
-                   np.zeros(game.num_actions, np.uint8), np.int64(game.max_game_length), np.zeros(P),
-                   np.zeros(P), values)
+                     np.int64(seat), np.int64(game.num_players), np.asarray(legal, np.int64),
+                     np.zeros(game.num_actions, np.uint8), np.int64(game.max_game_length), np.zeros(P),
+                     np.zeros(P), values)
     return values
 
 

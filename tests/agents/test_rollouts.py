@@ -159,6 +159,10 @@ def test_the_rollout_spec_and_its_refusals():
     assert (make_agent("rollout", "achten").worlds, make_agent("rollout:16", "octa").margin) == (128, 1.0)
     res = play_match(g, [agent, make_agent("heuristic", "octa")], num_games=1, seed=0, progress=False)
     assert res.records[0].games == 1
+    achten = Game("achten", deal_penalty=1)  # every game with a compiled heuristic
+    res = play_match(achten, [make_agent("rollout:4", "achten"), make_agent("heuristic", "achten")], num_games=2,
+                     seed=0, progress=False)
+    assert res.records[0].games == 2
     with pytest.raises(ValueError, match="not available for game 'octrix'"):
         make_agent("rollout", "octrix")
     for bad in ("rollout:x", "rollout:8:z=1", "rollout:8:m=x"):
