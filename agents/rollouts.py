@@ -45,8 +45,6 @@ from octagames.agents.base import Agent, Turn
 from octagames.agents.mcts import PLAYOUT_POLICIES, playout_kernels, playout_policy
 from octagames.core import Game
 
-_KERNELS: dict[str, ModuleType] = {}
-
 NETWORK_ROLLOUTS = False
 """The playouts are compiled: a network cannot play this seat's later moves in them
 (:attr:`~octagames.agents.az.SearchConfig.rollout_policy` must be ``"model"``)."""
@@ -60,12 +58,9 @@ def check_game(game: Game, who: str = "the heuristic rollouts") -> None:
 
 
 def kernels(game: Game) -> ModuleType:
-    """The compiled playout kernels of ``game`` with its heuristic (cached per rules module)."""
-    key = game.kernel_module if isinstance(game.kernel_module, str) else game.kernel_module.__name__
-    if key not in _KERNELS:
-        check_game(game)
-        _KERNELS[key] = playout_kernels(game.kernel_module, playout_policy(game.name))
-    return _KERNELS[key]
+    """The compiled playout kernels of ``game`` with its heuristic (``specialize`` loads them once per process)."""
+    check_game(game)
+    return playout_kernels(game.kernel_module, playout_policy(game.name))
 
 
 def believed_worlds(game: Game, state: np.void, seat: int, rng: np.random.Generator,
@@ -245,10 +240,9 @@ def _factory(game: str, arg: str | None) -> Agent:
     usage = "the argument is the number of worlds, then optionally ':m=<margin>', as in rollout:128:m=1"
     head, _, tail = arg.partition(":")
     try:
-        worlds = int(head)
-        margin = float(tail[2:]) if tail.startswith("m=") else 1.0
+        if tail and not tail.startswith("m="):
+            raise ValueError(tail)
+        worlds, margin = int(head), float(tail[2:]) if tail else 1.0
     except ValueError as e:
         raise ValueError(f"agent 'rollout:{arg}': {usage}") from e
-    if tail and not tail.startswith("m="):
-        raise ValueError(f"agent 'rollout:{arg}': {usage}")
     return RolloutAgent(worlds, margin)
