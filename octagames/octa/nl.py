@@ -346,20 +346,19 @@ def _reshuffle_actions(s) -> None:
 def _interval_exists(avail, bpos, nlo, nhi, need_b, jok) -> bool:
     """A run [a, b] (3..10 positions) containing [nlo, nhi] (any when nlo == 0) with exactly
     ``jok`` unavailable positions (the joker fills it) and, with ``need_b``, a marked position."""
+    miss = np.zeros(12, dtype=np.int64)  # prefix counts over positions 1..q: unavailable, marked
+    marked = np.zeros(12, dtype=np.int64)
+    for q in range(1, 12):
+        miss[q] = miss[q - 1] + (0 if avail[q] else 1)
+        marked[q] = marked[q - 1] + (1 if avail[q] and bpos[q] else 0)
     a_hi = nlo if nlo > 0 else 11
     for a in range(1, a_hi + 1):
         b_lo = max(nhi, a + 2) if nlo > 0 else a + 2
-        for b in range(b_lo, 12):
-            if b - a + 1 > 10:
-                break
-            miss = 0
-            hasb = not need_b
-            for q in range(a, b + 1):
-                if not avail[q]:
-                    miss += 1
-                elif bpos[q]:
-                    hasb = True
-            if miss == jok and hasb:
+        for b in range(b_lo, min(a + 9, 11) + 1):
+            m = miss[b] - miss[a - 1]
+            if m > jok:
+                break  # longer runs from a miss more
+            if m == jok and (not need_b or marked[b] > marked[a - 1]):
                 return True
     return False
 
@@ -385,8 +384,11 @@ def _owed(s) -> bool:
 
 
 @nb.njit
-def _lay_ok(s, p, suit, q, is_joker) -> bool:
-    """Whether laying a hand card (or the joker) at position ``q`` keeps the run being laid completable."""
+def _lay_ok(s, suit, q, is_joker, hand) -> bool:
+    """Whether laying a hand card (or the joker) at position ``q`` keeps the run being laid completable.
+
+    ``hand[x]``: the seat's free hand card of ``suit`` at position ``x`` (:func:`_free_copy`), -1 if none.
+    """
     lo = s["build_lo"]
     hi = s["build_hi"]
     if lo > 0:
@@ -401,10 +403,13 @@ def _lay_ok(s, p, suit, q, is_joker) -> bool:
         nhi = q
     if nlo < 1 or nhi > 11:
         return False
+    cq = hand[q]
+    if not is_joker and cq < 0:
+        return False  # no such card in hand (checked first: most positions end here)
     avail = np.zeros(12, dtype=np.bool_)
     bpos = np.zeros(12, dtype=np.bool_)
     for x in range(1, 12):
-        c = _free_copy(s, p, kind_at(suit, x), False)
+        c = hand[x]
         if c >= 0:
             avail[x] = True
             bpos[x] = s["bflag"][c] == 1
@@ -413,17 +418,25 @@ def _lay_ok(s, p, suit, q, is_joker) -> bool:
             avail[x] = True
             c = s["build_card"][x]
             bpos[x] = x != s["jok_pos"] and c >= 0 and s["bflag"][c] == 1
-    if is_joker:
-        avail[q] = True
-        bpos[q] = False
-    else:
-        c = _free_copy(s, p, kind_at(suit, q), False)
-        if c < 0:
-            return False
-        avail[q] = True
-        bpos[q] = s["bflag"][c] == 1
+    avail[q] = True
+    bpos[q] = not is_joker and s["bflag"][cq] == 1
     jok = 1 if (s["joker"] == 1 and s["jok_pos"] < 0 and not is_joker) else 0  # the joker's place stays open
     return _interval_exists(avail, bpos, nlo, nhi, _owed(s), jok)
+
+
+@nb.njit
+def _mark_lays(s, p, suit, is_joker, out, base) -> int:
+    """Mark ``out[base + q - 1]`` for every position ``q`` of ``suit`` where ``p`` may lay a hand card
+    (or the joker) in the run being laid (:func:`_lay_ok`); return how many."""
+    hand = np.full(12, -1, dtype=np.int64)
+    for x in range(1, 12):
+        hand[x] = _free_copy(s, p, kind_at(suit, x), False)
+    n = 0
+    for q in range(1, 12):
+        if _lay_ok(s, suit, q, is_joker, hand):
+            out[base + q - 1] = 1
+            n += 1
+    return n
 
 
 @nb.njit
@@ -476,13 +489,21 @@ def _joker_feasible(s, p) -> bool:
 
 
 @nb.njit
-def _s2_feasible(s, p, line) -> bool:
-    """Whether a card of pot ``line`` (top cards) can reach the table at once after step 2."""
+def _hand_kinds(s, p):
+    """How many cards of each kind ``p`` holds."""
     cnt = np.zeros(NUM_KINDS, dtype=np.int64)
-    bc = np.zeros(NUM_KINDS, dtype=np.int64)
     for c in range(NUM_NUMBER):
         if s["loc"][c] == LOC_HAND and s["lidx"][c] == p:
             cnt[kind_of(c)] += 1
+    return cnt
+
+
+@nb.njit
+def _s2_feasible(s, p, line, hand) -> bool:
+    """Whether a card of pot ``line`` (top cards) can reach the table at once after step 2
+    (``hand``: :func:`_hand_kinds` of ``p``)."""
+    cnt = hand.copy()
+    bc = np.zeros(NUM_KINDS, dtype=np.int64)
     anyc = False
     for i in range(3):
         c = s["pool"][POOL_LINES[line, i]]
@@ -544,7 +565,7 @@ def move_card(s, r, end) -> int:
 @nb.njit
 def move_fits(s, src, c, d, end) -> bool:
     """Whether card ``c`` (-1: none), moving from run ``src``, continues run ``d`` (no token) at ``end``."""
-    if c < 0 or d == src or s["run_owner"][d] < 0 or has_token(s, d) or s["run_suit"][d] != suit_of(c):
+    if c < 0 or d == src or s["run_owner"][d] < 0 or s["run_suit"][d] != suit_of(c) or has_token(s, d):
         return False
     pos = extend_pos(s, d, end)
     return pos > 0 and kind_at(s["run_suit"][d], pos) == kind_of(c)
@@ -569,9 +590,10 @@ def _join_partner(s, p, r) -> int:
     if s["run_owner"][r] != p or has_token(s, r):
         return -1
     for u in range(MAX_RUNS):
-        if u == r or s["run_owner"][u] != p or s["run_suit"][u] != s["run_suit"][r] or has_token(s, u):
+        if u == r or s["run_owner"][u] != p or s["run_suit"][u] != s["run_suit"][r]:
             continue
-        if s["run_lo"][u] == s["run_hi"][r] + 1 and s["run_hi"][u] - s["run_lo"][r] + 1 <= 10:
+        if s["run_lo"][u] == s["run_hi"][r] + 1 and s["run_hi"][u] - s["run_lo"][r] + 1 <= 10 \
+                and not has_token(s, u):
             return u
     return -1
 
@@ -586,8 +608,9 @@ def _gen_free(s, p, out, owed, new_runs) -> int:
         if s["run_owner"][r] < 0:
             continue
         suit = s["run_suit"][r]
+        token = has_token(s, r)
         for end in range(2):
-            if not has_token(s, r):
+            if not token:
                 pos = extend_pos(s, r, end)
                 if pos > 0 and _free_copy(s, p, kind_at(suit, pos), owed) >= 0:
                     out[N_ADD + r * 2 + end] = 1
@@ -607,10 +630,7 @@ def _gen_free(s, p, out, owed, new_runs) -> int:
     if not new_runs:
         return n
     for suit in range(4):
-        for q in range(1, 12):
-            if _lay_ok(s, p, suit, q, False):
-                out[N_LAY + suit * 11 + q - 1] = 1
-                n += 1
+        n += _mark_lays(s, p, suit, False, out, N_LAY + suit * 11)
     return n
 
 
@@ -682,25 +702,13 @@ def gen_legal(s, p, out) -> int:
                     out[N_JATT + r * 2 + end] = 1
                     n += 1
         suit = _joker_suit(s)
-        for q in range(1, 12):
-            if _lay_ok(s, p, suit, q, True):
-                out[N_JPOS + q - 1] = 1
-                n += 1
-            if _lay_ok(s, p, suit, q, False):
-                out[N_LAY + suit * 11 + q - 1] = 1
-                n += 1
-        return n
+        n += _mark_lays(s, p, suit, True, out, N_JPOS)
+        return n + _mark_lays(s, p, suit, False, out, N_LAY + suit * 11)
     if ph == PH_BUILD:
         suit = s["build_suit"]
-        for q in range(1, 12):
-            if _lay_ok(s, p, suit, q, False):
-                out[N_LAY + suit * 11 + q - 1] = 1
-                n += 1
+        n += _mark_lays(s, p, suit, False, out, N_LAY + suit * 11)
         if s["joker"] == 1 and s["jok_pos"] < 0:
-            for q in range(1, 12):
-                if _lay_ok(s, p, suit, q, True):
-                    out[N_JPOS + q - 1] = 1
-                    n += 1
+            n += _mark_lays(s, p, suit, True, out, N_JPOS)
         ok = s["build_hi"] - s["build_lo"] + 1 >= 3
         if s["joker"] == 1 and s["jok_pos"] < 0:
             ok = False
@@ -721,8 +729,9 @@ def gen_legal(s, p, out) -> int:
             return n
         if (s["token_loc"][p] == TOK_RUN and s["token_turn"][p] < s["turn"] and s["step2_used"] == 0
                 and s["token_run_laid"] == 0 and s["exch_used"] == 0 and s["joker"] == 0):
+            hand = _hand_kinds(s, p)
             for line in range(4):
-                if _s2_feasible(s, p, line):
+                if _s2_feasible(s, p, line, hand):
                     out[N_STEP2 + line] = 1
                     n += 1
         if s["exch_used"] == 0:

@@ -515,6 +515,37 @@ def test_kernels_run_uncompiled_and_agree_with_compiled():
     compiled_and_uncompiled_agree("nl", 600)
 
 
+def test_run_interval_search_matches_its_definition_by_brute_force():
+    # _interval_exists (prefix counts, early stop) against its docstring read literally: some run
+    # [a, b] of 3..10 positions in 1..11, containing [nlo, nhi] (any when nlo == 0), with exactly
+    # jok unavailable positions and, with need_b, an available marked position
+    def brute(avail, bpos, nlo, nhi, need_b, jok):
+        for a in range(1, 12):
+            for b in range(a + 2, min(a + 9, 11) + 1):
+                if nlo > 0 and not (a <= nlo and nhi <= b):
+                    continue
+                miss = sum(not avail[q] for q in range(a, b + 1))
+                marked = any(avail[q] and bpos[q] for q in range(a, b + 1))
+                if miss == jok and (marked or not need_b):
+                    return True
+        return False
+
+    rng = np.random.default_rng(7)
+    seen = set()
+    for _ in range(3000):
+        avail = np.zeros(12, np.bool_)
+        bpos = np.zeros(12, np.bool_)
+        avail[1:] = rng.random(11) < rng.uniform(0.3, 0.95)
+        bpos[1:] = rng.random(11) < 0.3
+        nlo = int(rng.integers(0, 12))
+        nhi = nlo if nlo == 0 else int(rng.integers(nlo, min(nlo + 3, 11) + 1))
+        need_b, jok = bool(rng.integers(2)), int(rng.integers(2))
+        want = brute(avail, bpos, nlo, nhi, need_b, jok)
+        assert nl._interval_exists(avail, bpos, nlo, nhi, need_b, jok) == want, (avail, bpos, nlo, nhi, need_b, jok)
+        seen.add(want)
+    assert seen == {True, False}
+
+
 def test_faces_env_openspiel_vector_and_arena_take_rules_nl():
     from octagames.agents.arena import play_match
     from octagames.envs import octa_v0
