@@ -592,6 +592,28 @@ def _own_move_target_c(s, p, src, end) -> int:
 def _nl_playout(s, p, mask) -> int:
     """The Dutch priorities (``OctaHeuristicAgent._act_nl``), compiled."""
     ph = s["phase"]
+    # first the phases that read neither the hand's needs nor the endgame (the same choices, less work)
+    if ph == nl.PH_MOVE:
+        a = _own_move_target_c(s, p, s["move_slot"], s["move_end"])
+        return a if a >= 0 else _lowest(mask)
+    if ph == PH_PILE:
+        return _pile_c(s, mask, nl.N_PILE, False)
+    if ph == nl.PH_JOKER:
+        a = _first(mask, nl.N_JATT, nl.N_ADD)
+        if a >= 0:
+            return a
+        a = _first(mask, nl.N_LAY, nl.N_JPOS)
+        return a if a >= 0 else _lowest(mask)
+    if ph == nl.PH_BUILD:
+        a = _first(mask, nl.N_LAY, nl.N_COMMIT)
+        if a >= 0:
+            return a
+        return nl.N_COMMIT_TOK if mask[nl.N_COMMIT_TOK] else nl.N_COMMIT
+    if ph == nl.PH_KPICK or ph == nl.PH_RESBACK:
+        for a in range(mask.shape[0]):
+            if mask[a] and (nl.N_PICK <= a < nl.N_STEP2 or nl.N_RESBACK <= a < nl.N_MOVE):
+                return a
+        return _lowest(mask)
     hand = s["hand_cnt"][p].astype(np.int64)
     needs = _needs_array(s, p)
     endgame = nl.octa_mask(s, p) != 0
@@ -607,11 +629,6 @@ def _nl_playout(s, p, mask) -> int:
                 src, end = (a - nl.N_MOVE) // 2, (a - nl.N_MOVE) % 2
                 if s["run_owner"][src] != p and _own_move_target_c(s, p, src, end) >= 0:
                     return a
-    if ph == nl.PH_MOVE:
-        a = _own_move_target_c(s, p, s["move_slot"], s["move_end"])
-        return a if a >= 0 else _lowest(mask)
-    if ph == PH_PILE:
-        return _pile_c(s, mask, nl.N_PILE, False)
     if ph == PH_USE:
         if mask[nl.N_JOKER]:
             return nl.N_JOKER
@@ -639,22 +656,6 @@ def _nl_playout(s, p, mask) -> int:
             if v > score:
                 best, score = a, v
         return best
-    if ph == nl.PH_JOKER:
-        a = _first(mask, nl.N_JATT, nl.N_ADD)
-        if a >= 0:
-            return a
-        a = _first(mask, nl.N_LAY, nl.N_JPOS)
-        return a if a >= 0 else _lowest(mask)
-    if ph == nl.PH_BUILD:
-        a = _first(mask, nl.N_LAY, nl.N_COMMIT)
-        if a >= 0:
-            return a
-        return nl.N_COMMIT_TOK if mask[nl.N_COMMIT_TOK] else nl.N_COMMIT
-    if ph == nl.PH_KPICK or ph == nl.PH_RESBACK:
-        for a in range(mask.shape[0]):
-            if mask[a] and (nl.N_PICK <= a < nl.N_STEP2 or nl.N_RESBACK <= a < nl.N_MOVE):
-                return a
-        return _lowest(mask)
     if ph == nl.PH_XTRA:
         if endgame:
             return nl.N_XNONE

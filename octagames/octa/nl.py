@@ -384,32 +384,25 @@ def _owed(s) -> bool:
 
 
 @nb.njit
-def _lay_ok(s, suit, q, is_joker, hand) -> bool:
-    """Whether laying a hand card (or the joker) at position ``q`` keeps the run being laid completable.
+def _mark_lays(s, p, suit, is_joker, out, base) -> int:
+    """Mark ``out[base + q - 1]`` for every position ``q`` of ``suit`` where ``p`` may lay a hand card
+    (or the joker) in the run being laid so that it stays completable; return how many.
 
-    ``hand[x]``: the seat's free hand card of ``suit`` at position ``x`` (:func:`_free_copy`), -1 if none.
+    A position is open at either end of the run being laid (anywhere when none is), and the run
+    with it must still grow, from the free hand cards of ``suit`` (:func:`_free_copy`), into a run
+    of 3..10 with the joker's place left open while the joker is unplaced, holding a step-2 card
+    while step 2 is owed (:func:`_interval_exists`).
     """
     lo = s["build_lo"]
     hi = s["build_hi"]
-    if lo > 0:
-        if suit != s["build_suit"] or hi - lo + 1 >= 10:
-            return False
-        if q != lo - 1 and q != hi + 1:
-            return False
-        nlo = min(lo, q)
-        nhi = max(hi, q)
-    else:
-        nlo = q
-        nhi = q
-    if nlo < 1 or nhi > 11:
-        return False
-    cq = hand[q]
-    if not is_joker and cq < 0:
-        return False  # no such card in hand (checked first: most positions end here)
+    if lo > 0 and (suit != s["build_suit"] or hi - lo + 1 >= 10):
+        return 0
+    hand = np.full(12, -1, dtype=np.int64)  # the free hand card at each position of the suit
     avail = np.zeros(12, dtype=np.bool_)
     bpos = np.zeros(12, dtype=np.bool_)
     for x in range(1, 12):
-        c = hand[x]
+        c = _free_copy(s, p, kind_at(suit, x), False)
+        hand[x] = c
         if c >= 0:
             avail[x] = True
             bpos[x] = s["bflag"][c] == 1
@@ -418,24 +411,31 @@ def _lay_ok(s, suit, q, is_joker, hand) -> bool:
             avail[x] = True
             c = s["build_card"][x]
             bpos[x] = x != s["jok_pos"] and c >= 0 and s["bflag"][c] == 1
-    avail[q] = True
-    bpos[q] = not is_joker and s["bflag"][cq] == 1
+    owed = _owed(s)
     jok = 1 if (s["joker"] == 1 and s["jok_pos"] < 0 and not is_joker) else 0  # the joker's place stays open
-    return _interval_exists(avail, bpos, nlo, nhi, _owed(s), jok)
-
-
-@nb.njit
-def _mark_lays(s, p, suit, is_joker, out, base) -> int:
-    """Mark ``out[base + q - 1]`` for every position ``q`` of ``suit`` where ``p`` may lay a hand card
-    (or the joker) in the run being laid (:func:`_lay_ok`); return how many."""
-    hand = np.full(12, -1, dtype=np.int64)
-    for x in range(1, 12):
-        hand[x] = _free_copy(s, p, kind_at(suit, x), False)
     n = 0
     for q in range(1, 12):
-        if _lay_ok(s, suit, q, is_joker, hand):
+        if lo > 0:
+            if q != lo - 1 and q != hi + 1:
+                continue
+            nlo = min(lo, q)
+            nhi = max(hi, q)
+        else:
+            nlo = q
+            nhi = q
+        if nlo < 1 or nhi > 11:
+            continue
+        cq = hand[q]
+        if not is_joker and cq < 0:
+            continue
+        was_avail, was_b = avail[q], bpos[q]  # q as laid, for this position's test only
+        avail[q] = True
+        bpos[q] = not is_joker and s["bflag"][cq] == 1
+        if _interval_exists(avail, bpos, nlo, nhi, owed, jok):
             out[base + q - 1] = 1
             n += 1
+        avail[q] = was_avail
+        bpos[q] = was_b
     return n
 
 
