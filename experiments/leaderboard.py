@@ -203,8 +203,9 @@ def markdown(results: dict[str, dict[str, Any]], out: Path) -> str:
         elo, ci = np.array(d["elo"]), np.array(d["elo_ci95"])
         wins, games = np.array(d["wins"]), np.array(d["games"])
         lines += [f"## {d['title']}", "",
-                  f"{d['games_per_pair']} games per pair, {int(games.sum() / 2)} games in {d['seconds']:.0f} s; "
-                  f"commit {d['commit']}, {d['date']}.", "",
+                  f"{d['games_per_pair']} games per pair, {int(games.sum() / 2)} games in {d['seconds']:.0f} s"
+                  + (f" on {d['machine']}" if d.get("machine") else "")  # where the games did not run here
+                  + f"; commit {d['commit']}, {d['date']}.", "",
                   "| rank | agent | Elo | 95% interval | score |", "|---:|---|---:|---|---:|"]
         for rank, i in enumerate(np.argsort(-elo), 1):
             score = wins[i].sum() / max(1, games[i].sum())
