@@ -31,7 +31,7 @@ test: $(STAMP)
 bench: $(STAMP)
 	$(PY) -m octagames.experiments.bench
 
-# every game's round robin on every core (Ray tasks; 28 min on two cores, 2026-11-24); docs/leaderboard.md and docs/img/leaderboard_*.png
+# every game's round robin on every core (Ray tasks; 28 min on two cores on 2026-11-24, about 45 min estimated since the Octa zoo models search by rollouts); docs/leaderboard.md and docs/img/leaderboard_*.png
 leaderboard: $(STAMP)
 	$(PY) -m octagames.experiments.leaderboard --ray
 
