@@ -489,20 +489,9 @@ def _joker_feasible(s, p) -> bool:
 
 
 @nb.njit
-def _hand_kinds(s, p):
-    """How many cards of each kind ``p`` holds."""
-    cnt = np.zeros(NUM_KINDS, dtype=np.int64)
-    for c in range(NUM_NUMBER):
-        if s["loc"][c] == LOC_HAND and s["lidx"][c] == p:
-            cnt[kind_of(c)] += 1
-    return cnt
-
-
-@nb.njit
-def _s2_feasible(s, p, line, hand) -> bool:
-    """Whether a card of pot ``line`` (top cards) can reach the table at once after step 2
-    (``hand``: :func:`_hand_kinds` of ``p``)."""
-    cnt = hand.copy()
+def _s2_feasible(s, p, line) -> bool:
+    """Whether a card of pot ``line`` (top cards) can reach the table at once after step 2."""
+    cnt = s["hand_cnt"][p].astype(np.int64)  # the hand by kind, and the pot line's cards added
     bc = np.zeros(NUM_KINDS, dtype=np.int64)
     anyc = False
     for i in range(3):
@@ -729,9 +718,8 @@ def gen_legal(s, p, out) -> int:
             return n
         if (s["token_loc"][p] == TOK_RUN and s["token_turn"][p] < s["turn"] and s["step2_used"] == 0
                 and s["token_run_laid"] == 0 and s["exch_used"] == 0 and s["joker"] == 0):
-            hand = _hand_kinds(s, p)
             for line in range(4):
-                if _s2_feasible(s, p, line, hand):
+                if _s2_feasible(s, p, line):
                     out[N_STEP2 + line] = 1
                     n += 1
         if s["exch_used"] == 0:
