@@ -263,7 +263,10 @@ class Config:
         play_on: after the first player finishes, the others play on for
             ranking (returns by rank); otherwise the game ends at once.
         choose_start_circles: players choose which middle circles their
-            runners start on, as setup actions; otherwise the default is used
+            runners start on, as setup actions (default True: "Welke van de
+            drie middelste velden bezet worden mag de speler zelf kiezen").
+            The question arises only with 3 or 4 runners (2 fill the outer
+            circles, 5 fill all five). False is the fixed setup of boardspace
             (4 runners: middle circle 2 empty; 3 runners: only 2 of 1..3 used).
         goal_locks: a runner that has reached a goal circle never moves again
             (another publisher's rule, not in the seed). Default False: such a
@@ -280,7 +283,7 @@ class Config:
     adjacent: bool = False
     team: bool = False
     play_on: bool = False
-    choose_start_circles: bool = False
+    choose_start_circles: bool = True
     goal_locks: bool = False
     max_turns: int = DEFAULT_MAX_TURNS
 

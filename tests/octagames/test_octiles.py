@@ -487,9 +487,35 @@ def test_setup_phase_lets_players_choose_middle_circles():
         g2.apply_action(s2, R.A_SETUP + 1)
 
 
-def test_default_start_circles_and_seats():
-    s = Game("octiles", num_players=4).new_state(0)
+def test_default_game_asks_which_middle_circles_the_runners_start_on():
+    # "In elk geval worden de twee buitenste velden bezet. Welke van de drie middelste velden bezet
+    # worden mag de speler zelf kiezen." 4 players, 4 runners each: the default game asks everyone.
+    g = Game("octiles", num_players=4)
+    assert g.config.runners == 4 and g.config.choose_start_circles
+    s = g.new_state(0)
+    assert int(s["phase"]) == R.PH_SETUP and g.current_player(s) == 0
+    assert [B.POINT_NAMES[p] for p in s["pos"][0, :2]] == ["HW0", "HW4"] and s["pos"][0, 2] == -1
+    assert g.legal_actions(s) == [R.A_SETUP, R.A_SETUP + 1, R.A_SETUP + 2]
+    # P0 starts on its circles 2 and 3, P1 on 1 and 2, P2 on 1 and 3, P3 on 2 and 3
+    for p, circles in enumerate([(2, 3), (1, 2), (1, 3), (2, 3)]):
+        for c in circles:
+            assert g.current_player(s) == p
+            g.apply_action(s, R.A_SETUP + c - 1)
+        side = "WNES"[p]
+        assert sorted(B.POINT_NAMES[x] for x in s["pos"][p, :4]) == sorted(
+            [f"H{side}0", f"H{side}4"] + [f"H{side}{c}" for c in circles])
+    assert g.current_player(s) == CHANCE and int(s["phase"]) == R.PH_DEAL  # then the tiles are dealt
+    # the fixed setup stays reachable: the middle circle 2 empty, no question
+    s = Game("octiles", num_players=4, choose_start_circles=False).new_state(0)
+    assert int(s["phase"]) == R.PH_DEAL
     assert [B.POINT_NAMES[p] for p in s["pos"][0, :4]] == ["HW0", "HW4", "HW1", "HW3"]
+    # with 5 runners (2 and 3 players by default) every circle is filled: nothing to choose
+    for n in (2, 3):
+        s = Game("octiles", num_players=n).new_state(0)
+        assert int(s["phase"]) == R.PH_DEAL and (s["pos"][:n, :5] >= 0).all()
+
+
+def test_default_start_circles_and_seats():
     s = Game("octiles", num_players=2, adjacent=True).new_state(0)
     assert list(s["seat_side"][:2]) == [0, 1]
     s = Game("octiles", num_players=2).new_state(0)
@@ -505,6 +531,8 @@ def test_config_validation():
         R.Config(runners=1)
     with pytest.raises(ValueError, match="goal_locks"):
         R.Config(goal_locks=1)
+    with pytest.raises(ValueError, match="choose_start_circles"):
+        R.Config(choose_start_circles=1)
     with pytest.raises(ValueError, match="num_players"):
         R.Config(num_players=5)
     with pytest.raises(ValueError, match="team=True needs num_players=4"):
@@ -519,7 +547,9 @@ def test_config_validation():
 def test_players_choose_2_to_5_runners(num_players):
     # "De spelers bepalen hoeveel figuren": any count the circles allow, the two outer ones always filled
     for runners in range(2, 6):
-        g = Game("octiles", num_players=num_players, runners=runners)
+        asks = Game("octiles", num_players=num_players, runners=runners).new_state(0)
+        assert (int(asks["phase"]) == R.PH_SETUP) == (runners in (3, 4))  # the default asks if it can
+        g = Game("octiles", num_players=num_players, runners=runners, choose_start_circles=False)
         s = g.new_state(0)
         circles = sorted(B.POINT_NAMES[int(x)][2] for x in s["pos"][0, :runners])
         assert circles == {2: ["0", "4"], 3: ["0", "2", "4"], 4: ["0", "1", "3", "4"],
@@ -634,7 +664,7 @@ def _play_checked(s, limit) -> int:
 @pytest.mark.parametrize("cfg", [dict(num_players=2), dict(num_players=2, adjacent=True, runners=4),
                                  dict(num_players=3), dict(num_players=3, play_on=True),
                                  dict(num_players=4), dict(num_players=4, team=True, runners=3),
-                                 dict(num_players=4, choose_start_circles=True),
+                                 dict(num_players=4, choose_start_circles=False),
                                  dict(num_players=2, goal_locks=True), dict(num_players=4, goal_locks=True)])
 def test_invariants_under_random_play(cfg):
     g = Game("octiles", **cfg)
