@@ -169,8 +169,9 @@ VERBIED_TENTHS = 1
 DEFAULT_TURN_CAP = 100   # safety bound: turns per player per round (not a rule; almost never binds)
 # One-round mode: what having to deal next costs the worst hand. "Om niet te hoeven schudden, moet je
 # dus de beste hand zien te halen, maar uiteindelijk gaat het om het winnen en is het soms noodzaak om
-# een verbied te halen en te gaan schudden": a cost, below verbied's 0.1 point (docs/rules/achten.md).
-DEFAULT_DEAL_PENALTY = 0.05
+# een verbied te halen en te gaan schudden": a cost that only breaks ties between equal point standings.
+# It must stay below deal_penalty_limit(n) = 0.1 / n, 0.0167 with 6 players (docs/rules/achten.md, rule 29).
+DEFAULT_DEAL_PENALTY = 0.01
 DEFAULT_MAX_ROUNDS = 200  # rounds per match before it ends as a draw (engine rule)
 HIST_MOVES = 65           # the observation's move history: the last 65 moves of the round
 LOOK_SIZE = 4             # lookahead features per action
@@ -345,11 +346,15 @@ class Config:
         max_rounds: engine rule: rounds per match (1..200); a match without a
             winner by then is a draw.
         deal_penalty: one-round mode: points subtracted from the seat that has
-            to deal next (the worst hand), 0..10. The default 0.05 is the seed's
+            to deal next (the worst hand), 0..10. The default 0.01 is the seed's
             reading: dealing is to be avoided ("Om niet te hoeven schudden, moet
-            je dus de beste hand zien te halen"), yet worth less than verbied's
-            0.1 point ("soms noodzaak om een verbied te halen en te gaan
-            schudden"); 0 scores the points alone.
+            je dus de beste hand zien te halen"), but points come first
+            ("uiteindelijk gaat het om het winnen"): a cost below
+            :func:`deal_penalty_limit` (0.1 / num_players) only breaks ties
+            between equal point standings, for every player count. A cost at
+            or above it ranks not dealing above a point difference (as
+            ``deal_penalty=1`` does, the config of ``zoo:achten`` and the
+            leaderboard); 0 scores the points alone.
     """
 
     num_players: int = 2
@@ -424,6 +429,29 @@ def observation_bounds(config: Config) -> tuple[np.ndarray, np.ndarray]:
     high[O_ROUND_PTS:O_ROUND_PTS + MAX_PLAYERS] = max(1.0, per_round)
     high[O_TARGET] = max(1.0, float(config.target))
     return low, high
+
+
+def deal_penalty_limit(num_players: int) -> float:
+    """The dealing cost below which points come first in one-round returns.
+
+    A seat's return is its point standing (own points minus the mean of the
+    others') plus a dealing term, ``-deal_penalty`` when it deals next and
+    ``+deal_penalty / (n - 1)`` when another seat does: a swing of
+    ``deal_penalty * n / (n - 1)``. Points are tenths, so two different
+    standings differ by at least ``0.1 / (n - 1)``; the swing stays below that
+    exactly when ``deal_penalty < 0.1 / n``.
+
+    Args:
+        num_players: seats, 2 to 6.
+
+    Returns:
+        ``0.1 / num_players``; the order is strict only for costs below it.
+
+    Raises:
+        ValueError: ``num_players`` outside 2..6.
+    """
+    check_range("num_players", num_players, 2, MAX_PLAYERS)
+    return VERBIED_TENTHS / 10.0 / num_players
 
 
 def utility_bounds(config: Config) -> tuple[float, float]:
@@ -713,6 +741,27 @@ def _reveal_pot(s) -> None:
 
 
 @nb.njit
+def one_round_returns(round_pts, worst, n, pen, out) -> None:
+    """One-round mode's returns: own points minus the mean of the others', the dealer paying ``pen``.
+
+    Args:
+        round_pts: points of the round per seat, in tenths.
+        worst: the seat with the worst hand, who deals next.
+        n: number of players.
+        pen: the dealing cost (``deal_penalty``); below :func:`deal_penalty_limit`
+            it only breaks ties between equal point standings.
+        out: the returns, written for seats ``0..n-1``.
+    """
+    for p in range(n):
+        others = 0.0
+        for q in range(n):
+            if q != p:
+                others += round_pts[q] / 10.0 - (pen if q == worst else 0.0)
+        mine = round_pts[p] / 10.0 - (pen if p == worst else 0.0)
+        out[p] = mine - others / (n - 1)
+
+
+@nb.njit
 def _end_round(s, reason) -> None:
     """Showdown: hands are shown, nul scores 1, verbied 0.1, the worst hand deals next."""
     n = s["num_players"]
@@ -741,14 +790,7 @@ def _end_round(s, reason) -> None:
     s["worst"] = worst
     if s["match"] == 0:
         s["terminal"] = 1
-        pen = s["deal_penalty"]
-        for p in range(n):
-            others = 0.0
-            for q in range(n):
-                if q != p:
-                    others += s["round_pts"][q] / 10.0 - (pen if q == worst else 0.0)
-            mine = s["round_pts"][p] / 10.0 - (pen if p == worst else 0.0)
-            s["returns"][p] = mine - others / (n - 1)
+        one_round_returns(s["round_pts"], worst, n, s["deal_penalty"], s["returns"])
         return
     for p in range(n):
         s["scores"][p] += s["round_pts"][p]

@@ -405,4 +405,4 @@ def test_achten_safety_bound_is_a_truncation_not_a_scored_end():
     for a in (keep, 15, 16):  # keep, P0 passes on nul, P1 stands
         env.step(a)
     assert all(env.terminations.values()) and not any(env.truncations.values())
-    assert env._cumulative_rewards == pytest.approx({"player_0": 1.05, "player_1": -1.05})  # P1 deals next
+    assert env._cumulative_rewards == pytest.approx({"player_0": 1.01, "player_1": -1.01})  # P1 deals next

@@ -8,6 +8,7 @@ P0, P1, ...).
 
 from __future__ import annotations
 
+import itertools
 import json
 import os
 import re
@@ -186,8 +187,8 @@ def test_nul_scores_one_point_at_the_showdown():
     g, s = table(["♥8 ♣3 ♣5", "♦2 ♦3 ♦4"], "♥2 ♥3 ♥4", "♥6")
     g.apply_actions(s, [KEEP, PASS, STAND])      # P0 has nul and passes
     assert s["round_pts"][:2].tolist() == [10, 0]  # tenths of a point
-    assert int(s["worst"]) == 1  # P1 deals next: the default penalty, 0.05
-    np.testing.assert_allclose(g.returns(s), [1.05, -1.05])
+    assert int(s["worst"]) == 1  # P1 deals next: the default penalty, 0.01
+    np.testing.assert_allclose(g.returns(s), [1.01, -1.01])
 
 
 def test_verbied_laid_in_the_pot_stops_the_round_at_once_and_scores_a_tenth():
@@ -244,9 +245,9 @@ def test_nul_and_verbied_points_add_up():
     g, s = table(["♠8 ♣3 ♥A", "♦2 ♦3 ♦4"], "♥K ♥10 ♣5", "♥5")
     g.apply_actions(s, [KEEP, swap(2, 2)])
     assert g.is_terminal(s) and s["round_pts"][:2].tolist() == [11, 0]
-    np.testing.assert_allclose(g.returns(s), [1.1 + 0.05, -1.1 - 0.05])  # P1, the worst hand, deals
+    np.testing.assert_allclose(g.returns(s), [1.1 + 0.01, -1.1 - 0.01])  # P1, the worst hand, deals
     lo, hi = R.utility_bounds(g.config)
-    np.testing.assert_allclose([lo, hi, g.min_utility, g.max_utility], [-1.15, 1.15, -1.15, 1.15])
+    np.testing.assert_allclose([lo, hi, g.min_utility, g.max_utility], [-1.11, 1.11, -1.11, 1.11])
 
 
 def test_the_turn_bound_truncates_the_round_unscored():
@@ -264,7 +265,7 @@ def test_the_turn_bound_truncates_the_round_unscored():
     g, s = table(["♣8 ♦2 ♦6", "♦3 ♦4 ♦5"], "♥8 ♠8 ♥4", "♥5", turn_cap=2)
     g.apply_actions(s, [KEEP, swap(0, 0), swap(0, 0), PASS, STAND])
     assert g.is_terminal(s) and not R.truncated(s)
-    np.testing.assert_allclose(g.returns(s), [1.05, -1.05])
+    np.testing.assert_allclose(g.returns(s), [1.01, -1.01])
     assert Config().turn_cap == R.DEFAULT_TURN_CAP == 100
 
 
@@ -342,15 +343,93 @@ def test_match_ends_when_a_player_reaches_the_target():
 def test_the_default_dealing_cost_is_below_verbied_so_verbied_is_still_worth_dealing_for():
     # "Om niet te hoeven schudden, moet je dus de beste hand zien te halen, maar uiteindelijk gaat het
     # om het winnen en is het soms noodzaak om een verbied te halen en te gaan schudden"
-    assert Config().deal_penalty == R.DEFAULT_DEAL_PENALTY == 0.05
+    assert Config().deal_penalty == R.DEFAULT_DEAL_PENALTY == 0.01
     # P0 passes; on its last turn P1 lays verbied (♥A into ♥K ♥10) and keeps the worst hand
     # (♣9 ♣2 ♣3: 6 points against ♦8 ♠7 ♥9: 2), so P1 deals next and still comes out ahead
-    for pen, want in ((None, [-0.05, 0.05]), (0.0, [-0.1, 0.1])):
+    # (with the old default 0.05, exactly the limit for 2 players, it came out level: 0.05 either way)
+    for pen, want in ((None, [-0.09, 0.09]), (0.0, [-0.1, 0.1]), (0.05, [-0.05, 0.05])):
         cfg = {} if pen is None else {"deal_penalty": pen}
         g, s = table(["♦8 ♠7 ♥9", "♥A ♣2 ♣3"], "♥K ♥10 ♣9", "♥5", **cfg)
         g.apply_actions(s, [KEEP, PASS, swap(0, 2)])
         assert g.is_terminal(s) and int(s["verbied_by"]) == 1 and int(s["worst"]) == 1
         np.testing.assert_allclose(g.returns(s), want)
+
+
+def round_outcomes(n: int) -> tuple[np.ndarray, np.ndarray]:
+    """Every one-round outcome of ``n`` players, a superset of the reachable ones: each seat nul or
+    not, at most one seat laying verbied, any seat dealing. Returns (points in tenths, dealer)."""
+    pts, worst = [], []
+    for nul in itertools.product((0, R.NUL_TENTHS), repeat=n):
+        for verbied in range(-1, n):
+            row = np.array(nul) + (np.arange(n) == verbied) * R.VERBIED_TENTHS
+            for w in range(n):
+                pts.append(row)
+                worst.append(w)
+    return np.array(pts, dtype=np.int16), np.array(worst)
+
+
+def points_come_first(n: int, pen: float) -> bool:
+    """Whether, for every seat and every two outcomes, the better point standing (own points minus the
+    others' mean) always gets the higher one-round return, the returns computed by the engine."""
+    pts, worst = round_outcomes(n)
+    ret = np.zeros((len(pts), R.MAX_PLAYERS))
+    for k in range(len(pts)):
+        R.one_round_returns(pts[k], worst[k], n, pen, ret[k])
+    for p in range(n):
+        standing = (n - 1) * pts[:, p].astype(int) - (pts.sum(axis=1) - pts[:, p])  # exact, in tenths
+        levels = np.unique(standing)
+        lowest = np.array([ret[standing == v, p].min() for v in levels])
+        highest = np.array([ret[standing == v, p].max() for v in levels])
+        if not (highest[:-1] < lowest[1:]).all():
+            return False
+        if pen > 0:  # within one standing the cost breaks the tie: dealing is worse
+            for v in levels:
+                at = standing == v
+                deals, not_deals = at & (worst == p), at & (worst != p)
+                if deals.any() and not_deals.any() and not ret[deals, p].max() < ret[not_deals, p].min():
+                    return False
+    return True
+
+
+@pytest.mark.parametrize("n", [2, 3, 4, 5, 6])
+def test_points_come_first_whatever_the_dealing_cost_below_its_limit(n):
+    # "uiteindelijk gaat het om het winnen": for every seat a better point standing beats a worse
+    # one, whoever deals; the cost only breaks ties. The limit 0.1 / n is tight.
+    limit = R.deal_penalty_limit(n)
+    assert limit == pytest.approx(0.1 / n) and R.DEFAULT_DEAL_PENALTY < limit
+    for pen in (0.0, R.DEFAULT_DEAL_PENALTY, limit / 3, limit * 0.999):
+        assert points_come_first(n, pen), pen
+    for pen in (limit * 1.001, limit * 1.5, 1.0):  # 1.0: zoo:achten's and the leaderboard's deal_penalty=1
+        assert not points_come_first(n, pen), pen
+    if n > 2:  # the old default 0.05 broke the order (with 2 players it is the limit: a tie, see above)
+        assert not points_come_first(n, 0.05)
+
+
+def test_the_default_dealing_cost_keeps_verbied_above_not_dealing_with_four_players():
+    # Issue 17 point 4 with 4 players. Round A: nobody scores and P0 deals. Round B: P2 lays verbied
+    # (0.1 point ahead of P0) and P3 deals. P0 stands better in A, so A must pay P0 more.
+    def round_a(**cfg):
+        hands = ["♣9 ♣10 ♣J", "♦2 ♦3 ♦4", "♠2 ♠3 ♠4", "♥2 ♥3 ♥4"]
+        g, s = table(hands, "♠5 ♠6 ♠7", "♥5", **cfg)
+        g.apply_actions(s, [KEEP, PASS, STAND, STAND, STAND])  # P2 passes, the others stand
+        assert int(s["end_reason"]) == R.END_SHOWDOWN and int(s["worst"]) == 0
+        assert s["round_pts"][:4].tolist() == [0, 0, 0, 0]
+        return g.returns(s)[0]
+
+    def round_b(**cfg):
+        hands = ["♦8 ♠7 ♥9", "♦2 ♦3 ♦4", "♥A ♣2 ♣3", "♠J ♠Q ♠K"]
+        g, s = table(hands, "♥K ♥10 ♣9", "♥5", **cfg)
+        g.apply_actions(s, [KEEP, swap(0, 2)])                 # P2: ♥A for ♣9, pot ♥K ♥10 ♥A
+        assert int(s["end_reason"]) == R.END_VERBIED and int(s["worst"]) == 3
+        assert s["round_pts"][:4].tolist() == [0, 0, 1, 0]
+        return g.returns(s)[0]
+
+    pen = R.DEFAULT_DEAL_PENALTY
+    assert round_a() == pytest.approx(-pen) and round_b() == pytest.approx(-0.1 / 3 + pen / 3)
+    assert round_a() > round_b()
+    # the old default 0.05 paid P0 more for the round in which it stood worse: -0.05 < -0.0167
+    assert round_a(deal_penalty=0.05) == pytest.approx(-0.05)
+    assert round_b(deal_penalty=0.05) == pytest.approx(-1 / 60)
 
 
 def test_one_round_returns_with_a_dealing_penalty():
@@ -612,6 +691,8 @@ def test_config_is_validated_with_the_field_named():
         Config(turn_cap=0)
     with pytest.raises(ValueError, match="deal_penalty"):
         Config(deal_penalty=-1)
+    with pytest.raises(ValueError, match="num_players"):
+        R.deal_penalty_limit(7)
 
 
 def test_render_shows_only_what_the_viewer_can_see():
