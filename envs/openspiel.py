@@ -27,8 +27,8 @@ any game; everything it says comes from the engine contract:
   ``INFO`` gives the number of actions, chance outcomes, utility range and
   the bound on the game length; ``num_players`` comes from the config.
 * **State**: wraps one engine record. Copying a state is a record copy (the
-  record is a numpy ``void``, deep-copied by pyspiel's ``Clone`` and pickled
-  by its ``Serialize``), so cloning and (de)serialization need no replay.
+  record is a numpy ``void``, deep-copied by pyspiel's ``Clone``; a save holds
+  its bytes, see below), so cloning and (de)serialization need no replay.
 * **Simultaneous nodes**: the engine reports ``SIMULTANEOUS``; the seats that
   must act are those with a non-empty legal mask, the others get an empty
   legal-action list (OpenSpiel passes a placeholder action for them, which is
@@ -60,20 +60,49 @@ any game; everything it says comes from the engine contract:
   ``octagames.agents.cfr_tree.deal_pool``), after which the adapter's game follows from the
   record drawn. It lets OpenSpiel's algorithms (``exploitability.nash_conv``)
   run on the reduced games that ``octagames.agents.cfr_tree`` flattens from a pool; it adds no
-  rule, only the choice of where the game starts.
-* **Serialization**: pyspiel serializes a Python state as its history plus a
-  pickle of its ``__dict__``; here that is the record's bytes, so
-  ``pyspiel.serialize_game_and_state`` / ``deserialize_game_and_state`` work
-  for simultaneous joint actions too (no replay). The turn-based transform
-  serializes its own history and replays it through this adapter.
+  rule, only the choice of where the game starts. Each is registered as
+  ``octagames_<name>_pool``; its ``records`` parameter holds the records as
+  text (:func:`encode_records`), so its game string names the whole game and it
+  serializes like the others.
+* **Saves are data, never code**: :func:`serialize_game_and_state` writes
+  pyspiel's layout (``[Meta]``, ``[Game]``, ``[State]``) with plain text only:
+  ``[Game]`` is the game string (every config field, exact floats; a pool's
+  records), ``[State]`` is ``state.serialize()``, lines ``key=value``: the
+  history and move number, the game string of the record, the record as
+  base64 of ``Game.to_bytes`` (format header, checksum), the returns before
+  the last move and whether the state is a pool's root.
+  :func:`deserialize_game_and_state` and ``game.deserialize_state`` parse every
+  line strictly (ints, floats, base64; never ``eval`` or pickle), refuse a
+  ``[State]`` whose game or record disagrees with ``[Game]`` (``ValueError``
+  naming both, e.g. "save's [Game] is achten(num_players=2) but its [State]
+  record is achten(num_players=4)") and check the record with
+  ``Game.from_bytes`` before they build a pyspiel game or state. Every refusal
+  is one ``ValueError`` saying what is wrong. ``pickle`` and ``copy.deepcopy``
+  of a state use the same text (``clone`` copies the record).
+* **pyspiel's own save functions**: ``pyspiel.serialize_game_and_state`` and
+  ``random_sim_test(serialize=True)`` run in C++ and write a Python state as its
+  history plus a base64 pickle of its ``__dict__`` (open_spiel 2.0.2,
+  ``python_games.cc``); here that pickle holds one call of this module's
+  ``_node_from_text`` on the plain text above, and a state loaded that way is
+  checked against the ``[Game]`` too. But ``pyspiel.deserialize_game_and_state``
+  (like every C++ caller of a Python game's ``DeserializeState``) unpickles that
+  line before any code of this module runs, for every Python game; no game can
+  stop it.
+  **Never open a save you did not write with pyspiel's function**; open it with
+  :func:`deserialize_game_and_state`, which refuses the pickled format. The
+  turn-based transform serializes its own history and replays it through this
+  adapter (no pickle).
 """
 
 from __future__ import annotations
 
+import base64
 import dataclasses
+import math
+import re
 import typing
 import warnings
-from typing import Any, Sequence
+from typing import Any, NamedTuple, Sequence
 
 import numpy as np
 
@@ -86,8 +115,9 @@ except ModuleNotFoundError as e:  # the base install has no OpenSpiel
     raise missing_extra(e, "octagames.envs.openspiel (the OpenSpiel face)") from e
 
 __all__ = ["PREFIX", "OctagamesGame", "OctagamesObserver", "OctagamesPoolGame", "OctagamesPoolState",
-           "OctagamesState", "encode_observation", "game_class", "game_type", "load", "load_pool",
-           "parameter_specification", "register", "register_all", "short_name"]
+           "OctagamesState", "deserialize_game_and_state", "encode_observation", "encode_records",
+           "game_class", "game_type", "load", "load_pool", "parameter_specification", "pool_class",
+           "register", "register_all", "serialize_game_and_state", "short_name"]
 
 #: Prefix of every registered pyspiel short name: ``octagames_<name>``.
 PREFIX = "octagames_"
@@ -95,6 +125,8 @@ PREFIX = "octagames_"
 _PARAM_TYPES = (bool, int, float, str)
 _TERMINAL = int(pyspiel.PlayerId.TERMINAL)
 _SIMULTANEOUS = int(pyspiel.PlayerId.SIMULTANEOUS)
+_CHANCE = int(pyspiel.PlayerId.CHANCE)
+_POOL = "_pool"
 _REGISTERED: set[str] = set()
 _ENGINES: dict[tuple[str, Any], "_EngineRef"] = {}
 _CLASSES: dict[str, type] = {}
@@ -109,19 +141,22 @@ def short_name(name: str) -> str:
 # Engine handle shared by all states of a game
 # --------------------------------------------------------------------------
 class _EngineRef:
-    """A :class:`Game` held by every state; shared by ``deepcopy``, pickled by name.
+    """A :class:`Game` held by every state; shared by ``deepcopy``.
 
-    pyspiel's ``Clone`` deep-copies and its ``Serialize`` pickles the state's
-    ``__dict__``; this handle makes both copy only the record, not the engine.
-    It also keeps a scratch legal-mask buffer (states are used from one thread).
+    pyspiel's ``Clone`` deep-copies the state's ``__dict__``; this handle makes
+    that copy only the record, not the engine. It also keeps a scratch
+    legal-mask buffer (states are used from one thread) and the game string.
     """
 
-    __slots__ = ("game", "kernels", "mask")
+    __slots__ = ("game", "kernels", "mask", "text", "initial", "save_size")
 
     def __init__(self, game: Game):
         self.game = game
         self.kernels = game.kernels  # the contract's compiled entry points
         self.mask = np.zeros(game.num_actions, dtype=np.uint8)
+        self.text = _game_string(game.name, game.config)
+        self.initial = game.new_state(0)  # where games start (and a deal pool's root record)
+        self.save_size = len(game.to_bytes(self.initial))
 
     def __deepcopy__(self, memo: dict) -> "_EngineRef":
         return self
@@ -130,7 +165,7 @@ class _EngineRef:
         return self
 
     def __reduce__(self) -> tuple:
-        return (_engine, (self.game.name, self.game.config))
+        return (_engine_from_text, (self.text,))
 
 
 def _copy_record(rec: np.void) -> np.void:
@@ -138,37 +173,30 @@ def _copy_record(rec: np.void) -> np.void:
     return np.frombuffer(bytearray(rec.tobytes()), dtype=rec.dtype)[0]
 
 
-
-
 class _Node:
     """What a state holds: engine, record, cached current player, returns before the last move.
 
-    Its ``__deepcopy__`` copies the record only (pyspiel's ``Clone``), its
-    ``__reduce__`` pickles the record's bytes (pyspiel's ``Serialize``).
+    ``root`` marks the root chance node of a deal pool (its record is a fresh
+    one, its current player chance). Its ``__deepcopy__`` copies the record only
+    (pyspiel's ``Clone``); its ``__reduce__`` (pyspiel's C++ ``Serialize``) is a
+    call of :func:`_node_from_text` on plain text.
     """
 
-    __slots__ = ("eng", "rec", "cur", "before")
+    __slots__ = ("eng", "rec", "cur", "before", "root")
 
     def __init__(self, eng: _EngineRef, rec: np.void, cur: int | None = None,
-                 before: np.ndarray | None = None):
+                 before: np.ndarray | None = None, root: bool = False):
         self.eng = eng
         self.rec = rec
-        self.cur = int(eng.kernels.current_player(rec)) if cur is None else cur
+        self.cur = _CHANCE if root else int(eng.kernels.current_player(rec)) if cur is None else cur
         self.before = before
+        self.root = root
 
     def __deepcopy__(self, memo: dict) -> "_Node":
-        return _Node(self.eng, _copy_record(self.rec), self.cur, self.before)
+        return _Node(self.eng, _copy_record(self.rec), self.cur, self.before, self.root)
 
     def __reduce__(self) -> tuple:
-        return (_node_from_bytes, (self.eng, self.eng.game.to_bytes(self.rec), self.before))
-
-
-def _node_from_bytes(eng: _EngineRef, data: bytes, before: np.ndarray | None) -> _Node:
-    # a deserialized state is untrusted input: Game.from_bytes checks format, checksum and fields
-    if before is not None and (not isinstance(before, np.ndarray) or before.shape != (eng.game.num_players,)
-                               or before.dtype != np.float64):
-        raise ValueError(f"a serialized {eng.game.name} state holds returns of the wrong shape")
-    return _Node(eng, eng.game.from_bytes(data), None, before)
+        return (_node_from_text, (f"{_NODE_HEADER}\n{_node_text(self)}",))
 
 
 def _engine(name: str, config: Any) -> _EngineRef:
@@ -178,6 +206,274 @@ def _engine(name: str, config: Any) -> _EngineRef:
     if ref is None:
         ref = _ENGINES[key] = _EngineRef(Game(name, config))
     return ref
+
+
+def _engine_from_text(text: str) -> _EngineRef:
+    """The engine handle of a game string (strictly parsed, see :func:`_parse_game_string`)."""
+    name, config, _ = _parse_game_string(text, "the game string", pool=False)
+    return _engine(name, config)
+
+
+# --------------------------------------------------------------------------
+# Saves: plain text, parsed strictly (never eval, never pickle)
+# --------------------------------------------------------------------------
+_STATE_HEADER = "octagames state 1"
+_NODE_HEADER = "octagames record 1"
+_NODE_KEYS = ("game", "record", "before", "pool_root")
+_STATE_KEYS = ("history", "move_number") + _NODE_KEYS
+_SAVE_COMMENT = "# octagames save, plain data: open with octagames.envs.openspiel.deserialize_game_and_state"
+# pyspiel's loader of Python states (the only way to set a state's C++ history) needs a
+# ``__dict__=`` line: this is the one we give it, an empty dict pickled by Python (protocol 2)
+# and written here, never taken from a save.
+_EMPTY_DICT_LINE = "__dict__=gAJ9cQAu"
+_B64 = re.compile(r"[A-Za-z0-9_-]*")
+_INT = re.compile(r"-?[0-9]{1,18}")
+_FLOAT = re.compile(r"-?(?:[0-9]+\.?[0-9]*|\.[0-9]+)(?:[eE][-+]?[0-9]{1,3})?")
+_WORD = re.compile(r"[A-Za-z0-9_.+-]*")
+_MOVE = re.compile(r"(-?[0-9]{1,9}):([0-9]{1,9})")
+_GAME_STRING = re.compile(r"octagames_([a-z][a-z0-9_]*?)(_pool)?\(([^()]*)\)")
+_PICKLED = ("this is pyspiel's pickled save format (a __dict__= line); octagames does not open it, "
+            "because unpickling a save can run any code: open saves written by "
+            "octagames.envs.openspiel.serialize_game_and_state (plain data)")
+
+
+def _b64(data: bytes) -> str:
+    """URL-safe base64 without padding (letters, digits, ``_`` and ``-`` only)."""
+    return base64.urlsafe_b64encode(data).decode().rstrip("=")
+
+
+def _unb64(text: str, what: str) -> bytes:
+    """Decode :func:`_b64` text, refusing any other character (ValueError naming ``what``)."""
+    if not _B64.fullmatch(text) or len(text) % 4 == 1:
+        raise ValueError(f"{what} is not base64 text (letters, digits, _ and -)")
+    return base64.urlsafe_b64decode(text + "=" * (-len(text) % 4))
+
+
+def _record_from_text(eng: _EngineRef, text: str, what: str) -> np.void:
+    """A record from base64 of ``Game.to_bytes``, checked by ``Game.from_bytes`` (errors name ``what``)."""
+    try:
+        data = _unb64(text, "it")
+        if len(data) != eng.save_size:
+            raise ValueError(f"it has {len(data)} bytes; a saved {eng.game.name} record has {eng.save_size}")
+        return eng.game.from_bytes(data)
+    except ValueError as e:
+        raise ValueError(f"{what} is refused: {e}") from None
+
+
+def _param_text(value: Any) -> str:
+    """A parameter value as game-string text (floats exact: ``repr``)."""
+    return repr(value) if isinstance(value, float) else str(value)
+
+
+def _game_string(name: str, config: Any, records: str | None = None) -> str:
+    """``octagames_<name>(field=value,...)``: every parameter, sorted; a pool's adds ``records``.
+
+    Raises:
+        ValueError: a str field whose value a game string cannot hold.
+    """
+    params = {f: _param_text(getattr(config, f)) for f in parameter_specification(name)}
+    if records is not None:
+        params["records"] = records
+    for key, text in params.items():
+        if not _WORD.fullmatch(text):
+            raise ValueError(f"{key}={text!r} cannot be written in a game string "
+                             "(letters, digits and _ . + - only)")
+    body = ",".join(f"{k}={params[k]}" for k in sorted(params))
+    return f"{short_name(name)}{_POOL if records is not None else ''}({body})"
+
+
+def _parse_param(raw: str, default: bool | int | float | str, key: str, what: str) -> Any:
+    """One parameter value, typed by its default's type (ValueError naming the field)."""
+    kind = type(default)
+    if kind is bool and raw in ("True", "False"):
+        return raw == "True"
+    if kind is int and _INT.fullmatch(raw):
+        return int(raw)
+    if kind is float and _FLOAT.fullmatch(raw) and math.isfinite(float(raw)):
+        return float(raw)
+    if kind is str and _WORD.fullmatch(raw):
+        return raw
+    raise ValueError(f"{what}: {key}={raw[:40]!r} is not a valid {kind.__name__}")
+
+
+def _parse_game_string(text: str, what: str, pool: bool | None = None) -> tuple[str, Any, str | None]:
+    """``(name, config, records text or None)`` of an octagames game string.
+
+    Args:
+        text: ``octagames_<name>(field=value,...)`` or ``octagames_<name>_pool(...,records=...)``.
+        what: how error messages name the text.
+        pool: ``False`` refuses a pool game, ``True`` a plain one, ``None`` takes both.
+
+    Raises:
+        ValueError: not a game string, an unknown game or field, a field given twice, a
+            value of the wrong type, or a value the game's ``Config`` refuses.
+    """
+    m = _GAME_STRING.fullmatch(text)
+    if m is None:
+        raise ValueError(f"{what} is not an octagames game string "
+                         f"(octagames_<game>(field=value,...)): {text[:80]!r}")
+    name, is_pool, body = m.group(1), m.group(2) is not None, m.group(3)
+    if name not in available_games():
+        raise ValueError(f"{what} names an unknown game {m.group(0).partition('(')[0]!r}; "
+                         f"octagames games: {sorted(available_games())}")
+    if pool is not None and pool != is_pool:
+        raise ValueError(f"{what} is {'a' if is_pool else 'not a'} deal-pool game, "
+                         f"but it should {'' if pool else 'not '}be one: {text[:80]!r}")
+    spec = parameter_specification(name)
+    params: dict[str, Any] = {}
+    records = None
+    for item in body.split(",") if body else ():
+        key, sep, raw = item.partition("=")
+        if not sep:
+            raise ValueError(f"{what}: {item[:40]!r} is not field=value")
+        if key in params or (key == "records" and records is not None):
+            raise ValueError(f"{what} gives {key} twice")
+        if is_pool and key == "records":
+            records = raw
+        elif key in spec:
+            params[key] = _parse_param(raw, spec[key], key, what)
+        else:
+            valid = sorted(spec) + (["records"] if is_pool else [])
+            raise ValueError(f"{what}: {key} is not a parameter of {short_name(name)}"
+                             f"{_POOL if is_pool else ''}; valid parameters: {valid}")
+    if is_pool and not records:
+        raise ValueError(f"{what} is a deal-pool game without records")
+    return name, _config_from_params(name, params), records
+
+
+def _check_agree(eng: _EngineRef, name: str, config: Any, what: str) -> None:
+    """Refuse a save part (``what``) of another game or config than the ``[Game]`` (``eng``).
+
+    Raises:
+        ValueError: "save's [Game] is achten(num_players=2) but its [State] record is
+            achten(num_players=4)" (the fields that differ; every field of another game).
+    """
+    g = eng.game
+    if g.name == name and g.config == config:
+        return
+    if g.name == name:
+        fields = [f for f in parameter_specification(name) if getattr(g.config, f) != getattr(config, f)]
+    else:
+        fields = []
+
+    def show(n: str, c: Any) -> str:
+        keys = fields or parameter_specification(n)
+        return f"{n}({', '.join(f'{k}={_param_text(getattr(c, k))}' for k in keys)})"
+
+    raise ValueError(f"save's [Game] is {show(g.name, g.config)} but {what} is {show(name, config)}")
+
+
+def _returns_text(before: np.ndarray | None) -> str:
+    return "" if before is None else ",".join(repr(float(x)) for x in before)
+
+
+def _parse_returns(text: str, num_players: int, what: str) -> np.ndarray | None:
+    """The returns before the last move (``""``: none), ``num_players`` finite floats."""
+    if not text:
+        return None
+    parts = text.split(",")
+    if len(parts) != num_players or not all(_FLOAT.fullmatch(t) and math.isfinite(float(t)) for t in parts):
+        raise ValueError(f"{what} must be {num_players} comma-separated numbers, got {text[:80]!r}")
+    return np.array([float(t) for t in parts], dtype=np.float64)
+
+
+def _node_text(n: _Node) -> str:
+    """The record part of a state's text: its game string, record, returns before, pool root."""
+    return (f"game={n.eng.text}\nrecord={_b64(n.eng.game.to_bytes(n.rec))}\n"
+            f"before={_returns_text(n.before)}\npool_root={int(n.root)}")
+
+
+def _fields(text: Any, header: str, keys: tuple[str, ...], what: str) -> dict[str, str]:
+    """The ``key=value`` lines of ``text`` after ``header``: exactly ``keys``, in this order."""
+    if not isinstance(text, str):
+        raise ValueError(f"{what} must be text (str), got {type(text).__name__}")
+    if "__dict__=" in text:
+        raise ValueError(_PICKLED)
+    lines = text.split("\n")
+    if lines[0] != header:
+        raise ValueError(f"{what} is not an octagames state: its first line must be {header!r}, "
+                         f"got {lines[0][:60]!r}")
+    items = [line.partition("=") for line in lines[1:]]
+    if [k for k, _, _ in items] != list(keys) or not all(sep for _, sep, _ in items):
+        got = [k[:20] for k, _, _ in items[:len(keys) + 1]]
+        raise ValueError(f"{what} must have the lines {', '.join(k + '=' for k in keys)} "
+                         f"in this order after {header!r}; got {got}")
+    return {k: v for k, _, v in items}
+
+
+def _parse_node(f: dict[str, str], eng: _EngineRef | None, what: str) -> _Node:
+    """The record of a state from its parsed lines, checked against the ``[Game]``'s ``eng``.
+
+    With ``eng=None`` the record's own game string gives the engine (pyspiel's C++
+    path, where the state that receives it checks it).
+    """
+    name, config, _ = _parse_game_string(f["game"], f"{what}'s game", pool=False)
+    if eng is None:
+        eng = _engine(name, config)
+    else:
+        _check_agree(eng, name, config, "its [State] record")
+    if f["pool_root"] not in ("0", "1"):
+        raise ValueError(f"{what}: pool_root must be 0 or 1, got {f['pool_root'][:20]!r}")
+    root = f["pool_root"] == "1"
+    rec = _record_from_text(eng, f["record"], f"{what}'s record")
+    before = _parse_returns(f["before"], eng.game.num_players, f"{what}'s returns before the last move")
+    if root and rec.tobytes() != eng.initial.tobytes():
+        raise ValueError(f"{what} is a deal pool's root but its record is not the fresh one")
+    return _Node(eng, rec, None, before, root)
+
+
+def _node_from_text(text: str) -> _Node:
+    """A node from :func:`_node_text` (what pyspiel's C++ ``Serialize`` pickles a node as)."""
+    return _parse_node(_fields(text, _NODE_HEADER, _NODE_KEYS, "the [State]"), None, "the [State]")
+
+
+class _ParsedState(NamedTuple):
+    """A checked ``[State]``, not yet a pyspiel state."""
+    history: list[tuple[int, int]]
+    move_number: int
+    node: _Node
+
+
+def _parse_state(text: Any, eng: _EngineRef, num_records: int | None) -> _ParsedState:
+    """Parse and check a state's text against the ``[Game]`` (``eng``; a pool's ``num_records``).
+
+    Raises:
+        ValueError: a line missing, extra or malformed, a record or config that disagrees
+            with the ``[Game]``, a record ``Game.from_bytes`` refuses, a history that
+            cannot belong to the game.
+    """
+    what = "the save's [State]"
+    f = _fields(text, _STATE_HEADER, _STATE_KEYS, what)
+    node = _parse_node(f, eng, what)
+    num = eng.game.num_players
+    history = []
+    for item in f["history"].split(",") if f["history"] else ():
+        m = _MOVE.fullmatch(item)
+        if m is None or not -2 <= int(m.group(1)) < num:
+            raise ValueError(f"{what}: history entry {item[:30]!r} is not player:action "
+                             f"(player -2..{num - 1})")
+        history.append((int(m.group(1)), int(m.group(2))))
+    if not _INT.fullmatch(f["move_number"]) or not 0 <= int(f["move_number"]) <= len(history):
+        raise ValueError(f"{what}: move_number must be an int from 0 to the history's length "
+                         f"{len(history)}, got {f['move_number'][:20]!r}")
+    if num_records is None and node.root:
+        raise ValueError(f"{what} is a deal pool's root but its [Game] is not a deal-pool game")
+    if num_records is not None:
+        if node.root and history:
+            raise ValueError(f"{what} is a deal pool's root but has a history")
+        if not node.root and not (history and history[0][0] == _CHANCE and history[0][1] < num_records):
+            raise ValueError(f"{what} is in a deal-pool game, so its history must start with "
+                             f"the draw of one of its {num_records} records")
+    return _ParsedState(history, int(f["move_number"]), node)
+
+
+def _build_state(game: "OctagamesGame", parsed: _ParsedState) -> "OctagamesState":
+    """The pyspiel state of a checked ``[State]`` (its C++ history set by pyspiel's loader)."""
+    history = ",".join(f"{p}:{a}" for p, a in parsed.history)
+    state = pyspiel.Game.deserialize_state(
+        game, f"history={history}\nmove_number={parsed.move_number}\n{_EMPTY_DICT_LINE}")
+    state._n = parsed.node
+    return state
 
 
 # --------------------------------------------------------------------------
@@ -210,21 +506,26 @@ def parameter_specification(name: str) -> dict[str, bool | int | float | str]:
     return {f.name: f.default for f in _param_fields(load_module(name).Config)}
 
 
-def game_type(name: str) -> pyspiel.GameType:
+def game_type(name: str, pool: bool = False) -> pyspiel.GameType:
     """The pyspiel ``GameType`` of game ``name``, read from its ``INFO``.
 
     Args:
         name: short octagames name.
+        pool: the type of its deal-pool game (``octagames_<name>_pool``, whose
+            parameters add ``records``).
 
     Returns:
-        The game type registered as ``octagames_<name>``.
+        The game type registered as ``octagames_<name>`` (or ``..._pool``).
     """
     info = load_module(name).INFO
     dyn = pyspiel.GameType.Dynamics
     inf = pyspiel.GameType.Information
+    params: dict[str, Any] = parameter_specification(name)
+    if pool:
+        params["records"] = ""
     return pyspiel.GameType(
-        short_name=short_name(name),
-        long_name=f"octagames {name}",
+        short_name=short_name(name) + (_POOL if pool else ""),
+        long_name=f"octagames {name}" + (" (deal pool)" if pool else ""),
         dynamics=dyn.SIMULTANEOUS if info.dynamics == "simultaneous" else dyn.SEQUENTIAL,
         chance_mode=pyspiel.GameType.ChanceMode.EXPLICIT_STOCHASTIC,
         information=(inf.PERFECT_INFORMATION if info.information == "perfect"
@@ -237,7 +538,7 @@ def game_type(name: str) -> pyspiel.GameType:
         provides_information_state_tensor=True,
         provides_observation_string=True,
         provides_observation_tensor=True,
-        parameter_specification=parameter_specification(name),
+        parameter_specification=params,
     )
 
 
@@ -285,26 +586,35 @@ class OctagamesGame(pyspiel.Game):
         name = name or self.NAME
         if not name:
             raise ValueError("OctagamesGame needs a game name (use game_class(name) or name=...)")
-        config = _config_from_params(name, params)
+        self._setup(name, _config_from_params(name, params), None)
+
+    def _setup(self, name: str, config: Any, pool: tuple[tuple[np.void, ...], str] | None) -> None:
+        """Initialise the pyspiel game (a deal pool's, given its records and their text)."""
         self.engine = _engine(name, config)
         eng = self.engine.game
         info = eng.info
-        full = parameter_specification(name)
+        full: dict[str, Any] = parameter_specification(name)
         full.update({f: getattr(config, f) for f in full})
+        outcomes = info.max_chance_outcomes
+        if pool is not None:
+            self.pool_records, full["records"] = pool
+            outcomes = max(outcomes, len(self.pool_records))
+        #: the game string of saves: every field, exact floats (``str(game)`` names the same game)
+        self.save_string = _game_string(name, config, None if pool is None else pool[1])
         super().__init__(
-            game_type(name),
+            game_type(name, pool is not None),
             pyspiel.GameInfo(
                 num_distinct_actions=info.num_actions,
-                max_chance_outcomes=info.max_chance_outcomes,
+                max_chance_outcomes=outcomes,
                 num_players=eng.num_players,
                 min_utility=eng.min_utility,
                 max_utility=eng.max_utility,
                 utility_sum=0.0,
-                max_game_length=eng.max_game_length,
+                max_game_length=eng.max_game_length + (pool is not None),
             ),
             full,
         )
-        self._initial = eng.new_state(0)
+        self._initial = self.engine.initial  # a pool's root shows the observations of a fresh record
         self._initial_cur = int(eng.current_player(self._initial))
 
     @property
@@ -323,6 +633,23 @@ class OctagamesGame(pyspiel.Game):
                              "initial state; got a starting state")
         return OctagamesState(self, _Node(self.engine, _copy_record(self._initial),
                                           self._initial_cur))
+
+    def deserialize_state(self, text: str) -> "OctagamesState":
+        """The state of ``state.serialize()`` text, checked before anything is built.
+
+        Args:
+            text: a state's plain text (the ``[State]`` of a save).
+
+        Returns:
+            The state (record, history and move number as saved).
+
+        Raises:
+            ValueError: malformed text, pyspiel's pickled format (refused, it could run
+                code), a record of another game or config than this game (naming both),
+                or a record ``Game.from_bytes`` refuses.
+        """
+        records = getattr(self, "pool_records", None)
+        return _build_state(self, _parse_state(text, self.engine, None if records is None else len(records)))
 
     def make_py_observer(self, iig_obs_type: Any = None,
                          params: dict[str, Any] | None = None) -> "OctagamesObserver":
@@ -361,6 +688,30 @@ class OctagamesState(pyspiel.State):
     def __init__(self, game: OctagamesGame, node: _Node):
         super().__init__(game)
         self._n = node
+
+    def __setattr__(self, name: str, value: Any) -> None:
+        # pyspiel's C++ Clone and deserialization set the attributes of a fresh state of
+        # the [Game]: a record of another game or config is refused here, naming both
+        if name == "_n":
+            old = self.__dict__.get("_n")
+            if old is not None and (type(value) is not _Node or value.eng is not old.eng
+                                    or (value.root and not isinstance(self, OctagamesPoolState))):
+                _check_node(old.eng, value, isinstance(self, OctagamesPoolState))
+        super().__setattr__(name, value)
+
+    def __reduce__(self) -> tuple:
+        """Pickle and ``copy.deepcopy`` by the plain save text (no pickle of code)."""
+        return (_state_from_save, (serialize_game_and_state(self.get_game(), self),))
+
+    def serialize(self) -> str:
+        """The state as plain text: the ``[State]`` of a save (see :func:`serialize_game_and_state`).
+
+        Returns:
+            Lines ``key=value`` after a header: ``history``, ``move_number``, ``game``,
+            ``record`` (base64 of ``Game.to_bytes``), ``before``, ``pool_root``.
+        """
+        hist = ",".join(f"{h.player}:{h.action}" for h in self.full_history())
+        return f"{_STATE_HEADER}\nhistory={hist}\nmove_number={self.move_number()}\n{_node_text(self._n)}"
 
     @property
     def record(self) -> np.void:
@@ -562,27 +913,36 @@ def encode_observation(prefix: str, obs: np.ndarray) -> str:
 # --------------------------------------------------------------------------
 # Deal pools: a root chance node over given records
 # --------------------------------------------------------------------------
-class _Pool:
-    """The records of a pool game, shared by all its states (like :class:`_EngineRef`)."""
+def encode_records(name: str, records: Sequence[np.void], config: Any = None) -> str:
+    """The ``records`` parameter of a pool game: the records as text.
 
-    __slots__ = ("eng", "records")
+    Args:
+        name: short octagames name.
+        records: engine records of that game and config.
+        config: the game's ``Config`` (default: the default config).
 
-    def __init__(self, eng: _EngineRef, records: tuple[np.void, ...]):
-        self.eng = eng
-        self.records = records
+    Returns:
+        ``Game.to_bytes`` of every record (format header, checksum) in URL-safe
+        base64, joined by ``.``: letters, digits, ``_``, ``-`` and ``.`` only.
 
-    def __deepcopy__(self, memo: dict) -> "_Pool":
-        return self
+    Raises:
+        ValueError: no records, or a record of another game or config.
+    """
+    eng = _engine(name, load_module(name).Config() if config is None else config)
+    if len(records) == 0:
+        raise ValueError("records is empty; a pool game needs at least one record")
+    for r in records:
+        if getattr(r, "dtype", None) != eng.game.dtype:
+            raise ValueError(f"records must be {name} records (dtype {eng.game.dtype}), got {r!r:.80}")
+    return ".".join(_b64(eng.game.to_bytes(r)) for r in records)
 
-    def __copy__(self) -> "_Pool":
-        return self
 
-    def __reduce__(self) -> tuple:
-        return (_pool_from_bytes, (self.eng, [self.eng.game.to_bytes(r) for r in self.records]))
-
-
-def _pool_from_bytes(eng: _EngineRef, data: list[bytes]) -> _Pool:
-    return _Pool(eng, tuple(eng.game.from_bytes(d) for d in data))
+def _decode_records(eng: _EngineRef, text: str, what: str) -> tuple[np.void, ...]:
+    """The records of an :func:`encode_records` text, each checked by ``Game.from_bytes``."""
+    if not text:
+        raise ValueError(f"{what}: records is empty; a pool game needs at least one record")
+    parts = text.split(".")
+    return tuple(_record_from_text(eng, part, f"{what}: record {i}") for i, part in enumerate(parts))
 
 
 class OctagamesPoolGame(OctagamesGame):
@@ -590,64 +950,41 @@ class OctagamesPoolGame(OctagamesGame):
 
     The initial state is a chance node with outcomes ``0 .. K-1`` of probability
     ``1/K``; outcome ``i`` continues from a copy of ``records[i]`` exactly as
-    :class:`OctagamesState` does (same observations, strings, actions). Built by
-    :func:`load_pool`; it is not registered with pyspiel (its short name is
-    ``octagames_<name>_pool``), so create it with :func:`load_pool`, not
-    ``pyspiel.load_game``.
+    :class:`OctagamesState` does (same observations, strings, actions). Each game
+    has a subclass (:func:`pool_class`) registered as ``octagames_<name>_pool``,
+    whose parameters are the config fields and ``records`` (:func:`encode_records`),
+    so ``pyspiel.load_game`` and saves name the whole game. :func:`load_pool`
+    builds one from records.
 
     Args:
-        name: short octagames name.
-        records: the engine records to start from (the game's own dtype; they
-            should come from the same config, e.g. ``octagames.agents.cfr_tree.deal_pool``).
-        params: OpenSpiel parameters (config fields).
+        params: OpenSpiel parameters: config fields and ``records``.
+        name: short octagames name; defaults to the class's :attr:`NAME`.
+        records: the engine records (instead of ``params["records"]``).
 
     Raises:
-        ValueError: no records, a record of another game, or a bad parameter.
+        ValueError: no records, a record of another game or config, a record
+            ``Game.from_bytes`` refuses, or a bad parameter.
     """
 
-    def __init__(self, name: str, records: Sequence[np.void], params: dict[str, Any] | None = None):
+    def __init__(self, params: dict[str, Any] | None = None, name: str | None = None,
+                 records: Sequence[np.void] | None = None):
+        name = name or self.NAME
+        if not name:
+            raise ValueError("OctagamesPoolGame needs a game name (use pool_class(name) or name=...)")
+        params = dict(params or {})
+        text = params.pop("records", "")
         config = _config_from_params(name, params)
-        self.engine = _engine(name, config)
-        eng = self.engine.game
-        if len(records) == 0:
-            raise ValueError("records is empty; a pool game needs at least one record")
-        for r in records:
-            if getattr(r, "dtype", None) != eng.dtype:
-                raise ValueError(f"records must be {name} records (dtype {eng.dtype}), got {r!r:.80}")
-        self.pool = _Pool(self.engine, tuple(_copy_record(r) for r in records))
-        info = eng.info
-        full = parameter_specification(name)
-        full.update({f: getattr(config, f) for f in full})
-        gtype = game_type(name)
-        pool_type = pyspiel.GameType(
-            short_name=short_name(name) + "_pool", long_name=f"octagames {name} (deal pool)",
-            dynamics=gtype.dynamics, chance_mode=gtype.chance_mode, information=gtype.information,
-            utility=gtype.utility, reward_model=gtype.reward_model,
-            max_num_players=gtype.max_num_players, min_num_players=gtype.min_num_players,
-            provides_information_state_string=True, provides_information_state_tensor=True,
-            provides_observation_string=True, provides_observation_tensor=True,
-            parameter_specification=parameter_specification(name))
-        pyspiel.Game.__init__(
-            self, pool_type,
-            pyspiel.GameInfo(
-                num_distinct_actions=info.num_actions,
-                max_chance_outcomes=max(info.max_chance_outcomes, len(records)),
-                num_players=eng.num_players,
-                min_utility=eng.min_utility,
-                max_utility=eng.max_utility,
-                utility_sum=0.0,
-                max_game_length=eng.max_game_length + 1,
-            ),
-            full,
-        )
-        # the pool root shows the observations of a fresh record (nothing dealt)
-        self._initial = eng.new_state(0)
-        self._initial_cur = int(pyspiel.PlayerId.CHANCE)
+        if records is None:
+            records = _decode_records(_engine(name, config), text, f"{short_name(name)}{_POOL}")
+        else:
+            text = encode_records(name, records, config)  # refuses empty pools, others' records
+            records = tuple(_copy_record(r) for r in records)
+        self._setup(name, config, (records, text))
 
     @property
     def records(self) -> tuple[np.void, ...]:
         """The records of the pool (live; treat them as read-only)."""
-        return self.pool.records
+        return self.pool_records
 
     def new_initial_state(self, *args: Any) -> "OctagamesPoolState":
         """The root chance node over the pool's records.
@@ -657,8 +994,7 @@ class OctagamesPoolGame(OctagamesGame):
         """
         if args:
             raise ValueError("pool games can only start at the pool's chance node")
-        return OctagamesPoolState(self, _Node(self.engine, _copy_record(self._initial),
-                                              self._initial_cur), self.pool)
+        return OctagamesPoolState(self, _Node(self.engine, _copy_record(self._initial), None, None, True))
 
 
 class OctagamesPoolState(OctagamesState):
@@ -668,34 +1004,32 @@ class OctagamesPoolState(OctagamesState):
     first outcome ``i`` it is a copy of the pool's record ``i``.
     """
 
-    def __init__(self, game: OctagamesPoolGame, node: _Node, pool: _Pool, at_root: bool = True):
-        super().__init__(game, node)
-        self._pool = pool
-        self._at_root = at_root
+    def _records(self) -> tuple[np.void, ...]:
+        return self.get_game().pool_records
 
     def _legal_actions(self, player: int) -> list[int]:
         """At the root: the record indices for chance; else as :class:`OctagamesState`."""
-        if self._at_root:
-            return list(range(len(self._pool.records))) if player == int(pyspiel.PlayerId.CHANCE) else []
+        if self._n.root:
+            return list(range(len(self._records()))) if player == _CHANCE else []
         return super()._legal_actions(player)
 
     def chance_outcomes(self) -> list[tuple[int, float]]:
         """At the root: ``(i, 1/K)`` for every record ``i``; else the engine's."""
-        if self._at_root:
-            k = len(self._pool.records)
+        if self._n.root:
+            k = len(self._records())
             return [(i, 1.0 / k) for i in range(k)]
         return super().chance_outcomes()
 
     def _action_to_string(self, player: int, action: int) -> str:
         """``"pool record i"`` at the root; else the engine's name."""
-        if self._at_root:
+        if self._n.root:
             return f"pool record {action}"
         return super()._action_to_string(player, action)
 
     def __str__(self) -> str:
         """The engine's rendering (at the root: the size of the pool)."""
-        if self._at_root:
-            return f"deal pool of {len(self._pool.records)} records"
+        if self._n.root:
+            return f"deal pool of {len(self._records())} records"
         return super().__str__()
 
     def _apply_action(self, action: int) -> None:
@@ -704,15 +1038,14 @@ class OctagamesPoolState(OctagamesState):
         Raises:
             IllegalActionError: at the root, ``action`` is not a record index.
         """
-        if self._at_root:
+        if self._n.root:
+            records = self._records()
             a = int(action)
-            if not 0 <= a < len(self._pool.records):
+            if not 0 <= a < len(records):
                 raise IllegalActionError(f"pool outcome {a} is not possible here; "
-                                         f"outcomes are 0..{len(self._pool.records) - 1}")
+                                         f"outcomes are 0..{len(records) - 1}")
             eng = self._n.eng
-            self._n = _Node(eng, _copy_record(self._pool.records[a]), None,
-                            eng.game.returns(self._n.rec))
-            self._at_root = False
+            self._n = _Node(eng, _copy_record(records[a]), None, eng.game.returns(self._n.rec))
             return
         super()._apply_action(action)
 
@@ -733,20 +1066,144 @@ def load_pool(name: str, records: Sequence[np.void], **config: Any) -> Octagames
         **config: config fields, validated by the game's ``Config``.
 
     Returns:
-        The pool game (sequential or simultaneous as the game; use
-        ``pyspiel.convert_to_turn_based`` for simultaneous ones).
+        The pool game, registered as ``octagames_<name>_pool`` (sequential or
+        simultaneous as the game; use ``pyspiel.convert_to_turn_based`` for
+        simultaneous ones).
 
     Raises:
         ValueError: unknown game or parameter, bad value, or bad records.
     """
     params = _normalize_params(name, config)
     load_module(name).Config(**params)  # raises ValueError naming the field
-    return OctagamesPoolGame(name, records, params)
+    register(name)
+    return pool_class(name)(params, records=records)
+
+
+def _check_node(eng: _EngineRef, node: Any, pool: bool) -> None:
+    """Refuse a node set by pyspiel's C++ loader that does not belong to the ``[Game]`` (``eng``)."""
+    if type(node) is not _Node:
+        raise ValueError(f"the save's [State] holds a {type(node).__name__} where a record belongs")
+    if node.root and not pool:
+        raise ValueError("the save's [State] is a deal pool's root but its [Game] is not a deal-pool game")
+    _check_agree(eng, node.eng.game.name, node.eng.game.config, "its [State] record")
+    node.eng = eng
+
+
+def serialize_game_and_state(game: OctagamesGame, state: OctagamesState) -> str:
+    """A save of ``game`` and ``state``: pyspiel's layout, plain data only (no pickle).
+
+    Args:
+        game: an octagames pyspiel game (plain or deal pool).
+        state: a state of ``game``.
+
+    Returns:
+        ``[Meta]``, ``[Game]`` (the game string, every config field, exact floats)
+        and ``[State]`` (``state.serialize()``) sections, as
+        ``pyspiel.serialize_game_and_state`` lays them out.
+
+    Raises:
+        ValueError: not an octagames game or state, or a state of another game.
+    """
+    if not isinstance(game, OctagamesGame) or not isinstance(state, OctagamesState):
+        raise ValueError("serialize_game_and_state takes an octagames game and one of its states, got "
+                         f"{type(game).__name__} and {type(state).__name__}; for pyspiel's transforms "
+                         "(convert_to_turn_based) use pyspiel.serialize_game_and_state")
+    other = state.get_game()
+    if other is not game and getattr(other, "save_string", None) != game.save_string:
+        raise ValueError(f"the state is a state of {other}, not of {game}")
+    return (f"{_SAVE_COMMENT}\n[Meta]\nVersion: 1\n\n"
+            f"[Game]\n{game.save_string}\n[State]\n{state.serialize()}\n")
+
+
+def _sections(text: str) -> tuple[str, str]:
+    """The ``[Game]`` line and ``[State]`` text of a save (pyspiel's layout; ``#`` comments)."""
+    parts: dict[str, list[str]] = {}
+    current = None
+    for line in text.split("\n"):
+        if not line or line.startswith("#"):
+            continue
+        if line in ("[Meta]", "[Game]", "[State]"):
+            if line in parts:
+                raise ValueError(f"the save has two {line} sections")
+            current = parts[line] = []
+        elif current is None:
+            raise ValueError(f"the save starts with {line[:40]!r}; a save has [Meta], [Game] and "
+                             "[State] sections")
+        else:
+            current.append(line)
+    for section in ("[Game]", "[State]"):
+        if section not in parts:
+            raise ValueError(f"the save has no {section} section")
+    if parts.get("[Meta]", ["Version: 1"]) != ["Version: 1"]:
+        raise ValueError(f"the save's [Meta] must be 'Version: 1', got {parts['[Meta]'][:2]}")
+    if len(parts["[Game]"]) != 1:
+        raise ValueError(f"the save's [Game] must be one line, got {len(parts['[Game]'])}")
+    return parts["[Game]"][0], "\n".join(parts["[State]"])
+
+
+def deserialize_game_and_state(text: str | bytes) -> tuple[OctagamesGame, OctagamesState]:
+    """Open a save of :func:`serialize_game_and_state`; everything is checked before it is built.
+
+    The save is untrusted input: it is parsed as plain data (never ``eval`` or
+    pickle), its ``[State]`` must name the game and config of its ``[Game]``, and
+    every record passes ``Game.from_bytes`` (format, checksum, fields). pyspiel's
+    pickled format (a ``__dict__=`` line) is refused: unpickling it could run code.
+
+    Args:
+        text: the save (``str``, or UTF-8 ``bytes``).
+
+    Returns:
+        ``(game, state)``.
+
+    Raises:
+        ValueError: one message saying what is wrong: not a save, pickled, a line
+            malformed, a game or field unknown, [Game] and [State] disagreeing
+            (naming both), a record refused.
+    """
+    if isinstance(text, (bytes, bytearray)):
+        try:
+            text = bytes(text).decode("utf-8")
+        except UnicodeDecodeError as e:
+            raise ValueError(f"the save is not UTF-8 text (byte {e.start})") from None
+    if not isinstance(text, str):
+        raise ValueError(f"a save is text (str or UTF-8 bytes), got {type(text).__name__}")
+    if "__dict__=" in text:
+        raise ValueError(_PICKLED)
+    game_text, state_text = _sections(text)
+    name, config, records_text = _parse_game_string(game_text, "the save's [Game]")
+    eng = _engine(name, config)
+    records = None if records_text is None else _decode_records(eng, records_text, "the save's [Game]")
+    parsed = _parse_state(state_text, eng, None if records is None else len(records))
+    register(name)
+    params = {f: getattr(config, f) for f in parameter_specification(name)}
+    game = (game_class(name)(params) if records is None else pool_class(name)(params, records=records))
+    return game, _build_state(game, parsed)
+
+
+def _state_from_save(text: str) -> OctagamesState:
+    """The state of a save (how a pickled state is rebuilt)."""
+    return deserialize_game_and_state(text)[1]
 
 
 # --------------------------------------------------------------------------
 # Registration
 # --------------------------------------------------------------------------
+def _subclass(name: str, base: type, pool: bool) -> type:
+    """The cached subclass of ``base`` that wraps game ``name`` (its constructor takes the parameters)."""
+    key = name + (_POOL if pool else "")
+    cls = _CLASSES.get(key)
+    if cls is None:
+        load_module(name)
+        cls_name = f"Octagames{name.capitalize()}{'Pool' if pool else ''}Game"
+        sn = short_name(name) + (_POOL if pool else "")
+        cls = _CLASSES[key] = type(
+            cls_name, (base,),
+            {"NAME": name, "__module__": __name__, "__qualname__": cls_name,
+             "__doc__": f"pyspiel game ``{sn}`` (see :class:`{base.__name__}`)."})
+        globals()[cls_name] = cls  # so that pickle finds it
+    return cls
+
+
 def game_class(name: str) -> type[OctagamesGame]:
     """The :class:`OctagamesGame` subclass registered for game ``name`` (cached).
 
@@ -756,20 +1213,23 @@ def game_class(name: str) -> type[OctagamesGame]:
     Returns:
         A class whose constructor takes the OpenSpiel parameters.
     """
-    cls = _CLASSES.get(name)
-    if cls is None:
-        load_module(name)
-        cls_name = f"Octagames{name.capitalize()}Game"
-        cls = _CLASSES[name] = type(
-            cls_name, (OctagamesGame,),
-            {"NAME": name, "__module__": __name__, "__qualname__": cls_name,
-             "__doc__": f"pyspiel game ``{short_name(name)}`` (see :class:`OctagamesGame`)."})
-        globals()[cls_name] = cls  # so that pickle finds it
-    return cls
+    return _subclass(name, OctagamesGame, False)
+
+
+def pool_class(name: str) -> type[OctagamesPoolGame]:
+    """The :class:`OctagamesPoolGame` subclass registered as ``octagames_<name>_pool`` (cached).
+
+    Args:
+        name: short octagames name.
+
+    Returns:
+        A class whose constructor takes the OpenSpiel parameters (config fields and ``records``).
+    """
+    return _subclass(name, OctagamesPoolGame, True)
 
 
 def register(name: str) -> None:
-    """Register game ``name`` with pyspiel as ``octagames_<name>`` (idempotent).
+    """Register game ``name`` with pyspiel as ``octagames_<name>`` and ``octagames_<name>_pool`` (idempotent).
 
     Args:
         name: short octagames name.
@@ -781,10 +1241,13 @@ def register(name: str) -> None:
     if sn in _REGISTERED:
         return
     load_module(name)
-    if sn not in pyspiel.registered_names():
-        # a class, not a closure: pyspiel's registry outlives the interpreter and
-        # a closure freed from there at exit aborts the process
-        pyspiel.register_game(game_type(name), game_class(name))
+    registered = pyspiel.registered_names()
+    for pool in (False, True):
+        if sn + (_POOL if pool else "") not in registered:
+            # a class, not a closure: pyspiel's registry outlives the interpreter and
+            # a closure freed from there at exit aborts the process
+            pyspiel.register_game(game_type(name, pool), _subclass(name, OctagamesPoolGame if pool
+                                                                    else OctagamesGame, pool))
     _REGISTERED.add(sn)
 
 

@@ -5,8 +5,11 @@ A new game joins by adding ``(name, params)`` pairs to ``OPENSPIEL_CONFIGS``.
 
 from __future__ import annotations
 
+import base64
+import importlib.util
 import pickle
 import random
+from pathlib import Path
 
 import numpy as np
 import pyspiel
@@ -377,3 +380,240 @@ def test_pool_game_refuses_bad_records_and_config():
         eo.load_pool("achten", [Game("octrix").new_state(0)], **POOL)
     with pytest.raises(ValueError, match="turn_cap"):
         eo.load_pool("achten", records, **{**POOL, "turn_cap": 0})
+
+
+# --------------------------------------------------------------------------
+# Saves are data, never code
+# --------------------------------------------------------------------------
+def _played(game, seed: int, steps: int):
+    """A state of ``game`` after up to ``steps`` random steps."""
+    rng = random.Random(seed)
+    state = game.new_initial_state()
+    for _ in range(steps):
+        if state.is_terminal():
+            break
+        _random_action(state, rng)
+    return state
+
+
+def _assert_same(a, b):
+    assert a.record.tobytes() == b.record.tobytes()
+    assert a.history() == b.history() and a.move_number() == b.move_number()
+    assert a.current_player() == b.current_player() and str(a) == str(b)
+    assert a.rewards() == b.rewards() and a.returns() == b.returns()
+
+
+def _load_configs():
+    """``GAME_CONFIGS`` of tests/test_conformance.py (every game and config the library tests)."""
+    path = Path(__file__).resolve().parents[1] / "test_conformance.py"
+    spec = importlib.util.spec_from_file_location("_conformance_configs", path)
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module.GAME_CONFIGS
+
+
+SAVE_CONFIGS = _load_configs()
+
+
+@pytest.mark.parametrize("name,params", SAVE_CONFIGS,
+                         ids=[f"{n}-{'-'.join(f'{k}={v}' for k, v in c.items())}" for n, c in SAVE_CONFIGS])
+def test_saves_round_trip_as_plain_text(name, params):
+    game = eo.load(name, **params)
+    rng = random.Random(11)
+    state = game.new_initial_state()
+    for step in range(400):
+        if state.is_terminal():
+            break
+        if step % 37 == 0:
+            text = eo.serialize_game_and_state(game, state)
+            assert "__dict__" not in text and text.isascii()
+            again, restored = eo.deserialize_game_and_state(text)
+            assert str(again) == str(game) and again.save_string == game.save_string
+            _assert_same(restored, state)
+            _assert_same(game.deserialize_state(state.serialize()), state)
+            _assert_same(pickle.loads(pickle.dumps(state)), state)
+            _random_action(restored, random.Random(step))  # the restored state plays on
+        _random_action(state, rng)
+    pyspiel.random_sim_test(game, num_sims=1, serialize=True, verbose=False)
+
+
+def _payload_save(game, state, target) -> str:
+    """pyspiel's save of ``state`` whose ``__dict__`` line, unpickled, creates the file ``target``."""
+    class Payload:
+        def __reduce__(self):
+            return (open, (str(target), "w"))
+
+    text = pyspiel.serialize_game_and_state(game, state)
+    head, _, _ = text.rpartition("__dict__=")
+    return head + "__dict__=" + base64.b64encode(pickle.dumps({"_n": Payload()})).decode() + "\n"
+
+
+def test_a_crafted_save_runs_no_code(tmp_path):
+    game = eo.load("achten", num_players=2)
+    state = _played(game, 1, 30)
+    crafted = _payload_save(game, state, tmp_path / "ran")
+    state_part = crafted.partition("[State]\n")[2].rstrip("\n")
+    errors = []
+    loads = ((game.deserialize_state, state_part), (eo.__dict__.get("deserialize_game_and_state"), crafted))
+    for load, text in loads:
+        try:
+            load(text)
+        except Exception as e:  # noqa: BLE001 - the type is checked below
+            errors.append(e)
+        assert not (tmp_path / "ran").exists(), "opening the save ran its payload"
+    assert [type(e) for e in errors] == [ValueError, ValueError]
+    assert all("pickled save format" in str(e) and "can run any code" in str(e) for e in errors)
+    with pytest.raises(ValueError, match="pickled save format"):
+        eo.deserialize_game_and_state(crafted.encode())
+    assert not (tmp_path / "ran").exists()
+    # the payload is live: unpickling its line creates the file
+    pickle.loads(base64.b64decode(crafted.rpartition("__dict__=")[2]))
+    assert (tmp_path / "ran").exists()
+    # and what the face writes holds no pickle: every line is key=value text
+    for line in state.serialize().split("\n")[1:]:
+        key, sep, value = line.partition("=")
+        assert sep and key.isidentifier() and all(c.isalnum() or c in "_-+:,.=()" for c in value), line
+
+
+def _game_line(text: str, game_string: str) -> str:
+    """``text`` (a save) with its [Game] line replaced by ``game_string``."""
+    head, _, rest = text.partition("[Game]\n")
+    return head + "[Game]\n" + game_string + "\n" + rest.partition("\n")[2]
+
+
+def test_a_save_whose_game_and_state_disagree_is_refused():
+    four = eo.load("achten", num_players=4)
+    two = eo.load("achten", num_players=2)
+    state = _played(four, 2, 20)
+    pyspiel_save = pyspiel.serialize_game_and_state(four, state)
+    wanted = r"save's \[Game\] is achten\(num_players=2\) but its \[State\] record is achten\(num_players=4\)"
+    with pytest.raises(ValueError, match=wanted):  # pyspiel's own save functions, through C++
+        pyspiel.deserialize_game_and_state(_game_line(pyspiel_save, str(two)))
+    with pytest.raises(ValueError, match=wanted):  # our plain saves
+        eo.deserialize_game_and_state(_game_line(eo.serialize_game_and_state(four, state), two.save_string))
+    with pytest.raises(ValueError, match=wanted):
+        two.deserialize_state(state.serialize())
+    octrix = eo.load("octrix", num_players=4)
+    with pytest.raises(ValueError, match=r"\[Game\] is octrix\(.*num_players=4.*\) but its \[State\] record "
+                                         r"is achten\(.*num_players=4"):
+        pyspiel.deserialize_game_and_state(_game_line(pyspiel_save, str(octrix)))
+    # a record under another config than its own game line says: Game.from_bytes names the field
+    lying = state.serialize().replace("game=" + four.save_string, "game=" + two.save_string)
+    with pytest.raises(ValueError, match=r"record is refused.*num_players=4, this game has 2"):
+        two.deserialize_state(lying)
+
+
+def _corrupt(text: str, old: str, new: str) -> str:
+    assert old in text, old
+    return text.replace(old, new, 1)
+
+
+def test_corrupted_saves_raise_one_clear_error():
+    game = eo.load("octrix", num_players=3)
+    state = _played(game, 3, 25)
+    # pyspiel's format with a damaged pickle: one clear ValueError, not an unpickling error
+    pickled = pyspiel.serialize_game_and_state(game, state).partition("[State]\n")[2].rstrip("\n")
+    head, _, line = pickled.rpartition("__dict__=")
+    renamed = base64.b64encode(base64.b64decode(line).replace(b"octagames", b"octagamek")).decode()
+    for damaged in (pickled[:-20], head + "__dict__=" + renamed):
+        with pytest.raises(ValueError, match="pickled save format"):
+            game.deserialize_state(damaged)
+    text = eo.serialize_game_and_state(game, state)
+    record = text.partition("record=")[2].partition("\n")[0]
+    flipped = record[:40] + ("A" if record[40] != "A" else "B") + record[41:]
+    cases = {
+        "not a save": ("hello", "starts with 'hello'"),
+        "no state": (text.partition("[State]")[0], r"no \[State\] section"),
+        "two games": (text.replace("[Meta]", "[Game]\n" + game.save_string + "\n[Meta]"), "two"),
+        "truncated record": (_corrupt(text, record, record[:-8]), "record is refused: it has .* bytes"),
+        "altered record": (_corrupt(text, record, flipped), "record is refused: checksum mismatch"),
+        "not base64": (_corrupt(text, record, record[:-4] + "a+b/"), "not base64"),
+        "unknown game": (_corrupt(text, "octagames_octrix(", "octagames_octrux("),
+                         "unknown game 'octagames_octrux'"),
+        "unknown field": (_corrupt(text, "dealer=0", "colour=0"), "colour is not a parameter"),
+        "bad value": (_corrupt(text, "num_players=3", "num_players=three"),
+                      "num_players='three' is not a valid int"),
+        "bad config": (_corrupt(text, "num_players=3", "num_players=9"), "num_players"),
+        "field twice": (_corrupt(text, "dealer=0", "dealer=0,dealer=1"), "dealer twice"),
+        "not a game string": (_corrupt(text, "octagames_octrix(", "__import__('os')("),
+                              "not an octagames game string"),
+        "missing line": (_corrupt(text, "\nmove_number=", "\nmove_numbr="), "must have the lines"),
+        "bad history": (_corrupt(text, "history=", "history=x:1,"), "history entry 'x:1'"),
+        "history seat": (_corrupt(text, "history=", "history=7:1,"), "history entry '7:1'"),
+        "move number": (_corrupt(text, "move_number=", "move_number=9999"), "move_number"),
+        "bad returns": (_corrupt(text, "\nbefore=", "\nbefore=nan,1,"), "returns before the last move"),
+        "pool root": (_corrupt(text, "pool_root=0", "pool_root=1"), "deal pool's root"),
+        "no header": (_corrupt(text, "octagames state 1", "octagames state 2"), "not an octagames state"),
+        "meta": (_corrupt(text, "Version: 1", "Version: 2"), r"\[Meta\]"),
+    }
+    for what, (bad, message) in cases.items():
+        with pytest.raises(ValueError, match=message):
+            eo.deserialize_game_and_state(bad)
+    with pytest.raises(ValueError, match="not UTF-8"):
+        eo.deserialize_game_and_state(b"\xff\xfe[Game]")
+    with pytest.raises(ValueError, match="must be text"):
+        game.deserialize_state(b"octagames state 1")
+    with pytest.raises(ValueError, match="a save is text"):
+        eo.deserialize_game_and_state(None)
+
+
+def test_any_damaged_save_loads_or_raises_value_error():
+    """Property: one random character changed anywhere in a save never gives another error."""
+    games = [eo.load("octrix", num_players=2), eo.load("achten", num_players=3)]
+    saves = [eo.serialize_game_and_state(g, _played(g, seed, 40)) for g in games for seed in range(2)]
+    rng = random.Random(0)
+    alphabet = "0123456789abcdefxyzAZ_-=,.:()\n[]#"
+    refused = loaded = 0
+    for k in range(400):
+        text = saves[k % len(saves)]
+        i = rng.randrange(len(text))
+        bad = text[:i] + rng.choice(alphabet) + text[i + 1:]
+        try:
+            _, state = eo.deserialize_game_and_state(bad)
+        except ValueError:
+            refused += 1
+            continue
+        loaded += 1  # a change the format allows (a history entry, a comment): a valid state
+        state.octagame.check_record(state.record)
+        state.legal_actions()
+    assert refused > 200 and loaded > 0, (refused, loaded)
+
+
+# --------------------------------------------------------------------------
+# Deal-pool games are registered and save like the others
+# --------------------------------------------------------------------------
+def test_pool_games_are_registered_and_serialize():
+    _, records, _ = _dealt([1, 2, 3])
+    game = eo.load_pool("achten", records, **POOL)
+    assert "octagames_achten_pool" in pyspiel.registered_names()
+    again = pyspiel.load_game(str(game))
+    assert again.save_string == game.save_string and len(again.records) == 3
+    assert [r.tobytes() for r in again.records] == [r.tobytes() for r in records]
+    root = game.new_initial_state()
+    for state in (root, root.child(1), _played(game, 4, 6)):
+        _, restored = eo.deserialize_game_and_state(eo.serialize_game_and_state(game, state))
+        _assert_same(restored, state)
+        if state.is_chance_node():
+            assert restored.chance_outcomes() == state.chance_outcomes()
+        _, via_pyspiel = pyspiel.deserialize_game_and_state(pyspiel.serialize_game_and_state(game, state))
+        _assert_same(via_pyspiel, state)
+        _assert_same(pickle.loads(pickle.dumps(state)), state)
+    pyspiel.random_sim_test(game, num_sims=3, serialize=True, verbose=False)
+    dealt = _played(eo.load("octrix", **SMALL), 5, 4).record
+    turn_based = pyspiel.convert_to_turn_based(eo.load_pool("octrix", [dealt], **SMALL))
+    pyspiel.random_sim_test(turn_based, num_sims=3, serialize=True, verbose=False)
+    # a pool's state in a plain game's save, or a pool state that drew no record, is refused
+    plain_text = eo.serialize_game_and_state(game, root)
+    plain = eo.load("achten", **POOL)
+    with pytest.raises(ValueError, match="deal pool's root but its \\[Game\\] is not a deal-pool game"):
+        eo.deserialize_game_and_state(_game_line(plain_text, plain.save_string))
+    drawn = eo.serialize_game_and_state(game, root.child(2))
+    with pytest.raises(ValueError, match="start with the draw of one of its 3 records"):
+        eo.deserialize_game_and_state(_corrupt(drawn, "history=-1:2", "history=-1:7"))
+    pool_records = drawn.partition("records=")[2].partition(",")[0].partition(")")[0].split(".")
+    second = pool_records[1]
+    with pytest.raises(ValueError, match="record 1 is refused: checksum"):
+        altered = second[:30] + ("A" if second[30] != "A" else "B") + second[31:]
+        eo.deserialize_game_and_state(_corrupt(drawn, second, altered))
+    with pytest.raises(ValueError, match="records is empty"):
+        pyspiel.load_game("octagames_achten_pool")
