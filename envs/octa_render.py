@@ -13,9 +13,9 @@ import numpy as np
 
 from octagames.envs._extras import missing_extra
 from octagames.octa import en, nl
-from octagames.octa.common import (LOC_HAND, MAX_RUNS, NUM_NUMBER, RULES_NL, TOK_CENTRE, TOK_POOL, TOK_RUN,
-                                   longest_run, table_faceup)
-from octagames.octa.view import card_name, pos_name
+from octagames.octa.common import (MAX_RUNS, RULES_NL, TOK_CENTRE, TOK_POOL, TOK_RUN, longest_run,
+                                   table_faceup)
+from octagames.octa.view import card_name, hand_cards, pos_name
 
 try:
     from matplotlib.backends.backend_agg import FigureCanvasAgg
@@ -44,10 +44,6 @@ def _card(ax, x: float, y: float, label: str, face_up: bool = True, scale: float
 def _token(ax, x: float, y: float, player: int) -> None:
     ax.add_patch(Circle((x, y), 0.17, fc=PLAYER_COLOURS[player], ec="white", lw=1.5, zorder=5))
     ax.text(x, y, f"T{player}", ha="center", va="center", fontsize=6, color="white", zorder=6)
-
-
-def _hand(s, q: int) -> list[int]:
-    return sorted(c for c in range(NUM_NUMBER) if int(s["loc"][c]) == LOC_HAND and int(s["lidx"][c]) == q)
 
 
 def _draw_runs(ax, s, q: int, top: float) -> None:
@@ -93,7 +89,8 @@ def render_rgb(s, viewer: int | None = None, dpi: int = 100) -> np.ndarray:
     ax.text(7.5, 9.75, f"Octa ({book.RULES_NAME}), turn {int(s['turn'])}: {status}  |  view of P{me}",
             ha="center", fontsize=12, color="white", fontweight="bold")
     # opponent's hand (backs; cards known to have been taken openly are shown) and runs
-    opp_hand = _hand(s, opp)
+    # the known cards first: a back's place among them would tell the kinds of the hidden cards
+    opp_hand = sorted(hand_cards(s, opp), key=lambda c: not s["pub"][c])
     for i, c in enumerate(opp_hand):
         known = bool(s["pub"][c])
         _card(ax, 0.6 + i * 0.48, 9.05, card_name(c) if known else "", face_up=known, scale=0.7)
@@ -127,7 +124,7 @@ def render_rgb(s, viewer: int | None = None, dpi: int = 100) -> np.ndarray:
     ax.text(14.4, 4.35, f"discard {n_disc}", ha="center", fontsize=8, color="#e2e8f0")
     # the viewer's runs and hand
     _draw_runs(ax, s, me, 4.85)
-    hand = _hand(s, me)
+    hand = hand_cards(s, me)
     for i, c in enumerate(hand):
         _card(ax, 0.6 + i * 0.7, 1.0, card_name(c))
     ax.text(0.3, 1.75, f"P{me} hand: {len(hand)} cards", fontsize=9, color=PLAYER_COLOURS[me],

@@ -391,19 +391,33 @@ def to_run(s, c, slot, pos, facedown) -> None:
 
 @nb.njit
 def hand_card_of_kind(s, p, k, keep_b=False) -> int:
-    """A card of kind ``k`` in seat ``p``'s hand, preferring B cards (with ``keep_b``: other cards,
-    so that a card taken from the pool stays in hand), then openly known ones.
+    """The card of kind ``k`` that leaves seat ``p``'s hand when the seat plays one (-1 none).
 
-    Copies are interchangeable for the rules; the preference keeps hidden
-    information hidden (a card the opponent already knows is used first).
+    A copy the opponent knows to be in the hand (``pub``: taken openly) always
+    leaves before a hidden one, whatever the reason for playing it: copies are
+    interchangeable for the rules, and what the opponent may know of a hand
+    must depend only on what it saw (a hidden copy leaving instead would leave
+    a "known" card behind in one world and not in another). Among known copies
+    a card taken from the pool this turn (``bflag``) goes first, or last with
+    ``keep_b`` (so that it stays owed to the table). Cards shown in the run
+    being laid are not in play.
+
+    Args:
+        s: the record.
+        p: the seat.
+        k: the card kind (suit*10 + rank-1).
+        keep_b: prefer a known copy not taken from the pool this turn.
+
+    Returns:
+        The card id, or -1 if the hand holds no free card of kind ``k``.
     """
     best = -1
-    best_score = -3
+    best_score = -2
     for cp in range(2):
         c = cp * 40 + k
         if s["loc"][c] == LOC_HAND and s["lidx"][c] == p and s["inbuild"][c] == 0:
             b = np.int64(s["bflag"][c])  # (uint8 fields: no wrap-around in the difference below)
-            score = np.int64(s["pub"][c]) + (-2 * b if keep_b else 2 * b)
+            score = 4 * np.int64(s["pub"][c]) + (-b if keep_b else b)  # a taken card is a known one
             if score > best_score:
                 best, best_score = c, score
     return best

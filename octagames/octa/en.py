@@ -147,7 +147,7 @@ from octagames.octa.common import (CK_DRAW, CK_FD, HAND_LIMIT, JACK, LINE_NAMES,
 from octagames.octa.view import (RUN_STRIDE, card_name, decline_string, kind_name, obs_action_cards,
                                  obs_build, obs_chance, obs_counts, obs_discard_order, obs_hand_sizes,
                                  obs_hands, obs_pool, obs_runs, obs_tokens, obs_totals, obs_turn, pile_reason,
-                                 pile_string, pos_name, run_string)
+                                 pile_string, pos_label, pos_name, run_string)
 
 # ---------------------------------------------------------------- phases
 # 0..4 and 13 are the shared phases of octagames.octa.common (deal, start, chance, pile, use, over)
@@ -532,11 +532,12 @@ def _build_has_b(s) -> bool:
 
 # ---------------------------------------------------------------- option B feasibility
 @nb.njit
-def _b_feasible(s, p, rm_kind, ext_slot, ext_pos, line) -> bool:
+def _b_feasible(s, p, rm_card, ext_slot, ext_pos, line) -> bool:
     """Whether a card taken with option B can still go on the table.
 
     Counts ``p``'s hand (plus the cards of pool ``line`` when it is >= 0, as
-    if just taken), removes one non-B copy of ``rm_kind`` (when >= 0), and
+    if just taken), removes hand card ``rm_card`` (when >= 0: the copy that an
+    addition or replacement would play, :func:`hand_card_of_kind`), and
     pretends run ``ext_slot`` already reaches ``ext_pos``. A B card can go on
     the table if it fits a new run (3..10 available consecutive positions, when
     option B's new run is still to be laid) or a chain of available cards
@@ -555,10 +556,10 @@ def _b_feasible(s, p, rm_kind, ext_slot, ext_pos, line) -> bool:
             if c >= 0:
                 cnt[kind_of(c)] += 1
                 bc[kind_of(c)] += 1
-    if rm_kind >= 0:
-        if cnt[rm_kind] - bc[rm_kind] <= 0:
-            bc[rm_kind] -= 1
-        cnt[rm_kind] -= 1
+    if rm_card >= 0:
+        cnt[kind_of(rm_card)] -= 1
+        if s["bflag"][rm_card]:
+            bc[kind_of(rm_card)] -= 1
     avail = np.zeros(12, dtype=np.bool_)
     nob = np.zeros(12, dtype=np.bool_)
     for suit in range(4):
@@ -616,7 +617,8 @@ def _gen_free(s, p, out) -> int:
 
     While option B's placement is still owed, an action is offered only if a
     taken card can still reach the table afterwards (so no dead end exists); a
-    taken card counts only in the mover's own run ("an extension of your own run").
+    taken card counts only in the mover's own run ("an extension of your own run"). The copy such an
+    addition or replacement plays is ``hand_card_of_kind(..., keep_b=True)`` (:func:`apply`).
     """
     owed = s["phase"] == PH_BPLACE and s["b_done"] == 0
     n = 0
@@ -632,8 +634,8 @@ def _gen_free(s, p, out) -> int:
             k = kind_at(suit, pos)
             if s["hand_cnt"][p, k] <= 0:
                 continue
-            if owed and not (own and _has_b_copy(s, p, k)) and not _b_feasible(s, p, k, r if own else -1,
-                                                                               pos, -1):
+            if owed and not (own and _has_b_copy(s, p, k)) and not _b_feasible(
+                    s, p, hand_card_of_kind(s, p, k, True), r if own else -1, pos, -1):
                 continue
             out[A_ADD + r * 2 + end] = 1
             n += 1
@@ -643,7 +645,7 @@ def _gen_free(s, p, out) -> int:
             k = kind_at(suit, pos)
             if s["hand_cnt"][p, k] <= 0:
                 continue
-            if owed and not _b_feasible(s, p, k, -1, -1, -1):
+            if owed and not _b_feasible(s, p, hand_card_of_kind(s, p, k, True), -1, -1, -1):
                 continue
             out[A_FD + r * 11 + pos - 1] = 1
             n += 1
@@ -962,8 +964,8 @@ def apply(s, a) -> bool:
             c = hand_card_of_kind(s, p, k)  # a taken B card first: it settles option B
             if s["bflag"][c]:
                 s["b_done"] = 1
-        else:  # the opponent's run: keep a taken B card in hand (it counts only in an own run)
-            c = hand_card_of_kind(s, p, k, True)
+        else:  # the opponent's run: among known copies one not taken with option B (it counts only in
+            c = hand_card_of_kind(s, p, k, True)  # an own run); a known copy always before a hidden one
         detach(s, c)
         to_run(s, c, r, pos, False)
         if pos < s["run_lo"][r]:
@@ -975,14 +977,8 @@ def apply(s, a) -> bool:
         r = i // 11
         pos = i % 11 + 1
         k = kind_at(s["run_suit"][r], pos)
-        c = -1
-        owed = ph == PH_BPLACE and s["b_done"] == 0
-        for cp in range(2):  # while option B is owed, keep the taken cards in hand
-            d = cp * 40 + k
-            if s["loc"][d] == LOC_HAND and s["lidx"][d] == p and not (owed and s["bflag"][d]):
-                c = d
-        if c < 0:
-            c = hand_card_of_kind(s, p, k)
+        # while option B is owed a known copy not taken with it goes first (a replacement settles nothing)
+        c = hand_card_of_kind(s, p, k, ph == PH_BPLACE and s["b_done"] == 0)
         fd = s["run_card"][r, pos]
         detach(s, fd)
         detach(s, c)
@@ -1055,7 +1051,7 @@ def _add_string(s, i: int) -> str:
     if int(s["run_owner"][r]) < 0:
         return f"add to the {'low' if end == 0 else 'high'} end of run slot {r} (empty slot)"
     pos = int(s["run_lo"][r]) - 1 if end == 0 else int(s["run_hi"][r]) + 1
-    card = pos_name(int(s["run_suit"][r]), pos) if 1 <= pos <= 11 else "nothing"
+    card = pos_label(int(s["run_suit"][r]), pos) if 1 <= pos <= 11 else "nothing"  # (an ace: which end)
     return f"add {card} to run {run_string(s, r)} (slot {r})"
 
 

@@ -153,10 +153,10 @@ from octagames.octa.common import (CK_AFLIP, CK_DRAW, CK_FD, CK_JOKER, CK_REFILL
                                    free_run_slot, hand_card_of_kind, kind_at, kind_of, observation_layout,
                                    rank_of, run_faceup, start_chance, start_refill, suit_of, table_faceup,
                                    to_discard, to_hand, to_pool, to_run)
-from octagames.octa.view import (RUN_STRIDE, card_name, decline_string, kind_name, obs_action_cards,
+from octagames.octa.view import (RUN_STRIDE, by_kind, card_name, decline_string, kind_name, obs_action_cards,
                                  obs_build, obs_chance, obs_counts, obs_discard_order, obs_hand_sizes,
                                  obs_hands, obs_pool, obs_runs, obs_tokens, obs_totals, obs_turn, pile_reason,
-                                 pile_string, pos_name, run_string)
+                                 pile_string, pos_label, run_string)
 
 # ---------------------------------------------------------------- phases
 # 0..4 and 13 are the shared phases of octagames.octa.common (deal, start, chance, pile, use, over)
@@ -365,16 +365,12 @@ def _interval_exists(avail, bpos, nlo, nhi, need_b, jok) -> bool:
 
 @nb.njit
 def _free_copy(s, p, k, want_b) -> int:
-    """A hand card of kind ``k`` not in the run being laid (-1 none); ``want_b``: a step-2 card only."""
-    best = -1
-    for cp in range(2):
-        c = cp * 40 + k
-        if s["loc"][c] == LOC_HAND and s["lidx"][c] == p and s["inbuild"][c] == 0:
-            if want_b and s["bflag"][c] == 0:
-                continue
-            if best < 0 or s["bflag"][c] > s["bflag"][best]:
-                best = c
-    return best
+    """The hand card of kind ``k`` that ``p`` plays (-1 none): not in the run being laid, a step-2 card
+    first, then a copy the opponent saw taken (:func:`hand_card_of_kind`); ``want_b``: a step-2 card only."""
+    c = hand_card_of_kind(s, p, k)
+    if want_b and c >= 0 and s["bflag"][c] == 0:
+        return -1  # (a step-2 copy would have been chosen)
+    return c
 
 
 @nb.njit
@@ -1215,16 +1211,10 @@ def observation(s, player, out) -> None:
 
 
 # ---------------------------------------------------------------- strings and reasons (Python)
-def _pos_label(suit: int, pos: int) -> str:
-    """The card at run position ``pos``, an ace marked low or high (the player chooses its place)."""
-    name = pos_name(suit, pos)
-    return name + (" (low)" if pos == 1 else " (high)" if pos == 11 else "")
-
-
 def _jack_string(s, i: int) -> str:
     r, pos = divmod(i, 11)
     suit = int(s["run_suit"][r])
-    what = _pos_label(suit, pos + 1) if suit >= 0 else f"position {pos + 1}"
+    what = pos_label(suit, pos + 1) if suit >= 0 else f"position {pos + 1}"
     return f"Jack: take {what} from P{int(s['run_owner'][r])}'s run {run_string(s, r)} (slot {r})"
 
 
@@ -1232,19 +1222,19 @@ def _queen_end_string(s, i: int) -> str:
     r, end = divmod(i, 2)
     suit = int(s["run_suit"][r])
     pos = int(s["run_lo"][r]) if end == 0 else int(s["run_hi"][r])
-    what = _pos_label(suit, pos) if suit >= 0 else "a card"
+    what = pos_label(suit, pos) if suit >= 0 else "a card"
     return f"Queen: take {what} from run {run_string(s, r)} (slot {r})"
 
 
 def _lay_string(s, i: int) -> str:
     suit, pos = divmod(i, 11)
     verb = "lay" if int(s["phase"]) == PH_BUILD else "start a new run with"
-    return f"{verb} {_pos_label(suit, pos + 1)}"
+    return f"{verb} {pos_label(suit, pos + 1)}"
 
 
 def _lay_joker_string(s, i: int) -> str:
     suit = int(_joker_suit(s)) if int(s["anew_pile"]) >= 0 else 0
-    return f"lay the joker as {_pos_label(suit, i + 1)}"
+    return f"lay the joker as {pos_label(suit, i + 1)}"
 
 
 def _joker_attach_string(s, i: int) -> str:
@@ -1254,13 +1244,13 @@ def _joker_attach_string(s, i: int) -> str:
         return f"attach the joker to run slot {r} (empty)"
     lo, hi = int(s["run_lo"][r]), int(s["run_hi"][r])
     qj, qc = (lo - 1, lo - 2) if end == 0 else (hi + 1, hi + 2)
-    return f"attach the joker as {_pos_label(suit, qj)} and {_pos_label(suit, qc)} to run {run_string(s, r)} (slot {r})"
+    return f"attach the joker as {pos_label(suit, qj)} and {pos_label(suit, qc)} to run {run_string(s, r)} (slot {r})"
 
 
 def _end_card(s, r: int, end: int) -> str:
     suit = int(s["run_suit"][r])
     pos = int(extend_pos(s, r, end)) if suit >= 0 else -1
-    return _pos_label(suit, pos) if pos > 0 else "nothing"
+    return pos_label(suit, pos) if pos > 0 else "nothing"
 
 
 def _attach_string(s, i: int) -> str:
@@ -1273,7 +1263,7 @@ def _attach_string(s, i: int) -> str:
 def _replace_string(s, i: int) -> str:
     r, pos = divmod(i, 11)
     suit = int(s["run_suit"][r])
-    what = _pos_label(suit, pos + 1) if suit >= 0 else "?"
+    what = pos_label(suit, pos + 1) if suit >= 0 else "?"
     return f"replace the face-down card in run {run_string(s, r)} with {what} (slot {r})"
 
 
@@ -1298,7 +1288,7 @@ def _move_string(s, i: int) -> str:
     if suit < 0:
         return f"move an end card of run slot {r} (empty)"
     pos = int(s["run_lo"][r]) if end == 0 else int(s["run_hi"][r])
-    return f"move {_pos_label(suit, pos)} from run {run_string(s, r)} to another run (slot {r})"
+    return f"move {pos_label(suit, pos)} from run {run_string(s, r)} to another run (slot {r})"
 
 
 def _join_string(s, i: int) -> str:
@@ -1443,8 +1433,8 @@ def table_notes(s) -> list[str]:
 
 def seat_notes(s, q: int) -> list[str]:
     """Seat ``q``'s reserve (public), a joker waiting to be laid (face down), the stock-out score."""
-    res = sorted(card_name(c) for c in range(NUM_NUMBER)
-                 if int(s["loc"][c]) == LOC_RESERVE and int(s["lidx"][c]) == q)
+    res = [card_name(c) for c in by_kind(c for c in range(NUM_NUMBER)
+                                         if int(s["loc"][c]) == LOC_RESERVE and int(s["lidx"][c]) == q)]
     jok = any(int(s["loc"][c]) == LOC_JOKER and int(s["lidx"][c]) == q for c in range(NUM_NUMBER))
     return [f"reserve: {' '.join(res) or '-'}" + ("   (a face-down joker waits)" if jok else ""),
             f"score {int(score(s, q))} (face-up run cards - reserve cards)"]

@@ -7,6 +7,8 @@ omniscient one (``viewer=None``), which says so.
 
 from __future__ import annotations
 
+from collections.abc import Iterable
+
 import numba as nb
 
 from octagames.octa.common import (ACTION_TYPES, CK_ACTION, CK_AFLIP, CK_FD, CK_JOKER, CK_REFILL, LOC_HAND,
@@ -32,6 +34,17 @@ def copy_name(c: int) -> str:
     return card_name(c) + (" (second copy)" if (40 <= c < NUM_NUMBER) or (c >= NUM_NUMBER + 12) else "")
 
 
+def by_kind(cards: Iterable[int]) -> list[int]:
+    """Number card ids in the order a seat is shown them: by kind (suit in the seed's order, then rank,
+    the ace first), never by id (which copy of a kind a seat holds can depend on cards it never saw)."""
+    return sorted((int(c) for c in cards), key=lambda c: (c % 40, c))
+
+
+def hand_cards(s, q: int) -> list[int]:
+    """Seat ``q``'s hand cards, listed by kind (:func:`by_kind`)."""
+    return by_kind(c for c in range(NUM_NUMBER) if int(s["loc"][c]) == LOC_HAND and int(s["lidx"][c]) == q)
+
+
 def kind_name(k: int) -> str:
     """``♥7`` for card kind ``k`` (suit*10 + rank-1)."""
     return card_name(int(k))
@@ -40,6 +53,13 @@ def kind_name(k: int) -> str:
 def pos_name(suit: int, pos: int) -> str:
     """The card that belongs at run position ``pos`` of ``suit`` (position 11 is the high ace)."""
     return kind_name(int(kind_at(int(suit), int(pos))))
+
+
+def pos_label(suit: int, pos: int) -> str:
+    """The card at run position ``pos``, an ace marked low or high (``♥A (low)``): where an ace goes is
+    the player's choice, so a name that says which tells the two apart."""
+    name = pos_name(suit, pos)
+    return name + (" (low)" if pos == 1 else " (high)" if pos == 11 else "")
 
 
 def run_string(s, r: int, viewer: int | None = 0) -> str:
@@ -249,7 +269,7 @@ def obs_chance(s, out, o, kinds) -> None:
 
 # ---------------------------------------------------------------- the text render
 def _hand_line(s, q: int, viewer: int | None) -> str:
-    cards = sorted(c for c in range(NUM_NUMBER) if int(s["loc"][c]) == LOC_HAND and int(s["lidx"][c]) == q)
+    cards = hand_cards(s, q)
     if viewer is None or viewer == q:
         return " ".join(card_name(c) for c in cards) or "-"
     known = [card_name(c) for c in cards if s["pub"][c]]  # taken openly: the viewer saw them

@@ -10,6 +10,7 @@ the record itself, so the same helpers serve ``rules="en"`` and ``rules="nl"``.
 
 from __future__ import annotations
 
+import random
 import re
 from functools import lru_cache
 
@@ -33,17 +34,20 @@ def game_of(s) -> Game:
 
 
 def ids(text: str) -> list[int]:
-    """Card ids for ``"♥2 ♥3 ♠10 ♥J"``; a repeated card gets the second copy."""
+    """Card ids for ``"♥2 ♥3 ♠10 ♥J"``; a repeated card gets the second copy, and so does a card
+    written with a trailing ``'`` (``"♣5'"``: the second deck's ♣5, wherever it comes)."""
     out: list[int] = []
     for tok in text.split():
+        second = tok.endswith("'")
+        tok = tok.rstrip("'")
         suit = SUITS.index(tok[0])
         if tok[1:] in ("J", "Q", "K"):
             c = 80 + suit * 3 + "JQK".index(tok[1:])
-            out.append(c + 12 if c in out else c)
+            out.append(c + 12 if second or c in out else c)
         else:
             rank = 1 if tok[1:] == "A" else int(tok[1:])
             c = suit * 10 + rank - 1
-            out.append(c + 40 if c in out else c)
+            out.append(c + 40 if second or c in out else c)
     return out
 
 
@@ -170,6 +174,59 @@ def force_reserve(s, p: int, cards: str) -> None:
         s["loc"][c] = C.LOC_RESERVE
         s["lidx"][c] = p
         s["res_n"][p] += 1
+
+
+def seat_view(s, p: int) -> tuple:
+    """Everything seat ``p`` is shown of record ``s``: its observation tensor, the text render, and
+    OpenSpiel's information-state and observation strings for it."""
+    import octagames.envs.openspiel as eo
+
+    g = game_of(s)
+    state = eo.load_pool("octa", [s], rules=g.config.rules, max_turns=g.config.max_turns).new_initial_state()
+    state = state.child(0)
+    return (g.observation(s, p).tolist(), g.render(s, p), state.information_state_string(p),
+            state.observation_string(p))
+
+
+def assert_same_view(a, b, p: int) -> None:
+    """Records ``a`` and ``b`` look the same to seat ``p`` (see :func:`seat_view`)."""
+    va, vb = seat_view(a, p), seat_view(b, p)
+    assert va[0] == vb[0], [i for i, (x, y) in enumerate(zip(va[0], vb[0])) if x != y]
+    assert va[1] == vb[1]
+    assert va[2:] == vb[2:]
+
+
+def play_both(worlds, *moves: str) -> None:
+    """Apply the same moves (action strings) to every record of ``worlds``."""
+    for s in worlds:
+        do(s, *moves)
+
+
+def assert_action_names_distinct(rules: str, seeds: range, heuristic: bool = False) -> int:
+    """Play a game per seed (uniform random moves, or the heuristic agent for both seats) and assert that
+    the legal actions of every decision have distinct names; return the decisions checked."""
+    from octagames.agents.base import make_turn
+    from octagames.agents.heuristic_octa import OctaHeuristicAgent
+
+    g = _game_of(RULE_SETS.index(rules), 200)
+    checked = 0
+    for seed in seeds:
+        s = g.new_state(seed)
+        rng = random.Random(seed)
+        agents = [OctaHeuristicAgent(), OctaHeuristicAgent()]
+        for i, a in enumerate(agents):
+            a.reset(g, i, 10 * seed + i)
+        while not g.is_terminal(s):
+            if g.is_chance(s):
+                g.apply_action(s, g.sample_chance(s))
+                continue
+            acts = g.legal_actions(s)
+            names = [g.action_to_string(s, a) for a in acts]
+            assert len(set(names)) == len(names), sorted(n for n in names if names.count(n) > 1)
+            checked += 1
+            p = g.current_player(s)
+            g.apply_action(s, agents[p].act(make_turn(g, s, p, seed)) if heuristic else rng.choice(acts))
+    return checked
 
 
 validate = cached(checks.validate)  # the entry point Game.from_bytes uses: the warmup compiled it

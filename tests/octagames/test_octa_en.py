@@ -16,9 +16,10 @@ import pytest
 from octagames.core import CHANCE, Game, IllegalActionError
 from octagames.octa import common as C, en
 from octagames.octa.rules import Config, card_name
+from octagames.octa.view import run_string
 
-from octa_helpers import (assert_valid, can, do, force_discard, force_run, hand_of, ids, kind,
-                          legal_strings, start_turn)
+from octa_helpers import (assert_action_names_distinct, assert_same_view, assert_valid, can, do,
+                          force_discard, force_run, hand_of, ids, kind, legal_strings, play_both, start_turn)
 from octa_helpers import POOL, compiled_and_uncompiled_agree, heuristic_wins
 from octa_helpers import setup as _setup
 
@@ -247,10 +248,32 @@ def test_ace_low_or_high_never_both_and_runs_of_at_most_ten():
     C.to_hand(s, ids("♥A")[0] + 40, 0, False)
     force_run(s, 0, "♣2 ♣3 ♣4")
     do(s, "keep your token in the pool centre")
-    assert can(s, "add ♣A to run ♣2 ♣3 ♣4")  # the ace goes low at a run's low end
+    assert can(s, "add ♣A (low) to run ♣2 ♣3 ♣4")  # the ace goes low at a run's low end
     # 2..A high is full: the other ace cannot also go low (at most 10 cards, never both aces)
     assert en.A_ADD + ten * 2 not in set(GAME.legal_actions(s))
     assert_valid(s)
+
+
+def test_an_ace_that_fits_both_ends_of_a_run_is_two_moves_named_by_the_end():
+    # "The Ace may be used as either low or high": next to ♥2 ... ♥10 it makes ♥A-♥10 or ♥2-♥A, two
+    # different runs, so the two additions must not share a name
+    s = setup(POOL, "♥A ♠9 ♠10 ♦A ♣A ♦3 ♦4 ♠3", H1, start=0,
+              before_start=lambda s: force_run(s, 1, "♥2 ♥3 ♥4 ♥5 ♥6 ♥7 ♥8 ♥9 ♥10", copy=1))
+    start_turn(s, "♣9", "♣K", 0)
+    names = [GAME.action_to_string(s, a) for a in GAME.legal_actions(s)]
+    assert len(set(names)) == len(names)
+    runs = {}
+    for end in ("low", "high"):
+        t = GAME.clone(s)
+        do(t, f"add ♥A ({end}) to run ♥2 ♥3 ♥4 ♥5 ♥6 ♥7 ♥8 ♥9 ♥10")
+        runs[end] = run_string(t, next(r for r in range(C.MAX_RUNS) if int(t["run_owner"][r]) == 1))
+        assert not can(t, "add ♥A (low) to run ♥A ♥2 ♥3 ♥4 ♥5 ♥6 ♥7 ♥8 ♥9 ♥10")  # ten cards: full
+    assert runs == {"low": "♥A ♥2 ♥3 ♥4 ♥5 ♥6 ♥7 ♥8 ♥9 ♥10", "high": "♥2 ♥3 ♥4 ♥5 ♥6 ♥7 ♥8 ♥9 ♥10 ♥A"}
+
+
+def test_no_two_legal_actions_share_a_name():
+    assert assert_action_names_distinct("en", range(3)) > 0
+    assert assert_action_names_distinct("en", range(1), heuristic=True) > 0
 
 
 def test_same_suit_runs_are_never_combined():
@@ -530,6 +553,66 @@ def test_determinize_hides_only_what_is_unseen():
     # P1's own cards it has seen are kept for P1: its hand
     d = GAME.determinize(s, 1, 3)
     assert hand_of(d, 1) == hand_of(s, 1) and "♥8" in hand_of(d, 0)  # taken openly by the Jack
+
+
+# ---------------------------------------------------------------- hidden cards stay hidden
+# Two worlds differ in one card of P0's hand that P1 never saw; after the same moves P1 must be shown the
+# same in both: its observation, the render and OpenSpiel's strings (octa_helpers.seat_view).
+def test_replacing_a_face_down_card_plays_the_copy_the_opponent_knows():
+    # P0 holds a dealt ♦5 (unseen) and takes the pool's ♦5 openly by the exchange; a ♦5 then replaces
+    # the face-down ♦5 of P1's run: the ♦5 P1 saw leaves P0's hand, so P1 cannot tell the worlds apart
+    worlds = []
+    for dealt in ("♦5", "♠4"):
+        s = setup(POOL, f"{dealt} ♣7 ♥2 ♥3 ♠9 ♠10 ♦A ♣A", H1, start=0)
+        force_run(s, 1, "♦4 ♦5 ♦6", facedown=(1,))
+        worlds.append(s)
+    for s in worlds:
+        start_turn(s, "♣10", "♣K", 0)  # ♣K | ♠Q: no action
+    play_both(worlds, "play none of options A, B, C",
+              "exchange ♣7 from your hand with ♦5 (right) in the pool")
+    assert_same_view(*worlds, 1)  # P1 knows P0 holds a ♦5
+    play_both(worlds, "replace the face-down card in run ♦4 [?♦5] ♦6 with ♦5 and take it into your hand")
+    assert "♦5" in hand_of(worlds[0], 0) and "♦5" not in hand_of(worlds[1], 0)
+    assert_same_view(*worlds, 1)
+    assert not GAME.observation(worlds[0], 1)[en.O_OPP_KNOWN:en.O_HAND_N].any()  # no ♦5 known any more
+    play_both(worlds, "discard ♠9")
+    assert_same_view(*worlds, 1)
+    for s in worlds:
+        assert_valid(s)
+
+
+def test_option_b_adding_to_the_opponents_run_plays_the_taken_copy_the_opponent_saw():
+    # P0 holds a dealt ♥5 (unseen in one world) and takes the pool's ♥5 with option B; adding a ♥5 to
+    # P1's run plays the taken ♥5 (it counts only in an own run, and the taken ♣9 settles option B later)
+    def prep(s):
+        force_run(s, 0, "♣6 ♣7 ♣8", copy=1)
+        force_run(s, 1, "♥6 ♥7 ♥8", copy=1)
+    worlds = [setup("♥5 ♣9 ♣3 ♦2 ♦5 ♦8 ♠2 ♠5", f"♥2 ♥3 ♥4 {dealt} ♠9 ♠10 ♦A ♣A", H1, start=0,
+                    before_start=prep) for dealt in ("♥5", "♠6")]
+    for s in worlds:
+        _token_run_then_pass(s)
+        start_turn(s, "♠3", "♦Q", 1)  # ♦K | ♦Q: Queen, declined
+    play_both(worlds, "do not use the action card", "option B: take the pool's top row")
+    assert_same_view(*worlds, 1)
+    play_both(worlds, "add ♥5 to run ♥6 ♥7 ♥8")
+    assert_same_view(*worlds, 1)
+    assert int(worlds[0]["b_done"]) == 0 and not can(worlds[0], "option B: done placing (refill the pool)")
+    play_both(worlds, "add ♣9 to run ♣6 ♣7 ♣8")  # the taken ♣9 settles option B
+    assert int(worlds[0]["b_done"]) == 1
+    assert_same_view(*worlds, 1)
+    for s in worlds:
+        assert_valid(s)
+
+
+def test_a_hand_is_listed_by_suit_then_rank_whichever_copy_was_drawn():
+    # P1 draws a ♥5: the second copy where P0 was dealt the first (unseen), else the first copy;
+    # P1's own hand reads the same either way
+    worlds = [setup(POOL, H0.replace("♥5", dealt), H1, start=1) for dealt in ("♥5", "♦6")]
+    play_both(worlds, "P1 draws ♥5")
+    assert int(worlds[0]["loc"][ids("♥5")[0] + 40]) == C.LOC_HAND  # the second copy reached P1
+    assert int(worlds[1]["loc"][ids("♥5")[0]]) == C.LOC_HAND and int(worlds[1]["lidx"][ids("♥5")[0]]) == 1
+    assert_same_view(*worlds, 1)
+    assert "P1 hand: ♥5 ♥6 ♥7 ♥8 ♥9 ♥10 ♠7 ♦7 ♣7" in GAME.render(worlds[0], 1)
 
 
 # ---------------------------------------------------------------- random play

@@ -20,8 +20,9 @@ from octagames.octa import common as C, nl
 from octagames.octa.rules import Config, card_name
 from octagames.octa.view import run_string
 
-from octa_helpers import (any_chance, assert_valid, can, do, force_discard, force_hand, force_reserve,
-                          force_run, force_token, hand_of, ids, legal_strings, start_turn)
+from octa_helpers import (any_chance, assert_action_names_distinct, assert_same_view, assert_valid, can, do,
+                          force_discard, force_hand, force_reserve, force_run, force_token, hand_of, ids,
+                          legal_strings, play_both, start_turn)
 from octa_helpers import POOL, compiled_and_uncompiled_agree, heuristic_wins
 from octa_helpers import setup as _setup
 
@@ -306,6 +307,24 @@ def test_swapping_gives_no_extra_card():
     assert_valid(s)
 
 
+def test_attaching_after_an_open_swap_plays_the_copy_the_opponent_saw():
+    # P0 holds a dealt ♣5 (the first copy; unseen by P1 in one world, a ♠4 in the other) and swaps the
+    # pot's ♣5 (the second copy) into its hand openly; the ♣5 attached next is the one P1 saw taken
+    worlds = [setup("♣2 ♣5' ♣8 ♦2 ♦5 ♦8 ♠2 ♠5", f"♥2 ♥5 {dealt} ♠9 ♠10 ♦A ♣A ♣3", H1, piles="♥K ♠Q",
+                    before_start=lambda s: force_run(s, 1, "♣6 ♣7 ♣8", copy=1)) for dealt in ("♣5", "♠4")]
+    for s in worlds:
+        start_turn(s, "♦3", "♦J", 0)
+    play_both(worlds, "swap ♥5 for ♣5 (top)")
+    assert_same_view(*worlds, 1)
+    play_both(worlds, "attach ♣5 to run ♣6 ♣7 ♣8")
+    assert "♣5" in hand_of(worlds[0], 0) and "♣5" not in hand_of(worlds[1], 0)
+    assert_same_view(*worlds, 1)
+    play_both(worlds, "discard ♠9")
+    assert_same_view(*worlds, 1)
+    for s in worlds:
+        assert_valid(s)
+
+
 # ---------------------------------------------------------------- attaching, moves, joins
 def test_a_move_names_the_run_the_card_leaves_and_then_the_run_it_joins():
     # "Je mag de hoogste of laagste kaart van de ene naar de andere run verplaatsen": the player
@@ -381,6 +400,11 @@ def test_attach_to_any_run_without_token_moves_and_joins():
     do(s, "join run ♦2 ♦3 ♦4 with run ♦5 ♦6 ♦7")
     assert any(run_string(s, q) == "♦2 ♦3 ♦4 ♦5 ♦6 ♦7" for q in range(26))
     assert_valid(s)
+
+
+def test_no_two_legal_actions_share_a_name():
+    assert assert_action_names_distinct("nl", range(3)) > 0
+    assert assert_action_names_distinct("nl", range(1), heuristic=True) > 0
 
 
 # ---------------------------------------------------------------- reserve
