@@ -1,13 +1,14 @@
 """Gymnasium single-agent face of every octagames game.
 
-One seat learns; the other seats are played by fixed agents
-(:class:`octagames.agents.base.Agent`, :class:`~octagames.agents.base.RandomAgent` by default),
-and chance is resolved with the game record's RNG::
+One seat learns; the other seats are played by fixed agents (agent specs such as
+``"heuristic"`` or ``"mcts:50"``, or :class:`octagames.agents.base.Agent` objects;
+:class:`~octagames.agents.base.RandomAgent` by default), and chance is resolved with the
+game record's RNG::
 
     import gymnasium
     import octagames.envs  # registers octagames/Octrix-v0, .../Achten-v0, .../Octiles-v0, .../Octa-v0
 
-    env = gymnasium.make("octagames/Octrix-v0", seat=1, num_players=3)
+    env = gymnasium.make("octagames/Octrix-v0", seat=1, num_players=3, opponents="heuristic")
     obs, info = env.reset(seed=0)
     terminated = truncated = False
     while not (terminated or truncated):
@@ -15,6 +16,9 @@ and chance is resolved with the game record's RNG::
         obs, reward, terminated, truncated, info = env.step(action)
 
 ``SingleAgentEnv("octrix", seat=1, num_players=3)`` builds the same env without the registry.
+Where nothing imports ``octagames.envs`` first (a spawned worker, ``python -c``), the id
+with its module, ``"octagames.envs:octagames/Octrix-v0"``, makes Gymnasium import it
+(Gymnasium 1.x loads no plugins: see :mod:`octagames.envs`).
 
 * **Observation**: ``Box(observation_size,)`` float32, the learning seat's
   information state (the layout is in the game's rules docstring).
@@ -22,11 +26,16 @@ and chance is resolved with the game record's RNG::
   ``info["action_mask"]`` and :meth:`SingleAgentEnv.action_masks` (the method
   sb3-contrib's ``MaskablePPO`` looks for), both int8 as Gymnasium's
   ``Discrete.sample(mask=...)`` takes them. While an episode is not over the
-  mask is never all zero.
+  mask is never all zero. **Once the episode is over it is all ones**: no action
+  is played after the end (``step()`` raises; a Gymnasium vector env's next-step
+  autoreset discards the action it is handed on the step after the end), and a
+  mask with something in it keeps masked samplers and softmaxes defined there,
+  as Pgx does at terminal states. ``terminated``/``truncated`` say the episode is over.
 * **Reward**: the change of the learning seat's return, so an episode's
   rewards sum to its return in the game.
 * **Termination** when the game ends; **truncation** only where it stops at an
-  engine safety bound that is not a rule (Achten's turn cap), as in the other faces.
+  engine safety bound that is not a rule (Achten's and Octiles' turn caps), as in
+  the other faces (Octiles under random play: see ``docs/faces.md``, "Octiles' turn cap").
 * **Games the learner never acts in** are not episodes: a game can end before
   the learning seat's first decision (an Achten deal that ends the round, a
   4-player round that ends before seat 3's turn). ``reset()`` then deals the
@@ -36,7 +45,15 @@ and chance is resolved with the game record's RNG::
   learner cannot influence those games, so they carry no learning signal; an
   evaluation that wants every game's score adds ``skipped_return``.
 * **Opponents** act through :func:`octagames.agents.base.make_turn`, so they only see
-  what their seat can see (hidden information determinized).
+  what their seat can see (hidden information determinized). A spec string is built
+  by :func:`octagames.agents.registry.make_agent` for each seat (one agent per seat).
+* **Render modes**: each id's entry point (:class:`OctrixEnv`, :class:`AchtenEnv`,
+  :class:`OctilesEnv`, :class:`OctaEnv`) lists in its class ``metadata`` the modes
+  its game has, which ``gymnasium.make`` reads before building the env. A mode the
+  game lacks raises :class:`UnsupportedRenderModeError`, a ``ValueError`` that is
+  also a ``TypeError``: Stable-Baselines3's ``make_vec_env`` asks every env for
+  ``"rgb_array"`` and makes it without a render mode on a ``TypeError``, so it
+  builds every game (Octrix and Achten draw no pictures; Octiles and Octa do).
 * **Seeding**: ``reset(seed=s)`` makes the deal, every later chance event and
   the opponents' choices reproducible.
 * **Pickling and deep copies** rebuild the env by game, seat, config and
@@ -65,12 +82,25 @@ from gymnasium import spaces
 from gymnasium.utils import EzPickle
 
 from octagames.agents.base import Agent, RandomAgent, make_turn
+from octagames.agents.registry import make_agent
 from octagames.core import TERMINAL, IllegalActionError, make_game
 from octagames.envs._pettingzoo import RENDER_FPS, check_illegal_action, check_render_mode, picture_module, render_modes
 from octagames.envs.deals import apply_deal
 
 #: games dealt at most by one ``reset()`` looking for one the learning seat acts in
 MAX_SKIPPED_GAMES = 1000
+
+#: an opponent: an agent, or a spec of :mod:`octagames.agents.registry` (``"heuristic"``, ``"mcts:50"``)
+Opponent = Agent | str
+
+
+class UnsupportedRenderModeError(ValueError, TypeError):
+    """A render mode the game does not have.
+
+    A ``ValueError`` (a bad config value, named with the valid values) and a
+    ``TypeError``, which Stable-Baselines3's ``make_vec_env`` takes as "this env
+    has no such render mode" and then makes the env without one.
+    """
 
 
 class SingleAgentEnv(gymnasium.Env, EzPickle):
@@ -79,9 +109,12 @@ class SingleAgentEnv(gymnasium.Env, EzPickle):
     Args:
         game: the game's short name (``"octrix"``, ...).
         seat: the learning seat.
-        opponents: agents for the other seats: a sequence in ascending seat
-            order (skipping ``seat``) or a mapping seat -> agent; ``None``
-            gives a :class:`~octagames.agents.base.RandomAgent` to each.
+        opponents: the other seats' players, each an
+            :class:`~octagames.agents.base.Agent` or an agent spec
+            (``"heuristic"``, ``"mcts:50"``; :func:`~octagames.agents.registry.available_agents`):
+            one spec for every other seat, a sequence in ascending seat order
+            (skipping ``seat``) or a mapping seat -> opponent; ``None`` gives a
+            :class:`~octagames.agents.base.RandomAgent` to each.
         illegal_action: ``"terminate"`` (default) or ``"raise"`` (see the module docstring).
         illegal_reward: the reward of an illegal action under ``"terminate"``.
         render_mode: ``"ansi"`` (``render()`` returns the learning seat's view
@@ -91,8 +124,11 @@ class SingleAgentEnv(gymnasium.Env, EzPickle):
         **config: config fields of the game.
 
     Raises:
-        ValueError: bad config value, seat, opponent seats, mode or render mode.
-        TypeError: an opponent that is not an Agent.
+        ValueError: bad config value, seat, opponent seats, agent spec (the valid
+            names are listed) or mode.
+        UnsupportedRenderModeError: a render mode the game does not have (a ``ValueError``).
+        TypeError: an opponent that is neither an Agent nor a spec string.
+        ImportError: an agent spec whose agent needs an extra that is not installed.
         ModuleNotFoundError: ``render_mode="rgb_array"`` without matplotlib (names the extra).
     """
 
@@ -100,7 +136,7 @@ class SingleAgentEnv(gymnasium.Env, EzPickle):
                                           "render_fps": RENDER_FPS}
 
     def __init__(self, game: str = "octrix", seat: int = 0,
-                 opponents: Sequence[Agent] | Mapping[int, Agent] | None = None,
+                 opponents: str | Sequence[Opponent] | Mapping[int, Opponent] | None = None,
                  illegal_action: str = "terminate", illegal_reward: float = -1.0,
                  render_mode: str | None = None, **config: Any):
         EzPickle.__init__(self, game=game, seat=seat, opponents=opponents, illegal_action=illegal_action,
@@ -110,7 +146,10 @@ class SingleAgentEnv(gymnasium.Env, EzPickle):
         if isinstance(seat, bool) or not isinstance(seat, (int, np.integer)) or not 0 <= seat < n:
             raise ValueError(f"seat={seat!r} is not valid; valid values: {list(range(n))}")
         self.illegal_action = check_illegal_action(illegal_action)
-        check_render_mode(self.game.name, render_mode)
+        try:
+            check_render_mode(self.game.name, render_mode)
+        except ValueError as e:
+            raise UnsupportedRenderModeError(str(e)) from None
         self.metadata = {**self.metadata, "render_modes": render_modes(self.game.name)}
         self.seat = int(seat)
         self.illegal_reward = float(illegal_reward)
@@ -138,11 +177,14 @@ class SingleAgentEnv(gymnasium.Env, EzPickle):
         EzPickle.__setstate__(self, state)
         self.spec = state.get("spec")
 
-    def _seat_agents(self, opponents: Sequence[Agent] | Mapping[int, Agent] | None) -> dict[int, Agent]:
+    def _seat_agents(self, opponents: str | Sequence[Opponent] | Mapping[int, Opponent] | None
+                     ) -> dict[int, Agent]:
         others = [p for p in range(self.game.num_players) if p != self.seat]
         if opponents is None:
             return {p: RandomAgent() for p in others}
-        if isinstance(opponents, Mapping):
+        if isinstance(opponents, str):  # one spec for every seat (a string is no sequence of opponents)
+            table = dict.fromkeys(others, opponents)
+        elif isinstance(opponents, Mapping):
             table = {int(p): a for p, a in opponents.items()}
         else:
             opponents = list(opponents)
@@ -152,9 +194,11 @@ class SingleAgentEnv(gymnasium.Env, EzPickle):
         if sorted(table) != others:
             raise ValueError(f"opponents must cover exactly the seats {others}, got seats {sorted(table)}")
         for p, a in table.items():
-            if not isinstance(a, Agent):
-                raise TypeError(f"opponent for seat {p} must be an octagames.agents.base.Agent, "
-                                 f"got {type(a).__name__}")
+            if isinstance(a, str):
+                table[p] = make_agent(a, self.game.name)  # a fresh agent per seat; refuses an unknown name
+            elif not isinstance(a, Agent):
+                raise TypeError(f"opponent for seat {p} must be an octagames.agents.base.Agent or an agent "
+                                f"spec such as 'heuristic' or 'mcts:50', got {type(a).__name__}")
         return table
 
     # -- Gymnasium API ----------------------------------------------------------
@@ -242,10 +286,16 @@ class SingleAgentEnv(gymnasium.Env, EzPickle):
         return self._obs(), reward, self._done and not truncated, truncated, self._info()
 
     def action_masks(self) -> np.ndarray:
-        """Legal actions of the learning seat now (int8 0/1, ``num_actions``; all zero once the episode is over)."""
+        """Legal actions of the learning seat now (int8 0/1, ``num_actions``).
+
+        Once the episode is over, all ones: nothing is played after the end, and
+        a vector env's next-step autoreset discards the action it is handed then
+        (see the module docstring).
+        """
+        if self._done:
+            return np.ones(self.game.num_actions, dtype=np.int8)
         self._mask[:] = 0
-        if not self._done:
-            self._k.legal_mask(self.state, self.seat, self._mask)
+        self._k.legal_mask(self.state, self.seat, self._mask)
         return self._mask.view(np.int8).copy()
 
     def render(self) -> str | np.ndarray | None:
@@ -283,3 +333,43 @@ class SingleAgentEnv(gymnasium.Env, EzPickle):
 
     def _info(self) -> dict[str, Any]:
         return {"action_mask": self.action_masks()}
+
+
+# -- the entry points of the Gymnasium ids ----------------------------------------
+class _OneGame(SingleAgentEnv):
+    """:class:`SingleAgentEnv` of one game, whose class ``metadata`` lists that game's render modes.
+
+    ``gymnasium.make`` reads the entry point's class metadata before it builds the
+    env, so each id has a class of its own rather than :class:`SingleAgentEnv`,
+    whose modes depend on the game it is given. A subclass names its game:
+    ``class OctrixEnv(_OneGame, game="octrix")``.
+    """
+
+    GAME: ClassVar[str]
+
+    def __init_subclass__(cls, game: str, **kwargs: Any):
+        super().__init_subclass__(**kwargs)
+        cls.GAME = game
+        cls.metadata = {"render_modes": render_modes(game), "render_fps": RENDER_FPS}
+
+    def __init__(self, game: str | None = None, **kwargs: Any):
+        if game is not None and game != self.GAME:  # pickles pass the game back in
+            raise ValueError(f"game={game!r} is not valid for {type(self).__name__}; valid values: "
+                             f"[{self.GAME!r}] (other games have ids of their own)")
+        super().__init__(self.GAME, **kwargs)
+
+
+class OctrixEnv(_OneGame, game="octrix"):
+    """``octagames/Octrix-v0``: text only (``ansi``, ``human``)."""
+
+
+class AchtenEnv(_OneGame, game="achten"):
+    """``octagames/Achten-v0``: text only (``ansi``, ``human``)."""
+
+
+class OctilesEnv(_OneGame, game="octiles"):
+    """``octagames/Octiles-v0``: text and pictures (``ansi``, ``human``, ``rgb_array``)."""
+
+
+class OctaEnv(_OneGame, game="octa"):
+    """``octagames/Octa-v0``: text and pictures (``ansi``, ``human``, ``rgb_array``)."""

@@ -1,12 +1,17 @@
 """Gymnasium: every registered id builds with ``gymnasium.make`` and passes ``check_env`` with the
-defaults; ``rgb_array`` pictures; every face pickles and deep-copies (point 4 of the ecosystem issue).
+defaults; ``rgb_array`` pictures; every face pickles and deep-copies (point 4 of the ecosystem issue);
+the ids in processes that never imported us and the masks at vector autoresets (point 7).
 """
 
 from __future__ import annotations
 
+import ast
 import copy
 import importlib
 import pickle
+import subprocess
+import sys
+import textwrap
 import warnings
 
 import gymnasium
@@ -48,7 +53,8 @@ def test_make_takes_configs_and_wrapper_arguments_as_kwargs():
     assert env.unwrapped.game.num_players == 3 and env.unwrapped.seat == 2
     with pytest.raises(ValueError, match="num_players"):
         gymnasium.make("octagames/Octrix-v0", num_players=9)
-    with pytest.raises(ValueError, match="render_mode='rgb_array' is not valid"):
+    with pytest.raises(ValueError, match="render_mode='rgb_array' is not valid"), \
+            pytest.warns(UserWarning, match="not in the possible render_modes"):  # read from the class metadata
         gymnasium.make("octagames/Achten-v0", render_mode="rgb_array")  # Achten draws no picture
 
 
@@ -62,6 +68,62 @@ def test_rgb_array_is_the_learning_seats_picture(game):
     raw = importlib.import_module(f"octagames.envs.{game}_v0").raw_env(render_mode="rgb_array")
     raw.reset(seed=0)
     assert raw.render().shape[2] == 3
+
+
+# ------------------------------------------------------------------ ids where nothing imported us
+def test_ids_with_their_module_work_in_a_fresh_interpreter_and_in_a_spawned_worker(tmp_path):
+    # Gymnasium 1.x loads no plugins: a process that never imported octagames.envs names the module
+    script = tmp_path / "fresh.py"
+    script.write_text(textwrap.dedent(f"""
+        import multiprocessing, sys
+        import gymnasium
+
+        IDS = {sorted(octagames.envs.GYMNASIUM_MODULE_IDS.values())!r}
+
+        def first_mask(gym_id):
+            env = gymnasium.make(gym_id)
+            return type(env.unwrapped).__name__, int(env.reset(seed=0)[1]["action_mask"].sum())
+
+        if __name__ == "__main__":
+            assert "octagames" not in sys.modules
+            print(first_mask(IDS[0]))
+            with multiprocessing.get_context("spawn").Pool(1) as pool:  # the worker re-imports only this file
+                print(pool.map(first_mask, IDS))
+    """))
+    out = subprocess.run([sys.executable, str(script)], capture_output=True, text=True, timeout=600,
+                         cwd=tmp_path)
+    assert out.returncode == 0, out.stderr
+    here, spawned = out.stdout.strip().splitlines()
+    made = [gymnasium.make(i) for i in sorted(octagames.envs.GYMNASIUM_MODULE_IDS.values())]
+    expected = [(type(env.unwrapped).__name__, int(env.reset(seed=0)[1]["action_mask"].sum())) for env in made]
+    assert ast.literal_eval(here) == expected[0] and ast.literal_eval(spawned) == expected
+    assert [n for n, _ in expected] == ["AchtenEnv", "OctaEnv", "OctilesEnv", "OctrixEnv"]
+
+
+# ------------------------------------------------------------------ masks at vector autoresets
+@pytest.mark.parametrize("mode", ["sync", "async"])
+def test_no_empty_mask_at_next_step_autoresets(mode):
+    """The terminal step's mask is all ones (its action is discarded), the next one the new game's."""
+    envs = gymnasium.make_vec("octagames/Octrix-v0", num_envs=3, vectorization_mode=mode)
+    try:
+        assert envs.metadata["autoreset_mode"] == gymnasium.vector.AutoresetMode.NEXT_STEP
+        _, info = envs.reset(seed=0)
+        envs.action_space.seed(0)
+        ends = 0
+        for _ in range(30):  # 2-player Octrix games last 8 learner steps
+            actions = envs.action_space.sample(mask=tuple(info["action_mask"]))
+            _, _, terminated, truncated, info = envs.step(actions)
+            assert info["action_mask"].any(axis=1).all()  # all zero at every end before
+            done = terminated | truncated
+            assert info["action_mask"][done].all()
+            if mode == "sync":  # each live game's mask is its engine's
+                for i in np.flatnonzero(~done):
+                    env = envs.envs[i].unwrapped
+                    assert np.array_equal(info["action_mask"][i], env.game.legal_mask(env.state, env.seat))
+            ends += int(done.sum())
+        assert ends >= 6
+    finally:
+        envs.close()
 
 
 # ------------------------------------------------------------------ pickling and deep copies

@@ -11,6 +11,7 @@ import numpy as np
 import pytest
 from sb3_contrib import MaskablePPO
 from sb3_contrib.common.maskable.utils import get_action_masks
+from stable_baselines3.common.env_util import make_vec_env
 from stable_baselines3.common.vec_env import SubprocVecEnv
 
 import octagames.envs  # noqa: F401  (registers the Gymnasium ids)
@@ -41,6 +42,23 @@ def test_maskable_ppo_trains_a_few_thousand_steps(game, config):
         obs, _, terminated, truncated, info = env.step(int(action))
         if terminated or truncated:
             obs, info = env.reset()
+
+
+@pytest.mark.filterwarnings("ignore:.*not in the possible render_modes")  # Gymnasium's note before the retry
+@pytest.mark.parametrize("game", sorted(GYM_ID))
+def test_make_vec_env_builds_every_game_by_id(game):
+    # SB3 asks every env for render_mode="rgb_array" and, on a TypeError, makes it without one
+    vec = make_vec_env(GYM_ID[game], n_envs=2, seed=0, env_kwargs={"seat": 1})
+    try:
+        modes = vec.get_attr("render_mode")
+        assert modes == (["rgb_array"] * 2 if game in ("octiles", "octa") else [None, None])
+        assert vec.get_attr("seat") == [1, 1]
+        obs = vec.reset()
+        masks = get_action_masks(vec)
+        assert obs.shape[0] == 2 and masks.any(axis=1).all()
+        vec.step(np.array([int(np.flatnonzero(m)[0]) for m in masks]))
+    finally:
+        vec.close()
 
 
 def test_subproc_vec_env_with_spawn_rebuilds_the_env_by_name_and_config():

@@ -1,15 +1,22 @@
-"""The Gymnasium single-agent face: Gymnasium's checker, reproducible play, masks, illegal moves."""
+"""The Gymnasium single-agent face: Gymnasium's checker, reproducible play, masks, illegal moves,
+opponents by agent spec, render modes by game."""
 
 from __future__ import annotations
 
 import warnings
 
+import gymnasium
 import numpy as np
 import pytest
 from gymnasium.utils.env_checker import check_env
 
+import octagames.envs
 from octagames.agents.base import Agent, RandomAgent, Turn
-from octagames.envs.gym_wrapper import SingleAgentEnv
+from octagames.agents.heuristic_octrix import OctrixHeuristicAgent
+from octagames.agents.mcts import MCTSAgent
+from octagames.agents.registry import AGENTS, make_agent
+from octagames.envs._pettingzoo import render_modes
+from octagames.envs.gym_wrapper import SingleAgentEnv, UnsupportedRenderModeError
 from octagames.core import IllegalActionError
 
 # (game, config kwargs, learning seat). Other games add themselves here.
@@ -79,7 +86,7 @@ def test_action_masks_match_the_engine(setup):
         expected = env.game.legal_mask(env.state, seat)
         assert np.array_equal(env.action_masks(), expected) and expected.any()
         _, _, terminated, _, _ = env.step(int(rng.choice(np.flatnonzero(expected))))
-    assert not env.action_masks().any()
+    assert env.action_masks().all()  # over: nothing is played, and a sampler still has something to draw
 
 
 def test_opponents_only_see_their_own_information_state():
@@ -145,6 +152,12 @@ def test_bad_arguments():
         SingleAgentEnv("octrix", seat=0, opponents={0: RandomAgent()}, num_players=2)
     with pytest.raises(ValueError, match="num_players"):
         SingleAgentEnv("octrix", num_players=9)
+    with pytest.raises(ValueError, match=r"agent='hero' is not valid; valid agents: \[.*'heuristic'.*'mcts'"):
+        SingleAgentEnv("octrix", opponents=["hero"], num_players=2)
+    with pytest.raises(ValueError, match="mcts"):
+        SingleAgentEnv("octrix", opponents="mcts:many", num_players=2)  # a bad argument of a known agent
+    with pytest.raises(TypeError, match="agent spec such as 'heuristic'"):
+        SingleAgentEnv("octrix", opponents=[7], num_players=2)
 
 
 def test_render_is_the_learning_seats_view():
@@ -185,4 +198,41 @@ def test_no_mask_is_all_zero_while_the_episode_is_on(game, cfg, seat):
     episodes = 300 if game == "achten" else 3
     for seed in range(episodes):
         _episode(env, seed)  # asserts a non-empty mask at every step it takes
-        assert not env.action_masks().any()  # and an empty one once it is over
+        assert env.action_masks().all()  # and a full one once it is over (Pgx's terminal mask)
+
+
+# ------------------------------------------------------------------ opponents by agent spec
+def test_opponents_by_spec_build_one_agent_per_seat_as_the_registry_does():
+    env = gymnasium.make("octagames/Octrix-v0", opponents=["heuristic"])  # TypeError before
+    assert isinstance(env.unwrapped.opponents[1], OctrixHeuristicAgent)
+    env = SingleAgentEnv("octrix", seat=1, opponents="mcts:50", num_players=3)  # one spec, every seat
+    mcts = [env.opponents[0], env.opponents[2]]
+    assert all(isinstance(a, MCTSAgent) and a.name == "mcts:50" for a in mcts) and mcts[0] is not mcts[1]
+    mixed = SingleAgentEnv("octrix", seat=0, opponents={1: "heuristic", 2: RandomAgent()}, num_players=3)
+    assert isinstance(mixed.opponents[1], OctrixHeuristicAgent) and type(mixed.opponents[2]) is RandomAgent
+    assert set(AGENTS) >= {"random", "heuristic", "mcts"}
+
+
+def test_a_spec_plays_exactly_as_the_agent_it_names():
+    by_spec = SingleAgentEnv("octrix", seat=0, opponents=["heuristic", "mcts:20"], num_players=3)
+    by_object = SingleAgentEnv("octrix", seat=0, num_players=3,
+                               opponents=[make_agent("heuristic", "octrix"), make_agent("mcts:20", "octrix")])
+    for seed in range(3):
+        assert _episode(by_spec, seed) == _episode(by_object, seed)
+
+
+# ------------------------------------------------------------------ render modes by game
+@pytest.mark.parametrize("gym_id", sorted(octagames.envs.GYMNASIUM_IDS))
+def test_each_id_lists_in_its_class_metadata_the_render_modes_its_game_has(gym_id):
+    game = octagames.envs.GYMNASIUM_IDS[gym_id]
+    creator = gymnasium.envs.registration.load_env_creator(gymnasium.spec(gym_id).entry_point)
+    assert creator.metadata["render_modes"] == render_modes(game)  # what gymnasium.make reads
+    for mode in ("ansi", "human"):
+        assert gymnasium.make(gym_id, render_mode=mode).unwrapped.render_mode == mode
+    if "rgb_array" not in creator.metadata["render_modes"]:
+        with pytest.raises(UnsupportedRenderModeError, match="valid values") as refused:
+            SingleAgentEnv(game, render_mode="rgb_array")
+        assert isinstance(refused.value, ValueError) and isinstance(refused.value, TypeError)
+    other = "achten" if game != "achten" else "octrix"
+    with pytest.raises(ValueError, match=f"game='{other}' is not valid"):  # an id plays its own game
+        gymnasium.make(gym_id, game=other)
