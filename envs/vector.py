@@ -135,7 +135,7 @@ class VectorEnv:
             raise ValueError("illegal actions, no game was stepped; " + "; ".join(parts))
         self._actions[:] = a
         self._step()
-        return (self._obs.copy(), self._rew[:, : self.num_players].copy(), self._term.copy(),
+        return (self._obs.copy(), self.rewards.copy(), self._term.copy(),
                 self._trunc.copy(), self._info())
 
     def step_inplace(self, actions: np.ndarray) -> None:
@@ -172,8 +172,8 @@ class VectorEnv:
 
     @property
     def rewards(self) -> np.ndarray:
-        """Rewards of the last step ``[N, max_players]`` (a view)."""
-        return self._rew
+        """Rewards of the last step ``[N, num_players]``, as :meth:`step` returns them (a view)."""
+        return self._rew[:, : self.num_players]  # the kernels write max_players columns
 
     @property
     def terminated(self) -> np.ndarray:

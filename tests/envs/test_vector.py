@@ -22,6 +22,20 @@ def test_shapes_and_info(name, cfg):
     assert info["player"].shape == (8,) and np.all((info["player"] >= 0) & (info["player"] < g.num_players))
     obs, rew, term, trunc, info = env.step(env.sample_actions())
     assert rew.shape == (8, g.num_players) and term.shape == (8,) and trunc.shape == (8,)
+    # the trainers' views (step_inplace) are what step() returns (rewards once had max_players columns)
+    twin = make(name, 8, seed=3, **cfg)
+    twin.reset()
+    twin.step_inplace(twin.sample_actions())
+    for _ in range(3000):  # random Octiles games last up to its 500-turn cap
+        assert twin.rewards.shape == rew.shape and np.array_equal(twin.rewards, rew)
+        assert np.array_equal(twin.obs, obs) and np.array_equal(twin.action_mask, info["action_mask"])
+        assert np.array_equal(twin.terminated, term) and np.array_equal(twin.truncated, trunc)
+        if (term | trunc).any():
+            break
+        actions = env.sample_actions()
+        obs, rew, term, trunc, info = env.step(actions)
+        twin.step_inplace(actions)
+    assert (term | trunc).any()  # up to a step where games ended (and were paid)
 
 
 def _engine_step(g: Game, s, action: int):
