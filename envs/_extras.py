@@ -26,6 +26,9 @@ EXTRA_OF = {
     "scipy": "train",
     "tqdm": "train",
     "tyro": "train",
+    "ray": "distributed",
+    "sb3_contrib": "bench",
+    "stable_baselines3": "bench",
 }
 
 

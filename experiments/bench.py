@@ -34,6 +34,7 @@ import numpy as np
 
 from octagames.core import CHANCE, TERMINAL, Game, available_games
 from octagames.envs.vector import cpu_count, make
+from octagames.experiments.cli import parse_config, script
 
 BENCH_CONFIGS = {
     "octrix": dict(num_players=2),
@@ -218,10 +219,10 @@ def _plot(rows: dict[str, float], path: Path) -> None:
     plt.close(fig)
 
 
+@script
 def cli() -> None:
     """Command-line entry point (``octagames-bench``, or ``python -m octagames.experiments.bench``)."""
-    import tyro
-    main(tyro.cli(BenchConfig))
+    main(parse_config(BenchConfig))
 
 
 if __name__ == "__main__":

@@ -43,6 +43,7 @@ from octagames.agents.heuristic_octrix import OctrixHeuristicAgent
 from octagames.agents.octrix_solver import OctrixRoundSolver, game_value, state_value
 from octagames.core import Game
 from octagames.envs import openspiel as eo
+from octagames.experiments.cli import parse_config, script
 
 
 @dataclass(frozen=True)
@@ -403,10 +404,10 @@ def _report(result: dict) -> None:
         print(f"octrix {x['config']}: our NashConv {x['ours']:.10f}, OpenSpiel's {x['openspiel']:.10f}")
 
 
+@script
 def cli() -> None:
     """Command-line entry point (``octagames-bench-cfr``, or ``python -m octagames.experiments.bench_cfr``)."""
-    import tyro
-    main(tyro.cli(BenchCFRConfig))
+    main(parse_config(BenchCFRConfig))
 
 
 if __name__ == "__main__":

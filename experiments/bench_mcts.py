@@ -37,7 +37,7 @@ from octagames.agents.arena import play_match, wilson_interval
 from octagames.agents.base import Agent, RandomAgent, make_turn
 from octagames.agents.mcts import MCTS, MCTSAgent, MCTSConfig, default_evaluator
 from octagames.agents.registry import make_agent
-from octagames.experiments.cli import game_from_spec, parse_game_spec
+from octagames.experiments.cli import game_from_spec, parse_config, parse_game_spec, script
 from octagames.core import Game, available_games
 
 
@@ -266,10 +266,10 @@ def main(cfg: BenchConfig) -> dict[str, Any]:
     return result
 
 
+@script
 def cli() -> None:
     """Command-line entry point (``octagames-bench-mcts``, or ``python -m octagames.experiments.bench_mcts``)."""
-    import tyro
-    main(tyro.cli(BenchConfig))
+    main(parse_config(BenchConfig))
 
 
 if __name__ == "__main__":

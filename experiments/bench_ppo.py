@@ -50,7 +50,7 @@ import torch
 
 from octagames.envs.gym_wrapper import SingleAgentEnv
 from octagames.envs.vector import make
-from octagames.experiments.cli import parse_game_spec
+from octagames.experiments.cli import parse_config, parse_game_spec, script
 from octagames.experiments.train_ppo import TrainConfig, Trainer
 
 SB3_MISSING = ("sb3-contrib is not installed; it is needed for the SB3 MaskablePPO anchor: "
@@ -355,10 +355,10 @@ def main(cfg: BenchConfig) -> dict[str, Any]:
     return out
 
 
+@script
 def cli() -> None:
     """Command-line entry point (``octagames-bench-ppo``, or ``python -m octagames.experiments.bench_ppo``)."""
-    import tyro
-    main(tyro.cli(BenchConfig))
+    main(parse_config(BenchConfig))
 
 
 if __name__ == "__main__":

@@ -39,6 +39,7 @@ from octagames.agents.distributed import ActorGroup, RayGames, SelfPlayActors, c
 from octagames.agents.registry import make_agent
 from octagames.core import Game
 from octagames.experiments.train_ppo import RolloutWorker, TrainConfig
+from octagames.experiments.cli import parse_config, script
 
 
 @dataclass(frozen=True)
@@ -222,10 +223,10 @@ def main(cfg: BenchRayConfig) -> dict[str, Any]:
     return result
 
 
+@script
 def cli() -> None:
     """Command-line entry point (``octagames-bench-ray``, or ``python -m octagames.experiments.bench_ray``)."""
-    import tyro
-    main(tyro.cli(BenchRayConfig))
+    main(parse_config(BenchRayConfig))
 
 
 if __name__ == "__main__":

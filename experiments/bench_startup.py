@@ -34,6 +34,7 @@ from pathlib import Path
 
 from octagames.core import GAME_NAMES
 from octagames.experiments.warmup import available_faces, game_configs, label
+from octagames.experiments.cli import parse_config, script
 
 _CHILD = "from octagames.experiments.warmup import first_call; first_call({game!r}, {face!r}, **{config!r})"
 _COLD = "from octagames.experiments.warmup import first_call, available_faces\n" \
@@ -127,10 +128,10 @@ def _plot(result: dict, path: Path) -> None:
     plt.close(fig)
 
 
+@script
 def cli() -> None:
     """Command-line entry point (``octagames-bench-startup``, or ``python -m octagames.experiments.bench_startup``)."""
-    import tyro
-    main(tyro.cli(StartupConfig))
+    main(parse_config(StartupConfig))
 
 
 if __name__ == "__main__":

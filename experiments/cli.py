@@ -11,20 +11,39 @@ Two forms:
 
 from __future__ import annotations
 
+import argparse
+import ast
 import dataclasses
+import functools
 import hashlib
+import inspect
 import subprocess
+import sys
+import textwrap
+import types
+from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, ClassVar, Sequence, TypeVar
+from typing import (Any, Callable, ClassVar, Iterator, NoReturn, Sequence, TypeVar, Union, get_args, get_origin,
+                    get_type_hints)
 
 import octagames.agents
 from octagames.agents.arena import GameJournal
 from octagames.agents.registry import make_agent
 from octagames.core import Game, available_games
+from octagames.envs._extras import missing_extra
+
+try:  # optional (the train extra): without it the standard library's parser reads the same flags
+    import tyro
+except ModuleNotFoundError:
+    tyro = None  # type: ignore[assignment]
 
 _TRUE, _FALSE = ("true", "1", "yes"), ("false", "0", "no")
 ConfigT = TypeVar("ConfigT")
+
+#: marks a config field read as a positional argument (``game: Annotated[str, POSITIONAL]``), for tyro
+#: and for the standard library's parser alike
+POSITIONAL: Any = tyro.conf.Positional if tyro is not None else "positional"
 
 
 def parse_game_config(config: str | Sequence[str], game: str) -> dict[str, Any]:
@@ -83,13 +102,161 @@ def game_from_spec(spec: str) -> Game:
     return Game(name, **config)
 
 
-def config_or_defaults(config_cls: type[ConfigT]) -> ConfigT:
-    """The script's config from the command line (tyro), or its defaults in a base install without tyro."""
+def prog() -> str:
+    """The command's name as the user typed it (``octagames-demo``, ``octagames demo``, ``demo.py``)."""
+    return Path(sys.argv[0]).name if sys.argv and sys.argv[0] else "octagames"
+
+
+def fail(message: str, command: str | None = None) -> NoReturn:
+    """A user error: print ``<command>: error: <message>`` on stderr, one line, and exit with status 2.
+
+    Args:
+        message: what is wrong and what would be right (its line breaks become spaces).
+        command: the command's name (default: :func:`prog`).
+    """
+    print(f"{command or prog()}: error: {' '.join(message.split())}", file=sys.stderr)
+    raise SystemExit(2)
+
+
+@contextmanager
+def user_errors() -> Iterator[None]:
+    """Report what the user can fix in one line and exit with status 2, without a traceback.
+
+    A missing optional package names the extra that installs it (``pip install
+    'octagames[train]'``); a bad setting (``ValueError``: an unknown agent or game, a bad
+    game config) or a file that is not there (a model path) gives its message.
+
+    Raises:
+        ImportError: a module is missing that no extra installs (a broken install is not
+            disguised as a user error).
+    """
     try:
-        import tyro  # optional: the `train` extra
-    except ImportError:
-        return config_cls()
-    return tyro.cli(config_cls)
+        yield
+    except ImportError as e:
+        if "pip install 'octagames[" in str(e):  # already names its extra
+            fail(str(e))
+        named = missing_extra(e, "this command") if isinstance(e, ModuleNotFoundError) else e
+        if named is e:
+            raise
+        fail(str(named))
+    except (ValueError, FileNotFoundError) as e:
+        fail(str(e))
+
+
+def script(cli: Callable[[], Any]) -> Callable[[], None]:
+    """Decorate a script's ``cli()``: a missing extra or a bad setting is one line and exit status 2
+    (:func:`user_errors`), under ``octagames-<name>``, ``octagames <name>`` and ``python -m`` alike."""
+    @functools.wraps(cli)
+    def run() -> None:
+        with user_errors():
+            cli()
+    return run
+
+
+def parse_config(config_cls: type[ConfigT], args: Sequence[str] | None = None) -> ConfigT:
+    """The script's config from the command line (``sys.argv[1:]`` by default).
+
+    tyro reads it when installed (the train extra); a base install reads the same flags with
+    the standard library's parser (:func:`stdlib_parser`), so ``--help`` and a refused unknown
+    flag work without any extra.
+
+    Raises:
+        SystemExit: ``--help`` (status 0), an unknown flag or a bad value (status 2).
+    """
+    if tyro is not None:
+        return tyro.cli(config_cls, args=args)
+    return parse_with_stdlib(config_cls, args)
+
+
+#: the former name of :func:`parse_config` (it read no flag on a base install), kept for the scripts that use it
+config_or_defaults = parse_config
+
+
+def parse_with_stdlib(config_cls: type[ConfigT], args: Sequence[str] | None = None) -> ConfigT:
+    """:func:`parse_config` without tyro: the flags tyro would read, parsed by :mod:`argparse`.
+
+    Raises:
+        SystemExit: ``--help`` (status 0), an unknown flag, a bad value or a config the
+            dataclass refuses (status 2, the message in one line).
+    """
+    parser = stdlib_parser(config_cls)
+    given = vars(parser.parse_args(args))
+    hints = get_type_hints(config_cls, include_extras=True)
+    values = {k: tuple(v) if get_origin(_bare(hints[k])) is tuple else v for k, v in given.items()}
+    try:
+        return config_cls(**values)
+    except ValueError as e:
+        fail(str(e))
+
+
+def stdlib_parser(config_cls: type) -> argparse.ArgumentParser:
+    """An :mod:`argparse` parser of a config dataclass with tyro's flags: ``--field-name VALUE``,
+    ``--flag/--no-flag`` for a bool, several values for a tuple or list, ``POSITIONAL`` fields by place;
+    each field's docstring is its help. Only the fields given on the command line are in the result.
+
+    Raises:
+        TypeError: a field of a type this parser does not read (a developer error).
+    """
+    doc = inspect.getdoc(config_cls) or ""
+    parser = argparse.ArgumentParser(prog=prog(), description=doc.split("\n\n")[0],
+                                     argument_default=argparse.SUPPRESS)
+    hints, docs = get_type_hints(config_cls, include_extras=True), _field_docs(config_cls)
+    for f in dataclasses.fields(config_cls):
+        if not f.init:
+            continue
+        hint = hints[f.name]
+        default = f.default_factory() if f.default_factory is not dataclasses.MISSING else f.default
+        text = docs.get(f.name, "") + ("" if default is dataclasses.MISSING else f" (default: {default!r})")
+        if POSITIONAL in getattr(hint, "__metadata__", ()):
+            parser.add_argument(f.name, nargs="?", type=_converter(_bare(hint)), help=text)
+            continue
+        flags = [f"--{f.name.replace('_', '-')}"] + ([f"--{f.name}"] if "_" in f.name else [])
+        kind, origin, items = _bare(hint), get_origin(_bare(hint)), get_args(_bare(hint))
+        if kind is bool:
+            parser.add_argument(*flags, dest=f.name, action=argparse.BooleanOptionalAction, help=text)
+        elif origin is list or (origin is tuple and items[-1:] == (Ellipsis,)):
+            parser.add_argument(*flags, dest=f.name, nargs="*", type=_converter(items[0]), help=text)
+        elif origin is tuple and len(set(items)) == 1:
+            parser.add_argument(*flags, dest=f.name, nargs=len(items), type=_converter(items[0]), help=text)
+        else:
+            parser.add_argument(*flags, dest=f.name, type=_converter(kind), help=text,
+                                required=default is dataclasses.MISSING)
+    return parser
+
+
+def _bare(hint: Any) -> Any:
+    """``Annotated[T, ...]`` -> ``T``."""
+    return hint.__origin__ if hasattr(hint, "__metadata__") else hint
+
+
+def _converter(kind: Any) -> Callable[[str], Any]:
+    """The function that reads one command-line value of type ``kind`` (``None`` for ``T | None``)."""
+    if kind in (int, float, str, Path):
+        return kind
+    if get_origin(kind) in (Union, types.UnionType) and type(None) in get_args(kind):
+        (inner,) = [k for k in get_args(kind) if k is not type(None)]
+        read = _converter(inner)
+        return lambda value: None if value == "None" else read(value)
+    raise TypeError(f"the command line reads no field of type {kind}")
+
+
+@functools.lru_cache(maxsize=None)
+def _field_docs(config_cls: type) -> dict[str, str]:
+    """Each field's docstring (the string under it in the class body, as tyro reads it), base classes first."""
+    docs: dict[str, str] = {}
+    for klass in reversed(config_cls.__mro__):
+        if not dataclasses.is_dataclass(klass):
+            continue
+        try:
+            body = ast.parse(textwrap.dedent(inspect.getsource(klass))).body[0].body  # type: ignore[attr-defined]
+        except (OSError, TypeError):  # no source (a frozen install): the help lists the flags only
+            continue
+        for node, after in zip(body, body[1:]):
+            if (isinstance(node, ast.AnnAssign) and isinstance(node.target, ast.Name)
+                    and isinstance(after, ast.Expr) and isinstance(after.value, ast.Constant)
+                    and isinstance(after.value.value, str)):
+                docs[node.target.id] = " ".join(after.value.value.split())
+    return docs
 
 
 @dataclass(frozen=True)

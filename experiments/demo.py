@@ -17,7 +17,7 @@ from octagames.agents.arena import play_match
 from octagames.agents.registry import make_agent
 from octagames.experiments.tournament import run_tournament, save
 from octagames.core import available_games
-from octagames.experiments.cli import config_or_defaults
+from octagames.experiments.cli import parse_config, script
 
 DEMO_CONFIGS = {
     "octrix": dict(num_players=2),
@@ -44,6 +44,15 @@ class DemoConfig:
     """games per pair in the short round robin (0: no tournament)"""
     games: tuple[str, ...] = ()
     """games to run (default: every game installed)"""
+
+    def __post_init__(self) -> None:
+        unknown = sorted(set(self.games) - set(available_games()))
+        if unknown:
+            raise ValueError(f"games={unknown} is not valid; valid values: {sorted(available_games())}")
+        if self.games_per_match < 1:
+            raise ValueError(f"games_per_match={self.games_per_match} is not valid; it must be >= 1")
+        if self.tournament_games < 0:
+            raise ValueError(f"tournament_games={self.tournament_games} is not valid; it must be >= 0 (0: none)")
 
 
 def main(cfg: DemoConfig) -> dict:
@@ -82,9 +91,10 @@ def main(cfg: DemoConfig) -> dict:
     return results
 
 
+@script
 def cli() -> None:
     """Command-line entry point (``octagames-demo``, or ``python -m octagames.experiments.demo``)."""
-    main(config_or_defaults(DemoConfig))
+    main(parse_config(DemoConfig))
 
 
 if __name__ == "__main__":

@@ -31,7 +31,7 @@ from typing import Any
 
 from octagames.agents.arena import MatchResult, play_match
 from octagames.agents.registry import make_agent
-from octagames.experiments.cli import executor_from, open_journal, parse_game_config
+from octagames.experiments.cli import executor_from, open_journal, parse_config, parse_game_config, script
 from octagames.core import Game, available_games
 
 
@@ -139,10 +139,10 @@ def plot(out: dict[str, Any], path: Path) -> Path:
     return path
 
 
+@script
 def cli() -> None:
     """Command-line entry point (``octagames-evaluate``, or ``python -m octagames.experiments.evaluate``)."""
-    import tyro
-    evaluate(tyro.cli(EvalConfig))
+    evaluate(parse_config(EvalConfig))
 
 
 if __name__ == "__main__":

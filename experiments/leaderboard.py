@@ -34,7 +34,7 @@ from octagames.agents.base import Agent
 from octagames.agents.cfr_agent import CFRAgent
 from octagames.agents.registry import make_agent
 from octagames.core import Game
-from octagames.experiments.cli import executor_from, git_commit, open_journal
+from octagames.experiments.cli import executor_from, git_commit, open_journal, parse_config, script
 from octagames.experiments.tournament import TournamentResult, run_tournament, save
 from octagames.experiments.train_ppo import ppo_origin
 
@@ -267,10 +267,10 @@ def main(cfg: LeaderboardConfig) -> dict[str, dict[str, Any]]:
     return results
 
 
+@script
 def cli() -> None:
     """Command-line entry point (``octagames-leaderboard``, or ``python -m octagames.experiments.leaderboard``)."""
-    import tyro
-    main(tyro.cli(LeaderboardConfig))
+    main(parse_config(LeaderboardConfig))
 
 
 if __name__ == "__main__":

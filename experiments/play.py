@@ -19,14 +19,13 @@ from __future__ import annotations
 
 import sys
 from dataclasses import dataclass
-from typing import TextIO
+from typing import Annotated, TextIO
 
 import numpy as np
-import tyro
 
 from octagames.agents.base import Agent, make_turn
 from octagames.agents.registry import make_agent
-from octagames.experiments.cli import parse_game_config
+from octagames.experiments.cli import POSITIONAL, parse_config, parse_game_config, script
 from octagames.core import CHANCE, SIMULTANEOUS, TERMINAL, Game
 
 HELP = """Commands:
@@ -42,7 +41,7 @@ HELP = """Commands:
 class PlayConfig:
     """Settings of a game against agents in the terminal."""
 
-    game: tyro.conf.Positional[str] = "octrix"
+    game: Annotated[str, POSITIONAL] = "octrix"
     """short game name (octrix, achten, octiles, octa)"""
     opponents: str = "mcts"
     """comma-separated agent specs for the other seats, in seat order (the last one repeats)"""
@@ -216,9 +215,10 @@ def main(cfg: PlayConfig, inp: TextIO = sys.stdin, out: TextIO = sys.stdout) -> 
         return 1
 
 
+@script
 def cli() -> None:
     """Command-line entry point (``octagames-play``, or ``python -m octagames.experiments.play``)."""
-    raise SystemExit(main(tyro.cli(PlayConfig)))
+    raise SystemExit(main(parse_config(PlayConfig)))
 
 
 if __name__ == "__main__":

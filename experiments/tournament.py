@@ -42,7 +42,7 @@ from octagames.agents.arena import GameJournal, play_games, wilson_interval
 from octagames.envs._extras import missing_extra
 from octagames.agents.base import Agent
 from octagames.agents.registry import make_agent
-from octagames.experiments.cli import executor_from, open_journal, parse_game_config
+from octagames.experiments.cli import executor_from, open_journal, parse_config, parse_game_config, script
 from octagames.core import Game
 
 
@@ -314,10 +314,10 @@ def main(cfg: TournamentConfig) -> TournamentResult:
     return result
 
 
+@script
 def cli() -> None:
     """Command-line entry point (``octagames-tournament``, or ``python -m octagames.experiments.tournament``)."""
-    import tyro
-    main(tyro.cli(TournamentConfig))
+    main(parse_config(TournamentConfig))
 
 
 if __name__ == "__main__":

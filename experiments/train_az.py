@@ -61,7 +61,7 @@ from octagames.agents.az_selfplay import (Learner, ReplayBuffer, SelfPlayWorker,
                                           play_games)
 from octagames.agents.imitation import teacher_games
 from octagames.core import Game
-from octagames.experiments.cli import RunConfig, command_line, usable_agents
+from octagames.experiments.cli import RunConfig, command_line, parse_config, script, usable_agents
 from octagames.experiments.train_ppo import plot_curves, resolve_device
 
 #: metric columns that depend on the clock (left out when comparing runs)
@@ -524,10 +524,10 @@ def main(cfg: TrainConfig) -> dict[str, Any]:
     return result
 
 
+@script
 def cli() -> None:
     """Command-line entry point (``octagames-train-az``, or ``python -m octagames.experiments.train_az``)."""
-    import tyro
-    main(tyro.cli(TrainConfig))
+    main(parse_config(TrainConfig))
 
 
 if __name__ == "__main__":

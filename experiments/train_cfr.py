@@ -58,7 +58,7 @@ from octagames.agents.mccfr import MCCFRSolver
 from octagames.agents.registry import make_agent
 from octagames.agents.tabular import TablePolicy
 from octagames.core import Game
-from octagames.experiments.cli import parse_game_config
+from octagames.experiments.cli import parse_config, parse_game_config, script
 
 
 @dataclass(frozen=True)
@@ -392,10 +392,10 @@ def _report(result: dict) -> None:
         )
 
 
+@script
 def cli() -> None:
     """Command-line entry point (``octagames-train-cfr``, or ``python -m octagames.experiments.train_cfr``)."""
-    import tyro
-    main(tyro.cli(TrainCFRConfig))
+    main(parse_config(TrainCFRConfig))
 
 
 if __name__ == "__main__":

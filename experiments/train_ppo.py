@@ -89,7 +89,7 @@ from octagames.agents.ppo import (ActorCritic, PPOAgent, policy_dict, ppo_update
                         seat_gae, win_rewards)
 from octagames.agents.registry import make_agent
 from octagames.envs.vector import VectorEnv, make
-from octagames.experiments.cli import RunConfig, saved_command, usable_agents
+from octagames.experiments.cli import RunConfig, parse_config, saved_command, script, usable_agents
 from octagames.core import Game
 
 #: metric columns that depend on the clock (left out when comparing runs)
@@ -898,10 +898,10 @@ def ppo_origin(spec: str) -> dict[str, Any]:
             "env_steps": int(saved["counters"]["env_steps"])}
 
 
+@script
 def cli() -> None:
     """Command-line entry point (``octagames-train-ppo``, or ``python -m octagames.experiments.train_ppo``)."""
-    import tyro
-    main(tyro.cli(TrainConfig))
+    main(parse_config(TrainConfig))
 
 
 if __name__ == "__main__":

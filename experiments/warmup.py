@@ -33,7 +33,7 @@ from octagames.agents.mcts import MCTS, PLAYOUT_POLICIES, MCTSAgent, MCTSConfig,
 from octagames.agents.rollouts import believed_worlds, rollout_values
 from octagames.core import GAME_NAMES, Game, load_module
 from octagames.envs.vector import cpu_count, make
-from octagames.experiments.cli import config_or_defaults
+from octagames.experiments.cli import parse_config, script
 from octagames.specialize import cache_dir
 
 FACES = ("rules", "vector", "aec", "parallel", "openspiel", "mcts", "az")
@@ -194,6 +194,9 @@ class WarmupConfig:
     def __post_init__(self) -> None:
         if self.jobs < 0:
             raise ValueError(f"jobs={self.jobs} is not valid; it must be >= 0 (0: one per core)")
+        unknown = sorted(set(self.games) - set(GAME_NAMES))
+        if unknown or not self.games:
+            raise ValueError(f"games={unknown or self.games} is not valid; valid values: {list(GAME_NAMES)}")
 
 
 def main(cfg: WarmupConfig) -> dict[str, float]:
@@ -207,9 +210,10 @@ def main(cfg: WarmupConfig) -> dict[str, float]:
     return timings
 
 
+@script
 def cli() -> None:
     """Command-line entry point (``octagames-warmup``, or ``python -m octagames.experiments.warmup``)."""
-    main(config_or_defaults(WarmupConfig))
+    main(parse_config(WarmupConfig))
 
 
 if __name__ == "__main__":

@@ -34,7 +34,7 @@ from octagames.agents.arena import play_game
 from octagames.agents.az import ZOO, ZOO_DIR, AZAgent, SearchConfig, load_model, save_model, zoo_card, zoo_path
 from octagames.agents.registry import make_agent
 from octagames.core import Game
-from octagames.experiments.cli import git_commit, saved_command
+from octagames.experiments.cli import git_commit, parse_config, saved_command, script
 from octagames.experiments.evaluate import EvalConfig, evaluate
 from octagames.experiments.train_az import TrainConfig
 from octagames.experiments.train_ppo import ppo_origin
@@ -253,10 +253,10 @@ def write_readme() -> Path:
     return out
 
 
+@script
 def cli() -> None:
     """Command-line entry point (``python -m octagames.experiments.zoo``)."""
-    import tyro
-    card = promote(tyro.cli(ZooConfig))
+    card = promote(parse_config(ZooConfig))
     print(json.dumps({k: card[k] for k in ("name", "seconds_per_game_side", "evaluation")}, indent=1))
 
 

@@ -1,8 +1,20 @@
 """Game configs and game specs on the command line (one parser for every script)."""
 
-import pytest
+import dataclasses
+import importlib
+import importlib.util
+import typing
 
-from octagames.experiments.cli import game_from_spec, parse_game_config, parse_game_spec
+import pytest
+import tyro
+
+from octagames.experiments.cli import (game_from_spec, parse_game_config, parse_game_spec, parse_with_stdlib,
+                                       stdlib_parser, user_errors)
+from octagames.experiments.demo import DemoConfig
+from octagames.experiments.main import VERBS, module_of
+from octagames.experiments.play import PlayConfig
+from octagames.experiments.train_ppo import TrainConfig
+from octagames.experiments.warmup import WarmupConfig
 
 
 def test_values_take_the_type_of_the_field():
@@ -38,3 +50,103 @@ def test_game_specs():
     assert g.num_players == 3 and g.config.hand_size == 5
     with pytest.raises(ValueError, match="num_players"):  # the game's own check of the value
         game_from_spec("octa:num_players=5")
+
+
+# -- the command line of every script: tyro, or the standard library's parser on a base install ----------
+
+def _config_classes() -> list[type]:
+    """The config dataclass of every script (``<Name>Config``, what its ``cli()`` parses)."""
+    out = []
+    for verb in VERBS:
+        if importlib.util.find_spec(module_of(verb)) is None:  # a verb whose module is not written yet
+            continue
+        module = importlib.import_module(module_of(verb))
+        out += [obj for name, obj in vars(module).items() if name.endswith("Config") and isinstance(obj, type)
+                and dataclasses.is_dataclass(obj) and obj.__module__ == module.__name__]
+    return out
+
+
+def _one_change(f: dataclasses.Field, hint) -> list[str]:
+    """The command line that changes field ``f`` from its default (a plausible value of its type)."""
+    flag = "--" + f.name.replace("_", "-")
+    default = f.default_factory() if f.default_factory is not dataclasses.MISSING else f.default
+    kind = hint.__origin__ if hasattr(hint, "__metadata__") else hint
+    if hasattr(hint, "__metadata__"):  # positional
+        return ["achten"]
+    if kind is bool:
+        return [f"--no-{flag[2:]}" if default else flag]
+    if kind is int:
+        return [flag, str(default + 2)]
+    if kind is float:
+        return [flag, str(default + 0.5)]
+    if kind is str:
+        return [flag, "achten" if "game" in f.name and "config" not in f.name else "x"]
+    args = typing.get_args(kind)
+    if typing.get_origin(kind) in (tuple, list):
+        return [flag, *(["3", "5"] if args[0] is int else ["octrix", "achten"])]
+    return [flag, "0.25"]  # float | None, Path
+
+
+def _outcome(parse, cls: type, argv: list[str]):
+    try:
+        return "ok", parse(cls, args=argv)
+    except SystemExit as e:
+        return "exit", e.code
+
+
+def test_the_stdlib_parser_reads_what_tyro_reads(capsys):
+    """Field by field, every script's config: the same value from the same flag, or the same refusal."""
+    classes = _config_classes()
+    assert len(classes) >= 16
+    compared = accepted = 0
+    for cls in classes:
+        hints = typing.get_type_hints(cls, include_extras=True)
+        for f in dataclasses.fields(cls):
+            if not f.init:
+                continue
+            argv = _one_change(f, hints[f.name])
+            theirs, ours = _outcome(tyro.cli, cls, argv), _outcome(parse_with_stdlib, cls, argv)
+            assert ours == theirs, (cls.__name__, argv)
+            compared += 1
+            accepted += ours[0] == "ok"
+    capsys.readouterr()
+    assert compared > 200 and accepted > 0.8 * compared, (compared, accepted)
+
+
+def test_the_stdlib_parser_refuses_unknown_flags_and_bad_values(capsys):
+    with pytest.raises(SystemExit) as e:
+        parse_with_stdlib(DemoConfig, ["--bogus"])
+    assert e.value.code == 2 and "unrecognized arguments: --bogus" in capsys.readouterr().err
+    with pytest.raises(SystemExit) as e:
+        parse_with_stdlib(DemoConfig, ["--seed", "one"])
+    assert e.value.code == 2 and "invalid int value: 'one'" in capsys.readouterr().err
+    with pytest.raises(SystemExit) as e:  # the config's own check, in one line
+        parse_with_stdlib(WarmupConfig, ["--games", "octa", "chess"])
+    err = capsys.readouterr().err
+    assert e.value.code == 2 and err.count("\n") == 1 and "games=['chess'] is not valid; valid values" in err
+    assert parse_with_stdlib(WarmupConfig, ["--games", "octa", "--jobs", "1"]) == WarmupConfig(["octa"], 1)
+    assert parse_with_stdlib(DemoConfig, []) == DemoConfig()
+
+
+def test_the_stdlib_parser_helps_with_each_fields_docstring():
+    text = stdlib_parser(TrainConfig).format_help()
+    assert "--num-players NUM_PLAYERS" in text and "seats (within what the game allows) (default: 2)" in text
+    assert "--progress, --no-progress" in text  # a bool field of the base class, RunConfig
+    assert "learning rate" in text.lower()  # a field of the trainer's own class
+    play = stdlib_parser(PlayConfig).format_help()
+    assert "positional arguments:\n  game " in play
+
+
+def test_user_errors_are_one_line_naming_the_fix(capsys):
+    cases = [(ModuleNotFoundError("No module named 'torch'", name="torch"), "pip install 'octagames[train]'"),
+             (ModuleNotFoundError("No module named 'pyspiel'", name="pyspiel"), "octagames[openspiel]'"),
+             (ValueError("agent='nope' is not valid; valid agents: [...]"), "agent='nope' is not valid"),
+             (ImportError("running on Ray needs the distributed extra: pip install 'octagames[distributed]'"),
+              "pip install 'octagames[distributed]'")]
+    for error, expected in cases:
+        with pytest.raises(SystemExit) as e, user_errors():
+            raise error
+        err = capsys.readouterr().err
+        assert e.value.code == 2 and err.count("\n") == 1 and ": error: " in err and expected in err, err
+    with pytest.raises(ModuleNotFoundError), user_errors():  # no extra brings it: a broken install, not hidden
+        raise ModuleNotFoundError("No module named 'numpy'", name="numpy")
