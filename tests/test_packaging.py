@@ -41,7 +41,8 @@ def test_the_wheel_holds_only_the_octagames_package(our_wheel):
         assert module in names
     entry_points = zipfile.ZipFile(our_wheel).read(
         next(n for n in names if n.endswith(".dist-info/entry_points.txt"))).decode()
-    assert "octagames-demo = octagames.experiments.demo:cli" in entry_points
+    assert "octagames-demo = octagames.experiments.main:demo" in entry_points
+    assert "octagames = octagames.experiments.main:main" in entry_points
 
 
 def test_installs_beside_pypi_envs(our_wheel, tmp_path):

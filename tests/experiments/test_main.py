@@ -1,0 +1,97 @@
+"""``octagames <verb>``, the console scripts ``octagames-<verb>`` and ``python -m``: the same scripts,
+the verbs listed with one line each, and one line (exit status 2) for what the user can fix."""
+
+from __future__ import annotations
+
+import configparser
+import importlib
+import importlib.util
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from octagames.experiments import main as umbrella
+from octagames.experiments.main import VERBS, main, module_of, summary
+
+ROOT = Path(__file__).resolve().parents[2]
+
+
+def _octagames(*args: str, timeout: int = 300) -> subprocess.CompletedProcess:
+    """``octagames <args>`` in a fresh process (what the console script ``octagames`` runs)."""
+    return subprocess.run([sys.executable, "-m", "octagames.experiments.main", *args], capture_output=True,
+                          text=True, timeout=timeout, cwd=ROOT)
+
+
+def _console_scripts() -> dict[str, str]:
+    cfg = configparser.ConfigParser()
+    cfg.read(ROOT / "setup.cfg")
+    lines = cfg["options.entry_points"]["console_scripts"].strip().splitlines()
+    return dict((x.strip() for x in line.partition("=")[::2]) for line in lines)
+
+
+def test_every_console_script_is_a_verb_of_octagames():
+    scripts = _console_scripts()
+    assert scripts.pop("octagames") == "octagames.experiments.main:main"
+    for name, target in scripts.items():
+        verb = name.removeprefix("octagames-")
+        assert name.startswith("octagames-") and verb in VERBS, name
+        module, _, attr = target.partition(":")
+        assert callable(getattr(importlib.import_module(module), attr)), target
+    written = {v for v in VERBS if importlib.util.find_spec(module_of(v)) is not None}
+    # every script has its console script (octagames-fuzz's line comes with that script, in its own change)
+    assert written - {"fuzz"} <= {name.removeprefix("octagames-") for name in scripts}
+    assert {"demo", "warmup", "train-ppo", "bench-startup"} <= written
+    with pytest.raises(AttributeError, match="no attribute 'chess'"):
+        umbrella.chess  # noqa: B018
+
+
+def test_help_lists_every_verb_with_its_line(capsys):
+    with pytest.raises(SystemExit) as e:
+        main(["--help"])
+    out = capsys.readouterr().out
+    assert e.value.code == 0
+    rows = [line.split(None, 1) for line in out.split("verbs:\n")[1].splitlines()]
+    assert [verb for verb, _ in rows] == list(VERBS)
+    for verb, line in rows:
+        assert line == summary(verb) and line, verb
+    assert dict(rows)["tournament"] == "Round robin among any agents on any game, with Bradley-Terry Elo ratings."
+    with pytest.raises(SystemExit) as e:  # no verb: the same list, on stderr, status 2
+        main([])
+    assert e.value.code == 2 and "train-ppo" in capsys.readouterr().err
+
+
+def test_an_unknown_verb_is_one_line_naming_the_verbs(capsys):
+    with pytest.raises(SystemExit) as e:
+        main(["trian-ppo", "--game", "octa"])
+    err = capsys.readouterr().err
+    assert e.value.code == 2 and err.count("\n") == 1
+    assert err.startswith("octagames: error: 'trian-ppo' is not a verb of octagames; valid verbs: demo, ")
+    assert all(verb in err for verb in VERBS)
+
+
+def test_a_verb_is_its_script_under_its_name():
+    """``octagames warmup --help`` is the warmup's help (tyro here; the base install's parser in
+    tests/ecosystem/test_base_install.py, which also runs the demo with its flags)."""
+    proc = _octagames("warmup", "--help")
+    assert proc.returncode == 0 and "octagames warmup" in proc.stdout and "games to warm up" in proc.stdout
+
+
+@pytest.mark.parametrize("args, expected", [
+    (["evaluate", "--agent", "nope", "--games", "1"], "agent='nope' is not valid; valid agents: ["),
+    (["tournament", "--agents", "random,mcts:lots", "--games-per-pair", "1"], "agent 'mcts:lots': the argument"),
+    (["evaluate", "--agent", "ppo:no/such/policy.pt", "--games", "1"], "No such file or directory"),
+])
+def test_a_bad_agent_spec_is_one_line_and_status_2(args, expected, tmp_path):
+    proc = _octagames(*args, "--out-dir", str(tmp_path))
+    assert proc.returncode == 2, proc.stderr[-2000:]
+    assert proc.stderr.count("\n") == 1 and f"octagames {args[0]}: error: " in proc.stderr, proc.stderr
+    assert expected in proc.stderr and "Traceback" not in proc.stderr
+
+
+@pytest.mark.parametrize("args", [["demo", "--bogus"], ["warmup", "--games", "chess"], ["warmup", "--jobs", "x"]])
+def test_demo_and_warmup_refuse_what_they_cannot_read(args):
+    proc = _octagames(*args, timeout=120)
+    assert proc.returncode == 2 and "Traceback" not in proc.stderr, proc.stderr[-2000:]
+    assert ("--bogus" if "--bogus" in args else "chess" if "chess" in args else "x") in proc.stderr
