@@ -6,7 +6,9 @@ game can be checked the moment it follows :mod:`octagames.core`.
 
 from __future__ import annotations
 
-from typing import Callable
+import importlib
+from types import ModuleType
+from typing import Any, Callable, Sequence
 
 import numpy as np
 
@@ -171,3 +173,368 @@ def fuzz_records(game: Game, records: list[np.void], seed: int, flips: int, rand
         damage_field(s, rng)
         attempt(s.tobytes(), "fields_ok")
     return out
+
+
+# ------------------------------------------------------------------ the conformance list and the leak test
+#: Every (game, config) the conformance suite and the fuzz campaign check; a new game only adds itself here.
+CONFORMANCE_CONFIGS: list[tuple[str, dict]] = [
+    ("octrix", dict(num_players=2)),
+    ("octrix", dict(num_players=3)),
+    ("octrix", dict(num_players=4)),
+    ("octrix", dict(num_players=4, partnership=True)),
+    ("octrix", dict(num_players=2, match=True, target=30)),
+    ("octrix", dict(num_players=2, ranks=2, hand_size=3)),
+    ("octiles", dict(num_players=2)),
+    ("octiles", dict(num_players=2, adjacent=True, runners=4, choose_start_circles=True)),
+    ("octiles", dict(num_players=3)),
+    ("octiles", dict(num_players=3, play_on=True)),
+    ("octiles", dict(num_players=4)),
+    ("octiles", dict(num_players=4, team=True, runners=3, choose_start_circles=True)),
+    ("octiles", dict(num_players=2, goal_locks=True, runners=2)),
+    ("achten", dict(num_players=2)),
+    ("achten", dict(num_players=3)),
+    ("achten", dict(num_players=4)),
+    ("achten", dict(num_players=6)),
+    ("achten", dict(num_players=3, match=True, target=0.2, max_rounds=12)),
+    ("achten", dict(num_players=2, ranks=3, low_rank=7, turn_cap=3)),
+    ("octa", dict(rules="en")),
+    ("octa", dict(rules="en", max_turns=20)),
+    ("octa", dict(rules="nl")),
+    ("octa", dict(rules="nl", max_turns=20)),
+]
+
+
+def config_id(name: str, config: dict) -> str:
+    """A short readable id of one conformance config: ``achten-num_players=3``."""
+    return f"{name}-{'-'.join(f'{k}={v}' for k, v in config.items())}"
+
+
+def public_module(game: Game) -> ModuleType:
+    """The game's ``public`` module (``octagames/<game>/public.py``): what each seat sees, by the rules.
+
+    It has ``public_view(s, seat)``, ``seen_ids(s, seat)``, ``deals_card(s)``, ``kind(c)``,
+    ``CARD_GROUPS`` and ``HIDDEN_MOVES`` (see :func:`leak_check`).
+    """
+    return importlib.import_module(f"{game.module.__name__}.public")
+
+
+class Finding(AssertionError):
+    """A check failed on a recorded game; ``details`` says which check and how to replay it."""
+
+    def __init__(self, message: str, details: dict[str, Any]):
+        super().__init__(message)
+        self.details = details
+
+
+Chooser = Callable[[Game, np.void, int], int]
+
+
+def random_chooser(rng: np.random.Generator) -> Chooser:
+    """A chooser of uniformly random legal actions (for :func:`play_recorded`)."""
+    def choose(game: Game, s: np.void, seat: int) -> int:
+        return int(rng.choice(game.legal_actions(s, seat)))
+    return choose
+
+
+def check_unique_names(game: Game, s: np.void) -> None:
+    """The legal actions of the seat to act in ``s`` have distinct names.
+
+    Raises:
+        AssertionError: two legal actions share a name (both are named).
+    """
+    names: dict[str, int] = {}
+    for a in game.legal_actions(s):
+        name = game.action_to_string(s, a)
+        if name in names:
+            raise AssertionError(f"legal actions {names[name]} and {a} are both named {name!r}")
+        names[name] = a
+
+
+def play_recorded(game: Game, seed: int, choosers: Sequence[Chooser],
+                  visit: Callable[[np.void], None] | None = None) -> list[int]:
+    """Play one game from ``game.new_state(seed)``; chance by the record's RNG, seat ``p`` by ``choosers[p]``.
+
+    Args:
+        game: the game.
+        seed: the seed of the record (its chance draws).
+        choosers: one chooser per seat.
+        visit: called on every decision state before its action (a check such as
+            :func:`check_unique_names`).
+
+    Returns:
+        Every action applied, chance outcomes included: ``replay(game, seed, actions)`` rebuilds the game.
+    """
+    s = game.new_state(seed)
+    actions: list[int] = []
+    while not game.is_terminal(s):
+        if game.is_chance(s):
+            a = game.sample_chance(s)
+        else:
+            if visit is not None:
+                visit(s)
+            p = game.acting_player(s)
+            a = int(choosers[p](game, game.clone(s), p))
+        game.apply_action(s, a)
+        actions.append(a)
+    return actions
+
+
+def replay(game: Game, seed: int, actions: Sequence[int]) -> list[np.void]:
+    """The states of a recorded game: ``out[k]`` is the record after its first ``k`` actions."""
+    s = game.new_state(seed)
+    out = [game.clone(s)]
+    for a in actions:
+        game.apply_action(s, int(a))
+        out.append(game.clone(s))
+    return out
+
+
+def seat_strings(game: Game, s: np.void, seat: int, actions: Sequence[int]) -> dict[str, Any]:
+    """Everything ``seat`` is shown in ``s``: observation, render, action names, its mask and reasons.
+
+    Args:
+        game: the game.
+        s: a record.
+        seat: the seat.
+        actions: the action ids whose names and illegal-move reasons are compared.
+    """
+    acting = game.acting_player(s) == seat
+    return {"observation": game.observation(s, seat).tobytes(),
+            "render": game.render(s, seat),
+            "action names": [game.action_to_string(s, a) for a in actions],
+            "legal mask": game.legal_mask(s, seat).tobytes() if acting else b"",
+            "illegal reasons": [game.module.illegal_reason(s, seat, a) for a in actions] if acting else []}
+
+
+def _first_difference(a: dict[str, Any], b: dict[str, Any], actions: Sequence[int]) -> str:
+    for key in a:
+        if a[key] != b[key]:
+            if isinstance(a[key], list):
+                i = next(i for i, (x, y) in enumerate(zip(a[key], b[key])) if x != y)
+                return f"{key} of action {actions[i]}: {a[key][i]!r} != {b[key][i]!r}"
+            if key == "render":
+                la, lb = a[key].splitlines(), b[key].splitlines()
+                diff = [f"{x!r} != {y!r}" for x, y in zip(la, lb) if x != y]
+                return f"render: {diff[:2]}"
+            return key
+    return ""
+
+
+def world_actions(game: Game, states: Sequence[np.void], actions: Sequence[int], world: dict[str, Any]) -> list[int]:
+    """The actions of another world: chance cards relabelled by ``world["relabel"]`` (old id -> new id),
+    or the action at ``world["step"]`` replaced by ``world["action"]`` (a hidden move)."""
+    pub = public_module(game)
+    if "step" in world:
+        out = list(actions)
+        out[world["step"]] = int(world["action"])
+        return out
+    relabel = {int(k): int(v) for k, v in world["relabel"].items()}
+    return [relabel.get(int(a), int(a)) if game.is_chance(states[k]) and pub.deals_card(states[k]) else int(a)
+            for k, a in enumerate(actions)]
+
+
+def check_world(game: Game, seed: int, actions: Sequence[int], world: dict[str, Any],
+                states: Sequence[np.void] | None = None, rng: np.random.Generator | None = None,
+                strings: int = 3, sample: int = 24,
+                on_pair: Callable[[np.void, np.void, int], None] | None = None) -> dict[str, int]:
+    """Replay ``actions`` in another world and compare what seat ``world["seat"]`` is shown in both.
+
+    The other world (:func:`world_actions`) is kept while it stays consistent with everything the seat
+    saw: its actions stay legal and the seat's ``public_view`` (the game's ``public`` module, written
+    from the rules) stays equal step by step. At each such step the seat's observation (and its legal
+    mask when it acts) must be equal; at ``strings`` random steps and at the last, also its render,
+    the names of ``sample`` actions (the legal ones first), its illegal-move reasons, and ``on_pair``
+    (OpenSpiel's strings, say).
+
+    Args:
+        game: the game.
+        seed: the recorded game's seed.
+        actions: the recorded game's actions (chance included).
+        world: ``{"seat": v, "until": T, "relabel": {...}}`` or ``{"seat": v, "until": T, "step": i,
+            "action": a}``.
+        states: ``replay(game, seed, actions)`` if already built.
+        rng: picks the steps and actions whose strings are compared.
+        strings: how many steps get the string comparison besides the last.
+        sample: how many action ids get names and reasons compared.
+        on_pair: called with the two records and the seat at every string comparison.
+
+    Returns:
+        ``{"steps": compared steps, "strings": string comparisons, "inconsistent": 1 if an action was
+        illegal there, "diverged": 1 if the seat's public view came apart}``.
+
+    Raises:
+        Finding: the seat is shown something different in two worlds it cannot tell apart.
+    """
+    pub = public_module(game)
+    rng = rng if rng is not None else np.random.default_rng(0)
+    states = states if states is not None else replay(game, seed, actions)
+    v, until = int(world["seat"]), min(int(world["until"]), len(actions))
+    other = world_actions(game, states, actions, world)
+    first = next((k for k in range(len(actions)) if other[k] != actions[k]), len(actions))
+    out = {"steps": 0, "strings": 0, "inconsistent": 0, "diverged": 0}
+    if first >= until:
+        return out
+    chosen = set(int(k) for k in rng.integers(first + 1, until + 1, size=strings)) | {until}
+    b = game.clone(states[first])
+    for k in range(first, until):
+        try:
+            game.apply_action(b, other[k])
+        except ValueError:
+            out["inconsistent"] = 1
+            return out
+        a = states[k + 1]
+        if pub.public_view(a, v) != pub.public_view(b, v):
+            out["diverged"] = 1
+            return out
+        out["steps"] += 1
+        acting = game.acting_player(a) == v
+        same = np.array_equal(game.observation(a, v), game.observation(b, v)) and \
+            (not acting or np.array_equal(game.legal_mask(a, v), game.legal_mask(b, v)))
+        if same and k + 1 not in chosen:
+            continue
+        legal = game.legal_actions(a) if game.acting_player(a) >= 0 else []
+        ids = list(dict.fromkeys(legal[:sample] + [int(x) for x in rng.integers(0, game.num_actions, sample)]))
+        sa, sb = seat_strings(game, a, v, ids), seat_strings(game, b, v, ids)
+        why = _first_difference(sa, sb, ids)
+        if why == "observation":
+            diff = np.flatnonzero(game.observation(a, v) != game.observation(b, v))
+            why += f" (block {game.observation_layout.locate(int(diff[0]))[0].name!r}, {len(diff)} entries)"
+        out["strings"] += 1
+        if why:
+            raise Finding(f"{game}: seed {seed}, seat {v} at step {k + 1} is shown a different {why} in two "
+                          f"worlds it cannot tell apart ({_describe(world)})",
+                          {"check": "leak", "seat": v, "step": k + 1, "world": {**world, "until": k + 1}})
+        if on_pair is not None:
+            on_pair(a, game.clone(b), v)  # (b goes on being played)
+    return out
+
+
+def _describe(world: dict[str, Any]) -> str:
+    if "step" in world:
+        return f"the hidden move at step {world['step']} replaced by action {world['action']}"
+    return "cards relabelled " + ", ".join(f"{k}->{v}" for k, v in world["relabel"].items())
+
+
+def draw_worlds(game: Game, states: Sequence[np.void], actions: Sequence[int], seat: int,
+                rng: np.random.Generator, count: int) -> list[dict[str, Any]]:
+    """Up to ``count`` other worlds for ``seat`` (see :func:`check_world`), from the rules' public zones.
+
+    A world ends at a random step ``T``. Card games: the card ids ``seat`` never saw face up in
+    steps ``0..T`` (``public.seen_ids``, never the engine's knowledge) are relabelled in the chance
+    outcomes: two unseen ids swapped, two copies of one kind swapped (seen or not: the rules cannot
+    tell them apart), several unseen ids shuffled, or a copy hidden at a
+    step ``j`` whose twin the seat saw go into hiding swapped with a card of another kind (that copy
+    may be played face up later: the seat tells kinds apart, not copies; ``check_world`` stops where
+    the seat's view by kind comes apart). Games with hidden
+    moves (``public.HIDDEN_MOVES``): another seat's move is replaced by another of its legal moves.
+    """
+    pub = public_module(game)
+    n = len(actions)
+    deal_step = [game.is_chance(states[k]) and pub.deals_card(states[k]) for k in range(n)]
+    seen: set[int] = set()
+    seen_by = []  # seen_by[k]: ids seen face up in steps 0..k
+    if pub.CARD_GROUPS:
+        for k in range(n + 1):
+            seen |= pub.seen_ids(states[k], seat)
+            seen_by.append(frozenset(seen))
+    dealt_at: dict[int, int] = {}  # card id -> the step that first dealt it
+    for k in range(n - 1, -1, -1):
+        if deal_step[k]:
+            dealt_at[int(actions[k])] = k
+    in_play = set(dealt_at)  # the deck in use: what was dealt, and what the first draw could have been
+    first = next((k for k in range(n) if deal_step[k]), None)
+    if first is not None:
+        in_play.update(a for a, _ in game.chance_outcomes(states[first]))
+    worlds: list[dict[str, Any]] = []
+    for _ in range(4 * count):
+        if len(worlds) >= count or n == 0:
+            break
+        until = int(rng.integers(1, n + 1))
+        if pub.HIDDEN_MOVES:  # a move of another seat, compared over the next few steps
+            steps = [k for k in range(n) if not game.is_chance(states[k]) and game.acting_player(states[k]) != seat]
+            if not steps:
+                continue
+            k = int(rng.choice(steps))
+            alts = [a for a in game.legal_actions(states[k]) if a != actions[k]]
+            if alts:
+                until = min(n, k + 1 + int(rng.integers(game.num_players)))
+                worlds.append({"seat": seat, "until": until, "step": k, "action": int(rng.choice(alts))})
+            continue
+        if not pub.CARD_GROUPS:
+            continue
+        group = pub.CARD_GROUPS[int(rng.integers(len(pub.CARD_GROUPS)))]
+        dealt = [c for c in group if dealt_at.get(c, n) < until]
+        unseen = [c for c in group if c in in_play and c not in seen_by[until]]
+        moved = [c for c in unseen if dealt_at.get(c, n) < until]
+        mode = int(rng.integers(4))
+        if mode == 1:
+            # two copies of one kind, seen or not: the rules cannot tell them apart, so neither may the seat
+            twins = [c for c in dealt if any(d != c and pub.kind(d) == pub.kind(c) for d in group if d in in_play)]
+            if not twins:
+                continue
+            a = int(rng.choice(twins))
+            b = int(rng.choice([d for d in group if d != a and d in in_play and pub.kind(d) == pub.kind(a)]))
+            relabel = {a: b, b: a}
+        elif mode == 3:
+            # a copy hidden from the seat at step j while the seat knows a twin of it lies hidden too (a
+            # card it saw taken into a hand, say) becomes a card of another kind: where the rules cannot
+            # tell the copies apart, the seat may later see "a card of that kind" played in both worlds
+            j = int(rng.integers(0, until + 1))
+            known_hidden = {pub.kind(c) for c in seen_by[j] - pub.seen_ids(states[j], seat)}
+            blind = [c for c in group if dealt_at.get(c, n) < j and c not in seen_by[j] and pub.kind(c) in known_hidden]
+            if not blind:
+                continue
+            a = int(rng.choice(blind))
+            b = int(rng.choice([c for c in unseen if pub.kind(c) != pub.kind(a)] or [a]))
+            relabel = {a: b, b: a}
+        elif not moved or len(unseen) < 2:
+            continue
+        elif mode == 2:
+            pick = [int(c) for c in rng.choice(unseen, size=min(8, len(unseen)), replace=False)]
+            relabel = dict(zip(pick, [int(c) for c in rng.permutation(pick)]))
+        else:
+            a = int(rng.choice(moved))
+            b = int(rng.choice([c for c in unseen if c != a]))
+            relabel = {a: b, b: a}
+        relabel = {k: v for k, v in relabel.items() if k != v}
+        if relabel:
+            worlds.append({"seat": seat, "until": until, "relabel": relabel})
+    return worlds
+
+
+def leak_check(game: Game, seed: int, actions: Sequence[int], rng: np.random.Generator, worlds: int = 2,
+               on_pair: Callable[[np.void, np.void, int], None] | None = None) -> dict[str, int]:
+    """The resampling leak test on one recorded game, for every seat.
+
+    For each seat, ``worlds`` other worlds consistent with what it saw (:func:`draw_worlds`) are
+    replayed and compared step by step (:func:`check_world`); and at every ``len(actions) // 8``-th
+    state, a copy with another RNG (the future, which nobody sees) must show every seat the same.
+
+    Returns:
+        Totals: ``worlds``, ``steps`` (compared steps), ``strings`` (string comparisons),
+        ``inconsistent`` and ``diverged`` (worlds cut short), ``rng`` (RNG comparisons).
+
+    Raises:
+        Finding: a seat is shown something that depends on what it cannot see.
+    """
+    states = replay(game, seed, actions)
+    totals = {"worlds": 0, "steps": 0, "strings": 0, "inconsistent": 0, "diverged": 0, "rng": 0}
+    for k in range(0, len(states), max(1, len(states) // 8)):
+        a = states[k]
+        b = game.clone(a)
+        b["rng"] = np.uint64(rng.integers(1 << 62))
+        legal = game.legal_actions(a) if game.acting_player(a) >= 0 else []
+        ids = legal[:24] + [int(x) for x in rng.integers(0, game.num_actions, 8)]
+        for v in range(game.num_players):
+            why = _first_difference(seat_strings(game, a, v, ids), seat_strings(game, b, v, ids), ids)
+            if why:
+                raise Finding(f"{game}: seed {seed}, seat {v} at step {k} is shown a different {why} under "
+                              f"another RNG (the future)", {"check": "leak", "seat": v, "step": k, "world": {}})
+            totals["rng"] += 1
+    for v in range(game.num_players):
+        for world in draw_worlds(game, states, actions, v, rng, worlds):
+            out = check_world(game, seed, actions, world, states, rng, on_pair=on_pair)
+            totals["worlds"] += 1
+            for key, value in out.items():
+                totals[key] += value
+    return totals
