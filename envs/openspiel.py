@@ -622,6 +622,14 @@ class OctagamesGame(pyspiel.Game):
         """The wrapped :class:`octagames.core.Game`."""
         return self.engine.game
 
+    def __reduce__(self) -> tuple:
+        """Pickle and ``copy.deepcopy`` by the game string.
+
+        pybind's own pickle of a Python game rebuilds its C++ side only: the game
+        came back without its engine.
+        """
+        return (_game_from_string, (self.save_string,))
+
     def new_initial_state(self, *args: Any) -> "OctagamesState":
         """A state at the start of the game (before the first chance outcome).
 
@@ -1170,14 +1178,30 @@ def deserialize_game_and_state(text: str | bytes) -> tuple[OctagamesGame, Octaga
     if "__dict__=" in text:
         raise ValueError(_PICKLED)
     game_text, state_text = _sections(text)
-    name, config, records_text = _parse_game_string(game_text, "the save's [Game]")
-    eng = _engine(name, config)
-    records = None if records_text is None else _decode_records(eng, records_text, "the save's [Game]")
-    parsed = _parse_state(state_text, eng, None if records is None else len(records))
+    name, config, records = _parse_game(game_text, "the save's [Game]")
+    parsed = _parse_state(state_text, _engine(name, config), None if records is None else len(records))
+    game = _build_game(name, config, records)
+    return game, _build_state(game, parsed)
+
+
+def _parse_game(text: str, what: str) -> tuple[str, Any, tuple[np.void, ...] | None]:
+    """``(name, config, a pool's records or None)`` of a game string, every record checked."""
+    name, config, records_text = _parse_game_string(text, what)
+    if records_text is None:
+        return name, config, None
+    return name, config, _decode_records(_engine(name, config), records_text, what)
+
+
+def _build_game(name: str, config: Any, records: tuple[np.void, ...] | None) -> OctagamesGame:
+    """The registered pyspiel game of a checked config (and a pool's records)."""
     register(name)
     params = {f: getattr(config, f) for f in parameter_specification(name)}
-    game = (game_class(name)(params) if records is None else pool_class(name)(params, records=records))
-    return game, _build_state(game, parsed)
+    return game_class(name)(params) if records is None else pool_class(name)(params, records=records)
+
+
+def _game_from_string(text: str) -> OctagamesGame:
+    """The game of its game string (how a pickled game is rebuilt)."""
+    return _build_game(*_parse_game(text, "the game string"))
 
 
 def _state_from_save(text: str) -> OctagamesState:

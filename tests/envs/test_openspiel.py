@@ -139,7 +139,9 @@ def test_parameters_round_trip():
     assert again.num_players() == 3 and again.get_parameters() == params
     by_string = pyspiel.load_game("octagames_octrix(num_players=4,partnership=True)")
     assert by_string.num_players() == 4 and by_string.get_parameters()["partnership"] is True
-    assert pickle.loads(pickle.dumps(by_string)).get_parameters() == by_string.get_parameters()
+    unpickled = pickle.loads(pickle.dumps(by_string))
+    assert unpickled.get_parameters() == by_string.get_parameters()
+    assert str(unpickled.new_initial_state()) == str(by_string.new_initial_state())  # its engine came too
 
 
 def test_parameters_are_the_config_fields():
@@ -434,6 +436,9 @@ def test_saves_round_trip_as_plain_text(name, params):
             _assert_same(pickle.loads(pickle.dumps(state)), state)
             _random_action(restored, random.Random(step))  # the restored state plays on
         _random_action(state, rng)
+    unpickled = pickle.loads(pickle.dumps(game))  # a whole game, not only its C++ side
+    assert unpickled.save_string == game.save_string
+    assert str(unpickled.new_initial_state()) == str(game.new_initial_state())
     pyspiel.random_sim_test(game, num_sims=1, serialize=True, verbose=False)
 
 
@@ -589,6 +594,9 @@ def test_pool_games_are_registered_and_serialize():
     again = pyspiel.load_game(str(game))
     assert again.save_string == game.save_string and len(again.records) == 3
     assert [r.tobytes() for r in again.records] == [r.tobytes() for r in records]
+    unpickled = pickle.loads(pickle.dumps(game))
+    assert [r.tobytes() for r in unpickled.records] == [r.tobytes() for r in records]
+    assert unpickled.new_initial_state().chance_outcomes() == [(0, 1 / 3), (1, 1 / 3), (2, 1 / 3)]
     root = game.new_initial_state()
     for state in (root, root.child(1), _played(game, 4, 6)):
         _, restored = eo.deserialize_game_and_state(eo.serialize_game_and_state(game, state))
