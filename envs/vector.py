@@ -33,7 +33,7 @@ from typing import Any
 
 import numpy as np
 
-from octagames.core import Game
+from octagames.core import CHANCE, TERMINAL, Game
 from octagames.specialize import batch_kernels
 
 
@@ -221,8 +221,9 @@ class VectorEnv:
         the records rather than trusted.
 
         Raises:
-            ValueError: a missing array, one of another shape or dtype, or an invalid
-                record (naming the game and the field); the env is unchanged then.
+            ValueError: a missing array, one of another shape or dtype, an invalid
+                record (naming the game and the field), or a game at a chance node or
+                over (a vector env's games wait for a seat); the env is unchanged then.
         """
         for k in self._STATE_ARRAYS:
             mine, theirs = getattr(self, k), state.get(k.lstrip("_"))
@@ -235,6 +236,10 @@ class VectorEnv:
                 self.game.check_record(records[i])
             except ValueError as e:
                 raise ValueError(f"state['states'][{i}]: {e}") from None
+            if self.game.current_player(records[i]) in (CHANCE, TERMINAL):  # get_state never gives one
+                where = "over" if self.game.is_terminal(records[i]) else "at a chance node"
+                raise ValueError(f"state['states'][{i}]: the game is {where}; the games of a vector env wait "
+                                 f"for a seat to act (Game.play_chance settles chance)")
         for k in self._STATE_ARRAYS:
             getattr(self, k)[...] = state[k.lstrip("_")]
         self._run(self._k.emit_batch, self.states, self._obs, self._mask, self._player)

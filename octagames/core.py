@@ -477,7 +477,9 @@ class Game:
         Raises:
             ValueError: the data is not a record of this game (or of this version of its
                 record layout), was altered or truncated (checksum), belongs to another
-                config, or fails the game's own consistency checks (naming the field).
+                config, or fails :meth:`check_record` (the game's consistency checks, naming
+                the field; a seat to move without a legal action; an observation or a return
+                outside its declared bounds).
         """
         data = bytes(data)
         tag, size = self._format_tag, self.dtype.itemsize
@@ -500,17 +502,71 @@ class Game:
         return s
 
     def check_record(self, s: Any) -> None:
-        """Check that ``s`` is a record of this game and config that every kernel can run on.
+        """Check that ``s`` is a record of this game and config that every kernel and face can use.
+
+        The one check of untrusted records (:meth:`from_bytes`, the vector env's ``set_state``,
+        the OpenSpiel face's loading): the config (:meth:`_check_record`), then the game's own
+        ``check_record`` (fields, in range and consistent, so that the kernels are safe to run),
+        then what only the kernels can tell (:meth:`_check_engine`): a seat or chance to go on,
+        observations inside :meth:`observation_bounds`, returns inside the utility bounds.
 
         Raises:
-            ValueError: another game's record, another config's, or a record the game's
-                ``check_record`` refuses (the message names the field).
+            ValueError: another game's record, another config's, or a record one of the checks
+                refuses (the message names the field or the property).
         """
         self._check_record(s)
         check = getattr(self.module, "check_record", None)
-        why = check(s) if check is not None else ""
+        why = (check(s) if check is not None else "") or self._check_engine(s)
         if why:
             raise ValueError(f"not a valid {self.name} record: {why}")
+
+    def _check_engine(self, s: np.void) -> str:
+        """``""`` when the game can go on from ``s`` and shows only values of its declared spaces, else why not.
+
+        Runs the kernels (on a copy), so only on a record the game's ``check_record`` passed:
+        the seat to move is a seat of the game with a legal action (a chance node has outcomes
+        with probabilities that sum to one); every seat's observation is finite and inside
+        :meth:`observation_bounds`; the returns are finite, inside ``min_utility..max_utility``
+        and sum to zero (every game is zero-sum).
+        """
+        k, n, c = self.kernels, self.num_players, np.array(s, dtype=self.dtype).reshape(1)[0]
+        cp, act = int(k.current_player(c)), int(k.acting_player(c))
+        if cp not in (CHANCE, SIMULTANEOUS, TERMINAL) and not 0 <= cp < n:
+            return f"the seat to move is {cp}, not a seat of 0..{n - 1}"
+        if (act != cp) if cp in (CHANCE, TERMINAL) else not (0 <= act < n and cp in (act, SIMULTANEOUS)):
+            return f"the acting player is {act} where the player to move is {cp}"
+        if cp == CHANCE:
+            m = self.info.max_chance_outcomes
+            outs, probs = np.zeros(m, dtype=np.int64), np.zeros(m, dtype=np.float64)
+            num = int(k.chance_outcomes(c, outs, probs))
+            outs, probs = outs[:num], probs[:num]
+            if not 0 < num <= m or np.any((outs < 0) | (outs >= m)) or len(set(outs.tolist())) != num \
+                    or not np.all(probs > 0) or abs(probs.sum() - 1.0) > 1e-9:
+                return f"a chance node with {num} possible outcomes whose probabilities do not sum to one"
+        elif cp != TERMINAL:
+            mask = np.zeros(self.num_actions, dtype=np.uint8)
+            if int(k.legal_mask(c, act, mask)) == 0 or not mask.any():
+                return f"player {act}, to move, has no legal action"
+        low, high = self.observation_bounds()
+        obs = np.zeros(self.observation_size, dtype=np.float32)
+        for v in range(n):
+            k.observation(c, v, obs)
+            bad = np.flatnonzero(~(np.isfinite(obs) & (obs >= low) & (obs <= high)))
+            if bad.size:
+                i = int(bad[0])
+                block, j = self.observation_layout.locate(i)
+                return (f"player {v}'s observation has {block.name}[{j}] = {obs[i]:g}, outside its declared "
+                        f"bounds {low[i]:g}..{high[i]:g}")
+        ret = np.zeros(self.info.max_players, dtype=np.float64)
+        k.returns(c, ret)
+        ret = ret[:n]
+        tol = 1e-9 * max(1.0, abs(self.min_utility), abs(self.max_utility))
+        for p in range(n):
+            if not self.min_utility - tol <= ret[p] <= self.max_utility + tol:
+                return f"returns[{p}] = {ret[p]:g} is outside {self.min_utility:g}..{self.max_utility:g}"
+        if abs(ret.sum()) > n * tol:
+            return f"returns {[round(float(x), 6) for x in ret]} do not sum to zero"
+        return ""
 
     # -- queries --------------------------------------------------------------
     def current_player(self, s: np.void) -> int:

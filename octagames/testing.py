@@ -6,6 +6,7 @@ game can be checked the moment it follows :mod:`octagames.core`.
 
 from __future__ import annotations
 
+import hashlib
 import importlib
 from types import ModuleType
 from typing import Any, Callable, Sequence
@@ -123,55 +124,190 @@ def damage_field(s: np.void, rng: np.random.Generator) -> None:
     s[name] = entries.reshape(np.shape(s[name]))
 
 
-def fuzz_records(game: Game, records: list[np.void], seed: int, flips: int, randoms: int,
-                 log: Callable[[str], None] | None = None,
-                 also: Callable[[np.void], None] | None = None, fields: int = 0) -> dict[str, int]:
-    """Feed damaged records to :meth:`Game.check_record`; run the kernels on every one it accepts.
+def reseal(game: Game, raw: bytes) -> bytes:
+    """``raw`` record bytes saved as :meth:`Game.to_bytes` saves a record, without checking them.
 
-    Four kinds of input: ``flips`` single-bit flips of the given (reached)
-    records, ``randoms`` records of random bytes, ``randoms`` records of
-    random bytes under a valid config (``write_config``), which reach the checks
-    past the config, and ``fields`` reached records with one field entry
-    damaged (:func:`damage_field`). ``log`` (if given) gets the hex of each
-    accepted record before its kernels run, so that a crash names its record;
-    ``also`` (if given) runs on each accepted record too (another face, say).
+    What anyone who edits a saved game can do (the checksum is a plain, unkeyed digest):
+    only :meth:`Game.check_record` stands between such data and the kernels.
+    """
+    body = game._format_tag + bytes(raw)
+    return body + hashlib.blake2b(body, digest_size=8).digest()
+
+
+def misbehaves(game: Game, s: np.void, rng: np.random.Generator, play: bool = True) -> str:
+    """``""`` when record ``s`` can be used through :class:`Game` as the contract promises, else what failed.
+
+    Every seat's observation is finite and inside :meth:`Game.observation_bounds`; the seat to
+    move has a legal action (a chance node an outcome); the returns lie inside the utility
+    bounds and sum to zero; every kernel and text runs (:func:`exercise`); with ``play``, the game
+    goes on with random legal actions to its end within ``max_game_length`` actions, the acting
+    seat's observation stays inside its bounds on the way (every seat's at the end), and the
+    records the chance nodes lead to and the finished one pass :meth:`Game.check_record` too. Any
+    exception is a failure too.
+    """
+    low, high = game.observation_bounds()
+    try:
+        exercise(game, game.clone(s), rng)
+        s = game.clone(s)
+        for step in range(game.max_game_length + 1):
+            # every seat's observation at the start and the end, the acting seat's on the way (what agents read)
+            seats = range(game.num_players) if step == 0 or game.is_terminal(s) else [game.acting_player(s)]
+            for v in seats:
+                obs = game.observation(s, v) if v >= 0 else low
+                if not np.all(np.isfinite(obs) & (obs >= low) & (obs <= high)):
+                    return f"player {v}'s observation leaves its declared bounds"
+            r = game.returns(s)
+            if not (np.all(r >= game.min_utility - 1e-9) and np.all(r <= game.max_utility + 1e-9)
+                    and abs(r.sum()) < 1e-9):
+                return f"returns {r.tolist()} outside the utility bounds or not zero-sum"
+            if game.is_terminal(s):
+                game.check_record(s)
+                return ""
+            if game.is_chance(s):
+                outs = game.chance_outcomes(s)
+                if not outs:
+                    return "a chance node without outcomes"
+                game.apply_action(s, game.sample_chance(s))
+                if not game.is_chance(s):
+                    game.check_record(s)
+            else:
+                legal = game.legal_actions(s)
+                if not legal:
+                    return f"player {game.acting_player(s)}, to move, has no legal action"
+                game.apply_action(s, int(rng.choice(legal)))
+            if not play:
+                return ""
+        return f"the game did not end within max_game_length = {game.max_game_length} actions"
+    except Exception as e:  # noqa: BLE001 - any error on an accepted record is the finding
+        return f"{type(e).__name__}: {e}"
+
+
+def vector_playout(env: Any, records: list[np.void]) -> list[str]:
+    """Load ``records`` into a vector env of as many games (``set_state``) and play each game to its end.
+
+    ``env`` is an ``octagames.envs.vector.VectorEnv`` of ``len(records)`` games (reset), duck-typed so
+    that this module imports no face. A vector env's games wait for a seat to act, so a record at a
+    chance node is settled first (:meth:`Game.play_chance`) and a finished one stands for a game that
+    has ended (a fresh game takes its place). Random legal actions (``sample_actions``) step the
+    whole batch until every game has ended once; on the way, every game's seat to move must have a
+    legal action, its observation must stay inside :meth:`Game.observation_bounds` and its rewards
+    must be finite.
 
     Returns:
-        How many of each kind were accepted (``flips_ok``, ``random_ok``,
-        ``random_config_ok``, ``fields_ok``) and how many were tried.
+        ``""`` per record, or what went wrong in its game.
+    """
+    game: Game = env.game
+    low, high = game.observation_bounds()
+    state = env.get_state()
+    problems = [""] * len(records)
+    done = np.zeros(len(records), dtype=bool)
+    for i, r in enumerate(records):
+        s = game.clone(r)
+        try:
+            game.play_chance(s)
+            game.check_record(s)
+        except Exception as e:  # noqa: BLE001 - any error on an accepted record is the finding
+            problems[i] = f"after its chance nodes: {type(e).__name__}: {e}"
+        done[i] = problems[i] or game.is_terminal(s)
+        if not done[i]:
+            state["states"][i] = s
+    try:
+        env.set_state(state)
+    except ValueError as e:
+        return [f"set_state refused it: {e}"] * len(records)
+
+    def fail(which: np.ndarray, why: str) -> None:
+        for i in np.flatnonzero(which & ~done):
+            problems[i] = why
+        done[which] = True
+
+    for _ in range(game.max_game_length + 1):
+        fail(~np.all((env.obs >= low) & (env.obs <= high), axis=1), "an observation outside its declared bounds")
+        actions = env.sample_actions()
+        fail(actions < 0, "the seat to move has no legal action")
+        if done.all():
+            return problems
+        try:
+            env.step_inplace(np.where(done, np.maximum(actions, 0), actions))
+        except Exception as e:  # noqa: BLE001 - any error on accepted records is the finding
+            fail(~done, f"step raised {type(e).__name__}: {e}")
+            return problems
+        fail(~np.all(np.isfinite(env.rewards), axis=1), "a reward that is not finite")
+        done |= env.terminated | env.truncated
+    fail(~done, f"the game did not end within max_game_length = {game.max_game_length} actions")
+    return problems
+
+
+def fuzz_records(game: Game, records: list[np.void], seed: int, flips: int, randoms: int,
+                 log: Callable[[str], None] | None = None, also: Callable[[np.void], None] | None = None,
+                 fields: int = 0, plays: int | None = None, accepted: list[np.void] | None = None) -> dict[str, int]:
+    """Feed damaged records, resealed, to :meth:`Game.from_bytes`; check every record it accepts.
+
+    Four kinds of damage: ``flips`` single-bit flips of the given (reached) records,
+    ``randoms`` records of random bytes, ``randoms`` records of random bytes under a valid
+    config (``write_config``), which reach the checks past the config, and ``fields`` reached
+    records with one field entry damaged (:func:`damage_field`). Each damaged record is
+    resealed (:func:`reseal`: a header and a checksum that fit), so the record check alone must
+    refuse it; ``flips`` more bit flips of saved games, not resealed, must all fail the checksum.
+    Every accepted record goes through :func:`misbehaves` (the first ``plays`` of them, all if
+    ``None``, are also played to the end). ``log`` (if given) gets the hex of each accepted
+    record before its kernels run, so that a crash names its record, and a line for each that
+    misbehaves; ``also`` (if given) runs on a copy of each (another face, say: an exception it
+    raises counts as misbehaving); ``accepted`` (if given) receives them (to run them in a batch).
+
+    Returns:
+        Counts: ``tried``, ``rejected``, ``accepted`` and ``misbehaving`` (accepted records that
+        failed :func:`misbehaves`); accepted per kind (``flips_ok``, ``random_ok``,
+        ``random_config_ok``, ``fields_ok``, ``saves_ok``: flipped saves past the checksum).
     """
     rng = np.random.default_rng(seed)
     size = game.dtype.itemsize
-    out = {"flips_ok": 0, "random_ok": 0, "random_config_ok": 0, "fields_ok": 0, "tried": 0}
+    out = dict.fromkeys(("tried", "rejected", "accepted", "misbehaving", "flips_ok", "random_ok",
+                         "random_config_ok", "fields_ok", "saves_ok"), 0)
 
     def attempt(data: bytes, key: str) -> None:
-        s = np.frombuffer(data, dtype=game.dtype).copy()[0]
         out["tried"] += 1
         try:
-            game.check_record(s)
+            s = game.from_bytes(data)
         except ValueError:
+            out["rejected"] += 1
             return
         out[key] += 1
+        out["accepted"] += 1
         if log is not None:
-            log(data.hex())
-        if also is not None:
-            also(game.clone(s))
-        exercise(game, s, rng)
+            log(s.tobytes().hex())
+        if accepted is not None:
+            accepted.append(game.clone(s))
+        why = misbehaves(game, s, rng, play=plays is None or out["accepted"] <= plays)
+        if also is not None and not why:
+            try:
+                also(game.clone(s))
+            except Exception as e:  # noqa: BLE001 - any error on an accepted record is the finding
+                why = f"{type(e).__name__}: {e}"
+        if why:
+            out["misbehaving"] += 1
+            if log is not None:
+                log(f"misbehaves ({key}): {why}")
 
     for _ in range(flips):
         raw = bytearray(records[int(rng.integers(len(records)))].tobytes())
         bit = int(rng.integers(8 * size))
         raw[bit // 8] ^= 1 << (bit % 8)
-        attempt(bytes(raw), "flips_ok")
+        attempt(reseal(game, raw), "flips_ok")
     for _ in range(randoms):
-        attempt(rng.integers(0, 256, size, dtype=np.uint8).tobytes(), "random_ok")
+        attempt(reseal(game, rng.integers(0, 256, size, dtype=np.uint8).tobytes()), "random_ok")
         s = np.frombuffer(rng.integers(0, 256, size, dtype=np.uint8).tobytes(), dtype=game.dtype).copy()[0]
         game.module.write_config(s, game.config)
-        attempt(s.tobytes(), "random_config_ok")
+        attempt(reseal(game, s.tobytes()), "random_config_ok")
     for _ in range(fields):
         s = records[int(rng.integers(len(records)))].copy()
         damage_field(s, rng)
-        attempt(s.tobytes(), "fields_ok")
+        attempt(reseal(game, s.tobytes()), "fields_ok")
+    for _ in range(flips):
+        saved = bytearray(game.to_bytes(records[int(rng.integers(len(records)))]))
+        bit = int(rng.integers(8 * len(saved)))
+        saved[bit // 8] ^= 1 << (bit % 8)
+        attempt(bytes(saved), "saves_ok")
     return out
 
 

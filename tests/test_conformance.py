@@ -177,7 +177,9 @@ def test_strings_reveal_nothing_the_seat_cannot_see(game):
 # ------------------------------------------------------------------ saved games are untrusted input
 CHECKED_GAMES = [n for n in dict.fromkeys(n for n, _ in GAME_CONFIGS) if hasattr(load_module(n), "check_record")]
 # Per game, how the records to damage are drawn from play (every ``stride``-th action, 150 per game: Octa's
-# games run to a thousand actions) and how many get one field damaged (testing.damage_field) per config.
+# games run to a thousand actions), how many get one field damaged (testing.damage_field) per config, and how
+# many of the accepted records are played to the end through Game (``plays``, default 2 per config: all of
+# them are checked, observed by every seat and stepped there, and played to the end in the vector env).
 FUZZ_OPTIONS = {"octa": {"stride": 8, "fields": 300}}
 
 _FUZZ = """
@@ -185,7 +187,7 @@ import json, sys
 import numpy as np
 from octagames.core import Game
 from octagames.envs.vector import VectorEnv
-from octagames.testing import fuzz_records
+from octagames.testing import fuzz_records, vector_playout
 
 name, configs, opts = sys.argv[1], json.loads(sys.argv[2]), json.loads(sys.argv[3])
 stride = opts.get("stride", 1)
@@ -203,22 +205,19 @@ for k, cfg in enumerate(configs):
                 records.append(game.clone(s))
             game.apply_action(s, game.sample_chance(s) if game.is_chance(s) else int(rng.choice(game.legal_actions(s))))
         records.append(game.clone(s))
-    bad = [game.module.check_record(r) for r in records if game.module.check_record(r)]
-    assert not bad, f"{cfg}: a record reached in play fails check_record: {bad[0]}"
-    env = VectorEnv(name, 2, seed=k, **cfg)  # the vector env loads saved states too
-    env.reset()
-
-    def in_vector_env(rec):
-        state = env.get_state()
-        state["states"][0] = rec
-        env.set_state(state)
-        try:
-            env.step(env.sample_actions())
-        except ValueError:  # a seat to act with no legal action is refused in words, not a crash
-            pass
-
+    for r in records:  # records reached in play pass the whole check
+        game.check_record(r)
+    accepted = []
     out = fuzz_records(game, records, k, flips=400, randoms=100, log=lambda h: print(h, flush=True),
-                       also=in_vector_env, fields=opts.get("fields", 0))
+                       fields=opts.get("fields", 0), plays=opts.get("plays", 2), accepted=accepted)
+    out["vector_misbehaving"] = 0
+    if accepted:  # the vector env loads them all (set_state) and plays every game to its end
+        env = VectorEnv(name, len(accepted), seed=k, num_threads=1, **cfg)
+        env.reset()
+        for why in vector_playout(env, accepted):
+            if why:
+                out["vector_misbehaving"] += 1
+                print(f"misbehaves (vector env): {why}", flush=True)
     for key, v in out.items():
         totals[key] = totals.get(key, 0) + v
 print(json.dumps(totals))
@@ -227,14 +226,20 @@ print(json.dumps(totals))
 
 @pytest.mark.parametrize("name", CHECKED_GAMES)
 def test_check_record_guards_the_kernels(name):
-    # records reached in play pass; damaged records either fail check_record or run every kernel and
-    # a few moves without a crash (numba does not bounds-check: a miss would kill the process)
+    # records reached in play pass; damaged records, resealed (a checksum that fits), go through Game.from_bytes:
+    # each is refused, or observed by every seat inside the declared bounds, stepped and played to the end in
+    # Game and in the vector env without an error (numba does not bounds-check: a miss would kill the process)
     configs = [c for n, c in GAME_CONFIGS if n == name]
     opts = FUZZ_OPTIONS.get(name, {})
     res = subprocess.run([sys.executable, "-c", _FUZZ, name, json.dumps(configs), json.dumps(opts)],
                          capture_output=True, text=True, timeout=400)
-    last = res.stdout.strip().splitlines()[-1:] or [""]
+    lines = res.stdout.strip().splitlines()
+    last = lines[-1:] or [""]
     assert res.returncode == 0, f"crash or error (last accepted record: {last[0][:200]}): {res.stderr[-3000:]}"
     totals = json.loads(last[0])
-    assert totals["flips_ok"] > 0 and totals["tried"] == len(configs) * (600 + opts.get("fields", 0))
-    assert totals["fields_ok"] > 0 or not opts.get("fields")
+    print(name, totals)
+    misbehaving = [line for line in lines if line.startswith("misbehaves")]
+    assert totals["misbehaving"] == totals["vector_misbehaving"] == 0, misbehaving[:10]
+    assert totals["tried"] == len(configs) * (1000 + opts.get("fields", 0))
+    assert totals["tried"] == totals["rejected"] + totals["accepted"] and totals["saves_ok"] == 0
+    assert totals["flips_ok"] > 0 and (totals["fields_ok"] > 0 or not opts.get("fields"))

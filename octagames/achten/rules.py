@@ -133,6 +133,7 @@ import numpy as np
 
 from octagames.core import (CHANCE, TERMINAL, Block, GameInfo, Layout, check_choice, check_range,
                             out_of_range, rng_below, seed_rng)
+from octagames.record_checks import replay_end, sole_leader
 
 # ---------------------------------------------------------------- static facts
 NUM_SUITS = 4
@@ -1372,6 +1373,11 @@ def check_record(s) -> str:
         return "dealt_hand names a card twice or a card outside the deck"
     if len(given) != min(dealt, 3 * n):
         return f"dealt_hand holds {len(given)} cards but the deal gave the players {min(dealt, 3 * n)}"
+    for p in range(n):  # the dealt hands: the slots dealt so far, as dealt (nothing is swapped while dealing)
+        for k in range(HAND):
+            d, c = int(s["dealt_hand"][p, k]), int(s["slot_card"][3 * p + k])
+            if (d >= 0) != (3 * p + k in filled) or (ph == PH_DEAL and d >= 0 and d != c):
+                return f"dealt_hand[{p}, {k}] = {d}, but the deal put {c} in slot {3 * p + k}"
     # the phase and the turn state
     if (ph == PH_OVER) != bool(terminal):
         return f"phase = {ph} with terminal = {terminal}: only a finished game is over"
@@ -1406,7 +1412,45 @@ def check_record(s) -> str:
         used = t < min(nhist, HIST_MOVES)
         if used != (int(s["hist_mover"][t]) >= 0) or used != (int(s["hist_action"][t]) >= 0):
             return f"hist_mover[{t}] / hist_action[{t}] do not match nhist = {nhist}"
-    return ""
+    return _check_scores(s, cfg)
+
+
+def _check_scores(s, cfg: Config) -> str:
+    """The match scores, the winner and the returns: what the rounds played can give, and, once the
+    game is over, what the showdown of its last round gives (replayed on a copy by :func:`_end_round`).
+
+    A round gives a seat at most nul and verbied (1.1 points), all seats together at most a nul each
+    and one verbied; a match whose unique leader reached the target is over; the safety bound on
+    turns stops a game unscored.
+    """
+    n, rounds, reason = cfg.num_players, int(s["round"]), int(s["end_reason"])
+    scores = [int(v) for v in s["scores"]]
+    target = int(s["target"])
+    if np.any(s["scores"][n:] != 0) or np.any(s["returns"][n:] != 0):
+        return f"scores or returns of a seat beyond the {n} players are set"
+    if not cfg.match and (rounds or any(scores)):
+        return f"round = {rounds}, scores = {scores[:n]}: one round (match=False) keeps no match score"
+    if max(scores) > rounds * (NUL_TENTHS + VERBIED_TENTHS) or \
+            sum(scores) > rounds * (n * NUL_TENTHS + VERBIED_TENTHS):
+        return f"scores = {scores[:n]} (tenths): {rounds} rounds cannot give that many points"
+    if (int(s["verbied_by"]) >= 0) != (reason == END_VERBIED):
+        return f"verbied_by = {int(s['verbied_by'])} with end_reason = {reason}: only a laid verbied ends so"
+    if not int(s["terminal"]) or reason == END_CAP:
+        if int(s["winner"]) != -1 or np.any(s["returns"] != 0) or np.any(s["round_pts"] != 0):
+            return "winner, round_pts or returns set, but the game is not over or stopped unscored"
+        if cfg.match and reason != END_CAP and sole_leader(scores[:n], target):
+            return f"scores = {scores[:n]}: a player has won the match (target {target / 10:g}), yet it goes on"
+        return ""
+    undo = {"terminal": 0, "winner": -1, "worst": -1, "returns": 0.0, "round_pts": 0}
+    if cfg.match:
+        prior = s["scores"] - s["round_pts"]
+        if rounds < 1 or prior.min() < 0 or sole_leader(prior[:n], target):
+            return (f"round = {rounds}, scores = {scores[:n]}, round_pts = {s['round_pts'][:n].tolist()}: "
+                    "the match did not end with its last round")
+        undo.update(scores=prior, round=rounds - 1)
+    return replay_end(s, lambda again: _end_round(again, reason), undo,
+                      ("terminal", "round", "dealer", "chooser", "round_pts", "scores", "worst", "winner", "returns"),
+                      "the showdown of the last round (the hands decide it)")
 
 
 def illegal_reason(s, player: int, action: int) -> str:

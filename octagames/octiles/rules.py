@@ -105,6 +105,7 @@ from octagames.octiles.board import (DIR_NAMES, EXIT, HOME_OF, LINK_A, LINK_B, L
                                      NUM_DIRS, NUM_POINTS, NUM_SIDES, NUM_SPACES, NUM_STOPS,
                                      NUM_TILES, POINT_HOME_SIDE, POINT_NAMES, POINT_SIDE,
                                      POINT_SPACE, SIDE_SPACES, SPACE_NAMES)
+from octagames.record_checks import replay_end
 
 # ---------------------------------------------------------------- static facts
 MAX_PLAYERS = 4
@@ -1395,6 +1396,8 @@ def check_record(s) -> str:
         return f"a tile is face up in phase {PHASE_NAMES[ph]}, before any is turned"
     if ph in (PH_DEAL3, PH_ROT3) and n != 3:
         return f"phase = {PHASE_NAMES[ph]} with {n} players: only 3 players turn up tiles at setup"
+    if ph in (PH_DEAL3, PH_ROT3) and int(s["setup_k"]) >= SIDE_SPACES.shape[1]:
+        return f"setup_k = {int(s['setup_k'])} in phase {PHASE_NAMES[ph]}: setup turns up tiles 0 and 1 only"
     if ph == PH_DEAL3 and int(s["tile"][SIDE_SPACES[3, int(s["setup_k"])]]) >= 0:
         return f"setup_k = {int(s['setup_k'])}: the tile to turn up at setup is already face up"
     if ph == PH_ROT3 and int(s["tile"][SIDE_SPACES[3, int(s["setup_k"])]]) < 0:
@@ -1430,7 +1433,25 @@ def check_record(s) -> str:
         return f"capped = 1 but the game did not stop at max_turns = {cfg.max_turns}"
     if ph != PH_OVER and int(s["turns"]) >= cfg.max_turns:
         return f"turns = {int(s['turns'])} but the game is not over after max_turns = {cfg.max_turns}"
-    return ""
+    return _check_returns(s, cfg)
+
+
+def _check_returns(s, cfg: Config) -> str:
+    """The winner and the returns: none before the end, nor after a draw or the turn cap; else what the
+    end of the game gives the winner and the ranks (replayed on a copy by :func:`_finish_win` or
+    :func:`_finish_ranked`)."""
+    n, winner = cfg.num_players, int(s["winner"])
+    if np.any(s["returns"][n:] != 0):
+        return f"returns of a seat beyond the {n} players are set"
+    if int(s["phase"]) != PH_OVER or winner < 0:
+        if winner != -1 or np.any(s["returns"] != 0):
+            return f"winner = {winner}, returns = {s['returns'][:n].tolist()}: nobody has won this game (yet)"
+        return ""
+    if s["capped"] or (cfg.team and winner > 1):
+        return f"winner = {winner}, capped = {int(s['capped'])}: the game stopped at the turn cap or has no such side"
+    finish = _finish_ranked if cfg.play_on and not cfg.team else (lambda again: _finish_win(again, winner))
+    return replay_end(s, finish, {"returns": 0.0, "winner": -1}, ("rank", "n_finished", "winner", "returns"),
+                      "the end of the game (the winner and the ranks)")
 
 
 def _space_text(s, o: int) -> str:

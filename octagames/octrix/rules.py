@@ -84,6 +84,7 @@ import numpy as np
 
 from octagames.core import (CHANCE, SIMULTANEOUS, TERMINAL, Block, GameInfo, Layout, check_choice,
                             check_range, out_of_range, rng_below, seed_rng)
+from octagames.record_checks import replay_end, sole_leader
 
 # ---------------------------------------------------------------- static facts
 NUM_SUITS = 4
@@ -783,6 +784,8 @@ def check_record(s) -> str:
         return f"dealt = {dealt} of {n * h} cards, yet the play has begun"
     # every card in at most one place, as many placed as dealt
     places = np.zeros(NUM_CARDS, dtype=np.int64)
+    if dealt < n * h and int(s["high_wins"]) != 1:
+        return f"high_wins = {int(s['high_wins'])} while dealing: the first trick goes to the highest card"
     for c in range(NUM_CARDS):
         places[c] += int(s["owner"][c]) >= 0
     for c in s["trick_cards"].ravel():
@@ -831,7 +834,42 @@ def check_record(s) -> str:
             return f"trick_cards[{trick}] is complete but the trick was not resolved"
     if terminal == 0 and np.any(s["round_points"] != 0):
         return "round_points are set before the round is over"
-    return ""
+    return _check_scores(s, cfg)
+
+
+def _check_scores(s, cfg: Config) -> str:
+    """The match scores, the winner and the returns: what the rounds played can give, and, once the
+    game is over, what the end of its last round gives (replayed on a copy by :func:`_finish_round`).
+
+    Each round gives the sides at most ``hand_size**2`` points together (runs of the counting cards,
+    squared), partners share a score, and a match whose lead reached the target is over.
+    """
+    n, h, rounds = cfg.num_players, cfg.hand_size, int(s["round"])
+    sides = 2 if cfg.partnership else n
+    scores = [int(v) for v in s["scores"]]
+    if np.any(s["scores"][n:] != 0) or np.any(s["returns"][n:] != 0):
+        return f"scores or returns of a seat beyond the {n} players are set"
+    if not cfg.match and (rounds or any(scores)):
+        return f"round = {rounds}, scores = {scores[:n]}: one round (match=False) keeps no match score"
+    if cfg.partnership and scores[:2] != scores[2:]:
+        return f"scores = {scores}: partners (seats 0+2, 1+3) share one score"
+    if sum(scores[:sides]) > rounds * h * h:
+        return f"scores = {scores[:n]}: {rounds} rounds give at most {rounds * h * h} points together"
+    if not int(s["terminal"]):
+        if int(s["winner"]) != -1 or np.any(s["returns"] != 0):
+            return "winner or returns set before the game is over"
+        if cfg.match and sole_leader(scores[:sides], cfg.target):
+            return f"scores = {scores[:n]}: a side has won the match (target {cfg.target}), yet it goes on"
+        return ""
+    undo = {"terminal": 0, "winner": -1, "returns": 0.0, "round_points": 0}
+    if cfg.match:
+        prior = s["scores"] - s["round_points"]
+        if rounds < 1 or prior.min() < 0 or sole_leader(prior[:sides], cfg.target):
+            return (f"round = {rounds}, scores = {scores[:n]}, round_points = {s['round_points'][:n].tolist()}: "
+                    "the match did not end with its last round")
+        undo.update(scores=prior, round=rounds - 1)
+    return replay_end(s, _finish_round, undo, ("terminal", "round", "dealer", "round_points", "scores", "winner",
+                                                "returns"), "the end of the last round (tricks, scores, target)")
 
 
 def _cards(cards) -> str:
