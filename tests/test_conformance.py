@@ -1,44 +1,23 @@
-"""The conformance suite every game joins: add a (game, config) pair to GAME_CONFIGS."""
+"""The conformance suite every game joins: add a (game, config) pair to octagames.testing.CONFORMANCE_CONFIGS."""
 
 import dataclasses
 import json
 import subprocess
 import sys
+from collections import Counter
 
 import numpy as np
 import pytest
 
 from octagames.core import TERMINAL, Game, IllegalActionError, load_module
+from octagames.experiments.fuzz import RECORD_FUZZ, RECORD_OPTIONS, agent_chooser, openspiel_strings, random_sims
 from octagames.specialize import cached
-from octagames.testing import random_playout
+from octagames.testing import (CONFORMANCE_CONFIGS, check_unique_names, check_world, config_id, leak_check,
+                               play_recorded, public_module, random_chooser, random_playout, replay)
 
-# (name, config kwargs). A new game only adds itself here.
-GAME_CONFIGS = [
-    ("octrix", dict(num_players=2)),
-    ("octrix", dict(num_players=3)),
-    ("octrix", dict(num_players=4)),
-    ("octrix", dict(num_players=4, partnership=True)),
-    ("octrix", dict(num_players=2, match=True, target=30)),
-    ("octrix", dict(num_players=2, ranks=2, hand_size=3)),
-    ("octiles", dict(num_players=2)),
-    ("octiles", dict(num_players=2, adjacent=True, runners=4, choose_start_circles=True)),
-    ("octiles", dict(num_players=3)),
-    ("octiles", dict(num_players=3, play_on=True)),
-    ("octiles", dict(num_players=4)),
-    ("octiles", dict(num_players=4, team=True, runners=3, choose_start_circles=True)),
-    ("octiles", dict(num_players=2, goal_locks=True, runners=2)),
-    ("achten", dict(num_players=2)),
-    ("achten", dict(num_players=3)),
-    ("achten", dict(num_players=4)),
-    ("achten", dict(num_players=6)),
-    ("achten", dict(num_players=3, match=True, target=0.2, max_rounds=12)),
-    ("achten", dict(num_players=2, ranks=3, low_rank=7, turn_cap=3)),
-    ("octa", dict(rules="en")),
-    ("octa", dict(rules="en", max_turns=20)),
-    ("octa", dict(rules="nl")),
-    ("octa", dict(rules="nl", max_turns=20)),
-]
-IDS = [f"{n}-{'-'.join(f'{k}={v}' for k, v in c.items())}" for n, c in GAME_CONFIGS]
+# (name, config kwargs): the conformance list, shared with the fuzz campaign. A new game only adds itself there.
+GAME_CONFIGS = CONFORMANCE_CONFIGS
+IDS = [config_id(n, c) for n, c in GAME_CONFIGS]
 
 
 @pytest.fixture(params=GAME_CONFIGS, ids=IDS)
@@ -174,54 +153,116 @@ def test_strings_reveal_nothing_the_seat_cannot_see(game):
         assert root.child(2 * i).information_state_string(v) == root.child(2 * i + 1).information_state_string(v)
 
 
+# ------------------------------------------------------------------ other worlds, by the rules' public zones
+# Games driven per seat by random play, the heuristic and a short search (long runs, full pools, endgames);
+# Octa's games run to hundreds of actions, so fewer of them. The fuzz campaign (experiments/fuzz.py) plays many more.
+DRIVER_MIXES = [("random",), ("heuristic",), ("mcts:20", "random"), ("heuristic", "mcts:20")]
+LEAK_GAMES = {"octa": 2}
+
+
+def _played(game, count):
+    for k, mix in enumerate(DRIVER_MIXES[:count]):
+        choosers = [agent_chooser(mix[p % len(mix)], game, p, k) for p in range(game.num_players)]
+        yield k, play_recorded(game, k, choosers)
+
+
+def test_other_worlds_show_a_seat_the_same(game):
+    # for each seat, worlds that differ only in what it never saw (cards relabelled in the chance outcomes,
+    # another seat's hidden move replaced; public.py of each game says what a seat sees), replayed: while the
+    # seat's public view is the same, so must be its observation, render, action names, legal mask, illegal-move
+    # reasons and OpenSpiel strings; and no string may depend on the RNG (the future)
+    pub = public_module(game)
+    rng = np.random.default_rng(7)
+    totals = Counter()
+    for seed, actions in _played(game, LEAK_GAMES.get(game.name, 4)):
+        pairs = []
+        totals.update(leak_check(game, seed, actions, rng, worlds=3, on_pair=lambda a, b, v: pairs.append((a, b, v))))
+        totals["openspiel"] += openspiel_strings(game, pairs)
+    assert totals["rng"] >= 8 * game.num_players
+    if pub.CARD_GROUPS or pub.HIDDEN_MOVES:  # the floor: this test compared worlds, it did not pass vacuously
+        assert totals["worlds"] >= 4 * game.num_players and totals["strings"] >= 4 * game.num_players, totals
+        assert totals["openspiel"] == totals["strings"] and totals["steps"] >= totals["strings"]
+
+
+def test_other_worlds_stop_where_the_seat_sees_a_difference():
+    # the public views are not blind: relabelling a card dealt to seat 0 is seen by seat 0 at once (the world
+    # comes apart at the deal), not by seat 1 (compared to the end); Octrix: seat 0's card committed in the open
+    # step is hidden from seat 1 until seat 1 plays and the trick is turned
+    game = Game("achten", num_players=2)
+    actions = play_recorded(game, 3, [random_chooser(np.random.default_rng(3))] * 2)
+    states = replay(game, 3, actions)
+    pub = public_module(game)
+    dealt = [k for k in range(len(actions)) if game.is_chance(states[k])]
+    # a card dealt to seat 0 that seat 1 does not see before the end, and a card never dealt
+    k, own = next((k, actions[k]) for k in dealt if states[k + 1]["slot_card"][:3].tolist().count(actions[k])
+                  and not any(actions[k] in pub.seen_ids(s, 1) for s in states[:-1]))
+    other = next(c for c in range(52) if c not in actions[:len(dealt)])
+    world = {"until": len(actions), "relabel": {own: other, other: own}}
+    assert check_world(game, 3, actions, {**world, "seat": 0}, states) == \
+        {"steps": 0, "strings": 0, "inconsistent": 0, "diverged": 1}
+    out = check_world(game, 3, actions, {**world, "seat": 1}, states)
+    assert out["steps"] >= len(actions) - k - 2 and out["strings"] >= 1, out  # at most the showdown shows it
+    game = Game("octrix", num_players=2)
+    prefix = _chance_prefix(game, 0)
+    s = replay(game, 0, prefix)[-1]
+    first, alt = game.legal_actions(s)[:2]
+    game.apply_action(s, first)  # seat 0 commits
+    actions = prefix + [first, game.legal_actions(s)[0]]  # seat 1 commits: the trick is turned
+    out = check_world(game, 0, actions, {"seat": 1, "until": len(actions), "step": len(prefix), "action": alt})
+    assert out["steps"] == 1 and out["diverged"] == 1, out
+
+
+def _chance_prefix(game, seed):
+    s, out = game.new_state(seed), []
+    while game.is_chance(s):
+        out.append(game.sample_chance(s))
+        game.apply_action(s, out[-1])
+    return out
+
+
+def test_legal_actions_have_distinct_names(game):
+    # in every visited state the legal actions have distinct names, in the engine and in the OpenSpiel face
+    import octagames.envs.openspiel as eo
+    import pyspiel
+
+    states = 0
+    for seed, actions in _played(game, LEAK_GAMES.get(game.name, 4)):
+        for k, s in enumerate(replay(game, seed, actions)):
+            if game.is_terminal(s) or game.is_chance(s):
+                continue
+            check_unique_names(game, s)
+            states += 1
+    assert states > 10
+    params = {k: v for k, v in dataclasses.asdict(game.config).items() if k in eo.parameter_specification(game.name)}
+    sims = pyspiel.load_game(f"{eo.short_name(game.name)}({','.join(f'{k}={v}' for k, v in params.items())})")
+    for seed in range(2):
+        st, rng = sims.new_initial_state(), np.random.default_rng(seed)
+        while not st.is_terminal():
+            if st.is_chance_node():
+                st.apply_action(int(rng.choice([a for a, _ in st.chance_outcomes()])))
+                continue
+            legal = st.legal_actions()[:512]  # (a simultaneous step's flat joint actions can be many)
+            names = [st.action_to_string(st.current_player(), a) for a in legal]
+            assert len(set(names)) == len(names), sorted(n for n in names if names.count(n) > 1)[:4]
+            st.apply_action(int(rng.choice(legal)))
+
+
+# OpenSpiel's own simulation test, serialization included, on every config (the campaign runs 200+ per config)
+RANDOM_SIMS = {"octa": 3, "octiles": 10}
+
+
+def test_openspiel_random_sim_test(game):
+    random_sims(game, RANDOM_SIMS.get(game.name, 20))
+
+
 # ------------------------------------------------------------------ saved games are untrusted input
 CHECKED_GAMES = [n for n in dict.fromkeys(n for n, _ in GAME_CONFIGS) if hasattr(load_module(n), "check_record")]
 # Per game, how the records to damage are drawn from play (every ``stride``-th action, 150 per game: Octa's
 # games run to a thousand actions), how many get one field damaged (testing.damage_field) per config, and how
 # many of the accepted records are played to the end through Game (``plays``, default 2 per config: all of
 # them are checked, observed by every seat and stepped there, and played to the end in the vector env).
-FUZZ_OPTIONS = {"octa": {"stride": 8, "fields": 300}}
-
-_FUZZ = """
-import json, sys
-import numpy as np
-from octagames.core import Game
-from octagames.envs.vector import VectorEnv
-from octagames.testing import fuzz_records, vector_playout
-
-name, configs, opts = sys.argv[1], json.loads(sys.argv[2]), json.loads(sys.argv[3])
-stride = opts.get("stride", 1)
-totals = {}
-for k, cfg in enumerate(configs):
-    game = Game(name, **cfg)
-    rng = np.random.default_rng(k)
-    records = []
-    for seed in range(3):  # records reached in random play: 150 of each game, every stride-th action
-        s = game.new_state(seed)
-        for i in range(150 * stride):
-            if game.is_terminal(s):
-                break
-            if i % stride == 0:
-                records.append(game.clone(s))
-            game.apply_action(s, game.sample_chance(s) if game.is_chance(s) else int(rng.choice(game.legal_actions(s))))
-        records.append(game.clone(s))
-    for r in records:  # records reached in play pass the whole check
-        game.check_record(r)
-    accepted = []
-    out = fuzz_records(game, records, k, flips=400, randoms=100, log=lambda h: print(h, flush=True),
-                       fields=opts.get("fields", 0), plays=opts.get("plays", 2), accepted=accepted)
-    out["vector_misbehaving"] = 0
-    if accepted:  # the vector env loads them all (set_state) and plays every game to its end
-        env = VectorEnv(name, len(accepted), seed=k, num_threads=1, **cfg)
-        env.reset()
-        for why in vector_playout(env, accepted):
-            if why:
-                out["vector_misbehaving"] += 1
-                print(f"misbehaves (vector env): {why}", flush=True)
-    for key, v in out.items():
-        totals[key] = totals.get(key, 0) + v
-print(json.dumps(totals))
-"""
+FUZZ_OPTIONS = RECORD_OPTIONS
+_FUZZ = RECORD_FUZZ  # (the fuzz campaign runs the same script, with its own seeds and sizes)
 
 
 @pytest.mark.parametrize("name", CHECKED_GAMES)

@@ -1,0 +1,383 @@
+"""The fuzz campaign: every conformance check on long runs of every config, within a time budget.
+
+``octagames fuzz --game octa:rules=en --minutes 10`` (every config of
+:data:`octagames.testing.CONFORMANCE_CONFIGS` when ``--game`` is left out; ``--game a b`` for
+several). Each config gets ``--minutes`` in a worker process of its own (``--jobs`` at once) and
+loops over games driven per seat by random play, the heuristic, or a short search (``mcts:20``):
+
+* the **resampling leak test** (:func:`octagames.testing.leak_check`): other worlds consistent
+  with everything a seat saw, by the rules' public zones (``octagames/<game>/public.py``), replayed
+  and compared: observation, render, action names, legal mask, illegal-move reasons, and
+  OpenSpiel's information-state and observation strings;
+* **unique move names** in every visited state, for the engine and the OpenSpiel face;
+* OpenSpiel's ``random_sim_test`` with serialization, in batches;
+* the **record fuzz** (damaged records through ``from_bytes``/``check_record`` and every kernel),
+  in a subprocess, since a kernel that reads out of bounds kills its process.
+
+It prints per config: games, states visited, compared steps and string comparisons, simulations,
+records fuzzed, failures, minutes; writes ``<out>/summary.json``; saves each failing game as a
+JSON record (config, seed, the actions, the check and its message) that
+``python -m octagames.experiments.fuzz --replay FILE`` checks again; exits 1 on any failure.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import json
+import os
+import subprocess
+import sys
+import time
+import traceback
+from concurrent.futures import ProcessPoolExecutor
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any, Callable, Sequence
+
+import numpy as np
+
+from octagames.agents.base import make_turn
+from octagames.agents.registry import make_agent
+from octagames.core import Game
+from octagames.experiments.cli import parse_config, parse_game_spec, script
+from octagames.testing import (CONFORMANCE_CONFIGS, Chooser, Finding, check_unique_names, check_world,
+                               config_id, leak_check, play_recorded, random_chooser, replay)
+
+#: how each seat of a fuzzed game is driven (drawn per seat and game)
+DRIVERS = ("random", "heuristic", "mcts:20")
+#: OpenSpiel simulations per batch (a batch every fifth game)
+SIMS = 20
+
+#: The record fuzz, run in a subprocess (a kernel reading out of bounds would kill the process):
+#: argv = name, JSON list of configs, JSON options (``stride``, ``fields``, ``flips``, ``randoms``,
+#: ``plays``, ``seed``, ``games``). Prints the accepted records' hex and every misbehaving record
+#: as it goes, then the totals of :func:`octagames.testing.fuzz_records` as JSON.
+RECORD_FUZZ = """
+import json, sys
+import numpy as np
+from octagames.core import Game
+from octagames.envs.vector import VectorEnv
+from octagames.testing import fuzz_records, vector_playout
+
+name, configs, opts = sys.argv[1], json.loads(sys.argv[2]), json.loads(sys.argv[3])
+stride, seed0 = opts.get("stride", 1), opts.get("seed", 0)
+totals = {}
+for k, cfg in enumerate(configs):
+    game = Game(name, **cfg)
+    rng = np.random.default_rng(seed0 + k)
+    records = []
+    for seed in range(seed0, seed0 + opts.get("games", 3)):  # records reached in random play: 150 per game
+        s = game.new_state(seed)
+        for i in range(150 * stride):
+            if game.is_terminal(s):
+                break
+            if i % stride == 0:
+                records.append(game.clone(s))
+            game.apply_action(s, game.sample_chance(s) if game.is_chance(s) else int(rng.choice(game.legal_actions(s))))
+        records.append(game.clone(s))
+    for r in records:  # records reached in play pass the whole check
+        game.check_record(r)
+    accepted = []
+    out = fuzz_records(game, records, seed0 + k, flips=opts.get("flips", 400), randoms=opts.get("randoms", 100),
+                       log=lambda h: print(h, flush=True), fields=opts.get("fields", 0), plays=opts.get("plays", 2),
+                       accepted=accepted)
+    out["vector_misbehaving"] = 0
+    if accepted:  # the vector env loads them all (set_state) and plays every game to its end
+        env = VectorEnv(name, len(accepted), seed=seed0 + k, num_threads=1, **cfg)
+        env.reset()
+        for why in vector_playout(env, accepted):
+            if why:
+                out["vector_misbehaving"] += 1
+                print(f"misbehaves (vector env): {why}", flush=True)
+    for key, v in out.items():
+        totals[key] = totals.get(key, 0) + v
+print(json.dumps(totals))
+"""
+#: per game, how the record fuzz draws its records (Octa's games run to a thousand actions)
+RECORD_OPTIONS: dict[str, dict[str, int]] = {"octa": {"stride": 8, "fields": 300}}
+
+
+@dataclass(frozen=True)
+class FuzzConfig:
+    """Settings of the fuzz campaign."""
+
+    game: tuple[str, ...] = ()
+    """game specs (``octa:rules=en``); empty: every config of the conformance list"""
+    minutes: float = 1.0
+    """time budget per config"""
+    seed: int = 0
+    """first game seed (config k uses seeds from seed + 1_000_000 k)"""
+    jobs: int = 0
+    """worker processes, one config each (0: one per core)"""
+    out: str = "runs/fuzz"
+    """where summary.json and the failing games go"""
+    replay: str = ""
+    """a saved failing game: check it again (exit 1 if it still fails) instead of fuzzing"""
+
+
+def run_records(name: str, config: dict[str, Any], seed: int, timeout: float, **opts: int) -> dict[str, Any]:
+    """The record fuzz of one config in a subprocess.
+
+    Returns:
+        The totals of :func:`octagames.testing.fuzz_records` (``tried``, ``flips_ok``, ...), or
+        ``{"error": ...}`` naming the last accepted record when the subprocess crashed or failed.
+    """
+    options = {**RECORD_OPTIONS.get(name, {}), "seed": seed, **opts}
+    try:
+        res = subprocess.run([sys.executable, "-c", RECORD_FUZZ, name, json.dumps([config]), json.dumps(options)],
+                             capture_output=True, text=True, timeout=timeout)
+    except subprocess.TimeoutExpired:
+        return {"error": f"the record fuzz ran past {timeout:.0f} s"}
+    lines = res.stdout.strip().splitlines()
+    if res.returncode != 0:
+        last = lines[-1][:200] if lines else ""
+        return {"error": f"exit {res.returncode} (last accepted record: {last}): {res.stderr[-2000:]}"}
+    totals = json.loads(lines[-1])
+    bad = [line for line in lines if line.startswith("misbehaves")]
+    if bad or totals.get("misbehaving", 0):
+        return {"error": f"{len(bad)} accepted record(s) misbehave: {bad[:5]}"}
+    return totals
+
+
+def record_options(name: str, seconds: float) -> dict[str, int]:
+    """How much record fuzz fits a budget of ``seconds`` (a damaged record per second or so)."""
+    flips = int(min(400, max(10, seconds)))
+    opts = {"flips": flips, "randoms": max(2, flips // 4), "plays": min(flips, 40), "games": 1 + int(seconds > 300)}
+    if "fields" in RECORD_OPTIONS.get(name, {}):
+        opts["fields"] = max(5, flips * 3 // 4)
+    return opts
+
+
+def agent_chooser(spec: str, game: Game, seat: int, seed: int) -> Chooser:
+    """A chooser (:func:`octagames.testing.play_recorded`) that asks agent ``spec``, shown only what ``seat`` sees."""
+    if spec == "random":
+        return random_chooser(np.random.default_rng(seed))
+    agent = make_agent(spec, game.name)
+    agent.reset(game, seat, seed)
+    turns = iter(range(1 << 62))
+
+    def choose(g: Game, s: np.void, p: int) -> int:
+        return int(agent.act(make_turn(g, s, p, seed + next(turns))))
+    return choose
+
+
+def _openspiel_params(game: Game) -> dict[str, Any]:
+    import octagames.envs.openspiel as eo  # optional: the openspiel extra
+    spec = eo.parameter_specification(game.name)
+    return {k: v for k, v in dataclasses.asdict(game.config).items() if k in spec}
+
+
+def openspiel_strings(game: Game, pairs: Sequence[tuple[np.void, np.void, int]]) -> int:
+    """OpenSpiel's strings for a seat must be equal in two worlds it cannot tell apart; names unique.
+
+    For each pair (two records and a seat, from :func:`octagames.testing.check_world`): the
+    information-state and observation strings of the seat and the names of the legal actions (for
+    the seat to act, or the flat joint actions of a simultaneous step), which must be distinct.
+
+    Returns:
+        How many pairs were compared.
+
+    Raises:
+        AssertionError: a string differs, or two legal actions share a name.
+    """
+    import octagames.envs.openspiel as eo  # optional: the openspiel extra
+    import pyspiel
+    if not pairs:
+        return 0
+    pool = eo.load_pool(game.name, [r for a, b, _ in pairs for r in (a, b)], **_openspiel_params(game))
+    root = pool.new_initial_state()
+    for i, (_, _, v) in enumerate(pairs):
+        x, y = root.child(2 * i), root.child(2 * i + 1)
+        for what in ("information_state_string", "observation_string"):
+            sx, sy = getattr(x, what)(v), getattr(y, what)(v)
+            assert sx == sy, f"OpenSpiel {what}({v}) differs in two worlds seat {v} cannot tell apart"
+        if x.is_terminal() or x.is_chance_node():
+            continue
+        player = x.current_player()
+        legal = x.legal_actions()
+        if player == pyspiel.PlayerId.SIMULTANEOUS:
+            legal = legal[:512]
+        names = [x.action_to_string(player, a) for a in legal]
+        assert len(set(names)) == len(names), \
+            f"OpenSpiel: two legal actions share a name: {sorted(n for n in names if names.count(n) > 1)[:2]}"
+        names_y = [y.action_to_string(player, a) for a in legal] if y.legal_actions() == x.legal_actions() else names
+        assert names == names_y, f"OpenSpiel action names differ in two worlds seat {v} cannot tell apart"
+    return len(pairs)
+
+
+def random_sims(game: Game, sims: int) -> None:
+    """OpenSpiel's ``random_sim_test`` with serialization (the registered game of this config).
+
+    Raises:
+        Exception: whatever pyspiel raises on a broken game.
+    """
+    import octagames.envs.openspiel as eo  # optional: the openspiel extra
+    import pyspiel
+    params = ",".join(f"{k}={v}" for k, v in _openspiel_params(game).items())
+    pyspiel.random_sim_test(pyspiel.load_game(f"{eo.short_name(game.name)}({params})"), sims,
+                            serialize=True, verbose=False)
+
+
+def check_game(game: Game, seed: int, actions: Sequence[int], rng: np.random.Generator,
+               worlds: int = 2, strings: bool = True) -> dict[str, int]:
+    """Every per-game check on one recorded game: unique names in every state, the leak test
+    (with OpenSpiel's strings when ``strings``).
+
+    Raises:
+        Finding: the check that failed, its message and details (to save and replay).
+    """
+    states = replay(game, seed, actions)
+    for k, s in enumerate(states[:-1]):
+        if not game.is_chance(s):
+            try:
+                check_unique_names(game, s)
+            except AssertionError as e:
+                raise Finding(f"{game}: seed {seed}, step {k}: {e}", {"check": "names", "step": k}) from e
+    pairs: list[tuple[np.void, np.void, int]] = []
+    out = leak_check(game, seed, actions, rng, worlds=worlds, on_pair=lambda a, b, v: pairs.append((a, b, v)))
+    out["states"] = len(actions)
+    if strings:
+        try:
+            out["openspiel_pairs"] = openspiel_strings(game, pairs)
+        except AssertionError as e:
+            raise Finding(f"{game}: seed {seed}: {e}", {"check": "openspiel"}) from e
+    return out
+
+
+def fuzz_config(name: str, config: dict[str, Any], seconds: float, seed: int, out: str,
+                log: Callable[[str], None] = print) -> dict[str, Any]:
+    """Fuzz one config for ``seconds``: games, leak test, names, OpenSpiel, then the record fuzz.
+
+    Returns:
+        The config's figures (``games``, ``states``, ``worlds``, ``steps``, ``strings``, ``sims``,
+        ``records``, ``failures``, ``minutes``) and the paths of the saved failing games.
+    """
+    start = time.time()
+    game = Game(name, **config)
+    rng = np.random.default_rng(seed)
+    stats: dict[str, Any] = {"config": config_id(name, config), "games": 0, "states": 0, "worlds": 0, "steps": 0,
+                             "strings": 0, "openspiel_pairs": 0, "sims": 0, "records": 0, "failures": 0,
+                             "saved": []}
+    record_budget = 0.25 * seconds  # the record fuzz gets its share after the games
+    k = 0
+    while time.time() - start < seconds - record_budget or stats["games"] == 0:
+        game_seed = seed + k
+        drivers = [DRIVERS[int(rng.integers(len(DRIVERS)))] for _ in range(game.num_players)]
+        actions: list[int] = []
+        try:
+            choosers = [agent_chooser(d, game, p, game_seed) for p, d in enumerate(drivers)]
+            actions = play_recorded(game, game_seed, choosers)
+            got = check_game(game, game_seed, actions, rng)
+            for key in ("states", "worlds", "steps", "strings", "openspiel_pairs"):
+                stats[key] += got.get(key, 0)
+            if k % 5 == 0:
+                try:
+                    random_sims(game, SIMS)
+                except Exception as e:
+                    raise Finding(f"{game}: random_sim_test: {type(e).__name__}: {e}", {"check": "sims"}) from e
+                stats["sims"] += SIMS
+        except Exception as e:  # every failure is saved, whatever raised it
+            details = e.details if isinstance(e, Finding) else {"check": "crash"}
+            stats["saved"].append(save_failure(out, name, config, game_seed, actions, drivers, details,
+                                               f"{e}" if isinstance(e, Finding) else traceback.format_exc()))
+            stats["failures"] += 1
+            log(f"{stats['config']}: FAILURE {details['check']}: {str(e)[:300]}")
+        stats["games"] += 1
+        k += 1
+    left = max(30.0, seconds - (time.time() - start))
+    rec = run_records(name, config, seed, timeout=max(300.0, 4 * left), **record_options(name, left))
+    if "error" in rec:
+        stats["saved"].append(save_failure(out, name, config, seed, [], [], {"check": "records"}, rec["error"]))
+        stats["failures"] += 1
+    else:
+        stats["records"] = rec["tried"]
+    stats["minutes"] = round((time.time() - start) / 60, 2)
+    return stats
+
+
+def save_failure(out: str, name: str, config: dict[str, Any], seed: int, actions: Sequence[int],
+                 drivers: Sequence[str], details: dict[str, Any], message: str) -> str:
+    """Write a failing game as JSON (config, seed, actions, the check and its message); returns its path."""
+    folder = Path(out) / "failures"
+    folder.mkdir(parents=True, exist_ok=True)
+    path = folder / f"{config_id(name, config)}-seed{seed}-{details['check']}.json"
+    path.write_text(json.dumps({"game": name, "config": config, "seed": seed, "actions": [int(a) for a in actions],
+                                "drivers": list(drivers), "check": details["check"], "details": details,
+                                "message": message}, indent=1, default=int))
+    return str(path)
+
+
+def replay_failure(path: str | Path) -> str:
+    """Check a saved failing game again.
+
+    Returns:
+        ``""`` if the check passes now, else its message.
+    """
+    rec = json.loads(Path(path).read_text())
+    game = Game(rec["game"], **rec["config"])
+    seed, actions, details = rec["seed"], rec["actions"], rec["details"]
+    try:
+        if rec["check"] == "records":
+            got = run_records(rec["game"], rec["config"], seed, timeout=1200)
+            return got.get("error", "")
+        if rec["check"] == "sims":  # pyspiel draws its own games: run a batch again
+            random_sims(game, 10 * SIMS)
+            return ""
+        if not actions:
+            return f"not replayable: it failed while the game was played ({rec['message'][-300:]})"
+        if rec["check"] == "leak" and details.get("world"):
+            check_world(game, seed, actions, details["world"])
+        else:
+            check_game(game, seed, actions, np.random.default_rng(seed))
+    except Exception as e:
+        return str(e)
+    return ""
+
+
+def _worker(args: tuple[str, dict[str, Any], float, int, str]) -> dict[str, Any]:
+    name, config, seconds, seed, out = args
+    return fuzz_config(name, config, seconds, seed, out, log=lambda m: print(m, flush=True))
+
+
+def main(cfg: FuzzConfig) -> int:
+    """Run the campaign (or check a saved failure with ``cfg.replay``); returns the exit status."""
+    if cfg.replay:
+        why = replay_failure(cfg.replay)
+        print(f"{cfg.replay}: {'FAILS: ' + why if why else 'passes'}")
+        return 1 if why else 0
+    configs = [parse_game_spec(spec) for spec in cfg.game] or CONFORMANCE_CONFIGS
+    jobs = cfg.jobs or os.cpu_count() or 1
+    tasks = [(n, c, 60.0 * cfg.minutes, cfg.seed + 1_000_000 * k, cfg.out) for k, (n, c) in enumerate(configs)]
+    print(f"fuzzing {len(tasks)} config(s), {cfg.minutes:g} min each, {jobs} at once", flush=True)
+    start = time.time()
+    if jobs == 1:
+        results = [_worker(t) for t in tasks]
+    else:
+        with ProcessPoolExecutor(jobs) as pool:
+            results = list(pool.map(_worker, tasks))
+    head = f"{'config':58} {'games':>6} {'states':>8} {'steps':>8} {'strings':>7} {'sims':>5} {'records':>7} " \
+           f"{'fail':>4} {'min':>5}"
+    print(head)
+    for r in results:
+        print(f"{r['config']:58} {r['games']:6} {r['states']:8} {r['steps']:8} {r['strings']:7} {r['sims']:5} "
+              f"{r['records']:7} {r['failures']:4} {r['minutes']:5}")
+    failures = sum(r["failures"] for r in results)
+    summary = {"configs": results, "failures": failures, "minutes": round((time.time() - start) / 60, 2),
+               "settings": dataclasses.asdict(cfg)}
+    Path(cfg.out).mkdir(parents=True, exist_ok=True)
+    (Path(cfg.out) / "summary.json").write_text(json.dumps(summary, indent=1))
+    print(f"{failures} failure(s); summary in {Path(cfg.out) / 'summary.json'}")
+    for r in results:
+        for path in r["saved"]:
+            print(f"  saved {path}  (replay: python -m octagames.experiments.fuzz --replay {path})")
+    return 1 if failures else 0
+
+
+@script
+def cli() -> None:
+    """Command-line entry point (``octagames fuzz``, ``octagames-fuzz``, ``python -m octagames.experiments.fuzz``)."""
+    sys.exit(main(parse_config(FuzzConfig)))
+
+
+if __name__ == "__main__":
+    cli()

@@ -1,0 +1,50 @@
+"""The fuzz campaign command: a short slice, its summary, and a planted failure saved and replayed."""
+
+import json
+import subprocess
+import sys
+
+import octagames.achten as achten_rules
+from octagames.experiments import fuzz
+from octagames.experiments.fuzz import FuzzConfig, main, replay_failure
+
+
+def test_a_short_campaign_checks_two_configs_and_writes_its_summary(tmp_path):
+    out = tmp_path / "fuzz"
+    res = subprocess.run([sys.executable, "-m", "octagames.experiments.fuzz", "--game", "octrix:num_players=3",
+                          "achten:num_players=2,ranks=3,low_rank=7,turn_cap=3", "--minutes", "0.05", "--jobs", "2",
+                          "--out", str(out)], capture_output=True, text=True, timeout=600)
+    assert res.returncode == 0, res.stdout[-2000:] + res.stderr[-2000:]
+    summary = json.loads((out / "summary.json").read_text())
+    assert summary["failures"] == 0 and [r["config"] for r in summary["configs"]] == \
+        ["octrix-num_players=3", "achten-num_players=2-ranks=3-low_rank=7-turn_cap=3"]
+    for r in summary["configs"]:
+        assert r["games"] >= 1 and r["states"] > 0 and r["sims"] > 0 and r["records"] > 0 and r["failures"] == 0
+        assert r["config"] in res.stdout  # the table names every config
+    assert "0 failure(s)" in res.stdout
+
+
+def test_a_planted_leak_is_reported_saved_and_replayable(tmp_path, monkeypatch):
+    # achten's render, made to show every seat every card on the table (the closed card, the other hands):
+    # the leak test must see it, the command must save the game, exit 1, and the saved game must fail again
+    # when replayed (and pass once the leak is gone)
+    render = achten_rules.render
+
+    def leaky(s, viewer=None):
+        return render(s, viewer) + f"\ncards: {s['slot_card'].tolist()}"
+
+    monkeypatch.setattr(achten_rules, "render", leaky)
+    monkeypatch.setattr(fuzz, "record_options", lambda name, seconds: {"flips": 4, "randoms": 2, "plays": 2,
+                                                                        "games": 1})
+    out = tmp_path / "fuzz"
+    status = main(FuzzConfig(game=("achten:num_players=2",), minutes=0.01, jobs=1, out=str(out)))
+    assert status == 1
+    summary = json.loads((out / "summary.json").read_text())
+    assert summary["failures"] >= 1
+    saved = summary["configs"][0]["saved"]
+    record = json.loads(open(saved[0]).read())
+    assert record["check"] == "leak" and record["actions"] and "render" in record["message"]
+    assert "cards: " in replay_failure(saved[0])
+    assert main(FuzzConfig(replay=saved[0])) == 1
+    monkeypatch.setattr(achten_rules, "render", render)
+    assert replay_failure(saved[0]) == ""
