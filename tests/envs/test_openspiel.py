@@ -6,10 +6,8 @@ A new game joins by adding ``(name, params)`` pairs to ``OPENSPIEL_CONFIGS``.
 from __future__ import annotations
 
 import base64
-import importlib.util
 import pickle
 import random
-from pathlib import Path
 
 import numpy as np
 import pyspiel
@@ -18,6 +16,7 @@ import pytest
 import octagames.envs.openspiel as eo  # registers the games
 from octagames.core import (SIMULTANEOUS, Game, IllegalActionError, available_games,
                             load_module)
+from octagames.testing import CONFORMANCE_CONFIGS, config_id
 
 # (name, OpenSpiel game parameters). A new game only adds itself here.
 OPENSPIEL_CONFIGS = [
@@ -405,20 +404,7 @@ def _assert_same(a, b):
     assert a.rewards() == b.rewards() and a.returns() == b.returns()
 
 
-def _load_configs():
-    """``GAME_CONFIGS`` of tests/test_conformance.py (every game and config the library tests)."""
-    path = Path(__file__).resolve().parents[1] / "test_conformance.py"
-    spec = importlib.util.spec_from_file_location("_conformance_configs", path)
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
-    return module.GAME_CONFIGS
-
-
-SAVE_CONFIGS = _load_configs()
-
-
-@pytest.mark.parametrize("name,params", SAVE_CONFIGS,
-                         ids=[f"{n}-{'-'.join(f'{k}={v}' for k, v in c.items())}" for n, c in SAVE_CONFIGS])
+@pytest.mark.parametrize("name,params", CONFORMANCE_CONFIGS, ids=[config_id(n, c) for n, c in CONFORMANCE_CONFIGS])
 def test_saves_round_trip_as_plain_text(name, params):
     game = eo.load(name, **params)
     rng = random.Random(11)
