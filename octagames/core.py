@@ -672,8 +672,23 @@ class Game:
                                  f"{reason}")
 
     def sample_chance(self, s: np.void) -> int:
-        """Draw a chance outcome with the RNG carried in ``s`` (advances it)."""
+        """Draw a chance outcome with the RNG carried in ``s`` (advances it).
+
+        Returns:
+            A possible outcome of the chance node ``s`` is at.
+
+        Raises:
+            ValueError: ``s`` is not at a chance node (a player acts or the game is over);
+                the record, its RNG included, is unchanged. (The compiled kernel returns -1
+                there without drawing.)
+        """
         self._check_record(s)
+        p = int(self._cur(s))
+        if p != CHANCE:
+            who = {TERMINAL: "the game is over", SIMULTANEOUS: "the players move simultaneously"}.get(
+                p, f"player {p} is to act")
+            raise ValueError(f"not a chance node: {who}; sample_chance draws only where "
+                             f"current_player is CHANCE ({CHANCE})")
         return int(self._sample(s))
 
     def play_chance(self, s: np.void) -> None:

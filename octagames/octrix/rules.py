@@ -380,7 +380,9 @@ def chance_outcomes(s, actions, probs) -> int:
 
 @nb.njit
 def sample_chance(s) -> int:
-    """Draw an undealt card with the record's RNG."""
+    """Draw an undealt card with the record's RNG (-1 without drawing if not dealing)."""
+    if current_player(s) != CHANCE:
+        return -1
     deck = NUM_SUITS * int(s["ranks"])
     left = deck - int(s["dealt"])
     k = rng_below(s, left)
