@@ -32,8 +32,10 @@ fixed deals from :mod:`octagames.envs.deals`.
 
 from __future__ import annotations
 
+import copy
 import importlib
 import importlib.util
+from collections.abc import Mapping
 from types import ModuleType
 from typing import Any, ClassVar
 
@@ -143,7 +145,17 @@ class _Table:
     The record is a view into a one-element array that the kernels of
     :func:`aec_kernels` update in place, so a step allocates nothing but
     the observation it returns.
+
+    Until the first successful :meth:`reset` the table has no game
+    (:attr:`started` is False) and every entry point that reads or plays the
+    record raises (an undealt record must never reach a compiled step). A
+    table copies and pickles with its game in progress: the record, the
+    return bookkeeping, the acting seat and the seed stream; the compiled
+    kernels are bound again on the other side.
     """
+
+    #: the attributes that hold compiled kernels (bound by :meth:`_bind`, never copied)
+    _KERNELS = ("_reset", "_obs", "_truncated", "_play_chance", "_returns", "_play", "_view", "_mask_count")
 
     def __init__(self, game: Game, render_mode: str | None):
         check_render_mode(game.name, render_mode)
@@ -154,19 +166,44 @@ class _Table:
         self.obs_size = game.observation_size
         self.buf = np.zeros(1, dtype=game.dtype)
         m.write_config(self.buf[0], game.config)
-        self.s = self.buf[0]  # a view: kernels write through it
         self.mask = np.zeros(game.num_actions, dtype=np.uint8)
         self.delta = np.zeros(game.info.max_players, dtype=np.float64)
         self.prev = np.zeros(game.info.max_players, dtype=np.float64)
+        self.render_mode = render_mode
+        self.np_random: np.random.Generator | None = None
+        self.acting_seat = TERMINAL
+        #: whether a game was dealt (a :meth:`reset` succeeded)
+        self.started = False
+        self._bind()
+
+    def _bind(self) -> None:
+        """Bind the compiled kernels and the record view (after construction and after a copy)."""
+        game = self.game
+        self.s = self.buf[0]  # a view: kernels write through it
         k = aec_kernels(game.kernel_module)
         self._reset, self._obs = game.kernels.reset, game.kernels.observation
         self._truncated = game.kernels.truncated
         # after a reset (not per step): the engine's entry points, rather than one more compiled here
         self._play_chance, self._returns = game.kernels.play_chance, game.kernels.returns
         self._play, self._view, self._mask_count = k.play, k.view, k.mask_count
-        self.render_mode = render_mode
-        self.np_random: np.random.Generator | None = None
-        self.acting_seat = TERMINAL
+
+    def __getstate__(self) -> dict[str, Any]:
+        # everything but the kernels and the view (rebound by _bind); the game pickles by name and config
+        return {k: v for k, v in self.__dict__.items() if k not in self._KERNELS and k != "s"}
+
+    def __setstate__(self, state: dict[str, Any]) -> None:
+        self.__dict__.update(state)
+        self._bind()
+
+    def require_game(self, call: str) -> None:
+        """Refuse ``call`` (a method name, for the message) before the first successful reset.
+
+        Raises:
+            RuntimeError: no game was dealt yet ("call reset() first").
+        """
+        if not self.started:
+            raise RuntimeError(f"{call} needs a game in progress, and this {self.game.name} env has none "
+                               f"yet: call reset() first")
 
     # -- lifecycle ------------------------------------------------------------
     def reset(self, seed: int | None, options: dict[str, Any] | None) -> None:
@@ -174,15 +211,29 @@ class _Table:
 
         A ``seed`` reseeds the env's seed stream; without one the next game
         seed is drawn from the stream (fresh entropy before the first seed).
+        The new game is built aside and kept only when it is complete, so a
+        refused deal leaves the table (game, seed stream) as it was.
+
+        Raises:
+            ValueError: an invalid deal.
         """
-        if seed is not None or self.np_random is None:
-            self.np_random, _ = seeding.np_random(seed)
-        self._reset(self.s, int(self.np_random.integers(0, 2**63 - 1)))
-        if options and options.get("deal") is not None:
-            apply_deal(self.game, self.s, options["deal"])
-        seat = int(self._play_chance(self.s))
+        stream = self.np_random
+        if seed is not None or stream is None:
+            stream, _ = seeding.np_random(seed)
+        before = stream.bit_generator.state
+        new = self.buf.copy()
+        s = new[0]
+        self._reset(s, int(stream.integers(0, 2**63 - 1)))
+        try:
+            if options and options.get("deal") is not None:
+                apply_deal(self.game, s, options["deal"])
+        except Exception:
+            stream.bit_generator.state = before  # the stream, if it is the table's, draws this game again
+            raise
+        seat = int(self._play_chance(s))
+        self.buf[:] = new
         self._returns(self.s, self.prev)
-        self.acting_seat = seat
+        self.np_random, self.acting_seat, self.started = stream, seat, True
 
     def play(self, action: Any) -> np.ndarray:
         """Apply the acting seat's action, resolve chance, update :attr:`acting_seat`.
@@ -191,9 +242,13 @@ class _Table:
             The change of every seat's return (a buffer reused by the next call).
 
         Raises:
-            IllegalActionError: with the engine's message; the state is unchanged.
+            IllegalActionError: with the engine's message, also for what is not an
+                action id (a float, a bool, a string, ``None``: :class:`Game`'s
+                integer rule); the state is unchanged.
+            RuntimeError: before the first reset.
         """
-        a = int(action)
+        self.require_game("step()")
+        a = self.game._action_id(action, self.s)  # the integer rule of Game, in one place
         seat = int(self._play(self.buf, a, self.prev, self.delta)) if 0 <= a < self.num_actions else ILLEGAL
         if seat == ILLEGAL:
             self.game.apply_action(self.s, a)  # the kernel refused: this raises the clear message
@@ -212,6 +267,7 @@ class _Table:
 
     def is_acting(self, seat: int) -> bool:
         """Whether ``seat`` has a legal action now."""
+        self.require_game("acting_agents()")
         return self.acting_seat != TERMINAL and self._mask_count(self.buf, seat, self.mask) > 0
 
     def observe(self, seat: int, wait: int = -1) -> dict[str, np.ndarray]:
@@ -222,7 +278,11 @@ class _Table:
             wait: the id of a wait action after the game's own (-1: none). The
                 mask then has one more entry, set exactly when the game is on
                 and ``seat`` has no other legal action.
+
+        Raises:
+            RuntimeError: before the first reset.
         """
+        self.require_game("observe()")
         obs = np.empty(self.obs_size, dtype=np.float32)
         mask = np.zeros(self.num_actions + (wait >= 0), dtype=np.uint8)
         count = self._view(self.buf, seat, obs, mask[:self.num_actions])
@@ -231,7 +291,12 @@ class _Table:
         return {"observation": obs, "action_mask": mask.view(np.int8)}
 
     def state_vector(self) -> np.ndarray:
-        """All seats' information states concatenated (seat order)."""
+        """All seats' information states concatenated (seat order).
+
+        Raises:
+            RuntimeError: before the first reset.
+        """
+        self.require_game("state()")
         out = np.empty(self.n * self.obs_size, dtype=np.float32)
         for p in range(self.n):
             self._obs(self.s, p, out[p * self.obs_size:(p + 1) * self.obs_size])
@@ -242,6 +307,7 @@ class _Table:
         if self.render_mode is None:
             gymnasium.logger.warn("You are calling render method without specifying any render mode.")
             return None
+        self.require_game("render()")
         if self.render_mode == "rgb_array":
             return picture_module(self.game.name).render_rgb(self.s)
         text = self.game.render(self.s)
@@ -263,6 +329,39 @@ def _metadata(cls: type, game: Game, parallelizable: bool | None = None) -> dict
     if parallelizable is not None:
         meta["is_parallelizable"] = parallelizable
     return meta
+
+
+def _whole_env_state(env: Any) -> dict[str, Any]:
+    """What ``pickle`` and ``copy.deepcopy`` take of an env: all of it, the game in progress included.
+
+    EzPickle's own state (the constructor arguments alone) would give a fresh,
+    undealt env that still holds the agents and the selection of the original.
+    The :class:`Game` pickles by name and config and the table with its record
+    (compiled kernels are bound again), so a copy goes on exactly as the original.
+    """
+    return dict(env.__dict__)
+
+
+def _set_whole_env_state(env: Any, state: dict[str, Any]) -> None:
+    """Restore what :func:`_whole_env_state` took."""
+    env.__dict__.update(state)
+
+
+def _deep_copy(env: Any) -> Any:
+    """``copy.copy`` of an env: a whole, independent copy (a shallow one would share the game)."""
+    return copy.deepcopy(env)
+
+
+def _seat_of(env: Any, agent: Any) -> int:
+    """The seat of ``agent`` in ``env``.
+
+    Raises:
+        KeyError: ``agent`` is not one of ``env.possible_agents`` (the message lists them).
+    """
+    try:
+        return env._seat[agent]
+    except (KeyError, TypeError):
+        raise KeyError(f"{agent!r} is not an agent of this env; the agents are {env.possible_agents}") from None
 
 
 class GameAECEnv(AECEnv, EzPickle):
@@ -293,7 +392,16 @@ class GameAECEnv(AECEnv, EzPickle):
     :class:`~octagames.core.IllegalActionError` on an illegal action and
     leaves the state unchanged; ``env()`` wraps it to end the game with -1 for
     the offender instead (``illegal_action="terminate"``, PettingZoo's classic
-    convention).
+    convention). An action that is not an integer id (``8.7``, ``"8"``,
+    ``True``, ``np.float32(1.9)``, ``None`` for a live agent) is illegal too,
+    as in :class:`~octagames.core.Game`.
+
+    Before the first ``reset()`` there is no game: ``step``, ``observe``,
+    ``last``, ``state``, ``render`` and :attr:`state_record` raise
+    ``RuntimeError`` ("call reset() first"). ``copy.deepcopy`` and ``pickle``
+    carry the whole env, the game in progress included (record, agents,
+    rewards, terminations, truncations, infos, selection and seed stream): the
+    copy goes on exactly as the original; an env before reset copies as one.
     """
 
     metadata: ClassVar[dict[str, Any]] = {"render_modes": ["ansi", "human"], "name": None,
@@ -335,10 +443,20 @@ class GameAECEnv(AECEnv, EzPickle):
         """The action space of ``agent`` (the same object on every call)."""
         return self.action_spaces[agent]
 
+    # -- copies ---------------------------------------------------------------
+    __getstate__ = _whole_env_state
+    __setstate__ = _set_whole_env_state
+    __copy__ = _deep_copy
+
     # -- API ------------------------------------------------------------------
     @property
     def state_record(self) -> np.void:
-        """The engine record of the running game (a live view; copy it before changing it)."""
+        """The engine record of the running game (a live view; copy it before changing it).
+
+        Raises:
+            RuntimeError: before the first reset.
+        """
+        self._t.require_game("state_record")
         return self._t.s
 
     def reset(self, seed: int | None = None, options: dict[str, Any] | None = None) -> None:
@@ -374,8 +492,13 @@ class GameAECEnv(AECEnv, EzPickle):
             self.terminations = dict.fromkeys(self.agents, True)
 
     def observe(self, agent: str) -> dict[str, np.ndarray]:
-        """``agent``'s observation dict: its information state and its legal-action mask."""
-        return self._t.observe(self._seat[agent])
+        """``agent``'s observation dict: its information state and its legal-action mask.
+
+        Raises:
+            RuntimeError: before the first reset.
+            KeyError: ``agent`` is not one of :attr:`possible_agents` (the message lists them).
+        """
+        return self._t.observe(_seat_of(self, agent))
 
     def state(self) -> np.ndarray:
         """Global state: every seat's information state concatenated in seat order."""
@@ -385,8 +508,12 @@ class GameAECEnv(AECEnv, EzPickle):
         """Play ``action`` for ``agent_selection`` (``None`` for a finished agent).
 
         Raises:
-            IllegalActionError: the action is illegal; nothing changes.
+            IllegalActionError: the action is illegal, or not an action id; nothing changes.
+            RuntimeError: before the first reset, or after every agent has left the finished game.
         """
+        self._t.require_game("step()")
+        if not self.agents:
+            raise RuntimeError("the game is over and every agent has left it: call reset()")
         agent = self.agent_selection
         if self.terminations[agent] or self.truncations[agent]:
             self._was_dead_step(action)
@@ -461,6 +588,12 @@ class GameParallelEnv(ParallelEnv, EzPickle):
     Raises:
         ValueError: bad config value, render mode or illegal-action mode.
         ModuleNotFoundError: ``render_mode="rgb_array"`` without matplotlib (names the extra).
+
+    Before the first ``reset()`` there is no game: ``step``, ``state``,
+    ``render``, :meth:`acting_agents` and :attr:`state_record` raise
+    ``RuntimeError`` ("call reset() first"). ``copy.deepcopy`` and ``pickle``
+    carry the whole env with its game in progress (record, agents, seed
+    stream); the copy goes on exactly as the original.
     """
 
     metadata: ClassVar[dict[str, Any]] = {"render_modes": ["ansi", "human"], "name": None,
@@ -503,16 +636,29 @@ class GameParallelEnv(ParallelEnv, EzPickle):
         """The action space of ``agent`` (the same object on every call)."""
         return self.action_spaces[agent]
 
+    __getstate__ = _whole_env_state
+    __setstate__ = _set_whole_env_state
+    __copy__ = _deep_copy
+
     @property
     def state_record(self) -> np.void:
-        """The engine record of the running game (a live view; copy it before changing it)."""
+        """The engine record of the running game (a live view; copy it before changing it).
+
+        Raises:
+            RuntimeError: before the first reset.
+        """
+        self._t.require_game("state_record")
         return self._t.s
 
     def _observe(self, agent: str) -> dict[str, np.ndarray]:
         return self._t.observe(self._seat[agent], self._wait)
 
     def acting_agents(self) -> list[str]:
-        """The agents whose game action the next :meth:`step` applies (the others wait)."""
+        """The agents whose game action the next :meth:`step` applies (the others wait).
+
+        Raises:
+            RuntimeError: before the first reset.
+        """
         if not self.agents:
             return []
         return [a for p, a in enumerate(self.possible_agents) if self._t.is_acting(p)]
@@ -536,31 +682,82 @@ class GameParallelEnv(ParallelEnv, EzPickle):
         return ({a: self._observe(a) for a in self.possible_agents},
                 {a: {} for a in self.possible_agents})
 
-    def _illegal(self, acting: list[str], chosen: dict[str, int | None]) -> list[str]:
-        """The live agents whose action breaks their mask (a missing wait counts as a wait)."""
-        t, bad = self._t, []
-        for a in self.agents:
-            action = chosen.get(a)
-            if a not in acting:
-                if action is not None and action != self.wait_action:
-                    bad.append(a)
-                continue
-            t._mask_count(t.buf, self._seat[a], t.mask)
-            if action is None or not (0 <= action < t.num_actions) or not t.mask[action]:
-                bad.append(a)
-        return bad
+    def _checked_actions(self, actions: Any, acting: list[str]) -> dict[str, Any]:
+        """``actions`` as given for every live agent (``None`` where left out), after the checks of its shape.
 
-    def _raise_illegal(self, acting: list[str], chosen: dict[str, int | None], illegal: list[str]) -> None:
-        """Raise the engine's own message for the first illegal action (nothing changes)."""
-        for a in illegal:
+        Raises:
+            ValueError: not a dict, a key that is not a live agent, or no action for an agent that must act.
+        """
+        live = self.agents
+        if not isinstance(actions, Mapping):
+            raise ValueError(f"actions must be a dict agent -> action for the live agents {live}, "
+                             f"got {type(actions).__name__} {actions!r:.60}")
+        unknown = [a for a in actions if a not in live]
+        if unknown:
+            raise ValueError(f"actions for {unknown}, which are not agents of this game; the live agents "
+                             f"are {live} (the agents to act now: {acting})")
+        missing = [a for a in acting if actions.get(a) is None]
+        if missing:
+            raise ValueError(f"no action for {missing}; the agents to act now are {acting}")
+        return {a: actions.get(a) for a in live}
+
+    def _illegal(self, acting: list[str], given: dict[str, Any]) -> tuple[dict[str, int | None], dict[str, str]]:
+        """The action ids of the live agents, and why each offender's action is illegal (seat order).
+
+        An action is an integer id by :class:`Game`'s rule; an idle agent's only
+        legal action is the wait (or none); an acting agent's must be in its mask.
+        """
+        t, game, wait = self._t, self.game, self.wait_action
+        ids: dict[str, int | None] = {}
+        why: dict[str, str] = {}
+        refused: list[str] = []  # integer game actions the engine refuses
+        for a in self.agents:
+            if given[a] is None:  # an idle agent that left its wait out
+                ids[a] = None
+                continue
+            try:
+                ids[a] = game._action_id(given[a], t.s)  # the integer rule of Game, in one place
+            except IllegalActionError as e:
+                ids[a] = None
+                role = "it must act now" if a in acting else f"its only legal action is the wait action {wait}"
+                why[a] = f"{a}: {e} ({role})"
+                continue
             if a not in acting:
-                raise IllegalActionError(
-                    f"{a} does not act in this step (the agents to act are {acting}); its only legal "
-                    f"action is the wait action {self.wait_action}, not {chosen[a]}")
-        trial = self.game.clone(self._t.s)  # replay on a copy for the engine's own message
+                if ids[a] != wait:
+                    why[a] = (f"{a} does not act in this step (the agents to act are {acting}); its only legal "
+                              f"action is the wait action {wait}, not {given[a]!r}")
+            elif wait is not None and ids[a] == wait:
+                why[a] = (f"{a} must act; the wait action {wait} is only for seats not to move "
+                          f"(the agents to act now are {acting})")
+            else:
+                t._mask_count(t.buf, self._seat[a], t.mask)
+                if not (0 <= ids[a] < t.num_actions and t.mask[ids[a]]):
+                    refused.append(a)
+        if refused:
+            why.update(self._engine_reasons(acting, ids, refused))
+        return ids, {a: why[a] for a in self.agents if a in why}
+
+    def _engine_reasons(self, acting: list[str], ids: dict[str, int | None], refused: list[str]) -> dict[str, str]:
+        """The engine's own message for each refused action, replayed on a copy in seat order.
+
+        A seat before an offender plays its own action where legal, else its
+        first legal one, so that each offender is judged where the engine would judge it.
+        """
+        t, game = self._t, self.game
+        trial, out = game.clone(t.s), {}
         for a in acting:
-            self.game.apply_action(trial, int(chosen[a]))  # type: ignore[arg-type]
-        raise IllegalActionError(f"illegal actions from {illegal}")  # pragma: no cover
+            if a in refused:
+                try:
+                    game.apply_action(trial, ids[a])
+                except IllegalActionError as e:
+                    out[a] = f"{a}: {e}"
+                else:  # pragma: no cover (the kernel and the mask agree)
+                    out[a] = f"{a}: action {ids[a]} is not in its legal mask"
+                    continue
+            own = ids[a]
+            legal = game.legal_actions(trial)
+            game.apply_action(trial, own if a not in refused and own in legal else legal[0])  # [0]: a stand-in
+        return out
 
     def step(self, actions: dict[str, Any]) -> tuple[dict, dict, dict, dict, dict]:
         """Apply the actions of the seats that act now; the others wait.
@@ -568,34 +765,39 @@ class GameParallelEnv(ParallelEnv, EzPickle):
         Args:
             actions: agent -> action for the live agents. Every acting agent
                 needs one; an idle agent's may be :attr:`wait_action` or left out.
+                An action is an integer id (as in :class:`Game`: not a float,
+                a bool or a string).
 
         Returns:
             ``observations, rewards, terminations, truncations, infos`` of
-            every agent live before the step.
+            every agent live before the step. Under ``illegal_action="terminate"``
+            an offender's info says why its action was illegal (``"illegal_action"``).
 
         Raises:
-            ValueError: an agent that must act has no action.
-            IllegalActionError: an illegal action under ``illegal_action="raise"``
-                (nothing changes).
-            RuntimeError: the game is over (call :meth:`reset`).
+            ValueError: ``actions`` is not a dict, names an agent that is not
+                live, or has no action for an agent that must act (nothing changes).
+            IllegalActionError: an illegal action (not an action id, the wait
+                action for an agent that must act, a game action for an idle
+                agent, a move the rules refuse) under ``illegal_action="raise"``;
+                the message names every offender and why; nothing changes.
+            RuntimeError: before the first reset, or the game is over (call :meth:`reset`).
         """
+        self._t.require_game("step()")
         live = self.agents[:]
         if not live:
             raise RuntimeError("the game is over; call reset()")
         t = self._t
         acting = self.acting_agents()
-        missing = [a for a in acting if actions.get(a) is None]
-        if missing:
-            raise ValueError(f"no action for {missing}; the agents to act now are {acting}")
-        chosen = {a: None if actions.get(a) is None else int(actions[a]) for a in live}
-        illegal = self._illegal(acting, chosen)
+        ids, illegal = self._illegal(acting, self._checked_actions(actions, acting))
         if illegal and self.illegal_action == "raise":
-            self._raise_illegal(acting, chosen, illegal)
+            raise IllegalActionError("; ".join(illegal.values()))
         rewards = dict.fromkeys(live, 0.0)
+        infos: dict[str, dict[str, Any]] = {a: {} for a in live}
         truncated = False
         if illegal:
-            for a in illegal:
+            for a, why in illegal.items():
                 rewards[a] = self.illegal_reward
+                infos[a]["illegal_action"] = why
             done = True
         else:
             total = np.zeros(len(self.possible_agents), dtype=np.float64)
@@ -603,7 +805,7 @@ class GameParallelEnv(ParallelEnv, EzPickle):
                 if t.acting_seat != self._seat[a]:
                     raise RuntimeError(  # pragma: no cover
                         f"engine expected seat {t.acting_seat} to act, not {a}")
-                total += t.play(chosen[a])[: len(total)]
+                total += t.play(ids[a])[: len(total)]
             for a in live:
                 rewards[a] = float(total[self._seat[a]])
             done, truncated = t.terminal(), t.truncated()
@@ -612,7 +814,6 @@ class GameParallelEnv(ParallelEnv, EzPickle):
         obs = {a: self._observe(a) for a in live}
         terminations = dict.fromkeys(live, done and not truncated)
         truncations = dict.fromkeys(live, truncated)
-        infos: dict[str, dict[str, Any]] = {a: {} for a in live}
         if self.render_mode == "human":
             t.render()
         return obs, rewards, terminations, truncations, infos

@@ -8,7 +8,7 @@ card ids and the action table are documented in :mod:`octagames.achten.rules`;
 every rule is traced to its test in ``docs/rules/achten.md``.
 
 =====================  ===========================================================
-Import                 ``from envs import achten_v0``
+Import                 ``from octagames.envs import achten_v0``
 Actions                Discrete(17): keep / swap hand with pot (first choice),
                        swap hand slot i with pot slot j, swap with the closed card,
                        claw, pass, stand (last turn)

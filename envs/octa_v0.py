@@ -10,7 +10,7 @@ English rulebook. The design, the card ids and the 1074-action table are in
 ``docs/rules/octa_en.md``.
 
 =====================  ===========================================================
-Import                 ``from envs import octa_v0``
+Import                 ``from octagames.envs import octa_v0``
 Actions                Discrete(1074), masked; every action has a readable string
                        (``raw_env().action_to_string``-style via ``render``)
 Agents                 ``player_0``, ``player_1``

@@ -9,7 +9,7 @@ the action table: :mod:`octagames.octiles.rules`; every rule is traced to its
 test in ``docs/rules/octiles.md``.
 
 =====================  ===========================================================
-Import                 ``from envs import octiles_v0``
+Import                 ``from octagames.envs import octiles_v0``
 Actions                Discrete(284): 0-135 place the exchange tile (space x
                        rotation), 136-279 move a runner (start point x direction),
                        280 pass (no legal turn), 281-283 choose a middle start circle

@@ -3,7 +3,7 @@
 This environment is part of the octagames "game of 8" family. It follows the
 PettingZoo classic conventions.
 
-| Import             | ``from envs import octrix_v0``                        |
+| Import             | ``from octagames.envs import octrix_v0``              |
 |--------------------|-------------------------------------------------------|
 | Actions            | Discrete                                              |
 | Parallel API       | Yes                                                   |

@@ -6,6 +6,7 @@ A new game joins by adding its ``(envs module, config)`` pairs to ``ENV_CONFIGS`
 from __future__ import annotations
 
 import importlib
+import re
 import warnings
 
 import numpy as np
@@ -406,3 +407,221 @@ def test_achten_safety_bound_is_a_truncation_not_a_scored_end():
         env.step(a)
     assert all(env.terminations.values()) and not any(env.truncations.values())
     assert env._cumulative_rewards == pytest.approx({"player_0": 1.01, "player_1": -1.01})  # P1 deals next
+
+
+# ---------------------------------------------------------------- misuse, before reset, copies
+def _first_legal(obs) -> int:
+    return int(np.flatnonzero(obs["action_mask"])[0])
+
+
+def test_nothing_runs_before_reset(face):
+    # before: stepping an Octa raw_env before reset() never returned (the compiled step on an undealt record)
+    mod, cfg = face
+    raw, par = mod.raw_env(render_mode="ansi", **cfg), mod.parallel_env(render_mode="ansi", **cfg)
+    calls = [lambda: raw.step(0), lambda: raw.observe("player_0"), raw.last, raw.state, raw.render,
+             lambda: raw.state_record, lambda: par.step(dict.fromkeys(par.possible_agents, 0)), par.state,
+             par.render, par.acting_agents, lambda: par.state_record]
+    for call in calls:
+        with pytest.raises(RuntimeError, match=r"call reset\(\) first"):
+            call()
+    raw.reset(seed=0)
+    raw.step(_first_legal(raw.observe(raw.agent_selection)))
+    obs, _ = par.reset(seed=0)
+    par.step({a: _first_legal(obs[a]) for a in par.agents})
+
+
+def _aec_snapshot(env) -> tuple:
+    """Everything of an AEC env's game in progress (the record, the bookkeeping, the seed stream)."""
+    t = env.unwrapped._t
+    return (env.game.to_bytes(t.s), list(env.agents), dict(env.rewards), dict(env._cumulative_rewards),
+            dict(env.terminations), dict(env.truncations), repr(env.infos), env.agent_selection,
+            repr(t.np_random.bit_generator.state), t.acting_seat, t.prev.tolist())
+
+
+def _random_steps(env, rng, count: int) -> None:
+    for _ in range(count):
+        if not env.agents:
+            return
+        obs, _, term, trunc, _ = env.last()
+        env.step(None if term or trunc else int(rng.choice(np.flatnonzero(obs["action_mask"]))))
+
+
+def test_aec_copies_carry_the_game_in_progress(face):
+    # before: a deepcopy was a fresh, undealt env keeping agents and selection (a hang, IndexError, -1 ...)
+    import copy
+    import pickle
+
+    mod, cfg = face
+    fresh = mod.raw_env(**cfg)
+    for clone in (copy.deepcopy(fresh), pickle.loads(pickle.dumps(fresh))):  # before reset: still none
+        with pytest.raises(RuntimeError, match=r"call reset\(\) first"):
+            clone.step(0)
+        clone.reset(seed=3)
+        fresh.reset(seed=3)
+        assert _aec_snapshot(clone) == _aec_snapshot(fresh)
+    env = mod.raw_env(**cfg)
+    env.reset(seed=5)
+    rng = np.random.default_rng(5)
+    _random_steps(env, rng, 6)
+    clones = [copy.deepcopy(env), pickle.loads(pickle.dumps(env)), copy.copy(env)]
+    assert all(c.unwrapped._t is not env.unwrapped._t for c in clones)
+    while env.agents:
+        assert [_aec_snapshot(c) for c in clones] == [_aec_snapshot(env)] * len(clones)
+        obs, _, term, trunc, _ = env.last()
+        action = None if term or trunc else int(rng.choice(np.flatnonzero(obs["action_mask"])))
+        for e in (env, *clones):
+            e.step(action)
+    assert all(not c.agents for c in clones)
+    for e in (env, *clones):  # the seed stream was carried too: the next games are the same
+        e.reset()
+    assert [_aec_snapshot(c) for c in clones] == [_aec_snapshot(env)] * len(clones)
+
+
+def test_parallel_copies_carry_the_game_in_progress(face):
+    # before: a pickled parallel_env was undealt, and its next step ended with every offender at -1
+    import copy
+    import pickle
+
+    mod, cfg = face
+    par = mod.parallel_env(**cfg)
+    obs, _ = par.reset(seed=7)
+    rng = np.random.default_rng(7)
+
+    def choose(obs):
+        return {a: int(rng.choice(np.flatnonzero(obs[a]["action_mask"]))) for a in par.agents}
+
+    for _ in range(3):
+        if par.agents:
+            obs, *_ = par.step(choose(obs))
+    clones = [copy.deepcopy(par), pickle.loads(pickle.dumps(par)), copy.copy(par)]
+
+    def snap(e):
+        return (e.game.to_bytes(e.state_record), list(e.agents), e.acting_agents(),
+                repr(e._t.np_random.bit_generator.state), e._t.prev.tolist())
+
+    while par.agents:
+        assert [snap(c) for c in clones] == [snap(par)] * len(clones)
+        actions = choose(obs)
+        out = par.step(actions)
+        for c in clones:
+            got = c.step(actions)
+            assert got[1:] == out[1:]
+            assert all(np.array_equal(got[0][a][k], out[0][a][k]) for a in out[0] for k in out[0][a])
+        obs = out[0]
+    for e in (par, *clones):
+        e.reset()
+    assert [snap(c) for c in clones] == [snap(par)] * len(clones)
+
+
+def test_actions_follow_the_integer_rule_of_game(face):
+    # before: 8.7, '8', np.float32(1.9) were int()-ed into moves, None gave a bare TypeError
+    mod, cfg = face
+    raw = mod.raw_env(**cfg)
+    raw.reset(seed=1)
+    agent, legal = raw.agent_selection, _first_legal(raw.observe(raw.agent_selection))
+    before = _aec_snapshot(raw)
+    for bad in (legal + 0.7, str(legal), np.float32(legal + 0.9), None, [legal], np.array([legal])):
+        with pytest.raises(IllegalActionError, match="is not an action id: actions are integers"):
+            raw.step(bad)
+        assert _aec_snapshot(raw) == before
+    raw.step(np.array(legal))  # numpy integers (0-d arrays too) are action ids
+    assert _aec_snapshot(raw) != before and agent in raw.agents
+    for mode in ("raise", "terminate"):
+        par = mod.parallel_env(illegal_action=mode, **cfg)
+        obs, _ = par.reset(seed=1)
+        offender = par.acting_agents()[0]
+        actions = {a: _first_legal(obs[a]) for a in par.agents}
+        bad = {**actions, offender: actions[offender] + 0.5}
+        if mode == "raise":
+            state = par.game.to_bytes(par.state_record)
+            with pytest.raises(IllegalActionError, match=rf"{offender}: action .* is not an action id"):
+                par.step(bad)
+            assert par.game.to_bytes(par.state_record) == state
+            par.step(actions)
+        else:
+            _, rewards, terms, _, infos = par.step(bad)
+            assert rewards == {a: -1.0 if a == offender else 0.0 for a in rewards} and all(terms.values())
+            assert "is not an action id" in infos[offender]["illegal_action"] and par.agents == []
+
+
+def test_octrix_bool_float_and_string_cards_are_refused_not_played():
+    deal = [[H_A, 8, 9], [D_A, S_A, 3]]  # player 0 holds cards 1 and 8: True and 8.7 used to play them
+    env = octrix_v0.raw_env(num_players=2, hand_size=3)
+    env.reset(seed=0, options={"deal": deal})
+    before = env.game.to_bytes(env.state_record)
+    for bad in (8.7, "8", True, np.float32(1.9), np.bool_(True)):
+        with pytest.raises(IllegalActionError, match=re.escape(f"action {bad!r} is not an action id")):
+            env.step(bad)
+    assert env.game.to_bytes(env.state_record) == before and env.agent_selection == "player_0"
+    wrapped = octrix_v0.env(num_players=2, hand_size=3)  # PettingZoo's wrappers refuse a float before us
+    wrapped.reset(seed=0, options={"deal": deal})
+    with pytest.raises(AssertionError):
+        wrapped.step(8.7)
+
+
+def test_parallel_misuse_is_named():
+    par = octrix_v0.parallel_env(num_players=4, partnership=True, dealer=2)
+    obs, _ = par.reset(seed=3)
+    first = {a: _first_legal(obs[a]) for a in par.agents}
+    state = par.game.to_bytes(par.state_record)
+    for bad, message in ((None, "must be a dict agent -> action"), ([0, 1], "must be a dict"),
+                         ({**first, "player_9": 0}, r"\['player_9'\], which are not agents .* the live agents are"),
+                         ({"player_2": first["player_2"]}, r"no action for \['player_3'\]")):
+        with pytest.raises(ValueError, match=message):
+            par.step(bad)
+        assert par.game.to_bytes(par.state_record) == state
+    wait = par.wait_action
+    must_act = "player_2 must act; the wait action 32 is only for seats not to move"
+    strict = octrix_v0.parallel_env(num_players=4, partnership=True, dealer=2, illegal_action="raise")
+    strict.reset(seed=3)
+    with pytest.raises(IllegalActionError, match=must_act):  # before: "out of range", though in the space
+        strict.step({**first, "player_2": wait})
+    with pytest.raises(IllegalActionError, match="player_0 does not act.*; player_3: .*cannot play"):
+        strict.step({**first, "player_0": 5, "player_3": first["player_2"]})  # every offender, seat order
+    assert strict.game.to_bytes(strict.state_record) == state
+    _, rewards, terms, _, infos = par.step({**first, "player_2": wait})  # terminate: the penalty says why
+    assert rewards == {"player_0": 0.0, "player_1": 0.0, "player_2": -1.0, "player_3": 0.0}
+    assert all(terms.values()) and must_act in infos["player_2"]["illegal_action"]
+    assert infos["player_0"] == {}
+
+
+def test_aec_misuse_is_named():
+    env = octrix_v0.raw_env(num_players=2, hand_size=3)
+    with pytest.raises(KeyError, match=r"'bob' is not an agent of this env; the agents are \['player_0'"):
+        env.reset(seed=0) or env.observe("bob")
+    with pytest.raises(IllegalActionError, match="action None is not an action id"):
+        env.step(None)  # None only for an agent that is done
+    _random_steps(env, np.random.default_rng(0), 100)
+    assert not env.agents
+    with pytest.raises(RuntimeError, match=r"every agent has left it: call reset\(\)"):
+        env.step(None)
+
+
+def test_refused_deal_leaves_the_env_as_it_was():
+    bad = {"deal": [[0, 1, 2], [3, 4, 2]]}
+    env, twin = octrix_v0.raw_env(num_players=2, hand_size=3), octrix_v0.raw_env(num_players=2, hand_size=3)
+    with pytest.raises(ValueError, match="also in the hand of player 0"):
+        env.reset(seed=0, options=bad)
+    with pytest.raises(RuntimeError, match=r"call reset\(\) first"):  # still no game, not an undealt one
+        env.step(0)
+    for e in (env, twin):
+        e.reset(seed=0)
+        e.step(_first_legal(e.observe("player_0")))
+    before = _aec_snapshot(env)
+    for seed in (None, 9):
+        with pytest.raises(ValueError, match="also in the hand of player 0"):
+            env.reset(seed=seed, options=bad)
+        assert _aec_snapshot(env) == before
+    env.reset()
+    twin.reset()
+    assert _aec_snapshot(env) == _aec_snapshot(twin)
+
+
+@pytest.mark.parametrize("name", ["octrix_v0", "achten_v0", "octiles_v0", "octa_v0"])
+def test_module_docstring_import_line_imports_the_module(name):
+    mod = importlib.import_module(f"octagames.envs.{name}")
+    line = re.search(r"Import\s+(?:\|\s*)?``([^`]+)``", mod.__doc__).group(1)
+    assert line == f"from octagames.envs import {name}"
+    ns: dict = {}
+    exec(line, ns)
+    assert ns[name] is mod
