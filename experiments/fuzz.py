@@ -45,7 +45,7 @@ from octagames.testing import (CONFORMANCE_CONFIGS, Chooser, Finding, check_uniq
 
 #: how each seat of a fuzzed game is driven (drawn per seat and game)
 DRIVERS = ("random", "heuristic", "mcts:20")
-#: OpenSpiel simulations per batch (a batch every fifth game)
+#: the most OpenSpiel simulations per batch (a batch every fifth game, from 2 up while they are quick)
 SIMS = 20
 
 #: The record fuzz, run in a subprocess (a kernel reading out of bounds would kill the process):
@@ -259,23 +259,27 @@ def fuzz_config(name: str, config: dict[str, Any], seconds: float, seed: int, ou
                              "strings": 0, "openspiel_pairs": 0, "sims": 0, "records": 0, "failures": 0,
                              "saved": []}
     record_budget = 0.25 * seconds  # the record fuzz gets its share after the games
+    batch, sims_time = 2, 0.0  # OpenSpiel simulations per batch, and how long the last batch took
     k = 0
     while time.time() - start < seconds - record_budget or stats["games"] == 0:
         game_seed = seed + k
         drivers = [DRIVERS[int(rng.integers(len(DRIVERS)))] for _ in range(game.num_players)]
         actions: list[int] = []
         try:
+            if k % 5 == 0 and (k == 0 or time.time() - start + sims_time < seconds - record_budget):
+                sims_start = time.time()
+                try:
+                    random_sims(game, batch)
+                except Exception as e:
+                    raise Finding(f"{game}: random_sim_test: {type(e).__name__}: {e}", {"check": "sims"}) from e
+                stats["sims"] += batch
+                sims_time = time.time() - sims_start  # batches grow while they take a small part of the budget
+                batch = min(SIMS, 2 * batch) if sims_time < 0.05 * seconds else batch
             choosers = [agent_chooser(d, game, p, game_seed) for p, d in enumerate(drivers)]
             actions = play_recorded(game, game_seed, choosers)
             got = check_game(game, game_seed, actions, rng)
             for key in ("states", "worlds", "steps", "strings", "openspiel_pairs"):
                 stats[key] += got.get(key, 0)
-            if k % 5 == 0:
-                try:
-                    random_sims(game, SIMS)
-                except Exception as e:
-                    raise Finding(f"{game}: random_sim_test: {type(e).__name__}: {e}", {"check": "sims"}) from e
-                stats["sims"] += SIMS
         except Exception as e:  # every failure is saved, whatever raised it
             details = e.details if isinstance(e, Finding) else {"check": "crash"}
             stats["saved"].append(save_failure(out, name, config, game_seed, actions, drivers, details,
