@@ -784,10 +784,10 @@ def check_record(s) -> str:
         return f"round = {int(s['round'])} but the game is not over after max_rounds = {cfg.max_rounds}"
     if dealt < n * h and (trick > 0 or stage > 0 or np.any(s["trick_cards"] >= 0)):
         return f"dealt = {dealt} of {n * h} cards, yet the play has begun"
-    # every card in at most one place, as many placed as dealt
-    places = np.zeros(NUM_CARDS, dtype=np.int64)
     if dealt < n * h and int(s["high_wins"]) != 1:
         return f"high_wins = {int(s['high_wins'])} while dealing: the first trick goes to the highest card"
+    # every card in at most one place, as many placed as dealt
+    places = np.zeros(NUM_CARDS, dtype=np.int64)
     for c in range(NUM_CARDS):
         places[c] += int(s["owner"][c]) >= 0
     for c in s["trick_cards"].ravel():
