@@ -84,21 +84,26 @@ any game; everything it says comes from the engine contract:
   history plus a base64 pickle of its ``__dict__`` (open_spiel 2.0.2,
   ``python_games.cc``); here that pickle holds one call of this module's
   ``_node_from_text`` on the plain text above, and a state loaded that way is
-  checked against the ``[Game]`` too. But ``pyspiel.deserialize_game_and_state``
-  (like every C++ caller of a Python game's ``DeserializeState``) unpickles that
-  line before any code of this module runs, for every Python game; no game can
-  stop it.
-  **Never open a save you did not write with pyspiel's function**; open it with
-  :func:`deserialize_game_and_state`, which refuses the pickled format. The
-  turn-based transform serializes its own history and replays it through this
-  adapter (no pickle).
+  checked against the ``[Game]`` too. pyspiel's C++ ``DeserializeState`` would
+  unpickle that line before any code of this module runs (for every Python
+  game), so importing this module replaces ``pyspiel.deserialize_game_and_state``
+  by :func:`guarded_deserialize_game_and_state`: a save of an octagames game goes
+  to :func:`deserialize_game_and_state`, which reads pyspiel's layout with an
+  unpickler that resolves nothing but ``_node_from_text`` (and runs not even
+  that: it keeps the text, then parses and checks it as a plain save), and
+  refuses anything else in one ``ValueError``. Other games' saves go to
+  pyspiel's function unchanged. C++ code calling pyspiel directly is not
+  covered. The turn-based transform serializes its own history and replays it
+  through this adapter (no pickle).
 """
 
 from __future__ import annotations
 
 import base64
 import dataclasses
+import io
 import math
+import pickle
 import re
 import typing
 import warnings
@@ -116,8 +121,9 @@ except ModuleNotFoundError as e:  # the base install has no OpenSpiel
 
 __all__ = ["PREFIX", "OctagamesGame", "OctagamesObserver", "OctagamesPoolGame", "OctagamesPoolState",
            "OctagamesState", "deserialize_game_and_state", "encode_observation", "encode_records",
-           "game_class", "game_type", "load", "load_pool", "parameter_specification", "pool_class",
-           "register", "register_all", "serialize_game_and_state", "short_name"]
+           "game_class", "game_type", "guarded_deserialize_game_and_state", "load", "load_pool",
+           "parameter_specification", "pool_class", "register", "register_all", "serialize_game_and_state",
+           "short_name"]
 
 #: Prefix of every registered pyspiel short name: ``octagames_<name>``.
 PREFIX = "octagames_"
@@ -427,6 +433,71 @@ def _node_from_text(text: str) -> _Node:
     return _parse_node(_fields(text, _NODE_HEADER, _NODE_KEYS, "the [State]"), None, "the [State]")
 
 
+class _NodeText(str):
+    """The plain text a pickled octagames node carries (what ``_node_from_text`` would parse)."""
+
+
+def _node_text_only(text: Any) -> _NodeText:
+    """Stands in for :func:`_node_from_text` while a save's pickle is read: keeps the text, runs nothing."""
+    if not isinstance(text, str):
+        raise pickle.UnpicklingError(f"a pickled octagames node holds text, got {type(text).__name__}")
+    return _NodeText(text)
+
+
+class _SaveUnpickler(pickle.Unpickler):
+    """Reads the ``__dict__=`` line pyspiel writes for an octagames state without running code.
+
+    That line is a pickle of ``{"_n": node}``, the node pickled as a call of
+    :func:`_node_from_text` on plain text. The only global this unpickler resolves is
+    that function, replaced by :func:`_node_text_only`, which returns the text: no
+    constructor, no callable of the save's choosing ever runs (the technique of the
+    ``pickle`` documentation's "Restricting Globals").
+    """
+
+    def find_class(self, module: str, name: str) -> Any:
+        if module == __name__ and name == "_node_from_text":
+            return _node_text_only
+        raise pickle.UnpicklingError(f"it names {module}.{name}, and an octagames state's pickle names "
+                                     f"only {__name__}._node_from_text")
+
+
+def _from_pyspiel_layout(text: str, what: str) -> str:
+    """A ``[State]`` in pyspiel's layout (history, move_number, ``__dict__=``) as this module's plain text.
+
+    The ``__dict__`` line is read by :class:`_SaveUnpickler` (nothing of the save runs);
+    everything is then parsed and checked as a plain save is.
+
+    Raises:
+        ValueError: the layout is not pyspiel's, or its pickle is not an octagames
+            node's (one message, never an unpickling error).
+    """
+    lines = text.split("\n")
+    keys = [line.partition("=")[0] for line in lines]
+    if keys != ["history", "move_number", "__dict__"]:
+        raise ValueError(f"{what} is in pyspiel's pickled layout but its lines are {keys[:4]}; "
+                         "pyspiel writes history=, move_number=, __dict__=")
+    try:
+        raw = base64.b64decode(lines[2].partition("=")[2], validate=True)
+        fields = _SaveUnpickler(io.BytesIO(raw)).load()
+    except Exception as e:  # noqa: BLE001 - a pickle can fail in many ways; each is one refusal
+        raise ValueError(f"{what}: its __dict__ line is not an octagames state's, so it is not opened "
+                         f"(unpickling a save can run any code; nothing of it ran): {e}"[:400]) from None
+    node = fields.get("_n") if isinstance(fields, dict) and set(fields) == {"_n"} else None
+    if not isinstance(node, _NodeText):
+        raise ValueError(f"{what}: its __dict__ line holds no octagames node (nothing of it ran)")
+    node_lines = node.split("\n")
+    if node_lines[0] != _NODE_HEADER:
+        raise ValueError(f"{what}: its node's first line must be {_NODE_HEADER!r}, got {node_lines[0][:60]!r}")
+    return "\n".join([_STATE_HEADER, lines[0], lines[1]] + node_lines[1:])
+
+
+def _plain_state_text(text: Any, what: str) -> Any:
+    """``text`` as this module's plain state text: pyspiel's pickled layout is read safely first."""
+    if isinstance(text, str) and "__dict__=" in text:
+        return _from_pyspiel_layout(text, what)
+    return text
+
+
 class _ParsedState(NamedTuple):
     """A checked ``[State]``, not yet a pyspiel state."""
     history: list[tuple[int, int]]
@@ -443,7 +514,7 @@ def _parse_state(text: Any, eng: _EngineRef, num_records: int | None) -> _Parsed
             cannot belong to the game.
     """
     what = "the save's [State]"
-    f = _fields(text, _STATE_HEADER, _STATE_KEYS, what)
+    f = _fields(_plain_state_text(text, what), _STATE_HEADER, _STATE_KEYS, what)
     node = _parse_node(f, eng, what)
     num = eng.game.num_players
     history = []
@@ -1175,8 +1246,6 @@ def deserialize_game_and_state(text: str | bytes) -> tuple[OctagamesGame, Octaga
             raise ValueError(f"the save is not UTF-8 text (byte {e.start})") from None
     if not isinstance(text, str):
         raise ValueError(f"a save is text (str or UTF-8 bytes), got {type(text).__name__}")
-    if "__dict__=" in text:
-        raise ValueError(_PICKLED)
     game_text, state_text = _sections(text)
     name, config, records = _parse_game(game_text, "the save's [Game]")
     parsed = _parse_state(state_text, _engine(name, config), None if records is None else len(records))
@@ -1325,5 +1394,42 @@ def load(name: str, **config: Any) -> pyspiel.Game:
     return pyspiel.load_game(short_name(name), params)
 
 
-# Import registers every game that follows the contract; a broken one only warns.
+def _saves_an_octagames_game(text: Any) -> bool:
+    """Whether a save's ``[Game]`` line names one of this module's games."""
+    if isinstance(text, (bytes, bytearray)):
+        text = bytes(text).decode("utf-8", "replace")
+    if not isinstance(text, str):
+        return False
+    lines = text.split("\n")
+    return any(a == "[Game]" and b.startswith(PREFIX) for a, b in zip(lines, lines[1:]))
+
+
+_PYSPIEL_DESERIALIZE = getattr(pyspiel.deserialize_game_and_state, "pyspiel_function",
+                               pyspiel.deserialize_game_and_state)
+
+
+def guarded_deserialize_game_and_state(text: Any, *args: Any, **kwargs: Any) -> tuple[Any, Any]:
+    """``pyspiel.deserialize_game_and_state`` that never unpickles a save of an octagames game.
+
+    pyspiel's own function (open_spiel 2.0.2) unpickles a Python state's
+    ``__dict__=`` line in C++ before any code of the game runs, so a crafted save
+    could run code. Importing this module puts this function in its place: a save
+    whose ``[Game]`` names an octagames game is opened by
+    :func:`deserialize_game_and_state` (plain data; pyspiel's layout read without
+    running anything of it), every other save by pyspiel's function as before.
+    C++ callers of pyspiel are not covered: open untrusted saves from Python.
+
+    Raises:
+        ValueError: an octagames save refused (see :func:`deserialize_game_and_state`).
+    """
+    if _saves_an_octagames_game(text):
+        return deserialize_game_and_state(text)
+    return _PYSPIEL_DESERIALIZE(text, *args, **kwargs)
+
+
+guarded_deserialize_game_and_state.pyspiel_function = _PYSPIEL_DESERIALIZE  # type: ignore[attr-defined]
+
+# Import registers every game that follows the contract (a broken one only warns) and guards
+# pyspiel's save loader for them.
 register_all(strict=False)
+pyspiel.deserialize_game_and_state = guarded_deserialize_game_and_state
