@@ -340,7 +340,13 @@ def replay_failure(path: str | Path) -> str:
 
 def _worker(args: tuple[str, dict[str, Any], float, int, str]) -> dict[str, Any]:
     name, config, seconds, seed, out = args
-    return fuzz_config(name, config, seconds, seed, out, log=lambda m: print(m, flush=True))
+    stats = fuzz_config(name, config, seconds, seed, out, log=lambda m: print(m, flush=True))
+    # each config's figures are kept as soon as it ends, so a campaign cut short keeps them
+    Path(out).mkdir(parents=True, exist_ok=True)
+    (Path(out) / f"{stats['config']}.json").write_text(json.dumps(stats, indent=1))
+    print(f"{stats['config']}: done, {stats['games']} games, {stats['states']} states, "
+          f"{stats['failures']} failure(s), {stats['minutes']} min", flush=True)
+    return stats
 
 
 def main(cfg: FuzzConfig) -> int:
