@@ -1202,12 +1202,14 @@ def action_to_string(s, action: int) -> str:
             return f"chance outcome {a}"
         block, k = CHANCE_OUTCOMES.locate(a)
         ph = int(s["phase"])
+        side = int(s["setup_k"])  # the side space being set up (3 players), where one is
+        side_name = SPACE_NAMES[int(SIDE_SPACES[3, side])] if 0 <= side < SIDE_SPACES.shape[1] else ""
         if block.name == "rotation":
-            return f"rotation {k} for {SPACE_NAMES[int(SIDE_SPACES[3, int(s['setup_k'])])]}"
+            return f"rotation {k} for {side_name}" if ph == PH_ROT3 and side_name else f"rotation {k}"
         if block.name == "start_player":
             return f"start player P{k}"
-        if ph == PH_DEAL3:
-            what = f"{SPACE_NAMES[int(SIDE_SPACES[3, int(s['setup_k'])])]} is"
+        if ph == PH_DEAL3 and side_name:
+            what = f"{side_name} is"
         else:
             what = {PH_DEAL: "exchange tile is", PH_REVEAL: "picked-up tile is"}.get(ph, "tile")
         return f"{what} {tile_name(k)}"
