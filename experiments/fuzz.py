@@ -60,6 +60,7 @@ import numpy as np
 from octagames.core import Game
 from octagames.envs.vector import VectorEnv
 from octagames.testing import fuzz_records, vector_playout
+from octagames.experiments.fuzz import fuzz_openspiel_saves
 
 name, configs, opts = sys.argv[1], json.loads(sys.argv[2]), json.loads(sys.argv[3])
 stride, seed0 = opts.get("stride", 1), opts.get("seed", 0)
@@ -91,6 +92,8 @@ for k, cfg in enumerate(configs):
             if why:
                 out["vector_misbehaving"] += 1
                 print(f"misbehaves (vector env): {why}", flush=True)
+    saves = fuzz_openspiel_saves(game, records, rng, opts.get("saves", 0))
+    out.update({f"saves_{key}": v for key, v in saves.items()})
     for key, v in out.items():
         totals[key] = totals.get(key, 0) + v
 print(json.dumps(totals))
@@ -136,7 +139,7 @@ def run_records(name: str, config: dict[str, Any], seed: int, timeout: float, **
         return {"error": f"exit {res.returncode} (last accepted record: {last}): {res.stderr[-2000:]}"}
     totals = json.loads(lines[-1])
     bad = [line for line in lines if line.startswith("misbehaves")]
-    if bad or totals.get("misbehaving", 0):
+    if bad or totals.get("misbehaving", 0) or totals.get("saves_misbehaving", 0):
         return {"error": f"{len(bad)} accepted record(s) misbehave: {bad[:5]}"}
     return totals
 
@@ -144,7 +147,8 @@ def run_records(name: str, config: dict[str, Any], seed: int, timeout: float, **
 def record_options(name: str, seconds: float) -> dict[str, int]:
     """How much record fuzz fits a budget of ``seconds`` (a damaged record per second or so)."""
     flips = int(min(400, max(10, seconds)))
-    opts = {"flips": flips, "randoms": max(2, flips // 4), "plays": min(flips, 40), "games": 1 + int(seconds > 300)}
+    opts = {"flips": flips, "randoms": max(2, flips // 4), "plays": min(flips, 40), "games": 1 + int(seconds > 300),
+            "saves": max(8, flips // 4)}
     if "fields" in RECORD_OPTIONS.get(name, {}):
         opts["fields"] = max(5, flips * 3 // 4)
     return opts
@@ -207,6 +211,80 @@ def openspiel_strings(game: Game, pairs: Sequence[tuple[np.void, np.void, int]])
     return len(pairs)
 
 
+def _play_out_spiel(state: Any, rng: np.random.Generator) -> None:
+    """Play a pyspiel state to its end with random legal moves (raises whatever pyspiel raises)."""
+    import pyspiel
+    for _ in range(state.get_game().max_game_length() + 2):
+        if state.is_terminal():
+            return
+        if state.is_chance_node():
+            outcomes = state.chance_outcomes()
+            state.apply_action(outcomes[int(rng.integers(len(outcomes)))][0])
+        elif state.current_player() == pyspiel.PlayerId.SIMULTANEOUS:
+            state.apply_actions([int(rng.choice(state.legal_actions(p))) if state.legal_actions(p) else 0
+                                 for p in range(state.num_players())])
+        else:
+            state.apply_action(int(rng.choice(state.legal_actions())))
+    raise AssertionError("the loaded game did not end within its max_game_length")
+
+
+def fuzz_openspiel_saves(game: Game, records: Sequence[np.void], rng: np.random.Generator,
+                         probes: int) -> dict[str, int]:
+    """Damaged OpenSpiel saves of records reached in play: each is refused with ``ValueError`` or plays on.
+
+    Four kinds of damage, in turn: one character of the face's plain save changed; its record
+    replaced by the same record with one field damaged and resealed (:func:`octagames.testing.reseal`,
+    so only the record check stands in the way); the save cut short; one character of
+    pyspiel's own pickled layout changed, opened with ``pyspiel.deserialize_game_and_state``
+    (which the face guards). A save that opens is played to its end through pyspiel.
+
+    Returns:
+        ``tried``, ``rejected``, ``accepted`` and ``misbehaving`` (any other exception, or an
+        accepted game that cannot be played to its end; printed as it is found).
+    """
+    import octagames.envs.openspiel as eo  # optional: the openspiel extra
+    import pyspiel
+    from octagames.testing import damage_field, reseal
+    out = {"tried": 0, "rejected": 0, "accepted": 0, "misbehaving": 0}
+    params = _openspiel_params(game)
+    for k in range(probes):
+        rec = records[int(rng.integers(len(records)))]
+        pool = eo.load_pool(game.name, [rec], **params)
+        state = pool.new_initial_state().child(0)
+        text = eo.serialize_game_and_state(pool, state)
+        kind = k % 4
+        load = eo.deserialize_game_and_state
+        if kind == 0 or kind == 3:
+            if kind == 3:
+                text, load = pyspiel.serialize_game_and_state(pool, state), pyspiel.deserialize_game_and_state
+            i = int(rng.integers(len(text)))
+            text = text[:i] + chr(int(rng.integers(32, 127))) + text[i + 1:]
+        elif kind == 1:
+            bad = game.clone(rec)
+            damage_field(bad, rng)
+            old = text.partition("record=")[2].partition("\n")[0]
+            text = text.replace("record=" + old, "record=" + eo._b64(reseal(game, bad.tobytes())))
+        else:
+            text = text[:int(rng.integers(len(text)))]
+        out["tried"] += 1
+        try:
+            _, loaded = load(text)
+        except ValueError:
+            out["rejected"] += 1
+            continue
+        except Exception as e:  # noqa: BLE001 - any other error is what this looks for
+            out["misbehaving"] += 1
+            print(f"misbehaves (OpenSpiel save, damage {kind}): {type(e).__name__}: {e}"[:300], flush=True)
+            continue
+        out["accepted"] += 1
+        try:
+            _play_out_spiel(loaded, rng)
+        except Exception as e:  # noqa: BLE001
+            out["misbehaving"] += 1
+            print(f"misbehaves (OpenSpiel save accepted, damage {kind}): {type(e).__name__}: {e}"[:300], flush=True)
+    return out
+
+
 def random_sims(game: Game, sims: int) -> None:
     """OpenSpiel's ``random_sim_test`` with serialization (the registered game of this config).
 
@@ -258,7 +336,7 @@ def fuzz_config(name: str, config: dict[str, Any], seconds: float, seed: int, ou
     game = Game(name, **config)
     rng = np.random.default_rng(seed)
     stats: dict[str, Any] = {"config": config_id(name, config), "games": 0, "states": 0, "worlds": 0, "steps": 0,
-                             "strings": 0, "openspiel_pairs": 0, "sims": 0, "records": 0, "failures": 0,
+                             "strings": 0, "openspiel_pairs": 0, "sims": 0, "records": 0, "saves": 0, "failures": 0,
                              "saved": []}
     record_budget = 0.25 * seconds  # the record fuzz gets its share after the games
     batch, sims_time = 2, 0.0  # OpenSpiel simulations per batch, and how long the last batch took
@@ -304,6 +382,7 @@ def fuzz_config(name: str, config: dict[str, Any], seconds: float, seed: int, ou
             stats["failures"] += 1
             break
         stats["records"] += rec["tried"]
+        stats["saves"] += rec.get("saves_tried", 0)
     stats["minutes"] = round((time.time() - start) / 60, 2)
     return stats
 
@@ -375,11 +454,11 @@ def main(cfg: FuzzConfig) -> int:
         with ProcessPoolExecutor(jobs) as pool:
             results = list(pool.map(_worker, tasks))
     head = f"{'config':58} {'games':>6} {'states':>8} {'steps':>8} {'strings':>7} {'sims':>5} {'records':>7} " \
-           f"{'fail':>4} {'min':>5}"
+           f"{'saves':>5} {'fail':>4} {'min':>5}"
     print(head)
     for r in results:
         print(f"{r['config']:58} {r['games']:6} {r['states']:8} {r['steps']:8} {r['strings']:7} {r['sims']:5} "
-              f"{r['records']:7} {r['failures']:4} {r['minutes']:5}")
+              f"{r['records']:7} {r['saves']:5} {r['failures']:4} {r['minutes']:5}")
     failures = sum(r["failures"] for r in results)
     summary = {"configs": results, "failures": failures, "minutes": round((time.time() - start) / 60, 2),
                "settings": dataclasses.asdict(cfg)}

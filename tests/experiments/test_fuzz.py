@@ -20,6 +20,7 @@ def test_a_short_campaign_checks_two_configs_and_writes_its_summary(tmp_path):
         ["octrix-num_players=3", "achten-num_players=2-ranks=3-low_rank=7-turn_cap=3"]
     for r in summary["configs"]:
         assert r["games"] >= 1 and r["states"] > 0 and r["sims"] > 0 and r["records"] > 0 and r["failures"] == 0
+        assert r["saves"] > 0  # damaged OpenSpiel saves, within the record fuzz
         assert r["config"] in res.stdout  # the table names every config
     assert "0 failure(s)" in res.stdout
 
@@ -48,3 +49,20 @@ def test_a_planted_leak_is_reported_saved_and_replayable(tmp_path, monkeypatch):
     assert main(FuzzConfig(replay=saved[0])) == 1
     monkeypatch.setattr(achten_rules, "render", render)
     assert replay_failure(saved[0]) == ""
+
+
+def test_damaged_openspiel_saves_are_refused_in_words_or_play_to_their_end():
+    # every kind of damage (a character, a resealed record with a field changed, a cut, pyspiel's own
+    # pickled layout) comes back as a ValueError or as a game that plays on: never another error
+    import numpy as np
+    from octagames.core import Game
+    from octagames.testing import play_recorded, random_chooser, replay
+
+    game = Game("achten", num_players=3)
+    rng = np.random.default_rng(5)
+    actions = play_recorded(game, 5, [random_chooser(rng)] * 3)
+    records = replay(game, 5, actions)[::3]
+    out = fuzz.fuzz_openspiel_saves(game, records, np.random.default_rng(6), 40)
+    assert out["tried"] == 40 and out["rejected"] + out["accepted"] == 40 and out["misbehaving"] == 0
+    assert out["rejected"] >= 10  # most damage is refused...
+    assert out["accepted"] >= 1   # ...and the comments or a harmless character leave a save that opens
