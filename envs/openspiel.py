@@ -1395,13 +1395,15 @@ def load(name: str, **config: Any) -> pyspiel.Game:
 
 
 def _saves_an_octagames_game(text: Any) -> bool:
-    """Whether a save's ``[Game]`` line names one of this module's games."""
+    """Whether a save may be one of this module's games: it names ``octagames_`` anywhere.
+
+    Deliberately wider than pyspiel's own reading of the ``[Game]`` section (which skips blank
+    and ``#`` lines): whatever could load one of our games must go through
+    :func:`deserialize_game_and_state`, which refuses what it cannot parse.
+    """
     if isinstance(text, (bytes, bytearray)):
-        text = bytes(text).decode("utf-8", "replace")
-    if not isinstance(text, str):
-        return False
-    lines = text.split("\n")
-    return any(a == "[Game]" and b.startswith(PREFIX) for a, b in zip(lines, lines[1:]))
+        return PREFIX.encode() in bytes(text)
+    return isinstance(text, str) and PREFIX in text
 
 
 _PYSPIEL_DESERIALIZE = getattr(pyspiel.deserialize_game_and_state, "pyspiel_function",

@@ -445,16 +445,21 @@ def test_a_crafted_save_runs_no_code(tmp_path):
     crafted = _payload_save(game, state, tmp_path / "ran")
     state_part = crafted.partition("[State]\n")[2].rstrip("\n")
     errors = []
+    # pyspiel's C++ reader skips blank and '#' lines: a save hiding its game line behind them must not
+    # slip past the guard to pyspiel's unpickling loader
+    hidden = [crafted.replace("[Game]\n", "[Game]\n" + filler) for filler in ("# x\n", "\n")]
     loads = ((game.deserialize_state, state_part), (eo.deserialize_game_and_state, crafted),
-             (eo.deserialize_game_and_state, crafted.encode()), (pyspiel.deserialize_game_and_state, crafted))
+             (eo.deserialize_game_and_state, crafted.encode()), (pyspiel.deserialize_game_and_state, crafted),
+             (pyspiel.deserialize_game_and_state, hidden[0]), (pyspiel.deserialize_game_and_state, hidden[1]))
     for load, text in loads:
         try:
             load(text)
         except Exception as e:  # noqa: BLE001 - the type is checked below
             errors.append(e)
         assert not (tmp_path / "ran").exists(), f"opening the save with {load} ran its payload"
-    assert [type(e) for e in errors] == [ValueError] * 4
-    assert all("names builtins.open" in str(e) or "names io.open" in str(e) for e in errors), errors
+    assert [type(e) for e in errors] == [ValueError] * 6, errors
+    assert all("names builtins.open" in str(e) or "names io.open" in str(e) or "[Game]" in str(e)
+               for e in errors), errors
     assert all("nothing of it ran" in str(e) for e in errors)
     # the payload is live: unpickling its line creates the file
     pickle.loads(base64.b64decode(crafted.rpartition("__dict__=")[2]))
