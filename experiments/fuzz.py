@@ -23,6 +23,7 @@ JSON record (config, seed, the actions, the check and its message) that
 from __future__ import annotations
 
 import dataclasses
+import importlib.util
 import json
 import os
 import subprocess
@@ -373,12 +374,12 @@ def fuzz_config(name: str, config: dict[str, Any], seconds: float, seed: int, ou
     r = 0
     while r == 0 or time.time() - start < seconds:
         left = max(30.0, min(RECORD_ROUND, seconds - (time.time() - start)))
-        rec_seed = seed + 7919 * r
-        rec = run_records(name, config, rec_seed, timeout=max(300.0, 4 * left), **record_options(name, left))
+        rec_seed, options = seed + 7919 * r, record_options(name, left)
+        rec = run_records(name, config, rec_seed, timeout=max(300.0, 4 * left), **options)
         r += 1
-        if "error" in rec:
-            stats["saved"].append(save_failure(out, name, config, rec_seed, [], [], {"check": "records"},
-                                               rec["error"]))
+        if "error" in rec:  # saved with the round's options, so that a replay runs the same round
+            stats["saved"].append(save_failure(out, name, config, rec_seed, [], [],
+                                               {"check": "records", "options": options}, rec["error"]))
             stats["failures"] += 1
             break
         stats["records"] += rec["tried"]
@@ -410,7 +411,7 @@ def replay_failure(path: str | Path) -> str:
     seed, actions, details = rec["seed"], rec["actions"], rec["details"]
     try:
         if rec["check"] == "records":
-            got = run_records(rec["game"], rec["config"], seed, timeout=1200)
+            got = run_records(rec["game"], rec["config"], seed, timeout=1200, **details.get("options", {}))
             return got.get("error", "")
         if rec["check"] == "sims":  # pyspiel draws its own games: run a batch again
             random_sims(game, 10 * SIMS)
@@ -443,6 +444,8 @@ def main(cfg: FuzzConfig) -> int:
         why = replay_failure(cfg.replay)
         print(f"{cfg.replay}: {'FAILS: ' + why if why else 'passes'}")
         return 1 if why else 0
+    if importlib.util.find_spec("pyspiel") is None:  # the OpenSpiel checks are part of every config's run
+        raise ModuleNotFoundError("the fuzz campaign runs OpenSpiel's checks", name="pyspiel")
     configs = [parse_game_spec(spec) for spec in cfg.game] or CONFORMANCE_CONFIGS
     jobs = cfg.jobs or os.cpu_count() or 1
     tasks = [(n, c, 60.0 * cfg.minutes, cfg.seed + 1_000_000 * k, cfg.out) for k, (n, c) in enumerate(configs)]

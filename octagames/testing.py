@@ -208,7 +208,7 @@ def vector_playout(env: Any, records: list[np.void]) -> list[str]:
             game.check_record(s)
         except Exception as e:  # noqa: BLE001 - any error on an accepted record is the finding
             problems[i] = f"after its chance nodes: {type(e).__name__}: {e}"
-        done[i] = problems[i] or game.is_terminal(s)
+        done[i] = bool(problems[i]) or bool(game.is_terminal(s))
         if not done[i]:
             state["states"][i] = s
     try:
