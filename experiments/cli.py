@@ -17,6 +17,7 @@ import dataclasses
 import functools
 import hashlib
 import inspect
+import os
 import subprocess
 import sys
 import textwrap
@@ -124,7 +125,9 @@ def user_errors() -> Iterator[None]:
 
     A missing optional package names the extra that installs it (``pip install
     'octagames[train]'``); a bad setting (``ValueError``: an unknown agent or game, a bad
-    game config) or a file that is not there (a model path) gives its message.
+    game config) or a file that is not there (a model path) gives its message. With the
+    environment variable ``OCTAGAMES_TRACEBACK=1`` such errors keep their traceback (an
+    error raised deep inside a long run may be a bug rather than a setting).
 
     Raises:
         ImportError: a module is missing that no extra installs (a broken install is not
@@ -140,6 +143,8 @@ def user_errors() -> Iterator[None]:
             raise
         fail(str(named))
     except (ValueError, FileNotFoundError) as e:
+        if os.environ.get("OCTAGAMES_TRACEBACK"):  # a bug that raised ValueError deep in a run: show where
+            raise
         fail(str(e))
 
 

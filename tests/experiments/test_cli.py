@@ -150,3 +150,14 @@ def test_user_errors_are_one_line_naming_the_fix(capsys):
         assert e.value.code == 2 and err.count("\n") == 1 and ": error: " in err and expected in err, err
     with pytest.raises(ModuleNotFoundError), user_errors():  # no extra brings it: a broken install, not hidden
         raise ModuleNotFoundError("No module named 'numpy'", name="numpy")
+
+
+def test_a_user_error_keeps_its_traceback_when_asked(monkeypatch, capsys):
+    from octagames.experiments.cli import user_errors
+
+    with pytest.raises(SystemExit) as e, user_errors():
+        raise ValueError("unknown agent 'nope'")
+    assert e.value.code == 2 and "unknown agent 'nope'" in capsys.readouterr().err
+    monkeypatch.setenv("OCTAGAMES_TRACEBACK", "1")
+    with pytest.raises(ValueError, match="deep inside"), user_errors():
+        raise ValueError("deep inside a run")
