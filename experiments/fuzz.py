@@ -42,7 +42,8 @@ from octagames.agents.registry import make_agent
 from octagames.core import Game
 from octagames.experiments.cli import parse_config, parse_game_spec, script
 from octagames.testing import (CONFORMANCE_CONFIGS, Chooser, Finding, check_unique_names, check_world,
-                               config_id, leak_check, play_recorded, random_chooser, replay)
+                               config_id, damage_field, leak_check, play_recorded, random_chooser, replay,
+                               reseal)
 
 #: how each seat of a fuzzed game is driven (drawn per seat and game)
 DRIVERS = ("random", "heuristic", "mcts:20")
@@ -245,7 +246,6 @@ def fuzz_openspiel_saves(game: Game, records: Sequence[np.void], rng: np.random.
     """
     import octagames.envs.openspiel as eo  # optional: the openspiel extra
     import pyspiel
-    from octagames.testing import damage_field, reseal
     out = {"tried": 0, "rejected": 0, "accepted": 0, "misbehaving": 0}
     params = _openspiel_params(game)
     for k in range(probes):
