@@ -274,6 +274,9 @@ def fuzz_openspiel_saves(game: Game, records: Sequence[np.void], rng: np.random.
             out["rejected"] += 1
             continue
         except Exception as e:  # noqa: BLE001 - any other error is what this looks for
+            if isinstance(e, pyspiel.SpielError) and eo.PREFIX not in text:
+                out["rejected"] += 1  # the damage renamed the game: pyspiel's own refusal of an unknown game
+                continue
             out["misbehaving"] += 1
             print(f"misbehaves (OpenSpiel save, damage {kind}): {type(e).__name__}: {e}"[:300], flush=True)
             continue
