@@ -238,9 +238,9 @@ _FLOAT = re.compile(r"-?(?:[0-9]+\.?[0-9]*|\.[0-9]+)(?:[eE][-+]?[0-9]{1,3})?")
 _WORD = re.compile(r"[A-Za-z0-9_.+-]*")
 _MOVE = re.compile(r"(-?[0-9]{1,9}):([0-9]{1,9})")
 _GAME_STRING = re.compile(r"octagames_([a-z][a-z0-9_]*?)(_pool)?\(([^()]*)\)")
-_PICKLED = ("this is pyspiel's pickled save format (a __dict__= line); octagames does not open it, "
-            "because unpickling a save can run any code: open saves written by "
-            "octagames.envs.openspiel.serialize_game_and_state (plain data)")
+_PICKLED = ("a __dict__= line where plain text belongs: octagames reads pyspiel's pickled layout only as a "
+            "whole [State] (history=, move_number=, __dict__=) and never unpickles anything else, because "
+            "unpickling a save can run any code")
 
 
 def _b64(data: bytes) -> str:
@@ -723,8 +723,9 @@ class OctagamesGame(pyspiel.Game):
             The state (record, history and move number as saved).
 
         Raises:
-            ValueError: malformed text, pyspiel's pickled format (refused, it could run
-                code), a record of another game or config than this game (naming both),
+            ValueError: malformed text, a pickle in pyspiel's layout that is not an
+                octagames node's (read without running it, see :class:`_SaveUnpickler`),
+                a record of another game or config than this game (naming both),
                 or a record ``Game.from_bytes`` refuses.
         """
         records = getattr(self, "pool_records", None)
@@ -1225,8 +1226,9 @@ def deserialize_game_and_state(text: str | bytes) -> tuple[OctagamesGame, Octaga
 
     The save is untrusted input: it is parsed as plain data (never ``eval`` or
     pickle), its ``[State]`` must name the game and config of its ``[Game]``, and
-    every record passes ``Game.from_bytes`` (format, checksum, fields). pyspiel's
-    pickled format (a ``__dict__=`` line) is refused: unpickling it could run code.
+    every record passes ``Game.from_bytes`` (format, checksum, fields). A ``[State]`` in
+    pyspiel's pickled layout (a ``__dict__=`` line) is read by :class:`_SaveUnpickler`, which
+    resolves nothing but this module's node text, so nothing of the save runs.
 
     Args:
         text: the save (``str``, or UTF-8 ``bytes``).
