@@ -2,7 +2,7 @@
 
     >>> from octagames.agents.arena import play_match
     >>> from octagames.agents.base import RandomAgent
-    >>> from octagames.agents.heuristic_octrix import OctrixHeuristicAgent
+    >>> from octagames.agents.heuristics.octrix import OctrixHeuristicAgent
     >>> result = play_match("octrix", [OctrixHeuristicAgent(), RandomAgent()], num_games=100, seed=0)
     >>> print(result.table())
 
@@ -194,7 +194,7 @@ def play_games(game: Game, agents: Sequence[Agent], jobs: Sequence[Job], progres
         progress: show a tqdm progress bar.
         desc: the bar's label.
         executor: ``None`` (this process) or an object with
-            ``run(game, agents, jobs, done)``, e.g. :class:`octagames.agents.distributed.RayGames`.
+            ``run(game, agents, jobs, done)``, e.g. :class:`octagames.agents.learn.distributed.RayGames`.
         journal: games already played are taken from it, new ones are added to it.
         postfix: ``postfix(results) -> str`` for the bar.
 

@@ -19,7 +19,7 @@ same scheme (``MCTSAgent`` with 2000 simulations is ``mcts:2000``, every
 heuristic is ``heuristic``).
 
 To add an agent, write its factory beside it and add one line to
-:data:`AGENTS` (``"az": AgentEntry("octagames.agents.az:_factory", "...", "train")``);
+:data:`AGENTS` (``"az": AgentEntry("octagames.agents.learn.az:_factory", "...", "train")``);
 code outside the package calls :func:`register` instead.
 """
 
@@ -58,10 +58,10 @@ def _random(game: str, arg: str | None) -> Agent:
 
 #: the hand-written heuristic of each game, as ``"module:class"``
 HEURISTICS: dict[str, str] = {
-    "octrix": "octagames.agents.heuristic_octrix:OctrixHeuristicAgent",
-    "achten": "octagames.agents.heuristic_achten:AchtenHeuristicAgent",
-    "octiles": "octagames.agents.heuristic_octiles:OctilesHeuristicAgent",
-    "octa": "octagames.agents.heuristic_octa:OctaHeuristicAgent",
+    "octrix": "octagames.agents.heuristics.octrix:OctrixHeuristicAgent",
+    "achten": "octagames.agents.heuristics.achten:AchtenHeuristicAgent",
+    "octiles": "octagames.agents.heuristics.octiles:OctilesHeuristicAgent",
+    "octa": "octagames.agents.heuristics.octa:OctaHeuristicAgent",
 }
 
 
@@ -77,23 +77,23 @@ def _heuristic(game: str, arg: str | None) -> Agent:
 AGENTS: dict[str, AgentEntry] = {
     "random": AgentEntry(_random, "uniformly random legal actions"),
     "heuristic": AgentEntry(_heuristic, "the game's hand-written heuristic"),
-    "mcts": AgentEntry("octagames.agents.mcts:_factory",
+    "mcts": AgentEntry("octagames.agents.search.mcts:_factory",
                        "compiled MCTS: mcts[:<simulations>][:random|:heuristic][:win][:c=<exploration>]"),
-    "belief": AgentEntry("octagames.agents.belief_achten:_factory",
+    "belief": AgentEntry("octagames.agents.search.belief_achten:_factory",
                          "rollouts over deals that fit the other seats' moves: belief[:<worlds>] (achten only)"),
-    "rollout": AgentEntry("octagames.agents.rollouts:_factory",
+    "rollout": AgentEntry("octagames.agents.search.rollouts:_factory",
                           "the compiled heuristic, improved where paired rollouts clearly disagree: "
                           "rollout[:<worlds>][:m=<margin>] (achten, octa)"),
-    "cfr": AgentEntry("octagames.agents.cfr_agent:_factory",
+    "cfr": AgentEntry("octagames.agents.cfr.agent:_factory",
                       "MCCFR average policy: cfr[:<iterations>][:external] or cfr:<checkpoint.npz>"),
-    "oracle": AgentEntry("octagames.agents.octrix_solver:_factory",
+    "oracle": AgentEntry("octagames.agents.search.octrix_solver:_factory",
                          "the exact equilibrium of a 2-player Octrix round (octrix only)", "train"),
-    "ppo": AgentEntry("octagames.agents.ppo:_factory",
+    "ppo": AgentEntry("octagames.agents.learn.ppo:_factory",
                       "a trained PPO policy: ppo:<policy or checkpoint path>[@sample]", "train"),
-    "az": AgentEntry("octagames.agents.az:_az_factory",
+    "az": AgentEntry("octagames.agents.learn.az:_az_factory",
                      "a search-and-learning model with its search: az:<model or checkpoint path>[:<simulations>]",
                      "train"),
-    "zoo": AgentEntry("octagames.agents.az:_zoo_factory",
+    "zoo": AgentEntry("octagames.agents.learn.az:_zoo_factory",
                       "a shipped model of the zoo with its default search: zoo:<name>[:<simulations>]", "train"),
 }
 """Every agent name :func:`make_agent` knows."""

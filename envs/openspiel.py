@@ -57,9 +57,9 @@ any game; everything it says comes from the engine contract:
   stop as a truncation instead.
 * **Deal pools** (:func:`load_pool`): a game whose first move is one chance
   node, uniform over a given list of engine records (e.g. K sampled deals, see
-  ``octagames.agents.cfr_tree.deal_pool``), after which the adapter's game follows from the
+  ``octagames.agents.cfr.tree.deal_pool``), after which the adapter's game follows from the
   record drawn. It lets OpenSpiel's algorithms (``exploitability.nash_conv``)
-  run on the reduced games that ``octagames.agents.cfr_tree`` flattens from a pool; it adds no
+  run on the reduced games that ``octagames.agents.cfr.tree`` flattens from a pool; it adds no
   rule, only the choice of where the game starts. Each is registered as
   ``octagames_<name>_pool``; its ``records`` parameter holds the records as
   text (:func:`encode_records`), so its game string names the whole game and it
@@ -1134,9 +1134,9 @@ def load_pool(name: str, records: Sequence[np.void], **config: Any) -> Octagames
     """The game ``octagames_<name>`` started from a uniform chance draw among ``records``.
 
     Example: OpenSpiel's exploitability on the reduced game that
-    ``octagames.agents.cfr_tree.flatten(GameSource(game, roots=records))`` solves::
+    ``octagames.agents.cfr.tree.flatten(GameSource(game, roots=records))`` solves::
 
-        records = octagames.agents.cfr_tree.deal_pool(game, 8, seed=0)
+        records = octagames.agents.cfr.tree.deal_pool(game, 8, seed=0)
         spiel_game = octagames.envs.openspiel.load_pool("achten", records, **dataclasses.asdict(game.config))
 
     Args:

@@ -12,8 +12,8 @@ past ``c * n`` turns (the rounds that bound would have truncated); the row of
 the default bound is the rate ``docs/rules/achten.md`` reports.
 
 Policies, every seat playing the same one: ``random`` (uniform over the legal
-actions), ``heuristic`` (:class:`~octagames.agents.heuristic_achten.AchtenHeuristicAgent`)
-and ``mcts`` (:class:`~octagames.agents.mcts.MCTSAgent` with the game's default
+actions), ``heuristic`` (:class:`~octagames.agents.heuristics.achten.AchtenHeuristicAgent`)
+and ``mcts`` (:class:`~octagames.agents.search.mcts.MCTSAgent` with the game's default
 evaluator and ``--mcts-simulations`` per move, searching a determinization).
 """
 
@@ -29,8 +29,8 @@ import numpy as np
 
 from octagames.achten import rules as R
 from octagames.agents.base import Agent, RandomAgent, make_turn
-from octagames.agents.heuristic_achten import AchtenHeuristicAgent
-from octagames.agents.mcts import MCTSAgent, MCTSConfig
+from octagames.agents.heuristics.achten import AchtenHeuristicAgent
+from octagames.agents.search.mcts import MCTSAgent, MCTSConfig
 from octagames.core import CHANCE, TERMINAL, Game
 
 

@@ -3,7 +3,7 @@
     python -m octagames.experiments.bench_cfr                 # default budget, a few minutes
     python -m octagames.experiments.bench_cfr --quick         # tiny budget (tests)
 
-Part 1, Kuhn and Leduc poker in one run: our CFR+ (:class:`octagames.agents.cfr.CFRSolver`),
+Part 1, Kuhn and Leduc poker in one run: our CFR+ (:class:`octagames.agents.cfr.solver.CFRSolver`),
 OpenSpiel's Python ``cfr.CFRPlusSolver`` and its C++ ``pyspiel.CFRPlusSolver``.
 Every NashConv is computed by OpenSpiel's ``exploitability.nash_conv`` on the
 solver's average policy; time per iteration excludes the evaluations. On Leduc
@@ -11,9 +11,9 @@ the time to reach NashConv <= ``target`` is measured for ours and for C++ (the
 Python solver's is extrapolated from its time per iteration, stated as such).
 
 Part 2, 2-player reduced-deck Octrix over one round: NashConv curves of the four
-CFR variants (our exact :func:`octagames.agents.exploitability.nash_conv`), the NashConv of uniform
+CFR variants (our exact :func:`octagames.agents.cfr.exploitability.nash_conv`), the NashConv of uniform
 random play and of the heuristic agent (small configs), the gap between CFR+'s value and the exact value from
-:mod:`octagames.agents.octrix_solver` (whole config and single deals), and one cross-check
+:mod:`octagames.agents.search.octrix_solver` (whole config and single deals), and one cross-check
 of our NashConv against OpenSpiel's through ``octagames.envs.openspiel``.
 
 Results: ``<out>`` (JSON) and a PNG of the curves beside it.
@@ -36,11 +36,11 @@ from open_spiel.python.algorithms import cfr as os_cfr
 from open_spiel.python.algorithms import exploitability as os_exploitability
 from tqdm import tqdm
 
-from octagames.agents.cfr import VARIANTS, CFRConfig, CFRSolver
-from octagames.agents.cfr_tree import GameSource, flatten, flatten_spiel
-from octagames.agents.exploitability import adapter_policy, agent_policy, nash_conv, to_openspiel_policy
-from octagames.agents.heuristic_octrix import OctrixHeuristicAgent
-from octagames.agents.octrix_solver import OctrixRoundSolver, game_value, state_value
+from octagames.agents.cfr.solver import VARIANTS, CFRConfig, CFRSolver
+from octagames.agents.cfr.tree import GameSource, flatten, flatten_spiel
+from octagames.agents.cfr.exploitability import adapter_policy, agent_policy, nash_conv, to_openspiel_policy
+from octagames.agents.heuristics.octrix import OctrixHeuristicAgent
+from octagames.agents.search.octrix_solver import OctrixRoundSolver, game_value, state_value
 from octagames.core import Game
 from octagames.envs import openspiel as eo
 from octagames.experiments.cli import parse_config, script

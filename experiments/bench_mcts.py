@@ -8,7 +8,7 @@ All in one run on the same machine:
 
 1. **Speed.** For every game with an OpenSpiel face (``octagames.envs.openspiel``): the
    first decision of a fixed deal (the same chance outcomes applied to both),
-   searched by our :class:`octagames.agents.mcts.MCTS` and by
+   searched by our :class:`octagames.agents.search.mcts.MCTS` and by
    ``open_spiel.python.algorithms.mcts.MCTSBot`` with ``RandomRolloutEvaluator``
    (one uniformly random playout per simulation: our default playout policy
    too). Simultaneous games go through ``pyspiel.convert_to_turn_based``
@@ -35,7 +35,7 @@ import numpy as np
 
 from octagames.agents.arena import play_match, wilson_interval
 from octagames.agents.base import Agent, RandomAgent, make_turn
-from octagames.agents.mcts import MCTS, MCTSAgent, MCTSConfig, default_evaluator
+from octagames.agents.search.mcts import MCTS, MCTSAgent, MCTSConfig, default_evaluator
 from octagames.agents.registry import make_agent
 from octagames.experiments.cli import game_from_spec, parse_config, parse_game_spec, script
 from octagames.core import Game, available_games

@@ -33,9 +33,9 @@ import numpy as np
 import torch
 
 from octagames.agents.arena import play_games
-from octagames.agents.az import PolicyValueNet, SearchConfig
-from octagames.agents.az_selfplay import Learner, ReplayBuffer, SelfPlayWorker, WorkerConfig
-from octagames.agents.distributed import ActorGroup, RayGames, SelfPlayActors, connect
+from octagames.agents.learn.az import PolicyValueNet, SearchConfig
+from octagames.agents.learn.az_selfplay import Learner, ReplayBuffer, SelfPlayWorker, WorkerConfig
+from octagames.agents.learn.distributed import ActorGroup, RayGames, SelfPlayActors, connect
 from octagames.agents.registry import make_agent
 from octagames.core import Game
 from octagames.experiments.train_ppo import RolloutWorker, TrainConfig

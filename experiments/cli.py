@@ -390,7 +390,7 @@ def executor_from(ray: bool, ray_address: str, chunk_size: int = 8) -> Any:
     """The games' executor of the ``--ray``/``--ray-address`` flags: ``None`` (this process) or Ray tasks."""
     if not (ray or ray_address):
         return None
-    from octagames.agents.distributed import RayGames  # the only module that imports Ray
+    from octagames.agents.learn.distributed import RayGames  # the only module that imports Ray
     return RayGames(address=ray_address or None, chunk_size=chunk_size)
 
 

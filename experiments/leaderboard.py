@@ -31,7 +31,7 @@ from typing import Any
 import numpy as np
 
 from octagames.agents.base import Agent
-from octagames.agents.cfr_agent import CFRAgent
+from octagames.agents.cfr.agent import CFRAgent
 from octagames.agents.registry import make_agent
 from octagames.core import Game
 from octagames.experiments.cli import executor_from, git_commit, open_journal, parse_config, script

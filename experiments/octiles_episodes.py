@@ -5,7 +5,7 @@
 
 For each player count, the learning seat (seat 0 of ``gymnasium.make("octagames/Octiles-v0")``;
 the start player is drawn by lot) plays uniformly random legal actions or the heuristic
-(:class:`~octagames.agents.heuristic_octiles.OctilesHeuristicAgent`) against opponents given
+(:class:`~octagames.agents.heuristics.octiles.OctilesHeuristicAgent`) against opponents given
 as the agent specs ``"random"`` or ``"heuristic"``. The script reports the share of episodes
 truncated at the engine's turn cap (``max_turns``, return 0), won (return +1) and lost, the
 game's turns and the learner's steps per episode (median, 90th percentile, maximum) and the
@@ -22,7 +22,7 @@ import numpy as np
 
 import octagames.envs  # noqa: F401  (registers the Gymnasium ids)
 from octagames.agents.base import make_turn
-from octagames.agents.heuristic_octiles import OctilesHeuristicAgent
+from octagames.agents.heuristics.octiles import OctilesHeuristicAgent
 
 
 @dataclass

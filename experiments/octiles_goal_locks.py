@@ -12,7 +12,7 @@ such a runner moves like any other. For each player count this script
    in the same position (the share of decisions where they differ, and the share
    where the seat to act has a runner on its goal at all);
 2. plays random games and heuristic self-play games
-   (:class:`~octagames.agents.heuristic_octiles.OctilesHeuristicAgent`) under
+   (:class:`~octagames.agents.heuristics.octiles.OctilesHeuristicAgent`) under
    both readings and reports how many turns they last and how many reach the
    engine's turn cap (a draw);
 3. plays the heuristic against random play under the seed's reading (seats
@@ -30,7 +30,7 @@ import numpy as np
 
 from octagames.agents.arena import play_match
 from octagames.agents.base import Agent, RandomAgent, make_turn
-from octagames.agents.heuristic_octiles import OctilesHeuristicAgent
+from octagames.agents.heuristics.octiles import OctilesHeuristicAgent
 from octagames.core import CHANCE, TERMINAL, Game
 from octagames.octiles import rules as R
 

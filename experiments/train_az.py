@@ -4,7 +4,7 @@
     python -m octagames.experiments.train_az --game achten --game-config deal_penalty=1 --time-budget-s 3600
     python -m octagames.experiments.train_az --run-dir runs/az/octrix-2p-s0 --resume   # continue a killed run
 
-Every iteration the self-play worker (:class:`octagames.agents.az_selfplay.SelfPlayWorker`)
+Every iteration the self-play worker (:class:`octagames.agents.learn.az_selfplay.SelfPlayWorker`)
 receives the current weights and the snapshot pool, plays ``num_games`` games in
 lockstep with the batched PUCT search until ``samples_per_iteration`` samples of
 finished games are ready; they join the replay buffer and the learner takes
@@ -15,7 +15,7 @@ network joins the pool of past opponents.
 
 Warm start (``imitation_games > 0``): before the first iteration the teacher
 (``heuristic``) plays that many games against itself
-(:func:`octagames.agents.imitation.teacher_games`, with ``imitation_epsilon``
+(:func:`octagames.agents.learn.imitation.teacher_games`, with ``imitation_epsilon``
 random moves); its decisions fill the buffer with one-hot targets and the
 learner takes ``imitation_steps`` steps on them.
 
@@ -56,10 +56,10 @@ import numpy as np
 import torch
 
 from octagames.agents.arena import wilson_interval
-from octagames.agents.az import PolicyValueNet, SearchConfig, load_model, model_dict, save_model, zoo_path
-from octagames.agents.az_selfplay import (Learner, ReplayBuffer, SelfPlayWorker, Trajectories, WorkerConfig,
+from octagames.agents.learn.az import PolicyValueNet, SearchConfig, load_model, model_dict, save_model, zoo_path
+from octagames.agents.learn.az_selfplay import (Learner, ReplayBuffer, SelfPlayWorker, Trajectories, WorkerConfig,
                                           play_games)
-from octagames.agents.imitation import teacher_games
+from octagames.agents.learn.imitation import teacher_games
 from octagames.core import Game
 from octagames.experiments.cli import RunConfig, command_line, parse_config, script, usable_agents
 from octagames.experiments.train_ppo import plot_curves, resolve_device
@@ -231,7 +231,7 @@ class Trainer:
         self.buffer = ReplayBuffer(g, cfg.buffer_size, cfg.policy_width)
         seed = cfg.seed * 7919 + 1
         if cfg.ray_actors > 0:  # the same worker in Ray actors; actor 0 has this seed
-            from octagames.agents.distributed import SelfPlayActors
+            from octagames.agents.learn.distributed import SelfPlayActors
             self.worker = SelfPlayActors(cfg.ray_actors, cfg.game, cfg.game_kwargs(), cfg.worker(), net.spec, seed,
                                          address=cfg.ray_address or None, torch_threads=max(1, cfg.torch_threads))
         else:

@@ -11,11 +11,11 @@
                                                                         # 2p Achten, 32 deals
     ... --deal-pool 32 --deal-pool-per-view 8 ...                       # 4 chooser views x 8 deals
 
-Exact CFR flattens the game once (:func:`octagames.agents.cfr_tree.flatten`) and reports the
+Exact CFR flattens the game once (:func:`octagames.agents.cfr.tree.flatten`) and reports the
 NashConv of the average policy along the way; ``variants`` adds the curves of
 other exact variants on the same tree. The NashConv of uniform random play and,
 for trees up to ``heuristic_max_nodes``, of the game's heuristic agent
-(:func:`octagames.agents.exploitability.agent_policy`: its choice at every information set) are
+(:func:`octagames.agents.cfr.exploitability.agent_policy`: its choice at every information set) are
 reported beside them. MCCFR runs on the engine kernels; its NashConv is reported
 when the config is small enough to flatten (``eval_tree``). For any size, the
 trained agent then plays ``eval_games`` arena games
@@ -24,7 +24,7 @@ trained agent then plays ``eval_games`` arena games
 
 **Deal pools.** Even the smallest 2-player Achten deck (12 cards) deals 10 cards
 one by one, far too many deals to flatten. With ``deal_pool=K`` the game is
-reduced to K distinct deals drawn with ``seed`` (:func:`octagames.agents.cfr_tree.deal_pool`),
+reduced to K distinct deals drawn with ``seed`` (:func:`octagames.agents.cfr.tree.deal_pool`),
 the root being one chance node uniform over them; information sets are still the
 players' observations, so they merge across deals wherever a player's view is
 the same (a game of imperfect information). A small random pool rarely holds two
@@ -50,13 +50,13 @@ import numpy as np
 from tqdm import tqdm
 
 from octagames.agents.arena import play_match
-from octagames.agents.cfr import VARIANTS, CFRConfig, CFRSolver, expected_values
-from octagames.agents.cfr_agent import CFRAgent
-from octagames.agents.cfr_tree import FlatTree, GameSource, SpielSource, deal_pool, flatten
-from octagames.agents.exploitability import agent_policy, nash_conv
-from octagames.agents.mccfr import MCCFRSolver
+from octagames.agents.cfr.solver import VARIANTS, CFRConfig, CFRSolver, expected_values
+from octagames.agents.cfr.agent import CFRAgent
+from octagames.agents.cfr.tree import FlatTree, GameSource, SpielSource, deal_pool, flatten
+from octagames.agents.cfr.exploitability import agent_policy, nash_conv
+from octagames.agents.cfr.mccfr import MCCFRSolver
 from octagames.agents.registry import make_agent
-from octagames.agents.tabular import TablePolicy
+from octagames.agents.cfr.tabular import TablePolicy
 from octagames.core import Game
 from octagames.experiments.cli import parse_config, parse_game_config, script
 

@@ -42,17 +42,17 @@ the pool holds ``pool_size``. Snapshots act by sampling (not greedily).
 
 Warm start (``imitation_games > 0``): before the first evaluation the policy
 clones ``imitation_teacher`` (the heuristic) on that many of its own games
-(:func:`octagames.agents.imitation.pretrain_actor_critic`: the actor learns its
+(:func:`octagames.agents.learn.imitation.pretrain_actor_critic`: the actor learns its
 moves, the critic the outcomes).
 
-Per-seat trajectories are assembled by :func:`octagames.agents.ppo.seat_gae` (see
-``agents/ppo.py``).
+Per-seat trajectories are assembled by :func:`octagames.agents.learn.ppo.seat_gae` (see
+``agents/learn/ppo.py``).
 
 Evaluation: every ``eval_every`` updates (and after the first and the last)
 the greedy policy plays ``eval_games`` arena games (:func:`octagames.agents.arena.play_match`,
 seats rotated) against each of ``eval_opponents`` (one opponent agent per other
 seat); the win rate counts a draw as half a win. Opponents that are not
-available (e.g. ``mcts`` before ``agents/mcts.py`` registers it) are skipped
+available (e.g. ``mcts`` before ``agents/search/mcts.py`` registers it) are skipped
 and listed in ``metrics.json`` under ``skipped_opponents``.
 
 Resuming: ``checkpoint.pt`` is written atomically every ``checkpoint_every``
@@ -84,8 +84,8 @@ import torch
 
 from octagames.agents.arena import play_match
 from octagames.agents.base import Agent, make_turn
-from octagames.agents.imitation import pretrain_actor_critic, teacher_games
-from octagames.agents.ppo import (ActorCritic, PPOAgent, policy_dict, ppo_update, sample_actions, save_policy,
+from octagames.agents.learn.imitation import pretrain_actor_critic, teacher_games
+from octagames.agents.learn.ppo import (ActorCritic, PPOAgent, policy_dict, ppo_update, sample_actions, save_policy,
                         seat_gae, win_rewards)
 from octagames.agents.registry import make_agent
 from octagames.envs.vector import VectorEnv, make
@@ -349,7 +349,7 @@ class RolloutWorker:
     the policy (or the learner's own network); :meth:`rollout` gives a training batch.
 
     The trainer holds one in its own process, or one per Ray actor with ``--ray-actors``
-    (:class:`octagames.agents.distributed.ActorGroup`). Everything random in a rollout comes from
+    (:class:`octagames.agents.learn.distributed.ActorGroup`). Everything random in a rollout comes from
     ``seed``: the env's deals, the league's draws (numpy) and the sampled actions (a torch
     generator), so one actor seeded like the trainer's worker reproduces the single-process run.
 
@@ -577,7 +577,7 @@ class Trainer:
         self.pool_size_now = 0
         self.actors: Any = None
         if cfg.ray_actors > 0:  # the same worker in Ray actors; actor 0 has the trainer's seed
-            from octagames.agents.distributed import ActorGroup, actor_seed
+            from octagames.agents.learn.distributed import ActorGroup, actor_seed
             self.worker = None
             self.actors = ActorGroup(RolloutWorker, [(cfg, actor_seed(cfg.seed, k)) for k in range(cfg.ray_actors)],
                                      address=cfg.ray_address or None)

@@ -29,8 +29,8 @@ from typing import Any
 import numpy as np
 
 from octagames.agents.base import make_turn
-from octagames.agents.mcts import MCTS, PLAYOUT_POLICIES, MCTSAgent, MCTSConfig, PolicyValue
-from octagames.agents.rollouts import believed_worlds, rollout_values
+from octagames.agents.search.mcts import MCTS, PLAYOUT_POLICIES, MCTSAgent, MCTSConfig, PolicyValue
+from octagames.agents.search.rollouts import believed_worlds, rollout_values
 from octagames.core import GAME_NAMES, Game, load_module
 from octagames.envs.vector import cpu_count, make
 from octagames.experiments.cli import parse_config, script
@@ -109,7 +109,7 @@ def first_call(game: str, face: str, **config: Any) -> None:
         # the network search of az: and zoo: agents and of train_az, with and without the game's
         # compiled leaf value (Achten's and Octiles' zoo models mix it in), the observations of the
         # replay buffer, and the compiled heuristic's playouts and hint where the game has one
-        from octagames.agents.az import BatchedSearch, SearchConfig, leaf_value_function  # needs torch
+        from octagames.agents.learn.az import BatchedSearch, SearchConfig, leaf_value_function  # needs torch
 
         g = Game(game, **config)
         s = g.new_state(seed=0)

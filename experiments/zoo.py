@@ -31,7 +31,7 @@ from typing import Any
 import torch
 
 from octagames.agents.arena import play_game
-from octagames.agents.az import ZOO, ZOO_DIR, AZAgent, SearchConfig, load_model, save_model, zoo_card, zoo_path
+from octagames.agents.learn.az import ZOO, ZOO_DIR, AZAgent, SearchConfig, load_model, save_model, zoo_card, zoo_path
 from octagames.agents.registry import make_agent
 from octagames.core import Game
 from octagames.experiments.cli import git_commit, parse_config, saved_command, script

@@ -49,9 +49,9 @@ OPTIONAL = {
     "stable_baselines3": "bench (the SB3 anchor)",
     "pettingzoo.classic": "dev (connect_four_v3, the bench's anchor, needs pygame)",
     "ray": "distributed",
-    "octagames.agents.distributed": "distributed (the only module that imports ray)",
-    "octagames.agents.az_selfplay": "train (it imports torch; the Ray actors of train_az build it)",
-    "octagames.agents.az": "train (it imports torch; the warmup compiles its search only when torch is installed)",
+    "octagames.agents.learn.distributed": "distributed (the only module that imports ray)",
+    "octagames.agents.learn.az_selfplay": "train (it imports torch; the Ray actors of train_az build it)",
+    "octagames.agents.learn.az": "train (it imports torch; the warmup compiles its search only when torch is installed)",
 }
 
 
@@ -212,10 +212,10 @@ def test_one_make_game():
 
 
 def test_the_reader_sees_lazy_relative_and_submodule_imports():
-    source = ("import numpy as np\nfrom octagames.agents import base\nfrom . import cfr_tree\n"
+    source = ("import numpy as np\nfrom octagames.agents import base\nfrom . import tree\n"
               "def f():\n    import matplotlib.pyplot\n    from octagames.core import Game\n")
-    got = [(i.target, i.in_function) for i in _imports("octagames.agents.cfr", source)]
-    assert got == [("numpy", False), ("octagames.agents.base", False), ("octagames.agents.cfr_tree", False),
+    got = [(i.target, i.in_function) for i in _imports("octagames.agents.cfr.solver", source)]
+    assert got == [("numpy", False), ("octagames.agents.base", False), ("octagames.agents.cfr.tree", False),
                    ("matplotlib.pyplot", True), ("octagames.core", True)]
     assert [_optional(t) for t, _ in got[3:]] == [True, False]
 

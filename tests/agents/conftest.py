@@ -6,7 +6,7 @@ import numpy as np
 import pyspiel
 import pytest
 
-from octagames.agents.cfr_tree import GameSource, deal_pool, flatten, flatten_spiel
+from octagames.agents.cfr.tree import GameSource, deal_pool, flatten, flatten_spiel
 from octagames.core import Game
 
 # 2-player Achten, 12 cards (ranks 7, 8, 9), dealing costs 1 point; the turn bound of 1 per player

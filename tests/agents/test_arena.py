@@ -7,7 +7,7 @@ import pytest
 
 from octagames.agents.arena import play_match, wilson_interval
 from octagames.agents.base import Agent, RandomAgent, Turn
-from octagames.agents.heuristic_octrix import OctrixHeuristicAgent
+from octagames.agents.heuristics.octrix import OctrixHeuristicAgent
 from octagames.agents.registry import make_agent
 from octagames.core import Game
 

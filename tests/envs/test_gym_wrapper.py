@@ -12,8 +12,8 @@ from gymnasium.utils.env_checker import check_env
 
 import octagames.envs
 from octagames.agents.base import Agent, RandomAgent, Turn
-from octagames.agents.heuristic_octrix import OctrixHeuristicAgent
-from octagames.agents.mcts import MCTSAgent
+from octagames.agents.heuristics.octrix import OctrixHeuristicAgent
+from octagames.agents.search.mcts import MCTSAgent
 from octagames.agents.registry import AGENTS, make_agent
 from octagames.envs._pettingzoo import render_modes
 from octagames.envs.gym_wrapper import SingleAgentEnv, UnsupportedRenderModeError

@@ -7,9 +7,9 @@ import json
 import numpy as np
 import pytest
 
-from octagames.agents.cfr import CFRSolver
-from octagames.agents.cfr_tree import GameSource, deal_pool, flatten, flatten_spiel
-from octagames.agents.mccfr import MCCFRSolver
+from octagames.agents.cfr.solver import CFRSolver
+from octagames.agents.cfr.tree import GameSource, deal_pool, flatten, flatten_spiel
+from octagames.agents.cfr.mccfr import MCCFRSolver
 from octagames.experiments.bench_cfr import BenchCFRConfig
 from octagames.experiments.bench_cfr import main as bench_main
 from octagames.experiments.cli import parse_game_config

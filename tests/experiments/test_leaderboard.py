@@ -45,7 +45,7 @@ def test_an_entry_plays_every_agent_and_the_markdown_keeps_the_others(tmp_path):
 
 
 def test_a_ppo_policy_in_the_runs_folder_joins_and_bad_entries_are_refused(tmp_path):
-    from octagames.agents.ppo import ActorCritic, save_policy
+    from octagames.agents.learn.ppo import ActorCritic, save_policy
     from octagames.core import Game
 
     g = Game("achten", deal_penalty=1)

@@ -14,7 +14,7 @@ import torch
 from octagames.agents.registry import make_agent
 from octagames.core import Game
 from octagames.experiments.cli import command_line
-from octagames.agents.az import load_model
+from octagames.agents.learn.az import load_model
 from octagames.experiments.train_az import TIME_COLUMNS, TrainConfig, Trainer, train
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -92,7 +92,7 @@ def test_a_run_starts_from_another_runs_model_and_keeps_its_prior_hint(tmp_path)
 
 
 def test_iterations_zero_is_the_warm_start_alone_against_the_opponent_it_names(tmp_path):
-    from octagames.agents.imitation import teacher_games
+    from octagames.agents.learn.imitation import teacher_games
     cfg = _cfg(tmp_path, iterations=0, imitation_games=6, imitation_opponent="random", eval_games=4)
     result = train(cfg)
     assert [r["iteration"] for r in result["rows"]] == [0] and result["rows"][0]["games"] == 0

@@ -60,7 +60,7 @@ def test_the_rules_and_vector_faces_reach_the_entry_points_users_hit_later(monke
 
 
 def test_the_az_face_compiles_the_heuristic_playouts_where_a_game_has_them(monkeypatch):
-    import octagames.agents.az as az
+    import octagames.agents.learn.az as az
 
     import octagames.experiments.warmup as warmup
 

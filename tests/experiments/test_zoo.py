@@ -6,9 +6,9 @@ import json
 
 import pytest
 
-import octagames.agents.az as az
+import octagames.agents.learn.az as az
 import octagames.experiments.zoo as zoo
-from octagames.agents.az import PolicyValueNet, SearchConfig, save_model
+from octagames.agents.learn.az import PolicyValueNet, SearchConfig, save_model
 from octagames.agents.registry import make_agent
 from octagames.core import Game
 from octagames.experiments.train_az import TrainConfig

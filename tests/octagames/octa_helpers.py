@@ -206,7 +206,7 @@ def assert_action_names_distinct(rules: str, seeds: range, heuristic: bool = Fal
     """Play a game per seed (uniform random moves, or the heuristic agent for both seats) and assert that
     the legal actions of every decision have distinct names; return the decisions checked."""
     from octagames.agents.base import make_turn
-    from octagames.agents.heuristic_octa import OctaHeuristicAgent
+    from octagames.agents.heuristics.octa import OctaHeuristicAgent
 
     g = _game_of(RULE_SETS.index(rules), 200)
     checked = 0
@@ -241,7 +241,7 @@ def assert_valid(s) -> None:
 def heuristic_wins(rules: str, games: int) -> float:
     """Games won by the heuristic agent against a random one (seats alternate, draws count half)."""
     from octagames.agents.base import RandomAgent, make_turn
-    from octagames.agents.heuristic_octa import OctaHeuristicAgent
+    from octagames.agents.heuristics.octa import OctaHeuristicAgent
 
     g = Game("octa", rules=rules)
     wins = 0.0

@@ -20,7 +20,7 @@ import pytest
 
 import octagames.achten.rules as R
 from octagames.agents.base import RandomAgent, make_turn
-from octagames.agents.heuristic_achten import AchtenHeuristicAgent
+from octagames.agents.heuristics.achten import AchtenHeuristicAgent
 from octagames.achten import (Config, better_hand, cards, closed_card, deal_outcomes, hand_of, hand_value,
                               is_nul, is_verbied, pot_of)
 from octagames.core import CHANCE, Game, IllegalActionError

@@ -14,7 +14,7 @@ import numpy as np
 import pytest
 
 from octagames.agents.base import RandomAgent, make_turn
-from octagames.agents.heuristic_octa import OctaHeuristicAgent
+from octagames.agents.heuristics.octa import OctaHeuristicAgent
 from octagames.core import Game, IllegalActionError
 from octagames.octa import common as C, nl
 from octagames.octa.rules import Config, card_name

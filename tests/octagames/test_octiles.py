@@ -728,7 +728,7 @@ def test_render_rgb_draws_the_board():
 def test_heuristic_agent_beats_random_play():
     from octagames.agents.arena import play_game
     from octagames.agents.base import RandomAgent
-    from octagames.agents.heuristic_octiles import OctilesHeuristicAgent, goal_distance
+    from octagames.agents.heuristics.octiles import OctilesHeuristicAgent, goal_distance
 
     g = Game("octiles", num_players=2)
     s = g.new_state(0)

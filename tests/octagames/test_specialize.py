@@ -113,9 +113,9 @@ def test_the_digest_covers_the_sources_a_game_imports():
     octiles = {p.relative_to(ROOT).as_posix() for p in specialize.source_files("octagames.octiles")}
     assert "octagames/octiles/board.json" in octiles  # data read at import time counts too
     search = {p.relative_to(ROOT).as_posix()
-              for p in specialize.source_files("octagames.agents._mcts_template", "octagames.achten",
-                                               "octagames.agents.heuristic_achten")}
-    assert {"agents/mcts.py", "agents/_mcts_template.py", "agents/heuristic_achten.py"} <= search
+              for p in specialize.source_files("octagames.agents.search._mcts_template", "octagames.achten",
+                                               "octagames.agents.heuristics.achten")}
+    assert {"agents/search/mcts.py", "agents/search/_mcts_template.py", "agents/heuristics/achten.py"} <= search
 
 
 def test_a_nested_binding_covers_the_part_it_binds_and_not_the_others():
@@ -180,14 +180,14 @@ def test_bindings_must_match_the_marked_lines():
         specialize.render_template("octagames._engine_template", {})
     with pytest.raises(ValueError, match=r"no '# specialize:' line for \['policy'\]"):
         specialize.render_template("octagames._engine_template", {"game": "octagames.octa",
-                                                                   "policy": "octagames.agents.mcts:random_policy"})
+                                                                   "policy": "octagames.agents.search.mcts:random_policy"})
     text = specialize.render_template("octagames._engine_template", {"game": "octagames.octa"})
     assert "import octagames.octa as game  # specialized: game" in text
 
 
 TEMPLATES = ("octagames._engine_template", "octagames._batch_template", "octagames._call_template",
              "octagames.envs._aec_template",
-             "octagames.agents._mcts_template", "octagames.agents._playout_template")
+             "octagames.agents.search._mcts_template", "octagames.agents.search._playout_template")
 
 
 def _cached_functions(path: Path) -> list[str]:
@@ -226,7 +226,7 @@ def test_only_templates_and_self_contained_modules_cache_compiled_code():
 
 @pytest.mark.parametrize("game", GAME_NAMES)
 def test_every_template_specialises_for_every_game(game):
-    from octagames.agents.mcts import search_kernels
+    from octagames.agents.search.mcts import search_kernels
     from octagames.core import Game
     from octagames.envs._pettingzoo import aec_kernels
 

@@ -1,0 +1,87 @@
+"""The CFR agent: plays a CFR or MCCFR average policy in the arena.
+
+:class:`CFRAgent` looks its seat's observation up in a
+:class:`octagames.agents.cfr.tabular.TablePolicy` (keyed by
+:func:`~octagames.agents.cfr.tabular.infoset_key`) and samples the stored
+probabilities; information sets the table never met get uniform play. Its
+constructors train one: :meth:`CFRAgent.exact` (exact CFR on the full tree of a
+small config) and :meth:`CFRAgent.mccfr` (MCCFR for a stated number of
+iterations, any size). Through the registry: ``make_agent("cfr:2000", game)``.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import numpy as np
+
+from octagames.agents.base import Agent, Turn
+from octagames.agents.cfr.solver import CFRConfig, CFRSolver
+from octagames.agents.cfr.tree import GameSource, flatten
+from octagames.agents.cfr.mccfr import MCCFRSolver
+from octagames.agents.cfr.tabular import TablePolicy, infoset_key
+from octagames.core import Game
+
+#: MCCFR iterations of the agent ``make_agent("cfr", game)`` trains
+DEFAULT_ITERATIONS = 1000
+
+
+class CFRAgent(Agent):
+    """Plays a CFR average policy; information sets it never met get uniform play.
+
+    Args:
+        policy: the table (keys: ``(seat, observation bytes)``).
+        name: the name shown in arena tables.
+    """
+
+    def __init__(self, policy: TablePolicy, name: str = "cfr"):
+        self.policy = policy
+        self.name = name
+        self.rng = np.random.default_rng(0)
+
+    @classmethod
+    def exact(
+        cls, game: Game, iterations: int = 1000, config: CFRConfig = CFRConfig(), name: str | None = None
+    ) -> "CFRAgent":
+        """Train exact CFR on the full tree of a small config (named after the variant by default)."""
+        tree = flatten(GameSource(game))
+        solver = CFRSolver(tree, config)
+        solver.iterate(iterations)
+        return cls(TablePolicy.from_tree(tree, solver.average_policy()), name or config.variant)
+
+    @classmethod
+    def mccfr(
+        cls, game: Game, iterations: int = DEFAULT_ITERATIONS, sampling: str = "outcome", seed: int = 0,
+        name: str | None = None,
+    ) -> "CFRAgent":
+        """Train MCCFR for a stated budget of iterations (for full-size configs).
+
+        The default name is the registry spec that trains the same agent
+        (``cfr:<iterations>``, ``cfr:<iterations>:external``).
+        """
+        solver = MCCFRSolver(game, sampling, seed=seed)
+        solver.iterate(iterations)
+        default = f"cfr:{iterations}" + (":external" if sampling == "external" else "")
+        return cls(solver.table_policy(), name or default)
+
+    def act(self, turn: Turn) -> int:
+        """Sample the average policy at the seat's information state."""
+        legal = turn.legal_actions
+        probs = self.policy.probabilities(turn.seat, infoset_key(turn.observation), legal)
+        return int(self.rng.choice(legal, p=probs))
+
+
+def _factory(game: str, arg: str | None) -> Agent:
+    """``cfr[:<iterations>][:external]``: MCCFR (outcome sampling unless ``external``) trained on the
+    default config of ``game`` for that many iterations; ``cfr:<path.npz>``: an MCCFR checkpoint."""
+    usage = ("the argument is a number of MCCFR iterations, optionally followed by ':external' "
+             "(cfr:2000, cfr:2000:external), or the path of an MCCFR checkpoint (cfr:runs/train_cfr/checkpoint.npz)")
+    count, _, sampling = (arg or str(DEFAULT_ITERATIONS)).partition(":")
+    if count.isdigit() and sampling in ("", "external"):
+        return CFRAgent.mccfr(Game(game), iterations=int(count), sampling=sampling or "outcome")
+    if not Path(arg or "").is_file():
+        raise ValueError(f"agent 'cfr:{arg}' is not valid: {usage}")
+    return CFRAgent(MCCFRSolver.load(arg, Game(game)).table_policy())
+
+
+__all__ = ["DEFAULT_ITERATIONS", "CFRAgent"]

@@ -1,0 +1,209 @@
+"""Monte Carlo CFR on the engine kernels: external and outcome sampling, for games too big for a tree.
+
+:class:`MCCFRSolver` samples episodes directly on the rules module's compiled
+kernels (``apply_action``, ``legal_mask``, ``observation``, ``sample_chance``)
+over a preallocated stack of records, so it needs no flattened tree and runs on
+full-size configs. Its regret and strategy tables grow as information sets are
+met (keyed by :func:`~octagames.agents.cfr.tabular.infoset_key` of the acting seat's
+observation); the average policy comes out as a
+:class:`octagames.agents.cfr.tabular.TablePolicy`.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import numpy as np
+
+from octagames.agents.cfr.tabular import KEY_BYTES, TablePolicy, infoset_key
+from octagames.core import CHANCE, TERMINAL, Game
+
+
+class MCCFRSolver:
+    """Monte Carlo CFR (external or outcome sampling) on one of our games.
+
+    Runs directly on the rules module's compiled kernels (``apply_action``,
+    ``legal_mask``, ``observation``, ``sample_chance``) over a preallocated stack
+    of records, so it needs no tree. Tables grow as information sets are met; each
+    holds full-width arrays over the game's actions (zero outside the legal ones).
+
+    Args:
+        game: the game and config.
+        sampling: ``"external"`` or ``"outcome"``.
+        epsilon: outcome sampling's exploration at the traverser's nodes.
+        seed: RNG seed.
+    """
+
+    def __init__(self, game: Game, sampling: str = "external", epsilon: float = 0.6, seed: int = 0):
+        if sampling not in ("external", "outcome"):
+            raise ValueError(f"sampling={sampling!r} is not valid; valid values: ['external', 'outcome']")
+        self.game, self.sampling, self.epsilon = game, sampling, epsilon
+        self.rng = np.random.default_rng(seed)
+        self.seed = seed
+        self.iteration = 0
+        self.P, self.A = game.num_players, game.num_actions
+        self.regrets: dict[tuple[int, bytes], np.ndarray] = {}
+        self.strategy_sum: dict[tuple[int, bytes], np.ndarray] = {}
+        self.masks: dict[tuple[int, bytes], np.ndarray] = {}
+        m = game.kernels  # the compiled kernels of the config
+        self._act, self._mask, self._obs, self._apply = (
+            m.acting_player,
+            m.legal_mask,
+            m.observation,
+            m.apply_action,
+        )
+        self._co, self._sample = m.chance_outcomes, m.sample_chance
+        self._stack = np.zeros(game.info.max_game_length + 2, dtype=game.dtype)
+        self._obuf = np.zeros(game.observation_size, dtype=np.float32)
+        self._ret = np.zeros(game.info.max_players)
+        self._cacts = np.zeros(game.info.max_chance_outcomes, dtype=np.int64)
+        self._cprobs = np.zeros(game.info.max_chance_outcomes, dtype=np.float64)
+
+    # -- tables ------------------------------------------------------------------
+    def _lookup(self, s: np.void, p: int) -> tuple[tuple[int, bytes], np.ndarray]:
+        self._obs(s, p, self._obuf)
+        key = (p, infoset_key(self._obuf))
+        mask = self.masks.get(key)
+        if mask is None:
+            buf = np.zeros(self.A, dtype=np.uint8)
+            self._mask(s, p, buf)
+            mask = self.masks[key] = buf.astype(np.float64)
+            self.regrets[key] = np.zeros(self.A)
+            self.strategy_sum[key] = np.zeros(self.A)
+        return key, mask
+
+    def _policy(self, key: tuple[int, bytes], mask: np.ndarray) -> np.ndarray:
+        r = np.maximum(self.regrets[key], 0.0) * mask
+        tot = r.sum()
+        return r / tot if tot > 0 else mask / mask.sum()
+
+    def _returns(self, s: np.void) -> np.ndarray:
+        self.game.kernels.returns(s, self._ret)
+        return self._ret[: self.P].copy()
+
+    # -- traversals ---------------------------------------------------------------
+    def _chance_step(self, d: int) -> None:
+        st = self._stack[d]
+        self._apply(st, self._sample(st))
+
+    def _external(self, d: int, traverser: int) -> float:
+        st = self._stack[d]
+        while True:
+            p = int(self._act(st))
+            if p != CHANCE:
+                break
+            self._chance_step(d)
+        if p == TERMINAL:
+            return float(self._returns(st)[traverser])
+        key, mask = self._lookup(st, p)
+        sigma = self._policy(key, mask)
+        legal = np.flatnonzero(mask)
+        child = self._stack[d + 1]
+        if p == traverser:
+            vals = np.zeros(self.A)
+            for a in legal:
+                self._stack[d + 1] = st
+                self._apply(child, a)
+                vals[a] = self._external(d + 1, traverser)
+            v = float(sigma @ vals)
+            self.regrets[key] += (vals - v) * mask
+            return v
+        if p == (traverser + 1) % self.P:  # simple averaging, as in OpenSpiel
+            self.strategy_sum[key] += sigma
+        a = int(self.rng.choice(self.A, p=sigma))
+        self._stack[d + 1] = st
+        self._apply(child, a)
+        return self._external(d + 1, traverser)
+
+    def _outcome(
+        self, d: int, traverser: int, my_reach: float, opp_reach: float, sample_reach: float
+    ) -> float:
+        """One sampled episode (Lanctot 2013, as OpenSpiel's ``outcome_sampling_mccfr``).
+
+        Returns the sampled value estimate of the node for ``traverser``.
+        """
+        st = self._stack[d]
+        p = int(self._act(st))
+        if p == TERMINAL:
+            return float(self._returns(st)[traverser])
+        self._stack[d + 1] = st
+        child = self._stack[d + 1]
+        if p == CHANCE:
+            n = int(self._co(st, self._cacts, self._cprobs))
+            i = int(self.rng.choice(n, p=self._cprobs[:n]))
+            pr = float(self._cprobs[i])
+            self._apply(child, self._cacts[i])
+            return self._outcome(d + 1, traverser, my_reach, opp_reach * pr, sample_reach * pr)
+        key, mask = self._lookup(st, p)
+        sigma = self._policy(key, mask)
+        q = self.epsilon * mask / mask.sum() + (1.0 - self.epsilon) * sigma if p == traverser else sigma
+        a = int(self.rng.choice(self.A, p=q))
+        self._apply(child, a)
+        if p == traverser:
+            u = self._outcome(d + 1, traverser, my_reach * sigma[a], opp_reach, sample_reach * q[a])
+        else:
+            u = self._outcome(d + 1, traverser, my_reach, opp_reach * sigma[a], sample_reach * q[a])
+        child_values = np.zeros(self.A)
+        child_values[a] = u / q[a]
+        v = float(sigma @ child_values)
+        if p == traverser:
+            self.regrets[key] += (child_values - v) * mask * (opp_reach / sample_reach)
+            self.strategy_sum[key] += sigma * (my_reach / sample_reach)
+        return v
+
+    def iterate(self, iterations: int = 1) -> None:
+        """Run ``iterations`` iterations (one traversal per player each)."""
+        for _ in range(iterations):
+            self.iteration += 1
+            for p in range(self.P):
+                root = self._stack[0]
+                self.game.module.write_config(root, self.game.config)
+                self.game.kernels.reset(root, int(self.rng.integers(2**62)))
+                if self.sampling == "external":
+                    self._external(0, p)
+                else:
+                    self._outcome(0, p, 1.0, 1.0, 1.0)
+
+    def table_policy(self) -> "TablePolicy":
+        """The average policy as a :class:`TablePolicy`."""
+        table: dict[tuple[int, bytes], tuple[np.ndarray, np.ndarray]] = {}
+        for key, mask in self.masks.items():
+            acts = np.flatnonzero(mask)
+            s = self.strategy_sum[key][acts]
+            tot = s.sum()
+            table[key] = (acts, s / tot if tot > 0 else np.full(acts.size, 1.0 / acts.size))
+        return TablePolicy(table)
+
+    def save(self, path: str | Path) -> None:
+        """Save the tables (npz; keys as a byte matrix)."""
+        keys = list(self.masks)
+        L = len(keys[0][1]) if keys else 0
+        np.savez_compressed(
+            path,
+            players=np.array([k[0] for k in keys], dtype=np.int32),
+            keys=np.frombuffer(b"".join(k[1] for k in keys), dtype=np.uint8).reshape(len(keys), L),
+            masks=np.array([self.masks[k] for k in keys]).reshape(len(keys), self.A),
+            regrets=np.array([self.regrets[k] for k in keys]).reshape(len(keys), self.A),
+            strategy_sum=np.array([self.strategy_sum[k] for k in keys]).reshape(len(keys), self.A),
+            iteration=np.int64(self.iteration),
+            sampling=self.sampling,
+            epsilon=self.epsilon,
+        )
+
+    @classmethod
+    def load(cls, path: str | Path, game: Game) -> "MCCFRSolver":
+        """Rebuild a solver saved with :meth:`save`."""
+        with np.load(path) as z:
+            solver = cls(game, str(z["sampling"]), float(z["epsilon"]))
+            for i, p in enumerate(z["players"]):
+                key = z["keys"][i].tobytes()  # a checkpoint from before digests keeps whole observations
+                key = (int(p), key if len(key) == KEY_BYTES else infoset_key(key))
+                solver.masks[key] = z["masks"][i].copy()
+                solver.regrets[key] = z["regrets"][i].copy()
+                solver.strategy_sum[key] = z["strategy_sum"][i].copy()
+            solver.iteration = int(z["iteration"])
+        return solver
+
+
+
+__all__ = ["MCCFRSolver"]

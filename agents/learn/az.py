@@ -1,0 +1,827 @@
+"""Search and learning together (AlphaZero / expert iteration): the network, the batched search, the agent.
+
+    >>> from octagames.agents.registry import make_agent
+    >>> agent = make_agent("zoo:octrix", "octrix")          # the shipped model, default search
+    >>> agent = make_agent("az:runs/az/octrix/model.pt:200", "octrix")   # a run's model, 200 simulations
+
+The pieces, each importable on its own (the trainer is ``experiments/train_az.py``,
+the self-play worker and the replay buffer ``agents/learn/az_selfplay.py``):
+
+* :class:`PolicyValueNet`: one MLP trunk over the acting seat's observation
+  (its first layer takes the sparse path of :class:`~octagames.agents.learn.ppo.SparseInputLinear`
+  on CPU), a policy head (masked logits) and a value head with **one output per
+  seat**, seats counted from the acting one: ``values[:, j]`` is the
+  probability-like value in [0, 1] of seat ``(acting + j) % P``, so 3 and 4
+  player games need no zero-sum assumption.
+* :func:`az_loss`: cross-entropy against the search's visit distribution plus
+  binary cross-entropy of every seat's value against the game's outcome.
+* :class:`BatchedSearch`: PUCT search of ``B`` games in lockstep with the
+  compiled kernels of :mod:`octagames.agents.search.mcts` (``descend_many`` /
+  ``backup_many``): every wave descends once (or ``leaves_per_game`` times,
+  with a virtual loss) in every tree in compiled code, the network evaluates
+  all the leaves in one call, and compiled back-ups follow. Hidden information
+  is handled as in :class:`~octagames.agents.search.mcts.MCTS` (a fresh determinization
+  for the searcher per descent: single-observer IS-MCTS), simultaneous steps
+  decoupled. One game searched here visits exactly like ``MCTS`` with a
+  :class:`~octagames.agents.search.mcts.PolicyValue` evaluator on the same seeds.
+* :class:`AZAgent`: a network plus search behind the agent interface;
+  ``simulations=0`` plays the network's greedy policy. Forced moves are never searched.
+* Model files (:func:`save_model`, :func:`load_model`) carry the game, its
+  config and the network shape, and refuse to load for another game or
+  observation size with a sentence, not torch's size-mismatch text.
+* The model zoo (:data:`ZOO`, ``zoo:<name>``): the best model per game ships in
+  ``agents/zoo/`` with a card (training command, commit, evaluation).
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import importlib
+import json
+from dataclasses import dataclass
+from pathlib import Path
+from types import ModuleType
+from typing import Any, Callable, Sequence
+
+import numpy as np
+import torch
+from torch import nn
+
+from octagames.agents.base import Agent, Turn
+from octagames.agents.learn.imitation import observations
+from octagames.agents.search.mcts import (DEFAULT_EVALUATORS, PLAYOUT_POLICIES, clear_trees, mix_root_noise, new_trees,
+                                   playout_kernels, playout_policy, root_stats, search_kernels)
+from octagames.agents.learn.ppo import ACTIVATIONS, SparseInputLinear, layer_init, masked_logits, mlp, sparse_entries
+from octagames.agents.registry import make_agent
+from octagames.agents.search.rollouts import paired_choice, pruned_values
+from octagames.core import Game, mix64
+
+MODEL_FORMAT = "octagames-az-model-1"
+ZOO_DIR = Path(__file__).resolve().parent.parent / "zoo"
+
+#: the zoo: name -> (game, config fields) of the model file ``agents/zoo/<name>.pt``
+ZOO: dict[str, tuple[str, dict[str, Any]]] = {
+    "octrix": ("octrix", {"num_players": 2, "match": True}),
+    "achten": ("achten", {"num_players": 2, "deal_penalty": 1}),
+    "octiles": ("octiles", {"num_players": 2}),
+    "octa-en": ("octa", {"num_players": 2, "rules": "en"}),
+    "octa-nl": ("octa", {"num_players": 2, "rules": "nl"}),
+}
+
+DEFAULT_C_PUCT = 1.25
+"""The PUCT constant when :attr:`SearchConfig.c_puct` is None, for every game. MCTS's per-game
+constants (``DEFAULT_EXPLORATION``) are tuned for UCB1 without priors; with the network's priors
+Achten's 0.35 left the search on the prior: 256 simulations of an early Achten model won 0.468
+[0.419, 0.516] of 400 games against the heuristic with 0.35, 0.508 [0.459, 0.556] with 1.25 and
+0.495 with 2.5 (docs/az.md)."""
+
+Evaluate = Callable[[np.ndarray, np.ndarray, np.ndarray], tuple[np.ndarray, np.ndarray]]
+"""``evaluate(obs[R, D] float32, masks[R, A] uint8, players[R]) -> (priors[R, A], values[R, P])``:
+priors sum to 1 over the legal actions, values in [0, 1] per seat counted from ``players[r]``."""
+
+
+# ----------------------------------------------------------------------------
+# Network
+# ----------------------------------------------------------------------------
+class PolicyValueNet(nn.Module):
+    """A shared trunk, a policy head and a per-seat value head.
+
+    Args:
+        obs_size: observation length ``D``.
+        num_actions: number of actions ``A``.
+        num_values: seats ``P`` (one value per seat, counted from the acting seat).
+        hidden: trunk widths; the first is the (sparse) input layer, e.g. ``(256, 256)``.
+        head: width of the hidden layer of each head (0: linear heads).
+        activation: ``"relu"`` or ``"tanh"``.
+    """
+
+    def __init__(self, obs_size: int, num_actions: int, num_values: int, hidden: Sequence[int] = (256, 256),
+                 head: int = 0, activation: str = "relu") -> None:
+        super().__init__()
+        if activation not in ACTIVATIONS:
+            raise ValueError(f"activation={activation!r} is not valid; valid values: {sorted(ACTIVATIONS)}")
+        if not hidden or min(hidden) < 1:
+            raise ValueError(f"hidden={tuple(hidden)!r} is not valid; give at least one positive width")
+        self.spec = {"obs_size": int(obs_size), "num_actions": int(num_actions), "num_values": int(num_values),
+                     "hidden": [int(h) for h in hidden], "head": int(head), "activation": activation}
+        self.first = layer_init(nn.Linear(obs_size, hidden[0]))
+        self.act = ACTIVATIONS[activation]()
+        self.trunk = mlp(list(hidden), activation, float(np.sqrt(2))) if len(hidden) > 1 else nn.Identity()
+        self.trunk_act = ACTIVATIONS[activation]() if len(hidden) > 1 else nn.Identity()
+        tail = [head] if head > 0 else []
+        self.policy = mlp([hidden[-1], *tail, num_actions], activation, out_std=0.01)
+        self.value = mlp([hidden[-1], *tail, num_values], activation, out_std=0.01)
+
+    def features(self, obs: torch.Tensor) -> torch.Tensor:
+        """The trunk's output ``[B, hidden[-1]]``."""
+        entries = sparse_entries(obs)
+        if entries is None:
+            h = self.first(obs)
+        else:
+            h = SparseInputLinear.apply(self.first.weight.t().contiguous(), obs, *entries) + self.first.bias
+        return self.trunk_act(self.trunk(self.act(h)))
+
+    def forward(self, obs: torch.Tensor) -> tuple[torch.Tensor, torch.Tensor]:
+        """``(policy logits [B, A], value logits [B, P])``; values are ``sigmoid`` of the second."""
+        h = self.features(obs)
+        return self.policy(h), self.value(h)
+
+
+def build_net(spec: dict[str, Any]) -> PolicyValueNet:
+    """A network from its ``spec`` without touching the global torch RNG (weights are loaded next)."""
+    with torch.random.fork_rng(devices=[]):
+        return PolicyValueNet(**spec)
+
+
+def az_loss(net: PolicyValueNet, batch: dict[str, torch.Tensor], value_weight: float = 1.0
+            ) -> tuple[torch.Tensor, dict[str, torch.Tensor]]:
+    """The AlphaZero loss on one batch.
+
+    ``batch`` holds ``obs [B, D]``, ``mask [B, A]`` (bool), ``policy [B, A]``
+    (the target distribution, zero on illegal actions) and ``values [B, P]``
+    (targets in [0, 1] per seat counted from the acting one).
+
+    Returns:
+        ``(loss, stats)``: ``loss = policy_loss + value_weight * value_loss`` with the
+        policy cross-entropy and the mean binary cross-entropy of the values; ``stats``
+        (detached) adds the policy's entropy and the value's mean squared error.
+    """
+    logits, vlogits = net(batch["obs"])
+    logp = torch.log_softmax(masked_logits(logits, batch["mask"]), dim=-1)
+    target = batch["policy"]
+    policy_loss = -(target * logp).sum(-1).mean()
+    v_target = batch["values"]
+    value_loss = nn.functional.binary_cross_entropy_with_logits(vlogits, v_target)
+    loss = policy_loss + value_weight * value_loss
+    with torch.no_grad():
+        p = logp.exp()
+        entropy = -(p * logp).masked_fill(~batch["mask"].bool(), 0.0).sum(-1).mean()
+        target_entropy = -(target * torch.log(target.clamp_min(1e-12))).sum(-1).mean()
+        stats = {"loss": loss.detach(), "policy_loss": policy_loss.detach(), "value_loss": value_loss.detach(),
+                 "entropy": entropy, "kl": policy_loss.detach() - target_entropy,
+                 "value_mse": ((torch.sigmoid(vlogits) - v_target) ** 2).mean()}
+    return loss, stats
+
+
+def network_evaluator(net: PolicyValueNet) -> Evaluate:
+    """The :data:`Evaluate` function of a network (no gradients, its device)."""
+    device = next(net.parameters()).device
+
+    @torch.no_grad()
+    def evaluate(obs: np.ndarray, masks: np.ndarray, players: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+        x = torch.from_numpy(obs).to(device)
+        m = torch.from_numpy(masks.astype(bool)).to(device)
+        logits, v = net(x)
+        priors = torch.softmax(masked_logits(logits, m), dim=-1)
+        return priors.double().cpu().numpy(), torch.sigmoid(v).double().cpu().numpy()
+
+    return evaluate
+
+
+# ----------------------------------------------------------------------------
+# Batched search
+# ----------------------------------------------------------------------------
+@dataclass(frozen=True)
+class SearchConfig:
+    """Settings of :class:`BatchedSearch` and :class:`AZAgent`.
+
+    Attributes:
+        simulations: simulations per searched decision (0: the network's policy alone).
+        leaves_per_game: leaves descended per game before one network call (a
+            virtual loss spreads them); more is faster per simulation, a little weaker.
+        c_puct: the PUCT constant (values are in [0, 1]); None: :data:`DEFAULT_C_PUCT`.
+        dirichlet_alpha: concentration of the root noise per action (0: no noise).
+        dirichlet_frac: share of the root priors replaced by the noise.
+        objective: what a finished game is worth in the search and as a value
+            target: ``"win"`` (1 to the winners, 1/2 to all at a draw, 0 else) or
+            ``"score"`` (returns rescaled to [0, 1] by the game's utility bounds).
+        max_nodes: tree capacity per game (0: ``64 * simulations + 256``); a full
+            tree stops growing and the search goes on.
+        leaf_value_mix: weight of the game's compiled leaf value (the ``"value"``
+            entries of :data:`octagames.agents.search.mcts.DEFAULT_EVALUATORS`: Achten's
+            showdown, Octiles' path distance), rescaled to [0, 1] by the utility
+            bounds, in every leaf's value; the network's weight is ``1 - leaf_value_mix``.
+            Games without such a function ignore it.
+        prior_hint: an agent spec of the game (e.g. ``"heuristic"``) whose choice at every
+            searched leaf is mixed into the network's priors ("" for none): the search then
+            starts from what that agent would play, and the network's policy and value decide
+            where to leave it. ``simulations=0`` plays the network alone.
+        prior_hint_weight: the hint's share of the priors (a one-hot on its choice).
+        belief_worlds: worlds drawn per searched decision from the game's belief about the
+            hidden cards (:data:`BELIEFS`; Achten: :func:`~octagames.agents.search.belief_achten.believed_worlds`,
+            the deals where a model of the other seats makes the moves they made) and searched in
+            turn in place of uniform determinizations; 0: uniform determinizations. Play-time
+            only (:class:`AZAgent`): the self-play worker refuses it.
+        belief_rollouts: play without the tree, by rollouts over the ``belief_worlds`` believed
+            worlds: every legal action is played in every world, the other seats by the belief's
+            model, this seat's later decisions by the network's greedy policy, and the action
+            with the most wins is played (Achten: :func:`~octagames.agents.search.belief_achten.rollout_values`;
+            expert iteration when the network imitates this very search). ``simulations`` is then
+            unused. Play-time only, like ``belief_worlds``. A network that never ends the round
+            (an untrained one can keep swapping) makes every rollout run to Achten's
+            ``turn_cap`` (100 turns a player), which is slow.
+        rollout_policy: who plays this seat's later decisions in the belief rollouts:
+            ``"network"`` (its greedy policy) or ``"model"`` (the belief's model of the other
+            seats, Achten's compiled heuristic: the rollouts of the ``belief`` agent).
+        rollout_search_weight: with ``belief_rollouts``, the network's search also runs over the
+            same believed worlds (``simulations`` per decision), and this weight times each
+            action's share of its root visits is added to the action's rollout win rate
+            (wins / worlds, in [0, 1]); 0: the rollouts alone. A small weight lets the network
+            decide between actions the rollouts rate alike.
+        rollout_margin: with ``belief_rollouts`` and ``rollout_policy="model"``, a value >= 0 plays
+            the model's own choice unless another action's win, paired world by world, is higher
+            by more than ``rollout_margin`` standard errors
+            (:func:`~octagames.agents.search.rollouts.paired_choice`; the search's vote is then added
+            among those candidates only); -1: the action with the highest rollout win rate (plus
+            the vote). In a long game most actions' win rates differ by less than the rollouts'
+            noise, and the margin keeps the model's choice there. The worlds are played 32 at a
+            time, and an action clearly worse than the model's stops playing them
+            (:func:`~octagames.agents.search.rollouts.pruned_values`).
+        playout_mix: weight, in every leaf's value, of a playout from the leaf to the end of the
+            game by the game's compiled heuristic for every seat
+            (:data:`~octagames.agents.search.mcts.PLAYOUT_POLICIES`: Achten, Octa), worth its outcome
+            under ``objective``; the value so far (the network's, with ``leaf_value_mix``)
+            keeps ``1 - playout_mix``. The value of AlphaGo's search: a learned value and a fast
+            rollout, mixed. 0: no playouts; a game without such a policy refuses a positive mix.
+    """
+
+    simulations: int = 64
+    leaves_per_game: int = 1
+    c_puct: float | None = None
+    dirichlet_alpha: float = 0.0
+    dirichlet_frac: float = 0.25
+    objective: str = "win"
+    max_nodes: int = 0
+    leaf_value_mix: float = 0.0
+    prior_hint: str = ""
+    prior_hint_weight: float = 0.5
+    belief_worlds: int = 0
+    belief_rollouts: bool = False
+    rollout_policy: str = "network"
+    rollout_search_weight: float = 0.0
+    rollout_margin: float = -1.0
+    playout_mix: float = 0.0
+
+    def __post_init__(self) -> None:
+        if self.simulations < 0:
+            raise ValueError(f"simulations={self.simulations} is not valid; it must be >= 0")
+        if self.leaves_per_game < 1:
+            raise ValueError(f"leaves_per_game={self.leaves_per_game} is not valid; it must be >= 1")
+        if self.c_puct is not None and self.c_puct < 0:
+            raise ValueError(f"c_puct={self.c_puct} is not valid; it must be >= 0 or None")
+        if self.dirichlet_alpha < 0 or not 0 <= self.dirichlet_frac <= 1:
+            raise ValueError(f"dirichlet_alpha={self.dirichlet_alpha}, dirichlet_frac={self.dirichlet_frac}: "
+                             "alpha must be >= 0 and frac in [0, 1]")
+        if self.objective not in ("win", "score"):
+            raise ValueError(f"objective={self.objective!r} is not valid; valid values: ['win', 'score']")
+        if self.max_nodes < 0:
+            raise ValueError(f"max_nodes={self.max_nodes} is not valid; it must be >= 0 (0: automatic)")
+        if not 0.0 <= self.leaf_value_mix <= 1.0:
+            raise ValueError(f"leaf_value_mix={self.leaf_value_mix} is not valid; it must be in [0, 1]")
+        if not 0.0 <= self.playout_mix <= 1.0:
+            raise ValueError(f"playout_mix={self.playout_mix} is not valid; it must be in [0, 1]")
+        if not 0.0 <= self.prior_hint_weight <= 1.0:
+            raise ValueError(f"prior_hint_weight={self.prior_hint_weight} is not valid; it must be in [0, 1]")
+        if self.belief_worlds < 0:
+            raise ValueError(f"belief_worlds={self.belief_worlds} is not valid; it must be >= 0 (0: uniform worlds)")
+        if self.belief_rollouts and self.belief_worlds < 1:
+            raise ValueError("belief_rollouts=True needs belief_worlds >= 1 (the worlds the rollouts play out); "
+                             f"got belief_worlds={self.belief_worlds}")
+        if self.rollout_policy not in ("network", "model"):
+            raise ValueError(f"rollout_policy={self.rollout_policy!r} is not valid; "
+                             "valid values: ['network', 'model']")
+        if self.rollout_search_weight < 0:
+            raise ValueError(f"rollout_search_weight={self.rollout_search_weight} is not valid; "
+                             "it must be >= 0")
+        if self.rollout_search_weight > 0 and (not self.belief_rollouts or self.simulations < 1):
+            raise ValueError(f"rollout_search_weight={self.rollout_search_weight} needs belief_rollouts=True "
+                             "and simulations >= 1 (the search it weighs); got "
+                             f"belief_rollouts={self.belief_rollouts}, simulations={self.simulations}")
+        if self.rollout_margin != -1.0 and self.rollout_margin < 0:
+            raise ValueError(f"rollout_margin={self.rollout_margin} is not valid; it must be >= 0 (-1: off)")
+        if self.rollout_margin >= 0 and (not self.belief_rollouts or self.rollout_policy != "model"):
+            raise ValueError(f"rollout_margin={self.rollout_margin} needs belief_rollouts=True and "
+                             "rollout_policy='model' (it keeps the model's choice); got "
+                             f"belief_rollouts={self.belief_rollouts}, rollout_policy={self.rollout_policy!r}")
+
+    def nodes(self) -> int:
+        """The tree capacity per game."""
+        return self.max_nodes or 64 * self.simulations + 256
+
+    def exploration(self, game: Game) -> float:
+        """The PUCT constant used for ``game``."""
+        return self.c_puct if self.c_puct is not None else DEFAULT_C_PUCT
+
+
+#: game -> the module of its belief about the hidden cards (:attr:`SearchConfig.belief_worlds`), with
+#: ``believed_worlds(game, state, seat, rng, worlds) -> list of records``,
+#: ``rollout_values(game, worlds, seat, legal, policy) -> wins[world, legal action]``,
+#: ``model_action(game, state, seat)`` (the belief's model of a seat) and
+#: ``check_game(game)``, which refuses the configs its belief does not cover; ``NETWORK_ROLLOUTS = False``
+#: where the rollouts cannot ask a network for this seat's moves. Octa's worlds are
+#: uniform determinizations, played out by its compiled heuristic (:mod:`octagames.agents.search.rollouts`).
+BELIEFS: dict[str, str] = {"achten": "octagames.agents.search.belief_achten", "octa": "octagames.agents.search.rollouts"}
+
+
+def belief_module(game: Game) -> ModuleType:
+    """The belief module of ``game`` (:data:`BELIEFS`), checked for its config.
+
+    Raises:
+        ValueError: the game has no belief, or its belief does not cover this config.
+    """
+    if game.name not in BELIEFS:
+        raise ValueError(f"belief_worlds: {game.name} has no belief about its hidden cards; "
+                         f"games with one: {sorted(BELIEFS)} (set belief_worlds=0)")
+    module = importlib.import_module(BELIEFS[game.name])
+    module.check_game(game)
+    return module
+
+
+def leaf_value_function(game: Game) -> Any:
+    """The game's compiled leaf value (a ``"value"`` entry of ``DEFAULT_EVALUATORS``), or None."""
+    entry = DEFAULT_EVALUATORS.get(game.name)
+    if entry is None or entry[0] != "value":
+        return None
+    mod, name = entry[1].split(":")
+    return getattr(importlib.import_module(mod), name)
+
+
+class PriorHint:
+    """An agent's choice at search leaves, mixed into the network's priors (:attr:`SearchConfig.prior_hint`).
+
+    The agent is asked through a :class:`~octagames.agents.base.Turn` of the leaf's record: in the
+    search that record is already a determinization for the searching seat, so the agent sees no
+    more than a seat of the game could.
+
+    Raises:
+        ValueError: ``spec`` is not an agent of ``game`` (the registry's sentence).
+    """
+
+    def __init__(self, game: Game, spec: str, weight: float, seed: int = 0) -> None:
+        self.game, self.weight = game, float(weight)
+        self.agent = make_agent(spec, game.name)
+        self.agent.reset(game, 0, seed)
+        # the heuristic of a game with a compiled port (PLAYOUT_POLICIES) is asked in one compiled call
+        self.compiled = playout_kernels(game.kernel_module, playout_policy(game.name)).policy_many \
+            if spec == "heuristic" and game.name in PLAYOUT_POLICIES else None
+
+    def choices(self, records: np.ndarray, players: np.ndarray, obs: np.ndarray, masks: np.ndarray) -> np.ndarray:
+        """The agent's action in each record for its seat; -1 where it named an illegal one."""
+        out = np.full(len(records), -1, np.int64)
+        if self.compiled is not None:
+            self.compiled(np.array(records, copy=True), np.asarray(players, np.int64), masks, out)
+            ok = out >= 0
+            ok[ok] = masks[np.flatnonzero(ok), out[ok]] != 0
+            out[~ok] = -1
+            return out
+        for i in range(len(records)):
+            turn = Turn(game=self.game, seat=int(players[i]), state=records[i:i + 1].copy()[0],
+                        observation=obs[i], legal_mask=masks[i])
+            a = int(self.agent.act(turn))
+            if 0 <= a < masks.shape[1] and masks[i, a]:
+                out[i] = a
+        return out
+
+    def mix(self, priors: np.ndarray, records: np.ndarray, players: np.ndarray, obs: np.ndarray,
+            masks: np.ndarray) -> np.ndarray:
+        """``(1 - weight) * priors + weight * onehot(choice)`` row by row (rows without a choice unchanged)."""
+        choice = self.choices(records, players, obs, masks)
+        rows = np.flatnonzero(choice >= 0)
+        out = np.array(priors, np.float64)
+        out[rows] *= 1.0 - self.weight
+        out[rows, choice[rows]] += self.weight
+        return out
+
+
+def outcome_values(returns: np.ndarray, num_players: int, objective: str, lo: float, hi: float) -> np.ndarray:
+    """Values in [0, 1] per seat of finished games ``returns [R, >= P]`` (absolute seats).
+
+    ``"win"``: :func:`octagames.agents.search.mcts.win_values` (1 to every seat with the
+    highest return, 1/2 to all when all are equal, else 0); ``"score"``: returns
+    rescaled by the utility bounds ``lo, hi``.
+    """
+    r = np.asarray(returns, np.float64)[:, :num_players]
+    if objective == "score":
+        return np.clip((r - lo) / max(hi - lo, 1e-12), 0.0, 1.0)
+    best = r.max(axis=1, keepdims=True)
+    draw = (best - r.min(axis=1, keepdims=True)) <= 1e-9
+    return np.where(draw, 0.5, (r >= best - 1e-9).astype(np.float64))
+
+
+class BatchedSearch:
+    """PUCT search of up to ``num_games`` games in lockstep, one network call per wave.
+
+    Args:
+        game: the game and config.
+        num_games: the most games searched together (``B``).
+        config: search settings.
+    """
+
+    def __init__(self, game: Game, num_games: int, config: SearchConfig | None = None) -> None:
+        self.game = game
+        self.config = config or SearchConfig()
+        self.B = int(num_games)
+        self.k = self.config.leaves_per_game
+        self.value_fn = leaf_value_function(game) if self.config.leaf_value_mix > 0 else None
+        self.hint = PriorHint(game, self.config.prior_hint, self.config.prior_hint_weight) \
+            if self.config.prior_hint else None
+        # the heuristic playouts of playout_mix (a game without them refuses the mix by name)
+        self.playout = playout_policy(game.name) if self.config.playout_mix > 0 else None
+        self.kernels = search_kernels(game.kernel_module, value=self.value_fn) if self.value_fn is not None \
+            else search_kernels(game.kernel_module)
+        self.playouts = playout_kernels(game.kernel_module, self.playout).playouts_many \
+            if self.playout is not None else None
+        nodes = self.config.nodes()
+        P, A, D = game.info.max_players, game.num_actions, game.observation_size
+        self.tree = new_trees(self.B, nodes, P)
+        R = self.B * self.k
+        depth = min(game.max_game_length, nodes) + 2
+        self.roots = np.zeros(self.B, dtype=game.dtype)
+        self.works = np.zeros(R, dtype=game.dtype)
+        self.works_bytes = self.works.view(np.uint8).reshape(R, game.dtype.itemsize)
+        self.paths = np.zeros((R, depth), np.int64)
+        self.stats = np.zeros((R, depth), np.int64)
+        self.out = {k: np.zeros(R, np.int64) for k in ("status", "plen", "nst", "leaf", "sp", "lp", "evalp")}
+        self.obs = np.zeros((R, D), np.float32)
+        self.masks = np.zeros((R, A), np.uint8)
+        self.rets = np.zeros((R, P), np.float64)
+        self.priors = np.zeros((R, A), np.float64)
+        self.known = np.zeros((R, P), np.float64)
+        self.played = np.zeros((R, P), np.float64)
+        self.finished = np.zeros(R, np.uint8)
+        self.u = np.zeros((R, P), np.float64)
+        self.rngs = np.zeros(self.B, np.uint64)
+        self._mask = np.zeros(A, np.uint8)
+        self.c = self.config.exploration(game)
+        info = game.info.information
+        self.branch_chance = info == "perfect"
+        lo, hi = game.min_utility, game.max_utility
+        self.lo, self.hi = lo, (hi if hi > lo else lo + 1.0)
+
+    def run(self, roots: np.ndarray, searchers: np.ndarray, active: np.ndarray, seeds: np.ndarray,
+            evaluate: Evaluate, noise: np.ndarray | None = None,
+            worlds: np.ndarray | None = None) -> dict[str, np.ndarray]:
+        """Search every active game from its root record for its searching seat.
+
+        Args:
+            roots: ``B`` records (not modified); game ``b`` is searched from ``roots[b]``
+                by seat ``searchers[b]``, which must be its acting seat. For hidden
+                information only what that seat can see is used (each descent
+                determinizes a copy).
+            searchers: ``[B]`` the searching seats.
+            active: ``[B]`` bool, which games to search.
+            seeds: ``[B]`` the searches' seeds (same seed, same search).
+            evaluate: the network (:data:`Evaluate`).
+            noise: ``[B, A]`` root noise (a distribution over each root's legal
+                actions) mixed into the priors with ``dirichlet_frac``, or None.
+            worlds: ``[W, B]`` full records to search in place of fresh determinizations
+                (e.g. drawn from a belief about the hidden cards): wave ``j`` descends from
+                ``worlds[j % W, b]`` as it is; each must be a world of ``roots[b]`` as its
+                searcher sees it. None: every descent determinizes ``roots[b]``.
+
+        Returns:
+            ``visits``, ``q`` (mean value of each root action for its searcher)
+            and ``prior`` (the root priors, noise included), each ``[B, A]``.
+        """
+        g, t, K = self.game, self.tree, self.kernels
+        B = self.B
+        if worlds is not None:
+            worlds = np.asarray(worlds, dtype=g.dtype)
+            if worlds.ndim != 2 or worlds.shape[1] != len(roots) or len(worlds) == 0:
+                raise ValueError(f"worlds of shape {worlds.shape} do not fit {len(roots)} roots; "
+                                 f"expected [W, {len(roots)}] with W >= 1")
+        active = np.asarray(active, dtype=np.bool_)
+        searchers = np.asarray(searchers, dtype=np.int64)
+        self.roots[:len(roots)] = roots
+        roots_bytes = self.roots.view(np.uint8).reshape(B, g.dtype.itemsize)
+        clear_trees(t, active)
+        for b in np.flatnonzero(active):
+            self.rngs[b] = mix64(np.uint64(int(seeds[b]) % (1 << 64)))
+        sims = self.config.simulations
+        done = 0
+        first = True
+        wave = 0
+        while done < sims:
+            k = 1 if first else min(self.k, sims - done)
+            if worlds is not None:
+                self.roots[:len(roots)] = worlds[wave % len(worlds)]
+            self._wave(roots_bytes, searchers, active, k, evaluate, worlds is not None)
+            wave += 1
+            if first and noise is not None and self.config.dirichlet_frac > 0:
+                mix_root_noise(t.first_child, t.sibling, t.action, t.tag, t.prior, searchers, active,
+                               np.asarray(noise, np.float64), self.config.dirichlet_frac)
+            first = False
+            done += k
+        A = g.num_actions
+        visits, q, prior = np.zeros((B, A)), np.zeros((B, A)), np.zeros((B, A))
+        root_stats(t.first_child, t.sibling, t.action, t.tag, t.visits, t.value, t.prior, searchers, active,
+                   visits, q, prior)
+        return {"visits": visits, "q": q, "prior": prior}
+
+    def _wave(self, roots_bytes: np.ndarray, searchers: np.ndarray, active: np.ndarray, k: int,
+              evaluate: Evaluate, as_is: bool = False) -> None:
+        # compiled descents in every tree, one network call, compiled back-ups
+        t, o, R = self.tree, self.out, self.B * k
+        P = self.game.num_players
+        self.kernels.descend_many(
+            roots_bytes, self.works, self.works_bytes, searchers, self.rngs, k, *t[:10], self.c,
+            self.branch_chance, self._mask, self.paths, self.stats, active, o["status"], o["plen"], o["nst"],
+            o["leaf"], o["sp"], o["lp"], o["evalp"], self.obs, self.masks, self.rets, as_is)
+        status, evalp = o["status"][:R], o["evalp"][:R]
+        u = self.u[:R]
+        u[:] = 0.0
+        net_rows = np.flatnonzero((status >= 0) & (evalp >= 0))
+        end_rows = np.flatnonzero((status >= 0) & (evalp < 0))
+        if len(net_rows):
+            players = evalp[net_rows]
+            priors, values = evaluate(self.obs[net_rows], self.masks[net_rows], players)
+            if self.hint is not None:
+                priors = self.hint.mix(priors, self.works[net_rows], players, self.obs[net_rows],
+                                       self.masks[net_rows])
+            self.priors[net_rows] = priors
+            seats = (players[:, None] + np.arange(P)[None, :]) % P
+            u[net_rows[:, None], seats] = np.clip(values[:, :P], 0.0, 1.0)
+            if self.value_fn is not None:
+                mix = self.config.leaf_value_mix
+                self.kernels.leaf_values_many(self.works, status, evalp, self.known)
+                known = np.clip((self.known[net_rows, :P] - self.lo) / (self.hi - self.lo), 0.0, 1.0)
+                u[net_rows, :P] = (1.0 - mix) * u[net_rows, :P] + mix * known
+            if self.playout is not None:  # after the leaf value, which reads the leaf itself
+                mix = self.config.playout_mix
+                self.playouts(self.works, status, evalp, self._mask, self.game.max_game_length,
+                                           self.played, self.finished)
+                played = outcome_values(self.played[net_rows], P, self.config.objective, self.lo, self.hi)
+                played[self.finished[net_rows] == 0] = 0.5  # not over in the game's bound: no verdict
+                u[net_rows, :P] = (1.0 - mix) * u[net_rows, :P] + mix * played
+        if len(end_rows):
+            u[end_rows, :P] = outcome_values(self.rets[end_rows], P, self.config.objective, self.lo, self.hi)
+        self.kernels.backup_many(k, *t[:10], self.paths, self.stats, status, o["plen"][:R], o["nst"][:R],
+                                 o["leaf"][:R], o["sp"][:R], o["lp"][:R], self.masks, self.priors, u)
+
+
+def choose_actions(visits: np.ndarray, q: np.ndarray, temperature: np.ndarray | float,
+                   rng: np.random.Generator) -> np.ndarray:
+    """One root action per row: sampled from ``visits ** (1 / T)`` where the temperature is
+    positive, else the most visited (ties broken by the value, as :class:`MCTS` does)."""
+    temp = np.broadcast_to(np.asarray(temperature, np.float64), (len(visits),))
+    out = (visits + 1e-6 * q - np.where(visits > 0, 0.0, 1.0)).argmax(axis=1)
+    for b in np.flatnonzero(temp > 0):
+        w = visits[b] ** (1.0 / temp[b])
+        if w.sum() > 0:
+            out[b] = rng.choice(len(w), p=w / w.sum())
+    return out
+
+
+# ----------------------------------------------------------------------------
+# Model files
+# ----------------------------------------------------------------------------
+def game_fields(game: Game) -> dict[str, Any]:
+    """The config fields of ``game`` (what a model file records)."""
+    return {f.name: getattr(game.config, f.name) for f in dataclasses.fields(game.config)}
+
+
+def model_dict(net: PolicyValueNet, game: Game, search: SearchConfig | None = None,
+               meta: dict[str, Any] | None = None, half: bool = False) -> dict[str, Any]:
+    """What a model file holds: the network spec and weights, the game, the default search.
+
+    Args:
+        half: store the weights as float16 (half the size; they are read back as float32).
+    """
+    weights = {k: v.detach().cpu().clone() for k, v in net.state_dict().items()}
+    if half:
+        weights = {k: v.half() if v.is_floating_point() else v for k, v in weights.items()}
+    return {"format": MODEL_FORMAT, "spec": dict(net.spec), "state_dict": weights, "game": game.name,
+            "game_config": game_fields(game), "search": dataclasses.asdict(search or SearchConfig()),
+            "meta": dict(meta or {})}
+
+
+def save_model(net: PolicyValueNet, path: str | Path, game: Game, search: SearchConfig | None = None,
+               meta: dict[str, Any] | None = None, half: bool = False) -> Path:
+    """Write a model file (atomically) that :func:`load_model` and ``az:<path>`` read."""
+    path = Path(path)
+    path.parent.mkdir(parents=True, exist_ok=True)
+    tmp = path.with_suffix(path.suffix + ".tmp")
+    torch.save(model_dict(net, game, search, meta, half), tmp)
+    tmp.replace(path)
+    return path
+
+
+def describe(data: dict[str, Any]) -> str:
+    """``"an achten run (hidden 256,256; 6333 observations)"``: what a model file was trained on."""
+    spec = data["spec"]
+    cfg = data.get("game_config", {})
+    extra = f", rules {cfg['rules']}" if "rules" in cfg else ""
+    name = data.get("game", "?")
+    article = "an" if name[:1] in "aeiou" else "a"
+    return (f"{article} {name} run ({cfg.get('num_players', '?')} players{extra}; hidden "
+            f"{','.join(map(str, spec['hidden']))}; {spec['obs_size']} observations, {spec['num_actions']} actions)")
+
+
+def check_fits(data: dict[str, Any], game: Game, where: str = "this checkpoint") -> None:
+    """Refuse a model trained for another game, config or observation size, in words.
+
+    Raises:
+        ValueError: e.g. "this checkpoint is an achten run (...); you asked for octrix (...)".
+    """
+    spec = data["spec"]
+    mine = data.get("game")
+    want = (f"{game.name} ({game.num_players} players; {game.observation_size} observations, "
+            f"{game.num_actions} actions)")
+    if mine != game.name:
+        raise ValueError(f"{where} is {describe(data)}; you asked for {want}")
+    if (spec["obs_size"] != game.observation_size or spec["num_actions"] != game.num_actions
+            or spec["num_values"] != game.num_players):
+        raise ValueError(f"{where} is {describe(data)}; you asked for {want}: the observation, action "
+                         "or seat count differs")
+    cfg = data.get("game_config", {})
+    rules = cfg.get("rules")
+    if rules is not None and getattr(game.config, "rules", rules) != rules:
+        raise ValueError(f"{where} is {describe(data)}; you asked for {game.name} with "
+                         f"rules={game.config.rules!r}")
+
+
+def load_model(path: str | Path, game: Game | None = None, device: str = "cpu"
+               ) -> tuple[PolicyValueNet, dict[str, Any]]:
+    """Load a model file or the model inside a training checkpoint: ``(net, data)``.
+
+    Args:
+        path: a file written by :func:`save_model` or a ``train_az`` checkpoint.
+        game: when given, the model must have been trained for it (:func:`check_fits`).
+
+    Raises:
+        ValueError: not an octagames AZ model, or one trained for another game or size.
+    """
+    data = torch.load(Path(path), map_location=device, weights_only=False)
+    if isinstance(data, dict) and "model" in data and isinstance(data["model"], dict):
+        data = data["model"]  # a full training checkpoint
+    if not isinstance(data, dict) or data.get("format") != MODEL_FORMAT:
+        raise ValueError(f"{path} is not an octagames AZ model or train_az checkpoint")
+    if game is not None:
+        check_fits(data, game)
+    net = build_net(data["spec"]).to(device)
+    net.load_state_dict({k: v.float() if v.is_floating_point() else v for k, v in data["state_dict"].items()})
+    net.eval()
+    return net, data
+
+
+# ----------------------------------------------------------------------------
+# Agent
+# ----------------------------------------------------------------------------
+class AZAgent(Agent):
+    """A policy/value network with :class:`BatchedSearch` (one game) in the arena.
+
+    Args:
+        net: the network (or use :meth:`load`).
+        search: search settings (``simulations=0``: the greedy policy of the network).
+        name: the name shown in tables.
+        data: the model file's content, checked against the game at :meth:`reset`.
+    """
+
+    def __init__(self, net: PolicyValueNet, search: SearchConfig | None = None, name: str = "az",
+                 data: dict[str, Any] | None = None) -> None:
+        self.net = net.eval()
+        self.search = search or SearchConfig()
+        self.name = name
+        self.data = data
+        self.evaluate = network_evaluator(self.net)
+        self.rng = np.random.default_rng(0)
+        self._searchers: dict[int, BatchedSearch] = {}
+        self.last: dict[str, np.ndarray] | None = None
+        self.belief: ModuleType | None = None
+
+    @classmethod
+    def load(cls, path: str | Path, simulations: int | None = None, name: str = "az",
+             game: Game | None = None) -> "AZAgent":
+        """The agent of a model file, with its recorded search (``simulations`` overrides the budget)."""
+        net, data = load_model(path, game)
+        fields = {f.name for f in dataclasses.fields(SearchConfig)}
+        search = SearchConfig(**{k: v for k, v in data.get("search", {}).items() if k in fields})
+        if simulations is not None:
+            search = dataclasses.replace(search, simulations=int(simulations))
+        search = dataclasses.replace(search, dirichlet_alpha=0.0)  # no exploration noise in play
+        return cls(net, search, name=name, data=data)
+
+    def reset(self, game: Game, seat: int, seed: int) -> None:
+        """Check the model fits the game; seed the search."""
+        if self.data is not None:
+            check_fits(self.data, game, where=f"the model of agent {self.name!r}")
+        elif self.net.spec["obs_size"] != game.observation_size or self.net.spec["num_actions"] != game.num_actions:
+            raise ValueError(f"agent {self.name!r}: the network expects {self.net.spec['obs_size']} observations and "
+                             f"{self.net.spec['num_actions']} actions; {game} has {game.observation_size} "
+                             f"and {game.num_actions}")
+        searching = self.search.simulations or self.search.belief_rollouts
+        self.belief = belief_module(game) if self.search.belief_worlds and searching else None
+        if self.search.belief_rollouts and self.search.rollout_policy == "network" \
+                and not getattr(self.belief, "NETWORK_ROLLOUTS", True):
+            raise ValueError(f"agent {self.name!r}: the rollouts of {game.name} are compiled and play every seat "
+                             "by its heuristic; a network rollout policy is not available there "
+                             "(use rollout_policy='model')")
+        self.rng = np.random.default_rng(seed)
+
+    def greedy_policy(self, game: Game) -> Callable[[np.ndarray, np.ndarray], np.ndarray]:
+        """``policy(records, seats) -> actions``: the network's most likely legal action per record, one batch."""
+
+        def policy(records: np.ndarray, seats: np.ndarray) -> np.ndarray:
+            obs, masks = observations(game, records, seats)
+            priors, _ = self.evaluate(obs, masks, seats)
+            return np.argmax(np.where(masks, priors, -1.0), axis=1)
+
+        return policy
+
+    def searcher(self, game: Game) -> BatchedSearch:
+        """The (cached) one-game :class:`BatchedSearch` of ``game``."""
+        key = id(game)
+        if key not in self._searchers or self._searchers[key].game is not game:
+            self._searchers[key] = BatchedSearch(game, 1, self.search)
+        return self._searchers[key]
+
+    def act(self, turn: Turn) -> int:
+        """A forced move at once; else the most visited root action (or the greedy policy)."""
+        legal = turn.legal_actions
+        if len(legal) == 1:
+            return int(legal[0])
+        if self.search.belief_rollouts:
+            assert self.belief is not None, "reset() first"
+            g, seat, actions = turn.game, turn.seat, [int(a) for a in legal]
+            worlds = self.belief.believed_worlds(g, turn.state, seat, self.rng, self.search.belief_worlds)
+            policy = self.greedy_policy(g) if self.search.rollout_policy == "network" else None
+            vote = np.zeros(len(actions))
+            if self.search.rollout_search_weight > 0:  # the network's search over the same worlds
+                visits = self._search(turn, worlds)["visits"][0][actions]
+                vote = self.search.rollout_search_weight * visits / max(visits.sum(), 1.0)
+            if self.search.rollout_margin >= 0:  # the model's choice unless the paired rollouts beat it
+                base = actions.index(self.belief.model_action(g, turn.state, seat))
+                values = pruned_values(lambda ws, idx: self.belief.rollout_values(
+                    g, ws, seat, [actions[i] for i in idx], policy), worlds, len(actions), base)
+                return actions[paired_choice(values, base, self.search.rollout_margin, vote)]
+            values = self.belief.rollout_values(g, worlds, seat, actions, policy)
+            return actions[int(np.argmax(values.mean(axis=0) + vote))]
+        if self.search.simulations == 0:
+            priors, _ = self.evaluate(turn.observation[None, :].astype(np.float32), turn.legal_mask[None, :],
+                                      np.array([turn.seat]))
+            return int(np.argmax(np.where(turn.legal_mask > 0, priors[0], -1.0)))
+        drawn = None
+        if self.belief is not None:
+            drawn = self.belief.believed_worlds(turn.game, turn.state, turn.seat, self.rng, self.search.belief_worlds)
+        res = self._search(turn, drawn)
+        return int(choose_actions(res["visits"], res["q"], 0.0, self.rng)[0])
+
+    def _search(self, turn: Turn, worlds: list[np.void] | None) -> dict[str, np.ndarray]:
+        """The network search of ``turn``'s decision (kept as :attr:`last`), searching ``worlds`` in turn
+        (believed worlds) or, with None, fresh uniform determinizations."""
+        g = turn.game
+        root = np.array(turn.state, dtype=g.dtype).reshape(1)
+        searched = None if worlds is None else np.array(worlds, dtype=g.dtype).reshape(len(worlds), 1)
+        seed = np.array([int(self.rng.integers(1 << 62))])
+        res = self.searcher(g).run(root, np.array([turn.seat]), np.array([True]), seed, self.evaluate,
+                                   worlds=searched)
+        self.last = res
+        return res
+
+
+# ----------------------------------------------------------------------------
+# The zoo and the registry
+# ----------------------------------------------------------------------------
+def zoo_path(name: str) -> Path:
+    """The model file of zoo entry ``name``.
+
+    Raises:
+        ValueError: not a zoo name (the valid ones are listed), or its file is missing.
+    """
+    if name not in ZOO:
+        raise ValueError(f"zoo:{name} is not valid; valid zoo models: {sorted(ZOO)}")
+    path = ZOO_DIR / f"{name}.pt"
+    if not path.exists():
+        raise ValueError(f"zoo:{name}: no model file at {path} (not trained yet)")
+    return path
+
+
+def zoo_card(name: str) -> dict[str, Any]:
+    """The card of zoo entry ``name`` (training command, commit, evaluation), from ``<name>.json``."""
+    zoo_path(name)
+    card = ZOO_DIR / f"{name}.json"
+    return json.loads(card.read_text()) if card.exists() else {}
+
+
+def _parse(spec_name: str, arg: str | None, usage: str) -> tuple[str, int | None]:
+    if not arg:
+        raise ValueError(f"agent {spec_name!r} needs an argument: {usage}")
+    head, sep, tail = arg.rpartition(":")
+    if sep and tail.isdigit():
+        return head, int(tail)
+    return arg, None
+
+
+def _az_factory(game: str, arg: str | None) -> Agent:
+    path, sims = _parse("az", arg, "'az:<model or checkpoint path>[:<simulations>]'")
+    return AZAgent.load(path, sims, name="az" + ("" if sims is None else f"-{sims}"))
+
+
+def _zoo_factory(game: str, arg: str | None) -> Agent:
+    name, sims = _parse("zoo", arg, f"'zoo:<name>[:<simulations>]' with a name of {sorted(ZOO)}")
+    path = zoo_path(name)
+    want = ZOO[name][0]
+    if want != game:
+        raise ValueError(f"zoo:{name} plays {want}; you asked for {game}")
+    return AZAgent.load(path, sims, name=f"zoo-{name}" + ("" if sims is None else f"-{sims}"))
+

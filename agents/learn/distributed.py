@@ -1,0 +1,283 @@
+"""Work on Ray: arena games as Ray tasks, self-play workers as Ray actors.
+
+The only module of octagames that imports Ray, and only when a function here is
+called: without the ``distributed`` extra everything else works as before, and
+asking for Ray says which extra to install.
+
+* :class:`RayGames` plays arena games (``arena.play_games``) as Ray tasks in
+  chunks. A game's result depends only on its seat line-up and seed (every agent
+  is reset with a seed drawn from the game's seed), so the results equal the
+  single-process run's for the same seeds, whatever the chunking and the number
+  of workers. A task whose worker dies is retried (``max_retries``); results are
+  keyed by game, so a retried chunk is never counted twice.
+* :class:`SelfPlayActors` runs the search-and-learning trainer's
+  :class:`~octagames.agents.learn.az_selfplay.SelfPlayWorker` in Ray actors: each
+  iteration the learner's weights go into the object store once, every actor
+  sets them and plays its share of the iteration's samples, and the samples come
+  back through the object store. The iteration is synchronous, so every sample
+  was played with the current weights (policy lag 0); one actor with the
+  single-process worker's seed reproduces the single-process run. An actor that
+  dies is restarted by Ray (``max_restarts``) and its call retried: the games it
+  had in progress are lost (never half-counted), and the retried call returns
+  samples of whole games only.
+
+Start a local instance with :func:`connect` (``address=None``), or join a cluster
+(``ray start --head`` on one machine, ``ray start --address=<head>:6379`` on the
+others, then ``address="auto"`` on the head).
+"""
+
+from __future__ import annotations
+
+import copy
+import math
+import os
+from dataclasses import dataclass
+from typing import Any, Callable, Sequence
+
+import numpy as np
+
+from octagames.agents.arena import Job, play_game
+from octagames.core import Game
+
+EXTRA_HINT = "pip install 'octagames[distributed]' (ray[default]==2.60.0)"
+
+
+def require_ray() -> Any:
+    """The ``ray`` module.
+
+    Raises:
+        ImportError: Ray is not installed; the message names the extra.
+    """
+    try:
+        import ray
+    except ImportError as e:
+        raise ImportError(f"running on Ray needs the distributed extra: {EXTRA_HINT}") from e
+    return ray
+
+
+def connect(address: str | None = None, num_cpus: int | None = None) -> Any:
+    """Join a Ray cluster, or start a local instance; returns the ``ray`` module.
+
+    Args:
+        address: ``None`` or ``""`` for a local instance on this machine, ``"auto"``
+            for the cluster this machine belongs to (``ray start``), or
+            ``"ray://<head>:10001"`` / ``"<head>:6379"``.
+        num_cpus: CPUs of a local instance (``None``: all); ignored for a cluster.
+    """
+    ray = require_ray()
+    if not ray.is_initialized():
+        if address:
+            ray.init(address=address, log_to_driver=False)
+        else:
+            # Ray starts its workers at niceness 15, below everything else on a shared machine; here
+            # the workers do the run's work, so a local instance gives them the driver's priority
+            os.environ.setdefault("RAY_worker_niceness", "0")
+            ray.init(num_cpus=num_cpus, include_dashboard=False, log_to_driver=False)
+    return ray
+
+
+# ------------------------------------------------------------------ arena games as tasks
+
+def _play_chunk(game_name: str, config: dict[str, Any], chunk: Sequence[Job],
+                *agents: Any) -> list[tuple[int, list[float], int]]:
+    # runs in a Ray worker: the same play_game as the single-process arena. The agents (only those
+    # the chunk's line-ups name, which index them) arrive as read-only views of the object store;
+    # a deep copy gives them the writable buffers they keep.
+    agents = copy.deepcopy(agents)
+    game = Game(game_name, **config)
+    out = []
+    for key, lineup, seed in chunk:
+        rets, length = play_game(game, [agents[i] for i in lineup], seed)
+        out.append((key, [float(r) for r in rets], int(length)))
+    return out
+
+
+_REMOTE: dict[str, Any] = {}
+
+
+def _remote_play_chunk(max_retries: int) -> Any:
+    ray = require_ray()
+    key = f"play_chunk:{max_retries}"
+    if key not in _REMOTE:
+        _REMOTE[key] = ray.remote(max_retries=max_retries, num_cpus=1)(_play_chunk)
+    return _REMOTE[key]
+
+
+@dataclass
+class RayGames:
+    """Plays arena games as Ray tasks (the ``executor`` of :func:`octagames.agents.arena.play_games`).
+
+    Attributes:
+        address: the cluster to join (see :func:`connect`); ``None``: a local instance.
+        chunk_size: games per task (bigger chunks: less scheduling overhead, coarser progress).
+        max_retries: times a task is retried when its worker dies.
+        num_cpus: CPUs of a local instance (``None``: all).
+    """
+
+    address: str | None = None
+    chunk_size: int = 8
+    max_retries: int = 3
+    num_cpus: int | None = None
+
+    def __post_init__(self) -> None:
+        if self.chunk_size < 1:
+            raise ValueError(f"chunk_size={self.chunk_size} is not valid; it must be >= 1")
+        if self.max_retries < 0:
+            raise ValueError(f"max_retries={self.max_retries} is not valid; it must be >= 0")
+
+    def run(self, game: Any, agents: Sequence[Any], jobs: Sequence[Job],
+            done: Callable[[int, np.ndarray, int], None]) -> None:
+        """Play ``jobs``; call ``done(key, returns, length)`` for every game, as chunks finish.
+
+        Args:
+            game: the :class:`~octagames.core.Game` (shipped by name and config).
+            agents: the agents the line-ups index (each shipped once to the object store; a task
+                gets only those its games seat; every game resets them).
+            jobs: the games to play.
+            done: called once per game, in the order chunks finish.
+        """
+        ray = connect(self.address, self.num_cpus)
+        play = _remote_play_chunk(self.max_retries)
+        config = {f: getattr(game.config, f) for f in game.config.__dataclass_fields__}
+        refs = [ray.put(a) for a in agents]  # one object each: a task fetches only its line-ups' agents
+        jobs = list(jobs)
+        pending = []
+        for i in range(0, len(jobs), self.chunk_size):
+            chunk = jobs[i:i + self.chunk_size]
+            used = sorted({a for _, lineup, _ in chunk for a in lineup})
+            local = {a: k for k, a in enumerate(used)}
+            chunk = [(key, [local[a] for a in lineup], seed) for key, lineup, seed in chunk]
+            pending.append(play.remote(game.name, config, chunk, *(refs[a] for a in used)))
+        while pending:
+            ready, pending = ray.wait(pending, num_returns=1)
+            for key, rets, length in ray.get(ready[0]):
+                done(key, np.asarray(rets, dtype=np.float64), length)
+
+
+# ------------------------------------------------------------------ self-play actors
+
+
+class _SelfPlayActor:
+    """A :class:`SelfPlayWorker` inside a Ray actor; ``play`` sets the weights first, so a
+    restarted actor (which lost them) plays the retried call with the right ones."""
+
+    def __init__(self, game: str, game_config: dict[str, Any], worker_config: Any, net_spec: dict[str, Any],
+                 seed: int, torch_threads: int) -> None:
+        import torch
+
+        from octagames.agents.learn.az_selfplay import SelfPlayWorker
+
+        if torch_threads > 0:
+            torch.set_num_threads(torch_threads)
+        self.worker = SelfPlayWorker(game, game_config, worker_config, net_spec, seed=seed)
+        self.pid = os.getpid()
+
+    def play(self, weights: Any, pool: Any, min_samples: int, version: int) -> tuple[Any, int]:
+        self.worker.set_weights(weights, pool)
+        return self.worker.play(min_samples=min_samples), version
+
+    def state_dict(self) -> dict[str, Any]:
+        return self.worker.state_dict()
+
+    def load_state_dict(self, d: dict[str, Any]) -> None:
+        self.worker.load_state_dict(d)
+
+    def process_id(self) -> int:
+        return self.pid
+
+
+def actor_seed(seed: int, k: int) -> int:
+    """The seed of self-play actor ``k``; actor 0 has the single-process worker's seed."""
+    return seed if k == 0 else (seed * 1_000_003 + 7919 * k) % (2**63)
+
+
+class SelfPlayActors:
+    """``num_actors`` self-play workers on Ray, used like one :class:`SelfPlayWorker`.
+
+    Args:
+        num_actors: actors (each holds its own games, search and network copy).
+        game, game_config, worker_config, net_spec, seed: as for :class:`SelfPlayWorker`;
+            actor ``k`` is seeded with :func:`actor_seed`.
+        address: the cluster (see :func:`connect`).
+        torch_threads: torch threads per actor (1 suits the small networks).
+        max_restarts: times Ray restarts an actor that died.
+    """
+
+    def __init__(self, num_actors: int, game: str, game_config: dict[str, Any], worker_config: Any,
+                 net_spec: dict[str, Any], seed: int, address: str | None = None, torch_threads: int = 1,
+                 max_restarts: int = 3) -> None:
+        if num_actors < 1:
+            raise ValueError(f"ray_actors={num_actors} is not valid; it must be >= 1")
+        ray = connect(address)
+        self.ray = ray
+        cls = ray.remote(num_cpus=1, max_restarts=max_restarts, max_task_retries=max_restarts)(_SelfPlayActor)
+        self.actors = [cls.remote(game, game_config, worker_config, net_spec, actor_seed(seed, k), torch_threads)
+                       for k in range(num_actors)]
+        self.version = 0
+        self.weights: Any = None
+        self.pool: Any = None
+        self.last_lag = 0
+
+    def set_weights(self, weights: Any, pool: Any = None) -> None:
+        """Publish new weights (and the snapshot pool): one object-store copy for every actor."""
+        self.version += 1
+        self.weights = self.ray.put({k: v.detach().cpu() for k, v in weights.items()})
+        self.pool = self.ray.put(pool or {})
+
+    def play(self, min_samples: int = 1) -> Any:
+        """At least ``min_samples`` samples of finished games from all actors (actor order), merged."""
+        from octagames.agents.learn.az_selfplay import concat_trajectories
+
+        share = max(1, math.ceil(min_samples / len(self.actors)))
+        calls = [a.play.remote(self.weights, self.pool, share, self.version) for a in self.actors]
+        results = self.ray.get(calls)
+        self.last_lag = max(self.version - v for _, v in results)
+        return concat_trajectories([t for t, _ in results])
+
+    def state_dict(self) -> dict[str, Any]:
+        """Every actor's games in progress and RNGs (for exact resumption)."""
+        return {"actors": self.ray.get([a.state_dict.remote() for a in self.actors])}
+
+    def load_state_dict(self, d: dict[str, Any]) -> None:
+        states = d["actors"] if "actors" in d else [d]
+        if len(states) != len(self.actors):
+            raise ValueError(f"the checkpoint has {len(states)} self-play actors; this run has "
+                             f"{len(self.actors)} (pass --ray-actors {len(states)})")
+        self.ray.get([a.load_state_dict.remote(s) for a, s in zip(self.actors, states)])
+
+    def process_ids(self) -> list[int]:
+        """The process id of every actor (the fault test kills one)."""
+        return self.ray.get([a.process_id.remote() for a in self.actors])
+
+
+class ActorGroup:
+    """Instances of a worker class, one per Ray actor, called together (the PPO rollout workers).
+
+    Args:
+        cls: the worker class (importable by module and name; Ray ships it by reference).
+        args_per_actor: the constructor's arguments of each actor.
+        address: the cluster (see :func:`connect`).
+        max_restarts: times Ray restarts an actor that died (its calls are retried as often).
+    """
+
+    def __init__(self, cls: type, args_per_actor: Sequence[tuple], address: str | None = None,
+                 max_restarts: int = 3) -> None:
+        if not args_per_actor:
+            raise ValueError("args_per_actor is empty; give the arguments of at least one actor")
+        ray = connect(address)
+        self.ray = ray
+        remote = ray.remote(num_cpus=1, max_restarts=max_restarts, max_task_retries=max_restarts)(cls)
+        self.actors = [remote.remote(*args) for args in args_per_actor]
+
+    def call(self, method: str, *args: Any) -> list[Any]:
+        """``method(*args)`` on every actor (large arguments go into the object store once); results in actor order."""
+        refs = [self.ray.put(a) if _large(a) else a for a in args]
+        return self.ray.get([getattr(actor, method).remote(*refs) for actor in self.actors])
+
+    def call_each(self, method: str, args_per_actor: Sequence[Any]) -> list[Any]:
+        """``method(arg)`` on actor ``k`` with the ``k``-th argument."""
+        return self.ray.get([getattr(actor, method).remote(a) for actor, a in zip(self.actors, args_per_actor)])
+
+
+def _large(x: Any) -> bool:
+    return isinstance(x, dict) and len(x) > 0

@@ -1,0 +1,203 @@
+"""Imitation of a teacher agent (the heuristics): a warm start for the learners.
+
+:func:`teacher_games` plays games with a teacher in every seat (or in one seat
+against an opponent) and records, at every teacher's decision with more than
+one legal action, the record before it, the deciding seat, the teacher's
+action and, once the game is over, its outcome.
+With ``epsilon > 0`` the move actually played is sometimes uniformly random
+(the label stays the teacher's choice), so the data also covers positions the
+teacher would not reach by itself (DAgger's point: the learner will stray).
+
+Both learners warm-start from it: :func:`octagames.agents.learn.az_selfplay` stores the samples
+like self-play samples (a one-hot target), and :func:`pretrain_actor_critic`
+clones the teacher into a PPO :class:`~octagames.agents.learn.ppo.ActorCritic`.
+"""
+
+from __future__ import annotations
+
+import multiprocessing
+import sys
+from dataclasses import dataclass
+
+import numpy as np
+import torch
+
+from octagames.agents.base import make_turn
+from octagames.agents.search.mcts import search_kernels
+from octagames.agents.learn.ppo import ActorCritic, log_prob_entropy
+from octagames.agents.registry import make_agent
+from octagames.core import CHANCE, TERMINAL, Game
+
+
+BLOCK = 16
+"""Games per seat in a block of :func:`teacher_games` with several workers."""
+
+
+@dataclass
+class TeacherData:
+    """Decisions of teacher games (arrays over decisions).
+
+    Attributes:
+        records: the record before each decision.
+        seats: the deciding seat.
+        actions: the teacher's action there.
+        outcomes: the game's outcome per seat counted from ``seats``: 1 a win,
+            1/2 a draw (all returns equal), 0 a loss.
+        games: games played.
+    """
+
+    records: np.ndarray
+    seats: np.ndarray
+    actions: np.ndarray
+    outcomes: np.ndarray
+    games: int
+
+    def __len__(self) -> int:
+        return len(self.seats)
+
+
+def teacher_games(game: Game, teacher: str, num_games: int, seed: int, epsilon: float = 0.0,
+                  opponent: str = "", workers: int = 1, progress: bool = False) -> TeacherData:
+    """Play ``num_games`` games with ``teacher`` (a registry spec) in every seat, or in one seat against
+    ``opponent``; see the module docstring.
+
+    Args:
+        game: the game and config.
+        teacher: the teacher's agent spec, e.g. ``"heuristic"``.
+        num_games: games to play.
+        seed: game ``k`` is dealt from ``seed + k``; the agents and the exploration draw from ``seed``.
+        epsilon: chance that a teacher's decision is played uniformly at random (labelled with its choice).
+        opponent: an agent spec for the other seats ("": the teacher in every seat). With one, the
+            teacher sits in seat ``k % num_players`` of game ``k`` and only its decisions are recorded,
+            so the data covers the positions it meets against that opponent.
+        workers: processes playing the games. With more than one, the games are played in blocks of
+            ``BLOCK * num_players`` consecutive games, each a call of this function with seed
+            ``seed + its first game``: the same deals as with one worker, other draws of the agents,
+            and the same data for any number of workers above one.
+        progress: a tqdm bar over the games (with ``workers`` > 1).
+
+    Raises:
+        ValueError: ``epsilon`` outside [0, 1], ``workers`` < 1, or a bad teacher or opponent spec.
+    """
+    if not 0.0 <= epsilon <= 1.0:
+        raise ValueError(f"epsilon={epsilon} is not valid; it must be in [0, 1]")
+    if workers < 1:
+        raise ValueError(f"workers={workers} is not valid; it must be >= 1")
+    if workers > 1 and num_games > 1:
+        return _teacher_games_in_processes(game, teacher, num_games, seed, epsilon, opponent, workers, progress)
+    P = game.num_players
+    rng = np.random.default_rng(seed)
+    agents = [make_agent(teacher, game.name) for _ in range(P)]
+    others = [make_agent(opponent, game.name) for _ in range(P)] if opponent else agents
+    recs, seats, actions, outcomes = [], [], [], []
+    for k in range(num_games):
+        s = game.new_state(seed + k)
+        taught = k % P if opponent else -1  # -1: every seat is the teacher's
+        playing = [agents[p] if taught in (-1, p) else others[p] for p in range(P)]
+        for p, a in enumerate(playing):
+            a.reset(game, p, int(rng.integers(1 << 31)))
+        start = len(seats)
+        while True:
+            cp = game.current_player(s)
+            if cp == TERMINAL:
+                break
+            if cp == CHANCE:
+                game.apply_action(s, game.sample_chance(s))
+                continue
+            p = game.acting_player(s)
+            turn = make_turn(game, s, p, int(rng.integers(1 << 31)))
+            legal = turn.legal_actions
+            if len(legal) == 1:
+                game.apply_action(s, int(legal[0]))
+                continue
+            a = int(playing[p].act(turn))
+            if taught not in (-1, p):
+                game.apply_action(s, a)
+                continue
+            recs.append(np.array(s, dtype=game.dtype).reshape(1))
+            seats.append(p)
+            actions.append(a)
+            played = int(rng.choice(legal)) if epsilon > 0 and rng.random() < epsilon else a
+            game.apply_action(s, played)
+        rets = game.returns(s)
+        best, draw = rets.max(), rets.max() - rets.min() <= 1e-9
+        win = np.where(draw, 0.5, (rets >= best - 1e-9).astype(np.float64))
+        for j in range(start, len(seats)):
+            outcomes.append(win[(seats[j] + np.arange(P)) % P])
+    records = np.concatenate(recs) if recs else np.zeros(0, game.dtype)
+    return TeacherData(records, np.array(seats, np.int64), np.array(actions, np.int64),
+                       np.array(outcomes, np.float32).reshape(-1, P), num_games)
+
+
+def _teacher_block(args: tuple) -> TeacherData:
+    game, teacher, num_games, seed, epsilon, opponent = args
+    return teacher_games(game, teacher, num_games, seed, epsilon, opponent)
+
+
+def _teacher_games_in_processes(game: Game, teacher: str, num_games: int, seed: int, epsilon: float,
+                                opponent: str, workers: int, progress: bool) -> TeacherData:
+    """:func:`teacher_games` in ``workers`` processes, in blocks of ``BLOCK * num_players`` consecutive games."""
+    # a block starts at a multiple of the player count: its game j is game start + j of the whole
+    # run, dealt from the same seed and with the teacher in the same seat
+    size = BLOCK * game.num_players
+    jobs = [(game, teacher, min(size, num_games - a), seed + a, epsilon, opponent) for a in range(0, num_games, size)]
+    bar = None
+    if progress:
+        from tqdm.auto import tqdm
+        bar = tqdm(total=num_games, desc=f"teacher {teacher}", unit="game", file=sys.stderr)
+    parts = []
+    with multiprocessing.get_context("spawn").Pool(min(workers, len(jobs))) as pool:
+        for d in pool.imap(_teacher_block, jobs):
+            parts.append(d)
+            if bar is not None:
+                bar.update(d.games)
+    if bar is not None:
+        bar.close()
+    return TeacherData(np.concatenate([d.records for d in parts]), np.concatenate([d.seats for d in parts]),
+                       np.concatenate([d.actions for d in parts]), np.concatenate([d.outcomes for d in parts]),
+                       num_games)
+
+
+def observations(game: Game, records: np.ndarray, seats: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """``(obs [n, D] float32, masks [n, A] bool)`` of ``seats`` in ``records``, by the engine's kernels."""
+    obs = np.zeros((len(seats), game.observation_size), np.float32)
+    masks = np.zeros((len(seats), game.num_actions), np.uint8)
+    search_kernels(game.kernel_module).observe_many(records.copy(), np.asarray(seats, np.int64), obs, masks)
+    return obs, masks.astype(bool)
+
+
+def pretrain_actor_critic(model: ActorCritic, game: Game, data: TeacherData, steps: int, batch_size: int = 512,
+                          learning_rate: float = 1e-3, seed: int = 0) -> dict[str, float]:
+    """Behaviour cloning of a PPO :class:`ActorCritic`: the actor learns the teacher's actions
+    (cross-entropy), the critic the outcome as a zero-sum win reward (``+1`` a sole win, ``-1/(P-1)`` a
+    loss, 0 at a draw: :func:`octagames.agents.learn.ppo.win_rewards` of the outcome).
+
+    Returns:
+        the last step's ``loss``, ``accuracy`` (greedy action equals the teacher's) and ``value_mse``.
+    """
+    if len(data) == 0:
+        raise ValueError("the teacher data is empty: no decision had more than one legal action")
+    obs, masks = observations(game, data.records, data.seats)
+    P = game.num_players
+    own = data.outcomes[:, 0].astype(np.float64)
+    target_v = (own - data.outcomes.mean(axis=1)) * P / (P - 1)
+    x, m = torch.from_numpy(obs), torch.from_numpy(masks)
+    a, v = torch.from_numpy(data.actions), torch.from_numpy(target_v).float()
+    opt = torch.optim.Adam(model.parameters(), lr=learning_rate)
+    gen = torch.Generator().manual_seed(seed)
+    stats: dict[str, float] = {}
+    for _ in range(steps):
+        idx = torch.randint(len(a), (min(batch_size, len(a)),), generator=gen)
+        logits, value = model(x[idx])
+        logp, _ = log_prob_entropy(logits, m[idx], a[idx])
+        policy_loss = -logp.mean()
+        value_loss = 0.5 * ((value - v[idx]) ** 2).mean()
+        loss = policy_loss + value_loss
+        opt.zero_grad()
+        loss.backward()
+        opt.step()
+        with torch.no_grad():
+            greedy = logits.masked_fill(~m[idx], -1e9).argmax(-1)
+            stats = {"loss": float(loss), "accuracy": float((greedy == a[idx]).float().mean()),
+                     "value_mse": float(2 * value_loss)}
+    return stats

@@ -1,0 +1,258 @@
+"""Achten by rollouts over believed deals: flat Monte Carlo whose determinizations fit the opponent's moves.
+
+Determinized search deals the cards a seat cannot see uniformly. In Achten that
+throws away most of what the table shows: a heuristic-like opponent keeps its
+dealt hand only when it is worth little, swaps toward a low total and passes
+only on a good hand. This agent keeps the determinizations in which a model of
+the other seats' play would have made the moves they made this round:
+
+1. resample what the seat cannot see (``Game.determinize``);
+2. undo the round's recorded moves (every move swaps slots, so undoing is
+   swapping back) to get the deal that world started from;
+3. deal that world again and replay the round, asking the model at each other
+   seat's move and counting the moves it would have made differently (misfits);
+4. keep the worlds with no misfit (rejection sampling of the belief), or when
+   too few turn up, those with the fewest (:func:`believed_worlds`).
+
+Each legal action is then scored by its win rate over the kept worlds, each
+played to the end by the model for every seat (one step of policy improvement
+over the model). The model is the compiled heuristic
+(:func:`~octagames.agents.heuristics.achten.achten_playout`), so the belief is
+exact against the heuristic and an approximation against anything else. The
+network search of the zoo agent can search the same worlds
+(:attr:`~octagames.agents.learn.az.SearchConfig.belief_worlds`).
+
+``make_agent("belief", "achten")`` or ``"belief:<worlds>"``; one-round Achten only
+(``match=False``, the default): the replay starts from a fresh deal of round one.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+
+import numpy as np
+
+from octagames.achten.rules import A_CLAW, A_CLOSED, A_SWAP, A_SWAP_ALL, CLOSED, HIST_MOVES, POT0, deal_slot
+from octagames.agents.base import Agent, Turn
+from octagames.agents.heuristics.achten import achten_playout
+from octagames.agents.search.mcts import win_values
+from octagames.core import CHANCE, Game
+
+
+def check_game(game: Game, who: str = "the Achten belief") -> None:
+    """Refuse games the belief does not cover: other games, and Achten matches (the replay starts from
+    round one's deal, which a later round of a match does not start from)."""
+    if game.name != "achten":
+        raise ValueError(f"{who} plays achten only, not {game.name!r}")
+    if game.config.match:
+        raise ValueError(f"{who} plays one-round achten only (match=False): it replays the round "
+                         "from a fresh deal, which a later round of a match does not start from")
+
+
+def undo_move(cards: np.ndarray, seat: int, action: int) -> None:
+    """Swap back, in the slot array ``cards``, the cards that ``seat``'s ``action`` moved (moves only swap)."""
+    b = 3 * seat
+    if action in (A_SWAP_ALL, A_CLAW):
+        for k in range(3):
+            cards[b + k], cards[POT0 + k] = cards[POT0 + k], cards[b + k]
+    elif A_SWAP <= action < A_CLOSED:
+        i, j = divmod(action - A_SWAP, 3)
+        cards[b + i], cards[POT0 + j] = cards[POT0 + j], cards[b + i]
+    elif A_CLOSED <= action < A_CLAW:
+        i = action - A_CLOSED
+        cards[b + i], cards[CLOSED] = cards[CLOSED], cards[b + i]
+
+
+def model_action(game: Game, s: np.void, seat: int) -> int:
+    """The model's move for ``seat`` (the compiled heuristic, reading only what ``seat`` sees)."""
+    mask = game.legal_mask(s, seat).astype(np.uint8)
+    return int(achten_playout(s, seat, mask, int(mask.sum())))
+
+
+def fits_the_moves(game: Game, world: np.void, seat: int, seed: int, most: int = 0) -> tuple[int, np.void | None]:
+    """How many of the other seats' recorded moves the model would not have made in ``world``.
+
+    Args:
+        game: an Achten game.
+        world: a full record (e.g. a determinization for ``seat``).
+        seat: the seat whose moves are not checked.
+        seed: the replayed record's seed (its RNG breaks the model's rare ties).
+        most: the most misfits to count; the replay stops at the next one.
+
+    Returns:
+        ``(misfits, replayed)``: the number of the other seats' moves the model would have made
+        differently, and the round replayed from ``world``'s own deal (the same cards in the same
+        slots as ``world``), or ``(most + 1, None)`` when more than ``most`` moves misfit. A round
+        longer than the history window (65 moves) is returned unchecked, with 0 misfits.
+    """
+    n = int(world["nhist"])
+    if n > HIST_MOVES:
+        return 0, world
+    movers = [int(x) for x in world["hist_mover"][:n]]
+    actions = [int(x) for x in world["hist_action"][:n]]
+    cards = np.array(world["slot_card"], dtype=np.int64)
+    for p, a in zip(reversed(movers), reversed(actions)):
+        undo_move(cards, p, a)
+    s = game.new_state(seed)
+    while game.current_player(s) == CHANCE:
+        game.apply_action(s, int(cards[deal_slot(s)]))
+    misfits = 0
+    for p, a in zip(movers, actions):
+        if p != seat and model_action(game, s, p) != a:
+            misfits += 1
+            if misfits > most:
+                return misfits, None
+        game.apply_action(s, a)
+    return misfits, s
+
+
+def believed_worlds(game: Game, state: np.void, seat: int, rng: np.random.Generator, worlds: int = 32,
+                    tries: int = 800, most: int = 3, kept: list[int] | None = None) -> list[np.void]:
+    """Up to ``worlds`` determinizations for ``seat`` that fit the other seats' moves best.
+
+    Draws at most ``tries`` determinizations of ``state`` and keeps those with the fewest
+    misfits (:func:`fits_the_moves`): the ones where the model makes every recorded move when
+    ``worlds`` of them turn up (the draws stop then), else those with one misfit, and so on up
+    to ``most``. Against the model this is rejection sampling of the exact belief; against
+    other players a world where they moved unlike the model may still be kept, after every
+    world that fits better (a hard rule often left the belief empty against MCTS, and the
+    uniform worlds it fell back to lost).
+
+    Args:
+        game: a one-round Achten game.
+        state: a record (only what ``seat`` sees is used).
+        seat: the seat that decides.
+        rng: the draws' generator.
+        worlds, tries, most: worlds kept, determinizations drawn, misfits allowed.
+        kept: if given, ``[worlds kept, worlds drawn]`` counters to add to.
+
+    Returns:
+        the replayed worlds, fewest misfits first; uniform determinizations when none has at
+        most ``most`` misfits.
+    """
+    by_misfits: list[list[np.void]] = [[] for _ in range(most + 1)]
+    limit = most
+    for _ in range(tries):
+        w = game.determinize(state, seat, int(rng.integers(1 << 30)))
+        m, s = fits_the_moves(game, w, seat, int(rng.integers(1 << 30)), limit)
+        if kept is not None:
+            kept[1] += 1
+        if s is None:
+            continue
+        by_misfits[m].append(s)
+        if kept is not None:
+            kept[0] += 1
+        if len(by_misfits[0]) >= worlds:
+            break
+        # once `worlds` worlds fit with at most `limit` misfits, worse ones are never kept
+        total = 0
+        for k in range(limit + 1):
+            total += len(by_misfits[k])
+            if total >= worlds:
+                limit = k
+                break
+    out = [s for group in by_misfits for s in group][:worlds]
+    return out or [game.determinize(state, seat, int(rng.integers(1 << 30))) for _ in range(worlds)]
+
+
+class AchtenBeliefAgent(Agent):
+    """Flat Monte Carlo over determinizations that fit the other seats' moves (see the module docstring).
+
+    Args:
+        worlds: kept determinizations per decision.
+        tries: most determinizations drawn per decision.
+        most: most misfits of a kept world (0: only worlds where the model makes every move).
+    """
+
+    name = "belief"
+
+    def __init__(self, worlds: int = 32, tries: int = 800, most: int = 3) -> None:
+        if worlds < 1:
+            raise ValueError(f"worlds={worlds} is not valid; it must be >= 1")
+        if tries < worlds:
+            raise ValueError(f"tries={tries} is not valid; it must be >= worlds ({worlds})")
+        if most < 0:
+            raise ValueError(f"most={most} is not valid; it must be >= 0")
+        self.worlds, self.tries, self.most = worlds, tries, most
+        self.rng = np.random.default_rng(0)
+        self.game: Game | None = None
+        self.kept = [0, 0]  # worlds kept, worlds drawn (the belief's acceptance rate)
+
+    def reset(self, game: Game, seat: int, seed: int) -> None:
+        """Check the game is Achten; seed the draws."""
+        check_game(game, "agent 'belief'")
+        self.game, self.rng = game, np.random.default_rng(seed)
+
+    def believed_worlds(self, turn: Turn) -> list[np.void]:
+        """Up to ``worlds`` determinizations for ``turn.seat`` that fit the other seats' moves best."""
+        return believed_worlds(self.game, turn.state, turn.seat, self.rng, self.worlds, self.tries, self.most,
+                               self.kept)
+
+    def act(self, turn: Turn) -> int:
+        """The legal action with the highest win rate over the believed worlds, each played out by the model."""
+        g = self.game
+        assert g is not None, "reset() first"
+        legal = [int(a) for a in turn.legal_actions]
+        if len(legal) == 1:
+            return legal[0]
+        return legal[int(np.argmax(rollout_wins(g, self.believed_worlds(turn), turn.seat, legal)))]
+
+
+Policy = Callable[[np.ndarray, np.ndarray], np.ndarray]
+"""``policy(records[n], seats[n]) -> actions[n]``: legal actions of ``seats`` in a batch of records."""
+
+
+def rollout_values(game: Game, worlds: Sequence[np.void], seat: int, legal: Sequence[int],
+                   policy: Policy | None = None) -> np.ndarray:
+    """``values[w, i]``: ``seat``'s win (the arena's rule, :func:`win_values`) in world ``w`` when it
+    plays ``legal[i]``.
+
+    Every legal action is played in every world, then the round is played to its end: the other
+    seats by the model (:func:`model_action`), ``seat``'s later decisions by ``policy`` (None: the
+    model too). ``policy`` is asked for all the games waiting on ``seat`` at once, so a network
+    evaluates one batch per step. The worlds are not changed.
+    """
+    P = game.num_players
+    games = [game.clone(w) for w in worlds for _ in legal]  # game j: world j // len(legal), action j % len(legal)
+    for j, c in enumerate(games):
+        game.apply_action(c, int(legal[j % len(legal)]))
+    live = list(range(len(games)))
+    while live:
+        waiting = []
+        for j in live:
+            c = games[j]
+            while not game.is_terminal(c):
+                p = game.acting_player(c)
+                if p == seat and policy is not None:
+                    waiting.append(j)
+                    break
+                game.apply_action(c, model_action(game, c, p))
+        if waiting:
+            records = np.array([games[j] for j in waiting], dtype=game.dtype)
+            for j, a in zip(waiting, policy(records, np.full(len(waiting), seat, np.int64))):
+                game.apply_action(games[j], int(a))
+        live = waiting
+    values, win = np.zeros((len(worlds), len(legal))), np.zeros(P)
+    for j, c in enumerate(games):
+        win_values(game.returns(c), P, win)
+        values[j // len(legal), j % len(legal)] = win[seat]
+    return values
+
+
+def rollout_wins(game: Game, worlds: Sequence[np.void], seat: int, legal: Sequence[int],
+                 policy: Policy | None = None) -> np.ndarray:
+    """``seat``'s wins per legal action, summed over ``worlds`` (:func:`rollout_values`)."""
+    return rollout_values(game, worlds, seat, legal, policy).sum(axis=0)
+
+
+def _factory(game: str, arg: str | None) -> Agent:
+    # "belief" or "belief:<worlds>"
+    if game != "achten":
+        raise ValueError(f"agent 'belief' is not available for game {game!r}; it plays achten only")
+    if arg is None:
+        return AchtenBeliefAgent()
+    try:
+        worlds = int(arg)
+    except ValueError as e:
+        raise ValueError(f"agent 'belief:{arg}': the argument is the number of worlds, as in belief:32") from e
+    return AchtenBeliefAgent(worlds=worlds, tries=max(800, 25 * worlds))

@@ -1,0 +1,52 @@
+"""Tests of octagames.agents.cfr.agent and octagames.agents.cfr.tabular: the table, the agent, its registry spec."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+from octagames.agents.base import make_turn
+from octagames.agents.cfr.solver import CFRSolver
+from octagames.agents.cfr.agent import CFRAgent
+from octagames.agents.cfr.exploitability import nash_conv
+from octagames.agents.search.octrix_solver import OctrixOracleAgent
+from octagames.agents.registry import make_agent
+from octagames.agents.cfr.tabular import TablePolicy, infoset_key
+
+
+def test_cfr_agent_plays_the_table_and_uniform_when_unseen(tiny_octrix):
+    game, tree = tiny_octrix
+    solver = CFRSolver(tree)
+    solver.iterate(50)
+    table = TablePolicy.from_tree(tree, solver.average_policy())
+    np.testing.assert_allclose(table.to_tree(tree), solver.average_policy())
+    agent = CFRAgent(table)
+    s = game.new_state(5)
+    game.play_chance(s)
+    agent.reset(game, 0, seed=0)
+    turn = make_turn(game, s, 0, seed=1)
+    key = (0, infoset_key(turn.observation))
+    acts, probs = table.table[key]
+    counts = np.zeros(game.num_actions)
+    for _ in range(400):
+        a = agent.act(turn)
+        assert turn.legal_mask[a]
+        counts[a] += 1
+    np.testing.assert_allclose(counts[acts] / 400, probs, atol=0.1)
+    empty = CFRAgent(TablePolicy({}))
+    np.testing.assert_allclose(empty.policy.probabilities(0, b"?", turn.legal_actions), 0.5)
+
+
+def test_cfr_agent_constructors(tiny_octrix):
+    game, tree = tiny_octrix
+    exact = CFRAgent.exact(game, iterations=200)
+    assert nash_conv(tree, exact.policy.to_tree(tree)) < 0.05
+    mc = CFRAgent.mccfr(game, iterations=50, sampling="external")
+    assert len(mc.policy) > 0 and mc.name == "cfr:50:external"  # named as its registry spec
+
+
+def test_registry_builds_cfr_and_oracle_agents():
+    assert isinstance(make_agent("cfr:3", "octrix"), CFRAgent)
+    assert isinstance(make_agent("oracle", "octrix"), OctrixOracleAgent)
+    with pytest.raises(ValueError, match="only available for octrix"):
+        make_agent("oracle", "achten")

@@ -1,0 +1,220 @@
+"""The self-play worker, the replay buffer, the learner and the teacher data."""
+
+import numpy as np
+import pytest
+import torch
+
+from octagames.agents.learn.az import PolicyValueNet, SearchConfig
+from octagames.agents.learn.az_selfplay import (AGENT_GAME, SELF_PLAY, Learner, ReplayBuffer, SelfPlayWorker, WorkerConfig,
+                                          play_games)
+from octagames.agents.base import make_turn
+from octagames.agents.heuristics.achten import AchtenHeuristicAgent
+from octagames.agents.learn.imitation import observations, pretrain_actor_critic, teacher_games
+from octagames.agents.learn.ppo import ActorCritic
+from octagames.core import Game
+
+ACHTEN = {"num_players": 2, "deal_penalty": 1}
+
+pytestmark = pytest.mark.usefixtures("one_torch_thread")  # tests/conftest.py
+
+
+def small_worker(game="achten", config=ACHTEN, seed=0, **kw) -> SelfPlayWorker:
+    g = Game(game, **config)
+    torch.manual_seed(0)  # the same network for every worker
+    net = PolicyValueNet(g.observation_size, g.num_actions, g.num_players, hidden=(16,))
+    base = dict(num_games=4, search=SearchConfig(simulations=4, dirichlet_alpha=0.3), policy_width=8)
+    w = SelfPlayWorker(game, config, WorkerConfig(**{**base, **kw}), net.spec, seed)
+    w.set_weights(net.state_dict())
+    return w
+
+
+def test_worker_samples_are_searched_decisions_with_outcomes_per_seat():
+    w = small_worker(self_play_prob=1.0, agent_prob=0.0)
+    t = w.play(min_samples=20)
+    g = w.game
+    assert len(t) >= 20 and t.stats["games"] >= 1
+    assert t.stats["decisions"] >= len(t)
+    for r in range(len(t)):
+        mask = g.legal_mask(t.records[r], int(t.seats[r]))
+        assert mask.sum() > 1  # forced moves are never samples
+        assert g.acting_player(t.records[r]) == t.seats[r]
+        probs = t.pol_p[r]
+        assert abs(probs.sum() - 1) < 1e-5 and mask[t.pol_idx[r][probs > 0]].all()
+    # a two-seat win/loss game: my outcome and the other seat's add up to one
+    np.testing.assert_allclose(t.values.sum(axis=1), 1.0)
+    assert set(np.unique(t.values)) <= {0.0, 0.5, 1.0}
+
+
+def test_values_are_counted_from_the_deciding_seat():
+    """Every sample of one finished game gets that game's outcome rotated to its seat."""
+    w = small_worker(num_games=1, self_play_prob=1.0, agent_prob=0.0, seed=3)
+    t = w.play(min_samples=1)
+    seats, values = t.seats, t.values
+    winner_of = {int(s): None for s in seats}
+    for s, v in zip(seats, values):
+        won = v[0] == 1.0
+        assert winner_of.get(int(s)) in (None, won)
+        winner_of[int(s)] = won
+    if len(winner_of) == 2:  # both seats decided: exactly one won
+        assert sorted(winner_of.values()) == [False, True]
+
+
+def test_same_seed_same_trajectories_and_state_round_trip():
+    a, b = small_worker(seed=7, agent_prob=0.4, self_play_prob=0.4), small_worker(seed=7, agent_prob=0.4,
+                                                                                   self_play_prob=0.4)
+    ta, tb = a.play(min_samples=30), b.play(min_samples=30)
+    assert ta.records.tobytes() == tb.records.tobytes()
+    np.testing.assert_array_equal(ta.pol_p, tb.pol_p)
+    state = a.state_dict()
+    c = small_worker(seed=99, agent_prob=0.4, self_play_prob=0.4)
+    c.load_state_dict(state)
+    tc, ta2 = c.play(min_samples=10), a.play(min_samples=10)
+    assert tc.records.tobytes() == ta2.records.tobytes()
+    np.testing.assert_array_equal(tc.values, ta2.values)
+
+
+def test_agent_games_sample_only_the_learner_seat():
+    w = small_worker(num_games=1, self_play_prob=0.0, agent_prob=1.0, seed=2)
+    for _ in range(4):
+        t = w.play(min_samples=1)  # one game at a time: its samples are all the learner's seat
+        assert t.stats["games_agent"] == 1 and "games_self" not in t.stats
+        assert len(set(t.seats.tolist())) == 1
+        assert sum(t.stats.get(f"{k}_agent", 0) for k in ("wins", "draws", "losses")) == 1
+    assert (w.kind == AGENT_GAME).all()
+
+
+def test_snapshot_games_need_a_pool():
+    w = small_worker(self_play_prob=0.0, agent_prob=0.0)
+    w.play(min_samples=5)
+    assert (w.kind == SELF_PLAY).all()  # an empty pool: self-play instead
+    w.set_weights(w.net.state_dict(), {0: w.net.state_dict()})
+    t = w.play(min_samples=30)
+    assert t.stats.get("games_snapshot", 0) >= 1
+
+
+def test_evaluation_games_rotate_seats_and_stop():
+    g = Game("achten", **ACHTEN)
+    net = PolicyValueNet(g.observation_size, g.num_actions, g.num_players, hidden=(16,))
+    out = play_games("achten", ACHTEN, net.state_dict(), net.spec, SearchConfig(simulations=3), "random", 9, seed=0,
+                     parallel=4)
+    assert out["games"] == 9 and out["wins"] + out["draws"] + out["losses"] == 9
+    w = SelfPlayWorker("achten", ACHTEN, WorkerConfig(num_games=4, eval_games=6, agent_prob=1.0, self_play_prob=0.0,
+                                                       opponent_agent="random", record=False), net.spec, 0)
+    w.set_weights(net.state_dict())
+    w.play(min_samples=1)
+    assert w.idle.all() and w.games_started == 6
+
+
+def test_replay_buffer_rebuilds_observations_and_wraps():
+    w = small_worker()
+    t = w.play(min_samples=12)
+    g = w.game
+    buf = ReplayBuffer(g, capacity=10, policy_width=8)
+    buf.add(t)
+    assert len(buf) == 10 and buf.added == len(t)
+    last = len(t) - 1
+    slot = (buf.pos - 1) % 10  # the newest sample
+    batch = buf.batch(np.array([slot]))
+    np.testing.assert_array_equal(batch["obs"][0].numpy(), g.observation(t.records[last], int(t.seats[last])))
+    np.testing.assert_array_equal(batch["mask"][0].numpy(), g.legal_mask(t.records[last], int(t.seats[last])) > 0)
+    dense = np.zeros(g.num_actions, np.float32)
+    np.add.at(dense, t.pol_idx[last], t.pol_p[last])
+    np.testing.assert_allclose(batch["policy"][0].numpy(), dense)
+    np.testing.assert_array_equal(batch["values"][0].numpy(), t.values[last])
+    copy = ReplayBuffer(g, capacity=10, policy_width=8)
+    copy.load_state_dict(buf.state_dict())
+    assert copy.records.tobytes() == buf.records.tobytes() and copy.pos == buf.pos
+
+
+def _same_samples(a: ReplayBuffer, b: ReplayBuffer) -> bool:
+    n = len(a)
+    fields = ("seats", "pol_idx", "pol_p", "values")
+    return (len(b) == n and (a.pos, a.added) == (b.pos, b.added)
+            and a.records[:n].tobytes() == b.records[:n].tobytes()
+            and all(np.array_equal(getattr(a, k)[:n], getattr(b, k)[:n]) for k in fields))
+
+
+def test_replay_buffer_saves_without_copies_and_loads_old_checkpoints(tmp_path):
+    w = small_worker()
+    buf = ReplayBuffer(w.game, capacity=40, policy_width=8)
+    buf.add(w.play(min_samples=12))
+    state = buf.state_dict()
+    # tensors over the buffer's own memory: torch.save writes them without copying the samples
+    assert all(isinstance(state[k], torch.Tensor) for k in ("records", "seats", "pol_idx", "pol_p", "values"))
+    assert np.shares_memory(state["records"].numpy(), buf.records)
+    assert np.shares_memory(state["values"].numpy(), buf.values)
+    torch.save({"buffer": state}, tmp_path / "ckpt.pt")
+    back = ReplayBuffer(w.game, capacity=40, policy_width=8)
+    back.load_state_dict(torch.load(tmp_path / "ckpt.pt", weights_only=False, mmap=True)["buffer"])
+    assert _same_samples(buf, back)
+    # a checkpoint of the earlier format (copied numpy arrays, records as records) still loads
+    n = len(buf)
+    old = {k: getattr(buf, k)[:n].copy() for k in ("records", "seats", "pol_idx", "pol_p", "values")}
+    old.update(pos=buf.pos, size=n, added=buf.added)
+    older = ReplayBuffer(w.game, capacity=40, policy_width=8)
+    older.load_state_dict(old)
+    assert _same_samples(buf, older)
+
+
+def test_learner_fits_a_fixed_batch():
+    w = small_worker()
+    t = w.play(min_samples=16)
+    buf = ReplayBuffer(w.game, 64, 8)
+    buf.add(t)
+    torch.manual_seed(0)
+    learner = Learner(PolicyValueNet(w.game.observation_size, w.game.num_actions, 2, hidden=(32,)),
+                      learning_rate=3e-3)
+    batch = buf.batch(np.arange(len(buf)))
+    first = learner.step(batch)["loss"]
+    for _ in range(60):
+        last = learner.step(batch)["loss"]
+    assert last < 0.7 * first
+
+
+def test_teacher_games_label_the_teachers_choice():
+    g = Game("achten", **ACHTEN)
+    data = teacher_games(g, "heuristic", num_games=20, seed=0, epsilon=0.3)
+    assert data.games == 20 and len(data) > 20
+    teacher = AchtenHeuristicAgent()
+    for r in range(0, len(data), 7):
+        turn = make_turn(g, data.records[r], int(data.seats[r]), 0)
+        assert teacher.act(turn) == data.actions[r]
+    assert set(np.unique(data.outcomes)) <= {0.0, 0.5, 1.0}
+    with pytest.raises(ValueError, match="epsilon=2"):
+        teacher_games(g, "heuristic", 1, 0, epsilon=2)
+
+
+def test_teacher_games_against_an_opponent_keep_the_teachers_seat_and_split_into_blocks():
+    from octagames.agents.learn.imitation import BLOCK
+    g = Game("achten", **ACHTEN)
+    one = teacher_games(g, "heuristic", num_games=1, seed=5, opponent="random")
+    two = teacher_games(g, "heuristic", num_games=2, seed=5, opponent="random")
+    assert len(one) > 0 and (one.seats == 0).all()  # game k: the teacher sits in seat k % 2, the rest is not kept
+    assert (two.seats[:len(one)] == 0).all() and (two.seats[len(one):] == 1).all() and len(two) > len(one)
+    teacher = AchtenHeuristicAgent()
+    assert all(teacher.act(make_turn(g, two.records[r], int(two.seats[r]), 0)) == two.actions[r]
+               for r in range(len(two)))
+    size = BLOCK * g.num_players
+    blocks = [teacher_games(g, "heuristic", size, seed=7, opponent="random"),
+              teacher_games(g, "heuristic", 3, seed=7 + size, opponent="random")]
+    both = teacher_games(g, "heuristic", size + 3, seed=7, opponent="random", workers=2)
+    assert both.games == size + 3
+    for name in ("seats", "actions", "outcomes"):
+        assert np.array_equal(getattr(both, name), np.concatenate([getattr(b, name) for b in blocks])), name
+    assert both.records.tobytes() == np.concatenate([b.records for b in blocks]).tobytes()
+    with pytest.raises(ValueError, match="workers=0"):
+        teacher_games(g, "heuristic", 1, 0, workers=0)
+    with pytest.raises(ValueError, match="nobody"):
+        teacher_games(g, "heuristic", 1, 0, opponent="nobody")
+
+
+def test_behaviour_cloning_of_a_ppo_network_learns_the_teacher():
+    g = Game("achten", **ACHTEN)
+    data = teacher_games(g, "heuristic", num_games=80, seed=1)
+    torch.manual_seed(0)
+    model = ActorCritic(g.observation_size, g.num_actions, (64,))
+    obs, masks = observations(g, data.records, data.seats)
+    before = (model.logits(torch.from_numpy(obs)).masked_fill(~torch.from_numpy(masks), -1e9).argmax(-1).numpy()
+              == data.actions).mean()
+    stats = pretrain_actor_critic(model, g, data, steps=100, batch_size=256, learning_rate=3e-3)
+    assert stats["accuracy"] > max(0.8, before + 0.2)

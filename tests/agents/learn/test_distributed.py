@@ -1,0 +1,245 @@
+"""Work on Ray (a local instance with 2 CPUs): the same results as one process, resumption, faults."""
+
+from __future__ import annotations
+
+import dataclasses
+import json
+import os
+import signal
+import subprocess
+import sys
+import threading
+import time
+from pathlib import Path
+
+import numpy as np
+import pytest
+import ray
+import torch
+
+from octagames.agents.arena import GameJournal, play_game, play_match
+from octagames.agents.base import RandomAgent
+from octagames.agents.registry import make_agent
+from octagames.core import Game
+from octagames.experiments.tournament import run_tournament
+
+from octagames.agents.learn.az import PolicyValueNet, SearchConfig
+from octagames.agents.learn.az_selfplay import SelfPlayWorker, WorkerConfig
+from octagames.agents.learn.distributed import RayGames, SelfPlayActors, connect
+
+TINY = {"ranks": 3, "hand_size": 3}
+
+
+@pytest.fixture(scope="module")
+def local_ray():
+    connect(num_cpus=2)
+    yield ray
+    ray.shutdown()
+
+
+def _tournament(executor=None, journal=None, agents=("random", "heuristic", "mcts:20"), games=6):
+    return run_tournament("octrix", list(agents), games, seed=3, bootstrap=0, progress=False, executor=executor,
+                          journal=journal)
+
+
+def test_without_ray_the_flag_names_the_extra():
+    code = ("import sys\n"
+            "class NoRay:\n"
+            "    def find_spec(self, name, path=None, target=None):\n"
+            "        if name == 'ray' or name.startswith('ray.'):\n"
+            "            raise ImportError(\"No module named 'ray'\")\n"
+            "sys.meta_path.insert(0, NoRay())\n"
+            "from octagames.experiments.tournament import TournamentConfig, main\n"
+            "main(TournamentConfig(agents='random,random', games_per_pair=1, ray=True, progress=False,"
+            " out_dir=sys.argv[1]))\n")
+    out = subprocess.run([sys.executable, "-c", code, os.devnull + "-dir"], capture_output=True, text=True,
+                         timeout=300)
+    assert out.returncode != 0
+    assert "pip install 'octagames[distributed]'" in out.stderr
+
+
+def test_games_on_ray_are_the_games_of_one_process(local_ray):
+    here = _tournament()
+    there = _tournament(RayGames(chunk_size=4))
+    assert np.array_equal(here.wins, there.wins) and np.array_equal(here.games, there.games)
+    game = Game("achten", num_players=3)  # three seats: line-ups rotate over them
+    agents = [make_agent("heuristic", "achten"), make_agent("random", "achten"), make_agent("random", "achten")]
+    a = play_match(game, agents, 9, seed=5, progress=False)
+    b = play_match(game, agents, 9, seed=5, progress=False, executor=RayGames(chunk_size=2))
+    assert a.returns == b.returns and a.records == b.records
+    game = Game("octiles", goal_locks=True)  # an agent that writes into buffers it keeps
+    agents = [make_agent("heuristic", "octiles"), make_agent("random", "octiles")]
+    a = play_match(game, agents, 2, seed=1, progress=False)
+    b = play_match(game, agents, 2, seed=1, progress=False, executor=RayGames(chunk_size=1))
+    assert a.returns == b.returns
+
+
+class _Unshippable(RandomAgent):
+    """An agent that cannot be unpickled: a task that receives it fails."""
+
+    def __reduce__(self):
+        return int, ("this agent was shipped to a task whose games do not seat it",)
+
+
+def test_a_task_gets_only_the_agents_its_games_seat(local_ray):
+    # a round robin's CFR table or network sits in the object store once; a chunk of other pairs'
+    # games never unpickles it (the whole roster per task took 11 GB per worker with an Achten CFR)
+    game = Game("octrix", **TINY)
+    agents = [RandomAgent(), _Unshippable(), RandomAgent()]
+    jobs = [(k, (0, 2) if k % 2 == 0 else (2, 0), 10 + k) for k in range(6)]
+    got = {}
+    RayGames(chunk_size=4).run(game, agents, jobs, lambda key, rets, length: got.setdefault(key, rets.tolist()))
+    here = {k: play_game(game, [agents[a] for a in lineup], seed)[0].tolist() for k, lineup, seed in jobs}
+    assert got == here
+    with pytest.raises(ray.exceptions.RayError, match="whose games do not seat it"):
+        RayGames(chunk_size=4).run(game, agents, [(0, (0, 1), 1)], lambda *a: None)
+
+
+class _Counting:
+    """A local executor that counts the games it is asked to play."""
+
+    def __init__(self):
+        self.asked = 0
+
+    def run(self, game, agents, jobs, done):
+        from octagames.agents.arena import play_game
+        self.asked += len(jobs)
+        for key, lineup, seed in jobs:
+            done(key, *play_game(game, [agents[i] for i in lineup], seed))
+
+
+def test_an_interrupted_run_resumes_from_the_games_saved(tmp_path):
+    header = {"what": "test", "games": 6}
+    path = tmp_path / "t.games.jsonl"
+    full = _tournament(journal=GameJournal(path, header), agents=("random", "heuristic"))
+    lines = path.read_text().splitlines()
+    assert len(lines) == 1 + 6 and len({json.loads(x)["key"] for x in lines[1:]}) == 6
+    path.write_text("\n".join(lines[:4]) + "\n" + lines[4][:10])  # killed while writing the fourth game
+    counting = _Counting()
+    resumed = _tournament(counting, GameJournal(path, header), agents=("random", "heuristic"))
+    assert counting.asked == 3  # the three games that were not saved whole
+    assert np.array_equal(resumed.wins, full.wins)
+    with pytest.raises(ValueError, match="another run"):
+        GameJournal(path, {"what": "another"})
+
+
+def _worker_pids(name: str) -> list[int]:
+    import psutil
+    pids = []
+    for p in psutil.process_iter(["cmdline"]):
+        try:
+            if any(name in part for part in (p.info["cmdline"] or [])):
+                pids.append(p.pid)
+        except psutil.Error:
+            continue
+    return pids
+
+
+def test_a_killed_game_worker_is_retried_and_no_game_counts_twice(local_ray, tmp_path):
+    agents = ("mcts:300", "heuristic")
+    here = _tournament(agents=agents, games=8)
+    killed: list[int] = []
+
+    def kill_one():
+        deadline = time.time() + 120
+        while time.time() < deadline and not killed:
+            pids = _worker_pids("ray::_play_chunk")
+            if pids:
+                os.kill(pids[0], signal.SIGKILL)
+                killed.append(pids[0])
+            time.sleep(0.05)
+
+    killer = threading.Thread(target=kill_one)
+    killer.start()
+    path = tmp_path / "k.games.jsonl"
+    there = _tournament(RayGames(chunk_size=1), GameJournal(path, {"k": 1}), agents=agents, games=8)
+    killer.join()
+    assert killed, "no game worker was found to kill"
+    assert np.array_equal(here.wins, there.wins)
+    keys = [json.loads(x)["key"] for x in path.read_text().splitlines()[1:]]
+    assert sorted(keys) == list(range(8))
+
+
+def _selfplay_parts():
+    game = Game("octrix", **TINY)
+    net = PolicyValueNet(game.observation_size, game.num_actions, game.num_players, (16,), 0, "relu")
+    cfg = WorkerConfig(num_games=8, search=SearchConfig(simulations=4), self_play_prob=0.5, agent_prob=0.5,
+                       opponent_agent="random")
+    return game, net, cfg
+
+
+def test_one_self_play_actor_plays_like_the_worker_and_a_killed_actor_comes_back(local_ray):
+    game, net, cfg = _selfplay_parts()
+    torch.manual_seed(0)
+    weights = {k: v.clone() for k, v in net.state_dict().items()}
+    here = SelfPlayWorker("octrix", TINY, cfg, net.spec, seed=11)
+    here.set_weights(weights)
+    a = here.play(min_samples=40)
+    actors = SelfPlayActors(1, "octrix", TINY, cfg, net.spec, seed=11)
+    actors.set_weights(weights)
+    b = actors.play(min_samples=40)
+    assert a.records.tobytes() == b.records.tobytes() and np.array_equal(a.pol_p, b.pol_p)
+    assert np.array_equal(a.values, b.values) and actors.last_lag == 0
+    (pid,) = actors.process_ids()
+    os.kill(pid, signal.SIGKILL)
+    c = actors.play(min_samples=40)  # restarted by Ray, the call retried with the same weights
+    assert len(c) >= 40 and actors.process_ids()[0] != pid
+
+
+def test_train_az_on_ray_actors_writes_its_metrics(local_ray, tmp_path):
+    from octagames.experiments.train_az import TIME_COLUMNS, TrainConfig, train
+
+    base = TrainConfig(game="octrix", game_config=("ranks=3", "hand_size=3"), seed=0, device="cpu", iterations=2,
+                       hidden=(16,), num_games=8, samples_per_iteration=48, simulations=4, play_simulations=4,
+                       batch_size=32, eval_every=0, eval_games=8, eval_opponents=("random",), checkpoint_every=1,
+                       imitation_games=0, run_dir=str(tmp_path / "here"), progress=False, torch_threads=1)
+    here = train(base)
+    one = train(dataclasses.replace(base, ray_actors=1, run_dir=str(tmp_path / "one")))
+    two = train(dataclasses.replace(base, ray_actors=2, run_dir=str(tmp_path / "two")))
+
+    def clockless(rows):
+        return [{k: v for k, v in r.items() if k not in TIME_COLUMNS} for r in rows]
+
+    assert clockless(one["rows"]) == clockless(here["rows"])  # one actor: the single-process run
+    rows = json.loads((Path(two["run_dir"]) / "metrics.json").read_text())["rows"]
+    assert [r["iteration"] for r in rows] == [0, 1, 2] and all(r.get("policy_lag", 0) == 0 for r in rows)
+    assert (Path(two["run_dir"]) / "curves.png").stat().st_size > 0
+
+
+def test_train_ppo_on_ray_actors_writes_its_metrics(local_ray, tmp_path):
+    from octagames.experiments.train_ppo import TIME_COLUMNS, TrainConfig, train
+
+    base = TrainConfig(game="octrix", game_config=("ranks=3", "hand_size=3"), seed=1, device="cpu", num_envs=16,
+                       num_steps=8, total_steps=3 * 16 * 8, hidden=(16, 16), eval_every=0, eval_games=4,
+                       eval_opponents=("random",), snapshot_every=1, self_play_prob=0.5, checkpoint_every=1,
+                       run_dir=str(tmp_path / "here"), progress=False, torch_threads=1)
+    here = train(base)
+    one = train(dataclasses.replace(base, ray_actors=1, run_dir=str(tmp_path / "one")))
+    two = train(dataclasses.replace(base, ray_actors=2, run_dir=str(tmp_path / "two")))
+
+    def clockless(rows):
+        return [{k: v for k, v in r.items() if k not in TIME_COLUMNS} for r in rows]
+
+    assert clockless(one["rows"]) == clockless(here["rows"])  # one actor: the single-process run
+    rows = json.loads((tmp_path / "two" / "metrics.json").read_text())["rows"]
+    assert [r["env_steps"] for r in rows] == [0, 256, 512] and rows[-1]["policy_lag"] == 0
+    assert (tmp_path / "two" / "curves.png").stat().st_size > 0
+
+
+def test_a_journal_is_not_resumed_after_a_model_file_changed(tmp_path):
+    from octagames.experiments.cli import open_journal
+
+    model = tmp_path / "policy.pt"
+    model.write_bytes(b"weights one")
+    header = {"game": "octrix", "agent": f"ppo:{model}", "opponent": "random", "games": 4}
+    open_journal(tmp_path / "j.games.jsonl", True, header).close()
+    open_journal(tmp_path / "j.games.jsonl", True, header).close()  # the same model: resumed
+    journal = open_journal(tmp_path / "j.games.jsonl", True, header)
+    journal.add(0, np.array([1.0, -1.0]), 7)
+    journal.close()
+    model.write_bytes(b"weights two")
+    journal = open_journal(tmp_path / "j.games.jsonl", True, header)
+    assert not journal.done  # another model: started over, the old games kept aside
+    assert '"key": 0' in (tmp_path / "j.games.jsonl.old").read_text()
+    journal.close()
+    assert open_journal(tmp_path / "j.games.jsonl", False, header).done == {}  # --no-resume starts over

@@ -1,0 +1,228 @@
+"""PPO parts: masked sampling, GAE (plain and per seat), the update, the arena agent."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+import torch
+
+from octagames.agents.arena import play_match
+from octagames.agents.base import RandomAgent
+from octagames.agents.learn.ppo import (ActorCritic, PPOAgent, compute_gae, log_prob_entropy, masked_logits, ppo_loss,
+                        ppo_update, sample_actions, save_policy, seat_gae, win_rewards)
+from octagames.agents.registry import make_agent
+
+TINY = {"num_players": 2, "ranks": 2, "hand_size": 2}
+pytestmark = pytest.mark.usefixtures("one_torch_thread")  # tests/conftest.py
+
+
+def _random_masks(rng: np.random.Generator, b: int, a: int) -> torch.Tensor:
+    mask = rng.random((b, a)) < 0.3
+    mask[np.arange(b), rng.integers(0, a, size=b)] = True  # at least one legal action
+    return torch.from_numpy(mask)
+
+
+def test_masked_sampling_never_picks_an_illegal_action():
+    rng = np.random.default_rng(0)
+    torch.manual_seed(0)
+    mask = _random_masks(rng, 512, 32)
+    logits = torch.randn(512, 32) * 5
+    logits[~mask] += 50.0  # illegal actions are the most attractive ones
+    for _ in range(20):
+        actions, logp = sample_actions(logits, mask)
+        assert mask[torch.arange(512), actions].all()
+        assert torch.isfinite(logp).all()
+    greedy, _ = sample_actions(logits, mask, greedy=True)
+    assert mask[torch.arange(512), greedy].all()
+    # greedy = best legal logit
+    best = masked_logits(logits, mask).argmax(-1)
+    assert torch.equal(greedy, best)
+
+
+def test_masked_sampling_follows_the_legal_softmax():
+    torch.manual_seed(1)
+    logits = torch.tensor([[0.0, 1.0, 2.0, 3.0]]).repeat(20000, 1)
+    mask = torch.tensor([[True, False, True, False]]).repeat(20000, 1)
+    actions, _ = sample_actions(logits, mask)
+    freq = torch.bincount(actions, minlength=4).float() / 20000
+    expected = torch.softmax(torch.tensor([0.0, 2.0]), 0)
+    assert freq[1] == 0 and freq[3] == 0
+    assert abs(freq[0] - expected[0]) < 0.015 and abs(freq[2] - expected[1]) < 0.015
+
+
+def test_log_probs_of_masked_actions_are_not_nan():
+    rng = np.random.default_rng(2)
+    mask = _random_masks(rng, 64, 10)
+    logits = torch.randn(64, 10, requires_grad=True)
+    illegal = torch.from_numpy(np.array([np.flatnonzero(~m.numpy())[0] if (~m).any() else 0 for m in mask]))
+    logp, ent = log_prob_entropy(logits, mask, illegal)
+    assert not torch.isnan(logp).any() and not torch.isnan(ent).any()
+    has_illegal = (~mask).any(-1)
+    assert (logp[has_illegal] < -1e6).all()  # probability 0, finite log
+    (logp.sum() + ent.sum()).backward()
+    assert torch.isfinite(logits.grad).all()
+    # entropy is over the legal actions only: uniform logits give log(#legal)
+    logp_u, ent_u = log_prob_entropy(torch.zeros(64, 10), mask, illegal)
+    assert torch.allclose(ent_u, mask.sum(-1).float().log(), atol=1e-5)
+    # a row with no legal action (never produced by envs) stays finite
+    lp, e = log_prob_entropy(torch.zeros(1, 3), torch.zeros(1, 3, dtype=torch.bool), torch.tensor([1]))
+    assert torch.isfinite(lp).all() and torch.isfinite(e).all()
+
+
+def test_gae_hand_computed():
+    rewards = np.array([[1.0], [0.0], [2.0]])
+    values = np.array([[0.5], [0.4], [0.3]])
+    dones = np.array([[False], [False], [True]])
+    next_values = np.array([[0.4], [0.3], [9.9]])  # ignored after a done
+    adv, ret = compute_gae(rewards, values, dones, next_values, gamma=0.9, lam=0.8)
+    # t=2: 2 - 0.3 = 1.7
+    # t=1: 0 + 0.9*0.3 - 0.4 = -0.13; -0.13 + 0.72*1.7 = 1.094
+    # t=0: 1 + 0.9*0.4 - 0.5 = 0.86;  0.86 + 0.72*1.094 = 1.64768
+    assert adv[:, 0] == pytest.approx([1.64768, 1.094, 1.7])
+    assert ret[:, 0] == pytest.approx([1.64768 + 0.5, 1.094 + 0.4, 1.7 + 0.3])
+
+
+def test_seat_gae_hand_computed():
+    # one game env, two seats alternating; the game ends with step 3, a new one starts at step 4
+    player = np.array([[0], [1], [0], [1], [0]])
+    rewards = np.zeros((5, 1, 2))
+    rewards[1, 0] = [0.5, 0.0]     # paid to seat 0 while seat 1 moves: accrues to seat 0's turn at t=0
+    rewards[3, 0] = [1.0, -1.0]    # final returns
+    terminated = np.array([[False], [False], [False], [True], [False]])
+    values = np.array([[0.1], [0.2], [0.3], [0.4], [0.5]])
+    last_values = np.array([[0.6, 0.7]])
+    out = seat_gae(player, rewards, terminated, values, last_values, gamma=1.0, lam=1.0)
+    # seat 0: t=0 -> t=2 (reward 0.5), t=2 -> end (reward 1, done), t=4 -> bootstrap 0.6
+    # seat 1: t=1 -> t=3 (reward 0), t=3 -> end (reward -1, done)
+    assert out["rewards"][:, 0] == pytest.approx([0.5, 0.0, 1.0, -1.0, 0.0])
+    assert out["dones"][:, 0].tolist() == [False, False, True, True, False]
+    assert out["next_values"][:, 0] == pytest.approx([0.3, 0.4, 0.0, 0.0, 0.6])
+    assert out["advantages"][:, 0] == pytest.approx([1.5 - 0.1, -1 - 0.2, 1 - 0.3, -1 - 0.4, 0.6 - 0.5])
+    assert out["returns"][:, 0] == pytest.approx([1.5, -1.0, 1.0, -1.0, 0.6])
+
+
+def _reference_seat_gae(player, rewards, terminated, values, last_values, gamma, lam):
+    """Naive version: cut each (game, seat) trajectory out explicitly, then plain GAE."""
+    T, N = player.shape
+    adv = np.zeros((T, N))
+    for i in range(N):
+        for p in range(rewards.shape[2]):
+            steps = [t for t in range(T) if player[t, i] == p]
+            r, v, d, nv = [], [], [], []
+            for k, t in enumerate(steps):
+                nxt = steps[k + 1] if k + 1 < len(steps) else T
+                ends = [u for u in range(t, nxt) if terminated[u, i]]
+                stop = ends[0] if ends else nxt - 1
+                r.append(rewards[t:stop + 1, i, p].sum())
+                v.append(values[t, i])
+                d.append(bool(ends))
+                nv.append(0.0 if ends else (values[nxt, i] if nxt < T else last_values[i, p]))
+            if steps:
+                a, _ = compute_gae(np.array(r)[:, None], np.array(v)[:, None], np.array(d)[:, None],
+                                   np.array(nv)[:, None], gamma, lam)
+                adv[steps, i] = a[:, 0]
+    return adv
+
+
+@pytest.mark.parametrize("num_players", [2, 3, 4])
+def test_seat_gae_matches_a_naive_per_seat_reference(num_players):
+    rng = np.random.default_rng(num_players)
+    T, N = 40, 6
+    player = np.zeros((T, N), dtype=np.int64)
+    terminated = rng.random((T, N)) < 0.12
+    for i in range(N):  # seats in turn, sometimes skipping (as simultaneous/irregular turn orders do)
+        p = 0
+        for t in range(T):
+            player[t, i] = p
+            p = 0 if terminated[t, i] else (p + 1 + int(rng.random() < 0.2)) % num_players
+    rewards = rng.normal(size=(T, N, num_players)) * (rng.random((T, N, 1)) < 0.3)
+    values = rng.normal(size=(T, N))
+    last_values = rng.normal(size=(N, num_players))
+    out = seat_gae(player, rewards, terminated, values, last_values, gamma=0.97, lam=0.9)
+    # rewards that come before a seat's first turn in a game belong to no transition (both drop them)
+    ref = _reference_seat_gae(player, rewards, terminated, values, last_values, 0.97, 0.9)
+    assert np.allclose(out["advantages"], ref)
+    assert np.allclose(out["returns"], ref + values)
+
+
+def test_win_rewards():
+    assert win_rewards(np.array([[3.0, 1.0]])).tolist() == [[1.0, -1.0]]
+    assert win_rewards(np.array([[2.0, 2.0]])).tolist() == [[0.0, 0.0]]
+    assert win_rewards(np.array([[5.0, 1.0, 1.0]])) == pytest.approx(np.array([[1.0, -0.5, -0.5]]))
+    assert win_rewards(np.array([[5.0, 5.0, 1.0]])) == pytest.approx(np.array([[0.5, 0.5, -1.0]]))
+    assert win_rewards(np.array([[0.0, 4.0, 1.0, 2.0]])).sum() == pytest.approx(0.0)
+
+
+def test_ppo_update_lowers_the_loss_on_a_fixed_batch():
+    torch.manual_seed(0)
+    rng = np.random.default_rng(0)
+    model = ActorCritic(20, 6, hidden=(32, 32))
+    opt = torch.optim.Adam(model.parameters(), lr=3e-3)
+    obs = torch.randn(256, 20)
+    mask = _random_masks(rng, 256, 6)
+    with torch.no_grad():
+        logits, values = model(obs)
+        actions, logp = sample_actions(logits, mask)
+    batch = {"obs": obs, "mask": mask, "actions": actions, "logprobs": logp,
+             "advantages": torch.randn(256), "returns": torch.randn(256), "values": values}
+    kw = {"clip_coef": 0.2, "vf_coef": 0.5, "ent_coef": 0.0}
+    before, s0 = ppo_loss(model, batch, **kw)
+    stats = ppo_update(model, opt, batch, update_epochs=4, num_minibatches=4, **kw)
+    after, s1 = ppo_loss(model, batch, **kw)
+    assert float(after.detach()) < float(before.detach())
+    assert float(s1["pg_loss"]) < float(s0["pg_loss"]) and float(s1["v_loss"]) < float(s0["v_loss"])
+    assert all(np.isfinite(v) for v in stats.values())
+
+
+def test_trained_agent_plays_in_the_arena_by_path(tmp_path):
+    from octagames.core import Game
+
+    game = Game("octrix", **TINY)
+    model = ActorCritic(game.observation_size, game.num_actions, hidden=(16,))
+    path = save_policy(model, tmp_path / "policy.pt", game)
+    agent = make_agent(f"ppo:{path}", "octrix")
+    assert isinstance(agent, PPOAgent) and agent.greedy
+    result = play_match("octrix", [agent, RandomAgent()], num_games=20, seed=0, progress=False, **TINY)
+    assert result.records[0].games == 20 and result.records[0].name == f"ppo:{path}"  # named by its spec
+    sampling = make_agent(f"ppo:{path}@sample", "octrix")
+    assert not sampling.greedy
+    play_match("octrix", [sampling, RandomAgent()], num_games=5, seed=0, progress=False, num_players=2,
+               ranks=3, hand_size=3)
+    # 3 seats: one policy for every seat
+    play_match("octrix", [agent, RandomAgent(), agent], num_games=3, seed=0, progress=False, num_players=3,
+               ranks=3, hand_size=3)
+
+
+def test_agent_refuses_a_game_that_does_not_fit(tmp_path):
+    path = save_policy(ActorCritic(7, 32, hidden=(8,)), tmp_path / "p.pt")
+    with pytest.raises(ValueError, match="expects observations of 7"):
+        play_match("octrix", [make_agent(f"ppo:{path}", "octrix"), RandomAgent()], num_games=1,
+                   progress=False, **TINY)
+    with pytest.raises(ValueError, match="needs a path"):
+        make_agent("ppo", "octrix")
+
+
+@pytest.mark.parametrize("density", [0.03, 0.1])  # sparse and dense weight-gradient products
+def test_sparse_first_layer_is_the_dense_function(monkeypatch, density):
+    import octagames.agents.learn.ppo as ppo
+
+    torch.manual_seed(0)
+    model = ActorCritic(300, 12, hidden=(16, 16))
+    obs = (torch.rand(128, 300) < density).float() * torch.rand(128, 300)
+    obs[5] = 0.0  # a row without any non-zero feature
+
+    def run(sparse: bool):
+        monkeypatch.setattr(ppo, "SPARSE_MAX_DENSITY", 0.3 if sparse else -1.0)
+        assert (ppo.sparse_entries(obs) is not None) == sparse
+        model.zero_grad()
+        logits, value = model(obs)
+        (logits.square().sum() + value.sum()).backward()
+        return [logits.detach(), value.detach(), model.value(obs).detach(), model.logits(obs).detach(),
+                *[p.grad.clone() for p in model.parameters()]]
+
+    dense, sparse = run(False), run(True)
+    for a, b in zip(dense, sparse):
+        assert torch.allclose(a, b, rtol=1e-5, atol=1e-6)
+    # small batches and inputs that need a gradient take the dense path
+    assert ppo.sparse_entries(obs[:4]) is None
+    assert ppo.sparse_entries(obs.clone().requires_grad_()) is None
