@@ -4,10 +4,20 @@ Each game is a subpackage with the same contract (see :mod:`octagames.core`).
 No reinforcement-learning framework is imported here.
 """
 
-from octagames.core import (CHANCE, GAME_NAMES, SIMULTANEOUS, TERMINAL, Game, GameInfo,
-                            IllegalActionError, available_games, load_module, make_game)
+from typing import Any
+
+from octagames.core import (CHANCE, SIMULTANEOUS, TERMINAL, Game, GameInfo, IllegalActionError, available_games,
+                            load_module, make_game)
 
 __version__ = "0.1.0"
+
+
+def __getattr__(name: str) -> Any:
+    # the games are listed by the catalogue (octagames.catalogue), read when first asked for
+    if name == "GAME_NAMES":
+        from octagames import core
+        return core.GAME_NAMES
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
 
 __all__ = ["CHANCE", "GAME_NAMES", "SIMULTANEOUS", "TERMINAL", "Game", "GameInfo",
            "IllegalActionError", "available_games", "load_module", "make_game", "__version__"]

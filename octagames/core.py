@@ -99,6 +99,7 @@ from typing import Any, Iterable, Sequence
 import numba as nb
 import numpy as np
 
+from octagames import catalogue
 from octagames.specialize import engine_kernels
 
 # Player markers, identical to OpenSpiel's so the adapter needs no mapping.
@@ -106,7 +107,12 @@ CHANCE = -1
 SIMULTANEOUS = -2
 TERMINAL = -4
 
-GAME_NAMES = ("octrix", "achten", "octiles", "octa")
+
+def __getattr__(name: str) -> Any:
+    # GAME_NAMES is the catalogue's list of games (octagames/<game>/variants.py), read when first asked for
+    if name == "GAME_NAMES":
+        return tuple(catalogue.games())
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
 
 # --------------------------------------------------------------------------
 # Random numbers carried in the record (splitmix64), so that a record fully
@@ -238,16 +244,16 @@ def out_of_range(checks: Iterable[tuple[str, Any, Any, Any]]) -> str:
 
 
 def load_module(name: str) -> ModuleType:
-    """The rules module of the game with short name ``name``."""
-    if name not in GAME_NAMES:
-        raise ValueError(f"game={name!r} is not valid; valid values: {list(GAME_NAMES)}")
+    """The rules module of the game with short name ``name`` (a game, not a variant: see :func:`make_game`)."""
+    if name not in catalogue.games():
+        raise ValueError(f"game={name!r} is not valid; valid values: {catalogue.games()}")
     return importlib.import_module(f"octagames.{name}")
 
 
 def available_games() -> list[str]:
     """Short names of the games whose rules module is installed."""
     out = []
-    for name in GAME_NAMES:
+    for name in catalogue.games():
         try:
             importlib.import_module(f"octagames.{name}")
         except ModuleNotFoundError:
@@ -393,8 +399,9 @@ class Game:
     A ``Game`` pickles and deep-copies by name and config.
 
     Args:
-        name_or_module: a short game name or the rules module itself.
-        config: a ``Config`` of that game; ``None`` builds one from ``kwargs``.
+        name_or_module: a variant or game name (:mod:`octagames.catalogue`: ``"octa-nl"``, ``"octrix"``
+            is the seed's match to 88) or the rules module itself.
+        config: a ``Config`` of that game; ``None`` builds one from the variant's fields and ``kwargs``.
         **kwargs: config fields, when ``config`` is not given.
 
     Raises:
@@ -402,6 +409,11 @@ class Game:
     """
 
     def __init__(self, name_or_module: str | ModuleType, config: Any = None, **kwargs: Any):
+        if isinstance(name_or_module, str):
+            if config is None:  # a variant's fields under the caller's
+                name_or_module, kwargs = catalogue.resolve(name_or_module, **kwargs)
+            else:
+                name_or_module = catalogue.variant(name_or_module).game
         self.module = load_module(name_or_module) if isinstance(name_or_module, str) else name_or_module
         fields = [f.name for f in dataclasses.fields(self.module.Config)]
         unknown = sorted(set(kwargs) - set(fields))
@@ -806,11 +818,12 @@ def _game_from_module(module: str, config: Any) -> "Game":
 
 
 def make_game(name: str, **config: Any) -> Game:
-    """Build a :class:`Game` from a short name and config fields: the one ``make_game`` of the package.
+    """Build a :class:`Game` from a variant name and config fields: the one ``make_game`` of the package.
 
     Args:
-        name: the game's short name (``"octrix"``, ``"achten"``, ``"octiles"``, ``"octa"``).
-        **config: fields of the game's ``Config`` (``num_players=3``, ``rules="nl"``, ...).
+        name: a variant of the catalogue (``"octrix"``, the seed's match to 88; ``"octrix-round"``;
+            ``"octa-nl"``; ``octagames list`` prints them) or a game's short name (its seed variant).
+        **config: fields of the game's ``Config`` over the variant's (``num_players=3``, ...).
 
     Returns:
         The game bound to its config.

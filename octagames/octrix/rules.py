@@ -187,8 +187,9 @@ class Config:
         num_players: seats, 2 to 4.
         partnership: 4-player team game (seats 0+2 against 1+3, the dealer's
             pair plays first face up).
-        match: play rounds until a player reaches ``target`` (True), or a
-            single round (False).
+        match: play rounds until a player reaches ``target`` (True, the
+            default: the seed's game, variant ``octrix``), or a single round
+            (False, variant ``octrix-round``).
         target: match target score (the seed's 88).
         ranks: ranks per suit, 1..8 (8 = the full 32-card deck); smaller decks
             make small games for solvers.
@@ -201,7 +202,7 @@ class Config:
 
     num_players: int = 2
     partnership: bool = False
-    match: bool = False
+    match: bool = True
     target: int = 88
     ranks: int = MAX_RANKS
     hand_size: int = MAX_TRICKS
