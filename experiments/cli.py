@@ -1,11 +1,36 @@
-"""Game configs on the command line, shared by every script in ``experiments/``.
+"""The command line shared by every script in ``experiments/``: the game options, game configs,
+user errors in one line, the standard library's fallback parser.
 
-Two forms:
+**The game options every verb takes** are the fields of :class:`GameArgs`; a script's
+config dataclass inherits them (they come first in its ``--help``)::
+
+    @dataclass(frozen=True)
+    class EvalConfig(GameArgs):
+        agent: str = "heuristic"
+        \"\"\"agent spec\"\"\"
+
+        def __post_init__(self) -> None:
+            super().__post_init__()     # checks the variant, the seats and the config fields
+
+    cfg = parse_config(EvalConfig)      # --game octa-nl --players 2 --config rules=nl ...
+    game = cfg.make_game()              # the Game of the variant, players and config
+    name, fields = cfg.resolve()        # ("octa", {"rules": "nl", "num_players": 2, ...})
+
+* ``--game VARIANT``: a variant of :mod:`octagames.catalogue` (``octrix``, ``octrix-round``,
+  ``octa-nl``, ...; ``octagames list`` prints them) or a bare game name (its seed variant);
+* ``--players N``: the seats (default: the variant's);
+* ``--config key=value ...``: other fields of the game's ``Config`` over the variant's
+  (``--config ranks=4 hand_size=4``; commas also separate items: ``ranks=4,hand_size=4``).
+
+``GameArgs`` is a frozen dataclass: a config class that inherits it is frozen too. tyro
+(the train extra) and :func:`stdlib_parser` (a base install) read the inherited fields alike.
+
+The older forms stay for the scripts that use them:
 
 * a **game config**: ``"num_players=2,deal_penalty=1"`` (or the items as a
   sequence, ``("num_players=2", "deal_penalty=1")``): fields of the game's
   ``Config``, each value converted to the type of the field's default;
-* a **game spec**: ``"achten:num_players=2,deal_penalty=1"``: a game name,
+* a **game spec**: ``"achten:num_players=2,deal_penalty=1"``: a variant or game name,
   optionally followed by a colon and a game config.
 """
 
@@ -31,7 +56,8 @@ from typing import (Any, Callable, ClassVar, Iterator, NoReturn, Sequence, TypeV
 import octagames.agents
 from octagames.agents.arena import GameJournal
 from octagames.agents.registry import make_agent
-from octagames.core import Game, available_games
+from octagames import catalogue
+from octagames.core import Game, load_module
 from octagames.envs._extras import missing_extra
 
 try:  # optional (the train extra): without it the standard library's parser reads the same flags
@@ -53,20 +79,19 @@ def parse_game_config(config: str | Sequence[str], game: str) -> dict[str, Any]:
     Args:
         config: ``key=value`` items separated by commas, or a sequence of such strings
             (what a tyro ``tuple[str, ...]`` flag gives: ``--game-config a=1 b=2`` or ``a=1,b=2``).
-        game: the short game name whose ``Config`` fields are accepted.
+        game: the game (or a variant of it) whose ``Config`` fields are accepted.
 
     Raises:
         ValueError: an unknown game, an item that is not ``key=value`` with a
             field of the game (the fields are listed), or a value that does not
             convert to the field's type.
     """
-    if game not in available_games():
-        raise ValueError(f"game={game!r} is not valid; valid values: {sorted(available_games())}")
+    game = catalogue.game_spec(game).game  # a variant name reads its game's fields
     parts = [config] if isinstance(config, str) else list(config)
     items = [item.strip() for part in parts for item in part.split(",") if item.strip()]
     if not items:
         return {}
-    defaults = Game(game).config
+    defaults = load_module(game).Config()
     fields = sorted(f.name for f in dataclasses.fields(defaults))
     out: dict[str, Any] = {}
     for item in items:
@@ -165,11 +190,19 @@ def parse_config(config_cls: type[ConfigT], args: Sequence[str] | None = None) -
     the standard library's parser (:func:`stdlib_parser`), so ``--help`` and a refused unknown
     flag work without any extra.
 
+    The config is checked (its ``__post_init__``) after the flags are read, not inside tyro: a
+    setting the config refuses raises ``ValueError``, which :func:`script` reports in one line.
+
     Raises:
         SystemExit: ``--help`` (status 0), an unknown flag or a bad value (status 2).
+        ValueError: a config the dataclass refuses (an unknown variant, a bad game config, ...).
     """
     if tyro is not None:
-        return tyro.cli(config_cls, args=args)
+        lax = type(config_cls.__name__, (config_cls,), {  # the same flags and help, checked below
+            "__post_init__": lambda self: None, "__doc__": config_cls.__doc__,
+            "__module__": config_cls.__module__, "__qualname__": config_cls.__qualname__})
+        read = tyro.cli(lax, args=args)
+        return config_cls(**{f.name: getattr(read, f.name) for f in dataclasses.fields(config_cls) if f.init})
     return parse_with_stdlib(config_cls, args)
 
 
@@ -262,6 +295,64 @@ def _field_docs(config_cls: type) -> dict[str, str]:
                     and isinstance(after.value.value, str)):
                 docs[node.target.id] = " ".join(after.value.value.split())
     return docs
+
+
+@dataclass(frozen=True)
+class GameArgs:
+    """The game options of every verb: ``--game VARIANT``, ``--players N``, ``--config key=value ...``.
+
+    A script's config dataclass inherits these fields (see the module's docstring); its
+    ``__post_init__`` calls ``super().__post_init__()``, which refuses an unknown variant,
+    a seat count or config field the game does not allow (``ValueError`` naming the valid
+    values, one line on the command line).
+    """
+
+    game: str = "octrix"
+    """the variant to play (octagames list prints them: octrix, octrix-round, achten-dealer-pays, octa-nl, ...)
+    or a bare game name (the seed's game)"""
+    players: int | None = None
+    """seats (None: the variant's default)"""
+    config: tuple[str, ...] = ()
+    """other config fields of the game over the variant's, as key=value (e.g. ranks=4 hand_size=4)"""
+
+    def __post_init__(self) -> None:
+        if isinstance(self.config, str):  # GameArgs(config="a=1,b=2") from code
+            object.__setattr__(self, "config", (self.config,) if self.config else ())
+        game, fields = self.resolve()
+        load_module(game).Config(**fields)  # unknown fields, bad values and seat counts fail here
+
+    def resolve(self) -> tuple[str, dict[str, Any]]:
+        """The rules package and every config field the options give.
+
+        Returns:
+            ``(game, fields)``, e.g. ``("octa", {"rules": "nl", "num_players": 2})``.
+
+        Raises:
+            ValueError: an unknown variant (the valid ones are listed), a ``--config`` item
+                that is not a field of the game, or ``num_players`` in ``--config`` that
+                disagrees with ``--players``.
+        """
+        game = catalogue.variant(self.game).game
+        fields = parse_game_config(self.config, game)
+        if "num_players" in fields and self.players is not None and fields["num_players"] != self.players:
+            raise ValueError(f"--players {self.players} and --config num_players={fields['num_players']} "
+                             "disagree; give the seats once, with --players")
+        players = fields.pop("num_players", self.players)
+        return catalogue.resolve(self.game, players, **fields)
+
+    def make_game(self) -> Game:
+        """The :class:`~octagames.core.Game` of the variant, seats and config fields."""
+        game, fields = self.resolve()
+        return Game(game, load_module(game).Config(**fields))
+
+    @property
+    def game_name(self) -> str:
+        """The rules package's short name (``"octa"`` for ``--game octa-nl``), for agent specs."""
+        return catalogue.variant(self.game).game
+
+    def describe(self) -> str:
+        """The variant and seats the options give, for titles and file names: ``"octa-nl-2p"``."""
+        return catalogue.describe(*self.resolve())
 
 
 @dataclass(frozen=True)
