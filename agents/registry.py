@@ -7,8 +7,15 @@ imported the first time one of its agents is built, never before: listing the
 names, or refusing an unknown one, imports nothing heavy (no numba kernels, no
 torch).
 
-A factory is ``factory(game: str, arg: str | None) -> Agent``; it raises
-``ValueError`` with the valid form when ``arg`` is bad.
+A factory is ``factory(game: str, arg: str | None) -> Agent`` (``game`` is the game's
+short name); it raises ``ValueError`` with the valid form when ``arg`` is bad.
+
+**The config.** ``make_agent(spec, game)`` takes the game as a name (a game or a
+variant) or as a :class:`~octagames.core.Game`. Given a ``Game``, the agent is checked
+against its full config at once (:meth:`Agent.check_game`): a model trained on another
+config (``zoo:``, ``az:``, ``ppo:``) is refused there with both configs named, unless
+``allow_config_mismatch=True`` lets it try with a warning. Given a name, the same check
+runs at the first game's ``reset``.
 
 **Names.** :func:`make_agent` names every agent after its spec
 (``agent.name == spec``: ``random``, ``heuristic``, ``mcts:2000:win``,
@@ -27,9 +34,13 @@ from __future__ import annotations
 
 import importlib
 from dataclasses import dataclass
-from typing import Callable
+from typing import TYPE_CHECKING, Callable
 
+from octagames import catalogue
 from octagames.agents.base import Agent, RandomAgent
+
+if TYPE_CHECKING:
+    from octagames.core import Game
 
 Factory = Callable[[str, "str | None"], Agent]
 
@@ -56,22 +67,20 @@ def _random(game: str, arg: str | None) -> Agent:
     return RandomAgent()
 
 
-#: the hand-written heuristic of each game, as ``"module:class"``
-HEURISTICS: dict[str, str] = {
-    "octrix": "octagames.agents.heuristics.octrix:OctrixHeuristicAgent",
-    "achten": "octagames.agents.heuristics.achten:AchtenHeuristicAgent",
-    "octiles": "octagames.agents.heuristics.octiles:OctilesHeuristicAgent",
-    "octa": "octagames.agents.heuristics.octa:OctaHeuristicAgent",
-}
-
-
 def _heuristic(game: str, arg: str | None) -> Agent:
+    # each game declares its heuristic in octagames/<game>/variants.py (GameSpec.heuristic)
     if arg is not None:
         raise ValueError(f"agent 'heuristic:{arg}' is not valid: 'heuristic' takes no argument")
-    if game not in HEURISTICS:
+    target = catalogue.game_spec(game).heuristic if game in catalogue.names() else None
+    if target is None:
         raise ValueError(f"agent 'heuristic' is not available for game {game!r}; "
-                         f"games with a heuristic: {sorted(HEURISTICS)}")
-    return _load(HEURISTICS[game], "heuristic", None)()
+                         f"games with a heuristic: {heuristic_games()}")
+    return _load(target, "heuristic", None)()
+
+
+def heuristic_games() -> list[str]:
+    """The games whose spec (``octagames/<game>/variants.py``) names a hand-written heuristic, sorted."""
+    return sorted(g for g in catalogue.games() if catalogue.game_spec(g).heuristic is not None)
 
 
 AGENTS: dict[str, AgentEntry] = {
@@ -87,14 +96,16 @@ AGENTS: dict[str, AgentEntry] = {
     "cfr": AgentEntry("octagames.agents.cfr.agent:_factory",
                       "MCCFR average policy: cfr[:<iterations>][:external] or cfr:<checkpoint.npz>"),
     "oracle": AgentEntry("octagames.agents.search.octrix_solver:_factory",
-                         "the exact equilibrium of a 2-player Octrix round (octrix only)", "train"),
+                         "the exact equilibrium of a 2-player Octrix round (octrix-round; in a match, each round's)",
+                         "train"),
     "ppo": AgentEntry("octagames.agents.learn.ppo:_factory",
                       "a trained PPO policy: ppo:<policy or checkpoint path>[@sample]", "train"),
     "az": AgentEntry("octagames.agents.learn.az:_az_factory",
                      "a search-and-learning model with its search: az:<model or checkpoint path>[:<simulations>]",
                      "train"),
     "zoo": AgentEntry("octagames.agents.learn.az:_zoo_factory",
-                      "a shipped model of the zoo with its default search: zoo:<name>[:<simulations>]", "train"),
+                      "the shipped model of a variant with its default search: zoo:<variant>[:<simulations>]",
+                      "train"),
 }
 """Every agent name :func:`make_agent` knows."""
 
@@ -123,19 +134,23 @@ def available_agents() -> dict[str, str]:
     return {name: AGENTS[name].summary for name in sorted(AGENTS)}
 
 
-def make_agent(spec: str, game: str) -> Agent:
+def make_agent(spec: str, game: "str | Game", *, allow_config_mismatch: bool = False) -> Agent:
     """An agent from a spec ``name`` or ``name:arg`` (e.g. ``ppo:runs/ppo/model.pt``) for ``game``.
 
     Args:
         spec: the agent's name and optional argument.
-        game: the game's short name.
+        game: a :class:`~octagames.core.Game`, against whose full config the agent is checked at
+            once (:meth:`Agent.check_game`), or a game or variant name (``"octrix"``, ``"octa-nl"``;
+            the check waits for the first game).
+        allow_config_mismatch: let a model trained on another config of the game play it, with a
+            warning, instead of refusing it (``--allow-model-mismatch`` on the command line).
 
     Returns:
         The agent, with ``name`` set to ``spec``.
 
     Raises:
-        ValueError: an unknown name (the valid names are listed), or a bad argument
-            or game for that agent.
+        ValueError: an unknown name (the valid names are listed), a bad argument or game for
+            that agent, or (given a ``Game``) a model trained on another config of it.
         ImportError: the agent needs an optional dependency that is not installed
             (the message names the extra to install).
     """
@@ -144,8 +159,15 @@ def make_agent(spec: str, game: str) -> Agent:
     if entry is None:
         raise ValueError(f"agent={spec!r} is not valid; valid agents: {sorted(AGENTS)}")
     factory = entry.factory if callable(entry.factory) else _load(entry.factory, name, entry.extra)
-    agent = factory(game, arg or None)
+    game_name = game if isinstance(game, str) else game.name
+    if game_name in catalogue.names():  # a variant name: its factory takes the game's short name
+        game_name = catalogue.variant(game_name).game
+    agent = factory(game_name, arg or None)
     agent.name = spec
+    if allow_config_mismatch and hasattr(agent, "allow_config_mismatch"):
+        agent.allow_config_mismatch = True
+    if not isinstance(game, str):
+        agent.check_game(game)
     return agent
 
 
@@ -164,4 +186,4 @@ def _load(target: str, name: str, extra: str | None) -> Callable:
     return getattr(module, attribute)
 
 
-__all__ = ["AGENTS", "HEURISTICS", "AgentEntry", "available_agents", "make_agent", "register"]
+__all__ = ["AGENTS", "AgentEntry", "available_agents", "heuristic_games", "make_agent", "register"]

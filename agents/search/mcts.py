@@ -91,13 +91,15 @@ from __future__ import annotations
 import importlib
 import time
 from dataclasses import dataclass
-from types import ModuleType
+from types import MappingProxyType, ModuleType
 from typing import Any, Callable, NamedTuple
 
 import numba as nb
 import numpy as np
 
+from octagames import catalogue
 from octagames.agents.base import Agent, Turn, make_turn
+from octagames.catalogue import GameSpec
 from octagames.core import Game, mix64, nth_set, rng_below
 from octagames.specialize import specialize
 
@@ -119,7 +121,7 @@ class MCTSConfig:
         time_limit: seconds per move; when set, the search stops at whichever
             comes first, the time or ``num_simulations``.
         exploration: UCB / PUCT exploration constant (values are in [0, 1]);
-            None: the game's entry in :data:`DEFAULT_EXPLORATION`, else 1.4.
+            None: the game's ``GameSpec.exploration`` (:func:`default_exploration`), else 1.4.
         max_nodes: tree capacity; a full tree stops growing but search goes on.
         max_rollout: most actions of one playout (None: the game's bound).
         chance_branching: ``"auto"`` (one child per outcome with perfect
@@ -562,56 +564,74 @@ def zero_sum_values(v: np.ndarray, players: np.ndarray, num_players: int) -> np.
     return out
 
 
-DEFAULT_EVALUATORS: dict[str, tuple[str, str]] = {
-    "octiles": ("value", "octagames.agents.heuristics.octiles:octiles_value"),
-    "achten": ("value", "octagames.agents.heuristics.achten:achten_value"),
-}
-"""Game knowledge :class:`MCTSAgent` searches with by default: a compiled leaf value
-(:class:`CompiledValue`) or a compiled playout policy (:class:`CompiledRollout`),
-as ``(kind, "module:function")``."""
+def _spec(game: str) -> GameSpec | None:
+    """The spec of ``game`` (a game or variant name), or None for a name the catalogue does not know."""
+    return catalogue.game_spec(game) if game in catalogue.names() else None
 
-PLAYOUT_POLICIES: dict[str, str] = {
-    "achten": "octagames.agents.heuristics.achten:achten_playout",
-    "octa": "octagames.agents.heuristics.octa:octa_playout",
-}
-"""The compiled heuristic of a game as a playout policy ``"module:function"``
-(``policy(s, player, mask, n_legal) -> action``): what ``mcts:<n>:heuristic``
-plays its playouts with, and the AlphaZero search's
-:attr:`~octagames.agents.learn.az.SearchConfig.playout_mix`."""
+
+def _function(target: str) -> Any:
+    """The function named by ``"module:function"``."""
+    mod, name = target.split(":")
+    return getattr(importlib.import_module(mod), name)
+
+
+def playout_games() -> list[str]:
+    """The games with a compiled heuristic playout policy, sorted.
+
+    Each game declares its own in ``octagames/<game>/variants.py`` (``GameSpec.playout_policy``,
+    ``"module:function"`` with ``policy(s, player, mask, n_legal) -> action``): what
+    ``mcts:<n>:heuristic`` plays its playouts with, and the AlphaZero search's
+    :attr:`~octagames.agents.learn.az.SearchConfig.playout_mix`.
+    """
+    return sorted(g for g in catalogue.games() if catalogue.game_spec(g).playout_policy is not None)
+
+
+def has_playout_policy(game: str) -> bool:
+    """Whether the game (or variant) named ``game`` has a compiled heuristic playout policy."""
+    spec = _spec(game)
+    return spec is not None and spec.playout_policy is not None
 
 
 def playout_policy(game: str) -> Any:
-    """The compiled heuristic playout policy of the game named ``game`` (:data:`PLAYOUT_POLICIES`).
+    """The compiled heuristic playout policy of the game named ``game`` (see :func:`playout_games`).
 
     Raises:
         ValueError: the game has none.
     """
-    spec = PLAYOUT_POLICIES.get(game)
-    if spec is None:
+    spec = _spec(game)
+    if spec is None or spec.playout_policy is None:
         raise ValueError(f"game {game!r} has no compiled heuristic playout policy; "
-                         f"games with one: {sorted(PLAYOUT_POLICIES)}")
-    mod, name = spec.split(":")
-    return getattr(importlib.import_module(mod), name)
-
-
-DEFAULT_EXPLORATION: dict[str, float] = {"achten": 0.35}
-"""The exploration constant of a game when :attr:`MCTSConfig.exploration` is None
-(1.4 for games not listed). Achten's outcomes are nearly always a full win or
-loss (the dealing penalty), so its values spread over all of [0, 1] and a
-smaller constant searches its own good lines deeper; the measurement that chose
-0.35 is in ``docs/strength.md`` (``python -m octagames.experiments.bench_mcts --games
-achten:deal_penalty=1 --skip-speed --random-budget 5000``)."""
+                         f"games with one: {playout_games()}")
+    return _function(spec.playout_policy)
 
 
 def default_exploration(game: Game) -> float:
-    """The exploration constant used for ``game`` when the config leaves it None."""
-    return DEFAULT_EXPLORATION.get(game.name, 1.4)
+    """The exploration constant used for ``game`` when :attr:`MCTSConfig.exploration` is None.
+
+    The game's ``GameSpec.exploration`` (``octagames/<game>/variants.py``), else 1.4. Achten's
+    outcomes are nearly always a full win or loss (the dealing penalty), so its values spread
+    over all of [0, 1] and a smaller constant (0.35) searches its own good lines deeper; the
+    measurement that chose it is in ``docs/strength.md`` (``python -m
+    octagames.experiments.bench_mcts --games achten:deal_penalty=1 --skip-speed --random-budget 5000``).
+    """
+    spec = _spec(game.name)
+    return 1.4 if spec is None or spec.exploration is None else spec.exploration
+
+
+def compiled_value(game: Game) -> Any:
+    """The game's compiled leaf value (a ``"value"`` ``GameSpec.mcts_evaluator``), or None."""
+    spec = _spec(game.name)
+    if spec is None or spec.mcts_evaluator is None or spec.mcts_evaluator[0] != "value":
+        return None
+    return _function(spec.mcts_evaluator[1])
 
 
 def default_evaluator(game: Game) -> Any:
     """The evaluator :class:`MCTSAgent` uses when none is given.
 
-    The entry of :data:`DEFAULT_EVALUATORS` for the game: Octiles, whose
+    The game's ``GameSpec.mcts_evaluator`` (``octagames/<game>/variants.py``), ``(kind,
+    "module:function")``: a compiled leaf value (:class:`CompiledValue`, kind ``"value"``) or a
+    compiled playout policy (:class:`CompiledRollout`, kind ``"playout"``). Octiles, whose
     random playouts last hundreds of turns and say little, takes a path-distance
     leaf value; Achten takes the value of a showdown at the leaf (its random
     playouts make the searcher's own later play random, so continuing to swap
@@ -620,13 +640,25 @@ def default_evaluator(game: Game) -> Any:
     other game (and any later one) uses uniformly random playouts
     (:class:`RandomRollout`).
     """
-    entry = DEFAULT_EVALUATORS.get(game.name)
-    if entry is None:
+    spec = _spec(game.name)
+    if spec is None or spec.mcts_evaluator is None:
         return RandomRollout()
-    kind, spec = entry
-    mod, name = spec.split(":")
-    fn = getattr(importlib.import_module(mod), name)
+    kind, target = spec.mcts_evaluator
+    fn = _function(target)
     return CompiledValue(fn) if kind == "value" else CompiledRollout(fn)
+
+
+def __getattr__(name: str) -> Any:
+    # read-only views of the catalogue under the names of the tables they replaced, for old imports:
+    # each game's settings live in octagames/<game>/variants.py
+    specs = {g: catalogue.game_spec(g) for g in catalogue.games()}
+    if name == "DEFAULT_EVALUATORS":
+        return MappingProxyType({g: s.mcts_evaluator for g, s in specs.items() if s.mcts_evaluator})
+    if name == "PLAYOUT_POLICIES":
+        return MappingProxyType({g: s.playout_policy for g, s in specs.items() if s.playout_policy})
+    if name == "DEFAULT_EXPLORATION":
+        return MappingProxyType({g: s.exploration for g, s in specs.items() if s.exploration is not None})
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
 
 
 # ------------------------------------------------------------------ search driver
@@ -818,7 +850,7 @@ def _factory(game: str, arg: str | None) -> Agent:
     parts = arg.split(":")
     usage = ("the argument is the number of simulations, then optionally ':random' (random playouts "
              "in every game), ':heuristic' (playouts by the game's compiled heuristic: "
-             f"{', '.join(sorted(PLAYOUT_POLICIES))}), ':win' (objective='win') and ':c=<exploration>', "
+             f"{', '.join(playout_games())}), ':win' (objective='win') and ':c=<exploration>', "
              "as in mcts:2000:win:c=0.5")
     try:
         sims = int(parts[0])

@@ -21,7 +21,9 @@ minus seat 1's, which is the engine's one-round return for seat 0.
 
 Matrix games are solved after removing dominated cards, by a saddle-point check,
 the 2x2 closed form, or linear programming (``scipy.optimize.linprog``, HiGHS; scipy
-comes with the ``train`` extra). Through the registry: ``make_agent("oracle", "octrix")``.
+comes with the ``train`` extra). Through the registry: ``make_agent("oracle", "octrix-round")``
+(the single round, ``match=False``; in the match to 88, the bare ``octrix``, it plays each round's
+equilibrium, which maximises that round's points difference rather than the chance to win the match).
 """
 
 from __future__ import annotations
@@ -31,6 +33,7 @@ from functools import lru_cache
 import numpy as np
 from scipy.optimize import linprog
 
+from octagames import catalogue
 from octagames.agents.base import Agent, Turn
 from octagames.agents.cfr.tree import GameSource
 from octagames.core import Game
@@ -252,8 +255,8 @@ class OctrixOracleAgent(Agent):
 
 
 def _factory(game: str, arg: str | None) -> Agent:
-    """``oracle``: the exact 2-player Octrix round solver (registry entry)."""
-    if game != "octrix":
+    """``oracle``: the exact 2-player Octrix round solver (registry entry), for any Octrix variant."""
+    if game not in catalogue.names() or catalogue.variant(game).game != "octrix":
         raise ValueError(f"agent 'oracle' is only available for octrix, not {game!r}")
     if arg is not None:
         raise ValueError(f"agent 'oracle:{arg}' is not valid: 'oracle' takes no argument")

@@ -8,7 +8,7 @@ does better:
    seat cannot see is dealt uniformly again);
 2. in every world, play every legal action and then the whole game to its end by
    the game's compiled heuristic for every seat
-   (:data:`~octagames.agents.search.mcts.PLAYOUT_POLICIES`), chance by the world's own RNG:
+   (:func:`~octagames.agents.search.mcts.playout_policy`), chance by the world's own RNG:
    the actions of one world meet the same draws while their games run alike
    (common random numbers), so their outcomes are compared in pairs;
 3. play the heuristic's own choice, unless another action's mean paired
@@ -42,7 +42,7 @@ from types import ModuleType
 import numpy as np
 
 from octagames.agents.base import Agent, Turn
-from octagames.agents.search.mcts import PLAYOUT_POLICIES, playout_kernels, playout_policy
+from octagames.agents.search.mcts import has_playout_policy, playout_games, playout_kernels, playout_policy
 from octagames.core import Game
 
 NETWORK_ROLLOUTS = False
@@ -51,10 +51,10 @@ NETWORK_ROLLOUTS = False
 
 
 def check_game(game: Game, who: str = "the heuristic rollouts") -> None:
-    """Refuse games without a compiled heuristic (:data:`~octagames.agents.search.mcts.PLAYOUT_POLICIES`)."""
-    if game.name not in PLAYOUT_POLICIES:
+    """Refuse games without a compiled heuristic (:func:`~octagames.agents.search.mcts.playout_games`)."""
+    if not has_playout_policy(game.name):
         raise ValueError(f"{who} need a compiled heuristic; {game.name!r} has none "
-                         f"(games with one: {sorted(PLAYOUT_POLICIES)})")
+                         f"(games with one: {playout_games()})")
 
 
 def kernels(game: Game) -> ModuleType:
@@ -232,9 +232,9 @@ class RolloutAgent(Agent):
 
 def _factory(game: str, arg: str | None) -> Agent:
     # "rollout", "rollout:<worlds>" or "rollout:<worlds>:m=<margin>"
-    if game not in PLAYOUT_POLICIES:
+    if not has_playout_policy(game):
         raise ValueError(f"agent 'rollout' is not available for game {game!r}; games with a compiled "
-                         f"heuristic: {sorted(PLAYOUT_POLICIES)}")
+                         f"heuristic: {playout_games()}")
     if arg is None:
         return RolloutAgent()
     usage = "the argument is the number of worlds, then optionally ':m=<margin>', as in rollout:128:m=1"

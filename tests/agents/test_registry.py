@@ -9,7 +9,8 @@ import sys
 import pytest
 
 from octagames.agents.base import Agent, RandomAgent
-from octagames.agents.registry import AGENTS, HEURISTICS, available_agents, make_agent, register
+from octagames import catalogue
+from octagames.agents.registry import AGENTS, available_agents, heuristic_games, make_agent, register
 from octagames.core import available_games
 
 
@@ -23,15 +24,15 @@ def test_every_entry_points_at_a_factory():
             continue
         module, _, attribute = entry.factory.partition(":")
         assert callable(getattr(importlib.import_module(module), attribute)), name
-    for game, target in HEURISTICS.items():
-        module, _, attribute = target.partition(":")
+    for game in heuristic_games():
+        module, _, attribute = catalogue.game_spec(game).heuristic.partition(":")
         assert issubclass(getattr(importlib.import_module(module), attribute), Agent), game
 
 
 def test_every_game_has_a_heuristic_named_heuristic():
-    assert sorted(HEURISTICS) == sorted(available_games())
-    for game in HEURISTICS:
-        module, _, attribute = HEURISTICS[game].partition(":")
+    assert heuristic_games() == sorted(available_games())
+    for game in heuristic_games():
+        module, _, attribute = catalogue.game_spec(game).heuristic.partition(":")
         assert getattr(importlib.import_module(module), attribute).name == "heuristic"
         assert make_agent("heuristic", game).name == "heuristic"
 
