@@ -6,6 +6,7 @@ No reinforcement-learning framework is imported here.
 
 from typing import Any
 
+from octagames import core
 from octagames.core import (CHANCE, SIMULTANEOUS, TERMINAL, Game, GameInfo, IllegalActionError, available_games,
                             load_module, make_game)
 
@@ -15,7 +16,6 @@ __version__ = "0.1.0"
 def __getattr__(name: str) -> Any:
     # the games are listed by the catalogue (octagames.catalogue), read when first asked for
     if name == "GAME_NAMES":
-        from octagames import core
         return core.GAME_NAMES
     raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
 

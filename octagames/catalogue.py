@@ -34,10 +34,13 @@ import json
 import pkgutil
 from dataclasses import dataclass, field
 from functools import lru_cache
+from pathlib import Path
 from types import MappingProxyType
 from typing import Any, Mapping
 
-import octagames
+#: the folder of the octagames package, whose game subpackages declare the specs (read without
+#: importing the package itself, which imports this module through octagames.core)
+PACKAGE_DIR = Path(__file__).resolve().parent
 
 
 @dataclass(frozen=True)
@@ -102,6 +105,7 @@ class GameSpec:
         gymnasium_class: the ``"module:Class"`` that id builds.
         conformance: the configs the conformance suite and the fuzz campaign check, each as
             ``(variant name, extra config fields)``.
+        order: the game's place in the catalogue's listings (lower first, then by name).
     """
 
     game: str
@@ -115,6 +119,7 @@ class GameSpec:
     gymnasium_id: str = ""
     gymnasium_class: str = ""
     conformance: tuple[tuple[str, Mapping[str, Any]], ...] = ()
+    order: int = 100
 
     @property
     def seed_variant(self) -> Variant:
@@ -125,7 +130,7 @@ class GameSpec:
 @lru_cache(maxsize=1)
 def _specs() -> dict[str, GameSpec]:
     specs: dict[str, GameSpec] = {}
-    for info in sorted(pkgutil.iter_modules(octagames.__path__), key=lambda m: m.name):
+    for info in sorted(pkgutil.iter_modules([str(PACKAGE_DIR)]), key=lambda m: m.name):
         if not info.ispkg or info.name.startswith("_"):
             continue
         if importlib.util.find_spec(f"octagames.{info.name}.variants") is None:
@@ -134,8 +139,7 @@ def _specs() -> dict[str, GameSpec]:
         if spec.game != info.name:
             raise RuntimeError(f"octagames/{info.name}/variants.py declares game {spec.game!r}")
         specs[spec.game] = spec
-    order = {g: i for i, g in enumerate(("octrix", "achten", "octiles", "octa"))}
-    return dict(sorted(specs.items(), key=lambda kv: (order.get(kv[0], len(order)), kv[0])))
+    return dict(sorted(specs.items(), key=lambda kv: (kv[1].order, kv[0])))
 
 
 @lru_cache(maxsize=1)

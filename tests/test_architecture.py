@@ -12,11 +12,14 @@ the shared modules beside them), the faces (``envs/`` = ``octagames.envs``), the
   an import inside a function may only load an optional dependency (so that the module
   imports without its extra), and each such dependency is listed below with its extra;
 * the graph of our modules' imports has no cycle;
-* one public ``make_game`` (``octagames.core``): no other module defines a function of that name.
+* one public ``make_game`` (``octagames.core``): no other module defines a function of that name;
+* no per-game table outside the specs: a game's and its variants' settings are declared in
+  ``octagames/<game>/variants.py`` only and read through ``octagames.catalogue``; no other module
+  has a dict keyed by game or variant names, or a tuple, list or set of them.
 
 Loading by name (``importlib.import_module`` in the agent registry, the game loader of
-``octagames.core``, MCTS's default evaluators) is how those tables defer work on purpose;
-it is not an import statement and is not checked here.
+``octagames.core``, the catalogue's ``"module:attr"`` strings) is how those places defer work on
+purpose; it is not an import statement and is not checked here.
 """
 
 from __future__ import annotations
@@ -223,3 +226,100 @@ def test_the_reader_sees_lazy_relative_and_submodule_imports():
 def test_the_cycle_finder_finds_a_cycle():
     assert _cycle({"a": {"b"}, "b": {"c"}, "c": {"a"}, "d": set()}) == ["a", "b", "c", "a"]
     assert _cycle({"a": {"b", "c"}, "b": {"c"}, "c": set()}) is None
+
+
+# ------------------------------------------------------------------ no per-game table outside the specs
+def _spec_names() -> tuple[set[str], set[str]]:
+    """The game names and the variant names declared by ``octagames/<game>/variants.py`` (read, not imported)."""
+    games: set[str] = set()
+    variants: set[str] = set()
+    for name, path in MODULES.items():
+        if not _is_spec(name):
+            continue
+        for node in ast.walk(ast.parse(path.read_text())):
+            if not isinstance(node, ast.Call) or not isinstance(node.func, ast.Name):
+                continue
+            if node.func.id == "GameSpec":
+                games.update(k.value.value for k in node.keywords
+                             if k.arg == "game" and isinstance(k.value, ast.Constant))
+            elif node.func.id == "Variant" and node.args and isinstance(node.args[0], ast.Constant):
+                variants.add(node.args[0].value)
+    return games, variants
+
+
+def _is_spec(module: str) -> bool:
+    """A game's ``variants.py``: the one place its per-game and per-variant facts are declared."""
+    parts = module.split(".")
+    return len(parts) == 3 and parts[2] == "variants" and game_package(module) is not None
+
+
+GAMES, VARIANTS = _spec_names()
+
+
+def _names(node: ast.AST | None, names: set[str]) -> str | None:
+    """The game or variant a literal names: ``"octa"``, ``"octa-nl"``, a spec ``"achten:deal_penalty=1"``,
+    or an entry ``("octrix", {...})`` whose first item names one; else None."""
+    if isinstance(node, ast.Constant) and isinstance(node.value, str):
+        name = node.value.partition(":")[0]
+        return name if name in names else None
+    if isinstance(node, (ast.Tuple, ast.List)) and node.elts:
+        return _names(node.elts[0], names)
+    return None
+
+
+def per_game_tables(source: str, games: set[str], variants: set[str]) -> list[tuple[int, str]]:
+    """The per-game tables of a module's ``source``, as ``(line, what)``.
+
+    A table is a dict literal (or ``dict(...)`` call) with two or more keys that are game or
+    variant names, or a tuple, list or set literal with two or more items naming a game or
+    variant (a name, a ``"game:field=value"`` spec, or a tuple/list starting with one). Strings
+    alone (docstrings, messages) are not tables.
+    """
+    names = games | variants
+    found: list[tuple[int, str]] = []
+    for node in ast.walk(ast.parse(source)):
+        if isinstance(node, ast.Dict):
+            keys = [n for n in (_names(k, names) for k in node.keys) if n]
+            if len(keys) >= 2:
+                found.append((node.lineno, f"a dict keyed by {', '.join(keys)}"))
+        elif isinstance(node, ast.Call) and isinstance(node.func, ast.Name) and node.func.id == "dict":
+            keys = [k.arg for k in node.keywords if k.arg in names]
+            if len(keys) >= 2:
+                found.append((node.lineno, f"a dict keyed by {', '.join(keys)}"))
+        elif isinstance(node, (ast.Tuple, ast.List, ast.Set)):
+            items = [n for n in (_names(e, names) for e in node.elts) if n]
+            if len(items) >= 2:
+                kind = type(node).__name__.lower()
+                found.append((node.lineno, f"a {kind} of {', '.join(items)}"))
+    return found
+
+
+def test_the_specs_are_read():
+    assert {"octrix", "achten", "octiles", "octa"} <= GAMES
+    assert {"octrix-round", "achten-dealer-pays", "octa-en", "octa-nl"} <= VARIANTS
+
+
+def test_no_per_game_table_outside_the_specs():
+    bad = [f"{path.relative_to(ROOT)}:{line}: {what}"
+           for name, path in MODULES.items() if not _is_spec(name)
+           for line, what in per_game_tables(path.read_text(), GAMES, VARIANTS)]
+    assert not bad, ("a game's settings live in its spec: declare each of these in octagames/<game>/variants.py "
+                     "(a field of GameSpec or Variant) and read it through octagames.catalogue "
+                     "(game_spec(game), variants(), games()):\n" + "\n".join(bad))
+
+
+def test_the_table_finder_finds_tables_and_leaves_strings_alone():
+    games, variants = {"octrix", "octa"}, {"octrix", "octrix-round", "octa-en"}
+    source = ('"""Octrix and octa: a docstring naming (\'octrix\', \'octa\')."""\n'
+              'A = {"octrix": 1, "octa-en": 2}\n'
+              'B = dict(octrix=1, octa=2)\n'
+              'C = ("octrix", "octa:rules=nl")\n'
+              'D = [("octrix-round", {"num_players": 3}), ("octa", {})]\n'
+              'E = {"octrix", "octa"}\n'
+              'F = {"octrix": 1, "chess": 2}\n'
+              'G = ("octrix", "go")\n'
+              'def f(game):\n'
+              '    raise ValueError(f"game {game!r}: valid values: octrix, octa")\n')
+    assert per_game_tables(source, games, variants) == [
+        (2, "a dict keyed by octrix, octa-en"), (3, "a dict keyed by octrix, octa"),
+        (4, "a tuple of octrix, octa"), (5, "a list of octrix-round, octa"), (6, "a set of octrix, octa")]

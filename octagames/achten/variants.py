@@ -4,6 +4,7 @@ from octagames.catalogue import GameSpec, Variant
 
 SPEC = GameSpec(
     game="achten",
+    order=2,
     variants=(
         Variant("achten", "achten", "Full deck achten, one round, points first (the seed's game)",
                 players=(2, 3, 4, 5, 6)),

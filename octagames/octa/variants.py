@@ -8,6 +8,7 @@ from octagames.catalogue import GameSpec, Variant
 
 SPEC = GameSpec(
     game="octa",
+    order=4,
     variants=(
         Variant("octa-en", "octa", "Octa, English rulebook (The Game of 8)", {"rules": "en"}, zoo=True,
                 leaderboard=(20, 100), demo_mcts=20),

@@ -4,6 +4,7 @@ from octagames.catalogue import GameSpec, Variant
 
 SPEC = GameSpec(
     game="octiles",
+    order=3,
     variants=(
         Variant("octiles", "octiles", "Octiles (the seed's game)", players=(2, 3, 4), zoo=True,
                 leaderboard=(50, 400), demo_mcts=20),

@@ -4,6 +4,7 @@ from octagames.catalogue import GameSpec, Variant
 
 SPEC = GameSpec(
     game="octrix",
+    order=1,
     variants=(
         Variant("octrix", "octrix", "Octrix, the match to 88 (the seed's game)", {"match": True},
                 players=(2, 3, 4), zoo=True, leaderboard=(100, 1000)),
