@@ -1,11 +1,13 @@
-"""The random-play benchmark: every face of a game beside the anchors of the same run."""
+"""The random-play benchmark: every face of a game beside the anchors of the same run, and its roofline."""
 
 import json
 
+import numpy as np
 import pytest
 
 from octagames.core import TERMINAL, Game
-from octagames.experiments.bench import BenchConfig, main, rules_loop
+from octagames.experiments.bench import (BenchConfig, load_average, main, record_bytes_written, roofline_bound,
+                                         rules_loop, step_traffic, traffic_total, vector_row)
 
 
 def test_the_rules_loop_plays_whole_games_and_counts_their_actions(monkeypatch):
@@ -22,17 +24,113 @@ def test_the_rules_loop_plays_whole_games_and_counts_their_actions(monkeypatch):
             assert seen[-1] == TERMINAL  # the loop stopped at the end of the game
 
 
+def test_step_traffic_counts_each_part_of_a_step():
+    # a 300-byte record of which 128 bytes are written, a float32 observation of 500 values, 40 actions,
+    # 4 seat slots: the model of the module docstring, part by part
+    parts = step_traffic(np.dtype([("cards", "u1", (296,)), ("turn", "<i4")]).itemsize, 128.0, 500 * 4, 40, 4)
+    assert parts["record"] == {"read": 300, "written": 128}
+    assert parts["observation"] == {"read": 0, "written": 2000}
+    assert parts["legal mask"] == {"read": 40, "written": 40}
+    assert parts["rewards and returns"] == {"read": 32, "written": 64}
+    read = sum(p["read"] for p in parts.values())
+    written = sum(p["written"] for p in parts.values())
+    assert (read, written) == (300 + 40 + 32 + 24, 128 + 2000 + 40 + 64 + 10 + 24)
+    assert traffic_total(parts) == read + written == 2662
+    # the same step with one byte per observation value moves 1500 bytes less
+    assert traffic_total(step_traffic(300, 128.0, 500, 40, 4)) == 2662 - 1500
+
+
+def test_the_bound_is_bandwidth_over_bytes_per_step():
+    assert roofline_bound(10e9, 2662) == pytest.approx(10e9 / 2662)
+    assert roofline_bound(2 * 10e9, 2662) == pytest.approx(2 * roofline_bound(10e9, 2662))
+    with pytest.raises(ValueError, match="bytes_per_step"):
+        roofline_bound(10e9, 0)
+
+
+class _Writes:
+    """A stand-in env of 4 records of 160 bytes (blocks of 64 bytes from the array's start) whose
+    every step sets the given byte offsets of each record."""
+
+    def __init__(self, offsets):
+        self.states = np.zeros(4, dtype=[("b", "u1", (160,))])
+        self.num_envs, self.offsets, self.count = 4, offsets, 0
+
+    def sample_actions(self):
+        return np.zeros(self.num_envs, dtype=np.int64)
+
+    def step_inplace(self, actions):
+        self.count += 1
+        for o in self.offsets:
+            self.states["b"][:, o] = self.count
+
+
+@pytest.mark.parametrize("offsets, blocks", [
+    # records start at bytes 0, 160, 320 and 480 of the array; blocks are bytes 0-63, 64-127, ...
+    ((0, 1, 63), 6),  # 0, 1, 63 | 160, 161, 223 | 320, 321, 383 | 480, 481, 543: blocks 0 | 2, 3 | 5 | 7, 8
+    ((0, 70), 8),  # two blocks in every record
+    ((159,), 4),  # the last byte: blocks 2, 4, 7, 9
+    ((0, 159), 6),  # 0, 159 | 160, 319 | 320, 479 | 480, 639: a block two records share counts once
+    ((), 0),
+])
+def test_record_writes_are_counted_in_64_byte_blocks(offsets, blocks):
+    env = _Writes(offsets)
+    assert record_bytes_written(env, steps=3) == 64 * blocks / 4
+    assert env.count == 3
+
+
+def test_a_step_of_a_real_game_writes_part_of_its_record():
+    from octagames.envs.vector import make
+    env = make("octrix", 64, seed=1, num_threads=1, num_players=2)
+    env.reset()
+    written = record_bytes_written(env, steps=4)
+    assert 0 < written <= 64 * (-(-env.game.dtype.itemsize // 64) + 1)  # the record's blocks, one more unaligned
+
+
+def test_load_average_reads_three_figures():
+    load = load_average()
+    assert len(load) == 3 and all(v >= 0 for v in load)
+
+
 # PettingZoo warns about its own module loader when the anchor (pettingzoo.classic.connect_four_v3) is imported
 @pytest.mark.filterwarnings("ignore:The old environment creation API:DeprecationWarning")
-def test_bench_writes_every_row_with_its_ratios(tmp_path):
+def test_bench_writes_every_row_with_its_ratios_and_the_roofline(tmp_path):
     out = tmp_path / "bench.json"
-    result = main(BenchConfig(games=("octrix",), seconds=0.05, batch_sizes=(1,), out=str(out)))
+    result = main(BenchConfig(games=("octrix",), seconds=0.05, batch_sizes=(1, 512), threads=(1, 2),
+                              bandwidth_mib=8, out=str(out)))
     rows = set(result["steps_per_s"])
+    encodings = list(result["observation_encodings"]["octrix"])
+    assert encodings[0] == "float32" and len(encodings) == 2  # float32, then the narrowest compact dtype
     assert {"octrix: vector env, batch 1", "octrix: rules API (Game), Python loop", "octrix: PettingZoo AEC env",
             "octrix: OpenSpiel adapter"} <= rows
+    assert {vector_row("octrix", 512, t, enc) for t in (1, 2) for enc in encodings} <= rows
     assert all(v > 0 for v in result["steps_per_s"].values())
     saved = json.loads(out.read_text())
     c4 = saved["steps_per_s"]["anchor: pyspiel C++ connect_four, Python loop"]
     for k, v in saved["steps_per_s"].items():
         assert abs(saved["ratio_vs_pyspiel_connect_four"][k] - v / c4) < 1e-9
+    assert len(saved["load_average"]["start"]) == len(saved["load_average"]["end"]) == 3
+    assert saved["threads"] == [1, 2] and saved["roofline_batch"] == 512
+    game = Game("octrix", num_players=2)
+    roof = saved["roofline"]["octrix"]
+    assert roof["record_bytes"] == game.dtype.itemsize
+    for enc in encodings:
+        r = roof[enc]
+        assert r["observation_bytes"] == game.observation_size * np.dtype(enc).itemsize
+        assert r["bytes_per_step"] == traffic_total(step_traffic(game.dtype.itemsize, roof["record_bytes_written"],
+                                                                 r["observation_bytes"], game.num_actions,
+                                                                 game.info.max_players))
+        for t in ("1", "2"):
+            x = r["threads"][t]
+            bandwidth = saved["memory_bandwidth"][t]["copy_bytes_per_s"]
+            assert x["bound_steps_per_s"] == pytest.approx(bandwidth / r["bytes_per_step"])
+            assert x["steps_per_s"] == saved["steps_per_s"][vector_row("octrix", 512, int(t), enc)]
+            assert x["fraction_of_bound"] == pytest.approx(x["steps_per_s"] / x["bound_steps_per_s"])
+        assert r["thread_scaling"] == pytest.approx(r["threads"]["2"]["steps_per_s"] / r["threads"]["1"]["steps_per_s"])
     assert out.with_suffix(".png").stat().st_size > 0
+
+
+def test_config_validation():
+    with pytest.raises(ValueError, match="valid values"):
+        BenchConfig(games=("chess",))
+    with pytest.raises(ValueError, match="threads"):
+        BenchConfig(threads=(0,))

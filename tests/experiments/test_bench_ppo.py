@@ -5,11 +5,12 @@ from __future__ import annotations
 import json
 import tempfile
 
+import numpy as np
 import pytest
 import torch
 
 from octagames.experiments import bench_ppo
-from octagames.experiments.bench_ppo import BenchConfig, run_bench
+from octagames.experiments.bench_ppo import PHASES, BenchConfig, PhaseClock, TimedEnv, run_bench
 
 
 @pytest.fixture(autouse=True)
@@ -19,17 +20,95 @@ def _restore_torch_threads():
     torch.set_num_threads(before)
 
 
-def test_our_part_runs_and_writes_json_and_png(tmp_path):
+def test_our_part_runs_on_each_thread_count_with_its_phases_and_writes_json_and_png(tmp_path):
     cfg = BenchConfig(games=("octrix:ranks=3,hand_size=3",), budget_s=0.3, num_envs=8, num_steps=4,
-                      hidden=(8, 8), sb3=False, out_json=str(tmp_path / "b.json"),
+                      hidden=(8, 8), sb3=False, threads=(1, 2), out_json=str(tmp_path / "b.json"),
                       out_png=str(tmp_path / "b.png"), progress=False)
     out = run_bench(cfg)
     data = json.loads((tmp_path / "b.json").read_text())
     res = data["results"]["octrix:ranks=3,hand_size=3"]
     assert res["config"] == {"ranks": 3, "hand_size": 3}
-    assert res["ours"]["samples_per_s"] > 0 and res["ours"]["env_steps_per_s"] >= res["ours"]["samples_per_s"]
-    assert "sb3_default" not in res and out["results"].keys() == data["results"].keys()
+    assert set(res["threads"]) == {"1", "2"}
+    for t, per in res["threads"].items():
+        ours = per["ours"]
+        assert ours["samples_per_s"] > 0 and ours["env_steps_per_s"] >= ours["samples_per_s"]
+        assert ours["threads"] == ours["torch_threads"] == ours["env_threads"] == int(t)
+        shares = ours["phase_shares"]
+        assert list(shares) == list(PHASES) and all(v >= 0 for v in shares.values())
+        assert sum(shares.values()) == pytest.approx(1.0)
+        assert shares["env stepping"] > 0 and shares["policy inference"] > 0 and shares["update"] > 0
+        assert "sb3_default" not in per
+    assert out["results"].keys() == data["results"].keys()
+    assert len(data["load_average"]["start"]) == 3
     assert (tmp_path / "b.png").stat().st_size > 0
+
+
+class _Clock:
+    """A clock that reads what the test sets."""
+
+    def __init__(self):
+        self.t = 0.0
+
+    def __call__(self):
+        return self.t
+
+
+def test_the_phase_clock_counts_spans_open_intervals_and_the_rest():
+    now = _Clock()
+    clock = PhaseClock(now)
+
+    def work(seconds, inner=None):
+        if inner:
+            clock.span("policy inference", work, inner)  # inside a span: counts for the outer one
+        now.t += seconds
+        return seconds
+
+    assert clock.span("update", work, 2.0, 0.5) == 2.0
+    now.t += 1.0  # outside any phase: other
+    clock.open("observation conversion")
+    now.t += 0.25
+    assert clock.span("env stepping", work, 1.0) == 1.0  # its start ends the open interval
+    now.t += 0.25  # nothing open: other
+    clock.open("observation conversion")
+    now.t += 0.5
+    total, shares = clock.shares()  # ends the open interval too
+    assert total == 5.5
+    assert clock.seconds == {"env stepping": 1.0, "observation conversion": 0.75, "policy inference": 0.0,
+                             "update": 2.5, "other": 0.0}
+    assert shares["other"] == pytest.approx(1.25 / 5.5) and sum(shares.values()) == pytest.approx(1.0)
+    clock.restart()
+    now.t += 1.0
+    assert clock.shares() == (1.0, {**dict.fromkeys(PHASES, 0.0), "other": 1.0})
+
+
+def test_the_timed_env_reports_stepping_and_observation_reads():
+    now = _Clock()
+
+    class Env:  # steps take 2 s, observing every seat 1 s
+        obs, action_mask, num_envs = np.zeros((4, 3)), np.ones((4, 2), dtype=bool), 4
+
+        def step_inplace(self, actions):
+            now.t += 2.0
+            self.actions = actions
+
+        def observe(self, players):
+            now.t += 1.0
+            return self.obs + players[:, None]
+
+    env, clock = Env(), PhaseClock(now)
+    timed = TimedEnv(env, clock)
+    assert timed.obs is env.obs
+    now.t += 0.5
+    assert timed.action_mask is env.action_mask  # a second read: its own interval
+    now.t += 0.25
+    assert timed.num_envs == 4  # any other attribute is the env's, and ends the interval
+    now.t += 4.0
+    timed.step_inplace(np.arange(4))
+    assert env.actions.tolist() == [0, 1, 2, 3]
+    assert timed.observe(np.full(4, 2)).tolist() == [[2.0] * 3] * 4
+    assert clock.seconds == {"env stepping": 3.0, "observation conversion": 0.75, "policy inference": 0.0,
+                             "update": 0.0, "other": 0.0}
+    assert clock.shares()[0] == 7.75
 
 
 def test_missing_sb3_names_the_install_command(tmp_path, monkeypatch):
@@ -51,3 +130,5 @@ def test_config_validation():
         BenchConfig(games=("chess",))
     with pytest.raises(ValueError, match="budget_s"):
         BenchConfig(budget_s=0)
+    with pytest.raises(ValueError, match="threads"):
+        BenchConfig(threads=())
