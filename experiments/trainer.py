@@ -1,0 +1,592 @@
+"""The skeleton every trainer shares, written once: the run folder, the config echo, checkpoints
+and exact resume, the metrics files, the curves and the progress. ``train_ppo`` and ``train_az``
+subclass :class:`Trainer` and write only their algorithm.
+
+A run lives in one folder, by default named from what it trains (:func:`default_run_dir`)::
+
+    runs/<kind>/<variant>-<players>p-<config digest>-s<seed>/    e.g. runs/ppo/octa-nl-2p-0b799922-s0
+        config.json      the run's settings and the game's full config (written first)
+        checkpoint.pt    everything needed to resume exactly (written atomically)
+        metrics.csv      one row per update or iteration; win rates at evaluations
+        metrics.json     the same rows, the config, the evaluation opponents (and those skipped)
+        curves.png       win rates and losses over the run's work and over wall time
+        + the trainer's model file (``policy.pt``, ``model.pt``, ...)
+
+**Runs are never lost**: a folder that holds a run is continued only with ``--resume`` and
+replaced only with ``--overwrite``; otherwise the trainer refuses in one line naming both
+(:func:`claim_run_dir`). The first line of output, within seconds, names the folder and the
+settings; without a progress bar (``--no-progress``) each evaluation prints a line.
+
+This is a script-side module (``experiments/``): it writes folders, reads command-line
+configs and prints; the library pieces the trainers run (the networks, the league, the
+rollout and self-play workers) live in ``agents/learn/``.
+"""
+
+from __future__ import annotations
+
+import csv
+import dataclasses
+import json
+import os
+import random
+import sys
+import time
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any, ClassVar, Sequence
+
+import numpy as np
+import torch
+
+from octagames import catalogue
+from octagames.agents.learn.imitation import TeacherData, teacher_games
+from octagames.core import Game
+from octagames.experiments.cli import GameArgs, command_line, usable_agents
+
+#: the files that make a folder a run (any one of them): refused without --resume or --overwrite
+RUN_FILES = ("config.json", "checkpoint.pt", "metrics.json", "metrics.csv")
+#: what every trainer writes (removed by --overwrite, with the trainer's own OUTPUTS)
+SHARED_OUTPUTS = (*RUN_FILES, "checkpoint.pt.tmp", "curves.png")
+
+
+@dataclass(frozen=True)
+class RunConfig(GameArgs):
+    """The fields every trainer shares (the game, seeds, device, the run folder, evaluations,
+    warm start, Ray); trainers extend it."""
+
+    KIND: ClassVar[str] = "run"  # the run folder's parent: runs/<KIND>/...
+    #: automatic evaluation games per opponent: (floor, cap, units of planned_work() per game)
+    EVAL_GAMES: ClassVar[tuple[int, int, int]] = (10, 100, 10_000)
+
+    # -- run ------------------------------------------------------------------
+    seed: int = 0
+    """seeds the games, torch, numpy and python RNGs"""
+    device: str = "auto"
+    """torch device: auto (cuda when present, else cpu), cpu or cuda"""
+    torch_threads: int = 1
+    """torch CPU threads (0 leaves torch's default); 1 is fastest for these small MLPs on a shared CPU"""
+    run_dir: str = ""
+    """output folder (default runs/<trainer>/<variant>-<players>p-<config digest>-s<seed>)"""
+    resume: bool = False
+    """continue the run in run_dir from its checkpoint.pt"""
+    overwrite: bool = False
+    """replace the run in run_dir (its files are removed first)"""
+    time_budget_s: float = 0.0
+    """also stop after this much wall time (0: no limit); breaks exact reproducibility"""
+    progress: bool = True
+    """show a progress bar (without it: a line at each evaluation)"""
+    # -- evaluation and checkpoints --------------------------------------------
+    eval_every: int = 10
+    """updates or iterations between evaluations (0: only at the start and the end)"""
+    eval_games: int = 0
+    """games per opponent per evaluation (0: scaled to the run's length, see games_per_evaluation)"""
+    eval_opponents: tuple[str, ...] = ("random", "heuristic", "mcts")
+    """agent specs for octagames.agents.registry.make_agent; unavailable ones are skipped"""
+    checkpoint_every: int = 10
+    """updates or iterations between checkpoints"""
+    stop_after: int = 0
+    """testing aid: end the process abruptly (os._exit, no cleanup) after this update or iteration, like a kill"""
+    # -- warm start -----------------------------------------------------------
+    imitation_games: int = 0
+    """teacher games before training (0: no warm start)"""
+    imitation_teacher: str = "heuristic"
+    """registry spec of the teacher"""
+    imitation_epsilon: float = 0.1
+    """share of teacher-game moves played at random (labelled with the teacher's choice)"""
+    imitation_steps: int = 1000
+    """gradient steps on the teacher's decisions"""
+    imitation_opponent: str = ""
+    """registry spec of the teacher's opponents ("": the teacher in every seat, all its decisions kept)"""
+    imitation_workers: int = 1
+    """processes playing the teacher games (the same deals for any count; the agents' draws differ
+    between one process and several, not between counts above one)"""
+    # -- Ray ------------------------------------------------------------------
+    ray_actors: int = 0
+    """self-play actors on Ray (the distributed extra); 0: self-play in this process. One actor
+    reproduces the single-process run; N actors give N times the self-play per step of the learner"""
+    ray_address: str = ""
+    """the Ray cluster of the actors (auto: the one this machine belongs to; empty: a local instance)"""
+
+    def __post_init__(self) -> None:
+        super().__post_init__()  # the variant, seats and config fields
+        if self.device not in ("auto", "cpu", "cuda") and not self.device.startswith("cuda:"):
+            raise ValueError(f"device={self.device!r} is not valid; valid values: auto, cpu, cuda")
+        for name in ("imitation_games", "imitation_steps", "ray_actors", "eval_every", "eval_games", "stop_after"):
+            if getattr(self, name) < 0:
+                raise ValueError(f"{name}={getattr(self, name)} is not valid; it must be >= 0")
+        for name in ("imitation_workers", "checkpoint_every"):
+            if getattr(self, name) < 1:
+                raise ValueError(f"{name}={getattr(self, name)} is not valid; it must be >= 1")
+        if not 0.0 <= self.imitation_epsilon <= 1.0:
+            raise ValueError(f"imitation_epsilon={self.imitation_epsilon} is not valid; it must be in [0, 1]")
+        if self.resume and self.overwrite:
+            raise ValueError("--resume continues the run in the folder and --overwrite replaces it: give one")
+
+    def planned_work(self) -> int:
+        """What the run plans to do, in the unit of ``EVAL_GAMES`` (the trainer's env steps or samples)."""
+        return 0
+
+    def games_per_evaluation(self) -> int:
+        """``eval_games``, or when 0 the run's planned work over ``EVAL_GAMES``'s unit, within its
+        floor and cap: a tiny run evaluates on few games, a long one on many."""
+        if self.eval_games > 0:
+            return self.eval_games
+        floor, cap, per_game = self.EVAL_GAMES
+        return int(min(cap, max(floor, self.planned_work() // per_game)))
+
+    def resolved_run_dir(self) -> Path:
+        """``run_dir``, or this trainer's default folder for the game and seed (:func:`default_run_dir`)."""
+        return Path(self.run_dir) if self.run_dir else default_run_dir(self.KIND, *self.resolve(), self.seed)
+
+
+def default_run_dir(kind: str, game: str, config: Any, seed: int, root: str | Path = "runs") -> Path:
+    """The folder of a run: ``runs/<kind>/<variant>-<players>p-<config digest>-s<seed>``.
+
+    Two configs share a folder only when every field of the game's config is the same (the
+    digest), so Octa's two rulebooks, or 2 and 3 players, never write into one run.
+
+    Args:
+        kind: the trainer (``ppo``, ``az``, ``cfr``, ...).
+        game: the rules package's short name.
+        config: the game's ``Config`` or a mapping of its fields.
+        seed: the run's seed.
+        root: the folder of all runs.
+
+    Returns:
+        e.g. ``runs/ppo/octa-nl-2p-0b799922-s0``.
+    """
+    name = f"{catalogue.describe(game, config)}-{catalogue.config_digest(game, config)}-s{seed}"
+    return Path(root) / kind / name
+
+
+def claim_run_dir(path: Path, resume: bool, overwrite: bool, outputs: Sequence[str] = (),
+                  can_resume: bool = True) -> str:
+    """Check that a run may go into ``path``; with ``overwrite``, remove the run there.
+
+    Args:
+        path: the run folder (it need not exist).
+        resume: continue the run there (its ``checkpoint.pt`` must exist).
+        overwrite: replace the run there: the files it wrote are removed (nothing else).
+        outputs: the trainer's own files, removed by ``overwrite`` beside :data:`SHARED_OUTPUTS`.
+        can_resume: whether the trainer resumes at all (the message names ``--resume`` only then).
+
+    Returns:
+        ``"new run"``, ``"resuming"`` or ``"replacing the run there"``.
+
+    Raises:
+        ValueError: the folder holds a run and neither flag was given (one line naming both).
+        FileNotFoundError: ``resume`` without a checkpoint in the folder.
+    """
+    if resume:
+        if not (path / "checkpoint.pt").exists():
+            raise FileNotFoundError(f"--resume: no checkpoint at {path / 'checkpoint.pt'}; start the run "
+                                    f"without --resume{' (with --overwrite to replace what is there)' if path.exists() else ''}")
+        return "resuming"
+    held = [name for name in RUN_FILES if (path / name).exists()]
+    if held and not overwrite:
+        choices = "--resume to continue it or --overwrite to replace it" if can_resume else "--overwrite to replace it"
+        raise ValueError(f"{path} holds a run already ({', '.join(held)}): pass {choices}, or choose another "
+                         f"folder with --run-dir")
+    if held:
+        for name in (*SHARED_OUTPUTS, *outputs):
+            (path / name).unlink(missing_ok=True)
+        return "replacing the run there"
+    return "new run"
+
+
+#: config fields of older trainers under today's names (old -> new)
+RENAMED = {"num_players": "players", "game_config": "config", "stop_after_updates": "stop_after",
+           "stop_after_iterations": "stop_after"}
+
+
+def upgrade_config(saved: dict[str, Any]) -> dict[str, Any]:
+    """A trainer config saved by an older version (``num_players``, ``game_config``, ...) with
+    today's field names, for :func:`octagames.experiments.cli.saved_command`.
+
+    Only the names change: a run saved as ``game="octrix"`` before the bare name became the
+    match to 88 read a single round unless its ``game_config`` said ``match=True``.
+    """
+    return {RENAMED.get(k, k): v for k, v in saved.items()}
+
+
+def resolve_device(name: str) -> torch.device:
+    """``auto`` -> cuda when available, else cpu."""
+    if name == "auto":
+        return torch.device("cuda" if torch.cuda.is_available() else "cpu")
+    return torch.device(name)
+
+
+def rng_state() -> dict[str, Any]:
+    """The global RNG states (python, numpy, torch, cuda), for a checkpoint."""
+    return {"python": random.getstate(), "numpy_global": np.random.get_state(), "torch": torch.get_rng_state(),
+            "cuda": torch.cuda.get_rng_state_all() if torch.cuda.is_available() else None}
+
+
+def set_rng_state(state: dict[str, Any]) -> None:
+    """Restore :func:`rng_state`."""
+    random.setstate(state["python"])
+    np.random.set_state(state["numpy_global"])
+    torch.set_rng_state(state["torch"])
+    if state.get("cuda") is not None and torch.cuda.is_available():
+        torch.cuda.set_rng_state_all(state["cuda"])
+
+
+def write_rows(path: Path, rows: Sequence[dict[str, Any]], columns: Sequence[str]) -> None:
+    """``rows`` as a CSV file with ``columns`` (a missing value is an empty cell)."""
+    with open(path, "w", newline="") as f:
+        w = csv.DictWriter(f, fieldnames=list(columns))
+        w.writeheader()
+        for row in rows:
+            w.writerow({c: row.get(c, "") for c in columns})
+
+
+class Trainer:
+    """One run of a trainer: the folder, the loop, checkpoints, metrics, curves and progress.
+
+    A subclass writes its algorithm in these methods (the loop calls them):
+
+    * :meth:`step`: one update or iteration (it advances ``self.count``), its metrics row;
+    * :meth:`play_evaluation`: the evaluation games against one opponent, their win rates;
+    * :meth:`warm_start`: the imitation warm start (``imitation_games > 0``);
+    * :meth:`state_dict` / :meth:`load_state_dict`: what its checkpoint holds beyond the
+      shared part (the RNGs, counters, rows and last evaluation);
+    * :meth:`save_model`: its model file, written with every checkpoint;
+    * :meth:`columns`: the CSV columns after the counters.
+
+    and declares its ``FORMAT`` (the checkpoint's), ``COUNTERS`` (the first counts the loop),
+    ``SPEED`` (the speed column and the counter it measures), ``OUTPUTS`` (its files),
+    ``RESUME_FIELDS`` (config fields a resumed run must share beside the game) and ``PLOT``.
+    """
+
+    FORMAT: ClassVar[str] = ""
+    COUNTERS: ClassVar[tuple[str, ...]] = ("update",)
+    SPEED: ClassVar[tuple[str, str]] = ("steps_per_s", "update")
+    OUTPUTS: ClassVar[tuple[str, ...]] = ()
+    RESUME_FIELDS: ClassVar[tuple[str, ...]] = ()
+    #: plot_curves' keywords: x (column, label), losses, rate_keys
+    PLOT: ClassVar[dict[str, Any]] = {}
+    #: the command's module, for the echo of the settings
+    MODULE: ClassVar[str] = ""
+
+    def __init__(self, cfg: RunConfig) -> None:
+        self.cfg = cfg
+        self.bar: Any = None  # the progress bar while the loop runs
+        self.game_name, self.game_config = cfg.resolve()
+        self.run_dir = cfg.resolved_run_dir()
+        self.start = claim_run_dir(self.run_dir, cfg.resume, cfg.overwrite, self.OUTPUTS)
+        self.say(f"{self.MODULE.rpartition('.')[2] or cfg.KIND}: {self.run_dir} ({self.describe()}, config "
+                 f"{catalogue.config_digest(self.game_name, self.game_config)}, seed {cfg.seed}): {self.start}")
+        self.say("  settings: " + (" ".join(command_line(cfg, self.MODULE)[3:]) or "the defaults"))
+        self.device = resolve_device(cfg.device)
+        if cfg.torch_threads > 0:
+            torch.set_num_threads(cfg.torch_threads)
+        random.seed(cfg.seed)
+        np.random.seed(cfg.seed % (2**32))
+        torch.manual_seed(cfg.seed)
+        self.game = Game(self.game_name, **self.game_config)
+        self.P = self.game.num_players
+        self.count: dict[str, int] = {name: 0 for name in self.COUNTERS}
+        self.wall_time = 0.0
+        self.rows: list[dict[str, Any]] = []
+        self.last_eval: dict[str, float] = {}
+        self.eval_agents, self.skipped = usable_agents(cfg.eval_opponents, self.game_name)
+
+    # -- what a trainer writes ------------------------------------------------------
+    def step(self) -> dict[str, Any]:
+        """One update or iteration; advances ``self.count``; the row's metrics (without counters)."""
+        raise NotImplementedError
+
+    def play_evaluation(self, spec: str, games: int, seed: int) -> dict[str, float]:
+        """``games`` evaluation games against the agent ``spec``; its win-rate columns."""
+        raise NotImplementedError
+
+    def warm_start(self) -> dict[str, Any]:
+        """The imitation warm start; its metrics (for the first row)."""
+        raise NotImplementedError
+
+    def state_dict(self) -> dict[str, Any]:
+        """The trainer's part of the checkpoint."""
+        raise NotImplementedError
+
+    def load_state_dict(self, d: dict[str, Any]) -> None:
+        """Restore the trainer's part of the checkpoint ``d``."""
+        raise NotImplementedError
+
+    def save_model(self) -> Path:
+        """The trainer's model file (written with every checkpoint)."""
+        raise NotImplementedError
+
+    def columns(self) -> list[str]:
+        """The CSV columns after the counters and the wall time."""
+        raise NotImplementedError
+
+    def evaluated(self) -> None:
+        """Called after each evaluation (``self.last_eval`` holds it)."""
+
+    def row_extra(self) -> dict[str, Any]:
+        """Columns every row gets beside the counters (e.g. the pool's size)."""
+        return {}
+
+    # -- the shared part ------------------------------------------------------------
+    @property
+    def total(self) -> int:
+        """Updates or iterations the run plans."""
+        raise NotImplementedError
+
+    def describe(self) -> str:
+        """``octa-nl-2p``: the variant and seats of the run."""
+        return catalogue.describe(self.game_name, self.game_config)
+
+    def game_record(self) -> dict[str, Any]:
+        """The game of the run, for its files: name, variant, every config field, digest."""
+        return {"name": self.game_name, "variant": self.describe(), "config": dict(self.game_config),
+                "digest": catalogue.config_digest(self.game_name, self.game_config)}
+
+    def say(self, message: str) -> None:
+        """A line of progress on stdout (above the progress bar when there is one)."""
+        if self.bar is not None:
+            self.bar.write(message)
+        else:
+            print(message, flush=True)
+
+    def teacher_data(self) -> TeacherData:
+        """The warm start's teacher games (the ``imitation_*`` settings)."""
+        cfg = self.cfg
+        return teacher_games(self.game, cfg.imitation_teacher, cfg.imitation_games, seed=cfg.seed * 104729 + 17,
+                             epsilon=cfg.imitation_epsilon, opponent=cfg.imitation_opponent,
+                             workers=cfg.imitation_workers, progress=cfg.progress)
+
+    def evaluate(self) -> dict[str, float]:
+        """Every opponent's evaluation games (seeds from the run's seed, the step and the opponent)."""
+        cfg, done = self.cfg, self.count[self.COUNTERS[0]]
+        games = cfg.games_per_evaluation()
+        start = time.perf_counter()
+        out: dict[str, float] = {}
+        for j, spec in enumerate(self.eval_agents):
+            out.update(self.play_evaluation(spec, games, seed=cfg.seed * 1_000_003 + 7919 * done + 101 * j))
+        out["eval_seconds"] = time.perf_counter() - start
+        if self.bar is None and self.eval_agents:
+            rates = ", ".join(f"{k.removeprefix('win_rate_').replace('_', ' ')} {v:.2f}" for k, v in out.items()
+                              if k.startswith("win_rate"))
+            self.say(f"  {self.COUNTERS[0]} {done}/{self.total}: {rates} ({games} games each, "
+                     f"{out['eval_seconds']:.0f} s)")
+        return out
+
+    def row(self, extra: dict[str, Any]) -> dict[str, Any]:
+        """A metrics row: the counters, the wall time, :meth:`row_extra` and ``extra``."""
+        return {**self.count, "wall_time": self.wall_time, **self.row_extra(), **extra}
+
+    def checkpoint_dict(self) -> dict[str, Any]:
+        """Everything needed to resume exactly."""
+        return {"format": self.FORMAT, "config": dataclasses.asdict(self.cfg), "game": self.game_record(),
+                **self.state_dict(), "rng": rng_state(), "counters": {**self.count, "wall_time": self.wall_time},
+                "rows": self.rows, "last_eval": self.last_eval}
+
+    def save_checkpoint(self) -> Path:
+        """Write ``checkpoint.pt`` atomically and the model file beside it."""
+        path = self.run_dir / "checkpoint.pt"
+        tmp = path.with_suffix(".pt.tmp")
+        torch.save(self.checkpoint_dict(), tmp)
+        os.replace(tmp, path)
+        self.save_model()
+        return path
+
+    def check_resume(self, d: dict[str, Any], path: Path) -> None:
+        """Refuse a checkpoint of another format, game or network shape (before torch's size-mismatch text).
+
+        Raises:
+            ValueError: naming what the checkpoint is, what was asked for, and what differs.
+        """
+        if d.get("format") != self.FORMAT:
+            raise ValueError(f"{path} is a {d.get('format')!r} checkpoint; this version resumes {self.FORMAT!r} "
+                             "(start the run again with --overwrite)")
+        saved, asked = d["config"], dataclasses.asdict(self.cfg)
+
+        def norm(v: Any) -> Any:
+            return tuple(v) if isinstance(v, (list, tuple)) else v
+
+        differ = (["game"] if d["game"]["digest"] != self.game_record()["digest"] else [])
+        differ += [f for f in self.RESUME_FIELDS if norm(saved.get(f)) != norm(asked[f])]
+        if differ:
+            def what(game: dict[str, Any], c: dict[str, Any]) -> str:
+                fields = ", ".join(f"{f} {','.join(map(str, v)) if isinstance(v, (list, tuple)) else v}"
+                                   for f in self.RESUME_FIELDS for v in [c.get(f)])
+                return f"{game['variant']} (config {game['digest']}{', ' + fields if fields else ''})"
+            raise ValueError(f"--resume: {path} is a run of {what(d['game'], saved)}; you asked for "
+                             f"{what(self.game_record(), asked)} ({', '.join(differ)} differ). Resume with the "
+                             "checkpoint's settings, or start a new run in another --run-dir.")
+
+    def load_checkpoint(self, path: Path) -> None:
+        """Restore :meth:`checkpoint_dict` from ``path``."""
+        d = torch.load(path, map_location="cpu", weights_only=False, mmap=True)
+        self.check_resume(d, path)
+        self.load_state_dict(d)
+        set_rng_state(d["rng"])
+        counters = dict(d["counters"])
+        self.wall_time = counters.pop("wall_time")
+        self.count = {name: counters[name] for name in self.COUNTERS}
+        self.rows, self.last_eval = list(d["rows"]), dict(d["last_eval"])
+
+    def write_config(self) -> None:
+        """``config.json``: the run's settings and its game's full config."""
+        self.run_dir.mkdir(parents=True, exist_ok=True)
+        data = {"config": dataclasses.asdict(self.cfg), "game": self.game_record(), "device": str(self.device),
+                "command": " ".join(command_line(self.cfg, self.MODULE))}
+        (self.run_dir / "config.json").write_text(json.dumps(data, indent=1, default=str))
+
+    def write_metrics(self) -> None:
+        """``metrics.csv`` and ``metrics.json``."""
+        self.run_dir.mkdir(parents=True, exist_ok=True)
+        write_rows(self.run_dir / "metrics.csv", self.rows, [*self.COUNTERS, "wall_time", *self.columns()])
+        data = {"config": dataclasses.asdict(self.cfg), "game": self.game_record(), "game_config": self.game_config,
+                "device": str(self.device), "eval_opponents": self.eval_agents,
+                "skipped_opponents": self.skipped, "rows": self.rows}
+        (self.run_dir / "metrics.json").write_text(json.dumps(data, indent=1, default=float))
+
+    def plot(self) -> Path:
+        """``curves.png``."""
+        return plot_curves(self.rows, self.eval_agents, self.run_dir / "curves.png",
+                           title=f"{self.cfg.KIND.upper()} {self.describe()} (seed {self.cfg.seed})", **self.PLOT)
+
+    def _progress(self, row: dict[str, Any]) -> None:
+        if self.bar is None:
+            return
+        post = {self.SPEED[0].split("_per_")[0][:1] + "ps": f"{row[self.SPEED[0]]:.0f}"}
+        if "loss" in row:
+            post["loss"] = f"{row['loss']:.3f}"
+        post.update({k.removeprefix("win_rate_"): f"{v:.2f}" for k, v in self.last_eval.items()
+                     if k.startswith("win_rate")})
+        self.bar.set_postfix(post)
+        self.bar.update(1)
+
+    def run(self) -> dict[str, Any]:
+        """Train (or resume) until the planned updates or the time budget; returns paths and metrics."""
+        cfg, counter = self.cfg, self.COUNTERS[0]
+        t_start = time.perf_counter()
+        ckpt = self.run_dir / "checkpoint.pt"
+        self.write_config()
+        if cfg.resume:
+            self.load_checkpoint(ckpt)
+            self.write_metrics()
+        if cfg.progress:
+            from tqdm.auto import tqdm
+            self.bar = tqdm(total=self.total, initial=self.count[counter], desc=f"{cfg.KIND} {self.describe()}",
+                            unit=counter[:3], file=sys.stderr)
+        if self.count[counter] == 0 and not self.rows:
+            extra: dict[str, Any] = {}
+            if cfg.imitation_games > 0:
+                t0 = time.perf_counter()
+                extra = self.warm_start()
+                self.wall_time += time.perf_counter() - t0
+            self.last_eval = self.evaluate()
+            self.evaluated()
+            self.rows.append(self.row({**extra, **self.last_eval}))
+        while self.count[counter] < self.total:
+            if cfg.time_budget_s > 0 and self.wall_time >= cfg.time_budget_s:
+                break
+            t0, work = time.perf_counter(), self.count[self.SPEED[1]]
+            stats = self.step()
+            dt = time.perf_counter() - t0
+            self.wall_time += dt
+            row = self.row({self.SPEED[0]: (self.count[self.SPEED[1]] - work) / dt, **stats})
+            done = self.count[counter]
+            last = done == self.total or (cfg.time_budget_s > 0 and self.wall_time >= cfg.time_budget_s)
+            if (cfg.eval_every > 0 and done % cfg.eval_every == 0) or last:
+                self.last_eval = self.evaluate()
+                self.evaluated()
+                row.update(self.last_eval)
+            self.rows.append(row)
+            self._progress(row)
+            if done % cfg.checkpoint_every == 0 or last:
+                self.save_checkpoint()
+                self.write_metrics()
+            if cfg.stop_after and done >= cfg.stop_after:
+                sys.stdout.flush()
+                sys.stderr.flush()
+                os._exit(3)  # simulate a kill: no cleanup, nothing written beyond the last checkpoint
+        if self.bar is not None:
+            self.bar.close()
+            self.bar = None
+        if self.rows and not any(k.startswith("win_rate") for k in self.rows[-1]):
+            self.last_eval = self.evaluate()  # stopped between evaluations (or nothing left to do)
+            self.evaluated()
+            self.rows[-1].update(self.last_eval)
+        self.save_checkpoint()
+        self.write_metrics()
+        png = self.plot()
+        return {"run_dir": str(self.run_dir), "checkpoint": str(ckpt), "curves": str(png), "rows": self.rows,
+                "final_eval": self.last_eval, "skipped_opponents": self.skipped,
+                "seconds": time.perf_counter() - t_start}
+
+
+def plot_curves(rows: list[dict[str, Any]], opponents: list[str], path: Path, title: str = "",
+                x: tuple[str, str] = ("env_steps", "env steps"),
+                losses: tuple[str, ...] = ("pg_loss", "v_loss", "entropy"),
+                rate_keys: tuple[str, ...] = ("win_rate_vs_{}",)) -> Path:
+    """Win rate vs each baseline and the losses, over ``x`` (env steps) and over wall time (PNG).
+
+    Args:
+        rows: the metrics rows.
+        opponents: the evaluation opponents' specs.
+        path: the PNG to write.
+        title: the figure's title.
+        x: the column of the first x axis and its label.
+        losses: the loss columns of the lower plots.
+        rate_keys: column patterns of the win rates (``{}``: the opponent's spec); each
+            pattern after the first is drawn dashed.
+
+    Returns:
+        ``path``.
+    """
+    import matplotlib
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+    from matplotlib.ticker import EngFormatter
+
+    fig, axes = plt.subplots(2, 2, figsize=(11, 7.5))
+    for col, xkey, xlabel in ((0, *x), (1, "wall_time", "wall time (s)")):
+        ax = axes[0, col]
+        for k, pattern in enumerate(rate_keys):
+            for spec in opponents:
+                key = pattern.format(spec)
+                pts = [(r[xkey], r[key]) for r in rows if key in r and xkey in r]
+                if pts:
+                    xs, ys = zip(*pts)
+                    label = key.replace("win_rate_", "").replace("_", " ")
+                    ax.plot(xs, ys, marker="o", ls="-" if k == 0 else "--", label=label)
+        ax.axhline(0.5, color="grey", lw=0.8, ls=":")
+        ax.set_ylim(0, 1)
+        ax.set_xlabel(xlabel)
+        if col == 0:  # step counts as 200k, 1M: full numbers run into each other
+            for row in (0, 1):
+                axes[row, col].xaxis.set_major_formatter(EngFormatter(sep=""))
+        ax.set_ylabel("win rate (draw = 1/2)")
+        if ax.get_legend_handles_labels()[0]:  # no evaluation opponents: nothing to label
+            ax.legend(loc="lower right")
+        ax.grid(alpha=0.3)
+        ax = axes[1, col]
+        for key in losses:
+            pts = [(r[xkey], r[key]) for r in rows if key in r]
+            if pts:
+                xs, ys = zip(*pts)
+                ax.plot(xs, ys, label=key)
+        ax.set_xlabel(xlabel)
+        ax.set_ylabel("loss / entropy")
+        if ax.get_legend_handles_labels()[0]:
+            ax.legend(loc="upper right")
+        ax.grid(alpha=0.3)
+    fig.suptitle(title)
+    fig.tight_layout()
+    path.parent.mkdir(parents=True, exist_ok=True)
+    fig.savefig(path, dpi=90)
+    plt.close(fig)
+    return path
+
+
+def print_result(result: dict[str, Any], lines: Sequence[str]) -> None:
+    """A trainer's last lines: the run folder, ``lines`` (its own figures) and the skipped opponents."""
+    print(f"run_dir: {result['run_dir']}")
+    for line in lines:
+        print(line)
+    for k, v in result["skipped_opponents"].items():
+        print(f"skipped opponent {k}: {v}")

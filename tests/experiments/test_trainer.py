@@ -1,0 +1,178 @@
+"""The trainers' shared skeleton: run folders (named from the game, refused without --resume or
+--overwrite), the config echo, checkpoints that resume exactly, the metrics files and curves.
+
+A toy trainer whose every step draws from the global numpy and torch RNGs stands in for PPO
+and AZ: what it checks is the skeleton's, in a fraction of a second per run.
+"""
+
+from __future__ import annotations
+
+import csv
+import json
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any, ClassVar
+
+import numpy as np
+import pytest
+import torch
+
+from octagames import catalogue
+from octagames.experiments import trainer
+from octagames.experiments.trainer import RunConfig, claim_run_dir, default_run_dir
+
+
+@dataclass(frozen=True)
+class ToyConfig(RunConfig):
+    """A toy trainer's settings."""
+
+    KIND: ClassVar[str] = "toy"
+    updates: int = 6
+    """steps to take"""
+
+    def planned_work(self) -> int:
+        return self.updates * 1000
+
+
+class Toy(trainer.Trainer):
+    """Each step draws one number from numpy's and one from torch's global RNG and sums them."""
+
+    FORMAT = "toy-checkpoint-1"
+    COUNTERS = ("update", "draws")
+    SPEED = ("draws_per_s", "draws")
+    OUTPUTS = ("toy.pt",)
+    RESUME_FIELDS = ("updates",)
+    MODULE = "tests.toy"
+    PLOT = {"x": ("draws", "draws"), "losses": ("loss",)}
+
+    def __init__(self, cfg: ToyConfig) -> None:
+        super().__init__(cfg)
+        self.total_drawn = 0.0
+
+    @property
+    def total(self) -> int:
+        return self.cfg.updates
+
+    def step(self) -> dict[str, Any]:
+        x = float(np.random.random()) + float(torch.rand(1))
+        self.total_drawn += x
+        self.count["update"] += 1
+        self.count["draws"] += 2
+        return {"loss": x, "sum": self.total_drawn}
+
+    def play_evaluation(self, spec: str, games: int, seed: int) -> dict[str, float]:
+        return {f"win_rate_vs_{spec}": np.random.default_rng(seed).random(), "games": games}
+
+    def state_dict(self) -> dict[str, Any]:
+        return {"total_drawn": self.total_drawn}
+
+    def load_state_dict(self, d: dict[str, Any]) -> None:
+        self.total_drawn = d["total_drawn"]
+
+    def save_model(self) -> Path:
+        (self.run_dir / "toy.pt").write_text(str(self.total_drawn))
+        return self.run_dir / "toy.pt"
+
+    def columns(self) -> list[str]:
+        return ["draws_per_s", "loss", "sum", "games"] + [f"win_rate_vs_{s}" for s in self.eval_agents] + [
+            "eval_seconds"]
+
+
+def _toy(run_dir: Path, **kw: Any) -> ToyConfig:
+    base = dict(game="octrix-round", seed=5, run_dir=str(run_dir), progress=False, eval_every=2,
+                eval_opponents=("random", "nosuch"), checkpoint_every=1)
+    return ToyConfig(**{**base, **kw})
+
+
+def _clockless(rows: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    return [{k: v for k, v in r.items() if k not in ("wall_time", "draws_per_s", "eval_seconds")} for r in rows]
+
+
+class Killed(Exception):
+    """What the toy's ``os._exit`` raises: the run ends there, as a killed process would."""
+
+
+def test_a_killed_run_resumes_exactly_and_writes_its_files(tmp_path, capsys, monkeypatch):
+    full = Toy(_toy(tmp_path / "full")).run()
+    assert [r["update"] for r in full["rows"]] == list(range(7))
+    assert [("win_rate_vs_random" in r) for r in full["rows"]] == [True, False, True, False, True, False, True]
+    out = capsys.readouterr().out.splitlines()
+    assert out[0].startswith(f"toy: {tmp_path / 'full'} (octrix-round-2p, config ") and out[0].endswith("new run")
+    assert out[1] == (f"  settings: --game octrix-round --seed 5 --run-dir {tmp_path / 'full'} --no-progress "
+                      "--eval-every 2 --eval-opponents random nosuch --checkpoint-every 1")
+    assert out[2].startswith("  update 0/6: vs random ")
+
+    def kill(status: int) -> None:
+        raise Killed(status)
+
+    monkeypatch.setattr(trainer.os, "_exit", kill)
+    run = tmp_path / "killed"
+    with pytest.raises(Killed):  # killed after update 5; its last checkpoint is update 4
+        Toy(_toy(run, checkpoint_every=2, stop_after=5)).run()
+    assert torch.load(run / "checkpoint.pt", weights_only=False)["counters"]["update"] == 4
+    assert json.loads((run / "metrics.json").read_text())["rows"][-1]["update"] == 4
+    with pytest.raises(ValueError, match=r"is a run of octrix-round-2p \(config \w+, updates 6\); you asked for "
+                                         r"octrix-round-2p \(config \w+, updates 7\) \(updates differ\)"):
+        Toy(_toy(run, updates=7, checkpoint_every=2, resume=True)).run()
+    resumed = Toy(_toy(run, checkpoint_every=2, resume=True)).run()
+    assert _clockless(resumed["rows"]) == _clockless(full["rows"])
+    for name in ("config.json", "metrics.csv", "metrics.json", "curves.png", "toy.pt"):
+        assert (run / name).stat().st_size > 0, name
+    data = json.loads((run / "metrics.json").read_text())
+    assert data["skipped_opponents"].keys() == {"nosuch"} and data["eval_opponents"] == ["random"]
+    assert data["game"]["digest"] == catalogue.config_digest("octrix", {"match": False})
+    assert _clockless(data["rows"]) == _clockless(full["rows"])
+    with open(run / "metrics.csv") as f:
+        rows = list(csv.DictReader(f))
+    assert list(rows[0])[:3] == ["update", "draws", "wall_time"] and len(rows) == 7
+    assert [float(r["sum"]) for r in rows[1:]] == [r["sum"] for r in data["rows"][1:]]
+    config = json.loads((run / "config.json").read_text())
+    assert config["config"]["resume"] is True and config["game"]["config"]["match"] is False
+
+
+def test_a_run_folder_is_resumed_or_replaced_only_when_asked(tmp_path):
+    run = tmp_path / "run"
+    Toy(_toy(run, updates=2)).run()
+    with pytest.raises(ValueError, match=r"holds a run already \(config.json, checkpoint.pt, metrics.json, "
+                                         r"metrics.csv\): pass --resume to continue it or --overwrite to replace it"):
+        Toy(_toy(run, updates=2))
+    (run / "notes.txt").write_text("mine")
+    assert Toy(_toy(run, updates=2, resume=True)).start == "resuming"
+    replaced = Toy(_toy(run, updates=1, overwrite=True))
+    assert replaced.start == "replacing the run there"
+    assert sorted(p.name for p in run.iterdir()) == ["notes.txt"]  # the run's files went, nothing else
+    rows = replaced.run()["rows"]
+    assert [r["update"] for r in rows] == [0, 1]
+    assert torch.load(run / "checkpoint.pt", weights_only=False)["counters"]["update"] == 1
+    with pytest.raises(FileNotFoundError, match="--resume: no checkpoint at"):
+        Toy(_toy(tmp_path / "empty", resume=True))
+    with pytest.raises(ValueError, match="give one"):
+        _toy(run, resume=True, overwrite=True)
+    # a folder without a run's files is free: an empty one, or one of other files
+    (tmp_path / "other").mkdir()
+    (tmp_path / "other" / "notes.txt").write_text("mine")
+    assert claim_run_dir(tmp_path / "other", False, False) == "new run"
+    with pytest.raises(ValueError, match="pass --overwrite to replace it, or choose"):
+        claim_run_dir(run, False, False, can_resume=False)
+
+
+def test_the_default_folder_names_the_variant_players_config_and_seed():
+    octa_nl = catalogue.config_digest("octa", {"rules": "nl", "num_players": 2})
+    assert _toy("", game="octa-nl").resolved_run_dir() == Path(f"runs/toy/octa-nl-2p-{octa_nl}-s5")
+    assert default_run_dir("ppo", "octa", {"rules": "nl"}, 0) == Path(f"runs/ppo/octa-nl-2p-{octa_nl}-s0")
+    # the same config by another spelling is the same run
+    assert _toy("", game="octa", config=("rules=nl",)).resolved_run_dir() == _toy("", game="octa-nl").resolved_run_dir()
+    folders = [_toy("", **kw).resolved_run_dir() for kw in (
+        dict(game="octa-en"), dict(game="octa-nl"), dict(game="octrix"), dict(game="octrix", players=3),
+        dict(game="octrix", config=("ranks=4",)), dict(game="octrix", seed=6), dict(game="octrix-round"))]
+    assert len(set(folders)) == len(folders), folders
+    assert folders[3].name.startswith("octrix-3p-") and folders[4].name.startswith("octrix+ranks=4-2p-")
+
+
+def test_evaluation_games_scale_with_the_run():
+    assert _toy("", updates=1).games_per_evaluation() == 10            # floor
+    assert _toy("", updates=300).games_per_evaluation() == 30           # one game per 10,000 planned units
+    assert _toy("", updates=10**6).games_per_evaluation() == 100       # cap
+    assert _toy("", updates=10**6, eval_games=7).games_per_evaluation() == 7
+    with pytest.raises(ValueError, match="eval_games=-1"):
+        _toy("", eval_games=-1)
