@@ -38,7 +38,8 @@ from octagames.agents.learn.az_selfplay import Learner, ReplayBuffer, SelfPlayWo
 from octagames.agents.learn.distributed import ActorGroup, RayGames, SelfPlayActors, connect
 from octagames.agents.registry import make_agent
 from octagames.core import Game
-from octagames.experiments.train_ppo import RolloutWorker, TrainConfig
+from octagames.agents.learn.rollout import RolloutWorker
+from octagames.experiments.train_ppo import TrainConfig
 from octagames.experiments.cli import parse_config, script
 
 
@@ -119,13 +120,13 @@ def bench_ppo(cfg: BenchRayConfig) -> dict[str, float]:
     tc = TrainConfig(game=cfg.game, num_envs=cfg.ppo_envs, num_steps=cfg.ppo_steps, device="cpu", torch_threads=1,
                      eval_opponents=(), progress=False)
     torch.set_num_threads(1)
-    worker = RolloutWorker(tc, 0)
+    worker = RolloutWorker(tc.rollout(), 0)
     weights = {k: v.clone() for k, v in worker.model.state_dict().items()}
     worker.rollout()  # first-call costs out of the measurement
     _, t = _best(worker.rollout, cfg.repeats)
     out = {"here": tc.num_envs * tc.num_steps / t}
     for actors in (1, 2):
-        group = ActorGroup(RolloutWorker, [(tc, k) for k in range(actors)], address=cfg.ray_address or None)
+        group = ActorGroup(RolloutWorker, [(tc.rollout(), k) for k in range(actors)], address=cfg.ray_address or None)
         group.call("rollout_with", weights, None, 1)
         _, t = _best(lambda: group.call("rollout_with", weights, None, 1), cfg.repeats)
         out[f"ray_{actors}"] = actors * tc.num_envs * tc.num_steps / t

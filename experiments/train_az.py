@@ -1,8 +1,8 @@
 """Train a policy/value network by search and self-play (AlphaZero / expert iteration).
 
-    python -m octagames.experiments.train_az --game octrix --game-config match=True --time-budget-s 3600
-    python -m octagames.experiments.train_az --game achten --game-config deal_penalty=1 --time-budget-s 3600
-    python -m octagames.experiments.train_az --run-dir runs/az/octrix-2p-s0 --resume   # continue a killed run
+    octagames train-az --game octrix --time-budget-s 3600                 # the match to 88
+    octagames train-az --game achten-dealer-pays --time-budget-s 3600
+    octagames train-az --game octrix --time-budget-s 7200 --resume        # continue a killed run
 
 Every iteration the self-play worker (:class:`octagames.agents.learn.az_selfplay.SelfPlayWorker`)
 receives the current weights and the snapshot pool, plays ``num_games`` games in
@@ -19,10 +19,11 @@ Warm start (``imitation_games > 0``): before the first iteration the teacher
 random moves); its decisions fill the buffer with one-hot targets and the
 learner takes ``imitation_steps`` steps on them.
 
-Writes, under ``run_dir``: ``metrics.csv`` and ``metrics.json`` (one row per
-iteration; win rates at evaluations), ``curves.png``, ``checkpoint.pt``
-(everything needed to resume exactly: network, optimizer, replay buffer, the
-worker's games in progress, the pool, every RNG, the metrics) and ``model.pt``
+The run folder, its shared files (``config.json``, ``metrics.csv``/``.json`` with one
+row per iteration, ``curves.png``), ``--resume``/``--overwrite`` and the progress lines are
+the trainer skeleton's (:mod:`octagames.experiments.trainer`). ``checkpoint.pt`` holds
+everything needed to resume exactly (network, optimizer, replay buffer, the worker's games
+in progress, the pool, every RNG, the metrics); this trainer adds ``model.pt``
 (the network and its play-time search; ``make_agent("az:<run_dir>/model.pt", game)``) and
 ``model-best.pt`` (the model of the best evaluation so far against the first of
 ``eval_opponents``: long self-play can drift away from what beats a fixed
@@ -34,19 +35,15 @@ an uninterrupted run's, wall-clock columns apart.
 Evaluation (every ``eval_every`` iterations, the first and the last): the
 network with its play-time search (``play_simulations``) and, with
 ``eval_policy``, its greedy policy alone, against each of ``eval_opponents`` in
-``eval_games`` games played in lockstep, seats rotated (a draw is half a win).
+games played in lockstep, seats rotated (a draw is half a win): ``eval_games``, or by
+default one per 4,096 planned samples between 8 and 64.
 Wall time counts everything but evaluations; ``time_budget_s`` bounds it.
 """
 
 from __future__ import annotations
 
-import csv
 import dataclasses
-import json
 import math
-import os
-import random
-import sys
 import time
 from dataclasses import dataclass
 from pathlib import Path
@@ -58,21 +55,20 @@ import torch
 from octagames.agents.arena import wilson_interval
 from octagames.agents.learn.az import PolicyValueNet, SearchConfig, load_model, model_dict, save_model, zoo_path
 from octagames.agents.learn.az_selfplay import (Learner, ReplayBuffer, SelfPlayWorker, Trajectories, WorkerConfig,
-                                          play_games)
-from octagames.agents.learn.imitation import teacher_games
-from octagames.core import Game
-from octagames.experiments.cli import RunConfig, command_line, parse_config, script, usable_agents
-from octagames.experiments.train_ppo import plot_curves, resolve_device
+                                                play_games)
+from octagames.experiments.cli import parse_config, script
+from octagames.experiments import trainer
 
 #: metric columns that depend on the clock (left out when comparing runs)
 TIME_COLUMNS = ("wall_time", "decisions_per_s", "eval_seconds", "imitation_seconds")
 
 
 @dataclass(frozen=True)
-class TrainConfig(RunConfig):
-    """Search-and-learning training (every field is a flag; the game and run fields are RunConfig's)."""
+class TrainConfig(trainer.RunConfig):
+    """Search-and-learning training (every field is a flag; the game, run and evaluation fields are RunConfig's)."""
 
     KIND: ClassVar[str] = "az"
+    EVAL_GAMES: ClassVar[tuple[int, int, int]] = (8, 64, 4096)  # per opponent: floor, cap, planned samples per game
 
     iterations: int = 1000
     """self-play + learning iterations (0: the warm start alone, then the evaluation)"""
@@ -147,24 +143,16 @@ class TrainConfig(RunConfig):
     """simulations of the saved model's play-time search (and of the evaluations)"""
     play_leaves_per_game: int = 1
     """leaves per network call of the play-time search"""
-    eval_every: int = 10
-    """iterations between evaluations (0: only the first and the last)"""
-    eval_games: int = 64
-    """games per opponent per evaluation (seats rotated)"""
     eval_opponents: tuple[str, ...] = ("heuristic",)
     """agent specs; unavailable ones are skipped"""
     eval_policy: bool = True
     """also evaluate the greedy policy without search"""
-    checkpoint_every: int = 10
-    """iterations between checkpoints"""
-    stop_after_iterations: int = 0
-    """testing aid: end the process abruptly (os._exit, no cleanup) after this iteration, like a kill"""
 
     def __post_init__(self) -> None:
         if self.iterations < 0:
             raise ValueError(f"iterations={self.iterations} is not valid; it must be >= 0")
         for name in ("batch_size", "buffer_size", "num_games", "samples_per_iteration",
-                     "snapshot_every", "pool_size", "checkpoint_every", "eval_games", "policy_width"):
+                     "snapshot_every", "pool_size", "policy_width"):
             if getattr(self, name) < 1:
                 raise ValueError(f"{name}={getattr(self, name)} is not valid; it must be >= 1")
         for name in ("simulations", "play_simulations"):
@@ -175,6 +163,10 @@ class TrainConfig(RunConfig):
         self.search()  # bad search fields fail here
         self.worker()
         super().__post_init__()
+
+    def planned_work(self) -> int:
+        """The samples the run plans: what the automatic evaluation games scale with."""
+        return self.iterations * self.samples_per_iteration
 
     def search(self) -> SearchConfig:
         """The self-play search."""
@@ -206,20 +198,24 @@ def teacher_trajectories(data: Any, policy_width: int) -> Trajectories:
     return Trajectories(data.records, data.seats, pol_idx, pol_p, data.outcomes, {"games": data.games})
 
 
-class Trainer:
-    """Holds everything of one run; :meth:`run` trains until the budget is spent."""
+
+class Trainer(trainer.Trainer):
+    """A search-and-learning run: the learner, the replay buffer, the self-play worker(s), the
+    snapshot pool; the loop is the skeleton's."""
+
+    FORMAT = "octagames-az-checkpoint-2"
+    COUNTERS = ("iteration", "samples", "decisions", "games", "grad_steps")
+    SPEED = ("decisions_per_s", "decisions")
+    OUTPUTS = ("model.pt", "model.pt.tmp", "model-best.pt", "model-best.pt.tmp")
+    RESUME_FIELDS = ("hidden", "head", "activation", "init_model", "policy_width")
+    PLOT = {"x": ("samples", "samples"), "losses": ("policy_loss", "value_loss", "entropy"),
+            "rate_keys": ("win_rate_vs_{}", "win_rate_policy_vs_{}")}
+    MODULE = "octagames.experiments.train_az"
 
     def __init__(self, cfg: TrainConfig) -> None:
-        self.cfg = cfg
-        self.run_dir = cfg.resolved_run_dir()
-        self.device = resolve_device(cfg.device)
-        if cfg.torch_threads > 0:
-            torch.set_num_threads(cfg.torch_threads)
-        random.seed(cfg.seed)
-        np.random.seed(cfg.seed % (2**32))
-        torch.manual_seed(cfg.seed)
+        super().__init__(cfg)
+        self.cfg: TrainConfig = cfg
         self.rng = np.random.default_rng(cfg.seed)
-        self.game = Game(cfg.game, **cfg.game_kwargs())
         g = self.game
         if cfg.init_model:
             path = zoo_path(cfg.init_model[4:]) if cfg.init_model.startswith("zoo:") else cfg.init_model
@@ -232,56 +228,62 @@ class Trainer:
         seed = cfg.seed * 7919 + 1
         if cfg.ray_actors > 0:  # the same worker in Ray actors; actor 0 has this seed
             from octagames.agents.learn.distributed import SelfPlayActors
-            self.worker = SelfPlayActors(cfg.ray_actors, cfg.game, cfg.game_kwargs(), cfg.worker(), net.spec, seed,
-                                         address=cfg.ray_address or None, torch_threads=max(1, cfg.torch_threads))
+            self.worker = SelfPlayActors(cfg.ray_actors, self.game_name, self.game_config, cfg.worker(), net.spec,
+                                         seed, address=cfg.ray_address or None,
+                                         torch_threads=max(1, cfg.torch_threads))
         else:
-            self.worker = SelfPlayWorker(cfg.game, cfg.game_kwargs(), cfg.worker(), net.spec, seed=seed)
+            self.worker = SelfPlayWorker(self.game_name, self.game_config, cfg.worker(), net.spec, seed=seed)
         self.pool: dict[int, dict[str, torch.Tensor]] = {}
         self.next_snapshot = 0
-        self.iteration = 0
-        self.samples = self.decisions = self.games = self.grad_steps = 0
-        self.wall_time = 0.0
-        self.rows: list[dict[str, Any]] = []
-        self.last_eval: dict[str, float] = {}
-        self.eval_agents, self.skipped = usable_agents(cfg.eval_opponents, cfg.game)
         self.best = (-1.0, -1)  # best evaluated win rate against the first opponent, and its iteration
 
+    @property
+    def total(self) -> int:
+        """Iterations the run plans."""
+        return self.cfg.iterations
+
     # -- evaluation -------------------------------------------------------------------
-    def evaluate(self) -> dict[str, float]:
-        """The network (with its play-time search, and alone) against each opponent; win rates and intervals."""
+    def play_evaluation(self, spec: str, games: int, seed: int) -> dict[str, float]:
+        """The network with its play-time search (and, with ``eval_policy``, alone) against ``spec``;
+        win rates and their Wilson intervals."""
         cfg = self.cfg
-        out: dict[str, float] = {}
-        start = time.perf_counter()
-        weights = self.learner.weights()
         search = cfg.play_search()
         modes = [("", search)] + ([("policy_", dataclasses.replace(search, simulations=0))] if cfg.eval_policy else [])
-        for j, spec in enumerate(self.eval_agents):
-            for prefix, s in modes:
-                if prefix == "" and s.simulations == 0:
-                    continue
-                res = play_games(cfg.game, cfg.game_kwargs(), weights, self.learner.net.spec, s, spec, cfg.eval_games,
-                                 seed=cfg.seed * 1_000_003 + 7919 * self.iteration + 101 * j)
-                lo, hi = wilson_interval(res["wins"] + 0.5 * res["draws"], res["games"])
-                out[f"win_rate_{prefix}vs_{spec}"] = res["score"]
-                out[f"ci_low_{prefix}vs_{spec}"] = lo
-                out[f"ci_high_{prefix}vs_{spec}"] = hi
-        out["eval_seconds"] = time.perf_counter() - start
+        out: dict[str, float] = {}
+        for prefix, s in modes:
+            if prefix == "" and s.simulations == 0:
+                continue
+            res = play_games(self.game_name, self.game_config, self.learner.weights(), self.learner.net.spec, s,
+                             spec, games, seed=seed)
+            lo, hi = wilson_interval(res["wins"] + 0.5 * res["draws"], res["games"])
+            out[f"win_rate_{prefix}vs_{spec}"] = res["score"]
+            out[f"ci_low_{prefix}vs_{spec}"] = lo
+            out[f"ci_high_{prefix}vs_{spec}"] = hi
         return out
+
+    def evaluated(self) -> None:
+        """Write ``model-best.pt`` when the last evaluation beat every earlier one against the first
+        evaluation opponent (with the play-time search)."""
+        if not self.eval_agents:
+            return
+        score = self.last_eval.get(f"win_rate_vs_{self.eval_agents[0]}")
+        if score is None or score <= self.best[0]:
+            return
+        self.best = (float(score), self.count["iteration"])
+        self._save(self.run_dir / "model-best.pt", best_of=f"win_rate_vs_{self.eval_agents[0]}")
 
     # -- warm start -------------------------------------------------------------------------
     def warm_start(self) -> dict[str, float]:
         """Teacher games into the buffer, then ``imitation_steps`` gradient steps on them."""
         cfg = self.cfg
         start = time.perf_counter()
-        data = teacher_games(self.game, cfg.imitation_teacher, cfg.imitation_games, seed=cfg.seed * 104729 + 17,
-                             epsilon=cfg.imitation_epsilon, opponent=cfg.imitation_opponent,
-                             workers=cfg.imitation_workers, progress=cfg.progress)
+        data = self.teacher_data()
         self.buffer.add(teacher_trajectories(data, cfg.policy_width))
         stats: dict[str, float] = {}
         for _ in range(cfg.imitation_steps):
             idx = self.rng.integers(len(self.buffer), size=cfg.batch_size)
             stats = self.learner.step(self.buffer.batch(idx, self.device))
-        self.grad_steps += cfg.imitation_steps
+        self.count["grad_steps"] += cfg.imitation_steps
         return {**stats, "imitation_samples": len(data), "imitation_seconds": time.perf_counter() - start}
 
     # -- one iteration -----------------------------------------------------------------------
@@ -293,12 +295,13 @@ class Trainer:
         if cfg.time_budget_s > 0:
             frac = min(1.0, self.wall_time / cfg.time_budget_s)
         else:
-            frac = self.iteration / max(1, cfg.iterations)
+            frac = self.count["iteration"] / max(1, cfg.iterations)
         return cfg.learning_rate * (cfg.final_learning_rate / cfg.learning_rate) ** frac
 
-    def iterate(self) -> dict[str, Any]:
-        """Self-play with the current weights, then learning on the buffer; the row's statistics."""
-        cfg = self.cfg
+    def step(self) -> dict[str, Any]:
+        """Self-play with the current weights, learning on the buffer (and a snapshot every
+        ``snapshot_every``); the row's statistics."""
+        cfg, count = self.cfg, self.count
         self.worker.set_weights(self.learner.weights(), self.pool)
         traj = self.worker.play(min_samples=cfg.samples_per_iteration)
         self.buffer.add(traj)
@@ -310,7 +313,6 @@ class Trainer:
             idx = self.rng.integers(len(self.buffer), size=cfg.batch_size)
             for k, v in self.learner.step(self.buffer.batch(idx, self.device)).items():
                 totals[k] = totals.get(k, 0.0) + v
-        self.grad_steps += steps
         st = traj.stats
         row: dict[str, Any] = {k: v / steps for k, v in totals.items()}
         row.update(learning_rate=lr, new_samples=len(traj), grad_steps_iteration=steps,
@@ -320,207 +322,78 @@ class Trainer:
         for kind in ("agent", "snapshot"):
             if st.get(f"games_{kind}", 0):
                 row[f"train_score_vs_{kind}"] = st[f"score_{kind}"] / st[f"games_{kind}"]
-        self.samples += len(traj)
-        self.decisions += int(st.get("decisions", 0))
-        self.games += int(st.get("games", 0))
+        count["iteration"] += 1
+        count["samples"] += len(traj)
+        count["decisions"] += int(st.get("decisions", 0))
+        count["games"] += int(st.get("games", 0))
+        count["grad_steps"] += steps
+        if count["iteration"] % cfg.snapshot_every == 0:
+            self.pool[self.next_snapshot] = self.learner.weights()
+            self.next_snapshot += 1
+            while len(self.pool) > cfg.pool_size:
+                del self.pool[min(self.pool)]
         return row
 
+    def row_extra(self) -> dict[str, Any]:
+        """The replay buffer's and the pool's sizes."""
+        return {"buffer": len(self.buffer), "pool_size": len(self.pool)}
+
     # -- checkpoints --------------------------------------------------------------------------
-    def checkpoint_dict(self) -> dict[str, Any]:
-        """Everything needed to resume exactly."""
-        return {
-            "format": "octagames-az-checkpoint-1",
-            "config": dataclasses.asdict(self.cfg),
-            "model": model_dict(self.learner.net, self.game, self.cfg.play_search()),
-            "optimizer": self.learner.optimizer.state_dict(),
-            "buffer": self.buffer.state_dict(),
-            "worker": self.worker.state_dict(),
-            "pool": self.pool, "next_snapshot": self.next_snapshot,
-            "rng": {"python": random.getstate(), "numpy_global": np.random.get_state(),
-                    "numpy": self.rng.bit_generator.state, "torch": torch.get_rng_state()},
-            "counters": {"iteration": self.iteration, "samples": self.samples, "decisions": self.decisions,
-                         "games": self.games, "grad_steps": self.grad_steps, "wall_time": self.wall_time},
-            "rows": self.rows, "last_eval": self.last_eval, "best": self.best,
-        }
+    def state_dict(self) -> dict[str, Any]:
+        """The model, optimizer, replay buffer, worker, snapshot pool, the trainer's RNG and the best evaluation."""
+        return {"model": model_dict(self.learner.net, self.game, self.cfg.play_search()),
+                "optimizer": self.learner.optimizer.state_dict(), "buffer": self.buffer.state_dict(),
+                "worker": self.worker.state_dict(), "pool": self.pool, "next_snapshot": self.next_snapshot,
+                "numpy": self.rng.bit_generator.state, "best": self.best}
 
-    def save_checkpoint(self) -> Path:
-        """Write ``checkpoint.pt`` atomically and ``model.pt`` beside it."""
-        path = self.run_dir / "checkpoint.pt"
-        tmp = path.with_suffix(".pt.tmp")
-        torch.save(self.checkpoint_dict(), tmp)
-        os.replace(tmp, path)
-        self.save_model()
-        return path
-
-    def save_model(self) -> Path:
-        """``model.pt``: the network and its play-time search, with what it was trained by."""
-        meta = {"config": dataclasses.asdict(self.cfg), "iteration": self.iteration, "wall_time": self.wall_time,
-                "last_eval": self.last_eval}
-        return save_model(self.learner.net, self.run_dir / "model.pt", self.game, self.cfg.play_search(), meta)
-
-    def keep_best(self) -> None:
-        """Write ``model-best.pt`` when the last evaluation beat every earlier one against the first
-        evaluation opponent (with the play-time search)."""
-        if not self.eval_agents:
-            return
-        score = self.last_eval.get(f"win_rate_vs_{self.eval_agents[0]}")
-        if score is None or score <= self.best[0]:
-            return
-        self.best = (float(score), self.iteration)
-        meta = {"config": dataclasses.asdict(self.cfg), "iteration": self.iteration, "wall_time": self.wall_time,
-                "last_eval": self.last_eval, "best_of": f"win_rate_vs_{self.eval_agents[0]}"}
-        save_model(self.learner.net, self.run_dir / "model-best.pt", self.game, self.cfg.play_search(), meta)
-
-    def load_checkpoint(self, path: Path) -> None:
-        """Restore :meth:`checkpoint_dict` from ``path``."""
-        d = torch.load(path, map_location="cpu", weights_only=False, mmap=True)  # the buffer is read once
+    def load_state_dict(self, d: dict[str, Any]) -> None:
+        """Restore :meth:`state_dict`."""
         self.learner.net.load_state_dict(d["model"]["state_dict"])
         self.learner.optimizer.load_state_dict(d["optimizer"])
         self.buffer.load_state_dict(d["buffer"])
         self.worker.load_state_dict(d["worker"])
         self.pool, self.next_snapshot = dict(d["pool"]), int(d["next_snapshot"])
-        rng = d["rng"]
-        random.setstate(rng["python"])
-        np.random.set_state(rng["numpy_global"])
-        self.rng.bit_generator.state = rng["numpy"]
-        torch.set_rng_state(rng["torch"])
-        c = d["counters"]
-        self.iteration, self.samples, self.decisions = c["iteration"], c["samples"], c["decisions"]
-        self.games, self.grad_steps, self.wall_time = c["games"], c["grad_steps"], c["wall_time"]
-        self.rows, self.last_eval = list(d["rows"]), dict(d["last_eval"])
-        self.best = tuple(d.get("best", (-1.0, -1)))
+        self.rng.bit_generator.state = d["numpy"]
+        self.best = tuple(d["best"])
 
-    # -- outputs ------------------------------------------------------------------------------
+    def _save(self, path: Path, **meta: Any) -> Path:
+        """A model file: the network and its play-time search, with what it was trained by."""
+        meta = {"config": dataclasses.asdict(self.cfg), "iteration": self.count["iteration"],
+                "wall_time": self.wall_time, "last_eval": self.last_eval, **meta}
+        return save_model(self.learner.net, path, self.game, self.cfg.play_search(), meta)
+
+    def save_model(self) -> Path:
+        """``model.pt``: the network and its play-time search, with what it was trained by."""
+        return self._save(self.run_dir / "model.pt")
+
     def columns(self) -> list[str]:
-        """The CSV columns."""
-        cols = ["iteration", "samples", "decisions", "games", "grad_steps", "wall_time", "decisions_per_s",
-                "learning_rate", "loss", "policy_loss", "value_loss", "entropy", "kl", "value_mse", "new_samples",
-                "grad_steps_iteration", "policy_lag", "buffer", "pool_size", "games_self", "games_agent", "games_snapshot",
-                "train_score_vs_agent", "train_score_vs_snapshot", "imitation_samples", "imitation_seconds"]
+        """The CSV columns after the counters."""
+        cols = ["decisions_per_s", "learning_rate", "loss", "policy_loss", "value_loss", "entropy", "kl", "value_mse",
+                "new_samples", "grad_steps_iteration", "policy_lag", "buffer", "pool_size", "games_self",
+                "games_agent", "games_snapshot", "train_score_vs_agent", "train_score_vs_snapshot",
+                "imitation_samples", "imitation_seconds"]
         for spec in self.eval_agents:
             for prefix in ("", "policy_"):
                 cols += [f"win_rate_{prefix}vs_{spec}", f"ci_low_{prefix}vs_{spec}", f"ci_high_{prefix}vs_{spec}"]
         return cols + ["eval_seconds"]
 
-    def write_metrics(self) -> None:
-        """``metrics.csv`` and ``metrics.json``."""
-        self.run_dir.mkdir(parents=True, exist_ok=True)
-        cols = self.columns()
-        with open(self.run_dir / "metrics.csv", "w", newline="") as f:
-            w = csv.DictWriter(f, fieldnames=cols)
-            w.writeheader()
-            for row in self.rows:
-                w.writerow({c: row.get(c, "") for c in cols})
-        data = {"config": dataclasses.asdict(self.cfg), "game_config": self.cfg.game_kwargs(),
-                "eval_opponents": self.eval_agents, "skipped_opponents": self.skipped, "rows": self.rows}
-        (self.run_dir / "metrics.json").write_text(json.dumps(data, indent=1, default=float))
-
-    def plot(self) -> Path:
-        """``curves.png``: win rates (with search solid, the policy alone dashed) and the losses."""
-        return plot_curves(self.rows, self.eval_agents, self.run_dir / "curves.png",
-                           title=f"AZ {self.cfg.game} {self.game.num_players}p {' '.join(self.cfg.game_config)} "
-                                 f"(seed {self.cfg.seed})".replace("  ", " "),
-                           x=("samples", "samples"), losses=("policy_loss", "value_loss", "entropy"),
-                           rate_keys=("win_rate_vs_{}", "win_rate_policy_vs_{}"))
-
-    def _row(self, extra: dict[str, Any]) -> dict[str, Any]:
-        return {"iteration": self.iteration, "samples": self.samples, "decisions": self.decisions,
-                "games": self.games, "grad_steps": self.grad_steps, "wall_time": self.wall_time,
-                "buffer": len(self.buffer), "pool_size": len(self.pool), **extra}
-
-    # -- main loop ----------------------------------------------------------------------------
-    def run(self) -> dict[str, Any]:
-        """Train (or resume) until ``iterations`` or the time budget; returns paths and metrics."""
-        cfg = self.cfg
-        self.run_dir.mkdir(parents=True, exist_ok=True)
-        ckpt = self.run_dir / "checkpoint.pt"
-        if cfg.resume:
-            if not ckpt.exists():
-                raise FileNotFoundError(f"--resume: no checkpoint at {ckpt}")
-            self.load_checkpoint(ckpt)
-            self.write_metrics()
-        bar = None
-        if cfg.progress:
-            from tqdm.auto import tqdm
-            bar = tqdm(total=cfg.iterations, initial=self.iteration, desc=f"az {cfg.game}", unit="it",
-                       file=sys.stderr)
-        if self.iteration == 0 and not self.rows:
-            extra: dict[str, Any] = {}
-            if cfg.imitation_games > 0:
-                t0 = time.perf_counter()
-                extra = self.warm_start()
-                self.wall_time += time.perf_counter() - t0
-            self.last_eval = self.evaluate()
-            self.keep_best()
-            self.rows.append(self._row({**extra, **self.last_eval}))
-        while self.iteration < cfg.iterations:
-            if cfg.time_budget_s > 0 and self.wall_time >= cfg.time_budget_s:
-                break
-            t0 = time.perf_counter()
-            d0 = self.decisions
-            row = self.iterate()
-            self.iteration += 1
-            if self.iteration % cfg.snapshot_every == 0:
-                self.pool[self.next_snapshot] = self.learner.weights()
-                self.next_snapshot += 1
-                while len(self.pool) > cfg.pool_size:
-                    del self.pool[min(self.pool)]
-            dt = time.perf_counter() - t0
-            self.wall_time += dt
-            row = self._row({**row, "decisions_per_s": (self.decisions - d0) / dt})
-            last = self.iteration == cfg.iterations or (cfg.time_budget_s > 0 and self.wall_time >= cfg.time_budget_s)
-            if (cfg.eval_every > 0 and self.iteration % cfg.eval_every == 0) or last:
-                self.last_eval = self.evaluate()
-                self.keep_best()
-                row.update(self.last_eval)
-            self.rows.append(row)
-            if bar is not None:
-                post = {"dps": f"{row['decisions_per_s']:.0f}", "loss": f"{row.get('loss', 0):.3f}"}
-                post.update({k.replace("win_rate_", ""): f"{v:.2f}" for k, v in self.last_eval.items()
-                             if k.startswith("win_rate")})
-                bar.set_postfix(post)
-                bar.update(1)
-            if self.iteration % cfg.checkpoint_every == 0 or last:
-                self.save_checkpoint()
-                self.write_metrics()
-            if cfg.stop_after_iterations and self.iteration >= cfg.stop_after_iterations:
-                sys.stdout.flush()
-                sys.stderr.flush()
-                os._exit(3)  # simulate a kill: nothing written beyond the last checkpoint
-        if bar is not None:
-            bar.close()
-        if self.rows and not any(k.startswith("win_rate") for k in self.rows[-1]):
-            self.last_eval = self.evaluate()
-            self.rows[-1].update(self.last_eval)
-        self.save_checkpoint()
-        self.write_metrics()
-        png = self.plot()
-        return {"run_dir": str(self.run_dir), "model": str(self.run_dir / "model.pt"), "checkpoint": str(ckpt),
-                "curves": str(png), "rows": self.rows, "final_eval": self.last_eval,
-                "skipped_opponents": self.skipped}
-
 
 def train(cfg: TrainConfig) -> dict[str, Any]:
     """Train (or resume) a run; returns paths, metric rows and the final evaluation."""
-    return Trainer(cfg).run()
+    tr = Trainer(cfg)
+    return {**tr.run(), "model": str(tr.run_dir / "model.pt")}
 
 
 def main(cfg: TrainConfig) -> dict[str, Any]:
     """Command-line entry: train and print the final evaluation."""
     result = train(cfg)
-    last = result["rows"][-1]
-    print(f"run_dir: {result['run_dir']}")
-    print(f"iterations: {last['iteration']}, samples: {last['samples']}, games: {last['games']}, "
-          f"wall time: {last['wall_time']:.1f}s")
-    for k, v in result["final_eval"].items():
-        if k.startswith("win_rate"):
-            spec = k.split("vs_", 1)[1]
-            mode = "policy" if k.startswith("win_rate_policy") else "search"
-            lo, hi = result["final_eval"][k.replace("win_rate", "ci_low")], result["final_eval"][
-                k.replace("win_rate", "ci_high")]
-            print(f"{mode} vs {spec}: {v:.3f} [{lo:.3f}, {hi:.3f}]")
-    for k, v in result["skipped_opponents"].items():
-        print(f"skipped opponent {k}: {v}")
+    last, final = result["rows"][-1], result["final_eval"]
+    trainer.print_result(result, [
+        f"iterations: {last['iteration']}, samples: {last['samples']}, games: {last['games']}, "
+        f"wall time: {last['wall_time']:.1f}s",
+        *(f"{'policy' if k.startswith('win_rate_policy') else 'search'} vs {k.split('vs_', 1)[1]}: {v:.3f} "
+          f"[{final[k.replace('win_rate', 'ci_low')]:.3f}, {final[k.replace('win_rate', 'ci_high')]:.3f}]"
+          for k, v in final.items() if k.startswith("win_rate"))])
     return result
 
 

@@ -25,7 +25,7 @@ pytestmark = pytest.mark.usefixtures("one_torch_thread")  # tests/conftest.py
 
 
 def _cfg(run_dir: Path, **kw) -> TrainConfig:
-    base = dict(game="octrix", game_config=TINY, seed=0, device="cpu", iterations=4, hidden=(32,), num_games=16,
+    base = dict(game="octrix-round", config=TINY, seed=0, device="cpu", iterations=4, hidden=(32,), num_games=16,
                 samples_per_iteration=96, simulations=8, play_simulations=8, batch_size=64, eval_every=2,
                 eval_games=16, eval_opponents=("random",), checkpoint_every=2, snapshot_every=1, pool_size=2,
                 self_play_prob=0.4, agent_prob=0.3, imitation_games=10, imitation_steps=5, run_dir=str(run_dir),
@@ -66,11 +66,11 @@ def test_the_best_evaluated_model_is_kept(tmp_path):
 
 def test_kill_and_resume_gives_identical_metrics(tmp_path):
     full = train(_cfg(tmp_path / "full"))
-    killed = _cfg(tmp_path / "killed", stop_after_iterations=3)  # last checkpoint: iteration 2
+    killed = _cfg(tmp_path / "killed", stop_after=3)  # last checkpoint: iteration 2
     out = subprocess.run(command_line(killed, "octagames.experiments.train_az", sys.executable), cwd=ROOT, capture_output=True, text=True, timeout=600)
     assert out.returncode == 3, out.stderr
     assert json.loads((tmp_path / "killed" / "metrics.json").read_text())["rows"][-1]["iteration"] == 2
-    resumed = train(dataclasses.replace(killed, stop_after_iterations=0, resume=True))
+    resumed = train(dataclasses.replace(killed, stop_after=0, resume=True))
     assert _without_clock(resumed["rows"]) == _without_clock(full["rows"])
     assert len(full["rows"]) == 5 and "win_rate_vs_random" in full["rows"][-1]
 
@@ -88,7 +88,7 @@ def test_a_run_starts_from_another_runs_model_and_keeps_its_prior_hint(tmp_path)
     _, data = load_model(tmp_path / "b" / "model.pt")
     assert (data["search"]["prior_hint"], data["search"]["prior_hint_weight"]) == ("heuristic", 0.6)
     with pytest.raises(ValueError, match="octrix"):
-        Trainer(_cfg(tmp_path / "c", game="achten", game_config=(), init_model=str(tmp_path / "a" / "model.pt")))
+        Trainer(_cfg(tmp_path / "c", game="achten", config=(), init_model=str(tmp_path / "a" / "model.pt")))
 
 
 def test_iterations_zero_is_the_warm_start_alone_against_the_opponent_it_names(tmp_path):
@@ -96,7 +96,7 @@ def test_iterations_zero_is_the_warm_start_alone_against_the_opponent_it_names(t
     cfg = _cfg(tmp_path, iterations=0, imitation_games=6, imitation_opponent="random", eval_games=4)
     result = train(cfg)
     assert [r["iteration"] for r in result["rows"]] == [0] and result["rows"][0]["games"] == 0
-    data = teacher_games(Game("octrix", ranks=3, hand_size=3), "heuristic", 6, seed=cfg.seed * 104729 + 17,
+    data = teacher_games(Game("octrix-round", ranks=3, hand_size=3), "heuristic", 6, seed=cfg.seed * 104729 + 17,
                          epsilon=cfg.imitation_epsilon, opponent="random")
     assert result["rows"][0]["imitation_samples"] == len(data) > 0
     assert make_agent(f"az:{tmp_path / 'model.pt'}", "octrix").net is not None
@@ -115,5 +115,13 @@ def test_bad_settings_are_refused_by_name():
         TrainConfig(prior_hint="heuristic", prior_hint_weight=2)
     with pytest.raises(ValueError, match="self_play_prob=0.8, agent_prob=0.5"):
         TrainConfig(self_play_prob=0.8, agent_prob=0.5)
-    with pytest.raises(ValueError, match="game_config"):
-        TrainConfig(game_config=("ranks",))
+    with pytest.raises(ValueError, match="key=value"):
+        TrainConfig(config=("ranks",))
+
+
+def test_runs_are_named_from_the_variant_and_a_tiny_run_evaluates_on_few_games():
+    assert TrainConfig(game="octa-nl").resolved_run_dir().name.startswith("octa-nl-2p-")
+    assert TrainConfig(game="octa-nl").resolved_run_dir().parent == Path("runs/az")
+    assert TrainConfig(game="octa-nl").resolved_run_dir() != TrainConfig(game="octa-en").resolved_run_dir()
+    assert _cfg(Path("x"), eval_games=0).games_per_evaluation() == 8  # 4 iterations of 96 samples: the floor
+    assert TrainConfig().games_per_evaluation() == 64  # 1000 iterations of 2048 samples: the cap

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import dataclasses
 import json
 import math
 import subprocess
@@ -15,6 +16,8 @@ import torch
 from octagames.agents.arena import play_match
 from octagames.agents.base import RandomAgent
 from octagames.agents.registry import make_agent
+from octagames.agents.learn.league import RANDOM_OPPONENT, SELF_PLAY, League
+from octagames.experiments.cli import command_line
 from octagames.experiments.train_ppo import TIME_COLUMNS, TrainConfig, Trainer, ppo_origin, train
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -30,7 +33,7 @@ def _same(a, b) -> bool:
 
 
 def test_training_beats_random_on_a_tiny_octrix(tmp_path):
-    cfg = TrainConfig(game="octrix", num_players=2, game_config=("ranks=3", "hand_size=3"), seed=0,
+    cfg = TrainConfig(game="octrix-round", config=("ranks=3", "hand_size=3"), seed=0,
                       total_steps=16_384, num_envs=64, num_steps=16, hidden=(64, 64), eval_every=0,
                       eval_games=300, eval_opponents=("random",), checkpoint_every=100,
                       run_dir=str(tmp_path), progress=False)
@@ -42,7 +45,7 @@ def test_training_beats_random_on_a_tiny_octrix(tmp_path):
 
 
 def _small_cfg(run_dir: Path, **kw) -> TrainConfig:
-    base = dict(game="octrix", num_players=2, game_config=("ranks=3", "hand_size=3"), seed=3,
+    base = dict(game="octrix-round", config=("ranks=3", "hand_size=3"), seed=3,
                 total_steps=6 * 16 * 8, num_envs=16, num_steps=8, hidden=(16, 16), eval_every=2,
                 eval_games=10, eval_opponents=("random",), checkpoint_every=2, snapshot_every=1,
                 pool_size=2, self_play_prob=0.5, run_dir=str(run_dir), progress=False)
@@ -50,29 +53,12 @@ def _small_cfg(run_dir: Path, **kw) -> TrainConfig:
     return TrainConfig(**base)
 
 
-def _cli(cfg: TrainConfig) -> list[str]:
-    """The command line of ``cfg`` (the killed run is a real process)."""
-    args = [sys.executable, "-m", "octagames.experiments.train_ppo", "--game", cfg.game,
-            "--num-players", str(cfg.num_players),
-            "--game-config", *cfg.game_config, "--seed", str(cfg.seed), "--total-steps", str(cfg.total_steps),
-            "--num-envs", str(cfg.num_envs), "--num-steps", str(cfg.num_steps),
-            "--hidden", *map(str, cfg.hidden),
-            "--eval-every", str(cfg.eval_every), "--eval-games", str(cfg.eval_games),
-            "--eval-opponents", *cfg.eval_opponents, "--checkpoint-every", str(cfg.checkpoint_every),
-            "--snapshot-every", str(cfg.snapshot_every), "--pool-size", str(cfg.pool_size),
-            "--self-play-prob", str(cfg.self_play_prob), "--run-dir", cfg.run_dir, "--no-progress"]
-    if cfg.stop_after_updates:
-        args += ["--stop-after-updates", str(cfg.stop_after_updates)]
-    if cfg.resume:
-        args += ["--resume"]
-    return args
-
-
 def test_kill_and_resume_gives_identical_metrics(tmp_path):
     full = train(_small_cfg(tmp_path / "full"))
     # killed (os._exit, no cleanup) after update 3: its last checkpoint is update 2
-    killed = _small_cfg(tmp_path / "killed", stop_after_updates=3)
-    proc = subprocess.run(_cli(killed), cwd=ROOT, capture_output=True, text=True, timeout=300)
+    killed = _small_cfg(tmp_path / "killed", stop_after=3)
+    proc = subprocess.run(command_line(killed, "octagames.experiments.train_ppo", sys.executable), cwd=ROOT,
+                          capture_output=True, text=True, timeout=300)
     assert proc.returncode == 3, proc.stderr[-2000:]
     ckpt = torch.load(tmp_path / "killed" / "checkpoint.pt", weights_only=False)
     assert ckpt["counters"]["update"] == 2
@@ -102,15 +88,15 @@ def test_outputs_and_policy_loads_as_an_arena_agent(tmp_path):
     assert "win_rate_vs_heuristic" in header and "pg_loss" in header
     for path in (result["policy"], result["checkpoint"]):
         agent = make_agent(f"ppo:{path}", "octrix")
-        res = play_match("octrix", [agent, RandomAgent()], num_games=4, seed=0, progress=False,
+        res = play_match("octrix-round", [agent, RandomAgent()], num_games=4, seed=0, progress=False,
                          num_players=2, ranks=3, hand_size=3)
         assert res.records[0].games == 4
 
 
 @pytest.mark.parametrize("game,kwargs", [
-    ("octrix", {"num_players": 3, "game_config": ("ranks=3", "hand_size=3")}),
-    ("octrix", {"num_players": 4, "game_config": ("partnership=true", "ranks=3", "hand_size=3")}),
-    ("achten", {"num_players": 2, "game_config": ()}),
+    ("octrix-round", {"players": 3, "config": ("ranks=3", "hand_size=3")}),
+    ("octrix-partnership", {"players": 4, "config": ("match=false", "ranks=3", "hand_size=3")}),
+    ("achten", {"players": 2, "config": ()}),
 ])
 def test_one_update_on_other_games_and_seat_counts(tmp_path, game, kwargs):
     cfg = _small_cfg(tmp_path, game=game, total_steps=16 * 8, eval_every=0, eval_games=2,
@@ -130,7 +116,6 @@ def test_one_update_on_other_games_and_seat_counts(tmp_path, game, kwargs):
 
 
 def test_league_draws_random_opponents_at_the_configured_rate():
-    from octagames.experiments.train_ppo import RANDOM_OPPONENT, SELF_PLAY, League
     n = 20_000
     league = League(opponent=np.zeros(n, dtype=np.int64), seat=np.zeros(n, dtype=np.int64))
     league.draw(np.arange(n), np.random.default_rng(0), 0.5, 2, 0.25)
@@ -159,16 +144,16 @@ def test_random_opponents_play_legal_moves_and_only_the_learner_is_trained(tmp_p
 
 
 def test_config_validation_and_parsing():
-    assert TrainConfig(game_config=("ranks=4", "hand_size=4")).game_kwargs() == {
-        "num_players": 2, "ranks": 4, "hand_size": 4}
+    assert TrainConfig(game="octrix-round", config=("ranks=4", "hand_size=4")).resolve() == ("octrix", {
+        "match": False, "num_players": 2, "ranks": 4, "hand_size": 4})
     with pytest.raises(ValueError, match="reward"):
         TrainConfig(reward="nope")
     with pytest.raises(ValueError, match=r"random_opponent_prob=0.6 must be in \[0, 1 - self_play_prob\]"):
         TrainConfig(self_play_prob=0.5, random_opponent_prob=0.6)
     with pytest.raises(ValueError, match="key=value"):
-        TrainConfig(game_config=("ranks",))
+        TrainConfig(config=("ranks",))
     with pytest.raises(ValueError, match="ranks"):  # a value the game's Config refuses
-        TrainConfig(game_config=("ranks=99",))
+        TrainConfig(config=("ranks=99",))
     assert TrainConfig(num_envs=8, num_steps=4, total_steps=33).num_updates == 2
 
 
@@ -192,24 +177,79 @@ def test_agent_opponents_and_an_imitation_warm_start(tmp_path):
 
 
 def test_resume_with_another_game_or_network_says_what_the_checkpoint_is(tmp_path):
-    saved = Trainer(_small_cfg(tmp_path, game="achten", game_config=(), hidden=(64, 64)))
+    saved = Trainer(_small_cfg(tmp_path, game="achten", config=(), hidden=(64, 64)))
     saved.save_checkpoint()
-    with pytest.raises(ValueError, match=r"is an achten run \(2 players, hidden 64,64.*you asked for an octrix "
-                                         r"run .*\(game, game_config, hidden differ\)"):
+    with pytest.raises(ValueError, match=r"is a run of achten-2p \(config \w+, num_envs 16, hidden 64,64, activation tanh\); "
+                                         r"you asked for octrix-round\+hand_size=3\+ranks=3-2p .*\(game, hidden differ\)"):
         Trainer(_small_cfg(tmp_path, resume=True)).run()
     with pytest.raises(ValueError, match=r"hidden 32,32.*\(hidden differ\)"):
-        Trainer(_small_cfg(tmp_path, game="achten", game_config=(), hidden=(32, 32), resume=True)).run()
+        Trainer(_small_cfg(tmp_path, game="achten", config=(), hidden=(32, 32), resume=True)).run()
 
 
 def test_a_policys_train_ppo_command_is_read_from_its_checkpoint(tmp_path):
-    cfg = TrainConfig(game="octrix", game_config=("ranks=3", "hand_size=3"), total_steps=2 * 16 * 8, num_envs=16,
+    cfg = TrainConfig(game="octrix-round", config=("ranks=3", "hand_size=3"), total_steps=2 * 16 * 8, num_envs=16,
                     num_steps=8, hidden=(16,), eval_every=0, eval_games=2, eval_opponents=("random",),
                     run_dir=str(tmp_path / "ppo"), progress=False)
     train(cfg)
     origin = ppo_origin(f"ppo:{tmp_path / 'ppo' / 'policy.pt'}")
-    assert origin["command"].startswith("python -m octagames.experiments.train_ppo --game-config ranks=3 "
-                                         "hand_size=3 --run-dir ")
-    assert "--total-steps 256 --num-envs 16 --num-steps 8 --hidden 16 " in origin["command"]
+    assert origin["command"].startswith("python -m octagames.experiments.train_ppo --game octrix-round --config "
+                                         "ranks=3 hand_size=3 --run-dir ")
+    assert origin["command"].endswith(" --total-steps 256 --num-envs 16 --num-steps 8 --hidden 16")
     assert origin["env_steps"] == 256 and origin["spec"].endswith("policy.pt")
     assert ppo_origin("heuristic") == {}
     assert ppo_origin(f"ppo:{tmp_path / 'elsewhere' / 'policy.pt'}") == {}
+    # a checkpoint of an older trainer (num_players, game_config): the command of today's flags
+    (tmp_path / "old").mkdir()
+    torch.save({"config": {"game": "octa", "num_players": 2, "game_config": ["rules=nl"], "total_steps": 819200,
+                           "stop_after_updates": 0}, "counters": {"env_steps": 819200}},
+               tmp_path / "old" / "checkpoint.pt")
+    assert ppo_origin(f"ppo:{tmp_path / 'old' / 'policy.pt'}")["command"] == (
+        "python -m octagames.experiments.train_ppo --game octa --players 2 --config rules=nl --total-steps 819200")
+
+
+def test_a_run_folder_is_named_from_the_variant_players_config_and_seed():
+    folders = [TrainConfig(**kw).resolved_run_dir() for kw in (
+        dict(game="octa-en"), dict(game="octa-nl"), dict(game="octrix"), dict(game="octrix", players=3),
+        dict(game="octrix", config=("hand_size=6",)), dict(game="octrix", seed=1))]
+    assert len(set(folders)) == len(folders), folders
+    assert [f.parent for f in folders] == [Path("runs/ppo")] * len(folders)
+    assert [f.name.rsplit("-", 2)[0] for f in folders] == [
+        "octa-en-2p", "octa-nl-2p", "octrix-2p", "octrix-3p", "octrix+hand_size=6-2p", "octrix-2p"]
+    assert folders[-1].name.endswith("-s1") and folders[2].name.endswith("-s0")
+
+
+def test_the_same_command_twice_is_refused_in_one_line(tmp_path):
+    """A tiny run, then the same command again: refused (one line naming --resume and --overwrite)."""
+    cfg = _small_cfg(tmp_path / "run", total_steps=16 * 8, eval_every=0)
+    first = train(cfg)
+    assert len(first["rows"]) == 2
+    proc = subprocess.run(command_line(cfg, "octagames.experiments.train_ppo", sys.executable), cwd=ROOT,
+                          capture_output=True, text=True, timeout=300)
+    assert proc.returncode == 2 and proc.stdout == "", (proc.stdout, proc.stderr[-2000:])
+    (line,) = proc.stderr.splitlines()
+    assert f"error: {tmp_path / 'run'} holds a run already" in line and "--resume" in line and "--overwrite" in line
+    again = train(dataclasses.replace(cfg, total_steps=2 * 16 * 8, resume=True))  # continued
+    assert [r["update"] for r in again["rows"]] == [0, 1, 2]
+    replaced = train(dataclasses.replace(cfg, overwrite=True))  # started again
+    assert [r["update"] for r in replaced["rows"]] == [0, 1]
+    assert _clockless(replaced["rows"]) == _clockless(first["rows"])
+
+
+def _clockless(rows):
+    return [{k: v for k, v in r.items() if k not in TIME_COLUMNS} for r in rows]
+
+
+def test_a_tiny_run_evaluates_on_few_games_and_says_where_it_goes_first(tmp_path, capsys):
+    cfg = TrainConfig(game="octrix-round", config=("ranks=3", "hand_size=3"), total_steps=4096, num_envs=64,
+                      num_steps=16, hidden=(16,), eval_every=0, eval_opponents=("random",), run_dir=str(tmp_path),
+                      progress=False)
+    assert cfg.games_per_evaluation() == 10 and TrainConfig(total_steps=2_000_000).games_per_evaluation() == 100
+    tr = Trainer(cfg)
+    first = capsys.readouterr().out.splitlines()
+    assert first[0].startswith(f"train_ppo: {tmp_path} (octrix-round+hand_size=3+ranks=3-2p, config ")
+    assert first[1].startswith("  settings: --game octrix-round --config ranks=3 hand_size=3 ")
+    result = tr.run()
+    out = capsys.readouterr().out.splitlines()
+    assert out[0].startswith("  update 0/4: vs random ") and "(10 games each" in out[0]
+    assert out[-1].startswith("  update 4/4: vs random ") and len(out) == 2
+    assert result["rows"][-1]["env_steps"] == 4096

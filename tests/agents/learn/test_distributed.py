@@ -189,7 +189,7 @@ def test_one_self_play_actor_plays_like_the_worker_and_a_killed_actor_comes_back
 def test_train_az_on_ray_actors_writes_its_metrics(local_ray, tmp_path):
     from octagames.experiments.train_az import TIME_COLUMNS, TrainConfig, train
 
-    base = TrainConfig(game="octrix", game_config=("ranks=3", "hand_size=3"), seed=0, device="cpu", iterations=2,
+    base = TrainConfig(game="octrix-round", config=("ranks=3", "hand_size=3"), seed=0, device="cpu", iterations=2,
                        hidden=(16,), num_games=8, samples_per_iteration=48, simulations=4, play_simulations=4,
                        batch_size=32, eval_every=0, eval_games=8, eval_opponents=("random",), checkpoint_every=1,
                        imitation_games=0, run_dir=str(tmp_path / "here"), progress=False, torch_threads=1)
@@ -209,7 +209,7 @@ def test_train_az_on_ray_actors_writes_its_metrics(local_ray, tmp_path):
 def test_train_ppo_on_ray_actors_writes_its_metrics(local_ray, tmp_path):
     from octagames.experiments.train_ppo import TIME_COLUMNS, TrainConfig, train
 
-    base = TrainConfig(game="octrix", game_config=("ranks=3", "hand_size=3"), seed=1, device="cpu", num_envs=16,
+    base = TrainConfig(game="octrix-round", config=("ranks=3", "hand_size=3"), seed=1, device="cpu", num_envs=16,
                        num_steps=8, total_steps=3 * 16 * 8, hidden=(16, 16), eval_every=0, eval_games=4,
                        eval_opponents=("random",), snapshot_every=1, self_play_prob=0.5, checkpoint_every=1,
                        run_dir=str(tmp_path / "here"), progress=False, torch_threads=1)
