@@ -226,7 +226,15 @@ def state_value(state: np.void, solver: OctrixRoundSolver | None = None) -> floa
 
 
 def game_value(game: Game, solver: OctrixRoundSolver | None = None) -> float:
-    """Exact value for seat 0 of a one-round 2-player config, averaged over all deals."""
+    """Exact value for seat 0 of a one-round 2-player config, averaged over all deals.
+
+    Raises:
+        ValueError: ``game`` is a match (the value of a round is not the value of a match to 88):
+            use the variant ``octrix-round`` (``match=False``).
+    """
+    if game.config.match:
+        raise ValueError("game_value solves one round: match=True is not valid here; use the variant "
+                         "'octrix-round' (match=False)")
     src = GameSource(game)
     root = src.root()
     deals = src.chance_children(root) if game.is_chance(root) else [(1.0, root)]

@@ -22,8 +22,8 @@ def kuhn():
 
 @pytest.fixture(scope="session")
 def tiny_octrix():
-    """2 players, the four aces (one per suit), two cards each: 6 deals, 2 tricks."""
-    game = Game("octrix", num_players=2, ranks=1, hand_size=2)
+    """One round, 2 players, the four aces (one per suit), two cards each: 6 deals, 2 tricks."""
+    game = Game("octrix-round", num_players=2, ranks=1, hand_size=2)
     return game, flatten(GameSource(game))
 
 

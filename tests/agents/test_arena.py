@@ -28,14 +28,14 @@ class SeatLogger(Agent):
 
 def test_seats_rotate_evenly():
     a, b, c = SeatLogger(), SeatLogger(), SeatLogger()
-    play_match("octrix", [a, b, c], num_games=9, progress=False, num_players=3, hand_size=2)
+    play_match("octrix-round", [a, b, c], num_games=9, progress=False, num_players=3, hand_size=2)
     for agent in (a, b, c):
         assert sorted(agent.seats) == [0, 0, 0, 1, 1, 1, 2, 2, 2]
     assert a.seats[:3] == [0, 1, 2]
 
 
 def test_win_accounting_and_json(tmp_path):
-    r = play_match("octrix", [OctrixHeuristicAgent(), RandomAgent()], 60, seed=1, progress=False)
+    r = play_match("octrix-round", [OctrixHeuristicAgent(), RandomAgent()], 60, seed=1, progress=False)
     h, rnd = r.records
     assert h.games == rnd.games == 60
     assert h.wins == rnd.losses and h.draws == rnd.draws
@@ -80,7 +80,7 @@ class Fixed(Agent):
 
 def test_agents_never_see_a_face_down_card():
     spy = Spy()
-    g = Game("octrix", num_players=2, hand_size=4)
+    g = Game("octrix-round", num_players=2, hand_size=4)
     play_match(g, [Fixed(), spy], num_games=2, progress=False)
     # in game 0 the spy sits in seat 1 after seat 0 committed its strongest card face down;
     # the view it gets is resampled, so it does not always show that strongest card

@@ -58,7 +58,7 @@ def test_counting_cards_1_3_4_5_8_score_11():
 
 
 def test_first_trick_goes_to_the_highest_card():
-    g = Game("octrix", num_players=2, hand_size=2)
+    g = Game("octrix-round", num_players=2, hand_size=2)
     s = deal(g, [["♦8", "♦A"], ["♣7", "♣A"]])
     assert g.current_player(s) == SIMULTANEOUS
     play(g, s, "♦8", "♣7")
@@ -66,7 +66,7 @@ def test_first_trick_goes_to_the_highest_card():
 
 
 def test_equal_ranks_the_better_suit_wins():
-    g = Game("octrix", num_players=2, hand_size=1)
+    g = Game("octrix-round", num_players=2, hand_size=1)
     s = deal(g, [["♥5"], ["♠5"]])
     play(g, s, "♥5", "♠5")
     assert s["trick_winner"][0] == 1  # the spade five beats the heart five
@@ -74,7 +74,7 @@ def test_equal_ranks_the_better_suit_wins():
 
 def test_colour_rule_same_colour_highest_wins():
     # trick 1: ♦8 (red) highest, ♥A (red) lowest -> same colour -> trick 2 to the highest
-    g = Game("octrix", num_players=2, hand_size=2)
+    g = Game("octrix-round", num_players=2, hand_size=2)
     s = deal(g, [["♦8", "♣2"], ["♥A", "♠7"]])
     play(g, s, "♦8", "♥A")
     assert s["trick_winner"][0] == 0 and s["high_wins"] == 1
@@ -85,7 +85,7 @@ def test_colour_rule_same_colour_highest_wins():
 
 def test_colour_rule_different_colours_lowest_wins():
     # trick 1: ♣8 (black) highest, ♥A (red) lowest -> different -> trick 2 to the lowest
-    g = Game("octrix", num_players=2, hand_size=2)
+    g = Game("octrix-round", num_players=2, hand_size=2)
     s = deal(g, [["♣8", "♣2"], ["♥A", "♠7"]])
     play(g, s, "♣8", "♥A")
     assert s["high_wins"] == 0
@@ -97,7 +97,7 @@ def test_colour_rule_different_colours_lowest_wins():
 
 
 def test_three_players_round_returns_are_points_minus_mean_of_others():
-    g = Game("octrix", num_players=3, hand_size=2)
+    g = Game("octrix-round", num_players=3, hand_size=2)
     s = deal(g, [["♣8", "♦2"], ["♥A", "♠7"], ["♦5", "♥3"]])
     play(g, s, "♣8", "♥A", "♦5")       # P0 wins trick 1; ♣8 black vs ♥A red -> lowest wins next
     play(g, s, "♦2", "♠7", "♥3")       # lowest is ♦2 -> P0
@@ -106,7 +106,7 @@ def test_three_players_round_returns_are_points_minus_mean_of_others():
 
 
 def test_simultaneous_cards_are_hidden_until_revealed():
-    g = Game("octrix", num_players=2, hand_size=2)
+    g = Game("octrix-round", num_players=2, hand_size=2)
     s = deal(g, [["♣8", "♣2"], ["♥A", "♠7"]])
     play(g, s, "♣8")  # P0 commits face down
     assert g.acting_player(s) == 1
@@ -127,7 +127,7 @@ def test_simultaneous_cards_are_hidden_until_revealed():
 
 
 def test_partnership_order_dealer_pair_first_face_up():
-    g = Game("octrix", num_players=4, partnership=True, hand_size=1, dealer=1)
+    g = Game("octrix-round", num_players=4, partnership=True, hand_size=1, dealer=1)
     s = deal(g, [["♦A"], ["♥2"], ["♠3"], ["♣4"]])
     # the dealer (P1) and their left neighbour (P2) play first
     assert [p for p in range(4) if g.legal_mask(s, p).any()] == [1, 2]
@@ -149,13 +149,13 @@ def test_partnership_order_dealer_pair_first_face_up():
 
 def test_partners_pool_counting_cards():
     # team 0+2 wins tricks 1 and 2 with different partners: pooled they form a run of 2 = 4 points
-    g = Game("octrix", num_players=4, partnership=True, hand_size=2)
+    g = Game("octrix-round", num_players=4, partnership=True, hand_size=2)
     s = deal(g, [["♣8", "♦A"], ["♦2", "♥2"], ["♥3", "♠7"], ["♦3", "♠2"]])
     # dealer P0: P0 and P1 first, then P2 and P3
     play(g, s, "♣8", "♦2", "♥3", "♦3")   # ♣8 wins for P0; ♣8 black vs ♦2 red -> lowest next
     play(g, s, "♦A", "♥2", "♠7", "♠2")   # lowest ♦A -> P0
     assert list(s["trick_winner"][:2]) == [0, 0]
-    g2 = Game("octrix", num_players=4, partnership=True, hand_size=2)
+    g2 = Game("octrix-round", num_players=4, partnership=True, hand_size=2)
     s2 = deal(g2, [["♣8", "♥8"], ["♦2", "♥2"], ["♥3", "♦A"], ["♦3", "♠2"]])
     play(g2, s2, "♣8", "♦2", "♥3", "♦3")  # P0 wins trick 1
     play(g2, s2, "♥8", "♥2", "♦A", "♠2")  # lowest wins: ♦A of P2
@@ -224,7 +224,7 @@ def test_match_several_pass_the_target_highest_total_wins():
 
 
 def test_illegal_card_names_card_and_rule_and_keeps_state():
-    g = Game("octrix", num_players=2, hand_size=2)
+    g = Game("octrix-round", num_players=2, hand_size=2)
     s = deal(g, [["♣8", "♣2"], ["♥A", "♠7"]])
     before = g.to_bytes(s)
     with pytest.raises(IllegalActionError) as e:
@@ -236,7 +236,7 @@ def test_illegal_card_names_card_and_rule_and_keeps_state():
 
 def test_a_card_committed_face_down_reads_as_in_its_owners_hand():
     # P1 cannot tell which of P0's cards lies face down, so no text may tell it either
-    g = Game("octrix", num_players=2, hand_size=2)
+    g = Game("octrix-round", num_players=2, hand_size=2)
     s = deal(g, [["♣8", "♣2"], ["♥A", "♠7"]])
     play(g, s, "♣8")
     reasons = [R.illegal_reason(s, 1, c(x)) for x in ("♣8", "♣2")]
@@ -252,7 +252,7 @@ def test_a_card_committed_face_down_reads_as_in_its_owners_hand():
 
 
 def test_partnership_cards_laid_face_up_are_named_as_played():
-    g = Game("octrix", num_players=4, partnership=True, hand_size=1, dealer=1)
+    g = Game("octrix-round", num_players=4, partnership=True, hand_size=1, dealer=1)
     s = deal(g, [["♦A"], ["♥2"], ["♠3"], ["♣4"]])
     play(g, s, "♥2", "♠3")  # the dealer's pair, face up
     assert R.illegal_reason(s, 3, c("♥2")) == "♥2 was already played in this trick by player 1"
@@ -260,7 +260,7 @@ def test_partnership_cards_laid_face_up_are_named_as_played():
 
 def test_deal_order_is_a_rule_of_the_package():
     # one card at a time from the left of the dealer: the outcomes interleave the hands
-    g = Game("octrix", num_players=3, hand_size=2, dealer=1)
+    g = Game("octrix-round", num_players=3, hand_size=2, dealer=1)
     s = g.new_state(0)
     hands = [[0, 1], [2, 3], [4, 5]]
     assert deal_outcomes(s, hands) == [4, 0, 2, 5, 1, 3]
@@ -281,7 +281,7 @@ def test_tables_are_declared_once_and_the_docstring_carries_them():
 
 
 def test_observation_views_name_the_blocks():
-    g = Game("octrix", num_players=3, hand_size=2)
+    g = Game("octrix-round", num_players=3, hand_size=2)
     s = deal(g, [["♣8", "♣2"], ["♥A", "♠7"], ["♦5", "♥3"]])
     play(g, s, "♣8")
     views = g.observation_views(g.observation(s, 0))
@@ -303,7 +303,7 @@ def test_check_record_passes_reached_records_and_names_a_bad_field():
         a = g.sample_chance(s) if g.is_chance(s) else int(rng.choice(g.legal_actions(s)))
         g.apply_action(s, a)
     assert check_record(s) == ""
-    s = deal(Game("octrix", num_players=2, hand_size=2), [["♣8", "♣2"], ["♥A", "♠7"]])
+    s = deal(Game("octrix-round", num_players=2, hand_size=2), [["♣8", "♣2"], ["♥A", "♠7"]])
     cases = [("num_players", 9, "num_players=9 is not valid; it must be >= 2 and <= 4"),
              ("partnership", 2, "partnership = 2 is outside 0..1"),
              ("dealer", 3, "dealer = 3 is outside 0..1"),
@@ -325,6 +325,16 @@ def test_check_record_passes_reached_records_and_names_a_bad_field():
     bad = s.copy()
     bad["owner"][c("♦3")] = 5
     assert check_record(bad) == "owner[8] = 5 is outside -1..1"
+
+
+def test_the_bare_name_is_the_seeds_match_to_88_and_octrix_round_is_one_round():
+    match, one = Game("octrix"), Game("octrix-round", num_players=3)
+    assert match.config.match and match.config.target == 88 and match.num_players == 2
+    assert not one.config.match and one.num_players == 3
+    s = one.new_state(0)
+    while not one.is_terminal(s):  # one deal, then the game is over
+        one.apply_action(s, one.sample_chance(s) if one.is_chance(s) else int(one.legal_actions(s)[0]))
+    assert s["round"] == 0
 
 
 def test_config_errors_name_the_field():
@@ -378,7 +388,7 @@ CONFIGS = [dict(num_players=2), dict(num_players=3), dict(num_players=4),
 
 @pytest.mark.parametrize("cfg", CONFIGS, ids=[str(c) for c in CONFIGS])
 def test_random_play_invariants(cfg):
-    g = Game("octrix", **cfg)
+    g = Game("octrix" if cfg.get("match") else "octrix-round", **cfg)
     rng = np.random.default_rng(1)
     # 500 games; a match to 40 is about 7 games (rounds), so 200 matches play about 1400
     for seed in range(200 if cfg.get("match") else 500):
@@ -414,7 +424,7 @@ def test_uncompiled_rules_match_compiled(tmp_path):
         from octagames.core import Game
         from octagames.testing import random_playout
         h = hashlib.sha256()
-        for cfg in [dict(num_players=2), dict(num_players=4, partnership=True),
+        for cfg in [dict(num_players=2, match=False), dict(num_players=4, partnership=True, match=False),
                     dict(num_players=3, match=True, target=20)]:
             g = Game("octrix", **cfg)
             for seed in range(int(sys.argv[1])):

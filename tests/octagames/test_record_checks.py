@@ -84,7 +84,7 @@ def _mid_game(game: Game, seed: int, rounds: int = 0) -> np.void:
 
 @pytest.mark.parametrize("name,config,seat,value,observed,why", [
     # one round keeps no match score: the audit's 11.6 against a bound of 1.0 (1024 / target 88)
-    ("octrix", dict(num_players=2), 0, 1024, "player 0's observation has scores[0] = 11.6364, outside its declared bounds 0..1",
+    ("octrix-round", dict(num_players=2), 0, 1024, "player 0's observation has scores[0] = 11.6364, outside its declared bounds 0..1",
      r"round = 0, scores = \[1024, 0\]: one round \(match=False\) keeps no match score"),
     ("achten", dict(num_players=3), 1, 50, "player 0's observation has scores[1] = 5, outside its declared bounds 0..1.1",
      r"round = 0, scores = \[0, 50, 0\]: one round \(match=False\) keeps no match score"),

@@ -114,7 +114,7 @@ def test_vectorised_equals_recursive_reference(kuhn, variant, alternating):
 
 
 def test_vectorised_equals_recursive_reference_on_an_octrix_deal():
-    game = Game("octrix", num_players=2, ranks=2, hand_size=3)
+    game = Game("octrix-round", num_players=2, ranks=2, hand_size=3)
     s = game.new_state(3)
     game.play_chance(s)
     tree = flatten(GameSource(game, root=s))

@@ -44,7 +44,7 @@ def test_deal_pool_is_reproducible_distinct_and_post_deal(achten_pool):
         deal_pool(game, 0)
     with pytest.raises(ValueError, match="per_view=0"):
         deal_pool(game, 4, per_view=0)
-    tiny = Game("octrix", num_players=2, ranks=1, hand_size=2)  # 6 deals only
+    tiny = Game("octrix-round", num_players=2, ranks=1, hand_size=2)  # 6 deals only
     with pytest.raises(ValueError, match="distinct deals"):
         deal_pool(tiny, 7, max_tries=200)
 

@@ -34,8 +34,8 @@ def test_mccfr_checkpoint_round_trip(tmp_path, tiny_octrix):
         np.testing.assert_array_equal(a.strategy_sum[key], b.strategy_sum[key])
 
 
-def test_mccfr_runs_on_full_size_octrix():
-    game = Game("octrix", num_players=2)
+def test_mccfr_runs_on_a_full_size_octrix_round():
+    game = Game("octrix-round", num_players=2)
     solver = MCCFRSolver(game, "outcome", seed=0)
     solver.iterate(5)
     assert len(solver.masks) >= 5 * 2 * 8  # one information set per step of each episode

@@ -126,7 +126,7 @@ def test_three_card_deal_keeping_the_high_rule():
 # ---------------------------------------------------------------- against the rules engine
 def test_nodes_and_steps_agree_with_the_engine():
     """Along random playouts the solver's bookkeeping matches the engine exactly."""
-    game = Game("octrix", num_players=2)
+    game = Game("octrix-round", num_players=2)
     rng = np.random.default_rng(0)
     for seed in range(30):
         s = game.new_state(seed)
@@ -148,7 +148,7 @@ def test_nodes_and_steps_agree_with_the_engine():
 
 def test_state_value_along_equilibrium_play():
     # On a deal with pure optimal play, playing it keeps the state value constant.
-    game = Game("octrix", num_players=2, ranks=3, hand_size=3)
+    game = Game("octrix-round", num_players=2, ranks=3, hand_size=3)
     s = deal(game, [9, 10, 11], [0, 1, 4])
     assert state_value(s) == 3.0
     game.apply_actions(s, [9, 0])
@@ -159,7 +159,7 @@ def test_state_value_along_equilibrium_play():
 
 # ---------------------------------------------------------------- CFR against the exact values
 def test_cfr_matches_exact_values_on_small_deals():
-    game = Game("octrix", num_players=2, ranks=2, hand_size=3)
+    game = Game("octrix-round", num_players=2, ranks=2, hand_size=3)
     for seed in range(4):
         s = game.new_state(seed)
         game.play_chance(s)
@@ -170,24 +170,26 @@ def test_cfr_matches_exact_values_on_small_deals():
 
 
 def test_config_value_matches_cfr():
-    game = Game("octrix", num_players=2, ranks=2, hand_size=2)
+    game = Game("octrix-round", num_players=2, ranks=2, hand_size=2)
     exact = game_value(game)
     assert exact == pytest.approx(0.0, abs=1e-9)  # seat symmetry over the deals
     tree = flatten(GameSource(game))
     solver = CFRSolver(tree)
     solver.iterate(300)
     assert solver.root_values()[0] == pytest.approx(exact, abs=1e-3)
+    with pytest.raises(ValueError, match="match=True is not valid here; use the variant 'octrix-round'"):
+        game_value(Game("octrix", num_players=2, ranks=2, hand_size=2))  # the match to 88
 
 
 # ---------------------------------------------------------------- the oracle agent
 def test_oracle_agent_plays_the_equilibrium():
-    game = Game("octrix", num_players=2, ranks=3, hand_size=3)
+    game = Game("octrix-round", num_players=2, ranks=3, hand_size=3)
     s = deal(game, [9, 10, 11], [0, 1, 4])
     agent = OctrixOracleAgent()
     agent.reset(game, 0, seed=3)
     assert {agent.act(make_turn(game, s, 0, seed=i)) for i in range(20)} == {9}
     # the mixed 2-card deal: seat 1 acts after seat 0's hidden commitment and still mixes 1/2-1/2
-    game2 = Game("octrix", num_players=2, ranks=2, hand_size=2)
+    game2 = Game("octrix-round", num_players=2, ranks=2, hand_size=2)
     s2 = deal(game2, [0, 2], [3, 4])
     game2.apply_action(s2, 0)
     agent.reset(game2, 1, seed=0)
@@ -196,7 +198,7 @@ def test_oracle_agent_plays_the_equilibrium():
 
 
 def test_oracle_beats_random_play():
-    game = Game("octrix", num_players=2, ranks=2, hand_size=3)
+    game = Game("octrix-round", num_players=2, ranks=2, hand_size=3)
     oracle, rand = OctrixOracleAgent(), RandomAgent()
     total = 0.0
     for g in range(60):
@@ -213,7 +215,7 @@ def test_oracle_beats_random_play():
 
 
 def test_solver_rejects_other_player_counts():
-    game = Game("octrix", num_players=3, ranks=2, hand_size=2)
+    game = Game("octrix-round", num_players=3, ranks=2, hand_size=2)
     s = game.new_state(0)
     game.play_chance(s)
     with pytest.raises(ValueError, match="2-player"):
