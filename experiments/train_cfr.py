@@ -1,15 +1,13 @@
 """Train a CFR policy: exact CFR on a small config, or MCCFR on any size.
 
-    python -m octagames.experiments.train_cfr                                   # CFR+ on 2p Octrix 2x2
-    python -m octagames.experiments.train_cfr --variant dcfr --game-config num_players=2,ranks=2,hand_size=3
-    python -m octagames.experiments.train_cfr --game spiel:leduc_poker --iterations 2000
-    python -m octagames.experiments.train_cfr --algorithm mccfr --sampling outcome \\
-        --game-config num_players=2 --iterations 2000                   # full-size Octrix
-    python -m octagames.experiments.train_cfr --game achten \\
-        --game-config num_players=2,ranks=3,low_rank=7,turn_cap=2,deal_penalty=1 \\
-        --deal-pool 32 --variants cfr linear dcfr --out-dir runs/train_cfr_achten_pool
-                                                                        # 2p Achten, 32 deals
-    ... --deal-pool 32 --deal-pool-per-view 8 ...                       # 4 chooser views x 8 deals
+    octagames train-cfr                                   # CFR+ on a 2p Octrix round, 2 ranks, 2 cards
+    octagames train-cfr --variant dcfr --config ranks=2 hand_size=3
+    octagames train-cfr --game spiel:leduc_poker --iterations 2000
+    octagames train-cfr --algorithm mccfr --sampling outcome --config ranks=8 hand_size=8 \\
+        --iterations 2000                                 # a full-size Octrix round
+    octagames train-cfr --game achten-dealer-pays --config ranks=3 low_rank=7 turn_cap=2 \\
+        --deal-pool 32 --variants cfr linear dcfr         # 2p Achten, 32 deals
+    ... --deal-pool 32 --deal-pool-per-view 8 ...         # 4 chooser views x 8 deals
 
 Exact CFR flattens the game once (:func:`octagames.agents.cfr.tree.flatten`) and reports the
 NashConv of the average policy along the way; ``variants`` adds the curves of
@@ -35,6 +33,9 @@ full game, off the pool).
 
 Outputs under ``out_dir``: ``train_cfr.json`` (config, curve, final figures), a PNG
 curve and the checkpoint (``checkpoint.npz``, see ``CFRSolver.save``/``MCCFRSolver.save``).
+The default folder is named like the other trainers' (:func:`octagames.experiments.trainer.default_run_dir`):
+``runs/<algorithm>/<variant>-<players>p-<config digest>-s<seed>`` (``runs/cfr/spiel-<name>-s<seed>``
+for a pyspiel game); a folder that holds a run is replaced only with ``--overwrite``.
 """
 
 from __future__ import annotations
@@ -57,18 +58,24 @@ from octagames.agents.cfr.exploitability import agent_policy, nash_conv
 from octagames.agents.cfr.mccfr import MCCFRSolver
 from octagames.agents.registry import make_agent
 from octagames.agents.cfr.tabular import TablePolicy
+from octagames import catalogue
 from octagames.core import Game
-from octagames.experiments.cli import parse_config, parse_game_config, script
+from octagames.experiments.cli import GameArgs, parse_config, script
+from octagames.experiments.trainer import announce, claim_run_dir, default_run_dir
+
+
+#: the files a run of train_cfr writes (a folder with any of them holds a run)
+OUTPUTS = ("train_cfr.json", "train_cfr.png", "checkpoint.npz")
 
 
 @dataclass(frozen=True)
-class TrainCFRConfig:
+class TrainCFRConfig(GameArgs):
     """Settings of one CFR training run."""
 
-    game: str = "octrix"
-    """one of our games by short name, or a pyspiel game as ``spiel:<name>`` (e.g. spiel:kuhn_poker)"""
-    game_config: str = "num_players=2,ranks=2,hand_size=2"
-    """config fields of our game as ``field=value,...`` (ignored for pyspiel games)"""
+    game: str = "octrix-round"
+    """a variant of our games (octagames list), or a pyspiel game as ``spiel:<name>`` (e.g. spiel:kuhn_poker)"""
+    config: tuple[str, ...] = ("ranks=2", "hand_size=2")
+    """config fields of our game over the variant's, as key=value (ignored for pyspiel games)"""
     algorithm: str = "cfr"
     """``cfr`` (exact, vectorised over the flattened tree) or ``mccfr`` (sampled, on the engine)"""
     variant: str = "cfr+"
@@ -103,10 +110,24 @@ class TrainCFRConfig:
     """opponents for the arena evaluation (names for ``octagames.agents.registry.make_agent``)"""
     seed: int = 0
     """seed of MCCFR, of the deal pool and of the evaluation games"""
-    out_dir: str = "runs/train_cfr"
-    """output folder"""
+    out_dir: str = ""
+    """output folder (default runs/<algorithm>/<variant>-<players>p-<config digest>-s<seed>)"""
+    overwrite: bool = False
+    """replace the run in out_dir (its files are removed first)"""
     quick: bool = False
     """tiny budget for tests (iterations <= 20, eval_games <= 4)"""
+
+    def __post_init__(self) -> None:
+        if not self.game.startswith("spiel:"):  # pyspiel checks its own games when it loads them
+            super().__post_init__()
+
+    def resolved_out_dir(self) -> Path:
+        """``out_dir``, or the default folder of this algorithm, game and seed."""
+        if self.out_dir:
+            return Path(self.out_dir)
+        if self.game.startswith("spiel:"):
+            return Path("runs") / self.algorithm / f"spiel-{self.game[len('spiel:'):]}-s{self.seed}"
+        return default_run_dir(self.algorithm, *self.resolve(), self.seed)
 
 
 def pool_merging(tree: FlatTree) -> dict[str, list[int]]:
@@ -222,17 +243,24 @@ def main(cfg: TrainCFRConfig) -> dict:
     _check(cfg)
     iterations = min(cfg.iterations, 20) if cfg.quick else cfg.iterations
     eval_games = min(cfg.eval_games, 4) if cfg.quick else cfg.eval_games
-    out_dir = Path(cfg.out_dir)
-    out_dir.mkdir(parents=True, exist_ok=True)
+    out_dir = cfg.resolved_out_dir()
+    start = claim_run_dir(out_dir, False, cfg.overwrite, OUTPUTS, can_resume=False)
     game: Game | None = None
     roots = None
     result: dict[str, Any] = {"config": dataclasses.asdict(cfg), "curve": []}
     if cfg.game.startswith("spiel:"):
+        announce("octagames.experiments.train_cfr", cfg, out_dir, f"pyspiel's {cfg.game[len('spiel:'):]}, seed "
+                 f"{cfg.seed}", start)
         import pyspiel
 
         source: Any = SpielSource(pyspiel.load_game(cfg.game[len("spiel:") :]))
     else:
-        game = Game(cfg.game, **parse_game_config(cfg.game_config, cfg.game))
+        name, fields = cfg.resolve()
+        result["game"] = {"name": name, "variant": catalogue.describe(name, fields), "config": fields,
+                          "digest": catalogue.config_digest(name, fields)}
+        announce("octagames.experiments.train_cfr", cfg, out_dir, f"{result['game']['variant']}, config "
+                 f"{result['game']['digest']}, seed {cfg.seed}", start)
+        game = cfg.make_game()
         if cfg.deal_pool:
             roots = deal_pool(game, cfg.deal_pool, cfg.seed, per_view=cfg.deal_pool_per_view)
             result["deal_pool"] = {"k": cfg.deal_pool, "seed": cfg.seed, "per_view": cfg.deal_pool_per_view}
@@ -269,6 +297,7 @@ def main(cfg: TrainCFRConfig) -> dict:
         solver = MCCFRSolver(game, cfg.sampling, seed=cfg.seed)
         policy_on_tree = (lambda: solver.table_policy().to_tree(tree)) if tree is not None else None
     label = cfg.variant if cfg.algorithm == "cfr" else cfg.sampling
+    result["out_dir"] = str(out_dir)
     result["curve"], spent, done = _curve(
         solver, policy_on_tree, tree, iterations, cfg.eval_points, f"{cfg.algorithm} {label} {cfg.game}"
     )
@@ -291,6 +320,7 @@ def main(cfg: TrainCFRConfig) -> dict:
                 "seconds_per_iteration": s_spent / max(s_done, 1),
                 "average_policy_values": other.root_values().tolist(),
             }
+    out_dir.mkdir(parents=True, exist_ok=True)
     solver.save(out_dir / "checkpoint.npz")
     if roots is not None:
         result["arena_skipped"] = "deal_pool: arena games deal from the full game, off the pool"
@@ -338,8 +368,8 @@ def _plot(result: dict, path: Path) -> None:
         title=f"{cfg['algorithm']} ({cfg['variant'] if cfg['algorithm'] == 'cfr' else cfg['sampling']}) "
         f"on {cfg['game']}{pool}",
     )
-    if not cfg["game"].startswith("spiel:"):
-        ax.set_title(ax.get_title() + f"\n{cfg['game_config']}", fontsize=8)
+    if "game" in result:
+        ax.set_title(ax.get_title() + f"\n{result['game']['variant']}", fontsize=8)
     if ax.get_legend_handles_labels()[0]:
         ax.legend(fontsize=7)
     fig.tight_layout()
@@ -349,7 +379,7 @@ def _plot(result: dict, path: Path) -> None:
 
 def _report(result: dict) -> None:
     cfg = result["config"]
-    where = "" if cfg["game"].startswith("spiel:") else f" ({cfg['game_config']})"
+    where = f" ({result['game']['variant']})" if "game" in result else ""
     print(f"{cfg['algorithm']} on {cfg['game']}{where}")
     if "deal_pool" in result:
         dp = result["deal_pool"]

@@ -163,6 +163,9 @@ def claim_run_dir(path: Path, resume: bool, overwrite: bool, outputs: Sequence[s
                   can_resume: bool = True) -> str:
     """Check that a run may go into ``path``; with ``overwrite``, remove the run there.
 
+    A folder holds a run when it has any of :data:`RUN_FILES` or of ``outputs``; other files
+    (and an empty folder) are no run and stay untouched.
+
     Args:
         path: the run folder (it need not exist).
         resume: continue the run there (its ``checkpoint.pt`` must exist).
@@ -182,7 +185,8 @@ def claim_run_dir(path: Path, resume: bool, overwrite: bool, outputs: Sequence[s
             raise FileNotFoundError(f"--resume: no checkpoint at {path / 'checkpoint.pt'}; start the run "
                                     f"without --resume{' (with --overwrite to replace what is there)' if path.exists() else ''}")
         return "resuming"
-    held = [name for name in RUN_FILES if (path / name).exists()]
+    held = [name for name in dict.fromkeys((*RUN_FILES, *outputs)) if not name.endswith(".tmp")
+            and (path / name).exists()]
     if held and not overwrite:
         choices = "--resume to continue it or --overwrite to replace it" if can_resume else "--overwrite to replace it"
         raise ValueError(f"{path} holds a run already ({', '.join(held)}): pass {choices}, or choose another "
@@ -207,6 +211,21 @@ def upgrade_config(saved: dict[str, Any]) -> dict[str, Any]:
     match to 88 read a single round unless its ``game_config`` said ``match=True``.
     """
     return {RENAMED.get(k, k): v for k, v in saved.items()}
+
+
+def announce(module: str, cfg: Any, path: Path, what: str, start: str) -> None:
+    """The first lines of a run, printed before any long work: where it goes, what it trains, and its
+    settings (the flags that differ from the defaults).
+
+    Args:
+        module: the command's module (``octagames.experiments.train_ppo``).
+        cfg: the run's config dataclass.
+        path: the run folder.
+        what: the game and seed in words.
+        start: what :func:`claim_run_dir` said (``new run``, ``resuming``, ...).
+    """
+    print(f"{module.rpartition('.')[2]}: {path} ({what}): {start}", flush=True)
+    print("  settings: " + (" ".join(command_line(cfg, module)[3:]) or "the defaults"), flush=True)
 
 
 def resolve_device(name: str) -> torch.device:
@@ -274,9 +293,8 @@ class Trainer:
         self.game_name, self.game_config = cfg.resolve()
         self.run_dir = cfg.resolved_run_dir()
         self.start = claim_run_dir(self.run_dir, cfg.resume, cfg.overwrite, self.OUTPUTS)
-        self.say(f"{self.MODULE.rpartition('.')[2] or cfg.KIND}: {self.run_dir} ({self.describe()}, config "
-                 f"{catalogue.config_digest(self.game_name, self.game_config)}, seed {cfg.seed}): {self.start}")
-        self.say("  settings: " + (" ".join(command_line(cfg, self.MODULE)[3:]) or "the defaults"))
+        announce(self.MODULE, cfg, self.run_dir, f"{self.describe()}, config "
+                 f"{catalogue.config_digest(self.game_name, self.game_config)}, seed {cfg.seed}", self.start)
         self.device = resolve_device(cfg.device)
         if cfg.torch_threads > 0:
             torch.set_num_threads(cfg.torch_threads)

@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
+import dataclasses
 import json
+from pathlib import Path
 
 import numpy as np
 import pytest
@@ -15,6 +17,7 @@ from octagames.experiments.bench_cfr import main as bench_main
 from octagames.experiments.cli import parse_game_config
 from octagames.experiments.train_cfr import TrainCFRConfig
 from octagames.experiments.train_cfr import main as train_main
+from octagames import catalogue
 from octagames.core import Game
 
 
@@ -63,7 +66,7 @@ def test_train_cfr_exact_quick(tmp_path):
     assert result["arena"]["random"]["games"] == 4 and result["arena"]["heuristic"]["games"] == 4
     assert 0 <= result["arena"]["heuristic"]["win_rate"] <= 1
     # the checkpoint reloads onto the same tree with the same policy
-    tree = flatten(GameSource(Game("octrix", num_players=2, ranks=2, hand_size=2)))
+    tree = flatten(GameSource(Game("octrix-round", num_players=2, ranks=2, hand_size=2)))
     again = CFRSolver.load(tmp_path / "checkpoint.npz", tree)
     assert again.iteration == 20
     assert again.root_values() == pytest.approx(np.array(data["average_policy_values"]))
@@ -77,7 +80,7 @@ def test_train_cfr_spiel_and_mccfr_quick(tmp_path):
         TrainCFRConfig(
             algorithm="mccfr",
             sampling="outcome",
-            game_config="num_players=2",
+            config=(),
             eval_tree=False,
             quick=True,
             out_dir=str(tmp_path / "mc"),
@@ -86,16 +89,16 @@ def test_train_cfr_spiel_and_mccfr_quick(tmp_path):
     data = json.loads((tmp_path / "mc" / "train_cfr.json").read_text())
     assert "nash_conv" not in data["curve"][-1] and data["curve"][-1]["infosets_seen"] > 0
     assert (tmp_path / "mc" / "train_cfr.png").exists()
-    mc = MCCFRSolver.load(tmp_path / "mc" / "checkpoint.npz", Game("octrix", num_players=2))
+    mc = MCCFRSolver.load(tmp_path / "mc" / "checkpoint.npz", Game("octrix-round", num_players=2))
     assert mc.iteration == 20
 
 
 def test_train_cfr_achten_deal_pool_quick(tmp_path):
-    game_config = "num_players=2,ranks=3,low_rank=7,turn_cap=1,deal_penalty=1"
+    config = ("ranks=3", "low_rank=7", "turn_cap=1")
     result = train_main(
         TrainCFRConfig(
-            game="achten",
-            game_config=game_config,
+            game="achten-dealer-pays",
+            config=config,
             deal_pool=8,
             deal_pool_per_view=2,
             variants=("cfr", "cfr+", "dcfr"),
@@ -118,7 +121,7 @@ def test_train_cfr_achten_deal_pool_quick(tmp_path):
     assert 0 < data["heuristic_nash_conv"] < data["uniform_nash_conv"]
     assert "arena" not in result and "off the pool" in result["arena_skipped"]
     # the same pool again from the seed: the checkpoint reloads onto its tree
-    game = Game("achten", **parse_game_config(game_config, "achten"))
+    game = Game("achten-dealer-pays", **parse_game_config(config, "achten"))
     tree = flatten(GameSource(game, roots=deal_pool(game, 8, seed=2, per_view=2)))
     assert tree.num_nodes == data["nodes"]
     again = CFRSolver.load(tmp_path / "checkpoint.npz", tree)
@@ -139,3 +142,24 @@ def test_train_cfr_achten_deal_pool_quick(tmp_path):
 def test_train_cfr_refuses_bad_settings(tmp_path, kwargs, field):
     with pytest.raises(ValueError, match=field):
         train_main(TrainCFRConfig(quick=True, out_dir=str(tmp_path), **kwargs))
+
+
+def test_train_cfr_names_its_folder_from_the_game_and_refuses_to_write_over_a_run(tmp_path, monkeypatch, capsys):
+    digest = catalogue.config_digest("octrix", {"match": False, "ranks": 2, "hand_size": 2})
+    assert TrainCFRConfig().resolved_out_dir() == Path(f"runs/cfr/octrix-round+hand_size=2+ranks=2-2p-{digest}-s0")
+    assert TrainCFRConfig(algorithm="mccfr", game="octa-nl", config=(), seed=3).resolved_out_dir().name.startswith(
+        "octa-nl-2p-")
+    assert TrainCFRConfig(game="spiel:kuhn_poker").resolved_out_dir() == Path("runs/cfr/spiel-kuhn_poker-s0")
+    monkeypatch.chdir(tmp_path)
+    cfg = TrainCFRConfig(quick=True, eval_points=2, eval_games=0, iterations=5)
+    train_main(cfg)
+    run = tmp_path / TrainCFRConfig().resolved_out_dir()
+    assert capsys.readouterr().out.splitlines()[0] == (
+        f"train_cfr: {TrainCFRConfig().resolved_out_dir()} (octrix-round+hand_size=2+ranks=2-2p, config {digest}, "
+        "seed 0): new run")
+    assert json.loads((run / "train_cfr.json").read_text())["curve"][-1]["iteration"] == 5
+    with pytest.raises(ValueError, match=r"holds a run already \(train_cfr.json, train_cfr.png, checkpoint.npz\): "
+                                         r"pass --overwrite to replace it, or choose another folder"):
+        train_main(dataclasses.replace(cfg, iterations=3))
+    train_main(dataclasses.replace(cfg, iterations=3, overwrite=True))
+    assert json.loads((run / "train_cfr.json").read_text())["curve"][-1]["iteration"] == 3
