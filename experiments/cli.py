@@ -55,7 +55,7 @@ from typing import (Any, Callable, ClassVar, Iterator, NoReturn, Sequence, TypeV
 
 import octagames.agents
 from octagames.agents.arena import GameJournal
-from octagames.agents.registry import make_agent
+from octagames.agents.registry import AGENTS, make_agent
 from octagames import catalogue
 from octagames.core import Game, load_module
 from octagames.envs._extras import missing_extra
@@ -97,17 +97,17 @@ def parse_game_config(config: str | Sequence[str], game: str) -> dict[str, Any]:
     for item in items:
         key, sep, value = (x.strip() for x in item.partition("="))
         if not sep or key not in fields:
-            raise ValueError(f"game_config: {item!r} is not key=value with a field of {game}; fields: {fields}")
+            raise ValueError(f"config: {item!r} is not key=value with a field of {game}; fields: {fields}")
         kind = type(getattr(defaults, key))
         if kind is bool:
             if value.lower() not in _TRUE + _FALSE:
-                raise ValueError(f"game_config: {key} must be true or false, got {value!r}")
+                raise ValueError(f"config: {key} must be true or false, got {value!r}")
             out[key] = value.lower() in _TRUE
         else:
             try:
                 out[key] = kind(value)
             except ValueError as e:
-                raise ValueError(f"game_config: {key}={value!r} is not a {kind.__name__}") from e
+                raise ValueError(f"config: {key}={value!r} is not a {kind.__name__}") from e
     return out
 
 
@@ -190,24 +190,57 @@ def parse_config(config_cls: type[ConfigT], args: Sequence[str] | None = None) -
     the standard library's parser (:func:`stdlib_parser`), so ``--help`` and a refused unknown
     flag work without any extra.
 
-    The config is checked (its ``__post_init__``) after the flags are read, not inside tyro: a
-    setting the config refuses raises ``ValueError``, which :func:`script` reports in one line.
+    The config is checked (its ``__post_init__``) after tyro reads the flags, not inside tyro: a
+    setting the config refuses (an unknown variant, a bad game config, ...) is one line, as with
+    the standard library's parser.
 
     Raises:
-        SystemExit: ``--help`` (status 0), an unknown flag or a bad value (status 2).
-        ValueError: a config the dataclass refuses (an unknown variant, a bad game config, ...).
+        SystemExit: ``--help`` (status 0), an unknown flag, a bad value or a config the
+            dataclass refuses (status 2).
     """
     if tyro is not None:
+        description = help_text(config_cls)
         lax = type(config_cls.__name__, (config_cls,), {  # the same flags and help, checked below
             "__post_init__": lambda self: None, "__doc__": config_cls.__doc__,
             "__module__": config_cls.__module__, "__qualname__": config_cls.__qualname__})
-        read = tyro.cli(lax, args=args)
-        return config_cls(**{f.name: getattr(read, f.name) for f in dataclasses.fields(config_cls) if f.init})
+        read = tyro.cli(lax, args=args, description=description)
+        fields = [f.name for f in dataclasses.fields(config_cls) if f.init]
+        return _checked(config_cls, {name: getattr(read, name) for name in fields})
     return parse_with_stdlib(config_cls, args)
+
+
+def _checked(config_cls: type[ConfigT], values: dict[str, Any]) -> ConfigT:
+    """``config_cls(**values)``; a config it refuses (``ValueError``) is one line and exit status 2."""
+    try:
+        return config_cls(**values)
+    except ValueError as e:
+        if os.environ.get("OCTAGAMES_TRACEBACK"):
+            raise
+        fail(str(e))
 
 
 #: the former name of :func:`parse_config` (it read no flag on a base install), kept for the scripts that use it
 config_or_defaults = parse_config
+
+
+#: the fields that take agent specs: a config with one of them lists the specs in its ``--help``
+AGENT_FIELDS = ("agent", "agents", "opponent", "opponents")
+
+
+def agent_specs_help() -> str:
+    """The valid agent specs, one line each (the registry's names, forms and summaries)."""
+    width = max(map(len, AGENTS))
+    return "\n".join(f"  {name:<{width}}  {entry.summary}" for name, entry in sorted(AGENTS.items()))
+
+
+def help_text(config_cls: type) -> str:
+    """The description of a script's ``--help``: its config's docstring (first paragraph), and the
+    valid agent specs where the config has a field that takes them (:data:`AGENT_FIELDS`)."""
+    text = (inspect.getdoc(config_cls) or "").split("\n\n")[0]
+    if any(f.name in AGENT_FIELDS for f in dataclasses.fields(config_cls)):
+        text += ("\n\nagent specs (name or name:arg; octagames list prints the variants and zoo models):\n"
+                 + agent_specs_help())
+    return text
 
 
 def parse_with_stdlib(config_cls: type[ConfigT], args: Sequence[str] | None = None) -> ConfigT:
@@ -221,10 +254,7 @@ def parse_with_stdlib(config_cls: type[ConfigT], args: Sequence[str] | None = No
     given = vars(parser.parse_args(args))
     hints = get_type_hints(config_cls, include_extras=True)
     values = {k: tuple(v) if get_origin(_bare(hints[k])) is tuple else v for k, v in given.items()}
-    try:
-        return config_cls(**values)
-    except ValueError as e:
-        fail(str(e))
+    return _checked(config_cls, values)
 
 
 def stdlib_parser(config_cls: type) -> argparse.ArgumentParser:
@@ -235,8 +265,8 @@ def stdlib_parser(config_cls: type) -> argparse.ArgumentParser:
     Raises:
         TypeError: a field of a type this parser does not read (a developer error).
     """
-    doc = inspect.getdoc(config_cls) or ""
-    parser = argparse.ArgumentParser(prog=prog(), description=doc.split("\n\n")[0],
+    parser = argparse.ArgumentParser(prog=prog(), description=help_text(config_cls),
+                                     formatter_class=argparse.RawDescriptionHelpFormatter,
                                      argument_default=argparse.SUPPRESS)
     hints, docs = get_type_hints(config_cls, include_extras=True), _field_docs(config_cls)
     for f in dataclasses.fields(config_cls):
@@ -308,8 +338,7 @@ class GameArgs:
     """
 
     game: str = "octrix"
-    """the variant to play (octagames list prints them: octrix, octrix-round, achten-dealer-pays, octa-nl, ...)
-    or a bare game name (the seed's game)"""
+    """the variant (octagames list prints them: octrix, octrix-round, achten-dealer-pays, octa-nl, ...)"""
     players: int | None = None
     """seats (None: the variant's default)"""
     config: tuple[str, ...] = ()

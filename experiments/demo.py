@@ -4,7 +4,12 @@ For each game the heuristic plays the random agent with seats rotated; the
 table is printed and written to ``runs/demo.json``. Then a short round robin
 (random, heuristic where the game has one, MCTS with a small budget) runs on
 every game, with Bradley-Terry Elo ratings (:mod:`octagames.experiments.tournament`),
-written to ``runs/demo_tournament_<game>.json`` and ``.png``.
+written to ``runs/demo_tournament_<variant>.json`` and ``.png``.
+
+Each game plays its demo variant: the one whose ``Variant.demo_mcts`` is set in
+``octagames/<game>/variants.py`` (that many simulations per move for the round robin's
+MCTS; Octrix plays ``octrix-round``, Achten ``achten-dealer-pays``: every round decisive),
+or the game's own variant with 50 simulations. ``--game`` picks variants (``--game octa-nl``).
 """
 
 from __future__ import annotations
@@ -13,21 +18,22 @@ import json
 from dataclasses import dataclass
 from pathlib import Path
 
+from octagames import catalogue
 from octagames.agents.arena import play_match
 from octagames.agents.registry import make_agent
+from octagames.catalogue import Variant
 from octagames.experiments.tournament import run_tournament, save
 from octagames.core import available_games
 from octagames.experiments.cli import parse_config, script
 
-DEMO_CONFIGS = {
-    "octrix": dict(num_players=2),
-    "achten": dict(num_players=2, deal_penalty=1.0),  # every round decisive: the worst hand pays
-    "octiles": dict(num_players=2),
-    "octa": dict(),
-}
+#: simulations per move of the demo's MCTS on a game whose variants name no demo budget
+DEFAULT_MCTS = 50
 
-# simulations per move of the demo's MCTS: long games (Octiles, Octa) get fewer
-DEMO_MCTS_BUDGET = {"octrix": 200, "achten": 200, "octiles": 20, "octa": 20}
+
+def demo_variant(game: str) -> Variant:
+    """The variant the demo plays for ``game``: its first variant with a demo budget, else its seed variant."""
+    spec = catalogue.game_spec(game)
+    return next((v for v in spec.variants if v.demo_mcts is not None), spec.seed_variant)
 
 
 @dataclass(frozen=True)
@@ -42,13 +48,12 @@ class DemoConfig:
     """where the JSON table goes"""
     tournament_games: int = 6
     """games per pair in the short round robin (0: no tournament)"""
-    games: tuple[str, ...] = ()
-    """games to run (default: every game installed)"""
+    game: tuple[str, ...] = ()
+    """variants to run (default: every installed game's demo variant: octrix-round, achten-dealer-pays, ...)"""
 
     def __post_init__(self) -> None:
-        unknown = sorted(set(self.games) - set(available_games()))
-        if unknown:
-            raise ValueError(f"games={unknown} is not valid; valid values: {sorted(available_games())}")
+        for name in self.game:
+            catalogue.variant(name)  # an unknown name is refused with the valid ones
         if self.games_per_match < 1:
             raise ValueError(f"games_per_match={self.games_per_match} is not valid; it must be >= 1")
         if self.tournament_games < 0:
@@ -58,35 +63,33 @@ class DemoConfig:
 def main(cfg: DemoConfig) -> dict:
     """Run the demo arena; returns the JSON written."""
     results = {}
-    games = list(cfg.games) or available_games()
-    for name in games:
-        config = DEMO_CONFIGS.get(name, {})
-        agents = [make_agent("heuristic", name), make_agent("random", name)]
-        n = int(config.get("num_players", 2))
-        agents += [make_agent("random", name) for _ in range(n - 2)]
-        r = play_match(name, agents, cfg.games_per_match, seed=cfg.seed, **config)
+    variants = [catalogue.variant(name) for name in cfg.game] or [demo_variant(g) for g in available_games()]
+    for v in variants:
+        config = v.full_config()
+        agents = [make_agent("heuristic", v.game)]
+        agents += [make_agent("random", v.game) for _ in range(v.default_players - 1)]
+        r = play_match(v.game, agents, cfg.games_per_match, seed=cfg.seed, **config)
         print(r.table(), "\n", flush=True)
-        results[name] = r.to_json()
+        results[v.name] = r.to_json()
     out = Path(cfg.out)
     out.parent.mkdir(parents=True, exist_ok=True)
     out.write_text(json.dumps(results, indent=2))
     print(f"wrote {out}")
     if cfg.tournament_games > 0:
-        for name in games:
+        for v in variants:
             specs = ["random"]
             try:
-                make_agent("heuristic", name)
+                make_agent("heuristic", v.game)
                 specs.append("heuristic")
             except ValueError:
                 pass
-            specs.append(f"mcts:{DEMO_MCTS_BUDGET.get(name, 50)}")
-            t = run_tournament(name, specs, cfg.tournament_games, seed=cfg.seed, bootstrap=100,
-                               **DEMO_CONFIGS.get(name, {}))
+            specs.append(f"mcts:{v.demo_mcts or DEFAULT_MCTS}")
+            t = run_tournament(v.game, specs, cfg.tournament_games, seed=cfg.seed, bootstrap=100, **v.full_config())
             print(t.table(), "\n", flush=True)
-            _, chart = save(t, out.parent, f"demo_tournament_{name}", chart=None)
+            _, chart = save(t, out.parent, f"demo_tournament_{v.name}", chart=None)
             if chart is None:
                 print("(no chart: matplotlib is not installed; pip install 'octagames[render]')")
-            results[f"tournament_{name}"] = t.to_json()
+            results[f"tournament_{v.name}"] = t.to_json()
         out.write_text(json.dumps(results, indent=2))
     return results
 

@@ -1,8 +1,9 @@
 """Evaluate one agent against each of several opponents: win rates with 95% intervals.
 
-    python -m octagames.experiments.evaluate --game octrix --agent ppo:runs/ppo/octrix-2p-s0/policy.pt \\
+    octagames evaluate --game octa-nl --agent zoo:octa-nl --opponents heuristic --games 2
+    octagames evaluate --game octrix --agent ppo:runs/ppo/octrix-2p-s0/policy.pt \\
         --opponents random heuristic mcts:200 --games 400
-    python -m octagames.experiments.evaluate --game achten --game-config num_players=2,deal_penalty=1 \\
+    python -m octagames.experiments.evaluate --game achten-dealer-pays --players 3 \\
         --agent mcts:1000 --opponents random --games 200
 
 For every opponent, :func:`octagames.agents.arena.play_match` plays ``games`` games with
@@ -10,9 +11,9 @@ the agent in one seat and a fresh instance of the opponent in every other
 seat; seats rotate every game, game ``k`` uses seed ``seed + k`` (the same
 deals for every opponent). A draw counts half a win.
 
-Writes ``<out_dir>/evaluate-<game>-<agent>.json`` (every match's table, the
+Writes ``<out_dir>/evaluate-<variant>-<players>p-<agent>.json`` (every match's table, the
 settings) and a PNG bar chart of the win rates with their intervals beside it.
-Every finished game is appended to ``<out_dir>/evaluate-<game>-<agent>/<opponent>.games.jsonl``
+Every finished game is appended to ``<out_dir>/evaluate-<variant>-<players>p-<agent>/<opponent>.games.jsonl``
 as it finishes: the same command started again after an interruption plays only
 the games it lacks (``--no-resume`` starts over).
 
@@ -30,25 +31,24 @@ from pathlib import Path
 from typing import Any
 
 from octagames.agents.arena import MatchResult, play_match
+from octagames.agents.base import Agent
 from octagames.agents.registry import make_agent
-from octagames.experiments.cli import executor_from, open_journal, parse_config, parse_game_config, script
-from octagames.core import Game, available_games
+from octagames import catalogue
+from octagames.experiments.cli import GameArgs, executor_from, open_journal, parse_config, script
 
 
 @dataclass(frozen=True)
-class EvalConfig:
-    """One agent against each opponent (all fields are command-line flags)."""
+class EvalConfig(GameArgs):
+    """One agent against each opponent (all fields are command-line flags; --game, --players, --config: the variant)."""
 
-    game: str = "octrix"
-    """short game name (octrix, achten, octiles, octa)"""
     agent: str = "heuristic"
     """the evaluated agent's spec for octagames.agents.registry (e.g. ppo:runs/ppo/octrix-2p-s0/policy.pt, mcts:1000)"""
     opponents: tuple[str, ...] = ("random",)
     """opponent specs; each plays every other seat"""
     games: int = 200
     """games per opponent (seats rotated)"""
-    game_config: str = ""
-    """game config fields as key=value pairs separated by commas, e.g. num_players=2,deal_penalty=1"""
+    allow_model_mismatch: bool = False
+    """let a model trained on another config of the game play this one (with a warning) instead of refusing"""
     seed: int = 0
     """game k uses seed + k, for every opponent"""
     out_dir: str = "runs/eval"
@@ -65,8 +65,7 @@ class EvalConfig:
     """games per Ray task"""
 
     def __post_init__(self) -> None:
-        if self.game not in available_games():
-            raise ValueError(f"game={self.game!r} is not valid; valid values: {sorted(available_games())}")
+        super().__post_init__()
         if self.games < 1:
             raise ValueError(f"games={self.games} is not valid; it must be >= 1")
         if not self.opponents:
@@ -75,16 +74,21 @@ class EvalConfig:
 
 def evaluate(cfg: EvalConfig) -> dict[str, Any]:
     """Play every match of ``cfg``; write the JSON and the PNG and return the JSON's content."""
-    config = parse_game_config(cfg.game_config, cfg.game)
-    game = Game(cfg.game, **config)
+    name, config = cfg.resolve()
+    game = cfg.make_game()
     n = game.num_players
     results: list[dict[str, Any]] = []
-    stem = f"evaluate-{cfg.game}-{_slug(cfg.agent)}"
+    stem = f"evaluate-{cfg.describe()}-{_slug(cfg.agent)}"
     executor = executor_from(cfg.ray, cfg.ray_address, cfg.chunk_size)
+    def build(spec: str) -> Agent:
+        return make_agent(spec, game, allow_config_mismatch=cfg.allow_model_mismatch)
+
+    for spec in (cfg.agent, *cfg.opponents):  # a bad spec or a model of another config: refused before any game
+        build(spec)
     for spec in cfg.opponents:
-        agents = [make_agent(cfg.agent, cfg.game)] + [make_agent(spec, cfg.game) for _ in range(n - 1)]
+        agents = [build(cfg.agent)] + [build(spec) for _ in range(n - 1)]
         journal = open_journal(Path(cfg.out_dir) / stem / f"{_slug(spec)}.games.jsonl", cfg.resume,
-                               {"game": cfg.game, "config": config, "agent": cfg.agent, "opponent": spec,
+                               {"game": name, "config": config, "agent": cfg.agent, "opponent": spec,
                                 "games": cfg.games, "seed": cfg.seed})
         match: MatchResult = play_match(game, agents, cfg.games, seed=cfg.seed, progress=cfg.progress,
                                         executor=executor, journal=journal)
@@ -95,8 +99,8 @@ def evaluate(cfg: EvalConfig) -> dict[str, Any]:
         results.append({"opponent": spec, "win_rate": me.score, "ci95": [lo, hi], "wins": me.wins,
                         "draws": me.draws, "losses": me.losses, "games": me.games,
                         "mean_return": me.mean_return, "match": match.to_json()})
-    out = {"settings": asdict(cfg), "game": cfg.game, "config": config, "agent": cfg.agent,
-           "results": results}
+    out = {"settings": asdict(cfg), "game": name, "variant": catalogue.variant_name(name, config),
+           "config": config, "agent": cfg.agent, "results": results}
     path = Path(cfg.out_dir) / f"{stem}.json"
     path.parent.mkdir(parents=True, exist_ok=True)
     path.write_text(json.dumps(out, indent=1))
@@ -132,7 +136,7 @@ def plot(out: dict[str, Any], path: Path) -> Path:
     ax.set_xticklabels([r["opponent"] for r in res], rotation=15)
     ax.set_ylim(0, 1.15)
     ax.set_ylabel("win rate (draw = 1/2), 95% CI")
-    ax.set_title(f"{out['agent']} on {out['game']}", fontsize=9)
+    ax.set_title(f"{out['agent']} on {out.get('variant', out['game'])}", fontsize=9)
     fig.tight_layout()
     fig.savefig(path, dpi=90)
     plt.close(fig)

@@ -1,7 +1,8 @@
 """``octagames <verb>``: one command for every script; ``octagames --help`` lists them.
 
     octagames --help                      # the verbs, one line each
-    octagames tournament --game octa      # = octagames-tournament --game octa
+    octagames list                        # the variants, agent specs and zoo models
+    octagames tournament --game octa-nl   # = octagames-tournament --game octa-nl
     octagames train-ppo --help            # the verb's own help
 
 The verbs are the scripts of ``octagames.experiments``: ``octagames <verb>``, the console
@@ -25,8 +26,8 @@ from typing import Callable, Sequence
 from octagames.experiments.cli import fail, user_errors
 
 #: the verbs, in the order ``octagames --help`` lists them
-VERBS = ("demo", "play", "evaluate", "tournament", "leaderboard", "zoo", "train-ppo", "train-az", "train-cfr",
-         "bench", "bench-cfr", "bench-mcts", "bench-ppo", "bench-ray", "bench-startup", "warmup", "fuzz")
+VERBS = ("list", "demo", "play", "evaluate", "tournament", "leaderboard", "zoo", "train-ppo", "train-az",
+         "train-cfr", "bench", "bench-cfr", "bench-mcts", "bench-ppo", "bench-ray", "bench-startup", "warmup", "fuzz")
 
 
 def module_of(verb: str) -> str:

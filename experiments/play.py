@@ -1,8 +1,9 @@
 """Play any game in the terminal against any agents.
 
-    python -m octagames.experiments.play octrix --opponents mcts
-    python -m octagames.experiments.play achten --opponents mcts:500 --seat 1
-    python -m octagames.experiments.play octrix --opponents mcts,heuristic --game-config num_players=3
+    octagames play --game octrix-round --opponents mcts
+    octagames play --game achten-dealer-pays --opponents mcts:500 --seat 1
+    octagames play --game octrix --players 3 --opponents mcts,heuristic
+    python -m octagames.experiments.play --game octa-nl --opponents heuristic
 
 At your turn the table is shown as your seat sees it, with your legal moves
 numbered. Type a number, or the move's name as listed; or a command:
@@ -19,13 +20,13 @@ from __future__ import annotations
 
 import sys
 from dataclasses import dataclass
-from typing import Annotated, TextIO
+from typing import TextIO
 
 import numpy as np
 
 from octagames.agents.base import Agent, make_turn
 from octagames.agents.registry import make_agent
-from octagames.experiments.cli import POSITIONAL, parse_config, parse_game_config, script
+from octagames.experiments.cli import GameArgs, parse_config, script
 from octagames.core import CHANCE, SIMULTANEOUS, TERMINAL, Game
 
 HELP = """Commands:
@@ -37,20 +38,18 @@ HELP = """Commands:
   quit       leave the game"""
 
 
-@dataclass
-class PlayConfig:
-    """Settings of a game against agents in the terminal."""
+@dataclass(frozen=True)
+class PlayConfig(GameArgs):
+    """Settings of a game against agents in the terminal (--game, --players, --config: the variant)."""
 
-    game: Annotated[str, POSITIONAL] = "octrix"
-    """short game name (octrix, achten, octiles, octa)"""
     opponents: str = "mcts"
     """comma-separated agent specs for the other seats, in seat order (the last one repeats)"""
     seat: int = 0
     """your seat"""
     seed: int = 0
     """seed of the deal and of the agents"""
-    game_config: str = ""
-    """game config fields as key=value pairs separated by commas, e.g. num_players=3"""
+    allow_model_mismatch: bool = False
+    """let a model trained on another config of the game play this one (with a warning) instead of refusing"""
 
 
 class Session:
@@ -186,7 +185,7 @@ def build_session(cfg: PlayConfig, inp: TextIO, out: TextIO) -> Session:
     Raises:
         ValueError: unknown game, agent spec, config field or seat.
     """
-    game = Game(cfg.game, **parse_game_config(cfg.game_config, cfg.game))
+    game = cfg.make_game()
     if not 0 <= cfg.seat < game.num_players:
         raise ValueError(f"seat={cfg.seat} is not valid; valid values: 0..{game.num_players - 1}")
     specs = [s.strip() for s in cfg.opponents.split(",") if s.strip()] or ["random"]
@@ -196,7 +195,8 @@ def build_session(cfg: PlayConfig, inp: TextIO, out: TextIO) -> Session:
         if p == cfg.seat:
             agents.append(None)
         else:
-            agents.append(make_agent(specs[min(k, len(specs) - 1)], cfg.game))
+            agents.append(make_agent(specs[min(k, len(specs) - 1)], game,
+                                     allow_config_mismatch=cfg.allow_model_mismatch))
             k += 1
     return Session(game, agents, cfg.seat, cfg.seed, inp, out)
 

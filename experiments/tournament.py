@@ -1,7 +1,8 @@
 """Round robin among any agents on any game, with Bradley-Terry Elo ratings.
 
-    python -m octagames.experiments.tournament --game octrix --agents random,heuristic,mcts:200
-    python -m octagames.experiments.tournament --game achten --agents random,mcts:100,mcts:400 --games-per-pair 40
+    octagames tournament --game octrix --agents random,heuristic,mcts:200
+    octagames tournament --game achten-dealer-pays --players 3 --agents random,mcts:100,mcts:400 --games-per-pair 40
+    python -m octagames.experiments.tournament --game octa-nl --agents random,heuristic
 
 Every pair of agents plays ``games_per_pair`` games with the seats rotated
 (in game ``k`` the pair's seats are swapped when ``k`` is odd; games with more
@@ -13,9 +14,9 @@ every pair so that a perfect record still has a finite rating, anchored so
 that the first agent is at 0. Confidence intervals are 95% percentile
 intervals of a parametric bootstrap over the games of every pair.
 
-The result goes to ``runs/tournament_<game>.json`` and a bar chart to
-``runs/tournament_<game>.png``; every finished game is also appended to
-``runs/tournament_<game>.games.jsonl`` as it finishes, so an interrupted run
+The result goes to ``runs/tournament_<variant>-<players>p.json`` (``tournament_octa-nl-2p.json``)
+and a bar chart to ``.png`` beside it; every finished game is also appended to
+``runs/tournament_<variant>-<players>p.games.jsonl`` as it finishes, so an interrupted run
 started again with the same command plays only the games it lacks.
 
 On Ray (the ``distributed`` extra), the games run as Ray tasks in chunks, on a
@@ -42,22 +43,20 @@ from octagames.agents.arena import GameJournal, play_games, wilson_interval
 from octagames.envs._extras import missing_extra
 from octagames.agents.base import Agent
 from octagames.agents.registry import make_agent
-from octagames.experiments.cli import executor_from, open_journal, parse_config, parse_game_config, script
+from octagames.experiments.cli import GameArgs, executor_from, open_journal, parse_config, script
 from octagames.core import Game
 
 
-@dataclass
-class TournamentConfig:
-    """Settings of a round-robin tournament."""
+@dataclass(frozen=True)
+class TournamentConfig(GameArgs):
+    """Settings of a round-robin tournament (--game, --players, --config: the variant)."""
 
-    game: str = "octrix"
-    """short game name (octrix, achten, octiles, octa)"""
     agents: str = "random,heuristic,mcts:200"
     """comma-separated agent specs of octagames.agents.registry (name or name:arg)"""
     games_per_pair: int = 20
     """games each pair of agents plays (seats rotate every game)"""
-    game_config: str = ""
-    """game config fields as key=value pairs separated by commas, e.g. num_players=2,hand_size=6"""
+    allow_model_mismatch: bool = False
+    """let a model trained on another config of the game play this one (with a warning) instead of refusing"""
     seed: int = 0
     """tournament seed: game k of a pair uses seed + 1000 * pair + k"""
     bootstrap: int = 400
@@ -67,7 +66,7 @@ class TournamentConfig:
     progress: bool = True
     """show a progress bar"""
     resume: bool = True
-    """take the games already in <out_dir>/tournament_<game>.games.jsonl (same settings); False starts over"""
+    """take the games already in <out_dir>/tournament_<variant>-<players>p.games.jsonl (same settings); False starts over"""
     ray: bool = False
     """play the games as Ray tasks on a local Ray instance (the distributed extra)"""
     ray_address: str = ""
@@ -203,7 +202,8 @@ def pair_score(rets: np.ndarray, who: Sequence[int]) -> float:
 
 def run_tournament(game: str, specs: Sequence[str | Agent], games_per_pair: int, seed: int = 0,
                    bootstrap: int = 400, progress: bool = True, executor: Any = None,
-                   journal: GameJournal | None = None, **config: Any) -> TournamentResult:
+                   journal: GameJournal | None = None, allow_model_mismatch: bool = False,
+                   **config: Any) -> TournamentResult:
     """Round robin among the agents ``specs`` on ``game``.
 
     Args:
@@ -216,6 +216,8 @@ def run_tournament(game: str, specs: Sequence[str | Agent], games_per_pair: int,
         progress: show a tqdm progress bar.
         executor: where the games run (:func:`octagames.agents.arena.play_games`); ``None``: here.
         journal: resume from and save every game to this journal.
+        allow_model_mismatch: let a model trained on another config play (with a warning) instead of
+            refusing it.
         **config: game config fields.
     """
     if len(specs) < 2:
@@ -223,7 +225,8 @@ def run_tournament(game: str, specs: Sequence[str | Agent], games_per_pair: int,
     if games_per_pair < 1:
         raise ValueError(f"games_per_pair={games_per_pair} is not valid; it must be >= 1")
     g = Game(game, **config)
-    agents = [s if isinstance(s, Agent) else make_agent(s, game) for s in specs]
+    agents = [s if isinstance(s, Agent) else make_agent(s, g, allow_config_mismatch=allow_model_mismatch)
+              for s in specs]
     names: list[str] = []
     for s in (getattr(s, "name", type(s).__name__) if isinstance(s, Agent) else s for s in specs):
         name, k = s, 2
@@ -301,15 +304,17 @@ def save(result: TournamentResult, out_dir: str | Path, stem: str | None = None,
 def main(cfg: TournamentConfig) -> TournamentResult:
     """Run the tournament of ``cfg``, print the table and save the files."""
     specs = [s.strip() for s in cfg.agents.split(",") if s.strip()]
-    config = parse_game_config(cfg.game_config, cfg.game)
-    journal = open_journal(Path(cfg.out_dir) / f"tournament_{cfg.game}.games.jsonl", cfg.resume,
-                           {"game": cfg.game, "config": config, "agents": specs,
+    name, config = cfg.resolve()
+    stem = f"tournament_{cfg.describe()}"
+    journal = open_journal(Path(cfg.out_dir) / f"{stem}.games.jsonl", cfg.resume,
+                           {"game": name, "config": config, "agents": specs,
                             "games_per_pair": cfg.games_per_pair, "seed": cfg.seed})
-    result = run_tournament(cfg.game, specs, cfg.games_per_pair, cfg.seed, cfg.bootstrap, cfg.progress,
-                            executor_from(cfg.ray, cfg.ray_address, cfg.chunk_size), journal, **config)
+    result = run_tournament(name, specs, cfg.games_per_pair, cfg.seed, cfg.bootstrap, cfg.progress,
+                            executor_from(cfg.ray, cfg.ray_address, cfg.chunk_size), journal,
+                            cfg.allow_model_mismatch, **config)
     journal.close()
     print(result.table())
-    paths = save(result, cfg.out_dir)
+    paths = save(result, cfg.out_dir, stem)
     print("wrote", *paths)
     return result
 

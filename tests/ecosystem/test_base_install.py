@@ -67,8 +67,8 @@ SCRIPT = BASE_INSTALL + textwrap.dedent('''
     from octagames.experiments.main import demo  # the console script octagames-demo, with its flags
     from octagames.experiments.tournament import run_tournament, save
     with tempfile.TemporaryDirectory() as tmp:
-        sys.argv = ["octagames-demo", "--games", "octrix", "--games-per-match", "2", "--tournament-games", "1",
-                    "--out", tmp + "/demo.json"]
+        sys.argv = ["octagames-demo", "--game", "octrix-round", "--games-per-match", "2",
+                    "--tournament-games", "1", "--out", tmp + "/demo.json"]
         demo()
         out["demo"] = json.load(open(tmp + "/demo.json"))
         result = run_tournament("octrix", ["random", "heuristic"], 1, progress=True)
@@ -88,7 +88,8 @@ def test_the_base_install_names_the_extra_and_runs_the_demo():
         assert out[key] is not None and "pip install 'octagames[render]'" in out[key], key
     assert out["ansi"].startswith("Octrix (2 players)")
     assert "heuristic" in proc.stdout and "no chart: matplotlib is not installed" in proc.stdout  # the demo ran
-    assert sorted(out["demo"]) == ["octrix", "tournament_octrix"] and out["demo"]["octrix"]["num_games"] == 2
+    assert sorted(out["demo"]) == ["octrix-round", "tournament_octrix-round"]
+    assert out["demo"]["octrix-round"]["num_games"] == 2
     assert out["imported"] == []  # nothing of an extra was half-imported
 
 

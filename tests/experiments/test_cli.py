@@ -8,8 +8,8 @@ import typing
 import pytest
 import tyro
 
-from octagames.experiments.cli import (game_from_spec, parse_game_config, parse_game_spec, parse_with_stdlib,
-                                       stdlib_parser, user_errors)
+from octagames.experiments.cli import (GameArgs, game_from_spec, parse_config, parse_game_config, parse_game_spec,
+                                       parse_with_stdlib, stdlib_parser, user_errors)
 from octagames.experiments.demo import DemoConfig
 from octagames.experiments.main import VERBS, module_of
 from octagames.experiments.play import PlayConfig
@@ -130,11 +130,74 @@ def test_the_stdlib_parser_refuses_unknown_flags_and_bad_values(capsys):
 
 def test_the_stdlib_parser_helps_with_each_fields_docstring():
     text = stdlib_parser(TrainConfig).format_help()
-    assert "--num-players NUM_PLAYERS" in text and "seats (within what the game allows) (default: 2)" in text
-    assert "--progress, --no-progress" in text  # a bool field of the base class, RunConfig
+    assert "--players PLAYERS" in text and "seats (None: the variant's default) (default: None)" in text
+    assert "--progress, --no-progress" in text  # a bool field of a base class
     assert "learning rate" in text.lower()  # a field of the trainer's own class
     play = stdlib_parser(PlayConfig).format_help()
-    assert "positional arguments:\n  game " in play
+    assert "--game GAME" in play and "--players PLAYERS" in play and "--config [CONFIG ...]" in play
+
+
+# -- the game options every verb shares: --game VARIANT, --players N, --config key=value ... --------------
+
+def _game_verbs() -> dict[str, type]:
+    """The config class of every verb that plays one game (it inherits :class:`GameArgs`), by verb."""
+    out = {}
+    for verb in VERBS:
+        if importlib.util.find_spec(module_of(verb)) is None:
+            continue
+        module = importlib.import_module(module_of(verb))
+        for name, obj in vars(module).items():
+            if (name.endswith("Config") and isinstance(obj, type) and issubclass(obj, GameArgs)
+                    and obj.__module__ == module.__name__):
+                out[verb] = obj
+    return out
+
+
+GAME_VERBS = _game_verbs()
+
+
+def test_the_verbs_that_play_a_game_share_the_game_options():
+    assert {"play", "evaluate", "tournament"} <= set(GAME_VERBS), sorted(GAME_VERBS)
+
+
+@pytest.mark.parametrize("verb", sorted(GAME_VERBS))
+def test_game_options_read_the_same_in_every_verb(verb, capsys):
+    cls = GAME_VERBS[verb]
+    argv = ["--game", "octa-nl", "--players", "2", "--config", "max_turns=150"]
+    for parse in (parse_config, parse_with_stdlib):
+        cfg = parse(cls, argv)
+        assert (cfg.game, cfg.players, cfg.config) == ("octa-nl", 2, ("max_turns=150",))
+        assert cfg.resolve() == ("octa", {"rules": "nl", "max_turns": 150, "num_players": 2})
+        assert cfg.describe() == "octa-nl+max_turns=150-2p"
+        game = cfg.make_game()
+        assert game.name == "octa" and game.config.rules == "nl" and game.config.max_turns == 150
+        default = parse(cls, [])  # the seed's game at the variant's seats
+        assert default.resolve() == ("octrix", {"match": True, "num_players": 2})
+        # achten-dealer-pays at three seats, the seats given inside --config (commas separate items too)
+        three = parse(cls, ["--game", "achten-dealer-pays", "--config", "num_players=3,ranks=10"])
+        assert three.resolve() == ("achten", {"deal_penalty": 1.0, "ranks": 10, "num_players": 3})
+    for argv, expected in [(["--game", "octa-xx"], "game='octa-xx' is not valid; valid values: ['octrix', "),
+                           (["--game", "octa-nl", "--config", "colour=red"],
+                            "config: 'colour=red' is not key=value with a field of octa; fields: ["),
+                           (["--game", "octa-nl", "--players", "5"], "num_players=5 is not valid"),
+                           (["--players", "3", "--config", "num_players=4"], "--players 3 and --config num_players=4"),
+                           (["--game", "octrix", "--config", "match=maybe"], "match must be true or false")]:
+        for parse in (parse_config, parse_with_stdlib):
+            with pytest.raises(SystemExit) as e:
+                parse(cls, argv)
+            err = capsys.readouterr().err
+            assert e.value.code == 2 and err.count("\n") == 1 and expected in err, (parse.__name__, argv, err)
+
+
+def test_help_of_the_verbs_with_agents_names_every_agent_spec():
+    from octagames.agents.registry import AGENTS
+
+    for verb in ("play", "evaluate", "tournament"):
+        text = stdlib_parser(GAME_VERBS[verb]).format_help()
+        assert "agent specs (name or name:arg; octagames list" in text, verb
+        for name, entry in AGENTS.items():
+            assert f"  {name} " in text and entry.summary in " ".join(text.split()), (verb, name)
+    assert "agent specs" not in stdlib_parser(DemoConfig).format_help()  # no agent field: no list
 
 
 def test_user_errors_are_one_line_naming_the_fix(capsys):

@@ -10,20 +10,22 @@ from octagames.experiments.evaluate import EvalConfig, _slug, evaluate
 
 
 def test_each_opponent_gets_a_match_on_the_same_deals(tmp_path):
-    cfg = EvalConfig(game="octrix", agent="heuristic", opponents=("random", "heuristic"), games=6,
-                     game_config="ranks=4,hand_size=4", seed=3, out_dir=str(tmp_path), progress=False)
+    cfg = EvalConfig(game="octrix-round", agent="heuristic", opponents=("random", "heuristic"), games=6,
+                     config=("ranks=4", "hand_size=4"), seed=3, out_dir=str(tmp_path), progress=False)
     out = evaluate(cfg)
-    data = json.loads((tmp_path / "evaluate-octrix-heuristic.json").read_text())
+    stem = "evaluate-octrix-round+hand_size=4+ranks=4-2p-heuristic"  # the variant, what differs, the seats
+    data = json.loads((tmp_path / f"{stem}.json").read_text())
     assert data == json.loads(json.dumps(out))
-    assert (tmp_path / "evaluate-octrix-heuristic.png").stat().st_size > 0
-    assert data["config"] == {"ranks": 4, "hand_size": 4}
+    assert (tmp_path / f"{stem}.png").stat().st_size > 0
+    assert data["config"] == {"match": False, "ranks": 4, "hand_size": 4, "num_players": 2}
+    assert data["game"] == "octrix" and data["variant"] == "octrix-round+hand_size=4+ranks=4"
     assert [r["opponent"] for r in data["results"]] == ["random", "heuristic"]
     for r in data["results"]:
         assert r["wins"] + r["draws"] + r["losses"] == r["games"] == 6
         assert r["win_rate"] == pytest.approx((r["wins"] + 0.5 * r["draws"]) / 6)
         assert r["ci95"][0] <= r["win_rate"] <= r["ci95"][1]
     # the same match played directly gives the same tally: seats and seeds as documented
-    direct = play_match("octrix", [make_agent("heuristic", "octrix"), make_agent("random", "octrix")], 6,
+    direct = play_match("octrix-round", [make_agent("heuristic", "octrix"), make_agent("random", "octrix")], 6,
                         seed=3, progress=False, ranks=4, hand_size=4)
     r0 = data["results"][0]
     assert (direct.records[0].wins, direct.records[0].draws) == (r0["wins"], r0["draws"])
@@ -39,8 +41,10 @@ def test_bad_settings_name_the_field():
         EvalConfig(games=0)
     with pytest.raises(ValueError, match="opponents is empty"):
         EvalConfig(opponents=())
-    with pytest.raises(ValueError, match="game_config"):
-        evaluate(EvalConfig(game_config="colour=red", progress=False))
+    with pytest.raises(ValueError, match="config: 'colour=red' is not key=value with a field of octrix"):
+        EvalConfig(config=("colour=red",))
+    with pytest.raises(ValueError, match="num_players=9 is not valid"):
+        EvalConfig(game="octa-nl", players=9)
 
 
 def test_file_names_from_agent_specs():

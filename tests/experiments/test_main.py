@@ -4,6 +4,7 @@ the verbs listed with one line each, and one line (exit status 2) for what the u
 from __future__ import annotations
 
 import configparser
+import json
 import importlib
 import importlib.util
 import subprocess
@@ -67,7 +68,7 @@ def test_an_unknown_verb_is_one_line_naming_the_verbs(capsys):
         main(["trian-ppo", "--game", "octa"])
     err = capsys.readouterr().err
     assert e.value.code == 2 and err.count("\n") == 1
-    assert err.startswith("octagames: error: 'trian-ppo' is not a verb of octagames; valid verbs: demo, ")
+    assert err.startswith("octagames: error: 'trian-ppo' is not a verb of octagames; valid verbs: list, demo, ")
     assert all(verb in err for verb in VERBS)
 
 
@@ -80,18 +81,40 @@ def test_a_verb_is_its_script_under_its_name():
 
 @pytest.mark.parametrize("args, expected", [
     (["evaluate", "--agent", "nope", "--games", "1"], "agent='nope' is not valid; valid agents: ["),
+    (["evaluate", "--game", "octa-en", "--opponents", "heuristic", "nope", "--games", "1"],
+     "agent='nope' is not valid"),  # an opponent's spec, refused before the first opponent's match
+    (["evaluate", "--game", "octa-xx", "--games", "1"], "game='octa-xx' is not valid; valid values: ['octrix', "),
+    (["tournament", "--game", "octa-nl", "--config", "colour=red"], "config: 'colour=red' is not key=value"),
+    (["play", "--game", "octrix", "--players", "7"], "num_players=7 is not valid"),
+    (["evaluate", "--game", "octa-en", "--agent", "zoo:octa", "--games", "1"], "zoo:octa"),
     (["tournament", "--agents", "random,mcts:lots", "--games-per-pair", "1"], "agent 'mcts:lots': the argument"),
     (["evaluate", "--agent", "ppo:no/such/policy.pt", "--games", "1"], "No such file or directory"),
 ])
-def test_a_bad_agent_spec_is_one_line_and_status_2(args, expected, tmp_path):
-    proc = _octagames(*args, "--out-dir", str(tmp_path))
+def test_a_user_error_is_one_line_and_status_2(args, expected, tmp_path):
+    """A bad agent spec, variant, config field or seat count: one line naming the fix, exit status 2."""
+    proc = _octagames(*args, *([] if args[0] == "play" else ["--out-dir", str(tmp_path)]))
     assert proc.returncode == 2, proc.stderr[-2000:]
     assert proc.stderr.count("\n") == 1 and f"octagames {args[0]}: error: " in proc.stderr, proc.stderr
     assert expected in proc.stderr and "Traceback" not in proc.stderr
 
 
-@pytest.mark.parametrize("args", [["demo", "--bogus"], ["warmup", "--games", "chess"], ["warmup", "--jobs", "x"]])
+@pytest.mark.parametrize("args", [["demo", "--bogus"], ["demo", "--game", "chess"], ["warmup", "--games", "chess"],
+                                  ["warmup", "--jobs", "x"]])
 def test_demo_and_warmup_refuse_what_they_cannot_read(args):
     proc = _octagames(*args, timeout=120)
     assert proc.returncode == 2 and "Traceback" not in proc.stderr, proc.stderr[-2000:]
     assert ("--bogus" if "--bogus" in args else "chess" if "chess" in args else "x") in proc.stderr
+
+
+@pytest.mark.slow
+def test_the_issues_evaluation_of_a_zoo_model_on_its_variant_runs(tmp_path):
+    """Issue 33: ``octagames evaluate --game octa-nl --agent zoo:octa-nl --opponents heuristic --games 2``."""
+    pytest.importorskip("torch")  # the zoo needs the train extra
+    proc = _octagames("evaluate", "--game", "octa-nl", "--agent", "zoo:octa-nl", "--opponents", "heuristic",
+                      "--games", "2", "--out-dir", str(tmp_path), "--no-progress", timeout=600)
+    assert proc.returncode == 0, proc.stderr[-2000:]
+    data = json.loads((tmp_path / "evaluate-octa-nl-2p-zoo-octa-nl.json").read_text())
+    assert data["variant"] == "octa-nl" and data["config"] == {"rules": "nl", "num_players": 2}
+    (result,) = data["results"]
+    assert result["opponent"] == "heuristic" and result["games"] == 2
+    assert result["wins"] + result["draws"] + result["losses"] == 2

@@ -40,16 +40,16 @@ def test_seats_rotate():
 
 
 def test_round_robin_orders_agents_and_writes_files(tmp_path):
-    cfg = TournamentConfig(game="octrix", agents="random,heuristic,mcts:100", games_per_pair=10,
-                           game_config="hand_size=5", bootstrap=50, out_dir=str(tmp_path), progress=False)
+    cfg = TournamentConfig(game="octrix-round", agents="random,heuristic,mcts:100", games_per_pair=10,
+                           config=("hand_size=5",), bootstrap=50, out_dir=str(tmp_path), progress=False)
     result = main(cfg)
     assert result.names == ["random", "heuristic", "mcts:100"]
     assert result.games[0, 1] == 10 and result.wins[0, 1] + result.wins[1, 0] == 10
     assert result.elo[0] == 0 and result.elo[2] > 100 and result.elo[1] > 100
-    data = json.loads((tmp_path / "tournament_octrix.json").read_text())
+    data = json.loads((tmp_path / "tournament_octrix-round+hand_size=5-2p.json").read_text())
     assert data["agents"] == result.names and len(data["elo_ci95"]) == 3
-    assert data["config"]["hand_size"] == 5
-    assert (tmp_path / "tournament_octrix.png").stat().st_size > 1000
+    assert data["config"]["hand_size"] == 5 and data["config"]["match"] is False
+    assert (tmp_path / "tournament_octrix-round+hand_size=5-2p.png").stat().st_size > 1000
 
 
 def test_duplicate_specs_and_bad_input():
@@ -58,7 +58,7 @@ def test_duplicate_specs_and_bad_input():
     with pytest.raises(ValueError, match="at least two"):
         run_tournament("octrix", ["random"], 4)
     with pytest.raises(ValueError, match="fields"):
-        main(TournamentConfig(game_config="nope=1", progress=False))
+        main(TournamentConfig(config=("nope=1",), progress=False))
 
 
 def test_the_table_keeps_long_agent_names_apart_from_their_figures():

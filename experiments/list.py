@@ -1,0 +1,96 @@
+"""List the game variants, the agent specs and the zoo models, one line each.
+
+    octagames list                 # everything
+    octagames list --what variants # one section: variants, agents or zoo
+
+A variant's name is what ``--game`` of every verb and ``make_game`` take
+(:mod:`octagames.catalogue`); an agent spec is what ``--agent``/``--opponents``/``--agents``
+take (:data:`octagames.agents.registry.AGENTS`); a zoo model is played with ``zoo:<name>``.
+Listing imports no agent, no torch and no compiled kernel.
+"""
+
+from __future__ import annotations
+
+import json
+import sys
+from dataclasses import dataclass
+from pathlib import Path
+from typing import TextIO
+
+import octagames.agents
+from octagames import catalogue
+from octagames.experiments.cli import agent_specs_help, parse_config, script
+
+SECTIONS = ("variants", "agents", "zoo")
+
+#: where the zoo's model files and cards lie (``agents/zoo/<name>.pt`` and ``.json``)
+ZOO_DIR = Path(octagames.agents.__file__).resolve().parent / "zoo"
+
+
+@dataclass(frozen=True)
+class ListConfig:
+    """What to list."""
+
+    what: tuple[str, ...] = SECTIONS
+    """sections to print: variants, agents, zoo"""
+
+    def __post_init__(self) -> None:
+        unknown = [w for w in self.what if w not in SECTIONS]
+        if unknown:
+            raise ValueError(f"what={unknown} is not valid; valid values: {list(SECTIONS)}")
+
+
+def variant_lines() -> list[str]:
+    """One line per variant: name, title, player counts (the default first) and whether a zoo model plays it."""
+    vs = catalogue.variants()
+    width = max(map(len, vs))
+    lines = []
+    for v in vs.values():
+        seats = "/".join(map(str, v.players))
+        lines.append(f"  {v.name:<{width}}  {seats:<9}  {'zoo' if v.zoo else '   '}  {v.title}")
+    bare = [g for g in catalogue.games() if g not in vs]
+    lines += [f"  {g:<{width}}  = {catalogue.game_spec(g).seed_variant.name} (the game's own name)" for g in bare]
+    return lines
+
+
+def zoo_lines() -> list[str]:
+    """One line per variant with a zoo model: ``zoo:<name>``, its game config and its card's evaluation."""
+    lines = []
+    for v in catalogue.variants().values():
+        if not v.zoo:
+            continue
+        card_path, model = ZOO_DIR / f"{v.name}.json", ZOO_DIR / f"{v.name}.pt"
+        if not model.exists():
+            lines.append(f"  zoo:{v.name:<18}  (no model file at {model})")
+            continue
+        card = json.loads(card_path.read_text()) if card_path.exists() else {}
+        config = ", ".join(f"{k}={val}" for k, val in card.get("config", v.full_config()).items())
+        evals = "; ".join(f"vs {e['opponent']} {e['win_rate']:.3f}" for e in card.get("evaluation", []))
+        lines.append(f"  zoo:{v.name:<18}  {v.game} ({config})" + (f"  {evals}" if evals else ""))
+    return lines
+
+
+def main(cfg: ListConfig, out: TextIO = sys.stdout) -> None:
+    """Print the sections ``cfg.what`` asks for."""
+    text = {
+        "variants": ("variants (--game NAME; players: the counts it is played with, the default first)",
+                     variant_lines),
+        "agents": ("agent specs (--agent, --opponents, --agents; name or name:arg)",
+                   lambda: agent_specs_help().split("\n")),
+        "zoo": ("zoo models (agent spec zoo:<name>[:<simulations>], the train extra)", zoo_lines),
+    }
+    blocks = []
+    for what in cfg.what:
+        title, lines = text[what]
+        blocks.append("\n".join([f"{title}:", *lines()]))
+    out.write("\n\n".join(blocks) + "\n")
+
+
+@script
+def cli() -> None:
+    """Command-line entry point (``octagames list``, or ``python -m octagames.experiments.list``)."""
+    main(parse_config(ListConfig))
+
+
+if __name__ == "__main__":
+    cli()
