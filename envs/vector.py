@@ -6,7 +6,8 @@
     >>> actions = env.sample_actions()          # or your policy, masked by info["action_mask"]
     >>> obs, rewards, terminated, truncated, info = env.step(actions)
 
-* ``obs`` is ``[N, D]`` float32: the information state of the seat to move in each game.
+* ``obs`` is ``[N, D]`` float32: the information state of the seat to move in each game
+  (or compact integers, see below).
 * ``info["player"]`` is ``[N]``: that seat; ``info["action_mask"]`` is ``[N, A]`` bool (as Pgx's
   ``legal_action_mask``; torch's ``masked_fill`` and ``torch.where`` take it as it is).
 * ``rewards`` is ``[N, P]``: every seat's reward for this step (returns are
@@ -19,14 +20,40 @@
 * Simultaneous moves are taken in turn, lowest pending seat first; a card
   committed that way stays hidden from the other seats' observations until the
   whole step is revealed, exactly as in the engine.
-* One call steps all N games in compiled code (numba); large batches are
-  split into slices stepped on one thread per core (the kernels release the GIL).
+* One call steps all N games in compiled code (numba). The batch is split
+  into slices of at least :data:`MIN_SLICE` games stepped on ``num_threads``
+  threads (default: the cores this process may run on, :func:`cpu_count`; the
+  kernels release the GIL). Every game keeps its own RNG, so the results are
+  bit-identical for any thread count.
+
+Compact observations (``obs_dtype="uint8"`` or ``"uint16"``; default ``"float32"``)::
+
+    >>> env = make("achten", num_envs=4096, seed=0, obs_dtype="uint8")
+    >>> env.reset()
+    >>> env.step_inplace(env.sample_actions())
+    >>> x = torch.from_numpy(env.obs)              # no copy: [N, D] uint8
+    >>> x = x.to("cuda").float() / torch.from_numpy(env.obs_divisor).to("cuda")
+
+* Every entry of a float32 observation is ``k / d`` with ``k`` a small
+  integer and ``d`` fixed by the game and config (1 for the 0/1 entries); a
+  compact observation holds ``k``. ``obs / env.obs_divisor``, divided in float32
+  (numpy or torch, CPU or GPU: IEEE division), is bit-identical to the float32
+  observation. Divide; a multiplication by ``1 / obs_divisor`` may differ in the
+  last bit. The game declares ``d`` (``observation_divisors(config)`` in its
+  package); ``"uint8"`` is refused with ValueError under a config where some
+  ``k`` may pass 255 (long matches, Octiles' turn counter with ``max_turns`` over
+  255): use ``"uint16"`` there.
+* The compact buffer is the env's own: :attr:`VectorEnv.obs` and the arrays of
+  :meth:`VectorEnv.step_inplace` are views overwritten by the next step (copy
+  what you keep; :meth:`VectorEnv.step` returns copies). Only the seat about
+  to act in each game is observed.
 
 No rule lives here: everything is the game's own kernels.
 """
 
 from __future__ import annotations
 
+import importlib
 import os
 from concurrent.futures import ThreadPoolExecutor
 from typing import Any
@@ -36,6 +63,11 @@ import numpy as np
 from octagames.core import CHANCE, TERMINAL, Game
 from octagames.specialize import batch_kernels
 
+#: fewest games per slice stepped on a thread (smaller slices cost more in threading than they save)
+MIN_SLICE = 256
+#: the observation dtypes of :class:`VectorEnv` (``obs_dtype``)
+OBS_DTYPES = ("float32", "uint8", "uint16")
+
 
 class VectorEnv:
     """N independent games of one config, stepped together.
@@ -44,43 +76,55 @@ class VectorEnv:
         game: short game name (``octrix``, ``achten``, ``octiles``, ``octa``).
         num_envs: number of games N (>= 1).
         seed: game ``i`` starts from seed ``seed + i``.
-        num_threads: threads stepping slices of the batch (default: one per
-            core for batches of :attr:`PARALLEL_MIN_BATCH` or more, else 1).
-            Results do not depend on it.
+        num_threads: most threads stepping slices of the batch (default: the
+            cores available, :func:`cpu_count`); a slice holds at least
+            :data:`MIN_SLICE` games. Results do not depend on it.
+        obs_dtype: ``"float32"`` (default), or ``"uint8"`` / ``"uint16"`` for
+            compact observations (see the module docstring and :attr:`obs_divisor`).
         **config: the game's config fields (``num_players``, ...).
 
     Raises:
-        ValueError: unknown game, bad ``num_envs`` or bad config field.
+        ValueError: unknown game, bad ``num_envs``, ``num_threads``, ``obs_dtype``
+            or config field; ``obs_dtype`` too narrow for this config.
     """
 
-    #: batches at least this large are stepped in slices on several threads
-    PARALLEL_MIN_BATCH = 512
+    #: the smallest batch stepped on more than one thread (two slices of :data:`MIN_SLICE`)
+    PARALLEL_MIN_BATCH = 2 * MIN_SLICE
 
     def __init__(self, game: str, num_envs: int, seed: int = 0, num_threads: int | None = None,
-                 **config: Any) -> None:
+                 obs_dtype: str = "float32", **config: Any) -> None:
         if isinstance(num_envs, bool) or not isinstance(num_envs, (int, np.integer)) or num_envs < 1:
             raise ValueError(f"num_envs={num_envs!r} is not valid; it must be an integer >= 1")
-        self._build(Game(game, **config), num_envs, seed, num_threads)
+        self._build(Game(game, **config), num_envs, seed, num_threads, obs_dtype)
 
-    def _build(self, game: Game, num_envs: int, seed: int, num_threads: int | None) -> None:
+    def _build(self, game: Game, num_envs: int, seed: int, num_threads: int | None,
+               obs_dtype: str = "float32") -> None:
         self.game = game
         self.num_envs = int(num_envs)
         self.num_players = self.game.num_players
         self.num_actions = self.game.num_actions
         self.observation_size = self.game.observation_size
         self.seed = int(seed)
-        self._k = batch_kernels(self.game.kernel_module)
         if num_threads is None:
-            num_threads = cpu_count() if self.num_envs >= self.PARALLEL_MIN_BATCH else 1
+            num_threads = cpu_count()
         if isinstance(num_threads, bool) or not isinstance(num_threads, (int, np.integer)) or num_threads < 1:
             raise ValueError(f"num_threads={num_threads!r} is not valid; it must be an integer >= 1")
-        self.num_threads = min(int(num_threads), self.num_envs)
-        bounds = np.linspace(0, self.num_envs, self.num_threads + 1).astype(int)
+        #: the observations' dtype (``obs_dtype``)
+        self.obs_dtype: str = obs_dtype
+        #: float32 ``[D]``: a float32 observation is ``obs / obs_divisor`` (all ones for float32 envs)
+        self.obs_divisor: np.ndarray = observation_divisors(self.game, obs_dtype)
+        self._k = batch_kernels(self.game.kernel_module)
+        self.num_threads = int(num_threads)
+        parts = max(1, min(self.num_threads, self.num_envs // MIN_SLICE))
+        bounds = np.linspace(0, self.num_envs, parts + 1).astype(int)
         self._slices = [slice(int(a), int(b)) for a, b in zip(bounds[:-1], bounds[1:])]
-        self._pool = ThreadPoolExecutor(self.num_threads) if self.num_threads > 1 else None
+        self._pool = ThreadPoolExecutor(parts) if parts > 1 else None
+        # the kernels' divisor: empty for float32 (they write the game's floats as they are)
+        self._divisor = (np.zeros(0, np.float32) if obs_dtype == "float32"
+                         else np.ascontiguousarray(self.obs_divisor))
         n, info = self.num_envs, self.game.info
         self.states = self.game.new_batch(n, self.seed)
-        self._obs = np.zeros((n, self.observation_size), dtype=np.float32)
+        self._obs = np.zeros((n, self.observation_size), dtype=np.dtype(obs_dtype))
         self._mask = np.zeros((n, self.num_actions), dtype=np.uint8)
         self._player = np.zeros(n, dtype=np.int64)
         self._rew = np.zeros((n, info.max_players), dtype=np.float64)
@@ -97,7 +141,8 @@ class VectorEnv:
         if seed is not None:
             self.seed = int(seed)
         seeds = np.arange(self.num_envs, dtype=np.int64) + self.seed
-        self._run(self._k.reset_batch, self.states, seeds, self._obs, self._mask, self._player)
+        self._run(self._k.reset_batch, self.states, seeds, self._obs, self._mask, self._player,
+                  shared=(self._divisor,))
         self._ready = True
         return self._obs.copy(), self._info()
 
@@ -152,12 +197,12 @@ class VectorEnv:
     def sample_actions(self) -> np.ndarray:
         """A uniformly random legal action for every game (reproducible from ``seed``)."""
         out = np.zeros(self.num_envs, dtype=np.int64)
-        self._k.random_actions(self._mask, self._sample_seeds, out)
+        self._run(self._k.random_actions, self._mask, self._sample_seeds, out)
         return out
 
     @property
     def obs(self) -> np.ndarray:
-        """Current observations ``[N, D]`` (a view)."""
+        """Current observations ``[N, D]`` of dtype :attr:`obs_dtype` (the env's buffer, overwritten by every step)."""
         return self._obs
 
     @property
@@ -186,7 +231,7 @@ class VectorEnv:
         return self._trunc
 
     def observe(self, players: np.ndarray) -> np.ndarray:
-        """Observations ``[N, D]`` of the given seat in every game.
+        """Observations ``[N, D]`` (a new array of dtype :attr:`obs_dtype`) of the given seat in every game.
 
         Raises:
             ValueError: ``players`` is not an integer array of shape ``[N]`` with seats in
@@ -200,8 +245,8 @@ class VectorEnv:
         if bad.size:
             raise ValueError(f"players[{int(bad[0])}] = {int(seats[bad[0]])} is not a seat; "
                              f"valid values: 0..{self.num_players - 1}")
-        out = np.zeros((self.num_envs, self.observation_size), dtype=np.float32)
-        self._run(self._k.observe_batch, self.states, seats.astype(np.int64), out)
+        out = np.zeros((self.num_envs, self.observation_size), dtype=self._obs.dtype)
+        self._run(self._k.observe_batch, self.states, seats.astype(np.int64), out, shared=(self._divisor,))
         return out
 
     _STATE_ARRAYS = ("states", "_obs", "_mask", "_player", "_rew", "_term", "_trunc", "_scratch", "_sample_seeds")
@@ -242,7 +287,7 @@ class VectorEnv:
                                  f"for a seat to act (Game.play_chance settles chance)")
         for k in self._STATE_ARRAYS:
             getattr(self, k)[...] = state[k.lstrip("_")]
-        self._run(self._k.emit_batch, self.states, self._obs, self._mask, self._player)
+        self._run(self._k.emit_batch, self.states, self._obs, self._mask, self._player, shared=(self._divisor,))
         self._ready = True
 
     def close(self) -> None:
@@ -255,18 +300,21 @@ class VectorEnv:
         # by game, config and size, plus the game records and buffers: compiled kernels and
         # worker threads are rebuilt on the other side (spawned workers, Ray, deepcopy)
         state = self.get_state() if self._ready else None
-        return (_restore, (self.game, self.num_envs, self.seed, self.num_threads, state))
+        return (_restore, (self.game, self.num_envs, self.seed, self.num_threads, state, self.obs_dtype))
 
     def _step(self) -> None:
         self._run(self._k.step_batch, self.states, self._actions, self._obs, self._mask, self._player,
-                  self._rew, self._term, self._trunc, self._scratch)
+                  self._rew, self._term, self._trunc, self._scratch, shared=(self._divisor,))
 
-    def _run(self, kernel, *arrays: np.ndarray) -> None:
-        # every argument is an array over the batch; each thread steps one slice of it
+    def _run(self, kernel, *arrays: np.ndarray, shared: tuple[np.ndarray, ...] = ()) -> None:
+        # every argument is an array over the batch and each thread steps one slice of it,
+        # except ``shared`` (passed whole to every slice); the calling thread steps the first slice
         if self._pool is None:
-            kernel(*arrays)
+            kernel(*arrays, *shared)
             return
-        futures = [self._pool.submit(kernel, *(a[sl] for a in arrays)) for sl in self._slices]
+        futures = [self._pool.submit(kernel, *(a[sl] for a in arrays), *shared) for sl in self._slices[1:]]
+        sl = self._slices[0]
+        kernel(*(a[sl] for a in arrays), *shared)
         for f in futures:
             f.result()
 
@@ -275,17 +323,69 @@ class VectorEnv:
 
 
 def _restore(game: Game, num_envs: int, seed: int, num_threads: int,
-             state: dict[str, np.ndarray] | None) -> VectorEnv:
+             state: dict[str, np.ndarray] | None, obs_dtype: str = "float32") -> VectorEnv:
     env = VectorEnv.__new__(VectorEnv)
-    env._build(game, num_envs, seed, num_threads)
+    env._build(game, num_envs, seed, num_threads, obs_dtype)
     if state is not None:
         env.set_state(state)
     return env
 
 
 def make(game: str, num_envs: int, seed: int = 0, **config: Any) -> VectorEnv:
-    """Build a :class:`VectorEnv`: ``make("octrix", 4096, seed=0, num_players=3)``."""
+    """Build a :class:`VectorEnv`: ``make("octrix", 4096, seed=0, num_players=3, obs_dtype="uint8")``."""
     return VectorEnv(game, num_envs, seed, **config)
+
+
+def observation_divisors(game: Game, obs_dtype: str = "uint8") -> np.ndarray:
+    """The divisors of ``game``'s observation: float32 ``[D]``, ``obs / divisors`` is the float32 observation.
+
+    Read from ``observation_divisors(config)`` of the game's ``encoding`` module (the
+    game's package, beside its observation), checked against ``obs_dtype``.
+
+    Args:
+        game: the game and config.
+        obs_dtype: one of :data:`OBS_DTYPES`; ``"float32"`` gives all ones.
+
+    Raises:
+        ValueError: ``obs_dtype`` is not one of :data:`OBS_DTYPES`; the game declares no
+            divisors; or under this config some entry's integer may pass the dtype's
+            largest value (naming the observation block and the dtypes that hold it).
+    """
+    if obs_dtype not in OBS_DTYPES:
+        raise ValueError(f"obs_dtype={obs_dtype!r} is not valid; valid values: {list(OBS_DTYPES)}")
+    size = game.observation_size
+    if obs_dtype == "float32":
+        return np.ones(size, dtype=np.float32)
+    package = game.module.__name__.rpartition(".")[0] if game.module.__name__.endswith(".rules") \
+        else game.module.__name__
+    try:
+        encoding = importlib.import_module(f"{package}.encoding")
+    except ModuleNotFoundError:
+        raise ValueError(f"obs_dtype={obs_dtype!r}: {game.name} declares no compact encoding of its "
+                         f"observation; valid values for it: ['float32']") from None
+    divisor = np.asarray(encoding.observation_divisors(game.config), dtype=np.float32)
+    low, high = game.observation_bounds()
+    most = np.round(high.astype(np.float64) * divisor)  # the largest integer k of each entry
+    if divisor.shape != (size,) or (divisor < 1).any() or (low < 0).any():
+        raise ValueError(f"{game.name}: its observation_divisors do not fit its observation "
+                         f"({size} entries, >= 1; bounds >= 0)")
+    limit = np.iinfo(np.dtype(obs_dtype)).max
+    over = np.flatnonzero(most > limit)
+    if over.size:
+        blocks = sorted({_block_of(game, int(j)) for j in over})
+        fits = [d for d in OBS_DTYPES if d == "float32" or np.iinfo(np.dtype(d)).max >= most.max()]
+        raise ValueError(f"obs_dtype={obs_dtype!r} cannot hold {game.name}'s observation under {game.config}: "
+                         f"block(s) {blocks} reach {int(most.max())} (k / divisor, k up to {limit}); "
+                         f"valid values for this config: {fits}")
+    return divisor
+
+
+def _block_of(game: Game, j: int) -> str:
+    for block in game.observation_layout.blocks:
+        start = game.observation_layout.offset(block.name)
+        if start <= j < start + block.size:
+            return block.name
+    return f"entry {j}"
 
 
 def cpu_count() -> int:

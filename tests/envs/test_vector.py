@@ -3,7 +3,7 @@
 import numpy as np
 import pytest
 
-from octagames.envs.vector import make
+from octagames.envs.vector import MIN_SLICE, cpu_count, make
 from octagames.core import Game, rng_next
 
 CONFIGS = [("octrix", dict(num_players=2)), ("octrix", dict(num_players=4, partnership=True)),
@@ -126,20 +126,6 @@ def test_bad_arguments():
         make("octrix", 2, num_players=9)
     with pytest.raises(RuntimeError, match="reset"):
         make("octrix", 2).step(np.zeros(2, dtype=np.int64))
-
-
-def test_results_do_not_depend_on_the_number_of_threads():
-    traces = []
-    for threads in (1, 3):
-        env = make("octrix", 600, seed=5, num_threads=threads, num_players=3)
-        env.reset()
-        total = np.zeros((600, 3))
-        for _ in range(40):
-            obs, rew, term, trunc, info = env.step(env.sample_actions())
-            total += rew
-        traces.append((env.states.tobytes(), obs.tobytes(), total.tobytes()))
-        env.close()
-    assert traces[0] == traces[1]
     with pytest.raises(ValueError, match="num_threads"):
         make("octrix", 4, num_threads=0)
 
@@ -158,3 +144,101 @@ def test_get_and_set_state_resume_a_run_exactly():
         assert all(np.array_equal(x, y) for x, y in zip(oa[:4], ob[:4]))
     with pytest.raises(ValueError, match="states"):
         make("octrix", 4, num_players=2).set_state(saved)
+
+
+# two configs per game, one of each game with 3 players where it has them (Octa is a 2-player game)
+THREAD_CONFIGS = [("octrix", dict(num_players=3)), ("octrix", dict(num_players=4, partnership=True)),
+                  ("achten", dict(num_players=3)), ("achten", dict(num_players=2)),
+                  ("octiles", dict(num_players=3)), ("octiles", dict(num_players=2)),
+                  ("octa", dict(rules="en")), ("octa", dict(rules="nl"))]
+
+
+def _random_legal(rng: np.random.Generator, mask: np.ndarray) -> np.ndarray:
+    """One uniformly random legal action per row of ``mask``, drawn from ``rng``."""
+    return np.argmax(rng.random(mask.shape) * mask, axis=1)
+
+
+@pytest.mark.parametrize("name,cfg", THREAD_CONFIGS)
+def test_every_thread_count_gives_bit_identical_runs(name, cfg):
+    n, steps = 3 * MIN_SLICE, 200  # three slices: 1, 2 and 3 threads cut the batch differently
+    runs = []
+    for threads in (1, 2, 3):
+        env = make(name, n, seed=11, num_threads=threads, **cfg)
+        assert len(env._slices) == threads
+        env.reset()
+        rng = np.random.default_rng(4)
+        trace = []
+        for _ in range(steps):
+            env.step_inplace(_random_legal(rng, env.action_mask))
+            trace.append(tuple(a.tobytes() for a in (env.obs, env.rewards, env.action_mask, env.player,
+                                                     env.terminated, env.truncated)))
+        runs.append((trace, env.states.tobytes()))
+        env.close()
+    assert runs[0] == runs[1] == runs[2]
+
+
+def test_num_threads_defaults_to_the_cores_available():
+    env = make("octrix", 4 * MIN_SLICE, num_players=2)
+    assert env.num_threads == cpu_count()
+    assert len(env._slices) == min(cpu_count(), 4)
+    assert len(make("octrix", MIN_SLICE, num_players=2)._slices) == 1  # one slice: no thread is worth it
+
+
+COMPACT_CONFIGS = [("octrix", dict(num_players=2, match=False), "uint8"),
+                   ("octrix", dict(num_players=3, match=True, target=20), "uint16"),
+                   ("achten", dict(num_players=3), "uint8"), ("octiles", dict(num_players=2, max_turns=260), "uint16"),
+                   ("octiles", dict(num_players=3, max_turns=200), "uint8"),
+                   ("octa", dict(rules="en"), "uint8"), ("octa", dict(rules="nl"), "uint8")]
+
+
+@pytest.mark.parametrize("name,cfg,dtype", COMPACT_CONFIGS)
+def test_compact_observations_are_the_float_ones_divided(name, cfg, dtype):
+    """``obs / obs_divisor`` in float32 is bit-identical to the float32 observation, in every step."""
+    n = 16
+    compact = make(name, n, seed=6, obs_dtype=dtype, **cfg)
+    plain = make(name, n, seed=6, **cfg)
+    obs_c, info_c = compact.reset()
+    obs_f, _ = plain.reset()
+    assert obs_c.dtype == np.dtype(dtype) and compact.obs_divisor.dtype == np.float32
+    buffer = compact.obs
+    ended = 0
+    for step in range(4000):  # random Octiles games last up to their turn cap
+        if step >= 300 and ended > 0:
+            break
+        assert np.array_equal(obs_c.astype(np.float32) / compact.obs_divisor, obs_f), step
+        assert np.array_equal(compact.obs, obs_c) and compact.obs is buffer  # one buffer, reused
+        actions = plain.sample_actions()
+        obs_c, rew_c, term_c, trunc_c, info_c = compact.step(actions)
+        obs_f, rew_f, term_f, trunc_f, info_f = plain.step(actions)
+        assert np.array_equal(rew_c, rew_f) and np.array_equal(term_c, term_f)
+        assert np.array_equal(info_c["action_mask"], info_f["action_mask"])
+        ended += int(term_f.sum() + trunc_f.sum())
+    assert ended > 0  # restarted games' first observations were compared too
+    seats = (plain.player + 1) % plain.num_players
+    assert np.array_equal(compact.observe(seats).astype(np.float32) / compact.obs_divisor, plain.observe(seats))
+    # the scalar entries (not 0/1) were exercised, not only the one-hot ones
+    assert (compact.obs[:, compact.obs_divisor != 1] > 0).any()
+
+
+def test_compact_buffer_goes_to_torch_without_a_copy_and_is_overwritten_in_place():
+    torch = pytest.importorskip("torch")
+    env = make("achten", 8, seed=0, obs_dtype="uint8", num_players=2)
+    env.reset()
+    x = torch.from_numpy(env.obs)
+    before = x.clone()
+    env.step_inplace(env.sample_actions())
+    assert x.data_ptr() == env.obs.ctypes.data and x.dtype == torch.uint8
+    assert torch.equal(x, torch.from_numpy(env.obs.copy())) and not torch.equal(x, before)
+    decoded = x.float() / torch.from_numpy(env.obs_divisor)
+    assert np.array_equal(decoded.numpy(), env.observe(env.player).astype(np.float32) / env.obs_divisor)
+
+
+def test_bad_obs_dtype_is_refused_naming_the_field_and_the_valid_values():
+    with pytest.raises(ValueError, match=r"obs_dtype='int8' is not valid; valid values: \['float32', 'uint8', 'uint16'\]"):
+        make("octrix", 2, obs_dtype="int8")
+    with pytest.raises(ValueError, match=r"obs_dtype='uint8'.*\['turns'\].*valid values for this config: "
+                                         r"\['float32', 'uint16'\]"):
+        make("octiles", 2, obs_dtype="uint8", max_turns=500)
+    env = make("octiles", 2, obs_dtype="uint16", max_turns=500)
+    env.reset()
+    assert env.obs.dtype == np.uint16 and env.obs_divisor[env.obs_divisor != 1].max() == 500
