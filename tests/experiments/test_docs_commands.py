@@ -1,0 +1,58 @@
+"""The command lines and import lines the docs show work: the README's ``octagames`` commands parse
+with their verb's flags, and every PettingZoo env module's docstring imports as it says."""
+
+from __future__ import annotations
+
+import ast
+import importlib
+import re
+import shlex
+from pathlib import Path
+
+import pytest
+
+from octagames.experiments.cli import parse_with_stdlib
+from octagames.experiments.main import VERBS, module_of
+
+ROOT = Path(__file__).resolve().parents[2]
+
+
+def _readme_commands() -> list[list[str]]:
+    """Every ``octagames <verb> ...`` line of the README's shell blocks, as arguments (comments cut)."""
+    text = (ROOT / "README.md").read_text()
+    blocks = re.findall(r"```bash\n(.*?)```", text, flags=re.S)
+    lines = [line.split("#")[0].strip() for block in blocks for line in block.splitlines()]
+    return [shlex.split(line)[1:] for line in lines if line.startswith("octagames ")]
+
+
+def _config_class(module) -> type:
+    (cls,) = [obj for name, obj in vars(module).items() if name.endswith("Config") and isinstance(obj, type)
+              and obj.__module__ == module.__name__]
+    return cls
+
+
+def test_the_readme_shows_octagames_list_and_a_variant():
+    commands = _readme_commands()
+    assert ["list"] in commands
+    assert any("--game" in c and c[c.index("--game") + 1] == "octa-nl" for c in commands)
+
+
+@pytest.mark.parametrize("args", _readme_commands(), ids=" ".join)
+def test_each_readme_command_parses_with_its_verbs_flags(args):
+    verb, flags = args[0], args[1:]
+    assert verb in VERBS
+    module = importlib.import_module(module_of(verb))
+    parse_with_stdlib(_config_class(module), flags)  # a flag it does not know, or a bad value: SystemExit
+
+
+@pytest.mark.parametrize("path", sorted((ROOT / "envs").glob("*_v0.py")), ids=lambda p: p.name)
+def test_each_env_modules_docstring_shows_an_import_that_works(path):
+    doc = ast.get_docstring(ast.parse(path.read_text())) or ""
+    lines = re.findall(r"from [\w.]+ import \w+", doc)
+    assert lines and all(line.startswith("from octagames.envs import ") for line in lines), lines
+    for line in set(lines):
+        module = line.split()[-1]
+        assert module == path.stem
+        exec(line, {})  # noqa: S102 - the docstring's own import line
+    with pytest.raises(ImportError, match="envs"):  # the folder envs/ is not a package of its own
+        importlib.import_module("envs")
