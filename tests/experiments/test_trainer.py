@@ -134,7 +134,8 @@ def test_a_run_folder_is_resumed_or_replaced_only_when_asked(tmp_path):
     run = tmp_path / "run"
     Toy(_toy(run, updates=2)).run()
     with pytest.raises(ValueError, match=r"holds a run already \(config.json, checkpoint.pt, metrics.json, "
-                                         r"metrics.csv\): pass --resume to continue it or --overwrite to replace it"):
+                                         r"metrics.csv, toy.pt\): pass --resume to continue it or --overwrite to "
+                                         r"replace it"):
         Toy(_toy(run, updates=2))
     (run / "notes.txt").write_text("mine")
     assert Toy(_toy(run, updates=2, resume=True)).start == "resuming"
@@ -152,6 +153,9 @@ def test_a_run_folder_is_resumed_or_replaced_only_when_asked(tmp_path):
     (tmp_path / "other").mkdir()
     (tmp_path / "other" / "notes.txt").write_text("mine")
     assert claim_run_dir(tmp_path / "other", False, False) == "new run"
+    (tmp_path / "other" / "toy.pt").write_text("a model")  # a trainer's own file: a run it would write over
+    with pytest.raises(ValueError, match=r"holds a run already \(toy.pt\)"):
+        claim_run_dir(tmp_path / "other", False, False, outputs=Toy.OUTPUTS)
     with pytest.raises(ValueError, match="pass --overwrite to replace it, or choose"):
         claim_run_dir(run, False, False, can_resume=False)
 
