@@ -3,16 +3,19 @@
 from __future__ import annotations
 
 import json
+from pathlib import Path
 
 import pytest
 
-from octagames.experiments.leaderboard import BOARDS, LeaderboardConfig, main, markdown, origins, roster
+from octagames.experiments.leaderboard import LeaderboardConfig, main, markdown, origins, roster, section_title, sections
 
 pytestmark = pytest.mark.usefixtures("one_torch_thread")  # tests/conftest.py
 
+DOCS = Path(__file__).resolve().parents[2] / "docs" / "leaderboard"
+
 
 def _cfg(tmp_path, **kw) -> LeaderboardConfig:
-    base = dict(games=("achten",), games_per_pair=2, mcts=(4, 8), cfr_iterations=30, bootstrap=10,
+    base = dict(game=("achten-dealer-pays",), games_per_pair=2, mcts=(4, 8), cfr_iterations=30, bootstrap=10,
                 out=str(tmp_path / "leaderboard.md"), img_dir=str(tmp_path / "img"), ppo_dir=str(tmp_path / "ppo"),
                 readme=str(tmp_path / "README.md"), zoo_simulations=4, progress=False)
     base.update(kw)
@@ -21,43 +24,75 @@ def _cfg(tmp_path, **kw) -> LeaderboardConfig:
 
 def test_an_entry_plays_every_agent_and_the_markdown_keeps_the_others(tmp_path):
     (tmp_path / "README.md").write_text("intro\n<!-- leaderboard:start -->\nold\n<!-- leaderboard:end -->\nrest\n")
-    results = main(_cfg(tmp_path, add=("achten=mcts:2",)))
-    d = results["achten"]
-    assert d["agents"] == ["random", "heuristic", "mcts:4", "mcts:8", "cfr:30", "zoo:achten:4", "mcts:2"]
+    results = main(_cfg(tmp_path, add=("achten-dealer-pays=mcts:2",)))
+    d = results["achten-dealer-pays"]
+    assert d["agents"] == ["random", "heuristic", "mcts:4", "mcts:8", "cfr:30", "zoo:achten-dealer-pays:4", "mcts:2"]
+    assert d["config"]["deal_penalty"] == 1 and d["config"]["num_players"] == 2  # the variant's config
     n = len(d["agents"])
     games = d["games"]
     assert all(games[i][j] == (0 if i == j else 2) for i in range(n) for j in range(n))
     assert d["elo"][0] == 0.0 and len(d["elo_ci95"]) == n and all(lo <= hi for lo, hi in d["elo_ci95"])
-    assert (tmp_path / "img" / "leaderboard_achten.png").stat().st_size > 0
+    assert (tmp_path / "img" / "leaderboard_achten-dealer-pays.png").stat().st_size > 0
     md = (tmp_path / "leaderboard.md").read_text()
-    assert "## Full deck achten, 2 players, deal penalty 1" in md and "`zoo:achten:4`" in md
-    assert "![Full deck achten, 2 players, deal penalty 1](img/leaderboard_achten.png)" in md
-    # a second entry later: the first one's table stays
-    fake = dict(d, entry="octiles", title=BOARDS["octiles"].title)
-    (tmp_path / "leaderboard" / "octiles.json").write_text(json.dumps(fake))
-    main(_cfg(tmp_path, games=("achten",), games_per_pair=1, add=()))
+    title = section_title("achten-dealer-pays")
+    assert title == "Full deck achten, one round, the worst hand pays 1 point for dealing, 2 players"
+    assert f"## {title}\n\nVariant `achten-dealer-pays`;" in md and "`zoo:achten-dealer-pays:4`" in md
+    assert f"![{title}](img/leaderboard_achten-dealer-pays.png)" in md
+    # a second section later: the first one's table stays
+    fake = dict(d, entry="octiles-fixed-start", title=section_title("octiles-fixed-start"))
+    (tmp_path / "leaderboard" / "octiles-fixed-start.json").write_text(json.dumps(fake))
+    main(_cfg(tmp_path, game=("achten-dealer-pays",), games_per_pair=1, add=()))
     md = (tmp_path / "leaderboard.md").read_text()
-    assert md.index("## Full deck achten") < md.index("## Octiles, 2 players")
+    assert md.index("## Full deck achten") < md.index("## Octiles, runners on fixed start circles")
     assert "1 games per pair" in md
     readme = (tmp_path / "README.md").read_text()
     assert readme.startswith("intro\n") and readme.endswith("rest\n") and "old" not in readme
-    assert "| Full deck achten, 2 players, deal penalty 1 | `" in readme and "| Octiles, 2 players |" in readme
+    assert f"| {title} | `" in readme and "| Octiles, runners on fixed start circles (no setup choices), 2" in readme
 
 
 def test_a_ppo_policy_in_the_runs_folder_joins_and_bad_entries_are_refused(tmp_path):
     from octagames.agents.learn.ppo import ActorCritic, save_policy
     from octagames.core import Game
 
-    g = Game("achten", deal_penalty=1)
-    save_policy(ActorCritic(g.observation_size, g.num_actions, (8,)), tmp_path / "ppo" / "achten" / "policy.pt", g)
-    agents, skipped = roster("achten", _cfg(tmp_path, add=("achten=nope",)))
+    g = Game("achten-dealer-pays")
+    policy = tmp_path / "ppo" / "achten-dealer-pays" / "policy.pt"
+    save_policy(ActorCritic(g.observation_size, g.num_actions, (8,)), policy, g)
+    agents, skipped = roster("achten-dealer-pays", _cfg(tmp_path, add=("achten-dealer-pays=nope",)))
     names = [a.name for a in agents]
-    assert f"ppo:{tmp_path / 'ppo' / 'achten' / 'policy.pt'}" in names
+    assert f"ppo:{policy}" in names
     assert "nope" in skipped and "valid agents" in skipped["nope"]
-    with pytest.raises(ValueError, match="games: 'chess' is not valid"):
-        LeaderboardConfig(games=("chess",))
-    with pytest.raises(ValueError, match="add: 'octrix' is not <entry>=<agent spec>"):
+    with pytest.raises(ValueError, match="game: 'achten' is not valid; valid sections: "):
+        LeaderboardConfig(game=("achten",))  # a variant without a section
+    with pytest.raises(ValueError, match="add: 'octrix' is not <section>=<agent spec>"):
         LeaderboardConfig(add=("octrix",))
+
+
+def test_the_sections_are_the_variants_with_leaderboard_budgets():
+    from octagames import catalogue
+
+    assert sections() == ["octrix", "achten-dealer-pays", "octiles-fixed-start", "octa-en", "octa-nl"]
+    for key in sections():
+        v = catalogue.variant(key)
+        assert v.leaderboard is not None and len(v.leaderboard) == 2 and v.zoo
+    assert [k for k in sections() if catalogue.variant(k).leaderboard_cfr] == ["achten-dealer-pays"]
+
+
+def test_each_published_section_was_played_on_its_variants_config():
+    """docs/leaderboard/<section>.json records the full config its games were played on: the variant's,
+    so a section's name says which game its figures belong to."""
+    from octagames import catalogue
+
+    published = sorted(p.stem for p in DOCS.glob("*.json"))
+    assert published == sorted(sections())
+    for key in sections():
+        d = json.loads((DOCS / f"{key}.json").read_text())
+        v = catalogue.variant(key)
+        assert d["game"] == v.game and d["entry"] == key and d["title"] == section_title(key)
+        assert d["config"] == catalogue.full_config(v.game, v.full_config()), key
+        assert f"zoo:{key}" in d["agents"] and d["png"] == f"docs/img/leaderboard_{key}.png"
+        header = json.loads((DOCS / f"{key}.games.jsonl").read_text().split("\n", 1)[0])["header"]
+        assert header["entry"] == key and header["agents"] == d["agents"]  # a rerun resumes these games
+        assert catalogue.full_config(v.game, header["config"]) == d["config"]
 
 
 def test_the_markdown_says_how_each_ppo_policy_was_trained(tmp_path):
@@ -67,18 +102,19 @@ def test_the_markdown_says_how_each_ppo_policy_was_trained(tmp_path):
 
     run = tmp_path / "ppo" / "achten"
     run.mkdir(parents=True)
-    cfg = TrainConfig(game="achten", game_config=("deal_penalty=1",), total_steps=999, run_dir=str(run))
+    cfg = TrainConfig(game="achten-dealer-pays", total_steps=999, run_dir=str(run))
     torch.save({"config": vars(cfg), "counters": {"env_steps": 1024}}, run / "checkpoint.pt")
     spec = f"ppo:{run / 'policy.pt'}"
     found = origins(["random", spec, f"ppo:{tmp_path / 'gone' / 'policy.pt'}"])
     assert list(found) == [spec] and found[spec]["env_steps"] == 1024
-    assert found[spec]["command"] == (f"python -m octagames.experiments.train_ppo --game achten --game-config "
-                                      f"deal_penalty=1 --run-dir {run} --total-steps 999")
+    command = found[spec]["command"]
+    assert command.startswith("python -m octagames.experiments.train_ppo --game achten-dealer-pays ")
+    assert f"--run-dir {run}" in command and "--total-steps 999" in command
     d = {"title": "Achten", "games_per_pair": 2, "seconds": 1.0, "commit": "abc", "date": "2026-11-24",
          "agents": ["random", spec], "wins": [[0, 0], [2, 0]], "games": [[0, 2], [2, 0]], "elo": [0.0, 300.0],
          "elo_ci95": [[0, 0], [100, 500]], "png": str(tmp_path / "img" / "x.png"), "origins": found}
-    md = markdown({"achten": d}, tmp_path / "leaderboard.md")
+    md = markdown({"achten-dealer-pays": d}, tmp_path / "leaderboard.md")
     assert f"*`{spec}`: `{found[spec]['command']}` (1,024 env steps)*" in md
     assert "2 games in 1 s; commit abc" in md  # played here: no machine named
-    md = markdown({"achten": {**d, "machine": "a 16-core machine"}}, tmp_path / "leaderboard.md")
+    md = markdown({"achten-dealer-pays": {**d, "machine": "a 16-core machine"}}, tmp_path / "leaderboard.md")
     assert "2 games in 1 s on a 16-core machine; commit abc" in md
