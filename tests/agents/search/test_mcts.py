@@ -21,7 +21,7 @@ def octrix_endgame() -> tuple[Game, np.void]:
     ♠2 -> 6 / 6 / 12, ♥5 -> -4 / -4 / 4. ♠2 dominates and is the only card
     that wins against every reply.
     """
-    g = Game("octrix")
+    g = Game("octrix-round")
     s = g.new_state(101)
     g.play_chance(s)
     g.apply_actions(s, [30, 9, 26, 8, 14, 19, 13, 10, 11, 1])
@@ -297,13 +297,13 @@ def test_policy_value_with_true_values_finds_verbied():
 
 
 def test_agent_in_the_arena_and_registry():
-    agent = make_agent("mcts:50", "octrix")
+    agent = make_agent("mcts:50", "octrix-round")
     assert isinstance(agent, MCTSAgent) and agent.config.num_simulations == 50
     with pytest.raises(ValueError, match="number of simulations"):
         make_agent("mcts:many", "octrix")
     with pytest.raises(ValueError, match="'greedy' is not valid"):
         make_agent("mcts:50:greedy", "octrix")
-    result = play_match("octrix", [agent, RandomAgent()], num_games=6, seed=0, progress=False)
+    result = play_match("octrix-round", [agent, RandomAgent()], num_games=6, seed=0, progress=False)
     assert result.records[0].wins >= 5
 
 
