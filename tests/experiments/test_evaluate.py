@@ -51,3 +51,15 @@ def test_file_names_from_agent_specs():
     assert _slug("ppo:runs/ppo/octrix-2p-s0/policy.pt") == "ppo-octrix-2p-s0-policy"
     assert _slug("mcts:1000") == "mcts-1000"
     assert _slug("random") == "random"
+
+
+def test_a_model_of_another_variant_is_refused_before_any_game_unless_allowed(tmp_path):
+    pytest.importorskip("torch")  # the zoo needs the train extra
+    cfg = dict(game="octrix-round", agent="zoo:octrix", opponents=("random",), games=1, out_dir=str(tmp_path),
+               progress=False)
+    with pytest.raises(ValueError, match="octrix-round"):
+        evaluate(EvalConfig(**cfg))
+    assert not list(tmp_path.iterdir())  # refused before a journal or a game
+    with pytest.warns(UserWarning, match="zoo:octrix"):
+        out = evaluate(EvalConfig(**cfg, allow_model_mismatch=True))
+    assert out["variant"] == "octrix-round" and out["results"][0]["games"] == 1

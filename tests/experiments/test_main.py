@@ -87,6 +87,8 @@ def test_a_verb_is_its_script_under_its_name():
     (["tournament", "--game", "octa-nl", "--config", "colour=red"], "config: 'colour=red' is not key=value"),
     (["play", "--game", "octrix", "--players", "7"], "num_players=7 is not valid"),
     (["evaluate", "--game", "octa-en", "--agent", "zoo:octa", "--games", "1"], "zoo:octa"),
+    # issue 33: a zoo model on another config of its game is refused before any game, naming the way out
+    (["evaluate", "--game", "octrix-round", "--agent", "zoo:octrix", "--games", "1"], "--allow-model-mismatch"),
     (["tournament", "--agents", "random,mcts:lots", "--games-per-pair", "1"], "agent 'mcts:lots': the argument"),
     (["evaluate", "--agent", "ppo:no/such/policy.pt", "--games", "1"], "No such file or directory"),
 ])
