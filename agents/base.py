@@ -52,6 +52,16 @@ class Agent:
         """Choose a legal action for ``turn.seat``."""
         raise NotImplementedError
 
+    def check_game(self, game: Game) -> None:
+        """Refuse a game this agent cannot play, before any game starts (default: every game is fine).
+
+        Agents that carry a trained model override it: the model's recorded game and config must
+        be ``game``'s (:mod:`octagames.agents.learn.model_config`).
+
+        Raises:
+            ValueError: the agent cannot play ``game`` (in words).
+        """
+
     def __repr__(self) -> str:
         return f"{type(self).__name__}({self.name!r})"
 

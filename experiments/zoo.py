@@ -4,7 +4,9 @@
         --simulations 512 --leaves-per-game 8 --opponents heuristic mcts:1000 --games 400 100
 
 Writes ``agents/zoo/<name>.pt`` (the network in float16 and its default search:
-what ``zoo:<name>`` plays) and ``agents/zoo/<name>.json``, the card: where the
+what ``zoo:<name>`` plays; ``name`` is a variant with ``zoo=True`` in the catalogue, and the
+model must have been trained on it) and ``agents/zoo/<name>.json``, the card: the variant and
+every field of its config, where the
 model came from (the run's training command, rebuilt from the configuration
 the model file carries, and the commit; for a run started from another model,
 ``--init-model``, that model's command too, read before a promotion replaces
@@ -31,7 +33,9 @@ from typing import Any
 import torch
 
 from octagames.agents.arena import play_game
-from octagames.agents.learn.az import ZOO, ZOO_DIR, AZAgent, SearchConfig, load_model, save_model, zoo_card, zoo_path
+from octagames import catalogue
+from octagames.agents.learn.az import (ZOO_DIR, AZAgent, SearchConfig, load_model, save_model, zoo_card, zoo_path,
+                                       zoo_variants)
 from octagames.agents.registry import make_agent
 from octagames.core import Game
 from octagames.experiments.cli import git_commit, parse_config, saved_command, script
@@ -44,7 +48,8 @@ class ZooConfig:
     """Promote a model to the zoo (all fields are command-line flags)."""
 
     name: str = "octrix"
-    """the zoo entry: octrix, achten, octiles, octa-en, octa-nl"""
+    """the variant whose zoo model this is (zoo=True in the catalogue: octrix, achten-dealer-pays, octiles-fixed-start,
+    octa-en, octa-nl)"""
     model: str = ""
     """a train_az model.pt or checkpoint.pt"""
     simulations: int = -1
@@ -85,8 +90,8 @@ class ZooConfig:
     """play the evaluation games as Ray tasks on a local instance (the distributed extra)"""
 
     def __post_init__(self) -> None:
-        if self.name not in ZOO:
-            raise ValueError(f"name={self.name!r} is not valid; valid zoo entries: {sorted(ZOO)}")
+        if self.name not in zoo_variants():
+            raise ValueError(f"name={self.name!r} is not valid; valid zoo variants: {zoo_variants()}")
         if not self.model:
             raise ValueError("model is empty: give the model.pt (or checkpoint.pt) of a train_az run")
         if len(self.games) not in (1, len(self.opponents)):
@@ -143,9 +148,9 @@ def search_text(search: dict[str, Any]) -> str:
 
 def seconds_per_side(name: str, games: int, seed: int = 0) -> float:
     """Mean seconds ``zoo:<name>`` spends on its side of a whole game against the heuristic, one torch thread."""
-    game, config = ZOO[name]
-    g = Game(game, **config)
-    agent = make_agent(f"zoo:{name}", game)
+    g = Game(name)
+    game = g.name
+    agent = make_agent(f"zoo:{name}", g)
     act = agent.act
     spent = [0.0]
 
@@ -169,8 +174,8 @@ def seconds_per_side(name: str, games: int, seed: int = 0) -> float:
 
 def promote(cfg: ZooConfig) -> dict[str, Any]:
     """Write the zoo model and its card; returns the card."""
-    game, config = ZOO[cfg.name]
-    g = Game(game, **config)
+    g = Game(cfg.name)
+    game, config = g.name, catalogue.full_config(g.name, g.config)
     net, data = load_model(cfg.model, g)
     search = SearchConfig(**{k: v for k, v in data["search"].items() if k in {f.name for f in
                                                                                dataclasses.fields(SearchConfig)}})
@@ -204,7 +209,8 @@ def promote(cfg: ZooConfig) -> dict[str, Any]:
     save_model(net, ZOO_DIR / f"{cfg.name}.pt", g, search, meta={"source": str(cfg.model), **meta}, half=True)
     AZAgent.load(zoo_path(cfg.name), game=g)  # the float16 copy loads for its game
     card: dict[str, Any] = {
-        "name": cfg.name, "game": game, "config": config, "source": str(cfg.model),
+        "name": cfg.name, "game": game, "variant": catalogue.describe(game, config), "config": config,
+        "source": str(cfg.model),
         "command": training_command(meta), "commit": git_commit(), "date": datetime.date.today().isoformat(),
         "training": {k: meta.get(k) for k in ("iteration", "wall_time")},
         "teacher": ppo_origin(meta.get("config", {}).get("imitation_teacher", "")), "init": init,
@@ -218,9 +224,8 @@ def promote(cfg: ZooConfig) -> dict[str, Any]:
         card["curves"] = f"{cfg.name}.curves.png"
     games = cfg.games * len(cfg.opponents) if len(cfg.games) == 1 else cfg.games
     for opponent, n in zip(cfg.opponents, games):
-        out = evaluate(EvalConfig(game=game, agent=f"zoo:{cfg.name}", opponents=(opponent,), games=n,
-                                  game_config=",".join(f"{k}={v}" for k, v in config.items()), seed=cfg.seed,
-                                  out_dir=cfg.out_dir, progress=cfg.progress, ray=cfg.ray,
+        out = evaluate(EvalConfig(game=cfg.name, agent=f"zoo:{cfg.name}", opponents=(opponent,), games=n,
+                                  seed=cfg.seed, out_dir=cfg.out_dir, progress=cfg.progress, ray=cfg.ray,
                                   resume=False))  # a new model: never games of an older one
         r = out["results"][0]
         card["evaluation"].append({k: r[k] for k in ("opponent", "win_rate", "ci95", "wins", "draws", "losses",
@@ -232,21 +237,23 @@ def promote(cfg: ZooConfig) -> dict[str, Any]:
 
 def write_readme() -> Path:
     """``agents/zoo/README.md``: one line per card."""
-    lines = ["# Model zoo", "", "Load with `make_agent(\"zoo:<name>\", game)` (append `:<simulations>` to change "
-             "the search budget). Each model's card (`<name>.json`) holds its training command, commit and "
-             "evaluation; `python -m octagames.experiments.zoo` writes both.", "",
-             "| name | game | default search | s per game side | evaluation (95% interval) | curves | commit |",
+    lines = ["# Model zoo", "", "Load with `make_agent(\"zoo:<variant>\", game)` (append `:<simulations>` to change "
+             "the search budget); the model plays its variant only (another config is refused unless "
+             "`allow_config_mismatch=True`). Each model's card (`<variant>.json`) holds the variant and every "
+             "field of its config, its training command, commit and evaluation; "
+             "`python -m octagames.experiments.zoo` writes both.", "",
+             "| name | variant | default search | s per game side | evaluation (95% interval) | curves | commit |",
              "|---|---|---|---:|---|---|---|"]
-    for name in ZOO:
+    for name in zoo_variants():
         path = ZOO_DIR / f"{name}.json"
         if not path.exists():
             continue
         c = json.loads(path.read_text())
         ev = "; ".join(f"vs {e['opponent']} {e['win_rate']:.3f} [{e['ci95'][0]:.3f}, {e['ci95'][1]:.3f}] "
                        f"/{e['games']}" for e in c["evaluation"])
-        cfg = ", ".join(f"{k}={v}" for k, v in c["config"].items())
         curves = f"[png]({c['curves']})" if "curves" in c else "–"
-        lines.append(f"| `zoo:{name}` | {c['game']} ({cfg}) | {search_text(c['search'])} | "
+        variant = catalogue.describe(c["game"], c["config"])
+        lines.append(f"| `zoo:{name}` | {variant} | {search_text(c['search'])} | "
                      f"{c['seconds_per_game_side']:.1f} | {ev} | {curves} | {c['commit']} |")
     out = ZOO_DIR / "README.md"
     out.write_text("\n".join(lines) + "\n")

@@ -234,6 +234,19 @@ def _config_dict(game: str, config: Any) -> dict[str, Any]:
     return {f.name: getattr(config, f.name) for f in dataclasses.fields(config)}
 
 
+def full_config(game: str, config: Any = None) -> dict[str, Any]:
+    """Every field of ``game``'s ``Config``, defaults included, as a plain dict.
+
+    Args:
+        game: the short game name.
+        config: a ``Config`` of that game or a mapping of its fields over the defaults (``None``: the defaults).
+
+    Raises:
+        ValueError: a value the game's ``Config`` refuses.
+    """
+    return _config_dict(game, config or {})
+
+
 def variant_name(game: str, config: Any = None) -> str:
     """The name of the variant a config of ``game`` plays, or its closest variant plus what differs.
 

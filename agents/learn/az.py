@@ -1,7 +1,7 @@
 """Search and learning together (AlphaZero / expert iteration): the network, the batched search, the agent.
 
     >>> from octagames.agents.registry import make_agent
-    >>> agent = make_agent("zoo:octrix", "octrix")          # the shipped model, default search
+    >>> agent = make_agent("zoo:octrix", "octrix")          # the shipped model of the variant octrix
     >>> agent = make_agent("az:runs/az/octrix/model.pt:200", "octrix")   # a run's model, 200 simulations
 
 The pieces, each importable on its own (the trainer is ``experiments/train_az.py``,
@@ -26,11 +26,15 @@ the self-play worker and the replay buffer ``agents/learn/az_selfplay.py``):
   :class:`~octagames.agents.search.mcts.PolicyValue` evaluator on the same seeds.
 * :class:`AZAgent`: a network plus search behind the agent interface;
   ``simulations=0`` plays the network's greedy policy. Forced moves are never searched.
-* Model files (:func:`save_model`, :func:`load_model`) carry the game, its
-  config and the network shape, and refuse to load for another game or
-  observation size with a sentence, not torch's size-mismatch text.
-* The model zoo (:data:`ZOO`, ``zoo:<name>``): the best model per game ships in
-  ``agents/zoo/`` with a card (training command, commit, evaluation).
+* Model files (:func:`save_model`, :func:`load_model`) carry the game, every
+  field of its config and the network shape, and refuse to load for another game
+  or observation size with a sentence, not torch's size-mismatch text; an agent
+  refuses to play another config of its game (:mod:`~octagames.agents.learn.model_config`:
+  both configs named as variants, and the variant that fits) unless
+  ``allow_config_mismatch`` lets it try, with a warning.
+* The model zoo (``zoo:<variant>``): the variants whose catalogue entry says
+  ``zoo=True`` (:func:`zoo_variants`) ship a model in ``agents/zoo/<variant>.pt``
+  with a card (the full config, training command, commit, evaluation).
 """
 
 from __future__ import annotations
@@ -47,10 +51,12 @@ import numpy as np
 import torch
 from torch import nn
 
+from octagames import catalogue
 from octagames.agents.base import Agent, Turn
 from octagames.agents.learn.imitation import observations
 from octagames.agents.search.mcts import (DEFAULT_EVALUATORS, PLAYOUT_POLICIES, clear_trees, mix_root_noise, new_trees,
                                    playout_kernels, playout_policy, root_stats, search_kernels)
+from octagames.agents.learn.model_config import check_config, fitting_options, recorded_config
 from octagames.agents.learn.ppo import ACTIVATIONS, SparseInputLinear, layer_init, masked_logits, mlp, sparse_entries
 from octagames.agents.registry import make_agent
 from octagames.agents.search.rollouts import paired_choice, pruned_values
@@ -58,15 +64,7 @@ from octagames.core import Game, mix64
 
 MODEL_FORMAT = "octagames-az-model-1"
 ZOO_DIR = Path(__file__).resolve().parent.parent / "zoo"
-
-#: the zoo: name -> (game, config fields) of the model file ``agents/zoo/<name>.pt``
-ZOO: dict[str, tuple[str, dict[str, Any]]] = {
-    "octrix": ("octrix", {"num_players": 2, "match": True}),
-    "achten": ("achten", {"num_players": 2, "deal_penalty": 1}),
-    "octiles": ("octiles", {"num_players": 2}),
-    "octa-en": ("octa", {"num_players": 2, "rules": "en"}),
-    "octa-nl": ("octa", {"num_players": 2, "rules": "nl"}),
-}
+"""Where ``zoo:<variant>`` finds ``<variant>.pt`` and its card ``<variant>.json``."""
 
 DEFAULT_C_PUCT = 1.25
 """The PUCT constant when :attr:`SearchConfig.c_puct` is None, for every game. MCTS's per-game
@@ -208,7 +206,8 @@ class SearchConfig:
             where to leave it. ``simulations=0`` plays the network alone.
         prior_hint_weight: the hint's share of the priors (a one-hot on its choice).
         belief_worlds: worlds drawn per searched decision from the game's belief about the
-            hidden cards (:data:`BELIEFS`; Achten: :func:`~octagames.agents.search.belief_achten.believed_worlds`,
+            hidden cards (the game's ``GameSpec.belief``, :func:`belief_module`; Achten:
+            :func:`~octagames.agents.search.belief_achten.believed_worlds`,
             the deals where a model of the other seats makes the moves they made) and searched in
             turn in place of uniform determinizations; 0: uniform determinizations. Play-time
             only (:class:`AZAgent`): the self-play worker refuses it.
@@ -313,26 +312,27 @@ class SearchConfig:
         return self.c_puct if self.c_puct is not None else DEFAULT_C_PUCT
 
 
-#: game -> the module of its belief about the hidden cards (:attr:`SearchConfig.belief_worlds`), with
-#: ``believed_worlds(game, state, seat, rng, worlds) -> list of records``,
-#: ``rollout_values(game, worlds, seat, legal, policy) -> wins[world, legal action]``,
-#: ``model_action(game, state, seat)`` (the belief's model of a seat) and
-#: ``check_game(game)``, which refuses the configs its belief does not cover; ``NETWORK_ROLLOUTS = False``
-#: where the rollouts cannot ask a network for this seat's moves. Octa's worlds are
-#: uniform determinizations, played out by its compiled heuristic (:mod:`octagames.agents.search.rollouts`).
-BELIEFS: dict[str, str] = {"achten": "octagames.agents.search.belief_achten", "octa": "octagames.agents.search.rollouts"}
-
-
 def belief_module(game: Game) -> ModuleType:
-    """The belief module of ``game`` (:data:`BELIEFS`), checked for its config.
+    """The module of the game's belief about the hidden cards (:attr:`SearchConfig.belief_worlds`),
+    checked for its config.
+
+    Each game names it in its spec (``GameSpec.belief`` in ``octagames/<game>/variants.py``). The module
+    has ``believed_worlds(game, state, seat, rng, worlds) -> list of records``,
+    ``rollout_values(game, worlds, seat, legal, policy) -> wins[world, legal action]``,
+    ``model_action(game, state, seat)`` (the belief's model of a seat) and ``check_game(game)``, which
+    refuses the configs its belief does not cover; ``NETWORK_ROLLOUTS = False`` where the rollouts cannot
+    ask a network for this seat's moves. Octa's worlds are uniform determinizations, played out by its
+    compiled heuristic (:mod:`octagames.agents.search.rollouts`).
 
     Raises:
         ValueError: the game has no belief, or its belief does not cover this config.
     """
-    if game.name not in BELIEFS:
+    target = catalogue.game_spec(game.name).belief
+    if target is None:
+        having = [g for g in catalogue.games() if catalogue.game_spec(g).belief is not None]
         raise ValueError(f"belief_worlds: {game.name} has no belief about its hidden cards; "
-                         f"games with one: {sorted(BELIEFS)} (set belief_worlds=0)")
-    module = importlib.import_module(BELIEFS[game.name])
+                         f"games with one: {having} (set belief_worlds=0)")
+    module = importlib.import_module(target)
     module.check_game(game)
     return module
 
@@ -576,13 +576,14 @@ def choose_actions(visits: np.ndarray, q: np.ndarray, temperature: np.ndarray | 
 # Model files
 # ----------------------------------------------------------------------------
 def game_fields(game: Game) -> dict[str, Any]:
-    """The config fields of ``game`` (what a model file records)."""
-    return {f.name: getattr(game.config, f.name) for f in dataclasses.fields(game.config)}
+    """Every config field of ``game`` (what a model file records)."""
+    return catalogue.full_config(game.name, game.config)
 
 
 def model_dict(net: PolicyValueNet, game: Game, search: SearchConfig | None = None,
                meta: dict[str, Any] | None = None, half: bool = False) -> dict[str, Any]:
-    """What a model file holds: the network spec and weights, the game, the default search.
+    """What a model file holds: the network spec and weights, the game with every field of its config
+    (``game``, ``game_config``; ``variant`` names them, e.g. ``"octrix-2p"``), the default search.
 
     Args:
         half: store the weights as float16 (half the size; they are read back as float32).
@@ -591,8 +592,8 @@ def model_dict(net: PolicyValueNet, game: Game, search: SearchConfig | None = No
     if half:
         weights = {k: v.half() if v.is_floating_point() else v for k, v in weights.items()}
     return {"format": MODEL_FORMAT, "spec": dict(net.spec), "state_dict": weights, "game": game.name,
-            "game_config": game_fields(game), "search": dataclasses.asdict(search or SearchConfig()),
-            "meta": dict(meta or {})}
+            "game_config": game_fields(game), "variant": catalogue.describe(game.name, game.config),
+            "search": dataclasses.asdict(search or SearchConfig()), "meta": dict(meta or {})}
 
 
 def save_model(net: PolicyValueNet, path: str | Path, game: Game, search: SearchConfig | None = None,
@@ -617,39 +618,52 @@ def describe(data: dict[str, Any]) -> str:
             f"{','.join(map(str, spec['hidden']))}; {spec['obs_size']} observations, {spec['num_actions']} actions)")
 
 
-def check_fits(data: dict[str, Any], game: Game, where: str = "this checkpoint") -> None:
+def check_fits(data: dict[str, Any], game: Game, where: str = "this checkpoint",
+               allow_config_mismatch: bool = False) -> None:
     """Refuse a model trained for another game, config or observation size, in words.
 
+    Args:
+        data: the model file's content (:func:`model_dict`).
+        game: the game the model is asked to play.
+        where: what the model is, for the sentence.
+        allow_config_mismatch: another config of the same game is a warning, not a refusal
+            (the network's sizes must fit all the same).
+
     Raises:
-        ValueError: e.g. "this checkpoint is an achten run (...); you asked for octrix (...)".
+        ValueError: another game ("this checkpoint is an achten run (...); you asked for octrix (...)"),
+            another config of the game (both named as variants, with the options that fit:
+            :func:`~octagames.agents.learn.model_config.check_config`), or another observation,
+            action or seat count.
     """
     spec = data["spec"]
     mine = data.get("game")
     want = (f"{game.name} ({game.num_players} players; {game.observation_size} observations, "
             f"{game.num_actions} actions)")
     if mine != game.name:
-        raise ValueError(f"{where} is {describe(data)}; you asked for {want}")
+        fits = ""
+        if mine in catalogue.games() and "game_config" in data:
+            fits = f"; play it with {fitting_options(mine, recorded_config(mine, data['game_config']))}"
+        raise ValueError(f"{where} is {describe(data)}; you asked for {want}{fits}")
+    if "game_config" in data:
+        check_config(game.name, data["game_config"], game.config, where, allow_config_mismatch)
     if (spec["obs_size"] != game.observation_size or spec["num_actions"] != game.num_actions
             or spec["num_values"] != game.num_players):
         raise ValueError(f"{where} is {describe(data)}; you asked for {want}: the observation, action "
                          "or seat count differs")
-    cfg = data.get("game_config", {})
-    rules = cfg.get("rules")
-    if rules is not None and getattr(game.config, "rules", rules) != rules:
-        raise ValueError(f"{where} is {describe(data)}; you asked for {game.name} with "
-                         f"rules={game.config.rules!r}")
 
 
-def load_model(path: str | Path, game: Game | None = None, device: str = "cpu"
-               ) -> tuple[PolicyValueNet, dict[str, Any]]:
+def load_model(path: str | Path, game: Game | None = None, device: str = "cpu",
+               allow_config_mismatch: bool = False) -> tuple[PolicyValueNet, dict[str, Any]]:
     """Load a model file or the model inside a training checkpoint: ``(net, data)``.
 
     Args:
         path: a file written by :func:`save_model` or a ``train_az`` checkpoint.
         game: when given, the model must have been trained for it (:func:`check_fits`).
+        device: where the network lives.
+        allow_config_mismatch: with ``game``, another config of the game only warns.
 
     Raises:
-        ValueError: not an octagames AZ model, or one trained for another game or size.
+        ValueError: not an octagames AZ model, or one trained for another game, config or size.
     """
     data = torch.load(Path(path), map_location=device, weights_only=False)
     if isinstance(data, dict) and "model" in data and isinstance(data["model"], dict):
@@ -657,7 +671,7 @@ def load_model(path: str | Path, game: Game | None = None, device: str = "cpu"
     if not isinstance(data, dict) or data.get("format") != MODEL_FORMAT:
         raise ValueError(f"{path} is not an octagames AZ model or train_az checkpoint")
     if game is not None:
-        check_fits(data, game)
+        check_fits(data, game, allow_config_mismatch=allow_config_mismatch)
     net = build_net(data["spec"]).to(device)
     net.load_state_dict({k: v.float() if v.is_floating_point() else v for k, v in data["state_dict"].items()})
     net.eval()
@@ -675,14 +689,17 @@ class AZAgent(Agent):
         search: search settings (``simulations=0``: the greedy policy of the network).
         name: the name shown in tables.
         data: the model file's content, checked against the game at :meth:`reset`.
+        allow_config_mismatch: play a config of the game other than the one ``data`` records,
+            with a warning, instead of refusing it.
     """
 
     def __init__(self, net: PolicyValueNet, search: SearchConfig | None = None, name: str = "az",
-                 data: dict[str, Any] | None = None) -> None:
+                 data: dict[str, Any] | None = None, allow_config_mismatch: bool = False) -> None:
         self.net = net.eval()
         self.search = search or SearchConfig()
         self.name = name
         self.data = data
+        self.allow_config_mismatch = allow_config_mismatch
         self.evaluate = network_evaluator(self.net)
         self.rng = np.random.default_rng(0)
         self._searchers: dict[int, BatchedSearch] = {}
@@ -691,24 +708,34 @@ class AZAgent(Agent):
 
     @classmethod
     def load(cls, path: str | Path, simulations: int | None = None, name: str = "az",
-             game: Game | None = None) -> "AZAgent":
-        """The agent of a model file, with its recorded search (``simulations`` overrides the budget)."""
-        net, data = load_model(path, game)
+             game: Game | None = None, allow_config_mismatch: bool = False) -> "AZAgent":
+        """The agent of a model file, with its recorded search (``simulations`` overrides the budget).
+
+        Raises:
+            ValueError: not a model file, or (with ``game``) one that does not fit it (:func:`check_fits`).
+        """
+        net, data = load_model(path, game, allow_config_mismatch=allow_config_mismatch)
         fields = {f.name for f in dataclasses.fields(SearchConfig)}
         search = SearchConfig(**{k: v for k, v in data.get("search", {}).items() if k in fields})
         if simulations is not None:
             search = dataclasses.replace(search, simulations=int(simulations))
         search = dataclasses.replace(search, dirichlet_alpha=0.0)  # no exploration noise in play
-        return cls(net, search, name=name, data=data)
+        return cls(net, search, name=name, data=data, allow_config_mismatch=allow_config_mismatch)
 
-    def reset(self, game: Game, seat: int, seed: int) -> None:
-        """Check the model fits the game; seed the search."""
+    def check_game(self, game: Game) -> None:
+        """Refuse a game the model does not fit: another game, another config of it (unless
+        :attr:`allow_config_mismatch`, which warns) or another network size (:func:`check_fits`)."""
         if self.data is not None:
-            check_fits(self.data, game, where=f"the model of agent {self.name!r}")
+            where = self.name if ":" in self.name else f"the model of agent {self.name!r}"
+            check_fits(self.data, game, where=where, allow_config_mismatch=self.allow_config_mismatch)
         elif self.net.spec["obs_size"] != game.observation_size or self.net.spec["num_actions"] != game.num_actions:
             raise ValueError(f"agent {self.name!r}: the network expects {self.net.spec['obs_size']} observations and "
                              f"{self.net.spec['num_actions']} actions; {game} has {game.observation_size} "
                              f"and {game.num_actions}")
+
+    def reset(self, game: Game, seat: int, seed: int) -> None:
+        """Check the model fits the game (:meth:`check_game`); seed the search."""
+        self.check_game(game)
         searching = self.search.simulations or self.search.belief_rollouts
         self.belief = belief_module(game) if self.search.belief_worlds and searching else None
         if self.search.belief_rollouts and self.search.rollout_policy == "network" \
@@ -782,14 +809,37 @@ class AZAgent(Agent):
 # ----------------------------------------------------------------------------
 # The zoo and the registry
 # ----------------------------------------------------------------------------
-def zoo_path(name: str) -> Path:
-    """The model file of zoo entry ``name``.
+def zoo_variants() -> list[str]:
+    """The variants with a shipped model (``zoo=True`` in their catalogue entry), in the catalogue's order."""
+    return [v.name for v in catalogue.variants().values() if v.zoo]
+
+
+def zoo_variant(name: str) -> catalogue.Variant:
+    """The catalogue variant of ``zoo:<name>``.
 
     Raises:
-        ValueError: not a zoo name (the valid ones are listed), or its file is missing.
+        ValueError: ``name`` is no variant with a zoo model: one line listing the zoo's variants (and,
+            for a game name such as ``octa`` or a variant without a model, that game's zoo variants).
     """
-    if name not in ZOO:
-        raise ValueError(f"zoo:{name} is not valid; valid zoo models: {sorted(ZOO)}")
+    zoo = zoo_variants()
+    if name in zoo:
+        return catalogue.variant(name)
+    reason = ""
+    if name in catalogue.names():
+        v = catalogue.variant(name)
+        own = ", ".join(z for z in zoo if catalogue.variant(z).game == v.game) or "none"
+        what = f"{name} is a game, not a variant" if v.name != name else f"the variant {name} has no model"
+        reason = f": {what} (zoo variants of {v.game}: {own})"
+    raise ValueError(f"zoo:{name} is not valid{reason}; valid zoo models: {', '.join(zoo)}")
+
+
+def zoo_path(name: str) -> Path:
+    """The model file of ``zoo:<name>``, ``agents/zoo/<name>.pt``.
+
+    Raises:
+        ValueError: not a variant with a zoo model (:func:`zoo_variant`), or its file is missing.
+    """
+    zoo_variant(name)
     path = ZOO_DIR / f"{name}.pt"
     if not path.exists():
         raise ValueError(f"zoo:{name}: no model file at {path} (not trained yet)")
@@ -797,7 +847,8 @@ def zoo_path(name: str) -> Path:
 
 
 def zoo_card(name: str) -> dict[str, Any]:
-    """The card of zoo entry ``name`` (training command, commit, evaluation), from ``<name>.json``."""
+    """The card of ``zoo:<name>`` (its variant and full config, training command, commit, evaluation),
+    from ``<name>.json``; ``{}`` when the model has none."""
     zoo_path(name)
     card = ZOO_DIR / f"{name}.json"
     return json.loads(card.read_text()) if card.exists() else {}
@@ -818,10 +869,10 @@ def _az_factory(game: str, arg: str | None) -> Agent:
 
 
 def _zoo_factory(game: str, arg: str | None) -> Agent:
-    name, sims = _parse("zoo", arg, f"'zoo:<name>[:<simulations>]' with a name of {sorted(ZOO)}")
+    name, sims = _parse("zoo", arg, f"'zoo:<variant>[:<simulations>]' with a variant of {zoo_variants()}")
+    want = zoo_variant(name).game
     path = zoo_path(name)
-    want = ZOO[name][0]
-    if want != game:
-        raise ValueError(f"zoo:{name} plays {want}; you asked for {game}")
+    if want != catalogue.game_spec(game).game:
+        raise ValueError(f"zoo:{name} plays {want}; you asked for {game} (play it with --game {name})")
     return AZAgent.load(path, sims, name=f"zoo-{name}" + ("" if sims is None else f"-{sims}"))
 

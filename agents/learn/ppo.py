@@ -60,7 +60,9 @@ import numpy as np
 import torch
 from torch import nn
 
+from octagames import catalogue
 from octagames.agents.base import Agent, Turn
+from octagames.agents.learn.model_config import check_config
 from octagames.core import Game
 
 #: logit given to illegal actions: exp(MASKED_LOGIT - max) is exactly 0 in float32,
@@ -430,12 +432,14 @@ def ppo_update(model: ActorCritic, optimizer: torch.optim.Optimizer, batch: dict
 # Saving and the arena agent
 # ----------------------------------------------------------------------------
 def policy_dict(model: ActorCritic, game: Game | None = None) -> dict[str, Any]:
-    """What a policy file holds: the network spec and weights (and the game, if given)."""
+    """What a policy file holds: the network spec and weights (and, if given, the game with every
+    field of its config, ``game`` and ``game_config``; ``variant`` names them, e.g. ``"octrix-2p"``)."""
     out: dict[str, Any] = {"format": "octagames-ppo-policy-1", "spec": dict(model.spec),
                            "state_dict": {k: v.detach().cpu().clone() for k, v in model.state_dict().items()}}
     if game is not None:
         out["game"] = game.name
-        out["game_config"] = {f: getattr(game.config, f) for f in game.config.__dataclass_fields__}
+        out["game_config"] = catalogue.full_config(game.name, game.config)
+        out["variant"] = catalogue.describe(game.name, game.config)
     return out
 
 
@@ -470,28 +474,46 @@ class PPOAgent(Agent):
         model: a trained :class:`ActorCritic` (or use :meth:`load`).
         greedy: take the most likely legal action (default) or sample.
         name: the name shown in arena tables.
+        data: the policy file's content; when it records its game, another game or config is refused
+            at :meth:`reset` (:mod:`~octagames.agents.learn.model_config`).
+        allow_config_mismatch: play another config of the recorded game, with a warning.
     """
 
-    def __init__(self, model: ActorCritic, greedy: bool = True, name: str = "ppo") -> None:
+    def __init__(self, model: ActorCritic, greedy: bool = True, name: str = "ppo",
+                 data: dict[str, Any] | None = None, allow_config_mismatch: bool = False) -> None:
         self.model = model
         self.greedy = greedy
         self.name = name
+        self.data = data
+        self.allow_config_mismatch = allow_config_mismatch
         self.rng = np.random.default_rng(0)
         self._gen = torch.Generator().manual_seed(0)
 
     @classmethod
-    def load(cls, path: str | Path, greedy: bool = True, name: str = "ppo") -> "PPOAgent":
+    def load(cls, path: str | Path, greedy: bool = True, name: str = "ppo",
+             allow_config_mismatch: bool = False) -> "PPOAgent":
         """The agent of a policy file or training checkpoint at ``path``."""
-        model, _ = load_policy(path, "cpu")
-        return cls(model, greedy=greedy, name=name)
+        model, data = load_policy(path, "cpu")
+        return cls(model, greedy=greedy, name=name, data=data, allow_config_mismatch=allow_config_mismatch)
 
-    def reset(self, game: Game, seat: int, seed: int) -> None:
-        """Check the game fits the network; seed the sampling RNG."""
+    def check_game(self, game: Game) -> None:
+        """Refuse a game the policy does not fit: another recorded game, another config of it (unless
+        :attr:`allow_config_mismatch`, which warns), or another observation or action count."""
+        where = self.name if ":" in self.name else f"the policy of agent {self.name!r}"
+        mine = (self.data or {}).get("game")
+        if mine is not None and mine != game.name:
+            raise ValueError(f"{where} was trained on {mine}; you asked for {game.name}")
+        if mine is not None and "game_config" in self.data:
+            check_config(mine, self.data["game_config"], game.config, where, self.allow_config_mismatch)
         spec = self.model.spec
         if game.observation_size != spec["obs_size"] or game.num_actions != spec["num_actions"]:
             raise ValueError(f"this PPO policy expects observations of {spec['obs_size']} and "
                              f"{spec['num_actions']} actions; {game} has {game.observation_size} "
                              f"and {game.num_actions}")
+
+    def reset(self, game: Game, seat: int, seed: int) -> None:
+        """Check the game fits the policy (:meth:`check_game`); seed the sampling RNG."""
+        self.check_game(game)
         self.rng = np.random.default_rng(seed)
         self._gen = torch.Generator().manual_seed(int(seed) % (2**63))
 

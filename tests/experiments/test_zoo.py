@@ -21,86 +21,87 @@ def test_promote_writes_model_card_and_readme(tmp_path, monkeypatch):
     monkeypatch.setattr(zoo, "ZOO_DIR", tmp_path / "zoo")
     g = Game("achten", deal_penalty=1)
     net = PolicyValueNet(g.observation_size, g.num_actions, 2, hidden=(16,))
-    train_cfg = TrainConfig(game="achten", game_config=("deal_penalty=1",), simulations=12, iterations=3)
+    train_cfg = TrainConfig(game="achten-dealer-pays", simulations=12, iterations=3)
     meta = {"config": {k: list(v) if isinstance(v, tuple) else v for k, v in vars(train_cfg).items()},
             "iteration": 3, "wall_time": 12.5}
     save_model(net, tmp_path / "model.pt", g, SearchConfig(simulations=9), meta=meta)
     (tmp_path / "curves.png").write_bytes(b"the run's curves")
-    card = zoo.promote(zoo.ZooConfig(name="achten", model=str(tmp_path / "model.pt"), leaves_per_game=2,
+    card = zoo.promote(zoo.ZooConfig(name="achten-dealer-pays", model=str(tmp_path / "model.pt"), leaves_per_game=2,
                                       opponents=("random",), games=(6,), speed_games=1,
                                       out_dir=str(tmp_path / "eval"), progress=False))
-    assert card["command"] == ("python -m octagames.experiments.train_az --game achten --game-config deal_penalty=1 "
+    assert card["command"] == ("python -m octagames.experiments.train_az --game achten-dealer-pays "
                                "--iterations 3 --simulations 12")
     assert card["search"]["simulations"] == 9 and card["search"]["leaves_per_game"] == 2
     assert card["evaluation"][0]["games"] == 6 and card["evaluation"][0]["opponent"] == "random"
     assert card["seconds_per_game_side"] > 0 and card["training"] == {"iteration": 3, "wall_time": 12.5}
     assert card["teacher"] == {} and card["init"] == {}  # the heuristic teacher needs no command
-    assert json.loads((tmp_path / "zoo" / "achten.json").read_text()) == card
+    assert json.loads((tmp_path / "zoo" / "achten-dealer-pays.json").read_text()) == card
     readme = (tmp_path / "zoo" / "README.md").read_text()
-    assert "`zoo:achten`" in readme and "[png](achten.curves.png)" in readme
-    assert (tmp_path / "zoo" / "achten.curves.png").read_bytes() == b"the run's curves"
-    agent = make_agent("zoo:achten", "achten")
+    assert "`zoo:achten-dealer-pays`" in readme and "[png](achten-dealer-pays.curves.png)" in readme
+    assert (tmp_path / "zoo" / "achten-dealer-pays.curves.png").read_bytes() == b"the run's curves"
+    agent = make_agent("zoo:achten-dealer-pays", "achten-dealer-pays")
     assert agent.search.simulations == 9 and agent.net.first.weight.dtype.is_floating_point
-    assert (tmp_path / "zoo" / "achten.pt").stat().st_size < 0.6 * (tmp_path / "model.pt").stat().st_size
+    assert (tmp_path / "zoo" / "achten-dealer-pays.pt").stat().st_size < 0.6 * (tmp_path / "model.pt").stat().st_size
     with pytest.raises(ValueError, match="is an achten run"):
         zoo.promote(zoo.ZooConfig(name="octrix", model=str(tmp_path / "model.pt")))
 
     # a run started from that zoo entry with a heuristic hint: its card keeps the first card's command
-    meta["config"].update(init_model="zoo:achten", prior_hint="heuristic", prior_hint_weight=0.8)
+    meta["config"].update(init_model="zoo:achten-dealer-pays", prior_hint="heuristic", prior_hint_weight=0.8)
     save_model(net, tmp_path / "next.pt", g, SearchConfig(simulations=9, prior_hint="heuristic",
                                                           prior_hint_weight=0.8), meta=meta)
-    second = zoo.promote(zoo.ZooConfig(name="achten", model=str(tmp_path / "next.pt"), prior_hint_weight=0.9,
+    second = zoo.promote(zoo.ZooConfig(name="achten-dealer-pays", model=str(tmp_path / "next.pt"),
+                                       prior_hint_weight=0.9,
                                        opponents=("random",), games=(2,), speed_games=1, out_dir=str(tmp_path / "eval"), progress=False))
-    assert second["init"] == {"model": "zoo:achten", "command": card["command"], "commit": card["commit"],
+    assert second["init"] == {"model": "zoo:achten-dealer-pays", "command": card["command"], "commit": card["commit"],
                               "init": {}}
-    assert "--init-model zoo:achten" in second["command"] and "--prior-hint heuristic" in second["command"]
+    assert "--init-model zoo:achten-dealer-pays" in second["command"] and "--prior-hint heuristic" in second["command"]
     assert "9 simulations, 1 per call, heuristic hint 0.9" in (tmp_path / "zoo" / "README.md").read_text()
-    hinted = make_agent("zoo:achten", "achten").search
+    hinted = make_agent("zoo:achten-dealer-pays", "achten-dealer-pays").search
     assert (hinted.prior_hint, hinted.prior_hint_weight) == ("heuristic", 0.9)
 
     # the same network playing by rollouts over believed worlds
-    third = zoo.promote(zoo.ZooConfig(name="achten", model=str(tmp_path / "model.pt"), belief_worlds=4,
+    third = zoo.promote(zoo.ZooConfig(name="achten-dealer-pays", model=str(tmp_path / "model.pt"), belief_worlds=4,
                                       belief_rollouts=True, opponents=("random",), games=(2,), speed_games=1,
                                       out_dir=str(tmp_path / "eval"), progress=False))
     assert third["search"]["belief_worlds"] == 4 and third["search"]["belief_rollouts"] is True
     assert "rollouts over 4 believed worlds" in (tmp_path / "zoo" / "README.md").read_text()
-    rolling = make_agent("zoo:achten", "achten").search
+    rolling = make_agent("zoo:achten-dealer-pays", "achten-dealer-pays").search
     assert (rolling.belief_worlds, rolling.belief_rollouts) == (4, True)
 
     # rollouts by the belief's model, the network's search over the same worlds as a small vote
-    fourth = zoo.promote(zoo.ZooConfig(name="achten", model=str(tmp_path / "model.pt"), simulations=4,
+    fourth = zoo.promote(zoo.ZooConfig(name="achten-dealer-pays", model=str(tmp_path / "model.pt"), simulations=4,
                                        belief_worlds=4, belief_rollouts=True, rollout_policy="model",
                                        rollout_search_weight=0.1, opponents=("random",), games=(2,),
                                        speed_games=1, out_dir=str(tmp_path / "eval"), progress=False))
     assert (fourth["search"]["rollout_policy"], fourth["search"]["rollout_search_weight"]) == ("model", 0.1)
     assert ("later moves by the belief's model, plus 0.1 x the visit shares of 4 network simulations"
             in (tmp_path / "zoo" / "README.md").read_text())
-    voting = make_agent("zoo:achten", "achten").search
+    voting = make_agent("zoo:achten-dealer-pays", "achten-dealer-pays").search
     assert (voting.rollout_policy, voting.rollout_search_weight, voting.simulations) == ("model", 0.1, 4)
 
     # the model's own choice unless the paired rollouts beat it by a margin (unnamed: the model file's)
-    fifth = zoo.promote(zoo.ZooConfig(name="achten", model=str(tmp_path / "model.pt"), simulations=4,
+    fifth = zoo.promote(zoo.ZooConfig(name="achten-dealer-pays", model=str(tmp_path / "model.pt"), simulations=4,
                                       belief_worlds=4, belief_rollouts=True, rollout_policy="model",
                                       rollout_margin=1.0, opponents=("random",), games=(2,), speed_games=1,
                                       out_dir=str(tmp_path / "eval"), progress=False))
     assert fifth["search"]["rollout_margin"] == 1.0
     assert "unless another action's paired rollouts beat it by more than 1 standard error |" in (
         tmp_path / "zoo" / "README.md").read_text()
-    assert make_agent("zoo:achten", "achten").search.rollout_margin == 1.0
-    assert zoo.ZooConfig(name="achten", model="m.pt").rollout_margin == -2.0  # the model file's
+    assert make_agent("zoo:achten-dealer-pays", "achten-dealer-pays").search.rollout_margin == 1.0
+    assert zoo.ZooConfig(name="achten-dealer-pays", model="m.pt").rollout_margin == -2.0  # the model file's
 
 
-@pytest.mark.parametrize("name", sorted(az.ZOO))
+@pytest.mark.parametrize("name", az.zoo_variants())
 def test_every_zoo_model_loads_and_plays_a_game(name):
-    """Every shipped model loads by name and plays a whole game; its card records how it was made."""
+    """Every shipped model loads by its variant's name and plays a whole game; its card records how it was made."""
+    from octagames import catalogue
     from octagames.agents.arena import play_game
 
-    game_name, config = az.ZOO[name]
-    game = Game(game_name, **config)
-    agent = make_agent(f"zoo:{name}:8", game_name)  # a small search keeps the test short
-    rets, length = play_game(game, [agent, make_agent("random", game_name)], seed=0)
+    game = Game(name)
+    agent = make_agent(f"zoo:{name}:8", game)  # a small search keeps the test short
+    rets, length = play_game(game, [agent, make_agent("random", game)], seed=0)
     assert length > 0 and game.min_utility <= rets.min() <= rets.max() <= game.max_utility
     card = az.zoo_card(name)
-    assert card["game"] == game_name and card["config"] == config
+    assert card["game"] == game.name and card["config"] == catalogue.full_config(game.name, game.config)
     assert card["command"].startswith("python -m octagames.experiments.train_az") and card["evaluation"]
 

@@ -184,13 +184,19 @@ def test_trained_agent_plays_in_the_arena_by_path(tmp_path):
     assert isinstance(agent, PPOAgent) and agent.greedy
     result = play_match("octrix", [agent, RandomAgent()], num_games=20, seed=0, progress=False, **TINY)
     assert result.records[0].games == 20 and result.records[0].name == f"ppo:{path}"  # named by its spec
-    sampling = make_agent(f"ppo:{path}@sample", "octrix")
+    sampling = make_agent(f"ppo:{path}@sample", "octrix", allow_config_mismatch=True)
     assert not sampling.greedy
-    play_match("octrix", [sampling, RandomAgent()], num_games=5, seed=0, progress=False, num_players=2,
-               ranks=3, hand_size=3)
-    # 3 seats: one policy for every seat
-    play_match("octrix", [agent, RandomAgent(), agent], num_games=3, seed=0, progress=False, num_players=3,
-               ranks=3, hand_size=3)
+    with pytest.warns(UserWarning, match=r"ranks=3 here, 2 in training.*playing it anyway"):
+        play_match("octrix", [sampling, RandomAgent()], num_games=5, seed=0, progress=False, num_players=2,
+                   ranks=3, hand_size=3)
+    # 3 seats: one policy for every seat (another config than its own: only with the override)
+    with pytest.raises(ValueError, match=r"num_players=3 here, 2 in training.*--players 2 --config hand_size=2"):
+        play_match("octrix", [agent, RandomAgent(), agent], num_games=1, seed=0, progress=False, num_players=3,
+                   ranks=3, hand_size=3)
+    agent.allow_config_mismatch = True
+    with pytest.warns(UserWarning, match="was trained on octrix"):
+        play_match("octrix", [agent, RandomAgent(), agent], num_games=3, seed=0, progress=False, num_players=3,
+                   ranks=3, hand_size=3)
 
 
 def test_agent_refuses_a_game_that_does_not_fit(tmp_path):

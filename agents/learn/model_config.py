@@ -1,0 +1,106 @@
+"""The config a model file was trained on, and the refusal to play it on another.
+
+Every model file (an AZ model or checkpoint, ``az:`` and ``zoo:``; a PPO policy, ``ppo:``)
+records its game and every field of the game's ``Config`` (``"game"``, ``"game_config"``).
+A model plays the config it learned: :func:`check_config` refuses another one with one
+``ValueError`` that names both configs as variants (:func:`octagames.catalogue.describe`),
+the fields that differ and the options that give the model's own config::
+
+    zoo:octrix was trained on octrix-2p, not octrix-round-2p (match=False here, True in training);
+    play it with --game octrix, or allow the mismatch (allow_config_mismatch=True,
+    --allow-model-mismatch) to try anyway
+
+With ``allow=True`` (``make_agent(..., allow_config_mismatch=True)``) the same sentence is a
+warning and the model plays. A model's network shape (observations, actions, seats) is
+checked apart: no flag lets a network read observations of another size.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import importlib
+import warnings
+from typing import Any, Mapping
+
+from octagames import catalogue
+
+ALLOW_HINT = "allow the mismatch (allow_config_mismatch=True, --allow-model-mismatch) to try anyway"
+
+
+def recorded_config(game: str, fields: Mapping[str, Any]) -> dict[str, Any]:
+    """Every ``Config`` field of a config a model file recorded.
+
+    A field the file lacks (added to the ``Config`` after the model was saved) takes today's
+    default; a field the ``Config`` no longer has is dropped.
+
+    Args:
+        game: the short game name the file records.
+        fields: the file's ``game_config``.
+
+    Returns:
+        ``{field: value}`` for every field of the game's ``Config``.
+    """
+    known = {f.name for f in dataclasses.fields(importlib.import_module(f"octagames.{game}").Config)}
+    kept = {k: v for k, v in fields.items() if k in known}
+    try:
+        return catalogue.full_config(game, kept)
+    except ValueError:  # a value today's Config refuses: compare what was recorded as it is
+        return {**catalogue.full_config(game), **kept}
+
+
+def fitting_options(game: str, config: Mapping[str, Any], players: bool = False) -> str:
+    """The command-line options that give ``config``: ``--game octrix-round --players 3 --config ranks=2``.
+
+    Args:
+        game: the short game name.
+        config: every field of the game's ``Config`` (:func:`recorded_config`).
+        players: name ``--players`` even where the count is the variant's default.
+    """
+    base, *extra = catalogue.variant_name(game, config).split("+")
+    out = f"--game {base}"
+    if players or config["num_players"] != catalogue.variant(base).default_players:
+        out += f" --players {config['num_players']}"
+    if extra:
+        out += " --config " + " ".join(extra)
+    return out
+
+
+def config_mismatch(game: str, recorded: Mapping[str, Any], config: Any, where: str) -> str | None:
+    """The sentence refusing a model recorded for ``recorded`` on ``config``; ``None`` when they agree.
+
+    Args:
+        game: the short game name (both configs are of this game).
+        recorded: the model file's ``game_config``.
+        config: the ``Config`` (or a mapping of its fields) the model is asked to play.
+        where: what the model is, for the sentence (``"zoo:octrix"``, ``"the model of agent 'az'"``).
+    """
+    mine = recorded_config(game, recorded)
+    theirs = catalogue.full_config(game, config)
+    differ = [k for k in mine if mine[k] != theirs.get(k)]
+    if not differ:
+        return None
+    fields = "; ".join(f"{k}={theirs.get(k)!r} here, {mine[k]!r} in training" for k in differ)
+    return (f"{where} was trained on {catalogue.describe(game, mine)}, not {catalogue.describe(game, theirs)} "
+            f"({fields}); play it with {fitting_options(game, mine, 'num_players' in differ)}, or {ALLOW_HINT}")
+
+
+def check_config(game: str, recorded: Mapping[str, Any], config: Any, where: str, allow: bool = False) -> None:
+    """Refuse a model recorded for another config of ``game``; with ``allow``, warn and go on.
+
+    Args:
+        game: the short game name.
+        recorded: the model file's ``game_config``.
+        config: the ``Config`` of the game the model is asked to play.
+        where: what the model is, for the sentence.
+        allow: warn (``UserWarning``) instead of refusing.
+
+    Raises:
+        ValueError: the configs differ and ``allow`` is false (the sentence of :func:`config_mismatch`).
+    """
+    text = config_mismatch(game, recorded, config, where)
+    if text is None:
+        return
+    if not allow:
+        raise ValueError(text)
+    warnings.warn(text.split("; play it with")[0] + "; playing it anyway (allow_config_mismatch=True)",
+                  UserWarning, stacklevel=3)

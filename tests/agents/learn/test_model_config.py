@@ -1,0 +1,135 @@
+"""Models know their variant: a model file records its game and every config field; another config is
+refused in one sentence naming both configs and the options that fit, or played with a warning when the
+user allows it; ``zoo:<variant>`` is the catalogue's variants with ``zoo=True``."""
+
+from __future__ import annotations
+
+import pytest
+
+from octagames import catalogue
+from octagames.agents.arena import play_game
+from octagames.agents.base import RandomAgent
+from octagames.agents.learn import az
+from octagames.agents.learn.az import PolicyValueNet, SearchConfig, load_model, save_model
+from octagames.agents.learn.model_config import fitting_options, recorded_config
+from octagames.agents.learn.ppo import ActorCritic, load_policy, save_policy
+from octagames.agents.registry import make_agent
+from octagames.core import Game, make_game
+
+pytestmark = pytest.mark.usefixtures("one_torch_thread")  # tests/conftest.py
+
+
+@pytest.fixture(scope="module")
+def round_model(tmp_path_factory):
+    """A small AZ model (greedy play) and a PPO policy, both saved from the single round of Octrix."""
+    g = Game("octrix-round")
+    folder = tmp_path_factory.mktemp("models")
+    net = PolicyValueNet(g.observation_size, g.num_actions, g.num_players, hidden=(16,))
+    ppo = save_policy(ActorCritic(g.observation_size, g.num_actions, hidden=(8,)), folder / "policy.pt", g)
+    return save_model(net, folder / "model.pt", g, SearchConfig(simulations=0)), ppo
+
+
+def test_model_files_record_every_config_field_and_name_the_variant(round_model):
+    path, ppo = round_model
+    want = catalogue.full_config("octrix", {"match": False})
+    for data in (load_model(path)[1], load_policy(ppo)[1]):
+        assert data["game"] == "octrix" and data["game_config"] == want
+        assert data["variant"] == "octrix-round-2p"
+
+
+def test_another_config_is_refused_naming_both_configs_and_the_variant_that_fits(round_model):
+    path, _ = round_model
+    with pytest.raises(ValueError) as refused:
+        make_agent(f"az:{path}", Game("octrix"))  # a Game: checked at once, before any game
+    text = str(refused.value)
+    assert "\n" not in text
+    assert text.startswith(f"az:{path} was trained on octrix-round-2p, not octrix-2p "
+                           "(match=True here, False in training); play it with --game octrix-round, or allow")
+    assert "allow_config_mismatch=True" in text and "--allow-model-mismatch" in text
+    by_name = make_agent(f"az:{path}", "octrix")  # a name: the check waits for the first game
+    with pytest.raises(ValueError, match=r"trained on octrix-round-2p, not octrix-2p"):
+        play_game(Game("octrix"), [by_name, RandomAgent()], seed=0)
+    with pytest.raises(ValueError, match=r"not octrix-round-3p \(num_players=3 here, 2 in training\); "
+                                         r"play it with --game octrix-round --players 2,"):
+        make_agent(f"az:{path}", Game("octrix-round", num_players=3))
+    with pytest.raises(ValueError, match=r"is an octrix run .*; you asked for achten .*; "
+                                         r"play it with --game octrix-round$"):
+        make_agent(f"az:{path}", Game("achten"))  # another game: no override
+    plays = make_agent(f"az:{path}", Game("octrix-round"))
+    rets, length = play_game(Game("octrix-round"), [plays, RandomAgent()], seed=0)
+    assert length > 0
+
+
+def test_the_override_plays_another_config_with_a_warning(round_model):
+    path, ppo = round_model
+    with pytest.warns(UserWarning, match=r"az:.* was trained on octrix-round-2p, not octrix-2p "
+                                         r"\(match=True here, False in training\); playing it anyway"):
+        agent = make_agent(f"az:{path}", Game("octrix"), allow_config_mismatch=True)
+    assert agent.allow_config_mismatch
+    with pytest.warns(UserWarning, match="playing it anyway"):
+        rets, length = play_game(Game("octrix"), [agent, RandomAgent()], seed=1)
+    assert length > 0
+    with pytest.warns(UserWarning), pytest.raises(ValueError, match="seat count differs"):
+        make_agent(f"az:{path}", Game("octrix-round", num_players=3), allow_config_mismatch=True)  # no override
+    with pytest.raises(ValueError, match=r"ppo:.* was trained on octrix-round-2p, not octrix-2p"):
+        make_agent(f"ppo:{ppo}", Game("octrix"))
+    with pytest.warns(UserWarning, match=r"ppo:.* was trained on octrix-round-2p, not octrix-2p"):
+        make_agent(f"ppo:{ppo}", Game("octrix"), allow_config_mismatch=True)
+
+
+def test_the_options_that_fit_a_config_no_variant_has():
+    config = catalogue.full_config("octrix", {"match": False, "ranks": 3, "hand_size": 2, "num_players": 3})
+    assert fitting_options("octrix", config) == "--game octrix-round --players 3 --config hand_size=2 ranks=3"
+    assert fitting_options("octa", catalogue.full_config("octa", {"rules": "nl"})) == "--game octa-nl"
+    assert fitting_options("octa", catalogue.full_config("octa", {"rules": "nl"}), players=True) == \
+        "--game octa-nl --players 2"
+    # an older file: a field it lacks takes today's default, a field the Config lost is dropped
+    assert recorded_config("octrix", {"num_players": 2, "match": False, "retired": 1}) == \
+        catalogue.full_config("octrix", {"match": False})
+
+
+def test_the_zoo_is_the_catalogues_zoo_variants_each_with_its_file():
+    want = [v.name for v in catalogue.variants().values() if v.zoo]
+    assert az.zoo_variants() == want
+    assert sorted(p.stem for p in az.ZOO_DIR.glob("*.pt")) == sorted(want)
+    assert sorted(p.stem for p in az.ZOO_DIR.glob("*.json")) == sorted(want)
+
+
+@pytest.mark.parametrize("variant", az.zoo_variants())
+def test_every_zoo_model_loads_for_its_variant_and_its_card_records_that_config(variant):
+    g = make_game(variant)
+    agent = make_agent(f"zoo:{variant}", g)  # checked against the full config at once
+    want = catalogue.full_config(g.name, g.config)
+    assert agent.data["game"] == g.name and recorded_config(g.name, agent.data["game_config"]) == want
+    card = az.zoo_card(variant)
+    assert card["name"] == variant and card["game"] == g.name and card["config"] == want
+    assert card["variant"] == catalogue.describe(g.name, g.config) == f"{variant}-2p"
+
+
+@pytest.mark.parametrize("variant,other", [("octrix", "octrix-round"), ("octa-nl", "octa-en"),
+                                           ("achten-dealer-pays", "achten"),
+                                           ("octiles-fixed-start", "octiles")])
+def test_a_zoo_model_refuses_the_other_variants_of_its_game(variant, other):
+    with pytest.raises(ValueError, match=rf"^zoo:{variant} was trained on {variant}-2p, not {other}-2p \(.*\); "
+                                         rf"play it with --game {variant}, or allow"):
+        make_agent(f"zoo:{variant}", make_game(other))
+
+
+@pytest.mark.parametrize("name,reason", [
+    ("octa", ": octa is a game, not a variant (zoo variants of octa: octa-en, octa-nl)"),
+    ("achten", ": the variant achten has no model (zoo variants of achten: achten-dealer-pays)"),
+    ("octrix-partnership", ": the variant octrix-partnership has no model (zoo variants of octrix: octrix)"),
+    ("chess", ""),
+])
+def test_an_unknown_zoo_name_is_one_line_listing_the_zoos_variants(name, reason):
+    with pytest.raises(ValueError) as refused:
+        make_agent(f"zoo:{name}", "octa")
+    text = str(refused.value)
+    assert text == f"zoo:{name} is not valid{reason}; valid zoo models: {', '.join(az.zoo_variants())}"
+
+
+def test_a_zoo_model_of_another_game_names_its_variant():
+    with pytest.raises(ValueError, match=r"^zoo:octa-nl plays octa; you asked for octrix "
+                                         r"\(play it with --game octa-nl\)$"):
+        make_agent("zoo:octa-nl", "octrix")
+    assert make_agent("zoo:octa-nl", "octa-nl").data["game"] == "octa"  # a variant name for the game
