@@ -20,6 +20,11 @@ A game module (see ``envs/octrix_v0.py``) only names its game::
 
     raw_env, parallel_raw_env, env, parallel_env = define_envs("<name>", __name__)
 
+Its four names take ``variant=``, one of that game's variants (:mod:`octagames.catalogue`;
+the seed's game by default): ``octa_v0.env(variant="octa-nl")``. :func:`make_env` and
+:func:`make_parallel_env` build any variant by its name alone: ``make_env("octa-nl")``.
+Config fields given as keyword arguments go over the variant's (``num_players=3``).
+
 Every env reports its own ``metadata["name"]`` (``<name>_v0``) and sets
 ``metadata["is_parallelizable"]`` as PettingZoo's classic envs do: True only
 where every seat acts in every step (the game's rules module says so with an
@@ -34,7 +39,6 @@ from __future__ import annotations
 
 import copy
 import importlib
-import importlib.util
 from collections.abc import Mapping
 from types import ModuleType
 from typing import Any, ClassVar
@@ -46,6 +50,7 @@ from gymnasium.utils import EzPickle, seeding
 from pettingzoo import AECEnv, ParallelEnv
 from pettingzoo.utils import wrappers
 
+from octagames import catalogue
 from octagames.core import TERMINAL, Game, IllegalActionError, make_game
 from octagames.envs._aec_template import ILLEGAL
 from octagames.envs.deals import apply_deal
@@ -112,17 +117,21 @@ def aec_kernels(module: ModuleType | str) -> ModuleType:
 
 
 def picture_module(game: str) -> ModuleType:
-    """The module drawing pictures of ``game`` (``envs/<game>_render.py``).
+    """The module drawing pictures of ``game``: its ``GameSpec.picture`` (``octagames.envs.octa_render``).
 
     Raises:
+        ValueError: ``game`` draws no pictures (the message lists its render modes).
         ModuleNotFoundError: matplotlib is missing (the message names the ``render`` extra).
     """
-    return importlib.import_module(f"octagames.envs.{game}_render")
+    module = catalogue.game_spec(game).picture
+    if module is None:
+        raise ValueError(f"{game} draws no pictures; its render modes are {render_modes(game)}")
+    return importlib.import_module(module)
 
 
 def has_picture(game: str) -> bool:
-    """Whether ``game`` has an ``rgb_array`` renderer (``envs/<game>_render.py``)."""
-    return importlib.util.find_spec(f"octagames.envs.{game}_render") is not None
+    """Whether ``game`` has an ``rgb_array`` renderer (its ``GameSpec.picture``)."""
+    return catalogue.game_spec(game).picture is not None
 
 
 def check_render_mode(game: str, render_mode: str | None) -> None:
@@ -317,9 +326,13 @@ class _Table:
         return text
 
 
-def _pickle_kwargs(env: Any, game: str | None, **kwargs: Any) -> dict[str, Any]:
-    """Constructor arguments for EzPickle (``game`` only where the class does not fix it)."""
-    return kwargs if type(env).GAME is not None else {"game": game, **kwargs}
+def _pickle_kwargs(env: Any, game: str, **kwargs: Any) -> dict[str, Any]:
+    """Constructor arguments for EzPickle: ``game`` where the class does not fix it, else a ``variant``
+    other than the class's game."""
+    fixed = type(env).GAME
+    if fixed is None:
+        return {"game": game, **kwargs}
+    return kwargs if game == fixed else {"variant": game, **kwargs}
 
 
 def _metadata(cls: type, game: Game, parallelizable: bool | None = None) -> dict[str, Any]:
@@ -368,14 +381,15 @@ class GameAECEnv(AECEnv, EzPickle):
     """AEC env of one octagames game (the ``raw_env`` of ``envs/<name>_v0.py``).
 
     Args:
-        game: the game's short name (subclasses fix it with ``GAME``).
+        game: a variant or game name of the catalogue (``"octa-nl"``; the ``raw_env`` of a game
+            module fixes its game with ``GAME`` and takes one of its variants as ``variant``).
         render_mode: ``"ansi"`` (``render()`` returns the table as text),
             ``"human"`` (prints it after every step), ``"rgb_array"`` (a
             picture, for the games that draw one) or ``None``.
-        **config: config fields of the game (the ``Config``'s field names).
+        **config: config fields of the game (the ``Config``'s field names), over the variant's.
 
     Raises:
-        ValueError: bad config value or render mode.
+        ValueError: an unknown variant, a bad config value or render mode.
         ModuleNotFoundError: ``render_mode="rgb_array"`` without matplotlib (names the extra).
 
     Agents are ``player_0 .. player_{n-1}`` (seat order). ``observe(agent)``
@@ -411,8 +425,8 @@ class GameAECEnv(AECEnv, EzPickle):
     def __init__(self, game: str | None = None, render_mode: str | None = None, **config: Any):
         name = game or self.GAME
         if name is None:
-            raise ValueError("game must be given (a short name such as 'octrix')")
-        EzPickle.__init__(self, **_pickle_kwargs(self, game, render_mode=render_mode, **config))
+            raise ValueError(f"game must be a variant or game name; valid values: {catalogue.names()}")
+        EzPickle.__init__(self, **_pickle_kwargs(self, name, render_mode=render_mode, **config))
         super().__init__()
         self.game = make_game(name, **config)
         self._t = _Table(self.game, render_mode)
@@ -575,7 +589,8 @@ class GameParallelEnv(ParallelEnv, EzPickle):
     env's, and ``metadata["is_parallelizable"]`` is True.
 
     Args:
-        game: the game's short name (subclasses fix it with ``GAME``).
+        game: a variant or game name of the catalogue (``"octa-nl"``; the ``parallel_raw_env`` of a
+            game module fixes its game with ``GAME`` and takes one of its variants as ``variant``).
         render_mode: ``"ansi"``, ``"human"``, ``"rgb_array"`` (games that draw
             pictures) or ``None``.
         illegal_action: ``"terminate"`` (default; PettingZoo classic
@@ -583,10 +598,10 @@ class GameParallelEnv(ParallelEnv, EzPickle):
             ``illegal_reward`` and the others 0. ``"raise"``: raise
             :class:`~octagames.core.IllegalActionError` and change nothing.
         illegal_reward: the offender's reward under ``"terminate"``.
-        **config: config fields of the game.
+        **config: config fields of the game, over the variant's.
 
     Raises:
-        ValueError: bad config value, render mode or illegal-action mode.
+        ValueError: an unknown variant, a bad config value, render mode or illegal-action mode.
         ModuleNotFoundError: ``render_mode="rgb_array"`` without matplotlib (names the extra).
 
     Before the first ``reset()`` there is no game: ``step``, ``state``,
@@ -604,9 +619,9 @@ class GameParallelEnv(ParallelEnv, EzPickle):
                  illegal_action: str = "terminate", illegal_reward: float = -1.0, **config: Any):
         name = game or self.GAME
         if name is None:
-            raise ValueError("game must be given (a short name such as 'octrix')")
+            raise ValueError(f"game must be a variant or game name; valid values: {catalogue.names()}")
         check_illegal_action(illegal_action)
-        EzPickle.__init__(self, **_pickle_kwargs(self, game, render_mode=render_mode,
+        EzPickle.__init__(self, **_pickle_kwargs(self, name, render_mode=render_mode,
                                                  illegal_action=illegal_action,
                                                  illegal_reward=illegal_reward, **config))
         self.game = make_game(name, **config)
@@ -830,6 +845,21 @@ class GameParallelEnv(ParallelEnv, EzPickle):
         """Nothing to release (pictures are drawn off screen)."""
 
 
+def _variant_of(game: str, variant: str | None) -> str:
+    """``variant`` (default: ``game``) if it is a variant of ``game``.
+
+    Raises:
+        ValueError: naming ``variant`` and the valid values (the names of ``game``'s variants).
+    """
+    if variant is None:
+        return game
+    valid = [v.name for v in catalogue.game_spec(game).variants]
+    if variant not in valid and variant != game:
+        raise ValueError(f"variant={variant!r} is not valid for {game}; valid values: {valid} "
+                         f"(make_env(name) builds any game's variant)")
+    return variant
+
+
 def define_envs(game: str, module: str) -> tuple[type, type, Any, Any]:
     """The four names of an ``envs/<game>_v0.py`` module, built for one game.
 
@@ -843,8 +873,9 @@ def define_envs(game: str, module: str) -> tuple[type, type, Any, Any]:
         class (raises on illegal actions), the Parallel env class, and the
         factories ``env(**kwargs)`` (AEC with PettingZoo's classic wrappers: an
         illegal move ends the game with -1 for the offender) and
-        ``parallel_env(**kwargs)``; ``kwargs`` are ``render_mode`` and the
-        game's config fields (plus ``illegal_action`` / ``illegal_reward`` for
+        ``parallel_env(**kwargs)``; ``kwargs`` are ``variant`` (one of the game's
+        variants, default the seed's game), ``render_mode`` and the game's config
+        fields over the variant's (plus ``illegal_action`` / ``illegal_reward`` for
         the Parallel env).
     """
 
@@ -856,8 +887,8 @@ def define_envs(game: str, module: str) -> tuple[type, type, Any, Any]:
         metadata: ClassVar[dict[str, Any]] = {**GameAECEnv.metadata, "render_modes": modes, "name": env_name}
         GAME = game
 
-        def __init__(self, render_mode: str | None = None, **config: Any):
-            super().__init__(game, render_mode=render_mode, **config)
+        def __init__(self, render_mode: str | None = None, variant: str | None = None, **config: Any):
+            super().__init__(_variant_of(game, variant), render_mode=render_mode, **config)
 
     class parallel_raw_env(GameParallelEnv):
         __doc__ = f"The {game} Parallel env."
@@ -866,9 +897,9 @@ def define_envs(game: str, module: str) -> tuple[type, type, Any, Any]:
         GAME = game
 
         def __init__(self, render_mode: str | None = None, illegal_action: str = "terminate",
-                     illegal_reward: float = -1.0, **config: Any):
-            super().__init__(game, render_mode=render_mode, illegal_action=illegal_action,
-                             illegal_reward=illegal_reward, **config)
+                     illegal_reward: float = -1.0, variant: str | None = None, **config: Any):
+            super().__init__(_variant_of(game, variant), render_mode=render_mode,
+                             illegal_action=illegal_action, illegal_reward=illegal_reward, **config)
 
     def env(**kwargs: Any) -> AECEnv:
         """The AEC env with the PettingZoo classic wrappers (an illegal move: -1, game over)."""
@@ -882,3 +913,37 @@ def define_envs(game: str, module: str) -> tuple[type, type, Any, Any]:
                       (parallel_env, "parallel_env")):
         obj.__module__, obj.__qualname__, obj.__name__ = module, name, name
     return raw_env, parallel_raw_env, env, parallel_env
+
+
+def make_env(name: str, **kwargs: Any) -> AECEnv:
+    """The AEC env of any variant, with PettingZoo's classic wrappers (as a game module's ``env()``).
+
+    Args:
+        name: a variant or game name of the catalogue (``"octa-nl"``, ``"octrix-round"``).
+        **kwargs: ``render_mode`` and config fields over the variant's (``num_players=3``).
+
+    Returns:
+        The wrapped env; ``env.unwrapped`` is a :class:`GameAECEnv`.
+
+    Raises:
+        ValueError: an unknown name (the valid names are listed), a bad config value or render mode.
+    """
+    return wrap_aec(GameAECEnv(name, **kwargs))
+
+
+def make_parallel_env(name: str, **kwargs: Any) -> GameParallelEnv:
+    """The Parallel env of any variant (as a game module's ``parallel_env()``).
+
+    Args:
+        name: a variant or game name of the catalogue (``"octa-nl"``, ``"octrix-partnership"``).
+        **kwargs: ``render_mode``, ``illegal_action``, ``illegal_reward``, and config fields over
+            the variant's.
+
+    Returns:
+        The :class:`GameParallelEnv`.
+
+    Raises:
+        ValueError: an unknown name (the valid names are listed), a bad config value, render mode
+            or illegal-action mode.
+    """
+    return GameParallelEnv(name, **kwargs)

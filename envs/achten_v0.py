@@ -22,7 +22,9 @@ Rewards                zero-sum: own points minus the mean of the others' (one
 Episode end            terminated by the rules (showdown, verbied); *truncated*
                        (rewards 0) in the rare round that reaches the safety bound
                        on turns (``turn_cap`` per player, not a rule of the seed)
-Config (``env(...)``)  the fields of :class:`octagames.achten.rules.Config`
+Config (``env(...)``)  ``variant=``, one of Achten's variants (default ``"achten"``,
+                       the seed's game; ``"achten-dealer-pays"``, ...), and the
+                       fields of :class:`octagames.achten.rules.Config` over it
                        (``num_players``, ``match``, ``target``, ``ranks``,
                        ``low_rank``, ``turn_cap``, ``deal_penalty``, ...)
 Render modes           ``ansi`` (text, returned), ``human`` (printed)

@@ -6,7 +6,7 @@ One seat learns; the other seats are played by fixed agents (agent specs such as
 game record's RNG::
 
     import gymnasium
-    import octagames.envs  # registers octagames/Octrix-v0, .../Achten-v0, .../Octiles-v0, .../Octa-v0
+    import octagames.envs  # registers one id per variant: octagames/Octrix-v0, .../Octa-nl-v0, ...
 
     env = gymnasium.make("octagames/Octrix-v0", seat=1, num_players=3, opponents="heuristic")
     obs, info = env.reset(seed=0)
@@ -16,6 +16,9 @@ game record's RNG::
         obs, reward, terminated, truncated, info = env.step(action)
 
 ``SingleAgentEnv("octrix", seat=1, num_players=3)`` builds the same env without the registry.
+Every variant of the catalogue has its id, the game's id with the rest of the variant's
+name (``octagames/Octrix-round-v0`` is ``SingleAgentEnv("octrix-round")``,
+``octagames/Octa-nl-v0`` is ``SingleAgentEnv("octa-nl")``; see :mod:`octagames.envs`).
 Where nothing imports ``octagames.envs`` first (a spawned worker, ``python -c``), the id
 with its module, ``"octagames.envs:octagames/Octrix-v0"``, makes Gymnasium import it
 (Gymnasium 1.x loads no plugins: see :mod:`octagames.envs`).
@@ -82,6 +85,7 @@ from gymnasium import spaces
 from gymnasium.utils import EzPickle
 
 from octagames.agents.base import Agent, RandomAgent, make_turn
+from octagames import catalogue
 from octagames.agents.registry import make_agent
 from octagames.core import TERMINAL, IllegalActionError, make_game
 from octagames.envs._pettingzoo import RENDER_FPS, check_illegal_action, check_render_mode, picture_module, render_modes
@@ -107,7 +111,8 @@ class SingleAgentEnv(gymnasium.Env, EzPickle):
     """One seat of a game as a Gymnasium env, the others played by fixed agents.
 
     Args:
-        game: the game's short name (``"octrix"``, ...).
+        game: a variant or game name of the catalogue (``"octrix"``, the match to 88;
+            ``"octrix-round"``; ``"octa-nl"``; :mod:`octagames.catalogue`).
         seat: the learning seat.
         opponents: the other seats' players, each an
             :class:`~octagames.agents.base.Agent` or an agent spec
@@ -121,11 +126,11 @@ class SingleAgentEnv(gymnasium.Env, EzPickle):
             as text), ``"human"`` (prints it), ``"rgb_array"`` (a picture of
             the learning seat's view, for the games that draw one: Octiles,
             Octa) or ``None``.
-        **config: config fields of the game.
+        **config: config fields of the game, over the variant's.
 
     Raises:
-        ValueError: bad config value, seat, opponent seats, agent spec (the valid
-            names are listed) or mode.
+        ValueError: unknown variant, bad config value, seat, opponent seats, agent spec
+            (the valid names are listed) or mode.
         UnsupportedRenderModeError: a render mode the game does not have (a ``ValueError``).
         TypeError: an opponent that is neither an Agent nor a spec string.
         ImportError: an agent spec whose agent needs an extra that is not installed.
@@ -340,9 +345,10 @@ class _OneGame(SingleAgentEnv):
     """:class:`SingleAgentEnv` of one game, whose class ``metadata`` lists that game's render modes.
 
     ``gymnasium.make`` reads the entry point's class metadata before it builds the
-    env, so each id has a class of its own rather than :class:`SingleAgentEnv`,
+    env, so each game's ids have a class of their own rather than :class:`SingleAgentEnv`,
     whose modes depend on the game it is given. A subclass names its game:
-    ``class OctrixEnv(_OneGame, game="octrix")``.
+    ``class OctrixEnv(_OneGame, game="octrix")``; it builds any variant of that game
+    (``game="octrix-round"``: what the variant's id passes, and what pickles pass back in).
     """
 
     GAME: ClassVar[str]
@@ -353,23 +359,26 @@ class _OneGame(SingleAgentEnv):
         cls.metadata = {"render_modes": render_modes(game), "render_fps": RENDER_FPS}
 
     def __init__(self, game: str | None = None, **kwargs: Any):
-        if game is not None and game != self.GAME:  # pickles pass the game back in
+        valid = [self.GAME] + [v.name for v in catalogue.game_spec(self.GAME).variants if v.name != self.GAME]
+        if game is not None and game not in valid:
             raise ValueError(f"game={game!r} is not valid for {type(self).__name__}; valid values: "
-                             f"[{self.GAME!r}] (other games have ids of their own)")
-        super().__init__(self.GAME, **kwargs)
+                             f"{valid} (other games have ids of their own)")
+        super().__init__(self.GAME if game is None else game, **kwargs)
 
 
 class OctrixEnv(_OneGame, game="octrix"):
-    """``octagames/Octrix-v0``: text only (``ansi``, ``human``)."""
+    """``octagames/Octrix-v0`` and the ids of Octrix's variants: text only (``ansi``, ``human``)."""
 
 
 class AchtenEnv(_OneGame, game="achten"):
-    """``octagames/Achten-v0``: text only (``ansi``, ``human``)."""
+    """``octagames/Achten-v0`` and the ids of Achten's variants: text only (``ansi``, ``human``)."""
 
 
 class OctilesEnv(_OneGame, game="octiles"):
-    """``octagames/Octiles-v0``: text and pictures (``ansi``, ``human``, ``rgb_array``)."""
+    """``octagames/Octiles-v0`` and the ids of Octiles' variants: text and pictures (``ansi``, ``human``,
+    ``rgb_array``)."""
 
 
 class OctaEnv(_OneGame, game="octa"):
-    """``octagames/Octa-v0``: text and pictures (``ansi``, ``human``, ``rgb_array``)."""
+    """``octagames/Octa-v0`` and the ids of Octa's rulebooks: text and pictures (``ansi``, ``human``,
+    ``rgb_array``)."""

@@ -19,8 +19,9 @@ Observation            ``{"observation": Box(1818,), "action_mask": Box(1074,) i
                        cards as unknown, pool, tokens, discard pile, action cards,
                        pile sizes, opponent's hand size and the cards known to be in it)
 Rewards                +1 / -1 for a win / loss, 0 for a draw
-Config (``env(...)``)  the fields of :class:`octagames.octa.rules.Config`
-                       (``rules``, ``max_turns``)
+Config (``env(...)``)  ``variant=``: ``"octa-en"`` (the default, as ``rules="en"``)
+                       or ``"octa-nl"`` (the Dutch rulebook), and the fields of
+                       :class:`octagames.octa.rules.Config` (``rules``, ``max_turns``)
 Render modes           ``ansi`` (text), ``human`` (printed), ``rgb_array`` (a picture of
                        the table from the seat to move: its hand, both players' runs,
                        the pool with the tokens, the piles)

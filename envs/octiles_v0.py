@@ -19,7 +19,9 @@ Observation            ``{"observation": Box, "action_mask": Box(284,) int8}``: 
                        board, face-up tiles, the exchange tile, all runners, whose
                        turn, and the counts of unseen tiles (everything is public)
 Rewards                +1 for the winner (or winning team), -1/(n-1) for the others
-Config (``env(...)``)  the fields of :class:`octagames.octiles.rules.Config`
+Config (``env(...)``)  ``variant=``, one of Octiles' variants (default ``"octiles"``,
+                       the seed's game; ``"octiles-teams"``, ...), and the fields
+                       of :class:`octagames.octiles.rules.Config` over it
                        (``num_players``, ``runners``, ``adjacent``, ``team``,
                        ``play_on``, ``choose_start_circles``, ``goal_locks``,
                        ``max_turns``)

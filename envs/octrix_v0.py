@@ -111,11 +111,15 @@ the game (``illegal_action="terminate"``, default) or raises
 
 Arguments
 ---------
-The keyword arguments are the fields of :class:`octagames.octrix.rules.Config`:
-``num_players`` (2..4, default 2), ``partnership`` (4 players, default False),
-``match`` (play to ``target`` instead of one round, default False), ``target``
-(88), ``ranks`` (ranks per suit, 1..8), ``hand_size`` (1..8), ``dealer`` (first
-dealer's seat), ``max_rounds`` (engine cap on a match). A bad value raises
+``variant`` names one of Octrix's variants (:mod:`octagames.catalogue`):
+``"octrix"`` (the default, the seed's match to 88), ``"octrix-round"`` (a single
+round) or ``"octrix-partnership"`` (4 players in two partnerships, the match);
+``octagames.envs.make_env(name)`` builds any game's variant by name. The other
+keyword arguments are the fields of :class:`octagames.octrix.rules.Config`, over
+the variant's: ``num_players`` (2..4, default 2), ``partnership`` (4 players,
+default False), ``match`` (play to ``target`` instead of one round, default True),
+``target`` (88), ``ranks`` (ranks per suit, 1..8), ``hand_size`` (1..8), ``dealer``
+(first dealer's seat), ``max_rounds`` (engine cap on a match). A bad value raises
 ``ValueError`` naming the field. Also ``render_mode``: ``"ansi"`` (``render()``
 returns the table as text) or ``"human"`` (prints it after every step).
 

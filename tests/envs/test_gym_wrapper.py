@@ -11,6 +11,7 @@ import pytest
 from gymnasium.utils.env_checker import check_env
 
 import octagames.envs
+from octagames import catalogue
 from octagames.agents.base import Agent, RandomAgent, Turn
 from octagames.agents.heuristics.octrix import OctrixHeuristicAgent
 from octagames.agents.search.mcts import MCTSAgent
@@ -19,13 +20,14 @@ from octagames.envs._pettingzoo import render_modes
 from octagames.envs.gym_wrapper import SingleAgentEnv, UnsupportedRenderModeError
 from octagames.core import IllegalActionError
 
-# (game, config kwargs, learning seat). Other games add themselves here.
+# (variant, config kwargs over it, learning seat). Other games add themselves here. Octrix's bare
+# name is the seed's match (here to 30, so that random games end soon); octrix-round a single round.
 GYM_CONFIGS = [
-    ("octrix", dict(num_players=2), 0),
-    ("octrix", dict(num_players=2), 1),
-    ("octrix", dict(num_players=3), 2),
-    ("octrix", dict(num_players=4, partnership=True), 1),
-    ("octrix", dict(num_players=2, ranks=2, hand_size=3), 0),
+    ("octrix-round", dict(num_players=2), 0),
+    ("octrix", dict(num_players=2, target=30), 1),
+    ("octrix-round", dict(num_players=3), 2),
+    ("octrix-round", dict(num_players=4, partnership=True), 1),
+    ("octrix-round", dict(num_players=2, ranks=2, hand_size=3), 0),
 ]
 IDS = [f"{g}-{'-'.join(f'{k}={v}' for k, v in c.items())}-seat{s}" for g, c, s in GYM_CONFIGS]
 
@@ -102,7 +104,7 @@ def test_opponents_only_see_their_own_information_state():
             return super().act(turn)
 
     spies = {0: Spy(), 2: Spy()}
-    env = SingleAgentEnv("octrix", seat=1, opponents=spies, num_players=3)
+    env = SingleAgentEnv("octrix-round", seat=1, opponents=spies, num_players=3)  # one round: 8 tricks
     _episode(env, 0)
     assert spies[0].turns == 8 and spies[2].turns == 8
 
@@ -129,7 +131,7 @@ def test_fixed_deal_and_scripted_opponent():
             return int(turn.legal_actions[0])
 
     # ♣8 ♥5 ♣2 against ♥A ♠8 ♦A; the opponent always plays its lowest card
-    env = SingleAgentEnv("octrix", seat=0, opponents=[Lowest()], num_players=2, hand_size=3)
+    env = SingleAgentEnv("octrix-round", seat=0, opponents=[Lowest()], num_players=2, hand_size=3)
     env.reset(seed=0, options={"deal": [[31, 17, 7], [1, 30, 0]]})
     rewards = []
     for card in (31, 17, 7):  # P1 answers ♦A, ♥A, ♠8
@@ -224,14 +226,15 @@ def test_a_spec_plays_exactly_as_the_agent_it_names():
 # ------------------------------------------------------------------ render modes by game
 @pytest.mark.parametrize("gym_id", sorted(octagames.envs.GYMNASIUM_IDS))
 def test_each_id_lists_in_its_class_metadata_the_render_modes_its_game_has(gym_id):
-    game = octagames.envs.GYMNASIUM_IDS[gym_id]
+    name = octagames.envs.GYMNASIUM_IDS[gym_id]
+    game = catalogue.variant(name).game
     creator = gymnasium.envs.registration.load_env_creator(gymnasium.spec(gym_id).entry_point)
     assert creator.metadata["render_modes"] == render_modes(game)  # what gymnasium.make reads
     for mode in ("ansi", "human"):
         assert gymnasium.make(gym_id, render_mode=mode).unwrapped.render_mode == mode
     if "rgb_array" not in creator.metadata["render_modes"]:
         with pytest.raises(UnsupportedRenderModeError, match="valid values") as refused:
-            SingleAgentEnv(game, render_mode="rgb_array")
+            SingleAgentEnv(name, render_mode="rgb_array")
         assert isinstance(refused.value, ValueError) and isinstance(refused.value, TypeError)
     other = "achten" if game != "achten" else "octrix"
     with pytest.raises(ValueError, match=f"game='{other}' is not valid"):  # an id plays its own game

@@ -21,22 +21,24 @@ with warnings.catch_warnings():  # pettingzoo.test imports connect_four_v3 throu
     from pettingzoo.test import api_test, parallel_api_test, parallel_seed_test, render_test, seed_test
     from pettingzoo.test.state_test import state_test
 
-# (envs module name, config kwargs). Other games add themselves here.
+# (envs module name, keyword arguments: a variant of the module's game and config fields over it).
+# Other games add themselves here. Octrix's single rounds are the variant octrix-round; its bare
+# name is the seed's match (here to 30, so that random games end soon).
 ENV_CONFIGS = [
-    ("octrix_v0", dict(num_players=2)),
-    ("octrix_v0", dict(num_players=3)),
-    ("octrix_v0", dict(num_players=4)),
-    ("octrix_v0", dict(num_players=4, partnership=True)),
-    ("octrix_v0", dict(num_players=2, ranks=2, hand_size=3)),
-    ("octrix_v0", dict(num_players=2, match=True, target=30)),
+    ("octrix_v0", dict(variant="octrix-round", num_players=2)),
+    ("octrix_v0", dict(variant="octrix-round", num_players=3)),
+    ("octrix_v0", dict(variant="octrix-round", num_players=4)),
+    ("octrix_v0", dict(variant="octrix-round", num_players=4, partnership=True)),
+    ("octrix_v0", dict(variant="octrix-round", num_players=2, ranks=2, hand_size=3)),
+    ("octrix_v0", dict(num_players=2, target=30)),
     ("achten_v0", dict(num_players=2)),
     ("achten_v0", dict(num_players=4)),
     ("achten_v0", dict(num_players=6)),
     ("octiles_v0", dict(num_players=2)),
     ("octiles_v0", dict(num_players=3)),
-    ("octiles_v0", dict(num_players=4, team=True)),
-    ("octa_v0", dict(rules="en")),
-    ("octa_v0", dict(rules="nl")),
+    ("octiles_v0", dict(variant="octiles-teams")),
+    ("octa_v0", dict(variant="octa-en")),
+    ("octa_v0", dict(variant="octa-nl")),
 ]
 IDS = [f"{m}-{'-'.join(f'{k}={v}' for k, v in c.items())}" for m, c in ENV_CONFIGS]
 
@@ -182,6 +184,8 @@ def test_bad_config_value_raises_the_configs_value_error():
 
 # ---------------------------------------------------------------- Octrix scenarios
 # Cards: a = (rank - 1) * 4 + suit, suits ♦ ♥ ♠ ♣ (red, red, black, black).
+# The scenarios play one round of three tricks, two players (the variant octrix-round).
+ROUND3 = dict(variant="octrix-round", num_players=2, hand_size=3)
 D_A, H_A, S_A, C_2, H_5, S_8, C_8 = 0, 1, 2, 7, 17, 30, 31
 
 
@@ -215,7 +219,7 @@ def test_fixed_deal_gives_exactly_those_hands():
 def test_colour_rule_different_colours_lowest_card_wins_next():
     # trick 1: ♣8 beats ♥A (highest wins); black/red -> trick 2 goes to the lowest card:
     # ♥5 beats ♠8; black/red again -> trick 3: ♦A beats ♣2. P0 takes 1, 2 (4 points), P1 takes 3 (1).
-    env = octrix_v0.raw_env(num_players=2, hand_size=3)
+    env = octrix_v0.raw_env(**ROUND3)
     env.reset(seed=0, options={"deal": [[C_8, H_5, C_2], [H_A, S_8, D_A]]})
     rewards = _play_aec(env, [[C_8, H_A], [H_5, S_8], [C_2, D_A]])
     assert env.state_record["trick_winner"][:3].tolist() == [0, 0, 1]
@@ -226,7 +230,7 @@ def test_colour_rule_different_colours_lowest_card_wins_next():
 def test_colour_rule_same_colour_highest_card_wins_next():
     # trick 1: ♣8 and ♠A are both black -> trick 2 goes to the highest card: ♠8 beats ♥5;
     # black/red -> trick 3 goes to the lowest: ♦A beats ♣2. P0 takes 1 (1 point), P1 2, 3 (4).
-    env = octrix_v0.raw_env(num_players=2, hand_size=3)
+    env = octrix_v0.raw_env(**ROUND3)
     env.reset(seed=0, options={"deal": [[C_8, H_5, C_2], [S_A, S_8, D_A]]})
     rewards = _play_aec(env, [[C_8, S_A], [H_5, S_8], [C_2, D_A]])
     assert env.state_record["trick_winner"][:3].tolist() == [0, 1, 1]
@@ -234,7 +238,7 @@ def test_colour_rule_same_colour_highest_card_wins_next():
 
 
 def test_same_scenario_through_the_parallel_env():
-    par = octrix_v0.parallel_env(num_players=2, hand_size=3)
+    par = octrix_v0.parallel_env(**ROUND3)
     par.reset(seed=0, options={"deal": [[C_8, H_5, C_2], [H_A, S_8, D_A]]})
     total = {"player_0": 0.0, "player_1": 0.0}
     for c0, c1 in [(C_8, H_A), (H_5, S_8), (C_2, D_A)]:
@@ -246,7 +250,7 @@ def test_same_scenario_through_the_parallel_env():
 
 
 def test_committed_card_is_hidden_from_the_other_seat_until_the_trick_is_complete():
-    env = octrix_v0.raw_env(num_players=2, hand_size=3)
+    env = octrix_v0.raw_env(**ROUND3)
     env.reset(seed=0, options={"deal": [[C_8, H_5, C_2], [H_A, S_8, D_A]]})
     env.step(C_8)
     own = env.observe("player_0")["observation"]
@@ -294,11 +298,11 @@ def test_partnership_parallel_steps_take_the_dealers_pair_first():
     ("0 1 2", "list of 2 hands"),
 ])
 def test_invalid_deal_raises_value_error(deal, message):
-    env = octrix_v0.raw_env(num_players=2, hand_size=3)
+    env = octrix_v0.raw_env(**ROUND3)
     with pytest.raises(ValueError, match=message):
         env.reset(seed=0, options={"deal": deal})
     with pytest.raises(ValueError, match=message):
-        octrix_v0.parallel_env(num_players=2, hand_size=3).reset(options={"deal": deal})
+        octrix_v0.parallel_env(**ROUND3).reset(options={"deal": deal})
 
 
 def test_deal_outside_a_reduced_deck_is_rejected():
@@ -309,7 +313,7 @@ def test_deal_outside_a_reduced_deck_is_rejected():
 
 # ---------------------------------------------------------------- illegal actions
 def test_raw_env_illegal_action_raises_and_changes_nothing():
-    env = octrix_v0.raw_env(num_players=2, hand_size=3)
+    env = octrix_v0.raw_env(**ROUND3)
     env.reset(seed=0, options={"deal": [[C_8, H_5, C_2], [H_A, S_8, D_A]]})
     before = env.game.to_bytes(env.state_record)
     with pytest.raises(IllegalActionError, match="♥A") as e:
@@ -341,11 +345,11 @@ def test_wrapped_env_illegal_action_ends_the_game_with_minus_one():
 
 def test_parallel_illegal_action_terminates_or_raises():
     deal = [[C_8, H_5, C_2], [H_A, S_8, D_A]]
-    par = octrix_v0.parallel_env(num_players=2, hand_size=3)
+    par = octrix_v0.parallel_env(**ROUND3)
     par.reset(seed=0, options={"deal": deal})
     _, rewards, terms, _, _ = par.step({"player_0": C_8, "player_1": C_2})  # C_2 is P0's card
     assert rewards == {"player_0": 0.0, "player_1": -1.0} and all(terms.values()) and par.agents == []
-    strict = octrix_v0.parallel_env(num_players=2, hand_size=3, illegal_action="raise")
+    strict = octrix_v0.parallel_env(**ROUND3, illegal_action="raise")
     strict.reset(seed=0, options={"deal": deal})
     before = strict.game.to_bytes(strict.state_record)
     with pytest.raises(IllegalActionError, match="♣2"):
@@ -546,14 +550,14 @@ def test_actions_follow_the_integer_rule_of_game(face):
 
 def test_octrix_bool_float_and_string_cards_are_refused_not_played():
     deal = [[H_A, 8, 9], [D_A, S_A, 3]]  # player 0 holds cards 1 and 8: True and 8.7 used to play them
-    env = octrix_v0.raw_env(num_players=2, hand_size=3)
+    env = octrix_v0.raw_env(**ROUND3)
     env.reset(seed=0, options={"deal": deal})
     before = env.game.to_bytes(env.state_record)
     for bad in (8.7, "8", True, np.float32(1.9), np.bool_(True)):
         with pytest.raises(IllegalActionError, match=re.escape(f"action {bad!r} is not an action id")):
             env.step(bad)
     assert env.game.to_bytes(env.state_record) == before and env.agent_selection == "player_0"
-    wrapped = octrix_v0.env(num_players=2, hand_size=3)  # PettingZoo's wrappers refuse a float before us
+    wrapped = octrix_v0.env(**ROUND3)  # PettingZoo's wrappers refuse a float before us
     wrapped.reset(seed=0, options={"deal": deal})
     with pytest.raises(AssertionError):
         wrapped.step(8.7)
@@ -586,7 +590,7 @@ def test_parallel_misuse_is_named():
 
 
 def test_aec_misuse_is_named():
-    env = octrix_v0.raw_env(num_players=2, hand_size=3)
+    env = octrix_v0.raw_env(**ROUND3)
     with pytest.raises(KeyError, match=r"'bob' is not an agent of this env; the agents are \['player_0'"):
         env.reset(seed=0) or env.observe("bob")
     with pytest.raises(IllegalActionError, match="action None is not an action id"):
@@ -599,7 +603,7 @@ def test_aec_misuse_is_named():
 
 def test_refused_deal_leaves_the_env_as_it_was():
     bad = {"deal": [[0, 1, 2], [3, 4, 2]]}
-    env, twin = octrix_v0.raw_env(num_players=2, hand_size=3), octrix_v0.raw_env(num_players=2, hand_size=3)
+    env, twin = octrix_v0.raw_env(**ROUND3), octrix_v0.raw_env(**ROUND3)
     with pytest.raises(ValueError, match="also in the hand of player 0"):
         env.reset(seed=0, options=bad)
     with pytest.raises(RuntimeError, match=r"call reset\(\) first"):  # still no game, not an undealt one
