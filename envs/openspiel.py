@@ -1,22 +1,33 @@
 """OpenSpiel face of every octagames rules engine.
 
-Importing this module registers one pyspiel game per installed rules engine
-(:func:`octagames.core.available_games`) under the name ``octagames_<name>``::
+Importing this module registers one pyspiel game per name of the catalogue
+(:mod:`octagames.catalogue`: every variant of every installed game, and the games' own
+names) as ``octagames_<name>``, with ``_`` for ``-`` (:func:`short_name`)::
 
     import pyspiel
-    import octagames.envs.openspiel  # registers octagames_octrix, ...
+    import octagames.envs.openspiel  # registers octagames_octrix, octagames_octrix_round, ...
 
-    game = pyspiel.load_game("octagames_octrix(num_players=3)")
+    game = pyspiel.load_game("octagames_octrix(num_players=3)")  # the match to 88, three players
+    single_round = pyspiel.load_game("octagames_octrix_round")
+    dutch = pyspiel.load_game("octagames_octa_nl")
     turn_based = pyspiel.convert_to_turn_based(game)   # for CFR & co.
 
     # or, with our own config validation (ValueError naming the bad field):
-    game = octagames.envs.openspiel.load("octrix", num_players=4, partnership=True)
+    game = octagames.envs.openspiel.load("octrix-partnership", target=30)
+
+A variant's name gives its config: its game parameters default to the variant's fields
+(``octagames_octa_nl`` has ``rules=nl``, ``octagames_octrix_partnership`` ``num_players=4``),
+and parameters given go over them, as config fields go over a variant's in ``make_game``.
+A game's own name is its seed variant (``octagames_octrix`` is the match to 88,
+``octagames_octa`` the English rulebook, as ``octagames_octa_en`` is). Saves write every
+parameter under the name the game was loaded by, so a save of any name, the names of the
+games before variants included (``octagames_octrix(...,match=False,...)``), opens as it was.
 
 The adapter is generic over :class:`octagames.core.Game` and knows no rules of
 any game; everything it says comes from the engine contract:
 
 * **Game parameters** are the fields of the game's ``Config`` dataclass, with
-  the same names and defaults (``num_players``, ``partnership``, ``match``,
+  the same names, and defaults from the variant (``num_players``, ``partnership``, ``match``,
   ``ranks``, ``hand_size``, ...). Fields whose type is not int, float, bool or
   str cannot be OpenSpiel parameters and keep their defaults. Values are
   validated by ``Config``; a bad value raises its ``ValueError`` naming the
@@ -60,8 +71,8 @@ any game; everything it says comes from the engine contract:
   ``octagames.agents.cfr.tree.deal_pool``), after which the adapter's game follows from the
   record drawn. It lets OpenSpiel's algorithms (``exploitability.nash_conv``)
   run on the reduced games that ``octagames.agents.cfr.tree`` flattens from a pool; it adds no
-  rule, only the choice of where the game starts. Each is registered as
-  ``octagames_<name>_pool``; its ``records`` parameter holds the records as
+  rule, only the choice of where the game starts. Each name is registered as
+  ``octagames_<name>_pool`` too; its ``records`` parameter holds the records as
   text (:func:`encode_records`), so its game string names the whole game and it
   serializes like the others.
 * **Saves are data, never code**: :func:`serialize_game_and_state` writes
@@ -101,6 +112,7 @@ from __future__ import annotations
 
 import base64
 import dataclasses
+import functools
 import io
 import math
 import pickle
@@ -111,6 +123,7 @@ from typing import Any, NamedTuple, Sequence
 
 import numpy as np
 
+from octagames import catalogue
 from octagames.core import Game, IllegalActionError, available_games, load_module
 from octagames.envs._extras import missing_extra
 
@@ -139,8 +152,41 @@ _CLASSES: dict[str, type] = {}
 
 
 def short_name(name: str) -> str:
-    """The pyspiel short name of the octagames game ``name`` (``octagames_<name>``)."""
-    return PREFIX + name
+    """The pyspiel short name of a variant or game: ``octagames_<name>`` with ``_`` for ``-``.
+
+    Args:
+        name: a name of the catalogue (``"octa-nl"``, ``"octrix"``).
+
+    Returns:
+        ``"octagames_octa_nl"``, ``"octagames_octrix"``.
+    """
+    return PREFIX + name.replace("-", "_")
+
+
+@functools.lru_cache(maxsize=1)
+def _names() -> dict[str, str]:
+    """Every name this module registers, by its part of the short name (``"octa_nl"`` -> ``"octa-nl"``).
+
+    The installed games' own names and their variants' names (:mod:`octagames.catalogue`).
+
+    Raises:
+        RuntimeError: two names that would share a pyspiel short name, or one that a deal
+            pool's name could be read as.
+    """
+    out: dict[str, str] = {}
+    for game in available_games():
+        for name in dict.fromkeys([game] + [v.name for v in catalogue.game_spec(game).variants]):
+            part = short_name(name)[len(PREFIX):]
+            if part in out or part.endswith(_POOL):
+                raise RuntimeError(f"the variant {name!r} cannot have a pyspiel name of its own: "
+                                   f"{short_name(name)} is taken or reads as a deal pool's name")
+            out[part] = name
+    return out
+
+
+def _module(name: str) -> Any:
+    """The rules module of a variant or game ``name`` (ValueError naming the valid names)."""
+    return load_module(catalogue.variant(name).game)
 
 
 # --------------------------------------------------------------------------
@@ -156,11 +202,11 @@ class _EngineRef:
 
     __slots__ = ("game", "kernels", "mask", "text", "initial", "save_size")
 
-    def __init__(self, game: Game):
+    def __init__(self, name: str, game: Game):
         self.game = game
         self.kernels = game.kernels  # the contract's compiled entry points
         self.mask = np.zeros(game.num_actions, dtype=np.uint8)
-        self.text = _game_string(game.name, game.config)
+        self.text = _game_string(name, game.config)  # under the name it was loaded by
         self.initial = game.new_state(0)  # where games start (and a deal pool's root record)
         self.save_size = len(game.to_bytes(self.initial))
 
@@ -206,11 +252,11 @@ class _Node:
 
 
 def _engine(name: str, config: Any) -> _EngineRef:
-    """The shared engine handle of ``(name, config)`` (cached)."""
+    """The shared engine handle of ``(name, config)`` (cached; ``name`` a variant or game)."""
     key = (name, config)
     ref = _ENGINES.get(key)
     if ref is None:
-        ref = _ENGINES[key] = _EngineRef(Game(name, config))
+        ref = _ENGINES[key] = _EngineRef(name, Game(name, config))
     return ref
 
 
@@ -310,6 +356,9 @@ def _parse_game_string(text: str, what: str, pool: bool | None = None) -> tuple[
         what: how error messages name the text.
         pool: ``False`` refuses a pool game, ``True`` a plain one, ``None`` takes both.
 
+    Returns:
+        The variant or game name (``"octa-nl"``), its config and a pool's records text.
+
     Raises:
         ValueError: not a game string, an unknown game or field, a field given twice, a
             value of the wrong type, or a value the game's ``Config`` refuses.
@@ -318,10 +367,11 @@ def _parse_game_string(text: str, what: str, pool: bool | None = None) -> tuple[
     if m is None:
         raise ValueError(f"{what} is not an octagames game string "
                          f"(octagames_<game>(field=value,...)): {text[:80]!r}")
-    name, is_pool, body = m.group(1), m.group(2) is not None, m.group(3)
-    if name not in available_games():
+    names = _names()
+    name, is_pool, body = names.get(m.group(1)), m.group(2) is not None, m.group(3)
+    if name is None:
         raise ValueError(f"{what} names an unknown game {m.group(0).partition('(')[0]!r}; "
-                         f"octagames games: {sorted(available_games())}")
+                         f"octagames games: {sorted(short_name(n) for n in names.values())}")
     if pool is not None and pool != is_pool:
         raise ValueError(f"{what} is {'a' if is_pool else 'not a'} deal-pool game, "
                          f"but it should {'' if pool else 'not '}be one: {text[:80]!r}")
@@ -350,11 +400,14 @@ def _parse_game_string(text: str, what: str, pool: bool | None = None) -> tuple[
 def _check_agree(eng: _EngineRef, name: str, config: Any, what: str) -> None:
     """Refuse a save part (``what``) of another game or config than the ``[Game]`` (``eng``).
 
+    Two names of the same game and config agree (``octagames_octa`` and ``octagames_octa_en``).
+
     Raises:
         ValueError: "save's [Game] is achten(num_players=2) but its [State] record is
             achten(num_players=4)" (the fields that differ; every field of another game).
     """
     g = eng.game
+    name = catalogue.variant(name).game
     if g.name == name and g.config == config:
         return
     if g.name == name:
@@ -566,29 +619,35 @@ def _param_fields(config_cls: type) -> list[dataclasses.Field]:
 
 
 def parameter_specification(name: str) -> dict[str, bool | int | float | str]:
-    """The OpenSpiel parameters of game ``name``: its config fields and defaults.
+    """The OpenSpiel parameters of a variant or game ``name``: its config fields and their values in it.
 
     Args:
-        name: short octagames name (``"octrix"``, ...).
+        name: a variant or game name (``"octrix"``, ``"octa-nl"``, ...).
 
     Returns:
-        ``{field: default}`` for every config field of type int, float, bool or str.
+        ``{field: default}`` for every config field of type int, float, bool or str; the
+        default is the variant's value (``octa-nl``: ``rules="nl"``), else the ``Config``'s.
+
+    Raises:
+        ValueError: an unknown name (the valid names are listed).
     """
-    return {f.name: f.default for f in _param_fields(load_module(name).Config)}
+    fields = catalogue.resolve(name)[1]
+    config_fields = _param_fields(_module(name).Config)
+    return {f.name: type(f.default)(fields.get(f.name, f.default)) for f in config_fields}
 
 
 def game_type(name: str, pool: bool = False) -> pyspiel.GameType:
     """The pyspiel ``GameType`` of game ``name``, read from its ``INFO``.
 
     Args:
-        name: short octagames name.
+        name: a variant or game name.
         pool: the type of its deal-pool game (``octagames_<name>_pool``, whose
             parameters add ``records``).
 
     Returns:
         The game type registered as ``octagames_<name>`` (or ``..._pool``).
     """
-    info = load_module(name).INFO
+    info = _module(name).INFO
     dyn = pyspiel.GameType.Dynamics
     inf = pyspiel.GameType.Information
     params: dict[str, Any] = parameter_specification(name)
@@ -628,8 +687,9 @@ def _normalize_params(name: str, params: dict[str, Any] | None) -> dict[str, Any
 
 
 def _config_from_params(name: str, params: dict[str, Any] | None) -> Any:
-    """Build the game's ``Config`` from OpenSpiel parameters (ValueError if bad)."""
-    return load_module(name).Config(**_normalize_params(name, params))
+    """Build the game's ``Config`` from OpenSpiel parameters over the variant's fields (ValueError if bad)."""
+    game, fields = catalogue.resolve(name, **_normalize_params(name, params))
+    return load_module(game).Config(**fields)
 
 
 # --------------------------------------------------------------------------
@@ -638,19 +698,19 @@ def _config_from_params(name: str, params: dict[str, Any] | None) -> Any:
 class OctagamesGame(pyspiel.Game):
     """A pyspiel game wrapping ``Game(name, **config)``.
 
-    Each registered game has its own subclass (:func:`game_class`) that sets
-    :attr:`NAME`; pyspiel builds games by calling it with the parameters.
+    Each registered name (a variant or game) has its own subclass (:func:`game_class`)
+    that sets :attr:`NAME`; pyspiel builds games by calling it with the parameters.
 
     Args:
         params: OpenSpiel parameters (config fields); missing ones take the
-            config defaults.
-        name: short octagames name; defaults to the class's :attr:`NAME`.
+            variant's values, else the config defaults.
+        name: a variant or game name; defaults to the class's :attr:`NAME`.
 
     Raises:
         ValueError: unknown parameter or a value the config rejects.
     """
 
-    #: Short octagames name of the game this class wraps (set by subclasses).
+    #: The variant or game name this class wraps (set by subclasses).
     NAME: str = ""
 
     def __init__(self, params: dict[str, Any] | None = None, name: str | None = None):
@@ -997,9 +1057,9 @@ def encode_records(name: str, records: Sequence[np.void], config: Any = None) ->
     """The ``records`` parameter of a pool game: the records as text.
 
     Args:
-        name: short octagames name.
+        name: a variant or game name.
         records: engine records of that game and config.
-        config: the game's ``Config`` (default: the default config).
+        config: the game's ``Config`` (default: the variant's config).
 
     Returns:
         ``Game.to_bytes`` of every record (format header, checksum) in URL-safe
@@ -1008,7 +1068,7 @@ def encode_records(name: str, records: Sequence[np.void], config: Any = None) ->
     Raises:
         ValueError: no records, or a record of another game or config.
     """
-    eng = _engine(name, load_module(name).Config() if config is None else config)
+    eng = _engine(name, _config_from_params(name, {}) if config is None else config)
     if len(records) == 0:
         raise ValueError("records is empty; a pool game needs at least one record")
     for r in records:
@@ -1038,7 +1098,7 @@ class OctagamesPoolGame(OctagamesGame):
 
     Args:
         params: OpenSpiel parameters: config fields and ``records``.
-        name: short octagames name; defaults to the class's :attr:`NAME`.
+        name: a variant or game name; defaults to the class's :attr:`NAME`.
         records: the engine records (instead of ``params["records"]``).
 
     Raises:
@@ -1140,7 +1200,7 @@ def load_pool(name: str, records: Sequence[np.void], **config: Any) -> Octagames
         spiel_game = octagames.envs.openspiel.load_pool("achten", records, **dataclasses.asdict(game.config))
 
     Args:
-        name: short octagames name.
+        name: a variant or game name.
         records: engine records of that game and config (outcome ``i`` of the root
             continues from ``records[i]``).
         **config: config fields, validated by the game's ``Config``.
@@ -1154,7 +1214,7 @@ def load_pool(name: str, records: Sequence[np.void], **config: Any) -> Octagames
         ValueError: unknown game or parameter, bad value, or bad records.
     """
     params = _normalize_params(name, config)
-    load_module(name).Config(**params)  # raises ValueError naming the field
+    _config_from_params(name, params)  # raises ValueError naming the field
     register(name)
     return pool_class(name)(params, records=records)
 
@@ -1288,8 +1348,9 @@ def _subclass(name: str, base: type, pool: bool) -> type:
     key = name + (_POOL if pool else "")
     cls = _CLASSES.get(key)
     if cls is None:
-        load_module(name)
-        cls_name = f"Octagames{name.capitalize()}{'Pool' if pool else ''}Game"
+        _module(name)
+        words = "".join(word.capitalize() for word in name.split("-"))
+        cls_name = f"Octagames{words}{'Pool' if pool else ''}Game"
         sn = short_name(name) + (_POOL if pool else "")
         cls = _CLASSES[key] = type(
             cls_name, (base,),
@@ -1300,10 +1361,10 @@ def _subclass(name: str, base: type, pool: bool) -> type:
 
 
 def game_class(name: str) -> type[OctagamesGame]:
-    """The :class:`OctagamesGame` subclass registered for game ``name`` (cached).
+    """The :class:`OctagamesGame` subclass registered for ``name`` (cached).
 
     Args:
-        name: short octagames name.
+        name: a variant or game name.
 
     Returns:
         A class whose constructor takes the OpenSpiel parameters.
@@ -1315,7 +1376,7 @@ def pool_class(name: str) -> type[OctagamesPoolGame]:
     """The :class:`OctagamesPoolGame` subclass registered as ``octagames_<name>_pool`` (cached).
 
     Args:
-        name: short octagames name.
+        name: a variant or game name.
 
     Returns:
         A class whose constructor takes the OpenSpiel parameters (config fields and ``records``).
@@ -1324,18 +1385,18 @@ def pool_class(name: str) -> type[OctagamesPoolGame]:
 
 
 def register(name: str) -> None:
-    """Register game ``name`` with pyspiel as ``octagames_<name>`` and ``octagames_<name>_pool`` (idempotent).
+    """Register ``name`` with pyspiel as ``octagames_<name>`` and ``octagames_<name>_pool`` (idempotent).
 
     Args:
-        name: short octagames name.
+        name: a variant or game name (``"octa-nl"`` registers ``octagames_octa_nl``).
 
     Raises:
-        ValueError: unknown game name.
+        ValueError: unknown name (the valid names are listed).
     """
     sn = short_name(name)
     if sn in _REGISTERED:
         return
-    load_module(name)
+    _module(name)
     registered = pyspiel.registered_names()
     for pool in (False, True):
         if sn + (_POOL if pool else "") not in registered:
@@ -1347,27 +1408,27 @@ def register(name: str) -> None:
 
 
 def register_all(strict: bool = True) -> list[str]:
-    """Register every installed game (idempotent).
+    """Register every variant of every installed game, and the games' own names (idempotent).
 
     Args:
-        strict: raise if a game cannot be registered; with ``False`` such a
-            game (e.g. a rules module still being written that lacks ``INFO``)
+        strict: raise if a name cannot be registered; with ``False`` such a
+            name (e.g. of a rules module still being written that lacks ``INFO``)
             is skipped with a ``RuntimeWarning``.
 
     Returns:
-        The pyspiel short names registered (``octagames_<name>``).
+        The pyspiel short names registered (``octagames_<name>``, ``_`` for ``-``).
 
     Raises:
-        Exception: with ``strict``, whatever stopped a game from registering.
+        Exception: with ``strict``, whatever stopped a name from registering.
     """
     done = []
-    for name in available_games():
+    for name in _names().values():
         try:
             register(name)
         except Exception as exc:  # noqa: BLE001 - reported, or re-raised when strict
             if strict:
                 raise
-            warnings.warn(f"octagames_{name} not registered with pyspiel: {exc!r}",
+            warnings.warn(f"{short_name(name)} not registered with pyspiel: {exc!r}",
                           RuntimeWarning, stacklevel=2)
             continue
         done.append(short_name(name))
@@ -1381,17 +1442,17 @@ def load(name: str, **config: Any) -> pyspiel.Game:
     ``ValueError`` naming the field.
 
     Args:
-        name: short octagames name (``"octrix"``, ...).
-        **config: config fields (``num_players=3``, ``partnership=True``, ...).
+        name: a variant or game name (``"octrix"``, the match to 88; ``"octrix-round"``; ``"octa-nl"``).
+        **config: config fields over the variant's (``num_players=3``, ``target=30``, ...).
 
     Returns:
         The pyspiel game.
 
     Raises:
-        ValueError: unknown game, unknown parameter or bad value.
+        ValueError: unknown name, unknown parameter or bad value.
     """
     params = _normalize_params(name, config)
-    load_module(name).Config(**params)  # raises ValueError naming the field
+    _config_from_params(name, params)  # raises ValueError naming the field
     register(name)
     return pyspiel.load_game(short_name(name), params)
 

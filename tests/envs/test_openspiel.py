@@ -18,14 +18,15 @@ from octagames.core import (SIMULTANEOUS, Game, IllegalActionError, available_ga
                             load_module)
 from octagames.testing import CONFORMANCE_CONFIGS, config_id
 
-# (name, OpenSpiel game parameters). A new game only adds itself here.
+# (variant or game name, OpenSpiel game parameters over it). A new game only adds itself here.
+# Octrix's bare name is the seed's match (here to 12); its single round is the variant octrix-round.
 OPENSPIEL_CONFIGS = [
-    ("octrix", dict(num_players=2)),
-    ("octrix", dict(num_players=3)),
-    ("octrix", dict(num_players=4)),
-    ("octrix", dict(num_players=4, partnership=True)),
-    ("octrix", dict(num_players=2, match=True, target=12)),
-    ("octrix", dict(num_players=3, ranks=2, hand_size=2, dealer=1)),
+    ("octrix-round", dict(num_players=2)),
+    ("octrix-round", dict(num_players=3)),
+    ("octrix-round", dict(num_players=4)),
+    ("octrix-round", dict(num_players=4, partnership=True)),
+    ("octrix", dict(num_players=2, target=12)),
+    ("octrix-round", dict(num_players=3, ranks=2, hand_size=2, dealer=1)),
     ("achten", dict(num_players=2)),
     ("achten", dict(num_players=3)),
     ("achten", dict(num_players=6)),
@@ -37,7 +38,7 @@ OPENSPIEL_CONFIGS = [
 ]
 IDS = [f"{n}-{'-'.join(f'{k}={v}' for k, v in c.items())}" for n, c in OPENSPIEL_CONFIGS]
 
-# The small Octrix CFR runs on: 4 cards (one ace per suit), 2 each, one round.
+# The small Octrix CFR runs on: 4 cards (one ace per suit), 2 each, one round (variant octrix-round).
 SMALL = dict(num_players=2, ranks=1, hand_size=2)
 
 
@@ -292,7 +293,7 @@ def _walk(state, own, seen, tensors):
 
 
 def test_information_states_have_perfect_recall_on_small_tree():
-    game = pyspiel.convert_to_turn_based(eo.load("octrix", **SMALL))
+    game = pyspiel.convert_to_turn_based(eo.load("octrix-round", **SMALL))
     seen: dict = {}
     tensors: dict = {}
     _walk(game.new_initial_state(), [()] * game.num_players(), seen, tensors)
@@ -304,7 +305,7 @@ def test_cfr_reduces_nash_conv():
     from open_spiel.python import policy as policy_lib
     from open_spiel.python.algorithms import exploitability
 
-    game = pyspiel.convert_to_turn_based(eo.load("octrix", **SMALL))
+    game = pyspiel.convert_to_turn_based(eo.load("octrix-round", **SMALL))
     uniform = exploitability.nash_conv(game, policy_lib.UniformRandomPolicy(game))
     solver = pyspiel.CFRSolver(game)  # C++ CFR: ~2x faster than the Python one here
     for _ in range(10):
@@ -439,8 +440,9 @@ def _payload_save(game, state, target) -> str:
     return head + "__dict__=" + base64.b64encode(pickle.dumps({"_n": Payload()})).decode() + "\n"
 
 
-def test_a_crafted_save_runs_no_code(tmp_path):
-    game = eo.load("achten", num_players=2)
+@pytest.mark.parametrize("name", ["achten", "achten-dealer-pays"])  # a game's name, a variant's
+def test_a_crafted_save_runs_no_code(tmp_path, name):
+    game = eo.load(name, num_players=2)
     state = _played(game, 1, 30)
     crafted = _payload_save(game, state, tmp_path / "ran")
     state_part = crafted.partition("[State]\n")[2].rstrip("\n")
@@ -494,6 +496,32 @@ def _game_line(text: str, game_string: str) -> str:
     """``text`` (a save) with its [Game] line replaced by ``game_string``."""
     head, _, rest = text.partition("[Game]\n")
     return head + "[Game]\n" + game_string + "\n" + rest.partition("\n")[2]
+
+
+def test_a_save_under_another_name_of_its_config_opens_and_one_of_another_config_is_refused():
+    single = eo.load("octrix-round", num_players=3)
+    state = _played(single, 2, 20)
+    text = eo.serialize_game_and_state(single, state)
+    assert "[Game]\noctagames_octrix_round(" in text and "match=False" in text
+    # before the variants, the single round was saved as octagames_octrix(...,match=False,...): it still opens
+    old = text.replace("octagames_octrix_round(", "octagames_octrix(")
+    for load in (eo.deserialize_game_and_state, pyspiel.deserialize_game_and_state):
+        game, restored = load(old)
+        assert game.get_type().short_name == "octagames_octrix"
+        assert game.octagame.config == single.octagame.config
+        _assert_same(restored, state)
+    # the [Game] under one name, the [State] record under the other: the same game and config agree
+    game_line = text.partition("[Game]\n")[2].partition("\n")[0]
+    _, restored = eo.deserialize_game_and_state(_game_line(text, game_line.replace("_round(", "(")))
+    _assert_same(restored, state)
+    # a [State] record of the match under the single round's [Game] is refused, naming the field
+    head, _, state_part = text.partition("[State]\n")
+    match = head + "[State]\n" + state_part.replace("octagames_octrix_round(", "octagames_octrix(").replace(
+        "match=False", "match=True")
+    for load in (eo.deserialize_game_and_state, pyspiel.deserialize_game_and_state):
+        with pytest.raises(ValueError, match=r"save's \[Game\] is octrix\(match=False\) "
+                                             r"but its \[State\] record is octrix\(match=True\)"):
+            load(match)
 
 
 def test_a_save_whose_game_and_state_disagree_is_refused():
@@ -617,8 +645,8 @@ def test_pool_games_are_registered_and_serialize():
         _assert_same(via_pyspiel, state)
         _assert_same(pickle.loads(pickle.dumps(state)), state)
     pyspiel.random_sim_test(game, num_sims=3, serialize=True, verbose=False)
-    dealt = _played(eo.load("octrix", **SMALL), 5, 4).record
-    turn_based = pyspiel.convert_to_turn_based(eo.load_pool("octrix", [dealt], **SMALL))
+    dealt = _played(eo.load("octrix-round", **SMALL), 5, 4).record
+    turn_based = pyspiel.convert_to_turn_based(eo.load_pool("octrix-round", [dealt], **SMALL))
     pyspiel.random_sim_test(turn_based, num_sims=3, serialize=True, verbose=False)
     # a pool's state in a plain game's save, or a pool state that drew no record, is refused
     plain_text = eo.serialize_game_and_state(game, root)
