@@ -11,12 +11,13 @@ import numpy as np
 import pyspiel
 import pytest
 
+import octagames.envs
 import octagames.envs.openspiel  # noqa: F401  (registers the pyspiel games)
-from octagames.core import GAME_NAMES, IllegalActionError
+from octagames.core import GAME_NAMES, IllegalActionError, make_game
 from octagames.envs import achten_v0, octa_v0, octiles_v0, octrix_v0
 from octagames.envs._pettingzoo import ILLEGAL_ACTION_MODES, GameAECEnv, GameParallelEnv
 from octagames.envs.gym_wrapper import SingleAgentEnv
-from octagames.envs.vector import make
+from octagames.envs.vector import VectorEnv, make
 
 DOC = (Path(__file__).resolve().parents[2] / "docs" / "faces.md").read_text()
 
@@ -95,3 +96,26 @@ def test_every_env_reports_its_own_name_and_render_fps(module):
         assert env.metadata["render_fps"] > 0
     for name in GAME_NAMES:  # the generic envs of every game, named for the game
         assert GameAECEnv(name).metadata["name"] == GameParallelEnv(name).metadata["name"] == f"{name}_v0"
+
+
+def _config_of(made):
+    """The config of what a face built: a Game, a PettingZoo, Gymnasium or vector env, a pyspiel game."""
+    if hasattr(made, "octagame"):
+        return made.octagame.config
+    inner = getattr(made, "unwrapped", made)
+    return getattr(inner, "game", inner).config
+
+
+def test_every_way_to_open_a_variant_in_the_table_opens_it():
+    rows = _table("Variants: one name in every face")
+    assert [_face(row[0]) for row in rows] == ["rules", "pettingzoo", "gymnasium", "vector", "openspiel"]
+    expected = make_game("octa-nl").config
+    assert expected.rules == "nl"
+    names = {"make_game": make_game, "octagames": octagames, "octa_v0": octa_v0, "gymnasium": gymnasium,
+             "pyspiel": pyspiel, "VectorEnv": VectorEnv}
+    for row in rows:
+        calls = re.findall(r"`([^`]+)`", row[2])
+        assert calls, row
+        for call in calls:
+            made = eval(call, dict(names))  # noqa: S307 - the doc's own examples
+            assert _config_of(made) == expected, call

@@ -1,0 +1,157 @@
+"""The catalogue walk: every variant is the same game in every face.
+
+For every name of :mod:`octagames.catalogue` (each variant, and a game whose seed variant has
+another name), ``make_game``, the Gymnasium id (plain and module-qualified), the OpenSpiel name,
+and the PettingZoo envs (``make_env``, ``make_parallel_env``, the game module's ``variant=``) build
+the same config, every field compared, at the variant's default player count and at another
+count it is played with. Each face is one entry of :data:`FACES`; a face that takes a variant
+name joins the walk by adding itself there (the scripts' ``--game v``, the zoo's ``zoo:v``).
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import importlib
+import pickle
+from collections.abc import Callable
+from typing import Any
+
+import gymnasium
+import pytest
+
+import octagames.envs
+from octagames import catalogue
+from octagames.core import make_game
+from octagames.envs import GYMNASIUM_IDS, GYMNASIUM_MODULE_IDS, gymnasium_id, make_env, make_parallel_env
+
+pyspiel = pytest.importorskip("pyspiel")
+eo = pytest.importorskip("octagames.envs.openspiel")
+
+
+def _players(num_players: int | None) -> dict[str, int]:
+    """The keyword arguments that ask a face for ``num_players`` seats (none: the variant's default)."""
+    return {} if num_players is None else {"num_players": num_players}
+
+
+def _openspiel(name: str, num_players: int | None) -> Any:
+    params = "" if num_players is None else f"(num_players={num_players})"
+    return pyspiel.load_game(eo.short_name(name) + params).octagame.config
+
+
+def _pettingzoo_module(name: str, num_players: int | None) -> Any:
+    """The game's own module ``octagames.envs.<game>_v0`` with ``variant=``."""
+    module = importlib.import_module(f"octagames.envs.{catalogue.variant(name).game}_v0")
+    return module.env(variant=name, **_players(num_players)).unwrapped.game.config
+
+
+#: face -> the config it builds for ``(name, num_players or None)``. A face that takes variant names
+#: joins the walk here: the scripts' ``--game v`` (each verb's parsed config) and the zoo's ``zoo:v``
+#: (the config its model file records) are the entries still to come.
+FACES: dict[str, Callable[[str, int | None], Any]] = {
+    "make_game": lambda n, p: make_game(n, **_players(p)).config,
+    "gymnasium.make(id)": lambda n, p: gymnasium.make(gymnasium_id(n), **_players(p)).unwrapped.game.config,
+    "gymnasium.make(module:id)":
+        lambda n, p: gymnasium.make(GYMNASIUM_MODULE_IDS[n], **_players(p)).unwrapped.game.config,
+    "pyspiel.load_game": _openspiel,
+    "openspiel.load": lambda n, p: eo.load(n, **_players(p)).octagame.config,
+    "pettingzoo make_env": lambda n, p: make_env(n, **_players(p)).unwrapped.game.config,
+    "pettingzoo make_parallel_env": lambda n, p: make_parallel_env(n, **_players(p)).game.config,
+    "pettingzoo <game>_v0 variant=": _pettingzoo_module,
+}
+
+
+def face_configs(name: str, num_players: int | None = None) -> dict[str, dict[str, Any]]:
+    """Every face's config of ``name``, as ``{face: {field: value}}`` (every field of the game's ``Config``).
+
+    Args:
+        name: a name of the catalogue.
+        num_players: the seats asked for; ``None`` asks for none (the variant's default).
+    """
+    return {face: dataclasses.asdict(build(name, num_players)) for face, build in FACES.items()}
+
+
+def _cases() -> list[tuple[str, int | None]]:
+    """Every name at its default player count, and at its largest other count where it has one."""
+    cases: list[tuple[str, int | None]] = []
+    for name in catalogue.names():
+        players = catalogue.variant(name).players
+        cases.append((name, None))
+        if len(players) > 1:
+            cases.append((name, players[-1]))
+    return cases
+
+
+CASES = _cases()
+
+
+@pytest.mark.parametrize("name, num_players", CASES, ids=[f"{n}-{p or 'default'}p" for n, p in CASES])
+def test_every_face_builds_the_variants_config(name, num_players):
+    v = catalogue.variant(name)
+    configs = face_configs(name, num_players)
+    expected = configs["make_game"]
+    # the variant's own fields and seats, so that faces agreeing on another config cannot pass
+    assert {k: expected[k] for k in v.config} == dict(v.config)
+    assert expected["num_players"] == (v.default_players if num_players is None else num_players)
+    assert catalogue.variant_name(v.game, expected) == v.name  # the config names its variant back
+    differ = {face: {k: value for k, value in c.items() if value != expected[k]}
+              for face, c in configs.items() if c != expected}
+    assert not differ, f"{name}: these faces build another config than make_game({name!r}): {differ}"
+
+
+def test_every_name_has_one_id_and_one_openspiel_name():
+    names = catalogue.names()
+    assert sorted(GYMNASIUM_IDS.values()) == sorted(names) and sorted(GYMNASIUM_MODULE_IDS) == sorted(names)
+    assert len(set(GYMNASIUM_IDS)) == len(names)
+    assert all(gymnasium.spec(gymnasium_id(n)).id == gymnasium_id(n) for n in names)
+    assert GYMNASIUM_MODULE_IDS["octa-nl"] == "octagames.envs:octagames/Octa-nl-v0"
+    assert gymnasium_id("octrix") == catalogue.game_spec("octrix").gymnasium_id == "octagames/Octrix-v0"
+    assert gymnasium_id("octrix-round") == "octagames/Octrix-round-v0"
+    assert gymnasium_id("achten-dealer-pays") == "octagames/Achten-dealer-pays-v0"
+    registered = set(eo.register_all())
+    assert registered == {eo.short_name(n) for n in names} and len(registered) == len(names)
+    assert {"octagames_octa_nl", "octagames_octrix_round", "octagames_octa"} <= registered
+    assert registered <= set(pyspiel.registered_names())
+
+
+def test_a_face_refuses_an_unknown_name_listing_the_valid_ones():
+    for build in (lambda: make_env("octa-de"), lambda: make_parallel_env("octa-de"),
+                  lambda: eo.load("octa-de"), lambda: octagames.envs.gymnasium_id("octa-de")):
+        with pytest.raises(ValueError, match=r"'octa-de' is not valid; valid values: \[.*'octa-nl'"):
+            build()
+    with pytest.raises(pyspiel.SpielError, match="octagames_octa_de"):
+        pyspiel.load_game("octagames_octa_de")
+    octrix_v0 = importlib.import_module("octagames.envs.octrix_v0")
+    with pytest.raises(ValueError, match=r"variant='octa-nl' is not valid for octrix; valid values: "
+                                         r"\['octrix', 'octrix-round', 'octrix-partnership'\]"):
+        octrix_v0.env(variant="octa-nl")
+    with pytest.raises(ValueError, match=r"game='octa-nl' is not valid for OctrixEnv"):
+        gymnasium.make("octagames/Octrix-v0", game="octa-nl")
+
+
+def test_config_fields_go_over_the_variants_in_every_face():
+    expected = make_game("octrix-round", target=30, num_players=3).config
+    assert (expected.match, expected.target, expected.num_players) == (False, 30, 3)
+    over = {"target": 30, "num_players": 3}
+    assert gymnasium.make("octagames/Octrix-round-v0", **over).unwrapped.game.config == expected
+    assert pyspiel.load_game("octagames_octrix_round(target=30,num_players=3)").octagame.config == expected
+    assert eo.load("octrix-round", **over).octagame.config == expected
+    assert make_env("octrix-round", **over).unwrapped.game.config == expected
+    assert make_parallel_env("octrix-round", **over).game.config == expected
+
+
+def test_variants_survive_pickles_and_saves():
+    env = gymnasium.make("octagames/Octa-nl-v0").unwrapped
+    assert pickle.loads(pickle.dumps(env)).game.config == env.game.config  # the pickle passes game="octa-nl"
+    aec = importlib.import_module("octagames.envs.octrix_v0").raw_env(variant="octrix-round", num_players=3)
+    assert aec._ezpickle_kwargs["variant"] == "octrix-round"
+    aec.reset(seed=0)
+    assert pickle.loads(pickle.dumps(aec)).game.config == make_game("octrix-round", num_players=3).config
+    game = pyspiel.load_game("octagames_octa_nl")
+    state = game.new_initial_state()
+    state.apply_action(state.chance_outcomes()[0][0])
+    text = eo.serialize_game_and_state(game, state)
+    assert "[Game]\noctagames_octa_nl(" in text  # saved under the name it was loaded by, every field written
+    for load in (eo.deserialize_game_and_state, pyspiel.deserialize_game_and_state):
+        again, restored = load(text)
+        assert again.get_type().short_name == "octagames_octa_nl" and again.octagame.config.rules == "nl"
+        assert restored.serialize() == state.serialize()
