@@ -13,6 +13,7 @@ from typing import Any, Callable, Sequence
 
 import numpy as np
 
+from octagames import catalogue
 from octagames.core import CHANCE, SIMULTANEOUS, TERMINAL, Game
 
 
@@ -312,37 +313,44 @@ def fuzz_records(game: Game, records: list[np.void], seed: int, flips: int, rand
 
 
 # ------------------------------------------------------------------ the conformance list and the leak test
-#: Every (game, config) the conformance suite and the fuzz campaign check; a new game only adds itself here.
-CONFORMANCE_CONFIGS: list[tuple[str, dict]] = [
-    ("octrix", dict(num_players=2)),
-    ("octrix", dict(num_players=3)),
-    ("octrix", dict(num_players=4)),
-    ("octrix", dict(num_players=4, partnership=True)),
-    ("octrix", dict(num_players=2, match=True, target=30)),
-    ("octrix", dict(num_players=2, ranks=2, hand_size=3)),
-    ("octiles", dict(num_players=2)),
-    ("octiles", dict(num_players=2, adjacent=True, runners=4, choose_start_circles=True)),
-    ("octiles", dict(num_players=3)),
-    ("octiles", dict(num_players=3, play_on=True)),
-    ("octiles", dict(num_players=4)),
-    ("octiles", dict(num_players=4, team=True, runners=3, choose_start_circles=True)),
-    ("octiles", dict(num_players=2, goal_locks=True, runners=2)),
-    ("achten", dict(num_players=2)),
-    ("achten", dict(num_players=3)),
-    ("achten", dict(num_players=4)),
-    ("achten", dict(num_players=6)),
-    ("achten", dict(num_players=3, match=True, target=0.2, max_rounds=12)),
-    ("achten", dict(num_players=2, ranks=3, low_rank=7, turn_cap=3)),
-    ("octa", dict(rules="en")),
-    ("octa", dict(rules="en", max_turns=20)),
-    ("octa", dict(rules="nl")),
-    ("octa", dict(rules="nl", max_turns=20)),
-]
+def conformance_configs() -> list[tuple[str, dict]]:
+    """Every (game, config fields) the conformance suite and the fuzz campaign check.
+
+    Each game declares its own in ``octagames/<game>/variants.py`` (``GameSpec.conformance``, as
+    ``(variant name, extra fields)``); here they are resolved to the rules package and its config
+    fields (:func:`octagames.catalogue.resolve`), ``num_players`` first.
+    """
+    out: list[tuple[str, dict]] = []
+    for game in catalogue.games():
+        for name, extra in catalogue.game_spec(game).conformance:
+            rules, fields = catalogue.resolve(name, **extra)
+            out.append((rules, {"num_players": fields.pop("num_players"), **fields}))
+    return out
+
+
+#: :func:`conformance_configs`, read once: a new game adds its configs to its own ``variants.py``.
+CONFORMANCE_CONFIGS: list[tuple[str, dict]] = conformance_configs()
 
 
 def config_id(name: str, config: dict) -> str:
-    """A short readable id of one conformance config: ``achten-num_players=3``."""
-    return f"{name}-{'-'.join(f'{k}={v}' for k, v in config.items())}"
+    """A short readable id of one config: its variant's name, then the fields that variant does not set.
+
+    Args:
+        name: a game or variant name.
+        config: config fields over ``name``'s (as given; their order is kept).
+
+    Returns:
+        ``"octrix-round-num_players=3"`` for ``("octrix", {"match": False, "num_players": 3})``,
+        ``"achten-num_players=2-ranks=3"``, ``"octa-nl-num_players=2-max_turns=20"``.
+
+    Raises:
+        ValueError: an unknown name or a bad config.
+    """
+    game, fields = catalogue.resolve(name, **config)
+    variant = catalogue.variant(catalogue.variant_name(game, fields).partition("+")[0])
+    ordered = {**{k: fields[k] for k in config}, **fields}
+    return "-".join([variant.name, *(f"{k}={v}" for k, v in ordered.items()
+                                     if k not in variant.config or variant.config[k] != v)])
 
 
 def public_module(game: Game) -> ModuleType:

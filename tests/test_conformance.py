@@ -1,4 +1,5 @@
-"""The conformance suite every game joins: add a (game, config) pair to octagames.testing.CONFORMANCE_CONFIGS."""
+"""The conformance suite every game joins: a game lists its configs in its spec (``conformance`` in
+octagames/<game>/variants.py), which octagames.testing.CONFORMANCE_CONFIGS collects."""
 
 import dataclasses
 import json
@@ -15,7 +16,7 @@ from octagames.specialize import cached
 from octagames.testing import (CONFORMANCE_CONFIGS, check_unique_names, check_world, config_id, leak_check,
                                play_recorded, public_module, random_chooser, random_playout, replay)
 
-# (name, config kwargs): the conformance list, shared with the fuzz campaign. A new game only adds itself there.
+# (game, config fields): the conformance list, shared with the fuzz campaign, built from every game's spec
 GAME_CONFIGS = CONFORMANCE_CONFIGS
 IDS = [config_id(n, c) for n, c in GAME_CONFIGS]
 
