@@ -224,3 +224,16 @@ def test_a_user_error_keeps_its_traceback_when_asked(monkeypatch, capsys):
     monkeypatch.setenv("OCTAGAMES_TRACEBACK", "1")
     with pytest.raises(ValueError, match="deep inside"), user_errors():
         raise ValueError("deep inside a run")
+
+
+def test_the_demo_plays_each_games_demo_variant():
+    from octagames import catalogue
+    from octagames.experiments.demo import demo_variant
+
+    chosen = {g: demo_variant(g).name for g in catalogue.games()}
+    assert chosen == {"octrix": "octrix-round", "achten": "achten-dealer-pays", "octiles": "octiles",
+                      "octa": "octa-en"}
+    assert [demo_variant(g).demo_mcts for g in catalogue.games()] == [200, 200, 20, 20]
+    assert DemoConfig(game=("octa-nl",)).game == ("octa-nl",)
+    with pytest.raises(ValueError, match="game='chess' is not valid"):
+        DemoConfig(game=("chess",))
