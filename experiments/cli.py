@@ -50,7 +50,7 @@ import types
 from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
-from typing import (Any, Callable, ClassVar, Iterator, NoReturn, Sequence, TypeVar, Union, get_args, get_origin,
+from typing import (Any, Callable, Iterator, NoReturn, Sequence, TypeVar, Union, get_args, get_origin,
                     get_type_hints)
 
 import octagames.agents
@@ -382,76 +382,6 @@ class GameArgs:
     def describe(self) -> str:
         """The variant and seats the options give, for titles and file names: ``"octa-nl-2p"``."""
         return catalogue.describe(*self.resolve())
-
-
-@dataclass(frozen=True)
-class RunConfig:
-    """The fields every trainer shares (the game, seeds, device, where the run goes); trainers extend it."""
-
-    KIND: ClassVar[str] = "run"  # the run folder's parent: runs/<KIND>/...
-
-    # -- game -----------------------------------------------------------------
-    game: str = "octrix"
-    """short game name: octrix, achten, octiles, octa"""
-    num_players: int = 2
-    """seats (within what the game allows)"""
-    game_config: tuple[str, ...] = ()
-    """other config fields of the game as key=value (e.g. ranks=4 hand_size=4, or match=True)"""
-    # -- run ------------------------------------------------------------------
-    seed: int = 0
-    """seeds the games, torch, numpy and python RNGs"""
-    device: str = "auto"
-    """torch device: auto (cuda when present, else cpu), cpu or cuda"""
-    torch_threads: int = 1
-    """torch CPU threads (0 leaves torch's default); 1 is fastest for these small MLPs on a shared CPU"""
-    run_dir: str = ""
-    """output folder (default runs/<trainer>/<game>-<players>p-s<seed>)"""
-    resume: bool = False
-    """continue from run_dir/checkpoint.pt"""
-    time_budget_s: float = 0.0
-    """also stop after this much wall time (0: no limit); breaks exact reproducibility"""
-    progress: bool = True
-    """show a tqdm progress bar"""
-    # -- warm start -----------------------------------------------------------
-    imitation_games: int = 0
-    """teacher games before training (0: no warm start)"""
-    imitation_teacher: str = "heuristic"
-    """registry spec of the teacher"""
-    imitation_epsilon: float = 0.1
-    """share of teacher-game moves played at random (labelled with the teacher's choice)"""
-    imitation_steps: int = 1000
-    """gradient steps on the teacher's decisions"""
-    imitation_opponent: str = ""
-    """registry spec of the teacher's opponents ("": the teacher in every seat, all its decisions kept)"""
-    imitation_workers: int = 1
-    """processes playing the teacher games (the same deals for any count; the agents' draws differ
-    between one process and several, not between counts above one)"""
-    # -- Ray ------------------------------------------------------------------
-    ray_actors: int = 0
-    """self-play actors on Ray (the distributed extra); 0: self-play in this process. One actor
-    reproduces the single-process run; N actors give N times the self-play per step of the learner"""
-    ray_address: str = ""
-    """the Ray cluster of the actors (auto: the one this machine belongs to; empty: a local instance)"""
-
-    def __post_init__(self) -> None:
-        if self.device not in ("auto", "cpu", "cuda") and not self.device.startswith("cuda:"):
-            raise ValueError(f"device={self.device!r} is not valid; valid values: auto, cpu, cuda")
-        for name in ("imitation_games", "imitation_steps", "ray_actors"):
-            if getattr(self, name) < 0:
-                raise ValueError(f"{name}={getattr(self, name)} is not valid; it must be >= 0")
-        if self.imitation_workers < 1:
-            raise ValueError(f"imitation_workers={self.imitation_workers} is not valid; it must be >= 1")
-        if not 0.0 <= self.imitation_epsilon <= 1.0:
-            raise ValueError(f"imitation_epsilon={self.imitation_epsilon} is not valid; it must be in [0, 1]")
-        Game(self.game, **self.game_kwargs())  # unknown games, fields and values fail here
-
-    def game_kwargs(self) -> dict[str, Any]:
-        """The game's config fields (``num_players`` and ``game_config``)."""
-        return {"num_players": self.num_players, **parse_game_config(self.game_config, self.game)}
-
-    def resolved_run_dir(self) -> Path:
-        """``run_dir``, or the default folder of this trainer, game and seed."""
-        return Path(self.run_dir or f"runs/{self.KIND}/{self.game}-{self.num_players}p-s{self.seed}")
 
 
 def usable_agents(specs: Sequence[str], game: str) -> tuple[list[str], dict[str, str]]:
