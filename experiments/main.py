@@ -12,6 +12,10 @@ run the same ``cli()``. The console scripts come through here (``setup.cfg``:
 an extra to import says which one in one line, instead of a traceback
 (:func:`octagames.experiments.cli.user_errors`). A verb's one-line help is the first line
 of its module's docstring, read without importing the module.
+
+Every verb names its game the same way (:class:`octagames.experiments.cli.GameArgs`):
+``--game VARIANT`` (``octagames list`` prints the variants), ``--players N`` and
+``--config key=value ...``; ``--help`` of a verb that takes agents lists the agent specs.
 """
 
 from __future__ import annotations
@@ -49,7 +53,9 @@ def usage() -> str:
     width = max(map(len, VERBS))
     lines = [f"  {verb:<{width}}  {summary(verb)}" for verb in VERBS]
     return ("usage: octagames <verb> [options]    (octagames <verb> --help: the verb's options)\n\n"
-            "Rules engines, agents and experiments for the game-of-8 family.\n\nverbs:\n" + "\n".join(lines))
+            "Rules engines, agents and experiments for the game-of-8 family. The game is named the same way\n"
+            "everywhere: --game VARIANT (octagames list prints them) --players N --config key=value ...\n\n"
+            "verbs:\n" + "\n".join(lines))
 
 
 def run(verb: str, args: Sequence[str], prog: str) -> None:
