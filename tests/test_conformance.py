@@ -10,6 +10,7 @@ from collections import Counter
 import numpy as np
 import pytest
 
+from octagames import catalogue
 from octagames.core import TERMINAL, Game, IllegalActionError, load_module
 from octagames.experiments.fuzz import RECORD_FUZZ, RECORD_OPTIONS, agent_chooser, openspiel_strings, random_sims
 from octagames.specialize import cached
@@ -19,6 +20,22 @@ from octagames.testing import (CONFORMANCE_CONFIGS, check_unique_names, check_wo
 # (game, config fields): the conformance list, shared with the fuzz campaign, built from every game's spec
 GAME_CONFIGS = CONFORMANCE_CONFIGS
 IDS = [config_id(n, c) for n, c in GAME_CONFIGS]
+
+
+def test_the_list_is_every_specs_configs_named_by_their_variant():
+    # each game's spec declares its configs (GameSpec.conformance): all of them are here, resolved
+    specs = [(catalogue.resolve(name, **extra)) for g in catalogue.games()
+             for name, extra in catalogue.game_spec(g).conformance]
+    assert GAME_CONFIGS == [(game, {"num_players": c["num_players"], **c}) for game, c in specs]
+    assert {n for n, _ in GAME_CONFIGS} == set(catalogue.games()) and len(set(IDS)) == len(IDS)
+    assert "octrix-round-num_players=3" in IDS and "octa-nl-num_players=2-max_turns=20" in IDS
+    # the id names the closest variant, then the fields that variant does not set, in the order given
+    assert config_id("octrix", {"match": False, "num_players": 3}) == "octrix-round-num_players=3"
+    assert config_id("octrix-round", {"num_players": 3}) == "octrix-round-num_players=3"
+    assert config_id("octrix", {"num_players": 2, "target": 30}) == "octrix-num_players=2-target=30"
+    assert config_id("achten-dealer-pays", {"num_players": 3}) == "achten-dealer-pays-num_players=3"
+    with pytest.raises(ValueError, match="game='chess' is not valid"):
+        config_id("chess", {})
 
 
 @pytest.fixture(params=GAME_CONFIGS, ids=IDS)
