@@ -42,6 +42,7 @@ from octagames.experiments.cli import git_commit, parse_config, saved_command, s
 from octagames.experiments.evaluate import EvalConfig, evaluate
 from octagames.experiments.train_az import TrainConfig
 from octagames.experiments.train_ppo import ppo_origin
+from octagames.experiments.trainer import upgrade_config
 
 @dataclass(frozen=True)
 class ZooConfig:
@@ -99,10 +100,11 @@ class ZooConfig:
 
 
 def training_command(meta: dict[str, Any]) -> str:
-    """The ``train_az`` command line recorded in a model file's metadata ("" when it has none)."""
+    """The ``train_az`` command line recorded in a model file's metadata ("" when it has none; the
+    field names of an older trainer's config read as today's)."""
     if "config" not in meta:
         return ""
-    return saved_command(TrainConfig, meta["config"], "octagames.experiments.train_az")
+    return saved_command(TrainConfig, upgrade_config(meta["config"]), "octagames.experiments.train_az")
 
 
 def init_origin(spec: str) -> dict[str, Any]:
