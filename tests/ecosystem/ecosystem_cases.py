@@ -1,16 +1,22 @@
-"""The games of the ecosystem suite: one configuration per game and rulebook, the hard cases included."""
+"""The games of the ecosystem suite: one variant per game and rulebook, the hard cases included."""
 
-# (game, config kwargs): every game once, the turn-based and the team cases included
+import importlib
+from types import ModuleType
+
+from octagames import catalogue
+
+# (variant, config kwargs over it): every game once, the turn-based and the team cases included
 GAMES = [
-    ("octrix", dict(num_players=3)),                    # every seat plays every trick
-    ("octrix", dict(num_players=4, partnership=True)),  # the pairs play in turn
-    ("achten", dict(num_players=2, deal_penalty=1.0)),  # some deals end the round at once
+    ("octrix-round", dict(num_players=3)),                    # every seat plays every trick
+    ("octrix-round", dict(num_players=4, partnership=True)),  # the pairs play in turn
+    ("achten-dealer-pays", dict(num_players=2)),              # some deals end the round at once
     ("octiles", dict(num_players=2)),
-    ("octa", dict(rules="en")),
-    ("octa", dict(rules="nl")),
+    ("octa-en", dict()),
+    ("octa-nl", dict()),
 ]
-IDS = [f"{g}-{'-'.join(f'{k}={v}' for k, v in c.items())}" for g, c in GAMES]
+IDS = [f"{g}-{'-'.join(f'{k}={v}' for k, v in c.items())}".rstrip("-") for g, c in GAMES]
 
-#: Gymnasium id of each game (registered by ``import octagames.envs``)
-GYM_ID = {"octrix": "octagames/Octrix-v0", "achten": "octagames/Achten-v0", "octiles": "octagames/Octiles-v0",
-          "octa": "octagames/Octa-v0"}
+
+def pettingzoo_module(name: str) -> ModuleType:
+    """The PettingZoo module of a variant's game (``octagames.envs.<game>_v0``; it takes ``variant=name``)."""
+    return importlib.import_module(f"octagames.envs.{catalogue.variant(name).game}_v0")

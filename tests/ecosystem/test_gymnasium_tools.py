@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import ast
 import copy
+import functools
 import importlib
 import pickle
 import subprocess
@@ -20,26 +21,28 @@ import pytest
 from gymnasium.utils.env_checker import check_env
 
 import octagames.envs
-from octagames.core import Game
-from octagames.envs import octa_v0, octrix_v0
+from octagames import catalogue
+from octagames.core import Game, make_game
+from octagames.envs import gymnasium_id, octa_v0, octrix_v0
 from octagames.envs.gym_wrapper import SingleAgentEnv
 from octagames.envs.vector import VectorEnv
-
-from ecosystem_cases import GYM_ID
 
 PICTURES = ("octiles", "octa")
 
 
-def test_one_id_per_game():
-    assert sorted(octagames.envs.GYMNASIUM_IDS.values()) == sorted(GYM_ID)
-    assert all(gymnasium.spec(i).id == i for i in GYM_ID.values())
+def test_one_id_per_variant_and_the_games_ids_are_their_specs():
+    assert sorted(octagames.envs.GYMNASIUM_IDS.values()) == sorted(catalogue.names())
+    assert all(gymnasium.spec(i).id == i for i in octagames.envs.GYMNASIUM_IDS)
+    for game in catalogue.games():
+        assert octagames.envs.GYMNASIUM_IDS[catalogue.game_spec(game).gymnasium_id] == game
 
 
-@pytest.mark.parametrize("gym_id", GYM_ID.values())
+@pytest.mark.parametrize("gym_id", sorted(octagames.envs.GYMNASIUM_IDS))
 def test_make_and_check_env_with_the_defaults(gym_id):
     env = gymnasium.make(gym_id)
-    game = octagames.envs.GYMNASIUM_IDS[gym_id]
-    assert env.unwrapped.game.name == game
+    name = octagames.envs.GYMNASIUM_IDS[gym_id]
+    game = catalogue.variant(name).game
+    assert env.unwrapped.game.name == game and env.unwrapped.game.config == make_game(name).config
     assert env.metadata["render_fps"] > 0
     assert ("rgb_array" in env.metadata["render_modes"]) is (game in PICTURES)
     with warnings.catch_warnings():
@@ -60,7 +63,7 @@ def test_make_takes_configs_and_wrapper_arguments_as_kwargs():
 
 @pytest.mark.parametrize("game", PICTURES)
 def test_rgb_array_is_the_learning_seats_picture(game):
-    env = gymnasium.make(GYM_ID[game], render_mode="rgb_array", seat=1)
+    env = gymnasium.make(gymnasium_id(game), render_mode="rgb_array", seat=1)
     env.reset(seed=0)
     frame = env.render()
     assert frame.dtype == np.uint8 and frame.ndim == 3 and frame.shape[2] == 3
@@ -97,14 +100,15 @@ def test_ids_with_their_module_work_in_a_fresh_interpreter_and_in_a_spawned_work
     made = [gymnasium.make(i) for i in sorted(octagames.envs.GYMNASIUM_MODULE_IDS.values())]
     expected = [(type(env.unwrapped).__name__, int(env.reset(seed=0)[1]["action_mask"].sum())) for env in made]
     assert ast.literal_eval(here) == expected[0] and ast.literal_eval(spawned) == expected
-    assert [n for n, _ in expected] == ["AchtenEnv", "OctaEnv", "OctilesEnv", "OctrixEnv"]
+    assert sorted({n for n, _ in expected}) == ["AchtenEnv", "OctaEnv", "OctilesEnv", "OctrixEnv"]
+    assert len(expected) == len(catalogue.names())  # one id per variant
 
 
 # ------------------------------------------------------------------ masks at vector autoresets
 @pytest.mark.parametrize("mode", ["sync", "async"])
 def test_no_empty_mask_at_next_step_autoresets(mode):
     """The terminal step's mask is all ones (its action is discarded), the next one the new game's."""
-    envs = gymnasium.make_vec("octagames/Octrix-v0", num_envs=3, vectorization_mode=mode)
+    envs = gymnasium.make_vec("octagames/Octrix-round-v0", num_envs=3, vectorization_mode=mode)  # single rounds
     try:
         assert envs.metadata["autoreset_mode"] == gymnasium.vector.AutoresetMode.NEXT_STEP
         _, info = envs.reset(seed=0)
@@ -141,7 +145,8 @@ def test_game_and_vector_env_round_trip_with_their_state():
 
 def test_single_agent_env_round_trips_by_name_config_and_seat():
     for env in (SingleAgentEnv("octa", seat=1, rules="nl", illegal_action="raise"),
-                gymnasium.make("octagames/Octa-v0", seat=1, rules="nl", illegal_action="raise")):
+                gymnasium.make("octagames/Octa-v0", seat=1, rules="nl", illegal_action="raise"),
+                gymnasium.make("octagames/Octa-nl-v0", seat=1, illegal_action="raise")):
         for clone in (pickle.loads(pickle.dumps(env)), copy.deepcopy(env)):
             assert clone.unwrapped.game.config == env.unwrapped.game.config
             assert (clone.unwrapped.seat, clone.unwrapped.illegal_action) == (1, "raise")
@@ -150,7 +155,9 @@ def test_single_agent_env_round_trips_by_name_config_and_seat():
 
 
 @pytest.mark.parametrize("factory", [octrix_v0.env, octrix_v0.raw_env, octrix_v0.parallel_env,
-                                     octa_v0.env, octa_v0.parallel_env])
+                                     octa_v0.env, octa_v0.parallel_env,
+                                     functools.partial(octa_v0.env, variant="octa-nl"),
+                                     functools.partial(octrix_v0.parallel_env, variant="octrix-round")])
 def test_pettingzoo_envs_round_trip(factory):
     env = factory(render_mode="ansi")
     for clone in (pickle.loads(pickle.dumps(env)), copy.deepcopy(env)):

@@ -14,20 +14,21 @@ from sb3_contrib.common.maskable.utils import get_action_masks
 from stable_baselines3.common.env_util import make_vec_env
 from stable_baselines3.common.vec_env import SubprocVecEnv
 
-import octagames.envs  # noqa: F401  (registers the Gymnasium ids)
+from octagames import catalogue
+from octagames.envs import gymnasium_id  # importing octagames.envs registers the Gymnasium ids
 from octagames.envs.gym_wrapper import SingleAgentEnv
 
-from ecosystem_cases import GAMES, GYM_ID, IDS
+from ecosystem_cases import GAMES, IDS
 
 
 # every game and rulebook once (the Octrix partnership case is a PettingZoo matter: see test_torchrl.py)
 SB3_CASES = [(case, name) for case, name in zip(GAMES, IDS) if not case[1].get("partnership")]
 
 
-@pytest.mark.parametrize("game, config", [c for c, _ in SB3_CASES], ids=[n for _, n in SB3_CASES])
-def test_maskable_ppo_trains_a_few_thousand_steps(game, config):
+@pytest.mark.parametrize("name, config", [c for c, _ in SB3_CASES], ids=[n for _, n in SB3_CASES])
+def test_maskable_ppo_trains_a_few_thousand_steps(name, config):
     seat = config.get("num_players", 2) - 1
-    env = gymnasium.make(GYM_ID[game], seat=seat, **config)
+    env = gymnasium.make(gymnasium_id(name), seat=seat, **config)
     model = MaskablePPO("MlpPolicy", env, n_steps=512, batch_size=256, n_epochs=1, seed=0,
                         policy_kwargs=dict(net_arch=[16]), device="cpu")
     model.learn(2048)
@@ -45,10 +46,10 @@ def test_maskable_ppo_trains_a_few_thousand_steps(game, config):
 
 
 @pytest.mark.filterwarnings("ignore:.*not in the possible render_modes")  # Gymnasium's note before the retry
-@pytest.mark.parametrize("game", sorted(GYM_ID))
+@pytest.mark.parametrize("game", catalogue.games())
 def test_make_vec_env_builds_every_game_by_id(game):
     # SB3 asks every env for render_mode="rgb_array" and, on a TypeError, makes it without one
-    vec = make_vec_env(GYM_ID[game], n_envs=2, seed=0, env_kwargs={"seat": 1})
+    vec = make_vec_env(gymnasium_id(game), n_envs=2, seed=0, env_kwargs={"seat": 1})
     try:
         modes = vec.get_attr("render_mode")
         assert modes == (["rgb_array"] * 2 if game in ("octiles", "octa") else [None, None])

@@ -7,21 +7,15 @@ have one legal action, the wait.
 
 from __future__ import annotations
 
-import importlib
-
 import pytest
 import torch
 from torchrl.envs.libs.pettingzoo import PettingZooWrapper
 from torchrl.envs.utils import MarlGroupMapType
 from torchrl.envs.utils import check_env_specs
 
-from ecosystem_cases import GAMES, IDS
+from ecosystem_cases import GAMES, IDS, pettingzoo_module
 
 STEPS = 150  # a whole game of Octrix, Achten and the Octiles openings; the start of an Octa game
-
-
-def _module(game: str):
-    return importlib.import_module(f"octagames.envs.{game}_v0")
 
 
 def _legal_actions_only(td, group: str = "agents") -> None:
@@ -33,10 +27,11 @@ def _legal_actions_only(td, group: str = "agents") -> None:
     assert bool(chosen[acted].all())
 
 
-@pytest.mark.parametrize("game, config", GAMES, ids=IDS)
-def test_parallel_wrapper(game, config):
+@pytest.mark.parametrize("name, config", GAMES, ids=IDS)
+def test_parallel_wrapper(name, config):
     # illegal_action="raise": a sampled illegal action would fail here instead of ending the game
-    env = PettingZooWrapper(_module(game).parallel_env(illegal_action="raise", **config), use_mask=True,
+    par = pettingzoo_module(name).parallel_env(variant=name, illegal_action="raise", **config)
+    env = PettingZooWrapper(par, use_mask=True,
                             seed=0, categorical_actions=True, group_map=MarlGroupMapType.ALL_IN_ONE_GROUP)
     check_env_specs(env, seed=0)
     td = env.rollout(STEPS, break_when_any_done=True)
@@ -45,9 +40,10 @@ def test_parallel_wrapper(game, config):
     assert bool(td["next", "done"][-1]) or td.shape[0] == STEPS
 
 
-@pytest.mark.parametrize("game, config", GAMES, ids=IDS)
-def test_aec_wrapper(game, config):
-    env = PettingZooWrapper(_module(game).raw_env(**config), use_mask=True, seed=0, categorical_actions=True,
+@pytest.mark.parametrize("name, config", GAMES, ids=IDS)
+def test_aec_wrapper(name, config):
+    raw = pettingzoo_module(name).raw_env(variant=name, **config)
+    env = PettingZooWrapper(raw, use_mask=True, seed=0, categorical_actions=True,
                             group_map=MarlGroupMapType.ALL_IN_ONE_GROUP)
     check_env_specs(env, seed=0)
     td = env.rollout(STEPS, break_when_any_done=True)
