@@ -21,7 +21,9 @@ seconds each:
   - *policy inference*: the network's forward passes during the rollout (the learner's and
     the league's snapshots) and the action sampling;
   - *update*: ``ppo_update`` (every epoch and minibatch of the PPO update);
-  - *other*: the rest of the loop (league draws, rewards, GAE, the batch's assembly, Python).
+  - *other*: the rest of the loop (league draws, rewards, GAE, the batch's assembly and its move
+    to the device, Python). The JSON's ``detail_seconds`` gives the whole rollout's and the
+    GAE's seconds over the same cycles, to split it.
 
   The phases are timed by wrapping those calls (the trainer's code is not changed); a wrapper
   costs about a microsecond per call, a few hundred per update.
@@ -188,7 +190,7 @@ class PhaseClock:
     outer one only); :meth:`open` starts an interval of a phase that the next timed event
     (a span's start, another :meth:`open`, :meth:`event`) ends. :meth:`restart` zeroes the
     figures; :meth:`shares` gives each phase's part of the time since, ``other`` being the
-    rest.
+    rest. :meth:`measure` times calls into ``detail``, figures that split a phase further.
 
     Args:
         now: the clock read (seconds).
@@ -197,6 +199,7 @@ class PhaseClock:
     def __init__(self, now: Callable[[], float] = time.perf_counter) -> None:
         self.now = now
         self.seconds = dict.fromkeys(PHASES, 0.0)
+        self.detail: dict[str, float] = {}
         self.start = now()
         self._depth = 0
         self._open: tuple[str, float] | None = None
@@ -204,6 +207,7 @@ class PhaseClock:
     def restart(self) -> None:
         """Zero every phase; the elapsed time counts from now."""
         self.seconds = dict.fromkeys(PHASES, 0.0)
+        self.detail = {}
         self.start = self.now()
         self._open = None
 
@@ -238,6 +242,18 @@ class PhaseClock:
         @functools.wraps(fn)
         def timed(*args: Any, **kwargs: Any) -> Any:
             return self.span(phase, fn, *args, **kwargs)
+        return timed
+
+    def measure(self, name: str, fn: Any) -> Any:
+        """``fn`` with its calls' wall time added to ``detail[name]`` (a figure beside the phases, which it
+        leaves as they are)."""
+        @functools.wraps(fn)
+        def timed(*args: Any, **kwargs: Any) -> Any:
+            t0 = self.now()
+            try:
+                return fn(*args, **kwargs)
+            finally:
+                self.detail[name] = self.detail.get(name, 0.0) + self.now() - t0
         return timed
 
     def shares(self) -> tuple[float, dict[str, float]]:
@@ -296,6 +312,7 @@ def instrument(trainer: Any, clock: PhaseClock) -> None:
             model.logits = clock.wrap("policy inference", model.logits)
         return model
     worker._opponent_model = opponent_model
+    worker.rollout = clock.measure("rollout", worker.rollout)
 
 
 def trainer_modules() -> list[types.ModuleType]:
@@ -327,7 +344,7 @@ def bench_ours(cfg: BenchConfig, game: str, config: dict[str, Any], threads: int
     modules = trainer_modules()
     clock = PhaseClock()
     updates = [0]
-    measured: list[tuple[float, dict[str, float]]] = []
+    measured: list[tuple[float, dict[str, float], dict[str, float]]] = []
 
     def timed_update(update: Callable[..., Any]) -> Callable[..., Any]:
         def run(*args: Any, **kwargs: Any) -> Any:
@@ -335,7 +352,7 @@ def bench_ours(cfg: BenchConfig, game: str, config: dict[str, Any], threads: int
             updates[0] += 1
             # through the end of this update (the run's final evaluation and files stay out); the first
             # cycle is the warm-up, kept only when no other cycle ran
-            measured[:] = [clock.shares()]
+            measured[:] = [(*clock.shares(), dict(clock.detail))]
             if updates[0] == 1:
                 clock.restart()
             return out
@@ -357,6 +374,7 @@ def bench_ours(cfg: BenchConfig, game: str, config: dict[str, Any], threads: int
                 raise RuntimeError(f"ppo_update is not found in {[m.__name__ for m in modules]}: the trainer "
                                    "changed; bench_ppo's phase timing needs its update step")
             stack.enter_context(replaced(modules, "sample_actions", lambda f: clock.wrap("policy inference", f)))
+            stack.enter_context(replaced(modules, "seat_gae", lambda f: clock.measure("advantages (GAE)", f)))
             clock.restart()
             rows = [r for r in trainer.run()["rows"] if r["update"] > 0]
     marks = [(0.0, 0.0, 0.0)] + [(r["wall_time"], r["train_steps"], r["env_steps"]) for r in rows]
@@ -367,6 +385,9 @@ def bench_ours(cfg: BenchConfig, game: str, config: dict[str, Any], threads: int
             "env_obs_dtype": str(trainer.worker.env.obs.dtype),
             "torch_threads": torch.get_num_threads(), "device": cfg.device,
             "phase_seconds": measured[0][0], "phase_shares": measured[0][1],
+            # seconds of the whole rollout (env, observations, inference, GAE, the batch's assembly) and of
+            # the GAE in it, over the same cycles: the rollout's part of "other" is what it leaves after those
+            "detail_seconds": measured[0][2],
             "settings": {"num_envs": cfg.num_envs, "num_steps": cfg.num_steps,
                          "update_epochs": cfg.update_epochs, "num_minibatches": cfg.num_minibatches,
                          "minibatch_size": cfg.num_envs * cfg.num_steps // cfg.num_minibatches,

@@ -37,6 +37,10 @@ def test_our_part_runs_on_each_thread_count_with_its_phases_and_writes_json_and_
         assert list(shares) == list(PHASES) and all(v >= 0 for v in shares.values())
         assert sum(shares.values()) == pytest.approx(1.0)
         assert shares["env stepping"] > 0 and shares["policy inference"] > 0 and shares["update"] > 0
+        detail = ours["detail_seconds"]
+        assert 0 < detail["advantages (GAE)"] < detail["rollout"] < ours["phase_seconds"]
+        # the rollout holds the env stepping and the inference (the update is outside it)
+        assert detail["rollout"] >= (shares["env stepping"] + shares["policy inference"]) * ours["phase_seconds"]
         assert "sb3_default" not in per
     assert out["results"].keys() == data["results"].keys()
     assert len(data["load_average"]["start"]) == 3
@@ -79,6 +83,11 @@ def test_the_phase_clock_counts_spans_open_intervals_and_the_rest():
     clock.restart()
     now.t += 1.0
     assert clock.shares() == (1.0, {**dict.fromkeys(PHASES, 0.0), "other": 1.0})
+    # measure: a detail figure beside the phases, inside a span or not
+    measured = clock.measure("gae", work)
+    assert clock.span("update", measured, 0.5) == 0.5 and measured(0.25) == 0.25
+    assert clock.detail == {"gae": 0.75} and clock.seconds["update"] == 0.5
+    assert clock.shares()[1]["other"] == pytest.approx(1.25 / 1.75)
 
 
 def test_the_timed_env_reports_stepping_and_observation_reads():
