@@ -10,16 +10,17 @@ on a busy machine than numba's parallel loops.
 
 Observations go into a float32 ``obs`` as the game writes them, or, when
 ``obs`` has an unsigned integer dtype (compact observations), as the integer
-``k`` of each entry ``k / divisor[j]``: the game writes one float32 row into a
-scratch row that stays in the core's cache, and that row is converted into the
-batch's row (``divisor`` is the game's ``observation_divisors(config)``; float32
-callers pass an empty one). Only the seat about to act is observed.
+``k`` of each entry ``k / divisor[j]``: the game's observation writes straight
+into the batch's row through :func:`octagames.compact.compact_row` (``divisor``
+is the game's ``observation_divisors(config)``; float32 callers pass an empty
+one). Only the seat about to act is observed.
 """
 
 import numba as nb
 import numpy as np
 from numba.extending import overload
 
+from octagames.compact import compact_row
 from octagames.core import CHANCE, TERMINAL, mix64, nth_set, rng_next
 import octagames.octrix as game  # specialize: game
 
@@ -43,53 +44,44 @@ def _settle(s) -> None:
         game.apply_action(s, game.sample_chance(s))
 
 
-def _observe(s, p, obs, i, row, divisor) -> None:
+def _observe(s, p, obs, i, divisor) -> None:
     """Write seat ``p``'s observation of ``s`` into ``obs[i]`` (compiled through the overload below)."""
     raise NotImplementedError("called only from compiled code")
 
 
 @overload(_observe, inline="always")
-def _observe_typed(s, p, obs, i, row, divisor):
+def _observe_typed(s, p, obs, i, divisor):
     # chosen when compiling, by the dtype of obs: one of the two bodies is compiled, never both
     if isinstance(obs.dtype, nb.types.Float):
-        def direct(s, p, obs, i, row, divisor):
+        def direct(s, p, obs, i, divisor):
             game.observation(s, p, obs[i])
         return direct
 
-    def compact(s, p, obs, i, row, divisor):
-        game.observation(s, p, row)
-        for j in range(row.shape[0]):  # row[j] is k / divisor[j] rounded to float32: this gives k back
-            obs[i, j] = row[j] * divisor[j] + np.float32(0.5)
+    def compact(s, p, obs, i, divisor):
+        game.observation(s, p, compact_row(obs[i], divisor))
     return compact
 
 
 @nb.njit(inline="always")
-def _emit(s, i, obs, mask, player, row, divisor) -> None:
+def _emit(s, i, obs, mask, player, divisor) -> None:
     p = game.acting_player(s)
     player[i] = p
     if p >= 0:
         game.legal_mask(s, p, mask[i])
-        _observe(s, p, obs, i, row, divisor)
+        _observe(s, p, obs, i, divisor)
     else:
         mask[i, :] = 0
         obs[i, :] = 0
 
 
-@nb.njit(inline="always")
-def _row(obs, divisor):
-    # the compact observations' scratch row: one per call (per slice of a batch), reused for every game
-    return np.zeros(divisor.shape[0], dtype=np.float32)
-
-
 @nb.njit(cache=True, nogil=True)
 def reset_batch(states, seeds, obs, mask, player, divisor) -> None:
     """Start record ``i`` from ``seeds[i]``, resolve chance, write its first observation."""
-    row = _row(obs, divisor)
     for i in range(states.shape[0]):
         s = states[i]
         game.reset(s, seeds[i])
         _settle(s)
-        _emit(s, i, obs, mask, player, row, divisor)
+        _emit(s, i, obs, mask, player, divisor)
 
 
 @nb.njit(cache=True, nogil=True)
@@ -99,7 +91,6 @@ def step_batch(states, actions, obs, mask, player, rewards, terminated, truncate
     A game that ends is flagged (``terminated``, or ``truncated`` when it stopped
     at an engine safety bound) and restarts at once from its own RNG.
     """
-    row = _row(obs, divisor)
     for i in range(states.shape[0]):
         s = states[i]
         # returns before and after the action; their difference is the reward
@@ -118,23 +109,21 @@ def step_batch(states, actions, obs, mask, player, rewards, terminated, truncate
                 terminated[i] = True
             game.reset(s, np.int64(rng_next(s) >> np.uint64(1)))  # int64 like reset_batch: one compile
             _settle(s)
-        _emit(s, i, obs, mask, player, row, divisor)
+        _emit(s, i, obs, mask, player, divisor)
 
 
 @nb.njit(cache=True, nogil=True)
 def emit_batch(states, obs, mask, player, divisor) -> None:
     """Write the acting seat, its legal mask and its observation for every record."""
-    row = _row(obs, divisor)
     for i in range(states.shape[0]):
-        _emit(states[i], i, obs, mask, player, row, divisor)
+        _emit(states[i], i, obs, mask, player, divisor)
 
 
 @nb.njit(cache=True, nogil=True)
 def observe_batch(states, players, obs, divisor) -> None:
     """Write the observation of seat ``players[i]`` in record ``i``."""
-    row = _row(obs, divisor)
     for i in range(states.shape[0]):
-        _observe(states[i], players[i], obs, i, row, divisor)
+        _observe(states[i], players[i], obs, i, divisor)
 
 
 @nb.njit(cache=True, nogil=True)
