@@ -171,15 +171,19 @@ def test_game_options_read_the_same_in_every_verb(verb, capsys):
         assert cfg.describe() == "octa-nl+max_turns=150-2p"
         game = cfg.make_game()
         assert game.name == "octa" and game.config.rules == "nl" and game.config.max_turns == 150
-        default = parse(cls, [])  # the seed's game at the variant's seats
-        assert default.resolve() == ("octrix", {"match": True, "num_players": 2})
+        default = parse(cls, [])  # no flag: the verb's own defaults (the seed's game unless it says otherwise)
+        own = {f.name: f.default for f in dataclasses.fields(cls) if f.name in ("game", "players", "config")}
+        assert default.resolve() == GameArgs(**own).resolve()
+        if own == {"game": "octrix", "players": None, "config": ()}:
+            assert default.resolve() == ("octrix", {"match": True, "num_players": 2})
         # achten-dealer-pays at three seats, the seats given inside --config (commas separate items too)
         three = parse(cls, ["--game", "achten-dealer-pays", "--config", "num_players=3,ranks=10"])
         assert three.resolve() == ("achten", {"deal_penalty": 1.0, "ranks": 10, "num_players": 3})
     for argv, expected in [(["--game", "octa-xx"], "game='octa-xx' is not valid; valid values: ['octrix', "),
                            (["--game", "octa-nl", "--config", "colour=red"],
                             "config: 'colour=red' is not key=value with a field of octa; fields: ["),
-                           (["--game", "octa-nl", "--players", "5"], "num_players=5 is not valid"),
+                           (["--game", "octa-nl", "--players", "5", "--config", "max_turns=150"],
+                            "num_players=5 is not valid"),
                            (["--players", "3", "--config", "num_players=4"], "--players 3 and --config num_players=4"),
                            (["--game", "octrix", "--config", "match=maybe"], "match must be true or false")]:
         for parse in (parse_config, parse_with_stdlib):
