@@ -13,7 +13,7 @@
   with an empty cache folder (``OCTAGAMES_CACHE_DIR``): the one-time compile a
   user pays after ``pip install``.
 
-A game whose configs compile different kernels (the game's ``KERNEL_CONFIGS``:
+A game whose variants compile different kernels (``warmup.game_configs``:
 Octa's two rulebooks) is measured once per such config, labelled like
 ``octa(rules=nl)``.
 
@@ -32,7 +32,7 @@ import time
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from octagames.core import GAME_NAMES
+from octagames import catalogue
 from octagames.experiments.warmup import available_faces, game_configs, label
 from octagames.experiments.cli import parse_config, script
 
@@ -59,7 +59,7 @@ def time_process(code: str, env: dict[str, str] | None = None) -> float:
 class StartupConfig:
     """Measure start-up with a warm and a cold compiled-kernel cache."""
 
-    games: list[str] = field(default_factory=lambda: list(GAME_NAMES))
+    games: list[str] = field(default_factory=catalogue.games)
     """games to measure"""
     repeats: int = 3
     """warm runs per game and face (the best counts)"""

@@ -10,8 +10,8 @@ OpenSpiel game when pyspiel is installed, MCTS with its default evaluator and wi
 network's priors, the batched network search of the zoo agents and train_az when
 torch is installed, with the compiled heuristic's playouts where a game has one), so that the first call in any later process loads compiled
 code from the cache (:mod:`octagames.specialize`) instead of compiling it. A game whose
-configs compile different kernels is warmed once per such config
-(the game's ``KERNEL_CONFIGS``: Octa's English and Dutch rulebooks), and the time of
+variants compile different kernels is warmed once per such variant
+(:func:`game_configs`: Octa's English and Dutch rulebooks), and the time of
 each is printed. The game configs compile in parallel processes, one per core
 (``--jobs``): on two cores a cold compile takes about half as long. With a warm
 cache the whole run takes seconds.
@@ -28,10 +28,11 @@ from typing import Any
 
 import numpy as np
 
+from octagames import catalogue
 from octagames.agents.base import make_turn
-from octagames.agents.search.mcts import MCTS, PLAYOUT_POLICIES, MCTSAgent, MCTSConfig, PolicyValue
+from octagames.agents.search.mcts import MCTS, MCTSAgent, MCTSConfig, PolicyValue, has_playout_policy
 from octagames.agents.search.rollouts import believed_worlds, rollout_values
-from octagames.core import GAME_NAMES, Game, load_module
+from octagames.core import Game, load_module
 from octagames.envs.vector import cpu_count, make
 from octagames.experiments.cli import parse_config, script
 from octagames.specialize import cache_dir
@@ -39,9 +40,19 @@ from octagames.specialize import cache_dir
 FACES = ("rules", "vector", "aec", "parallel", "openspiel", "mcts", "az")
 
 def game_configs(game: str) -> list[dict[str, Any]]:
-    """The configs of ``game`` to warm up: one per kernel module, as the game's ``KERNEL_CONFIGS``
-    declares them (``[{}]``, the defaults, for a game whose configs all compile the same kernels)."""
-    return [dict(c) for c in getattr(load_module(game), "KERNEL_CONFIGS", ({},))]
+    """The configs of ``game`` to warm up: one per kernel module among its variants.
+
+    Each is the config of the first variant (``octagames/<game>/variants.py``, the seed's game
+    first) whose kernels come from that module (``kernel_module(config)`` of the rules module;
+    one module for a game without it): ``[{"rules": "en"}, {"rules": "nl"}]`` for Octa.
+    """
+    module = load_module(game)
+    hook = getattr(module, "kernel_module", None)
+    configs: dict[str, dict[str, Any]] = {}
+    for v in catalogue.game_spec(game).variants:
+        key = hook(module.Config(**v.full_config())) if hook is not None else module.__name__
+        configs.setdefault(key, dict(v.config))
+    return list(configs.values())
 
 
 def label(game: str, config: dict[str, Any]) -> str:
@@ -121,7 +132,7 @@ def first_call(game: str, face: str, **config: Any) -> None:
                 mask.astype(np.float64), np.full((len(mask), g.num_players), 0.5)))
             search.kernels.observe_many(roots.copy(), seats, np.zeros((1, g.observation_size), np.float32),
                                         np.zeros((1, g.num_actions), np.uint8))
-        if g.name in PLAYOUT_POLICIES:  # the heuristic playouts and hint of the Octa zoo models
+        if has_playout_policy(g.name):  # the heuristic playouts and hint of the Octa zoo models
             search = BatchedSearch(g, 1, SearchConfig(simulations=4, leaves_per_game=2, playout_mix=1.0,
                                                       prior_hint="heuristic"))
             search.run(roots, seats, np.array([True]), np.array([0]), lambda obs, mask, players: (
@@ -161,7 +172,7 @@ def warm(games: list[str] | None = None, verbose: bool = True, jobs: int = 1) ->
     """
     if jobs < 1:
         raise ValueError(f"jobs={jobs} is not valid; it must be >= 1")
-    tasks = [(name, config) for name in games or list(GAME_NAMES) for config in game_configs(name)]
+    tasks = [(name, config) for name in games or catalogue.games() for config in game_configs(name)]
     out: dict[str, float] = {}
 
     def done(key: str, seconds: float) -> None:
@@ -186,7 +197,7 @@ def warm(games: list[str] | None = None, verbose: bool = True, jobs: int = 1) ->
 class WarmupConfig:
     """Compile every game's entry points once (``make`` runs this)."""
 
-    games: list[str] = field(default_factory=lambda: list(GAME_NAMES))
+    games: list[str] = field(default_factory=catalogue.games)
     """games to warm up"""
     jobs: int = 0
     """processes compiling at once (0: one per core)"""
@@ -194,9 +205,9 @@ class WarmupConfig:
     def __post_init__(self) -> None:
         if self.jobs < 0:
             raise ValueError(f"jobs={self.jobs} is not valid; it must be >= 0 (0: one per core)")
-        unknown = sorted(set(self.games) - set(GAME_NAMES))
+        unknown = sorted(set(self.games) - set(catalogue.games()))
         if unknown or not self.games:
-            raise ValueError(f"games={unknown or self.games} is not valid; valid values: {list(GAME_NAMES)}")
+            raise ValueError(f"games={unknown or self.games} is not valid; valid values: {catalogue.games()}")
 
 
 def main(cfg: WarmupConfig) -> dict[str, float]:
