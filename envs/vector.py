@@ -43,6 +43,9 @@ Compact observations (``obs_dtype="uint8"`` or ``"uint16"``; default ``"float32"
   package); ``"uint8"`` is refused with ValueError under a config where some
   ``k`` may pass 255 (long matches, Octiles' turn counter with ``max_turns`` over
   255): use ``"uint16"`` there.
+* ``torch.from_numpy`` shares the buffer (no copy) for both dtypes; torch's
+  ``uint16`` has few operations (a copy and ``.float()`` work on CPU with
+  torch 2.13): prefer ``"uint8"`` where the config allows it.
 * The compact buffer is the env's own: :attr:`VectorEnv.obs` and the arrays of
   :meth:`VectorEnv.step_inplace` are views overwritten by the next step (copy
   what you keep; :meth:`VectorEnv.step` returns copies). Only the seat about

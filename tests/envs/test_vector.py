@@ -1,5 +1,7 @@
 """The batched vector env: shapes, reproducibility, agreement with the engine, auto-reset, errors."""
 
+import pickle
+
 import numpy as np
 import pytest
 
@@ -242,3 +244,16 @@ def test_bad_obs_dtype_is_refused_naming_the_field_and_the_valid_values():
     env = make("octiles", 2, obs_dtype="uint16", max_turns=500)
     env.reset()
     assert env.obs.dtype == np.uint16 and env.obs_divisor[env.obs_divisor != 1].max() == 500
+
+
+def test_a_compact_env_pickles_and_restores_with_its_dtype():
+    env = make("achten", 6, seed=3, obs_dtype="uint8", num_players=3)
+    env.reset()
+    for _ in range(10):
+        env.step_inplace(env.sample_actions())
+    twin = pickle.loads(pickle.dumps(env))
+    assert twin.obs_dtype == "uint8" and twin.obs.dtype == np.uint8 and np.array_equal(twin.obs, env.obs)
+    for _ in range(20):
+        a = env.sample_actions()
+        assert np.array_equal(a, twin.sample_actions())
+        assert all(np.array_equal(x, y) for x, y in zip(env.step(a)[:4], twin.step(a)[:4]))
