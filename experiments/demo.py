@@ -31,7 +31,7 @@ DEFAULT_MCTS = 50
 
 
 def demo_variant(game: str) -> Variant:
-    """The variant the demo plays for ``game``: its first variant with a demo budget, else its seed variant."""
+    """The variant the demo plays for ``game``: its first variant with a demo budget, else its seed one."""
     spec = catalogue.game_spec(game)
     return next((v for v in spec.variants if v.demo_mcts is not None), spec.seed_variant)
 
@@ -49,7 +49,7 @@ class DemoConfig:
     tournament_games: int = 6
     """games per pair in the short round robin (0: no tournament)"""
     game: tuple[str, ...] = ()
-    """variants to run (default: every installed game's demo variant: octrix-round, achten-dealer-pays, ...)"""
+    """variants to run (default: each installed game's demo variant: octrix-round, achten-dealer-pays, ...)"""
 
     def __post_init__(self) -> None:
         for name in self.game:
@@ -84,7 +84,8 @@ def main(cfg: DemoConfig) -> dict:
             except ValueError:
                 pass
             specs.append(f"mcts:{v.demo_mcts or DEFAULT_MCTS}")
-            t = run_tournament(v.game, specs, cfg.tournament_games, seed=cfg.seed, bootstrap=100, **v.full_config())
+            t = run_tournament(v.game, specs, cfg.tournament_games, seed=cfg.seed, bootstrap=100,
+                               **v.full_config())
             print(t.table(), "\n", flush=True)
             _, chart = save(t, out.parent, f"demo_tournament_{v.name}", chart=None)
             if chart is None:

@@ -39,7 +39,7 @@ from octagames.experiments.cli import GameArgs, executor_from, open_journal, par
 
 @dataclass(frozen=True)
 class EvalConfig(GameArgs):
-    """One agent against each opponent (all fields are command-line flags; --game, --players, --config: the variant)."""
+    """One agent against each opponent (every field is a flag; --game, --players, --config: the variant)."""
 
     agent: str = "heuristic"
     """the evaluated agent's spec for octagames.agents.registry (e.g. ppo:runs/ppo/octrix-2p-s0/policy.pt, mcts:1000)"""
@@ -83,7 +83,7 @@ def evaluate(cfg: EvalConfig) -> dict[str, Any]:
     def build(spec: str) -> Agent:
         return make_agent(spec, game, allow_config_mismatch=cfg.allow_model_mismatch)
 
-    for spec in (cfg.agent, *cfg.opponents):  # a bad spec or a model of another config: refused before any game
+    for spec in (cfg.agent, *cfg.opponents):  # a bad spec, a model of another config: refused before a game
         build(spec)
     for spec in cfg.opponents:
         agents = [build(cfg.agent)] + [build(spec) for _ in range(n - 1)]

@@ -83,7 +83,7 @@ class LeaderboardConfig:
     progress: bool = True
     """show progress bars"""
     resume: bool = True
-    """take the games already saved in <out without .md>/<section>.games.jsonl (same roster); False starts over"""
+    """take the games already saved in <out without .md>/<section>.games.jsonl (same roster); False: none"""
     ray: bool = False
     """play the games as Ray tasks on a local Ray instance (the distributed extra)"""
     ray_address: str = ""
@@ -98,7 +98,8 @@ class LeaderboardConfig:
         for item in self.add:
             key, sep, spec = item.partition("=")
             if not sep or key not in sections() or not spec:
-                raise ValueError(f"add: {item!r} is not <section>=<agent spec> with a section of {sections()}")
+                raise ValueError(f"add: {item!r} is not <section>=<agent spec> with a section of "
+                                 f"{sections()}")
         if any(n < 1 for n in self.mcts):
             raise ValueError(f"mcts={self.mcts} is not valid; budgets must be >= 1")
         if self.games_per_pair < 1:
@@ -106,7 +107,7 @@ class LeaderboardConfig:
 
 
 def roster(key: str, cfg: LeaderboardConfig) -> tuple[list[Agent], dict[str, str]]:
-    """The agents of section ``key`` that build here (named by their spec), and the skipped specs with the reason."""
+    """The agents of section ``key`` that build here (named by their spec), and the skipped specs and why."""
     v = catalogue.variant(key)
     assert v.leaderboard is not None
     specs = ["random", "heuristic", *(f"mcts:{n}" for n in (cfg.mcts or v.leaderboard))]
@@ -133,7 +134,8 @@ def _build(spec: str, v: Variant) -> Agent:
     name, _, arg = spec.partition(":")
     if name == "cfr" and (not arg or arg.isdigit()):
         # the registry's cfr trains on the game's default config; the variant's config may differ
-        return CFRAgent.mccfr(Game(v.game, **v.full_config()), iterations=int(arg or 1000), sampling="outcome")
+        game = Game(v.game, **v.full_config())
+        return CFRAgent.mccfr(game, iterations=int(arg or 1000), sampling="outcome")
     return make_agent(spec, Game(v.game, **v.full_config()))  # a model of another config is refused here
 
 

@@ -41,7 +41,7 @@ class ListConfig:
 
 
 def variant_lines() -> list[str]:
-    """One line per variant: name, title, player counts (the default first) and whether a zoo model plays it."""
+    """One line per variant: name, player counts (the default first), whether a zoo model plays it, title."""
     vs = catalogue.variants()
     width = max(map(len, vs))
     lines = []
@@ -49,7 +49,8 @@ def variant_lines() -> list[str]:
         seats = "/".join(map(str, v.players))
         lines.append(f"  {v.name:<{width}}  {seats:<9}  {'zoo' if v.zoo else '   '}  {v.title}")
     bare = [g for g in catalogue.games() if g not in vs]
-    lines += [f"  {g:<{width}}  = {catalogue.game_spec(g).seed_variant.name} (the game's own name)" for g in bare]
+    lines += [f"  {g:<{width}}  = {catalogue.game_spec(g).seed_variant.name} (the game's own name)"
+              for g in bare]
     return lines
 
 

@@ -1,7 +1,8 @@
 """Round robin among any agents on any game, with Bradley-Terry Elo ratings.
 
     octagames tournament --game octrix --agents random,heuristic,mcts:200
-    octagames tournament --game achten-dealer-pays --players 3 --agents random,mcts:100,mcts:400 --games-per-pair 40
+    octagames tournament --game achten-dealer-pays --players 3 --agents random,mcts:100,mcts:400 \\
+        --games-per-pair 40
     python -m octagames.experiments.tournament --game octa-nl --agents random,heuristic
 
 Every pair of agents plays ``games_per_pair`` games with the seats rotated
@@ -66,7 +67,8 @@ class TournamentConfig(GameArgs):
     progress: bool = True
     """show a progress bar"""
     resume: bool = True
-    """take the games already in <out_dir>/tournament_<variant>-<players>p.games.jsonl (same settings); False starts over"""
+    """take the games already in <out_dir>/tournament_<variant>-<players>p.games.jsonl (same settings);
+    False starts over"""
     ray: bool = False
     """play the games as Ray tasks on a local Ray instance (the distributed extra)"""
     ray_address: str = ""

@@ -8,8 +8,8 @@ import typing
 import pytest
 import tyro
 
-from octagames.experiments.cli import (GameArgs, game_from_spec, parse_config, parse_game_config, parse_game_spec,
-                                       parse_with_stdlib, stdlib_parser, user_errors)
+from octagames.experiments.cli import (GameArgs, game_from_spec, parse_config, parse_game_config,
+                                       parse_game_spec, parse_with_stdlib, stdlib_parser, user_errors)
 from octagames.experiments.demo import DemoConfig
 from octagames.experiments.main import VERBS, module_of
 from octagames.experiments.play import PlayConfig
@@ -171,7 +171,7 @@ def test_game_options_read_the_same_in_every_verb(verb, capsys):
         assert cfg.describe() == "octa-nl+max_turns=150-2p"
         game = cfg.make_game()
         assert game.name == "octa" and game.config.rules == "nl" and game.config.max_turns == 150
-        default = parse(cls, [])  # no flag: the verb's own defaults (the seed's game unless it says otherwise)
+        default = parse(cls, [])  # no flag: the verb's own defaults (the seed's game unless it says so)
         own = {f.name: f.default for f in dataclasses.fields(cls) if f.name in ("game", "players", "config")}
         assert default.resolve() == GameArgs(**own).resolve()
         if own == {"game": "octrix", "players": None, "config": ()}:
@@ -184,7 +184,8 @@ def test_game_options_read_the_same_in_every_verb(verb, capsys):
                             "config: 'colour=red' is not key=value with a field of octa; fields: ["),
                            (["--game", "octa-nl", "--players", "5", "--config", "max_turns=150"],
                             "num_players=5 is not valid"),
-                           (["--players", "3", "--config", "num_players=4"], "--players 3 and --config num_players=4"),
+                           (["--players", "3", "--config", "num_players=4"],
+                            "--players 3 and --config num_players=4"),
                            (["--game", "octrix", "--config", "match=maybe"], "match must be true or false")]:
         for parse in (parse_config, parse_with_stdlib):
             with pytest.raises(SystemExit) as e:

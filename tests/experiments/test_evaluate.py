@@ -25,7 +25,8 @@ def test_each_opponent_gets_a_match_on_the_same_deals(tmp_path):
         assert r["win_rate"] == pytest.approx((r["wins"] + 0.5 * r["draws"]) / 6)
         assert r["ci95"][0] <= r["win_rate"] <= r["ci95"][1]
     # the same match played directly gives the same tally: seats and seeds as documented
-    direct = play_match("octrix-round", [make_agent("heuristic", "octrix"), make_agent("random", "octrix")], 6,
+    agents = [make_agent("heuristic", "octrix"), make_agent("random", "octrix")]
+    direct = play_match("octrix-round", agents, 6,
                         seed=3, progress=False, ranks=4, hand_size=4)
     r0 = data["results"][0]
     assert (direct.records[0].wins, direct.records[0].draws) == (r0["wins"], r0["draws"])

@@ -68,7 +68,8 @@ def test_an_unknown_verb_is_one_line_naming_the_verbs(capsys):
         main(["trian-ppo", "--game", "octa"])
     err = capsys.readouterr().err
     assert e.value.code == 2 and err.count("\n") == 1
-    assert err.startswith("octagames: error: 'trian-ppo' is not a verb of octagames; valid verbs: list, demo, ")
+    assert err.startswith("octagames: error: 'trian-ppo' is not a verb of octagames; valid verbs: "
+                          "list, demo, ")
     assert all(verb in err for verb in VERBS)
 
 
@@ -83,12 +84,14 @@ def test_a_verb_is_its_script_under_its_name():
     (["evaluate", "--agent", "nope", "--games", "1"], "agent='nope' is not valid; valid agents: ["),
     (["evaluate", "--game", "octa-en", "--opponents", "heuristic", "nope", "--games", "1"],
      "agent='nope' is not valid"),  # an opponent's spec, refused before the first opponent's match
-    (["evaluate", "--game", "octa-xx", "--games", "1"], "game='octa-xx' is not valid; valid values: ['octrix', "),
+    (["evaluate", "--game", "octa-xx", "--games", "1"],
+     "game='octa-xx' is not valid; valid values: ['octrix', "),
     (["tournament", "--game", "octa-nl", "--config", "colour=red"], "config: 'colour=red' is not key=value"),
     (["play", "--game", "octrix", "--players", "7"], "num_players=7 is not valid"),
     (["evaluate", "--game", "octa-en", "--agent", "zoo:octa", "--games", "1"], "zoo:octa"),
     # issue 33: a zoo model on another config of its game is refused before any game, naming the way out
-    (["evaluate", "--game", "octrix-round", "--agent", "zoo:octrix", "--games", "1"], "--allow-model-mismatch"),
+    (["evaluate", "--game", "octrix-round", "--agent", "zoo:octrix", "--games", "1"],
+     "--allow-model-mismatch"),
     (["tournament", "--agents", "random,mcts:lots", "--games-per-pair", "1"], "agent 'mcts:lots': the argument"),
     (["evaluate", "--agent", "ppo:no/such/policy.pt", "--games", "1"], "No such file or directory"),
 ])
@@ -100,8 +103,8 @@ def test_a_user_error_is_one_line_and_status_2(args, expected, tmp_path):
     assert expected in proc.stderr and "Traceback" not in proc.stderr
 
 
-@pytest.mark.parametrize("args", [["demo", "--bogus"], ["demo", "--game", "chess"], ["warmup", "--games", "chess"],
-                                  ["warmup", "--jobs", "x"]])
+@pytest.mark.parametrize("args", [["demo", "--bogus"], ["demo", "--game", "chess"],
+                                  ["warmup", "--games", "chess"], ["warmup", "--jobs", "x"]])
 def test_demo_and_warmup_refuse_what_they_cannot_read(args):
     proc = _octagames(*args, timeout=120)
     assert proc.returncode == 2 and "Traceback" not in proc.stderr, proc.stderr[-2000:]

@@ -56,8 +56,8 @@ def test_bad_settings_are_one_line_errors():
 
 def test_command_line_with_piped_stdin():
     proc = subprocess.run([sys.executable, "-m", "octagames.experiments.play", "--game", "octrix-round",
-                           "--opponents", "random", "--seed", "1"], input="hello\n2\nquit\n", capture_output=True,
-                          text=True, timeout=120)
+                           "--opponents", "random", "--seed", "1"], input="hello\n2\nquit\n",
+                          capture_output=True, text=True, timeout=120)
     assert proc.returncode == 1, proc.stderr
     assert "'hello' is not a move number" in proc.stdout and "You play " in proc.stdout
     assert "Traceback" not in proc.stderr
