@@ -354,7 +354,7 @@ class Config:
             :func:`deal_penalty_limit` (0.1 / num_players) only breaks ties
             between equal point standings, for every player count. A cost at
             or above it ranks not dealing above a point difference (as
-            ``deal_penalty=1`` does, the config of ``zoo:achten`` and the
+            ``deal_penalty=1`` does: the variant ``achten-dealer-pays``, played by the zoo and the
             leaderboard); 0 scores the points alone.
     """
 

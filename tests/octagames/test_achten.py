@@ -399,7 +399,7 @@ def test_points_come_first_whatever_the_dealing_cost_below_its_limit(n):
     assert limit == pytest.approx(0.1 / n) and R.DEFAULT_DEAL_PENALTY < limit
     for pen in (0.0, R.DEFAULT_DEAL_PENALTY, limit / 3, limit * 0.999):
         assert points_come_first(n, pen), pen
-    for pen in (limit * 1.001, limit * 1.5, 1.0):  # 1.0: zoo:achten's and the leaderboard's deal_penalty=1
+    for pen in (limit * 1.001, limit * 1.5, 1.0):  # 1.0: achten-dealer-pays, the config of its zoo model and leaderboard section
         assert not points_come_first(n, pen), pen
     if n > 2:  # the old default 0.05 broke the order (with 2 players it is the limit: a tie, see above)
         assert not points_come_first(n, 0.05)
