@@ -1,6 +1,6 @@
 """Put a trained model in the zoo, with its card: training command, commit, evaluation, speed.
 
-    python -m octagames.experiments.zoo --name octrix --model runs/az/octrix-2p-s0/model.pt \\
+    octagames zoo --game octrix --model runs/az/octrix-2p-s0/model.pt \\
         --simulations 512 --leaves-per-game 8 --opponents heuristic mcts:1000 --games 400 100
 
 Writes ``agents/zoo/<name>.pt`` (the network in float16 and its default search:
@@ -48,9 +48,8 @@ from octagames.experiments.trainer import upgrade_config
 class ZooConfig:
     """Promote a model to the zoo (all fields are command-line flags)."""
 
-    name: str = "octrix"
-    """the variant whose zoo model this is (zoo=True in the catalogue: octrix, achten-dealer-pays, octiles-fixed-start,
-    octa-en, octa-nl)"""
+    game: str = "octrix"
+    """the variant whose zoo model this is, zoo:<variant> (octagames list: octrix, achten-dealer-pays, ...)"""
     model: str = ""
     """a train_az model.pt or checkpoint.pt"""
     simulations: int = -1
@@ -91,8 +90,8 @@ class ZooConfig:
     """play the evaluation games as Ray tasks on a local instance (the distributed extra)"""
 
     def __post_init__(self) -> None:
-        if self.name not in zoo_variants():
-            raise ValueError(f"name={self.name!r} is not valid; valid zoo variants: {zoo_variants()}")
+        if self.game not in zoo_variants():
+            raise ValueError(f"game={self.game!r} is not valid; valid zoo variants: {zoo_variants()}")
         if not self.model:
             raise ValueError("model is empty: give the model.pt (or checkpoint.pt) of a train_az run")
         if len(self.games) not in (1, len(self.opponents)):
@@ -176,7 +175,7 @@ def seconds_per_side(name: str, games: int, seed: int = 0) -> float:
 
 def promote(cfg: ZooConfig) -> dict[str, Any]:
     """Write the zoo model and its card; returns the card."""
-    g = Game(cfg.name)
+    g = Game(cfg.game)
     game, config = g.name, catalogue.full_config(g.name, g.config)
     net, data = load_model(cfg.model, g)
     search = SearchConfig(**{k: v for k, v in data["search"].items() if k in {f.name for f in
@@ -208,31 +207,31 @@ def promote(cfg: ZooConfig) -> dict[str, Any]:
     meta = data.get("meta", {})
     init = init_origin(meta.get("config", {}).get("init_model", ""))  # before this entry's card is replaced
     ZOO_DIR.mkdir(parents=True, exist_ok=True)
-    save_model(net, ZOO_DIR / f"{cfg.name}.pt", g, search, meta={"source": str(cfg.model), **meta}, half=True)
-    AZAgent.load(zoo_path(cfg.name), game=g)  # the float16 copy loads for its game
+    save_model(net, ZOO_DIR / f"{cfg.game}.pt", g, search, meta={"source": str(cfg.model), **meta}, half=True)
+    AZAgent.load(zoo_path(cfg.game), game=g)  # the float16 copy loads for its game
     card: dict[str, Any] = {
-        "name": cfg.name, "game": game, "variant": catalogue.describe(game, config), "config": config,
+        "name": cfg.game, "game": game, "variant": catalogue.describe(game, config), "config": config,
         "source": str(cfg.model),
         "command": training_command(meta), "commit": git_commit(), "date": datetime.date.today().isoformat(),
         "training": {k: meta.get(k) for k in ("iteration", "wall_time")},
         "teacher": ppo_origin(meta.get("config", {}).get("imitation_teacher", "")), "init": init,
-        "search": dataclasses.asdict(search), "size_bytes": zoo_path(cfg.name).stat().st_size,
-        "seconds_per_game_side": seconds_per_side(cfg.name, cfg.speed_games, cfg.seed),
+        "search": dataclasses.asdict(search), "size_bytes": zoo_path(cfg.game).stat().st_size,
+        "seconds_per_game_side": seconds_per_side(cfg.game, cfg.speed_games, cfg.seed),
         "evaluation": [],
     }
     curves = Path(cfg.model).with_name("curves.png")  # the training run's learning curves, when beside the model
     if curves.exists():
-        shutil.copyfile(curves, ZOO_DIR / f"{cfg.name}.curves.png")
-        card["curves"] = f"{cfg.name}.curves.png"
+        shutil.copyfile(curves, ZOO_DIR / f"{cfg.game}.curves.png")
+        card["curves"] = f"{cfg.game}.curves.png"
     games = cfg.games * len(cfg.opponents) if len(cfg.games) == 1 else cfg.games
     for opponent, n in zip(cfg.opponents, games):
-        out = evaluate(EvalConfig(game=cfg.name, agent=f"zoo:{cfg.name}", opponents=(opponent,), games=n,
+        out = evaluate(EvalConfig(game=cfg.game, agent=f"zoo:{cfg.game}", opponents=(opponent,), games=n,
                                   seed=cfg.seed, out_dir=cfg.out_dir, progress=cfg.progress, ray=cfg.ray,
                                   resume=False))  # a new model: never games of an older one
         r = out["results"][0]
         card["evaluation"].append({k: r[k] for k in ("opponent", "win_rate", "ci95", "wins", "draws", "losses",
                                                      "games")})
-    (ZOO_DIR / f"{cfg.name}.json").write_text(json.dumps(card, indent=1) + "\n")
+    (ZOO_DIR / f"{cfg.game}.json").write_text(json.dumps(card, indent=1) + "\n")
     write_readme()
     return card
 

@@ -26,7 +26,7 @@ def test_promote_writes_model_card_and_readme(tmp_path, monkeypatch):
             "iteration": 3, "wall_time": 12.5}
     save_model(net, tmp_path / "model.pt", g, SearchConfig(simulations=9), meta=meta)
     (tmp_path / "curves.png").write_bytes(b"the run's curves")
-    card = zoo.promote(zoo.ZooConfig(name="achten-dealer-pays", model=str(tmp_path / "model.pt"), leaves_per_game=2,
+    card = zoo.promote(zoo.ZooConfig(game="achten-dealer-pays", model=str(tmp_path / "model.pt"), leaves_per_game=2,
                                       opponents=("random",), games=(6,), speed_games=1,
                                       out_dir=str(tmp_path / "eval"), progress=False))
     assert card["command"] == ("python -m octagames.experiments.train_az --game achten-dealer-pays "
@@ -43,13 +43,13 @@ def test_promote_writes_model_card_and_readme(tmp_path, monkeypatch):
     assert agent.search.simulations == 9 and agent.net.first.weight.dtype.is_floating_point
     assert (tmp_path / "zoo" / "achten-dealer-pays.pt").stat().st_size < 0.6 * (tmp_path / "model.pt").stat().st_size
     with pytest.raises(ValueError, match="is an achten run"):
-        zoo.promote(zoo.ZooConfig(name="octrix", model=str(tmp_path / "model.pt")))
+        zoo.promote(zoo.ZooConfig(game="octrix", model=str(tmp_path / "model.pt")))
 
     # a run started from that zoo entry with a heuristic hint: its card keeps the first card's command
     meta["config"].update(init_model="zoo:achten-dealer-pays", prior_hint="heuristic", prior_hint_weight=0.8)
     save_model(net, tmp_path / "next.pt", g, SearchConfig(simulations=9, prior_hint="heuristic",
                                                           prior_hint_weight=0.8), meta=meta)
-    second = zoo.promote(zoo.ZooConfig(name="achten-dealer-pays", model=str(tmp_path / "next.pt"),
+    second = zoo.promote(zoo.ZooConfig(game="achten-dealer-pays", model=str(tmp_path / "next.pt"),
                                        prior_hint_weight=0.9,
                                        opponents=("random",), games=(2,), speed_games=1, out_dir=str(tmp_path / "eval"), progress=False))
     assert second["init"] == {"model": "zoo:achten-dealer-pays", "command": card["command"], "commit": card["commit"],
@@ -60,7 +60,7 @@ def test_promote_writes_model_card_and_readme(tmp_path, monkeypatch):
     assert (hinted.prior_hint, hinted.prior_hint_weight) == ("heuristic", 0.9)
 
     # the same network playing by rollouts over believed worlds
-    third = zoo.promote(zoo.ZooConfig(name="achten-dealer-pays", model=str(tmp_path / "model.pt"), belief_worlds=4,
+    third = zoo.promote(zoo.ZooConfig(game="achten-dealer-pays", model=str(tmp_path / "model.pt"), belief_worlds=4,
                                       belief_rollouts=True, opponents=("random",), games=(2,), speed_games=1,
                                       out_dir=str(tmp_path / "eval"), progress=False))
     assert third["search"]["belief_worlds"] == 4 and third["search"]["belief_rollouts"] is True
@@ -69,7 +69,7 @@ def test_promote_writes_model_card_and_readme(tmp_path, monkeypatch):
     assert (rolling.belief_worlds, rolling.belief_rollouts) == (4, True)
 
     # rollouts by the belief's model, the network's search over the same worlds as a small vote
-    fourth = zoo.promote(zoo.ZooConfig(name="achten-dealer-pays", model=str(tmp_path / "model.pt"), simulations=4,
+    fourth = zoo.promote(zoo.ZooConfig(game="achten-dealer-pays", model=str(tmp_path / "model.pt"), simulations=4,
                                        belief_worlds=4, belief_rollouts=True, rollout_policy="model",
                                        rollout_search_weight=0.1, opponents=("random",), games=(2,),
                                        speed_games=1, out_dir=str(tmp_path / "eval"), progress=False))
@@ -80,7 +80,7 @@ def test_promote_writes_model_card_and_readme(tmp_path, monkeypatch):
     assert (voting.rollout_policy, voting.rollout_search_weight, voting.simulations) == ("model", 0.1, 4)
 
     # the model's own choice unless the paired rollouts beat it by a margin (unnamed: the model file's)
-    fifth = zoo.promote(zoo.ZooConfig(name="achten-dealer-pays", model=str(tmp_path / "model.pt"), simulations=4,
+    fifth = zoo.promote(zoo.ZooConfig(game="achten-dealer-pays", model=str(tmp_path / "model.pt"), simulations=4,
                                       belief_worlds=4, belief_rollouts=True, rollout_policy="model",
                                       rollout_margin=1.0, opponents=("random",), games=(2,), speed_games=1,
                                       out_dir=str(tmp_path / "eval"), progress=False))
@@ -88,7 +88,7 @@ def test_promote_writes_model_card_and_readme(tmp_path, monkeypatch):
     assert "unless another action's paired rollouts beat it by more than 1 standard error |" in (
         tmp_path / "zoo" / "README.md").read_text()
     assert make_agent("zoo:achten-dealer-pays", "achten-dealer-pays").search.rollout_margin == 1.0
-    assert zoo.ZooConfig(name="achten-dealer-pays", model="m.pt").rollout_margin == -2.0  # the model file's
+    assert zoo.ZooConfig(game="achten-dealer-pays", model="m.pt").rollout_margin == -2.0  # the model file's
 
 
 @pytest.mark.parametrize("name", az.zoo_variants())
