@@ -55,19 +55,20 @@ def variant_lines() -> list[str]:
 
 
 def zoo_lines() -> list[str]:
-    """One line per variant with a zoo model: ``zoo:<name>``, its game config and its card's evaluation."""
+    """One line per variant with a zoo model: ``zoo:<name>``, the variant and seats its card records
+    (``octrix-2p``) and its card's evaluation."""
+    zoo = [v for v in catalogue.variants().values() if v.zoo]
+    width = max((len(v.name) for v in zoo), default=0) + len("zoo:")
     lines = []
-    for v in catalogue.variants().values():
-        if not v.zoo:
-            continue
+    for v in zoo:
         card_path, model = ZOO_DIR / f"{v.name}.json", ZOO_DIR / f"{v.name}.pt"
         if not model.exists():
-            lines.append(f"  zoo:{v.name:<18}  (no model file at {model})")
+            lines.append(f"  {'zoo:' + v.name:<{width}}  (no model file at {model})")
             continue
         card = json.loads(card_path.read_text()) if card_path.exists() else {}
-        config = ", ".join(f"{k}={val}" for k, val in card.get("config", v.full_config()).items())
+        played = catalogue.describe(v.game, card.get("config", v.full_config()))
         evals = "; ".join(f"vs {e['opponent']} {e['win_rate']:.3f}" for e in card.get("evaluation", []))
-        lines.append(f"  zoo:{v.name:<18}  {v.game} ({config})" + (f"  {evals}" if evals else ""))
+        lines.append(f"  {'zoo:' + v.name:<{width}}  {played}" + (f"  {evals}" if evals else ""))
     return lines
 
 
