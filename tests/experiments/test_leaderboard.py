@@ -84,6 +84,7 @@ def test_each_published_section_was_played_on_its_variants_config():
     """docs/leaderboard/<section>.json records the full config its games were played on: the variant's,
     so a section's name says which game its figures belong to."""
     from octagames import catalogue
+    from octagames.experiments.cli import model_fingerprints
 
     published = sorted(p.stem for p in DOCS.glob("*.json"))
     assert published == sorted(sections())
@@ -96,6 +97,7 @@ def test_each_published_section_was_played_on_its_variants_config():
         header = json.loads((DOCS / f"{key}.games.jsonl").read_text().split("\n", 1)[0])["header"]
         assert header["entry"] == key and header["agents"] == d["agents"]  # a rerun resumes these games
         assert catalogue.full_config(v.game, header["config"]) == d["config"]
+        assert model_fingerprints([f"zoo:{key}"]) == {f"zoo:{key}": header["models"][f"zoo:{key}"]}  # its model
 
 
 def test_the_markdown_says_how_each_ppo_policy_was_trained(tmp_path):
