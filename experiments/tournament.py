@@ -40,6 +40,7 @@ from typing import Any, Sequence
 
 import numpy as np
 
+from octagames import catalogue
 from octagames.agents.arena import GameJournal, play_games, wilson_interval
 from octagames.envs._extras import missing_extra
 from octagames.agents.base import Agent
@@ -101,11 +102,16 @@ class TournamentResult:
     elo_ci: np.ndarray
     seconds: float
 
+    @property
+    def variant(self) -> str:
+        """The variant and seats the games were played on (``octa-nl-2p``; see :func:`catalogue.describe`)."""
+        return catalogue.describe(self.game, self.config)
+
     def table(self) -> str:
         """Ratings and pairwise scores as text."""
         total = int(self.games.sum() / 2)
         w = max(18, *map(len, self.names)) + 2  # long specs (ppo:<path>) keep the columns apart
-        lines = [f"{self.game} {self.config}: round robin, {total} games, {self.seconds:.1f}s",
+        lines = [f"{self.variant}: round robin, {total} games, {self.seconds:.1f}s",
                  f"{'agent':<{w}}{'Elo':>8}  {'95% CI':<18}{'score':>7}"]
         for i in np.argsort(-self.elo):
             played = self.games[i].sum()
@@ -295,7 +301,7 @@ def save(result: TournamentResult, out_dir: str | Path, stem: str | None = None,
     ax.barh([result.names[i] for i in order], elo, xerr=err, color="tab:blue", capsize=3)
     ax.axvline(0, color="grey", lw=0.8)
     ax.set_xlabel(f"Bradley-Terry Elo (95% bootstrap CI), anchored at {result.names[0]} = 0")
-    ax.set_title(f"{result.game}: round robin, {int(result.games[0, 1])} games per pair")
+    ax.set_title(f"{result.variant}: round robin, {int(result.games[0, 1])} games per pair")
     fig.tight_layout()
     png_path = out / f"{stem}.png"
     fig.savefig(png_path, dpi=100)

@@ -49,6 +49,7 @@ def test_round_robin_orders_agents_and_writes_files(tmp_path):
     data = json.loads((tmp_path / "tournament_octrix-round+hand_size=5-2p.json").read_text())
     assert data["agents"] == result.names and len(data["elo_ci95"]) == 3
     assert data["config"]["hand_size"] == 5 and data["config"]["match"] is False
+    assert result.table().startswith("octrix-round+hand_size=5-2p: round robin, 30 games, ")
     assert (tmp_path / "tournament_octrix-round+hand_size=5-2p.png").stat().st_size > 1000
 
 
