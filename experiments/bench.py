@@ -16,8 +16,9 @@ Measured, each for ``seconds`` of wall time after a warm-up:
 * anchors: PettingZoo ``connect_four_v3`` AEC under the same loop, and pyspiel's
   C++ ``connect_four`` under the same Python loop.
 
-A "step" is one action of one game (chance outcomes resolved inside the
-engine count for nothing). Results go to ``runs/bench.json`` and a PNG chart;
+Each game (or variant, ``--games octrix-round``) is measured with its catalogue config
+(:func:`octagames.catalogue.resolve`) and 2 players. A "step" is one action of one game
+(chance outcomes resolved inside the engine count for nothing). Results go to ``runs/bench.json`` and a PNG chart;
 the table reports steps/s and ratios against the anchors of the same run, and the
 load average (``/proc/loadavg``) at the start and the end.
 
@@ -60,16 +61,10 @@ from typing import Any, Callable
 
 import numpy as np
 
-from octagames.core import CHANCE, TERMINAL, Game, available_games
+from octagames import catalogue
+from octagames.core import CHANCE, TERMINAL, Game
 from octagames.envs.vector import VectorEnv, cpu_count, make
 from octagames.experiments.cli import parse_config, script
-
-BENCH_CONFIGS = {
-    "octrix": dict(num_players=2),
-    "achten": dict(num_players=2),
-    "octiles": dict(num_players=2),
-    "octa": dict(),
-}
 
 PZ_ANCHOR = "anchor: PettingZoo connect_four_v3 AEC"
 C4_ANCHOR = "anchor: pyspiel C++ connect_four, Python loop"
@@ -83,7 +78,7 @@ class BenchConfig:
     """Benchmark settings."""
 
     games: tuple[str, ...] = ()
-    """games to measure (default: every game that exists)"""
+    """games or variants to measure, each with 2 players (default: every game, its seed variant)"""
     seconds: float = 3.0
     """wall time per measurement"""
     batch_sizes: tuple[int, ...] = (1, 64, 4096)
@@ -106,9 +101,9 @@ class BenchConfig:
             raise ValueError(f"threads={self.threads} must be integers >= 1")
         if self.bandwidth_mib < 0:
             raise ValueError(f"bandwidth_mib={self.bandwidth_mib} must be >= 0")
-        unknown = sorted(set(self.games) - set(available_games()))
+        unknown = sorted(set(self.games) - set(catalogue.names()))
         if unknown:
-            raise ValueError(f"games={unknown} is not valid; valid values: {sorted(available_games())}")
+            raise ValueError(f"games={unknown} is not valid; valid values: {catalogue.names()}")
 
 
 def _timed(step: Callable[[], int], seconds: float) -> float:
@@ -373,9 +368,11 @@ def vector_row(game: str, batch: int, threads: int | None = None, encoding: str 
 
 def game_roofline(name: str, config: dict[str, Any], encodings: dict[str, dict[str, Any]], batch: int,
                   thread_counts: list[int], bandwidth: dict[int, dict[str, float]], rows: dict[str, float],
-                  seed: int) -> dict[str, Any]:
+                  seed: int, label: str = "") -> dict[str, Any]:
     """The roofline of one game at ``batch``: per observation encoding, its traffic per step, and per
-    thread count the measured steps/s (from ``rows``), the bound and the fraction of it."""
+    thread count the measured steps/s (from ``rows``, named by ``label``, default ``name``), the bound
+    and the fraction of it."""
+    label = label or name
     game = Game(name, **config)
     probe = make(name, 256, seed=seed, num_threads=1, **config)
     probe.reset()
@@ -397,13 +394,13 @@ def game_roofline(name: str, config: dict[str, Any], encodings: dict[str, dict[s
             "working_set_bytes": batch * (game.dtype.itemsize + obs_bytes + game.num_actions),
             "threads": {}}
         for t in thread_counts:
-            steps = rows[vector_row(name, batch, t, enc)]
+            steps = rows[vector_row(label, batch, t, enc)]
             bound = roofline_bound(bandwidth[t]["copy_bytes_per_s"], per_step)
             res["threads"][str(t)] = {"steps_per_s": steps, "bound_steps_per_s": bound,
                                       "fraction_of_bound": steps / bound}
         if len(thread_counts) > 1:
-            res["thread_scaling"] = (rows[vector_row(name, batch, thread_counts[-1], enc)]
-                                     / rows[vector_row(name, batch, thread_counts[0], enc)])
+            res["thread_scaling"] = (rows[vector_row(label, batch, thread_counts[-1], enc)]
+                                     / rows[vector_row(label, batch, thread_counts[0], enc)])
         out[enc] = res
     return out
 
@@ -411,7 +408,7 @@ def game_roofline(name: str, config: dict[str, Any], encodings: dict[str, dict[s
 def main(cfg: BenchConfig) -> dict:
     """Run every measurement and print the tables; returns the JSON written."""
     load_start = load_average()
-    games = list(cfg.games) or available_games()
+    games = list(cfg.games) or catalogue.games()
     cores = cpu_count()
     thread_counts = sorted(set(cfg.threads or (1, cores)))
     llc = last_level_cache_bytes()
@@ -428,24 +425,25 @@ def main(cfg: BenchConfig) -> dict:
     roofline: dict[str, Any] = {}
     encodings: dict[str, dict[str, dict[str, Any]]] = {}
     for name in games:
-        config = BENCH_CONFIGS.get(name, {})
-        compact = compact_option(name, config)
+        game, config = catalogue.resolve(name, 2 if 2 in catalogue.variant(name).players else None)
+        compact = compact_option(game, config)
         encodings[name] = {"float32": {}, **({compact["obs_dtype"]: compact} if compact else {})}
         for b in sorted(cfg.batch_sizes):
             if b < VectorEnv.PARALLEL_MIN_BATCH:
-                rows[vector_row(name, b)] = bench_vector(name, b, cfg.seconds, cfg.seed, **config)
+                rows[vector_row(name, b)] = bench_vector(game, b, cfg.seconds, cfg.seed, **config)
                 continue
             for enc, options in encodings[name].items():
                 for t in thread_counts:
-                    rows[vector_row(name, b, t, enc)] = bench_vector(name, b, cfg.seconds, cfg.seed, num_threads=t,
+                    rows[vector_row(name, b, t, enc)] = bench_vector(game, b, cfg.seconds, cfg.seed, num_threads=t,
                                                                      **options, **config)
         if big >= VectorEnv.PARALLEL_MIN_BATCH:
-            roofline[name] = game_roofline(name, config, encodings[name], big, thread_counts, bandwidth, rows, cfg.seed)
-        rows[f"{name}: rules API (Game), Python loop"] = _timed(rules_loop(Game(name, **config), cfg.seed),
+            roofline[name] = game_roofline(game, config, encodings[name], big, thread_counts, bandwidth, rows,
+                                           cfg.seed, label=name)
+        rows[f"{name}: rules API (Game), Python loop"] = _timed(rules_loop(Game(game, **config), cfg.seed),
                                                                cfg.seconds)
-        env_mod = importlib.import_module(f"octagames.envs.{name}_v0")
+        env_mod = importlib.import_module(f"octagames.envs.{game}_v0")
         rows[f"{name}: PettingZoo AEC env"] = _timed(aec_loop(env_mod.env(**config), cfg.seed), cfg.seconds)
-        rows[f"{name}: OpenSpiel adapter"] = _timed(openspiel_loop(osp.load(name, **config), cfg.seed),
+        rows[f"{name}: OpenSpiel adapter"] = _timed(openspiel_loop(osp.load(game, **config), cfg.seed),
                                                    cfg.seconds)
     load_end = load_average()
     pz, c4 = rows[PZ_ANCHOR], rows[C4_ANCHOR]

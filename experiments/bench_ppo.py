@@ -1,6 +1,6 @@
 """PPO training throughput, end to end and by phase; sb3-contrib's ``MaskablePPO`` as the anchor.
 
-    python -m octagames.experiments.bench_ppo --no-sb3               # Octrix and Achten, 1 and 2 threads
+    python -m octagames.experiments.bench_ppo --no-sb3               # every game, 1 and 2 threads
     python -m octagames.experiments.bench_ppo --budget-s 60 --threads 2 --games octrix octa:rules=en
     python -m octagames.experiments.bench_ppo --device cuda --threads 16 --no-sb3   # a GPU machine
 
@@ -68,6 +68,7 @@ from typing import Any, Callable, Iterator
 import numpy as np
 import torch
 
+from octagames import catalogue
 from octagames.envs.gym_wrapper import SingleAgentEnv
 from octagames.envs.vector import make
 from octagames.experiments.cli import parse_config, parse_game_spec, script
@@ -90,8 +91,8 @@ KINDS = ("ours", "sb3_default", "sb3_matched")
 class BenchConfig:
     """PPO throughput benchmark (all fields are command-line flags)."""
 
-    games: tuple[str, ...] = ("octrix", "achten")
-    """games to measure: name, or name:key=value,key=value for config fields"""
+    games: tuple[str, ...] = ()
+    """games to measure: name, or name:key=value,key=value for config fields (default: every game)"""
     num_players: int = 2
     """seats of every game"""
     budget_s: float = 30.0
@@ -135,8 +136,6 @@ class BenchConfig:
         for name in ("num_envs", "num_steps", "update_epochs", "num_minibatches", "sb3_n_envs", "num_players"):
             if getattr(self, name) < 1:
                 raise ValueError(f"{name}={getattr(self, name)} must be >= 1")
-        if not self.games:
-            raise ValueError("games is empty; give at least one, e.g. octrix")
         for spec in self.games:
             parse_game_spec(spec)
 
@@ -475,14 +474,15 @@ def run_bench(cfg: BenchConfig) -> dict[str, Any]:
                "batch_size": max(1, rollout // cfg.num_minibatches), "n_epochs": cfg.update_epochs}
     kinds = ["ours"] + (["sb3_default", "sb3_matched"] if cfg.sb3 else [])
     load_start = load_average()
+    games = cfg.games or tuple(catalogue.games())
     bar = None
     if cfg.progress:
         from tqdm.auto import tqdm
-        bar = tqdm(total=len(cfg.games) * len(cfg.threads) * len(kinds), desc="bench ppo", unit="run",
+        bar = tqdm(total=len(games) * len(cfg.threads) * len(kinds), desc="bench ppo", unit="run",
                    file=sys.stderr)
     results: dict[str, Any] = {}
     try:
-        for spec in cfg.games:
+        for spec in games:
             game, config = parse_game_spec(spec)
             warm_up(game, config, cfg.num_players, gym=cfg.sb3)
             res: dict[str, Any] = {"game": game, "config": config, "threads": {}}
