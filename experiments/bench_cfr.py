@@ -205,7 +205,7 @@ def _race(game: Any, tree: Any, cfg: BenchCFRConfig) -> dict:
 def _octrix(spec: str, cfg: BenchCFRConfig, solver: OctrixRoundSolver) -> dict:
     """Part 2 on one reduced Octrix config."""
     ranks, hand = (int(x) for x in spec.split("x"))
-    game = Game("octrix", num_players=2, ranks=ranks, hand_size=hand)
+    game = Game("octrix-round", num_players=2, ranks=ranks, hand_size=hand)
     t0 = time.perf_counter()
     tree = flatten(GameSource(game))
     out: dict[str, Any] = {
@@ -249,7 +249,7 @@ def _octrix(spec: str, cfg: BenchCFRConfig, solver: OctrixRoundSolver) -> dict:
 def _deal_gaps(spec: str, cfg: BenchCFRConfig, solver: OctrixRoundSolver) -> list[dict]:
     """CFR+ value against the exact value on random single deals."""
     ranks, hand = (int(x) for x in spec.split("x"))
-    game = Game("octrix", num_players=2, ranks=ranks, hand_size=hand)
+    game = Game("octrix-round", num_players=2, ranks=ranks, hand_size=hand)
     rows = []
     n_deals = 2 if cfg.quick else cfg.octrix_deals
     for k in tqdm(range(n_deals), desc=f"octrix {spec} deals", leave=False):
@@ -329,7 +329,7 @@ def main(cfg: BenchCFRConfig) -> dict:
         result["octrix_deal_gaps"] = {specs[-1]: _deal_gaps(specs[-1], cfg, solver)}
     if specs and cfg.octrix_openspiel_check:
         small = result["octrix"][0]
-        spiel_game = pyspiel.convert_to_turn_based(eo.load("octrix", **small["config"]))
+        spiel_game = pyspiel.convert_to_turn_based(eo.load("octrix-round", **small["config"]))
         theirs = os_exploitability.nash_conv(
             spiel_game, adapter_policy(small["_tree"], small["_policy"], spiel_game, small["_game"])
         )
