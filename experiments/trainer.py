@@ -79,7 +79,8 @@ class RunConfig(GameArgs):
     eval_every: int = 10
     """updates or iterations between evaluations (0: only at the start and the end)"""
     eval_games: int = 0
-    """games per opponent per evaluation (0: scaled to the run's length, see games_per_evaluation)"""
+    """games per opponent per evaluation (0: scaled to the run's planned length: train_ppo one per 10,000 env
+    steps within 10 and 100, train_az one per 4,096 samples within 8 and 64)"""
     eval_opponents: tuple[str, ...] = ("random", "heuristic", "mcts")
     """agent specs for octagames.agents.registry.make_agent; unavailable ones are skipped"""
     checkpoint_every: int = 10
@@ -489,7 +490,7 @@ class Trainer:
         if cfg.progress:
             from tqdm.auto import tqdm
             self.bar = tqdm(total=self.total, initial=self.count[counter], desc=f"{cfg.KIND} {self.describe()}",
-                            unit=counter[:3], file=sys.stderr)
+                            unit=counter, file=sys.stderr)
         if self.count[counter] == 0 and not self.rows:
             extra: dict[str, Any] = {}
             if cfg.imitation_games > 0:
