@@ -5,6 +5,7 @@ import pickle
 import numpy as np
 import pytest
 
+from octagames.envs import vector
 from octagames.envs.vector import MIN_SLICE, cpu_count, make
 from octagames.core import Game, rng_next
 
@@ -148,10 +149,10 @@ def test_get_and_set_state_resume_a_run_exactly():
         make("octrix", 4, num_players=2).set_state(saved)
 
 
-# two configs per game, one of each game with 3 players where it has them (Octa is a 2-player game)
+# two configs per game, one with 3 players where the game has them (Octa is a 2-player game)
 THREAD_CONFIGS = [("octrix", dict(num_players=3)), ("octrix", dict(num_players=4, partnership=True)),
                   ("achten", dict(num_players=3)), ("achten", dict(num_players=2)),
-                  ("octiles", dict(num_players=3)), ("octiles", dict(num_players=2)),
+                  ("octiles", dict(num_players=3, max_turns=40)), ("octiles", dict(num_players=2, max_turns=40)),
                   ("octa", dict(rules="en")), ("octa", dict(rules="nl"))]
 
 
@@ -161,22 +162,25 @@ def _random_legal(rng: np.random.Generator, mask: np.ndarray) -> np.ndarray:
 
 
 @pytest.mark.parametrize("name,cfg", THREAD_CONFIGS)
-def test_every_thread_count_gives_bit_identical_runs(name, cfg):
-    n, steps = 3 * MIN_SLICE, 200  # three slices: 1, 2 and 3 threads cut the batch differently
-    runs = []
-    for threads in (1, 2, 3):
-        env = make(name, n, seed=11, num_threads=threads, **cfg)
-        assert len(env._slices) == threads
+def test_every_thread_count_gives_bit_identical_runs(name, cfg, monkeypatch):
+    monkeypatch.setattr(vector, "MIN_SLICE", 16)  # small slices: three of them in a batch of 48
+    envs = [make(name, 48, seed=11, num_threads=threads, **cfg) for threads in (1, 2, 3)]
+    assert [len(env._slices) for env in envs] == [1, 2, 3]
+    rngs = [np.random.default_rng(4) for _ in envs]
+    for env in envs:
         env.reset()
-        rng = np.random.default_rng(4)
-        trace = []
-        for _ in range(steps):
+    ended = 0
+    for step in range(300):
+        for env, rng in zip(envs, rngs):
             env.step_inplace(_random_legal(rng, env.action_mask))
-            trace.append(tuple(a.tobytes() for a in (env.obs, env.rewards, env.action_mask, env.player,
-                                                     env.terminated, env.truncated)))
-        runs.append((trace, env.states.tobytes()))
+        first = envs[0]
+        for env in envs[1:]:
+            for x in ("obs", "rewards", "action_mask", "player", "terminated", "truncated", "states"):
+                assert getattr(env, x).tobytes() == getattr(first, x).tobytes(), (step, x, env.num_threads)
+        ended += int(first.terminated.sum() + first.truncated.sum())
+    for env in envs:
         env.close()
-    assert runs[0] == runs[1] == runs[2]
+    assert ended > 0  # restarts were stepped too (Octiles' turn cap is lowered for that)
 
 
 def test_num_threads_defaults_to_the_cores_available():
