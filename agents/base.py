@@ -56,7 +56,7 @@ class Agent:
         """Refuse a game this agent cannot play, before any game starts (default: every game is fine).
 
         Agents that carry a trained model override it: the model's recorded game and config must
-        be ``game``'s (:mod:`octagames.agents.learn.model_config`).
+        be ``game``'s (:mod:`octagames.agents.model_config`).
 
         Raises:
             ValueError: the agent cannot play ``game`` (in words).

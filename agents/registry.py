@@ -34,13 +34,11 @@ from __future__ import annotations
 
 import importlib
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Callable
+from typing import Callable
 
 from octagames import catalogue
 from octagames.agents.base import Agent, RandomAgent
-
-if TYPE_CHECKING:
-    from octagames.core import Game
+from octagames.core import Game
 
 Factory = Callable[[str, "str | None"], Agent]
 
@@ -54,11 +52,15 @@ class AgentEntry:
         summary: one line for error messages and listings, with the spec's arguments.
         extra: the optional extra of ``octagames`` its dependencies come from
             (``pip install 'octagames[<extra>]'``), or ``None`` for the base install.
+        takes_game: the factory takes the :class:`~octagames.core.Game` it will play (built from
+            the variant name when a name is given) instead of the game's short name: for agents
+            trained when they are built, which must train on the config they play.
     """
 
     factory: str | Factory
     summary: str
     extra: str | None = None
+    takes_game: bool = False
 
 
 def _random(game: str, arg: str | None) -> Agent:
@@ -94,7 +96,8 @@ AGENTS: dict[str, AgentEntry] = {
                           "the compiled heuristic, improved where paired rollouts clearly disagree: "
                           "rollout[:<worlds>][:m=<margin>] (achten, octa)"),
     "cfr": AgentEntry("octagames.agents.cfr.agent:_factory",
-                      "MCCFR average policy: cfr[:<iterations>][:external] or cfr:<checkpoint.npz>"),
+                      "MCCFR average policy: cfr[:<iterations>][:external] or cfr:<checkpoint.npz>",
+                      takes_game=True),
     "oracle": AgentEntry("octagames.agents.search.octrix_solver:_factory",
                          "the exact equilibrium of a 2-player Octrix round (octrix-round; in a match, each round's)",
                          "train"),
@@ -159,10 +162,15 @@ def make_agent(spec: str, game: "str | Game", *, allow_config_mismatch: bool = F
     if entry is None:
         raise ValueError(f"agent={spec!r} is not valid; valid agents: {sorted(AGENTS)}")
     factory = entry.factory if callable(entry.factory) else _load(entry.factory, name, entry.extra)
-    game_name = game if isinstance(game, str) else game.name
-    if game_name in catalogue.names():  # a variant name: its factory takes the game's short name
-        game_name = catalogue.variant(game_name).game
-    agent = factory(game_name, arg or None)
+    if entry.takes_game:
+        if isinstance(game, str):
+            game = Game(game)  # the variant's config: the agent trains on what it will play
+        agent = factory(game, arg or None)
+    else:
+        game_name = game if isinstance(game, str) else game.name
+        if game_name in catalogue.names():  # a variant name: its factory takes the game's short name
+            game_name = catalogue.variant(game_name).game
+        agent = factory(game_name, arg or None)
     agent.name = spec
     if allow_config_mismatch and hasattr(agent, "allow_config_mismatch"):
         agent.allow_config_mismatch = True

@@ -33,7 +33,6 @@ import numpy as np
 
 from octagames import catalogue
 from octagames.agents.base import Agent
-from octagames.agents.cfr.agent import CFRAgent
 from octagames.agents.registry import make_agent
 from octagames.catalogue import Variant
 from octagames.core import Game
@@ -131,12 +130,8 @@ def roster(key: str, cfg: LeaderboardConfig) -> tuple[list[Agent], dict[str, str
 
 
 def _build(spec: str, v: Variant) -> Agent:
-    name, _, arg = spec.partition(":")
-    if name == "cfr" and (not arg or arg.isdigit()):
-        # the registry's cfr trains on the game's default config; the variant's config may differ
-        game = Game(v.game, **v.full_config())
-        return CFRAgent.mccfr(game, iterations=int(arg or 1000), sampling="outcome")
-    return make_agent(spec, Game(v.game, **v.full_config()))  # a model of another config is refused here
+    # cfr trains on this config; a model of another config is refused here
+    return make_agent(spec, Game(v.game, **v.full_config()))
 
 
 def run_board(key: str, cfg: LeaderboardConfig) -> dict[str, Any]:

@@ -15,7 +15,9 @@ from pathlib import Path
 
 import numpy as np
 
+from octagames import catalogue
 from octagames.agents.base import Agent, Turn
+from octagames.agents.model_config import check_config
 from octagames.agents.cfr.solver import CFRConfig, CFRSolver
 from octagames.agents.cfr.tree import GameSource, flatten
 from octagames.agents.cfr.mccfr import MCCFRSolver
@@ -32,12 +34,30 @@ class CFRAgent(Agent):
     Args:
         policy: the table (keys: ``(seat, observation bytes)``).
         name: the name shown in arena tables.
+        game: the game the table was trained on; another config of it is then refused
+            (:meth:`check_game`; ``allow_config_mismatch`` warns instead). ``None``: not checked.
     """
 
-    def __init__(self, policy: TablePolicy, name: str = "cfr"):
+    def __init__(self, policy: TablePolicy, name: str = "cfr", game: Game | None = None):
         self.policy = policy
         self.name = name
         self.rng = np.random.default_rng(0)
+        self.trained_on = game
+        self.allow_config_mismatch = False
+
+    def check_game(self, game: Game) -> None:
+        """Refuse another game or config than the table's (its information states would not match).
+
+        Raises:
+            ValueError: the table was trained on another game, or on another config without
+                ``allow_config_mismatch``.
+        """
+        if self.trained_on is None:
+            return
+        if game.name != self.trained_on.name:
+            raise ValueError(f"{self.name} was trained on {self.trained_on.name}, not {game.name}")
+        check_config(game.name, catalogue.full_config(game.name, self.trained_on.config), game.config,
+                     self.name, self.allow_config_mismatch)
 
     @classmethod
     def exact(
@@ -47,7 +67,7 @@ class CFRAgent(Agent):
         tree = flatten(GameSource(game))
         solver = CFRSolver(tree, config)
         solver.iterate(iterations)
-        return cls(TablePolicy.from_tree(tree, solver.average_policy()), name or config.variant)
+        return cls(TablePolicy.from_tree(tree, solver.average_policy()), name or config.variant, game)
 
     @classmethod
     def mccfr(
@@ -62,7 +82,7 @@ class CFRAgent(Agent):
         solver = MCCFRSolver(game, sampling, seed=seed)
         solver.iterate(iterations)
         default = f"cfr:{iterations}" + (":external" if sampling == "external" else "")
-        return cls(solver.table_policy(), name or default)
+        return cls(solver.table_policy(), name or default, game)
 
     def act(self, turn: Turn) -> int:
         """Sample the average policy at the seat's information state."""
@@ -71,17 +91,18 @@ class CFRAgent(Agent):
         return int(self.rng.choice(legal, p=probs))
 
 
-def _factory(game: str, arg: str | None) -> Agent:
-    """``cfr[:<iterations>][:external]``: MCCFR (outcome sampling unless ``external``) trained on the
-    default config of ``game`` for that many iterations; ``cfr:<path.npz>``: an MCCFR checkpoint."""
+def _factory(game: Game, arg: str | None) -> Agent:
+    """``cfr[:<iterations>][:external]``: MCCFR (outcome sampling unless ``external``) trained on
+    ``game``'s config (the variant it will play) for that many iterations; ``cfr:<path.npz>``: an MCCFR
+    checkpoint of that config."""
     usage = ("the argument is a number of MCCFR iterations, optionally followed by ':external' "
              "(cfr:2000, cfr:2000:external), or the path of an MCCFR checkpoint (cfr:runs/train_cfr/checkpoint.npz)")
     count, _, sampling = (arg or str(DEFAULT_ITERATIONS)).partition(":")
     if count.isdigit() and sampling in ("", "external"):
-        return CFRAgent.mccfr(Game(game), iterations=int(count), sampling=sampling or "outcome")
+        return CFRAgent.mccfr(game, iterations=int(count), sampling=sampling or "outcome")
     if not Path(arg or "").is_file():
         raise ValueError(f"agent 'cfr:{arg}' is not valid: {usage}")
-    return CFRAgent(MCCFRSolver.load(arg, Game(game)).table_policy())
+    return CFRAgent(MCCFRSolver.load(arg, game).table_policy(), game=game)
 
 
 __all__ = ["DEFAULT_ITERATIONS", "CFRAgent"]

@@ -29,7 +29,7 @@ the self-play worker and the replay buffer ``agents/learn/az_selfplay.py``):
 * Model files (:func:`save_model`, :func:`load_model`) carry the game, every
   field of its config and the network shape, and refuse to load for another game
   or observation size with a sentence, not torch's size-mismatch text; an agent
-  refuses to play another config of its game (:mod:`~octagames.agents.learn.model_config`:
+  refuses to play another config of its game (:mod:`~octagames.agents.model_config`:
   both configs named as variants, and the variant that fits) unless
   ``allow_config_mismatch`` lets it try, with a warning.
 * The model zoo (``zoo:<variant>``): the variants whose catalogue entry says
@@ -56,7 +56,7 @@ from octagames.agents.base import Agent, Turn
 from octagames.agents.learn.imitation import observations
 from octagames.agents.search.mcts import (DEFAULT_EVALUATORS, PLAYOUT_POLICIES, clear_trees, mix_root_noise, new_trees,
                                    playout_kernels, playout_policy, root_stats, search_kernels)
-from octagames.agents.learn.model_config import check_config, fitting_options, recorded_config
+from octagames.agents.model_config import check_config, fitting_options, recorded_config
 from octagames.agents.learn.ppo import ACTIVATIONS, SparseInputLinear, layer_init, masked_logits, mlp, sparse_entries
 from octagames.agents.registry import make_agent
 from octagames.agents.search.rollouts import paired_choice, pruned_values
@@ -632,7 +632,7 @@ def check_fits(data: dict[str, Any], game: Game, where: str = "this checkpoint",
     Raises:
         ValueError: another game ("this checkpoint is an achten run (...); you asked for octrix (...)"),
             another config of the game (both named as variants, with the options that fit:
-            :func:`~octagames.agents.learn.model_config.check_config`), or another observation,
+            :func:`~octagames.agents.model_config.check_config`), or another observation,
             action or seat count.
     """
     spec = data["spec"]

@@ -62,7 +62,7 @@ from torch import nn
 
 from octagames import catalogue
 from octagames.agents.base import Agent, Turn
-from octagames.agents.learn.model_config import check_config
+from octagames.agents.model_config import check_config
 from octagames.core import Game
 
 #: logit given to illegal actions: exp(MASKED_LOGIT - max) is exactly 0 in float32,
@@ -475,7 +475,7 @@ class PPOAgent(Agent):
         greedy: take the most likely legal action (default) or sample.
         name: the name shown in arena tables.
         data: the policy file's content; when it records its game, another game or config is refused
-            at :meth:`reset` (:mod:`~octagames.agents.learn.model_config`).
+            at :meth:`reset` (:mod:`~octagames.agents.model_config`).
         allow_config_mismatch: play another config of the recorded game, with a warning.
     """
 

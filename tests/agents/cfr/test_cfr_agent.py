@@ -50,3 +50,23 @@ def test_registry_builds_cfr_and_oracle_agents():
     assert isinstance(make_agent("oracle", "octrix"), OctrixOracleAgent)
     with pytest.raises(ValueError, match="only available for octrix"):
         make_agent("oracle", "achten")
+
+
+def test_the_cfr_spec_trains_on_the_variant_it_will_play_and_refuses_another_config():
+    from octagames.core import Game
+    small = dict(ranks=2, hand_size=2)
+    by_name = make_agent("cfr:2", "achten-dealer-pays")  # a name: the variant's config, not the game's default
+    assert by_name.trained_on.config == Game("achten-dealer-pays").config
+    assert by_name.trained_on.config.deal_penalty == 1.0
+    agent = make_agent("cfr:2", Game("octrix-round", **small))
+    assert agent.trained_on.config == Game("octrix-round", **small).config
+    agent.check_game(Game("octrix-round", **small))  # its own config plays
+    other = Game("octrix-round", ranks=3, hand_size=2)
+    with pytest.raises(ValueError, match=r"cfr:2 was trained on octrix-round\+hand_size=2\+ranks=2-2p.*"
+                                         r"ranks=3 here, 2 in training"):
+        agent.check_game(other)
+    with pytest.raises(ValueError, match="ranks=2 here, 3 in training"):
+        make_agent("cfr:2", other).check_game(Game("octrix-round", **small))
+    lenient = make_agent("cfr:2", Game("octrix-round", **small), allow_config_mismatch=True)
+    with pytest.warns(UserWarning, match="playing it anyway"):
+        lenient.check_game(other)

@@ -11,7 +11,7 @@ from octagames.agents.arena import play_game
 from octagames.agents.base import RandomAgent
 from octagames.agents.learn import az
 from octagames.agents.learn.az import PolicyValueNet, SearchConfig, load_model, save_model
-from octagames.agents.learn.model_config import fitting_options, recorded_config
+from octagames.agents.model_config import fitting_options, recorded_config
 from octagames.agents.learn.ppo import ActorCritic, load_policy, save_policy
 from octagames.agents.registry import make_agent
 from octagames.core import Game, make_game
