@@ -8,7 +8,7 @@ of failing with a bare ``No module named ...``:
 ===============  ==============================  =================================================
 extra            brings                          needed for
 ===============  ==============================  =================================================
-``render``       matplotlib                      ``render_mode="rgb_array"`` (Octiles, Octa), plots
+``render``       matplotlib, Pillow              ``render_mode="rgb_array"`` (every game), plots
 ``openspiel``    open-spiel                      ``octagames.envs.openspiel``
 ``train``        torch, scipy, tqdm, matplotlib  PPO, the Octrix solver, progress bars, plots
 ``ecosystem``    sb3-contrib, torchrl, supersuit the clients ``tests/ecosystem`` drives
@@ -20,6 +20,7 @@ from __future__ import annotations
 #: the extra that brings each optional top-level package
 EXTRA_OF = {
     "matplotlib": "render",
+    "PIL": "render",
     "pyspiel": "openspiel",
     "open_spiel": "openspiel",
     "torch": "train",

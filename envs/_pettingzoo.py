@@ -52,6 +52,7 @@ from pettingzoo.utils import wrappers
 
 from octagames import catalogue
 from octagames.core import TERMINAL, Game, IllegalActionError, make_game
+from octagames.envs import pictures
 from octagames.envs._aec_template import ILLEGAL
 from octagames.envs.deals import apply_deal
 from octagames.specialize import specialize
@@ -117,11 +118,10 @@ def aec_kernels(module: ModuleType | str) -> ModuleType:
 
 
 def picture_module(game: str) -> ModuleType:
-    """The module drawing pictures of ``game``: its ``GameSpec.picture`` (``octagames.envs.octa_render``).
+    """The module drawing pictures of ``game``: its ``GameSpec.picture`` (``octagames.envs.pictures.octa``).
 
     Raises:
         ValueError: ``game`` draws no pictures (the message lists its render modes).
-        ModuleNotFoundError: matplotlib is missing (the message names the ``render`` extra).
     """
     module = catalogue.game_spec(game).picture
     if module is None:
@@ -135,7 +135,7 @@ def has_picture(game: str) -> bool:
 
 
 def check_render_mode(game: str, render_mode: str | None) -> None:
-    """Refuse a render mode ``game`` does not have, and ``rgb_array`` without matplotlib.
+    """Refuse a render mode ``game`` does not have, and ``rgb_array`` without Pillow.
 
     Raises:
         ValueError: naming the field and the valid values.
@@ -145,7 +145,8 @@ def check_render_mode(game: str, render_mode: str | None) -> None:
     if render_mode is not None and render_mode not in modes:
         raise ValueError(f"render_mode={render_mode!r} is not valid; valid values: {modes + [None]}")
     if render_mode == "rgb_array":
-        picture_module(game)  # fails now, naming the extra, rather than at the first render()
+        picture_module(game)
+        pictures.require_raster()  # fails now, naming the extra, rather than at the first render()
 
 
 class _Table:
@@ -318,7 +319,7 @@ class _Table:
             return None
         self.require_game("render()")
         if self.render_mode == "rgb_array":
-            return picture_module(self.game.name).render_rgb(self.s)
+            return pictures.rgb(self.game, self.s)  # the all-seeing picture, like the text
         text = self.game.render(self.s)
         if self.render_mode == "human":
             print(text)

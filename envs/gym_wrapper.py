@@ -88,7 +88,8 @@ from octagames.agents.base import Agent, RandomAgent, make_turn
 from octagames import catalogue
 from octagames.agents.registry import make_agent
 from octagames.core import TERMINAL, IllegalActionError, make_game
-from octagames.envs._pettingzoo import RENDER_FPS, check_illegal_action, check_render_mode, picture_module, render_modes
+from octagames.envs import pictures
+from octagames.envs._pettingzoo import RENDER_FPS, check_illegal_action, check_render_mode, render_modes
 from octagames.envs.deals import apply_deal
 
 #: games dealt at most by one ``reset()`` looking for one the learning seat acts in
@@ -309,7 +310,7 @@ class SingleAgentEnv(gymnasium.Env, EzPickle):
             gymnasium.logger.warn("You are calling render method without specifying any render mode.")
             return None
         if self.render_mode == "rgb_array":
-            return picture_module(self.game.name).render_rgb(self.state, viewer=self.seat)
+            return pictures.rgb(self.game, self.state, self.seat)
         text = self.game.render(self.state, viewer=self.seat)
         if self.render_mode == "human":
             print(text)

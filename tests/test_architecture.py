@@ -41,6 +41,7 @@ FRAMEWORKS = {"torch", "tensorflow", "jax", "gymnasium", "gym", "pettingzoo", "p
 #: the module must import, and its other functions work, without that extra installed
 OPTIONAL = {
     "matplotlib": "train (plots)",
+    "PIL": "render (the raster backend of octagames.envs.pictures: the SVG needs nothing)",
     "tqdm": "train (progress bars)",
     "tyro": "train (command lines)",
     "scipy": "train (linear programs)",

@@ -15,6 +15,7 @@ SPEC = GameSpec(
                 leaderboard_cfr=True, demo_mcts=200),
     ),
     heuristic="octagames.agents.heuristics.achten:AchtenHeuristicAgent",
+    picture="octagames.envs.pictures.achten",
     mcts_evaluator=("value", "octagames.agents.heuristics.achten:achten_value"),
     playout_policy="octagames.agents.heuristics.achten:achten_playout",
     exploration=0.35,

@@ -15,7 +15,7 @@ SPEC = GameSpec(
     ),
     heuristic="octagames.agents.heuristics.octiles:OctilesHeuristicAgent",
     mcts_evaluator=("value", "octagames.agents.heuristics.octiles:octiles_value"),
-    picture="octagames.envs.octiles_render",
+    picture="octagames.envs.pictures.octiles",
     gymnasium_id="octagames/Octiles-v0",
     gymnasium_class="octagames.envs.gym_wrapper:OctilesEnv",
     conformance=(

@@ -14,6 +14,7 @@ SPEC = GameSpec(
                 {"match": True, "partnership": True}, players=(4,)),
     ),
     heuristic="octagames.agents.heuristics.octrix:OctrixHeuristicAgent",
+    picture="octagames.envs.pictures.octrix",
     gymnasium_id="octagames/Octrix-v0",
     gymnasium_class="octagames.envs.gym_wrapper:OctrixEnv",
     conformance=(

@@ -716,12 +716,13 @@ def test_render_text():
 # ------------------------------------------------------------------ picture and heuristic agent
 def test_render_rgb_draws_the_board():
     from octagames.envs.octiles_render import render_rgb
+    from octagames.envs.pictures.octiles import WIDTH
 
     g = Game("octiles", num_players=3)
     s = g.new_state(5)
     rollout(s, 40)
-    img = render_rgb(s, dpi=40)
-    assert img.dtype == np.uint8 and img.ndim == 3 and img.shape[2] == 3 and img.shape[0] == 320
+    img = render_rgb(s, scale=0.5)
+    assert img.dtype == np.uint8 and img.ndim == 3 and img.shape[2] == 3 and img.shape[1] == round(WIDTH / 2)
     assert len(np.unique(img.reshape(-1, 3), axis=0)) > 20  # a drawing, not a blank canvas
 
 
