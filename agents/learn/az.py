@@ -54,7 +54,7 @@ from torch import nn
 from octagames import catalogue
 from octagames.agents.base import Agent, Turn
 from octagames.agents.learn.imitation import observations
-from octagames.agents.search.mcts import (DEFAULT_EVALUATORS, PLAYOUT_POLICIES, clear_trees, mix_root_noise, new_trees,
+from octagames.agents.search.mcts import (clear_trees, compiled_value, has_playout_policy, mix_root_noise, new_trees,
                                    playout_kernels, playout_policy, root_stats, search_kernels)
 from octagames.agents.model_config import check_config, fitting_options, recorded_config
 from octagames.agents.learn.ppo import ACTIVATIONS, SparseInputLinear, layer_init, masked_logits, mlp, sparse_entries
@@ -68,7 +68,7 @@ ZOO_DIR = Path(__file__).resolve().parent.parent / "zoo"
 
 DEFAULT_C_PUCT = 1.25
 """The PUCT constant when :attr:`SearchConfig.c_puct` is None, for every game. MCTS's per-game
-constants (``DEFAULT_EXPLORATION``) are tuned for UCB1 without priors; with the network's priors
+constants (``GameSpec.exploration``) are tuned for UCB1 without priors; with the network's priors
 Achten's 0.35 left the search on the prior: 256 simulations of an early Achten model won 0.468
 [0.419, 0.516] of 400 games against the heuristic with 0.35, 0.508 [0.459, 0.556] with 1.25 and
 0.495 with 2.5 (docs/az.md)."""
@@ -196,7 +196,7 @@ class SearchConfig:
         max_nodes: tree capacity per game (0: ``64 * simulations + 256``); a full
             tree stops growing and the search goes on.
         leaf_value_mix: weight of the game's compiled leaf value (the ``"value"``
-            entries of :data:`octagames.agents.search.mcts.DEFAULT_EVALUATORS`: Achten's
+            entries of :func:`octagames.agents.search.mcts.compiled_value` (the game's ``GameSpec.mcts_evaluator``): Achten's
             showdown, Octiles' path distance), rescaled to [0, 1] by the utility
             bounds, in every leaf's value; the network's weight is ``1 - leaf_value_mix``.
             Games without such a function ignore it.
@@ -238,7 +238,7 @@ class SearchConfig:
             (:func:`~octagames.agents.search.rollouts.pruned_values`).
         playout_mix: weight, in every leaf's value, of a playout from the leaf to the end of the
             game by the game's compiled heuristic for every seat
-            (:data:`~octagames.agents.search.mcts.PLAYOUT_POLICIES`: Achten, Octa), worth its outcome
+            (``GameSpec.playout_policy``: Achten, Octa), worth its outcome
             under ``objective``; the value so far (the network's, with ``leaf_value_mix``)
             keeps ``1 - playout_mix``. The value of AlphaGo's search: a learned value and a fast
             rollout, mixed. 0: no playouts; a game without such a policy refuses a positive mix.
@@ -338,12 +338,8 @@ def belief_module(game: Game) -> ModuleType:
 
 
 def leaf_value_function(game: Game) -> Any:
-    """The game's compiled leaf value (a ``"value"`` entry of ``DEFAULT_EVALUATORS``), or None."""
-    entry = DEFAULT_EVALUATORS.get(game.name)
-    if entry is None or entry[0] != "value":
-        return None
-    mod, name = entry[1].split(":")
-    return getattr(importlib.import_module(mod), name)
+    """The game's compiled leaf value (a ``"value"`` ``GameSpec.mcts_evaluator``), or None."""
+    return compiled_value(game)
 
 
 class PriorHint:
@@ -361,9 +357,9 @@ class PriorHint:
         self.game, self.weight = game, float(weight)
         self.agent = make_agent(spec, game.name)
         self.agent.reset(game, 0, seed)
-        # the heuristic of a game with a compiled port (PLAYOUT_POLICIES) is asked in one compiled call
+        # the heuristic of a game with a compiled port (GameSpec.playout_policy) is asked in one compiled call
         self.compiled = playout_kernels(game.kernel_module, playout_policy(game.name)).policy_many \
-            if spec == "heuristic" and game.name in PLAYOUT_POLICIES else None
+            if spec == "heuristic" and has_playout_policy(game.name) else None
 
     def choices(self, records: np.ndarray, players: np.ndarray, obs: np.ndarray, masks: np.ndarray) -> np.ndarray:
         """The agent's action in each record for its seat; -1 where it named an illegal one."""

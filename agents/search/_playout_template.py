@@ -2,7 +2,7 @@
 
 :func:`octagames.agents.search.mcts.playout_kernels` binds ``game`` to a rules module and
 ``policy`` to a compiled playout policy ``policy(s, player, mask, n_legal) ->
-action`` (a game's compiled heuristic, :data:`octagames.agents.search.mcts.PLAYOUT_POLICIES`)
+action`` (a game's compiled heuristic, ``GameSpec.playout_policy`` in ``octagames/<game>/variants.py``)
 through :func:`octagames.specialize.specialize`. The AlphaZero search asks it for the
 playouts of its ``playout_mix`` and for the moves of its heuristic prior hint, and
 :mod:`octagames.agents.search.rollouts` for its paired rollouts (``rollout_values``); the

@@ -91,7 +91,7 @@ from __future__ import annotations
 import importlib
 import time
 from dataclasses import dataclass
-from types import MappingProxyType, ModuleType
+from types import ModuleType
 from typing import Any, Callable, NamedTuple
 
 import numba as nb
@@ -646,19 +646,6 @@ def default_evaluator(game: Game) -> Any:
     kind, target = spec.mcts_evaluator
     fn = _function(target)
     return CompiledValue(fn) if kind == "value" else CompiledRollout(fn)
-
-
-def __getattr__(name: str) -> Any:
-    # read-only views of the catalogue under the names of the tables they replaced, for old imports:
-    # each game's settings live in octagames/<game>/variants.py
-    specs = {g: catalogue.game_spec(g) for g in catalogue.games()}
-    if name == "DEFAULT_EVALUATORS":
-        return MappingProxyType({g: s.mcts_evaluator for g, s in specs.items() if s.mcts_evaluator})
-    if name == "PLAYOUT_POLICIES":
-        return MappingProxyType({g: s.playout_policy for g, s in specs.items() if s.playout_policy})
-    if name == "DEFAULT_EXPLORATION":
-        return MappingProxyType({g: s.exploration for g, s in specs.items() if s.exploration is not None})
-    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
 
 
 # ------------------------------------------------------------------ search driver
