@@ -4,8 +4,9 @@ For every name of :mod:`octagames.catalogue` (each variant, and a game whose see
 another name), ``make_game``, the Gymnasium id (plain and module-qualified), the OpenSpiel name,
 and the PettingZoo envs (``make_env``, ``make_parallel_env``, the game module's ``variant=``) build
 the same config, every field compared, at the variant's default player count and at another
-count it is played with. Each face is one entry of :data:`FACES`; a face that takes a variant
-name joins the walk by adding itself there (the scripts' ``--game v``, the zoo's ``zoo:v``).
+count it is played with; every verb whose options are the shared ``--game/--players/--config``
+parses ``--game v`` to the same config, and a variant's zoo model records it. Each face is one
+entry of :data:`FACES`; a face that takes a variant name joins the walk by adding itself there.
 """
 
 from __future__ import annotations
@@ -23,6 +24,8 @@ import octagames.envs
 from octagames import catalogue
 from octagames.core import make_game
 from octagames.envs import GYMNASIUM_IDS, GYMNASIUM_MODULE_IDS, gymnasium_id, make_env, make_parallel_env
+from octagames.experiments.cli import GameArgs, parse_with_stdlib
+from octagames.experiments.main import VERBS, module_of
 
 pyspiel = pytest.importorskip("pyspiel")
 eo = pytest.importorskip("octagames.envs.openspiel")
@@ -44,9 +47,47 @@ def _pettingzoo_module(name: str, num_players: int | None) -> Any:
     return module.env(variant=name, **_players(num_players)).unwrapped.game.config
 
 
-#: face -> the config it builds for ``(name, num_players or None)``. A face that takes variant names
-#: joins the walk here: the scripts' ``--game v`` (each verb's parsed config) and the zoo's ``zoo:v``
-#: (the config its model file records) are the entries still to come.
+def _verb_configs() -> dict[str, type]:
+    """Every verb whose options are the shared game options (``GameArgs``): verb -> its config class."""
+    out = {}
+    for verb in VERBS:
+        module = importlib.import_module(module_of(verb))
+        for obj in vars(module).values():
+            if (isinstance(obj, type) and issubclass(obj, GameArgs) and obj.__module__ == module.__name__
+                    and dataclasses.is_dataclass(obj)):
+                out[verb] = obj
+    return out
+
+
+#: the defaults a verb adds over the variant on purpose (train-cfr trains a small Octrix round unless
+#: told otherwise): the walk passes an empty --config to it
+_OWN_DEFAULT_CONFIG = {"train-cfr"}
+
+
+def _verb_face(verb: str, cls: type) -> Callable[[str, int | None], Any]:
+    def build(name: str, num_players: int | None) -> Any:
+        args = ["--game", name] + ([] if num_players is None else ["--players", str(num_players)])
+        if verb in _OWN_DEFAULT_CONFIG:
+            args += ["--config"]
+        return parse_with_stdlib(cls, args).make_game().config
+    return build
+
+
+def _zoo(name: str, num_players: int | None) -> Any:
+    """The config the zoo model of ``name`` records (its card), or None when the variant has no model
+    or is asked for another seat count than the model's."""
+    az = pytest.importorskip("octagames.agents.learn.az")
+    if name not in az.zoo_variants():
+        return None
+    card = az.zoo_card(name)["config"]
+    if num_players is not None and card["num_players"] != num_players:
+        return None
+    v = catalogue.variant(name)
+    return importlib.import_module(f"octagames.{v.game}").Config(**card)
+
+
+#: face -> the config it builds for ``(name, num_players or None)``; ``None`` where the face has no
+#: such game (a variant without a zoo model). A face that takes variant names joins the walk here.
 FACES: dict[str, Callable[[str, int | None], Any]] = {
     "make_game": lambda n, p: make_game(n, **_players(p)).config,
     "gymnasium.make(id)": lambda n, p: gymnasium.make(gymnasium_id(n), **_players(p)).unwrapped.game.config,
@@ -57,6 +98,8 @@ FACES: dict[str, Callable[[str, int | None], Any]] = {
     "pettingzoo make_env": lambda n, p: make_env(n, **_players(p)).unwrapped.game.config,
     "pettingzoo make_parallel_env": lambda n, p: make_parallel_env(n, **_players(p)).game.config,
     "pettingzoo <game>_v0 variant=": _pettingzoo_module,
+    **{f"octagames {verb} --game": _verb_face(verb, cls) for verb, cls in _verb_configs().items()},
+    "zoo:<variant> (its card)": _zoo,
 }
 
 
@@ -67,7 +110,8 @@ def face_configs(name: str, num_players: int | None = None) -> dict[str, dict[st
         name: a name of the catalogue.
         num_players: the seats asked for; ``None`` asks for none (the variant's default).
     """
-    return {face: dataclasses.asdict(build(name, num_players)) for face, build in FACES.items()}
+    configs = {face: build(name, num_players) for face, build in FACES.items()}
+    return {face: dataclasses.asdict(c) for face, c in configs.items() if c is not None}
 
 
 def _cases() -> list[tuple[str, int | None]]:
@@ -155,3 +199,12 @@ def test_variants_survive_pickles_and_saves():
         again, restored = load(text)
         assert again.get_type().short_name == "octagames_octa_nl" and again.octagame.config.rules == "nl"
         assert restored.serialize() == state.serialize()
+
+
+def test_the_walk_covers_every_single_game_verb_and_every_zoo_model():
+    verbs = _verb_configs()
+    assert {"play", "evaluate", "tournament", "train-ppo", "train-az", "train-cfr"} <= set(verbs)
+    az = pytest.importorskip("octagames.agents.learn.az")
+    for name in az.zoo_variants():  # every zoo model is compared with its variant at its own seat count
+        card = az.zoo_card(name)["config"]
+        assert set(face_configs(name, card["num_players"])) == set(FACES)
