@@ -391,7 +391,7 @@ class GameAECEnv(AECEnv, EzPickle):
 
     Raises:
         ValueError: an unknown variant, a bad config value or render mode.
-        ModuleNotFoundError: ``render_mode="rgb_array"`` without matplotlib (names the extra).
+        ModuleNotFoundError: ``render_mode="rgb_array"`` without Pillow (names the extra).
 
     Agents are ``player_0 .. player_{n-1}`` (seat order). ``observe(agent)``
     returns ``{"observation": float32[observation_size], "action_mask":
@@ -603,7 +603,7 @@ class GameParallelEnv(ParallelEnv, EzPickle):
 
     Raises:
         ValueError: an unknown variant, a bad config value, render mode or illegal-action mode.
-        ModuleNotFoundError: ``render_mode="rgb_array"`` without matplotlib (names the extra).
+        ModuleNotFoundError: ``render_mode="rgb_array"`` without Pillow (names the extra).
 
     Before the first ``reset()`` there is no game: ``step``, ``state``,
     ``render``, :meth:`acting_agents` and :attr:`state_record` raise

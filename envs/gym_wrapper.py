@@ -56,7 +56,7 @@ with its module, ``"octagames.envs:octagames/Octrix-v0"``, makes Gymnasium impor
   game lacks raises :class:`UnsupportedRenderModeError`, a ``ValueError`` that is
   also a ``TypeError``: Stable-Baselines3's ``make_vec_env`` asks every env for
   ``"rgb_array"`` and makes it without a render mode on a ``TypeError``, so it
-  builds every game (Octrix and Achten draw no pictures; Octiles and Octa do).
+  builds every game (every game draws pictures: :mod:`octagames.envs.pictures`).
 * **Seeding**: ``reset(seed=s)`` makes the deal, every later chance event and
   the opponents' choices reproducible.
 * **Pickling and deep copies** rebuild the env by game, seat, config and
@@ -125,8 +125,8 @@ class SingleAgentEnv(gymnasium.Env, EzPickle):
         illegal_reward: the reward of an illegal action under ``"terminate"``.
         render_mode: ``"ansi"`` (``render()`` returns the learning seat's view
             as text), ``"human"`` (prints it), ``"rgb_array"`` (a picture of
-            the learning seat's view, for the games that draw one: Octiles,
-            Octa) or ``None``.
+            the learning seat's view: :func:`octagames.envs.pictures.rgb`) or
+            ``None``.
         **config: config fields of the game, over the variant's.
 
     Raises:
@@ -135,7 +135,7 @@ class SingleAgentEnv(gymnasium.Env, EzPickle):
         UnsupportedRenderModeError: a render mode the game does not have (a ``ValueError``).
         TypeError: an opponent that is neither an Agent nor a spec string.
         ImportError: an agent spec whose agent needs an extra that is not installed.
-        ModuleNotFoundError: ``render_mode="rgb_array"`` without matplotlib (names the extra).
+        ModuleNotFoundError: ``render_mode="rgb_array"`` without Pillow (names the extra).
     """
 
     metadata: ClassVar[dict[str, Any]] = {"render_modes": ["ansi", "human", "rgb_array"],
@@ -368,11 +368,13 @@ class _OneGame(SingleAgentEnv):
 
 
 class OctrixEnv(_OneGame, game="octrix"):
-    """``octagames/Octrix-v0`` and the ids of Octrix's variants: text only (``ansi``, ``human``)."""
+    """``octagames/Octrix-v0`` and the ids of Octrix's variants: text and pictures (``ansi``, ``human``,
+    ``rgb_array``)."""
 
 
 class AchtenEnv(_OneGame, game="achten"):
-    """``octagames/Achten-v0`` and the ids of Achten's variants: text only (``ansi``, ``human``)."""
+    """``octagames/Achten-v0`` and the ids of Achten's variants: text and pictures (``ansi``, ``human``,
+    ``rgb_array``)."""
 
 
 class OctilesEnv(_OneGame, game="octiles"):

@@ -9,7 +9,7 @@ RED, BLACK = "#c53030", "#1a202c"
 BACK, BACK_LINE = "#3b5b8c", "#9fb3d1"
 FACE, EDGE = "#fffdf7", "#2d3748"
 HIGHLIGHT = "#ff7f0e"
-SEAT_COLOURS = ("#2b6cb0", "#dd6b20", "#2f855a", "#9b2c2c", "#6b46c1", "#b7791f")
+SEAT_COLOURS = ("#2b6cb0", "#dd6b20", "#805ad5", "#c53030", "#d53f8c", "#b7791f")
 
 
 def card(c: Canvas, x: float, y: float, label: str, scale: float = 1.0, edge: str = EDGE,
@@ -30,7 +30,7 @@ def card_back(c: Canvas, x: float, y: float, scale: float = 1.0, label: str = ""
     c.rect(x, y, w, h, fill=BACK, stroke=EDGE, width=1.2, rx=4 * scale)
     c.rect(x + 4 * scale, y + 4 * scale, w - 8 * scale, h - 8 * scale, stroke=BACK_LINE, width=1, rx=3 * scale)
     if label:
-        c.text(x + w / 2, y + h / 2, label, size=11 * scale, fill="#ffffff", anchor="middle", bold=True)
+        c.text(x + w / 2, y + h / 2, label, size=max(9.0, 11 * scale), fill="#ffffff", anchor="middle", bold=True)
 
 
 def empty_place(c: Canvas, x: float, y: float, scale: float = 1.0, label: str = "") -> None:

@@ -177,7 +177,7 @@ def test_bad_config_value_raises_the_configs_value_error():
     with pytest.raises(ValueError, match="num_players"):  # the message lists the valid fields
         octrix_v0.raw_env(players=2)
     with pytest.raises(ValueError, match="render_mode"):
-        octrix_v0.raw_env(render_mode="rgb_array")
+        octrix_v0.raw_env(render_mode="video")
     with pytest.raises(ValueError, match="illegal_action"):
         octrix_v0.parallel_env(illegal_action="ignore")
 
