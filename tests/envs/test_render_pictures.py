@@ -3,6 +3,7 @@ and the ``rgb_array`` render mode of every game's PettingZoo and Gymnasium envs.
 
 import importlib
 import re
+import sys
 import xml.etree.ElementTree as ET
 
 import numpy as np
@@ -135,3 +136,16 @@ def test_unknown_render_mode_is_refused_with_the_valid_modes():
     from octagames.envs import octiles_v0
     with pytest.raises(ValueError, match="rgb_array"):
         octiles_v0.raw_env(render_mode="video")
+
+
+def test_without_pillow_the_svg_is_drawn_and_the_array_names_the_render_extra(monkeypatch):
+    game = Game("octrix-round")
+    s = game.new_state(0)
+    game.play_chance(s)
+    monkeypatch.setitem(sys.modules, "PIL", None)  # import PIL now fails as in an install without it
+    assert ET.fromstring(pictures.svg(game, s, 0, clickable=True)).tag == f"{SVG}svg"
+    with pytest.raises(ModuleNotFoundError, match=re.escape("pip install 'octagames[render]'")):
+        pictures.rgb(game, s)
+    from octagames.envs import octrix_v0
+    with pytest.raises(ModuleNotFoundError, match=re.escape("octagames[render]")):
+        octrix_v0.raw_env(render_mode="rgb_array")
