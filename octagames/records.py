@@ -43,6 +43,7 @@ The API::
     states(record)                 # the positions: states[k] after the first k actions
     states(record, seat=1)         # the same, with what seat 1 cannot see resampled
     move_names(record, seat=1)     # the move list as seat 1 saw it (hidden moves marked)
+    name_reveals(record, seat=1)   # after how many moves seat 1 knows each move's name
     views(record, seat=1)          # Game.render of every position for seat 1 (None: all-seeing)
 
 Journals (``agents/arena.py``'s ``GameJournal``) keep each game's record in its row
@@ -53,6 +54,7 @@ records were kept have none, and :func:`load` skips them. See ``docs/records.md`
 from __future__ import annotations
 
 import dataclasses
+import importlib
 import json
 import math
 from dataclasses import dataclass, field
@@ -267,6 +269,17 @@ class Recorder:
         if thinking:
             r.thinking[len(r.actions) - 1] = _thinking_from(thinking, "thinking")
 
+    def truncate(self, length: int) -> None:
+        """Forget the moves after the first ``length`` (a take-back)."""
+        r = self._record
+        del r.actions[length:], r.players[length:], r.names[length:]
+        r.thinking = {k: t for k, t in r.thinking.items() if k < length}
+
+    @property
+    def length(self) -> int:
+        """The moves kept so far."""
+        return len(self._record.actions)
+
     def record(self, s: np.void) -> GameRecord:
         """The record so far (a copy), with the returns when ``s`` is over."""
         r = self._record
@@ -381,15 +394,9 @@ def states(record: GameRecord, seat: int | None = None) -> list[np.void]:
 def move_names(record: GameRecord, seat: int | None = None, upto: int | None = None) -> list[str]:
     """The names of the first ``upto`` moves (default: all) as ``seat`` knows them after them.
 
-    All-seeing (``seat=None``): the record's names. A seat sees its own moves and every other
-    seat's move, except:
-
-    * a chance outcome its observation does not tell apart from the other possible outcomes
-      (a card dealt to another seat): :data:`HIDDEN_CHANCE`;
-    * another seat's simultaneous move, until the round of simultaneous moves is over (the
-      seats of a round act in increasing seat order, so the round ends where the game leaves
-      simultaneous play or a seat no higher than the last one acts again):
-      ``"P1 moves (hidden)"``.
+    All-seeing (``seat=None``): the record's names. A seat is shown a move's name from the
+    step :func:`name_reveals` gives; before it (or never), a chance outcome reads
+    :data:`HIDDEN_CHANCE` and another seat's simultaneous move ``"P1 moves (hidden)"``.
 
     Raises:
         ValueError: a bad seat or ``upto``; an illegal action in the record.
@@ -399,31 +406,75 @@ def move_names(record: GameRecord, seat: int | None = None, upto: int | None = N
         raise ValueError(f"upto={upto} is not valid; valid values: 0..{record.length}")
     if seat is None:
         return list(record.names[:n])
+    return [name if step is not None and step <= n else hidden_name(record, k)
+            for k, (step, name) in enumerate(_seat_view(record, seat)[:n])]
+
+
+def round_over(current: int, acting: int, last: int) -> bool:
+    """Whether a round of simultaneous moves whose last move was seat ``last``'s is over, in a
+    position whose current player is ``current`` and acting seat ``acting``.
+
+    The seats of a round act in increasing seat order (the engine contract's
+    ``acting_player``), so the round is over where the game leaves simultaneous play or a
+    seat no higher than ``last`` acts again (a new round).
+    """
+    return current != SIMULTANEOUS or acting <= last
+
+
+def hidden_name(record: GameRecord, k: int) -> str:
+    """What a seat that does not know move ``k`` reads in its place."""
+    p = record.players[k]
+    return HIDDEN_CHANCE if p == CHANCE else f"P{p} moves (hidden)"
+
+
+def name_reveals(record: GameRecord, seat: int) -> list[int | None]:
+    """For every move, after how many moves ``seat`` knows it (``None``: never).
+
+    A seat knows its own moves and the other seats' moves as they are played (``k + 1`` for
+    move ``k``: names are public by the engine contract), except:
+
+    * a card dealt or drawn that does not lie face up to it after the deal (by the game's
+      model of what each seat sees, ``octagames/<game>/public.py``): never. It reads the
+      card it knows by the name of the first copy of its kind (Octa's two decks: which copy
+      came may depend on cards it never saw);
+    * another chance outcome its observation does not tell apart from every other possible
+      outcome: never;
+    * another seat's simultaneous move: once the round of simultaneous moves is over
+      (:func:`round_over`).
+
+    Raises:
+        ValueError: a bad seat; an illegal action in the record.
+    """
+    return [step for step, _ in _seat_view(record, seat)]
+
+
+def _seat_view(record: GameRecord, seat: int) -> list[tuple[int | None, str]]:
+    """``(step from which seat knows it, its name for the seat)`` of every move (see :func:`name_reveals`)."""
     g = record.make_game()
     seat = g._check_player(seat)
     s = g.new_state(record.seed)
-    out: list[str] = []
+    out: list[tuple[int | None, str]] = []
     pending: list[int] = []  # other seats' simultaneous moves of the round in progress
     last = -1
-    for k in range(n):
-        a, p = record.actions[k], record.players[k]
+    for k, (a, p) in enumerate(zip(record.actions, record.players)):
         cp = int(g.current_player(s))
-        if pending and (cp != SIMULTANEOUS or p <= last):  # the round is over: its moves are shown
+        if pending and round_over(cp, p, last):  # its moves are shown
             for j in pending:
-                out[j] = record.names[j]
+                out[j] = (k, record.names[j])
             pending = []
         if cp == CHANCE:
-            out.append(record.names[k] if _chance_seen(g, s, seat, a) else HIDDEN_CHANCE)
+            name = _chance_name(g, s, seat, a)
+            out.append((None if name is None else k + 1, name or HIDDEN_CHANCE))
         elif cp == SIMULTANEOUS and p != seat:
-            out.append(f"P{p} moves (hidden)")
+            out.append((None, hidden_name(record, k)))
             pending.append(k)
         else:
-            out.append(record.names[k])
+            out.append((k + 1, record.names[k]))
         last = p if cp == SIMULTANEOUS else -1
         _apply(g, s, k, a)
     if pending and int(g.current_player(s)) != SIMULTANEOUS:
         for j in pending:
-            out[j] = record.names[j]
+            out[j] = (record.length, record.names[j])
     return out
 
 
@@ -513,20 +564,47 @@ def _step(g: Game, s: np.void, k: int, a: int, p: int, name: str, thinking: dict
     return after
 
 
-def _chance_seen(g: Game, s: np.void, seat: int, a: int) -> bool:
-    """Whether ``seat`` tells chance outcome ``a`` apart from every other possible outcome at ``s``."""
-    outs = [o for o, _ in g.chance_outcomes(s)]
-    seen = g.clone(s)
-    g.apply_action(seen, a)
-    mine = g.observation(seen, seat).tobytes()
-    for o in outs:
-        if o == a:
-            continue
-        other = g.clone(s)
-        g.apply_action(other, o)
-        if g.observation(other, seat).tobytes() == mine:
-            return False
-    return True
+def _chance_name(g: Game, s: np.void, seat: int, a: int) -> str | None:
+    """The name of chance outcome ``a`` at ``s`` as ``seat`` knows it, or ``None`` when it does not.
+
+    A card dealt or drawn: by the game's model of what each seat sees
+    (``octagames/<game>/public.py``: ``deals_card``, ``seen_ids``), the seat knows it when the
+    card lies face up to it after the deal; it is named as the first copy of its kind (which
+    copy came may depend on cards the seat never saw). Another outcome (Octiles' tiles, the
+    start player): the seat knows it when its observation tells it apart from every other
+    possible outcome.
+    """
+    after = g.clone(s)
+    g.apply_action(after, a)
+    public = _public(g.name)
+    if public is not None and public.deals_card(s):
+        if a not in public.seen_ids(after, seat):
+            return None
+        return g.action_to_string(s, _first_copy(g.name, g.info.max_chance_outcomes, a))
+    seen = g.observation(after, seat).tobytes()
+    for o, _ in g.chance_outcomes(s):
+        if o != a:
+            other = g.clone(s)
+            g.apply_action(other, o)
+            if g.observation(other, seat).tobytes() == seen:
+                return None
+    return g.action_to_string(s, a)
+
+
+@lru_cache(maxsize=None)
+def _first_copy(game: str, outcomes: int, card: int) -> int:
+    """The lowest id of a card of the same kind as ``card`` (the game's ``public.kind``)."""
+    kind = _public(game).kind
+    return next((c for c in range(outcomes) if kind(c) == kind(card)), card)
+
+
+@lru_cache(maxsize=None)
+def _public(game: str) -> Any:
+    """The game's model of what each seat sees (``octagames/<game>/public.py``: ``kind``, ``deals_card``)."""
+    try:
+        return importlib.import_module(f"octagames.{game}.public")
+    except ModuleNotFoundError:
+        return None
 
 
 def _check_config(game: str, config: Any) -> dict[str, Any]:
