@@ -48,19 +48,23 @@ def move_panel(c: Canvas, moves: dict[int, str], x0: float = 10, text_size: floa
     """
     if not moves:
         return
-    y = c.height + 6
-    c.text(x0, y + 9, "moves:", size=text_size, fill="#2d3748", bold=True)
-    x, y = x0 + 60, y
+    top = c.height
     row_h = text_size + 14
+    places, x, y = [], x0 + 60, top + 6
     for a, name in moves.items():
         w = 0.62 * text_size * len(name) + 16
         if x + w > c.width - x0 and x > x0 + 60:
             x, y = x0 + 60, y + row_h + 4
-        with c.move(a, name):
-            c.rect(x, y, w, row_h, fill="#edf2f7", stroke="#4a5568", width=1, rx=5)
-            c.text(x + w / 2, y + row_h / 2, name, size=text_size, fill="#1a202c", anchor="middle")
+        places.append((a, name, x, y, w))
         x += w + 6
     c.height = int(y + row_h + 8)
+    with c.group(id="moves", cls="moves"):
+        c.rect(0, top, c.width, c.height - top, fill="#e2e8f0")
+        c.text(x0, top + 6 + row_h / 2, "moves:", size=text_size, fill="#2d3748", bold=True)
+        for a, name, x, y, w in places:
+            with c.move(a, name):
+                c.rect(x, y, w, row_h, fill="#ffffff", stroke="#4a5568", width=1, rx=5)
+                c.text(x + w / 2, y + row_h / 2, name, size=text_size, fill="#1a202c", anchor="middle")
 
 
 def banner(c: Canvas, lines: list[str], y: float = 16, size: float = 15, fill: str = "#ffffff") -> float:

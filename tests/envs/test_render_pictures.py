@@ -56,6 +56,8 @@ def test_every_seat_sees_only_what_it_may_and_clicks_exactly_the_legal_moves(nam
         for v in range(game.num_players):
             mine = pictures.svg(game, s, v, clickable=True)
             clicks = _actions_of(mine)
+            ids = re.findall(r' id="([^"]+)"', mine)
+            assert len(ids) == len(set(ids)), "element ids repeat"
             if v == acting and not game.is_terminal(s):
                 legal = game.legal_actions(s, v)
                 assert sorted(clicks) == legal
