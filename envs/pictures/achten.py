@@ -69,7 +69,6 @@ def draw(s: np.void, seat: int | None, moves: dict[int, str]) -> Canvas:
     view = "all cards shown" if seat is None else f"as seen by P{seat}"
     banner(c, [head, f"{_status(s)}   ({view})"], fill=INK)
     cp = int(R.current_player(s))
-    over = int(s["phase"]) == R.PH_OVER or bool(s["terminal"])
     for p in range(n):
         y = TOP + p * ROW_H
         with c.group(id=f"seat-{p}", cls="seat"):
@@ -82,8 +81,8 @@ def draw(s: np.void, seat: int | None, moves: dict[int, str]) -> Canvas:
             tags = [tag for field, tag in (("passer", "passed"), ("clawer", "clawed"), ("verbied_by", "laid verbied"))
                     if int(s[field]) == p]
             shown = seat is None or all(s["known"][seat, 3 * p + k] for k in range(R.HAND))
-            if over and shown and all(int(s["slot_card"][3 * p + k]) >= 0 for k in range(R.HAND)):
-                tags.append(f"hand {int(R._hand_value_of(s, p))}")
+            if shown and all(int(s["slot_card"][3 * p + k]) >= 0 for k in range(R.HAND)):
+                tags.insert(0, f"hand {int(R._hand_value_of(s, p))}")  # the value of cards the viewer sees
             c.text(HAND_X + 160, y + 31, "  ".join(tags), size=13, fill=HIGHLIGHT if tags else INK, bold=True)
     with c.group(id="pot", cls="pot"):
         c.text(POT_X + 72, TOP + 6, "pot" + ("" if int(s["pot_open"]) else " (closed)"), size=13, fill=INK,
