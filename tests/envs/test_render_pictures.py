@@ -151,3 +151,12 @@ def test_without_pillow_the_svg_is_drawn_and_the_array_names_the_render_extra(mo
     from octagames.envs import octrix_v0
     with pytest.raises(ModuleNotFoundError, match=re.escape("octagames[render]")):
         octrix_v0.raw_env(render_mode="rgb_array")
+
+
+@pytest.mark.parametrize("variant", catalogue.names())
+def test_every_variant_draws_its_positions(variant):
+    game, states, _ = _game_states(variant, {}, seed=2, count=3)
+    for s in states:
+        for seat in (None, *range(game.num_players)):
+            clicks = _actions_of(pictures.svg(game, s, seat, clickable=True))
+            assert sorted(clicks) == ([] if game.is_terminal(s) else game.legal_actions(s, seat))
