@@ -10,6 +10,10 @@ Agents never see what their seat cannot see: each decision gets a
 :class:`octagames.agents.base.Turn` built by :func:`octagames.agents.base.make_turn`, whose state is a
 determinized copy for that seat. Seats rotate so that every agent plays every
 seat equally often (game ``g`` puts agent ``k`` in seat ``(k + g) % n``).
+
+A run's :class:`GameJournal` keeps every game's record (:mod:`octagames.records`: the
+actions, their names, the agents' thinking where they tell it), so that any game of an
+evaluation, tournament or leaderboard can be replayed (``octagames replay``).
 """
 
 from __future__ import annotations
@@ -25,6 +29,7 @@ import numpy as np
 
 from octagames.agents.base import Agent, make_turn
 from octagames.core import CHANCE, TERMINAL, Game
+from octagames.records import GameRecord, Recorder, thinking_of
 
 
 def wilson_interval(wins: float, n: int, z: float = 1.96) -> tuple[float, float]:
@@ -107,23 +112,48 @@ class MatchResult:
 
 def play_game(game: Game, seats: Sequence[Agent], seed: int) -> tuple[np.ndarray, int]:
     """Play one game; ``seats[p]`` plays seat ``p``. Returns ``(returns, length)``."""
+    returns, length, _ = _play(game, seats, seed, record=False)
+    return returns, length
+
+
+def record_game(game: Game, seats: Sequence[Agent], seed: int) -> GameRecord:
+    """Play one game as :func:`play_game` does (the same moves) and return its record.
+
+    Every action is named (``Game.action_to_string``); an agent's thinking is kept where it
+    tells it (:func:`octagames.records.thinking_of`). The agents are named by their ``name``
+    (their spec when built by ``make_agent``).
+    """
+    record = _play(game, seats, seed, record=True)[2]
+    assert record is not None
+    return record
+
+
+def _play(game: Game, seats: Sequence[Agent], seed: int, record: bool
+          ) -> tuple[np.ndarray, int, GameRecord | None]:
     if len(seats) != game.num_players:
         raise ValueError(f"{len(seats)} agents for {game.num_players} seats")
     rng = np.random.default_rng(seed)
     s = game.new_state(seed)
     for p, agent in enumerate(seats):
         agent.reset(game, p, int(rng.integers(1 << 31)))
+    rec = Recorder(game, seed, [getattr(a, "name", type(a).__name__) for a in seats]) if record else None
     length = 0
     while True:
         cp = game.current_player(s)
         if cp == TERMINAL:
-            return game.returns(s), length
+            return game.returns(s), length, None if rec is None else rec.record(s)
+        thinking = None
         if cp == CHANCE:
-            game.apply_action(s, game.sample_chance(s))
+            action = game.sample_chance(s)
         else:
             p = game.acting_player(s)
             turn = make_turn(game, s, p, int(rng.integers(1 << 31)))
-            game.apply_action(s, int(seats[p].act(turn)))
+            action = int(seats[p].act(turn))
+            thinking = thinking_of(seats[p]) if rec is not None else None
+        if rec is None:
+            game.apply_action(s, action)
+        else:
+            rec.apply(s, action, thinking)
         length += 1
 
 
@@ -137,6 +167,8 @@ class GameJournal:
 
     The first line names the run (``header``: game, config, agents, ...); a journal of
     another run is refused rather than mixed in. A line cut short by a kill is ignored.
+    Each game's line holds its record (``"record"``, :mod:`octagames.records`) when one was
+    given; lines of older journals without one stay readable.
 
     Args:
         path: the file (created with its folder when missing).
@@ -150,6 +182,7 @@ class GameJournal:
         self.path = Path(path)
         self.header = json.loads(json.dumps(header))  # as it reads back
         self.done: dict[int, tuple[list[float], int]] = {}
+        self.records: dict[int, dict[str, Any]] = {}  # the JSON record of every game that has one
         if self.path.exists() and self.path.stat().st_size:
             lines = self.path.read_text().splitlines()
             first = json.loads(lines[0]).get("header")
@@ -162,18 +195,34 @@ class GameJournal:
                 except json.JSONDecodeError:  # the last line of a killed run
                     continue
                 self.done[int(row["key"])] = (row["returns"], int(row["length"]))
+                if row.get("record") is not None:
+                    self.records[int(row["key"])] = row["record"]
             self.path.write_text("".join(line + "\n" for line in [lines[0]] + [
-                json.dumps({"key": k, "returns": r, "length": n}) for k, (r, n) in sorted(self.done.items())]))
+                self._row(k) for k in sorted(self.done)]))
         else:
             self.path.parent.mkdir(parents=True, exist_ok=True)
             self.path.write_text(json.dumps({"header": self.header}) + "\n")
         self._file = self.path.open("a")
 
-    def add(self, key: int, returns: np.ndarray, length: int) -> None:
-        """Record a finished game (flushed at once)."""
+    def add(self, key: int, returns: np.ndarray, length: int, record: GameRecord | None = None) -> None:
+        """Keep a finished game, with its record when given (flushed at once)."""
         self.done[key] = ([float(r) for r in returns], int(length))
-        self._file.write(json.dumps({"key": key, "returns": self.done[key][0], "length": int(length)}) + "\n")
+        if record is not None:
+            self.records[key] = record.to_dict()
+        self._file.write(self._row(key) + "\n")
         self._file.flush()
+
+    def record(self, key: int) -> GameRecord | None:
+        """The record of game ``key``, or ``None`` (not played, or journaled without one)."""
+        row = self.records.get(key)
+        return None if row is None else GameRecord.from_dict(row)
+
+    def _row(self, key: int) -> str:
+        returns, length = self.done[key]
+        row: dict[str, Any] = {"key": key, "returns": returns, "length": length}
+        if key in self.records:
+            row["record"] = self.records[key]
+        return json.dumps(row)
 
     def close(self) -> None:
         self._file.close()
@@ -185,7 +234,9 @@ def play_games(game: Game, agents: Sequence[Agent], jobs: Sequence[Job], progres
     """Play every game of ``jobs``: in this process, or through ``executor`` (e.g. Ray).
 
     A game's result depends only on its line-up and seed, so every executor gives the
-    same results for the same jobs.
+    same results for the same jobs. With a journal, each game played in this process is
+    recorded (:func:`record_game`) and its record kept in the journal (an executor's games
+    are journaled without their records).
 
     Args:
         game: the game.
@@ -210,12 +261,12 @@ def play_games(game: Game, agents: Sequence[Agent], jobs: Sequence[Job], progres
     if bar is not None:
         bar.update(len(jobs) - len(todo))
 
-    def done(key: int, rets: np.ndarray, length: int) -> None:
+    def done(key: int, rets: np.ndarray, length: int, record: GameRecord | None = None) -> None:
         if key in results:  # a retried chunk: the first result stands
             return
         results[key] = (rets, length)
         if journal is not None:
-            journal.add(key, rets, length)
+            journal.add(key, rets, length, record)
         if bar is not None:
             bar.update(1)
             if postfix is not None:
@@ -223,7 +274,12 @@ def play_games(game: Game, agents: Sequence[Agent], jobs: Sequence[Job], progres
 
     if executor is None:
         for key, lineup, seed in todo:
-            done(key, *play_game(game, [agents[i] for i in lineup], seed))
+            seats = [agents[i] for i in lineup]
+            if journal is None:
+                done(key, *play_game(game, seats, seed))
+            else:
+                rec = record_game(game, seats, seed)
+                done(key, np.asarray(rec.returns, dtype=np.float64), rec.length, rec)
     else:
         executor.run(game, agents, todo, done)
     if bar is not None:

@@ -120,3 +120,52 @@ def test_arena_plays_every_game_with_its_heuristic(name, cfg):
     assert sum(rec.total_return for rec in r.records) == pytest.approx(0.0, abs=1e-9)
     assert all(rec.wins + rec.draws + rec.losses == 2 * n for rec in r.records)
     assert r.mean_length > 0
+
+
+class Thinker(RandomAgent):
+    """A random agent that tells what it considered (uniform shares, a made-up value)."""
+
+    name = "thinker"
+
+    def act(self, turn: Turn) -> int:
+        legal = [int(a) for a in turn.legal_actions]
+        self.last_thinking = {"policy": {a: 1 / len(legal) for a in legal}, "value": 0.5}
+        return int(self.rng.choice(legal))
+
+
+def test_a_journal_keeps_every_games_record_and_replays_it(tmp_path):
+    from octagames import records
+    from octagames.agents.arena import GameJournal, play_game, record_game
+
+    game = Game("achten")
+    agents = [make_agent("heuristic", game), Thinker()]
+    path = tmp_path / "run.games.jsonl"
+    journal = GameJournal(path, {"game": "achten", "agents": ["heuristic", "thinker"]})
+    result = play_match(game, agents, 4, seed=7, progress=False, journal=journal)
+    journal.close()
+    kept = records.load(path)  # every record replayed through the rules
+    assert len(kept) == 4
+    for k, record in enumerate(kept):
+        seats = ["heuristic", "thinker"] if k % 2 == 0 else ["thinker", "heuristic"]
+        assert record.agents == seats and record.seed == 7 + k and record.variant == "achten"
+        assert record.returns == journal.done[k][0] and record.length == journal.done[k][1]
+        by_agent = record.returns if k % 2 == 0 else record.returns[::-1]
+        assert by_agent == result.returns[k]
+        thinker = seats.index("thinker")
+        told = [record.thinking[i] for i, p in enumerate(record.players) if p == thinker]
+        assert told and all(t["value"] == 0.5 for t in told)
+        assert journal.record(k) == record
+    # the same moves as the unrecorded game
+    seats = [agents[0], agents[1]]
+    returns, length = play_game(game, seats, 7)
+    again = record_game(game, seats, 7)
+    assert again.returns == list(returns) and again.length == length and again.actions == kept[0].actions
+    # a resumed journal keeps the records; rows of an older journal (no record) stay readable
+    lines = path.read_text().splitlines()
+    old = json.dumps({"key": 9, "returns": [1.0, -1.0], "length": 3})
+    path.write_text("\n".join(lines + [old]) + "\n")
+    resumed = GameJournal(path, {"game": "achten", "agents": ["heuristic", "thinker"]})
+    resumed.close()
+    assert resumed.done[9] == ([1.0, -1.0], 3) and resumed.record(9) is None
+    assert [resumed.record(k) for k in range(4)] == kept
+    assert records.load(path) == kept
