@@ -4,16 +4,19 @@
     octagames play --game achten-dealer-pays --opponents mcts:500 --seat 1
     octagames play --game octrix --players 3 --opponents mcts,heuristic
     python -m octagames.experiments.play --game octa-nl --opponents heuristic
+    octagames play --game octa-nl --opponents heuristic --save game.json
 
 At your turn the table is shown as your seat sees it, with your legal moves
 numbered. Type a number, or the move's name as listed; or a command:
 ``undo`` (take back your last move), ``help``, ``board`` (show the table
 again), ``quit``. A bad entry gets a message and a new prompt.
 
-Moves of the other seats are announced by name in games of perfect
-information; in games with hidden cards only the action number is announced
-(its name could show a card you cannot see), and a simultaneous move stays
-hidden until everyone has played: the table shows what you can see.
+Moves of the other seats are announced by name (move names are public: they
+name only cards every seat has seen); a simultaneous move stays hidden until
+everyone has played, then it is announced. At the end the whole history is
+printed as your seat knew it (a card dealt to another seat reads as hidden), and
+``--save FILE`` writes the game's record (:mod:`octagames.records`; ``octagames
+replay FILE`` steps through it).
 """
 
 from __future__ import annotations
@@ -27,7 +30,9 @@ import numpy as np
 from octagames.agents.base import Agent, make_turn
 from octagames.agents.registry import make_agent
 from octagames.experiments.cli import GameArgs, parse_config, script
+from octagames.experiments.replay import Replay
 from octagames.core import CHANCE, SIMULTANEOUS, TERMINAL, Game
+from octagames.records import GameRecord, Recorder, round_over, thinking_of
 
 HELP = """Commands:
   <number>   play the move with that number in the list
@@ -50,6 +55,8 @@ class PlayConfig(GameArgs):
     """seed of the deal and of the agents"""
     allow_model_mismatch: bool = False
     """let a model trained on another config of the game play this one (with a warning) instead of refusing"""
+    save: str = ""
+    """write the game's record to this file when the game ends or you quit (octagames replay FILE)"""
 
 
 class Session:
@@ -70,10 +77,29 @@ class Session:
         self.inp, self.out = inp, out
         self.rng = np.random.default_rng(seed)
         self.state = game.new_state(seed)
-        self.snapshots: list[bytes] = []  # the record before each of the person's moves
+        # before each of the person's moves: the state, the moves kept and the simultaneous moves not yet announced
+        self.snapshots: list[tuple[bytes, int, list[str]]] = []
+        self.recorder = Recorder(game, seed, ["human" if a is None else a.name for a in agents])
+        self.hidden: list[str] = []  # the other seats' simultaneous moves not yet announced
         for p, a in enumerate(agents):
             if a is not None:
                 a.reset(game, p, int(self.rng.integers(1 << 31)))
+
+    @property
+    def record(self) -> GameRecord:
+        """The game's record so far (its returns once it is over)."""
+        return self.recorder.record(self.state)
+
+    def apply(self, action: int, thinking: dict | None = None) -> None:
+        """Apply the acting seat's (or chance's) action, keeping it in the record; announce the other
+        seats' simultaneous moves once their round is over."""
+        g, s = self.game, self.state
+        last = g.acting_player(s) if g.current_player(s) == SIMULTANEOUS else -1
+        self.recorder.apply(s, action, thinking)
+        if self.hidden and round_over(g.current_player(s), g.acting_player(s), last):
+            for line in self.hidden:
+                self.say(line)
+            self.hidden = []
 
     def say(self, text: str = "") -> None:
         """Write a line."""
@@ -88,13 +114,14 @@ class Session:
             cp = g.current_player(self.state)
             if cp == TERMINAL:
                 self.say(g.render(self.state))
+                self.say("\nThe game, as you saw it:\n" + Replay(self.record, self.seat).move_list())
                 rets = g.returns(self.state)
                 self.say("Game over. Returns: " + ", ".join(f"P{p} {r:+.3g}" for p, r in enumerate(rets)))
                 self.say("You " + ("won." if rets[self.seat] >= rets.max() and not np.allclose(rets, rets[0])
                                    else "drew." if np.allclose(rets, rets[0]) else "lost."))
                 return 0
             if cp == CHANCE:
-                g.apply_action(self.state, g.sample_chance(self.state))
+                self.apply(g.sample_chance(self.state))
                 continue
             p = g.acting_player(self.state)
             if p == self.seat:
@@ -112,11 +139,10 @@ class Session:
         who = f"P{p} ({self.agents[p].name})"
         if cp == SIMULTANEOUS:
             self.say(f"{who} has chosen its move (hidden until everyone has played).")
-        elif g.info.information == "perfect":
-            self.say(f"{who} plays {g.action_to_string(self.state, a)}")
+            self.hidden.append(f"{who} played {g.action_to_string(self.state, a)}")
         else:
-            self.say(f"{who} plays action {a}")
-        g.apply_action(self.state, a)
+            self.say(f"{who} plays {g.action_to_string(self.state, a)}")
+        self.apply(a, thinking_of(self.agents[p]))
 
     def show(self, legal: list[int]) -> None:
         """The table as the person sees it, and the numbered legal moves."""
@@ -153,7 +179,9 @@ class Session:
                 if not self.snapshots:
                     self.say("Nothing to undo: you have not moved yet.")
                     continue
-                self.state = g.from_bytes(self.snapshots.pop())
+                raw, kept, self.hidden = self.snapshots.pop()
+                self.state = g.from_bytes(raw)
+                self.recorder.truncate(kept)
                 self.say("Your last move was taken back.")
                 legal = g.legal_actions(self.state, self.seat)
                 names = {g.action_to_string(self.state, a).strip().lower(): a for a in legal}
@@ -173,9 +201,9 @@ class Session:
                 self.say(f"{text!r} is not a move number (1..{len(legal)}), a listed move name "
                          "or a command. Type help for the commands.")
                 continue
-            self.snapshots.append(g.to_bytes(self.state))
+            self.snapshots.append((g.to_bytes(self.state), self.recorder.length, list(self.hidden)))
             self.say(f"You play {g.action_to_string(self.state, action)}")
-            g.apply_action(self.state, action)
+            self.apply(action)
             return True
 
 
@@ -209,10 +237,14 @@ def main(cfg: PlayConfig, inp: TextIO = sys.stdin, out: TextIO = sys.stdout) -> 
         out.write(f"error: {e}\n")
         return 2
     try:
-        return session.run()
+        rc = session.run()
     except KeyboardInterrupt:
         out.write("\nBye.\n")
-        return 1
+        rc = 1
+    if cfg.save:
+        path = session.record.save(cfg.save)
+        out.write(f"The game's record is in {path} (octagames replay {path}).\n")
+    return rc
 
 
 @script
