@@ -80,3 +80,19 @@ def test_simultaneous_moves_are_named_once_everyone_has_played():
     assert rc == 0 and len(chosen) == len(played) == len(mine) == 8
     # P0 moves first in each trick: its card is named only after yours, when the trick is complete
     assert all(c < m < p for c, m, p in zip(chosen, mine, played))
+
+
+def test_bad_settings_are_one_line_errors():
+    rc, text = drive("", game="octrix-round", opponents="nobody")
+    assert rc == 2 and text.startswith("error: agent='nobody' is not valid")
+    rc, text = drive("", game="octrix-round", seat=5)
+    assert rc == 2 and "seat=5 is not valid" in text
+
+
+def test_command_line_with_piped_stdin():
+    proc = subprocess.run([sys.executable, "-m", "octagames.experiments.play", "--game", "octrix-round",
+                           "--opponents", "random", "--seed", "1"], input="hello\n2\nquit\n",
+                          capture_output=True, text=True, timeout=120)
+    assert proc.returncode == 1, proc.stderr
+    assert "'hello' is not a move number" in proc.stdout and "You play " in proc.stdout
+    assert "Traceback" not in proc.stderr
