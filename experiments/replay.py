@@ -61,9 +61,7 @@ class Replay:
         self.record, self.seat = record, seat
         self.game = record.make_game()
         self.states = states(record)
-        if seat is not None:
-            self.game._check_player(seat)
-        self.reveals = None if seat is None else name_reveals(record, seat)
+        self.reveals = None if seat is None else name_reveals(record, seat)  # refuses a bad seat
 
     def header(self) -> str:
         """Variant, seed, agents, returns and whose view this is."""
