@@ -235,8 +235,9 @@ def play_games(game: Game, agents: Sequence[Agent], jobs: Sequence[Job], progres
 
     A game's result depends only on its line-up and seed, so every executor gives the
     same results for the same jobs. With a journal, each game played in this process is
-    recorded (:func:`record_game`) and its record kept in the journal (an executor's games
-    are journaled without their records).
+    recorded (:func:`record_game`) and its record kept in the journal; so are an executor's
+    games when it says it records them (``executor.records_games``: Ray's), else they are
+    journaled without their records.
 
     Args:
         game: the game.
@@ -245,7 +246,9 @@ def play_games(game: Game, agents: Sequence[Agent], jobs: Sequence[Job], progres
         progress: show a tqdm progress bar.
         desc: the bar's label.
         executor: ``None`` (this process) or an object with
-            ``run(game, agents, jobs, done)``, e.g. :class:`octagames.agents.learn.distributed.RayGames`.
+            ``run(game, agents, jobs, done)``, e.g. :class:`octagames.agents.learn.distributed.RayGames`
+            (which records the games too: ``run(..., record=True)`` calls ``done(key, returns, length,
+            record)``).
         journal: games already played are taken from it, new ones are added to it.
         postfix: ``postfix(results) -> str`` for the bar.
 
@@ -280,6 +283,8 @@ def play_games(game: Game, agents: Sequence[Agent], jobs: Sequence[Job], progres
             else:
                 rec = record_game(game, seats, seed)
                 done(key, np.asarray(rec.returns, dtype=np.float64), rec.length, rec)
+    elif journal is not None and getattr(executor, "records_games", False):
+        executor.run(game, agents, todo, done, record=True)  # the journal keeps the records
     else:
         executor.run(game, agents, todo, done)
     if bar is not None:

@@ -32,12 +32,13 @@ import copy
 import math
 import os
 from dataclasses import dataclass
-from typing import Any, Callable, Sequence
+from typing import Any, Callable, ClassVar, Sequence
 
 import numpy as np
 
-from octagames.agents.arena import Job, play_game
+from octagames.agents.arena import Job, play_game, record_game
 from octagames.core import Game
+from octagames.records import GameRecord
 
 EXTRA_HINT = "pip install 'octagames[distributed]' (ray[default]==2.60.0)"
 
@@ -78,8 +79,8 @@ def connect(address: str | None = None, num_cpus: int | None = None) -> Any:
 
 # ------------------------------------------------------------------ arena games as tasks
 
-def _play_chunk(game_name: str, config: dict[str, Any], chunk: Sequence[Job],
-                *agents: Any) -> list[tuple[int, list[float], int]]:
+def _play_chunk(game_name: str, config: dict[str, Any], chunk: Sequence[Job], record: bool,
+                *agents: Any) -> list[tuple[int, list[float], int, dict[str, Any] | None]]:
     # runs in a Ray worker: the same play_game as the single-process arena. The agents (only those
     # the chunk's line-ups name, which index them) arrive as read-only views of the object store;
     # a deep copy gives them the writable buffers they keep.
@@ -87,8 +88,13 @@ def _play_chunk(game_name: str, config: dict[str, Any], chunk: Sequence[Job],
     game = Game(game_name, **config)
     out = []
     for key, lineup, seed in chunk:
-        rets, length = play_game(game, [agents[i] for i in lineup], seed)
-        out.append((key, [float(r) for r in rets], int(length)))
+        seats = [agents[i] for i in lineup]
+        if record:  # the game's record, as JSON values (what the journal keeps)
+            rec = record_game(game, seats, seed)
+            out.append((key, list(rec.returns or []), rec.length, rec.to_dict()))
+        else:
+            rets, length = play_game(game, seats, seed)
+            out.append((key, [float(r) for r in rets], int(length), None))
     return out
 
 
@@ -114,6 +120,9 @@ class RayGames:
         num_cpus: CPUs of a local instance (``None``: all).
     """
 
+    #: :func:`octagames.agents.arena.play_games` asks for the games' records (``run(..., record=True)``)
+    records_games: ClassVar[bool] = True
+
     address: str | None = None
     chunk_size: int = 8
     max_retries: int = 3
@@ -126,8 +135,9 @@ class RayGames:
             raise ValueError(f"max_retries={self.max_retries} is not valid; it must be >= 0")
 
     def run(self, game: Any, agents: Sequence[Any], jobs: Sequence[Job],
-            done: Callable[[int, np.ndarray, int], None]) -> None:
-        """Play ``jobs``; call ``done(key, returns, length)`` for every game, as chunks finish.
+            done: Callable[..., None], record: bool = False) -> None:
+        """Play ``jobs``; call ``done(key, returns, length)`` for every game, as chunks finish
+        (``done(key, returns, length, record)`` with the game's :class:`GameRecord` when ``record``).
 
         Args:
             game: the :class:`~octagames.core.Game` (shipped by name and config).
@@ -147,11 +157,14 @@ class RayGames:
             used = sorted({a for _, lineup, _ in chunk for a in lineup})
             local = {a: k for k, a in enumerate(used)}
             chunk = [(key, [local[a] for a in lineup], seed) for key, lineup, seed in chunk]
-            pending.append(play.remote(game.name, config, chunk, *(refs[a] for a in used)))
+            pending.append(play.remote(game.name, config, chunk, record, *(refs[a] for a in used)))
         while pending:
             ready, pending = ray.wait(pending, num_returns=1)
-            for key, rets, length in ray.get(ready[0]):
-                done(key, np.asarray(rets, dtype=np.float64), length)
+            for key, rets, length, rec in ray.get(ready[0]):
+                if record:
+                    done(key, np.asarray(rets, dtype=np.float64), length, GameRecord.from_dict(rec))
+                else:
+                    done(key, np.asarray(rets, dtype=np.float64), length)
 
 
 # ------------------------------------------------------------------ self-play actors

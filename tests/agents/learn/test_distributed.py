@@ -74,6 +74,21 @@ def test_games_on_ray_are_the_games_of_one_process(local_ray):
     assert a.returns == b.returns
 
 
+def test_a_journal_of_games_on_ray_keeps_their_records(local_ray, tmp_path):
+    from octagames import records
+
+    game = Game("achten")
+    agents = [make_agent("heuristic", "achten"), make_agent("random", "achten")]
+    here = GameJournal(tmp_path / "here.games.jsonl", {"run": 1})
+    there = GameJournal(tmp_path / "there.games.jsonl", {"run": 1})
+    play_match(game, agents, 4, seed=2, progress=False, journal=here)
+    play_match(game, agents, 4, seed=2, progress=False, executor=RayGames(chunk_size=2), journal=there)
+    here.close()
+    there.close()
+    assert [there.record(k) for k in range(4)] == [here.record(k) for k in range(4)]
+    assert len(records.load(tmp_path / "there.games.jsonl")) == 4
+
+
 class _Unshippable(RandomAgent):
     """An agent that cannot be unpickled: a task that receives it fails."""
 
