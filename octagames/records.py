@@ -190,7 +190,10 @@ class GameRecord:
         if not isinstance(agents, list) or len(agents) != n or not all(isinstance(a, str) for a in agents):
             raise ValueError(f"agents must be a list of {n} strings (one agent spec per seat), got {agents!r:.80}")
         actions = _int_list("actions", data["actions"], 0, None)
-        length = _int("length", data["length"], 0, None)
+        module = load_module(game)
+        longest = module.max_game_length(module.Config(**config)) if hasattr(module, "max_game_length") \
+            else module.INFO.max_game_length
+        length = _int("length", data["length"], 0, int(longest))
         if length != len(actions):
             raise ValueError(f"length={length} but the record has {len(actions)} actions")
         players = _int_list("players", data["players"], CHANCE, n - 1)

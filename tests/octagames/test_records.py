@@ -90,6 +90,7 @@ def _first_move(record: GameRecord) -> int:
     (lambda d: d.update(agents=["random"]), r"agents must be a list of 2 strings"),
     (lambda d: d.update(length=d["length"] + 1), r"length=\d+ but the record has \d+ actions"),
     (lambda d: d["names"].pop(), r"names has \d+ entries for \d+ actions"),
+    (lambda d: d.update(length=10**6), r"length=1000000 is not valid; it must be an integer >= 0 and <= \d+"),
     (lambda d: d["actions"].__setitem__(0, "13"), r"actions\[0\]='13' is not valid"),
     (lambda d: d.update(returns=[1.0, float("nan")]), r"returns must be null or a list of 2 finite numbers"),
     (lambda d: d.update(thinking={"0": {"value": 1.0}}), r"thinking\[0\]: move 0 is not a seat's move"),
