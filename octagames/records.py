@@ -261,16 +261,21 @@ class Recorder:
 
         Raises:
             IllegalActionError: the action is not legal; ``s`` and the record are unchanged.
+            ValueError: ``thinking`` is not of that form; ``s`` and the record are unchanged.
         """
         g, r = self.game, self._record
         player = int(g.acting_player(s))
+        told = _thinking_from(thinking, "thinking") if thinking and player >= 0 else None
+        if told and "policy" in told:  # shares of the seat's legal actions only (a network may spread a little)
+            legal = g.legal_mask(s, player)
+            told["policy"] = {a: p for a, p in told["policy"].items() if 0 <= a < len(legal) and legal[a]}
         name = g.action_to_string(s, int(action))
         g.apply_action(s, int(action))
         r.actions.append(int(action))
         r.players.append(player)
         r.names.append(name)
-        if thinking:
-            r.thinking[len(r.actions) - 1] = _thinking_from(thinking, "thinking")
+        if told:
+            r.thinking[len(r.actions) - 1] = told
 
     def truncate(self, length: int) -> None:
         """Forget the moves after the first ``length`` (a take-back)."""

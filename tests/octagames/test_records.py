@@ -250,3 +250,20 @@ def test_a_take_back_forgets_the_moves_after_it():
     assert rec.length == dealt and not rec.record(before).thinking and rec.record(before).returns is None
     with pytest.raises(ValueError, match="3 agents for 2 seats"):
         Recorder(game, 0, ["a", "b", "c"])
+
+
+def test_the_recorder_keeps_only_shares_of_legal_actions_and_refuses_bad_thinking_untouched():
+    game = Game("achten")
+    s = game.new_state(1)
+    rec = Recorder(game, 1, ["random", "random"])
+    while game.is_chance(s):
+        rec.apply(s, game.sample_chance(s))
+    legal = game.legal_actions(s)
+    illegal = int(np.flatnonzero(game.legal_mask(s) == 0)[0])
+    before, length = game.to_bytes(s), rec.length
+    with pytest.raises(ValueError, match="the share of action 3 must be a number in 0..1"):
+        rec.apply(s, legal[0], {"policy": {3: 2.0}})
+    assert game.to_bytes(s) == before and rec.length == length
+    rec.apply(s, legal[0], {"policy": {legal[0]: 0.9, illegal: 0.1}, "value": np.float32(0.5)})
+    assert rec.record(s).thinking == {length: {"policy": {legal[0]: 0.9}, "value": 0.5}}
+    records.check(rec.record(s))
