@@ -238,26 +238,29 @@ def test_a_seats_positions_show_it_what_it_saw_and_nothing_else():
         records.states(record, seat=2)
 
 
-def test_a_take_back_forgets_the_moves_after_it():
-    game = Game("octrix-round")
-    s = game.new_state(0)
-    rec = Recorder(game, 0, ["human", "random"])
+def dealt(game: Game, seed: int) -> tuple[np.void, Recorder]:
+    """A new game recorded up to the first seat's move."""
+    s = game.new_state(seed)
+    rec = Recorder(game, seed, ["human", "random"])
     while game.is_chance(s):
         rec.apply(s, game.sample_chance(s))
-    dealt, before = rec.length, game.clone(s)
+    return s, rec
+
+
+def test_a_take_back_forgets_the_moves_after_it():
+    game = Game("octrix-round")
+    s, rec = dealt(game, 0)
+    dealt_moves, before = rec.length, game.clone(s)
     rec.apply(s, game.legal_actions(s)[0], {"value": 0.5})
-    rec.truncate(dealt)
-    assert rec.length == dealt and not rec.record(before).thinking and rec.record(before).returns is None
+    rec.truncate(dealt_moves)
+    assert rec.length == dealt_moves and not rec.record(before).thinking and rec.record(before).returns is None
     with pytest.raises(ValueError, match="3 agents for 2 seats"):
         Recorder(game, 0, ["a", "b", "c"])
 
 
 def test_the_recorder_keeps_only_shares_of_legal_actions_and_refuses_bad_thinking_untouched():
     game = Game("achten")
-    s = game.new_state(1)
-    rec = Recorder(game, 1, ["random", "random"])
-    while game.is_chance(s):
-        rec.apply(s, game.sample_chance(s))
+    s, rec = dealt(game, 1)
     legal = game.legal_actions(s)
     illegal = int(np.flatnonzero(game.legal_mask(s) == 0)[0])
     before, length = game.to_bytes(s), rec.length
