@@ -69,6 +69,11 @@ def test_every_move_is_named_and_the_history_printed_and_saved(tmp_path):
     for k, line in enumerate(history):
         assert line.split(maxsplit=2)[2] == (known[k] if known[k] != records.HIDDEN_CHANCE else "(hidden)")
     assert any("(hidden)" in line for line in history) and f"record is in {path}" in text
+    # a game left unfinished is saved too, without returns, and replays to where it stopped
+    rc, text = drive("1\n2\nquit\n", game="achten-dealer-pays", opponents="heuristic", seat=1, seed=2,
+                     save=str(path))
+    record = records.load_game(path)
+    assert rc == 1 and not record.finished and record.players.count(1) == 2
 
 
 def test_simultaneous_moves_are_named_once_everyone_has_played():
