@@ -1,7 +1,7 @@
 """Random-play throughput of every face of the games, with anchors and a roofline from the same run.
 
     python -m octagames.experiments.bench                       # all games, default budget (make bench)
-    python -m octagames.experiments.bench --games octrix --seconds 2
+    python -m octagames.experiments.bench --game octrix-round octa-nl --seconds 2
 
 Measured, each for ``seconds`` of wall time after a warm-up:
 
@@ -16,8 +16,11 @@ Measured, each for ``seconds`` of wall time after a warm-up:
 * anchors: PettingZoo ``connect_four_v3`` AEC under the same loop, and pyspiel's
   C++ ``connect_four`` under the same Python loop.
 
-Each game (or variant, ``--games octrix-round``) is measured with its catalogue config
-(:func:`octagames.catalogue.resolve`) and 2 players. A "step" is one action of one game
+By default every game's **seed variant** is measured (``octrix`` is the match to 88, ``octa``
+the English rulebook: the bare names of :mod:`octagames.catalogue`), each at its default seats (2
+for every seed variant); ``--game VARIANT ...``, ``--players N`` and ``--config key=value ...``
+choose others, as in every verb (:class:`~octagames.experiments.cli.GamesArgs`). Rows are named
+by variant and seats (``octrix-2p``). A "step" is one action of one game
 (chance outcomes resolved inside the engine count for nothing). Results go to ``runs/bench.json`` and a PNG chart;
 the table reports steps/s and ratios against the anchors of the same run, and the
 load average (``/proc/loadavg``) at the start and the end.
@@ -61,10 +64,9 @@ from typing import Any, Callable
 
 import numpy as np
 
-from octagames import catalogue
 from octagames.core import CHANCE, TERMINAL, Game
 from octagames.envs.vector import VectorEnv, cpu_count, make
-from octagames.experiments.cli import parse_config, script
+from octagames.experiments.cli import GamesArgs, parse_config, script
 
 PZ_ANCHOR = "anchor: PettingZoo connect_four_v3 AEC"
 C4_ANCHOR = "anchor: pyspiel C++ connect_four, Python loop"
@@ -74,11 +76,9 @@ MIB = 1 << 20
 
 
 @dataclass(frozen=True)
-class BenchConfig:
-    """Benchmark settings."""
+class BenchConfig(GamesArgs):
+    """Benchmark settings (default: every game's seed variant, at its default seats)."""
 
-    games: tuple[str, ...] = ()
-    """games or variants to measure, each with 2 players (default: every game, its seed variant)"""
     seconds: float = 3.0
     """wall time per measurement"""
     batch_sizes: tuple[int, ...] = (1, 64, 4096)
@@ -93,6 +93,7 @@ class BenchConfig:
     """seed of every env and of the random actions"""
 
     def __post_init__(self) -> None:
+        super().__post_init__()
         if self.seconds <= 0:
             raise ValueError(f"seconds={self.seconds} must be > 0")
         if not self.batch_sizes or min(self.batch_sizes) < 1:
@@ -101,9 +102,6 @@ class BenchConfig:
             raise ValueError(f"threads={self.threads} must be integers >= 1")
         if self.bandwidth_mib < 0:
             raise ValueError(f"bandwidth_mib={self.bandwidth_mib} must be >= 0")
-        unknown = sorted(set(self.games) - set(catalogue.names()))
-        if unknown:
-            raise ValueError(f"games={unknown} is not valid; valid values: {catalogue.names()}")
 
 
 def _timed(step: Callable[[], int], seconds: float) -> float:
@@ -408,7 +406,6 @@ def game_roofline(name: str, config: dict[str, Any], encodings: dict[str, dict[s
 def main(cfg: BenchConfig) -> dict:
     """Run every measurement and print the tables; returns the JSON written."""
     load_start = load_average()
-    games = list(cfg.games) or catalogue.games()
     cores = cpu_count()
     thread_counts = sorted(set(cfg.threads or (1, cores)))
     llc = last_level_cache_bytes()
@@ -424,8 +421,7 @@ def main(cfg: BenchConfig) -> dict:
     import octagames.envs.openspiel as osp
     roofline: dict[str, Any] = {}
     encodings: dict[str, dict[str, dict[str, Any]]] = {}
-    for name in games:
-        game, config = catalogue.resolve(name, 2 if 2 in catalogue.variant(name).players else None)
+    for name, (game, config) in zip(cfg.describe_all(), cfg.resolve_all()):
         compact = compact_option(game, config)
         encodings[name] = {"float32": {}, **({compact["obs_dtype"]: compact} if compact else {})}
         for b in sorted(cfg.batch_sizes):
@@ -477,9 +473,10 @@ def print_tables(result: dict[str, Any]) -> None:
     pz, c4 = rows[PZ_ANCHOR], rows[C4_ANCHOR]
     print(f"\nRandom-play throughput ({result['machine']}; {result['seconds']:g} s per row; load average "
           f"{_load(result['load_average']['start'])} at the start, {_load(result['load_average']['end'])} at the end)")
-    print(f"{'setup':<58}{'steps/s':>14}{'x PZ c4':>10}{'x pyspiel c4':>14}")
+    width = max(58, *map(len, rows))
+    print(f"{'setup':<{width}}{'steps/s':>14}{'x PZ c4':>10}{'x pyspiel c4':>14}")
     for k, v in rows.items():
-        print(f"{k:<58}{v:>14,.0f}{v / pz:>10.2f}{v / c4:>14.2f}")
+        print(f"{k:<{width}}{v:>14,.0f}{v / pz:>10.2f}{v / c4:>14.2f}")
     if not result["roofline"]:
         return
     threads = result["threads"]
@@ -490,7 +487,8 @@ def print_tables(result: dict[str, Any]) -> None:
           f"\nBandwidth (numpy copy of {next(iter(result['memory_bandwidth'].values()))['buffer_bytes'] / MIB:.0f} MiB, "
           f"read + written bytes): {bw}; {result['cores']} cores; last-level cache "
           f"{f'{llc / MIB:.0f} MiB' if llc else 'unknown'}")
-    head = f"{'game':<9}{'obs':<9}{'B/step':>8}{'rec w':>7}"
+    label = max(14, *map(len, result["roofline"])) + 1
+    head = f"{'game':<{label}}{'obs':<9}{'B/step':>8}{'rec w':>7}"
     for t in threads:
         head += f"{f'steps/s {t}T':>14}{f'bound {t}T':>13}{'frac':>6}"
     head += f"{'scaling':>9}{f'x c4 {threads[-1]}T':>10}"
@@ -498,7 +496,7 @@ def print_tables(result: dict[str, Any]) -> None:
     for name, g in result["roofline"].items():
         for enc in result["observation_encodings"][name]:
             r = g[enc]
-            line = f"{name:<9}{enc:<9}{r['bytes_per_step']:>8,.0f}{g['record_bytes_written']:>7.0f}"
+            line = f"{name:<{label}}{enc:<9}{r['bytes_per_step']:>8,.0f}{g['record_bytes_written']:>7.0f}"
             for t in threads:
                 x = r["threads"][str(t)]
                 line += f"{x['steps_per_s']:>14,.0f}{x['bound_steps_per_s']:>13,.0f}{x['fraction_of_bound']:>6.2f}"

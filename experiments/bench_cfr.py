@@ -79,7 +79,8 @@ class BenchCFRConfig:
     seed: int = 0
     """seed of the deals"""
     games: tuple[str, ...] = field(default=("kuhn_poker", "leduc_poker"))
-    """pyspiel games of part 1"""
+    """pyspiel games of part 1, by OpenSpiel's names (kuhn_poker, leduc_poker): not octagames variants, which
+    part 2 picks itself (the Octrix round configs); --game, --players and --config are not flags here"""
 
 
 def _eval_iterations(total: int, points: int) -> list[int]:

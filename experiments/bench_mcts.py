@@ -2,11 +2,15 @@
 
     python -m octagames.experiments.bench_mcts                       # everything, default sizes
     python -m octagames.experiments.bench_mcts --skip-strength       # speed only (a minute)
-    python -m octagames.experiments.bench_mcts --games achten:deal_penalty=1 --skip-speed --random-budget 1000
+    python -m octagames.experiments.bench_mcts --game achten-dealer-pays --skip-speed --random-budget 1000
+
+The games: ``--game VARIANT ...`` (each may carry its own fields, ``octrix-round:ranks=3``),
+``--players N`` and ``--config key=value ...``, as in every verb; default: every game's seed variant.
+Rows are named by variant and seats (``achten-dealer-pays-2p``).
 
 All in one run on the same machine:
 
-1. **Speed.** For every game with an OpenSpiel face (``octagames.envs.openspiel``): the
+1. **Speed.** For every game, through its OpenSpiel face (``octagames.envs.openspiel``): the
    first decision of a fixed deal (the same chance outcomes applied to both),
    searched by our :class:`octagames.agents.search.mcts.MCTS` and by
    ``open_spiel.python.algorithms.mcts.MCTSBot`` with ``RandomRolloutEvaluator``
@@ -14,7 +18,7 @@ All in one run on the same machine:
    too). Simultaneous games go through ``pyspiel.convert_to_turn_based``
    because MCTSBot only searches sequential games. Simulations per second and
    their ratio are reported.
-2. **Strength against OpenSpiel** on Octiles at equal simulation counts,
+2. **Strength against OpenSpiel** on the first Octiles game at equal simulation counts,
    seats rotated. OpenSpiel's MCTSBot searches the true state; Octiles has
    perfect information, so that is fair there.
 3. **Strength against random and against the heuristics** on every game
@@ -37,17 +41,14 @@ from octagames.agents.arena import play_match, wilson_interval
 from octagames.agents.base import Agent, RandomAgent, make_turn
 from octagames.agents.search.mcts import MCTS, MCTSAgent, MCTSConfig, default_evaluator
 from octagames.agents.registry import make_agent
-from octagames.experiments.cli import game_from_spec, parse_config, parse_game_spec, script
-from octagames.core import Game, available_games
+from octagames.experiments.cli import GamesArgs, parse_config, script
+from octagames.core import Game
 
 
-@dataclass
-class BenchConfig:
-    """Sizes of the MCTS benchmark."""
+@dataclass(frozen=True)
+class BenchConfig(GamesArgs):
+    """Sizes of the MCTS benchmark (default: every game's seed variant)."""
 
-    games: tuple[str, ...] = ()
-    """games (default: every available game), each a game spec: a name with optional config
-    fields, e.g. ``octrix achten:deal_penalty=1 octa:rules=nl``"""
     speed_seconds: float = 3.0
     """seconds of our search per speed measurement"""
     openspiel_simulations: int = 200
@@ -74,9 +75,10 @@ class BenchConfig:
     """folder of the JSON and PNG"""
 
 
-def start_position(name: str, seed: int) -> tuple[Game, Any, list[int]]:
-    """Our record at the first decision of deal ``seed`` and the chance outcomes that led there."""
-    g = Game(name)
+def start_position(name: str, seed: int, config: dict[str, Any] | None = None) -> tuple[Game, Any, list[int]]:
+    """Our record at the first decision of deal ``seed`` (of ``name`` with ``config``) and the chance
+    outcomes that led there."""
+    g = Game(name, **(config or {}))
     s = g.new_state(seed)
     outcomes = []
     while g.is_chance(s):
@@ -86,12 +88,12 @@ def start_position(name: str, seed: int) -> tuple[Game, Any, list[int]]:
     return g, s, outcomes
 
 
-def openspiel_game(name: str):
-    """The pyspiel game of ``name`` (turn-based when it is simultaneous)."""
+def openspiel_game(name: str, config: dict[str, Any] | None = None):
+    """The pyspiel game of ``name`` with ``config`` (turn-based when it is simultaneous)."""
     import pyspiel
 
     import octagames.envs.openspiel
-    game = octagames.envs.openspiel.load(name)
+    game = octagames.envs.openspiel.load(name, **(config or {}))
     if game.get_type().dynamics != pyspiel.GameType.Dynamics.SEQUENTIAL:
         game = pyspiel.convert_to_turn_based(game)
     return game
@@ -105,15 +107,16 @@ def openspiel_bot(game, simulations: int, seed: int):
                         random_state=np.random.RandomState(seed), solve=False)
 
 
-def speed(name: str, cfg: BenchConfig) -> dict[str, Any]:
-    """Simulations per second of both searches from the same position."""
-    g, s, outcomes = start_position(name, cfg.seed)
+def speed(name: str, config: dict[str, Any], cfg: BenchConfig, label: str = "") -> dict[str, Any]:
+    """Simulations per second of both searches from the same position of ``name`` with ``config``
+    (the row is named ``label``, default ``name``)."""
+    g, s, outcomes = start_position(name, cfg.seed, config)
     p = g.acting_player(s)
     # OpenSpiel's exploration constant (uct_c=1.4) and playout policy (uniformly random)
     ours = MCTS(g, MCTSConfig(num_simulations=10**9, time_limit=cfg.speed_seconds, exploration=1.4))
     ours.search(s, p, 0)  # compile (or load from the cache) outside the timing
     r = ours.search(s, p, 1)
-    os_game = openspiel_game(name)
+    os_game = openspiel_game(name, config)
     st = os_game.new_initial_state()
     for a in outcomes:
         st.apply_action(a)
@@ -124,21 +127,22 @@ def speed(name: str, cfg: BenchConfig) -> dict[str, Any]:
     os_seconds = time.perf_counter() - t
     ours_rate = r.simulations / r.seconds
     os_rate = cfg.openspiel_simulations / os_seconds
-    return {"game": name, "ours_sims_per_s": ours_rate, "ours_simulations": r.simulations,
+    return {"game": label or name, "ours_sims_per_s": ours_rate, "ours_simulations": r.simulations,
             "openspiel_sims_per_s": os_rate, "openspiel_simulations": cfg.openspiel_simulations,
             "ratio": ours_rate / os_rate}
 
 
-def vs_openspiel(name: str, games: int, budget: int, seed: int,
-                 partial: Path | None = None) -> dict[str, Any]:
-    """Our MCTS against OpenSpiel's MCTSBot, equal simulations, seats rotated.
+def vs_openspiel(name: str, games: int, budget: int, seed: int, partial: Path | None = None,
+                 config: dict[str, Any] | None = None, label: str = "") -> dict[str, Any]:
+    """Our MCTS against OpenSpiel's MCTSBot on ``name`` with ``config``, equal simulations, seats rotated.
 
     With ``partial``, the score so far is written there as JSON after every
-    game (these matches take hours on a small machine).
+    game (these matches take hours on a small machine). The rows are named ``label`` (default ``name``).
     """
     from tqdm.auto import tqdm
-    g = Game(name)
-    os_game = openspiel_game(name)
+    g = Game(name, **(config or {}))
+    os_game = openspiel_game(name, config)
+    name = label or name
     ours = MCTSAgent(MCTSConfig(num_simulations=budget))
     wins = draws = 0
     bar = tqdm(range(games), desc=f"{name}: mcts:{budget} vs openspiel", leave=False)
@@ -177,15 +181,17 @@ def _os_row(name: str, games: int, budget: int, wins: int, draws: int, g: Game) 
             "wins": wins, "draws": draws, "score": score / games, "ci95": list(wilson_interval(score, games))}
 
 
-def vs_agent(spec: str, opponent: str, games: int, budget: int, seed: int) -> dict[str, Any]:
-    """Our MCTS against ``opponent`` (a registry spec) in every other seat, on a games entry."""
-    g = game_from_spec(spec)
+def vs_agent(spec: str, opponent: str, games: int, budget: int, seed: int,
+             config: dict[str, Any] | None = None, label: str = "") -> dict[str, Any]:
+    """Our MCTS against ``opponent`` (a registry spec) in every other seat, on game ``spec`` (a game or
+    variant) with ``config``; the row is named ``label`` (default ``spec``)."""
+    g = Game(spec, **(config or {}))
     agents: list[Agent] = [MCTSAgent(MCTSConfig(num_simulations=budget))]
     agents += [make_agent(opponent, g.name) if opponent != "random" else RandomAgent()
                for _ in range(g.num_players - 1)]
     r = play_match(g, agents, games, seed=seed)
     rec = r.records[0]
-    return {"game": spec, "opponent": opponent, "budget": budget, "games": games,
+    return {"game": label or spec, "opponent": opponent, "budget": budget, "games": games,
             "evaluator": type(default_evaluator(g)).__name__, "wins": rec.wins,
             "draws": rec.draws, "score": rec.score, "ci95": list(rec.interval()), "seconds": r.seconds}
 
@@ -223,16 +229,12 @@ def chart(result: dict[str, Any], path: Path) -> None:
 
 def main(cfg: BenchConfig) -> dict[str, Any]:
     """Run the benchmark, print the figures and write the files."""
-    games = [x.strip() for x in cfg.games if x.strip()] or available_games()
+    games = list(zip(cfg.describe_all(), cfg.resolve_all()))  # a bad entry fails before anything is measured
     result: dict[str, Any] = {"config": vars(cfg), "speed": [], "strength": []}
-    for spec in games:
-        game_from_spec(spec)  # a bad entry fails before anything is measured
-    for name in games if not cfg.skip_speed else []:
-        if ":" in name:
-            continue  # speed: default configs only
-        row = speed(name, cfg)
+    for label, (name, config) in games if not cfg.skip_speed else []:
+        row = speed(name, config, cfg, label)
         result["speed"].append(row)
-        print(f"{name:<8} ours {row['ours_sims_per_s']:>10.0f} sims/s   "
+        print(f"{label:<8} ours {row['ours_sims_per_s']:>10.0f} sims/s   "
               f"OpenSpiel {row['openspiel_sims_per_s']:>8.1f} sims/s   ratio {row['ratio']:.0f}x", flush=True)
     out = Path(cfg.out_dir)
     out.mkdir(parents=True, exist_ok=True)
@@ -247,19 +249,22 @@ def main(cfg: BenchConfig) -> dict[str, Any]:
                   f"[{lo:.3f}, {hi:.3f}] over {row['games']} games", flush=True)
             (out / "bench_mcts.json").write_text(json.dumps(result, indent=2))
 
-        if "octiles" in games and cfg.openspiel_games > 0:
+        octiles = [(label, config) for label, (name, config) in games if name == "octiles"]
+        if octiles and cfg.openspiel_games > 0:
             record(vs_openspiel("octiles", cfg.openspiel_games, cfg.openspiel_budget, cfg.seed,
-                                partial=out / "bench_mcts_openspiel_partial.json"))
-        for name in games:
+                                partial=out / "bench_mcts_openspiel_partial.json", config=octiles[0][1],
+                                label=octiles[0][0]))
+        for label, (name, config) in games:
             if cfg.random_games > 0:
-                record(vs_agent(name, "random", cfg.random_games, cfg.random_budget, cfg.seed))
+                record(vs_agent(name, "random", cfg.random_games, cfg.random_budget, cfg.seed, config, label))
             try:
-                make_agent("heuristic", parse_game_spec(name)[0])
+                make_agent("heuristic", name)
             except (ValueError, ImportError) as e:  # no heuristic for this game (or it does not load)
-                print(f"{name}: no heuristic agent ({e})")
+                print(f"{label}: no heuristic agent ({e})")
                 continue
             if cfg.heuristic_games > 0:
-                record(vs_agent(name, "heuristic", cfg.heuristic_games, cfg.heuristic_budget, cfg.seed))
+                record(vs_agent(name, "heuristic", cfg.heuristic_games, cfg.heuristic_budget, cfg.seed,
+                                config, label))
     (out / "bench_mcts.json").write_text(json.dumps(result, indent=2))
     chart(result, out / "bench_mcts.png")
     print(f"wrote {out / 'bench_mcts.json'} and {out / 'bench_mcts.png'}")

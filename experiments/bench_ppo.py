@@ -1,13 +1,14 @@
 """PPO training throughput, end to end and by phase; sb3-contrib's ``MaskablePPO`` as the anchor.
 
     python -m octagames.experiments.bench_ppo --no-sb3               # every game, 1 and 2 threads
-    python -m octagames.experiments.bench_ppo --budget-s 60 --threads 2 --games octrix octa:rules=en
+    python -m octagames.experiments.bench_ppo --budget-s 60 --threads 2 --game octrix octa-en
     python -m octagames.experiments.bench_ppo --device cuda --threads 16 --no-sb3   # a GPU machine
 
-For every game and thread count (``threads``: torch's CPU threads and the vector env's
-stepping threads alike), in one run and with the same network (actor and critic MLPs of
-``hidden`` with ``activation``, SB3's ``MlpPolicy`` layout), measurements of ``budget_s``
-seconds each:
+For every game (``--game VARIANT ...``, ``--players N``, ``--config key=value ...`` as in every
+verb; default: every game's seed variant at its default seats, 2) and thread count (``threads``:
+torch's CPU threads and the vector env's stepping threads alike), in one run and with the same
+network (actor and critic MLPs of ``hidden`` with ``activation``, SB3's ``MlpPolicy`` layout),
+measurements of ``budget_s`` seconds each:
 
 * **ours**: :class:`octagames.experiments.train_ppo.Trainer` (vector env, self-play with
   the league, per-seat GAE, PPO updates) with evaluation off: the whole loop, with the
@@ -68,10 +69,9 @@ from typing import Any, Callable, Iterator
 import numpy as np
 import torch
 
-from octagames import catalogue
 from octagames.envs.gym_wrapper import SingleAgentEnv
 from octagames.envs.vector import make
-from octagames.experiments.cli import parse_config, parse_game_spec, script
+from octagames.experiments.cli import GamesArgs, parse_config, script
 from octagames.experiments.bench import load_average
 from octagames.experiments.train_ppo import TrainConfig, Trainer
 
@@ -88,13 +88,9 @@ KINDS = ("ours", "sb3_default", "sb3_matched")
 
 
 @dataclass(frozen=True)
-class BenchConfig:
-    """PPO throughput benchmark (all fields are command-line flags)."""
+class BenchConfig(GamesArgs):
+    """PPO throughput benchmark (all fields are command-line flags; default: every game's seed variant)."""
 
-    games: tuple[str, ...] = ()
-    """games to measure: name, or name:key=value,key=value for config fields (default: every game)"""
-    num_players: int = 2
-    """seats of every game"""
     budget_s: float = 30.0
     """seconds per measurement (each of ours, sb3_default, sb3_matched, per game and thread count)"""
     threads: tuple[int, ...] = (1, 2)
@@ -127,25 +123,23 @@ class BenchConfig:
     """show a tqdm progress bar over the measurements"""
 
     def __post_init__(self) -> None:
+        super().__post_init__()
         if self.budget_s <= 0:
             raise ValueError(f"budget_s={self.budget_s} must be > 0")
         if not self.threads or min(self.threads) < 1:
             raise ValueError(f"threads={self.threads} is not valid; give thread counts >= 1, e.g. 1 2")
         if self.activation not in ("tanh", "relu"):
             raise ValueError(f"activation={self.activation!r} is not valid; valid values: ['relu', 'tanh']")
-        for name in ("num_envs", "num_steps", "update_epochs", "num_minibatches", "sb3_n_envs", "num_players"):
+        for name in ("num_envs", "num_steps", "update_epochs", "num_minibatches", "sb3_n_envs"):
             if getattr(self, name) < 1:
                 raise ValueError(f"{name}={getattr(self, name)} must be >= 1")
-        for spec in self.games:
-            parse_game_spec(spec)
 
 
-def _game_fields(game: str, num_players: int, config: dict[str, Any]) -> dict[str, Any]:
-    """The game's fields of :class:`TrainConfig` (the variant, seats and config items)."""
-    items = tuple(f"{k}={v}" for k, v in config.items())
-    if "players" in {f.name for f in dataclasses.fields(TrainConfig)}:
-        return {"game": game, "players": num_players, "config": items}
-    return {"game": game, "num_players": num_players, "game_config": items}
+def _game_fields(game: str, config: dict[str, Any]) -> dict[str, Any]:
+    """The game options of :class:`TrainConfig` for a game's fields (``num_players`` among them)."""
+    fields = dict(config)
+    return {"game": game, "players": fields.pop("num_players", None),
+            "config": tuple(f"{k}={v}" for k, v in fields.items())}
 
 
 def _rate(marks: list[tuple[float, float, float]]) -> tuple[float, float, float, int]:
@@ -162,15 +156,15 @@ def _rate(marks: list[tuple[float, float, float]]) -> tuple[float, float, float,
     return (last[1] - first[1]) / dt, (last[2] - first[2]) / dt, dt, len(marks) - 1 - (len(marks) >= 3)
 
 
-def warm_up(game: str, config: dict[str, Any], num_players: int, gym: bool) -> None:
+def warm_up(game: str, config: dict[str, Any], gym: bool) -> None:
     """Compile the game's kernels (numba compiles on first use) before anything is timed."""
-    env = make(game, 4, seed=0, num_players=num_players, num_threads=1, **config)
+    env = make(game, 4, seed=0, num_threads=1, **config)
     env.reset()
     for _ in range(3):
         env.step_inplace(env.sample_actions())
     env.close()
     if gym:
-        genv = SingleAgentEnv(game, seat=0, num_players=num_players, **config)
+        genv = SingleAgentEnv(game, seat=0, **config)
         genv.reset(seed=0)
         rng = np.random.default_rng(0)
         for _ in range(3):
@@ -357,7 +351,7 @@ def bench_ours(cfg: BenchConfig, game: str, config: dict[str, Any], threads: int
             return out
         return run
     with tempfile.TemporaryDirectory() as tmp:
-        tc = TrainConfig(**_game_fields(game, cfg.num_players, config),
+        tc = TrainConfig(**_game_fields(game, config),
                          seed=cfg.seed, device=cfg.device, torch_threads=threads, run_dir=tmp,
                          total_steps=10**12, time_budget_s=cfg.budget_s, progress=False,
                          num_envs=cfg.num_envs, num_steps=cfg.num_steps, hidden=cfg.hidden,
@@ -440,7 +434,7 @@ def bench_sb3(cfg: BenchConfig, game: str, config: dict[str, Any], n_steps: int,
             return not self.stop
 
     def make_env(i: int):
-        return lambda: SingleAgentEnv(game, seat=0, num_players=cfg.num_players, **config)
+        return lambda: SingleAgentEnv(game, seat=0, **config)
 
     venv = DummyVecEnv([make_env(i) for i in range(cfg.sb3_n_envs)])
     venv.seed(cfg.seed)
@@ -474,7 +468,7 @@ def run_bench(cfg: BenchConfig) -> dict[str, Any]:
                "batch_size": max(1, rollout // cfg.num_minibatches), "n_epochs": cfg.update_epochs}
     kinds = ["ours"] + (["sb3_default", "sb3_matched"] if cfg.sb3 else [])
     load_start = load_average()
-    games = cfg.games or tuple(catalogue.games())
+    games = list(zip(cfg.describe_all(), cfg.resolve_all()))
     bar = None
     if cfg.progress:
         from tqdm.auto import tqdm
@@ -482,9 +476,8 @@ def run_bench(cfg: BenchConfig) -> dict[str, Any]:
                    file=sys.stderr)
     results: dict[str, Any] = {}
     try:
-        for spec in games:
-            game, config = parse_game_spec(spec)
-            warm_up(game, config, cfg.num_players, gym=cfg.sb3)
+        for spec, (game, config) in games:
+            warm_up(game, config, gym=cfg.sb3)
             res: dict[str, Any] = {"game": game, "config": config, "threads": {}}
             for threads in cfg.threads:
                 per: dict[str, Any] = {}
@@ -525,7 +518,7 @@ def run_bench(cfg: BenchConfig) -> dict[str, Any]:
 
 
 def _measurements(out: dict[str, Any]) -> list[tuple[str, str, dict[str, Any]]]:
-    """``(game spec, thread count, that measurement's results)`` in the run's order."""
+    """``(variant and seats, thread count, that measurement's results)`` in the run's order."""
     return [(spec, t, per) for spec, r in out["results"].items() for t, per in r["threads"].items()]
 
 
@@ -541,7 +534,7 @@ def plot_bench(out: dict[str, Any], path: Path) -> Path:
     labels = {"ours": "ours (octagames PPO)", "sb3_default": "SB3 MaskablePPO, SB3 defaults",
               "sb3_matched": "SB3 MaskablePPO, matched epochs/minibatch"}
     colors = {"ours": "tab:green", "sb3_default": "tab:grey", "sb3_matched": "tab:blue"}
-    names = [f"{spec} {out['config']['num_players']}p\n{t} thread{'s' if t != '1' else ''}" for spec, t, _ in cases]
+    names = [f"{spec}\n{t} thread{'s' if t != '1' else ''}" for spec, t, _ in cases]
     fig, (ax, ax2) = plt.subplots(1, 2, figsize=(5 + 3.4 * len(cases), 4.8))
     width = 0.8 / len(kinds)
     for j, kind in enumerate(kinds):

@@ -2,6 +2,7 @@
 
     python -m octagames.experiments.bench_startup                 # warm and cold, every game
     python -m octagames.experiments.bench_startup --no-cold --repeats 3
+    python -m octagames.experiments.bench_startup --game octa-en octa-nl
 
 * **warm**: the compiled-kernel cache is filled first (``experiments.warmup``),
   then each measurement is a new Python process that imports what it needs and
@@ -13,9 +14,10 @@
   with an empty cache folder (``OCTAGAMES_CACHE_DIR``): the one-time compile a
   user pays after ``pip install``.
 
-A game whose variants compile different kernels (``warmup.game_configs``:
-Octa's two rulebooks) is measured once per such config, labelled like
-``octa(rules=nl)``.
+The games are warmup's (``--game VARIANT ...``, ``--players N``, ``--config key=value ...``
+as in every verb): by default one variant per kernel module of every game
+(``warmup.kernel_variants``: Octa's two rulebooks, one variant of each other game), each
+labelled by variant and seats (``octa-nl-2p``).
 
 Writes ``runs/startup.json`` and ``runs/startup.png``, with the machine's load
 average before and after, since the figures depend on it.
@@ -29,12 +31,11 @@ import subprocess
 import sys
 import tempfile
 import time
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from pathlib import Path
 
-from octagames import catalogue
-from octagames.experiments.warmup import available_faces, game_configs, label
-from octagames.experiments.cli import parse_config, script
+from octagames.experiments.warmup import WarmupConfig, available_faces
+from octagames.experiments.cli import GamesArgs, command_line, parse_config, script
 
 _CHILD = "from octagames.experiments.warmup import first_call; first_call({game!r}, {face!r}, **{config!r})"
 _COLD = "from octagames.experiments.warmup import first_call, available_faces\n" \
@@ -55,12 +56,13 @@ def time_process(code: str, env: dict[str, str] | None = None) -> float:
     return seconds
 
 
-@dataclass
-class StartupConfig:
-    """Measure start-up with a warm and a cold compiled-kernel cache."""
+@dataclass(frozen=True)
+class StartupConfig(GamesArgs):
+    """Measure start-up with a warm and a cold compiled-kernel cache (default: warmup's games, one
+    variant per kernel module of every game)."""
 
-    games: list[str] = field(default_factory=catalogue.games)
-    """games to measure"""
+    default_games = WarmupConfig.default_games
+
     repeats: int = 3
     """warm runs per game and face (the best counts)"""
     cold: bool = True
@@ -73,9 +75,10 @@ def main(cfg: StartupConfig) -> dict:
     """Run the measurements, print a table, write JSON and a PNG."""
     faces = available_faces()
     load_before = os.getloadavg()
-    subprocess.run([sys.executable, "-m", "octagames.experiments.warmup", "--games", *cfg.games], check=True,
+    games = GamesArgs(cfg.game, cfg.players, cfg.config)  # warmup's flags: the same games
+    subprocess.run(command_line(games, "octagames.experiments.warmup", sys.executable), check=True,
                    capture_output=True)
-    runs = [(game, config, label(game, config)) for game in cfg.games for config in game_configs(game)]
+    runs = [(game, config, key) for key, (game, config) in zip(cfg.describe_all(), cfg.resolve_all())]
     warm: dict[str, dict[str, float]] = {}
     print(f"{'game':16}" + "".join(f"{f:>11}" for f in faces) + "   (warm cache: seconds to the first call)")
     for game, config, key in runs:

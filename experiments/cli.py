@@ -22,6 +22,12 @@ config dataclass inherits them (they come first in its ``--help``)::
 * ``--config key=value ...``: other fields of the game's ``Config`` over the variant's
   (``--config ranks=4 hand_size=4``; commas also separate items: ``ranks=4,hand_size=4``).
 
+**The verbs that run several games** (bench, bench-ppo, bench-mcts, bench-startup, warmup,
+fuzz) inherit :class:`GamesArgs` instead: the same three flags, ``--game`` taking several
+variants (``--game octrix achten-dealer-pays octa-nl``), each of which may carry its own fields
+(``--game octrix-round:ranks=3,hand_size=3 achten``); ``--players`` and ``--config`` apply to
+every game; ``resolve_all()`` gives each game's ``(game, fields)``.
+
 ``GameArgs`` is a frozen dataclass: a config class that inherits it is frozen too. tyro
 (the train extra) and :func:`stdlib_parser` (a base install) read the inherited fields alike.
 
@@ -199,6 +205,7 @@ def parse_config(config_cls: type[ConfigT], args: Sequence[str] | None = None) -
             dataclass refuses (status 2).
     """
     if tyro is not None:
+        _refuse_games_flag(config_cls, args)
         description = help_text(config_cls)
         lax = type(config_cls.__name__, (config_cls,), {  # the same flags and help, checked below
             "__post_init__": lambda self: None, "__doc__": config_cls.__doc__,
@@ -207,6 +214,14 @@ def parse_config(config_cls: type[ConfigT], args: Sequence[str] | None = None) -
         fields = [f.name for f in dataclasses.fields(config_cls) if f.init]
         return _checked(config_cls, {name: getattr(read, name) for name in fields})
     return parse_with_stdlib(config_cls, args)
+
+
+def _refuse_games_flag(config_cls: type, args: Sequence[str] | None) -> None:
+    """The one-line hint for ``--games`` (the former spelling) on a verb whose games are ``--game``."""
+    argv = sys.argv[1:] if args is None else args
+    if issubclass(config_cls, GamesArgs) and any(a == "--games" or a.startswith("--games=") for a in argv):
+        fail("--games is not a flag of this verb: name the variants with --game "
+             "(e.g. --game octrix achten-dealer-pays octa-nl; octagames list prints them)")
 
 
 def _checked(config_cls: type[ConfigT], values: dict[str, Any]) -> ConfigT:
@@ -250,6 +265,7 @@ def parse_with_stdlib(config_cls: type[ConfigT], args: Sequence[str] | None = No
         SystemExit: ``--help`` (status 0), an unknown flag, a bad value or a config the
             dataclass refuses (status 2, the message in one line).
     """
+    _refuse_games_flag(config_cls, args)
     parser = stdlib_parser(config_cls)
     given = vars(parser.parse_args(args))
     hints = get_type_hints(config_cls, include_extras=True)
@@ -382,6 +398,63 @@ class GameArgs:
     def describe(self) -> str:
         """The variant and seats the options give, for titles and file names: ``"octa-nl-2p"``."""
         return catalogue.describe(*self.resolve())
+
+
+@dataclass(frozen=True)
+class GamesArgs:
+    """The game options of a verb that runs several games: ``--game VARIANT ...``, ``--players N``,
+    ``--config key=value ...``.
+
+    Each ``--game`` entry is read as :class:`GameArgs` reads its ``--game``, with ``--players`` and
+    ``--config`` applied to every entry; an entry may add its own fields after a colon
+    (``octrix-round:ranks=3,hand_size=3``), which win over ``--config``'s. A verb's config dataclass
+    inherits these fields; :meth:`default_games` gives the entries when ``--game`` is left out.
+    """
+
+    game: tuple[str, ...] = ()
+    """variants (octagames list prints them), each optionally with its own fields as
+    variant:key=value,... (default: every game's seed variant, or the verb's own list where its
+    description names one)"""
+    players: int | None = None
+    """seats of every game (None: each variant's default)"""
+    config: tuple[str, ...] = ()
+    """config fields of every game over its variant's, as key=value (refused where a game lacks the field)"""
+
+    def __post_init__(self) -> None:
+        for name in ("game", "config"):  # a single string from code: GamesArgs(game="octrix")
+            value = getattr(self, name)
+            if isinstance(value, str):
+                object.__setattr__(self, name, (value,) if value else ())
+        self.entries()  # unknown variants, fields, values and seat counts fail here (GameArgs checks each)
+
+    def default_games(self) -> tuple[str, ...]:
+        """The entries when ``--game`` is left out: every game's seed variant (a verb may override)."""
+        return tuple(catalogue.games())
+
+    def entries(self) -> list[GameArgs]:
+        """Each game as the single-game options :class:`GameArgs` (``--players`` and ``--config`` applied).
+
+        Raises:
+            ValueError: an unknown variant, a field that is not one of the game's (naming the game
+                and its fields), a bad value or a seat count the game does not allow.
+        """
+        out = []
+        for spec in self.game or self.default_games():
+            name, _, own = spec.partition(":")
+            out.append(GameArgs(name.strip(), self.players, self.config + ((own,) if own.strip() else ())))
+        return out
+
+    def resolve_all(self) -> list[tuple[str, dict[str, Any]]]:
+        """Every game's rules package and config fields, in order (see :meth:`GameArgs.resolve`).
+
+        Returns:
+            e.g. ``[("octrix", {"match": True, "num_players": 2}), ("octa", {"rules": "nl", ...})]``.
+        """
+        return [entry.resolve() for entry in self.entries()]
+
+    def describe_all(self) -> list[str]:
+        """Each game's variant and seats, for tables, rows and file names: ``["octrix-2p", "octa-nl-2p"]``."""
+        return [entry.describe() for entry in self.entries()]
 
 
 def usable_agents(specs: Sequence[str], game: str) -> tuple[list[str], dict[str, str]]:

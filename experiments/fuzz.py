@@ -1,9 +1,11 @@
 """The fuzz campaign: every conformance check on long runs of every config, within a time budget.
 
-``octagames fuzz --game octa:rules=en --minutes 10`` (every config of
+``octagames fuzz --game octa-en --minutes 10`` (every config of
 :data:`octagames.testing.CONFORMANCE_CONFIGS` when ``--game`` is left out; ``--game a b`` for
-several). Each config gets ``--minutes`` in a worker process of its own (``--jobs`` at once) and
-loops over games driven per seat by random play, the heuristic, or a short search (``mcts:20``):
+several, each a variant optionally with its own fields, ``octrix-round:num_players=3``, with
+``--players N`` and ``--config key=value ...`` applied to every one, as in every verb). Each config
+gets ``--minutes`` in a worker process of its own (``--jobs`` at once) and loops over games driven
+per seat by random play, the heuristic, or a short search (``mcts:20``):
 
 * the **resampling leak test** (:func:`octagames.testing.leak_check`): other worlds consistent
   with everything a seat saw, by the rules' public zones (``octagames/<game>/public.py``), replayed
@@ -37,13 +39,13 @@ from typing import Any, Callable, Sequence
 
 import numpy as np
 
+from octagames import catalogue
 from octagames.agents.base import make_turn
 from octagames.agents.registry import make_agent
 from octagames.core import Game
-from octagames.experiments.cli import parse_config, parse_game_spec, script
-from octagames.testing import (CONFORMANCE_CONFIGS, Chooser, Finding, check_unique_names, check_world,
-                               config_id, damage_field, leak_check, play_recorded, random_chooser, replay,
-                               reseal)
+from octagames.experiments.cli import GamesArgs, parse_config, script
+from octagames.testing import (Chooser, Finding, check_unique_names, check_world, config_id, damage_field,
+                               leak_check, play_recorded, random_chooser, replay, reseal)
 
 #: how each seat of a fuzzed game is driven (drawn per seat and game)
 DRIVERS = ("random", "heuristic", "mcts:20")
@@ -105,11 +107,9 @@ RECORD_OPTIONS: dict[str, dict[str, int]] = {"octa": {"stride": 8, "fields": 300
 
 
 @dataclass(frozen=True)
-class FuzzConfig:
-    """Settings of the fuzz campaign."""
+class FuzzConfig(GamesArgs):
+    """Settings of the fuzz campaign (default: every config of the conformance list)."""
 
-    game: tuple[str, ...] = ()
-    """game specs (``octa:rules=en``); empty: every config of the conformance list"""
     minutes: float = 1.0
     """time budget per config"""
     seed: int = 0
@@ -120,6 +120,22 @@ class FuzzConfig:
     """where summary.json and the failing games go"""
     replay: str = ""
     """a saved failing game: check it again (exit 1 if it still fails) instead of fuzzing"""
+
+    def __post_init__(self) -> None:
+        if not self.game and (self.players is not None or self.config):
+            raise ValueError("--players and --config apply to the games named by --game; without --game the "
+                             "campaign fuzzes the conformance list's configs as they are")
+        super().__post_init__()
+
+    def default_games(self) -> tuple[str, ...]:
+        """The conformance list (each game's ``GameSpec.conformance``) as ``variant:key=value,...``."""
+        return tuple(f"{name}:{','.join(f'{k}={v}' for k, v in extra.items())}"
+                     for game in catalogue.games() for name, extra in catalogue.game_spec(game).conformance)
+
+    def configs(self) -> list[tuple[str, dict[str, Any]]]:
+        """The ``(game, config fields)`` to fuzz, ``num_players`` first (the conformance list's form)."""
+        return [(game, {"num_players": fields.pop("num_players"), **fields})
+                for game, fields in self.resolve_all()]
 
 
 def run_records(name: str, config: dict[str, Any], seed: int, timeout: float, **opts: int) -> dict[str, Any]:
@@ -449,7 +465,7 @@ def main(cfg: FuzzConfig) -> int:
         return 1 if why else 0
     if importlib.util.find_spec("pyspiel") is None:  # the OpenSpiel checks are part of every config's run
         raise ModuleNotFoundError("the fuzz campaign runs OpenSpiel's checks", name="pyspiel")
-    configs = [parse_game_spec(spec) for spec in cfg.game] or CONFORMANCE_CONFIGS
+    configs = cfg.configs()
     jobs = cfg.jobs or os.cpu_count() or 1
     tasks = [(n, c, 60.0 * cfg.minutes, cfg.seed + 1_000_000 * k, cfg.out) for k, (n, c) in enumerate(configs)]
     print(f"fuzzing {len(tasks)} config(s), {cfg.minutes:g} min each, {jobs} at once", flush=True)

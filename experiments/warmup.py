@@ -1,20 +1,20 @@
 """Compile (or load from the cache) every compiled entry point of every game, once.
 
-    python -m octagames.experiments.warmup                  # every game
-    python -m octagames.experiments.warmup --games octa     # one game
+    python -m octagames.experiments.warmup                          # every game, every kernel module
+    python -m octagames.experiments.warmup --game octa-en octa-nl   # the variants named
 
-``make demo`` and ``make test`` run it after installing and print how long the
-one-time compile took. Each game is exercised through every face a user starts
-with (the rules API, the vector env, the PettingZoo AEC and Parallel envs, the
-OpenSpiel game when pyspiel is installed, MCTS with its default evaluator and with a
-network's priors, the batched network search of the zoo agents and train_az when
-torch is installed, with the compiled heuristic's playouts where a game has one), so that the first call in any later process loads compiled
-code from the cache (:mod:`octagames.specialize`) instead of compiling it. A game whose
-variants compile different kernels is warmed once per such variant
-(:func:`game_configs`: Octa's English and Dutch rulebooks), and the time of
-each is printed. The game configs compile in parallel processes, one per core
-(``--jobs``): on two cores a cold compile takes about half as long. With a warm
-cache the whole run takes seconds.
+``make demo`` and ``make test`` run it after installing and print how long the one-time compile
+took. Each game is exercised through every face a user starts with (the rules API, the vector env,
+the PettingZoo AEC and Parallel envs, the OpenSpiel game when pyspiel is installed, MCTS with its
+default evaluator and with a network's priors, the batched network search of the zoo agents and
+train_az when torch is installed, with the compiled heuristic's playouts where a game has one), so
+that the first call in any later process loads compiled code from the cache
+(:mod:`octagames.specialize`) instead of compiling it. A game whose variants compile different
+kernels is warmed once per such variant (:func:`kernel_variants`: Octa's English and Dutch
+rulebooks), and the time of each is printed (named by variant and seats, ``octa-nl-2p``).
+``--game VARIANT ...``, ``--players N`` and ``--config key=value ...`` (as in every verb) warm the variants
+named instead. The game configs compile in parallel processes, one per core (``--jobs``): on two
+cores a cold compile takes about half as long. With a warm cache the whole run takes seconds.
 """
 
 from __future__ import annotations
@@ -23,8 +23,8 @@ import importlib.util
 import multiprocessing
 import time
 from concurrent.futures import ProcessPoolExecutor, as_completed
-from dataclasses import dataclass, field
-from typing import Any
+from dataclasses import dataclass
+from typing import Any, Sequence
 
 import numpy as np
 
@@ -34,29 +34,30 @@ from octagames.agents.search.mcts import MCTS, MCTSAgent, MCTSConfig, PolicyValu
 from octagames.agents.search.rollouts import believed_worlds, rollout_values
 from octagames.core import Game, load_module
 from octagames.envs.vector import cpu_count, make
-from octagames.experiments.cli import parse_config, script
+from octagames.experiments.cli import GamesArgs, parse_config, script
 from octagames.specialize import cache_dir
 
 FACES = ("rules", "vector", "aec", "parallel", "openspiel", "mcts", "az")
 
-def game_configs(game: str) -> list[dict[str, Any]]:
-    """The configs of ``game`` to warm up: one per kernel module among its variants.
+def kernel_variants(game: str) -> list[str]:
+    """The variants of ``game`` to warm up: one per kernel module among its variants.
 
-    Each is the config of the first variant (``octagames/<game>/variants.py``, the seed's game
-    first) whose kernels come from that module (``kernel_module(config)`` of the rules module;
-    one module for a game without it): ``[{"rules": "en"}, {"rules": "nl"}]`` for Octa.
+    Each is the first variant (``octagames/<game>/variants.py``, the seed's game first) whose
+    kernels come from that module (``kernel_module(config)`` of the rules module; one module for a
+    game without it): ``["octa-en", "octa-nl"]`` for Octa, ``["octrix"]`` for Octrix.
     """
     module = load_module(game)
     hook = getattr(module, "kernel_module", None)
-    configs: dict[str, dict[str, Any]] = {}
+    names: dict[str, str] = {}
     for v in catalogue.game_spec(game).variants:
         key = hook(module.Config(**v.full_config())) if hook is not None else module.__name__
-        configs.setdefault(key, dict(v.config))
-    return list(configs.values())
+        names.setdefault(key, v.name)
+    return list(names.values())
 
 
 def label(game: str, config: dict[str, Any]) -> str:
-    """``octa(rules=nl)``: a game and config as OpenSpiel writes them (the name alone without fields)."""
+    """``octa(rules=nl)``: a game and config as OpenSpiel writes them (the name alone without fields),
+    what the OpenSpiel face loads."""
     fields = ",".join(f"{k}={v}" for k, v in config.items())
     return f"{game}({fields})" if fields else game
 
@@ -158,11 +159,13 @@ def warm_one(game: str, config: dict[str, Any]) -> float:
     return time.perf_counter() - start
 
 
-def warm(games: list[str] | None = None, verbose: bool = True, jobs: int = 1) -> dict[str, float]:
-    """:func:`warm_one` for every game and kernel config; seconds per game config (keyed by :func:`label`).
+def warm(configs: Sequence[tuple[str, dict[str, Any]]] | None = None, verbose: bool = True,
+         jobs: int = 1) -> dict[str, float]:
+    """:func:`warm_one` for every game config; its seconds, keyed by variant and seats (``octa-nl-2p``).
 
     Args:
-        games: the games (all by default).
+        configs: ``(game, config fields)`` pairs (default: one per kernel module of every game,
+            :class:`WarmupConfig`'s default).
         verbose: print each game config's time as it finishes.
         jobs: processes compiling at once (game configs are independent; each process
             writes its own kernels to the shared cache).
@@ -172,7 +175,8 @@ def warm(games: list[str] | None = None, verbose: bool = True, jobs: int = 1) ->
     """
     if jobs < 1:
         raise ValueError(f"jobs={jobs} is not valid; it must be >= 1")
-    tasks = [(name, config) for name in games or catalogue.games() for config in game_configs(name)]
+    tasks = [(catalogue.describe(name, config), name, config)
+             for name, config in (WarmupConfig().resolve_all() if configs is None else configs)]
     out: dict[str, float] = {}
 
     def done(key: str, seconds: float) -> None:
@@ -181,40 +185,41 @@ def warm(games: list[str] | None = None, verbose: bool = True, jobs: int = 1) ->
             print(f"  {key}: {seconds:.1f} s", flush=True)
 
     if jobs == 1 or len(tasks) == 1:
-        for name, config in tasks:
-            done(label(name, config), warm_one(name, config))
+        for key, name, config in tasks:
+            done(key, warm_one(name, config))
         return out
     # spawn, not fork: a forked child would share this process's numba and torch state
     with ProcessPoolExecutor(max_workers=min(jobs, len(tasks)),
                              mp_context=multiprocessing.get_context("spawn")) as pool:
-        futures = {pool.submit(warm_one, name, config): label(name, config) for name, config in tasks}
+        futures = {pool.submit(warm_one, name, config): key for key, name, config in tasks}
         for future in as_completed(futures):
             done(futures[future], future.result())
-    return {label(name, config): out[label(name, config)] for name, config in tasks}
+    return {key: out[key] for key, _, _ in tasks}
 
 
-@dataclass
-class WarmupConfig:
-    """Compile every game's entry points once (``make`` runs this)."""
+@dataclass(frozen=True)
+class WarmupConfig(GamesArgs):
+    """Compile every game's entry points once (``make`` runs this): games to warm up, by default one
+    variant per kernel module of every game."""
 
-    games: list[str] = field(default_factory=catalogue.games)
-    """games to warm up"""
     jobs: int = 0
     """processes compiling at once (0: one per core)"""
 
     def __post_init__(self) -> None:
+        super().__post_init__()
         if self.jobs < 0:
             raise ValueError(f"jobs={self.jobs} is not valid; it must be >= 0 (0: one per core)")
-        unknown = sorted(set(self.games) - set(catalogue.games()))
-        if unknown or not self.games:
-            raise ValueError(f"games={unknown or self.games} is not valid; valid values: {catalogue.games()}")
+
+    def default_games(self) -> tuple[str, ...]:
+        """One variant per kernel module of every game (:func:`kernel_variants`)."""
+        return tuple(v for game in catalogue.games() for v in kernel_variants(game))
 
 
 def main(cfg: WarmupConfig) -> dict[str, float]:
     """Warm the cache and print the time it took."""
     print(f"compiled kernels: cache in {cache_dir()}", flush=True)
     start = time.perf_counter()
-    timings = warm(cfg.games, jobs=cfg.jobs or cpu_count())
+    timings = warm(cfg.resolve_all(), jobs=cfg.jobs or cpu_count())
     total = time.perf_counter() - start
     print(f"compiled kernels ready in {total:.1f} s (a few seconds when the cache was warm; "
           "the one-time compile otherwise)", flush=True)

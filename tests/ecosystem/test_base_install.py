@@ -133,7 +133,7 @@ def test_every_script_helps_or_names_its_extra_on_the_base_install():
     assert len(scripts) >= 17
     runs = [[name, target, "--help"] for name, target in scripts]
     runs += [["octagames", "octagames.experiments.main:main", verb, "--help"] for verb in ("tournament", "zoo")]
-    runs += [["octagames-warmup", "octagames.experiments.main:warmup", "--games", "octa", "--bogus"],
+    runs += [["octagames-warmup", "octagames.experiments.main:warmup", "--game", "octa", "--bogus"],
              ["octagames-evaluate", "octagames.experiments.main:evaluate", "--agent", "zoo:octrix",
               "--games", "1"]]
     proc = subprocess.run([sys.executable, "-c", SCRIPTS, json.dumps(EXTRAS), json.dumps(runs)],
@@ -156,7 +156,7 @@ def test_every_script_helps_or_names_its_extra_on_the_base_install():
     assert "--seed" in out["octagames-demo --help"][1] and "games per game type" in out["octagames-demo --help"][1]
     assert out["octagames zoo --help"][2].startswith("octagames zoo: error: this command needs torch")
     assert out["octagames --help"][1].count("\n  ") >= 17  # the verbs, one line each
-    code, _, stderr = out["octagames-warmup --games octa --bogus"]
+    code, _, stderr = out["octagames-warmup --game octa --bogus"]
     assert code == 2 and "unrecognized arguments: --bogus" in stderr  # not ignored (nor compiling anything)
     code, _, stderr = out["octagames-evaluate --agent zoo:octrix --games 1"]
     assert code == 2 and stderr.count("\n") == 1 and "pip install 'octagames[train]'" in stderr

@@ -95,14 +95,14 @@ def test_load_average_reads_three_figures():
 @pytest.mark.filterwarnings("ignore:The old environment creation API:DeprecationWarning")
 def test_bench_writes_every_row_with_its_ratios_and_the_roofline(tmp_path):
     out = tmp_path / "bench.json"
-    result = main(BenchConfig(games=("octrix",), seconds=0.05, batch_sizes=(1, 512), threads=(1, 2),
+    result = main(BenchConfig(game=("octrix",), seconds=0.05, batch_sizes=(1, 512), threads=(1, 2),
                               bandwidth_mib=8, out=str(out)))
     rows = set(result["steps_per_s"])
-    encodings = list(result["observation_encodings"]["octrix"])
+    encodings = list(result["observation_encodings"]["octrix-2p"])  # rows are named by variant and seats
     assert encodings[0] == "float32" and len(encodings) == 2  # float32, then the narrowest compact dtype
-    assert {"octrix: vector env, batch 1", "octrix: rules API (Game), Python loop", "octrix: PettingZoo AEC env",
-            "octrix: OpenSpiel adapter"} <= rows
-    assert {vector_row("octrix", 512, t, enc) for t in (1, 2) for enc in encodings} <= rows
+    assert {"octrix-2p: vector env, batch 1", "octrix-2p: rules API (Game), Python loop",
+            "octrix-2p: PettingZoo AEC env", "octrix-2p: OpenSpiel adapter"} <= rows
+    assert {vector_row("octrix-2p", 512, t, enc) for t in (1, 2) for enc in encodings} <= rows
     assert all(v > 0 for v in result["steps_per_s"].values())
     saved = json.loads(out.read_text())
     c4 = saved["steps_per_s"]["anchor: pyspiel C++ connect_four, Python loop"]
@@ -110,8 +110,8 @@ def test_bench_writes_every_row_with_its_ratios_and_the_roofline(tmp_path):
         assert abs(saved["ratio_vs_pyspiel_connect_four"][k] - v / c4) < 1e-9
     assert len(saved["load_average"]["start"]) == len(saved["load_average"]["end"]) == 3
     assert saved["threads"] == [1, 2] and saved["roofline_batch"] == 512
-    game = Game("octrix", num_players=2)
-    roof = saved["roofline"]["octrix"]
+    game = Game("octrix", num_players=2)  # the seed's game: the match to 88
+    roof = saved["roofline"]["octrix-2p"]
     assert roof["record_bytes"] == game.dtype.itemsize
     for enc in encodings:
         r = roof[enc]
@@ -123,14 +123,24 @@ def test_bench_writes_every_row_with_its_ratios_and_the_roofline(tmp_path):
             x = r["threads"][t]
             bandwidth = saved["memory_bandwidth"][t]["copy_bytes_per_s"]
             assert x["bound_steps_per_s"] == pytest.approx(bandwidth / r["bytes_per_step"])
-            assert x["steps_per_s"] == saved["steps_per_s"][vector_row("octrix", 512, int(t), enc)]
+            assert x["steps_per_s"] == saved["steps_per_s"][vector_row("octrix-2p", 512, int(t), enc)]
             assert x["fraction_of_bound"] == pytest.approx(x["steps_per_s"] / x["bound_steps_per_s"])
         assert r["thread_scaling"] == pytest.approx(r["threads"]["2"]["steps_per_s"] / r["threads"]["1"]["steps_per_s"])
     assert out.with_suffix(".png").stat().st_size > 0
 
 
 def test_config_validation():
-    with pytest.raises(ValueError, match="valid values"):
-        BenchConfig(games=("chess",))
+    with pytest.raises(ValueError, match="game='chess' is not valid; valid values"):
+        BenchConfig(game=("chess",))
     with pytest.raises(ValueError, match="threads"):
         BenchConfig(threads=(0,))
+
+
+def test_the_bench_measures_every_games_seed_variant_by_default():
+    """The bare names of the catalogue, each at its default seats: Octrix is the match to 88, Octa English."""
+    cfg = BenchConfig()
+    assert cfg.describe_all() == ["octrix-2p", "achten-2p", "octiles-2p", "octa-en-2p"]
+    assert cfg.resolve_all()[0] == ("octrix", {"match": True, "num_players": 2})
+    assert cfg.resolve_all()[3] == ("octa", {"rules": "en", "num_players": 2})
+    chosen = BenchConfig(game=("octrix-round", "octa-nl:max_turns=20"), players=2)
+    assert chosen.describe_all() == ["octrix-round-2p", "octa-nl+max_turns=20-2p"]

@@ -8,19 +8,20 @@ from octagames.experiments.bench_mcts import BenchConfig, main
 
 
 def test_speed_and_strength_rows_with_files(tmp_path):
-    cfg = BenchConfig(games=("achten", "octrix:ranks=3,hand_size=3"), speed_seconds=0.2,
+    # each game with its own fields (a variant:key=value entry), the seats of every game from --players
+    cfg = BenchConfig(game=("achten", "octrix-round:ranks=3,hand_size=3"), players=2, speed_seconds=0.2,
                       openspiel_simulations=2, random_games=2, random_budget=10, heuristic_games=0,
                       out_dir=str(tmp_path))
     result = main(cfg)
-    # speed: default configs only, both searches timed from the same position
-    assert [r["game"] for r in result["speed"]] == ["achten"]
-    sp = result["speed"][0]
-    assert sp["ours_sims_per_s"] > 0 and sp["openspiel_sims_per_s"] > 0
-    assert sp["ratio"] == pytest.approx(sp["ours_sims_per_s"] / sp["openspiel_sims_per_s"])
-    # strength: one row per games entry against random, seats rotated, intervals around the score
+    # speed: every game with its config, both searches timed from the same position
+    names = ["achten-2p", "octrix-round+hand_size=3+ranks=3-2p"]
+    assert [r["game"] for r in result["speed"]] == names
+    for sp in result["speed"]:
+        assert sp["ours_sims_per_s"] > 0 and sp["openspiel_sims_per_s"] > 0
+        assert sp["ratio"] == pytest.approx(sp["ours_sims_per_s"] / sp["openspiel_sims_per_s"])
+    # strength: one row per game against random, seats rotated, intervals around the score
     rows = result["strength"]
-    assert [(r["game"], r["opponent"], r["games"]) for r in rows] == [
-        ("achten", "random", 2), ("octrix:ranks=3,hand_size=3", "random", 2)]
+    assert [(r["game"], r["opponent"], r["games"]) for r in rows] == [(name, "random", 2) for name in names]
     for r in rows:
         assert r["wins"] + 0.5 * r["draws"] == pytest.approx(r["score"] * r["games"])
         assert r["ci95"][0] <= r["score"] <= r["ci95"][1]
@@ -28,7 +29,7 @@ def test_speed_and_strength_rows_with_files(tmp_path):
     assert (tmp_path / "bench_mcts.png").stat().st_size > 0
 
 
-def test_a_bad_games_entry_fails_before_anything_runs(tmp_path):
+def test_a_bad_game_entry_fails_before_anything_runs(tmp_path):
     with pytest.raises(ValueError, match="hand_size"):
-        main(BenchConfig(games=("octrix:hand_size=99",), out_dir=str(tmp_path)))
+        main(BenchConfig(game=("octrix:hand_size=99",), out_dir=str(tmp_path)))
     assert not (tmp_path / "bench_mcts.json").exists()

@@ -21,13 +21,14 @@ def _restore_torch_threads():
 
 
 def test_our_part_runs_on_each_thread_count_with_its_phases_and_writes_json_and_png(tmp_path):
-    cfg = BenchConfig(games=("octrix:ranks=3,hand_size=3",), budget_s=0.3, num_envs=8, num_steps=4,
+    cfg = BenchConfig(game=("octrix-round:ranks=3,hand_size=3",), budget_s=0.3, num_envs=8, num_steps=4,
                       hidden=(8, 8), sb3=False, threads=(1, 2), out_json=str(tmp_path / "b.json"),
                       out_png=str(tmp_path / "b.png"), progress=False)
     out = run_bench(cfg)
     data = json.loads((tmp_path / "b.json").read_text())
-    res = data["results"]["octrix:ranks=3,hand_size=3"]
-    assert res["config"] == {"ranks": 3, "hand_size": 3}
+    res = data["results"]["octrix-round+hand_size=3+ranks=3-2p"]  # named by variant and seats
+    assert res["game"] == "octrix"
+    assert res["config"] == {"match": False, "ranks": 3, "hand_size": 3, "num_players": 2}
     assert set(res["threads"]) == {"1", "2"}
     for t, per in res["threads"].items():
         ours = per["ours"]
@@ -123,20 +124,22 @@ def test_the_timed_env_reports_stepping_and_observation_reads():
 def test_missing_sb3_names_the_install_command(tmp_path, monkeypatch):
     monkeypatch.setattr(bench_ppo, "sb3_available", lambda: False)
     with pytest.raises(SystemExit, match="pip install sb3-contrib"):
-        run_bench(BenchConfig(games=("octrix",), out_json=str(tmp_path / "b.json"), progress=False))
+        run_bench(BenchConfig(game=("octrix",), out_json=str(tmp_path / "b.json"), progress=False))
 
 
 def test_the_sb3_anchor_measures_and_leaves_no_log_folder(tmp_path, monkeypatch):
     monkeypatch.setattr(tempfile, "tempdir", str(tmp_path))  # where SB3's default logger would write
-    cfg = BenchConfig(games=("octrix:ranks=3,hand_size=3",), budget_s=0.2, hidden=(8, 8), progress=False)
-    res = bench_ppo.bench_sb3(cfg, "octrix", {"ranks": 3, "hand_size": 3}, n_steps=16, batch_size=16, n_epochs=1)
+    cfg = BenchConfig(game=("octrix-round:ranks=3,hand_size=3",), budget_s=0.2, hidden=(8, 8), progress=False)
+    res = bench_ppo.bench_sb3(cfg, *cfg.resolve_all()[0], n_steps=16, batch_size=16, n_epochs=1)
     assert res["samples_per_s"] > 0 and res["cycles"] >= 1
     assert not list(tmp_path.glob("SB3-*"))
 
 
 def test_config_validation():
-    with pytest.raises(ValueError, match="valid values"):
-        BenchConfig(games=("chess",))
+    with pytest.raises(ValueError, match="game='chess' is not valid; valid values"):
+        BenchConfig(game=("chess",))
+    with pytest.raises(ValueError, match="num_players=5 is not valid"):  # --players applies to every game
+        BenchConfig(game=("octrix", "achten"), players=5)
     with pytest.raises(ValueError, match="budget_s"):
         BenchConfig(budget_s=0)
     with pytest.raises(ValueError, match="threads"):

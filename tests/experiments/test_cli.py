@@ -8,7 +8,8 @@ import typing
 import pytest
 import tyro
 
-from octagames.experiments.cli import (GameArgs, game_from_spec, parse_config, parse_game_config,
+from octagames import catalogue
+from octagames.experiments.cli import (GameArgs, GamesArgs, game_from_spec, parse_config, parse_game_config,
                                        parse_game_spec, parse_with_stdlib, stdlib_parser, user_errors)
 from octagames.experiments.demo import DemoConfig
 from octagames.experiments.main import VERBS, module_of
@@ -121,10 +122,11 @@ def test_the_stdlib_parser_refuses_unknown_flags_and_bad_values(capsys):
         parse_with_stdlib(DemoConfig, ["--seed", "one"])
     assert e.value.code == 2 and "invalid int value: 'one'" in capsys.readouterr().err
     with pytest.raises(SystemExit) as e:  # the config's own check, in one line
-        parse_with_stdlib(WarmupConfig, ["--games", "octa", "chess"])
+        parse_with_stdlib(WarmupConfig, ["--game", "octa", "chess"])
     err = capsys.readouterr().err
-    assert e.value.code == 2 and err.count("\n") == 1 and "games=['chess'] is not valid; valid values" in err
-    assert parse_with_stdlib(WarmupConfig, ["--games", "octa", "--jobs", "1"]) == WarmupConfig(["octa"], 1)
+    assert e.value.code == 2 and err.count("\n") == 1 and "game='chess' is not valid; valid values" in err
+    assert parse_with_stdlib(WarmupConfig, ["--game", "octa", "--jobs", "1"]) == WarmupConfig(("octa",),
+                                                                                              jobs=1)
     assert parse_with_stdlib(DemoConfig, []) == DemoConfig()
 
 
@@ -140,14 +142,15 @@ def test_the_stdlib_parser_helps_with_each_fields_docstring():
 # -- the game options every verb shares: --game VARIANT, --players N, --config key=value ... --------------
 
 def _game_verbs() -> dict[str, type]:
-    """The config class of every verb that plays one game (it inherits :class:`GameArgs`), by verb."""
+    """The config class of every verb that names its games (it inherits :class:`GameArgs`, or
+    :class:`GamesArgs` for several games), by verb."""
     out = {}
     for verb in VERBS:
         if importlib.util.find_spec(module_of(verb)) is None:
             continue
         module = importlib.import_module(module_of(verb))
         for name, obj in vars(module).items():
-            if (name.endswith("Config") and isinstance(obj, type) and issubclass(obj, GameArgs)
+            if (name.endswith("Config") and isinstance(obj, type) and issubclass(obj, (GameArgs, GamesArgs))
                     and obj.__module__ == module.__name__):
                 out[verb] = obj
     return out
@@ -157,36 +160,65 @@ GAME_VERBS = _game_verbs()
 
 
 def test_the_verbs_that_play_a_game_share_the_game_options():
-    assert {"play", "evaluate", "tournament"} <= set(GAME_VERBS), sorted(GAME_VERBS)
+    assert {"play", "evaluate", "tournament", "bench", "bench-ppo", "bench-mcts", "bench-startup",
+            "warmup", "fuzz"} <= set(GAME_VERBS), sorted(GAME_VERBS)
+
+
+def _resolved(cfg: GameArgs | GamesArgs) -> list[tuple[str, dict]]:
+    """Every ``(game, fields)`` a verb's options give: one for a single-game verb."""
+    return cfg.resolve_all() if isinstance(cfg, GamesArgs) else [cfg.resolve()]
 
 
 @pytest.mark.parametrize("verb", sorted(GAME_VERBS))
 def test_game_options_read_the_same_in_every_verb(verb, capsys):
+    """``--game VARIANT``, ``--players N`` and ``--config key=value ...`` give the same game in every verb,
+    those that play one game and those that run several (bench, warmup, fuzz, ...); a bad variant, field,
+    value or seat count is one line and status 2 in each."""
     cls = GAME_VERBS[verb]
+    several = issubclass(cls, GamesArgs)
     argv = ["--game", "octa-nl", "--players", "2", "--config", "max_turns=150"]
     for parse in (parse_config, parse_with_stdlib):
         cfg = parse(cls, argv)
-        assert (cfg.game, cfg.players, cfg.config) == ("octa-nl", 2, ("max_turns=150",))
-        assert cfg.resolve() == ("octa", {"rules": "nl", "max_turns": 150, "num_players": 2})
-        assert cfg.describe() == "octa-nl+max_turns=150-2p"
-        game = cfg.make_game()
-        assert game.name == "octa" and game.config.rules == "nl" and game.config.max_turns == 150
+        assert cfg.game == (("octa-nl",) if several else "octa-nl")
+        assert (cfg.players, cfg.config) == (2, ("max_turns=150",))
+        assert _resolved(cfg) == [("octa", {"rules": "nl", "max_turns": 150, "num_players": 2})]
+        assert (cfg.describe_all() if several else [cfg.describe()]) == ["octa-nl+max_turns=150-2p"]
         default = parse(cls, [])  # no flag: the verb's own defaults (the seed's game unless it says so)
-        own = {f.name: f.default for f in dataclasses.fields(cls) if f.name in ("game", "players", "config")}
-        assert default.resolve() == GameArgs(**own).resolve()
-        if own == {"game": "octrix", "players": None, "config": ()}:
-            assert default.resolve() == ("octrix", {"match": True, "num_players": 2})
+        if several:
+            # several games: every game's seed variant, unless the verb names its own list (warmup: a variant
+            # per kernel module; fuzz: the conformance list)
+            if type(default).default_games is GamesArgs.default_games:
+                assert _resolved(default) == [catalogue.resolve(g) for g in catalogue.games()]
+            assert len(_resolved(default)) >= len(catalogue.games())
+            # each game may carry its own fields; --players applies to every game
+            two = parse(cls, ["--game", "octa-nl", "octrix-round:ranks=3,hand_size=3", "--players", "2"])
+            octrix = {"match": False, "ranks": 3, "hand_size": 3, "num_players": 2}
+            assert _resolved(two) == [("octa", {"rules": "nl", "num_players": 2}), ("octrix", octrix)]
+        else:
+            game = cfg.make_game()
+            assert game.name == "octa" and game.config.rules == "nl" and game.config.max_turns == 150
+            own = {f.name: f.default for f in dataclasses.fields(cls)
+                   if f.name in ("game", "players", "config")}
+            assert default.resolve() == GameArgs(**own).resolve()
+            if own == {"game": "octrix", "players": None, "config": ()}:
+                assert default.resolve() == ("octrix", {"match": True, "num_players": 2})
         # achten-dealer-pays at three seats, the seats given inside --config (commas separate items too)
         three = parse(cls, ["--game", "achten-dealer-pays", "--config", "num_players=3,ranks=10"])
-        assert three.resolve() == ("achten", {"deal_penalty": 1.0, "ranks": 10, "num_players": 3})
-    for argv, expected in [(["--game", "octa-xx"], "game='octa-xx' is not valid; valid values: ['octrix', "),
-                           (["--game", "octa-nl", "--config", "colour=red"],
-                            "config: 'colour=red' is not key=value with a field of octa; fields: ["),
-                           (["--game", "octa-nl", "--players", "5", "--config", "max_turns=150"],
-                            "num_players=5 is not valid"),
-                           (["--players", "3", "--config", "num_players=4"],
-                            "--players 3 and --config num_players=4"),
-                           (["--game", "octrix", "--config", "match=maybe"], "match must be true or false")]:
+        assert _resolved(three) == [("achten", {"deal_penalty": 1.0, "ranks": 10, "num_players": 3})]
+    refusals = [(["--game", "octa-xx"], "game='octa-xx' is not valid; valid values: ['octrix', "),
+                (["--game", "octa-nl", "--config", "colour=red"],
+                 "config: 'colour=red' is not key=value with a field of octa; fields: ["),
+                (["--game", "octa-nl", "--players", "5", "--config", "max_turns=150"],
+                 "num_players=5 is not valid"),
+                (["--game", "octrix", "--players", "3", "--config", "num_players=4"],
+                 "--players 3 and --config num_players=4"),
+                (["--game", "octrix", "--config", "match=maybe"], "match must be true or false")]
+    if several:  # --config applies to every game: a field one of them lacks is refused, naming that game
+        refusals += [(["--game", "octa-nl", "octrix", "--config", "max_turns=20"],
+                      "config: 'max_turns=20' is not key=value with a field of octrix"),
+                     (["--game", "octrix", "octa-nl:colour=red"], "config: 'colour=red' is not key=value"),
+                     (["--games", "octrix"], "--games is not a flag of this verb: name the variants with")]
+    for argv, expected in refusals:
         for parse in (parse_config, parse_with_stdlib):
             with pytest.raises(SystemExit) as e:
                 parse(cls, argv)

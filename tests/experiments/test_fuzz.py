@@ -4,25 +4,43 @@ import json
 import subprocess
 import sys
 
+import pytest
+
 import octagames.achten as achten_rules
 from octagames.experiments import fuzz
 from octagames.experiments.fuzz import FuzzConfig, main, replay_failure
+from octagames.testing import CONFORMANCE_CONFIGS
 
 
 def test_a_short_campaign_checks_two_configs_and_writes_its_summary(tmp_path):
     out = tmp_path / "fuzz"
-    res = subprocess.run([sys.executable, "-m", "octagames.experiments.fuzz", "--game", "octrix:num_players=3",
-                          "achten:num_players=2,ranks=3,low_rank=7,turn_cap=3", "--minutes", "0.05", "--jobs", "2",
-                          "--out", str(out)], capture_output=True, text=True, timeout=600)
+    res = subprocess.run([sys.executable, "-m", "octagames.experiments.fuzz",
+                          "--game", "octrix-round:num_players=3",
+                          "achten:num_players=2,ranks=3,low_rank=7,turn_cap=3",
+                          "--minutes", "0.05", "--jobs", "2", "--out", str(out)],
+                         capture_output=True, text=True, timeout=600)
     assert res.returncode == 0, res.stdout[-2000:] + res.stderr[-2000:]
     summary = json.loads((out / "summary.json").read_text())
     assert summary["failures"] == 0 and [r["config"] for r in summary["configs"]] == \
-        ["octrix-num_players=3", "achten-num_players=2-ranks=3-low_rank=7-turn_cap=3"]
+        ["octrix-round-num_players=3", "achten-num_players=2-ranks=3-low_rank=7-turn_cap=3"]
     for r in summary["configs"]:
         assert r["games"] >= 1 and r["states"] > 0 and r["sims"] > 0 and r["records"] > 0 and r["failures"] == 0
         assert r["saves"] > 0  # damaged OpenSpiel saves, within the record fuzz
         assert r["config"] in res.stdout  # the table names every config
     assert "0 failure(s)" in res.stdout
+
+
+def test_the_games_are_variants_with_the_options_of_every_verb():
+    """--game takes variants (with their own fields), --players and --config apply to each; no --game: the
+    conformance list, as it is (the options alone are refused there, in words)."""
+    assert FuzzConfig().configs() == CONFORMANCE_CONFIGS
+    cfg = FuzzConfig(game=("octa-nl", "octrix-round:ranks=3,hand_size=3"), players=2)
+    assert cfg.configs() == [("octa", {"num_players": 2, "rules": "nl"}),
+                             ("octrix", {"num_players": 2, "match": False, "ranks": 3, "hand_size": 3})]
+    with pytest.raises(ValueError, match="--players and --config apply to the games named by --game"):
+        FuzzConfig(players=3)
+    with pytest.raises(ValueError, match="is not key=value with a field of octrix"):
+        FuzzConfig(game=("octa-nl", "octrix"), config=("max_turns=20",))
 
 
 def test_a_planted_leak_is_reported_saved_and_replayable(tmp_path, monkeypatch):

@@ -104,7 +104,7 @@ def test_a_user_error_is_one_line_and_status_2(args, expected, tmp_path):
 
 
 @pytest.mark.parametrize("args", [["demo", "--bogus"], ["demo", "--game", "chess"],
-                                  ["warmup", "--games", "chess"], ["warmup", "--jobs", "x"]])
+                                  ["warmup", "--game", "chess"], ["warmup", "--jobs", "x"]])
 def test_demo_and_warmup_refuse_what_they_cannot_read(args):
     proc = _octagames(*args, timeout=120)
     assert proc.returncode == 2 and "Traceback" not in proc.stderr, proc.stderr[-2000:]

@@ -5,18 +5,24 @@ import pytest
 from octagames import catalogue
 from octagames.core import GAME_NAMES, Game
 from octagames.envs.vector import VectorEnv
-from octagames.experiments.warmup import WarmupConfig, available_faces, first_call, game_configs, label, warm
+from octagames.experiments.warmup import (WarmupConfig, available_faces, first_call, kernel_variants, label,
+                                          warm)
 from octagames.octa import Config, kernel_module
 from octagames.octa.rules import RULE_SETS
 
 
 def test_octa_is_warmed_once_per_rulebook_and_the_other_games_once():
-    octa = {Game("octa", **config).kernel_module for config in game_configs("octa")}
+    octa = {Game(name).kernel_module for name in kernel_variants("octa")}
     assert octa == {kernel_module(Config(rules=rules)) for rules in RULE_SETS}
-    assert len(game_configs("octa")) == len(RULE_SETS)
+    assert kernel_variants("octa") == ["octa-en", "octa-nl"]
     # the other games compile one kernel module for all their variants: warmed once, with the seed's config
-    assert all(game_configs(name) == [dict(catalogue.variant(name).config)]
+    assert all(kernel_variants(name) == [catalogue.variant(name).name]
                for name in GAME_NAMES if name != "octa")
+    # the default run is those variants, each at its default seats; --game names others
+    assert WarmupConfig().describe_all() == ["octrix-2p", "achten-2p", "octiles-2p", "octa-en-2p",
+                                             "octa-nl-2p"]
+    teams = WarmupConfig(game=("octiles-teams",))
+    assert teams.resolve_all() == [("octiles", {"team": True, "num_players": 4})]
 
 
 def test_labels_name_the_config_as_openspiel_does():
@@ -25,8 +31,8 @@ def test_labels_name_the_config_as_openspiel_does():
 
 
 def test_parallel_warmup_times_every_config_in_order(capsys):
-    timings = warm(["octa"], jobs=2)
-    assert list(timings) == ["octa(rules=en)", "octa(rules=nl)"] and min(timings.values()) > 0
+    timings = warm(WarmupConfig(game=("octa-en", "octa-nl")).resolve_all(), jobs=2)
+    assert list(timings) == ["octa-en-2p", "octa-nl-2p"] and min(timings.values()) > 0
     assert sorted(capsys.readouterr().out.split("\n")[:2]) == sorted(f"  {k}: {v:.1f} s" for k, v in timings.items())
 
 
@@ -34,14 +40,14 @@ def test_bad_job_counts_are_refused_by_name():
     with pytest.raises(ValueError, match="jobs=-1"):
         WarmupConfig(jobs=-1)
     with pytest.raises(ValueError, match="jobs=0"):
-        warm(["octrix"], jobs=0)
+        warm([("octrix", {})], jobs=0)
 
 
 def test_every_face_makes_its_first_call_for_every_game():
     assert {"rules", "vector", "aec", "parallel", "mcts", "az"} <= set(available_faces())
-    for name in GAME_NAMES:
+    for name, config in WarmupConfig(game=tuple(GAME_NAMES)).resolve_all():  # each game's seed variant
         for face in available_faces():
-            first_call(name, face, **game_configs(name)[0])
+            first_call(name, face, **config)
     with pytest.raises(ValueError, match="face='gui'"):
         first_call("octrix", "gui")
 
