@@ -612,7 +612,7 @@ def default_exploration(game: Game) -> float:
     outcomes are nearly always a full win or loss (the dealing penalty), so its values spread
     over all of [0, 1] and a smaller constant (0.35) searches its own good lines deeper; the
     measurement that chose it is in ``docs/strength.md`` (``python -m
-    octagames.experiments.bench_mcts --games achten:deal_penalty=1 --skip-speed --random-budget 5000``).
+    octagames.experiments.bench_mcts --game achten-dealer-pays --skip-speed --random-budget 5000``).
     """
     spec = _spec(game.name)
     return 1.4 if spec is None or spec.exploration is None else spec.exploration
