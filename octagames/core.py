@@ -78,8 +78,8 @@ config needs only part of the rules: Octa's kernels for one rulebook contain
 only that rulebook. That module has the contract's kernels; :class:`Game` and
 the faces compile it (:attr:`Game.kernel_module`), and a record is run only by
 the kernels of its own config (:class:`Game` refuses a record of another).
-Beside it, ``KERNEL_CONFIGS``: one config (a dict of fields) per kernel module,
-which the warm-up compiles each (a game without it compiles one module).
+The warm-up compiles one variant per kernel module (the variants that ``kernel_module``
+tells apart: Octa's two rulebooks; every other game compiles one module).
 
 Python users normally go through :class:`Game`, which binds a module to one
 config and adds the policy written once for all games: clear errors for illegal

@@ -166,10 +166,6 @@ def write_config(s, config: Config) -> None:
     s["max_turns"] = config.max_turns
 
 
-#: one config per kernel module (:func:`kernel_module`): the configs whose compiled kernels differ,
-#: each compiled once by ``octagames.experiments.warmup``
-KERNEL_CONFIGS = tuple({"rules": rules} for rules in RULE_SETS)
-
 
 def kernel_module(config: Config) -> str:
     """The module the compiled kernels of ``config`` come from: the turn machinery over its rulebook alone.
