@@ -4,7 +4,7 @@ VENV := .venv
 PY := $(VENV)/bin/python
 STAMP := $(VENV)/.installed
 
-.PHONY: demo test install bench leaderboard clean
+.PHONY: demo test install bench leaderboard serve clean
 
 $(STAMP): setup.cfg pyproject.toml
 	test -x $(PY) || $(PYTHON) -m venv $(VENV)
@@ -34,6 +34,11 @@ bench: $(STAMP)
 # every game's round robin on every core (Ray tasks; 28 min on two cores on 2026-11-24, about 45 min estimated since the Octa zoo models search by rollouts); docs/leaderboard.md and docs/img/leaderboard_*.png
 leaderboard: $(STAMP)
 	$(PY) -m octagames.experiments.leaderboard --ray
+
+# the web app on http://127.0.0.1:8088/ (play against the bots, open replays); PORT=9000 make serve
+PORT ?= 8088
+serve: $(STAMP)
+	$(PY) -m octagames.experiments.serve --port $(PORT)
 
 clean:
 	rm -rf $(VENV) runs/*.json runs/*.png octagames/_cache

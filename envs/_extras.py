@@ -30,6 +30,9 @@ EXTRA_OF = {
     "ray": "distributed",
     "sb3_contrib": "bench",
     "stable_baselines3": "bench",
+    "starlette": "web",
+    "uvicorn": "web",
+    "selenium": "web",
 }
 
 

@@ -32,7 +32,7 @@ from octagames.experiments.cli import fail, user_errors
 #: the verbs, in the order ``octagames --help`` lists them
 VERBS = ("list", "demo", "play", "evaluate", "tournament", "leaderboard", "zoo", "train-ppo", "train-az",
          "train-cfr", "bench", "bench-cfr", "bench-mcts", "bench-ppo", "bench-ray", "bench-startup", "warmup",
-         "fuzz")
+         "fuzz", "serve", "replay")
 
 
 def module_of(verb: str) -> str:

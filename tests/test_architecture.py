@@ -56,6 +56,7 @@ OPTIONAL = {
     "octagames.agents.learn.distributed": "distributed (the only module that imports ray)",
     "octagames.agents.learn.az_selfplay": "train (it imports torch; the Ray actors of train_az build it)",
     "octagames.agents.learn.az": "train (it imports torch; the warmup compiles its search only when torch is installed)",
+    "uvicorn": "web (octagames serve runs the app with it)",
 }
 
 
@@ -120,9 +121,9 @@ IMPORTS = [imp for name, path in MODULES.items()
 
 
 def room(module: str) -> str:
-    """``rules``, ``envs``, ``agents`` or ``experiments``."""
+    """``rules``, ``envs``, ``agents``, ``experiments`` or ``web``."""
     parts = module.split(".")
-    return parts[1] if len(parts) > 1 and parts[1] in ("envs", "agents", "experiments") else "rules"
+    return parts[1] if len(parts) > 1 and parts[1] in ("envs", "agents", "experiments", "web") else "rules"
 
 
 def game_package(module: str) -> str | None:
@@ -141,7 +142,7 @@ def _where(imp: Import) -> str:
 def test_the_layout_is_read():
     assert {"octagames.core", "octagames.octrix.rules", "octagames.envs.vector", "octagames.agents.registry",
             "octagames.experiments.cli"} <= set(MODULES)
-    assert {room(m) for m in MODULES} == {"rules", "envs", "agents", "experiments"}
+    assert {room(m) for m in MODULES} == {"rules", "envs", "agents", "experiments", "web"}
     assert game_package("octagames.octa.en") == "octagames.octa" and game_package("octagames.core") is None
 
 
@@ -161,6 +162,14 @@ def test_a_game_imports_no_other_game():
 def test_faces_and_agents_import_no_script(importer):
     bad = [_where(i) for i in IMPORTS if room(i.module) == importer and room(i.target) == "experiments"]
     assert not bad, f"{importer}/ must not depend on experiments/:\n" + "\n".join(bad)
+
+
+def test_only_the_command_line_imports_the_web_room():
+    # the web app (octagames.web, the web extra) is reached through `octagames serve` only
+    bad = [_where(i) for i in IMPORTS if room(i.target) == "web" and room(i.module) != "web"
+           and i.module != "octagames.experiments.serve"]
+    assert not bad, "only octagames.experiments.serve may import octagames.web:\n" + "\n".join(bad)
+    assert any(i.module == "octagames.experiments.serve" and room(i.target) == "web" for i in IMPORTS)
 
 
 def _optional(target: str) -> bool:

@@ -1,0 +1,517 @@
+"""The web app of ``octagames serve``: play any variant against the bots, watch games and replays.
+
+Starlette routes over JSON; the page (``web/static``) is plain HTML, JavaScript and SVG, no build step.
+
+HTTP API (every error is a 4xx with ``{"error": "<one line in words>"}``; a refused request changes
+nothing):
+
+==========================================  ==================================================
+``GET  /``                                  the page
+``GET  /api/catalogue``                     the variants (name, game, title, players), agent specs, zoo models
+``POST /api/games``                         ``{"variant", "players"?, "config"?: {field: value}, "seats":
+                                            ["human" | agent spec, ...], "seed"?}`` -> ``{"id", ...}``
+``GET  /api/games/{id}?seat=N``             the game as seat ``N`` sees it (``seat`` left out: the
+                                            all-seeing view, for a game of bots only or a finished game)
+``POST /api/games/{id}/move``               ``{"seat", "action"}``: a human seat's move
+``GET  /api/games/{id}/record``             the game record (JSON), once the game is over (or bots only)
+``POST /api/replays``                       ``{"path"}`` (under ``runs/`` or ``docs/leaderboard/`` of the
+                                            served folder) or ``{"text"}`` (an uploaded file) -> ``{"id",
+                                            "games"}``; ``"index"`` picks a game of a journal
+``GET  /api/replays/{id}?step=K&seat=N``    the record's position after ``K`` moves, all-seeing or seat ``N``
+==========================================  ==================================================
+
+Bots think in a worker thread per game (the page polls); a lock per game keeps a move and a bot's
+move from crossing. Games are kept in memory, keyed by random ids.
+"""
+
+from __future__ import annotations
+
+import json
+import secrets
+import threading
+import traceback
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+from starlette.applications import Starlette
+from starlette.requests import Request
+from starlette.responses import FileResponse, JSONResponse
+from starlette.routing import Mount, Route
+from starlette.staticfiles import StaticFiles
+
+from octagames import catalogue
+from octagames.agents.base import Agent, make_turn
+from octagames.agents.registry import AGENTS, make_agent
+from octagames.core import Game, IllegalActionError, make_game
+from octagames.web.views import seat_view, thinking_of
+
+STATIC = Path(__file__).resolve().parent / "static"
+#: the folders under the served folder whose files a replay may open
+REPLAY_FOLDERS = ("runs", "docs/leaderboard")
+HUMAN = "human"
+RECORD_FORMAT = "octagames-record-1"  # docs/records.md
+
+
+class RequestError(Exception):
+    """A request the app refuses: ``status`` (4xx) and a message in words."""
+
+    def __init__(self, message: str, status: int = 400):
+        super().__init__(message)
+        self.status = status
+
+
+@dataclass
+class Session:
+    """One game being played: its states, the seats' players and the bots' worker.
+
+    Attributes:
+        id: the random id the page uses.
+        variant: the variant name.
+        game: the game (bound to its config).
+        seed: the seed of the record (its chance draws).
+        seats: ``"human"`` or the agent spec of every seat.
+        agents: the bots by seat.
+        states: ``states[k]`` after ``k`` actions.
+        actions: every action, chance outcomes included.
+        thinking: what a bot considered, by move index.
+        error: a bot's failure, in words (the game stops there).
+    """
+
+    id: str
+    variant: str
+    game: Game
+    seed: int
+    seats: list[str]
+    agents: dict[int, Agent]
+    states: list[np.void] = field(default_factory=list)
+    actions: list[int] = field(default_factory=list)
+    thinking: dict[int, Any] = field(default_factory=dict)
+    error: str | None = None
+    lock: threading.Lock = field(default_factory=threading.Lock)
+    worker: threading.Thread | None = None
+    thinking_now: bool = False
+    caches: dict[int | None, dict[str, list[Any]]] = field(default_factory=dict)
+
+    @property
+    def humans(self) -> list[int]:
+        """The seats played by people."""
+        return [p for p, who in enumerate(self.seats) if who == HUMAN]
+
+    def apply(self, action: int, s: np.void | None = None) -> None:
+        """Apply ``action`` to ``s`` (a copy of the last state by default) and keep it (lock held).
+
+        Raises:
+            IllegalActionError: the action is not legal (nothing is kept).
+        """
+        s = self.game.clone(self.states[-1]) if s is None else s
+        self.game.apply_action(s, action)
+        self.states.append(s)
+        self.actions.append(int(action))
+
+    def settle(self) -> int | None:
+        """Play chance until a seat must act (lock held); that seat, or None at the end."""
+        g = self.game
+        while not g.is_terminal(self.states[-1]):
+            if g.is_chance(self.states[-1]):
+                s = g.clone(self.states[-1])  # the draw advances the record's RNG, as in a recorded game
+                self.apply(g.sample_chance(s), s)
+                continue
+            return g.acting_player(self.states[-1])
+        return None
+
+    def kick(self) -> None:
+        """Start the bots' worker when a bot is to act (lock held)."""
+        p = self.settle()
+        if p is not None and p in self.agents and self.error is None and \
+                (self.worker is None or not self.worker.is_alive()):
+            self.thinking_now = True
+            self.worker = threading.Thread(target=self._bots, name=f"bots-{self.id}", daemon=True)
+            self.worker.start()
+
+    def _bots(self) -> None:
+        rng = np.random.default_rng(self.seed + 1)
+        try:
+            while True:
+                with self.lock:
+                    p = self.settle()
+                    if p is None or p not in self.agents:
+                        self.thinking_now = False
+                        return
+                    s = self.game.clone(self.states[-1])
+                    turn = make_turn(self.game, s, p, int(rng.integers(1 << 31)))
+                agent = self.agents[p]
+                agent.last = None  # type: ignore[attr-defined]  # a forced move keeps no search
+                action = int(agent.act(turn))  # the search runs without the lock: the page keeps polling
+                with self.lock:
+                    self.thinking[len(self.actions)] = thinking_of(agent, self.game, s, action)
+                    self.apply(action)
+        except Exception as e:  # a bot that fails stops its game with a message, not the server
+            with self.lock:
+                self.error = f"the bot of seat {p} ({self.seats[p]}) failed: {type(e).__name__}: {e}"
+                self.thinking_now = False
+            traceback.print_exc()
+
+    def view(self, seat: int | None) -> dict[str, Any]:
+        """The game as ``seat`` sees it (None: all-seeing), with the table's facts (lock held)."""
+        out = seat_view(self.game, self.states, self.actions, seat, self.thinking, self.humans,
+                        self.caches.setdefault(seat, {}))
+        out.update(id=self.id, variant=self.variant, title=catalogue.variant(self.variant).title,
+                   players=self.game.num_players, seats=self.seats, error=self.error,
+                   thinking_now=self.thinking_now and out["to_act"] is not None and out["to_act"] in self.agents)
+        return out
+
+    def record(self) -> dict[str, Any]:
+        """The game record in the format of ``docs/records.md`` (``octagames-record-1``): variant, every
+        config field, seed, seats, actions with their seats and names, returns, the bots' thinking."""
+        g = self.game
+        over = g.is_terminal(self.states[-1])
+        config = catalogue.full_config(g.name, g.config)
+        players = [-1 if g.is_chance(s) else int(g.acting_player(s)) for s in self.states[:-1]]
+        thinking = {str(k): {"policy": {str(m["action"]): m["share"] for m in t["moves"]}, "value": t["value"]}
+                    for k, t in self.thinking.items() if t is not None}
+        return {"format": RECORD_FORMAT, "game": g.name, "variant": catalogue.variant_name(g.name, config),
+                "config": config, "seed": self.seed, "agents": self.seats, "actions": self.actions,
+                "players": players,
+                "names": [g.action_to_string(self.states[k], a) for k, a in enumerate(self.actions)],
+                "thinking": thinking,
+                "returns": [float(r) for r in g.returns(self.states[-1])] if over else None,
+                "length": len(self.actions), "meta": {"source": "octagames serve"}}
+
+
+@dataclass
+class Replay:
+    """A recorded game opened for stepping: its game, states, actions and thinking."""
+
+    id: str
+    title: str
+    game: Game
+    states: list[np.void]
+    actions: list[int]
+    thinking: dict[int, Any]
+    agents: list[str]
+    caches: dict[int | None, dict[str, list[Any]]] = field(default_factory=dict)
+
+    def view(self, step: int, seat: int | None) -> dict[str, Any]:
+        """The position after ``step`` moves as ``seat`` sees it (None: all-seeing)."""
+        step = max(0, min(step, len(self.actions)))
+        out = seat_view(self.game, self.states[:step + 1], self.actions[:step], seat, self.thinking,
+                        cache=self.caches.setdefault(seat, {}))
+        out.update(id=self.id, title=self.title, length=len(self.actions), players=self.game.num_players,
+                   seats=self.agents)
+        return out
+
+
+class Server:
+    """The app's games and replays, and the folder replays are read from.
+
+    Args:
+        root: the served folder (``runs/`` and ``docs/leaderboard/`` under it may be opened).
+    """
+
+    def __init__(self, root: str | Path = ".") -> None:
+        self.root = Path(root).resolve()
+        self.sessions: dict[str, Session] = {}
+        self.replays: dict[str, Replay] = {}
+        self._games: dict[str, Game] = {}
+        self._lock = threading.Lock()
+
+    # ------------------------------------------------------------------ games
+    def game(self, variant: str, players: int | None, config: dict[str, Any]) -> Game:
+        """The (cached) game of a variant, player count and config fields.
+
+        Raises:
+            RequestError: an unknown variant, a bad player count or config field (in the rules' words).
+        """
+        if variant not in catalogue.names():
+            raise RequestError(f"unknown variant {variant!r}; the variants are: {', '.join(catalogue.names())}")
+        if not isinstance(config, dict):
+            raise RequestError("config must be an object of config fields, as {\"target\": 20}")
+        key = json.dumps([variant, players, config], sort_keys=True, default=str)
+        with self._lock:
+            if key not in self._games:
+                try:
+                    fields = dict(config)
+                    if players is not None:
+                        fields["num_players"] = int(players)
+                    self._games[key] = make_game(variant, **fields)
+                except (TypeError, ValueError) as e:
+                    raise RequestError(f"variant {variant!r}: {e}") from e
+            return self._games[key]
+
+    def new_game(self, body: dict[str, Any]) -> Session:
+        """Start a game from a request body (see the module docstring).
+
+        Raises:
+            RequestError: a bad variant, config, seat list or agent spec (the message names it).
+        """
+        game = self.game(str(body.get("variant", "")), body.get("players"), body.get("config") or {})
+        seats = body.get("seats")
+        if not isinstance(seats, list) or len(seats) != game.num_players:
+            raise RequestError(f"seats must list {game.num_players} players (\"human\" or an agent spec), "
+                               f"one per seat; got {seats!r}")
+        agents: dict[int, Agent] = {}
+        seed = int(body.get("seed", secrets.randbelow(1 << 31)))
+        for p, spec in enumerate(seats):
+            if spec == HUMAN:
+                continue
+            try:
+                agent = make_agent(str(spec), game)
+                agent.reset(game, p, seed + 17 * p)
+            except (ValueError, ImportError) as e:
+                raise RequestError(f"seat {p}: agent {spec!r} cannot play {game}: {e}") from e
+            agents[p] = agent
+        session = Session(secrets.token_urlsafe(9), str(body["variant"]), game, seed, [str(x) for x in seats],
+                          agents, states=[game.new_state(seed)])
+        with session.lock:
+            session.kick()
+        self.sessions[session.id] = session
+        return session
+
+    def session(self, gid: str) -> Session:
+        """The game ``gid``. Raises RequestError (404) for an unknown id."""
+        if gid not in self.sessions:
+            raise RequestError(f"no game with id {gid!r} (games live as long as the server)", 404)
+        return self.sessions[gid]
+
+    def move(self, gid: str, body: dict[str, Any]) -> Session:
+        """A human seat's move.
+
+        Raises:
+            RequestError: not a human seat, not its turn (409), or an illegal move (the rule it breaks).
+        """
+        session = self.session(gid)
+        try:
+            seat, action = int(body["seat"]), int(body["action"])
+        except (KeyError, TypeError, ValueError) as e:
+            raise RequestError("a move is {\"seat\": <seat>, \"action\": <action id>}") from e
+        with session.lock:
+            if seat not in session.humans:
+                raise RequestError(f"seat {seat} is not played by a person in this game", 403)
+            s = session.states[-1]
+            g = session.game
+            if g.is_terminal(s):
+                raise RequestError("the game is over", 409)
+            if g.is_chance(s) or g.acting_player(s) != seat:
+                who = "chance" if g.is_chance(s) else f"seat {g.acting_player(s)}"
+                raise RequestError(f"it is not seat {seat}'s turn: {who} is to act", 409)
+            if not 0 <= action < g.num_actions:
+                raise RequestError(f"action {action} is not an action of {g.name} (0..{g.num_actions - 1})")
+            try:
+                session.apply(action)
+            except IllegalActionError as e:
+                raise RequestError(str(e)) from e
+            session.kick()
+        return session
+
+    # ------------------------------------------------------------------ replays
+    def allowed_path(self, path: str) -> Path:
+        """``path`` resolved under one of the replay folders of the served folder.
+
+        Raises:
+            RequestError: 403 for a path outside them, 404 for a missing file.
+        """
+        p = (self.root / path).resolve()
+        folders = [(self.root / f).resolve() for f in REPLAY_FOLDERS]
+        if not any(p.is_relative_to(f) for f in folders):
+            raise RequestError(f"{path!r} is outside the folders replays are read from "
+                               f"({', '.join(f + '/' for f in REPLAY_FOLDERS)} of {self.root}); "
+                               "upload the file instead", 403)
+        if not p.is_file():
+            raise RequestError(f"no file {path!r}", 404)
+        return p
+
+    def open_replay(self, body: dict[str, Any]) -> tuple[Replay, int]:
+        """Open a record, or one game of a journal, from ``{"path"}`` or ``{"text"}``.
+
+        Returns:
+            The replay and the number of games the file holds.
+
+        Raises:
+            RequestError: a path outside the allowed folders, or a file that holds no record.
+        """
+        if "path" in body:
+            p = self.allowed_path(str(body["path"]))
+            text, label = p.read_text(encoding="utf-8"), p.name
+        elif "text" in body:
+            text, label = str(body["text"]), str(body.get("name", "uploaded file"))
+        else:
+            raise RequestError("open a replay with {\"path\": \"runs/...\"} or {\"text\": <the file's content>}")
+        records = load_records(text)
+        if not records:
+            raise RequestError(f"{label} holds no game record (a record, or a journal with records)")
+        index = int(body.get("index", 0))
+        if not 0 <= index < len(records):
+            raise RequestError(f"{label} holds {len(records)} games; index must be 0..{len(records) - 1}")
+        rec = records[index]
+        try:
+            game, actions, seed = record_game(rec)
+            states = [game.new_state(seed)]
+            for a in actions:
+                s = game.clone(states[-1])
+                game.apply_action(s, a)
+                states.append(s)
+        except (KeyError, TypeError, ValueError) as e:
+            raise RequestError(f"{label}: game {index} is not a valid record: {e}") from e
+        thinking = {int(k): page_thinking(game, states[int(k)], v) for k, v in (rec.get("thinking") or {}).items()
+                    if 0 <= int(k) < len(actions)}
+        title = f"{label} #{index}: {catalogue.describe(game.name, game.config)}"
+        replay = Replay(secrets.token_urlsafe(9), title, game, states, actions, thinking,
+                        [str(a) for a in rec.get("agents", [])])
+        self.replays[replay.id] = replay
+        return replay, len(records)
+
+    def replay(self, rid: str) -> Replay:
+        """The replay ``rid``. Raises RequestError (404) for an unknown id."""
+        if rid not in self.replays:
+            raise RequestError(f"no replay with id {rid!r}", 404)
+        return self.replays[rid]
+
+
+def load_records(text: str) -> list[dict[str, Any]]:
+    """The game records in a file's text: one record (JSON), a list of them, or a JSON-lines journal
+    whose lines carry a record (``{"record": {...}}``) or are records."""
+    text = text.strip()
+    try:
+        whole = json.loads(text)
+        items = whole if isinstance(whole, list) else [whole]
+    except json.JSONDecodeError:
+        items = []
+        for line in text.splitlines():
+            try:
+                items.append(json.loads(line))
+            except json.JSONDecodeError:
+                continue  # a line cut short by a kill
+    out = []
+    for item in items:
+        if isinstance(item, dict) and isinstance(item.get("record"), dict):
+            item = item["record"]
+        if isinstance(item, dict) and "actions" in item and ("variant" in item or "game" in item):
+            out.append(item)
+    return out
+
+
+def record_game(rec: dict[str, Any]) -> tuple[Game, list[int], int]:
+    """The game, actions and seed of a record (its config fields over its variant's).
+
+    Raises:
+        ValueError, KeyError: a record the rules refuse.
+    """
+    config = dict(rec.get("config") or {})
+    # a record names its rules package and every config field; a variant name may carry "+field=value"
+    game = make_game(str(rec.get("game") or rec["variant"]), **config)
+    return game, [int(a) for a in rec["actions"]], int(rec.get("seed", 0))
+
+
+def page_thinking(game: Game, s: np.void, told: dict[str, Any]) -> dict[str, Any] | None:
+    """A record's thinking of one move (``{"policy": {action: share}, "value": v}``, docs/records.md)
+    in the page's form (``{"value", "moves": [{"action", "name", "share"}]}``), or None when empty."""
+    if not isinstance(told, dict):
+        return None
+    if "moves" in told:  # already the page's form
+        return told
+    policy = sorted(((int(a), float(p)) for a, p in (told.get("policy") or {}).items()), key=lambda x: -x[1])
+    moves = [{"action": a, "name": game.action_to_string(s, a), "share": round(p, 4)} for a, p in policy[:8]]
+    value = told.get("value")
+    return {"visits": None, "value": None if value is None else round(float(value), 4), "moves": moves}
+
+
+# ---------------------------------------------------------------------- HTTP
+def _seat(request: Request) -> int | None:
+    seat = request.query_params.get("seat")
+    if seat in (None, "", "all"):
+        return None
+    try:
+        return int(seat)
+    except ValueError as e:
+        raise RequestError(f"seat must be a seat number or 'all', got {seat!r}") from e
+
+
+async def _body(request: Request) -> dict[str, Any]:
+    try:
+        body = await request.json()
+    except (json.JSONDecodeError, UnicodeDecodeError) as e:
+        raise RequestError("the request body must be a JSON object") from e
+    if not isinstance(body, dict):
+        raise RequestError("the request body must be a JSON object")
+    return body
+
+
+def create_app(root: str | Path = ".") -> Starlette:
+    """The web app, reading replays under ``root`` (``runs/``, ``docs/leaderboard/``)."""
+    server = Server(root)
+
+    def game_view(session: Session, seat: int | None) -> dict[str, Any]:
+        if seat is None and session.humans and not session.game.is_terminal(session.states[-1]):
+            raise RequestError("the all-seeing view of a game with human seats opens when it is over; "
+                               f"ask for a seat: ?seat={session.humans[0]}", 403)
+        if seat is not None and not 0 <= seat < session.game.num_players:
+            raise RequestError(f"seat {seat} is not a seat of this game (0..{session.game.num_players - 1})")
+        with session.lock:
+            return session.view(seat)
+
+    async def index(request: Request) -> FileResponse:
+        return FileResponse(STATIC / "index.html")
+
+    async def api_catalogue(request: Request) -> JSONResponse:
+        variants = [{"name": v.name, "game": v.game, "title": v.title, "players": list(v.players), "zoo": v.zoo}
+                    for v in catalogue.variants().values()]
+        agents = [{"name": k, "summary": e.summary} for k, e in AGENTS.items()]
+        return JSONResponse({"variants": variants, "agents": agents,
+                             "replay_folders": [f + "/" for f in REPLAY_FOLDERS]})
+
+    async def api_new_game(request: Request) -> JSONResponse:
+        session = server.new_game(await _body(request))
+        seat = session.humans[0] if session.humans else None
+        return JSONResponse(game_view(session, seat))
+
+    async def api_game(request: Request) -> JSONResponse:
+        return JSONResponse(game_view(server.session(request.path_params["gid"]), _seat(request)))
+
+    async def api_move(request: Request) -> JSONResponse:
+        body = await _body(request)
+        session = server.move(request.path_params["gid"], body)
+        return JSONResponse(game_view(session, int(body["seat"])))
+
+    async def api_record(request: Request) -> JSONResponse:
+        session = server.session(request.path_params["gid"])
+        with session.lock:
+            if session.humans and not session.game.is_terminal(session.states[-1]):
+                raise RequestError("the record of a game with human seats is saved when the game is over", 403)
+            return JSONResponse(session.record())
+
+    async def api_open_replay(request: Request) -> JSONResponse:
+        replay, games = server.open_replay(await _body(request))
+        out = replay.view(0, None)
+        out["games"] = games
+        return JSONResponse(out)
+
+    async def api_replay(request: Request) -> JSONResponse:
+        replay = server.replay(request.path_params["rid"])
+        try:
+            step = int(request.query_params.get("step", 0))
+        except ValueError as e:
+            raise RequestError("step must be a number of moves") from e
+        seat = _seat(request)
+        if seat is not None and not 0 <= seat < replay.game.num_players:
+            raise RequestError(f"seat {seat} is not a seat of this game (0..{replay.game.num_players - 1})")
+        return JSONResponse(replay.view(step, seat))
+
+    async def refused(request: Request, exc: Exception) -> JSONResponse:
+        assert isinstance(exc, RequestError)
+        return JSONResponse({"error": str(exc)}, status_code=exc.status)
+
+    app = Starlette(routes=[
+        Route("/", index),
+        Route("/api/catalogue", api_catalogue),
+        Route("/api/games", api_new_game, methods=["POST"]),
+        Route("/api/games/{gid}", api_game),
+        Route("/api/games/{gid}/move", api_move, methods=["POST"]),
+        Route("/api/games/{gid}/record", api_record),
+        Route("/api/replays", api_open_replay, methods=["POST"]),
+        Route("/api/replays/{rid}", api_replay),
+        Mount("/static", StaticFiles(directory=STATIC), name="static"),
+    ], exception_handlers={RequestError: refused})
+    app.state.server = server
+    return app

@@ -1,0 +1,248 @@
+// The page of `octagames serve`: a lobby, a game table and a replay viewer over the JSON API (web/app.py).
+"use strict";
+const $ = (id) => document.getElementById(id);
+let catalogue = null;
+let current = null;   // {kind: "game"|"replay", id, seat, step, length}
+let pollTimer = null;
+
+async function api(method, url, body) {
+  const opts = {method, headers: {"Content-Type": "application/json"}};
+  if (body !== undefined) opts.body = JSON.stringify(body);
+  const r = await fetch(url, opts);
+  const data = await r.json();
+  if (!r.ok) throw new Error(data.error || r.statusText);
+  return data;
+}
+
+function text(el, value) { el.textContent = value; return el; }
+function make(tag, attrs = {}, content = "") {
+  const el = document.createElement(tag);
+  for (const [k, v] of Object.entries(attrs)) el.setAttribute(k, v);
+  if (content) el.textContent = content;
+  return el;
+}
+function showError(e) { text($("error"), e ? String(e.message || e) : ""); }
+
+// ------------------------------------------------------------------ lobby
+function variantOf(name) { return catalogue.variants.find((v) => v.name === name); }
+
+function fillPlayers() {
+  const v = variantOf($("variant").value);
+  $("players").replaceChildren(...v.players.map((n) => make("option", {value: n}, String(n))));
+  fillSeats();
+}
+
+function fillSeats() {
+  const v = variantOf($("variant").value);
+  const n = Number($("players").value);
+  const bot = v.zoo ? `zoo:${v.name}` : "heuristic";
+  const seats = [];
+  for (let p = 0; p < n; p++) {
+    const label = make("label", {}, `Seat ${p} `);
+    const input = make("input", {id: `seat-${p}`, size: 18, list: "agent-specs", value: p === 0 ? "human" : bot});
+    label.appendChild(input);
+    seats.push(label);
+  }
+  $("seats").replaceChildren(...seats);
+}
+
+function parseConfig(textValue) {
+  const config = {};
+  for (const item of textValue.split(/[\s,]+/).filter(Boolean)) {
+    const [k, v] = item.split("=");
+    if (v === undefined) throw new Error(`config ${item}: write key=value`);
+    config[k] = v === "true" ? true : v === "false" ? false : (isNaN(Number(v)) ? v : Number(v));
+  }
+  return config;
+}
+
+async function startGame(ev) {
+  ev.preventDefault();
+  showError(null);
+  try {
+    const n = Number($("players").value);
+    const seats = [...Array(n).keys()].map((p) => $(`seat-${p}`).value.trim());
+    const view = await api("POST", "/api/games", {variant: $("variant").value, players: n,
+                                                  config: parseConfig($("config").value), seats});
+    const seat = seats.indexOf("human");
+    location.hash = `game=${view.id}` + (seat >= 0 ? `&seat=${seat}` : "");
+  } catch (e) { alert(e.message); }
+}
+
+async function openReplay(body) {
+  try {
+    const view = await api("POST", "/api/replays", body);
+    location.hash = `replay=${view.id}&step=0`;
+  } catch (e) { alert(e.message); }
+}
+
+async function lobby() {
+  catalogue = catalogue || await api("GET", "/api/catalogue");
+  $("lobby").hidden = false; $("table").hidden = true;
+  const sel = $("variant");
+  if (!sel.options.length) {
+    sel.replaceChildren(...catalogue.variants.map((v) => make("option", {value: v.name}, `${v.name}: ${v.title}`)));
+    const rows = catalogue.variants.map((v) => {
+      const tr = make("tr", {"data-variant": v.name});
+      tr.append(make("td", {}, v.name), make("td", {}, v.title), make("td", {}, v.players.join("/")));
+      const play = make("button", {"class": "pick"}, "choose");
+      play.onclick = () => { sel.value = v.name; fillPlayers(); window.scrollTo(0, 0); };
+      const td = make("td"); td.appendChild(play); tr.appendChild(td);
+      return tr;
+    });
+    document.querySelector("#catalogue tbody").replaceChildren(...rows);
+    const specs = make("datalist", {id: "agent-specs"});
+    const options = ["human", "random", "heuristic", "mcts:200", ...catalogue.variants.filter((v) => v.zoo).map((v) => `zoo:${v.name}`)];
+    specs.replaceChildren(...options.map((o) => make("option", {value: o})));
+    document.body.appendChild(specs);
+    text($("agent-list"), catalogue.agents.map((a) => a.name).join(", "));
+    text($("replay-folders"), catalogue.replay_folders.join(" or "));
+    sel.onchange = fillPlayers; $("players").onchange = fillSeats;
+    $("new-game").onsubmit = startGame;
+    $("open-replay").onsubmit = (ev) => { ev.preventDefault();
+      openReplay({path: $("replay-path").value, index: Number($("replay-index").value)}); };
+    $("replay-file").onchange = async () => {
+      const f = $("replay-file").files[0];
+      if (f) openReplay({text: await f.text(), name: f.name, index: Number($("replay-index").value)});
+    };
+    fillPlayers();
+  }
+}
+
+// ------------------------------------------------------------------ the table
+function seatName(seat) { return seat === null ? "chance" : `P${seat}`; }
+
+function drawThinking(view) {
+  const box = $("thinking");
+  const entries = Object.entries(view.thinking || {}).filter(([, t]) => t);
+  if (!entries.length) {
+    text(box, view.thinking_now ? "the bot is thinking…" : "nothing to show yet (shown for search agents; in games of hidden cards once the game is over)");
+    return;
+  }
+  const [step, t] = entries[entries.length - 1];
+  const who = view.history[Number(step)] ? seatName(view.history[Number(step)].seat) : "";
+  const head = make("div", {}, `move ${step} by ${who}: ${t.visits} visits, value of the chosen move ${t.value.toFixed(3)}`);
+  const list = t.moves.map((m) => {
+    const row = make("div", {"class": "thinking-move"});
+    const bar = make("span", {"class": "bar", style: `width:${Math.round(m.share * 120)}px`});
+    row.append(bar, document.createTextNode(`${m.name}: ${(100 * m.share).toFixed(1)}% of visits, value ${m.value.toFixed(3)}` +
+      (m.prior !== undefined ? `, prior ${m.prior.toFixed(3)}` : "")));
+    return row;
+  });
+  box.replaceChildren(head, ...list);
+}
+
+function draw(view) {
+  $("lobby").hidden = true; $("table").hidden = false;
+  text($("title"), view.title + (current.kind === "game" && current.seat !== null ? ` (you are P${current.seat})` : ""));
+  showError(view.error ? {message: view.error} : null);
+  text($("render"), view.render);
+  const pic = $("picture");
+  pic.innerHTML = view.picture || "";
+  pic.hidden = !view.picture;
+  pic.querySelectorAll("[data-action]").forEach((el) => {
+    el.addEventListener("click", () => play(Number(el.getAttribute("data-action"))));
+  });
+  const legal = view.legal.map((m) => {
+    const b = make("button", {"class": "move", id: `move-${m.action}`, "data-action": m.action}, m.name);
+    b.onclick = () => play(m.action);
+    return b;
+  });
+  $("legal").replaceChildren(...legal);
+  $("moves").hidden = legal.length === 0;
+  const hist = view.history.map((h) => {
+    const li = make("li", {"class": h.seat === null ? "chance" : ""}, `${seatName(h.seat)}: ${h.name}`);
+    return li;
+  });
+  $("history").replaceChildren(...hist);
+  $("history").scrollTop = $("history").scrollHeight;
+  drawThinking(view);
+  let status;
+  if (view.over) status = `game over: returns ${view.returns.map((r) => r.toFixed(2)).join(", ")}`;
+  else if (current.kind === "replay") status = `move ${view.step} of ${view.length}`;
+  else if (view.legal.length) status = view.simultaneous ? "your move (simultaneous: the others do not see it until all have played)" : "your move";
+  else if (view.to_act !== null) status = `${seatName(view.to_act)} (${view.seats[view.to_act]}) is ${view.thinking_now ? "thinking" : "to play"}…`;
+  else status = "";
+  text($("status"), status);
+  $("save").hidden = !(current.kind === "game" && view.over);
+  $("replay-controls").hidden = current.kind !== "replay";
+  if (current.kind === "replay") {
+    current.length = view.length;
+    text($("step-label"), `move ${view.step} / ${view.length}`);
+    const sel = $("view-seat");
+    if (sel.options.length !== view.players + 1) {
+      sel.replaceChildren(make("option", {value: "all"}, "all-seeing"),
+        ...[...Array(view.players).keys()].map((p) => make("option", {value: p}, `seat P${p}`)));
+      sel.onchange = () => { current.seat = sel.value === "all" ? null : Number(sel.value); route(true); };
+    }
+    sel.value = current.seat === null ? "all" : String(current.seat);
+  }
+  document.body.setAttribute("data-step", view.step);
+  document.body.setAttribute("data-over", view.over ? "1" : "0");
+  document.body.setAttribute("data-my-turn", view.legal.length ? "1" : "0");
+}
+
+async function play(action) {
+  try {
+    $("legal").querySelectorAll("button").forEach((b) => { b.disabled = true; });
+    draw(await api("POST", `/api/games/${current.id}/move`, {seat: current.seat, action}));
+    schedule();
+  } catch (e) { showError(e); refresh(); }
+}
+
+async function refresh() {
+  const seat = current.seat === null ? "all" : current.seat;
+  try {
+    if (current.kind === "game") {
+      const view = await api("GET", `/api/games/${current.id}?seat=${seat}`);
+      draw(view);
+      if (!view.over && !view.legal.length && !view.error) schedule();
+    } else {
+      draw(await api("GET", `/api/replays/${current.id}?step=${current.step}&seat=${seat}`));
+    }
+  } catch (e) { showError(e); }
+}
+
+function schedule() { clearTimeout(pollTimer); pollTimer = setTimeout(refresh, 300); }
+
+function stepTo(k) {
+  current.step = Math.max(0, Math.min(k, current.length ?? k));
+  const seat = current.seat === null ? "" : `&seat=${current.seat}`;
+  history.replaceState(null, "", `#replay=${current.id}&step=${current.step}${seat}`);
+  refresh();
+}
+
+async function saveRecord() {
+  try {
+    const rec = await api("GET", `/api/games/${current.id}/record`);
+    const blob = new Blob([JSON.stringify(rec, null, 1)], {type: "application/json"});
+    const a = make("a", {href: URL.createObjectURL(blob), download: `${rec.variant}-${current.id}.json`});
+    document.body.appendChild(a); a.click(); a.remove();
+  } catch (e) { showError(e); }
+}
+
+function route(keep) {
+  clearTimeout(pollTimer);
+  const params = new URLSearchParams(location.hash.slice(1));
+  const seat = params.get("seat");
+  if (params.get("game")) current = {kind: "game", id: params.get("game"), seat: seat === null ? null : Number(seat)};
+  else if (params.get("replay")) {
+    const step = keep && current ? current.step : Number(params.get("step") || 0);
+    const s = keep && current ? current.seat : (seat === null ? null : Number(seat));
+    current = {kind: "replay", id: params.get("replay"), seat: s, step, length: current?.length};
+  } else { current = null; lobby(); return; }
+  refresh();
+}
+
+$("first").onclick = () => stepTo(0);
+$("back").onclick = () => stepTo(current.step - 1);
+$("forward").onclick = () => stepTo(current.step + 1);
+$("last").onclick = () => stepTo(current.length);
+$("save").onclick = saveRecord;
+document.addEventListener("keydown", (ev) => {
+  if (current?.kind !== "replay") return;
+  if (ev.key === "ArrowRight") stepTo(current.step + 1);
+  if (ev.key === "ArrowLeft") stepTo(current.step - 1);
+});
+window.addEventListener("hashchange", () => route(false));
+route(false);

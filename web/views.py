@@ -1,0 +1,225 @@
+"""What the web app shows a seat: the position, its legal moves and the history as that seat may see them.
+
+Pure functions over a game's states and actions (no web framework here), so that the HTTP tests can
+rebuild a seat's view in another world it cannot tell apart and compare (the resampling leak test).
+
+A human seat is shown, by the rules of its game:
+
+* the text render and the picture **for that seat** (``Game.render(s, seat)``, the SVG picture when
+  the pictures module is installed), never the record;
+* the names of its own legal moves when it is to act;
+* the history, move by move: its own moves by name; public chance outcomes (an Octiles tile, the
+  starting player) by name; a dealt card by name only when the seat sees that very card right after
+  the deal (``public.seen_ids``), else ``deal a card to P1``; another seat's move by name with every
+  card the seat has not seen face up (in its own render from that move on) written ``a card``; in a
+  game of simultaneous moves (``public.HIDDEN_MOVES``: Octrix) another seat's move is hidden until
+  the simultaneous step is complete;
+* a bot's thinking (visit shares, values) once the game is over, or at once in a game of perfect
+  information where the bot's move is no longer hidden (Octiles; Octrix once the step is complete):
+  a bot's search in a game of hidden cards is shaped by its own hand.
+
+``seat=None`` is the all-seeing view (a finished game, a game of bots only, a replay).
+"""
+
+from __future__ import annotations
+
+import importlib
+import re
+from types import ModuleType
+from typing import Any, Sequence
+
+import numpy as np
+
+from octagames.core import SIMULTANEOUS, Game
+
+#: a card in a move name: suit and rank, with the copy for two-deck games (``♥3 (second copy)``)
+CARD = re.compile(r"[♠♥♦♣](?:10|[2-9AJQKT])(?: \(second copy\))?")
+COPY = " (second copy)"
+
+
+def public_module(game: Game) -> ModuleType:
+    """The game's ``public`` module (``octagames/<game>/public.py``): who sees what, by the rules."""
+    return importlib.import_module(f"{game.module.__name__}.public")
+
+
+def picture(game: Game, s: np.void, seat: int | None, clickable: bool) -> str | None:
+    """The SVG picture of ``s`` for ``seat`` (clickable legal moves carry ``data-action``), or None
+    when this install has no pictures module (the page then shows the text render)."""
+    try:
+        pictures = importlib.import_module("octagames.envs.pictures")
+    except ImportError:
+        return None
+    try:
+        return str(pictures.svg(game, s, seat, clickable=clickable))
+    except TypeError:  # a pictures module without the clickable option
+        return str(pictures.svg(game, s, seat))
+
+
+def seat_label(seat: int) -> str:
+    """``P0``, ``P1``, ...: how the rules' strings name seats."""
+    return f"P{seat}"
+
+
+class SeatHistory:
+    """The history of one game as one seat (or everybody) sees it.
+
+    What each position shows the seat is computed once and kept in ``cache`` (a dict the caller keeps
+    per game and seat): states are only ever appended, so a poll costs one pass over the moves.
+
+    Args:
+        game: the game.
+        states: ``states[k]`` is the record after the first ``k`` actions (not modified).
+        actions: every action applied, chance outcomes included.
+        seat: the viewing seat, or None for the all-seeing view.
+        cache: the per-position facts of earlier calls on the same game and seat (or None).
+    """
+
+    def __init__(self, game: Game, states: Sequence[np.void], actions: Sequence[int], seat: int | None,
+                 cache: dict[str, list[Any]] | None = None):
+        self.game, self.states, self.actions, self.seat = game, states, actions, seat
+        self.pub = public_module(game)
+        self.cache = cache if cache is not None else {}
+        for key in ("render", "tokens", "new_step", "name", "mover", "chance_seen"):
+            self.cache.setdefault(key, [])
+        self._fill()
+
+    def _fill(self) -> None:
+        game, c, seat = self.game, self.cache, self.seat
+        for j in range(len(c["render"]), len(self.states)):
+            s = self.states[j]
+            text = game.render(s, seat)
+            c["render"].append(text)
+            c["tokens"].append({m.group(0).replace(COPY, "") for m in CARD.finditer(text)})
+            prev = self.states[j - 1] if j else None
+            simultaneous = game.current_player(s) == SIMULTANEOUS
+            # the lowest pending seat acts first: a seat no higher than the last one starts a new step
+            c["new_step"].append(not simultaneous or prev is None or game.current_player(prev) != SIMULTANEOUS
+                                 or game.acting_player(s) <= game.acting_player(prev))
+        for k in range(len(c["name"]), len(self.actions)):
+            s, a = self.states[k], int(self.actions[k])
+            c["name"].append(game.action_to_string(s, a))
+            chance = game.is_chance(s)
+            c["mover"].append(None if chance else int(game.acting_player(s)))
+            c["chance_seen"].append(chance and (seat is None or not self.pub.deals_card(s)
+                                                or a in self.pub.seen_ids(self.states[k + 1], seat)))
+
+    def render(self, j: int) -> str:
+        """The text render of ``states[j]`` for the seat."""
+        return str(self.cache["render"][j])
+
+    def entries(self) -> list[dict[str, Any]]:
+        """Every move so far, as the seat may see it: ``{"step", "seat" (None for chance), "name"}``.
+
+        A move's hidden-ness is judged with everything the seat has seen by now: a simultaneous move
+        shows once its step is complete; a card in another seat's move shows once the seat has seen
+        that card face up (from that move on).
+        """
+        c, n = self.cache, len(self.actions)
+        out: list[dict[str, Any]] = [{}] * n
+        seen: set[str] = set(c["tokens"][n]) if n < len(c["tokens"]) else set()
+        complete = False  # a new step starts after move k, by now
+        for k in range(n - 1, -1, -1):
+            complete = complete or bool(c["new_step"][k + 1])
+            seen |= c["tokens"][k]
+            name, mover = c["name"][k], c["mover"][k]
+            if self.seat is not None:
+                if mover is None:
+                    name = name.replace(COPY, "") if c["chance_seen"][k] else CARD.sub("a card", name)
+                elif mover != self.seat:
+                    if self.pub.HIDDEN_MOVES and not complete:
+                        name = "plays (hidden until every seat has played)"
+                    else:
+                        name = CARD.sub(lambda m: m.group(0).replace(COPY, "")
+                                        if m.group(0).replace(COPY, "") in seen else "a card", name)
+            out[k] = {"step": k, "seat": mover, "name": name}
+        return out
+
+    def hidden_move(self, k: int) -> bool:
+        """Whether another seat's simultaneous move ``k`` is still hidden from the seat."""
+        c = self.cache
+        mover = c["mover"][k]
+        if self.seat is None or mover is None or mover == self.seat or not self.pub.HIDDEN_MOVES:
+            return False
+        return not any(c["new_step"][k + 1:len(self.actions) + 1])
+
+    def thinking_shown(self, k: int, over: bool) -> bool:
+        """Whether the thinking recorded for move ``k`` may be shown to the seat."""
+        if self.seat is None or over:
+            return True
+        return self.game.module.INFO.information == "perfect" and not self.hidden_move(k)
+
+
+def thinking_of(agent: Any, game: Game, s: np.void, chosen: int, top: int = 8) -> dict[str, Any] | None:
+    """What a bot considered for its last move, from its search statistics, or None if it keeps none.
+
+    Reads ``agent.last``: MCTS's ``SearchResult`` (``visits``, ``values``) or the AlphaZero-style
+    agents' dict (``visits``, ``q``, ``prior``). The moves are named in the true state ``s``; who may
+    see them is decided by :meth:`SeatHistory.thinking_shown`.
+
+    Args:
+        agent: the agent that just chose ``chosen`` in ``s``.
+        game: the game.
+        s: the state it chose in (before the move).
+        chosen: the action it chose.
+        top: how many moves to list (most visited first).
+
+    Returns:
+        ``{"visits": total, "value": the chosen move's value in [0, 1], "moves": [{"action", "name",
+        "share", "value", "prior"?}]}``, or None.
+    """
+    last = getattr(agent, "last", None)
+    if last is None:
+        return None
+    get = (lambda k: last.get(k)) if isinstance(last, dict) else (lambda k: getattr(last, k, None))
+    visits = get("visits")
+    values = get("q") if get("q") is not None else get("values")
+    prior = get("prior")
+    if visits is None:
+        return None
+    visits, values = np.asarray(visits, np.float64).reshape(-1), np.asarray(values, np.float64).reshape(-1)
+    prior = None if prior is None else np.asarray(prior, np.float64).reshape(-1)
+    total = float(visits.sum())
+    if total <= 0 or len(visits) != game.num_actions:
+        return None
+    order = [int(a) for a in np.argsort(-visits, kind="stable")[:top] if visits[a] > 0]
+    moves = []
+    for a in order:
+        move = {"action": a, "name": game.action_to_string(s, a), "share": round(float(visits[a]) / total, 4),
+                "value": round(float(values[a]), 4)}
+        if prior is not None:
+            move["prior"] = round(float(prior[a]), 4)
+        moves.append(move)
+    return {"visits": int(total), "value": round(float(values[chosen]), 4), "moves": moves}
+
+
+def seat_view(game: Game, states: Sequence[np.void], actions: Sequence[int], seat: int | None,
+              thinking: dict[int, Any] | None = None, humans: Sequence[int] = (),
+              cache: dict[str, list[Any]] | None = None) -> dict[str, Any]:
+    """Everything the page shows ``seat`` of the position ``states[-1]`` (see the module docstring).
+
+    Args:
+        game: the game.
+        states: the states so far (``states[k]`` after ``k`` actions).
+        actions: the actions so far.
+        seat: the viewing seat, or None for the all-seeing view.
+        thinking: the bots' recorded thinking by move index.
+        humans: the seats played by people (their legal moves are listed when they are to act).
+        cache: kept by the caller per game and seat (see :class:`SeatHistory`).
+
+    Returns:
+        A JSON-ready dict: ``render``, ``picture`` (SVG or None), ``to_act``, ``simultaneous``,
+        ``over``, ``returns`` (at the end), ``legal`` (``[{"action", "name"}]`` for the seat when it is
+        to act), ``history`` and ``thinking`` (the moves whose thinking the seat may see).
+    """
+    s = states[-1]
+    over = game.is_terminal(s)
+    hist = SeatHistory(game, states, actions, seat, cache)
+    to_act = None if over or game.is_chance(s) else game.acting_player(s)
+    acting = to_act is not None and to_act == seat and seat in humans
+    legal = [{"action": a, "name": game.action_to_string(s, a)} for a in game.legal_actions(s)] if acting else []
+    shown = {str(k): v for k, v in (thinking or {}).items() if k < len(actions) and hist.thinking_shown(k, over)}
+    return {"step": len(actions), "seat": seat, "render": hist.render(len(states) - 1),
+            "picture": picture(game, s, seat, clickable=acting), "to_act": to_act,
+            "simultaneous": game.current_player(s) == SIMULTANEOUS, "over": over,
+            "returns": [float(r) for r in game.returns(s)] if over else None,
+            "legal": legal, "history": hist.entries(), "thinking": shown}
