@@ -37,18 +37,17 @@ from octagames.agents.learn.az import PolicyValueNet, SearchConfig
 from octagames.agents.learn.az_selfplay import Learner, ReplayBuffer, SelfPlayWorker, WorkerConfig
 from octagames.agents.learn.distributed import ActorGroup, RayGames, SelfPlayActors, connect
 from octagames.agents.registry import make_agent
-from octagames.core import Game
 from octagames.agents.learn.rollout import RolloutWorker
 from octagames.experiments.train_ppo import TrainConfig
-from octagames.experiments.cli import parse_config, script
+from octagames.experiments.cli import GameArgs, parse_config, script
 
 
 @dataclass(frozen=True)
-class BenchRayConfig:
-    """What to measure (every field is a flag)."""
+class BenchRayConfig(GameArgs):
+    """What to measure (every field is a flag; --game VARIANT, --players, --config as in every verb)."""
 
-    game: str = "octrix"
-    """short game name"""
+    game: str = "octrix-round"
+    """the variant (a single Octrix round by default, as the published figures were measured)"""
     agents: tuple[str, ...] = ("mcts:200", "heuristic")
     """the two agents of the arena games"""
     games: int = 64
@@ -87,8 +86,8 @@ def _best(fn: Any, repeats: int) -> tuple[Any, float]:
 
 def bench_games(cfg: BenchRayConfig) -> dict[str, float]:
     """Arena games/s here and as Ray tasks on 1 and 2 workers."""
-    game = Game(cfg.game)
-    agents = [make_agent(spec, cfg.game) for spec in cfg.agents]
+    game = cfg.make_game()
+    agents = [make_agent(spec, game) for spec in cfg.agents]
     n = game.num_players
     jobs = [(k, tuple((p + k) % 2 for p in range(n)), k) for k in range(cfg.games)]
     here, t_here = _best(lambda: play_games(game, agents, jobs, progress=False), cfg.repeats)
@@ -117,7 +116,8 @@ class _Limited:
 
 def bench_ppo(cfg: BenchRayConfig) -> dict[str, float]:
     """PPO rollout samples/s (env steps/s) here and on 1 and 2 Ray actors."""
-    tc = TrainConfig(game=cfg.game, num_envs=cfg.ppo_envs, num_steps=cfg.ppo_steps, device="cpu", torch_threads=1,
+    tc = TrainConfig(game=cfg.game, players=cfg.players, config=cfg.config, num_envs=cfg.ppo_envs,
+                     num_steps=cfg.ppo_steps, device="cpu", torch_threads=1,
                      eval_opponents=(), progress=False)
     torch.set_num_threads(1)
     worker = RolloutWorker(tc.rollout(), 0)
@@ -135,18 +135,18 @@ def bench_ppo(cfg: BenchRayConfig) -> dict[str, float]:
 
 def bench_az(cfg: BenchRayConfig) -> dict[str, float]:
     """Search-and-learning self-play samples/s here and on 1 and 2 Ray actors."""
-    game = Game(cfg.game)
+    game = cfg.make_game()
     torch.set_num_threads(1)
     net = PolicyValueNet(game.observation_size, game.num_actions, game.num_players, (256, 256), 0, "relu")
     weights = {k: v.clone() for k, v in net.state_dict().items()}
     wc = WorkerConfig(num_games=64, search=SearchConfig(simulations=cfg.az_simulations))
-    worker = SelfPlayWorker(cfg.game, {}, wc, net.spec, seed=0)
+    worker = SelfPlayWorker(*cfg.resolve(), wc, net.spec, seed=0)
     worker.set_weights(weights)
     worker.play(min_samples=64)  # first-call costs out of the measurement
     t_samples, t = _timed(lambda: worker.play(min_samples=cfg.az_samples))
     out = {"here": len(t_samples) / t}
     for actors in (1, 2):
-        group = SelfPlayActors(actors, cfg.game, {}, wc, net.spec, seed=0, address=cfg.ray_address or None)
+        group = SelfPlayActors(actors, *cfg.resolve(), wc, net.spec, seed=0, address=cfg.ray_address or None)
         group.set_weights(weights)
         group.play(min_samples=64 * actors)
         samples, t = _timed(lambda: group.play(min_samples=cfg.az_samples * actors))
@@ -157,11 +157,11 @@ def bench_az(cfg: BenchRayConfig) -> dict[str, float]:
 def bench_learner(cfg: BenchRayConfig) -> dict[str, float]:
     """Gradient steps/s of one CPU learner (one torch thread, batches of 256 from a replay buffer)
     and the new samples/s it keeps up with at replay ratio 4: where actors stop adding speed."""
-    game = Game(cfg.game)
+    game = cfg.make_game()
     torch.set_num_threads(1)
     net = PolicyValueNet(game.observation_size, game.num_actions, game.num_players, (256, 256), 0, "relu")
     learner = Learner(net, 1e-3, 1e-4, 1.0)
-    worker = SelfPlayWorker(cfg.game, {}, WorkerConfig(num_games=32, search=SearchConfig(simulations=8)), net.spec,
+    worker = SelfPlayWorker(*cfg.resolve(), WorkerConfig(num_games=32, search=SearchConfig(simulations=8)), net.spec,
                             seed=0)
     worker.set_weights({k: v.clone() for k, v in net.state_dict().items()})
     buffer = ReplayBuffer(game, 10_000, 32)
