@@ -59,6 +59,15 @@ class CFRAgent(Agent):
         check_config(game.name, catalogue.full_config(game.name, self.trained_on.config), game.config,
                      self.name, self.allow_config_mismatch)
 
+    def reset(self, game: Game, seat: int, seed: int) -> None:
+        """Check the table fits the game (:meth:`check_game`); seed the sampling RNG.
+
+        Raises:
+            ValueError: the table was trained on another game or config (see :meth:`check_game`).
+        """
+        self.check_game(game)
+        super().reset(game, seat, seed)
+
     @classmethod
     def exact(
         cls, game: Game, iterations: int = 1000, config: CFRConfig = CFRConfig(), name: str | None = None

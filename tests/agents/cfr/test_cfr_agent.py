@@ -70,3 +70,11 @@ def test_the_cfr_spec_trains_on_the_variant_it_will_play_and_refuses_another_con
     lenient = make_agent("cfr:2", Game("octrix-round", **small), allow_config_mismatch=True)
     with pytest.warns(UserWarning, match="playing it anyway"):
         lenient.check_game(other)
+
+
+def test_a_cfr_agent_built_by_name_refuses_another_config_at_the_first_reset():
+    from octagames.core import Game
+    agent = make_agent("cfr:2", "achten")  # a name: no check yet, it waits for the first game
+    agent.reset(Game("achten"), 0, seed=0)  # the config it trained on plays
+    with pytest.raises(ValueError, match="deal_penalty=1.0 here, 0.01 in training"):
+        agent.reset(Game("achten-dealer-pays"), 0, seed=0)
