@@ -256,7 +256,8 @@ def _engine(name: str, config: Any) -> _EngineRef:
     key = (name, config)
     ref = _ENGINES.get(key)
     if ref is None:
-        ref = _ENGINES[key] = _EngineRef(name, Game(name, config))
+        # by the game's name: the parameters may override the variant's own fields
+        ref = _ENGINES[key] = _EngineRef(name, Game(catalogue.variant(name).game, config))
     return ref
 
 

@@ -402,18 +402,26 @@ class Game:
         name_or_module: a variant or game name (:mod:`octagames.catalogue`: ``"octa-nl"``, ``"octrix"``
             is the seed's match to 88) or the rules module itself.
         config: a ``Config`` of that game; ``None`` builds one from the variant's fields and ``kwargs``.
+            Given with a variant's name, it must keep that variant's fields (``kwargs`` may override them).
         **kwargs: config fields, when ``config`` is not given.
 
     Raises:
-        ValueError: unknown game name or bad config field.
+        ValueError: unknown game name, bad config field, or a ``config`` that disagrees with the
+            named variant's fields (they are named).
     """
 
     def __init__(self, name_or_module: str | ModuleType, config: Any = None, **kwargs: Any):
+        fixed: dict[str, Any] = {}  # a named variant's own fields, which a given config must keep
+        fixed_by = ""
         if isinstance(name_or_module, str):
             if config is None:  # a variant's fields under the caller's
                 name_or_module, kwargs = catalogue.resolve(name_or_module, **kwargs)
             else:
-                name_or_module = catalogue.variant(name_or_module).game
+                variant = catalogue.variant(name_or_module)
+                if name_or_module not in catalogue.games():
+                    fixed = {k: v for k, v in variant.config.items() if k not in kwargs}
+                    fixed_by = name_or_module
+                name_or_module = variant.game
         self.module = load_module(name_or_module) if isinstance(name_or_module, str) else name_or_module
         fields = [f.name for f in dataclasses.fields(self.module.Config)]
         unknown = sorted(set(kwargs) - set(fields))
@@ -426,6 +434,12 @@ class Game:
             config = dataclasses.replace(config, **kwargs)
         if not isinstance(config, self.module.Config):
             raise ValueError(f"config must be a {self.module.__name__}.Config, got {type(config).__name__}")
+        differ = [f"{k}={getattr(config, k)!r} (the variant has {v!r})" for k, v in fixed.items()
+                  if getattr(config, k) != v]
+        if differ:
+            raise ValueError(f"the config given for variant {fixed_by!r} disagrees with it: {', '.join(differ)}; "
+                             f"give the game's name ({self.module.INFO.name!r}) with that config, or the "
+                             "variant's values")
         self.config = config
         self.info: GameInfo = self.module.INFO
         self.name = self.info.name

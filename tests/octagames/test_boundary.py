@@ -117,6 +117,19 @@ def test_games_pickle_and_copy_by_name_and_config(name):
         assert s.tobytes() == g.new_state(3).tobytes()
 
 
+def test_a_config_given_with_a_variant_name_must_keep_the_variant_fields():
+    from octagames import achten, octrix
+    with pytest.raises(ValueError, match=r"variant 'octrix-round' disagrees with it: match=True \(the variant has "
+                                         r"False\).*game's name \('octrix'\)"):
+        Game("octrix-round", config=octrix.Config())  # the default Config is the match, not one round
+    with pytest.raises(ValueError, match=r"'achten-dealer-pays'.*deal_penalty=0.01 \(the variant has 1.0\)"):
+        Game("achten-dealer-pays", config=achten.Config())
+    kept = Game("octrix-round", config=octrix.Config(match=False, hand_size=4))
+    assert kept.config == octrix.Config(match=False, hand_size=4)
+    assert Game("octrix-round", config=octrix.Config(), match=False).config.match is False  # a field given wins
+    assert Game("octrix", config=octrix.Config(match=False)).config.match is False  # a game's name: any config
+
+
 def test_the_vector_env_checks_seats_and_saved_states():
     env = make("octrix", num_envs=3, seed=0, num_players=2)
     env.reset()
