@@ -1,17 +1,17 @@
 """Train a CFR policy: exact CFR on a small config, or MCCFR on any size.
 
-    octagames train-cfr                                   # CFR+ on a 2p Octrix round, 2 ranks, 2 cards
-    octagames train-cfr --variant dcfr --config ranks=2 hand_size=3
+    octagames train-cfr                                   # CFR+ on octrix-round-small (2p, 2 ranks, 2 cards)
+    octagames train-cfr --cfr-variant dcfr --config hand_size=3
     octagames train-cfr --game spiel:leduc_poker --iterations 2000
-    octagames train-cfr --algorithm mccfr --sampling outcome --config ranks=8 hand_size=8 \\
+    octagames train-cfr --algorithm mccfr --sampling outcome --game octrix-round \\
         --iterations 2000                                 # a full-size Octrix round
     octagames train-cfr --game achten-dealer-pays --config ranks=3 low_rank=7 turn_cap=2 \\
-        --deal-pool 32 --variants cfr linear dcfr         # 2p Achten, 32 deals
+        --deal-pool 32 --cfr-variants cfr linear dcfr     # 2p Achten, 32 deals
     ... --deal-pool 32 --deal-pool-per-view 8 ...         # 4 chooser views x 8 deals
 
 Exact CFR flattens the game once (:func:`octagames.agents.cfr.tree.flatten`) and reports the
-NashConv of the average policy along the way; ``variants`` adds the curves of
-other exact variants on the same tree. The NashConv of uniform random play and,
+NashConv of the average policy along the way; ``cfr_variants`` adds the curves of
+other exact CFR variants on the same tree. The NashConv of uniform random play and,
 for trees up to ``heuristic_max_nodes``, of the game's heuristic agent
 (:func:`octagames.agents.cfr.exploitability.agent_policy`: its choice at every information set) are
 reported beside them. MCCFR runs on the engine kernels; its NashConv is reported
@@ -31,7 +31,7 @@ deals a player cannot tell apart, so ``deal_pool_per_view=m`` draws each deal wi
 first decision). The arena evaluation is skipped then (arena games deal from the
 full game, off the pool).
 
-Outputs under ``out_dir``: ``train_cfr.json`` (config, curve, final figures), a PNG
+Outputs under ``run_dir``: ``train_cfr.json`` (config, curve, final figures), a PNG
 curve and the checkpoint (``checkpoint.npz``, see ``CFRSolver.save``/``MCCFRSolver.save``).
 The default folder is named like the other trainers' (:func:`octagames.experiments.trainer.default_run_dir`):
 ``runs/<algorithm>/<variant>-<players>p-<config digest>-s<seed>`` (``runs/cfr/spiel-<name>-s<seed>``
@@ -72,16 +72,16 @@ OUTPUTS = ("train_cfr.json", "train_cfr.png", "checkpoint.npz")
 class TrainCFRConfig(GameArgs):
     """Settings of one CFR training run."""
 
-    game: str = "octrix-round"
+    game: str = "octrix-round-small"
     """a variant of our games (octagames list), or a pyspiel game as ``spiel:<name>`` (e.g. spiel:kuhn_poker)"""
-    config: tuple[str, ...] = ("ranks=2", "hand_size=2")
+    config: tuple[str, ...] = ()
     """config fields of our game over the variant's, as key=value (ignored for pyspiel games)"""
     algorithm: str = "cfr"
     """``cfr`` (exact, vectorised over the flattened tree) or ``mccfr`` (sampled, on the engine)"""
-    variant: str = "cfr+"
+    cfr_variant: str = "cfr+"
     """exact CFR variant: cfr, cfr+, linear or dcfr"""
-    variants: tuple[str, ...] = ()
-    """exact CFR: further variants run on the same tree for comparison curves (e.g. cfr linear dcfr)"""
+    cfr_variants: tuple[str, ...] = ()
+    """exact CFR: further CFR variants run on the same tree for comparison curves (e.g. cfr linear dcfr)"""
     alternating: bool = True
     """alternating (True) or simultaneous (False) updates"""
     alpha: float = 1.5
@@ -110,10 +110,10 @@ class TrainCFRConfig(GameArgs):
     """opponents for the arena evaluation (names for ``octagames.agents.registry.make_agent``)"""
     seed: int = 0
     """seed of MCCFR, of the deal pool and of the evaluation games"""
-    out_dir: str = ""
+    run_dir: str = ""
     """output folder (default runs/<algorithm>/<variant>-<players>p-<config digest>-s<seed>)"""
     overwrite: bool = False
-    """replace the run in out_dir (its files are removed first)"""
+    """replace the run in run_dir (its files are removed first)"""
     quick: bool = False
     """tiny budget for tests (iterations <= 20, eval_games <= 4)"""
 
@@ -121,10 +121,10 @@ class TrainCFRConfig(GameArgs):
         if not self.game.startswith("spiel:"):  # pyspiel checks its own games when it loads them
             super().__post_init__()
 
-    def resolved_out_dir(self) -> Path:
-        """``out_dir``, or the default folder of this algorithm, game and seed."""
-        if self.out_dir:
-            return Path(self.out_dir)
+    def resolved_run_dir(self) -> Path:
+        """``run_dir``, or the default folder of this algorithm, game and seed."""
+        if self.run_dir:
+            return Path(self.run_dir)
         if self.game.startswith("spiel:"):
             return Path("runs") / self.algorithm / f"spiel-{self.game[len('spiel:'):]}-s{self.seed}"
         return default_run_dir(self.algorithm, *self.resolve(), self.seed)
@@ -194,9 +194,10 @@ def _check(cfg: TrainCFRConfig) -> None:
     """Refuse bad settings with a ValueError naming the field and its valid values."""
     if cfg.algorithm not in ("cfr", "mccfr"):
         raise ValueError(f"algorithm={cfg.algorithm!r} is not valid; valid values: ['cfr', 'mccfr']")
-    for v in (cfg.variant, *cfg.variants):
+    for v in (cfg.cfr_variant, *cfg.cfr_variants):
         if v not in VARIANTS:
-            raise ValueError(f"variant {v!r} (variant/variants) is not valid; valid values: {list(VARIANTS)}")
+            raise ValueError(f"cfr_variant {v!r} (cfr_variant/cfr_variants) is not valid; "
+                             f"valid values: {list(VARIANTS)}")
     if cfg.deal_pool < 0:
         raise ValueError(f"deal_pool={cfg.deal_pool} is not valid; it must be 0 (full deal) or a count >= 1")
     if cfg.deal_pool_per_view < 1:
@@ -243,7 +244,7 @@ def main(cfg: TrainCFRConfig) -> dict:
     _check(cfg)
     iterations = min(cfg.iterations, 20) if cfg.quick else cfg.iterations
     eval_games = min(cfg.eval_games, 4) if cfg.quick else cfg.eval_games
-    out_dir = cfg.resolved_out_dir()
+    out_dir = cfg.resolved_run_dir()
     start = claim_run_dir(out_dir, False, cfg.overwrite, OUTPUTS, can_resume=False)
     game: Game | None = None
     roots = None
@@ -290,14 +291,14 @@ def main(cfg: TrainCFRConfig) -> dict:
                 result["heuristic_s"] = time.perf_counter() - t0
     if cfg.algorithm == "cfr":
         assert tree is not None
-        solver: Any = CFRSolver(tree, CFRConfig(cfg.variant, cfg.alternating, cfg.alpha, cfg.beta, cfg.gamma))
+        solver: Any = CFRSolver(tree, CFRConfig(cfg.cfr_variant, cfg.alternating, cfg.alpha, cfg.beta, cfg.gamma))
         policy_on_tree = solver.average_policy
     else:
         assert game is not None
         solver = MCCFRSolver(game, cfg.sampling, seed=cfg.seed)
         policy_on_tree = (lambda: solver.table_policy().to_tree(tree)) if tree is not None else None
-    label = cfg.variant if cfg.algorithm == "cfr" else cfg.sampling
-    result["out_dir"] = str(out_dir)
+    label = cfg.cfr_variant if cfg.algorithm == "cfr" else cfg.sampling
+    result["run_dir"] = str(out_dir)
     result["curve"], spent, done = _curve(
         solver, policy_on_tree, tree, iterations, cfg.eval_points, f"{cfg.algorithm} {label} {cfg.game}"
     )
@@ -306,15 +307,15 @@ def main(cfg: TrainCFRConfig) -> dict:
         result["final_nash_conv"] = result["curve"][-1]["nash_conv"]
     if isinstance(solver, CFRSolver):
         result["average_policy_values"] = solver.root_values().tolist()
-        others = [v for v in dict.fromkeys(cfg.variants) if v != cfg.variant]
+        others = [v for v in dict.fromkeys(cfg.cfr_variants) if v != cfg.cfr_variant]
         if others:
-            result["variants"] = {}
+            result["cfr_variants"] = {}
         for v in others:
             other = CFRSolver(tree, CFRConfig(v, cfg.alternating, cfg.alpha, cfg.beta, cfg.gamma))
             curve, s_spent, s_done = _curve(
                 other, other.average_policy, tree, iterations, cfg.eval_points, f"cfr {v} {cfg.game}"
             )
-            result["variants"][v] = {
+            result["cfr_variants"][v] = {
                 "curve": curve,
                 "final_nash_conv": curve[-1]["nash_conv"],
                 "seconds_per_iteration": s_spent / max(s_done, 1),
@@ -337,6 +338,16 @@ def main(cfg: TrainCFRConfig) -> dict:
     return result
 
 
+def _cfr_variant(cfg: dict) -> str:
+    """The exact CFR variant a saved config names (``variant`` in runs before it was ``cfr_variant``)."""
+    return cfg.get("cfr_variant", cfg.get("variant", "cfr+"))
+
+
+def _other_curves(result: dict) -> dict:
+    """The comparison runs of a saved result (``variants`` in runs before it was ``cfr_variants``)."""
+    return result.get("cfr_variants", result.get("variants", {}))
+
+
 def _plot(result: dict, path: Path) -> None:
     import matplotlib
 
@@ -347,8 +358,8 @@ def _plot(result: dict, path: Path) -> None:
     c = result["curve"]
     cfg = result["config"]
     if c and "nash_conv" in c[0]:
-        curves = {(cfg["variant"] if cfg["algorithm"] == "cfr" else "average policy"): c}
-        curves.update({v: r["curve"] for v, r in result.get("variants", {}).items()})
+        curves = {(_cfr_variant(cfg) if cfg["algorithm"] == "cfr" else "average policy"): c}
+        curves.update({v: r["curve"] for v, r in _other_curves(result).items()})
         for label, cv in curves.items():
             ax.loglog(
                 [p["iteration"] for p in cv], [max(p["nash_conv"], 1e-12) for p in cv], "o-", label=label
@@ -365,7 +376,7 @@ def _plot(result: dict, path: Path) -> None:
     pool = f", pool of {cfg['deal_pool']} deals{per_view}" if cfg.get("deal_pool") else ""
     ax.set(
         xlabel="iteration",
-        title=f"{cfg['algorithm']} ({cfg['variant'] if cfg['algorithm'] == 'cfr' else cfg['sampling']}) "
+        title=f"{cfg['algorithm']} ({_cfr_variant(cfg) if cfg['algorithm'] == 'cfr' else cfg['sampling']}) "
         f"on {cfg['game']}{pool}",
     )
     if "game" in result:
@@ -399,9 +410,9 @@ def _report(result: dict) -> None:
             f"  heuristic agent NashConv {result['heuristic_nash_conv']:.4f} "
             f"(values {[round(v, 4) for v in result['heuristic_values']]})"
         )
-    label = cfg["variant"] if cfg["algorithm"] == "cfr" else cfg["sampling"]
+    label = _cfr_variant(cfg) if cfg["algorithm"] == "cfr" else cfg["sampling"]
     for name, curve, spi in [(label, result["curve"], result["seconds_per_iteration"])] + [
-        (v, r["curve"], r["seconds_per_iteration"]) for v, r in result.get("variants", {}).items()
+        (v, r["curve"], r["seconds_per_iteration"]) for v, r in _other_curves(result).items()
     ]:
         print(f"  {name}:")
         for p in curve:

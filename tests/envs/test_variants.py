@@ -24,7 +24,7 @@ import octagames.envs
 from octagames import catalogue
 from octagames.core import make_game
 from octagames.envs import GYMNASIUM_IDS, GYMNASIUM_MODULE_IDS, gymnasium_id, make_env, make_parallel_env
-from octagames.experiments.cli import GameArgs, parse_with_stdlib
+from octagames.experiments.cli import GameArgs, GamesArgs, parse_with_stdlib
 from octagames.experiments.main import VERBS, module_of
 
 pyspiel = pytest.importorskip("pyspiel")
@@ -48,28 +48,23 @@ def _pettingzoo_module(name: str, num_players: int | None) -> Any:
 
 
 def _verb_configs() -> dict[str, type]:
-    """Every verb whose options are the shared game options (``GameArgs``): verb -> its config class."""
+    """Every verb whose options are the shared game options (``GameArgs``, or ``GamesArgs`` for the
+    verbs of several games): verb -> its config class."""
     out = {}
     for verb in VERBS:
         module = importlib.import_module(module_of(verb))
         for obj in vars(module).values():
-            if (isinstance(obj, type) and issubclass(obj, GameArgs) and obj.__module__ == module.__name__
-                    and dataclasses.is_dataclass(obj)):
+            if (isinstance(obj, type) and issubclass(obj, (GameArgs, GamesArgs))
+                    and obj.__module__ == module.__name__ and dataclasses.is_dataclass(obj)):
                 out[verb] = obj
     return out
-
-
-#: the defaults a verb adds over the variant on purpose (train-cfr trains a small Octrix round unless
-#: told otherwise): the walk passes an empty --config to it
-_OWN_DEFAULT_CONFIG = {"train-cfr"}
 
 
 def _verb_face(verb: str, cls: type) -> Callable[[str, int | None], Any]:
     def build(name: str, num_players: int | None) -> Any:
         args = ["--game", name] + ([] if num_players is None else ["--players", str(num_players)])
-        if verb in _OWN_DEFAULT_CONFIG:
-            args += ["--config"]
-        return parse_with_stdlib(cls, args).make_game().config
+        parsed = parse_with_stdlib(cls, args)
+        return (parsed.entries()[0] if isinstance(parsed, GamesArgs) else parsed).make_game().config
     return build
 
 
@@ -166,7 +161,7 @@ def test_a_face_refuses_an_unknown_name_listing_the_valid_ones():
         pyspiel.load_game("octagames_octa_de")
     octrix_v0 = importlib.import_module("octagames.envs.octrix_v0")
     with pytest.raises(ValueError, match=r"variant='octa-nl' is not valid for octrix; valid values: "
-                                         r"\['octrix', 'octrix-round', 'octrix-partnership'\]"):
+                                         r"\['octrix', 'octrix-round', 'octrix-round-small', 'octrix-partnership'\]"):
         octrix_v0.env(variant="octa-nl")
     with pytest.raises(ValueError, match=r"game='octa-nl' is not valid for OctrixEnv"):
         gymnasium.make("octagames/Octrix-v0", game="octa-nl")
@@ -203,7 +198,8 @@ def test_variants_survive_pickles_and_saves():
 
 def test_the_walk_covers_every_single_game_verb_and_every_zoo_model():
     verbs = _verb_configs()
-    assert {"play", "evaluate", "tournament", "train-ppo", "train-az", "train-cfr"} <= set(verbs)
+    assert {"play", "evaluate", "tournament", "train-ppo", "train-az", "train-cfr", "bench-ray",
+            "bench", "bench-ppo", "bench-mcts", "bench-startup", "warmup", "fuzz"} <= set(verbs)
     az = pytest.importorskip("octagames.agents.learn.az")
     for name in az.zoo_variants():  # every zoo model is compared with its variant at its own seat count
         card = az.zoo_card(name)["config"]

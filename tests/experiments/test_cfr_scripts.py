@@ -14,7 +14,7 @@ from octagames.agents.cfr.tree import GameSource, deal_pool, flatten, flatten_sp
 from octagames.agents.cfr.mccfr import MCCFRSolver
 from octagames.experiments.bench_cfr import BenchCFRConfig
 from octagames.experiments.bench_cfr import main as bench_main
-from octagames.experiments.cli import parse_game_config
+from octagames.experiments.cli import parse_game_config, parse_with_stdlib
 from octagames.experiments.train_cfr import TrainCFRConfig
 from octagames.experiments.train_cfr import main as train_main
 from octagames import catalogue
@@ -58,7 +58,7 @@ def test_bench_cfr_quick(tmp_path):
 
 
 def test_train_cfr_exact_quick(tmp_path):
-    result = train_main(TrainCFRConfig(quick=True, out_dir=str(tmp_path), eval_points=4))
+    result = train_main(TrainCFRConfig(quick=True, run_dir=str(tmp_path), eval_points=4))
     assert (tmp_path / "train_cfr.png").stat().st_size > 0
     data = json.loads((tmp_path / "train_cfr.json").read_text())
     assert data["curve"][-1]["iteration"] == 20
@@ -73,17 +73,17 @@ def test_train_cfr_exact_quick(tmp_path):
 
 
 def test_train_cfr_spiel_and_mccfr_quick(tmp_path):
-    train_main(TrainCFRConfig(game="spiel:kuhn_poker", quick=True, out_dir=str(tmp_path / "kuhn")))
+    train_main(TrainCFRConfig(game="spiel:kuhn_poker", quick=True, run_dir=str(tmp_path / "kuhn")))
     solver = CFRSolver.load(tmp_path / "kuhn" / "checkpoint.npz", flatten_spiel("kuhn_poker"))
     assert solver.iteration == 20
     train_main(
         TrainCFRConfig(
             algorithm="mccfr",
             sampling="outcome",
-            config=(),
+            game="octrix-round",
             eval_tree=False,
             quick=True,
-            out_dir=str(tmp_path / "mc"),
+            run_dir=str(tmp_path / "mc"),
         )
     )
     data = json.loads((tmp_path / "mc" / "train_cfr.json").read_text())
@@ -101,11 +101,11 @@ def test_train_cfr_achten_deal_pool_quick(tmp_path):
             config=config,
             deal_pool=8,
             deal_pool_per_view=2,
-            variants=("cfr", "cfr+", "dcfr"),
+            cfr_variants=("cfr", "cfr+", "dcfr"),
             eval_points=3,
             quick=True,
             seed=2,
-            out_dir=str(tmp_path),
+            run_dir=str(tmp_path),
         )
     )
     assert (tmp_path / "train_cfr.png").stat().st_size > 0
@@ -115,8 +115,8 @@ def test_train_cfr_achten_deal_pool_quick(tmp_path):
     # seat 1 chooses first: its first-choice information sets hold two deals each
     assert pool["first_decision_infosets"][1] == 4 and pool["infosets_over_several_deals"][1] >= 4
     # CFR+ (the main variant) and the two others, each with a curve to 20 iterations
-    assert set(data["variants"]) == {"cfr", "dcfr"}
-    for curve in [data["curve"]] + [v["curve"] for v in data["variants"].values()]:
+    assert set(data["cfr_variants"]) == {"cfr", "dcfr"}
+    for curve in [data["curve"]] + [v["curve"] for v in data["cfr_variants"].values()]:
         assert curve[-1]["iteration"] == 20 and curve[-1]["nash_conv"] < data["uniform_nash_conv"]
     assert 0 < data["heuristic_nash_conv"] < data["uniform_nash_conv"]
     assert "arena" not in result and "off the pool" in result["arena_skipped"]
@@ -135,31 +135,34 @@ def test_train_cfr_achten_deal_pool_quick(tmp_path):
         (dict(deal_pool=4, game="spiel:kuhn_poker"), "deal_pool"),
         (dict(deal_pool=-1), "deal_pool"),
         (dict(deal_pool=4, deal_pool_per_view=0), "deal_pool_per_view"),
-        (dict(variants=("cfr++",)), "variant"),
+        (dict(cfr_variants=("cfr++",)), "cfr_variant"),
         (dict(algorithm="sgd"), "algorithm"),
     ],
 )
 def test_train_cfr_refuses_bad_settings(tmp_path, kwargs, field):
     with pytest.raises(ValueError, match=field):
-        train_main(TrainCFRConfig(quick=True, out_dir=str(tmp_path), **kwargs))
+        train_main(TrainCFRConfig(quick=True, run_dir=str(tmp_path), **kwargs))
 
 
 def test_train_cfr_names_its_folder_from_the_game_and_refuses_to_write_over_a_run(tmp_path, monkeypatch, capsys):
     digest = catalogue.config_digest("octrix", {"match": False, "ranks": 2, "hand_size": 2})
-    assert TrainCFRConfig().resolved_out_dir() == Path(f"runs/cfr/octrix-round+hand_size=2+ranks=2-2p-{digest}-s0")
-    assert TrainCFRConfig(algorithm="mccfr", game="octa-nl", config=(), seed=3).resolved_out_dir().name.startswith(
+    assert TrainCFRConfig().resolved_run_dir() == Path(f"runs/cfr/octrix-round-small-2p-{digest}-s0")
+    assert TrainCFRConfig(algorithm="mccfr", game="octa-nl", config=(), seed=3).resolved_run_dir().name.startswith(
         "octa-nl-2p-")
-    assert TrainCFRConfig(game="spiel:kuhn_poker").resolved_out_dir() == Path("runs/cfr/spiel-kuhn_poker-s0")
+    assert TrainCFRConfig(game="spiel:kuhn_poker").resolved_run_dir() == Path("runs/cfr/spiel-kuhn_poker-s0")
     monkeypatch.chdir(tmp_path)
     cfg = TrainCFRConfig(quick=True, eval_points=2, eval_games=0, iterations=5)
     train_main(cfg)
-    run = tmp_path / TrainCFRConfig().resolved_out_dir()
+    run = tmp_path / TrainCFRConfig().resolved_run_dir()
     assert capsys.readouterr().out.splitlines()[0] == (
-        f"train_cfr: {TrainCFRConfig().resolved_out_dir()} (octrix-round+hand_size=2+ranks=2-2p, config {digest}, "
+        f"train_cfr: {TrainCFRConfig().resolved_run_dir()} (octrix-round-small-2p, config {digest}, "
         "seed 0): new run")
     assert json.loads((run / "train_cfr.json").read_text())["curve"][-1]["iteration"] == 5
     with pytest.raises(ValueError, match=r"holds a run already \(train_cfr.json, train_cfr.png, checkpoint.npz\): "
-                                         r"pass --overwrite to replace it, or choose another folder"):
+                                         r"pass --overwrite to replace it, or choose another folder "
+                                         r"with --run-dir"):
         train_main(dataclasses.replace(cfg, iterations=3))
+    # the flag the refusal names is the verb's own
+    assert parse_with_stdlib(TrainCFRConfig, ["--run-dir", "elsewhere"]).resolved_run_dir() == Path("elsewhere")
     train_main(dataclasses.replace(cfg, iterations=3, overwrite=True))
     assert json.loads((run / "train_cfr.json").read_text())["curve"][-1]["iteration"] == 3
