@@ -83,10 +83,11 @@ def evaluate(cfg: EvalConfig) -> dict[str, Any]:
     def build(spec: str) -> Agent:
         return make_agent(spec, game, allow_config_mismatch=cfg.allow_model_mismatch)
 
-    for spec in (cfg.agent, *cfg.opponents):  # a bad spec, a model of another config: refused before a game
-        build(spec)
+    # each spec built once (a cfr:N trains once), so a bad spec or a model of another config is refused
+    # before a game; one agent may sit in several seats (the arena resets it for each, as the round robin does)
+    built = {spec: build(spec) for spec in dict.fromkeys((cfg.agent, *cfg.opponents))}
     for spec in cfg.opponents:
-        agents = [build(cfg.agent)] + [build(spec) for _ in range(n - 1)]
+        agents = [built[cfg.agent]] + [built[spec]] * (n - 1)
         journal = open_journal(Path(cfg.out_dir) / stem / f"{_slug(spec)}.games.jsonl", cfg.resume,
                                {"game": name, "config": config, "agent": cfg.agent, "opponent": spec,
                                 "games": cfg.games, "seed": cfg.seed})

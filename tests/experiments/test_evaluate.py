@@ -35,6 +35,22 @@ def test_each_opponent_gets_a_match_on_the_same_deals(tmp_path):
     assert mirror[0]["wins"] == mirror[1]["losses"] and mirror[0]["draws"] == mirror[1]["draws"]
 
 
+def test_each_agent_spec_is_built_once(tmp_path, monkeypatch):
+    import octagames.experiments.evaluate as evaluate_module
+    built = []
+
+    def counting(spec, game, **kwargs):
+        built.append(spec)
+        return make_agent(spec, game, **kwargs)
+
+    monkeypatch.setattr(evaluate_module, "make_agent", counting)
+    cfg = EvalConfig(game="octrix-round", agent="heuristic", opponents=("random", "heuristic"), games=2,
+                     config=("ranks=4", "hand_size=4"), players=3, out_dir=str(tmp_path), progress=False)
+    out = evaluate(cfg)
+    assert sorted(built) == ["heuristic", "random"]  # a trained agent (cfr:N) would train once
+    assert [r["games"] for r in out["results"]] == [2, 2]
+
+
 def test_bad_settings_name_the_field():
     with pytest.raises(ValueError, match="game='chess'.*valid values"):
         EvalConfig(game="chess")
