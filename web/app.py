@@ -41,7 +41,7 @@ from starlette.responses import FileResponse, JSONResponse
 from starlette.routing import Mount, Route
 from starlette.staticfiles import StaticFiles
 
-from octagames import catalogue
+from octagames import catalogue, records
 from octagames.agents.base import Agent, make_turn
 from octagames.agents.registry import AGENTS, make_agent
 from octagames.core import Game, IllegalActionError, make_game
@@ -51,7 +51,6 @@ STATIC = Path(__file__).resolve().parent / "static"
 #: the folders under the served folder whose files a replay may open
 REPLAY_FOLDERS = ("runs", "docs/leaderboard")
 HUMAN = "human"
-RECORD_FORMAT = "octagames-record-1"  # docs/records.md
 
 
 class RequestError(Exception):
@@ -169,15 +168,13 @@ class Session:
         over = g.is_terminal(self.states[-1])
         config = catalogue.full_config(g.name, g.config)
         players = [-1 if g.is_chance(s) else int(g.acting_player(s)) for s in self.states[:-1]]
-        thinking = {str(k): {"policy": {str(m["action"]): m["share"] for m in t["moves"]}, "value": t["value"]}
+        thinking = {k: {"policy": {m["action"]: m["share"] for m in t["moves"]}, "value": t["value"]}
                     for k, t in self.thinking.items() if t is not None}
-        return {"format": RECORD_FORMAT, "game": g.name, "variant": catalogue.variant_name(g.name, config),
-                "config": config, "seed": self.seed, "agents": self.seats, "actions": self.actions,
-                "players": players,
-                "names": [g.action_to_string(self.states[k], a) for k, a in enumerate(self.actions)],
-                "thinking": thinking,
-                "returns": [float(r) for r in g.returns(self.states[-1])] if over else None,
-                "length": len(self.actions), "meta": {"source": "octagames serve"}}
+        names = [g.action_to_string(self.states[k], a) for k, a in enumerate(self.actions)]
+        returns = [float(r) for r in g.returns(self.states[-1])] if over else None
+        return records.GameRecord(g.name, catalogue.variant_name(g.name, config), config, self.seed, list(self.seats),
+                                  list(self.actions), players, names, returns, thinking,
+                                  {"source": "octagames serve"}).to_dict()
 
 
 @dataclass
@@ -338,29 +335,31 @@ class Server:
             text, label = str(body["text"]), str(body.get("name", "uploaded file"))
         else:
             raise RequestError("open a replay with {\"path\": \"runs/...\"} or {\"text\": <the file's content>}")
-        records = load_records(text)
-        if not records:
-            raise RequestError(f"{label} holds no game record (a record, or a journal with records)")
+        items = load_records(text)
+        if not items:
+            raise RequestError(f"{label} holds no game record (a record, or a journal whose rows keep records)")
         index = int(body.get("index", 0))
-        if not 0 <= index < len(records):
-            raise RequestError(f"{label} holds {len(records)} games; index must be 0..{len(records) - 1}")
-        rec = records[index]
-        try:
-            game, actions, seed = record_game(rec)
-            states = [game.new_state(seed)]
-            for a in actions:
+        if not 0 <= index < len(items):
+            raise RequestError(f"{label} holds {len(items)} games; index must be 0..{len(items) - 1}")
+        try:  # a file is untrusted input: read field by field, then replayed through the rules
+            rec = records.GameRecord.from_dict(items[index])
+            records.check(rec)
+            game = rec.make_game()
+            actions = [int(x) for x in rec.actions]
+            states = [game.new_state(rec.seed)]
+            for action in actions:
                 s = game.clone(states[-1])
-                game.apply_action(s, a)
+                game.apply_action(s, action)
                 states.append(s)
         except (KeyError, TypeError, ValueError) as e:
             raise RequestError(f"{label}: game {index} is not a valid record: {e}") from e
-        thinking = {int(k): page_thinking(game, states[int(k)], v) for k, v in (rec.get("thinking") or {}).items()
+        thinking = {int(k): page_thinking(game, states[int(k)], v) for k, v in rec.thinking.items()
                     if 0 <= int(k) < len(actions)}
         title = f"{label} #{index}: {catalogue.describe(game.name, game.config)}"
         replay = Replay(secrets.token_urlsafe(9), title, game, states, actions, thinking,
-                        [str(a) for a in rec.get("agents", [])])
+                        [str(x) for x in rec.agents])
         self.replays[replay.id] = replay
-        return replay, len(records)
+        return replay, len(items)
 
     def replay(self, rid: str) -> Replay:
         """The replay ``rid``. Raises RequestError (404) for an unknown id."""
@@ -370,8 +369,9 @@ class Server:
 
 
 def load_records(text: str) -> list[dict[str, Any]]:
-    """The game records in a file's text: one record (JSON), a list of them, or a JSON-lines journal
-    whose lines carry a record (``{"record": {...}}``) or are records."""
+    """The game records in a file's text, unchecked (:class:`octagames.records.GameRecord` checks one):
+    one record (JSON), a list of them, or a JSON-lines journal whose rows keep a record
+    (``{"record": {...}}``; :func:`octagames.records.load` reads the same from a path)."""
     text = text.strip()
     try:
         whole = json.loads(text)
@@ -390,18 +390,6 @@ def load_records(text: str) -> list[dict[str, Any]]:
         if isinstance(item, dict) and "actions" in item and ("variant" in item or "game" in item):
             out.append(item)
     return out
-
-
-def record_game(rec: dict[str, Any]) -> tuple[Game, list[int], int]:
-    """The game, actions and seed of a record (its config fields over its variant's).
-
-    Raises:
-        ValueError, KeyError: a record the rules refuse.
-    """
-    config = dict(rec.get("config") or {})
-    # a record names its rules package and every config field; a variant name may carry "+field=value"
-    game = make_game(str(rec.get("game") or rec["variant"]), **config)
-    return game, [int(a) for a in rec["actions"]], int(rec.get("seed", 0))
 
 
 def page_thinking(game: Game, s: np.void, told: dict[str, Any]) -> dict[str, Any] | None:

@@ -1,0 +1,174 @@
+"""The page in a real browser: headless Chromium (Debian's chromium and chromium-driver) through Selenium
+plays a game of each game against its zoo bot by clicking, and steps through a replay; it saves each
+game's page as a screenshot in docs/img/web_<game>.png when OCTAGAMES_SCREENSHOTS=1."""
+
+from __future__ import annotations
+
+import json
+import os
+import shutil
+import socket
+import threading
+import time
+from pathlib import Path
+
+import pytest
+
+pytest.importorskip("starlette", reason="the web extra: pip install 'octagames[web]'")
+uvicorn = pytest.importorskip("uvicorn", reason="the web extra: pip install 'octagames[web]'")
+webdriver = pytest.importorskip("selenium.webdriver", reason="the web extra: pip install 'octagames[web]'")
+pytest.importorskip("torch", reason="the zoo bots need the train extra: pip install 'octagames[train]'")
+
+from selenium.common.exceptions import StaleElementReferenceException  # noqa: E402
+from selenium.webdriver.common.by import By  # noqa: E402
+
+from octagames.web.app import create_app  # noqa: E402
+
+CHROMIUM, DRIVER = shutil.which("chromium"), shutil.which("chromedriver")
+ROOT = Path(__file__).resolve().parents[2]
+#: one variant of each game that a zoo model plays, and the bot's small search budget
+GAMES = [("octrix", "zoo:octrix:8"), ("achten-dealer-pays", "zoo:achten-dealer-pays:8"),
+         ("octiles-fixed-start", "zoo:octiles-fixed-start:8"), ("octa-nl", "zoo:octa-nl:8")]
+#: clicks per game (a whole Octrix match or Octa game takes hundreds of moves): the game is played
+#: by clicking up to here
+CLICKS = 6
+
+pytestmark = pytest.mark.skipif(
+    CHROMIUM is None or DRIVER is None,
+    reason="no Chromium: apt-get install chromium chromium-driver (Debian) runs the browser test")
+
+
+@pytest.fixture(scope="module")
+def served(tmp_path_factory):
+    with socket.socket() as sock:
+        sock.bind(("127.0.0.1", 0))
+        port = sock.getsockname()[1]
+    root = tmp_path_factory.mktemp("served")
+    (root / "runs").mkdir()
+    server = uvicorn.Server(uvicorn.Config(create_app(root), host="127.0.0.1", port=port, log_level="warning"))
+    thread = threading.Thread(target=server.run, daemon=True)
+    thread.start()
+    while not server.started:
+        time.sleep(0.05)
+    yield f"http://127.0.0.1:{port}/", root
+    server.should_exit = True
+    thread.join(10)
+
+
+@pytest.fixture(scope="module")
+def browser():
+    options = webdriver.ChromeOptions()
+    options.binary_location = CHROMIUM
+    for arg in ("--headless=new", "--no-sandbox", "--disable-gpu", "--disable-dev-shm-usage", "--window-size=1280,1000"):
+        options.add_argument(arg)
+    # the driver Debian installs: selenium-manager downloads nothing
+    driver = webdriver.Chrome(options=options, service=webdriver.ChromeService(executable_path=DRIVER))
+    driver.implicitly_wait(0)
+    yield driver
+    driver.quit()
+
+
+def wait(driver, condition, timeout: float = 60.0):
+    end = time.time() + timeout
+    while time.time() < end:
+        value = condition(driver)
+        if value:
+            return value
+        time.sleep(0.05)
+    raise AssertionError(f"timed out; status: {driver.find_element(By.ID, 'status').text!r}, "
+                         f"error: {driver.find_element(By.ID, 'error').text!r}")
+
+
+def my_turn_or_over(driver) -> str:
+    body = driver.find_element(By.TAG_NAME, "body")
+    error = driver.find_element(By.ID, "error").text
+    assert not error, error
+    return "over" if body.get_attribute("data-over") == "1" else "mine" if body.get_attribute("data-my-turn") == "1" else ""
+
+
+def test_browser_plays_each_game_against_a_zoo_bot_by_clicking_and_steps_through_a_replay(served, browser):
+    url, root = served
+    shots = os.environ.get("OCTAGAMES_SCREENSHOTS") == "1"
+    seconds: dict[str, float] = {}
+    for variant, bot in GAMES:
+        browser.get(url)
+        wait(browser, lambda d: d.find_elements(By.CSS_SELECTOR, f"#variant option[value='{variant}']"))
+        assert len(browser.find_elements(By.CSS_SELECTOR, "#catalogue tbody tr")) >= 12  # every variant named
+        browser.find_element(By.CSS_SELECTOR, f"#variant option[value='{variant}']").click()
+        seat1 = browser.find_element(By.ID, "seat-1")
+        seat1.clear()
+        seat1.send_keys(bot)
+        start = time.time()
+        browser.find_element(By.ID, "start").click()
+        clicks = 0
+        while clicks < CLICKS:
+            if wait(browser, my_turn_or_over) == "over":
+                break
+            step = int(browser.find_element(By.TAG_NAME, "body").get_attribute("data-step"))
+            on_picture = browser.find_elements(By.CSS_SELECTOR, "#picture [data-action]")
+            target = on_picture[0] if on_picture else browser.find_element(By.CSS_SELECTOR, "#legal button.move")
+            try:
+                target.click()
+            except StaleElementReferenceException:  # the page redrew the table between finding and clicking
+                continue
+            clicks += 1
+            wait(browser, lambda d: int(d.find_element(By.TAG_NAME, "body").get_attribute("data-step")) > step)
+        assert clicks > 0
+        seconds[variant] = round(time.time() - start, 1)
+        # the history is read in one script (the page redraws while the bot plays); the bot has moved by now
+        # or moves next
+        wait(browser, lambda d: any(line.startswith("P1") for line in texts(d, "#history li")))
+        assert any(line.startswith("P0") for line in texts(browser, "#history li")), "our clicks moved"
+        if shots:
+            browser.save_screenshot(str(ROOT / "docs" / "img" / f"web_{variant.split('-')[0]}.png"))
+
+    # a replay: a record of a game of bots, opened from runs/ by path, stepped forward and back
+    browser.get(url)
+    wait(browser, lambda d: d.find_elements(By.ID, "replay-path"))
+    record = leaderboard_record() or bot_record(url)
+    (root / "runs" / "game.json").write_text(json.dumps(record))
+    browser.find_element(By.ID, "replay-path").send_keys("runs/game.json")
+    browser.find_element(By.ID, "open").click()
+    wait(browser, lambda d: d.find_element(By.ID, "step-label").text.startswith("move 0 /"))
+    for _ in range(5):
+        browser.find_element(By.ID, "forward").click()
+    wait(browser, lambda d: d.find_element(By.ID, "step-label").text.startswith("move 5 /"))
+    assert len(texts(browser, "#history li")) == 5
+    browser.find_element(By.ID, "back").click()
+    wait(browser, lambda d: d.find_element(By.ID, "step-label").text.startswith("move 4 /"))
+    browser.find_element(By.ID, "last").click()
+    wait(browser, lambda d: d.find_element(By.TAG_NAME, "body").get_attribute("data-over") == "1")
+    if shots:
+        browser.save_screenshot(str(ROOT / "docs" / "img" / "web_replay.png"))
+    print("seconds per game:", seconds)
+
+
+def texts(driver, selector: str) -> list[str]:
+    """The text of every element ``selector`` matches, read in one script (no stale elements)."""
+    return driver.execute_script(f"return [...document.querySelectorAll('{selector}')].map(e => e.textContent)")
+
+
+def leaderboard_record() -> dict | None:
+    """The first game record a leaderboard journal keeps, or None when none keeps records yet."""
+    for path in sorted((ROOT / "docs" / "leaderboard").glob("*.jsonl")) if (ROOT / "docs" / "leaderboard").is_dir() else []:
+        for line in path.read_text(encoding="utf-8").splitlines():
+            try:
+                row = json.loads(line)
+            except json.JSONDecodeError:
+                continue
+            if isinstance(row, dict) and isinstance(row.get("record"), dict):
+                return row["record"]
+    return None
+
+
+def bot_record(url: str) -> dict:
+    """The record of a short game of two bots, played by the server."""
+    import httpx
+
+    game = httpx.post(url + "api/games", json={"variant": "octrix-round", "seats": ["heuristic", "random"],
+                                               "seed": 4}).json()
+    end = time.time() + 30
+    while not httpx.get(url + f"api/games/{game['id']}").json()["over"]:
+        assert time.time() < end
+        time.sleep(0.05)
+    return httpx.get(url + f"api/games/{game['id']}/record").json()
