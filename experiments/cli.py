@@ -31,13 +31,10 @@ every game; ``resolve_all()`` gives each game's ``(game, fields)``.
 ``GameArgs`` is a frozen dataclass: a config class that inherits it is frozen too. tyro
 (the train extra) and :func:`stdlib_parser` (a base install) read the inherited fields alike.
 
-The older forms stay for the scripts that use them:
-
-* a **game config**: ``"num_players=2,deal_penalty=1"`` (or the items as a
-  sequence, ``("num_players=2", "deal_penalty=1")``): fields of the game's
-  ``Config``, each value converted to the type of the field's default;
-* a **game spec**: ``"achten:num_players=2,deal_penalty=1"``: a variant or game name,
-  optionally followed by a colon and a game config.
+A **game config** (:func:`parse_game_config`, what ``--config`` and a variant's ``:fields`` read):
+``"num_players=2,deal_penalty=1"`` (or the items as a sequence, ``("num_players=2",
+"deal_penalty=1")``): fields of the game's ``Config``, each value converted to the type of the
+field's default.
 """
 
 from __future__ import annotations
@@ -115,23 +112,6 @@ def parse_game_config(config: str | Sequence[str], game: str) -> dict[str, Any]:
             except ValueError as e:
                 raise ValueError(f"config: {key}={value!r} is not a {kind.__name__}") from e
     return out
-
-
-def parse_game_spec(spec: str) -> tuple[str, dict[str, Any]]:
-    """``"octa:rules=nl"`` -> ``("octa", {"rules": "nl"})``; ``"octrix"`` -> ``("octrix", {})``.
-
-    Raises:
-        ValueError: an unknown game name (the valid ones are listed) or a bad config (see
-            :func:`parse_game_config`).
-    """
-    name, _, config = spec.partition(":")
-    return name.strip(), parse_game_config(config, name.strip())
-
-
-def game_from_spec(spec: str) -> Game:
-    """The :class:`~octagames.core.Game` of a game spec (``"achten:deal_penalty=1"``); the config is checked."""
-    name, config = parse_game_spec(spec)
-    return Game(name, **config)
 
 
 def prog() -> str:
@@ -217,9 +197,11 @@ def parse_config(config_cls: type[ConfigT], args: Sequence[str] | None = None) -
 
 
 def _refuse_games_flag(config_cls: type, args: Sequence[str] | None) -> None:
-    """The one-line hint for ``--games`` (the former spelling) on a verb whose games are ``--game``."""
+    """The one-line hint for ``--games`` (the former spelling) on a verb whose games are ``--game``
+    (:class:`GamesArgs`, or a config whose ``game`` is a tuple, as leaderboard's sections)."""
     argv = sys.argv[1:] if args is None else args
-    if issubclass(config_cls, GamesArgs) and any(a == "--games" or a.startswith("--games=") for a in argv):
+    several = issubclass(config_cls, GamesArgs) or isinstance(getattr(config_cls, "game", None), tuple)
+    if several and any(a == "--games" or a.startswith("--games=") for a in argv):
         fail("--games is not a flag of this verb: name the variants with --game "
              "(e.g. --game octrix achten-dealer-pays octa-nl; octagames list prints them)")
 
@@ -234,12 +216,11 @@ def _checked(config_cls: type[ConfigT], values: dict[str, Any]) -> ConfigT:
         fail(str(e))
 
 
-#: the former name of :func:`parse_config` (it read no flag on a base install), kept for the scripts that use it
-config_or_defaults = parse_config
-
-
 #: the fields that take agent specs: a config with one of them lists the specs in its ``--help``
-AGENT_FIELDS = ("agent", "agents", "opponent", "opponents")
+#: (the verbs' agents and opponents, the trainers' evaluation opponents, opponent, teacher and prior
+#: hint, leaderboard's added agents)
+AGENT_FIELDS = ("agent", "agents", "opponent", "opponents", "eval_opponents", "opponent_agent",
+                "imitation_teacher", "imitation_opponent", "prior_hint", "add")
 
 
 def agent_specs_help() -> str:

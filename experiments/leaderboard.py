@@ -8,7 +8,9 @@ A section is a variant of the catalogue (:mod:`octagames.catalogue`) whose ``Var
 names two MCTS budgets, played with its default player count; its name is the variant's. Its
 roster: random, the heuristic, MCTS at the two budgets (each game's default evaluator), MCCFR
 where the variant says so (``Variant.leaderboard_cfr``: outcome sampling on the same config),
-a PPO policy when one is found at ``runs/ppo/<section>/policy.pt`` (or given with ``--add``),
+a PPO policy when one is found in the PPO trainer's default folder for the variant (seed 0,
+``runs/ppo/<variant>-<players>p-<config digest>-s0/policy.pt``, :func:`ppo_policy`) or, as
+runs were once named, at ``runs/ppo/<section>/policy.pt`` (or given with ``--add``),
 and the zoo model (``zoo:<section>``, its default search). Any agent spec joins with
 ``--add <section>=<spec>``.
 
@@ -38,7 +40,8 @@ from octagames.catalogue import Variant
 from octagames.core import Game
 from octagames.experiments.cli import executor_from, git_commit, open_journal, parse_config, script
 from octagames.experiments.tournament import TournamentResult, run_tournament, save
-from octagames.experiments.train_ppo import ppo_origin
+from octagames.experiments.train_ppo import TrainConfig, ppo_origin
+from octagames.experiments.trainer import default_run_dir
 
 def sections() -> list[str]:
     """The leaderboard's sections: the variants with leaderboard budgets, in the catalogue's order."""
@@ -68,7 +71,8 @@ class LeaderboardConfig:
     cfr_iterations: int = 20000
     """MCCFR iterations of the cfr agent (outcome sampling, trained when the run starts)"""
     ppo_dir: str = "runs/ppo"
-    """a PPO policy at <ppo_dir>/<section>/policy.pt joins that section's roster"""
+    """the PPO runs: a policy in the trainer's default folder of a section's variant (seed 0), or at
+    <ppo_dir>/<section>/policy.pt, joins that section's roster"""
     seed: int = 0
     """tournament seed"""
     bootstrap: int = 400
@@ -105,6 +109,24 @@ class LeaderboardConfig:
             raise ValueError(f"games_per_pair={self.games_per_pair} is not valid; it must be >= 1")
 
 
+def ppo_policy(key: str, ppo_dir: str | Path = "runs/ppo") -> Path | None:
+    """The PPO policy of section ``key``, if there is one.
+
+    Args:
+        key: the section (a variant name).
+        ppo_dir: the PPO trainer's folder of runs.
+
+    Returns:
+        ``policy.pt`` in the folder ``octagames train-ppo --game <section>`` writes by default
+        (:func:`octagames.experiments.trainer.default_run_dir`, the trainer's default seed), else
+        ``<ppo_dir>/<section>/policy.pt`` (runs named by hand, as before variants named the
+        folders); ``None`` when neither exists.
+    """
+    v = catalogue.variant(key)
+    default = Path(ppo_dir) / default_run_dir("ppo", v.game, v.full_config(), TrainConfig.seed).name
+    return next((p for p in (default / "policy.pt", Path(ppo_dir) / key / "policy.pt") if p.exists()), None)
+
+
 def roster(key: str, cfg: LeaderboardConfig) -> tuple[list[Agent], dict[str, str]]:
     """The agents of section ``key`` that build here (named by their spec), and the skipped specs and why."""
     v = catalogue.variant(key)
@@ -112,8 +134,8 @@ def roster(key: str, cfg: LeaderboardConfig) -> tuple[list[Agent], dict[str, str
     specs = ["random", "heuristic", *(f"mcts:{n}" for n in (cfg.mcts or v.leaderboard))]
     if v.leaderboard_cfr:
         specs.append(f"cfr:{cfg.cfr_iterations}")
-    ppo = Path(cfg.ppo_dir) / key / "policy.pt"
-    if ppo.exists():
+    ppo = ppo_policy(key, cfg.ppo_dir)
+    if ppo is not None:
         specs.append(f"ppo:{ppo}")
     specs.append(f"zoo:{key}" + (f":{cfg.zoo_simulations}" if cfg.zoo_simulations >= 0 else ""))
     specs += [item.partition("=")[2] for item in cfg.add if item.partition("=")[0] == key]

@@ -9,8 +9,8 @@ import pytest
 import tyro
 
 from octagames import catalogue
-from octagames.experiments.cli import (GameArgs, GamesArgs, game_from_spec, parse_config, parse_game_config,
-                                       parse_game_spec, parse_with_stdlib, stdlib_parser, user_errors)
+from octagames.experiments.cli import (GameArgs, GamesArgs, parse_config, parse_game_config, parse_with_stdlib,
+                                       stdlib_parser, user_errors)
 from octagames.experiments.demo import DemoConfig
 from octagames.experiments.main import VERBS, module_of
 from octagames.experiments.play import PlayConfig
@@ -40,17 +40,6 @@ def test_bad_entries_name_the_field_and_the_choices():
         parse_game_config("ranks=four", "octrix")
     with pytest.raises(ValueError, match="game='chess' is not valid; valid values"):
         parse_game_config("", "chess")
-
-
-def test_game_specs():
-    assert parse_game_spec("octa:rules=nl") == ("octa", {"rules": "nl"})
-    assert parse_game_spec(" octrix ") == ("octrix", {})
-    assert parse_game_spec("achten:num_players=3,deal_penalty=0.5") == (
-        "achten", {"num_players": 3, "deal_penalty": 0.5})
-    g = game_from_spec("octrix:num_players=3,hand_size=5")
-    assert g.num_players == 3 and g.config.hand_size == 5
-    with pytest.raises(ValueError, match="num_players"):  # the game's own check of the value
-        game_from_spec("octa:num_players=5")
 
 
 # -- the command line of every script: tyro, or the standard library's parser on a base install ----------
@@ -235,6 +224,15 @@ def test_help_of_the_verbs_with_agents_names_every_agent_spec():
         for name, entry in AGENTS.items():
             assert f"  {name} " in text and entry.summary in " ".join(text.split()), (verb, name)
     assert "agent specs" not in stdlib_parser(DemoConfig).format_help()  # no agent field: no list
+
+
+def test_help_of_the_trainers_and_leaderboard_names_the_agent_specs():
+    # their spec fields have other names: eval_opponents, opponent_agent, imitation_teacher, add, ...
+    for module, name in [("train_cfr", "TrainCFRConfig"), ("train_ppo", "TrainConfig"),
+                         ("leaderboard", "LeaderboardConfig")]:
+        cls = getattr(importlib.import_module(f"octagames.experiments.{module}"), name)
+        text = stdlib_parser(cls).format_help()
+        assert "agent specs (name or name:arg; octagames list" in text and "  heuristic " in text, name
 
 
 def test_user_errors_are_one_line_naming_the_fix(capsys):

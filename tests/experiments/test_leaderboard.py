@@ -7,8 +7,9 @@ from pathlib import Path
 
 import pytest
 
-from octagames.experiments.leaderboard import (LeaderboardConfig, main, markdown, origins, roster, section_title,
-                                               sections)
+from octagames.experiments.leaderboard import (LeaderboardConfig, main, markdown, origins, ppo_policy, roster,
+                                               section_title, sections)
+from octagames.experiments.train_ppo import TrainConfig
 
 pytestmark = pytest.mark.usefixtures("one_torch_thread")  # tests/conftest.py
 
@@ -58,16 +59,33 @@ def test_a_ppo_policy_in_the_runs_folder_joins_and_bad_entries_are_refused(tmp_p
     from octagames.core import Game
 
     g = Game("achten-dealer-pays")
-    policy = tmp_path / "ppo" / "achten-dealer-pays" / "policy.pt"
+    policy = tmp_path / "ppo" / "achten-dealer-pays" / "policy.pt"  # a folder named by hand, as runs once were
     save_policy(ActorCritic(g.observation_size, g.num_actions, (8,)), policy, g)
     agents, skipped = roster("achten-dealer-pays", _cfg(tmp_path, add=("achten-dealer-pays=nope",)))
     names = [a.name for a in agents]
     assert f"ppo:{policy}" in names
+    # the folder train-ppo --game achten-dealer-pays writes by default comes first
+    trained = tmp_path / TrainConfig(game="achten-dealer-pays").resolved_run_dir().relative_to("runs") / "policy.pt"
+    assert trained.parent.name.startswith("achten-dealer-pays-2p-") and trained.parent.name.endswith("-s0")
+    save_policy(ActorCritic(g.observation_size, g.num_actions, (8,)), trained, g)
+    assert ppo_policy("achten-dealer-pays", tmp_path / "ppo") == trained
+    assert ppo_policy("octrix", tmp_path / "ppo") is None
     assert "nope" in skipped and "valid agents" in skipped["nope"]
     with pytest.raises(ValueError, match="game: 'achten' is not valid; valid sections: "):
         LeaderboardConfig(game=("achten",))  # a variant without a section
     with pytest.raises(ValueError, match="add: 'octrix' is not <section>=<agent spec>"):
         LeaderboardConfig(add=("octrix",))
+
+
+def test_games_is_refused_with_the_hint_to_use_game(capsys):
+    from octagames.experiments.cli import parse_config, parse_with_stdlib
+
+    assert parse_with_stdlib(LeaderboardConfig, ["--game", "octiles-fixed-start"]).game == ("octiles-fixed-start",)
+    for parse in (parse_config, parse_with_stdlib):
+        with pytest.raises(SystemExit) as e:
+            parse(LeaderboardConfig, ["--games", "octiles-fixed-start"])
+        err = capsys.readouterr().err
+        assert e.value.code == 2 and err.count("\n") == 1 and "name the variants with --game" in err, err
 
 
 def test_the_sections_are_the_variants_with_leaderboard_budgets():
@@ -102,8 +120,6 @@ def test_each_published_section_was_played_on_its_variants_config():
 
 def test_the_markdown_says_how_each_ppo_policy_was_trained(tmp_path):
     import torch
-
-    from octagames.experiments.train_ppo import TrainConfig
 
     run = tmp_path / "ppo" / "achten"
     run.mkdir(parents=True)
