@@ -53,7 +53,7 @@ REPLAY_FOLDERS = ("runs", "docs/leaderboard")
 HUMAN = "human"
 
 
-class RequestError(Exception):
+class RequestError(ValueError):
     """A request the app refuses: ``status`` (4xx) and a message in words."""
 
     def __init__(self, message: str, status: int = 400):
