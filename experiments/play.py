@@ -29,7 +29,7 @@ import numpy as np
 
 from octagames.agents.base import Agent, make_turn
 from octagames.agents.registry import make_agent
-from octagames.experiments.cli import GameArgs, parse_config, script
+from octagames.experiments.cli import GameArgs, fail, parse_config, script
 from octagames.experiments.replay import Replay
 from octagames.core import CHANCE, SIMULTANEOUS, TERMINAL, Game
 from octagames.records import GameRecord, Recorder, round_over, thinking_of
@@ -230,12 +230,16 @@ def build_session(cfg: PlayConfig, inp: TextIO, out: TextIO) -> Session:
 
 
 def main(cfg: PlayConfig, inp: TextIO = sys.stdin, out: TextIO = sys.stdout) -> int:
-    """Play one game; a bad setting is reported in one line (exit status 2)."""
+    """Play one game.
+
+    Raises:
+        SystemExit: a bad setting (unknown agent spec, seat, ...), reported in one line on stderr as
+            ``<command>: error: ...`` with exit status 2 (:func:`octagames.experiments.cli.fail`).
+    """
     try:
         session = build_session(cfg, inp, out)
     except ValueError as e:
-        out.write(f"error: {e}\n")
-        return 2
+        fail(str(e))
     try:
         rc = session.run()
     except KeyboardInterrupt:

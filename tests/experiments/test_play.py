@@ -4,6 +4,8 @@ import io
 import subprocess
 import sys
 
+import pytest
+
 from octagames.experiments.play import PlayConfig, main
 
 
@@ -87,11 +89,14 @@ def test_simultaneous_moves_are_named_once_everyone_has_played():
     assert all(c < m < p for c, m, p in zip(chosen, mine, played))
 
 
-def test_bad_settings_are_one_line_errors():
-    rc, text = drive("", game="octrix-round", opponents="nobody")
-    assert rc == 2 and text.startswith("error: agent='nobody' is not valid")
-    rc, text = drive("", game="octrix-round", seat=5)
-    assert rc == 2 and "seat=5 is not valid" in text
+def test_bad_settings_are_one_line_errors(capsys, monkeypatch):
+    monkeypatch.setattr(sys, "argv", ["octagames play"])  # the name the user typed heads the line
+    for kwargs, message in [(dict(opponents="nobody"), "agent='nobody' is not valid"),
+                            (dict(seat=5), "seat=5 is not valid")]:
+        with pytest.raises(SystemExit) as e:
+            drive("", game="octrix-round", **kwargs)
+        err = capsys.readouterr().err
+        assert e.value.code == 2 and err.startswith(f"octagames play: error: {message}") and err.count("\n") == 1
 
 
 def test_command_line_with_piped_stdin():
