@@ -5,7 +5,8 @@ factory lives (``"module:function"``), a one-line summary and, for agents that n
 an optional dependency, the extra that installs it. A factory module is
 imported the first time one of its agents is built, never before: listing the
 names, or refusing an unknown one, imports nothing heavy (no numba kernels, no
-torch).
+torch). The summary of an agent that plays only some games names them from the games'
+specs (``AgentEntry.plays``), which imports the game packages when it is read.
 
 A factory is ``factory(game: str, arg: str | None) -> Agent`` (``game`` is the game's
 short name); it raises ``ValueError`` with the valid form when ``arg`` is bad.
@@ -49,18 +50,27 @@ class AgentEntry:
 
     Attributes:
         factory: ``"module:function"``, imported on first use (or the function itself).
-        summary: one line for error messages and listings, with the spec's arguments.
+        text: one line for error messages and listings, with the spec's arguments.
         extra: the optional extra of ``octagames`` its dependencies come from
             (``pip install 'octagames[<extra>]'``), or ``None`` for the base install.
         takes_game: the factory takes the :class:`~octagames.core.Game` it will play (built from
             the variant name when a name is given) instead of the game's short name: for agents
             trained when they are built, which must train on the config they play.
+        plays: for an agent that plays only some games, which: true for the spec
+            (``octagames/<game>/variants.py``) of each game it plays; ``None``: every game.
     """
 
     factory: str | Factory
-    summary: str
+    text: str
     extra: str | None = None
     takes_game: bool = False
+    plays: Callable[[catalogue.GameSpec], bool] | None = None
+
+    @property
+    def summary(self) -> str:
+        """``text``, followed by the games the agent plays where ``plays`` says (read from the games'
+        specs when asked, so that naming or refusing an agent imports no game)."""
+        return self.text if self.plays is None else f"{self.text} ({', '.join(games_where(self.plays))})"
 
 
 def _random(game: str, arg: str | None) -> Agent:
@@ -80,9 +90,17 @@ def _heuristic(game: str, arg: str | None) -> Agent:
     return _load(target, "heuristic", None)()
 
 
+def games_where(has: Callable[[catalogue.GameSpec], bool]) -> list[str]:
+    """The games whose spec (``octagames/<game>/variants.py``) satisfies ``has``, sorted."""
+    return sorted(g for g in catalogue.games() if has(catalogue.game_spec(g)))
+
+
 def heuristic_games() -> list[str]:
     """The games whose spec (``octagames/<game>/variants.py``) names a hand-written heuristic, sorted."""
-    return sorted(g for g in catalogue.games() if catalogue.game_spec(g).heuristic is not None)
+    return games_where(lambda spec: spec.heuristic is not None)
+
+
+_BELIEF = "octagames.agents.search.belief_achten"
 
 
 AGENTS: dict[str, AgentEntry] = {
@@ -90,11 +108,12 @@ AGENTS: dict[str, AgentEntry] = {
     "heuristic": AgentEntry(_heuristic, "the game's hand-written heuristic"),
     "mcts": AgentEntry("octagames.agents.search.mcts:_factory",
                        "compiled MCTS: mcts[:<simulations>][:random|:heuristic][:win][:c=<exploration>]"),
-    "belief": AgentEntry("octagames.agents.search.belief_achten:_factory",
-                         "rollouts over deals that fit the other seats' moves: belief[:<worlds>] (achten only)"),
+    "belief": AgentEntry(f"{_BELIEF}:_factory",
+                         "rollouts over deals that fit the other seats' moves: belief[:<worlds>]",
+                         plays=lambda spec: spec.belief == _BELIEF),
     "rollout": AgentEntry("octagames.agents.search.rollouts:_factory",
                           "the compiled heuristic, improved where paired rollouts clearly disagree: "
-                          "rollout[:<worlds>][:m=<margin>] (achten, octa)"),
+                          "rollout[:<worlds>][:m=<margin>]", plays=lambda spec: spec.playout_policy is not None),
     "cfr": AgentEntry("octagames.agents.cfr.agent:_factory",
                       "MCCFR average policy: cfr[:<iterations>][:external] or cfr:<checkpoint.npz>",
                       takes_game=True),
@@ -133,7 +152,8 @@ def register(name: str, factory: str | Factory, summary: str = "", extra: str | 
 
 
 def available_agents() -> dict[str, str]:
-    """``{name: summary}`` of every agent name, sorted (imports nothing)."""
+    """``{name: summary}`` of every agent name, sorted (imports no agent module; the summaries that
+    name the games an agent plays read the games' specs)."""
     return {name: AGENTS[name].summary for name in sorted(AGENTS)}
 
 

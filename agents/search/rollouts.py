@@ -30,8 +30,8 @@ against anything else they are an approximation.
 
 ``make_agent("rollout", "octa")``, ``"rollout:<worlds>"`` or ``"rollout:<worlds>:m=<margin>"``,
 for every game with a compiled heuristic. The network search of the zoo can play by
-the same rollouts (:attr:`~octagames.agents.learn.az.SearchConfig.rollout_margin`, with
-``BELIEFS["octa"]`` naming this module).
+the same rollouts (:attr:`~octagames.agents.learn.az.SearchConfig.rollout_margin`, where the
+game's spec names this module as its belief: ``belief=`` in ``octagames/octa/variants.py``).
 """
 
 from __future__ import annotations

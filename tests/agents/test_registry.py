@@ -37,11 +37,22 @@ def test_every_game_has_a_heuristic_named_heuristic():
         assert make_agent("heuristic", game).name == "heuristic"
 
 
+def test_the_summaries_name_the_games_an_agent_plays_from_the_games_specs():
+    rollout = sorted(g for g in catalogue.games() if catalogue.game_spec(g).playout_policy is not None)
+    assert "octa" in rollout and AGENTS["rollout"].summary.endswith(f"({', '.join(rollout)})")
+    for game in sorted(set(catalogue.games()) - set(rollout)):
+        with pytest.raises(ValueError, match="not available for game"):
+            make_agent("rollout", game)
+    assert AGENTS["belief"].summary.endswith("(achten)")
+    with pytest.raises(ValueError, match="achten only"):
+        make_agent("belief", "octa")
+
+
 def test_listing_and_refusing_import_no_agent_module():
     done = _run(
         "import sys\n"
-        "from octagames.agents.registry import available_agents, make_agent\n"
-        "names = sorted(available_agents())\n"
+        "from octagames.agents.registry import AGENTS, make_agent\n"
+        "names = sorted(AGENTS)\n"
         "try:\n    make_agent('alphazero', 'octrix')\nexcept ValueError as e:\n    print(e)\n"
         "games = ('octagames.octrix', 'octagames.achten', 'octagames.octiles', 'octagames.octa')\n"
         "loaded = [m for m in sys.modules if m.startswith(('octagames.agents.', 'torch') + games)]\n"
