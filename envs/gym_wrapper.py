@@ -201,7 +201,7 @@ class SingleAgentEnv(gymnasium.Env, EzPickle):
             raise ValueError(f"opponents must cover exactly the seats {others}, got seats {sorted(table)}")
         for p, a in table.items():
             if isinstance(a, str):
-                table[p] = make_agent(a, self.game.name)  # a fresh agent per seat; refuses an unknown name
+                table[p] = make_agent(a, self.game)  # a fresh agent per seat; refuses an unknown name or config
             elif not isinstance(a, Agent):
                 raise TypeError(f"opponent for seat {p} must be an octagames.agents.base.Agent or an agent "
                                 f"spec such as 'heuristic' or 'mcts:50', got {type(a).__name__}")

@@ -187,7 +187,7 @@ def vs_agent(spec: str, opponent: str, games: int, budget: int, seed: int,
     variant) with ``config``; the row is named ``label`` (default ``spec``)."""
     g = Game(spec, **(config or {}))
     agents: list[Agent] = [MCTSAgent(MCTSConfig(num_simulations=budget))]
-    agents += [make_agent(opponent, g.name) if opponent != "random" else RandomAgent()
+    agents += [make_agent(opponent, g) if opponent != "random" else RandomAgent()
                for _ in range(g.num_players - 1)]
     r = play_match(g, agents, games, seed=seed)
     rec = r.records[0]

@@ -438,8 +438,11 @@ class GamesArgs:
         return [entry.describe() for entry in self.entries()]
 
 
-def usable_agents(specs: Sequence[str], game: str) -> tuple[list[str], dict[str, str]]:
-    """Split agent specs into those that build for ``game`` and the others, with the reason of each refusal."""
+def usable_agents(specs: Sequence[str], game: Game) -> tuple[list[str], dict[str, str]]:
+    """Split agent specs into those that build for ``game`` and the others, with the reason of each refusal.
+
+    Built for the ``Game`` itself, so a model of another config of it is refused here, before any training.
+    """
     ok, skipped = [], {}
     for spec in specs:
         try:

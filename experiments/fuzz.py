@@ -176,7 +176,7 @@ def agent_chooser(spec: str, game: Game, seat: int, seed: int) -> Chooser:
     """A chooser (:func:`octagames.testing.play_recorded`) that asks agent ``spec``, shown only what ``seat`` sees."""
     if spec == "random":
         return random_chooser(np.random.default_rng(seed))
-    agent = make_agent(spec, game.name)
+    agent = make_agent(spec, game)
     agent.reset(game, seat, seed)
     turns = iter(range(1 << 62))
 

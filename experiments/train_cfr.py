@@ -171,7 +171,7 @@ def evaluate(
 ) -> dict[str, Any]:
     """Arena matches (:func:`octagames.agents.arena.play_match`, seats rotating) of ``agent`` against each opponent.
 
-    Every other seat is played by a fresh ``make_agent(opponent, game.name)``.
+    Every other seat is played by a fresh ``make_agent(opponent, game)``.
 
     Returns:
         ``{opponent: {"win_rate", "ci95": [lo, hi], "mean_return", "games"}}`` for ``agent``.
@@ -179,7 +179,7 @@ def evaluate(
     out = {}
     for name in opponents:
         try:
-            others = [make_agent(name, game.name) for _ in range(game.num_players - 1)]
+            others = [make_agent(name, game) for _ in range(game.num_players - 1)]
         except (ValueError, ImportError) as e:  # no heuristic for this game, or a missing extra
             out[name] = {"skipped": str(e)}
             continue
@@ -280,7 +280,7 @@ def main(cfg: TrainCFRConfig) -> dict:
             result["deal_pool"].update(pool_merging(tree))
         if game is not None and 0 < tree.num_nodes <= cfg.heuristic_max_nodes:
             try:
-                heuristic = make_agent("heuristic", game.name)
+                heuristic = make_agent("heuristic", game)
             except ValueError as e:  # no heuristic for this game
                 result["heuristic_nash_conv_skipped"] = str(e)
             else:

@@ -236,7 +236,7 @@ class Trainer(trainer.Trainer):
         """The greedy current policy against ``spec`` in every other seat; its win rate (draw = half)."""
         weights = {k: v.detach().cpu() for k, v in self.model.state_dict().items()}
         agents = [PPOAgent(build_model(self.model.spec, weights), greedy=True),
-                  *(make_agent(spec, self.game_name) for _ in range(self.P - 1))]
+                  *(make_agent(spec, self.game) for _ in range(self.P - 1))]
         res = play_match(self.game, agents, num_games=games, seed=seed, progress=False)
         return {f"win_rate_vs_{spec}": res.records[0].score}
 

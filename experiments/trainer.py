@@ -308,7 +308,7 @@ class Trainer:
         self.wall_time = 0.0
         self.rows: list[dict[str, Any]] = []
         self.last_eval: dict[str, float] = {}
-        self.eval_agents, self.skipped = usable_agents(cfg.eval_opponents, self.game_name)
+        self.eval_agents, self.skipped = usable_agents(cfg.eval_opponents, self.game)
 
     # -- what a trainer writes ------------------------------------------------------
     def step(self) -> dict[str, Any]:

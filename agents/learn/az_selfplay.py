@@ -270,7 +270,7 @@ class SelfPlayWorker:
         self.moves[i] = 0
         self.agents[i] = None
         if kind == AGENT_GAME:
-            agents = [make_agent(cfg.opponent_agent, g.name) for _ in range(self.P)]
+            agents = [make_agent(cfg.opponent_agent, g) for _ in range(self.P)]
             for p, a in enumerate(agents):
                 a.reset(g, p, int(self.rng.integers(1 << 31)))
             self.agents[i] = agents

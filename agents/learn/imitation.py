@@ -87,8 +87,8 @@ def teacher_games(game: Game, teacher: str, num_games: int, seed: int, epsilon: 
         return _teacher_games_in_processes(game, teacher, num_games, seed, epsilon, opponent, workers, progress)
     P = game.num_players
     rng = np.random.default_rng(seed)
-    agents = [make_agent(teacher, game.name) for _ in range(P)]
-    others = [make_agent(opponent, game.name) for _ in range(P)] if opponent else agents
+    agents = [make_agent(teacher, game) for _ in range(P)]
+    others = [make_agent(opponent, game) for _ in range(P)] if opponent else agents
     recs, seats, actions, outcomes = [], [], [], []
     for k in range(num_games):
         s = game.new_state(seed + k)

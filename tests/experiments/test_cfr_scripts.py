@@ -166,3 +166,11 @@ def test_train_cfr_names_its_folder_from_the_game_and_refuses_to_write_over_a_ru
     assert parse_with_stdlib(TrainCFRConfig, ["--run-dir", "elsewhere"]).resolved_run_dir() == Path("elsewhere")
     train_main(dataclasses.replace(cfg, iterations=3, overwrite=True))
     assert json.loads((run / "train_cfr.json").read_text())["curve"][-1]["iteration"] == 3
+
+
+def test_train_cfr_evaluates_against_opponents_built_for_its_variant():
+    from octagames.agents.cfr.agent import CFRAgent
+    from octagames.experiments.train_cfr import evaluate
+    game = Game("achten-dealer-pays")
+    out = evaluate(game, CFRAgent.mccfr(game, iterations=2), ("cfr:2",), games=2, seed=0)
+    assert out["cfr:2"]["games"] == 2  # the opponent trained on deal_penalty=1 too, so it plays

@@ -180,3 +180,9 @@ def test_evaluation_games_scale_with_the_run():
     assert _toy("", updates=10**6, eval_games=7).games_per_evaluation() == 7
     with pytest.raises(ValueError, match="eval_games=-1"):
         _toy("", eval_games=-1)
+
+
+def test_an_evaluation_opponent_of_another_variant_is_skipped_before_training(tmp_path):
+    toy = Toy(_toy(tmp_path, eval_opponents=("random", "zoo:octrix")))  # the match's model, a round's run
+    assert toy.eval_agents == ["random"]
+    assert "octrix-round" in toy.skipped["zoo:octrix"] and "match" in toy.skipped["zoo:octrix"]
