@@ -62,7 +62,7 @@ def test_the_cfr_spec_trains_on_the_variant_it_will_play_and_refuses_another_con
     assert agent.trained_on.config == Game("octrix-round", **small).config
     agent.check_game(Game("octrix-round", **small))  # its own config plays
     other = Game("octrix-round", ranks=3, hand_size=2)
-    with pytest.raises(ValueError, match=r"cfr:2 was trained on octrix-round\+hand_size=2\+ranks=2-2p.*"
+    with pytest.raises(ValueError, match=r"cfr:2 was trained on octrix-round-small-2p.*"
                                          r"ranks=3 here, 2 in training"):
         agent.check_game(other)
     with pytest.raises(ValueError, match="ranks=2 here, 3 in training"):
