@@ -436,6 +436,10 @@ def create_app(root: str | Path = ".") -> Starlette:
                                f"ask for a seat: ?seat={session.humans[0]}", 403)
         if seat is not None and not 0 <= seat < session.game.num_players:
             raise RequestError(f"seat {seat} is not a seat of this game (0..{session.game.num_players - 1})")
+        if seat is not None and session.humans and seat not in session.humans \
+                and not session.game.is_terminal(session.states[-1]):
+            raise RequestError(f"seat {seat} is a bot's: a person sees the game from a human seat "
+                               f"({', '.join(map(str, session.humans))}) until it is over", 403)
         with session.lock:
             return session.view(seat)
 

@@ -164,6 +164,8 @@ def test_bad_requests_are_refused_with_a_message_and_change_nothing(client):
     bot = client.post("/api/games", json={"variant": "achten", "seats": ["human", "random"], "seed": 1}).json()
     r = client.post(f"/api/games/{bot['id']}/move", json={"seat": 1, "action": 0})
     assert r.status_code == 403 and "not played by a person" in r.json()["error"]
+    r = client.get(f"/api/games/{bot['id']}?seat=1")  # the bot's seat would show its hand
+    assert r.status_code == 403 and "a bot's" in r.json()["error"]
 
     for path in ["../secret.json", "/etc/passwd", "secret.json", "runs/../secret.json"]:
         r = client.post("/api/replays", json={"path": path})
