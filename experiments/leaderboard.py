@@ -217,8 +217,10 @@ def markdown(results: dict[str, dict[str, Any]], out: Path) -> str:
             score = wins[i].sum() / max(1, games[i].sum())
             lines.append(f"| {rank} | `{d['agents'][i]}` | {elo[i]:.0f} | [{ci[i][0]:.0f}, {ci[i][1]:.0f}] | "
                          f"{score:.3f} |")
-        for spec, o in d.get("origins", {}).items():
-            lines.append(f"\n*`{spec}`: `{o['command']}` ({o['env_steps']:,} env steps)*")
+        for spec, o in d.get("origins", {}).items():  # a command of older flags has today's beside it
+            command = f"`{o['command']}`" + (f" (as then spelled; today: `{o['command_today']}`)"
+                                             if o.get("command_today") else "")
+            lines.append(f"\n*`{spec}`: {command} ({o['env_steps']:,} env steps)*")
         for spec, why in d.get("skipped", {}).items():
             lines.append(f"\n*`{spec}` skipped: {why}*")
         rel = os.path.relpath(Path(d["png"]).resolve(), out.resolve().parent)

@@ -242,7 +242,10 @@ def write_readme() -> Path:
              "the search budget); the model plays its variant only (another config is refused unless "
              "`allow_config_mismatch=True`). Each model's card (`<variant>.json`) holds the variant and every "
              "field of its config, its training command, commit and evaluation; "
-             "`python -m octagames.experiments.zoo` writes both.", "",
+             "`python -m octagames.experiments.zoo` writes both. A card's `command` is the command as it ran at "
+             "the card's commit; where its flags have changed since (`--game-config`, `--num-players`, a bare "
+             "game name that now means another variant), `command_today` beside it gives the same training "
+             "with today's flags (so does an `init` or `teacher` command).", "",
              "| name | variant | default search | s per game side | evaluation (95% interval) | curves | commit |",
              "|---|---|---|---:|---|---|---|"]
     for name in zoo_variants():

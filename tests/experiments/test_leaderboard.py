@@ -136,6 +136,11 @@ def test_the_markdown_says_how_each_ppo_policy_was_trained(tmp_path):
          "elo_ci95": [[0, 0], [100, 500]], "png": str(tmp_path / "img" / "x.png"), "origins": found}
     md = markdown({"achten-dealer-pays": d}, tmp_path / "leaderboard.md")
     assert f"*`{spec}`: `{found[spec]['command']}` (1,024 env steps)*" in md
+    # a command recorded with older flags shows today's beside it
+    old = {spec: {**found[spec], "command": "python -m x --game-config a=1", "command_today": "python -m x --game y"}}
+    md = markdown({"achten-dealer-pays": {**d, "origins": old}}, tmp_path / "leaderboard.md")
+    assert ("*`" + spec + "`: `python -m x --game-config a=1` (as then spelled; today: `python -m x --game y`) "
+            "(1,024 env steps)*") in md
     assert "2 games in 1 s; commit abc" in md  # played here: no machine named
     md = markdown({"achten-dealer-pays": {**d, "machine": "a 16-core machine"}}, tmp_path / "leaderboard.md")
     assert "2 games in 1 s on a 16-core machine; commit abc" in md

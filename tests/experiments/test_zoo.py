@@ -105,3 +105,41 @@ def test_every_zoo_model_loads_and_plays_a_game(name):
     assert card["game"] == game.name and card["config"] == catalogue.full_config(game.name, game.config)
     assert card["command"].startswith("python -m octagames.experiments.train_az") and card["evaluation"]
 
+
+
+def _recorded_commands() -> list[tuple[str, dict, dict | None]]:
+    """Every training command the zoo cards and the published leaderboard record: ``(where, record,
+    the config it must train)``; the card's own command trains the card's config."""
+    from pathlib import Path
+
+    root = Path(__file__).resolve().parents[2]
+    out = []
+    for path in sorted((root / "agents" / "zoo").glob("*.json")):
+        card = json.loads(path.read_text())
+        out.append((path.name, card, card["config"]))
+        out += [(f"{path.name} {k}", card[k], None) for k in ("init", "teacher")
+                if isinstance(card.get(k), dict) and card[k].get("command")]
+    for path in sorted((root / "docs" / "leaderboard").glob("*.json")):
+        out += [(f"{path.name} {spec}", o, None) for spec, o in json.loads(path.read_text()).get("origins", {}).items()]
+    return out
+
+
+def test_every_recorded_command_of_older_flags_has_todays_beside_it():
+    import importlib
+    import shlex
+
+    from octagames import catalogue
+    from octagames.experiments.cli import parse_with_stdlib
+
+    for where, record, config in _recorded_commands():
+        old = record["command"]
+        if not any(flag in old.split() for flag in ("--game-config", "--num-players")) and "--game octiles " not in old:
+            assert "command_today" not in record, where  # today's flags already
+            continue
+        words = shlex.split(record["command_today"])
+        assert words[:3] == shlex.split(old)[:3], where  # the same trainer
+        cls = importlib.import_module(words[2]).TrainConfig
+        name, fields = parse_with_stdlib(cls, words[3:]).resolve()
+        if config is not None:
+            assert catalogue.full_config(name, fields) == config, where
+        assert set(words) - set(shlex.split(old)) <= {"--game", *catalogue.names()}, where  # only the game's flags
