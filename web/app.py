@@ -10,8 +10,9 @@ nothing):
 ``GET  /api/catalogue``                     the variants (name, game, title, players), agent specs, zoo models
 ``POST /api/games``                         ``{"variant", "players"?, "config"?: {field: value}, "seats":
                                             ["human" | agent spec, ...], "seed"?}`` -> ``{"id", ...}``
-``GET  /api/games/{id}?seat=N``             the game as seat ``N`` sees it (``seat`` left out: the
-                                            all-seeing view, for a game of bots only or a finished game)
+``GET  /api/games/{id}?seat=N``             the game as seat ``N`` sees it (a human seat while people play;
+                                            ``seat`` left out: the all-seeing view, for a game of bots
+                                            only or a finished game)
 ``POST /api/games/{id}/move``               ``{"seat", "action"}``: a human seat's move
 ``GET  /api/games/{id}/record``             the game record (JSON), once the game is over (or bots only)
 ``POST /api/replays``                       ``{"path"}`` (under ``runs/`` or ``docs/leaderboard/`` of the
