@@ -1429,7 +1429,10 @@ def check_record(s) -> str:
     if ranks != list(range(int(s["n_finished"]))):
         return f"rank holds {ranks} but n_finished = {int(s['n_finished'])}"
     for p in range(n):
-        if ph != PH_OVER and (int(s["rank"][p]) >= 0) != bool(finished(s, p)):
+        ranked, done = int(s["rank"][p]) >= 0, bool(finished(s, p))
+        if ph == PH_REVEAL and p == cur and done and not ranked:
+            continue  # the move that brought its last runner home is ranked when its turn ends, after the reveal
+        if ph != PH_OVER and ranked != done:
             return f"rank[{p}] = {int(s['rank'][p])} but that seat's runners say otherwise"
     if s["capped"] and (ph != PH_OVER or int(s["turns"]) < cfg.max_turns):
         return f"capped = 1 but the game did not stop at max_turns = {cfg.max_turns}"

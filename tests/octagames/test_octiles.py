@@ -807,6 +807,33 @@ def test_observation_views_name_the_blocks():
     assert np.flatnonzero(views["exch"]).tolist() == [T1] and views["to_act"].tolist() == [0, 1, 0, 0]
 
 
+#: a 2-player game with goal locks and 2 runners (seed 18055433, chance outcomes included) whose last
+#: action brings seat 0's second runner home on a tile that replaced a face-down one (the fuzz campaign)
+HOME_BEFORE_REVEAL = [16, 27, 83, 256, 8, 21, 200, 17, 117, 240, 11, 16, 139, 116, 197, 280, 118, 193, 48, 143, 13,
+                      115, 193, 280, 107, 198, 14, 91, 144, 3, 41, 190, 6, 128, 164, 12, 72, 194, 1, 129, 181, 46,
+                      194, 107, 164, 38, 171, 2, 110, 176, 45, 187, 125, 167, 4, 114, 192, 121, 149, 73, 198, 106,
+                      164, 41, 190, 116, 197, 110, 176, 55, 216, 46, 171, 90, 144, 131, 183, 98, 165]
+
+
+def test_a_seat_finished_by_a_move_before_the_reveal_is_ranked_when_its_turn_ends():
+    g = Game("octiles", num_players=2, goal_locks=True, runners=2)
+    s = g.new_state(18055433)
+    for a in HOME_BEFORE_REVEAL:
+        g.check_record(s)  # every record reached in play passes the whole check
+        g.apply_action(s, a)
+    assert g.is_chance(s) and int(s["phase"]) == 7  # PH_REVEAL: the picked-up tile is still face down
+    assert int(s["rank"][0]) == -1 and all(int(s["pos"][0, i]) >= 0 for i in range(2))
+    g.check_record(s)  # finished, not yet ranked: a record the rules reach
+    g.apply_action(s, g.sample_chance(s))  # the reveal ends the turn: seat 0 is ranked first and wins
+    g.check_record(s)
+    assert g.is_terminal(s) and int(s["rank"][0]) == 0 and g.returns(s).tolist() == [1.0, -1.0]
+    # a seat that is finished but not ranked in any other phase is still refused
+    bad = g.clone(s)
+    bad["phase"], bad["rank"][0], bad["n_finished"] = 5, -1, 0  # PH_PLACE
+    with pytest.raises(ValueError, match="rank"):
+        g.check_record(bad)
+
+
 def test_check_record_passes_reached_records_and_names_a_bad_field():
     g = Game("octiles", num_players=3, play_on=True, runners=3, choose_start_circles=True)
     rng = np.random.default_rng(0)
