@@ -260,15 +260,17 @@ def variant_name(game: str, config: Any = None) -> str:
         ``"octa-nl"``; ``"octrix-round+hand_size=3+ranks=2"`` for a config no variant has.
     """
     full = _config_dict(game, config or {})
-    best: tuple[int, str, list[str]] | None = None
+    best: tuple[tuple[bool, int], str, list[str]] | None = None
     for v in _specs()[game].variants:
         try:
             ref = _config_dict(game, v.full_config(full["num_players"]))
-        except ValueError:  # the variant is not played with this many seats
+        except ValueError:  # the rules allow no such game with this many seats
             continue
         diff = sorted(k for k in full if k != "num_players" and full[k] != ref[k])
-        if best is None or len(diff) < best[0]:
-            best = (len(diff), v.name, [f"{k}={full[k]}" for k in diff])
+        # the variants played with this many seats first, then the fewest fields that differ
+        rank = (full["num_players"] not in v.players, len(diff))
+        if best is None or rank < best[0]:
+            best = (rank, v.name, [f"{k}={full[k]}" for k in diff])
     assert best is not None
     return "+".join([best[1], *best[2]])
 

@@ -14,8 +14,8 @@ import sys
 import textwrap
 from pathlib import Path
 
-EXTRAS = ["matplotlib", "tqdm", "tyro", "scipy", "torch", "pyspiel", "open_spiel", "stable_baselines3",
-          "sb3_contrib", "torchrl", "tensordict", "supersuit"]
+EXTRAS = ["matplotlib", "PIL", "tqdm", "tyro", "scipy", "torch", "pyspiel", "open_spiel", "stable_baselines3",
+          "sb3_contrib", "torchrl", "tensordict", "supersuit", "starlette", "uvicorn", "httpx", "selenium"]
 
 #: the start of a subprocess without the extras: the packages named by the JSON list argv[1] are refused
 BASE_INSTALL = textwrap.dedent('''

@@ -204,3 +204,12 @@ def test_the_walk_covers_every_single_game_verb_and_every_zoo_model():
     for name in az.zoo_variants():  # every zoo model is compared with its variant at its own seat count
         card = az.zoo_card(name)["config"]
         assert set(face_configs(name, card["num_players"])) == set(FACES)
+
+
+def test_a_config_no_variant_has_is_named_after_the_closest_variant_played_with_its_seats():
+    small = {"match": False, "ranks": 2, "hand_size": 2}
+    assert catalogue.variant_name("octrix", {**small, "num_players": 2}) == "octrix-round-small"
+    # octrix-round-small is a 2-player variant: with 3 seats the closest variant they play is the round
+    assert catalogue.variant_name("octrix", {**small, "num_players": 3}) == "octrix-round+hand_size=2+ranks=2"
+    assert catalogue.describe("octrix", {**small, "ranks": 3, "num_players": 2}) == "octrix-round-small+ranks=3-2p"
+    assert catalogue.variant_name("octa", {"rules": "nl", "max_turns": 20}) == "octa-nl+max_turns=20"

@@ -190,7 +190,8 @@ def test_trained_agent_plays_in_the_arena_by_path(tmp_path):
         play_match("octrix", [sampling, RandomAgent()], num_games=5, seed=0, progress=False, num_players=2,
                    ranks=3, hand_size=3)
     # 3 seats: one policy for every seat (another config than its own: only with the override)
-    with pytest.raises(ValueError, match=r"num_players=3 here, 2 in training.*--players 2 --config hand_size=2"):
+    with pytest.raises(ValueError, match=r"num_players=3 here, 2 in training.*--game octrix-round-small --players 2 "
+                                         r"--config match=True"):
         play_match("octrix", [agent, RandomAgent(), agent], num_games=1, seed=0, progress=False, num_players=3,
                    ranks=3, hand_size=3)
     agent.allow_config_mismatch = True
