@@ -36,7 +36,7 @@ def test_the_wheel_holds_only_the_octagames_package(our_wheel):
     names = zipfile.ZipFile(our_wheel).namelist()
     top = {n.split("/", 1)[0] for n in names if not n.split("/", 1)[0].endswith((".dist-info", ".data"))}
     assert top == {"octagames"}
-    for module in ("octagames/envs/vector.py", "octagames/agents/mcts.py", "octagames/experiments/demo.py",
+    for module in ("octagames/envs/vector.py", "octagames/agents/search/mcts.py", "octagames/experiments/demo.py",
                    "octagames/octiles/board.json"):
         assert module in names
     entry_points = zipfile.ZipFile(our_wheel).read(
