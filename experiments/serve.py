@@ -43,7 +43,8 @@ def main(cfg: ServeConfig) -> None:
     """Serve the app until interrupted (uvicorn)."""
     import uvicorn  # the web extra; octagames.web.app above needs it too
 
-    app = create_app(cfg.root)
+    # the Host names the app answers: listening on every address, any (the page is then open to the network)
+    app = create_app(cfg.root, hosts=("*",) if cfg.host in ("0.0.0.0", "::", "") else (cfg.host,))
     url = f"http://{cfg.host}:{cfg.port}/"
     if cfg.replay is not None:
         replay, games = app.state.server.open_replay({"text": Path(cfg.replay).read_text(encoding="utf-8"),

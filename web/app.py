@@ -9,17 +9,24 @@ nothing):
 ``GET  /``                                  the page
 ``GET  /api/catalogue``                     the variants (name, game, title, players), agent specs, zoo models
 ``POST /api/games``                         ``{"variant", "players"?, "config"?: {field: value}, "seats":
-                                            ["human" | agent spec, ...], "seed"?}`` -> ``{"id", ...}``
-``GET  /api/games/{id}?seat=N``             the game as seat ``N`` sees it (a human seat while people play;
-                                            ``seat`` left out: the all-seeing view, for a game of bots
-                                            only or a finished game)
-``POST /api/games/{id}/move``               ``{"seat", "action"}``: a human seat's move
+                                            ["human" | agent spec, ...], "seed"?}`` -> ``{"id", "tokens":
+                                            {seat: token}, ...}`` (a secret token per human seat, told only
+                                            here; ``seed`` only for games of bots)
+``GET  /api/games/{id}?seat=N&token=T``     the game as seat ``N`` sees it (a human seat while people play,
+                                            with its token; ``seat`` left out: the all-seeing view, for a
+                                            game of bots only or a finished game)
+``POST /api/games/{id}/move``               ``{"seat", "action", "token"}``: a human seat's move
 ``GET  /api/games/{id}/record``             the game record (JSON), once the game is over (or bots only)
 ``POST /api/replays``                       ``{"path"}`` (under ``runs/`` or ``docs/leaderboard/`` of the
                                             served folder) or ``{"text"}`` (an uploaded file) -> ``{"id",
                                             "games"}``; ``"index"`` picks a game of a journal
 ``GET  /api/replays/{id}?step=K&seat=N``    the record's position after ``K`` moves, all-seeing or seat ``N``
 ==========================================  ==================================================
+
+The app serves this machine's browser: POST bodies must be ``Content-Type: application/json``, a
+request from a page of another site (its ``Origin``) is refused, and so is a ``Host`` other than
+127.0.0.1, localhost or the ``--host`` given (DNS rebinding). An agent spec may name a model file only
+under ``runs/`` of the served folder or in the zoo (a model file is unpickled).
 
 Bots think in a worker thread per game (the page polls); a lock per game keeps a move and a bot's
 move from crossing. Games are kept in memory, keyed by random ids.
@@ -28,15 +35,19 @@ move from crossing. Games are kept in memory, keyed by random ids.
 from __future__ import annotations
 
 import json
+import pickle
 import secrets
 import threading
 import traceback
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
+from urllib.parse import urlsplit
 
 import numpy as np
 from starlette.applications import Starlette
+from starlette.middleware import Middleware
+from starlette.middleware.trustedhost import TrustedHostMiddleware
 from starlette.requests import Request
 from starlette.responses import FileResponse, JSONResponse
 from starlette.routing import Mount, Route
@@ -44,6 +55,7 @@ from starlette.staticfiles import StaticFiles
 
 from octagames import catalogue, records
 from octagames.agents.base import Agent, make_turn
+from octagames.agents import registry
 from octagames.agents.registry import AGENTS, make_agent
 from octagames.core import Game, IllegalActionError, make_game
 from octagames.web.views import seat_view, thinking_of
@@ -52,6 +64,17 @@ STATIC = Path(__file__).resolve().parent / "static"
 #: the folders under the served folder whose files a replay may open
 REPLAY_FOLDERS = ("runs", "docs/leaderboard")
 HUMAN = "human"
+#: the folder under the served folder whose model files an agent spec may name (besides the zoo)
+MODEL_FOLDER = "runs"
+#: the shipped models (``zoo:<variant>``; ``az:<path>`` may name one of its files too)
+ZOO_DIR = Path(registry.__file__).resolve().parent / "zoo"
+#: the package's agents whose argument never names a file (numbers, keywords, a variant)
+NO_FILE_AGENTS = frozenset({"random", "heuristic", "mcts", "belief", "rollout", "oracle", "zoo"})
+#: the largest seed a request may give (the rules' RNG takes 63-bit seeds)
+MAX_SEED = 2 ** 63 - 1
+#: what loading a model file that is not one raises (besides ValueError and OSError)
+LOAD_ERRORS = (ValueError, ImportError, OSError, UnicodeDecodeError, pickle.UnpicklingError, EOFError,
+               RuntimeError, KeyError, TypeError, AttributeError)
 
 
 class RequestError(ValueError):
@@ -93,11 +116,23 @@ class Session:
     worker: threading.Thread | None = None
     thinking_now: bool = False
     caches: dict[int | None, dict[str, list[Any]]] = field(default_factory=dict)
+    tokens: dict[int, str] = field(default_factory=dict)
 
     @property
     def humans(self) -> list[int]:
         """The seats played by people."""
         return [p for p, who in enumerate(self.seats) if who == HUMAN]
+
+    def check_token(self, seat: int, token: Any) -> None:
+        """Refuse (403) a request for human seat ``seat`` without that seat's secret token.
+
+        Raises:
+            RequestError: the token is missing or not the seat's.
+        """
+        want = self.tokens.get(seat)
+        if want is not None and not (isinstance(token, str) and secrets.compare_digest(token, want)):
+            raise RequestError(f"seat {seat} is played by a person: give its token (returned when the game "
+                               "was created) as token", 403)
 
     def apply(self, action: int, s: np.void | None = None) -> None:
         """Apply ``action`` to ``s`` (a copy of the last state by default) and keep it (lock held).
@@ -131,8 +166,9 @@ class Session:
             self.worker.start()
 
     def _bots(self) -> None:
-        rng = np.random.default_rng(self.seed + 1)
+        p: int | None = None
         try:
+            rng = np.random.default_rng(self.seed + 1)
             while True:
                 with self.lock:
                     p = self.settle()
@@ -149,7 +185,8 @@ class Session:
                     self.apply(action)
         except Exception as e:  # a bot that fails stops its game with a message, not the server
             with self.lock:
-                self.error = f"the bot of seat {p} ({self.seats[p]}) failed: {type(e).__name__}: {e}"
+                who = "the bots' worker" if p is None else f"the bot of seat {p} ({self.seats[p]})"
+                self.error = f"{who} failed: {type(e).__name__}: {e}"
                 self.thinking_now = False
             traceback.print_exc()
 
@@ -250,22 +287,78 @@ class Server:
             raise RequestError(f"seats must list {game.num_players} players (\"human\" or an agent spec), "
                                f"one per seat; got {seats!r}")
         agents: dict[int, Agent] = {}
-        seed = int(body.get("seed", secrets.randbelow(1 << 31)))
-        for p, spec in enumerate(seats):
-            if spec == HUMAN:
-                continue
+        seed = self.seed(body, HUMAN in seats)
+        specs = {p: self.safe_spec(p, str(spec)) for p, spec in enumerate(seats) if spec != HUMAN}
+        for p, spec in specs.items():
             try:
-                agent = make_agent(str(spec), game)
-                agent.reset(game, p, seed + 17 * p)
-            except (ValueError, ImportError) as e:
-                raise RequestError(f"seat {p}: agent {spec!r} cannot play {game}: {e}") from e
+                agent = make_agent(spec, game)
+                agent.reset(game, p, (seed + 17 * p) & MAX_SEED)  # a 63-bit seed stays one
+            except LOAD_ERRORS as e:
+                raise RequestError(f"seat {p}: agent {seats[p]!r} cannot play {game}: {type(e).__name__}: {e}") from e
+            agent.name = str(seats[p])
             agents[p] = agent
         session = Session(secrets.token_urlsafe(9), str(body["variant"]), game, seed, [str(x) for x in seats],
-                          agents, states=[game.new_state(seed)])
+                          agents, states=[game.new_state(seed)],
+                          tokens={p: secrets.token_urlsafe(16) for p, spec in enumerate(seats) if spec == HUMAN})
         with session.lock:
             session.kick()
         self.sessions[session.id] = session
         return session
+
+    @staticmethod
+    def seed(body: dict[str, Any], humans: bool) -> int:
+        """The seed of a new game: the request's (bots-only games) or a random one.
+
+        Raises:
+            RequestError: a seed for a game with a human seat (it would tell the deal), or not an
+                integer in 0..2**63-1.
+        """
+        if "seed" not in body:
+            return secrets.randbelow(1 << 31)
+        if humans:
+            raise RequestError("seed is chosen by the server when a seat is human (a known seed tells the "
+                               "deal); give a seed only for a game of bots")
+        seed = body["seed"]
+        if isinstance(seed, bool) or not isinstance(seed, int) or not 0 <= seed <= MAX_SEED:
+            raise RequestError(f"seed must be an integer in 0..2**63-1, got {seed!r}")
+        return seed
+
+    def safe_spec(self, seat: int, spec: str) -> str:
+        """``spec`` with any model file it names made absolute, once the file is known to lie under
+        ``runs/`` of the served folder or in the zoo (symbolic links resolved).
+
+        Raises:
+            RequestError: a file elsewhere (it would be unpickled), or an argument of an agent this
+                app cannot tell is not a file.
+        """
+        name, sep, arg = spec.partition(":")
+        if not sep or name in NO_FILE_AGENTS:
+            return spec
+        tail = ""
+        if name == "ppo" and arg.endswith("@sample"):
+            arg, tail = arg[: -len("@sample")], "@sample"
+        elif name == "az":
+            head, colon, sims = arg.rpartition(":")
+            if colon and sims.isdigit():
+                arg, tail = head, f":{sims}"
+        elif name == "cfr":
+            count, _, sampling = arg.partition(":")
+            if count.isdigit() and sampling in ("", "external"):
+                return spec
+        elif name not in ("ppo", "az", "cfr"):
+            raise RequestError(f"seat {seat}: agent {spec!r}: the web app gives no argument to agent {name!r} "
+                               f"(it could name a file); play it as {name!r} alone")
+        rule = (f"a model file must lie under {MODEL_FOLDER}/ of the served folder ({self.root}) or in the "
+                "zoo (zoo:<variant>)")
+        try:
+            path = (self.root / arg).resolve()
+        except (ValueError, OSError) as e:
+            raise RequestError(f"seat {seat}: agent {spec!r}: {arg!r} is not a path: {e}") from e
+        if not any(path.is_relative_to(d) for d in (self.root / MODEL_FOLDER, ZOO_DIR.resolve())):
+            raise RequestError(f"seat {seat}: agent {spec!r}: {arg!r} is refused; {rule}")
+        if not path.is_file():
+            raise RequestError(f"seat {seat}: agent {spec!r}: no file {arg!r}", 404)
+        return f"{name}:{path}{tail}"
 
     def session(self, gid: str) -> Session:
         """The game ``gid``. Raises RequestError (404) for an unknown id."""
@@ -283,10 +376,11 @@ class Server:
         try:
             seat, action = int(body["seat"]), int(body["action"])
         except (KeyError, TypeError, ValueError) as e:
-            raise RequestError("a move is {\"seat\": <seat>, \"action\": <action id>}") from e
+            raise RequestError("a move is {\"seat\": <seat>, \"action\": <action id>, \"token\": <seat's token>}") from e
         with session.lock:
             if seat not in session.humans:
                 raise RequestError(f"seat {seat} is not played by a person in this game", 403)
+            session.check_token(seat, body.get("token"))
             s = session.states[-1]
             g = session.game
             if g.is_terminal(s):
@@ -310,7 +404,10 @@ class Server:
         Raises:
             RequestError: 403 for a path outside them, 404 for a missing file.
         """
-        p = (self.root / path).resolve()
+        try:
+            p = (self.root / path).resolve()
+        except (ValueError, OSError) as e:
+            raise RequestError(f"{path!r} is not a path: {e}") from e
         folders = [(self.root / f).resolve() for f in REPLAY_FOLDERS]
         if not any(p.is_relative_to(f) for f in folders):
             raise RequestError(f"{path!r} is outside the folders replays are read from "
@@ -331,7 +428,10 @@ class Server:
         """
         if "path" in body:
             p = self.allowed_path(str(body["path"]))
-            text, label = p.read_text(encoding="utf-8"), p.name
+            try:
+                text, label = p.read_text(encoding="utf-8"), p.name
+            except (OSError, UnicodeDecodeError) as e:
+                raise RequestError(f"{body['path']!r} cannot be read as a text file (UTF-8): {e}") from e
         elif "text" in body:
             text, label = str(body["text"]), str(body.get("name", "uploaded file"))
         else:
@@ -339,8 +439,8 @@ class Server:
         items = load_records(text)
         if not items:
             raise RequestError(f"{label} holds no game record (a record, or a journal whose rows keep records)")
-        index = int(body.get("index", 0))
-        if not 0 <= index < len(items):
+        index = body.get("index", 0)
+        if isinstance(index, bool) or not isinstance(index, int) or not 0 <= index < len(items):
             raise RequestError(f"{label} holds {len(items)} games; index must be 0..{len(items) - 1}")
         try:  # a file is untrusted input: read field by field, then replayed through the rules
             rec = records.GameRecord.from_dict(items[index])
@@ -417,7 +517,20 @@ def _seat(request: Request) -> int | None:
         raise RequestError(f"seat must be a seat number or 'all', got {seat!r}") from e
 
 
+def _check_origin(request: Request) -> None:
+    """Refuse a request a page of another site sent (an ``Origin`` that is not this server's own)."""
+    origin = request.headers.get("origin")
+    if origin is None:
+        return
+    parts = urlsplit(origin)
+    if parts.scheme not in ("http", "https") or parts.netloc != request.headers.get("host"):
+        raise RequestError(f"requests from the page of another site ({origin}) are refused", 403)
+
+
 async def _body(request: Request) -> dict[str, Any]:
+    _check_origin(request)
+    if request.headers.get("content-type", "").split(";")[0].strip().lower() != "application/json":
+        raise RequestError("the request body must be JSON sent as Content-Type: application/json", 415)
     try:
         body = await request.json()
     except (json.JSONDecodeError, UnicodeDecodeError) as e:
@@ -427,11 +540,20 @@ async def _body(request: Request) -> dict[str, Any]:
     return body
 
 
-def create_app(root: str | Path = ".") -> Starlette:
-    """The web app, reading replays under ``root`` (``runs/``, ``docs/leaderboard/``)."""
+def create_app(root: str | Path = ".", hosts: tuple[str, ...] = ()) -> Starlette:
+    """The web app, reading replays under ``root`` (``runs/``, ``docs/leaderboard/``).
+
+    Args:
+        root: the served folder.
+        hosts: the host names the app answers besides ``127.0.0.1`` and ``localhost`` (the ``--host``
+            given; ``"*"`` answers any, which a page of another site can then reach by DNS rebinding).
+
+    Returns:
+        The Starlette app (its :class:`Server` as ``app.state.server``).
+    """
     server = Server(root)
 
-    def game_view(session: Session, seat: int | None) -> dict[str, Any]:
+    def game_view(session: Session, seat: int | None, token: Any) -> dict[str, Any]:
         if seat is None and session.humans and not session.game.is_terminal(session.states[-1]):
             raise RequestError("the all-seeing view of a game with human seats opens when it is over; "
                                f"ask for a seat: ?seat={session.humans[0]}", 403)
@@ -441,6 +563,8 @@ def create_app(root: str | Path = ".") -> Starlette:
                 and not session.game.is_terminal(session.states[-1]):
             raise RequestError(f"seat {seat} is a bot's: a person sees the game from a human seat "
                                f"({', '.join(map(str, session.humans))}) until it is over", 403)
+        if seat is not None and not session.game.is_terminal(session.states[-1]):
+            session.check_token(seat, token)
         with session.lock:
             return session.view(seat)
 
@@ -457,15 +581,18 @@ def create_app(root: str | Path = ".") -> Starlette:
     async def api_new_game(request: Request) -> JSONResponse:
         session = server.new_game(await _body(request))
         seat = session.humans[0] if session.humans else None
-        return JSONResponse(game_view(session, seat))
+        out = game_view(session, seat, session.tokens.get(seat))
+        out["tokens"] = {str(p): t for p, t in session.tokens.items()}  # told once: the page keeps them
+        return JSONResponse(out)
 
     async def api_game(request: Request) -> JSONResponse:
-        return JSONResponse(game_view(server.session(request.path_params["gid"]), _seat(request)))
+        return JSONResponse(game_view(server.session(request.path_params["gid"]), _seat(request),
+                                      request.query_params.get("token")))
 
     async def api_move(request: Request) -> JSONResponse:
         body = await _body(request)
         session = server.move(request.path_params["gid"], body)
-        return JSONResponse(game_view(session, int(body["seat"])))
+        return JSONResponse(game_view(session, int(body["seat"]), body.get("token")))
 
     async def api_record(request: Request) -> JSONResponse:
         session = server.session(request.path_params["gid"])
@@ -505,6 +632,7 @@ def create_app(root: str | Path = ".") -> Starlette:
         Route("/api/replays", api_open_replay, methods=["POST"]),
         Route("/api/replays/{rid}", api_replay),
         Mount("/static", StaticFiles(directory=STATIC), name="static"),
-    ], exception_handlers={RequestError: refused})
+    ], exception_handlers={RequestError: refused},
+        middleware=[Middleware(TrustedHostMiddleware, allowed_hosts=["127.0.0.1", "localhost", *hosts])])
     app.state.server = server
     return app

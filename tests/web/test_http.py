@@ -33,16 +33,16 @@ def client(tmp_path_factory):
     root = tmp_path_factory.mktemp("served")
     (root / "runs").mkdir()
     (root / "secret.json").write_text("{}")
-    with TestClient(create_app(root)) as c:
+    with TestClient(create_app(root), base_url="http://127.0.0.1") as c:
         c.root = root
         yield c
 
 
-def wait_turn(client, gid: str, seat: int, timeout: float = 60.0) -> dict:
-    """Poll the game as ``seat`` until it is that seat's move or the game is over."""
+def wait_turn(client, gid: str, seat: int, token: str, timeout: float = 60.0) -> dict:
+    """Poll the game as ``seat`` (with its token) until it is that seat's move or the game is over."""
     end = time.time() + timeout
     while True:
-        view = client.get(f"/api/games/{gid}?seat={seat}").json()
+        view = client.get(f"/api/games/{gid}?seat={seat}&token={token}").json()
         assert view["error"] is None, view["error"]
         if view["over"] or view["legal"]:
             return view
@@ -53,18 +53,19 @@ def wait_turn(client, gid: str, seat: int, timeout: float = 60.0) -> dict:
 def play_through_api(client, variant: str, seats: list[str], seed: int, config: dict | None = None) -> dict:
     rng = np.random.default_rng(seed)
     view = client.post("/api/games", json={"variant": variant, "players": len(seats), "config": config or {},
-                                           "seats": seats, "seed": seed}).json()
-    gid = view["id"]
+                                           "seats": seats}).json()  # the server draws the seed (a human seat)
+    gid, token = view["id"], view["tokens"]["0"]
     moves = 0
     while True:
         if not (view["over"] or view["legal"]):  # the last response was not our turn: the bots are moving
-            view = wait_turn(client, gid, 0)
+            view = wait_turn(client, gid, 0, token)
         if view["over"]:
             break
         legal = [m["action"] for m in view["legal"]]
         assert legal and all(isinstance(m["name"], str) and m["name"] for m in view["legal"])
         before = view["step"]
-        view = client.post(f"/api/games/{gid}/move", json={"seat": 0, "action": int(rng.choice(legal))}).json()
+        view = client.post(f"/api/games/{gid}/move",
+                           json={"seat": 0, "action": int(rng.choice(legal)), "token": token}).json()
         assert view["step"] > before and view["history"][before]["seat"] == 0
         moves += 1
     assert moves > 0 and len(view["history"]) == view["step"]
@@ -145,23 +146,24 @@ def test_bad_requests_are_refused_with_a_message_and_change_nothing(client):
     bad = client.post("/api/games", json={"variant": "achten", "config": {"ranks": 99}, "seats": ["human", "random"]})
     assert bad.status_code == 400 and "ranks" in bad.json()["error"]
 
-    view = client.post("/api/games", json={"variant": "achten", "seats": ["human", "human"], "seed": 5}).json()
-    gid, seat = view["id"], view["to_act"]
-    view = client.get(f"/api/games/{gid}?seat={seat}").json()
+    view = client.post("/api/games", json={"variant": "achten", "seats": ["human", "human"]}).json()
+    gid, seat, tokens = view["id"], view["to_act"], view["tokens"]
+    view = client.get(f"/api/games/{gid}?seat={seat}&token={tokens[str(seat)]}").json()
     illegal = next(a for a in range(make_game("achten").num_actions) if a not in {m["action"] for m in view["legal"]})
-    r = client.post(f"/api/games/{gid}/move", json={"seat": seat, "action": illegal})
+    r = client.post(f"/api/games/{gid}/move", json={"seat": seat, "action": illegal, "token": tokens[str(seat)]})
     assert r.status_code == 400 and "cannot play action" in r.json()["error"]
-    r = client.post(f"/api/games/{gid}/move", json={"seat": 1 - seat, "action": view["legal"][0]["action"]})
+    r = client.post(f"/api/games/{gid}/move", json={"seat": 1 - seat, "action": view["legal"][0]["action"],
+                                                     "token": tokens[str(1 - seat)]})
     assert r.status_code == 409 and "not seat" in r.json()["error"]
-    r = client.post(f"/api/games/{gid}/move", json={"seat": seat, "action": 10 ** 6})
+    r = client.post(f"/api/games/{gid}/move", json={"seat": seat, "action": 10 ** 6, "token": tokens[str(seat)]})
     assert r.status_code == 400
-    assert client.get(f"/api/games/{gid}?seat={seat}").json() == view  # nothing changed
+    assert client.get(f"/api/games/{gid}?seat={seat}&token={tokens[str(seat)]}").json() == view  # nothing changed
     r = client.get(f"/api/games/{gid}")
     assert r.status_code == 403 and "when it is over" in r.json()["error"]
     assert client.get(f"/api/games/{gid}/record").status_code == 403
     assert client.get("/api/games/nope?seat=0").status_code == 404
 
-    bot = client.post("/api/games", json={"variant": "achten", "seats": ["human", "random"], "seed": 1}).json()
+    bot = client.post("/api/games", json={"variant": "achten", "seats": ["human", "random"]}).json()
     r = client.post(f"/api/games/{bot['id']}/move", json={"seat": 1, "action": 0})
     assert r.status_code == 403 and "not played by a person" in r.json()["error"]
     r = client.get(f"/api/games/{bot['id']}?seat=1")  # the bot's seat would show its hand
@@ -192,3 +194,110 @@ def test_a_record_and_a_journal_open_as_replays_from_the_allowed_folder(client):
         seat1 = client.get(f"/api/replays/{rid}?step=3&seat=1").json()
         assert seat1["step"] == 3 and seat1["render"] != last["render"]
         assert client.get(f"/api/replays/{rid}?step=3&seat=9").status_code == 400
+
+
+# ---------------------------------------------------------------------- what a request may not do
+def test_an_agent_spec_may_name_a_model_file_only_under_runs_or_in_the_zoo(client, monkeypatch, tmp_path):
+    opened = []
+
+    def loader(spec, game):  # stands for make_agent: records what would be loaded, loads nothing
+        opened.append(spec)
+        raise ValueError("not loaded in this test")
+
+    monkeypatch.setattr("octagames.web.app.make_agent", loader)
+    outside = tmp_path / "evil.pt"
+    outside.write_bytes(b"not a model")
+    (client.root / "runs" / "link.pt").unlink(missing_ok=True)
+    (client.root / "runs" / "link.pt").symlink_to(outside)  # a link out of runs/ is outside too
+    for spec in [f"ppo:{outside}", f"ppo:{outside}@sample", f"az:{outside}:8", f"cfr:{outside}", "ppo:../secret.json",
+                 "ppo:runs/../secret.json", "ppo:runs/link.pt", "az:/etc/passwd", "ppo:runs/a\x00b"]:
+        r = client.post("/api/games", json={"variant": "achten", "seats": ["human", spec]})
+        assert r.status_code == 400 and "seat 1" in r.json()["error"], (spec, r.text)
+        assert "\x00" in spec or "must lie under runs/" in r.json()["error"], (spec, r.text)
+    assert opened == []  # no file was opened
+    # a file under runs/ reaches the loader, with its real path; a number of iterations names no file
+    (client.root / "runs" / "model.pt").write_bytes(b"not a model")
+    for spec, made in [("ppo:runs/model.pt", f"ppo:{client.root / 'runs' / 'model.pt'}"),
+                       ("az:runs/model.pt:8", f"az:{client.root / 'runs' / 'model.pt'}:8"),
+                       ("cfr:200:external", "cfr:200:external")]:
+        r = client.post("/api/games", json={"variant": "achten", "seats": ["human", spec]})
+        assert r.status_code == 400 and "not loaded in this test" in r.json()["error"], (spec, r.text)
+        assert opened[-1] == made
+
+
+def test_a_model_file_that_is_not_one_is_refused_with_a_message(client):
+    pytest.importorskip("torch", reason="ppo needs the train extra")
+    (client.root / "runs" / "junk.pt").write_bytes(b"\x80\x04junk that is no pickle")
+    r = client.post("/api/games", json={"variant": "achten", "seats": ["human", "ppo:runs/junk.pt"]})
+    assert r.status_code == 400 and "seat 1" in r.json()["error"] and "cannot play" in r.json()["error"]
+
+
+def test_a_post_body_must_be_json_and_come_from_this_server_s_page(client):
+    body = json.dumps({"variant": "achten", "seats": ["random", "random"], "seed": 3})
+    r = client.post("/api/games", content=body, headers={"Content-Type": "text/plain"})
+    assert r.status_code == 415 and "application/json" in r.json()["error"]
+    r = client.post("/api/games", content=body)  # no content type at all
+    assert r.status_code == 415
+    for origin in ["http://evil.example", "null", "http://127.0.0.1:9999", "https://127.0.0.1.evil.example"]:
+        r = client.post("/api/games", content=body, headers={"Content-Type": "application/json", "Origin": origin})
+        assert r.status_code == 403 and "another site" in r.json()["error"], origin
+    r = client.post("/api/games", content=body,
+                    headers={"Content-Type": "application/json; charset=utf-8", "Origin": "http://127.0.0.1"})
+    assert r.status_code == 200 and r.json()["seats"] == ["random", "random"]
+    # a Host other than this machine's (a DNS-rebound name) is refused before any route
+    assert client.get("/api/catalogue", headers={"Host": "attacker.example"}).status_code == 400
+    assert client.get("/api/catalogue", headers={"Host": "localhost:8088"}).status_code == 200
+
+
+def test_a_human_seat_is_seen_and_played_only_with_its_token(client):
+    view = client.post("/api/games", json={"variant": "achten", "seats": ["human", "human"]}).json()
+    gid, tokens = view["id"], view["tokens"]
+    assert sorted(tokens) == ["0", "1"] and tokens["0"] != tokens["1"]
+    seat = view["to_act"]
+    mine, theirs = tokens[str(seat)], tokens[str(1 - seat)]
+    for query in [f"seat={seat}", f"seat={seat}&token=", f"seat={seat}&token={theirs}", f"seat={seat}&token=x"]:
+        r = client.get(f"/api/games/{gid}?{query}")
+        assert r.status_code == 403 and "token" in r.json()["error"], query
+    legal = client.get(f"/api/games/{gid}?seat={seat}&token={mine}").json()["legal"]
+    assert legal
+    for token in [None, theirs, 5]:
+        move = {"seat": seat, "action": legal[0]["action"]} | ({} if token is None else {"token": token})
+        r = client.post(f"/api/games/{gid}/move", json=move)
+        assert r.status_code == 403 and "token" in r.json()["error"], token
+    assert client.get(f"/api/games/{gid}?seat={seat}&token={mine}").json()["step"] == view["step"]  # no move made
+    r = client.post(f"/api/games/{gid}/move", json={"seat": seat, "action": legal[0]["action"], "token": mine})
+    assert r.status_code == 200 and r.json()["step"] > view["step"]
+    assert "tokens" not in r.json() and "tokens" not in client.get(f"/api/games/{gid}?seat={seat}&token={mine}").json()
+
+
+def test_the_seed_of_a_game_with_a_human_seat_is_the_server_s(client):
+    r = client.post("/api/games", json={"variant": "achten", "seats": ["human", "random"], "seed": 3})
+    assert r.status_code == 400 and "seed" in r.json()["error"] and "human" in r.json()["error"]
+    bots = client.post("/api/games", json={"variant": "achten", "seats": ["random", "random"], "seed": 3}).json()
+    end = time.time() + 30
+    while not client.get(f"/api/games/{bots['id']}").json()["over"]:
+        assert time.time() < end
+        time.sleep(0.01)
+    assert client.get(f"/api/games/{bots['id']}/record").json()["seed"] == 3
+
+
+def test_bad_values_are_refused_with_a_message_not_a_server_error(client):
+    for seed in ["x", -5, 2 ** 63, 1.5, True, None]:
+        r = client.post("/api/games", json={"variant": "achten", "seats": ["random", "random"], "seed": seed})
+        assert r.status_code == 400 and "seed must be an integer in 0..2**63-1" in r.json()["error"], seed
+    big = client.post("/api/games", json={"variant": "achten", "seats": ["random", "random"], "seed": 2 ** 63 - 1})
+    assert big.status_code == 200
+    (client.root / "runs" / "latin1.json").write_bytes(b"{\"caf\xe9\": 1}")
+    (client.root / "runs" / "ok.json").write_text("{\"hello\": 1}")
+    for body, status, words in [({"path": "runs/a\x00b"}, 400, "not a path"),
+                                ({"path": "runs/latin1.json"}, 400, "UTF-8"),
+                                ({"text": "{}", "index": "x"}, 400, "no game record")]:
+        r = client.post("/api/replays", json=body)
+        assert r.status_code == status and words in r.json()["error"], (body, r.text)
+    view = play_through_api(client, "achten", ["human", "random"], seed=4)
+    rec = client.get(f"/api/games/{view['id']}/record").json()
+    for index in ["x", -1, 1, 0.5, None]:
+        r = client.post("/api/replays", json={"text": json.dumps(rec), "index": index})
+        assert r.status_code == 400 and "index must be 0..0" in r.json()["error"], index
+    r = client.post("/api/games", json={"variant": "achten", "seats": ["human", "ppo:runs/ok.json"]})
+    assert r.status_code == 400 and "cannot play" in r.json()["error"]  # not a model: refused, not a 500

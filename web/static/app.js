@@ -65,6 +65,8 @@ async function startGame(ev) {
     const view = await api("POST", "/api/games", {variant: $("variant").value, players: n,
                                                   config: parseConfig($("config").value), seats});
     const seat = seats.indexOf("human");
+    // the seats' secret tokens are told only in this answer: the tab keeps them (a reload finds them)
+    sessionStorage.setItem(`tokens-${view.id}`, JSON.stringify(view.tokens || {}));
     location.hash = `game=${view.id}` + (seat >= 0 ? `&seat=${seat}` : "");
   } catch (e) { alert(e.message); }
 }
@@ -110,6 +112,11 @@ async function lobby() {
 }
 
 // ------------------------------------------------------------------ the table
+function seatToken() {
+  const tokens = JSON.parse(sessionStorage.getItem(`tokens-${current.id}`) || "{}");
+  return current.seat === null ? undefined : tokens[String(current.seat)];
+}
+
 function seatName(seat) { return seat === null ? "chance" : `P${seat}`; }
 
 function drawThinking(view) {
@@ -185,7 +192,7 @@ function draw(view) {
 async function play(action) {
   try {
     $("legal").querySelectorAll("button").forEach((b) => { b.disabled = true; });
-    draw(await api("POST", `/api/games/${current.id}/move`, {seat: current.seat, action}));
+    draw(await api("POST", `/api/games/${current.id}/move`, {seat: current.seat, action, token: seatToken()}));
     schedule();
   } catch (e) { showError(e); refresh(); }
 }
@@ -194,7 +201,9 @@ async function refresh() {
   const seat = current.seat === null ? "all" : current.seat;
   try {
     if (current.kind === "game") {
-      const view = await api("GET", `/api/games/${current.id}?seat=${seat}`);
+      const token = seatToken();
+      const view = await api("GET", `/api/games/${current.id}?seat=${seat}` +
+                                    (token ? `&token=${encodeURIComponent(token)}` : ""));
       draw(view);
       if (!view.over && !view.legal.length && !view.error) schedule();
     } else {
