@@ -301,3 +301,15 @@ def test_bad_values_are_refused_with_a_message_not_a_server_error(client):
         assert r.status_code == 400 and "index must be 0..0" in r.json()["error"], index
     r = client.post("/api/games", json={"variant": "achten", "seats": ["human", "ppo:runs/ok.json"]})
     assert r.status_code == 400 and "cannot play" in r.json()["error"]  # not a model: refused, not a 500
+
+
+def test_a_bots_worker_that_fails_before_its_first_move_stops_the_game_with_a_message():
+    from octagames.agents.registry import make_agent
+    from octagames.web.app import Session
+
+    game = make_game("achten")
+    agents = {p: make_agent("random", game) for p in range(2)}
+    session = Session("t", "achten", game, -5, ["random", "random"], agents, states=[game.new_state(0)])
+    session._bots()  # a negative seed fails in the worker's RNG, before any seat is to act
+    assert session.error.startswith("the bots' worker failed: ValueError") and not session.thinking_now
+    assert session.actions == []
