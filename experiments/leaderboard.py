@@ -3,6 +3,7 @@
     octagames leaderboard                          # every section (make leaderboard)
     octagames leaderboard --game octiles           # rerun one section
     octagames leaderboard --game achten-dealer-pays --add achten-dealer-pays=ppo:runs/ppo/achten/policy.pt
+    octagames leaderboard --game octrix --record-games  # the records of games journaled without them
 
 A section is a variant of the catalogue (:mod:`octagames.catalogue`) whose ``Variant.leaderboard``
 names two MCTS budgets, played with its default player count; its name is the variant's. Its
@@ -39,7 +40,7 @@ from octagames.agents.registry import make_agent
 from octagames.catalogue import Variant
 from octagames.core import Game
 from octagames.experiments.cli import executor_from, git_commit, open_journal, parse_config, script
-from octagames.experiments.tournament import TournamentResult, run_tournament, save
+from octagames.experiments.tournament import JournalRecording, TournamentResult, record_journal, run_tournament, save
 from octagames.experiments.train_ppo import TrainConfig, ppo_origin
 from octagames.experiments.trainer import default_run_dir
 
@@ -93,6 +94,10 @@ class LeaderboardConfig:
     """join this Ray cluster instead (auto: the cluster this machine belongs to); implies --ray"""
     chunk_size: int = 4
     """games per Ray task"""
+    record_games: bool = False
+    """play again the chosen sections' journaled games that have no record (played before journals kept
+    records) and keep their records, so they can be replayed (octagames replay, the web page); each must
+    end as the journal says; the results and docs are left as they are"""
 
     def __post_init__(self) -> None:
         for key in self.game:
@@ -182,6 +187,26 @@ def run_board(key: str, cfg: LeaderboardConfig) -> dict[str, Any]:
     return data
 
 
+def record_section(key: str, cfg: LeaderboardConfig) -> JournalRecording:
+    """Keep the records of section ``key``'s journaled games that have none
+    (:func:`octagames.experiments.tournament.record_journal`) and print what was done.
+
+    Raises:
+        FileNotFoundError: the section has no journal (run it first: ``octagames leaderboard --game <key>``).
+        ValueError: a game replays otherwise than its journal says.
+    """
+    path = Path(cfg.out).with_suffix("") / f"{key}.games.jsonl"
+    if not path.exists():
+        raise FileNotFoundError(f"{path}: section {key} has no journal; play it first: "
+                                f"octagames leaderboard --game {key}")
+    done = record_journal(path, catalogue.variant(key).game, executor_from(cfg.ray, cfg.ray_address, cfg.chunk_size),
+                          cfg.progress)
+    print(f"{key}: {done.recorded} games recorded now, {done.already} before")
+    for why, n in done.left.items():
+        print(f"  {n} games left without a record: {why}")
+    return done
+
+
 def origins(specs: list[str]) -> dict[str, dict[str, Any]]:
     """How the roster's trained files came about: each ``ppo:<path>`` spec's ``train_ppo`` command.
 
@@ -258,7 +283,12 @@ def update_readme(path: Path, results: dict[str, dict[str, Any]]) -> bool:
 
 
 def main(cfg: LeaderboardConfig) -> dict[str, dict[str, Any]]:
-    """Run the chosen sections, then rebuild the Markdown from every section's JSON."""
+    """Run the chosen sections, then rebuild the Markdown from every section's JSON (or, with
+    ``record_games``, only record the chosen sections' journaled games: :func:`record_section`)."""
+    if cfg.record_games:
+        for key in cfg.game:
+            record_section(key, cfg)
+        return {}
     for key in cfg.game:
         run_board(key, cfg)
     out = Path(cfg.out)

@@ -41,11 +41,12 @@ from typing import Any, Sequence
 import numpy as np
 
 from octagames import catalogue
-from octagames.agents.arena import GameJournal, play_games, wilson_interval
+from octagames.agents.arena import GameJournal, Job, play_games, progress_bar, record_game, wilson_interval
 from octagames.envs._extras import missing_extra
 from octagames.agents.base import Agent
 from octagames.agents.registry import make_agent
-from octagames.experiments.cli import GameArgs, executor_from, open_journal, parse_config, script
+from octagames.experiments.cli import (GameArgs, executor_from, model_fingerprints, open_journal, parse_config,
+                                      script)
 from octagames.core import Game
 
 
@@ -201,6 +202,25 @@ def seats_for(k: int, num_players: int) -> list[int]:
     return [(p + k) % 2 for p in range(num_players)]
 
 
+def round_robin_pairs(num_agents: int) -> list[tuple[int, int]]:
+    """The pairs of a round robin among ``num_agents`` agents, in the order their games are keyed."""
+    return [(i, j) for i in range(num_agents) for j in range(i + 1, num_agents)]
+
+
+def round_robin_jobs(num_agents: int, games_per_pair: int, seed: int, num_players: int) -> list[Job]:
+    """Every game of a round robin: ``(key, line-up, seed)`` as :func:`run_tournament` plays them.
+
+    Game ``k`` of pair ``idx`` (:func:`round_robin_pairs`) has key ``idx * games_per_pair + k`` and seed
+    ``seed + 1000 * idx + k``; its seats alternate between the pair (:func:`seats_for`).
+    """
+    jobs = []
+    for idx, (i, j) in enumerate(round_robin_pairs(num_agents)):
+        for k in range(games_per_pair):
+            lineup = tuple(i if w == 0 else j for w in seats_for(k, num_players))
+            jobs.append((idx * games_per_pair + k, lineup, seed + 1000 * idx + k))
+    return jobs
+
+
 def pair_score(rets: np.ndarray, who: Sequence[int]) -> float:
     """The first agent's points in a game of a pair (1 win, 1/2 draw, 0 loss); ``who[p]``: 0 or 1 in seat ``p``."""
     mine = sum(r for r, w in zip(rets, who) if w == 0)
@@ -244,13 +264,9 @@ def run_tournament(game: str, specs: Sequence[str | Agent], games_per_pair: int,
     n = len(agents)
     wins = np.zeros((n, n))
     games = np.zeros((n, n))
-    pairs = [(i, j) for i in range(n) for j in range(i + 1, n)]
-    jobs, who = [], {}
-    for idx, (i, j) in enumerate(pairs):  # game k of pair idx: seed + 1000 * idx + k
-        for k in range(games_per_pair):
-            key = idx * games_per_pair + k
-            who[key] = seats_for(k, g.num_players)
-            jobs.append((key, tuple(i if w == 0 else j for w in who[key]), seed + 1000 * idx + k))
+    pairs = round_robin_pairs(n)
+    jobs = round_robin_jobs(n, games_per_pair, seed, g.num_players)
+    who = {key: seats_for(key % games_per_pair, g.num_players) for key, _, _ in jobs}
     start = time.perf_counter()
     played = play_games(g, agents, jobs, progress, f"{g.name} round robin", executor, journal)
     for idx, (i, j) in enumerate(pairs):
@@ -262,6 +278,106 @@ def run_tournament(game: str, specs: Sequence[str | Agent], games_per_pair: int,
     ci = bootstrap_intervals(wins, games, bootstrap, seed) if bootstrap > 0 else np.stack([elo, elo], 1)
     cfg = {f.name: getattr(g.config, f.name) for f in dataclasses.fields(g.config)}
     return TournamentResult(g.name, cfg, names, wins, games, elo, ci, time.perf_counter() - start)
+
+
+@dataclass
+class JournalRecording:
+    """What :func:`record_journal` did: games recorded now, games left without a record and why."""
+
+    recorded: int
+    already: int
+    left: dict[str, int]
+    """games left without a record, by the reason (an agent that does not build here, a changed model)"""
+
+
+def record_journal(path: str | Path, game: str, executor: Any = None, progress: bool = True) -> JournalRecording:
+    """Replay the games a round robin's journal holds without their records, and keep the records.
+
+    Journals written before journals kept records (the published ``docs/leaderboard/*.games.jsonl``)
+    name each game's agents, line-up and seed (:func:`round_robin_jobs` of the header's ``agents``,
+    ``games_per_pair`` and ``seed``), and a game depends on nothing else, so playing it again gives
+    its moves. Each replayed game must end as the journal says (the same returns and length): a game
+    that does not means the agents or rules changed since, and the run stops there (the records kept
+    until then are of games that matched). The journal's results are not changed.
+
+    Args:
+        path: the journal (``*.games.jsonl``) of :func:`run_tournament` or the leaderboard.
+        game: the game's short name (the header's ``config`` gives its config).
+        executor: where the games run (:func:`octagames.agents.arena.play_games`); ``None``: here.
+        progress: show a progress bar.
+
+    Returns:
+        the counts: recorded now, recorded before, left without a record by reason (a game whose
+        agent's spec does not build here, such as a policy file that is not on this machine, or
+        whose model file differs from the one the journal's header fingerprints).
+
+    Raises:
+        FileNotFoundError: no such journal.
+        ValueError: not a round robin's journal; a replayed game ends otherwise than the journal says
+            (naming the game, its agents and both outcomes).
+    """
+    path = Path(path)
+    lines = path.read_text(encoding="utf-8").splitlines()
+    try:
+        header = json.loads(lines[0])["header"]
+        specs, games_per_pair, seed = list(header["agents"]), int(header["games_per_pair"]), int(header["seed"])
+        config = dict(header["config"])
+    except (IndexError, KeyError, TypeError, ValueError, json.JSONDecodeError) as e:
+        raise ValueError(f"{path}: not a round robin's journal (its first line must be a header with agents, "
+                         f"games_per_pair, seed and config): {e}") from None
+    journal = GameJournal(path, header)
+    g = Game(game, **config)
+    now = model_fingerprints(specs)
+    agents: dict[int, Agent] = {}
+    why: dict[int, str] = {}
+    for i, spec in enumerate(specs):
+        if header.get("models", {}).get(spec) != now.get(spec):
+            why[i] = f"{spec}: its model file is missing or differs from the one the journal was played with"
+            continue
+        try:
+            agents[i] = make_agent(spec, g)
+        except Exception as e:  # a spec that does not build here (an agent's own error, named below)
+            why[i] = f"{spec}: {type(e).__name__}: {e}"
+            continue
+        agents[i].name = spec
+    jobs = [j for j in round_robin_jobs(len(specs), games_per_pair, seed, g.num_players) if j[0] in journal.done]
+    left: dict[str, int] = {}
+    for _, lineup, _ in jobs:
+        reasons = [why[a] for a in sorted(set(lineup)) if a in why]
+        if reasons:
+            left["; ".join(reasons)] = left.get("; ".join(reasons), 0) + 1
+    already = sum(1 for key, _, _ in jobs if key in journal.records)
+    todo = [j for j in jobs if j[0] not in journal.records and not set(j[1]) & set(why)]
+    used = sorted(agents)
+    local = {a: k for k, a in enumerate(used)}
+    lineups = {key: lineup for key, lineup, _ in todo}
+    bar = progress_bar(len(todo), f"{path.name}: recording", progress)
+
+    def done(key: int, rets: np.ndarray, length: int, record: Any) -> None:
+        want, want_length = journal.done[key]
+        if length != want_length or not np.allclose(rets, want):
+            names = [specs[a] for a in lineups[key]]
+            raise ValueError(f"{path}: game {key} ({' vs '.join(names)}) replays to returns {list(rets)} in "
+                             f"{length} moves, but the journal says {want} in {want_length}: the agents or "
+                             f"rules changed since it was played; rerun it instead")
+        journal.add(key, rets, length, record)
+        if bar is not None:
+            bar.update(1)
+
+    local_jobs = [(key, tuple(local[a] for a in lineup), s) for key, lineup, s in todo]
+    try:
+        if executor is None:
+            for key, lineup, s in local_jobs:
+                rec = record_game(g, [agents[used[a]] for a in lineup], s)
+                done(key, np.asarray(rec.returns, dtype=np.float64), rec.length, rec)
+        else:
+            executor.run(g, [agents[a] for a in used], local_jobs, done, record=True)
+    finally:
+        journal.close()
+        if bar is not None:
+            bar.close()
+    GameJournal(path, header).close()  # rewritten once, a row per game
+    return JournalRecording(len(todo), already, left)
 
 
 def save(result: TournamentResult, out_dir: str | Path, stem: str | None = None,

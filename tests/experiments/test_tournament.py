@@ -6,7 +6,7 @@ import numpy as np
 import pytest
 
 from octagames.experiments.tournament import (TournamentConfig, bootstrap_intervals, fit_bradley_terry, main,
-                                    run_tournament, seats_for)
+                                              record_journal, run_tournament, seats_for)
 
 
 def test_bradley_terry_recovers_known_strengths():
@@ -75,3 +75,50 @@ def test_the_table_keeps_long_agent_names_apart_from_their_figures():
     assert len({r.index("[") for r in ratings}) == 1  # the interval column lines up
     pairs = [r for r in rows if r.startswith("  ")]
     assert pairs[1].split()[:2] == [names[1], "random:"] and pairs[1].split()[2] == "0.90"
+
+
+def _journal_rows(path):
+    lines = path.read_text().splitlines()
+    return json.loads(lines[0]), [json.loads(line) for line in lines[1:]]
+
+
+def _played_journal(tmp_path):
+    """A journal as the tournament writes it today, with its records: its path, header and rows."""
+    cfg = TournamentConfig(game="octrix-round", agents="random,heuristic,mcts:8", games_per_pair=2,
+                           config=("hand_size=5",), bootstrap=0, out_dir=str(tmp_path), progress=False)
+    main(cfg)
+    path = tmp_path / "tournament_octrix-round+hand_size=5-2p.games.jsonl"
+    return (path, *_journal_rows(path))
+
+
+def test_record_journal_gives_an_old_journal_the_records_its_games_had(tmp_path):
+    # a journal as the tournament writes it today; then the same without its records
+    path, header, rows = _played_journal(tmp_path)
+    assert len(rows) == 6 and all("record" in r for r in rows)
+    path.write_text("".join(json.dumps(r) + "\n" for r in
+                            [header] + [{k: v for k, v in r.items() if k != "record"} for r in rows]))
+    done = record_journal(path, "octrix-round", progress=False)
+    assert (done.recorded, done.already, done.left) == (6, 0, {})
+    again_header, again = _journal_rows(path)
+    assert again_header == header and again == rows  # the same moves, names and returns, a row per game
+    assert record_journal(path, "octrix-round", progress=False).already == 6  # nothing left to do
+
+
+def test_record_journal_leaves_games_of_a_changed_model_and_refuses_a_game_that_ends_otherwise(tmp_path):
+    path, header, rows = _played_journal(tmp_path)
+    stripped = [{k: v for k, v in r.items() if k != "record"} for r in rows]
+    # the journal says mcts:8 played with a model file that is not here: its 4 games keep no record
+    changed = {"header": {**header["header"], "models": {"mcts:8": "0123456789abcdef"}}}
+    path.write_text("".join(json.dumps(r) + "\n" for r in [changed] + stripped))
+    done = record_journal(path, "octrix-round", progress=False)
+    assert done.recorded == 2 and list(done.left.values()) == [4] and "mcts:8" in next(iter(done.left))
+    # a game whose journaled length is not what it replays to: refused, naming the game and its agents
+    bad = [dict(r, length=r["length"] + 1) if r["key"] == 0 else r for r in stripped]
+    path.write_text("".join(json.dumps(r) + "\n" for r in [header] + bad))
+    with pytest.raises(ValueError, match=r"game 0 \(random vs heuristic\) replays to .* the agents or rules changed"):
+        record_journal(path, "octrix-round", progress=False)
+    _, after = _journal_rows(path)
+    assert [r["length"] for r in after] == [r["length"] for r in bad] and "record" not in after[0]
+    with pytest.raises(ValueError, match="not a round robin's journal"):
+        (tmp_path / "x.games.jsonl").write_text('{"header": {"agents": ["random"]}}\n')
+        record_journal(tmp_path / "x.games.jsonl", "octrix-round", progress=False)
