@@ -459,31 +459,79 @@ def name_reveals(record: GameRecord, seat: int) -> list[int | None]:
 def _seat_view(record: GameRecord, seat: int) -> list[tuple[int | None, str]]:
     """``(step from which seat knows it, its name for the seat)`` of every move (see :func:`name_reveals`)."""
     g = record.make_game()
-    seat = g._check_player(seat)
+    known = SeatKnowledge(g, seat)
     s = g.new_state(record.seed)
-    out: list[tuple[int | None, str]] = []
-    pending: list[int] = []  # other seats' simultaneous moves of the round in progress
-    last = -1
-    for k, (a, p) in enumerate(zip(record.actions, record.players)):
-        cp = int(g.current_player(s))
-        if pending and round_over(cp, p, last):  # its moves are shown
-            for j in pending:
-                out[j] = (k, record.names[j])
-            pending = []
-        if cp == CHANCE:
-            name = _chance_name(g, s, seat, a)
-            out.append((None if name is None else k + 1, name or HIDDEN_CHANCE))
-        elif cp == SIMULTANEOUS and p != seat:
-            out.append((None, hidden_name(record, k)))
-            pending.append(k)
-        else:
-            out.append((k + 1, record.names[k]))
-        last = p if cp == SIMULTANEOUS else -1
+    for k, a in enumerate(record.actions):
+        known.add(s, a, record.names[k])
         _apply(g, s, k, a)
-    if pending and int(g.current_player(s)) != SIMULTANEOUS:
-        for j in pending:
-            out[j] = (record.length, record.names[j])
-    return out
+    known.reach(s)
+    return list(known.moves)
+
+
+class SeatKnowledge:
+    """Which moves of a game one seat knows, and by what name, built move by move as the game goes.
+
+    The rule :func:`name_reveals` and :func:`move_names` read (and the web app, which keeps one per
+    game and seat while the game is played): ``moves[k]`` is ``(the step from which the seat knows
+    move k, or None while it does not; the name it knows it by)``.
+
+    Args:
+        game: the game.
+        seat: the seat whose knowledge is kept.
+
+    Raises:
+        ValueError: a bad seat.
+    """
+
+    def __init__(self, game: Game, seat: int) -> None:
+        self.game = game
+        self.seat = game._check_player(seat)
+        #: per move: (the step from which the seat knows it, or None; its name for the seat)
+        self.moves: list[tuple[int | None, str]] = []
+        #: per move: whether it dealt or drew a card (by the game's ``public.deals_card``)
+        self.deals: list[bool] = []
+        self._names: list[str] = []  # the all-seeing names
+        self._pending: list[int] = []  # other seats' simultaneous moves of the round in progress
+        self._last = -1  # the seat of the last simultaneous move (-1: none)
+
+    def add(self, s: np.void, action: int, name: str | None = None) -> None:
+        """Move ``len(moves)``: ``action`` taken in position ``s`` (not changed).
+
+        Args:
+            s: the position before the move.
+            action: the action (a chance outcome at a chance node).
+            name: its all-seeing name (default: ``Game.action_to_string``).
+        """
+        g, k = self.game, len(self.moves)
+        self.reach(s)
+        cp, p = int(g.current_player(s)), int(g.acting_player(s))
+        name = g.action_to_string(s, int(action)) if name is None else name
+        self._names.append(name)
+        public = _public(g.name)
+        self.deals.append(cp == CHANCE and public is not None and bool(public.deals_card(s)))
+        if cp == CHANCE:
+            known = _chance_name(g, s, self.seat, int(action))
+            self.moves.append((None if known is None else k + 1, known or HIDDEN_CHANCE))
+        elif cp == SIMULTANEOUS and p != self.seat:
+            self.moves.append((None, f"P{p} moves (hidden)"))
+            self._pending.append(k)
+        else:
+            self.moves.append((k + 1, name))
+        self._last = p if cp == SIMULTANEOUS else -1
+
+    def reach(self, s: np.void) -> None:
+        """``s`` is the position after the moves so far: the other seats' simultaneous moves of a
+        round it ends (:func:`round_over`) are known from here."""
+        if self._pending and round_over(int(self.game.current_player(s)), int(self.game.acting_player(s)),
+                                        self._last):
+            for j in self._pending:
+                self.moves[j] = (len(self.moves), self._names[j])
+            self._pending = []
+
+    def knows(self, k: int, step: int) -> bool:
+        """Whether the seat knows move ``k`` after ``step`` moves."""
+        known = self.moves[k][0]
+        return known is not None and known <= step
 
 
 def views(record: GameRecord, seat: int | None = None) -> list[str]:
