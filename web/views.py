@@ -8,12 +8,13 @@ A human seat is shown, by the rules of its game:
 * the text render and the picture **for that seat** (``Game.render(s, seat)``, the SVG picture when
   the pictures module is installed), never the record;
 * the names of its own legal moves when it is to act;
-* the history, move by move: its own moves by name; public chance outcomes (an Octiles tile, the
-  starting player) by name; a dealt card by name only when the seat sees that very card right after
-  the deal (``public.seen_ids``), else ``deal a card to P1``; another seat's move by name with every
-  card the seat has not seen face up (in its own render from that move on) written ``a card``; in a
-  game of simultaneous moves (``public.HIDDEN_MOVES``: Octrix) another seat's move is hidden until
-  the simultaneous step is complete;
+* the history, move by move, as the game records' rule has it (:class:`octagames.records.SeatKnowledge`,
+  the one place that says which move names a seat knows, and from when): its own moves and the other
+  seats' moves by name (names are public by the engine contract); a dealt card by name only when the
+  seat sees that very card right after the deal (``public.seen_ids``), else ``deal a card to P1``
+  (the deal's name with its card left out); another chance outcome by name when the seat's
+  observation tells it apart; another seat's simultaneous move (Octrix) hidden until the round of
+  simultaneous moves is over;
 * a bot's thinking (visit shares, values) once the game is over, or at once in a game of perfect
   information where the bot's move is no longer hidden (Octiles; Octrix once the step is complete):
   a bot's search in a game of hidden cards is shaped by its own hand.
@@ -25,21 +26,17 @@ from __future__ import annotations
 
 import importlib
 import re
-from types import ModuleType
 from typing import Any, Sequence
 
 import numpy as np
 
+from octagames import records
 from octagames.core import SIMULTANEOUS, Game
 
 #: a card in a move name: suit and rank, with the copy for two-deck games (``♥3 (second copy)``)
 CARD = re.compile(r"[♠♥♦♣](?:10|[2-9AJQKT])(?: \(second copy\))?")
-COPY = " (second copy)"
-
-
-def public_module(game: Game) -> ModuleType:
-    """The game's ``public`` module (``octagames/<game>/public.py``): who sees what, by the rules."""
-    return importlib.import_module(f"{game.module.__name__}.public")
+#: what a seat reads in place of another seat's simultaneous move it does not know yet
+HIDDEN_MOVE = "plays (hidden until every seat has played)"
 
 
 def picture(game: Game, s: np.void, seat: int | None, clickable: bool) -> str | None:
@@ -55,98 +52,68 @@ def picture(game: Game, s: np.void, seat: int | None, clickable: bool) -> str | 
         return str(pictures.svg(game, s, seat))
 
 
-def seat_label(seat: int) -> str:
-    """``P0``, ``P1``, ...: how the rules' strings name seats."""
-    return f"P{seat}"
-
-
 class SeatHistory:
     """The history of one game as one seat (or everybody) sees it.
 
-    What each position shows the seat is computed once and kept in ``cache`` (a dict the caller keeps
-    per game and seat): states are only ever appended, so a poll costs one pass over the moves.
+    Which moves the seat knows, and by what name, is the game records' rule
+    (:class:`octagames.records.SeatKnowledge`); this class words the moves it does not know yet.
+    The facts of each move are computed once and kept in ``cache`` (a dict the caller keeps per game
+    and seat): states are only ever appended, so a poll costs the new moves only. A replay may show
+    fewer moves than the cache holds (stepping back): the rule gives the step from which each move is
+    known.
 
     Args:
         game: the game.
         states: ``states[k]`` is the record after the first ``k`` actions (not modified).
         actions: every action applied, chance outcomes included.
         seat: the viewing seat, or None for the all-seeing view.
-        cache: the per-position facts of earlier calls on the same game and seat (or None).
+        cache: the per-game-and-seat facts of earlier calls (or None).
     """
 
     def __init__(self, game: Game, states: Sequence[np.void], actions: Sequence[int], seat: int | None,
-                 cache: dict[str, list[Any]] | None = None):
+                 cache: dict[str, Any] | None = None):
         self.game, self.states, self.actions, self.seat = game, states, actions, seat
-        self.pub = public_module(game)
         self.cache = cache if cache is not None else {}
-        for key in ("render", "tokens", "new_step", "name", "mover", "chance_seen"):
-            self.cache.setdefault(key, [])
+        self.cache.setdefault("name", [])
+        self.cache.setdefault("mover", [])
+        if seat is not None and "known" not in self.cache:
+            self.cache["known"] = records.SeatKnowledge(game, seat)
+        self.known: records.SeatKnowledge | None = self.cache.get("known")
         self._fill()
 
     def _fill(self) -> None:
-        game, c, seat = self.game, self.cache, self.seat
-        for j in range(len(c["render"]), len(self.states)):
-            s = self.states[j]
-            text = game.render(s, seat)
-            c["render"].append(text)
-            c["tokens"].append({m.group(0).replace(COPY, "") for m in CARD.finditer(text)})
-            prev = self.states[j - 1] if j else None
-            simultaneous = game.current_player(s) == SIMULTANEOUS
-            # the lowest pending seat acts first: a seat no higher than the last one starts a new step
-            c["new_step"].append(not simultaneous or prev is None or game.current_player(prev) != SIMULTANEOUS
-                                 or game.acting_player(s) <= game.acting_player(prev))
-        for k in range(len(c["name"]), len(self.actions)):
+        game, c, n = self.game, self.cache, len(self.actions)
+        if len(c["name"]) >= n:
+            return
+        for k in range(len(c["name"]), n):
             s, a = self.states[k], int(self.actions[k])
-            c["name"].append(game.action_to_string(s, a))
-            chance = game.is_chance(s)
-            c["mover"].append(None if chance else int(game.acting_player(s)))
-            c["chance_seen"].append(chance and (seat is None or not self.pub.deals_card(s)
-                                                or a in self.pub.seen_ids(self.states[k + 1], seat)))
-
-    def render(self, j: int) -> str:
-        """The text render of ``states[j]`` for the seat."""
-        return str(self.cache["render"][j])
+            name = game.action_to_string(s, a)
+            c["name"].append(name)
+            c["mover"].append(None if game.is_chance(s) else int(game.acting_player(s)))
+            if self.known is not None:
+                self.known.add(s, a, name)
+        if self.known is not None:
+            self.known.reach(self.states[n])
 
     def entries(self) -> list[dict[str, Any]]:
-        """Every move so far, as the seat may see it: ``{"step", "seat" (None for chance), "name"}``.
-
-        A move's hidden-ness is judged with everything the seat has seen by now: a simultaneous move
-        shows once its step is complete; a card in another seat's move shows once the seat has seen
-        that card face up (from that move on).
-        """
-        c, n = self.cache, len(self.actions)
-        out: list[dict[str, Any]] = [{}] * n
-        seen: set[str] = set(c["tokens"][n]) if n < len(c["tokens"]) else set()
-        complete = False  # a new step starts after move k, by now
-        for k in range(n - 1, -1, -1):
-            complete = complete or bool(c["new_step"][k + 1])
-            seen |= c["tokens"][k]
+        """Every move so far, as the seat may see it: ``{"step", "seat" (None for chance), "name"}``."""
+        c, n, known = self.cache, len(self.actions), self.known
+        out = []
+        for k in range(n):
             name, mover = c["name"][k], c["mover"][k]
-            if self.seat is not None:
-                if mover is None:
-                    name = name.replace(COPY, "") if c["chance_seen"][k] else CARD.sub("a card", name)
-                elif mover != self.seat:
-                    if self.pub.HIDDEN_MOVES and not complete:
-                        name = "plays (hidden until every seat has played)"
-                    else:
-                        name = CARD.sub(lambda m: m.group(0).replace(COPY, "")
-                                        if m.group(0).replace(COPY, "") in seen else "a card", name)
-            out[k] = {"step": k, "seat": mover, "name": name}
+            if known is not None:
+                name = known.moves[k][1]
+                if not known.knows(k, n):
+                    name = (CARD.sub("a card", c["name"][k]) if known.deals[k] else name) if mover is None \
+                        else HIDDEN_MOVE
+            out.append({"step": k, "seat": mover, "name": name})
         return out
-
-    def hidden_move(self, k: int) -> bool:
-        """Whether another seat's simultaneous move ``k`` is still hidden from the seat."""
-        c = self.cache
-        mover = c["mover"][k]
-        if self.seat is None or mover is None or mover == self.seat or not self.pub.HIDDEN_MOVES:
-            return False
-        return not any(c["new_step"][k + 1:len(self.actions) + 1])
 
     def thinking_shown(self, k: int, over: bool) -> bool:
         """Whether the thinking recorded for move ``k`` may be shown to the seat."""
-        if self.seat is None or over:
+        if self.known is None or over:
             return True
-        return self.game.module.INFO.information == "perfect" and not self.hidden_move(k)
+        return self.game.module.INFO.information == "perfect" and self.known.knows(k, len(self.actions))
 
 
 def thinking_of(agent: Any, game: Game, s: np.void, chosen: int, top: int = 8) -> dict[str, Any] | None:
@@ -218,7 +185,7 @@ def seat_view(game: Game, states: Sequence[np.void], actions: Sequence[int], sea
     acting = to_act is not None and to_act == seat and seat in humans
     legal = [{"action": a, "name": game.action_to_string(s, a)} for a in game.legal_actions(s)] if acting else []
     shown = {str(k): v for k, v in (thinking or {}).items() if k < len(actions) and hist.thinking_shown(k, over)}
-    return {"step": len(actions), "seat": seat, "render": hist.render(len(states) - 1),
+    return {"step": len(actions), "seat": seat, "render": game.render(s, seat),
             "picture": picture(game, s, seat, clickable=acting), "to_act": to_act,
             "simultaneous": game.current_player(s) == SIMULTANEOUS, "over": over,
             "returns": [float(r) for r in game.returns(s)] if over else None,
