@@ -90,6 +90,14 @@ def first_call(game: str, face: str, **config: Any) -> None:
         env.step(env.sample_actions())
         env.observe(np.zeros(2, dtype=np.int64))
         env.set_state(env.get_state())  # restoring a batch (a pickled env, Ray) emits its observations again
+        for dtype in ("uint8", "uint16"):  # compact observations: the narrowest dtype this config allows
+            try:
+                compact = make(game, num_envs=2, seed=0, obs_dtype=dtype, **config)
+            except ValueError:  # too narrow for this config (or no compact encoding): the next one
+                continue
+            compact.reset()
+            compact.step(compact.sample_actions())
+            break
     elif face == "aec":
         env = importlib.import_module(f"octagames.envs.{game}_v0").env(**config)
         env.reset(seed=0)

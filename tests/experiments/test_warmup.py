@@ -64,8 +64,15 @@ def test_the_rules_and_vector_faces_reach_the_entry_points_users_hit_later(monke
     monkeypatch.setattr(kernels, "truncated", lambda s: calls.append("truncated") or real_truncated(s))
     first_call("octa", "rules", rules="nl")
     assert sorted(calls) == ["from_bytes", "sample_chance", "truncated"]
+    stepped = []
+    real_step = VectorEnv.step
+    monkeypatch.setattr(VectorEnv, "step", lambda self, a: stepped.append(self.obs_dtype) or real_step(self, a))
     first_call("octrix", "vector")
-    assert calls[-1] == "set_state"
+    assert "set_state" in calls
+    # and the compact observations the trainers use: the match's scores need 16 bits, Octa's fit in 8
+    assert stepped == ["float32", "uint16"]
+    first_call("octa", "vector", rules="en")
+    assert stepped[2:] == ["float32", "uint8"]
 
 
 def test_the_az_face_compiles_the_heuristic_playouts_where_a_game_has_them(monkeypatch):
