@@ -74,6 +74,9 @@ ConfigT = TypeVar("ConfigT")
 #: marks a config field read as a positional argument (``game: Annotated[str, POSITIONAL]``), for tyro
 #: and for the standard library's parser alike
 POSITIONAL: Any = tyro.conf.Positional if tyro is not None else "positional"
+#: marks a tuple field whose flag is given once per value (``--allowed-host a --allowed-host b``), for
+#: tyro and for the standard library's parser alike
+REPEATED: Any = tyro.conf.UseAppendAction if tyro is not None else "repeated"
 
 
 def parse_game_config(config: str | Sequence[str], game: str) -> dict[str, Any]:
@@ -279,6 +282,8 @@ def stdlib_parser(config_cls: type) -> argparse.ArgumentParser:
         kind, origin, items = _bare(hint), get_origin(_bare(hint)), get_args(_bare(hint))
         if kind is bool:
             parser.add_argument(*flags, dest=f.name, action=argparse.BooleanOptionalAction, help=text)
+        elif REPEATED in getattr(hint, "__metadata__", ()):
+            parser.add_argument(*flags, dest=f.name, action="append", type=_converter(items[0]), help=text)
         elif origin is list or (origin is tuple and items[-1:] == (Ellipsis,)):
             parser.add_argument(*flags, dest=f.name, nargs="*", type=_converter(items[0]), help=text)
         elif origin is tuple and len(set(items)) == 1:

@@ -1,22 +1,34 @@
 """Play the games against the bots and watch replays in a browser (the web extra).
 
     octagames serve                          # http://127.0.0.1:8088/ : pick a variant and the seats
-    octagames serve --port 9000 --host 0.0.0.0
-    octagames serve --replay docs/leaderboard/octrix.jsonl   # opens the replay of that file's first game
+    octagames serve --port 9000 --host 0.0.0.0 --allowed-host games.lan
+    octagames serve --replay docs/leaderboard/octrix.games.jsonl   # opens the replay of that file's first game
 
 The page names every variant; a new game takes a variant, the player count and, for each seat, a
 person (``human``) or an agent spec (``zoo:octa-nl``, ``mcts:500``, ``heuristic``, ``random``,
-``ppo:<path>``). Replays open records and journals under ``runs/`` and ``docs/leaderboard/`` of the
-folder the server runs in, or an uploaded file. The HTTP API is described in ``octagames.web.app``.
+``ppo:<path>``). Replays open records and journals under ``runs/`` and the leaderboard journals
+``docs/leaderboard/*.games.jsonl`` of the folder the server runs in, or an uploaded file. The HTTP API
+is described in ``octagames.web.app``.
+
+The app answers only requests whose ``Host`` is 127.0.0.1, localhost, the ``--host`` address, this
+machine's hostname or an ``--allowed-host`` name (a page of another site cannot reach it by DNS
+rebinding); with ``--host 0.0.0.0`` the other machines of the network reach it by one of those names.
+The limits (``--max-games``, ``--idle-seconds``, ``--max-simulations``, ``--max-body-kib``,
+``--max-replay-kib``) keep one browser or script from exhausting the server.
 """
 
 from __future__ import annotations
 
+import socket
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Annotated
 
-from octagames.experiments.cli import parse_config, script
-from octagames.web.app import create_app
+from octagames.experiments.cli import REPEATED, parse_config, script
+from octagames.web.app import Limits, create_app
+
+#: the addresses that listen on every interface (no one Host name)
+EVERY_ADDRESS = ("0.0.0.0", "::", "")
 
 
 @dataclass(frozen=True)
@@ -26,31 +38,60 @@ class ServeConfig:
     port: int = 8088
     """the port to listen on"""
     host: str = "127.0.0.1"
-    """the address to listen on (127.0.0.1: this machine only)"""
+    """the address to listen on (127.0.0.1: this machine only; 0.0.0.0: every interface)"""
+    allowed_host: Annotated[tuple[str, ...], REPEATED] = ()
+    """a Host name the app answers besides 127.0.0.1, localhost, this machine's hostname and the --host
+    address (repeat the flag for several; '*' answers any, which opens the app to DNS rebinding)"""
     replay: str | None = None
     """a record or journal to open as a replay at start (its first game); the page prints its address"""
     root: str = "."
-    """the folder whose runs/ and docs/leaderboard/ the page may open replays from"""
+    """the folder whose runs/ and docs/leaderboard/*.games.jsonl the page may open replays from"""
+    max_games: int = Limits.max_games
+    """games kept at once; past it a new game drops a finished or abandoned one, else it is refused (503)"""
+    idle_seconds: float = Limits.idle_seconds
+    """a game nobody has asked about for this long is abandoned: dropped (its bots stop)"""
+    max_simulations: int = Limits.max_simulations
+    """the largest search budget an agent spec may ask for (simulations, worlds, CFR iterations)"""
+    max_body_kib: int = Limits.max_body_kib
+    """the largest request body in KiB (413), an uploaded replay apart"""
+    max_replay_kib: int = Limits.max_replay_kib
+    """the largest replay file in KiB, uploaded or opened by path (413)"""
 
     def __post_init__(self) -> None:
         if not 0 < self.port < 65536:
             raise ValueError(f"port={self.port} is not valid; valid values: 1..65535")
         if self.replay is not None and not Path(self.replay).is_file():
             raise ValueError(f"replay={self.replay!r}: no such file")
+        for name in self.allowed_host:
+            if not name or any(c.isspace() or c in "/:" for c in name):
+                raise ValueError(f"allowed_host={name!r} is not valid; give a host name such as games.lan "
+                                 "(no port, no scheme)")
+        self.limits()  # refuses a limit that is not positive, naming it
+
+    def limits(self) -> Limits:
+        """The server's :class:`~octagames.web.app.Limits` from the flags."""
+        return Limits(self.max_games, self.idle_seconds, self.max_simulations, self.max_body_kib,
+                      self.max_replay_kib)
+
+    def hosts(self) -> tuple[str, ...]:
+        """The Host names the app answers besides 127.0.0.1 and localhost: the --host address (unless
+        it is every address), this machine's hostname and the --allowed-host names."""
+        listen = () if self.host in EVERY_ADDRESS else (self.host,)
+        return tuple(dict.fromkeys((*listen, socket.gethostname(), *self.allowed_host)))
 
 
 def main(cfg: ServeConfig) -> None:
     """Serve the app until interrupted (uvicorn)."""
     import uvicorn  # the web extra; octagames.web.app above needs it too
 
-    # the Host names the app answers: listening on every address, any (the page is then open to the network)
-    app = create_app(cfg.root, hosts=("*",) if cfg.host in ("0.0.0.0", "::", "") else (cfg.host,))
+    app = create_app(cfg.root, hosts=cfg.hosts(), limits=cfg.limits())
     url = f"http://{cfg.host}:{cfg.port}/"
     if cfg.replay is not None:
         replay, games = app.state.server.open_replay({"text": Path(cfg.replay).read_text(encoding="utf-8"),
                                                       "name": Path(cfg.replay).name})
         print(f"replay of {cfg.replay} (game 1 of {games}): {url}#replay={replay.id}&step=0")
-    print(f"octagames serve: {url}  (Ctrl-C stops it)")
+    print(f"octagames serve: {url}  (Ctrl-C stops it; answers the Host names {', '.join(cfg.hosts())}, "
+          "localhost and 127.0.0.1)")
     uvicorn.run(app, host=cfg.host, port=cfg.port, log_level="warning")
 
 

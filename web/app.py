@@ -17,19 +17,30 @@ nothing):
                                             game of bots only or a finished game)
 ``POST /api/games/{id}/move``               ``{"seat", "action", "token"}``: a human seat's move
 ``GET  /api/games/{id}/record``             the game record (JSON), once the game is over (or bots only)
-``POST /api/replays``                       ``{"path"}`` (under ``runs/`` or ``docs/leaderboard/`` of the
-                                            served folder) or ``{"text"}`` (an uploaded file) -> ``{"id",
-                                            "games"}``; ``"index"`` picks a game of a journal
+``POST /api/replays``                       ``{"path"}`` (a file under ``runs/``, or a leaderboard journal
+                                            ``docs/leaderboard/*.games.jsonl``, of the served folder) or
+                                            ``{"text"}`` (an uploaded file) -> ``{"id", "games"}``;
+                                            ``"index"`` picks a game of a journal
 ``GET  /api/replays/{id}?step=K&seat=N``    the record's position after ``K`` moves, all-seeing or seat ``N``
 ==========================================  ==================================================
 
 The app serves this machine's browser: POST bodies must be ``Content-Type: application/json``, a
 request from a page of another site (its ``Origin``) is refused, and so is a ``Host`` other than
-127.0.0.1, localhost or the ``--host`` given (DNS rebinding). An agent spec may name a model file only
-under ``runs/`` of the served folder or in the zoo (a model file is unpickled).
+127.0.0.1, localhost and the names ``octagames serve`` adds (the machine's hostname, ``--allowed-host``;
+DNS rebinding). An agent spec may name a model file only under ``runs/`` of the served folder or in
+the zoo (a model file is unpickled).
+
+One browser or script cannot exhaust the server (:class:`Limits`, ``octagames serve``'s flags): at
+most ``max_games`` games are kept (a new one past it is refused with 503 unless a finished or
+abandoned game can be dropped, oldest first), a game nobody asked about for ``idle_seconds`` is
+dropped (its bots stop), a request body is at most ``max_body_kib`` (413), a replay file at most
+``max_replay_kib`` (413), and an agent spec's search budget (simulations, worlds, iterations) at most
+``max_simulations`` (400).
 
 Bots think in a worker thread per game (the page polls); a lock per game keeps a move and a bot's
-move from crossing. Games are kept in memory, keyed by random ids.
+move from crossing. Every handler that steps the rules, draws a picture, loads a record or builds an
+agent runs in Starlette's thread pool, never on the event loop: a slow bot or a large replay does not
+hold up the other requests. Games are kept in memory, keyed by random ids.
 """
 
 from __future__ import annotations
@@ -38,6 +49,7 @@ import json
 import pickle
 import secrets
 import threading
+import time
 import traceback
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -46,6 +58,7 @@ from urllib.parse import urlsplit
 
 import numpy as np
 from starlette.applications import Starlette
+from starlette.concurrency import run_in_threadpool
 from starlette.middleware import Middleware
 from starlette.middleware.trustedhost import TrustedHostMiddleware
 from starlette.requests import Request
@@ -61,8 +74,10 @@ from octagames.core import Game, IllegalActionError, make_game
 from octagames.web.views import seat_view, thinking_of
 
 STATIC = Path(__file__).resolve().parent / "static"
-#: the folders under the served folder whose files a replay may open
-REPLAY_FOLDERS = ("runs", "docs/leaderboard")
+#: the folder under the served folder any of whose files a replay may open
+REPLAY_FOLDER = "runs"
+#: the folder of the published leaderboard games, and the pattern of its journals a replay may open
+LEADERBOARD_FOLDER, LEADERBOARD_JOURNALS = "docs/leaderboard", "*.games.jsonl"
 HUMAN = "human"
 #: the folder under the served folder whose model files an agent spec may name (besides the zoo)
 MODEL_FOLDER = "runs"
@@ -75,6 +90,37 @@ MAX_SEED = 2 ** 63 - 1
 #: what loading a model file that is not one raises (besides ValueError and OSError)
 LOAD_ERRORS = (ValueError, ImportError, OSError, UnicodeDecodeError, pickle.UnpicklingError, EOFError,
                RuntimeError, KeyError, TypeError, AttributeError)
+
+
+@dataclass(frozen=True)
+class Limits:
+    """What one browser (or a script) may ask of the server; ``octagames serve`` sets them by flags.
+
+    Attributes:
+        max_games: games kept at once; past it a new game drops a finished or abandoned one (the
+            least recently seen first), else it is refused (503).
+        idle_seconds: a game nobody has asked about for this long is abandoned: dropped when a new
+            game comes, its bots stopped (a finished one too).
+        max_simulations: the largest search budget an agent spec may ask for (MCTS or a model's
+            simulations, rollout or belief worlds, CFR iterations).
+        max_body_kib: the largest request body in KiB (413), an uploaded replay apart.
+        max_replay_kib: the largest replay file in KiB, uploaded or opened by path (413).
+
+    Raises:
+        ValueError: a limit that is not positive (naming the field).
+    """
+
+    max_games: int = 64
+    idle_seconds: float = 1800.0
+    max_simulations: int = 20_000
+    max_body_kib: int = 64
+    max_replay_kib: int = 16 * 1024
+
+    def __post_init__(self) -> None:
+        for name in ("max_games", "idle_seconds", "max_simulations", "max_body_kib", "max_replay_kib"):
+            value = getattr(self, name)
+            if isinstance(value, bool) or not isinstance(value, (int, float)) or not value > 0:
+                raise ValueError(f"{name}={value!r} is not valid; it must be a positive number")
 
 
 class RequestError(ValueError):
@@ -115,8 +161,15 @@ class Session:
     lock: threading.Lock = field(default_factory=threading.Lock)
     worker: threading.Thread | None = None
     thinking_now: bool = False
-    caches: dict[int | None, dict[str, list[Any]]] = field(default_factory=dict)
+    caches: dict[int | None, dict[str, Any]] = field(default_factory=dict)
     tokens: dict[int, str] = field(default_factory=dict)
+    seen: float = field(default_factory=time.monotonic)
+    stopped: bool = False
+
+    @property
+    def over(self) -> bool:
+        """Whether the game has ended (or stopped on a bot's failure)."""
+        return self.error is not None or self.game.is_terminal(self.states[-1])
 
     @property
     def humans(self) -> list[int]:
@@ -171,6 +224,9 @@ class Session:
             rng = np.random.default_rng(self.seed + 1)
             while True:
                 with self.lock:
+                    if self.stopped:  # dropped by the server (abandoned)
+                        self.thinking_now = False
+                        return
                     p = self.settle()
                     if p is None or p not in self.agents:
                         self.thinking_now = False
@@ -226,7 +282,8 @@ class Replay:
     actions: list[int]
     thinking: dict[int, Any]
     agents: list[str]
-    caches: dict[int | None, dict[str, list[Any]]] = field(default_factory=dict)
+    caches: dict[int | None, dict[str, Any]] = field(default_factory=dict)
+    seen: float = field(default_factory=time.monotonic)
 
     def view(self, step: int, seat: int | None) -> dict[str, Any]:
         """The position after ``step`` moves as ``seat`` sees it (None: all-seeing)."""
@@ -242,11 +299,16 @@ class Server:
     """The app's games and replays, and the folder replays are read from.
 
     Args:
-        root: the served folder (``runs/`` and ``docs/leaderboard/`` under it may be opened).
+        root: the served folder (``runs/`` and the journals of ``docs/leaderboard/`` under it may be opened).
+        limits: what a request may ask for (:class:`Limits`).
+        clock: the seconds clock games are timed by (``time.monotonic``).
     """
 
-    def __init__(self, root: str | Path = ".") -> None:
+    def __init__(self, root: str | Path = ".", limits: Limits | None = None,
+                 clock: Any = time.monotonic) -> None:
         self.root = Path(root).resolve()
+        self.limits = limits or Limits()
+        self.clock = clock
         self.sessions: dict[str, Session] = {}
         self.replays: dict[str, Replay] = {}
         self._games: dict[str, Game] = {}
@@ -288,7 +350,8 @@ class Server:
                                f"one per seat; got {seats!r}")
         agents: dict[int, Agent] = {}
         seed = self.seed(body, HUMAN in seats)
-        specs = {p: self.safe_spec(p, str(spec)) for p, spec in enumerate(seats) if spec != HUMAN}
+        specs = {p: self.safe_spec(p, self.budget(p, str(spec))) for p, spec in enumerate(seats) if spec != HUMAN}
+        self.make_room()  # before the agents are built (a CFR agent trains)
         for p, spec in specs.items():
             try:
                 agent = make_agent(spec, game)
@@ -299,11 +362,68 @@ class Server:
             agents[p] = agent
         session = Session(secrets.token_urlsafe(9), str(body["variant"]), game, seed, [str(x) for x in seats],
                           agents, states=[game.new_state(seed)],
-                          tokens={p: secrets.token_urlsafe(16) for p, spec in enumerate(seats) if spec == HUMAN})
+                          tokens={p: secrets.token_urlsafe(16) for p, spec in enumerate(seats) if spec == HUMAN},
+                          seen=self.clock())
+        with self._lock:
+            self._drop(self._room(self.sessions, finished=True))
+            self.sessions[session.id] = session
         with session.lock:
             session.kick()
-        self.sessions[session.id] = session
         return session
+
+    def make_room(self) -> None:
+        """Drop the abandoned games, and a finished one when the server holds ``max_games``.
+
+        Raises:
+            RequestError: 503 when every game kept is being played (none finished or idle).
+        """
+        with self._lock:
+            self._drop(self._room(self.sessions, finished=True))
+
+    def _room(self, kept: dict[str, Any], finished: bool) -> list[Any]:
+        """What to drop from ``kept`` (lock held): everything idle past ``idle_seconds``, then, while
+        ``max_games`` are kept, the least recently seen finished game (``finished``) or item.
+
+        Raises:
+            RequestError: 503 when no room can be made.
+        """
+        now, cap = self.clock(), self.limits.max_games
+        idle = [x for x in kept.values() if now - x.seen > self.limits.idle_seconds]
+        left = len(kept) - len(idle)
+        if left < cap:
+            return idle
+        gone = {x.id for x in idle}
+        done = sorted((x for x in kept.values() if x.id not in gone and (not finished or x.over)),
+                      key=lambda x: x.seen)
+        if left - len(done) >= cap:
+            raise RequestError(f"the server keeps at most {cap} games (--max-games) and every one is being "
+                               f"played; a game is dropped once it is over or nobody has asked about it for "
+                               f"{self.limits.idle_seconds:g} s (--idle-seconds); try again later", 503)
+        return idle + done[:left - cap + 1]
+
+    def _drop(self, items: list[Any]) -> None:
+        """Forget games or replays (lock held); a game's bots stop."""
+        for x in items:
+            if isinstance(x, Session):
+                self.sessions.pop(x.id, None)
+                x.stopped = True
+            else:
+                self.replays.pop(x.id, None)
+
+    def budget(self, seat: int, spec: str) -> str:
+        """``spec`` once its search budget (every number among its arguments: simulations, worlds,
+        iterations) is known to be at most ``max_simulations``.
+
+        Raises:
+            RequestError: a larger budget (naming the limit).
+        """
+        cap = self.limits.max_simulations
+        for part in spec.split(":")[1:]:
+            if part.isdigit() and int(part) > cap:
+                raise RequestError(f"seat {seat}: agent {spec!r} asks for a search budget of {int(part)} "
+                                   f"(simulations, worlds or iterations); this server allows at most {cap} "
+                                   "(octagames serve --max-simulations)")
+        return spec
 
     @staticmethod
     def seed(body: dict[str, Any], humans: bool) -> int:
@@ -361,10 +481,17 @@ class Server:
         return f"{name}:{path}{tail}"
 
     def session(self, gid: str) -> Session:
-        """The game ``gid``. Raises RequestError (404) for an unknown id."""
-        if gid not in self.sessions:
-            raise RequestError(f"no game with id {gid!r} (games live as long as the server)", 404)
-        return self.sessions[gid]
+        """The game ``gid`` (now seen). Raises RequestError (404) for an unknown or dropped id."""
+        return self._seen(self.sessions, gid, f"no game with id {gid!r} (a game is dropped once nobody has asked "
+                          f"about it for {self.limits.idle_seconds:g} s, or when it is over and room is needed)")
+
+    def _seen(self, kept: dict[str, Any], key: str, missing: str) -> Any:
+        """``kept[key]``, marked seen now; RequestError (404, ``missing``) when it is not kept."""
+        item = kept.get(key)
+        if item is None:
+            raise RequestError(missing, 404)
+        item.seen = self.clock()
+        return item
 
     def move(self, gid: str, body: dict[str, Any]) -> Session:
         """A human seat's move.
@@ -399,23 +526,40 @@ class Server:
 
     # ------------------------------------------------------------------ replays
     def allowed_path(self, path: str) -> Path:
-        """``path`` resolved under one of the replay folders of the served folder.
+        """``path`` resolved (symbolic links followed) to a file under ``runs/`` of the served folder
+        or to a leaderboard journal, ``docs/leaderboard/*.games.jsonl``.
 
         Raises:
-            RequestError: 403 for a path outside them, 404 for a missing file.
+            RequestError: 403 for a path elsewhere, 404 for a missing file, 413 for a file over
+                ``max_replay_kib``.
         """
         try:
             p = (self.root / path).resolve()
         except (ValueError, OSError) as e:
             raise RequestError(f"{path!r} is not a path: {e}") from e
-        folders = [(self.root / f).resolve() for f in REPLAY_FOLDERS]
-        if not any(p.is_relative_to(f) for f in folders):
-            raise RequestError(f"{path!r} is outside the folders replays are read from "
-                               f"({', '.join(f + '/' for f in REPLAY_FOLDERS)} of {self.root}); "
-                               "upload the file instead", 403)
+        board = (self.root / LEADERBOARD_FOLDER).resolve()
+        if not (p.is_relative_to((self.root / REPLAY_FOLDER).resolve())
+                or (p.parent == board and p.match(LEADERBOARD_JOURNALS))):
+            raise RequestError(f"{path!r} is outside the folders replays are read from ({REPLAY_FOLDER}/, and the "
+                               f"journals {LEADERBOARD_FOLDER}/{LEADERBOARD_JOURNALS}, of {self.root}); upload "
+                               "the file instead", 403)
         if not p.is_file():
             raise RequestError(f"no file {path!r}", 404)
+        self.check_replay_size(p.stat().st_size, path)
         return p
+
+    def replay_files(self) -> list[str]:
+        """The leaderboard journals of the served folder (paths to open as replays), sorted."""
+        board = self.root / LEADERBOARD_FOLDER
+        return sorted(f"{LEADERBOARD_FOLDER}/{p.name}" for p in board.glob(LEADERBOARD_JOURNALS)) \
+            if board.is_dir() else []
+
+    def check_replay_size(self, size: int, label: str) -> None:
+        """Refuse (413) a replay file of ``size`` bytes over ``max_replay_kib``."""
+        cap = self.limits.max_replay_kib
+        if size > cap * 1024:
+            raise RequestError(f"{label} is {size / 1024:.0f} KiB; a replay file may have at most {cap} KiB "
+                               "(octagames serve --max-replay-kib)", 413)
 
     def open_replay(self, body: dict[str, Any]) -> tuple[Replay, int]:
         """Open a record, or one game of a journal, from ``{"path"}`` or ``{"text"}``.
@@ -434,11 +578,17 @@ class Server:
                 raise RequestError(f"{body['path']!r} cannot be read as a text file (UTF-8): {e}") from e
         elif "text" in body:
             text, label = str(body["text"]), str(body.get("name", "uploaded file"))
+            self.check_replay_size(len(text.encode("utf-8", "surrogatepass")), label)
         else:
             raise RequestError("open a replay with {\"path\": \"runs/...\"} or {\"text\": <the file's content>}")
         items = load_records(text)
         if not items:
-            raise RequestError(f"{label} holds no game record (a record, or a journal whose rows keep records)")
+            bare = sum('"returns"' in line and '"record"' not in line for line in text.splitlines())
+            hint = (f"; it is a journal of {bare} games kept without their records (written before journals "
+                    "kept them): a new run writes them, and octagames leaderboard --game <variant> "
+                    "--record-games adds them to a leaderboard's journal") if bare else ""
+            raise RequestError(f"{label} holds no game record (a record, or a journal whose rows keep "
+                               f"records){hint}")
         index = body.get("index", 0)
         if isinstance(index, bool) or not isinstance(index, int) or not 0 <= index < len(items):
             raise RequestError(f"{label} holds {len(items)} games; index must be 0..{len(items) - 1}")
@@ -458,15 +608,16 @@ class Server:
                     if 0 <= int(k) < len(actions)}
         title = f"{label} #{index}: {catalogue.describe(game.name, game.config)}"
         replay = Replay(secrets.token_urlsafe(9), title, game, states, actions, thinking,
-                        [str(x) for x in rec.agents])
-        self.replays[replay.id] = replay
+                        [str(x) for x in rec.agents], seen=self.clock())
+        with self._lock:  # replays are opened again from their files: the least recently seen goes
+            self._drop(self._room(self.replays, finished=False))
+            self.replays[replay.id] = replay
         return replay, len(items)
 
     def replay(self, rid: str) -> Replay:
-        """The replay ``rid``. Raises RequestError (404) for an unknown id."""
-        if rid not in self.replays:
-            raise RequestError(f"no replay with id {rid!r}", 404)
-        return self.replays[rid]
+        """The replay ``rid`` (now seen). Raises RequestError (404) for an unknown or dropped id."""
+        return self._seen(self.replays, rid, f"no replay with id {rid!r} (open its file again: the server keeps "
+                          f"the {self.limits.max_games} replays seen last)")
 
 
 def load_records(text: str) -> list[dict[str, Any]]:
@@ -527,12 +678,26 @@ def _check_origin(request: Request) -> None:
         raise RequestError(f"requests from the page of another site ({origin}) are refused", 403)
 
 
-async def _body(request: Request) -> dict[str, Any]:
+async def _body(request: Request, limit_kib: int) -> dict[str, Any]:
+    """The request's JSON object, read up to ``limit_kib`` KiB (413 past it, before JSON is parsed)."""
     _check_origin(request)
     if request.headers.get("content-type", "").split(";")[0].strip().lower() != "application/json":
         raise RequestError("the request body must be JSON sent as Content-Type: application/json", 415)
+    too_big = RequestError(f"the request body may have at most {limit_kib} KiB", 413)
     try:
-        body = await request.json()
+        length = int(request.headers.get("content-length", 0))
+    except ValueError as e:
+        raise RequestError("Content-Length must be a number of bytes") from e
+    if length > limit_kib * 1024:
+        raise too_big
+    chunks, size = [], 0
+    async for chunk in request.stream():
+        size += len(chunk)
+        if size > limit_kib * 1024:
+            raise too_big
+        chunks.append(chunk)
+    try:
+        body = json.loads(b"".join(chunks))
     except (json.JSONDecodeError, UnicodeDecodeError) as e:
         raise RequestError("the request body must be a JSON object") from e
     if not isinstance(body, dict):
@@ -540,18 +705,22 @@ async def _body(request: Request) -> dict[str, Any]:
     return body
 
 
-def create_app(root: str | Path = ".", hosts: tuple[str, ...] = ()) -> Starlette:
-    """The web app, reading replays under ``root`` (``runs/``, ``docs/leaderboard/``).
+def create_app(root: str | Path = ".", hosts: tuple[str, ...] = (), limits: Limits | None = None) -> Starlette:
+    """The web app, reading replays under ``root`` (``runs/``, ``docs/leaderboard/*.games.jsonl``).
 
     Args:
         root: the served folder.
-        hosts: the host names the app answers besides ``127.0.0.1`` and ``localhost`` (the ``--host``
-            given; ``"*"`` answers any, which a page of another site can then reach by DNS rebinding).
+        hosts: the host names the app answers besides ``127.0.0.1`` and ``localhost`` (``octagames
+            serve`` gives the ``--host`` address, the machine's hostname and ``--allowed-host``; ``"*"``
+            would answer any, which a page of another site can then reach by DNS rebinding).
+        limits: what a request may ask for (:class:`Limits`; its defaults when None).
 
     Returns:
         The Starlette app (its :class:`Server` as ``app.state.server``).
     """
-    server = Server(root)
+    server = Server(root, limits)
+    body_kib = server.limits.max_body_kib
+    replay_kib = body_kib + server.limits.max_replay_kib  # an upload is the file in a JSON object
 
     def game_view(session: Session, seat: int | None, token: Any) -> dict[str, Any]:
         if seat is None and session.humans and not session.game.is_terminal(session.states[-1]):
@@ -568,46 +737,59 @@ def create_app(root: str | Path = ".", hosts: tuple[str, ...] = ()) -> Starlette
         with session.lock:
             return session.view(seat)
 
+    # The handlers below that do the rules' work (step, draw, resample, load, build agents) are plain
+    # functions: Starlette runs them in its thread pool, and the async ones, which read a body, hand
+    # their work to it (run_in_threadpool), so the event loop only moves bytes.
     async def index(request: Request) -> FileResponse:
         return FileResponse(STATIC / "index.html")
 
-    async def api_catalogue(request: Request) -> JSONResponse:
+    def api_catalogue(request: Request) -> JSONResponse:
         variants = [{"name": v.name, "game": v.game, "title": v.title, "players": list(v.players), "zoo": v.zoo}
                     for v in catalogue.variants().values()]
         agents = [{"name": k, "summary": e.summary} for k, e in AGENTS.items()]
         return JSONResponse({"variants": variants, "agents": agents,
-                             "replay_folders": [f + "/" for f in REPLAY_FOLDERS]})
+                             "replay_folders": [f"{REPLAY_FOLDER}/", f"{LEADERBOARD_FOLDER}/{LEADERBOARD_JOURNALS}"],
+                             "replay_files": server.replay_files()})
 
-    async def api_new_game(request: Request) -> JSONResponse:
-        session = server.new_game(await _body(request))
+    def new_game(body: dict[str, Any]) -> dict[str, Any]:
+        session = server.new_game(body)
         seat = session.humans[0] if session.humans else None
         out = game_view(session, seat, session.tokens.get(seat))
         out["tokens"] = {str(p): t for p, t in session.tokens.items()}  # told once: the page keeps them
-        return JSONResponse(out)
+        return out
 
-    async def api_game(request: Request) -> JSONResponse:
+    async def api_new_game(request: Request) -> JSONResponse:
+        return JSONResponse(await run_in_threadpool(new_game, await _body(request, body_kib)))
+
+    def api_game(request: Request) -> JSONResponse:
         return JSONResponse(game_view(server.session(request.path_params["gid"]), _seat(request),
                                       request.query_params.get("token")))
 
-    async def api_move(request: Request) -> JSONResponse:
-        body = await _body(request)
-        session = server.move(request.path_params["gid"], body)
-        return JSONResponse(game_view(session, int(body["seat"]), body.get("token")))
+    def move(gid: str, body: dict[str, Any]) -> dict[str, Any]:
+        session = server.move(gid, body)
+        return game_view(session, int(body["seat"]), body.get("token"))
 
-    async def api_record(request: Request) -> JSONResponse:
+    async def api_move(request: Request) -> JSONResponse:
+        body = await _body(request, body_kib)
+        return JSONResponse(await run_in_threadpool(move, request.path_params["gid"], body))
+
+    def api_record(request: Request) -> JSONResponse:
         session = server.session(request.path_params["gid"])
         with session.lock:
             if session.humans and not session.game.is_terminal(session.states[-1]):
                 raise RequestError("the record of a game with human seats is saved when the game is over", 403)
             return JSONResponse(session.record())
 
-    async def api_open_replay(request: Request) -> JSONResponse:
-        replay, games = server.open_replay(await _body(request))
+    def open_replay(body: dict[str, Any]) -> dict[str, Any]:
+        replay, games = server.open_replay(body)
         out = replay.view(0, None)
         out["games"] = games
-        return JSONResponse(out)
+        return out
 
-    async def api_replay(request: Request) -> JSONResponse:
+    async def api_open_replay(request: Request) -> JSONResponse:
+        return JSONResponse(await run_in_threadpool(open_replay, await _body(request, replay_kib)))
+
+    def api_replay(request: Request) -> JSONResponse:
         replay = server.replay(request.path_params["rid"])
         try:
             step = int(request.query_params.get("step", 0))

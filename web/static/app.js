@@ -99,6 +99,10 @@ async function lobby() {
     document.body.appendChild(specs);
     text($("agent-list"), catalogue.agents.map((a) => a.name).join(", "));
     text($("replay-folders"), catalogue.replay_folders.join(" or "));
+    // the published leaderboard journals, offered as the replay path
+    const files = make("datalist", {id: "replay-files"});
+    files.replaceChildren(...catalogue.replay_files.map((f) => make("option", {value: f})));
+    document.body.appendChild(files);
     sel.onchange = fillPlayers; $("players").onchange = fillSeats;
     $("new-game").onsubmit = startGame;
     $("open-replay").onsubmit = (ev) => { ev.preventDefault();

@@ -1,0 +1,283 @@
+"""What keeps one browser or script from exhausting ``octagames serve``: the cap on games kept (idle and
+finished games dropped oldest first), on request bodies, on replay files and on bots' search budgets;
+the handlers' work off the event loop; the Host names answered with ``--host 0.0.0.0``; the files a
+replay may open (runs/ and the leaderboard journals)."""
+
+from __future__ import annotations
+
+import json
+import socket
+import threading
+import time
+from pathlib import Path
+
+import pytest
+
+pytest.importorskip("starlette", reason="the web extra: pip install 'octagames[web]'")
+pytest.importorskip("httpx", reason="the web extra: pip install 'octagames[web]'")
+
+from starlette.testclient import TestClient  # noqa: E402
+
+from octagames.experiments import serve  # noqa: E402
+from octagames.experiments.cli import parse_config, parse_with_stdlib  # noqa: E402
+from octagames.web import app as web_app  # noqa: E402
+from octagames.web.app import Limits, create_app  # noqa: E402
+
+ROOT = Path(__file__).resolve().parents[2]
+HUMANS = {"variant": "achten", "seats": ["human", "human"]}
+
+
+class Clock:
+    """A clock the test moves by hand."""
+
+    def __init__(self) -> None:
+        self.now = 1000.0
+
+    def __call__(self) -> float:
+        return self.now
+
+
+@pytest.fixture()
+def served(tmp_path):
+    (tmp_path / "runs").mkdir()
+    return tmp_path
+
+
+def client_for(root: Path, **limits) -> TestClient:
+    app = create_app(root, limits=Limits(**limits))
+    app.state.server.clock = Clock()
+    return TestClient(app, base_url="http://127.0.0.1")
+
+
+@pytest.fixture(scope="module")
+def journal(tmp_path_factory) -> str:
+    """A journal of two games of bots with their records (a header, then a row per game), as the
+    leaderboard writes them."""
+    rows = [json.dumps({"header": {"game": "achten"}})]
+    with client_for(tmp_path_factory.mktemp("bots")) as client:
+        for key in range(2):
+            gid = client.post("/api/games", json={"variant": "achten", "seats": ["heuristic", "random"],
+                                                  "seed": key}).json()["id"]
+            wait_over(client, gid)
+            rec = client.get(f"/api/games/{gid}/record").json()
+            rows.append(json.dumps({"key": key, "returns": rec["returns"], "length": rec["length"], "record": rec}))
+    return "\n".join(rows) + "\n"
+
+
+def wait_over(client: TestClient, gid: str) -> None:
+    end = time.time() + 30
+    while not client.get(f"/api/games/{gid}").json()["over"]:
+        assert time.time() < end, "the bots did not finish"
+        time.sleep(0.01)
+
+
+# ---------------------------------------------------------------------- games kept
+def test_past_max_games_a_new_game_drops_a_finished_or_idle_one_or_is_refused(served):
+    with client_for(served, max_games=2, idle_seconds=60) as client:
+        server, clock = client.app.state.server, client.app.state.server.clock
+        bots = client.post("/api/games", json={"variant": "achten", "seats": ["random", "random"], "seed": 1}).json()
+        wait_over(client, bots["id"])
+        clock.now += 10
+        first = client.post("/api/games", json=HUMANS).json()
+        clock.now += 10
+        # two games kept: the finished one goes to make room (the least recently seen finished game)
+        second = client.post("/api/games", json=HUMANS).json()
+        assert client.get(f"/api/games/{bots['id']}").status_code == 404
+        assert set(server.sessions) == {first["id"], second["id"]}
+        # both kept games are being played: refused, nothing dropped
+        r = client.post("/api/games", json=HUMANS)
+        assert r.status_code == 503 and "at most 2 games" in r.json()["error"] and "--max-games" in r.json()["error"]
+        assert set(server.sessions) == {first["id"], second["id"]}
+        # the first is abandoned (nobody asked about it for a minute); the second was just seen
+        clock.now += 55
+        seat, token = second["to_act"], second["tokens"][str(second["to_act"])]
+        assert client.get(f"/api/games/{second['id']}?seat={seat}&token={token}").status_code == 200
+        clock.now += 10
+        third = client.post("/api/games", json=HUMANS)
+        assert third.status_code == 200
+        assert set(server.sessions) == {second["id"], third.json()["id"]}
+        r = client.get(f"/api/games/{first['id']}?seat=0&token={first['tokens']['0']}")
+        assert r.status_code == 404 and "nobody has asked" in r.json()["error"]
+
+
+def test_the_bots_of_an_abandoned_game_stop(served):
+    with client_for(served, max_games=1, idle_seconds=5) as client:
+        server = client.app.state.server
+        # a long game of bots (an Octrix match to 500 points); nobody watches it
+        gid = client.post("/api/games", json={"variant": "octrix", "config": {"target": 500},
+                                              "seats": ["random", "random"], "seed": 2}).json()["id"]
+        session = server.sessions[gid]
+        server.clock.now += 6
+        assert client.post("/api/games", json=HUMANS).status_code == 200
+        assert gid not in server.sessions and session.stopped
+        session.worker.join(10)
+        assert not session.worker.is_alive() and not session.over
+
+
+def test_replays_kept_are_capped_too_the_least_recently_seen_goes(served, journal):
+    with client_for(served, max_games=2) as client:
+        clock = client.app.state.server.clock
+        ids = []
+        for _ in range(3):
+            clock.now += 1
+            r = client.post("/api/replays", json={"text": journal})
+            assert r.status_code == 200
+            ids.append(r.json()["id"])
+        assert client.get(f"/api/replays/{ids[0]}").status_code == 404
+        assert all(client.get(f"/api/replays/{rid}").status_code == 200 for rid in ids[1:])
+
+
+# ---------------------------------------------------------------------- sizes and budgets
+def test_a_request_body_past_max_body_kib_is_refused_before_it_is_read_whole(served):
+    with client_for(served, max_body_kib=2) as client:
+        big = json.dumps({**HUMANS, "pad": "x" * 3000})
+        r = client.post("/api/games", content=big, headers={"Content-Type": "application/json"})
+        assert r.status_code == 413 and "at most 2 KiB" in r.json()["error"]
+
+        def chunks():  # no Content-Length: the body is counted as it comes
+            yield big[:1500].encode()
+            yield big[1500:].encode()
+
+        r = client.post("/api/games", content=chunks(), headers={"Content-Type": "application/json"})
+        assert r.status_code == 413
+        assert client.app.state.server.sessions == {}
+        assert client.post("/api/games", json=HUMANS).status_code == 200
+
+
+def test_a_replay_file_past_max_replay_kib_is_refused(served, journal):
+    (served / "runs" / "big.games.jsonl").write_text(journal, encoding="utf-8")
+    kib = len(journal.encode()) // 1024
+    with client_for(served, max_replay_kib=kib) as client:
+        for body in [{"path": "runs/big.games.jsonl"}, {"text": journal}]:
+            r = client.post("/api/replays", json=body)
+            assert r.status_code == 413 and f"at most {kib} KiB" in r.json()["error"] \
+                and "--max-replay-kib" in r.json()["error"], r.text
+    with client_for(served, max_replay_kib=kib + 1) as client:
+        for body in [{"path": "runs/big.games.jsonl"}, {"text": journal}]:
+            assert client.post("/api/replays", json=body).status_code == 200
+
+
+def test_an_agent_spec_may_not_ask_for_more_search_than_max_simulations(served, monkeypatch):
+    built = []
+
+    def stub(spec, game):  # stands for make_agent: builds nothing
+        built.append(spec)
+        raise ValueError("not built in this test")
+
+    monkeypatch.setattr(web_app, "make_agent", stub)
+    with client_for(served, max_simulations=1000) as client:
+        for spec in ["mcts:1000000", "mcts:1001:win", "zoo:achten:5000", "belief:2000", "rollout:4000:m=1",
+                     "cfr:100000:external"]:
+            r = client.post("/api/games", json={"variant": "achten", "seats": ["human", spec]})
+            assert r.status_code == 400 and "at most 1000" in r.json()["error"] \
+                and "--max-simulations" in r.json()["error"] and "seat 1" in r.json()["error"], (spec, r.text)
+        assert built == []
+        for spec in ["mcts:1000", "zoo:achten:8", "cfr:200:external", "heuristic"]:
+            r = client.post("/api/games", json={"variant": "achten", "seats": ["human", spec]})
+            assert "not built in this test" in r.json()["error"], (spec, r.text)
+        assert built == ["mcts:1000", "zoo:achten:8", "cfr:200:external", "heuristic"]
+
+
+def test_a_limit_that_is_not_positive_is_refused_naming_it():
+    for field in ["max_games", "idle_seconds", "max_simulations", "max_body_kib", "max_replay_kib"]:
+        with pytest.raises(ValueError, match=field):
+            Limits(**{field: 0})
+    with pytest.raises(ValueError, match="max_games"):
+        serve.ServeConfig(max_games=-1)
+
+
+# ---------------------------------------------------------------------- off the event loop
+def _blocker(entered: threading.Event, release: threading.Event, result=None):
+    def block(*args, **kwargs):
+        entered.set()
+        release.wait(5)
+        if callable(result):
+            return result(*args, **kwargs)
+        raise ValueError("released")
+    return block
+
+
+@pytest.mark.parametrize("busy", ["new game (an agent built)", "replay loaded", "game view (a picture drawn)",
+                                  "move (the rules stepped)"])
+def test_a_request_is_answered_while_another_does_the_rules_work(served, monkeypatch, busy):
+    entered, release = threading.Event(), threading.Event()
+    with client_for(served) as client:
+        game = client.post("/api/games", json=HUMANS).json()
+        seat, token = game["to_act"], game["tokens"][str(game["to_act"])]
+        legal = client.get(f"/api/games/{game['id']}?seat={seat}&token={token}").json()["legal"]
+        if busy.startswith("new game"):
+            monkeypatch.setattr(web_app, "make_agent", _blocker(entered, release))
+            slow = lambda: client.post("/api/games", json={"variant": "achten", "seats": ["human", "random"]})  # noqa: E731
+        elif busy.startswith("replay"):
+            monkeypatch.setattr(web_app, "load_records", _blocker(entered, release, web_app.load_records))
+            slow = lambda: client.post("/api/replays", json={"text": "{}"})  # noqa: E731
+        elif busy.startswith("game view"):
+            monkeypatch.setattr(web_app, "seat_view", _blocker(entered, release, web_app.seat_view))
+            slow = lambda: client.get(f"/api/games/{game['id']}?seat={seat}&token={token}")  # noqa: E731
+        else:
+            session = client.app.state.server.sessions[game["id"]]
+            monkeypatch.setattr(session, "apply", _blocker(entered, release, session.apply))
+            slow = lambda: client.post(f"/api/games/{game['id']}/move",  # noqa: E731
+                                       json={"seat": seat, "action": legal[0]["action"], "token": token})
+        worker = threading.Thread(target=slow, daemon=True)
+        worker.start()
+        try:
+            assert entered.wait(10), "the slow handler did not start"
+            r = client.get("/api/catalogue")
+            busy_meanwhile = worker.is_alive()  # the slow request still waits on its release
+        finally:
+            release.set()
+            worker.join(10)
+        assert r.status_code == 200 and busy_meanwhile, f"/api/catalogue waited for the {busy}"
+
+
+# ---------------------------------------------------------------------- Host names
+def test_with_host_0_0_0_0_only_this_machine_s_names_and_allowed_hosts_are_answered(served, monkeypatch):
+    apps = []
+    monkeypatch.setattr("uvicorn.run", lambda app, **kwargs: apps.append(app))
+    serve.main(serve.ServeConfig(host="0.0.0.0", root=str(served), allowed_host=("games.lan", "10.0.0.7")))
+    with TestClient(apps[0], base_url="http://127.0.0.1") as client:
+        for host in ["127.0.0.1:8088", "localhost", socket.gethostname(), "games.lan:8088", "10.0.0.7"]:
+            assert client.get("/api/catalogue", headers={"Host": host}).status_code == 200, host
+        for host in ["attacker.example", "games.lan.attacker.example", "0.0.0.0", "10.0.0.8"]:
+            assert client.get("/api/catalogue", headers={"Host": host}).status_code == 400, host
+
+
+def test_allowed_host_is_repeatable_and_checked():
+    args = ["--allowed-host", "a.lan", "--allowed-host", "b.lan"]
+    for parse in (parse_config, parse_with_stdlib):
+        assert parse(serve.ServeConfig, args).allowed_host == ("a.lan", "b.lan")
+    for bad in ["", "http://a.lan", "a.lan:80", "a lan"]:
+        with pytest.raises(ValueError, match="allowed_host"):
+            serve.ServeConfig(allowed_host=(bad,))
+
+
+# ---------------------------------------------------------------------- replay files
+def test_a_replay_opens_runs_and_the_leaderboard_journals_and_nothing_else(served, journal, tmp_path_factory):
+    board = served / "docs" / "leaderboard"
+    (board / "old").mkdir(parents=True)
+    outside = tmp_path_factory.mktemp("elsewhere") / "x.games.jsonl"
+    for path in [board / "octrix.games.jsonl", board / "old" / "octrix.games.jsonl", outside,
+                 served / "runs" / "mine.jsonl"]:
+        path.write_text(journal, encoding="utf-8")
+    (board / "octrix.json").write_text("{}")  # a leaderboard's table: not a replay
+    (board / "link.games.jsonl").symlink_to(outside)  # a link out of the folder
+    (served / "secret.games.jsonl").write_text("{}")
+    with client_for(served) as client:
+        assert client.get("/api/catalogue").json()["replay_files"] == ["docs/leaderboard/link.games.jsonl",
+                                                                       "docs/leaderboard/octrix.games.jsonl"]
+        for path in ["docs/leaderboard/octrix.games.jsonl", "runs/mine.jsonl"]:
+            opened = client.post("/api/replays", json={"path": path, "index": 1})
+            assert opened.status_code == 200 and opened.json()["games"] == 2, opened.text
+            last = client.get(f"/api/replays/{opened.json()['id']}?step={opened.json()['length']}").json()
+            assert last["over"]
+        # a journal written before journals kept records is named as one
+        (board / "old.games.jsonl").write_text("\n".join(line for line in journal.splitlines() if "header" in line)
+                                               + '\n{"key": 0, "returns": [1, -1], "length": 20}\n')
+        r = client.post("/api/replays", json={"path": "docs/leaderboard/old.games.jsonl"})
+        assert r.status_code == 400 and "1 games kept without their records" in r.json()["error"], r.text
+        for path in ["docs/leaderboard/octrix.json", "docs/leaderboard/old/octrix.games.jsonl",
+                     "docs/leaderboard/link.games.jsonl", "docs/leaderboard/../secret.games.jsonl",
+                     "secret.games.jsonl", str(outside), "docs/leaderboard/../../secret.games.jsonl"]:
+            r = client.post("/api/replays", json={"path": path})
+            assert r.status_code == 403 and "outside the folders" in r.json()["error"], (path, r.text)
