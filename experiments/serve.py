@@ -2,7 +2,7 @@
 
     octagames serve                          # http://127.0.0.1:8088/ : pick a variant and the seats
     octagames serve --port 9000 --host 0.0.0.0 --allowed-host games.lan
-    octagames serve --replay docs/leaderboard/octrix.games.jsonl   # opens the replay of that file's first game
+    octagames serve --replay docs/leaderboard/octrix.games.jsonl   # the replay of that file's first game
 
 The page names every variant; a new game takes a variant, the player count and, for each seat, a
 person (``human``) or an agent spec (``zoo:octa-nl``, ``mcts:500``, ``heuristic``, ``random``,

@@ -350,7 +350,8 @@ class Server:
                                f"one per seat; got {seats!r}")
         agents: dict[int, Agent] = {}
         seed = self.seed(body, HUMAN in seats)
-        specs = {p: self.safe_spec(p, self.budget(p, str(spec))) for p, spec in enumerate(seats) if spec != HUMAN}
+        specs = {p: self.safe_spec(p, self.budget(p, str(spec)))
+                 for p, spec in enumerate(seats) if spec != HUMAN}
         self.make_room()  # before the agents are built (a CFR agent trains)
         for p, spec in specs.items():
             try:
@@ -362,7 +363,8 @@ class Server:
             agents[p] = agent
         session = Session(secrets.token_urlsafe(9), str(body["variant"]), game, seed, [str(x) for x in seats],
                           agents, states=[game.new_state(seed)],
-                          tokens={p: secrets.token_urlsafe(16) for p, spec in enumerate(seats) if spec == HUMAN},
+                          tokens={p: secrets.token_urlsafe(16)
+                                  for p, spec in enumerate(seats) if spec == HUMAN},
                           seen=self.clock())
         with self._lock:
             self._drop(self._room(self.sessions, finished=True))
@@ -482,8 +484,9 @@ class Server:
 
     def session(self, gid: str) -> Session:
         """The game ``gid`` (now seen). Raises RequestError (404) for an unknown or dropped id."""
-        return self._seen(self.sessions, gid, f"no game with id {gid!r} (a game is dropped once nobody has asked "
-                          f"about it for {self.limits.idle_seconds:g} s, or when it is over and room is needed)")
+        return self._seen(self.sessions, gid,
+                          f"no game with id {gid!r} (a game is dropped once nobody has asked about it for "
+                          f"{self.limits.idle_seconds:g} s, or when it is over and room is needed)")
 
     def _seen(self, kept: dict[str, Any], key: str, missing: str) -> Any:
         """``kept[key]``, marked seen now; RequestError (404, ``missing``) when it is not kept."""
@@ -540,9 +543,9 @@ class Server:
         board = (self.root / LEADERBOARD_FOLDER).resolve()
         if not (p.is_relative_to((self.root / REPLAY_FOLDER).resolve())
                 or (p.parent == board and p.match(LEADERBOARD_JOURNALS))):
-            raise RequestError(f"{path!r} is outside the folders replays are read from ({REPLAY_FOLDER}/, and the "
-                               f"journals {LEADERBOARD_FOLDER}/{LEADERBOARD_JOURNALS}, of {self.root}); upload "
-                               "the file instead", 403)
+            raise RequestError(f"{path!r} is outside the folders replays are read from ({REPLAY_FOLDER}/, "
+                               f"and the journals {LEADERBOARD_FOLDER}/{LEADERBOARD_JOURNALS}, of "
+                               f"{self.root}); upload the file instead", 403)
         if not p.is_file():
             raise RequestError(f"no file {path!r}", 404)
         self.check_replay_size(p.stat().st_size, path)
@@ -616,8 +619,8 @@ class Server:
 
     def replay(self, rid: str) -> Replay:
         """The replay ``rid`` (now seen). Raises RequestError (404) for an unknown or dropped id."""
-        return self._seen(self.replays, rid, f"no replay with id {rid!r} (open its file again: the server keeps "
-                          f"the {self.limits.max_games} replays seen last)")
+        return self._seen(self.replays, rid, f"no replay with id {rid!r} (open its file again: the server "
+                          f"keeps the {self.limits.max_games} replays seen last)")
 
 
 def load_records(text: str) -> list[dict[str, Any]]:
@@ -705,7 +708,8 @@ async def _body(request: Request, limit_kib: int) -> dict[str, Any]:
     return body
 
 
-def create_app(root: str | Path = ".", hosts: tuple[str, ...] = (), limits: Limits | None = None) -> Starlette:
+def create_app(root: str | Path = ".", hosts: tuple[str, ...] = (),
+               limits: Limits | None = None) -> Starlette:
     """The web app, reading replays under ``root`` (``runs/``, ``docs/leaderboard/*.games.jsonl``).
 
     Args:
@@ -747,8 +751,8 @@ def create_app(root: str | Path = ".", hosts: tuple[str, ...] = (), limits: Limi
         variants = [{"name": v.name, "game": v.game, "title": v.title, "players": list(v.players), "zoo": v.zoo}
                     for v in catalogue.variants().values()]
         agents = [{"name": k, "summary": e.summary} for k, e in AGENTS.items()]
-        return JSONResponse({"variants": variants, "agents": agents,
-                             "replay_folders": [f"{REPLAY_FOLDER}/", f"{LEADERBOARD_FOLDER}/{LEADERBOARD_JOURNALS}"],
+        folders = [f"{REPLAY_FOLDER}/", f"{LEADERBOARD_FOLDER}/{LEADERBOARD_JOURNALS}"]
+        return JSONResponse({"variants": variants, "agents": agents, "replay_folders": folders,
                              "replay_files": server.replay_files()})
 
     def new_game(body: dict[str, Any]) -> dict[str, Any]:

@@ -45,7 +45,8 @@ def test_a_seats_history_is_the_records_move_list_as_that_seat_knew_it(variant):
                     assert entry["name"] == names[k], (variant, seat, n, k)
                 else:
                     hidden += 1
-                    assert entry["name"] != record.names[k] and not CARD.search(entry["name"]), (variant, seat, n, k)
+                    assert entry["name"] != record.names[k], (variant, seat, n, k)
+                    assert not CARD.search(entry["name"]), (variant, seat, n, k)
         # a replay whose facts were computed to the end, stepped back: the same history at every step
         whole: dict = {}
         SeatHistory(game, states, actions, seat, whole)
