@@ -27,9 +27,9 @@ from typing import Any, Sequence
 
 import numpy as np
 
-from octagames.agents.base import Agent, make_turn
+from octagames.agents.base import Agent, decide, make_turn
 from octagames.core import CHANCE, TERMINAL, Game
-from octagames.records import GameRecord, Recorder, thinking_of
+from octagames.records import GameRecord, Recorder
 
 
 def wilson_interval(wins: float, n: int, z: float = 1.96) -> tuple[float, float]:
@@ -120,7 +120,7 @@ def record_game(game: Game, seats: Sequence[Agent], seed: int) -> GameRecord:
     """Play one game as :func:`play_game` does (the same moves) and return its record.
 
     Every action is named (``Game.action_to_string``); an agent's thinking is kept where it
-    tells it (:func:`octagames.records.thinking_of`). The agents are named by their ``name``
+    tells it (:func:`octagames.agents.base.decide`). The agents are named by their ``name``
     (their spec when built by ``make_agent``).
     """
     record = _play(game, seats, seed, record=True)[2]
@@ -148,8 +148,7 @@ def _play(game: Game, seats: Sequence[Agent], seed: int, record: bool
         else:
             p = game.acting_player(s)
             turn = make_turn(game, s, p, int(rng.integers(1 << 31)))
-            action = int(seats[p].act(turn))
-            thinking = thinking_of(seats[p]) if rec is not None else None
+            action, thinking = decide(seats[p], turn)
         if rec is None:
             game.apply_action(s, action)
         else:

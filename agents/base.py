@@ -4,15 +4,28 @@ An agent is asked to act through a :class:`Turn`. The arena builds the turn so
 that an agent never sees what its seat cannot see: ``turn.state`` is a
 *determinized* copy (everything hidden from the seat resampled, the RNG
 reseeded), so an agent may search or simulate on it freely.
+
+What an agent considered for a decision (its search's visit shares and values, its
+policy's probabilities and its critic's value, a CFR table's probabilities, its
+rollouts' win rates) is told in one format, the game records' thinking
+(``docs/records.md``): the agent sets :attr:`Agent.last_thinking` in ``act``, built
+by :func:`considered` (or :func:`considered_rollouts`), and whoever asks it to act
+through :func:`decide` (the arena, the web app, ``play``) gets it beside the action.
+Heuristics and the random agent tell nothing (None).
 """
 
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import Any, Sequence
 
 import numpy as np
 
 from octagames.core import Game
+
+#: the most moves an agent's thinking keeps (the largest shares; the chosen move always), so that
+#: journals stay small
+THINKING_TOP = 8
 
 
 @dataclass
@@ -43,6 +56,9 @@ class Agent:
     """Base class: override :meth:`act`; :meth:`reset` is called before each game."""
 
     name: str = "agent"
+    #: what the agent considered in its last ``act``, in the records' thinking format
+    #: (:func:`considered`); None: nothing to tell. :func:`decide` clears it before each ``act``.
+    last_thinking: dict[str, Any] | None = None
 
     def reset(self, game: Game, seat: int, seed: int) -> None:
         """Prepare for a new game in ``seat``; ``seed`` makes the agent reproducible."""
@@ -84,3 +100,111 @@ def make_turn(game: Game, state: np.void, seat: int, seed: int) -> Turn:
     view = game.determinize(state, seat, seed)
     return Turn(game=game, seat=seat, state=view, observation=game.observation(state, seat),
                 legal_mask=game.legal_mask(state, seat))
+
+
+def decide(agent: Agent, turn: Turn) -> tuple[int, dict[str, Any] | None]:
+    """Ask ``agent`` to act on ``turn``: the action and what it considered (its :attr:`Agent.last_thinking`).
+
+    The one place the arena, the web app and ``play`` read an agent's thinking. It is cleared
+    before the agent acts, so a forced move or an agent that keeps none tells nothing, never
+    an earlier decision's thinking.
+
+    Args:
+        agent: the agent of ``turn.seat``.
+        turn: its decision (:func:`make_turn`).
+
+    Returns:
+        ``(action, thinking)``: the thinking in the records' format, or None.
+    """
+    agent.last_thinking = None
+    action = int(agent.act(turn))
+    told = getattr(agent, "last_thinking", None)
+    return action, (told if isinstance(told, dict) and told else None)
+
+
+def considered(turn: Turn, chosen: int, *, policy: Any = None, values: Any = None, prior: Any = None,
+               value: float | None = None, visits: int | None = None, top: int | None = None) -> dict[str, Any]:
+    """What an agent considered for its decision, in the game records' thinking format (``docs/records.md``).
+
+    The per-move figures are arrays over all the game's actions; only legal actions are kept:
+    the ``top`` largest shares with a share above 0 (by value where no policy is given, by prior
+    where neither is), and the chosen move always.
+
+    Args:
+        turn: the decision.
+        chosen: the action the agent plays.
+        policy: ``[num_actions]`` the agent's weights of its moves (search visits, a policy's
+            probabilities), normalised here to shares of the legal moves.
+        values: ``[num_actions]`` each move's value for the seat (NaN: not estimated).
+        prior: ``[num_actions]`` a network's prior of each move.
+        value: the agent's value of its decision; by default the chosen move's entry of ``values``.
+        visits: the simulations (a search) or sampled worlds (rollouts) behind the figures.
+        top: the most moves kept besides the chosen one (None: :data:`THINKING_TOP`).
+
+    Returns:
+        ``{"policy": {action: share}, "values": {action: v}, "prior": {action: p}, "value": v,
+        "visits": n}`` with the keys whose figures were given (and finite), numbers rounded to 4 digits
+        as records keep them.
+
+    Raises:
+        ValueError: an array that is not one entry per action of the game.
+    """
+    legal = np.asarray(turn.legal_mask) > 0
+    arrays = {}
+    for key, xs in (("policy", policy), ("values", values), ("prior", prior)):
+        if xs is not None:
+            xs = np.asarray(xs, np.float64).reshape(-1)
+            if len(xs) != len(legal):
+                raise ValueError(f"{key} has {len(xs)} entries; the game has {len(legal)} actions")
+            arrays[key] = xs
+    if "policy" in arrays:
+        p = np.where(legal, np.nan_to_num(arrays["policy"], nan=0.0), 0.0).clip(0.0, None)
+        arrays["policy"] = p / p.sum() if p.sum() > 0 else p
+    out: dict[str, Any] = {}
+    rank_key = next((k for k in ("policy", "values", "prior") if k in arrays), None)
+    if rank_key is not None:
+        rank = arrays[rank_key]
+        ok = legal & np.isfinite(rank) & ((rank > 0) if rank_key == "policy" else True)
+        most = THINKING_TOP if top is None else top
+        order = [int(a) for a in np.flatnonzero(ok)[np.argsort(-rank[ok], kind="stable")][:most]]
+        if legal[chosen] and chosen not in order:
+            order.append(int(chosen))
+        for key, xs in arrays.items():
+            kept = {a: round(float(xs[a]) if key == "values" else min(max(float(xs[a]), 0.0), 1.0), 4)
+                    for a in order if np.isfinite(xs[a])}
+            if kept:
+                out[key] = kept
+    if value is None and "values" in arrays and np.isfinite(arrays["values"][chosen]):
+        value = float(arrays["values"][chosen])
+    if value is not None and np.isfinite(value):
+        out["value"] = round(float(value), 4)
+    if visits is not None:
+        out["visits"] = int(visits)
+    return out
+
+
+def considered_rollouts(turn: Turn, legal: Sequence[int], values: np.ndarray, choice: int,
+                        shares: Any = None) -> dict[str, Any]:
+    """What rollouts over sampled worlds considered, in the records' thinking format (:func:`considered`).
+
+    Args:
+        turn: the decision.
+        legal: the actions played out (the columns of ``values``).
+        values: ``[worlds, len(legal)]`` the seat's win value of each action in each world; NaN
+            where an action did not play that world (it was dropped).
+        choice: the index in ``legal`` of the action played.
+        shares: ``[len(legal)]`` a search's visits that voted too, or None.
+
+    Returns:
+        Each action's mean over the worlds it played (``values``), the chosen one's
+        (``value``), the worlds (``visits``) and the search's shares (``policy``) when given.
+    """
+    idx = np.asarray(legal, np.int64)
+    played = np.sum(~np.isnan(values), axis=0)
+    full = np.full(len(turn.legal_mask), np.nan)
+    full[idx] = np.where(played > 0, np.nansum(values, axis=0) / np.maximum(played, 1), np.nan)
+    policy = None
+    if shares is not None:
+        policy = np.zeros(len(turn.legal_mask))
+        policy[idx] = shares
+    return considered(turn, int(idx[choice]), policy=policy, values=full, visits=len(values))

@@ -27,12 +27,12 @@ from typing import TextIO
 
 import numpy as np
 
-from octagames.agents.base import Agent, make_turn
+from octagames.agents.base import Agent, decide, make_turn
 from octagames.agents.registry import make_agent
 from octagames.experiments.cli import GameArgs, fail, parse_config, script
 from octagames.experiments.replay import Replay
 from octagames.core import CHANCE, SIMULTANEOUS, TERMINAL, Game
-from octagames.records import GameRecord, Recorder, round_over, thinking_of
+from octagames.records import GameRecord, Recorder, round_over
 
 HELP = """Commands:
   <number>   play the move with that number in the list
@@ -135,14 +135,14 @@ class Session:
         """Let the agent of seat ``p`` move and announce it as far as the person may see it."""
         g = self.game
         turn = make_turn(g, self.state, p, int(self.rng.integers(1 << 31)))
-        a = int(self.agents[p].act(turn))
+        a, thinking = decide(self.agents[p], turn)
         who = f"P{p} ({self.agents[p].name})"
         if cp == SIMULTANEOUS:
             self.say(f"{who} has chosen its move (hidden until everyone has played).")
             self.hidden.append(f"{who} played {g.action_to_string(self.state, a)}")
         else:
             self.say(f"{who} plays {g.action_to_string(self.state, a)}")
-        self.apply(a, thinking_of(self.agents[p]))
+        self.apply(a, thinking)
 
     def show(self, legal: list[int]) -> None:
         """The table as the person sees it, and the numbered legal moves."""

@@ -15,9 +15,14 @@ considered. The format (``"octagames-record-1"``), one JSON object::
       "actions": [34, 46, ..., 10],           every action, chance outcomes included
       "players": [-1, -1, ..., 0],            who took each: a seat, or -1 (chance)
       "names": ["deal ♠10 to P1", ...],       Game.action_to_string just before each action
-      "thinking": {"11": {"policy": {"1": 0.8, "10": 0.2}, "value": 0.31}},
-                                              optional, by move index: the agent's shares
-                                              over its actions and its value, where it told
+      "thinking": {"11": {"policy": {"1": 0.8, "10": 0.2}, "value": 0.31, "visits": 50,
+                          "values": {"1": 0.33, "10": 0.2}, "prior": {"1": 0.6, "10": 0.4}}},
+                                              optional, by move index: what the agent
+                                              considered, where it told (every key optional):
+                                              its shares of its moves (search visits, a
+                                              policy's probabilities), its value, the
+                                              simulations or worlds behind them, each move's
+                                              value and its network's prior
       "returns": [0.01, -0.01],               the final returns; null while unfinished
       "length": 23,                           the number of actions
       "meta": {}                              optional, free (a journal's key, a date, ...)
@@ -70,9 +75,9 @@ from octagames.core import CHANCE, SIMULTANEOUS, TERMINAL, Game, load_module
 #: the format tag of the records this version writes and reads
 FORMAT = "octagames-record-1"
 
-#: the attribute an agent sets in ``act`` to tell what it considered (``{"policy": {action:
-#: share}, "value": v}``, either key optional); the arena and ``play`` record it when present
-THINKING_ATTRIBUTE = "last_thinking"
+#: the keys of a move's thinking: the per-move ones (action -> number), then the others
+THINKING_MOVES = ("policy", "values", "prior")
+THINKING_KEYS = THINKING_MOVES + ("value", "visits")
 
 #: the name a seat's view gives a chance outcome it did not see
 HIDDEN_CHANCE = "chance (hidden)"
@@ -97,7 +102,8 @@ class GameRecord:
         names: each action's name (``Game.action_to_string`` just before it, all-seeing).
         returns: the final returns, or ``None`` for an unfinished game.
         thinking: by move index, what the agent considered: ``{"policy": {action: share},
-            "value": v}`` (either key optional).
+            "value": v, "values": {action: v}, "prior": {action: p}, "visits": n}`` (every key
+            optional; see ``docs/records.md``).
         meta: free-form JSON values (a journal's key, a date, ...).
     """
 
@@ -141,7 +147,7 @@ class GameRecord:
             "returns": None if self.returns is None else [float(r) for r in self.returns],
             "length": self.length}
         if self.thinking:
-            out["thinking"] = {str(k): _thinking_json(t) for k, t in sorted(self.thinking.items())}
+            out["thinking"] = {str(k): thinking_json(t) for k, t in sorted(self.thinking.items())}
         if self.meta:
             out["meta"] = dict(self.meta)
         return out
@@ -257,7 +263,9 @@ class Recorder:
         Args:
             s: the game's current record (changed in place).
             action: the action (a chance outcome at a chance node).
-            thinking: what the agent considered (``{"policy": {action: share}, "value": v}``).
+            thinking: what the agent considered (``{"policy": {action: share}, "value": v, ...}``:
+                :data:`THINKING_KEYS`, see ``docs/records.md``); the moves that are not legal
+                here are left out (a network may spread a little over them).
 
         Raises:
             IllegalActionError: the action is not legal; ``s`` and the record are unchanged.
@@ -266,9 +274,11 @@ class Recorder:
         g, r = self.game, self._record
         player = int(g.acting_player(s))
         told = _thinking_from(thinking, "thinking") if thinking and player >= 0 else None
-        if told and "policy" in told:  # shares of the seat's legal actions only (a network may spread a little)
+        if told:
             legal = g.legal_mask(s, player)
-            told["policy"] = {a: p for a, p in told["policy"].items() if 0 <= a < len(legal) and legal[a]}
+            for key in THINKING_MOVES:
+                if key in told:
+                    told[key] = {a: x for a, x in told[key].items() if 0 <= a < len(legal) and legal[a]}
         name = g.action_to_string(s, int(action))
         g.apply_action(s, int(action))
         r.actions.append(int(action))
@@ -297,10 +307,16 @@ class Recorder:
                                    thinking=dict(r.thinking), meta=dict(r.meta))
 
 
-def thinking_of(agent: Any) -> dict[str, Any] | None:
-    """What ``agent`` told it considered in its last ``act`` (:data:`THINKING_ATTRIBUTE`), or ``None``."""
-    told = getattr(agent, THINKING_ATTRIBUTE, None)
-    return told if isinstance(told, dict) and told else None
+def thinking_json(thinking: dict[str, Any]) -> dict[str, Any]:
+    """One move's thinking as JSON values (the actions of its per-move maps as strings).
+
+    Args:
+        thinking: as a record keeps it (:attr:`GameRecord.thinking`'s values).
+
+    Returns:
+        A new dict; the input is not changed.
+    """
+    return {key: {str(a): x for a, x in v.items()} if key in THINKING_MOVES else v for key, v in thinking.items()}
 
 
 def load(path: str | Path, check_moves: bool = True) -> list[GameRecord]:
@@ -608,10 +624,12 @@ def _step(g: Game, s: np.void, k: int, a: int, p: int, name: str, thinking: dict
         who = "chance" if act == CHANCE else f"player {act}"
         raise ValueError(f"move {k}: the record says {'chance' if p == CHANCE else f'player {p}'} moves, "
                          f"but {who} is to act")
-    if thinking is not None and "policy" in thinking:
-        bad = sorted(set(thinking["policy"]) - set(g.legal_actions(s, p)))
-        if bad:
-            raise ValueError(f"move {k}: the thinking gives shares to actions {bad}, which are not legal there")
+    if thinking is not None:
+        legal = set(g.legal_actions(s, p))
+        for key, what in (("policy", "shares"), ("values", "values"), ("prior", "priors")):
+            bad = sorted(set(thinking.get(key, ())) - legal)
+            if bad:
+                raise ValueError(f"move {k}: the thinking gives {what} to actions {bad}, which are not legal there")
     after = g.clone(s)
     _apply(g, after, k, a)  # refuses an illegal action before it is named
     want = g.action_to_string(s, a)
@@ -695,35 +713,41 @@ def _int_list(name: str, xs: Any, lo: int, hi: int | None) -> list[int]:
 
 
 def _thinking_from(t: Any, where: str) -> dict[str, Any]:
-    """Thinking as Python values: ``{"policy": {int: float}, "value": float}`` (JSON keys become ints)."""
-    if not isinstance(t, dict) or set(t) - {"policy", "value"}:
-        raise ValueError(f"{where} must be an object with \"policy\" and/or \"value\"")
+    """Thinking as Python values (JSON keys become ints, numbers are rounded to 4 digits):
+    ``{"policy": {int: share}, "values": {int: float}, "prior": {int: share}, "value": float,
+    "visits": int}``, every key optional (:data:`THINKING_KEYS`)."""
+    if not isinstance(t, dict) or set(t) - set(THINKING_KEYS):
+        raise ValueError(f"{where} must be an object with some of the keys {list(THINKING_KEYS)}")
     out: dict[str, Any] = {}
-    if "policy" in t:
-        pol = t["policy"]
-        if not isinstance(pol, dict):
-            raise ValueError(f"{where}: policy must map actions to shares")
-        out["policy"] = {}
-        for a, share in pol.items():
+    for key in THINKING_MOVES:
+        if key not in t:
+            continue
+        moves = t[key]
+        if not isinstance(moves, dict):
+            raise ValueError(f"{where}: {key} must map actions to numbers")
+        out[key] = {}
+        for a, x in moves.items():
             try:
                 action = int(a)
             except (TypeError, ValueError):
-                raise ValueError(f"{where}: policy key {a!r:.20} is not an action id") from None
-            if not _is_number(share) or not 0 <= share <= 1:
-                raise ValueError(f"{where}: the share of action {action} must be a number in 0..1")
-            out["policy"][action] = round(float(share), 4)
+                raise ValueError(f"{where}: {key} key {a!r:.20} is not an action id") from None
+            if key == "values":
+                if not _is_number(x) or not math.isfinite(x):
+                    raise ValueError(f"{where}: the value of action {action} must be a finite number")
+            elif not _is_number(x) or not 0 <= x <= 1:
+                what = "share" if key == "policy" else "prior"
+                raise ValueError(f"{where}: the {what} of action {action} must be a number in 0..1")
+            out[key][action] = round(float(x), 4)
     if "value" in t:
         v = t["value"]
         if not _is_number(v) or not math.isfinite(v):
             raise ValueError(f"{where}: value must be a finite number")
         out["value"] = round(float(v), 4)
-    return out
-
-
-def _thinking_json(t: dict[str, Any]) -> dict[str, Any]:
-    out = dict(t)
-    if "policy" in t:
-        out["policy"] = {str(a): share for a, share in t["policy"].items()}
+    if "visits" in t:
+        n = t["visits"]
+        if isinstance(n, (bool, np.bool_)) or not isinstance(n, (int, np.integer)) or n < 0:
+            raise ValueError(f"{where}: visits={n!r:.20} must be an integer >= 0")
+        out["visits"] = int(n)
     return out
 
 

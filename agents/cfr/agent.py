@@ -16,7 +16,7 @@ from pathlib import Path
 import numpy as np
 
 from octagames import catalogue
-from octagames.agents.base import Agent, Turn
+from octagames.agents.base import Agent, Turn, considered
 from octagames.agents.model_config import check_config
 from octagames.agents.cfr.solver import CFRConfig, CFRSolver
 from octagames.agents.cfr.tree import GameSource, flatten
@@ -94,10 +94,14 @@ class CFRAgent(Agent):
         return cls(solver.table_policy(), name or default, game)
 
     def act(self, turn: Turn) -> int:
-        """Sample the average policy at the seat's information state."""
+        """Sample the average policy at the seat's information state (told as :attr:`last_thinking`)."""
         legal = turn.legal_actions
         probs = self.policy.probabilities(turn.seat, infoset_key(turn.observation), legal)
-        return int(self.rng.choice(legal, p=probs))
+        action = int(self.rng.choice(legal, p=probs))
+        policy = np.zeros(len(turn.legal_mask))
+        policy[legal] = probs
+        self.last_thinking = considered(turn, action, policy=policy)
+        return action
 
 
 def _factory(game: Game, arg: str | None) -> Agent:

@@ -52,7 +52,7 @@ import torch
 from torch import nn
 
 from octagames import catalogue
-from octagames.agents.base import Agent, Turn
+from octagames.agents.base import Agent, Turn, considered, considered_rollouts
 from octagames.agents.learn.imitation import observations
 from octagames.agents.search.mcts import (clear_trees, compiled_value, has_playout_policy, mix_root_noise, new_trees,
                                    playout_kernels, playout_policy, root_stats, search_kernels)
@@ -768,7 +768,7 @@ class AZAgent(Agent):
             g, seat, actions = turn.game, turn.seat, [int(a) for a in legal]
             worlds = self.belief.believed_worlds(g, turn.state, seat, self.rng, self.search.belief_worlds)
             policy = self.greedy_policy(g) if self.search.rollout_policy == "network" else None
-            vote = np.zeros(len(actions))
+            vote, visits = np.zeros(len(actions)), None
             if self.search.rollout_search_weight > 0:  # the network's search over the same worlds
                 visits = self._search(turn, worlds)["visits"][0][actions]
                 vote = self.search.rollout_search_weight * visits / max(visits.sum(), 1.0)
@@ -776,18 +776,26 @@ class AZAgent(Agent):
                 base = actions.index(self.belief.model_action(g, turn.state, seat))
                 values = pruned_values(lambda ws, idx: self.belief.rollout_values(
                     g, ws, seat, [actions[i] for i in idx], policy), worlds, len(actions), base)
-                return actions[paired_choice(values, base, self.search.rollout_margin, vote)]
-            values = self.belief.rollout_values(g, worlds, seat, actions, policy)
-            return actions[int(np.argmax(values.mean(axis=0) + vote))]
+                choice = paired_choice(values, base, self.search.rollout_margin, vote)
+            else:
+                values = self.belief.rollout_values(g, worlds, seat, actions, policy)
+                choice = int(np.argmax(values.mean(axis=0) + vote))
+            self.last_thinking = considered_rollouts(turn, actions, values, choice, visits)
+            return actions[choice]
         if self.search.simulations == 0:
-            priors, _ = self.evaluate(turn.observation[None, :].astype(np.float32), turn.legal_mask[None, :],
+            priors, v = self.evaluate(turn.observation[None, :].astype(np.float32), turn.legal_mask[None, :],
                                       np.array([turn.seat]))
-            return int(np.argmax(np.where(turn.legal_mask > 0, priors[0], -1.0)))
+            action = int(np.argmax(np.where(turn.legal_mask > 0, priors[0], -1.0)))
+            self.last_thinking = considered(turn, action, policy=priors[0], value=float(v[0][0]))  # the acting seat's
+            return action
         drawn = None
         if self.belief is not None:
             drawn = self.belief.believed_worlds(turn.game, turn.state, turn.seat, self.rng, self.search.belief_worlds)
         res = self._search(turn, drawn)
-        return int(choose_actions(res["visits"], res["q"], 0.0, self.rng)[0])
+        action = int(choose_actions(res["visits"], res["q"], 0.0, self.rng)[0])
+        self.last_thinking = considered(turn, action, policy=res["visits"][0], values=res["q"][0],
+                                        prior=res["prior"][0], visits=int(res["visits"][0].sum()))
+        return action
 
     def _search(self, turn: Turn, worlds: list[np.void] | None) -> dict[str, np.ndarray]:
         """The network search of ``turn``'s decision (kept as :attr:`last`), searching ``worlds`` in turn

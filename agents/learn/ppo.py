@@ -61,7 +61,7 @@ import torch
 from torch import nn
 
 from octagames import catalogue
-from octagames.agents.base import Agent, Turn
+from octagames.agents.base import Agent, Turn, considered
 from octagames.agents.model_config import check_config
 from octagames.core import Game
 
@@ -519,12 +519,16 @@ class PPOAgent(Agent):
 
     @torch.no_grad()
     def act(self, turn: Turn) -> int:
-        """The policy's (greedy or sampled) legal action for ``turn.seat``."""
+        """The policy's (greedy or sampled) legal action for ``turn.seat``; its probabilities and the
+        critic's value are told as :attr:`last_thinking`."""
         device = next(self.model.parameters()).device
         obs = torch.as_tensor(turn.observation, dtype=torch.float32, device=device).unsqueeze(0)
         mask = torch.as_tensor(turn.legal_mask.astype(bool), device=device).unsqueeze(0)
         gen = self._gen if device.type == "cpu" else None
-        action, _ = sample_actions(self.model.logits(obs), mask, greedy=self.greedy, generator=gen)
+        logits = self.model.logits(obs)
+        action, _ = sample_actions(logits, mask, greedy=self.greedy, generator=gen)
+        probs = torch.softmax(masked_logits(logits, mask), dim=-1)[0].double().cpu().numpy()
+        self.last_thinking = considered(turn, int(action.item()), policy=probs, value=float(self.model.value(obs)[0]))
         return int(action.item())
 
 

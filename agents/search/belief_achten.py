@@ -33,7 +33,7 @@ from collections.abc import Callable, Sequence
 import numpy as np
 
 from octagames.achten.rules import A_CLAW, A_CLOSED, A_SWAP, A_SWAP_ALL, CLOSED, HIST_MOVES, POT0, deal_slot
-from octagames.agents.base import Agent, Turn
+from octagames.agents.base import Agent, Turn, considered_rollouts
 from octagames.agents.heuristics.achten import achten_playout
 from octagames.agents.search.mcts import win_values
 from octagames.core import CHANCE, Game
@@ -195,7 +195,10 @@ class AchtenBeliefAgent(Agent):
         legal = [int(a) for a in turn.legal_actions]
         if len(legal) == 1:
             return legal[0]
-        return legal[int(np.argmax(rollout_wins(g, self.believed_worlds(turn), turn.seat, legal)))]
+        values = rollout_values(g, self.believed_worlds(turn), turn.seat, legal)
+        choice = int(np.argmax(values.sum(axis=0)))
+        self.last_thinking = considered_rollouts(turn, legal, values, choice)
+        return legal[choice]
 
 
 Policy = Callable[[np.ndarray, np.ndarray], np.ndarray]

@@ -98,7 +98,7 @@ import numba as nb
 import numpy as np
 
 from octagames import catalogue
-from octagames.agents.base import Agent, Turn, make_turn
+from octagames.agents.base import Agent, Turn, considered, make_turn
 from octagames.catalogue import GameSpec
 from octagames.core import Game, mix64, nth_set, rng_below
 from octagames.specialize import specialize
@@ -823,11 +823,13 @@ class MCTSAgent(Agent):
         return self._searchers[key]
 
     def act(self, turn: Turn) -> int:
-        """Search ``turn.state`` (a determinization for ``turn.seat``) and return the most visited action."""
+        """Search ``turn.state`` (a determinization for ``turn.seat``) and return the most visited action;
+        its visit shares and values are told as :attr:`last_thinking`."""
         if turn.legal_mask.sum() == 1:
             return int(turn.legal_actions[0])
-        self.last = self.searcher(turn.game).search(turn.state, turn.seat, int(self.rng.integers(1 << 62)))
-        return self.last.action
+        r = self.last = self.searcher(turn.game).search(turn.state, turn.seat, int(self.rng.integers(1 << 62)))
+        self.last_thinking = considered(turn, r.action, policy=r.visits, values=r.values, visits=r.simulations)
+        return r.action
 
 
 def _factory(game: str, arg: str | None) -> Agent:

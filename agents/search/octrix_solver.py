@@ -34,7 +34,7 @@ import numpy as np
 from scipy.optimize import linprog
 
 from octagames import catalogue
-from octagames.agents.base import Agent, Turn
+from octagames.agents.base import Agent, Turn, considered
 from octagames.agents.cfr.tree import GameSource
 from octagames.core import Game
 
@@ -259,7 +259,11 @@ class OctrixOracleAgent(Agent):
         node, _ = node_of(turn.state)  # hidden commitments go back to their owner's hand
         cards0, x, cards1, y = self.solver.strategies(node)
         cards, probs = (cards0, x) if turn.seat == 0 else (cards1, y)
-        return int(self.rng.choice(cards, p=probs))
+        action = int(self.rng.choice(cards, p=probs))
+        policy = np.zeros(len(turn.legal_mask))
+        policy[np.asarray(cards, np.int64)] = probs
+        self.last_thinking = considered(turn, action, policy=policy)
+        return action
 
 
 def _factory(game: str, arg: str | None) -> Agent:

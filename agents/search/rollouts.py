@@ -41,7 +41,7 @@ from types import ModuleType
 
 import numpy as np
 
-from octagames.agents.base import Agent, Turn
+from octagames.agents.base import Agent, Turn, considered_rollouts
 from octagames.agents.search.mcts import has_playout_policy, playout_games, playout_kernels, playout_policy
 from octagames.core import Game
 
@@ -227,7 +227,9 @@ class RolloutAgent(Agent):
         worlds = believed_worlds(g, turn.state, turn.seat, self.rng, self.worlds)
         values = pruned_values(lambda ws, idx: rollout_values(g, ws, turn.seat, [legal[i] for i in idx]),
                                worlds, len(legal), base)
-        return legal[paired_choice(values, base, self.margin)]
+        choice = paired_choice(values, base, self.margin)
+        self.last_thinking = considered_rollouts(turn, legal, values, choice)
+        return legal[choice]
 
 
 def _factory(game: str, arg: str | None) -> Agent:
