@@ -128,6 +128,9 @@ AGENTS: dict[str, AgentEntry] = {
     "zoo": AgentEntry("octagames.agents.learn.az:_zoo_factory",
                       "the shipped model of a variant with its default search: zoo:<variant>[:<simulations>]",
                       "train"),
+    "net": AgentEntry("octagames.agents.learn.az:_net_factory",
+                      "a shipped model's network alone: PUCT with its priors and value, no heuristic, hint or "
+                      "rollout: net:<variant>[:<simulations>] (:0 its greedy policy, one forward pass)", "train"),
 }
 """Every agent name :func:`make_agent` knows."""
 

@@ -3,6 +3,8 @@
     >>> from octagames.agents.registry import make_agent
     >>> agent = make_agent("zoo:octrix", "octrix")          # the shipped model of the variant octrix
     >>> agent = make_agent("az:runs/az/octrix/model.pt:200", "octrix")   # a run's model, 200 simulations
+    >>> agent = make_agent("net:octa-en", "octa-en")      # its network alone guides and values the search
+    >>> agent = make_agent("net:octa-en:0", "octa-en")    # the network's policy alone, one forward pass
 
 The pieces, each importable on its own (the trainer is ``experiments/train_az.py``,
 the self-play worker and the replay buffer ``agents/learn/az_selfplay.py``):
@@ -25,7 +27,11 @@ the self-play worker and the replay buffer ``agents/learn/az_selfplay.py``):
   decoupled. One game searched here visits exactly like ``MCTS`` with a
   :class:`~octagames.agents.search.mcts.PolicyValue` evaluator on the same seeds.
 * :class:`AZAgent`: a network plus search behind the agent interface;
-  ``simulations=0`` plays the network's greedy policy. Forced moves are never searched.
+  ``simulations=0`` plays the network's greedy policy (a model file loaded with 0 simulations,
+  ``zoo:<variant>:0``, also drops its recorded rollouts, believed worlds, hint and compiled leaf
+  value: :func:`network_only`). Forced moves are never searched.
+* ``net:<variant>[:<simulations>]``: a zoo model's network alone, guiding and valuing its search
+  with no hand-written heuristic, leaf value, hint or rollout at play time (:func:`network_only`).
 * Model files (:func:`save_model`, :func:`load_model`) carry the game, every
   field of its config and the network shape, and refuse to load for another game
   or observation size with a sentence, not torch's size-mismatch text; an agent
@@ -310,6 +316,29 @@ class SearchConfig:
     def exploration(self, game: Game) -> float:
         """The PUCT constant used for ``game``."""
         return self.c_puct if self.c_puct is not None else DEFAULT_C_PUCT
+
+
+NETWORK_ONLY: dict[str, Any] = {"leaf_value_mix": 0.0, "prior_hint": "", "belief_worlds": 0, "belief_rollouts": False,
+                                "rollout_policy": "network", "rollout_search_weight": 0.0, "rollout_margin": -1.0,
+                                "playout_mix": 0.0}
+"""The :class:`SearchConfig` fields that bring hand-written code into play (a compiled leaf value, a prior
+hint, believed worlds, rollouts or playouts by a heuristic), each set to its off value by :func:`network_only`."""
+
+
+def network_only(search: SearchConfig, simulations: int | None = None) -> SearchConfig:
+    """``search`` with every hand-written part off (:data:`NETWORK_ONLY`): PUCT over uniform
+    determinizations, guided by the network's priors and valued by its value head alone.
+
+    Args:
+        search: a model's search (its budget, leaves per call and PUCT constant are kept).
+        simulations: the budget instead of ``search.simulations``; 0: the network's greedy policy
+            alone (one forward pass per decision, no search).
+
+    Returns:
+        The network-only search, without root noise.
+    """
+    sims = search.simulations if simulations is None else int(simulations)
+    return dataclasses.replace(search, simulations=sims, dirichlet_alpha=0.0, **NETWORK_ONLY)
 
 
 def belief_module(game: Game) -> ModuleType:
@@ -704,8 +733,20 @@ class AZAgent(Agent):
 
     @classmethod
     def load(cls, path: str | Path, simulations: int | None = None, name: str = "az",
-             game: Game | None = None, allow_config_mismatch: bool = False) -> "AZAgent":
-        """The agent of a model file, with its recorded search (``simulations`` overrides the budget).
+             game: Game | None = None, allow_config_mismatch: bool = False,
+             network_alone: bool = False) -> "AZAgent":
+        """The agent of a model file, with its recorded search.
+
+        Args:
+            path: a model file or a training checkpoint.
+            simulations: overrides the recorded budget; 0 plays the network's greedy policy alone (one
+                forward pass per decision): no search, and none of the recorded rollouts, believed
+                worlds, prior hint or compiled leaf value either (:func:`network_only`).
+            name: the agent's name.
+            game: when given, the model must fit it (:func:`check_fits`).
+            allow_config_mismatch: another config of the model's game only warns.
+            network_alone: drop every hand-written part of the recorded search (:func:`network_only`)
+                whatever the budget: the ``net:`` agents.
 
         Raises:
             ValueError: not a model file, or (with ``game``) one that does not fit it (:func:`check_fits`).
@@ -713,7 +754,9 @@ class AZAgent(Agent):
         net, data = load_model(path, game, allow_config_mismatch=allow_config_mismatch)
         fields = {f.name for f in dataclasses.fields(SearchConfig)}
         search = SearchConfig(**{k: v for k, v in data.get("search", {}).items() if k in fields})
-        if simulations is not None:
+        if network_alone or simulations == 0:
+            search = network_only(search, simulations)
+        elif simulations is not None:
             search = dataclasses.replace(search, simulations=int(simulations))
         search = dataclasses.replace(search, dirichlet_alpha=0.0)  # no exploration noise in play
         return cls(net, search, name=name, data=data, allow_config_mismatch=allow_config_mismatch)
@@ -872,11 +915,26 @@ def _az_factory(game: str, arg: str | None) -> Agent:
     return AZAgent.load(path, sims, name="az" + ("" if sims is None else f"-{sims}"))
 
 
-def _zoo_factory(game: str, arg: str | None) -> Agent:
-    name, sims = _parse("zoo", arg, f"'zoo:<variant>[:<simulations>]' with a variant of {zoo_variants()}")
+def _zoo_agent(kind: str, game: str, arg: str | None, network_alone: bool) -> Agent:
+    # zoo:<variant>[:<simulations>] and net:<variant>[:<simulations>]: the same file, two searches
+    name, sims = _parse(kind, arg, f"'{kind}:<variant>[:<simulations>]' with a variant of {zoo_variants()}")
     want = zoo_variant(name).game
     path = zoo_path(name)
     if want != catalogue.game_spec(game).game:
-        raise ValueError(f"zoo:{name} plays {want}; you asked for {game} (play it with --game {name})")
-    return AZAgent.load(path, sims, name=f"zoo-{name}" + ("" if sims is None else f"-{sims}"))
+        raise ValueError(f"{kind}:{name} plays {want}; you asked for {game} (play it with --game {name})")
+    return AZAgent.load(path, sims, name=f"{kind}-{name}" + ("" if sims is None else f"-{sims}"),
+                        network_alone=network_alone)
+
+
+def _zoo_factory(game: str, arg: str | None) -> Agent:
+    return _zoo_agent("zoo", game, arg, network_alone=False)
+
+
+def _net_factory(game: str, arg: str | None) -> Agent:
+    """``net:<variant>[:<simulations>]``: the zoo model of the variant with the network alone: PUCT over
+    uniform determinizations with the network's priors and its value at the leaves, the model's budget
+    and leaves per call unless ``<simulations>`` is given; ``net:<variant>:0`` plays the network's most
+    likely legal action (one forward pass, deterministic). No heuristic, compiled leaf value, prior
+    hint, believed world or rollout takes part (:func:`network_only`)."""
+    return _zoo_agent("net", game, arg, network_alone=True)
 

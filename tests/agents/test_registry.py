@@ -60,7 +60,7 @@ def test_listing_and_refusing_import_no_agent_module():
     )
     assert done.returncode == 0, done.stderr
     message, loaded = done.stdout.strip().splitlines()
-    assert "agent='alphazero' is not valid; valid agents: ['az', 'belief', 'cfr', 'heuristic', 'mcts', 'oracle'" in message
+    assert "agent='alphazero' is not valid; valid agents: ['az', 'belief', 'cfr', 'heuristic', 'mcts', 'net', 'oracle'" in message
     assert loaded == "['octagames.agents.base', 'octagames.agents.registry']"
 
 

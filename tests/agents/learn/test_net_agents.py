@@ -1,0 +1,141 @@
+"""The network-only agents (``net:<variant>``) and the policy alone (``zoo:<variant>:0``): no
+hand-written heuristic, compiled leaf value, prior hint, believed world or rollout at play time."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+from octagames.agents import registry
+from octagames.agents.arena import play_game
+from octagames.agents.base import Agent
+from octagames.agents.heuristics.octa import OctaHeuristicAgent
+from octagames.agents.heuristics.octiles import OctilesHeuristicAgent
+from octagames.agents.learn import az
+from octagames.agents.learn.az import NETWORK_ONLY, AZAgent, SearchConfig, network_only, zoo_path
+from octagames.agents.registry import make_agent
+from octagames.agents.search import mcts, rollouts
+from octagames.core import Game
+
+pytestmark = pytest.mark.usefixtures("one_torch_thread")  # tests/conftest.py
+
+
+class HeuristicCalled(AssertionError):
+    """Raised by every patched hand-written entry point."""
+
+
+def _forbid(*_args, **_kwargs):
+    raise HeuristicCalled("a hand-written heuristic, leaf value, belief or rollout was asked at play time")
+
+
+@pytest.fixture
+def no_heuristics(monkeypatch):
+    """Every way hand-written play enters a game: the heuristic agents, the registry's heuristic, the
+    compiled playouts and leaf values (where the search and the AZ agent import them), the prior hint,
+    the beliefs and Octa's paired rollouts."""
+    for cls in (OctaHeuristicAgent, OctilesHeuristicAgent):
+        monkeypatch.setattr(cls, "act", _forbid)
+    monkeypatch.setitem(registry.AGENTS, "heuristic", registry.AgentEntry(_forbid, "forbidden"))
+    for module in (mcts, az):
+        for name in ("playout_kernels", "playout_policy", "compiled_value"):
+            monkeypatch.setattr(module, name, _forbid)
+    for name in ("belief_module", "leaf_value_function", "pruned_values", "paired_choice", "PriorHint"):
+        monkeypatch.setattr(az, name, _forbid)
+    for name in ("rollout_values", "believed_worlds", "model_action"):
+        monkeypatch.setattr(rollouts, name, _forbid)
+
+
+def test_the_patched_entry_points_do_catch_the_zoo_models_hand_written_parts(no_heuristics):
+    """The patch is not vacuous: the zoo's Octa model (paired rollouts by the heuristic) and the heuristic
+    itself stop on it."""
+    g = Game("octa-en")
+    with pytest.raises(HeuristicCalled):
+        play_game(g, [make_agent("zoo:octa-en", g), make_agent("random", g)], seed=3)
+    with pytest.raises(HeuristicCalled):
+        make_agent("heuristic", g)
+
+
+@pytest.mark.parametrize("variant", ["octa-en", "octiles-fixed-start"])
+def test_net_agents_play_a_game_without_any_hand_written_code(variant, no_heuristics):
+    g = Game(variant)
+    searched = make_agent(f"net:{variant}:16", g)
+    alone = make_agent(f"net:{variant}:0", g)
+    returns, length = play_game(g, [searched, alone], seed=5)
+    assert length > 0 and g.num_players == 2 and len(returns) == 2
+    assert searched.last is not None and searched.last["visits"].sum() >= 15  # it searched (1: the root's expansion)
+    assert alone.search.simulations == 0
+
+
+def test_net_keeps_the_budget_and_leaves_of_the_card_and_drops_every_hand_written_part():
+    card = az.zoo_card("octa-en")["search"]
+    assert card["belief_rollouts"] and card["prior_hint"] == "heuristic"  # what there is to drop
+    agent = make_agent("net:octa-en", "octa-en")
+    s = agent.search
+    assert (s.simulations, s.leaves_per_game) == (card["simulations"], card["leaves_per_game"])
+    assert {k: getattr(s, k) for k in NETWORK_ONLY} == NETWORK_ONLY and s.dirichlet_alpha == 0.0
+    assert make_agent("net:octiles-fixed-start:40", "octiles-fixed-start").search.leaf_value_mix == 0.0
+    assert agent.name == "net:octa-en"
+
+
+class Both(Agent):
+    """Plays ``first``'s move after checking ``second`` chooses the same and ``first`` asked its network
+    once per decision with a choice (one forward pass), its argmax."""
+
+    def __init__(self, first: AZAgent, second: AZAgent) -> None:
+        self.first, self.second, self.calls, self.decisions = first, second, 0, 0
+        evaluate = first.evaluate
+
+        def counted(*args):
+            self.calls += 1
+            return evaluate(*args)
+
+        first.evaluate = counted
+
+    def reset(self, game, seat, seed):
+        self.first.reset(game, seat, seed)
+        self.second.reset(game, seat, seed)
+
+    def act(self, turn):
+        before = self.calls
+        a = self.first.act(turn)
+        assert a == self.second.act(turn)
+        if len(turn.legal_actions) > 1:
+            assert self.calls - before == 1
+            priors, _ = az.network_evaluator(self.first.net)(turn.observation[None].astype(np.float32),
+                                                             turn.legal_mask[None], np.array([turn.seat]))
+            assert a == int(np.argmax(np.where(turn.legal_mask > 0, priors[0], -1.0)))
+            self.decisions += 1
+        return a
+
+
+def test_zoo_at_zero_simulations_is_the_policy_alone_one_forward_pass(no_heuristics):
+    """``zoo:octa-en:0`` played the heuristic rollouts before; now it is the network's argmax, the same
+    move as ``net:octa-en:0`` in every position."""
+    g = Game("octa-en")
+    zoo0, net0 = make_agent("zoo:octa-en:0", g), make_agent("net:octa-en:0", g)
+    assert zoo0.search == net0.search
+    both = Both(zoo0, net0)
+    play_game(g, [both, make_agent("random", g)], seed=11)
+    assert both.decisions > 20
+
+
+def test_a_budget_keeps_the_recorded_search_but_zero_drops_it(tmp_path):
+    g = Game("octa-en")
+    net, _ = az.load_model(zoo_path("octa-en"), g)
+    recorded = SearchConfig(simulations=8, belief_worlds=4, belief_rollouts=True, rollout_policy="model",
+                            rollout_margin=1.0, prior_hint="heuristic")
+    path = az.save_model(net, tmp_path / "m.pt", g, recorded)
+    assert AZAgent.load(path, 12).search.belief_rollouts  # a budget changes the budget only
+    assert AZAgent.load(path, 0).search == network_only(recorded, 0)
+    assert AZAgent.load(path, network_alone=True).search == network_only(recorded)
+    assert network_only(recorded).simulations == 8
+
+
+def test_bad_net_specs_are_refused_in_one_line():
+    with pytest.raises(ValueError, match="valid zoo models"):
+        make_agent("net:octa", "octa-en")
+    with pytest.raises(ValueError, match="needs an argument"):
+        make_agent("net", "octa-en")
+    with pytest.raises(ValueError, match="net:octrix plays octrix"):
+        make_agent("net:octrix", "octa-en")
+    assert "net" in registry.available_agents()
