@@ -221,9 +221,9 @@ def _checked(config_cls: type[ConfigT], values: dict[str, Any]) -> ConfigT:
 
 #: the fields that take agent specs: a config with one of them lists the specs in its ``--help``
 #: (the verbs' agents and opponents, the trainers' evaluation opponents, opponent, teacher and prior
-#: hint, leaderboard's added agents)
+#: hint, expert, leaderboard's added agents)
 AGENT_FIELDS = ("agent", "agents", "opponent", "opponents", "eval_opponents", "opponent_agent",
-                "imitation_teacher", "imitation_opponent", "prior_hint", "add")
+                "imitation_teacher", "imitation_opponent", "prior_hint", "expert", "add")
 
 
 def agent_specs_help() -> str:

@@ -19,6 +19,17 @@ Warm start (``imitation_games > 0``): before the first iteration the teacher
 random moves); its decisions fill the buffer with one-hot targets and the
 learner takes ``imitation_steps`` steps on them.
 
+Expert iteration (``--expert <agent spec>``, e.g. ``zoo:octa-en``, ``belief``, ``mcts:200``): the
+expert makes the self-play decisions the network's search would have made (every seat of a
+self-play game, the learner's seat of a game against ``opponent_agent`` or a snapshot), and its
+decision is the sample's policy target (:func:`octagames.agents.learn.az_selfplay.expert_target`:
+its search's visit shares, else its per-move values through ``expert_temperature``, else one-hot on
+its choice); the outcome is the value target, as in self-play. With ``expert_iterations`` N > 0 the
+expert plays the first N iterations only; from then on the network's own search (the ``net:`` search
+when ``leaf_value_mix`` and ``prior_hint`` are off) plays and makes the targets.
+
+    octagames train-az --game octa-en --expert zoo:octa-en --expert-iterations 20 --init-model zoo:octa-en
+
 The run folder, its shared files (``config.json``, ``metrics.csv``/``.json`` with one
 row per iteration, ``curves.png``), ``--resume``/``--overwrite`` and the progress lines are
 the trainer skeleton's (:mod:`octagames.experiments.trainer`). ``checkpoint.pt`` holds
@@ -135,6 +146,15 @@ class TrainConfig(trainer.RunConfig):
     """iterations between snapshots added to the pool"""
     pool_size: int = 8
     """most snapshots kept"""
+    # -- expert iteration ------------------------------------------------------------------
+    expert: str = ""
+    """registry spec of the expert whose self-play decisions make the policy targets, e.g. zoo:octa-en ("": the
+    network's search)"""
+    expert_iterations: int = 0
+    """iterations the expert plays (0: every one); then the network's own search"""
+    expert_temperature: float = 0.0
+    """for an expert telling per-move values but no shares (rollouts): 0 one-hot on its choice, else
+    softmax(values / T)"""
     # -- warm start (the other imitation_* fields are RunConfig's) -----------------------------
     imitation_steps: int = 2000
     """gradient steps on the teacher's decisions"""
@@ -160,6 +180,13 @@ class TrainConfig(trainer.RunConfig):
                 raise ValueError(f"{name}={getattr(self, name)} is not valid; it must be >= 0")
         if self.replay_ratio <= 0:
             raise ValueError(f"replay_ratio={self.replay_ratio} is not valid; it must be > 0")
+        if self.expert_iterations < 0:
+            raise ValueError(f"expert_iterations={self.expert_iterations} is not valid; it must be >= 0")
+        if self.expert_iterations and not self.expert:
+            raise ValueError(f"expert_iterations={self.expert_iterations} needs an expert (--expert <agent spec>)")
+        if self.expert_iterations and self.ray_actors:
+            raise ValueError(f"expert_iterations={self.expert_iterations} is not available with ray_actors="
+                             f"{self.ray_actors}: the Ray actors keep the expert for the whole run (set 0)")
         self.search()  # bad search fields fail here
         self.worker()
         super().__post_init__()
@@ -185,7 +212,12 @@ class TrainConfig(trainer.RunConfig):
         return WorkerConfig(num_games=self.num_games, search=self.search(), temperature=self.temperature,
                             temperature_moves=self.temperature_moves, self_play_prob=self.self_play_prob,
                             agent_prob=self.agent_prob, opponent_agent=self.opponent_agent,
-                            policy_width=self.policy_width)
+                            policy_width=self.policy_width, expert=self.expert,
+                            expert_temperature=self.expert_temperature)
+
+    def expert_plays(self, iteration: int) -> bool:
+        """Whether the expert makes the self-play decisions of iteration ``iteration`` (counted from 0)."""
+        return bool(self.expert) and (self.expert_iterations == 0 or iteration < self.expert_iterations)
 
 
 def teacher_trajectories(data: Any, policy_width: int) -> Trajectories:
@@ -302,6 +334,8 @@ class Trainer(trainer.Trainer):
         """Self-play with the current weights, learning on the buffer (and a snapshot every
         ``snapshot_every``); the row's statistics."""
         cfg, count = self.cfg, self.count
+        if cfg.expert and not cfg.ray_actors:
+            self.worker.use_expert(cfg.expert_plays(count["iteration"]))
         self.worker.set_weights(self.learner.weights(), self.pool)
         traj = self.worker.play(min_samples=cfg.samples_per_iteration)
         self.buffer.add(traj)
@@ -318,7 +352,7 @@ class Trainer(trainer.Trainer):
         row.update(learning_rate=lr, new_samples=len(traj), grad_steps_iteration=steps,
                    policy_lag=getattr(self.worker, "last_lag", 0),
                    games_self=st.get("games_self", 0), games_agent=st.get("games_agent", 0),
-                   games_snapshot=st.get("games_snapshot", 0))
+                   games_snapshot=st.get("games_snapshot", 0), expert_decisions=st.get("expert_decisions", 0))
         for kind in ("agent", "snapshot"):
             if st.get(f"games_{kind}", 0):
                 row[f"train_score_vs_{kind}"] = st[f"score_{kind}"] / st[f"games_{kind}"]
@@ -370,7 +404,7 @@ class Trainer(trainer.Trainer):
         """The CSV columns after the counters."""
         cols = ["decisions_per_s", "learning_rate", "loss", "policy_loss", "value_loss", "entropy", "kl", "value_mse",
                 "new_samples", "grad_steps_iteration", "policy_lag", "buffer", "pool_size", "games_self",
-                "games_agent", "games_snapshot", "train_score_vs_agent", "train_score_vs_snapshot",
+                "games_agent", "games_snapshot", "expert_decisions", "train_score_vs_agent", "train_score_vs_snapshot",
                 "imitation_samples", "imitation_seconds"]
         for spec in self.eval_agents:
             for prefix in ("", "policy_"):

@@ -20,6 +20,13 @@ the worker's RNG when it starts):
 * **snapshot**: as *agent*, with a past network of the pool playing the other
   seats from its raw policy (sampled).
 
+**Expert iteration** (:attr:`WorkerConfig.expert`, a registry spec such as ``zoo:octa-en``,
+``belief`` or ``mcts:200``): the expert agent makes the decisions the network's search would
+have made (every seat in self-play, the learner's seat otherwise), and its decision becomes the
+sample's policy target (:func:`expert_target`: the shares of its search, or its per-move values,
+or its choice); the outcome stays the value target. :meth:`SelfPlayWorker.use_expert` turns it
+off and on (the trainer's ``expert_iterations``), so that the network's own search plays next.
+
 A **sample** is the record before a searched decision (the observation is
 rebuilt from it by the engine's kernel when a batch is drawn: a record is
 tens of times smaller than Achten's observation), the seat, the search's
@@ -40,7 +47,7 @@ import torch
 
 from octagames.agents.learn.az import (BatchedSearch, PolicyValueNet, SearchConfig, az_loss, build_net,
                                  choose_actions, network_evaluator, outcome_values)
-from octagames.agents.base import Agent, make_turn
+from octagames.agents.base import Agent, decide, make_turn
 from octagames.agents.search.mcts import search_kernels
 from octagames.agents.learn.ppo import masked_logits
 from octagames.agents.registry import make_agent
@@ -69,6 +76,11 @@ class WorkerConfig:
         eval_games: evaluation mode when > 0: exactly this many games against
             ``opponent_agent``, the learner's seat rotating (game ``n`` started gives it
             seat ``n % P``); slots fall idle once all have started.
+        expert: registry spec of the expert ("" : none): its decisions replace the network's
+            search in the learner's seats and make the policy targets (:func:`expert_target`).
+        expert_temperature: for an expert that tells per-move values but no shares (rollouts):
+            0: the target is one-hot on its choice; > 0: ``softmax(values / expert_temperature)``
+            over the moves it valued (values are win rates in [0, 1]).
     """
 
     num_games: int = 64
@@ -81,6 +93,8 @@ class WorkerConfig:
     policy_width: int = 32
     record: bool = True
     eval_games: int = 0
+    expert: str = ""
+    expert_temperature: float = 0.0
 
     def __post_init__(self) -> None:
         if self.num_games < 1:
@@ -95,6 +109,11 @@ class WorkerConfig:
         if self.search.belief_worlds:
             raise ValueError(f"search.belief_worlds={self.search.belief_worlds} is not valid here; it must be 0: "
                              "the self-play worker searches uniform determinizations (beliefs are play-time only)")
+        if self.expert_temperature < 0:
+            raise ValueError(f"expert_temperature={self.expert_temperature} is not valid; it must be >= 0")
+        if self.expert and self.eval_games:
+            raise ValueError(f"expert={self.expert!r} is not valid in evaluation mode (eval_games > 0): "
+                             "evaluations play the network's own search")
 
 
 @dataclass
@@ -121,6 +140,51 @@ class Trajectories:
 
     def __len__(self) -> int:
         return len(self.seats)
+
+
+def expert_target(agent: Agent, mask: np.ndarray, chosen: int, temperature: float = 0.0) -> np.ndarray:
+    """The policy target of an expert's decision, from what it told it considered.
+
+    Read after its ``act`` (:func:`~octagames.agents.base.decide` clears it before): the ``policy``
+    shares of its thinking (``agent.last_thinking``, the game records' format: a search's visit
+    shares, a policy's probabilities; the largest few moves, renormalised), else its per-move
+    ``values`` (rollouts' win rates): one-hot on its choice when ``temperature`` is 0, else
+    ``softmax(values / temperature)`` over the moves it valued; else the visits of its last search
+    (``agent.last``); else one-hot on its choice (a heuristic). Only legal moves keep a share.
+    Rollouts that a network's search votes in (``zoo:achten-dealer-pays``) tell the vote's shares
+    as their ``policy``: those become the target, not the rollouts' choice.
+
+    Args:
+        agent: the expert, just after choosing ``chosen``.
+        mask: the legal actions of the decision.
+        chosen: the action it chose (legal).
+        temperature: see above.
+
+    Returns:
+        ``[num_actions]`` a distribution over the legal actions.
+    """
+    legal = np.asarray(mask) > 0
+    dist = np.zeros(len(legal))
+    told = getattr(agent, "last_thinking", None)  # the records' thinking format
+    told = told if isinstance(told, dict) else {}
+    if told.get("policy"):
+        for a, share in told["policy"].items():
+            dist[int(a)] = max(float(share), 0.0)
+    elif told.get("values") and temperature > 0:
+        moves = np.array([int(a) for a in told["values"]], np.int64)
+        v = np.array([float(x) for x in told["values"].values()]) / temperature
+        dist[moves] = np.exp(v - v.max())
+    elif not told.get("values") and getattr(agent, "last", None) is not None:
+        last = agent.last
+        visits = last.get("visits") if isinstance(last, dict) else getattr(last, "visits", None)
+        visits = None if visits is None else np.asarray(visits, np.float64)
+        if visits is not None and visits.shape[-1] == len(legal):  # [A] (MCTS) or [1, A] (the AZ agents)
+            dist = visits.reshape(-1, len(legal))[0].copy()
+    dist = np.where(legal, dist, 0.0)
+    if not dist.sum() > 0:
+        dist[:] = 0.0
+        dist[chosen] = 1.0
+    return dist / dist.sum()
 
 
 def _top_entries(dist: np.ndarray, width: int) -> tuple[np.ndarray, np.ndarray]:
@@ -175,6 +239,20 @@ class SelfPlayWorker:
         self._done: list[tuple[np.ndarray, int, np.ndarray, np.ndarray, np.ndarray]] = []
         self.stats: dict[str, float] = {}
         self.started = False
+        # the expert of each seat, reset with a drawn seed before each of its decisions (its RNG is the
+        # only state an agent keeps between decisions, so a checkpoint need not hold it)
+        self.experts = [make_agent(cfg.expert, self.game) for _ in range(self.P)] if cfg.expert else []
+        self.expert_on = bool(cfg.expert)
+
+    def use_expert(self, on: bool) -> None:
+        """Let the expert make the learner's decisions (``on``) or the network's search (off).
+
+        Raises:
+            ValueError: ``on`` without an expert in the config.
+        """
+        if on and not self.experts:
+            raise ValueError("use_expert(True) needs an expert: set WorkerConfig.expert")
+        self.expert_on = bool(on)
 
     # -- interface ----------------------------------------------------------------
     def set_weights(self, weights: dict[str, torch.Tensor], pool: dict[int, dict[str, torch.Tensor]] | None = None
@@ -367,18 +445,21 @@ class SelfPlayWorker:
         if cfg.search.dirichlet_alpha > 0:
             raw = self.rng.gamma(cfg.search.dirichlet_alpha, size=self.root_mask.shape) * self.root_mask
             noise = raw / np.maximum(raw.sum(axis=1, keepdims=True), 1e-12)
-        if cfg.search.simulations > 0:
-            res = self.search.run(self.states, self.player, active, seeds, self.evaluate, noise)
-            visits, q = res["visits"], res["q"]
-        else:  # the network's policy alone
-            rows = np.flatnonzero(active)
-            obs = np.stack([self.game.observation(self.states[i], int(self.player[i])) for i in rows])
-            pri, _ = self.evaluate(obs, self.root_mask[rows], self.player[rows])
-            visits = np.zeros(self.root_mask.shape)
-            visits[rows] = pri * self.root_mask[rows]
-            q = np.zeros_like(visits)
-        temp = np.where(self.moves[np.arange(B), self.player] < cfg.temperature_moves, cfg.temperature, 0.0)
-        actions = choose_actions(visits, q, temp, self.rng)
+        if self.expert_on:
+            visits, actions = self._expert_moves(active, seeds)
+        else:
+            if cfg.search.simulations > 0:
+                res = self.search.run(self.states, self.player, active, seeds, self.evaluate, noise)
+                visits, q = res["visits"], res["q"]
+            else:  # the network's policy alone
+                rows = np.flatnonzero(active)
+                obs = np.stack([self.game.observation(self.states[i], int(self.player[i])) for i in rows])
+                pri, _ = self.evaluate(obs, self.root_mask[rows], self.player[rows])
+                visits = np.zeros(self.root_mask.shape)
+                visits[rows] = pri * self.root_mask[rows]
+                q = np.zeros_like(visits)
+            temp = np.where(self.moves[np.arange(B), self.player] < cfg.temperature_moves, cfg.temperature, 0.0)
+            actions = choose_actions(visits, q, temp, self.rng)
         g = self.game
         for i in np.flatnonzero(active):
             p = int(self.player[i])
@@ -390,6 +471,25 @@ class SelfPlayWorker:
             self.need[i] = False
         self.stats["decisions"] = self.stats.get("decisions", 0) + n
         return n
+
+    def _expert_moves(self, active: np.ndarray, seeds: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+        # the expert's decision in every active game: its targets (expert_target) and its actions
+        g, cfg = self.game, self.cfg
+        targets = np.zeros(self.root_mask.shape)
+        actions = np.zeros(len(active), np.int64)
+        for i in np.flatnonzero(active):
+            p, seed = int(self.player[i]), int(seeds[i])
+            agent = self.experts[p]
+            agent.reset(g, p, seed)
+            if getattr(agent, "last", None) is not None:  # what it tells must be about this decision
+                agent.last = None
+            a, _ = decide(agent, make_turn(g, self.states[i], p, seed % (1 << 31)))  # clears last_thinking
+            if not (0 <= a < g.num_actions and self.root_mask[i, a]):
+                raise ValueError(f"expert {cfg.expert!r} chose action {a}, which is not legal for seat {p} here")
+            targets[i] = expert_target(agent, self.root_mask[i], a, cfg.expert_temperature)
+            actions[i] = a
+        self.stats["expert_decisions"] = self.stats.get("expert_decisions", 0) + int(active.sum())
+        return targets, actions
 
     def _collect(self) -> Trajectories:
         done, self._done = self._done, []
