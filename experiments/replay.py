@@ -93,15 +93,26 @@ class Replay:
         return shown is not None and shown <= (self.record.length if upto is None else upto)
 
     def thinking_text(self, k: int, thinking: dict) -> str:
-        """``value +0.31; ♥8 0.62, ♣6 0.30, ...`` (the three largest shares, by move name)."""
-        parts = []
-        if "value" in thinking:
-            parts.append(f"value {thinking['value']:+.2f}")
-        policy = sorted(thinking.get("policy", {}).items(), key=lambda kv: -kv[1])
-        if policy:
+        """``value +0.31, 50 simulations/worlds; ♥8 0.62 (value 0.55), ♣6 0.30 (value 0.41), ...``: the
+        agent's value and its three most likely moves by name, each with its share and its value where the
+        agent kept them (rollouts keep no shares: their three best values)."""
+        head = [f"value {thinking['value']:+.2f}"] if "value" in thinking else []
+        if "visits" in thinking:
+            head.append(f"{thinking['visits']} simulations/worlds")
+        parts = [", ".join(head)] if head else []
+        shares, values = thinking.get("policy", {}), thinking.get("values", {})
+        rank = shares or values
+        best = sorted(rank, key=lambda a: -rank[a])
+        if best:
             s = self.states[k]
-            top = ", ".join(f"{self.game.action_to_string(s, a)} {share:.2f}" for a, share in policy[:3])
-            parts.append(top + (", ..." if len(policy) > 3 else ""))
+
+            def move(a: int) -> str:
+                share = f" {shares[a]:.2f}" if a in shares else ""
+                value = "" if a not in values else f" value {values[a]:.2f}"
+                value = f" ({value[1:]})" if value and shares else value
+                return f"{self.game.action_to_string(s, a)}{share}{value}"
+
+            parts.append(", ".join(move(a) for a in best[:3]) + (", ..." if len(best) > 3 else ""))
         return "; ".join(parts)
 
     def move_list(self) -> str:

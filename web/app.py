@@ -67,11 +67,11 @@ from starlette.routing import Mount, Route
 from starlette.staticfiles import StaticFiles
 
 from octagames import catalogue, records
-from octagames.agents.base import Agent, make_turn
+from octagames.agents.base import Agent, decide, make_turn
 from octagames.agents import registry
 from octagames.agents.registry import AGENTS, make_agent
 from octagames.core import Game, IllegalActionError, make_game
-from octagames.web.views import seat_view, thinking_of
+from octagames.web.views import seat_view
 
 STATIC = Path(__file__).resolve().parent / "static"
 #: the folder under the served folder any of whose files a replay may open
@@ -144,7 +144,7 @@ class Session:
         agents: the bots by seat.
         states: ``states[k]`` after ``k`` actions.
         actions: every action, chance outcomes included.
-        thinking: what a bot considered, by move index.
+        thinking: what a bot considered, by move index (the records' format: ``docs/records.md``).
         error: a bot's failure, in words (the game stops there).
     """
 
@@ -233,11 +233,10 @@ class Session:
                         return
                     s = self.game.clone(self.states[-1])
                     turn = make_turn(self.game, s, p, int(rng.integers(1 << 31)))
-                agent = self.agents[p]
-                agent.last = None  # type: ignore[attr-defined]  # a forced move keeps no search
-                action = int(agent.act(turn))  # the search runs without the lock: the page keeps polling
+                action, told = decide(self.agents[p], turn)  # the search runs without the lock: pages poll
                 with self.lock:
-                    self.thinking[len(self.actions)] = thinking_of(agent, self.game, s, action)
+                    if told:
+                        self.thinking[len(self.actions)] = told
                     self.apply(action)
         except Exception as e:  # a bot that fails stops its game with a message, not the server
             with self.lock:
@@ -262,8 +261,7 @@ class Session:
         over = g.is_terminal(self.states[-1])
         config = catalogue.full_config(g.name, g.config)
         players = [-1 if g.is_chance(s) else int(g.acting_player(s)) for s in self.states[:-1]]
-        thinking = {k: {"policy": {m["action"]: m["share"] for m in t["moves"]}, "value": t["value"]}
-                    for k, t in self.thinking.items() if t is not None}
+        thinking = dict(self.thinking)
         names = [g.action_to_string(self.states[k], a) for k, a in enumerate(self.actions)]
         returns = [float(r) for r in g.returns(self.states[-1])] if over else None
         return records.GameRecord(g.name, catalogue.variant_name(g.name, config), config, self.seed, list(self.seats),
@@ -607,8 +605,7 @@ class Server:
                 states.append(s)
         except (KeyError, TypeError, ValueError) as e:
             raise RequestError(f"{label}: game {index} is not a valid record: {e}") from e
-        thinking = {int(k): page_thinking(game, states[int(k)], v) for k, v in rec.thinking.items()
-                    if 0 <= int(k) < len(actions)}
+        thinking = dict(rec.thinking)  # the records' format, as the page reads it
         title = f"{label} #{index}: {catalogue.describe(game.name, game.config)}"
         replay = Replay(secrets.token_urlsafe(9), title, game, states, actions, thinking,
                         [str(x) for x in rec.agents], seen=self.clock())
@@ -645,19 +642,6 @@ def load_records(text: str) -> list[dict[str, Any]]:
         if isinstance(item, dict) and "actions" in item and ("variant" in item or "game" in item):
             out.append(item)
     return out
-
-
-def page_thinking(game: Game, s: np.void, told: dict[str, Any]) -> dict[str, Any] | None:
-    """A record's thinking of one move (``{"policy": {action: share}, "value": v}``, docs/records.md)
-    in the page's form (``{"value", "moves": [{"action", "name", "share"}]}``), or None when empty."""
-    if not isinstance(told, dict):
-        return None
-    if "moves" in told:  # already the page's form
-        return told
-    policy = sorted(((int(a), float(p)) for a, p in (told.get("policy") or {}).items()), key=lambda x: -x[1])
-    moves = [{"action": a, "name": game.action_to_string(s, a), "share": round(p, 4)} for a, p in policy[:8]]
-    value = told.get("value")
-    return {"visits": None, "value": None if value is None else round(float(value), 4), "moves": moves}
 
 
 # ---------------------------------------------------------------------- HTTP

@@ -15,7 +15,8 @@ A human seat is shown, by the rules of its game:
   (the deal's name with its card left out); another chance outcome by name when the seat's
   observation tells it apart; another seat's simultaneous move (Octrix) hidden until the round of
   simultaneous moves is over;
-* a bot's thinking (visit shares, values) once the game is over, or at once in a game of perfect
+* a bot's thinking (its shares, values and prior, in the records' format: :func:`named_thinking`)
+  once the game is over, or at once in a game of perfect
   information where the bot's move is no longer hidden (Octiles; Octrix once the step is complete):
   a bot's search in a game of hidden cards is shaped by its own hand.
 
@@ -116,47 +117,20 @@ class SeatHistory:
         return self.game.module.INFO.information == "perfect" and self.known.knows(k, len(self.actions))
 
 
-def thinking_of(agent: Any, game: Game, s: np.void, chosen: int, top: int = 8) -> dict[str, Any] | None:
-    """What a bot considered for its last move, from its search statistics, or None if it keeps none.
-
-    Reads ``agent.last``: MCTS's ``SearchResult`` (``visits``, ``values``) or the AlphaZero-style
-    agents' dict (``visits``, ``q``, ``prior``). The moves are named in the true state ``s``; who may
-    see them is decided by :meth:`SeatHistory.thinking_shown`.
+def named_thinking(game: Game, s: np.void, told: dict[str, Any]) -> dict[str, Any]:
+    """A move's thinking as the page reads it: the records' format (``docs/records.md``: ``policy``,
+    ``values``, ``prior``, ``value``, ``visits``; action ids as strings) with ``names``, each move's
+    name in ``s``, the position the bot chose in (who may see it: :meth:`SeatHistory.thinking_shown`).
 
     Args:
-        agent: the agent that just chose ``chosen`` in ``s``.
         game: the game.
-        s: the state it chose in (before the move).
-        chosen: the action it chose.
-        top: how many moves to list (most visited first).
-
-    Returns:
-        ``{"visits": total, "value": the chosen move's value in [0, 1], "moves": [{"action", "name",
-        "share", "value", "prior"?}]}``, or None.
+        s: the position before the move.
+        told: the move's thinking as a record keeps it (:func:`octagames.agents.base.considered`).
     """
-    last = getattr(agent, "last", None)
-    if last is None:
-        return None
-    get = (lambda k: last.get(k)) if isinstance(last, dict) else (lambda k: getattr(last, k, None))
-    visits = get("visits")
-    values = get("q") if get("q") is not None else get("values")
-    prior = get("prior")
-    if visits is None:
-        return None
-    visits, values = np.asarray(visits, np.float64).reshape(-1), np.asarray(values, np.float64).reshape(-1)
-    prior = None if prior is None else np.asarray(prior, np.float64).reshape(-1)
-    total = float(visits.sum())
-    if total <= 0 or len(visits) != game.num_actions:
-        return None
-    order = [int(a) for a in np.argsort(-visits, kind="stable")[:top] if visits[a] > 0]
-    moves = []
-    for a in order:
-        move = {"action": a, "name": game.action_to_string(s, a), "share": round(float(visits[a]) / total, 4),
-                "value": round(float(values[a]), 4)}
-        if prior is not None:
-            move["prior"] = round(float(prior[a]), 4)
-        moves.append(move)
-    return {"visits": int(total), "value": round(float(values[chosen]), 4), "moves": moves}
+    out = records.thinking_json(told)
+    moves = {int(a) for key in records.THINKING_MOVES for a in told.get(key, {})}
+    out["names"] = {str(a): game.action_to_string(s, a) for a in sorted(moves)}
+    return out
 
 
 def seat_view(game: Game, states: Sequence[np.void], actions: Sequence[int], seat: int | None,
@@ -169,14 +143,15 @@ def seat_view(game: Game, states: Sequence[np.void], actions: Sequence[int], sea
         states: the states so far (``states[k]`` after ``k`` actions).
         actions: the actions so far.
         seat: the viewing seat, or None for the all-seeing view.
-        thinking: the bots' recorded thinking by move index.
+        thinking: the bots' thinking by move index, in the records' format (``GameRecord.thinking``).
         humans: the seats played by people (their legal moves are listed when they are to act).
         cache: kept by the caller per game and seat (see :class:`SeatHistory`).
 
     Returns:
         A JSON-ready dict: ``render``, ``picture`` (SVG or None), ``to_act``, ``simultaneous``,
         ``over``, ``returns`` (at the end), ``legal`` (``[{"action", "name"}]`` for the seat when it is
-        to act), ``history`` and ``thinking`` (the moves whose thinking the seat may see).
+        to act), ``history`` and ``thinking`` (the moves whose thinking the seat may see, by move index:
+        :func:`named_thinking`).
     """
     s = states[-1]
     over = game.is_terminal(s)
@@ -184,7 +159,13 @@ def seat_view(game: Game, states: Sequence[np.void], actions: Sequence[int], sea
     to_act = None if over or game.is_chance(s) else game.acting_player(s)
     acting = to_act is not None and to_act == seat and seat in humans
     legal = [{"action": a, "name": game.action_to_string(s, a)} for a in game.legal_actions(s)] if acting else []
-    shown = {str(k): v for k, v in (thinking or {}).items() if k < len(actions) and hist.thinking_shown(k, over)}
+    named = hist.cache.setdefault("thinking", {})  # each move's thinking is named once
+    shown = {}
+    for k, told in (thinking or {}).items():
+        if told and k < len(actions) and hist.thinking_shown(k, over):
+            if k not in named:
+                named[k] = named_thinking(game, states[k], told)
+            shown[str(k)] = named[k]
     return {"step": len(actions), "seat": seat, "render": game.render(s, seat),
             "picture": picture(game, s, seat, clickable=acting), "to_act": to_act,
             "simultaneous": game.current_player(s) == SIMULTANEOUS, "over": over,

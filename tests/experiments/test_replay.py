@@ -111,3 +111,30 @@ def test_a_record_file_and_bad_files_on_the_command_line(tmp_path, journal):
                           capture_output=True, text=True, timeout=120)
     assert proc.returncode == 2 and proc.stdout == ""
     assert len(proc.stderr.strip().splitlines()) == 1 and "cannot play action 77" in proc.stderr
+
+
+def test_the_move_list_shows_a_searchs_thinking_and_a_seat_sees_only_its_own(tmp_path):
+    from octagames.agents.arena import record_game
+
+    game = Game("achten")
+    record = record_game(game, [make_agent("mcts:50", game), make_agent("rollout:4", game)], 3)
+    path = record.save(tmp_path / "game.json")
+    true = records.states(record)
+    for seat in (None, 0, 1):
+        rc, text = replay(path, seat=seat)
+        lines = text.split("\n\nmoves:\n")[1].split("\n\n")[0].splitlines()
+        for k, line in enumerate(lines):
+            told = record.thinking.get(k)
+            if told is None or seat not in (None, record.players[k]):
+                assert "simulations/worlds" not in line, line
+                continue
+            assert f"(value {told['value']:+.2f}, {told['visits']} simulations/worlds; " in line
+            shares = told.get("policy")
+            if shares:  # MCTS: its most visited move with its share and value
+                top = max(shares, key=shares.get)
+                name = game.action_to_string(true[k], top)
+                assert f"{name} {shares[top]:.2f} (value {told['values'][top]:.2f})" in line
+            else:  # the rollouts: their best move's win rate
+                best = max(told["values"], key=told["values"].get)
+                assert f"{game.action_to_string(true[k], best)} value {told['values'][best]:.2f}" in line
+    assert {record.players[k] for k in record.thinking} == {0, 1}

@@ -270,3 +270,33 @@ def test_the_recorder_keeps_only_shares_of_legal_actions_and_refuses_bad_thinkin
     rec.apply(s, legal[0], {"policy": {legal[0]: 0.9, illegal: 0.1}, "value": np.float32(0.5)})
     assert rec.record(s).thinking == {length: {"policy": {legal[0]: 0.9}, "value": 0.5}}
     records.check(rec.record(s))
+
+
+def test_thinking_with_values_priors_and_visits_round_trips_and_names_only_legal_moves(achten_record):
+    g, k = achten_record.make_game(), _first_move(achten_record)
+    s = records.states(achten_record)[k]
+    legal = [int(a) for a in g.legal_actions(s)]
+    illegal = int(np.flatnonzero(g.legal_mask(s) == 0)[0])
+    told = {"policy": {str(legal[0]): 0.7}, "values": {str(legal[0]): -1.5, str(legal[-1]): 0.25},
+            "prior": {str(legal[-1]): 0.4}, "value": -1.5, "visits": 50}
+    rich = GameRecord.from_dict(_tampered(achten_record, lambda d: d["thinking"].update({str(k): told})))
+    records.check(rich)
+    assert rich.thinking[k] == {"policy": {legal[0]: 0.7}, "values": {legal[0]: -1.5, legal[-1]: 0.25},
+                                "prior": {legal[-1]: 0.4}, "value": -1.5, "visits": 50}
+    assert GameRecord.from_json(rich.to_json()) == rich
+    old = GameRecord.from_dict(_tampered(achten_record, lambda d: d["thinking"].update(
+        {str(k): {"policy": {str(legal[0]): 1.0}, "value": 0.5}})))  # a record of the first thinking format
+    records.check(old)
+    for key, what in (("values", "values"), ("prior", "priors")):
+        bad = GameRecord.from_dict(_tampered(achten_record, lambda d: d["thinking"].update(
+            {str(k): {key: {str(illegal): 0.5}}})))
+        with pytest.raises(ValueError,
+                           match=rf"move {k}: the thinking gives {what} to actions \[{illegal}\]"):
+            records.check(bad)
+    for wrong, message in [({"prior": {"1": 1.5}}, r"the prior of action 1 must be a number in 0..1"),
+                           ({"values": {"1": float("inf")}}, r"the value of action 1 must be a finite"),
+                           ({"visits": -1}, r"visits=-1 must be an integer >= 0"),
+                           ({"visits": 2.5}, r"visits=2.5 must be an integer >= 0"),
+                           ({"moves": []}, r"must be an object with some of the keys \['policy', 'values'")]:
+        with pytest.raises(ValueError, match=rf"thinking\[{k}\]:? {message}"):
+            GameRecord.from_dict(_tampered(achten_record, lambda d: d["thinking"].update({str(k): wrong})))

@@ -127,17 +127,26 @@ function drawThinking(view) {
   const box = $("thinking");
   const entries = Object.entries(view.thinking || {}).filter(([, t]) => t);
   if (!entries.length) {
-    text(box, view.thinking_now ? "the bot is thinking…" : "nothing to show yet (shown for search agents; in games of hidden cards once the game is over)");
+    text(box, view.thinking_now ? "the bot is thinking…" : "nothing to show yet (shown for the agents that tell it: searches, networks, CFR, rollouts; in games of hidden cards once the game is over)");
     return;
   }
-  const [step, t] = entries[entries.length - 1];
+  const [step, t] = entries[entries.length - 1];  // the records' thinking (docs/records.md) with names
   const who = view.history[Number(step)] ? seatName(view.history[Number(step)].seat) : "";
-  const head = make("div", {}, `move ${step} by ${who}: ${t.visits} visits, value of the chosen move ${t.value.toFixed(3)}`);
-  const list = t.moves.map((m) => {
+  const policy = t.policy || {}, values = t.values || {}, prior = t.prior || {};
+  const rank = t.policy ? policy : t.values ? values : prior;  // the agent's shares, else its values
+  const actions = [...new Set([...Object.keys(policy), ...Object.keys(values), ...Object.keys(prior)])]
+    .sort((a, b) => (rank[b] ?? -Infinity) - (rank[a] ?? -Infinity));
+  const facts = [t.visits !== undefined ? `${t.visits} simulations or worlds` : "",
+    t.value !== undefined ? `its value ${t.value.toFixed(3)}` : ""].filter((x) => x);
+  const head = make("div", {}, `move ${step} by ${who}` + (facts.length ? `: ${facts.join(", ")}` : ""));
+  const list = actions.map((a) => {
     const row = make("div", {"class": "thinking-move"});
-    const bar = make("span", {"class": "bar", style: `width:${Math.round(m.share * 120)}px`});
-    row.append(bar, document.createTextNode(`${m.name}: ${(100 * m.share).toFixed(1)}% of visits, value ${m.value.toFixed(3)}` +
-      (m.prior !== undefined ? `, prior ${m.prior.toFixed(3)}` : "")));
+    const width = t.policy ? policy[a] || 0 : Math.max(0, Math.min(1, rank[a] || 0));
+    const bar = make("span", {"class": "bar", style: `width:${Math.round(width * 120)}px`});
+    const parts = [policy[a] !== undefined ? `${(100 * policy[a]).toFixed(1)}%` : "",
+      values[a] !== undefined ? `value ${values[a].toFixed(3)}` : "",
+      prior[a] !== undefined ? `prior ${prior[a].toFixed(3)}` : ""].filter((x) => x);
+    row.append(bar, document.createTextNode(`${(t.names || {})[a] || `action ${a}`}: ${parts.join(", ")}`));
     return row;
   });
   box.replaceChildren(head, ...list);
