@@ -78,7 +78,8 @@ import torch
 from octagames.agents.arena import play_match
 from octagames.agents.learn.imitation import pretrain_actor_critic
 from octagames.agents.learn.ppo import ActorCritic, PPOAgent, policy_dict, ppo_update, save_policy
-from octagames.agents.learn.rollout import RolloutConfig, RolloutWorker, build_model, merge_rollouts
+from octagames.agents.learn.rollout import (ROLLOUT_OBS_DTYPES, RolloutConfig, RolloutWorker, build_model,
+                                            merge_rollouts)
 from octagames.agents.registry import make_agent
 from octagames.experiments.cli import parse_config, saved_command, script
 from octagames.experiments import trainer
@@ -102,6 +103,9 @@ class TrainConfig(trainer.RunConfig):
     """steps per game per rollout (a rollout is num_envs * num_steps env steps)"""
     reward: str = "win"
     """win: zero-sum +1 to the winner(s) at the end of a game; score: the game's returns / their bound"""
+    obs_dtype: str = "auto"
+    """the vector env's observations: auto (the narrowest integers the config allows: uint8, else uint16),
+    uint8, uint16 or float32; the network sees the same float32 values either way, converted where it runs"""
     # -- network and PPO ------------------------------------------------------------
     hidden: tuple[int, ...] = (256, 256)
     """hidden layer widths of the actor and of the critic MLPs"""
@@ -153,6 +157,9 @@ class TrainConfig(trainer.RunConfig):
     def __post_init__(self) -> None:
         if self.reward not in ("win", "score"):
             raise ValueError(f"reward={self.reward!r} is not valid; valid values: ['win', 'score']")
+        if self.obs_dtype not in ROLLOUT_OBS_DTYPES:
+            raise ValueError(f"obs_dtype={self.obs_dtype!r} is not valid; "
+                             f"valid values: {list(ROLLOUT_OBS_DTYPES)}")
         if not 0.0 <= self.self_play_prob <= 1.0:
             raise ValueError(f"self_play_prob={self.self_play_prob} must be in [0, 1]")
         if not 0.0 <= self.random_opponent_prob <= 1.0 - self.self_play_prob:
@@ -189,7 +196,7 @@ class TrainConfig(trainer.RunConfig):
                              gae_lambda=self.gae_lambda, self_play_prob=self.self_play_prob,
                              random_opponent_prob=self.random_opponent_prob,
                              agent_opponent_prob=self.agent_opponent_prob, opponent_agent=self.opponent_agent,
-                             torch_threads=self.torch_threads)
+                             torch_threads=self.torch_threads, obs_dtype=self.obs_dtype)
 
 
 class Trainer(trainer.Trainer):
@@ -208,7 +215,9 @@ class Trainer(trainer.Trainer):
         self.cfg: TrainConfig = cfg
         self.model = ActorCritic(self.game.observation_size, self.game.num_actions, cfg.hidden,
                                  cfg.activation).to(self.device)
-        self.optimizer = torch.optim.Adam(self.model.parameters(), lr=cfg.learning_rate, eps=1e-5)
+        # the fused kernel: the same Adam step (equal up to float rounding), several times faster on CPU
+        self.optimizer = torch.optim.Adam(self.model.parameters(), lr=cfg.learning_rate, eps=1e-5,
+                                          fused=self.device.type in ("cpu", "cuda"))
         self.pending_snapshot: dict[str, torch.Tensor] | None = None
         self.pool_size_now = 0
         self.actors: Any = None

@@ -9,6 +9,9 @@ trainer (``experiments/train_ppo.py``), the tests and notebooks import:
   (:class:`SparseInputLinear`: the same function, computed from the non-zero
   entries only), which makes training several times faster on games with wide
   observations (Achten: 6333 floats, about 2% non-zero).
+* :class:`ObsBatch`: a batch of the vector env's compact observations (``uint8``/``uint16``
+  integers and their divisors), which the network reads as the same float32 values; on CPU
+  its non-zero entries are found once per rollout and every minibatch is cut from them.
 * :func:`masked_logits`, :func:`sample_actions`, :func:`log_prob_entropy`:
   masked action sampling. Illegal actions get the logit :data:`MASKED_LOGIT`
   (a large finite negative number, not ``-inf``), so their probability is
@@ -101,9 +104,9 @@ def mlp(sizes: Sequence[int], activation: str, out_std: float) -> nn.Sequential:
 SPARSE_MAX_DENSITY = 0.3
 #: batches smaller than this always take the dense path (acting one seat at a time)
 SPARSE_MIN_BATCH = 32
-#: the sparse first layer's weight gradient uses a sparse product up to this density (dense above;
-#: the crossover was measured between Octiles' 7% and Octrix' 10%, see docs/benchmarks.md)
-SPARSE_BACKWARD_MAX_DENSITY = 0.08
+#: the sparse first layer's weight gradient is summed from the non-zero entries up to this density (a
+#: dense product above; at batch 2048 and width 512 the crossover was between 9% and 20%, docs/benchmarks.md)
+SPARSE_BACKWARD_MAX_DENSITY = 0.12
 
 
 class SparseInputLinear(torch.autograd.Function):
@@ -112,34 +115,39 @@ class SparseInputLinear(torch.autograd.Function):
     The same product as the dense one (up to float summation order): forward
     with ``embedding_bag`` (each row sums the weighted weight columns of its
     non-zero features, ``O(nnz * H)`` instead of ``O(B * D * H)``); backward
-    (the weight gradient ``x.T @ grad``) with a CSR matrix product when ``x``
-    is sparse enough (:data:`SPARSE_BACKWARD_MAX_DENSITY`), else with the dense
-    one, which is faster above that. ``x`` gets no gradient (observations are data).
+    (the weight gradient ``x.T @ grad``) with ``embedding_bag`` again, over the
+    entries grouped by feature (each feature sums the weighted gradient rows of
+    the batch rows where it is non-zero), when ``x`` is sparse enough
+    (:data:`SPARSE_BACKWARD_MAX_DENSITY`), else with the dense product, which is
+    faster above that. ``x`` (a float tensor or an :class:`ObsBatch`) gets no
+    gradient (observations are data); it is made dense only for the dense product.
     """
 
     @staticmethod
-    def forward(ctx: Any, weight_t: torch.Tensor, x: torch.Tensor, rows: torch.Tensor, cols: torch.Tensor,
-                vals: torch.Tensor) -> torch.Tensor:
+    def forward(ctx: Any, weight_t: torch.Tensor, x: "torch.Tensor | ObsBatch", rows: torch.Tensor,
+                cols: torch.Tensor, vals: torch.Tensor) -> torch.Tensor:
         counts = torch.bincount(rows, minlength=x.shape[0])
         offsets = torch.cumsum(counts, 0) - counts
-        ctx.save_for_backward(x, rows, cols, vals)
+        ctx.save_for_backward(rows, cols, vals)
+        ctx.x = x
         return nn.functional.embedding_bag(cols, weight_t, offsets, mode="sum", per_sample_weights=vals)
 
     @staticmethod
     def backward(ctx: Any, grad_out: torch.Tensor) -> tuple[torch.Tensor | None, ...]:
-        x, rows, cols, vals = ctx.saved_tensors
+        rows, cols, vals = ctx.saved_tensors
+        x = ctx.x
         if not ctx.needs_input_grad[0]:
             return None, None, None, None, None
         B, D = x.shape
         if cols.numel() > SPARSE_BACKWARD_MAX_DENSITY * B * D:
-            return x.t() @ grad_out, None, None, None, None
+            dense = x.float() if isinstance(x, ObsBatch) else x
+            return dense.t() @ grad_out, None, None, None, None
         order = torch.argsort(cols, stable=True)
-        crow = torch.zeros(D + 1, dtype=torch.int64, device=cols.device)
-        crow[1:] = torch.cumsum(torch.bincount(cols, minlength=D), 0)
-        with warnings.catch_warnings():  # torch calls its CPU CSR tensors beta; this is a plain product
-            warnings.simplefilter("ignore", UserWarning)
-            xt = torch.sparse_csr_tensor(crow, rows[order], vals[order], (D, B), check_invariants=False)
-        return xt @ grad_out.contiguous(), None, None, None, None
+        counts = torch.bincount(cols, minlength=D)
+        offsets = torch.cumsum(counts, 0) - counts
+        grad = nn.functional.embedding_bag(rows[order], grad_out.contiguous(), offsets, mode="sum",
+                                           per_sample_weights=vals[order])
+        return grad, None, None, None, None
 
 
 def sparse_entries(x: torch.Tensor) -> tuple[torch.Tensor, torch.Tensor, torch.Tensor] | None:
@@ -148,14 +156,145 @@ def sparse_entries(x: torch.Tensor) -> tuple[torch.Tensor, torch.Tensor, torch.T
     None also for small batches, inputs that need a gradient and non-CPU
     devices (where the dense product is the fast one).
     """
-    if (x.dim() != 2 or x.shape[0] < SPARSE_MIN_BATCH or x.device.type != "cpu" or x.requires_grad
-            or x.shape[1] < 64):
+    if not _sparse_candidate(x.shape, x.device) or x.dim() != 2 or x.requires_grad:
         return None
     nz = x.nonzero()
     if nz.shape[0] > SPARSE_MAX_DENSITY * x.numel():
         return None
     rows, cols = nz[:, 0], nz[:, 1]
     return rows, cols, x[rows, cols]
+
+
+def _sparse_candidate(shape: Sequence[int], device: torch.device) -> bool:
+    """Whether a batch of this shape on this device may take the sparse first layer (by size and device)."""
+    return len(shape) == 2 and shape[0] >= SPARSE_MIN_BATCH and device.type == "cpu" and shape[1] >= 64
+
+
+class ObsBatch:
+    """A batch of observations kept as the vector env's compact integers: ``data / divisor`` is the
+    float32 observation (bit for bit: an IEEE division, as :mod:`octagames.envs.vector` says).
+
+    The trainer's rollout and update pass it where a float tensor went: :class:`ActorCritic` reads
+    it, ``batch[idx]`` cuts a minibatch, ``.to(device)`` moves the compact integers (the
+    conversion to float32 happens where the network runs). On CPU, a batch sparse enough for the
+    sparse first layer (:data:`SPARSE_MAX_DENSITY`) finds its non-zero entries once, row by row
+    (CSR), and its minibatches are cut from those entries: no dense float32 batch is ever
+    gathered or scanned. The entries of a row are in feature order, as ``nonzero`` gives them,
+    so the first layer sees exactly the entries it would see from the float32 observations.
+
+    Args:
+        data: ``[B, D]`` observations as integers (``uint8``/``uint16``; ``int16`` holds the bits of
+            ``uint16`` ones on devices without ``uint16`` kernels) or float32 (then ``divisor`` is all ones).
+        divisor: ``[D]`` float32, the env's ``obs_divisor``.
+    """
+
+    def __init__(self, data: torch.Tensor | None, divisor: torch.Tensor,
+                 csr: tuple[torch.Tensor, torch.Tensor, torch.Tensor] | None = None) -> None:
+        if data is not None and (data.dim() != 2 or data.shape[1] != divisor.shape[0]):
+            raise ValueError(f"ObsBatch: data must be [B, {divisor.shape[0]}] to match the divisor, "
+                             f"got {tuple(data.shape)}")
+        self.data = data
+        self.divisor = divisor
+        # (row_ptr [B+1], cols [nnz], vals [nnz] float32), or None: not computed; False: not sparse here
+        self._csr: tuple[torch.Tensor, torch.Tensor, torch.Tensor] | bool | None = csr
+        self._float: torch.Tensor | None = None
+
+    @property
+    def shape(self) -> tuple[int, int]:
+        """``(B, D)``."""
+        rows = self.data.shape[0] if self.data is not None else self._csr[0].shape[0] - 1
+        return int(rows), int(self.divisor.shape[0])
+
+    @property
+    def device(self) -> torch.device:
+        """Where the observations are."""
+        return self.divisor.device
+
+    def __len__(self) -> int:
+        return self.shape[0]
+
+    def to(self, device: torch.device | str) -> "ObsBatch":
+        """The same observations on ``device`` (the compact integers travel, not floats)."""
+        device = torch.device(device)
+        if device == self.device:
+            return self
+        data = self.data if self.data is not None else self.float()
+        divisor = self.divisor if self.data is not None else torch.ones_like(self.divisor)
+        if data.dtype == torch.uint16 and device.type != "cpu":  # torch has few uint16 kernels off the CPU
+            data = data.view(torch.int16)  # the same bits; float() reads them back as unsigned
+        return ObsBatch(data.to(device), divisor.to(device))
+
+    def float(self) -> torch.Tensor:
+        """The float32 observations ``[B, D]`` (computed once)."""
+        if self._float is None:
+            if self.data is not None:  # float32 data comes with a divisor of ones
+                data = self.data
+                if data.dtype == torch.int16:  # uint16 observations moved off the CPU (:meth:`to`)
+                    data = data.to(torch.int32) & 0xFFFF
+                self._float = data if data.dtype == torch.float32 else data.float() / self.divisor
+            else:
+                rows, cols, vals = self._entries()
+                self._float = torch.zeros(self.shape, dtype=torch.float32, device=self.device)
+                self._float[rows, cols] = vals
+        return self._float
+
+    def _entries_csr(self) -> tuple[torch.Tensor, torch.Tensor, torch.Tensor] | None:
+        if self._csr is None:
+            self._csr = False
+            data = self.data
+            scan = data.view(torch.int16) if data.dtype == torch.uint16 else data  # torch scans no uint16
+            if _sparse_candidate(data.shape, data.device) and \
+                    int(torch.count_nonzero(scan)) <= SPARSE_MAX_DENSITY * data.numel():
+                nz = scan.nonzero()
+                rows, cols = nz[:, 0], nz[:, 1]
+                vals = data[rows, cols].float() / self.divisor[cols]
+                row_ptr = torch.zeros(data.shape[0] + 1, dtype=torch.int64)
+                torch.cumsum(torch.bincount(rows, minlength=data.shape[0]), 0, out=row_ptr[1:])
+                self._csr = (row_ptr, cols, vals)
+        return self._csr or None
+
+    def sparse_entries(self) -> tuple[torch.Tensor, torch.Tensor, torch.Tensor] | None:
+        """``(rows, cols, vals)`` of the non-zero float32 entries in row-major order, or None where the
+        batch takes the dense path (too dense, too small, not on CPU), as :func:`sparse_entries`."""
+        if self.shape[0] < SPARSE_MIN_BATCH or self._entries_csr() is None:
+            return None
+        return self._entries()
+
+    def _entries(self) -> tuple[torch.Tensor, torch.Tensor, torch.Tensor]:
+        row_ptr, cols, vals = self._entries_csr()
+        counts = row_ptr[1:] - row_ptr[:-1]
+        rows = torch.repeat_interleave(torch.arange(len(counts)), counts, output_size=cols.shape[0])
+        return rows, cols, vals
+
+    def __getitem__(self, idx: torch.Tensor) -> "ObsBatch":
+        """The rows ``idx`` (an index or boolean tensor), cut from the non-zero entries where found."""
+        if idx.dtype == torch.bool:
+            idx = idx.nonzero().squeeze(-1)
+        csr = self._entries_csr() if self.data is None or self.device.type == "cpu" else None
+        if csr is None:
+            return ObsBatch(self.data[idx], self.divisor)
+        row_ptr, cols, vals = csr
+        starts = row_ptr[idx]
+        counts = row_ptr[idx + 1] - starts
+        ptr = torch.zeros(len(idx) + 1, dtype=torch.int64)
+        torch.cumsum(counts, 0, out=ptr[1:])
+        total = int(ptr[-1])
+        # entry j of the cut is entry starts[r] + (j - ptr[r]) of this batch, r its row in the cut
+        shift = torch.repeat_interleave(starts - ptr[:-1], counts, output_size=total)
+        pos = torch.arange(total) + shift
+        return ObsBatch(None, self.divisor, (ptr, cols[pos], vals[pos]))
+
+    @staticmethod
+    def cat(parts: Sequence["ObsBatch"]) -> "ObsBatch":
+        """The batches' rows one after another (batches of one env config)."""
+        if any(p.data is None for p in parts):
+            return ObsBatch(torch.cat([p.float() for p in parts]), torch.ones_like(parts[0].divisor))
+        return ObsBatch(torch.cat([p.data for p in parts]), parts[0].divisor)
+
+
+def dense_obs(obs: "torch.Tensor | ObsBatch") -> torch.Tensor:
+    """The float32 observations of a tensor or an :class:`ObsBatch`."""
+    return obs.float() if isinstance(obs, ObsBatch) else obs
 
 
 class ActorCritic(nn.Module):
@@ -182,37 +321,45 @@ class ActorCritic(nn.Module):
                      "hidden": [int(h) for h in hidden], "activation": activation}
         self.actor = mlp([obs_size, *hidden, num_actions], activation, out_std=0.01)
         self.critic = mlp([obs_size, *hidden, 1], activation, out_std=1.0)
+        for first in (self.actor[0], self.critic[0]):
+            # the same [H, D] weights stored feature by feature (column-major): the sparse first layer reads
+            # them as [D, H] rows and gets their gradient that way, with no transposing copy
+            first.weight = nn.Parameter(first.weight.detach().t().contiguous().t())
 
-    def _first_layers(self, obs: torch.Tensor, nets: Sequence[nn.Sequential]) -> list[torch.Tensor] | None:
+    def _first_layers(self, obs: "torch.Tensor | ObsBatch", nets: Sequence[nn.Sequential]
+                      ) -> list[torch.Tensor] | None:
         """The first linear layer of each of ``nets`` on a sparse batch (None: use the dense path)."""
-        entries = sparse_entries(obs)
+        entries = obs.sparse_entries() if isinstance(obs, ObsBatch) else sparse_entries(obs)
         if entries is None:
             return None
         firsts = [net[0] for net in nets]
-        weight = firsts[0].weight if len(firsts) == 1 else torch.cat([f.weight for f in firsts], 0)
-        out = SparseInputLinear.apply(weight.t().contiguous(), obs, *entries)
+        # [D, sum of widths]: the layers' weights side by side, one copy
+        weight_t = (torch.cat([f.weight.t() for f in firsts], 1) if len(firsts) > 1
+                    else firsts[0].weight.t().contiguous())
+        out = SparseInputLinear.apply(weight_t, obs, *entries)
         parts = out.split([f.out_features for f in firsts], dim=-1)
         return [h + f.bias for h, f in zip(parts, firsts)]
 
-    def value(self, obs: torch.Tensor) -> torch.Tensor:
-        """State values ``[B]``."""
+    def value(self, obs: "torch.Tensor | ObsBatch") -> torch.Tensor:
+        """State values ``[B]`` (``obs``: float32 ``[B, D]`` or an :class:`ObsBatch`)."""
         first = self._first_layers(obs, [self.critic])
         if first is None:
-            return self.critic(obs).squeeze(-1)
+            return self.critic(dense_obs(obs)).squeeze(-1)
         return self.critic[1:](first[0]).squeeze(-1)
 
-    def logits(self, obs: torch.Tensor) -> torch.Tensor:
+    def logits(self, obs: "torch.Tensor | ObsBatch") -> torch.Tensor:
         """Unmasked action logits ``[B, A]``."""
         first = self._first_layers(obs, [self.actor])
         if first is None:
-            return self.actor(obs)
+            return self.actor(dense_obs(obs))
         return self.actor[1:](first[0])
 
-    def forward(self, obs: torch.Tensor) -> tuple[torch.Tensor, torch.Tensor]:
+    def forward(self, obs: "torch.Tensor | ObsBatch") -> tuple[torch.Tensor, torch.Tensor]:
         """``(logits [B, A], values [B])``."""
         first = self._first_layers(obs, [self.actor, self.critic])
         if first is None:
-            return self.actor(obs), self.critic(obs).squeeze(-1)
+            x = dense_obs(obs)
+            return self.actor(x), self.critic(x).squeeze(-1)
         return self.actor[1:](first[0]), self.critic[1:](first[1]).squeeze(-1)
 
 

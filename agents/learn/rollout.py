@@ -19,9 +19,25 @@ import torch
 
 from octagames.agents.base import Agent, make_turn
 from octagames.agents.learn.league import AGENT_OPPONENT, RANDOM_OPPONENT, SELF_PLAY, League
-from octagames.agents.learn.ppo import ActorCritic, sample_actions, seat_gae, win_rewards
+from octagames.agents.learn.ppo import ActorCritic, ObsBatch, sample_actions, seat_gae, win_rewards
 from octagames.agents.registry import make_agent
-from octagames.envs.vector import make
+from octagames.core import Game
+from octagames.envs.vector import OBS_DTYPES, make, observation_divisors
+
+#: ``RolloutConfig.obs_dtype``: the env's observation dtypes, or ``auto`` (:func:`compact_obs_dtype`)
+ROLLOUT_OBS_DTYPES = ("auto", *OBS_DTYPES)
+
+
+def compact_obs_dtype(game: Game) -> str:
+    """The narrowest observation dtype of the vector env that holds ``game``'s observations under its
+    config: ``uint8``, else ``uint16``, else ``float32`` (a game without a compact encoding)."""
+    for dtype in ("uint8", "uint16"):
+        try:
+            observation_divisors(game, dtype)
+        except ValueError:  # too narrow for this config, or no compact encoding
+            continue
+        return dtype
+    return "float32"
 
 
 @dataclass(frozen=True)
@@ -56,10 +72,16 @@ class RolloutConfig:
     """registry spec of the agent opponent"""
     torch_threads: int = 1
     """torch CPU threads of a worker in its own process (0: torch's default)"""
+    obs_dtype: str = "auto"
+    """the vector env's observations: auto (the narrowest integers the config allows), uint8, uint16 or
+    float32; the network sees the same float32 values either way"""
 
     def __post_init__(self) -> None:
         if self.reward not in ("win", "score"):
             raise ValueError(f"reward={self.reward!r} is not valid; valid values: ['win', 'score']")
+        if self.obs_dtype not in ROLLOUT_OBS_DTYPES:
+            raise ValueError(f"obs_dtype={self.obs_dtype!r} is not valid; "
+                             f"valid values: {list(ROLLOUT_OBS_DTYPES)}")
 
 
 def build_model(spec: dict[str, Any], state_dict: dict[str, torch.Tensor],
@@ -107,8 +129,15 @@ class RolloutWorker:
             torch.set_num_threads(cfg.torch_threads)
         self.rng = np.random.default_rng(seed)
         self.gen = torch.Generator(device=self.device).manual_seed(seed)
-        self.env = make(cfg.game, cfg.num_envs, seed=seed, **cfg.game_config)
+        game = Game(cfg.game, **cfg.game_config)
+        obs_dtype = compact_obs_dtype(game) if cfg.obs_dtype == "auto" else cfg.obs_dtype
+        self.env = make(cfg.game, cfg.num_envs, seed=seed, obs_dtype=obs_dtype, **cfg.game_config)
         self.game = self.env.game
+        #: float32 ``[D]``: the env's observations divided by it are the float32 ones
+        self.divisor = torch.from_numpy(self.env.obs_divisor)
+        # the rollout's observations, as the env writes them, reused by every rollout (filled row by row)
+        self._obs_buf = torch.empty((cfg.num_steps, cfg.num_envs, self.env.observation_size),
+                                    dtype=torch.from_numpy(self.env.obs[:0]).dtype)
         self.P = self.env.num_players
         bound = max(abs(self.game.min_utility), abs(self.game.max_utility)) or 1.0
         self.reward_scale = 1.0 / bound
@@ -153,7 +182,10 @@ class RolloutWorker:
         self.league.load_state_dict(d["league"])
         self.opp_agents = list(d.get("opp_agents", [None] * self.cfg.num_envs))
         self.returns_so_far = d["returns_so_far"].copy()
-        self.env.set_state(d["env"])
+        env_state = dict(d["env"])
+        if env_state["obs"].dtype != self.env.obs.dtype:  # saved with another obs_dtype: set_state recomputes
+            env_state["obs"] = np.zeros_like(self.env.obs)
+        self.env.set_state(env_state)
         self.rng.bit_generator.state = d["numpy"]
         self.gen.set_state(d["torch_generator"])
         self.opp_models = {}
@@ -181,14 +213,15 @@ class RolloutWorker:
         """Play ``num_steps`` steps in every game.
 
         Returns:
-            ``{"batch": ..., "stats": ...}``: the learner's transitions (``obs``, ``mask``,
+            ``{"batch": ..., "stats": ...}``: the learner's transitions (``obs``, an
+            :class:`~octagames.agents.learn.ppo.ObsBatch` of the env's compact observations, ``mask``,
             ``actions``, ``logprobs``, ``advantages``, ``returns``, ``values``) and the rollout's
             episodes, league and agent games and win rates, trained share and mean value.
         """
         cfg, env, dev, P = self.cfg, self.env, self.device, self.P
         T, N = cfg.num_steps, cfg.num_envs
         D, A = env.observation_size, env.num_actions
-        obs_b = torch.zeros((T, N, D), dtype=torch.float32)
+        obs_b = self._obs_buf
         mask_b = torch.zeros((T, N, A), dtype=torch.bool)
         act_b = torch.zeros((T, N), dtype=torch.int64)
         logp_b = torch.zeros((T, N), dtype=torch.float32)
@@ -205,7 +238,7 @@ class RolloutWorker:
             mask_b[t] = torch.from_numpy(env.action_mask.astype(bool))
             player = env.player.copy()
             player_b[t] = player
-            obs = obs_b[t].to(dev)
+            obs = ObsBatch(obs_b[t], self.divisor).to(dev)  # converted to float32 where the network runs
             mask = mask_b[t].to(dev)
             logits, value = self.model(obs)
             actions, logp = sample_actions(logits, mask, generator=self.gen)
@@ -254,12 +287,12 @@ class RolloutWorker:
         # bootstrap: every seat's value of its current observation
         last_values = np.zeros((N, P), dtype=np.float64)
         for p in range(P):
-            o = torch.from_numpy(env.observe(np.full(N, p, dtype=np.int64))).to(dev)
+            o = ObsBatch(torch.from_numpy(env.observe(np.full(N, p, dtype=np.int64))), self.divisor).to(dev)
             last_values[:, p] = self.model.value(o).cpu().numpy()
         g = seat_gae(player_b, rew_b, term_b, val_b, last_values, cfg.gamma, cfg.gae_lambda)
         sel = torch.from_numpy(train_b.reshape(-1))
         batch = {
-            "obs": obs_b.reshape(T * N, D)[sel],
+            "obs": ObsBatch(obs_b.reshape(T * N, D)[sel], self.divisor),
             "mask": mask_b.reshape(T * N, A)[sel],
             "actions": act_b.reshape(-1)[sel],
             "logprobs": logp_b.reshape(-1)[sel],
@@ -287,7 +320,8 @@ def merge_rollouts(rolls: list[dict[str, Any]]) -> dict[str, Any]:
     """
     if len(rolls) == 1:
         return rolls[0]
-    batch = {key: torch.cat([r["batch"][key] for r in rolls]) for key in rolls[0]["batch"]}
+    batch = {key: (ObsBatch.cat if key == "obs" else torch.cat)([r["batch"][key] for r in rolls])
+             for key in rolls[0]["batch"]}
     stats: dict[str, Any] = {"episodes": sum(r["stats"]["episodes"] for r in rolls)}
     for kind in ("league", "agent"):
         games = [r["stats"][f"{kind}_games"] for r in rolls]

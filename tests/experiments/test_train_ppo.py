@@ -115,6 +115,28 @@ def test_one_update_on_other_games_and_seat_counts(tmp_path, game, kwargs):
     assert result["rows"][-1]["update"] == 1
 
 
+def test_compact_observations_train_exactly_like_float32_ones(tmp_path):
+    """A seeded run on the env's compact observations (uint8 here) learns what the run on float32 ones
+    learns, to the bit; a float32 run's checkpoint resumes on compact observations and goes on the same way."""
+    kw = dict(num_envs=32, total_steps=3 * 32 * 8, eval_every=0, snapshot_every=2, checkpoint_every=1)
+    runs = {d: train(_small_cfg(tmp_path / d, obs_dtype=d, **kw)) for d in ("float32", "auto")}
+    env_obs = {d: torch.load(tmp_path / d / "checkpoint.pt", weights_only=False)["workers"][0]["env"]["obs"]
+               for d in runs}
+    assert env_obs["float32"].dtype == np.float32 and env_obs["auto"].dtype == np.uint8  # auto: the narrowest
+    # the float32 run's checkpoint at update 2, resumed with compact observations for the third update
+    train(_small_cfg(tmp_path / "part", obs_dtype="float32", **{**kw, "total_steps": 2 * 32 * 8}))
+    mixed = train(_small_cfg(tmp_path / "part", obs_dtype="auto", resume=True, **kw))
+    for rows in (runs["auto"]["rows"], mixed["rows"]):
+        assert len(rows) == len(runs["float32"]["rows"]) == 4
+        for a, b in zip(runs["float32"]["rows"], rows):
+            assert all(_same(a[k], b[k]) for k in a if k not in TIME_COLUMNS), a["update"]
+    weights = [torch.load(r["policy"])["state_dict"] for r in (runs["float32"], runs["auto"], mixed)]
+    assert all(torch.equal(w[k], weights[0][k]) for w in weights[1:] for k in w)
+    with pytest.raises(ValueError, match=r"obs_dtype='int8' is not valid; valid values: \['auto', 'float32', "
+                                         r"'uint8', 'uint16'\]"):
+        TrainConfig(obs_dtype="int8")
+
+
 def test_league_draws_random_opponents_at_the_configured_rate():
     n = 20_000
     league = League(opponent=np.zeros(n, dtype=np.int64), seat=np.zeros(n, dtype=np.int64))

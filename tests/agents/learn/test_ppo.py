@@ -8,9 +8,12 @@ import torch
 
 from octagames.agents.arena import play_match
 from octagames.agents.base import RandomAgent
-from octagames.agents.learn.ppo import (ActorCritic, PPOAgent, compute_gae, log_prob_entropy, masked_logits, ppo_loss,
-                        ppo_update, sample_actions, save_policy, seat_gae, win_rewards)
+from octagames.agents.learn.ppo import (ActorCritic, ObsBatch, PPOAgent, compute_gae, log_prob_entropy,
+                                        masked_logits, ppo_loss, ppo_update, sample_actions, save_policy, seat_gae,
+                                        sparse_entries, win_rewards)
+from octagames.agents.learn.rollout import compact_obs_dtype
 from octagames.agents.registry import make_agent
+from octagames.envs.vector import make
 
 TINY = {"num_players": 2, "ranks": 2, "hand_size": 2}
 pytestmark = pytest.mark.usefixtures("one_torch_thread")  # tests/conftest.py
@@ -209,7 +212,7 @@ def test_agent_refuses_a_game_that_does_not_fit(tmp_path):
         make_agent("ppo", "octrix")
 
 
-@pytest.mark.parametrize("density", [0.03, 0.1])  # sparse and dense weight-gradient products
+@pytest.mark.parametrize("density", [0.03, 0.2])  # sparse and dense weight-gradient products
 def test_sparse_first_layer_is_the_dense_function(monkeypatch, density):
     import octagames.agents.learn.ppo as ppo
 
@@ -233,3 +236,75 @@ def test_sparse_first_layer_is_the_dense_function(monkeypatch, density):
     # small batches and inputs that need a gradient take the dense path
     assert ppo.sparse_entries(obs[:4]) is None
     assert ppo.sparse_entries(obs.clone().requires_grad_()) is None
+
+
+def _observations(game: str, config: dict, steps: int, n: int = 64
+                  ) -> tuple[list[torch.Tensor], list[ObsBatch]]:
+    """The float32 and the compact observations of two vector envs stepped with the same random actions."""
+    plain = make(game, n, seed=3, **config)
+    compact = make(game, n, seed=3, obs_dtype=compact_obs_dtype(plain.game), **config)
+    plain.reset()
+    compact.reset()
+    divisor = torch.from_numpy(compact.obs_divisor)
+    floats, batches = [], []
+    for _ in range(steps):
+        floats.append(torch.from_numpy(plain.obs.copy()))
+        batches.append(ObsBatch(torch.from_numpy(compact.obs.copy()), divisor))
+        actions = plain.sample_actions()
+        plain.step_inplace(actions)
+        compact.step_inplace(actions)
+    return floats, batches
+
+
+@pytest.mark.parametrize("game,config,dtype", [("octrix", TINY, torch.uint16),
+                                               ("achten", {"num_players": 2}, torch.uint8)])
+def test_compact_observations_give_the_network_the_same_input(game, config, dtype):
+    """An ObsBatch of the env's narrowest integers is the float32 observation for the network: the same
+    values, the same non-zero entries in the same order (whole, cut into minibatches, joined) and the same
+    outputs."""
+    torch.manual_seed(0)
+    floats, batches = _observations(game, config, steps=4)
+    model = ActorCritic(floats[0].shape[1], make(game, 1, **config).num_actions, hidden=(16, 16))
+    idx = torch.randperm(64)[:40]
+    for x, obs in zip(floats, batches):
+        assert obs.data.dtype == dtype
+        assert torch.equal(obs.float(), x)
+        if dtype == torch.uint16:  # off the CPU, uint16 travels as int16 bits (ObsBatch.to), read as unsigned
+            assert torch.equal(ObsBatch(obs.data.view(torch.int16), obs.divisor).float(), x)
+            big = torch.full((1, x.shape[1]), 40000, dtype=torch.uint16)
+            big_obs = ObsBatch(big.view(torch.int16), obs.divisor)
+            assert torch.equal(big_obs.float(), big.float() / obs.divisor)
+        mask = torch.arange(64) % 3 == 0
+        for a, b in ((x, obs), (x[idx], obs[idx]), (x[idx][5:], obs[idx][torch.arange(5, 40)]),
+                     (x[mask], obs[mask]), (torch.cat([x, x[idx]]), ObsBatch.cat([obs, obs[idx]]))):
+            assert b.shape == tuple(a.shape) and torch.equal(b.float(), a)
+            mine, theirs = b.sparse_entries(), sparse_entries(a)
+            assert (mine is None) == (theirs is None) == (len(a) < 32)  # small batches take the dense path
+            assert mine is None or all(torch.equal(u, v) for u, v in zip(mine, theirs))
+            assert all(torch.equal(u, v) for u, v in zip(model(a), model(b)))
+
+
+def test_ppo_update_on_compact_observations_is_the_update_on_float32_ones():
+    """The same update, bit for bit, from an ObsBatch (non-zero entries found once, minibatches cut from
+    them) as from the float32 batch (scanned minibatch by minibatch)."""
+    floats, batches = _observations("achten", {"num_players": 2}, steps=4)
+    x, obs = torch.cat(floats), ObsBatch.cat(batches)
+    rng = np.random.default_rng(0)
+    torch.manual_seed(0)
+    model = ActorCritic(x.shape[1], 17, hidden=(16, 16))
+    mask = _random_masks(rng, len(x), 17)
+    with torch.no_grad():
+        logits, values = model(x)
+        actions, logp = sample_actions(logits, mask)
+    rest = {"mask": mask, "actions": actions, "logprobs": logp, "advantages": torch.randn(len(x)),
+            "returns": torch.randn(len(x)), "values": values}
+    weights = []
+    for o in (x, obs):
+        net = ActorCritic(x.shape[1], 17, hidden=(16, 16))
+        net.load_state_dict(model.state_dict())
+        opt = torch.optim.Adam(net.parameters(), lr=3e-3, fused=True)
+        torch.manual_seed(1)
+        stats = ppo_update(net, opt, {"obs": o, **rest}, update_epochs=2, num_minibatches=4)
+        weights.append([p.detach().clone() for p in net.parameters()] + list(stats.values()))
+    assert all(torch.equal(torch.as_tensor(a), torch.as_tensor(b)) for a, b in zip(*weights))
+    assert not torch.equal(weights[0][0], model.actor[0].weight)  # it did learn
