@@ -119,6 +119,9 @@ def test_browser_plays_each_game_against_a_zoo_bot_by_clicking_and_steps_through
         # or moves next
         wait(browser, lambda d: any(line.startswith("P1") for line in texts(d, "#history li")))
         assert any(line.startswith("P0") for line in texts(browser, "#history li")), "our clicks moved"
+        if variant.startswith("octiles"):  # perfect information: the bot's thinking is shown at once
+            wait(browser, lambda d: "simulations or worlds" in d.find_element(By.ID, "thinking").text)
+            assert "%, value " in browser.find_element(By.ID, "thinking").text
         if shots:
             browser.save_screenshot(str(ROOT / "docs" / "img" / f"web_{variant.split('-')[0]}.png"))
 
