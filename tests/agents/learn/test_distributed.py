@@ -78,7 +78,7 @@ def test_a_journal_of_games_on_ray_keeps_their_records(local_ray, tmp_path):
     from octagames import records
 
     game = Game("achten")
-    agents = [make_agent("heuristic", "achten"), make_agent("random", "achten")]
+    agents = [make_agent("heuristic", "achten"), make_agent("mcts:20", "achten")]  # MCTS tells its thinking
     here = GameJournal(tmp_path / "here.games.jsonl", {"run": 1})
     there = GameJournal(tmp_path / "there.games.jsonl", {"run": 1})
     play_match(game, agents, 4, seed=2, progress=False, journal=here)
@@ -86,7 +86,8 @@ def test_a_journal_of_games_on_ray_keeps_their_records(local_ray, tmp_path):
     here.close()
     there.close()
     assert [there.record(k) for k in range(4)] == [here.record(k) for k in range(4)]
-    assert len(records.load(tmp_path / "there.games.jsonl")) == 4
+    kept = records.load(tmp_path / "there.games.jsonl")
+    assert len(kept) == 4 and all(r.thinking for r in kept)
 
 
 class _Unshippable(RandomAgent):
