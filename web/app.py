@@ -84,7 +84,7 @@ MODEL_FOLDER = "runs"
 #: the shipped models (``zoo:<variant>``; ``az:<path>`` may name one of its files too)
 ZOO_DIR = Path(registry.__file__).resolve().parent / "zoo"
 #: the package's agents whose argument never names a file (numbers, keywords, a variant)
-NO_FILE_AGENTS = frozenset({"random", "heuristic", "mcts", "belief", "rollout", "oracle", "zoo"})
+NO_FILE_AGENTS = frozenset({"random", "heuristic", "mcts", "belief", "rollout", "oracle", "zoo", "net"})
 #: the largest seed a request may give (the rules' RNG takes 63-bit seeds)
 MAX_SEED = 2 ** 63 - 1
 #: what loading a model file that is not one raises (besides ValueError and OSError)

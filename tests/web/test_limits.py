@@ -169,16 +169,16 @@ def test_an_agent_spec_may_not_ask_for_more_search_than_max_simulations(served, 
 
     monkeypatch.setattr(web_app, "make_agent", stub)
     with client_for(served, max_simulations=1000) as client:
-        for spec in ["mcts:1000000", "mcts:1001:win", "zoo:achten:5000", "belief:2000", "rollout:4000:m=1",
-                     "cfr:100000:external"]:
+        for spec in ["mcts:1000000", "mcts:1001:win", "zoo:achten:5000", "net:achten:5000", "belief:2000",
+                     "rollout:4000:m=1", "cfr:100000:external"]:
             r = client.post("/api/games", json={"variant": "achten", "seats": ["human", spec]})
             assert r.status_code == 400 and "at most 1000" in r.json()["error"] \
                 and "--max-simulations" in r.json()["error"] and "seat 1" in r.json()["error"], (spec, r.text)
         assert built == []
-        for spec in ["mcts:1000", "zoo:achten:8", "cfr:200:external", "heuristic"]:
+        for spec in ["mcts:1000", "zoo:achten:8", "net:achten:8", "cfr:200:external", "heuristic"]:
             r = client.post("/api/games", json={"variant": "achten", "seats": ["human", spec]})
             assert "not built in this test" in r.json()["error"], (spec, r.text)
-        assert built == ["mcts:1000", "zoo:achten:8", "cfr:200:external", "heuristic"]
+        assert built == ["mcts:1000", "zoo:achten:8", "net:achten:8", "cfr:200:external", "heuristic"]
 
 
 def test_a_limit_that_is_not_positive_is_refused_naming_it():
