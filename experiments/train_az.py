@@ -24,7 +24,9 @@ expert makes the self-play decisions the network's search would have made (every
 self-play game, the learner's seat of a game against ``opponent_agent`` or a snapshot), and its
 decision is the sample's policy target (:func:`octagames.agents.learn.az_selfplay.expert_target`:
 its search's visit shares, else its per-move values through ``expert_temperature``, else one-hot on
-its choice); the outcome is the value target, as in self-play. With ``expert_iterations`` N > 0 the
+its choice); the outcome is the value target, as in self-play. ``--expert learner:<worlds>`` is the
+expert with the apprentice inside: rollouts over believed worlds in which the network being trained
+plays the seat's later moves (games whose rollouts can call a network: Achten). With ``expert_iterations`` N > 0 the
 expert plays the first N iterations only; from then on the network's own search (the ``net:`` search
 when ``leaf_value_mix`` and ``prior_hint`` are off) plays and makes the targets.
 
@@ -148,7 +150,8 @@ class TrainConfig(trainer.RunConfig):
     """most snapshots kept"""
     # -- expert iteration ------------------------------------------------------------------
     expert: str = ""
-    """registry spec of the expert whose self-play decisions make the policy targets, e.g. zoo:octa-en ("": the
+    """registry spec of the expert whose self-play decisions make the policy targets, e.g. zoo:octa-en, or
+    learner:<worlds> (belief rollouts with the trained network for the seat's later moves: Achten) ("": the
     network's search)"""
     expert_iterations: int = 0
     """iterations the expert plays (0: every one); then the network's own search"""

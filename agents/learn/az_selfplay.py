@@ -45,7 +45,7 @@ from typing import Any, Sequence
 import numpy as np
 import torch
 
-from octagames.agents.learn.az import (BatchedSearch, PolicyValueNet, SearchConfig, az_loss, build_net,
+from octagames.agents.learn.az import (AZAgent, BatchedSearch, PolicyValueNet, SearchConfig, az_loss, build_net,
                                  choose_actions, network_evaluator, outcome_values)
 from octagames.agents.base import Agent, decide, make_turn
 from octagames.agents.search.mcts import search_kernels
@@ -54,6 +54,8 @@ from octagames.agents.registry import make_agent
 from octagames.core import CHANCE, TERMINAL, Game
 
 SELF_PLAY, AGENT_GAME, SNAPSHOT_GAME = 0, 1, 2
+LEARNER = "learner:"
+"""The expert spec prefix of the rollouts in which the network being trained plays (``learner:<worlds>``)."""
 KIND_NAMES = {SELF_PLAY: "self", AGENT_GAME: "agent", SNAPSHOT_GAME: "snapshot"}
 
 
@@ -78,6 +80,11 @@ class WorkerConfig:
             seat ``n % P``); slots fall idle once all have started.
         expert: registry spec of the expert ("" : none): its decisions replace the network's
             search in the learner's seats and make the policy targets (:func:`expert_target`).
+            ``learner:<worlds>``: rollouts over that many believed worlds in which the network being
+            trained plays the seat's later moves (its greedy policy) and the belief's model the
+            others (:attr:`~octagames.agents.learn.az.SearchConfig.belief_rollouts`): expert
+            iteration with the apprentice inside the expert, in the games whose rollouts can call a
+            network (Achten; Octa's are compiled and refuse it).
         expert_temperature: for an expert that tells per-move values but no shares (rollouts):
             0: the target is one-hot on its choice; > 0: ``softmax(values / expert_temperature)``
             over the moves it valued (values are win rates in [0, 1]).
@@ -241,8 +248,22 @@ class SelfPlayWorker:
         self.started = False
         # the expert of each seat, reset with a drawn seed before each of its decisions (its RNG is the
         # only state an agent keeps between decisions, so a checkpoint need not hold it)
-        self.experts = [make_agent(cfg.expert, self.game) for _ in range(self.P)] if cfg.expert else []
+        self.experts = [self._expert() for _ in range(self.P)] if cfg.expert else []
         self.expert_on = bool(cfg.expert)
+
+    def _expert(self) -> Agent:
+        # a registry agent, or learner:<worlds>: rollouts by this worker's network (its weights follow set_weights)
+        spec = self.cfg.expert
+        if not spec.startswith(LEARNER):
+            return make_agent(spec, self.game)
+        worlds = spec[len(LEARNER):]
+        if not worlds.isdigit() or int(worlds) < 1:
+            raise ValueError(f"expert={spec!r} is not valid; the learner's rollouts are 'learner:<worlds>' with "
+                             "worlds >= 1 (e.g. learner:32)")
+        agent = AZAgent(self.net, SearchConfig(simulations=0, belief_worlds=int(worlds), belief_rollouts=True,
+                                               rollout_policy="network"), name=spec)
+        agent.reset(self.game, 0, 0)  # a game without a belief, or whose rollouts cannot ask a network, stops here
+        return agent
 
     def use_expert(self, on: bool) -> None:
         """Let the expert make the learner's decisions (``on``) or the network's search (off).

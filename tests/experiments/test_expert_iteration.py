@@ -143,3 +143,21 @@ def test_bad_expert_settings_are_refused_by_name(tmp_path):
         _cfg(tmp_path, expert_temperature=-1.0)
     with pytest.raises(ValueError, match="agent='nobody'"):
         train(_cfg(tmp_path, expert="nobody"))
+
+
+def test_the_learners_rollouts_as_expert_play_the_trained_network_inside_them():
+    """``learner:<worlds>``: Achten's belief rollouts with the worker's own network for the seat's later moves
+    (its weights follow set_weights); Octa's compiled rollouts cannot ask a network and refuse it."""
+    g = Game("achten", deal_penalty=1)
+    cfg = WorkerConfig(num_games=2, search=SearchConfig(simulations=4), self_play_prob=0.0, agent_prob=1.0,
+                       expert="learner:2")
+    w = SelfPlayWorker("achten", {"deal_penalty": 1}, cfg, _spec(g), seed=1)
+    assert all(e.net is w.net and e.search.rollout_policy == "network" for e in w.experts)
+    t = w.play(min_samples=6)
+    assert len(t) >= 6 and t.stats["expert_decisions"] >= len(t)
+    assert np.allclose(t.pol_p[:, 0], 1.0)  # rollouts tell win rates, no shares: one-hot on the choice
+    o = Game("octa-en")
+    with pytest.raises(ValueError, match="network rollout policy is not available"):
+        SelfPlayWorker("octa-en", {}, dataclasses.replace(cfg, expert="learner:2"), _spec(o), seed=1)
+    with pytest.raises(ValueError, match="learner:<worlds>"):
+        SelfPlayWorker("achten", {"deal_penalty": 1}, dataclasses.replace(cfg, expert="learner:x"), _spec(g), seed=1)
