@@ -148,7 +148,10 @@ def _play(game: Game, seats: Sequence[Agent], seed: int, record: bool
         else:
             p = game.acting_player(s)
             turn = make_turn(game, s, p, int(rng.integers(1 << 31)))
-            action, thinking = decide(seats[p], turn)
+            if rec is None:  # nothing is kept: the agent need not tell its thinking
+                action = int(seats[p].act(turn))
+            else:
+                action, thinking = decide(seats[p], turn)
         if rec is None:
             game.apply_action(s, action)
         else:

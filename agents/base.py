@@ -16,6 +16,7 @@ Heuristics and the random agent tell nothing (None).
 
 from __future__ import annotations
 
+import dataclasses
 from dataclasses import dataclass
 from typing import Any, Sequence
 
@@ -38,6 +39,9 @@ class Turn:
         state: a determinized copy of the state for ``seat`` (safe to modify).
         observation: ``seat``'s information-state tensor.
         legal_mask: uint8 mask of legal actions for ``seat``.
+        tell: whether the caller keeps what the agent considered (:func:`decide` sets it): an agent
+            builds its :attr:`Agent.last_thinking` only then (:func:`considered` returns None otherwise),
+            so games that keep no record pay nothing for it.
     """
 
     game: Game
@@ -45,6 +49,7 @@ class Turn:
     state: np.void
     observation: np.ndarray
     legal_mask: np.ndarray
+    tell: bool = False
 
     @property
     def legal_actions(self) -> np.ndarray:
@@ -105,9 +110,9 @@ def make_turn(game: Game, state: np.void, seat: int, seed: int) -> Turn:
 def decide(agent: Agent, turn: Turn) -> tuple[int, dict[str, Any] | None]:
     """Ask ``agent`` to act on ``turn``: the action and what it considered (its :attr:`Agent.last_thinking`).
 
-    The one place the arena, the web app and ``play`` read an agent's thinking. It is cleared
-    before the agent acts, so a forced move or an agent that keeps none tells nothing, never
-    an earlier decision's thinking.
+    The one place the arena, the web app and ``play`` read an agent's thinking. The agent is
+    asked to tell it (:attr:`Turn.tell`); it is cleared before the agent acts, so a forced move
+    or an agent that keeps none tells nothing, never an earlier decision's thinking.
 
     Args:
         agent: the agent of ``turn.seat``.
@@ -117,13 +122,14 @@ def decide(agent: Agent, turn: Turn) -> tuple[int, dict[str, Any] | None]:
         ``(action, thinking)``: the thinking in the records' format, or None.
     """
     agent.last_thinking = None
-    action = int(agent.act(turn))
+    action = int(agent.act(dataclasses.replace(turn, tell=True)))
     told = getattr(agent, "last_thinking", None)
     return action, (told if isinstance(told, dict) and told else None)
 
 
 def considered(turn: Turn, chosen: int, *, policy: Any = None, values: Any = None, prior: Any = None,
-               value: float | None = None, visits: int | None = None, top: int | None = None) -> dict[str, Any]:
+               value: float | None = None, visits: int | None = None,
+               top: int | None = None) -> dict[str, Any] | None:
     """What an agent considered for its decision, in the game records' thinking format (``docs/records.md``).
 
     The per-move figures are arrays over all the game's actions; only legal actions are kept:
@@ -144,11 +150,13 @@ def considered(turn: Turn, chosen: int, *, policy: Any = None, values: Any = Non
     Returns:
         ``{"policy": {action: share}, "values": {action: v}, "prior": {action: p}, "value": v,
         "visits": n}`` with the keys whose figures were given (and finite), numbers rounded to 4 digits
-        as records keep them.
+        as records keep them; None when the caller keeps no thinking (``turn.tell`` is False).
 
     Raises:
         ValueError: an array that is not one entry per action of the game.
     """
+    if not turn.tell:
+        return None
     legal = np.asarray(turn.legal_mask) > 0
     arrays = {}
     for key, xs in (("policy", policy), ("values", values), ("prior", prior)):
@@ -184,7 +192,7 @@ def considered(turn: Turn, chosen: int, *, policy: Any = None, values: Any = Non
 
 
 def considered_rollouts(turn: Turn, legal: Sequence[int], values: np.ndarray, choice: int,
-                        shares: Any = None) -> dict[str, Any]:
+                        shares: Any = None) -> dict[str, Any] | None:
     """What rollouts over sampled worlds considered, in the records' thinking format (:func:`considered`).
 
     Args:
@@ -197,8 +205,11 @@ def considered_rollouts(turn: Turn, legal: Sequence[int], values: np.ndarray, ch
 
     Returns:
         Each action's mean over the worlds it played (``values``), the chosen one's
-        (``value``), the worlds (``visits``) and the search's shares (``policy``) when given.
+        (``value``), the worlds (``visits``) and the search's shares (``policy``) when given;
+        None when the caller keeps no thinking (``turn.tell`` is False).
     """
+    if not turn.tell:
+        return None
     idx = np.asarray(legal, np.int64)
     played = np.sum(~np.isnan(values), axis=0)
     full = np.full(len(turn.legal_mask), np.nan)

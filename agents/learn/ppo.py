@@ -674,8 +674,10 @@ class PPOAgent(Agent):
         gen = self._gen if device.type == "cpu" else None
         logits = self.model.logits(obs)
         action, _ = sample_actions(logits, mask, greedy=self.greedy, generator=gen)
-        probs = torch.softmax(masked_logits(logits, mask), dim=-1)[0].double().cpu().numpy()
-        self.last_thinking = considered(turn, int(action.item()), policy=probs, value=float(self.model.value(obs)[0]))
+        if turn.tell:  # the critic's pass only when the caller keeps the thinking
+            probs = torch.softmax(masked_logits(logits, mask), dim=-1)[0].double().cpu().numpy()
+            self.last_thinking = considered(turn, int(action.item()), policy=probs,
+                                            value=float(self.model.value(obs)[0]))
         return int(action.item())
 
 

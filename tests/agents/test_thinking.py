@@ -7,6 +7,7 @@ the records keep it (``docs/records.md``).
 
 from __future__ import annotations
 
+import dataclasses
 import json
 
 import numpy as np
@@ -15,7 +16,7 @@ import torch
 
 from octagames import records
 from octagames.agents import base
-from octagames.agents.arena import record_game
+from octagames.agents.arena import play_game, record_game
 from octagames.agents.base import Turn, considered, decide, make_turn
 from octagames.agents.cfr.agent import CFRAgent
 from octagames.agents.cfr.tabular import infoset_key
@@ -86,6 +87,8 @@ def test_thinking_keeps_the_largest_shares_and_the_chosen_move_only():
         game.apply_action(s, game.sample_chance(s) if game.is_chance(s) else int(rng.choice(game.legal_actions(s))))
     turn = make_turn(game, s, game.acting_player(s), 0)
     legal = [int(a) for a in turn.legal_actions]
+    assert considered(turn, legal[0], policy=np.ones(game.num_actions)) is None  # nobody keeps it: not built
+    turn = dataclasses.replace(turn, tell=True)  # as decide asks
     weights = np.zeros(game.num_actions)
     weights[legal] = np.arange(1, len(legal) + 1)  # the last legal action has the largest share
     told = considered(turn, legal[0], policy=weights, top=2)
@@ -112,7 +115,10 @@ def test_a_recorded_ppo_game_keeps_the_policy_s_probabilities_and_the_critic_s_v
     torch.manual_seed(0)
     game = make_game(TINY)
     model = ActorCritic(game.observation_size, game.num_actions, hidden=(16,))
-    record = round_trip(record_game(game, [make_agent("heuristic", game), PPOAgent(model)], 5))
+    ppo = PPOAgent(model)
+    play_game(game, [make_agent("heuristic", game), ppo], 5)
+    assert ppo.last_thinking is None  # a game that keeps no record: no critic's pass for thinking
+    record = round_trip(record_game(game, [make_agent("heuristic", game), ppo], 5))
     moves = decisions(record, 1, forced=True)  # a forced move has the critic's value too
     assert moves and sorted(record.thinking) == [k for k, _ in moves]
     for k, s in moves:
