@@ -18,7 +18,8 @@ measurements of ``budget_s`` seconds each:
     observations of every seat);
   - *observation conversion*: from reading the env's ``obs`` or ``action_mask`` until the
     trainer's next call into the env or the network (copying them into the rollout's
-    tensors);
+    tensors, in the env's compact dtype: ``env_obs_dtype`` in the JSON; their division to
+    float32 happens in the network's forward pass, counted as inference);
   - *policy inference*: the network's forward passes during the rollout (the learner's and
     the league's snapshots) and the action sampling;
   - *update*: ``ppo_update`` (every epoch and minibatch of the PPO update);
