@@ -271,7 +271,11 @@ class Session:
 
 @dataclass
 class Replay:
-    """A recorded game opened for stepping: its game, states, actions and thinking."""
+    """A recorded game opened for stepping: its game, states, actions and thinking.
+
+    Its per-seat caches (:class:`~octagames.web.views.SeatHistory`) are filled under ``lock``: the
+    handlers run in a thread pool, and two requests for the same replay may come at once.
+    """
 
     id: str
     title: str
@@ -282,12 +286,14 @@ class Replay:
     agents: list[str]
     caches: dict[int | None, dict[str, Any]] = field(default_factory=dict)
     seen: float = field(default_factory=time.monotonic)
+    lock: threading.Lock = field(default_factory=threading.Lock)
 
     def view(self, step: int, seat: int | None) -> dict[str, Any]:
-        """The position after ``step`` moves as ``seat`` sees it (None: all-seeing)."""
+        """The position after ``step`` moves as ``seat`` sees it (None: all-seeing); takes the lock."""
         step = max(0, min(step, len(self.actions)))
-        out = seat_view(self.game, self.states[:step + 1], self.actions[:step], seat, self.thinking,
-                        cache=self.caches.setdefault(seat, {}))
+        with self.lock:
+            out = seat_view(self.game, self.states[:step + 1], self.actions[:step], seat, self.thinking,
+                            cache=self.caches.setdefault(seat, {}))
         out.update(id=self.id, title=self.title, length=len(self.actions), players=self.game.num_players,
                    seats=self.agents)
         return out
