@@ -47,6 +47,7 @@ from __future__ import annotations
 
 import json
 import pickle
+import re
 import secrets
 import threading
 import time
@@ -85,6 +86,8 @@ MODEL_FOLDER = "runs"
 ZOO_DIR = Path(registry.__file__).resolve().parent / "zoo"
 #: the package's agents whose argument never names a file (numbers, keywords, a variant)
 NO_FILE_AGENTS = frozenset({"random", "heuristic", "mcts", "belief", "rollout", "oracle", "zoo", "net"})
+#: how an agent spec's number (a search budget) is written: plain ASCII digits
+PLAIN_NUMBER = re.compile(r"[0-9]+")
 #: the largest seed a request may give (the rules' RNG takes 63-bit seeds)
 MAX_SEED = 2 ** 63 - 1
 #: what loading a model file that is not one raises (besides ValueError and OSError)
@@ -420,13 +423,28 @@ class Server:
         """``spec`` once its search budget (every number among its arguments: simulations, worlds,
         iterations) is known to be at most ``max_simulations``.
 
+        Every argument ``int()`` reads is a number (the agents' factories read them so): it must be
+        written as plain digits (``+1000``, ``1_000``, `` 50`` or ``-5`` would pass a check of digits and
+        still be read as a number), and be at most the limit.
+
         Raises:
-            RequestError: a larger budget (naming the limit).
+            RequestError: a number not written as plain digits, or a larger budget (naming the limit).
         """
         cap = self.limits.max_simulations
         for part in spec.split(":")[1:]:
-            if part.isdigit() and int(part) > cap:
-                raise RequestError(f"seat {seat}: agent {spec!r} asks for a search budget of {int(part)} "
+            plain = PLAIN_NUMBER.fullmatch(part) is not None
+            try:
+                value = int(part)
+            except ValueError:
+                if not plain:
+                    continue  # not a number: a keyword, a path, c=1.5
+                value = cap + 1  # more digits than int() reads: past any limit
+            if not plain:
+                raise RequestError(f"seat {seat}: agent {spec!r}: {part!r} is read as the number {value}; write "
+                                   "a search budget (simulations, worlds or iterations) as plain digits (0-9)")
+            if value > cap:
+                shown = part if len(part) <= 24 else f"{part[:24]}... ({len(part)} digits)"
+                raise RequestError(f"seat {seat}: agent {spec!r} asks for a search budget of {shown} "
                                    f"(simulations, worlds or iterations); this server allows at most {cap} "
                                    "(octagames serve --max-simulations)")
         return spec

@@ -285,3 +285,27 @@ def test_a_replay_opens_runs_and_the_leaderboard_journals_and_nothing_else(serve
                      "secret.games.jsonl", str(outside), "docs/leaderboard/../../secret.games.jsonl"]:
             r = client.post("/api/replays", json={"path": path})
             assert r.status_code == 403 and "outside the folders" in r.json()["error"], (path, r.text)
+
+
+def test_a_search_budget_is_read_as_the_agents_read_it_and_must_be_plain_digits(served, monkeypatch):
+    built = []
+
+    def stub(spec, game):  # stands for make_agent: builds nothing
+        built.append(spec)
+        raise ValueError("not built in this test")
+
+    monkeypatch.setattr(web_app, "make_agent", stub)
+    with client_for(served, max_simulations=100) as client:
+        for spec in ["mcts:+1000", "mcts:1_000", "rollout:+5000", "belief:1_000", "mcts: 50", "mcts:-5",
+                     "mcts:\u0665\u0660", "zoo:achten:+8", "cfr:+10:external"]:
+            r = client.post("/api/games", json={"variant": "achten", "seats": ["human", spec]})
+            assert r.status_code == 400 and "plain digits" in r.json()["error"] \
+                and "seat 1" in r.json()["error"], (spec, r.text)
+        for spec in ["mcts:0101", "belief:" + "9" * 5000]:
+            r = client.post("/api/games", json={"variant": "achten", "seats": ["human", spec]})
+            assert r.status_code == 400 and "at most 100" in r.json()["error"], (spec, r.text)
+        assert built == []
+        for spec in ["mcts:0100", "rollout:100:m=0.5", "mcts:100:c=1.5"]:
+            r = client.post("/api/games", json={"variant": "achten", "seats": ["human", spec]})
+            assert "not built in this test" in r.json()["error"], (spec, r.text)
+        assert built == ["mcts:0100", "rollout:100:m=0.5", "mcts:100:c=1.5"]
