@@ -160,14 +160,20 @@ def test_a_replay_file_past_max_replay_kib_is_refused(served, journal):
             assert client.post("/api/replays", json=body).status_code == 200
 
 
-def test_an_agent_spec_may_not_ask_for_more_search_than_max_simulations(served, monkeypatch):
-    built = []
+@pytest.fixture()
+def built(monkeypatch) -> list[str]:
+    """The specs the app asked make_agent for; make_agent builds nothing (a 400 "not built in this test")."""
+    specs: list[str] = []
 
-    def stub(spec, game):  # stands for make_agent: builds nothing
-        built.append(spec)
+    def stub(spec, game):
+        specs.append(spec)
         raise ValueError("not built in this test")
 
     monkeypatch.setattr(web_app, "make_agent", stub)
+    return specs
+
+
+def test_an_agent_spec_may_not_ask_for_more_search_than_max_simulations(served, built):
     with client_for(served, max_simulations=1000) as client:
         for spec in ["mcts:1000000", "mcts:1001:win", "zoo:achten:5000", "net:achten:5000", "belief:2000",
                      "rollout:4000:m=1", "cfr:100000:external"]:
@@ -287,14 +293,7 @@ def test_a_replay_opens_runs_and_the_leaderboard_journals_and_nothing_else(serve
             assert r.status_code == 403 and "outside the folders" in r.json()["error"], (path, r.text)
 
 
-def test_a_search_budget_is_read_as_the_agents_read_it_and_must_be_plain_digits(served, monkeypatch):
-    built = []
-
-    def stub(spec, game):  # stands for make_agent: builds nothing
-        built.append(spec)
-        raise ValueError("not built in this test")
-
-    monkeypatch.setattr(web_app, "make_agent", stub)
+def test_a_search_budget_is_read_as_the_agents_read_it_and_must_be_plain_digits(served, built):
     with client_for(served, max_simulations=100) as client:
         for spec in ["mcts:+1000", "mcts:1_000", "rollout:+5000", "belief:1_000", "mcts: 50", "mcts:-5",
                      "mcts:\u0665\u0660", "zoo:achten:+8", "cfr:+10:external"]:
