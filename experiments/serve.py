@@ -73,6 +73,13 @@ class ServeConfig:
         return Limits(self.max_games, self.idle_seconds, self.max_simulations, self.max_body_kib,
                       self.max_replay_kib)
 
+    def url(self, host: str | None = None) -> str:
+        """The page's address by ``host``; by default the --host address, or 127.0.0.1 when the app
+        listens on every address (a browser cannot open 0.0.0.0, and the app would refuse that Host)."""
+        if host is None:
+            host = "127.0.0.1" if self.host in EVERY_ADDRESS else self.host
+        return f"http://{f'[{host}]' if ':' in host else host}:{self.port}/"
+
     def hosts(self) -> tuple[str, ...]:
         """The Host names the app answers besides 127.0.0.1 and localhost: the --host address (unless
         it is every address), this machine's hostname and the --allowed-host names."""
@@ -85,12 +92,13 @@ def main(cfg: ServeConfig) -> None:
     import uvicorn  # the web extra; octagames.web.app above needs it too
 
     app = create_app(cfg.root, hosts=cfg.hosts(), limits=cfg.limits())
-    url = f"http://{cfg.host}:{cfg.port}/"
+    url = cfg.url()
     if cfg.replay is not None:
         replay, games = app.state.server.open_replay({"text": Path(cfg.replay).read_text(encoding="utf-8"),
                                                       "name": Path(cfg.replay).name})
         print(f"replay of {cfg.replay} (game 1 of {games}): {url}#replay={replay.id}&step=0")
-    print(f"octagames serve: {url}  (Ctrl-C stops it; answers the Host names {', '.join(cfg.hosts())}, "
+    every = f"; other machines: {cfg.url(socket.gethostname())}" if cfg.host in EVERY_ADDRESS else ""
+    print(f"octagames serve: {url}{every}  (Ctrl-C stops it; answers the Host names {', '.join(cfg.hosts())}, "
           "localhost and 127.0.0.1)")
     uvicorn.run(app, host=cfg.host, port=cfg.port, log_level="warning")
 

@@ -61,7 +61,6 @@ import numpy as np
 from starlette.applications import Starlette
 from starlette.concurrency import run_in_threadpool
 from starlette.middleware import Middleware
-from starlette.middleware.trustedhost import TrustedHostMiddleware
 from starlette.requests import Request
 from starlette.responses import FileResponse, JSONResponse
 from starlette.routing import Mount, Route
@@ -716,6 +715,43 @@ async def _body(request: Request, limit_kib: int) -> dict[str, Any]:
     return body
 
 
+class AllowedHosts:
+    """ASGI middleware: refuse (400, in words) a request whose ``Host`` is none of ``hosts`` (DNS rebinding).
+
+    Args:
+        app: the app it guards.
+        hosts: the host names answered (no port); ``"*"`` answers any, ``"*.lan"`` any name under ``.lan``.
+    """
+
+    def __init__(self, app: Any, hosts: tuple[str, ...]) -> None:
+        self.app = app
+        self.hosts = tuple(dict.fromkeys(h.lower() for h in hosts))
+
+    def allowed(self, host: str | None) -> bool:
+        """Whether ``host`` (a Host header's name, without its port) is answered."""
+        return host is not None and any(h == "*" or host == h or (h.startswith("*.") and host.endswith(h[1:]))
+                                        for h in self.hosts)
+
+    async def __call__(self, scope: Any, receive: Any, send: Any) -> None:
+        if scope["type"] not in ("http", "websocket"):
+            await self.app(scope, receive, send)
+            return
+        header = next((v.decode("latin-1") for k, v in scope["headers"] if k == b"host"), "")
+        try:
+            host = urlsplit(f"//{header}").hostname
+        except ValueError:
+            host = None
+        if self.allowed(host):
+            await self.app(scope, receive, send)
+            return
+        named = f"the Host {host!r}" if host else f"a Host header {header!r} that names no host"
+        hint = f"--allowed-host {host}" if host else "--allowed-host <name>"
+        await JSONResponse({"error": f"this server does not answer {named}; it answers {', '.join(self.hosts)}. "
+                                     f"Open one of those, or start it with octagames serve {hint} (a name "
+                                     "answered only when listed, so that a page of another site cannot reach "
+                                     "the app by DNS rebinding)"}, status_code=400)(scope, receive, send)
+
+
 def create_app(root: str | Path = ".", hosts: tuple[str, ...] = (),
                limits: Limits | None = None) -> Starlette:
     """The web app, reading replays under ``root`` (``runs/``, ``docs/leaderboard/*.games.jsonl``).
@@ -827,6 +863,6 @@ def create_app(root: str | Path = ".", hosts: tuple[str, ...] = (),
         Route("/api/replays/{rid}", api_replay),
         Mount("/static", StaticFiles(directory=STATIC), name="static"),
     ], exception_handlers={RequestError: refused},
-        middleware=[Middleware(TrustedHostMiddleware, allowed_hosts=["127.0.0.1", "localhost", *hosts])])
+        middleware=[Middleware(AllowedHosts, hosts=("127.0.0.1", "localhost", *hosts))])
     app.state.server = server
     return app

@@ -6,6 +6,7 @@ replay may open (runs/ and the leaderboard journals)."""
 from __future__ import annotations
 
 import json
+import re
 import socket
 import threading
 import time
@@ -308,3 +309,17 @@ def test_a_search_budget_is_read_as_the_agents_read_it_and_must_be_plain_digits(
             r = client.post("/api/games", json={"variant": "achten", "seats": ["human", spec]})
             assert "not built in this test" in r.json()["error"], (spec, r.text)
         assert built == ["mcts:0100", "rollout:100:m=0.5", "mcts:100:c=1.5"]
+
+
+def test_with_host_0_0_0_0_the_printed_address_is_one_the_app_answers(served, monkeypatch, capsys):
+    apps = []
+    monkeypatch.setattr("uvicorn.run", lambda app, **kwargs: apps.append(app))
+    serve.main(serve.ServeConfig(host="0.0.0.0", port=9001, root=str(served)))
+    printed = capsys.readouterr().out
+    assert "http://127.0.0.1:9001/" in printed and "0.0.0.0:" not in printed, printed
+    assert f"http://{socket.gethostname()}:9001/" in printed, printed
+    with TestClient(apps[0], base_url="http://127.0.0.1") as client:
+        for url in re.findall(r"http://[^ /]+/", printed):
+            assert client.get(url + "api/catalogue").status_code == 200, url
+        r = client.get("/api/catalogue", headers={"Host": "games.lan:9001"})
+        assert r.status_code == 400 and "--allowed-host games.lan" in r.json()["error"], r.text
