@@ -52,6 +52,7 @@ import secrets
 import threading
 import time
 import traceback
+from collections import OrderedDict
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -87,6 +88,8 @@ ZOO_DIR = Path(registry.__file__).resolve().parent / "zoo"
 NO_FILE_AGENTS = frozenset({"random", "heuristic", "mcts", "belief", "rollout", "oracle", "zoo", "net"})
 #: how an agent spec's number (a search budget) is written: plain ASCII digits
 PLAIN_NUMBER = re.compile(r"[0-9]+")
+#: the games (a variant, player count and config each) the server keeps built; the least recently used goes
+GAMES_KEPT = 32
 #: the largest seed a request may give (the rules' RNG takes 63-bit seeds)
 MAX_SEED = 2 ** 63 - 1
 #: what loading a model file that is not one raises (besides ValueError and OSError)
@@ -109,7 +112,7 @@ class Limits:
         max_replay_kib: the largest replay file in KiB, uploaded or opened by path (413).
 
     Raises:
-        ValueError: a limit that is not positive (naming the field).
+        ValueError: a limit that is not positive, or a count that is not a whole number (naming the field).
     """
 
     max_games: int = 64
@@ -121,8 +124,11 @@ class Limits:
     def __post_init__(self) -> None:
         for name in ("max_games", "idle_seconds", "max_simulations", "max_body_kib", "max_replay_kib"):
             value = getattr(self, name)
-            if isinstance(value, bool) or not isinstance(value, (int, float)) or not value > 0:
-                raise ValueError(f"{name}={value!r} is not valid; it must be a positive number")
+            counts = name != "idle_seconds"
+            kinds = (int, np.integer) if counts else (int, float, np.integer, np.floating)
+            if isinstance(value, (bool, np.bool_)) or not isinstance(value, kinds) or not value > 0:
+                raise ValueError(f"{name}={value!r} is not valid; it must be a positive "
+                                 f"{'whole number' if counts else 'number of seconds'}")
 
 
 class RequestError(ValueError):
@@ -317,12 +323,13 @@ class Server:
         self.clock = clock
         self.sessions: dict[str, Session] = {}
         self.replays: dict[str, Replay] = {}
-        self._games: dict[str, Game] = {}
+        self._games: OrderedDict[str, Game] = OrderedDict()  # the GAMES_KEPT last used, the oldest first
         self._lock = threading.Lock()
 
     # ------------------------------------------------------------------ games
     def game(self, variant: str, players: int | None, config: dict[str, Any]) -> Game:
-        """The (cached) game of a variant, player count and config fields.
+        """The game of a variant, player count and config fields; the :data:`GAMES_KEPT` last used are
+        kept built. A game is built outside the server's lock (a slow build holds up no other request).
 
         Raises:
             RequestError: an unknown variant, a bad player count or config field (in the rules' words).
@@ -333,15 +340,22 @@ class Server:
             raise RequestError("config must be an object of config fields, as {\"target\": 20}")
         key = json.dumps([variant, players, config], sort_keys=True, default=str)
         with self._lock:
-            if key not in self._games:
-                try:
-                    fields = dict(config)
-                    if players is not None:
-                        fields["num_players"] = int(players)
-                    self._games[key] = make_game(variant, **fields)
-                except (TypeError, ValueError) as e:
-                    raise RequestError(f"variant {variant!r}: {e}") from e
-            return self._games[key]
+            if key in self._games:
+                self._games.move_to_end(key)
+                return self._games[key]
+        try:
+            fields = dict(config)
+            if players is not None:
+                fields["num_players"] = int(players)
+            game = make_game(variant, **fields)
+        except (TypeError, ValueError) as e:
+            raise RequestError(f"variant {variant!r}: {e}") from e
+        with self._lock:
+            game = self._games.setdefault(key, game)  # two requests that built it at once share the first
+            self._games.move_to_end(key)
+            while len(self._games) > GAMES_KEPT:
+                self._games.popitem(last=False)
+            return game
 
     def new_game(self, body: dict[str, Any]) -> Session:
         """Start a game from a request body (see the module docstring).

@@ -323,3 +323,44 @@ def test_with_host_0_0_0_0_the_printed_address_is_one_the_app_answers(served, mo
             assert client.get(url + "api/catalogue").status_code == 200, url
         r = client.get("/api/catalogue", headers={"Host": "games.lan:9001"})
         assert r.status_code == 400 and "--allowed-host games.lan" in r.json()["error"], r.text
+
+
+def test_a_limit_that_counts_must_be_a_whole_number():
+    for field in ["max_games", "max_simulations", "max_body_kib", "max_replay_kib"]:
+        for bad in [1.5, 2.0, "3", True]:
+            with pytest.raises(ValueError, match=f"{field}=.*whole number"):
+                Limits(**{field: bad})
+    assert Limits(idle_seconds=0.5, max_games=3).idle_seconds == 0.5
+
+
+def test_the_games_built_are_capped_least_recently_used_first_and_built_outside_the_lock(served, monkeypatch):
+    built: list[dict] = []
+    entered, release = threading.Event(), threading.Event()
+
+    def stub(variant, **fields):  # stands for make_game: a new object per build
+        built.append(fields)
+        if fields.get("slow"):
+            entered.set()
+            release.wait(10)
+        return object()
+
+    monkeypatch.setattr(web_app, "make_game", stub)
+    server = web_app.Server(served)
+    games = [server.game("achten", None, {"target": i}) for i in range(web_app.GAMES_KEPT)]
+    assert server.game("achten", None, {"target": 0}) is games[0] and len(built) == web_app.GAMES_KEPT
+    server.game("achten", None, {"target": -1})  # past the cap: the least recently used (target 1) goes
+    assert server.game("achten", None, {"target": 0}) is games[0]
+    assert server.game("achten", None, {"target": 2}) is games[2] and len(built) == web_app.GAMES_KEPT + 1
+    assert server.game("achten", None, {"target": 1}) is not games[1] and len(built) == web_app.GAMES_KEPT + 2
+    assert len(server._games) == web_app.GAMES_KEPT
+    slow = threading.Thread(target=server.game, args=("achten", None, {"slow": 1}))
+    slow.start()
+    try:
+        assert entered.wait(10)
+        other = threading.Thread(target=server.game, args=("achten", None, {"target": 99}))
+        other.start()
+        other.join(5)
+        assert not other.is_alive(), "a slow build held up another game's"
+    finally:
+        release.set()
+        slow.join()
