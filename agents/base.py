@@ -22,6 +22,7 @@ from typing import Any, Sequence
 
 import numpy as np
 
+from octagames import records
 from octagames.core import Game
 
 #: the most moves an agent's thinking keeps (the largest shares; the chosen move always), so that
@@ -112,19 +113,40 @@ def decide(agent: Agent, turn: Turn) -> tuple[int, dict[str, Any] | None]:
 
     The one place the arena, the web app and ``play`` read an agent's thinking. The agent is
     asked to tell it (:attr:`Turn.tell`); it is cleared before the agent acts, so a forced move
-    or an agent that keeps none tells nothing, never an earlier decision's thinking.
+    or an agent that keeps none tells nothing, never an earlier decision's thinking. What it tells is
+    checked here, once for every caller, by the records' own rule (:func:`octagames.records.checked_thinking`:
+    Python numbers, JSON-ready, the moves not legal for the seat left out).
 
     Args:
         agent: the agent of ``turn.seat``.
         turn: its decision (:func:`make_turn`).
 
     Returns:
-        ``(action, thinking)``: the thinking in the records' format, or None.
+        ``(action, thinking)``: the thinking as a record keeps it, or None.
+
+    Raises:
+        ValueError: the agent told thinking not of the records' form (naming the key).
     """
     agent.last_thinking = None
     action = int(agent.act(dataclasses.replace(turn, tell=True)))
     told = getattr(agent, "last_thinking", None)
-    return action, (told if isinstance(told, dict) and told else None)
+    return action, (records.checked_thinking(told, turn.legal_mask) if isinstance(told, dict) and told else None)
+
+
+def legal_shares(weights: Any, legal_mask: np.ndarray) -> np.ndarray:
+    """An agent's weights of its moves (search visits, a policy's probabilities) as shares of the legal moves.
+
+    Args:
+        weights: ``[num_actions]`` the weights; NaN and negative entries count as 0.
+        legal_mask: ``[num_actions]`` the decision's legal actions (non-zero: legal).
+
+    Returns:
+        ``[num_actions]`` float64 shares summing to 1 over the legal moves, 0 elsewhere; all 0 when no
+        legal move has a positive weight.
+    """
+    legal = np.asarray(legal_mask) > 0
+    p = np.where(legal, np.nan_to_num(np.asarray(weights, np.float64), nan=0.0), 0.0).clip(0.0, None)
+    return p / p.sum() if p.sum() > 0 else p
 
 
 def considered(turn: Turn, chosen: int, *, policy: Any = None, values: Any = None, prior: Any = None,
@@ -166,8 +188,7 @@ def considered(turn: Turn, chosen: int, *, policy: Any = None, values: Any = Non
                 raise ValueError(f"{key} has {len(xs)} entries; the game has {len(legal)} actions")
             arrays[key] = xs
     if "policy" in arrays:
-        p = np.where(legal, np.nan_to_num(arrays["policy"], nan=0.0), 0.0).clip(0.0, None)
-        arrays["policy"] = p / p.sum() if p.sum() > 0 else p
+        arrays["policy"] = legal_shares(arrays["policy"], legal)
     out: dict[str, Any] = {}
     rank_key = next((k for k in ("policy", "values", "prior") if k in arrays), None)
     if rank_key is not None:

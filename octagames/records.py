@@ -273,12 +273,7 @@ class Recorder:
         """
         g, r = self.game, self._record
         player = int(g.acting_player(s))
-        told = _thinking_from(thinking, "thinking") if thinking and player >= 0 else None
-        if told:
-            legal = g.legal_mask(s, player)
-            for key in THINKING_MOVES:
-                if key in told:
-                    told[key] = {a: x for a, x in told[key].items() if 0 <= a < len(legal) and legal[a]}
+        told = checked_thinking(thinking, g.legal_mask(s, player)) if thinking and player >= 0 else None
         name = g.action_to_string(s, int(action))
         g.apply_action(s, int(action))
         r.actions.append(int(action))
@@ -305,6 +300,30 @@ class Recorder:
         return dataclasses.replace(r, config=dict(r.config), agents=list(r.agents), actions=list(r.actions),
                                    players=list(r.players), names=list(r.names), returns=returns,
                                    thinking=dict(r.thinking), meta=dict(r.meta))
+
+
+def checked_thinking(thinking: Any, legal: np.ndarray) -> dict[str, Any]:
+    """One move's thinking as a record keeps it: checked, as Python values (action ids as ints, numbers
+    rounded to 4 digits; numpy's numbers converted), the moves that are not legal left out (a network
+    may spread a little over them). What :class:`Recorder` keeps and
+    :func:`octagames.agents.base.decide` hands on.
+
+    Args:
+        thinking: what an agent considered (``{"policy": {action: share}, "value": v, ...}``:
+            :data:`THINKING_KEYS`, see ``docs/records.md``).
+        legal: the acting seat's legal mask.
+
+    Returns:
+        A new dict; the input is not changed.
+
+    Raises:
+        ValueError: ``thinking`` is not of that form (naming the key).
+    """
+    told = _thinking_from(thinking, "thinking")
+    for key in THINKING_MOVES:
+        if key in told:
+            told[key] = {a: x for a, x in told[key].items() if 0 <= a < len(legal) and legal[a]}
+    return told
 
 
 def thinking_json(thinking: dict[str, Any]) -> dict[str, Any]:

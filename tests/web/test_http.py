@@ -313,3 +313,32 @@ def test_a_bots_worker_that_fails_before_its_first_move_stops_the_game_with_a_me
     session._bots()  # a negative seed fails in the worker's RNG, before any seat is to act
     assert session.error.startswith("the bots' worker failed: ValueError") and not session.thinking_now
     assert session.actions == []
+
+
+def test_a_bots_thinking_is_kept_checked_as_the_records_keep_it():
+    from octagames.agents.base import Agent, Turn
+    from octagames.web.app import Session
+
+    class Telling(Agent):
+        """Plays its first legal move and tells numpy numbers and an illegal move's share."""
+
+        def act(self, turn: Turn) -> int:
+            legal = [int(a) for a in turn.legal_actions]
+            illegal = next(a for a in range(len(turn.legal_mask)) if not turn.legal_mask[a])
+            self.last_thinking = {"policy": {legal[0]: np.float32(0.75), illegal: np.float64(0.25)},
+                                  "values": {np.int64(legal[0]): np.float32(0.123456)},
+                                  "value": np.float64(0.5), "visits": np.int64(7)}
+            return legal[0]
+
+    game = make_game("achten")
+    session = Session("t", "achten", game, 5, ["telling", "telling"], {p: Telling() for p in range(2)},
+                      states=[game.new_state(5)])
+    session._bots()
+    assert session.error is None and game.is_terminal(session.states[-1]) and session.thinking
+    for k, told in session.thinking.items():
+        chosen = session.actions[k]
+        assert told == {"policy": {chosen: 0.75}, "values": {chosen: 0.1235}, "value": 0.5, "visits": 7}, k
+        assert all(type(x) is float for x in (*told["policy"].values(), *told["values"].values(), told["value"]))
+        assert type(told["visits"]) is int and all(type(a) is int for a in told["policy"])
+    rec = session.record()
+    assert records.GameRecord.from_dict(json.loads(json.dumps(rec))).thinking == session.thinking
