@@ -11,8 +11,11 @@ otherwise one at a time, stepping with ``n`` (next), ``p`` (previous), a move nu
 its render of each position (``Game.render(s, viewer=N)``), the moves by the names it
 knew (:func:`octagames.records.move_names`: a card dealt to another seat, another seat's
 simultaneous move before the round is over, read as hidden) and only its own agent's
-thinking. Journals written before journals kept records (those under ``docs/leaderboard/``
-among them) have no moves to replay: a new run of the same command writes them.
+thinking. Journals written before journals kept records have no moves to replay: a new run of
+the same command writes them, and ``octagames leaderboard --game <variant> --record-games`` plays
+a leaderboard's journaled games again to keep their records (``docs/leaderboard/`` holds them):
+
+    octagames replay docs/leaderboard/octrix.games.jsonl --game-index 180 --all   # mcts:1000 vs zoo:octrix
 """
 
 from __future__ import annotations

@@ -144,3 +144,29 @@ def test_the_markdown_says_how_each_ppo_policy_was_trained(tmp_path):
     assert "2 games in 1 s; commit abc" in md  # played here: no machine named
     md = markdown({"achten-dealer-pays": {**d, "machine": "a 16-core machine"}}, tmp_path / "leaderboard.md")
     assert "2 games in 1 s on a 16-core machine; commit abc" in md
+
+
+def test_the_published_journals_keep_records_that_replay_to_their_results():
+    """`octagames leaderboard --record-games` gave the published games their records (the moves of the
+    games the ratings count): each record replays through the rules to the journal's returns and length."""
+    from octagames import catalogue
+    from octagames.records import GameRecord, check
+
+    recorded = 0
+    for key in sections():
+        rows = [json.loads(line) for line in (DOCS / f"{key}.games.jsonl").read_text().splitlines()[1:]]
+        header = json.loads((DOCS / f"{key}.games.jsonl").read_text().split("\n", 1)[0])["header"]
+        with_record = [r for r in rows if "record" in r]
+        recorded += len(with_record)
+        for row in with_record[::10]:  # every tenth: the rules' replay is the slow part
+            rec = GameRecord.from_dict(row["record"])
+            check(rec)
+            assert rec.returns == row["returns"] and rec.length == row["length"], (key, row["key"])
+            assert rec.config == catalogue.full_config(rec.game, header["config"]) and rec.variant == key
+            assert set(rec.agents) <= set(header["agents"])
+    assert recorded > 0
+
+
+def test_record_games_needs_the_sections_journal(tmp_path):
+    with pytest.raises(FileNotFoundError, match="section octrix has no journal; play it first"):
+        main(_cfg(tmp_path, game=("octrix",), record_games=True))
