@@ -23,10 +23,11 @@ Expert iteration (``--expert <agent spec>``, e.g. ``zoo:octa-en``, ``belief``, `
 expert makes the self-play decisions the network's search would have made (every seat of a
 self-play game, the learner's seat of a game against ``opponent_agent`` or a snapshot), and its
 decision is the sample's policy target (:func:`octagames.agents.learn.az_selfplay.expert_target`:
-its search's visit shares, else its per-move values through ``expert_temperature``, else one-hot on
-its choice); the outcome is the value target, as in self-play. ``--expert learner:<worlds>`` is the
-expert with the apprentice inside: rollouts over believed worlds in which the network being trained
-plays the seat's later moves (games whose rollouts can call a network: Achten). With ``expert_iterations`` N > 0 the
+a search's visit shares over its whole search; rollouts' per-move values through ``expert_temperature``,
+even where a network's search votes in; a policy's probabilities; else one-hot on its choice); the
+outcome is the value target, as in self-play. ``--expert learner:<worlds>`` is the expert with the
+apprentice inside: rollouts over believed worlds in which the network being trained plays the seat's
+later moves (games whose rollouts can call a network: Achten). With ``expert_iterations`` N > 0 the
 expert plays the first N iterations only; from then on the network's own search (the ``net:`` search
 when ``leaf_value_mix`` and ``prior_hint`` are off) plays and makes the targets.
 
@@ -152,12 +153,14 @@ class TrainConfig(trainer.RunConfig):
     expert: str = ""
     """registry spec of the expert whose self-play decisions make the policy targets, e.g. zoo:octa-en, or
     learner:<worlds> (belief rollouts with the trained network for the seat's later moves: Achten) ("": the
-    network's search)"""
+    network's search); the target: a search's (mcts, zoo tree search) visit shares over all its visited
+    moves; rollouts' (rollout, belief, zoo:octa-en, zoo:achten-dealer-pays, learner:) per-move values, never
+    a network's vote; a policy's (ppo, cfr) probabilities; else one-hot on its choice"""
     expert_iterations: int = 0
     """iterations the expert plays (0: every one); then the network's own search"""
     expert_temperature: float = 0.0
-    """for an expert telling per-move values but no shares (rollouts): 0 one-hot on its choice, else
-    softmax(values / T)"""
+    """for a rollout expert (per-move values, whether or not a network's search votes in): 0 one-hot on
+    its choice, else softmax(values / T)"""
     # -- warm start (the other imitation_* fields are RunConfig's) -----------------------------
     imitation_steps: int = 2000
     """gradient steps on the teacher's decisions"""

@@ -23,9 +23,10 @@ the worker's RNG when it starts):
 **Expert iteration** (:attr:`WorkerConfig.expert`, a registry spec such as ``zoo:octa-en``,
 ``belief`` or ``mcts:200``): the expert agent makes the decisions the network's search would
 have made (every seat in self-play, the learner's seat otherwise), and its decision becomes the
-sample's policy target (:func:`expert_target`: the shares of its search, or its per-move values,
-or its choice); the outcome stays the value target. :meth:`SelfPlayWorker.use_expert` turns it
-off and on (the trainer's ``expert_iterations``), so that the network's own search plays next.
+sample's policy target (:func:`expert_target`: a search's visit shares over its whole search,
+rollouts' per-move values, a policy's probabilities, or its choice); the outcome stays the value
+target. :meth:`SelfPlayWorker.use_expert` turns it off and on (the trainer's ``expert_iterations``),
+so that the network's own search plays next.
 
 A **sample** is the record before a searched decision (the observation is
 rebuilt from it by the engine's kernel when a batch is drawn: a record is
@@ -47,7 +48,7 @@ import torch
 
 from octagames.agents.learn.az import (AZAgent, BatchedSearch, PolicyValueNet, SearchConfig, az_loss, build_net,
                                  choose_actions, network_evaluator, outcome_values)
-from octagames.agents.base import Agent, decide, make_turn
+from octagames.agents.base import Agent, decide, legal_shares, make_turn
 from octagames.agents.search.mcts import search_kernels
 from octagames.agents.learn.ppo import masked_logits
 from octagames.agents.registry import make_agent
@@ -85,8 +86,8 @@ class WorkerConfig:
             others (:attr:`~octagames.agents.learn.az.SearchConfig.belief_rollouts`): expert
             iteration with the apprentice inside the expert, in the games whose rollouts can call a
             network (Achten; Octa's are compiled and refuse it).
-        expert_temperature: for an expert that tells per-move values but no shares (rollouts):
-            0: the target is one-hot on its choice; > 0: ``softmax(values / expert_temperature)``
+        expert_temperature: for a rollout expert (per-move values, whether or not a network's search
+            votes in): 0: the target is one-hot on its choice; > 0: ``softmax(values / expert_temperature)``
             over the moves it valued (values are win rates in [0, 1]).
     """
 
@@ -150,16 +151,25 @@ class Trajectories:
 
 
 def expert_target(agent: Agent, mask: np.ndarray, chosen: int, temperature: float = 0.0) -> np.ndarray:
-    """The policy target of an expert's decision, from what it told it considered.
+    """The policy target of an expert's decision, from what its decision rests on.
 
-    Read after its ``act`` (:func:`~octagames.agents.base.decide` clears it before): the ``policy``
-    shares of its thinking (``agent.last_thinking``, the game records' format: a search's visit
-    shares, a policy's probabilities; the largest few moves, renormalised), else its per-move
-    ``values`` (rollouts' win rates): one-hot on its choice when ``temperature`` is 0, else
-    ``softmax(values / temperature)`` over the moves it valued; else the visits of its last search
-    (``agent.last``); else one-hot on its choice (a heuristic). Only legal moves keep a share.
-    Rollouts that a network's search votes in (``zoo:achten-dealer-pays``) tell the vote's shares
-    as their ``policy``: those become the target, not the rollouts' choice.
+    Read after its ``act`` (:func:`~octagames.agents.base.decide` clears its thinking before, the
+    worker its ``last`` search), by the kind of expert:
+
+    * a **search** (MCTS, the AZ agents' tree search): the visit shares of its whole search, which it
+      keeps as ``agent.last`` (``visits``: ``[A]`` for MCTS, ``[1, A]`` for the AZ agents), every
+      visited legal move (not only the few largest its thinking keeps); without it, its thinking's
+      ``policy`` (the AZ agents at 0 simulations: the network's policy);
+    * **rollouts** over sampled worlds (``rollout``, ``belief``, the AZ agents with ``belief_rollouts``
+      such as ``zoo:octa-en`` and ``zoo:achten-dealer-pays``, ``learner:<worlds>``; an agent that keeps
+      no search and tells per-move ``values``): its per-move values (win rates), even when a network's
+      search votes in and its thinking tells the vote's shares as ``policy`` (that vote is the
+      apprentice's own search, not the expert): one-hot on its choice when ``temperature`` is 0, else
+      ``softmax(values / temperature)`` over the moves its thinking valued;
+    * a **policy** (PPO, CFR, the Octrix solver): its thinking's ``policy`` probabilities;
+    * else (a heuristic, which tells nothing) one-hot on its choice.
+
+    Only legal moves keep a share (:func:`~octagames.agents.base.legal_shares`).
 
     Args:
         agent: the expert, just after choosing ``chosen``.
@@ -174,24 +184,31 @@ def expert_target(agent: Agent, mask: np.ndarray, chosen: int, temperature: floa
     dist = np.zeros(len(legal))
     told = getattr(agent, "last_thinking", None)  # the records' thinking format
     told = told if isinstance(told, dict) else {}
-    if told.get("policy"):
+    searches = hasattr(agent, "last") and not (isinstance(agent, AZAgent) and agent.search.belief_rollouts)
+    visits = _searched_visits(agent, len(legal)) if searches else None
+    if visits is not None:
+        dist = visits
+    elif told.get("values") and not (searches and told.get("policy")):  # rollouts (a search's are its q)
+        if temperature > 0:
+            moves = np.array([int(a) for a in told["values"]], np.int64)
+            v = np.array([float(x) for x in told["values"].values()]) / temperature
+            dist[moves] = np.exp(v - v.max())
+    elif told.get("policy"):
         for a, share in told["policy"].items():
-            dist[int(a)] = max(float(share), 0.0)
-    elif told.get("values") and temperature > 0:
-        moves = np.array([int(a) for a in told["values"]], np.int64)
-        v = np.array([float(x) for x in told["values"].values()]) / temperature
-        dist[moves] = np.exp(v - v.max())
-    elif not told.get("values") and getattr(agent, "last", None) is not None:
-        last = agent.last
-        visits = last.get("visits") if isinstance(last, dict) else getattr(last, "visits", None)
-        visits = None if visits is None else np.asarray(visits, np.float64)
-        if visits is not None and visits.shape[-1] == len(legal):  # [A] (MCTS) or [1, A] (the AZ agents)
-            dist = visits.reshape(-1, len(legal))[0].copy()
-    dist = np.where(legal, dist, 0.0)
+            dist[int(a)] = float(share)
+    dist = legal_shares(dist, legal)
     if not dist.sum() > 0:
-        dist[:] = 0.0
         dist[chosen] = 1.0
-    return dist / dist.sum()
+    return dist
+
+
+def _searched_visits(agent: Agent, num_actions: int) -> np.ndarray | None:
+    """``[num_actions]`` the visits of the search the agent keeps as ``last`` (None: it keeps none)."""
+    last = getattr(agent, "last", None)
+    visits = last.get("visits") if isinstance(last, dict) else getattr(last, "visits", None)
+    if visits is None or np.shape(visits)[-1] != num_actions:
+        return None
+    return np.asarray(visits, np.float64).reshape(-1, num_actions)[0]
 
 
 def _top_entries(dist: np.ndarray, width: int) -> tuple[np.ndarray, np.ndarray]:

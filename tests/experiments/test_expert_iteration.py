@@ -10,11 +10,12 @@ import pytest
 import torch
 
 from octagames.agents import registry
-from octagames.agents.base import Agent, Turn
-from octagames.agents.learn.az import SearchConfig, az_loss
+from octagames.agents.base import THINKING_TOP, Agent, Turn, decide, make_turn
+from octagames.agents.learn.az import AZAgent, SearchConfig, az_loss, build_net
 from octagames.agents.learn.az_selfplay import SelfPlayWorker, WorkerConfig, expert_target
+from octagames.agents.search.belief_achten import model_action
 from octagames.agents.search.mcts import SearchResult
-from octagames.core import Game
+from octagames.core import CHANCE, Game
 from octagames.experiments.train_az import TIME_COLUMNS, TrainConfig, Trainer, train
 
 TINY = ("ranks=3", "hand_size=3")
@@ -77,9 +78,9 @@ def test_every_sample_is_an_expert_decision_with_the_experts_shares_and_the_outc
     assert len(teller.log) == before
 
 
-def test_expert_targets_from_shares_values_visits_or_the_choice():
+def test_expert_targets_from_visits_values_shares_or_the_choice():
     mask = np.array([1, 1, 0, 1], np.uint8)
-    a = Agent()
+    a = Agent()  # keeps no search: a policy, or rollouts when it tells values
     a.last_thinking = {"policy": {0: 0.25, 3: 0.5, 2: 0.25}}  # an illegal move's share is dropped
     np.testing.assert_allclose(expert_target(a, mask, 3), [1 / 3, 0, 0, 2 / 3])
     a.last_thinking = {"values": {0: 0.2, 1: 0.6, 3: 0.4}, "value": 0.4}  # rollouts' win rates
@@ -87,14 +88,68 @@ def test_expert_targets_from_shares_values_visits_or_the_choice():
     soft = expert_target(a, mask, 3, temperature=0.1)
     e = np.exp([2.0, 6.0, 0.0, 4.0]) * mask
     np.testing.assert_allclose(soft, e / e.sum())
-    a.last_thinking = None
+    a.last_thinking = {"policy": {0: 0.9, 1: 0.1}, "values": {0: 0.2, 1: 0.6, 3: 0.4}}  # rollouts with a vote
+    np.testing.assert_allclose(expert_target(a, mask, 3), [0, 0, 0, 1])  # the rollouts' choice, not the vote
+    np.testing.assert_allclose(expert_target(a, mask, 3, temperature=0.1), e / e.sum())
     a.last = SearchResult(action=1, visits=np.array([3.0, 1.0, 0.0, 0.0]), values=np.zeros(4), simulations=4,
-                          nodes=5, seconds=0.0)
+                          nodes=5, seconds=0.0)  # a search: its visits, whatever its thinking keeps
+    a.last_thinking = {"policy": {0: 1.0}, "values": {0: 0.5, 1: 0.4}}
     np.testing.assert_allclose(expert_target(a, mask, 0), [0.75, 0.25, 0, 0])
     a.last = {"visits": np.array([[0.0, 2.0, 5.0, 2.0]])}  # the AZ agents' [1, A]
     np.testing.assert_allclose(expert_target(a, mask, 1), [0, 0.5, 0, 0.5])
-    a.last = None
+    a.last = None  # a search that kept none (a forced move, the network alone): its thinking's shares
+    np.testing.assert_allclose(expert_target(a, mask, 1), [1, 0, 0, 0])
+    a.last_thinking = None
     np.testing.assert_allclose(expert_target(a, mask, 1), [0, 1, 0, 0])  # a heuristic tells nothing
+
+
+def test_rollouts_with_a_networks_vote_teach_their_values_not_the_vote():
+    """``zoo:achten-dealer-pays``'s kind of expert: belief rollouts with the network's search as a vote tell
+    the vote's shares as their thinking's ``policy`` and keep that search as ``last``; the target is the
+    rollouts' choice (temperature 0) or the softmax of their values, never the vote."""
+    g = Game("achten", deal_penalty=1)
+    torch.manual_seed(0)
+    net = build_net(_spec(g))
+    agent = AZAgent(net, SearchConfig(simulations=16, leaves_per_game=4, belief_worlds=4, belief_rollouts=True,
+                                      rollout_policy="model", rollout_search_weight=0.1))
+    checked = 0
+    for seed in range(4):
+        s = g.new_state(seed)
+        while g.current_player(s) == CHANCE:
+            g.play_chance(s)
+        while not g.is_terminal(s) and checked < 3:
+            p = g.acting_player(s)
+            turn = make_turn(g, s, p, seed)
+            if turn.legal_mask.sum() > 1:
+                agent.reset(g, p, seed)
+                chosen, told = decide(agent, turn)
+                assert told["policy"] and told["values"] and agent.last is not None  # a vote was told and kept
+                target = expert_target(agent, turn.legal_mask, chosen)
+                np.testing.assert_array_equal(target, np.eye(g.num_actions)[chosen])
+                moves = [int(m) for m in told["values"]]
+                v = np.array(list(told["values"].values())) / 0.05
+                soft = np.zeros(g.num_actions)
+                soft[moves] = np.exp(v - v.max()) / np.exp(v - v.max()).sum()
+                np.testing.assert_allclose(expert_target(agent, turn.legal_mask, chosen, temperature=0.05), soft)
+                checked += 1
+            g.apply_action(s, model_action(g, s, p))
+    assert checked == 3
+
+
+def test_a_searchs_target_is_its_whole_visit_distribution():
+    """An MCTS expert that visits more moves than its thinking keeps (THINKING_TOP): the target is every
+    visited move, its visits over their total."""
+    g = Game("octiles")
+    s = g.new_state(0)
+    while g.current_player(s) == CHANCE:
+        g.play_chance(s)
+    p = g.acting_player(s)
+    agent = registry.make_agent("mcts:64", g)
+    agent.reset(g, p, 1)
+    chosen, told = decide(agent, make_turn(g, s, p, 1))
+    visits = agent.last.visits
+    assert (visits > 0).sum() > THINKING_TOP == len(told["policy"])
+    np.testing.assert_allclose(expert_target(agent, g.legal_mask(s, p), chosen), visits / visits.sum())
 
 
 def _cfg(run_dir, **kw) -> TrainConfig:
