@@ -383,6 +383,18 @@ def observation_divisors(game: Game, obs_dtype: str = "uint8") -> np.ndarray:
     return divisor
 
 
+def narrowest_obs_dtype(game: Game) -> str:
+    """The narrowest observation dtype of :class:`VectorEnv` that holds ``game``'s observations under its
+    config: ``"uint8"``, else ``"uint16"``, else ``"float32"`` (a game without a compact encoding)."""
+    for dtype in ("uint8", "uint16"):
+        try:
+            observation_divisors(game, dtype)
+        except ValueError:  # too narrow for this config, or no compact encoding
+            continue
+        return dtype
+    return "float32"
+
+
 def _block_of(game: Game, j: int) -> str:
     for block in game.observation_layout.blocks:
         start = game.observation_layout.offset(block.name)

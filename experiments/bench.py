@@ -50,7 +50,6 @@ gives each working set).
 from __future__ import annotations
 
 import importlib
-import inspect
 import json
 import math
 import os
@@ -65,7 +64,7 @@ from typing import Any, Callable
 import numpy as np
 
 from octagames.core import CHANCE, TERMINAL, Game
-from octagames.envs.vector import VectorEnv, cpu_count, make
+from octagames.envs.vector import VectorEnv, cpu_count, make, narrowest_obs_dtype
 from octagames.experiments.cli import GamesArgs, parse_config, script
 
 PZ_ANCHOR = "anchor: PettingZoo connect_four_v3 AEC"
@@ -340,15 +339,8 @@ def record_bytes_written(env: Any, steps: int = 8) -> float:
 def compact_option(name: str, config: dict[str, Any]) -> dict[str, Any] | None:
     """The keyword arguments of :class:`~octagames.envs.vector.VectorEnv` for the narrowest compact
     observations it accepts for this game and config, or None when it offers none."""
-    if "obs_dtype" not in inspect.signature(VectorEnv.__init__).parameters:
-        return None
-    for dtype in ("uint8", "uint16"):
-        try:
-            make(name, 1, num_threads=1, obs_dtype=dtype, **config).close()
-        except ValueError:  # too narrow for this config
-            continue
-        return {"obs_dtype": dtype}
-    return None
+    dtype = narrowest_obs_dtype(Game(name, **config))
+    return None if dtype == "float32" else {"obs_dtype": dtype}
 
 
 # ----------------------------------------------------------------------------

@@ -33,7 +33,7 @@ from octagames.agents.base import make_turn
 from octagames.agents.search.mcts import MCTS, MCTSAgent, MCTSConfig, PolicyValue, has_playout_policy
 from octagames.agents.search.rollouts import believed_worlds, rollout_values
 from octagames.core import Game, load_module
-from octagames.envs.vector import cpu_count, make
+from octagames.envs.vector import cpu_count, make, narrowest_obs_dtype
 from octagames.experiments.cli import GamesArgs, parse_config, script
 from octagames.specialize import cache_dir
 
@@ -90,14 +90,11 @@ def first_call(game: str, face: str, **config: Any) -> None:
         env.step(env.sample_actions())
         env.observe(np.zeros(2, dtype=np.int64))
         env.set_state(env.get_state())  # restoring a batch (a pickled env, Ray) emits its observations again
-        for dtype in ("uint8", "uint16"):  # compact observations: the narrowest dtype this config allows
-            try:
-                compact = make(game, num_envs=2, seed=0, obs_dtype=dtype, **config)
-            except ValueError:  # too narrow for this config (or no compact encoding): the next one
-                continue
+        dtype = narrowest_obs_dtype(env.game)  # the compact observations the trainers use
+        if dtype != "float32":
+            compact = make(game, num_envs=2, seed=0, obs_dtype=dtype, **config)
             compact.reset()
             compact.step(compact.sample_actions())
-            break
     elif face == "aec":
         env = importlib.import_module(f"octagames.envs.{game}_v0").env(**config)
         env.reset(seed=0)

@@ -22,22 +22,10 @@ from octagames.agents.learn.league import AGENT_OPPONENT, RANDOM_OPPONENT, SELF_
 from octagames.agents.learn.ppo import ActorCritic, ObsBatch, sample_actions, seat_gae, win_rewards
 from octagames.agents.registry import make_agent
 from octagames.core import Game
-from octagames.envs.vector import OBS_DTYPES, make, observation_divisors
+from octagames.envs.vector import OBS_DTYPES, make, narrowest_obs_dtype
 
-#: ``RolloutConfig.obs_dtype``: the env's observation dtypes, or ``auto`` (:func:`compact_obs_dtype`)
+#: ``RolloutConfig.obs_dtype``: the env's observation dtypes, or ``auto`` (:func:`octagames.envs.vector.narrowest_obs_dtype`)
 ROLLOUT_OBS_DTYPES = ("auto", *OBS_DTYPES)
-
-
-def compact_obs_dtype(game: Game) -> str:
-    """The narrowest observation dtype of the vector env that holds ``game``'s observations under its
-    config: ``uint8``, else ``uint16``, else ``float32`` (a game without a compact encoding)."""
-    for dtype in ("uint8", "uint16"):
-        try:
-            observation_divisors(game, dtype)
-        except ValueError:  # too narrow for this config, or no compact encoding
-            continue
-        return dtype
-    return "float32"
 
 
 @dataclass(frozen=True)
@@ -130,7 +118,7 @@ class RolloutWorker:
         self.rng = np.random.default_rng(seed)
         self.gen = torch.Generator(device=self.device).manual_seed(seed)
         game = Game(cfg.game, **cfg.game_config)
-        obs_dtype = compact_obs_dtype(game) if cfg.obs_dtype == "auto" else cfg.obs_dtype
+        obs_dtype = narrowest_obs_dtype(game) if cfg.obs_dtype == "auto" else cfg.obs_dtype
         self.env = make(cfg.game, cfg.num_envs, seed=seed, obs_dtype=obs_dtype, **cfg.game_config)
         self.game = self.env.game
         #: float32 ``[D]``: the env's observations divided by it are the float32 ones

@@ -11,7 +11,7 @@ from octagames.agents.base import RandomAgent
 from octagames.agents.learn.ppo import (ActorCritic, ObsBatch, PPOAgent, compute_gae, log_prob_entropy,
                                         masked_logits, ppo_loss, ppo_update, sample_actions, save_policy, seat_gae,
                                         sparse_entries, win_rewards)
-from octagames.agents.learn.rollout import compact_obs_dtype
+from octagames.envs.vector import narrowest_obs_dtype
 from octagames.agents.registry import make_agent
 from octagames.envs.vector import make
 
@@ -242,7 +242,7 @@ def _observations(game: str, config: dict, steps: int, n: int = 64
                   ) -> tuple[list[torch.Tensor], list[ObsBatch]]:
     """The float32 and the compact observations of two vector envs stepped with the same random actions."""
     plain = make(game, n, seed=3, **config)
-    compact = make(game, n, seed=3, obs_dtype=compact_obs_dtype(plain.game), **config)
+    compact = make(game, n, seed=3, obs_dtype=narrowest_obs_dtype(plain.game), **config)
     plain.reset()
     compact.reset()
     divisor = torch.from_numpy(compact.obs_divisor)
