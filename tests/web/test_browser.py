@@ -1,5 +1,6 @@
 """The page in a real browser: headless Chromium (Debian's chromium and chromium-driver) through Selenium
-plays a game of each game against its zoo bot by clicking, and steps through a replay; it saves each
+plays a game of each game against its zoo bot by clicking, and steps through the replay of a leaderboard
+game (docs/leaderboard/octrix.games.jsonl, a game of the zoo bot, with its thinking); it saves each
 game's page as a screenshot in docs/img/web_<game>.png when OCTAGAMES_SCREENSHOTS=1."""
 
 from __future__ import annotations
@@ -32,6 +33,9 @@ GAMES = [("octrix", "zoo:octrix:8"), ("achten-dealer-pays", "zoo:achten-dealer-p
 #: clicks per game (a whole Octrix match or Octa game takes hundreds of moves): the game is played
 #: by clicking up to here
 CLICKS = 6
+#: how long a bot's move may take: the Octa zoo bot rolls out 256 believed worlds per move, about 10 s
+#: on an idle core and past a minute when the machine is loaded (the test waits; it is not a timing test)
+BOT_MOVE_S = 300.0
 
 pytestmark = pytest.mark.skipif(
     CHROMIUM is None or DRIVER is None,
@@ -102,7 +106,7 @@ def test_browser_plays_each_game_against_a_zoo_bot_by_clicking_and_steps_through
         browser.find_element(By.ID, "start").click()
         clicks = 0
         while clicks < CLICKS:
-            if wait(browser, my_turn_or_over) == "over":
+            if wait(browser, my_turn_or_over, BOT_MOVE_S) == "over":
                 break
             step = int(browser.find_element(By.TAG_NAME, "body").get_attribute("data-step"))
             on_picture = browser.find_elements(By.CSS_SELECTOR, "#picture [data-action]")
@@ -117,7 +121,7 @@ def test_browser_plays_each_game_against_a_zoo_bot_by_clicking_and_steps_through
         seconds[variant] = round(time.time() - start, 1)
         # the history is read in one script (the page redraws while the bot plays); the bot has moved by now
         # or moves next
-        wait(browser, lambda d: any(line.startswith("P1") for line in texts(d, "#history li")))
+        wait(browser, lambda d: any(line.startswith("P1") for line in texts(d, "#history li")), BOT_MOVE_S)
         assert any(line.startswith("P0") for line in texts(browser, "#history li")), "our clicks moved"
         if variant.startswith("octiles"):  # perfect information: the bot's thinking is shown at once
             wait(browser, lambda d: "simulations or worlds" in d.find_element(By.ID, "thinking").text)
@@ -125,14 +129,20 @@ def test_browser_plays_each_game_against_a_zoo_bot_by_clicking_and_steps_through
         if shots:
             browser.save_screenshot(str(ROOT / "docs" / "img" / f"web_{variant.split('-')[0]}.png"))
 
-    # a replay: a record of a game of bots, opened from runs/ by path, stepped forward and back
+    # a replay of a leaderboard game: the published journal the page offers, a game of the zoo bot
+    journal = "docs/leaderboard/octrix.games.jsonl"
+    (root / journal).parent.mkdir(parents=True, exist_ok=True)
+    shutil.copyfile(ROOT / journal, root / journal)
+    index, record = zoo_game(ROOT / journal, "zoo:octrix")
     browser.get(url)
-    wait(browser, lambda d: d.find_elements(By.ID, "replay-path"))
-    record = leaderboard_record() or bot_record(url)
-    (root / "runs" / "game.json").write_text(json.dumps(record))
-    browser.find_element(By.ID, "replay-path").send_keys("runs/game.json")
+    wait(browser, lambda d: d.find_elements(By.CSS_SELECTOR, f"#replay-files option[value='{journal}']"))
+    browser.find_element(By.ID, "replay-path").send_keys(journal)
+    box = browser.find_element(By.ID, "replay-index")
+    box.clear()
+    box.send_keys(str(index))
     browser.find_element(By.ID, "open").click()
     wait(browser, lambda d: d.find_element(By.ID, "step-label").text.startswith("move 0 /"))
+    assert browser.find_element(By.ID, "step-label").text.startswith(f"move 0 / {record['length']}")
     for _ in range(5):
         browser.find_element(By.ID, "forward").click()
     wait(browser, lambda d: d.find_element(By.ID, "step-label").text.startswith("move 5 /"))
@@ -141,6 +151,11 @@ def test_browser_plays_each_game_against_a_zoo_bot_by_clicking_and_steps_through
     wait(browser, lambda d: d.find_element(By.ID, "step-label").text.startswith("move 4 /"))
     browser.find_element(By.ID, "last").click()
     wait(browser, lambda d: d.find_element(By.TAG_NAME, "body").get_attribute("data-over") == "1")
+    assert len(texts(browser, "#history li")) == record["length"]
+    # the zoo bot's thinking, as the leaderboard game kept it: its last move's shares
+    last = max(int(k) for k in record["thinking"])
+    wait(browser, lambda d: d.find_element(By.ID, "thinking").text.startswith(f"move {last} by P"))
+    assert "%" in browser.find_element(By.ID, "thinking").text
     if shots:
         browser.save_screenshot(str(ROOT / "docs" / "img" / "web_replay.png"))
     print("seconds per game:", seconds)
@@ -151,27 +166,9 @@ def texts(driver, selector: str) -> list[str]:
     return driver.execute_script(f"return [...document.querySelectorAll('{selector}')].map(e => e.textContent)")
 
 
-def leaderboard_record() -> dict | None:
-    """The first game record a leaderboard journal keeps, or None when none keeps records yet."""
-    for path in sorted((ROOT / "docs" / "leaderboard").glob("*.jsonl")) if (ROOT / "docs" / "leaderboard").is_dir() else []:
-        for line in path.read_text(encoding="utf-8").splitlines():
-            try:
-                row = json.loads(line)
-            except json.JSONDecodeError:
-                continue
-            if isinstance(row, dict) and isinstance(row.get("record"), dict):
-                return row["record"]
-    return None
-
-
-def bot_record(url: str) -> dict:
-    """The record of a short game of two bots, played by the server."""
-    import httpx
-
-    game = httpx.post(url + "api/games", json={"variant": "octrix-round", "seats": ["heuristic", "random"],
-                                               "seed": 4}).json()
-    end = time.time() + 30
-    while not httpx.get(url + f"api/games/{game['id']}").json()["over"]:
-        assert time.time() < end
-        time.sleep(0.05)
-    return httpx.get(url + f"api/games/{game['id']}/record").json()
+def zoo_game(path: Path, agent: str) -> tuple[int, dict]:
+    """The first game of a leaderboard journal that ``agent`` played, with its thinking: its index among
+    the journal's records (the page's "game #") and its record."""
+    rows = [json.loads(line) for line in path.read_text(encoding="utf-8").splitlines()[1:]]
+    kept = [row["record"] for row in rows if isinstance(row.get("record"), dict)]
+    return next((i, r) for i, r in enumerate(kept) if agent in r["agents"] and r.get("thinking"))
