@@ -357,9 +357,10 @@ def record_journal(path: str | Path, game: str, executor: Any = None, progress: 
         want, want_length = journal.done[key]
         if length != want_length or not np.allclose(rets, want):
             names = [specs[a] for a in lineups[key]]
-            raise ValueError(f"{path}: game {key} ({' vs '.join(names)}) replays to returns {list(rets)} in "
-                             f"{length} moves, but the journal says {want} in {want_length}: the agents or "
-                             f"rules changed since it was played; rerun it instead")
+            got = [float(r) for r in rets]
+            raise ValueError(f"{path}: game {key} ({' vs '.join(names)}) replays to returns {got} in {length} "
+                             f"moves, but the journal says {want} in {want_length}: the agents or rules changed "
+                             "since it was played; rerun it instead")
         journal.add(key, rets, length, record)
         if bar is not None:
             bar.update(1)
