@@ -225,7 +225,10 @@ def markdown(results: dict[str, dict[str, Any]], out: Path) -> str:
              "share of points over all the agent's games (a draw is half). MCTS budgets are simulations "
              "per decision with the game's default evaluator; `zoo:<section>` is the shipped model with its "
              "default search. Each section is a variant (`octagames list`); add an agent with "
-             "`--add <section>=<spec>` and rerun that section with `--game <section>`.", ""]
+             "`--add <section>=<spec>` and rerun that section with `--game <section>`. Every game is in "
+             "`docs/leaderboard/<section>.games.jsonl` with its record (its moves and the agents' thinking) "
+             "where its agents are in the repository: watch one with `octagames replay "
+             "docs/leaderboard/<section>.games.jsonl --game-index N` or `octagames serve --replay ...`.", ""]
     for key in sections():
         if key not in results:
             continue
