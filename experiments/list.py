@@ -55,20 +55,20 @@ def variant_lines() -> list[str]:
 
 
 def zoo_lines() -> list[str]:
-    """One line per variant with a zoo model: ``zoo:<name>``, the variant and seats its card records
-    (``octrix-2p``) and its card's evaluation."""
-    zoo = [v for v in catalogue.variants().values() if v.zoo]
-    width = max((len(v.name) for v in zoo), default=0) + len("zoo:")
+    """One line per zoo model: ``zoo:<name>``, the variant and seats its card records (``octrix-2p``)
+    and its card's evaluation."""
+    zoo = catalogue.zoo_models()
+    width = max((len(name) for name in zoo), default=0) + len("zoo:")
     lines = []
-    for v in zoo:
-        card_path, model = ZOO_DIR / f"{v.name}.json", ZOO_DIR / f"{v.name}.pt"
+    for name, (v, n) in zoo.items():
+        card_path, model = ZOO_DIR / f"{name}.json", ZOO_DIR / f"{name}.pt"
         if not model.exists():
-            lines.append(f"  {'zoo:' + v.name:<{width}}  (no model file at {model})")
+            lines.append(f"  {'zoo:' + name:<{width}}  (no model file at {model})")
             continue
         card = json.loads(card_path.read_text()) if card_path.exists() else {}
-        played = catalogue.describe(v.game, card.get("config", v.full_config()))
+        played = catalogue.describe(v.game, card.get("config", v.full_config(n)))
         evals = "; ".join(f"vs {e['opponent']} {e['win_rate']:.3f}" for e in card.get("evaluation", []))
-        lines.append(f"  {'zoo:' + v.name:<{width}}  {played}" + (f"  {evals}" if evals else ""))
+        lines.append(f"  {'zoo:' + name:<{width}}  {played}" + (f"  {evals}" if evals else ""))
     return lines
 
 

@@ -4,8 +4,9 @@
         --simulations 512 --leaves-per-game 8 --opponents heuristic mcts:1000 --games 400 100
 
 Writes ``agents/zoo/<name>.pt`` (the network in float16 and its default search:
-what ``zoo:<name>`` plays; ``name`` is a variant with ``zoo=True`` in the catalogue, and the
-model must have been trained on it) and ``agents/zoo/<name>.json``, the card: the variant and
+what ``zoo:<name>`` plays; ``name`` is the variant, or ``<variant>-<n>p`` with ``--players n`` at another
+count than its default, whose ``zoo`` counts in the catalogue include it, and the model must have been
+trained on that variant and count) and ``agents/zoo/<name>.json``, the card: the variant and
 every field of its config, where the
 model came from (the run's training command, rebuilt from the configuration
 the model file carries, and the commit; for a run started from another model,
@@ -35,7 +36,7 @@ import torch
 from octagames.agents.arena import play_game
 from octagames import catalogue
 from octagames.agents.learn.az import (ZOO_DIR, AZAgent, SearchConfig, load_model, save_model, zoo_card, zoo_path,
-                                       zoo_variants)
+                                       zoo_names, zoo_players, zoo_variant)
 from octagames.agents.registry import make_agent
 from octagames.core import Game
 from octagames.experiments.cli import git_commit, parse_config, saved_command, script
@@ -50,6 +51,8 @@ class ZooConfig:
 
     game: str = "octrix"
     """the variant whose zoo model this is, zoo:<variant> (octagames list: octrix, achten-dealer-pays, ...)"""
+    players: int | None = None
+    """its player count (None: the variant's default); at another count the model is zoo:<variant>-<n>p"""
     model: str = ""
     """a train_az model.pt or checkpoint.pt"""
     simulations: int = -1
@@ -90,8 +93,13 @@ class ZooConfig:
     """play the evaluation games as Ray tasks on a local instance (the distributed extra)"""
 
     def __post_init__(self) -> None:
-        if self.game not in zoo_variants():
-            raise ValueError(f"game={self.game!r} is not valid; valid zoo variants: {zoo_variants()}")
+        zoo = {(v.name, n) for v, n in catalogue.zoo_models().values()}
+        n = catalogue.variant(self.game).default_players if self.players is None and self.game in \
+            catalogue.names() else self.players
+        if (self.game, n) not in zoo:
+            valid = ", ".join(f"--game {v.name} --players {k}" for v, k in catalogue.zoo_models().values())
+            raise ValueError(f"game={self.game!r} with players={self.players!r} is not valid: the catalogue declares "
+                             f"no zoo model for it (a variant's zoo counts); valid: {valid}")
         if not self.model:
             raise ValueError("model is empty: give the model.pt (or checkpoint.pt) of a train_az run")
         if len(self.games) not in (1, len(self.opponents)):
@@ -148,9 +156,10 @@ def search_text(search: dict[str, Any]) -> str:
 
 
 def seconds_per_side(name: str, games: int, seed: int = 0) -> float:
-    """Mean seconds ``zoo:<name>`` spends on its side of a whole game against the heuristic, one torch thread."""
-    g = Game(name)
-    game = g.name
+    """Mean seconds ``zoo:<name>`` spends on its side of a whole game against the heuristic in every other
+    seat (its seat rotated), one torch thread."""
+    g = Game(zoo_variant(name).name, num_players=zoo_players(name))
+    game, n = g.name, g.num_players
     agent = make_agent(f"zoo:{name}", g)
     act = agent.act
     spent = [0.0]
@@ -166,8 +175,8 @@ def seconds_per_side(name: str, games: int, seed: int = 0) -> float:
     torch.set_num_threads(1)
     try:
         for k in range(games):
-            seats = [agent, make_agent("heuristic", game)]
-            play_game(g, seats if k % 2 == 0 else seats[::-1], seed + k)
+            seats = [agent] + [make_agent("heuristic", game) for _ in range(n - 1)]
+            play_game(g, seats[n - k % n:] + seats[:n - k % n], seed + k)
     finally:
         torch.set_num_threads(threads)
     return spent[0] / max(1, games)
@@ -175,8 +184,9 @@ def seconds_per_side(name: str, games: int, seed: int = 0) -> float:
 
 def promote(cfg: ZooConfig) -> dict[str, Any]:
     """Write the zoo model and its card; returns the card."""
-    g = Game(cfg.game)
+    g = Game(cfg.game, num_players=cfg.players)
     game, config = g.name, catalogue.full_config(g.name, g.config)
+    name = catalogue.variant(cfg.game).zoo_name(g.num_players)
     net, data = load_model(cfg.model, g)
     search = SearchConfig(**{k: v for k, v in data["search"].items() if k in {f.name for f in
                                                                                dataclasses.fields(SearchConfig)}})
@@ -207,40 +217,42 @@ def promote(cfg: ZooConfig) -> dict[str, Any]:
     meta = data.get("meta", {})
     init = init_origin(meta.get("config", {}).get("init_model", ""))  # before this entry's card is replaced
     ZOO_DIR.mkdir(parents=True, exist_ok=True)
-    save_model(net, ZOO_DIR / f"{cfg.game}.pt", g, search, meta={"source": str(cfg.model), **meta}, half=True)
-    AZAgent.load(zoo_path(cfg.game), game=g)  # the float16 copy loads for its game
+    save_model(net, ZOO_DIR / f"{name}.pt", g, search, meta={"source": str(cfg.model), **meta}, half=True)
+    AZAgent.load(zoo_path(name), game=g)  # the float16 copy loads for its game
     card: dict[str, Any] = {
-        "name": cfg.game, "game": game, "variant": catalogue.describe(game, config), "config": config,
+        "name": name, "game": game, "variant": catalogue.describe(game, config), "config": config,
         "source": str(cfg.model),
         "command": training_command(meta), "commit": git_commit(), "date": datetime.date.today().isoformat(),
         "training": {k: meta.get(k) for k in ("iteration", "wall_time")},
         "teacher": ppo_origin(meta.get("config", {}).get("imitation_teacher", "")), "init": init,
-        "search": dataclasses.asdict(search), "size_bytes": zoo_path(cfg.game).stat().st_size,
-        "seconds_per_game_side": seconds_per_side(cfg.game, cfg.speed_games, cfg.seed),
+        "search": dataclasses.asdict(search), "size_bytes": zoo_path(name).stat().st_size,
+        "seconds_per_game_side": seconds_per_side(name, cfg.speed_games, cfg.seed),
         "evaluation": [],
     }
     curves = Path(cfg.model).with_name("curves.png")  # the training run's learning curves, when beside the model
     if curves.exists():
-        shutil.copyfile(curves, ZOO_DIR / f"{cfg.game}.curves.png")
-        card["curves"] = f"{cfg.game}.curves.png"
+        shutil.copyfile(curves, ZOO_DIR / f"{name}.curves.png")
+        card["curves"] = f"{name}.curves.png"
     games = cfg.games * len(cfg.opponents) if len(cfg.games) == 1 else cfg.games
     for opponent, n in zip(cfg.opponents, games):
-        out = evaluate(EvalConfig(game=cfg.game, agent=f"zoo:{cfg.game}", opponents=(opponent,), games=n,
+        out = evaluate(EvalConfig(game=cfg.game, players=g.num_players, agent=f"zoo:{name}", opponents=(opponent,),
+                                  games=n,
                                   seed=cfg.seed, out_dir=cfg.out_dir, progress=cfg.progress, ray=cfg.ray,
                                   resume=False))  # a new model: never games of an older one
         r = out["results"][0]
         card["evaluation"].append({k: r[k] for k in ("opponent", "win_rate", "ci95", "wins", "draws", "losses",
                                                      "games")})
-    (ZOO_DIR / f"{cfg.game}.json").write_text(json.dumps(card, indent=1) + "\n")
+    (ZOO_DIR / f"{name}.json").write_text(json.dumps(card, indent=1) + "\n")
     write_readme()
     return card
 
 
 def write_readme() -> Path:
     """``agents/zoo/README.md``: one line per card."""
-    lines = ["# Model zoo", "", "Load with `make_agent(\"zoo:<variant>\", game)` (append `:<simulations>` to change "
-             "the search budget); the model plays its variant only (another config is refused unless "
-             "`allow_config_mismatch=True`). Each model's card (`<variant>.json`) holds the variant and every "
+    lines = ["# Model zoo", "", "Load with `make_agent(\"zoo:<variant>\", game)`, or `zoo:<variant>-<n>p` for a model of "
+             "another player count than the variant's default (`zoo:octrix-3p`); append `:<simulations>` to change "
+             "the search budget. A model plays its variant and player count only (another config is refused unless "
+             "`allow_config_mismatch=True`). Each model's card (`<name>.json`) holds the variant and every "
              "field of its config, its training command, commit and evaluation; "
              "`python -m octagames.experiments.zoo` writes both. A card's `command` is the command as it ran at "
              "the card's commit; where its flags have changed since (`--game-config`, `--num-players`, a bare "
@@ -248,7 +260,7 @@ def write_readme() -> Path:
              "with today's flags (so does an `init` or `teacher` command).", "",
              "| name | variant | default search | s per game side | evaluation (95% interval) | curves | commit |",
              "|---|---|---|---:|---|---|---|"]
-    for name in zoo_variants():
+    for name in zoo_names():
         path = ZOO_DIR / f"{name}.json"
         if not path.exists():
             continue

@@ -53,7 +53,8 @@ class Variant:
         title: one line for listings, tables and pages.
         config: the config fields that make the variant (``num_players`` excluded: see ``players``).
         players: the player counts the variant is played with; the first is the default.
-        zoo: a shipped model plays it (``zoo:<name>``, ``agents/zoo/<name>.pt``).
+        zoo: the player counts a shipped model plays (``zoo:<name>`` at the default count,
+            ``zoo:<name>-<n>p`` at another; :meth:`zoo_name`), empty for none.
         leaderboard: the two MCTS budgets of its leaderboard section, or ``None`` for no section.
         leaderboard_cfr: the leaderboard's section also has a CFR agent.
         demo_mcts: simulations per move of MCTS in ``make demo``, or ``None`` when the demo skips it.
@@ -64,7 +65,7 @@ class Variant:
     title: str
     config: Mapping[str, Any] = field(default_factory=dict)
     players: tuple[int, ...] = (2,)
-    zoo: bool = False
+    zoo: tuple[int, ...] = ()
     leaderboard: tuple[int, int] | None = None
     leaderboard_cfr: bool = False
     demo_mcts: int | None = None
@@ -75,11 +76,19 @@ class Variant:
             raise ValueError(f"variant {self.name!r}: num_players belongs in players, not config")
         if not self.players:
             raise ValueError(f"variant {self.name!r}: players must name at least one player count")
+        if not set(self.zoo) <= set(self.players):
+            raise ValueError(f"variant {self.name!r}: zoo={self.zoo} names a player count not in players={self.players}")
 
     @property
     def default_players(self) -> int:
         """The player count the variant is played with when none is given."""
         return self.players[0]
+
+    def zoo_name(self, num_players: int | None = None) -> str:
+        """The zoo's name of the variant's model at ``num_players`` seats: the variant's own name at its
+        default count (``"octrix"``), ``"<name>-<n>p"`` at another (``"octrix-3p"``)."""
+        n = self.default_players if num_players is None else num_players
+        return self.name if n == self.default_players else f"{self.name}-{n}p"
 
     def full_config(self, num_players: int | None = None) -> dict[str, Any]:
         """The variant's config fields with ``num_players`` (the default count when ``None``)."""
@@ -177,6 +186,17 @@ def game_spec(game: str) -> GameSpec:
 def variants() -> dict[str, Variant]:
     """Every named variant, by name, in the catalogue's order."""
     return dict(_variants())
+
+
+def zoo_models() -> dict[str, tuple[Variant, int]]:
+    """The model zoo's entries: each model's name (``"octrix"``, ``"octrix-3p"``: :meth:`Variant.zoo_name`)
+    with its variant and player count, from the variants' ``zoo`` counts, in the catalogue's order (a
+    variant's default count first)."""
+    out: dict[str, tuple[Variant, int]] = {}
+    for v in _variants().values():
+        for n in sorted(v.zoo, key=lambda n: (n != v.default_players, n)):
+            out[v.zoo_name(n)] = (v, n)
+    return out
 
 
 def names() -> list[str]:

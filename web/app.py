@@ -806,8 +806,9 @@ def create_app(root: str | Path = ".", hosts: tuple[str, ...] = (),
         return FileResponse(STATIC / "index.html")
 
     def api_catalogue(request: Request) -> JSONResponse:
-        variants = [{"name": v.name, "game": v.game, "title": v.title, "players": list(v.players), "zoo": v.zoo}
-                    for v in catalogue.variants().values()]
+        # "zoo": the zoo model's name per player count that has one ({"2": "octrix", "3": "octrix-3p"})
+        variants = [{"name": v.name, "game": v.game, "title": v.title, "players": list(v.players),
+                     "zoo": {str(n): v.zoo_name(n) for n in v.zoo}} for v in catalogue.variants().values()]
         agents = [{"name": k, "summary": e.summary} for k, e in AGENTS.items()]
         folders = [f"{REPLAY_FOLDER}/", f"{LEADERBOARD_FOLDER}/{LEADERBOARD_JOURNALS}"]
         return JSONResponse({"variants": variants, "agents": agents, "replay_folders": folders,

@@ -38,9 +38,9 @@ the self-play worker and the replay buffer ``agents/learn/az_selfplay.py``):
   refuses to play another config of its game (:mod:`~octagames.agents.model_config`:
   both configs named as variants, and the variant that fits) unless
   ``allow_config_mismatch`` lets it try, with a warning.
-* The model zoo (``zoo:<variant>``): the variants whose catalogue entry says
-  ``zoo=True`` (:func:`zoo_variants`) ship a model in ``agents/zoo/<variant>.pt``
-  with a card (the full config, training command, commit, evaluation).
+* The model zoo (``zoo:<variant>``, ``zoo:<variant>-<n>p`` at another player count than the
+  variant's default): the player counts in a catalogue entry's ``zoo`` (:func:`zoo_names`) ship a
+  model in ``agents/zoo/<name>.pt`` with a card (the full config, training command, commit, evaluation).
 """
 
 from __future__ import annotations
@@ -856,38 +856,59 @@ class AZAgent(Agent):
 # ----------------------------------------------------------------------------
 # The zoo and the registry
 # ----------------------------------------------------------------------------
-def zoo_variants() -> list[str]:
-    """The variants with a shipped model (``zoo=True`` in their catalogue entry), in the catalogue's order."""
-    return [v.name for v in catalogue.variants().values() if v.zoo]
+def zoo_names() -> list[str]:
+    """The zoo's model names (:func:`octagames.catalogue.zoo_models`), in the catalogue's order."""
+    return list(catalogue.zoo_models())
 
 
 def zoo_variant(name: str) -> catalogue.Variant:
-    """The catalogue variant of ``zoo:<name>``.
+    """The catalogue variant of ``zoo:<name>`` (its player count: :func:`zoo_players`).
 
     Raises:
-        ValueError: ``name`` is no variant with a zoo model: one line listing the zoo's variants (and,
-            for a game name such as ``octa`` or a variant without a model, that game's zoo variants).
+        ValueError: ``name`` is no zoo model: one line listing the zoo's models (and, for a game
+            name such as ``octa``, a variant without a model or a player count without one, that
+            game's zoo models).
     """
-    zoo = zoo_variants()
+    return _zoo_model(name)[0]
+
+
+def zoo_players(name: str) -> int:
+    """The player count ``zoo:<name>`` plays (:func:`zoo_variant`'s errors)."""
+    return _zoo_model(name)[1]
+
+
+def _zoo_model(name: str) -> tuple[catalogue.Variant, int]:
+    zoo = catalogue.zoo_models()
     if name in zoo:
-        return catalogue.variant(name)
+        return zoo[name]
+    base, n = name, None
+    head, _, tail = name.rpartition("-")
+    if head and tail[:-1].isdigit() and tail.endswith("p"):
+        base, n = head, int(tail[:-1])
     reason = ""
-    if name in catalogue.names():
-        v = catalogue.variant(name)
-        own = ", ".join(z for z in zoo if catalogue.variant(z).game == v.game) or "none"
-        what = f"{name} is a game, not a variant" if v.name != name else f"the variant {name} has no model"
-        reason = f": {what} (zoo variants of {v.game}: {own})"
+    if base in catalogue.names():
+        v = catalogue.variant(base)
+        if v.name == base and n == v.default_players and n in v.zoo:  # "octrix-2p": the default count's model
+            return zoo[v.name]
+        own = ", ".join(z for z, (w, _) in zoo.items() if w.game == v.game) or "none"
+        if v.name != base:
+            what = f"{base} is a game, not a variant"
+        elif n is None or not v.zoo:
+            what = f"the variant {base} has no model"
+        else:
+            what = f"the variant {base} has no model for {n} players"
+        reason = f": {what} (zoo models of {v.game}: {own})"
     raise ValueError(f"zoo:{name} is not valid{reason}; valid zoo models: {', '.join(zoo)}")
 
 
 def zoo_path(name: str) -> Path:
-    """The model file of ``zoo:<name>``, ``agents/zoo/<name>.pt``.
+    """The model file of ``zoo:<name>``, ``agents/zoo/<name>.pt`` (``<name>`` as :func:`zoo_names` spells it).
 
     Raises:
-        ValueError: not a variant with a zoo model (:func:`zoo_variant`), or its file is missing.
+        ValueError: not a zoo model (:func:`zoo_variant`), or its file is missing.
     """
-    zoo_variant(name)
-    path = ZOO_DIR / f"{name}.pt"
+    variant, n = _zoo_model(name)
+    path = ZOO_DIR / f"{variant.zoo_name(n)}.pt"
     if not path.exists():
         raise ValueError(f"zoo:{name}: no model file at {path} (not trained yet)")
     return path
@@ -896,8 +917,7 @@ def zoo_path(name: str) -> Path:
 def zoo_card(name: str) -> dict[str, Any]:
     """The card of ``zoo:<name>`` (its variant and full config, training command, commit, evaluation),
     from ``<name>.json``; ``{}`` when the model has none."""
-    zoo_path(name)
-    card = ZOO_DIR / f"{name}.json"
+    card = zoo_path(name).with_suffix(".json")
     return json.loads(card.read_text()) if card.exists() else {}
 
 
@@ -917,7 +937,7 @@ def _az_factory(game: str, arg: str | None) -> Agent:
 
 def _zoo_agent(kind: str, game: str, arg: str | None, network_alone: bool) -> Agent:
     # zoo:<variant>[:<simulations>] and net:<variant>[:<simulations>]: the same file, two searches
-    name, sims = _parse(kind, arg, f"'{kind}:<variant>[:<simulations>]' with a variant of {zoo_variants()}")
+    name, sims = _parse(kind, arg, f"'{kind}:<model>[:<simulations>]' with a model of {zoo_names()}")
     want = zoo_variant(name).game
     path = zoo_path(name)
     if want != catalogue.game_spec(game).game:

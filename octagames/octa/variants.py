@@ -10,9 +10,9 @@ SPEC = GameSpec(
     game="octa",
     order=4,
     variants=(
-        Variant("octa-en", "octa", "Octa, English rulebook (The Game of 8)", {"rules": "en"}, zoo=True,
+        Variant("octa-en", "octa", "Octa, English rulebook (The Game of 8)", {"rules": "en"}, zoo=(2,),
                 leaderboard=(20, 100), demo_mcts=20),
-        Variant("octa-nl", "octa", "Octa, Dutch rulebook (18-09-25)", {"rules": "nl"}, zoo=True,
+        Variant("octa-nl", "octa", "Octa, Dutch rulebook (18-09-25)", {"rules": "nl"}, zoo=(2,),
                 leaderboard=(20, 100)),
     ),
     heuristic="octagames.agents.heuristics.octa:OctaHeuristicAgent",

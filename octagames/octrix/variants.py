@@ -7,7 +7,7 @@ SPEC = GameSpec(
     order=1,
     variants=(
         Variant("octrix", "octrix", "Octrix, the match to 88 (the seed's game)", {"match": True},
-                players=(2, 3, 4), zoo=True, leaderboard=(100, 1000)),
+                players=(2, 3, 4), zoo=(2,), leaderboard=(100, 1000)),
         Variant("octrix-round", "octrix", "Octrix, a single round", {"match": False},
                 players=(2, 3, 4), demo_mcts=200),
         Variant("octrix-round-small", "octrix", "Octrix, a single 2-player round with 2 ranks and 2 cards "

@@ -88,22 +88,32 @@ def test_the_options_that_fit_a_config_no_variant_has():
         catalogue.full_config("octrix", {"match": False})
 
 
-def test_the_zoo_is_the_catalogues_zoo_variants_each_with_its_file():
-    want = [v.name for v in catalogue.variants().values() if v.zoo]
-    assert az.zoo_variants() == want
+def test_the_zoo_is_the_catalogues_zoo_counts_each_with_its_file():
+    want = [v.name if n == v.default_players else f"{v.name}-{n}p"
+            for v in catalogue.variants().values() for n in sorted(v.zoo, key=lambda n: (n != v.default_players, n))]
+    assert az.zoo_names() == want == list(catalogue.zoo_models())
     assert sorted(p.stem for p in az.ZOO_DIR.glob("*.pt")) == sorted(want)
     assert sorted(p.stem for p in az.ZOO_DIR.glob("*.json")) == sorted(want)
 
 
-@pytest.mark.parametrize("variant", az.zoo_variants())
-def test_every_zoo_model_loads_for_its_variant_and_its_card_records_that_config(variant):
-    g = make_game(variant)
-    agent = make_agent(f"zoo:{variant}", g)  # checked against the full config at once
+@pytest.mark.parametrize("name", az.zoo_names())
+def test_every_zoo_model_loads_for_its_variant_and_seats_and_its_card_records_that_config(name):
+    variant, n = catalogue.zoo_models()[name]
+    g = make_game(variant.name, num_players=n)
+    agent = make_agent(f"zoo:{name}", g)  # checked against the full config at once
     want = catalogue.full_config(g.name, g.config)
     assert agent.data["game"] == g.name and recorded_config(g.name, agent.data["game_config"]) == want
-    card = az.zoo_card(variant)
-    assert card["name"] == variant and card["game"] == g.name and card["config"] == want
-    assert card["variant"] == catalogue.describe(g.name, g.config) == f"{variant}-2p"
+    card = az.zoo_card(name)
+    assert card["name"] == name and card["game"] == g.name and card["config"] == want
+    assert card["variant"] == catalogue.describe(g.name, g.config) == f"{variant.name}-{n}p"
+    assert az.zoo_variant(name) == variant and az.zoo_players(name) == n
+    assert az.zoo_path(f"{variant.name}-{n}p") == az.zoo_path(name)  # the seats spelled out: the same model
+
+
+def test_a_zoo_model_refuses_another_player_count():
+    with pytest.raises(ValueError, match=r"^zoo:octrix was trained on octrix-2p, not octrix-4p \(num_players=4 "
+                                         r"here, 2 in training\); play it with --game octrix --players 2, or allow"):
+        make_agent("zoo:octrix", make_game("octrix", num_players=4))
 
 
 @pytest.mark.parametrize("variant,other", [("octrix", "octrix-round"), ("octa-nl", "octa-en"),
@@ -115,17 +125,23 @@ def test_a_zoo_model_refuses_the_other_variants_of_its_game(variant, other):
         make_agent(f"zoo:{variant}", make_game(other))
 
 
+def _zoo_of(game: str) -> str:
+    return ", ".join(name for name, (v, _) in catalogue.zoo_models().items() if v.game == game)
+
+
 @pytest.mark.parametrize("name,reason", [
-    ("octa", ": octa is a game, not a variant (zoo variants of octa: octa-en, octa-nl)"),
-    ("achten", ": the variant achten has no model (zoo variants of achten: achten-dealer-pays)"),
-    ("octrix-partnership", ": the variant octrix-partnership has no model (zoo variants of octrix: octrix)"),
+    ("octa", f": octa is a game, not a variant (zoo models of octa: {_zoo_of('octa')})"),
+    ("achten", f": the variant achten has no model (zoo models of achten: {_zoo_of('achten')})"),
+    ("octa-nl-3p", f": the variant octa-nl has no model for 3 players (zoo models of octa: {_zoo_of('octa')})"),
+    ("octrix-round-3p", f": the variant octrix-round has no model (zoo models of octrix: {_zoo_of('octrix')})"),
     ("chess", ""),
+    ("chess-2p", ""),
 ])
-def test_an_unknown_zoo_name_is_one_line_listing_the_zoos_variants(name, reason):
+def test_an_unknown_zoo_name_is_one_line_listing_the_zoos_models(name, reason):
     with pytest.raises(ValueError) as refused:
         make_agent(f"zoo:{name}", "octa")
     text = str(refused.value)
-    assert text == f"zoo:{name} is not valid{reason}; valid zoo models: {', '.join(az.zoo_variants())}"
+    assert text == f"zoo:{name} is not valid{reason}; valid zoo models: {', '.join(az.zoo_names())}"
 
 
 def test_a_zoo_model_of_another_game_names_its_variant():

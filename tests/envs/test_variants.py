@@ -69,15 +69,13 @@ def _verb_face(verb: str, cls: type) -> Callable[[str, int | None], Any]:
 
 
 def _zoo(name: str, num_players: int | None) -> Any:
-    """The config the zoo model of ``name`` records (its card), or None when the variant has no model
-    or is asked for another seat count than the model's."""
+    """The config the zoo model of ``name`` at ``num_players`` seats (``zoo:<name>`` or
+    ``zoo:<name>-<n>p``) records in its card, or None when the variant has no model for that count."""
     az = pytest.importorskip("octagames.agents.learn.az")
-    if name not in az.zoo_variants():
-        return None
-    card = az.zoo_card(name)["config"]
-    if num_players is not None and card["num_players"] != num_players:
-        return None
     v = catalogue.variant(name)
+    if v.name != name or (v.default_players if num_players is None else num_players) not in v.zoo:
+        return None
+    card = az.zoo_card(v.zoo_name(num_players))["config"]
     return importlib.import_module(f"octagames.{v.game}").Config(**card)
 
 
@@ -201,9 +199,9 @@ def test_the_walk_covers_every_single_game_verb_and_every_zoo_model():
     assert {"play", "evaluate", "tournament", "train-ppo", "train-az", "train-cfr", "bench-ray",
             "bench", "bench-ppo", "bench-mcts", "bench-startup", "warmup", "fuzz"} <= set(verbs)
     az = pytest.importorskip("octagames.agents.learn.az")
-    for name in az.zoo_variants():  # every zoo model is compared with its variant at its own seat count
-        card = az.zoo_card(name)["config"]
-        assert set(face_configs(name, card["num_players"])) == set(FACES)
+    for name, (v, n) in catalogue.zoo_models().items():  # every zoo model, with its variant at its seat count
+        assert az.zoo_card(name)["config"]["num_players"] == n
+        assert set(face_configs(v.name, n)) == set(FACES)
 
 
 def test_a_config_no_variant_has_is_named_after_the_closest_variant_played_with_its_seats():

@@ -35,7 +35,7 @@ def test_every_variant_agent_and_zoo_model_has_one_line():
             continue
         v = catalogue.variant(name)
         assert v.title in line and "/".join(map(str, v.players)) in line.split()
-        assert (" zoo " in line) == v.zoo, line
+        assert (" zoo " in line) == bool(v.zoo), line
     octa_nl = next(line for line in variants if line.split()[0] == "octa-nl")
     assert octa_nl.split()[:3] == ["octa-nl", "2", "zoo"]
     agents = _section(text, "agent specs")
@@ -43,11 +43,11 @@ def test_every_variant_agent_and_zoo_model_has_one_line():
     for line in agents:
         assert AGENTS[line.split()[0]].summary in line
     zoo = _section(text, "zoo models")
-    with_zoo = [v for v in catalogue.variants().values() if v.zoo]
-    assert [line.split()[0] for line in zoo] == [f"zoo:{v.name}" for v in with_zoo]
-    for line, v in zip(zoo, with_zoo):
-        if (ZOO_DIR / f"{v.name}.pt").exists():  # the variant and seats its card records: its own
-            assert line.split()[1] == f"{v.name}-{v.default_players}p", line
+    models = catalogue.zoo_models()
+    assert [line.split()[0] for line in zoo] == [f"zoo:{name}" for name in models]
+    for line, (name, (v, n)) in zip(zoo, models.items()):
+        if (ZOO_DIR / f"{name}.pt").exists():  # the variant and seats its card records: its own
+            assert line.split()[1] == f"{v.name}-{n}p", line
 
 
 def test_one_section_and_a_bad_one():

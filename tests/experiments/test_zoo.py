@@ -91,15 +91,24 @@ def test_promote_writes_model_card_and_readme(tmp_path, monkeypatch):
     assert zoo.ZooConfig(game="achten-dealer-pays", model="m.pt").rollout_margin == -2.0  # the model file's
 
 
-@pytest.mark.parametrize("name", az.zoo_variants())
+@pytest.mark.parametrize("game,players", [("octrix", 5), ("octrix-round", None), ("octa", None), ("chess", 2)])
+def test_a_promotion_to_a_count_or_variant_the_catalogue_gives_no_model_is_refused(game, players):
+    with pytest.raises(ValueError, match=rf"^game='{game}' with players={players} is not valid: the catalogue "
+                                         r"declares no zoo model for it .*; valid: --game octrix --players 2, .*--game octa-nl --players 2$"):
+        zoo.ZooConfig(game=game, players=players, model="m.pt")
+
+
+@pytest.mark.parametrize("name", az.zoo_names())
 def test_every_zoo_model_loads_and_plays_a_game(name):
-    """Every shipped model loads by its variant's name and plays a whole game; its card records how it was made."""
+    """Every shipped model loads by its zoo name and plays a whole game at its seat count; its card records
+    how it was made."""
     from octagames import catalogue
     from octagames.agents.arena import play_game
 
-    game = Game(name)
+    game = Game(az.zoo_variant(name).name, num_players=az.zoo_players(name))
     agent = make_agent(f"zoo:{name}:8", game)  # a small search keeps the test short
-    rets, length = play_game(game, [agent, make_agent("random", game)], seed=0)
+    others = [make_agent("random", game) for _ in range(game.num_players - 1)]
+    rets, length = play_game(game, [agent] + others, seed=0)
     assert length > 0 and game.min_utility <= rets.min() <= rets.max() <= game.max_utility
     card = az.zoo_card(name)
     assert card["game"] == game.name and card["config"] == catalogue.full_config(game.name, game.config)

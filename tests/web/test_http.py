@@ -86,6 +86,16 @@ def test_a_whole_game_of_every_variant_is_played_through_the_api(client, variant
     assert [h["name"] for h in everything["history"]] == rec["names"]
 
 
+def test_the_catalogue_names_each_variants_zoo_model_per_player_count(client):
+    """The page offers a variant's zoo bot only at the seat counts a model plays (zoo:octrix-3p at 3)."""
+    variants = {v["name"]: v for v in client.get("/api/catalogue").json()["variants"]}
+    assert set(variants) == set(catalogue.variants())
+    offered = {name: (variants[v.name]["name"], int(n)) for v in catalogue.variants().values()
+               for n, name in variants[v.name]["zoo"].items()}
+    assert offered == {name: (v.name, n) for name, (v, n) in catalogue.zoo_models().items()}
+    assert variants["octa-en"]["zoo"] == {"2": "octa-en"} and variants["octrix-round"]["zoo"] == {}
+
+
 def _history(game, seed, actions, seat):
     states = replay(game, seed, actions)
     return seat_view(game, states, actions, seat, humans=[seat])

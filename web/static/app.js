@@ -35,7 +35,7 @@ function fillPlayers() {
 function fillSeats() {
   const v = variantOf($("variant").value);
   const n = Number($("players").value);
-  const bot = v.zoo ? `zoo:${v.name}` : "heuristic";
+  const bot = v.zoo[String(n)] ? `zoo:${v.zoo[String(n)]}` : "heuristic";  // the zoo model for this many seats
   const seats = [];
   for (let p = 0; p < n; p++) {
     const label = make("label", {}, `Seat ${p} `);
@@ -94,7 +94,7 @@ async function lobby() {
     });
     document.querySelector("#catalogue tbody").replaceChildren(...rows);
     const specs = make("datalist", {id: "agent-specs"});
-    const options = ["human", "random", "heuristic", "mcts:200", ...catalogue.variants.filter((v) => v.zoo).map((v) => `zoo:${v.name}`)];
+    const options = ["human", "random", "heuristic", "mcts:200", ...catalogue.variants.flatMap((v) => Object.values(v.zoo).map((name) => `zoo:${name}`))];
     specs.replaceChildren(...options.map((o) => make("option", {value: o})));
     document.body.appendChild(specs);
     text($("agent-list"), catalogue.agents.map((a) => a.name).join(", "));
