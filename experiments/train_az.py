@@ -399,7 +399,8 @@ class Trainer(trainer.Trainer):
     def _save(self, path: Path, **meta: Any) -> Path:
         """A model file: the network and its play-time search, with what it was trained by."""
         meta = {"config": dataclasses.asdict(self.cfg), "iteration": self.count["iteration"],
-                "wall_time": self.wall_time, "last_eval": self.last_eval, **meta}
+                "wall_time": self.wall_time, "machine": trainer.machine(self.device), "last_eval": self.last_eval,
+                **meta}
         return save_model(self.learner.net, path, self.game, self.cfg.play_search(), meta)
 
     def save_model(self) -> Path:

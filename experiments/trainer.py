@@ -236,6 +236,22 @@ def resolve_device(name: str) -> torch.device:
     return torch.device(name)
 
 
+def machine(device: torch.device | str = "cpu") -> str:
+    """One line naming where a run trains, for model files and cards: ``"2 CPU cores (AMD EPYC), cpu"``
+    or ``"16 CPU cores (...), cuda (NVIDIA H100 80GB HBM3)"``."""
+    cores = len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else os.cpu_count()
+    model = ""
+    try:
+        with open("/proc/cpuinfo") as f:
+            model = next((line.split(":", 1)[1].strip() for line in f if line.startswith("model name")), "")
+    except OSError:  # not Linux: the platform's own word for the processor
+        import platform
+        model = platform.processor()
+    device = torch.device(device)
+    where = f"cuda ({torch.cuda.get_device_name(device)})" if device.type == "cuda" else device.type
+    return f"{cores} CPU cores" + (f" ({model})" if model else "") + f", {where}"
+
+
 def rng_state() -> dict[str, Any]:
     """The global RNG states (python, numpy, torch, cuda), for a checkpoint."""
     return {"python": random.getstate(), "numpy_global": np.random.get_state(), "torch": torch.get_rng_state(),

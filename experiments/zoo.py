@@ -223,7 +223,7 @@ def promote(cfg: ZooConfig) -> dict[str, Any]:
         "name": name, "game": game, "variant": catalogue.describe(game, config), "config": config,
         "source": str(cfg.model),
         "command": training_command(meta), "commit": git_commit(), "date": datetime.date.today().isoformat(),
-        "training": {k: meta.get(k) for k in ("iteration", "wall_time")},
+        "training": {k: meta[k] for k in ("iteration", "wall_time", "machine") if k in meta},
         "teacher": ppo_origin(meta.get("config", {}).get("imitation_teacher", "")), "init": init,
         "search": dataclasses.asdict(search), "size_bytes": zoo_path(name).stat().st_size,
         "seconds_per_game_side": seconds_per_side(name, cfg.speed_games, cfg.seed),

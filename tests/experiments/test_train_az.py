@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import dataclasses
 import json
+import os
 import subprocess
 import sys
 from pathlib import Path
@@ -87,6 +88,8 @@ def test_a_run_starts_from_another_runs_model_and_keeps_its_prior_hint(tmp_path)
     train(cfg)
     _, data = load_model(tmp_path / "b" / "model.pt")
     assert (data["search"]["prior_hint"], data["search"]["prior_hint_weight"]) == ("heuristic", 0.6)
+    cores = len(os.sched_getaffinity(0))  # where it trained, for the zoo card: this machine's cores, on the CPU
+    assert data["meta"]["machine"].startswith(f"{cores} CPU cores") and data["meta"]["machine"].endswith(", cpu")
     with pytest.raises(ValueError, match="octrix"):
         Trainer(_cfg(tmp_path / "c", game="achten", config=(), init_model=str(tmp_path / "a" / "model.pt")))
 

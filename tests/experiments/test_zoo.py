@@ -23,7 +23,7 @@ def test_promote_writes_model_card_and_readme(tmp_path, monkeypatch):
     net = PolicyValueNet(g.observation_size, g.num_actions, 2, hidden=(16,))
     train_cfg = TrainConfig(game="achten-dealer-pays", simulations=12, iterations=3)
     meta = {"config": {k: list(v) if isinstance(v, tuple) else v for k, v in vars(train_cfg).items()},
-            "iteration": 3, "wall_time": 12.5}
+            "iteration": 3, "wall_time": 12.5, "machine": "2 CPU cores (AMD EPYC), cpu"}
     save_model(net, tmp_path / "model.pt", g, SearchConfig(simulations=9), meta=meta)
     (tmp_path / "curves.png").write_bytes(b"the run's curves")
     card = zoo.promote(zoo.ZooConfig(game="achten-dealer-pays", model=str(tmp_path / "model.pt"), leaves_per_game=2,
@@ -33,7 +33,8 @@ def test_promote_writes_model_card_and_readme(tmp_path, monkeypatch):
                                "--iterations 3 --simulations 12")
     assert card["search"]["simulations"] == 9 and card["search"]["leaves_per_game"] == 2
     assert card["evaluation"][0]["games"] == 6 and card["evaluation"][0]["opponent"] == "random"
-    assert card["seconds_per_game_side"] > 0 and card["training"] == {"iteration": 3, "wall_time": 12.5}
+    assert card["seconds_per_game_side"] > 0 and card["training"] == {"iteration": 3, "wall_time": 12.5,
+                                                                  "machine": "2 CPU cores (AMD EPYC), cpu"}
     assert card["teacher"] == {} and card["init"] == {}  # the heuristic teacher needs no command
     assert json.loads((tmp_path / "zoo" / "achten-dealer-pays.json").read_text()) == card
     readme = (tmp_path / "zoo" / "README.md").read_text()
