@@ -7,14 +7,14 @@ SPEC = GameSpec(
     order=1,
     variants=(
         Variant("octrix", "octrix", "Octrix, the match to 88 (the seed's game)", {"match": True},
-                players=(2, 3, 4), zoo=(2,), leaderboard=(100, 1000)),
+                players=(2, 3, 4), zoo=(2, 3), leaderboard=(100, 1000)),
         Variant("octrix-round", "octrix", "Octrix, a single round", {"match": False},
                 players=(2, 3, 4), demo_mcts=200),
         Variant("octrix-round-small", "octrix", "Octrix, a single 2-player round with 2 ranks and 2 cards "
                 "in hand (small enough for exact solvers: train-cfr's default)",
                 {"match": False, "ranks": 2, "hand_size": 2}, players=(2,)),
         Variant("octrix-partnership", "octrix", "Octrix, 4 players in two partnerships, the match to 88",
-                {"match": True, "partnership": True}, players=(4,)),
+                {"match": True, "partnership": True}, players=(4,), zoo=(4,)),
     ),
     heuristic="octagames.agents.heuristics.octrix:OctrixHeuristicAgent",
     picture="octagames.envs.pictures.octrix",
