@@ -66,7 +66,9 @@ from typing import Any, ClassVar
 import numpy as np
 import torch
 
+from octagames import catalogue
 from octagames.agents.arena import wilson_interval
+from octagames.agents.search.mcts import compiled_value
 from octagames.agents.learn.az import PolicyValueNet, SearchConfig, load_model, model_dict, save_model, zoo_path
 from octagames.agents.learn.az_selfplay import (Learner, ReplayBuffer, SelfPlayWorker, Trajectories, WorkerConfig,
                                                 play_games)
@@ -131,6 +133,10 @@ class TrainConfig(trainer.RunConfig):
     """... for this many searched decisions of each seat per game, then the most visited"""
     objective: str = "win"
     """value targets and finished games in the search: win (1 / 0.5 / 0) or score (returns rescaled)"""
+    value_target_mix: float = 0.0
+    """weight of the game's compiled leaf value of each sample's position in its value target (Achten,
+    Octiles; 0: the outcome alone): the network learns the hand-written value, so that a search without
+    it (net:<variant>) keeps what it knew"""
     leaf_value_mix: float = 0.0
     """weight of the game's compiled leaf value in the search's leaf values (Achten, Octiles; 0: the network's)"""
     prior_hint: str = ""
@@ -184,6 +190,12 @@ class TrainConfig(trainer.RunConfig):
         for name in ("simulations", "play_simulations"):
             if getattr(self, name) < 0:
                 raise ValueError(f"{name}={getattr(self, name)} is not valid; it must be >= 0")
+        if not 0.0 <= self.value_target_mix <= 1.0:
+            raise ValueError(f"value_target_mix={self.value_target_mix} is not valid; it must be in [0, 1]")
+        if self.value_target_mix and compiled_value(self.make_game()) is None:
+            valued = [g for g in catalogue.games() if (catalogue.game_spec(g).mcts_evaluator or ("",))[0] == "value"]
+            raise ValueError(f"value_target_mix={self.value_target_mix} is not valid for {self.game}: the game has no "
+                             f"compiled leaf value (games with one: {', '.join(valued)}); set 0")
         if self.replay_ratio <= 0:
             raise ValueError(f"replay_ratio={self.replay_ratio} is not valid; it must be > 0")
         if self.expert_iterations < 0:
@@ -262,7 +274,7 @@ class Trainer(trainer.Trainer):
             net = PolicyValueNet(g.observation_size, g.num_actions, g.num_players, cfg.hidden, cfg.head,
                                  cfg.activation)
         self.learner = Learner(net.to(self.device), cfg.learning_rate, cfg.weight_decay, cfg.value_weight)
-        self.buffer = ReplayBuffer(g, cfg.buffer_size, cfg.policy_width)
+        self.buffer = ReplayBuffer(g, cfg.buffer_size, cfg.policy_width, value_mix=cfg.value_target_mix)
         seed = cfg.seed * 7919 + 1
         if cfg.ray_actors > 0:  # the same worker in Ray actors; actor 0 has this seed
             from octagames.agents.learn.distributed import SelfPlayActors

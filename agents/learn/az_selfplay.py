@@ -47,7 +47,7 @@ import numpy as np
 import torch
 
 from octagames.agents.learn.az import (AZAgent, BatchedSearch, PolicyValueNet, SearchConfig, az_loss, build_net,
-                                 choose_actions, network_evaluator, outcome_values)
+                                 choose_actions, leaf_value_function, network_evaluator, outcome_values)
 from octagames.agents.base import Agent, decide, legal_shares, make_turn
 from octagames.agents.search.mcts import search_kernels
 from octagames.agents.learn.ppo import masked_logits
@@ -576,9 +576,16 @@ class ReplayBuffer:
         game: the game (its observation kernel rebuilds the observations).
         capacity: most samples kept.
         policy_width: entries per stored target distribution.
+        value_mix: weight of the game's compiled leaf value of each sample's record in its value
+            target, ``(1 - value_mix) * outcome + value_mix * leaf value`` (the leaf value rescaled
+            by the utility bounds as the search does, per seat counted from the sample's seat);
+            0 keeps the outcome alone.
+
+    Raises:
+        ValueError: ``value_mix`` outside [0, 1], or positive for a game without a compiled leaf value.
     """
 
-    def __init__(self, game: Game, capacity: int, policy_width: int) -> None:
+    def __init__(self, game: Game, capacity: int, policy_width: int, value_mix: float = 0.0) -> None:
         self.game = game
         self.capacity = int(capacity)
         P = game.num_players
@@ -591,6 +598,17 @@ class ReplayBuffer:
         self.pos = 0
         self.added = 0
         self._observe = search_kernels(game.kernel_module).observe_many
+        if not 0.0 <= value_mix <= 1.0:
+            raise ValueError(f"value_mix={value_mix} is not valid; it must be in [0, 1]")
+        self.value_mix = float(value_mix)
+        self._leaf_values = None
+        if self.value_mix:
+            value = leaf_value_function(game)
+            if value is None:
+                raise ValueError(f"value_mix={value_mix} is not valid for {game.name}: it has no compiled leaf value")
+            self._leaf_values = search_kernels(game.kernel_module, value=value).leaf_values_many
+            lo, hi = game.min_utility, game.max_utility
+            self._bounds = (lo, hi if hi > lo else lo + 1.0)
 
     def __len__(self) -> int:
         return self.size
@@ -628,9 +646,22 @@ class ReplayBuffer:
         policy = np.zeros((len(idx), g.num_actions), np.float32)
         np.add.at(policy, (np.repeat(np.arange(len(idx)), self.pol_idx.shape[1]), self.pol_idx[idx].ravel()),
                   self.pol_p[idx].ravel())
+        values = self.values[idx].copy()
+        if self._leaf_values is not None:
+            values = (1.0 - self.value_mix) * values + self.value_mix * self.leaf_values(recs, seats)
         return {"obs": torch.from_numpy(obs).to(device), "mask": torch.from_numpy(masks.astype(bool)).to(device),
-                "policy": torch.from_numpy(policy).to(device),
-                "values": torch.from_numpy(self.values[idx].copy()).to(device)}
+                "policy": torch.from_numpy(policy).to(device), "values": torch.from_numpy(values).to(device)}
+
+    def leaf_values(self, records: np.ndarray, seats: np.ndarray) -> np.ndarray:
+        """The compiled leaf value of each record in [0, 1], per seat counted from ``seats`` (``[n, P]``,
+        float32): the value the search mixes in at its leaves (``leaf_value_mix``)."""
+        P = self.values.shape[1]
+        known = np.zeros((len(records), P), np.float64)
+        self._leaf_values(records, np.zeros(len(records), np.int64), np.asarray(seats, np.int64), known)
+        lo, hi = self._bounds
+        known = np.clip((known - lo) / (hi - lo), 0.0, 1.0)
+        order = (np.asarray(seats)[:, None] + np.arange(P)[None, :]) % P
+        return np.take_along_axis(known, order, axis=1).astype(np.float32)
 
     def state_dict(self) -> dict[str, Any]:
         """The stored samples (only the filled part) and the ring's position.

@@ -120,6 +120,12 @@ def test_bad_settings_are_refused_by_name():
         TrainConfig(self_play_prob=0.8, agent_prob=0.5)
     with pytest.raises(ValueError, match="key=value"):
         TrainConfig(config=("ranks",))
+    with pytest.raises(ValueError, match=r"^value_target_mix=0.5 is not valid for octrix: the game has no compiled "
+                                         r"leaf value \(games with one: achten, octiles\); set 0$"):
+        TrainConfig(game="octrix", value_target_mix=0.5)
+    with pytest.raises(ValueError, match=r"^value_target_mix=-0.1 is not valid; it must be in \[0, 1\]$"):
+        TrainConfig(game="octiles", value_target_mix=-0.1)
+    assert TrainConfig(game="octiles-fixed-start", value_target_mix=0.5).value_target_mix == 0.5
 
 
 def test_runs_are_named_from_the_variant_and_a_tiny_run_evaluates_on_few_games():

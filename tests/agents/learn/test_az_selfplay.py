@@ -126,6 +126,31 @@ def test_replay_buffer_rebuilds_observations_and_wraps():
     assert copy.records.tobytes() == buf.records.tobytes() and copy.pos == buf.pos
 
 
+@pytest.mark.parametrize("mix", [1.0, 0.25])
+def test_a_value_mix_blends_the_compiled_leaf_value_of_each_sample_into_its_value_target(mix):
+    from octagames.agents.search.mcts import compiled_value
+    w = small_worker()
+    t = w.play(min_samples=12)
+    g = w.game
+    buf = ReplayBuffer(g, capacity=64, policy_width=8, value_mix=mix)
+    buf.add(t)
+    batch = buf.batch(np.arange(len(buf)))
+    value = compiled_value(g)  # Achten's showdown value, per absolute seat in the returns' scale
+    lo, hi = g.min_utility, g.max_utility
+    for r in range(len(t)):
+        out = np.zeros(g.num_players)
+        value(t.records[r], out)
+        seat = int(t.seats[r])
+        mine = [np.clip((out[(seat + j) % g.num_players] - lo) / (hi - lo), 0, 1) for j in range(g.num_players)]
+        np.testing.assert_allclose(batch["values"][r].numpy(), (1 - mix) * t.values[r] + mix * np.array(mine),
+                                   rtol=1e-6, atol=1e-6)
+    assert not np.allclose(batch["values"].numpy(), t.values)  # the showdown is not the outcome everywhere
+    with pytest.raises(ValueError, match=r"^value_mix=0.5 is not valid for octrix: it has no compiled leaf value$"):
+        ReplayBuffer(Game("octrix-round"), capacity=8, policy_width=4, value_mix=0.5)
+    with pytest.raises(ValueError, match=r"^value_mix=1.5 is not valid; it must be in \[0, 1\]$"):
+        ReplayBuffer(g, capacity=8, policy_width=4, value_mix=1.5)
+
+
 def _same_samples(a: ReplayBuffer, b: ReplayBuffer) -> bool:
     n = len(a)
     fields = ("seats", "pol_idx", "pol_p", "values")
