@@ -34,6 +34,7 @@ from typing import Any
 
 import numpy as np
 
+import octagames.agents
 from octagames import catalogue
 from octagames.agents.base import Agent
 from octagames.agents.registry import make_agent
@@ -43,6 +44,10 @@ from octagames.experiments.cli import executor_from, git_commit, open_journal, p
 from octagames.experiments.tournament import JournalRecording, TournamentResult, record_journal, run_tournament, save
 from octagames.experiments.train_ppo import TrainConfig, ppo_origin
 from octagames.experiments.trainer import default_run_dir
+
+#: where the zoo's cards lie (``agents/zoo/<name>.json``)
+ZOO_DIR = Path(octagames.agents.__file__).resolve().parent / "zoo"
+
 
 def sections() -> list[str]:
     """The leaderboard's sections: the variants with leaderboard budgets, in the catalogue's order."""
@@ -253,7 +258,35 @@ def markdown(results: dict[str, dict[str, Any]], out: Path) -> str:
             lines.append(f"\n*`{spec}` skipped: {why}*")
         rel = os.path.relpath(Path(d["png"]).resolve(), out.resolve().parent)
         lines += ["", f"![{d['title']}]({Path(rel).as_posix()})", ""]
-    return "\n".join(lines)
+    return "\n".join(lines + other_counts())
+
+
+def other_counts(zoo_dir: Path = ZOO_DIR) -> list[str]:
+    """The zoo models no section plays (other player counts, partnerships), from their cards: each
+    against the heuristic in every other seat, with what a heuristic seat won in the same games."""
+    rows = []
+    for name, (v, n) in catalogue.zoo_models().items():
+        card_path = zoo_dir / f"{name}.json"
+        if name in sections() or not card_path.exists():
+            continue
+        card = json.loads(card_path.read_text())
+        for e in card["evaluation"]:
+            others = f"{e['others_win_rate']:.3f}" if "others_win_rate" in e else "–"
+            rows.append(f"| `zoo:{name}` | {card['variant']} | {e['opponent']} | {e['win_rate']:.3f} "
+                        f"[{e['ci95'][0]:.3f}, {e['ci95'][1]:.3f}] /{e['games']} | {others} | "
+                        f"{card['seconds_per_game_side']:.1f} | {card['commit']} |")
+    if not rows:
+        return []
+    return ["## Zoo models at other player counts", "",
+            "No round robin: each model against the named agent in every other seat (its seat rotated; "
+            "`octagames zoo --players n`, the card's evaluation). A seat wins a game when its return is the "
+            "highest (partners share their team's, and a heuristic partner plays beside a model in a "
+            "partnership); *other seats* is the mean win rate of the seats on the other side in the same "
+            "games, the share one of them got (1/n where a game has one winner, 1/2 between two teams; "
+            "higher where several seats share the top return, as in Achten where only the worst hand "
+            "loses).", "",
+            "| model | variant | against | win rate [95%] /games | other seats | s per game side | commit |",
+            "|---|---|---|---|---:|---:|---|", *rows, ""]
 
 
 START, END = "<!-- leaderboard:start -->", "<!-- leaderboard:end -->"

@@ -146,6 +146,22 @@ def test_the_markdown_says_how_each_ppo_policy_was_trained(tmp_path):
     assert "2 games in 1 s on a 16-core machine; commit abc" in md
 
 
+def test_the_zoo_models_no_section_plays_get_a_row_from_their_cards():
+    from octagames import catalogue
+    from octagames.experiments.leaderboard import ZOO_DIR, other_counts, sections
+    rows = [line for line in other_counts() if line.startswith("| `zoo:")]
+    others = [name for name in catalogue.zoo_models() if name not in sections()]
+    assert others and [row.split("`")[1] for row in rows] == [f"zoo:{name}" for name in others]
+    for name, row in zip(others, rows):
+        card = json.loads((ZOO_DIR / f"{name}.json").read_text())
+        e = card["evaluation"][0]
+        assert f"| {card['variant']} | {e['opponent']} | {e['win_rate']:.3f} [{e['ci95'][0]:.3f}, " in row
+    md = markdown({}, Path("docs/leaderboard.md"))
+    assert "## Zoo models at other player counts" in md and all(row in md for row in rows)
+    published = Path(__file__).resolve().parents[2] / "docs" / "leaderboard.md"
+    assert all(row in published.read_text() for row in rows)  # the published page has today's cards
+
+
 def test_the_published_journals_keep_records_that_replay_to_their_results():
     """`octagames leaderboard --record-games` gave the published games their records (the moves of the
     games the ratings count): each record replays through the rules to the journal's returns and length."""

@@ -33,6 +33,8 @@ def test_promote_writes_model_card_and_readme(tmp_path, monkeypatch):
                                "--iterations 3 --simulations 12")
     assert card["search"]["simulations"] == 9 and card["search"]["leaves_per_game"] == 2
     assert card["evaluation"][0]["games"] == 6 and card["evaluation"][0]["opponent"] == "random"
+    e = card["evaluation"][0]  # two seats: the other seat won what the model lost (a draw is half to each)
+    assert e["others_win_rate"] == pytest.approx((e["losses"] + 0.5 * e["draws"]) / e["games"])
     assert card["seconds_per_game_side"] > 0 and card["training"] == {"iteration": 3, "wall_time": 12.5,
                                                                   "machine": "2 CPU cores (AMD EPYC), cpu"}
     assert card["teacher"] == {} and card["init"] == {}  # the heuristic teacher needs no command
@@ -90,6 +92,20 @@ def test_promote_writes_model_card_and_readme(tmp_path, monkeypatch):
         tmp_path / "zoo" / "README.md").read_text()
     assert make_agent("zoo:achten-dealer-pays", "achten-dealer-pays").search.rollout_margin == 1.0
     assert zoo.ZooConfig(game="achten-dealer-pays", model="m.pt").rollout_margin == -2.0  # the model file's
+
+
+def test_the_other_sides_win_rate_leaves_out_the_models_partners():
+    def seat(name, wins, losses, total):
+        return {"name": name, "wins": wins, "draws": 0, "losses": losses, "total_return": total,
+                "win_rate": wins / (wins + losses)}
+    # a partnership: the heuristic partner shares the model's results; the two opponents are the other side
+    four = [seat("zoo", 30, 10, 20.0), seat("h", 10, 30, -20.0), seat("h2", 30, 10, 20.0), seat("h3", 10, 30, -20.0)]
+    assert zoo.others_win_rate(four) == 0.25
+    three = [seat("zoo", 20, 20, 5.0), seat("h", 12, 28, -1.0), seat("h2", 8, 32, -4.0)]
+    assert zoo.others_win_rate(three) == pytest.approx(0.25)
+    drawn = [{**seat("zoo", 0, 0, 0.0), "draws": 6, "win_rate": 0.5}, {**seat("h", 0, 0, 0.0), "draws": 6,
+                                                                         "win_rate": 0.5}]
+    assert zoo.others_win_rate(drawn) == 0.5  # every game drawn: the other seat all the same
 
 
 @pytest.mark.parametrize("game,players", [("octrix", 5), ("octrix-round", None), ("octa", None), ("chess", 2)])
