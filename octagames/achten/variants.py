@@ -11,7 +11,7 @@ SPEC = GameSpec(
         Variant("achten-match", "achten", "Full deck achten, rounds until one player leads with 3 points",
                 {"match": True}, players=(2, 3, 4, 5, 6)),
         Variant("achten-dealer-pays", "achten", "Full deck achten, one round, the worst hand pays 1 point for dealing",
-                {"deal_penalty": 1.0}, players=(2, 3, 4, 5, 6), zoo=(2,), leaderboard=(200, 2000),
+                {"deal_penalty": 1.0}, players=(2, 3, 4, 5, 6), zoo=(2, 4), leaderboard=(200, 2000),
                 leaderboard_cfr=True, demo_mcts=200),
     ),
     heuristic="octagames.agents.heuristics.achten:AchtenHeuristicAgent",
