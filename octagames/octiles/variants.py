@@ -11,7 +11,7 @@ SPEC = GameSpec(
         Variant("octiles-play-on", "octiles", "Octiles, the others play on for the places", {"play_on": True},
                 players=(3, 4)),
         Variant("octiles-fixed-start", "octiles", "Octiles, runners on fixed start circles (no setup choices)",
-                {"choose_start_circles": False}, players=(2, 3, 4), zoo=(2,), leaderboard=(50, 400)),
+                {"choose_start_circles": False}, players=(2, 3, 4), zoo=(2, 4), leaderboard=(50, 400)),
     ),
     heuristic="octagames.agents.heuristics.octiles:OctilesHeuristicAgent",
     mcts_evaluator=("value", "octagames.agents.heuristics.octiles:octiles_value"),
