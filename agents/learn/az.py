@@ -766,7 +766,15 @@ class AZAgent(Agent):
         :attr:`allow_config_mismatch`, which warns) or another network size (:func:`check_fits`)."""
         if self.data is not None:
             where = self.name if ":" in self.name else f"the model of agent {self.name!r}"
-            check_fits(self.data, game, where=where, allow_config_mismatch=self.allow_config_mismatch)
+            try:
+                check_fits(self.data, game, where=where, allow_config_mismatch=self.allow_config_mismatch)
+            except ValueError as refused:
+                other = zoo_model_for(game)
+                kind = self.name.split(":")[0] if self.name.startswith(("zoo:", "net:")) else "zoo"
+                if other is None or self.name.split(":")[:2] == [kind, other]:
+                    raise
+                raise ValueError(f"{refused}; the zoo's model for {catalogue.describe(game.name, game.config)} "
+                                 f"is {kind}:{other}") from None
         elif self.net.spec["obs_size"] != game.observation_size or self.net.spec["num_actions"] != game.num_actions:
             raise ValueError(f"agent {self.name!r}: the network expects {self.net.spec['obs_size']} observations and "
                              f"{self.net.spec['num_actions']} actions; {game} has {game.observation_size} "
@@ -856,6 +864,16 @@ class AZAgent(Agent):
 # ----------------------------------------------------------------------------
 # The zoo and the registry
 # ----------------------------------------------------------------------------
+def zoo_model_for(game: Game) -> str | None:
+    """The zoo's model name for exactly this game (its variant with no other field, at its player
+    count), or None when the zoo has none."""
+    name = catalogue.variant_name(game.name, game.config)
+    variants = catalogue.variants()
+    if name not in variants or game.num_players not in variants[name].zoo:
+        return None
+    return variants[name].zoo_name(game.num_players)
+
+
 def zoo_names() -> list[str]:
     """The zoo's model names (:func:`octagames.catalogue.zoo_models`), in the catalogue's order."""
     return list(catalogue.zoo_models())

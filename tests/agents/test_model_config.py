@@ -110,10 +110,18 @@ def test_every_zoo_model_loads_for_its_variant_and_seats_and_its_card_records_th
     assert az.zoo_path(f"{variant.name}-{n}p") == az.zoo_path(name)  # the seats spelled out: the same model
 
 
-def test_a_zoo_model_refuses_another_player_count():
+def test_a_zoo_model_refuses_another_player_count_and_names_the_zoos_model_for_it():
     with pytest.raises(ValueError, match=r"^zoo:octrix was trained on octrix-2p, not octrix-4p \(num_players=4 "
                                          r"here, 2 in training\); play it with --game octrix --players 2, or allow"):
         make_agent("zoo:octrix", make_game("octrix", num_players=4))
+    with pytest.raises(ValueError) as refused:
+        make_agent("net:octrix:0", make_game("octrix", num_players=3))
+    assert str(refused.value).startswith("net:octrix:0 was trained on octrix-2p, not octrix-3p")
+    assert str(refused.value).endswith("; the zoo's model for octrix-3p is net:octrix-3p")
+    with pytest.raises(ValueError, match=r"the zoo's model for octrix-2p is zoo:octrix$"):
+        make_agent("zoo:octrix-3p", make_game("octrix"))
+    assert az.zoo_model_for(make_game("octrix", num_players=4)) is None  # no model at 4 seats
+    assert az.zoo_model_for(make_game("octrix", num_players=3, target=20)) is None  # another field
 
 
 @pytest.mark.parametrize("variant,other", [("octrix", "octrix-round"), ("octa-nl", "octa-en"),
