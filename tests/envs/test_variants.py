@@ -211,3 +211,11 @@ def test_a_config_no_variant_has_is_named_after_the_closest_variant_played_with_
     assert catalogue.variant_name("octrix", {**small, "num_players": 3}) == "octrix-round+hand_size=2+ranks=2"
     assert catalogue.describe("octrix", {**small, "ranks": 3, "num_players": 2}) == "octrix-round-small+ranks=3-2p"
     assert catalogue.variant_name("octa", {"rules": "nl", "max_turns": 20}) == "octa-nl+max_turns=20"
+
+
+def test_a_variant_declares_zoo_models_only_at_its_own_player_counts():
+    v = catalogue.Variant("octrix-x", "octrix", "a test variant", {"match": False}, players=(2, 3), zoo=(2, 3))
+    assert (v.zoo_name(), v.zoo_name(2), v.zoo_name(3)) == ("octrix-x", "octrix-x", "octrix-x-3p")
+    with pytest.raises(ValueError, match=r"^variant 'octrix-x': zoo=\(4,\) names a player count not in "
+                                         r"players=\(2, 3\)$"):
+        catalogue.Variant("octrix-x", "octrix", "a test variant", players=(2, 3), zoo=(4,))
