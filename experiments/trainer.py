@@ -28,6 +28,7 @@ import csv
 import dataclasses
 import json
 import os
+import platform
 import random
 import sys
 import time
@@ -245,7 +246,6 @@ def machine(device: torch.device | str = "cpu") -> str:
         with open("/proc/cpuinfo") as f:
             model = next((line.split(":", 1)[1].strip() for line in f if line.startswith("model name")), "")
     except OSError:  # not Linux: the platform's own word for the processor
-        import platform
         model = platform.processor()
     device = torch.device(device)
     where = f"cuda ({torch.cuda.get_device_name(device)})" if device.type == "cuda" else device.type
