@@ -126,11 +126,11 @@ AGENTS: dict[str, AgentEntry] = {
                      "a search-and-learning model with its search: az:<model or checkpoint path>[:<simulations>]",
                      "train"),
     "zoo": AgentEntry("octagames.agents.learn.az:_zoo_factory",
-                      "the shipped model of a variant with its default search: zoo:<variant>[:<simulations>]",
+                      "the shipped model of a variant with its default search: zoo:<variant>[-<n>p][:<simulations>]",
                       "train"),
     "net": AgentEntry("octagames.agents.learn.az:_net_factory",
                       "a shipped model's network alone: PUCT with its priors and value, no heuristic, hint or "
-                      "rollout: net:<variant>[:<simulations>] (:0 its greedy policy, one forward pass)", "train"),
+                      "rollout: net:<variant>[-<n>p][:<simulations>] (:0 its greedy policy, one forward pass)", "train"),
 }
 """Every agent name :func:`make_agent` knows."""
 

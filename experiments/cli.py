@@ -507,13 +507,15 @@ def executor_from(ray: bool, ray_address: str, chunk_size: int = 8) -> Any:
 
 
 def model_fingerprints(specs: Sequence[str]) -> dict[str, str]:
-    """A digest of every model file the agent specs name (``ppo:<path>``, ``az:<path>``, ``zoo:<name>``),
-    so that a saved game journal is not resumed after a model changed."""
+    """A digest of every model file the agent specs name (``ppo:<path>``, ``az:<path>``, ``zoo:<name>``,
+    ``net:<name>``), so that a saved game journal is not resumed after a model changed."""
     out = {}
     for spec in specs:
         name, _, rest = spec.partition(":")
         arg = rest.split(":")[0]
-        path = Path(octagames.agents.__file__).parent / "zoo" / f"{arg}.pt" if name == "zoo" else Path(arg)
+        path = Path(arg)
+        if name in ("zoo", "net"):  # a zoo name (octrix-2p spelled out included): its file
+            path = Path(octagames.agents.__file__).parent / "zoo" / f"{catalogue.zoo_file_name(arg)}.pt"
         if arg and path.is_file():
             out[spec] = hashlib.blake2b(path.read_bytes(), digest_size=8).hexdigest()
     return out

@@ -30,6 +30,8 @@ from dataclasses import asdict, dataclass
 from pathlib import Path
 from typing import Any
 
+import numpy as np
+
 from octagames.agents.arena import MatchResult, play_match
 from octagames.agents.base import Agent
 from octagames.agents.registry import make_agent
@@ -99,7 +101,8 @@ def evaluate(cfg: EvalConfig) -> dict[str, Any]:
         print(match.table())
         results.append({"opponent": spec, "win_rate": me.score, "ci95": [lo, hi], "wins": me.wins,
                         "draws": me.draws, "losses": me.losses, "games": me.games,
-                        "mean_return": me.mean_return, "match": match.to_json()})
+                        "mean_return": me.mean_return, "others_win_rate": others_win_rate(match),
+                        "match": match.to_json()})
     out = {"settings": asdict(cfg), "game": name, "variant": catalogue.variant_name(name, config),
            "config": config, "agent": cfg.agent, "results": results}
     path = Path(cfg.out_dir) / f"{stem}.json"
@@ -108,6 +111,16 @@ def evaluate(cfg: EvalConfig) -> dict[str, Any]:
     plot(out, path.with_suffix(".png"))
     print(f"wrote {path} and {path.with_suffix('.png')}")
     return out
+
+
+def others_win_rate(match: MatchResult) -> float:
+    """The mean win rate of the seats against the match's first agent, its partners left out (the agents
+    whose return was its own in every game, as a team's shared return gives): what one seat of the other
+    side won in the same games (every other agent's where all of them returned the same as it)."""
+    rets = np.asarray(match.returns, np.float64)
+    n = rets.shape[1]
+    others = [k for k in range(1, n) if not np.allclose(rets[:, k], rets[:, 0])] or list(range(1, n))
+    return float(np.mean([match.records[k].score for k in others]))
 
 
 def _slug(spec: str) -> str:

@@ -282,9 +282,9 @@ def other_counts(zoo_dir: Path = ZOO_DIR) -> list[str]:
             "`octagames zoo --players n`, the card's evaluation). A seat wins a game when its return is the "
             "highest (partners share their team's, and a heuristic partner plays beside a model in a "
             "partnership); *other seats* is the mean win rate of the seats on the other side in the same "
-            "games, the share one of them got (1/n where a game has one winner, 1/2 between two teams; "
-            "higher where several seats share the top return, as in Achten where only the worst hand "
-            "loses).", "",
+            "games, the share one of them got. Compare both with the fair share: 1/n where a game has one "
+            "winner, 1/2 between two teams, more where several seats share the top return (in Achten only "
+            "the worst hand loses).", "",
             "| model | variant | against | win rate [95%] /games | other seats | s per game side | commit |",
             "|---|---|---|---|---:|---:|---|", *rows, ""]
 

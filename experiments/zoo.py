@@ -25,7 +25,6 @@ from __future__ import annotations
 import dataclasses
 import datetime
 import json
-import math
 import shutil
 import time
 from dataclasses import dataclass
@@ -183,16 +182,6 @@ def seconds_per_side(name: str, games: int, seed: int = 0) -> float:
     return spent[0] / max(1, games)
 
 
-def others_win_rate(agents: list[dict[str, Any]]) -> float:
-    """The mean win rate of the seats against the first agent of a match (:meth:`MatchResult.to_json`'s
-    ``agents``), leaving out its partners: the seats whose results are its own (the same wins, draws,
-    losses and total return, as a team's shared return gives). What a seat of the other side got."""
-    me = agents[0]
-    same = ("wins", "draws", "losses", "total_return")
-    others = [a for a in agents[1:] if any(not math.isclose(a[k], me[k]) for k in same)] or agents[1:]
-    return sum(a["win_rate"] for a in others) / len(others)
-
-
 def promote(cfg: ZooConfig) -> dict[str, Any]:
     """Write the zoo model and its card; returns the card."""
     g = Game(cfg.game, num_players=cfg.players)
@@ -252,7 +241,7 @@ def promote(cfg: ZooConfig) -> dict[str, Any]:
                                   resume=False))  # a new model: never games of an older one
         r = out["results"][0]
         entry = {k: r[k] for k in ("opponent", "win_rate", "ci95", "wins", "draws", "losses", "games")}
-        entry["others_win_rate"] = others_win_rate(r["match"]["agents"])
+        entry["others_win_rate"] = r["others_win_rate"]
         card["evaluation"].append(entry)
     (ZOO_DIR / f"{name}.json").write_text(json.dumps(card, indent=1) + "\n")
     write_readme()

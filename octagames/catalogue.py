@@ -76,6 +76,9 @@ class Variant:
             raise ValueError(f"variant {self.name!r}: num_players belongs in players, not config")
         if not self.players:
             raise ValueError(f"variant {self.name!r}: players must name at least one player count")
+        if not isinstance(self.zoo, tuple) or not all(isinstance(n, int) for n in self.zoo):
+            raise ValueError(f"variant {self.name!r}: zoo={self.zoo!r} must be a tuple of player counts "
+                             f"(e.g. zoo=(2,)), empty for no model")
         if not set(self.zoo) <= set(self.players):
             raise ValueError(f"variant {self.name!r}: zoo={self.zoo} names a player count not in players={self.players}")
 
@@ -197,6 +200,18 @@ def zoo_models() -> dict[str, tuple[Variant, int]]:
         for n in sorted(v.zoo, key=lambda n: (n != v.default_players, n)):
             out[v.zoo_name(n)] = (v, n)
     return out
+
+
+def zoo_file_name(name: str) -> str:
+    """The file stem of the zoo model ``name`` (``"octrix-2p"``, the default count spelled out, is
+    ``"octrix"``); a name the zoo does not have comes back as it is."""
+    if name in zoo_models():
+        return name
+    head, _, tail = name.rpartition("-")
+    v = _variants().get(head)
+    if v is not None and tail == f"{v.default_players}p" and v.default_players in v.zoo:
+        return v.name
+    return name
 
 
 def names() -> list[str]:

@@ -82,7 +82,7 @@ LEADERBOARD_FOLDER, LEADERBOARD_JOURNALS = "docs/leaderboard", "*.games.jsonl"
 HUMAN = "human"
 #: the folder under the served folder whose model files an agent spec may name (besides the zoo)
 MODEL_FOLDER = "runs"
-#: the shipped models (``zoo:<variant>``; ``az:<path>`` may name one of its files too)
+#: the shipped models (``zoo:<variant>``, ``zoo:<variant>-<n>p``; ``az:<path>`` may name one of its files too)
 ZOO_DIR = Path(registry.__file__).resolve().parent / "zoo"
 #: the package's agents whose argument never names a file (numbers, keywords, a variant)
 NO_FILE_AGENTS = frozenset({"random", "heuristic", "mcts", "belief", "rollout", "oracle", "zoo", "net"})
@@ -506,7 +506,7 @@ class Server:
             raise RequestError(f"seat {seat}: agent {spec!r}: the web app gives no argument to agent {name!r} "
                                f"(it could name a file); play it as {name!r} alone")
         rule = (f"a model file must lie under {MODEL_FOLDER}/ of the served folder ({self.root}) or in the "
-                "zoo (zoo:<variant>)")
+                "zoo (zoo:<variant>, zoo:<variant>-<n>p)")
         try:
             path = (self.root / arg).resolve()
         except (ValueError, OSError) as e:

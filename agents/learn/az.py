@@ -30,7 +30,7 @@ the self-play worker and the replay buffer ``agents/learn/az_selfplay.py``):
   ``simulations=0`` plays the network's greedy policy (a model file loaded with 0 simulations,
   ``zoo:<variant>:0``, also drops its recorded rollouts, believed worlds, hint and compiled leaf
   value: :func:`network_only`). Forced moves are never searched.
-* ``net:<variant>[:<simulations>]``: a zoo model's network alone, guiding and valuing its search
+* ``net:<variant>[-<n>p][:<simulations>]``: a zoo model's network alone, guiding and valuing its search
   with no hand-written heuristic, leaf value, hint or rollout at play time (:func:`network_only`).
 * Model files (:func:`save_model`, :func:`load_model`) carry the game, every
   field of its config and the network shape, and refuse to load for another game
@@ -48,6 +48,7 @@ from __future__ import annotations
 import dataclasses
 import importlib
 import json
+import re
 from dataclasses import dataclass
 from pathlib import Path
 from types import ModuleType
@@ -70,7 +71,7 @@ from octagames.core import Game, mix64
 
 MODEL_FORMAT = "octagames-az-model-1"
 ZOO_DIR = Path(__file__).resolve().parent.parent / "zoo"
-"""Where ``zoo:<variant>`` finds ``<variant>.pt`` and its card ``<variant>.json``."""
+"""Where ``zoo:<name>`` (``<variant>`` or ``<variant>-<n>p``) finds ``<name>.pt`` and its card ``<name>.json``."""
 
 DEFAULT_C_PUCT = 1.25
 """The PUCT constant when :attr:`SearchConfig.c_puct` is None, for every game. MCTS's per-game
@@ -770,11 +771,13 @@ class AZAgent(Agent):
                 check_fits(self.data, game, where=where, allow_config_mismatch=self.allow_config_mismatch)
             except ValueError as refused:
                 other = zoo_model_for(game)
-                kind = self.name.split(":")[0] if self.name.startswith(("zoo:", "net:")) else "zoo"
-                if other is None or self.name.split(":")[:2] == [kind, other]:
+                parts = self.name.split(":")
+                kind = parts[0] if parts[0] in ("zoo", "net") else "zoo"
+                if other is None or parts[:2] == [kind, other]:
                     raise
+                sims = f":{parts[2]}" if kind == parts[0] and len(parts) > 2 else ""  # the same search budget
                 raise ValueError(f"{refused}; the zoo's model for {catalogue.describe(game.name, game.config)} "
-                                 f"is {kind}:{other}") from None
+                                 f"is {kind}:{other}{sims}") from None
         elif self.net.spec["obs_size"] != game.observation_size or self.net.spec["num_actions"] != game.num_actions:
             raise ValueError(f"agent {self.name!r}: the network expects {self.net.spec['obs_size']} observations and "
                              f"{self.net.spec['num_actions']} actions; {game} has {game.observation_size} "
@@ -900,9 +903,9 @@ def _zoo_model(name: str) -> tuple[catalogue.Variant, int]:
     if name in zoo:
         return zoo[name]
     base, n = name, None
-    head, _, tail = name.rpartition("-")
-    if head and tail[:-1].isdigit() and tail.endswith("p"):
-        base, n = head, int(tail[:-1])
+    seats = re.fullmatch(r"(.+)-([1-9][0-9]*)p", name)
+    if seats:
+        base, n = seats.group(1), int(seats.group(2))
     reason = ""
     if base in catalogue.names():
         v = catalogue.variant(base)
@@ -911,10 +914,10 @@ def _zoo_model(name: str) -> tuple[catalogue.Variant, int]:
         own = ", ".join(z for z, (w, _) in zoo.items() if w.game == v.game) or "none"
         if v.name != base:
             what = f"{base} is a game, not a variant"
-        elif n is None or not v.zoo:
+        elif not v.zoo:
             what = f"the variant {base} has no model"
         else:
-            what = f"the variant {base} has no model for {n} players"
+            what = f"the variant {base} has no model for {v.default_players if n is None else n} players"
         reason = f": {what} (zoo models of {v.game}: {own})"
     raise ValueError(f"zoo:{name} is not valid{reason}; valid zoo models: {', '.join(zoo)}")
 
@@ -954,12 +957,15 @@ def _az_factory(game: str, arg: str | None) -> Agent:
 
 
 def _zoo_agent(kind: str, game: str, arg: str | None, network_alone: bool) -> Agent:
-    # zoo:<variant>[:<simulations>] and net:<variant>[:<simulations>]: the same file, two searches
+    # zoo:<name>[:<simulations>] and net:<name>[:<simulations>] (<name>: <variant> or <variant>-<n>p):
+    # one file, two searches
     name, sims = _parse(kind, arg, f"'{kind}:<model>[:<simulations>]' with a model of {zoo_names()}")
-    want = zoo_variant(name).game
+    variant, n = _zoo_model(name)
     path = zoo_path(name)
-    if want != catalogue.game_spec(game).game:
-        raise ValueError(f"{kind}:{name} plays {want}; you asked for {game} (play it with --game {name})")
+    if variant.game != catalogue.game_spec(game).game:
+        seats = "" if n == variant.default_players else f" --players {n}"
+        raise ValueError(f"{kind}:{name} plays {variant.game}; you asked for {game} "
+                         f"(play it with --game {variant.name}{seats})")
     return AZAgent.load(path, sims, name=f"{kind}-{name}" + ("" if sims is None else f"-{sims}"),
                         network_alone=network_alone)
 
@@ -969,9 +975,9 @@ def _zoo_factory(game: str, arg: str | None) -> Agent:
 
 
 def _net_factory(game: str, arg: str | None) -> Agent:
-    """``net:<variant>[:<simulations>]``: the zoo model of the variant with the network alone: PUCT over
-    uniform determinizations with the network's priors and its value at the leaves, the model's budget
-    and leaves per call unless ``<simulations>`` is given; ``net:<variant>:0`` plays the network's most
+    """``net:<variant>[-<n>p][:<simulations>]``: the zoo model of the variant (and seats) with the network
+    alone: PUCT over uniform determinizations with the network's priors and its value at the leaves, the
+    model's budget and leaves per call unless ``<simulations>`` is given; ``net:<variant>:0`` plays the network's most
     likely legal action (one forward pass, deterministic). No heuristic, compiled leaf value, prior
     hint, believed world or rollout takes part (:func:`network_only`)."""
     return _zoo_agent("net", game, arg, network_alone=True)

@@ -1,6 +1,6 @@
 """Models know their variant: a model file records its game and every config field; another config is
 refused in one sentence naming both configs and the options that fit, or played with a warning when the
-user allows it; ``zoo:<variant>`` is the catalogue's variants with ``zoo=True``."""
+user allows it; ``zoo:<variant>`` (and ``zoo:<variant>-<n>p``) is the catalogue's variants' ``zoo`` player counts."""
 
 from __future__ import annotations
 
@@ -117,7 +117,7 @@ def test_a_zoo_model_refuses_another_player_count_and_names_the_zoos_model_for_i
     with pytest.raises(ValueError) as refused:
         make_agent("net:octrix:0", make_game("octrix", num_players=3))
     assert str(refused.value).startswith("net:octrix:0 was trained on octrix-2p, not octrix-3p")
-    assert str(refused.value).endswith("; the zoo's model for octrix-3p is net:octrix-3p")
+    assert str(refused.value).endswith("; the zoo's model for octrix-3p is net:octrix-3p:0")  # the same budget
     with pytest.raises(ValueError, match=r"the zoo's model for octrix-2p is zoo:octrix$"):
         make_agent("zoo:octrix-3p", make_game("octrix"))
     assert az.zoo_model_for(make_game("octrix", num_players=4)) is None  # no model at 4 seats
@@ -144,12 +144,19 @@ def _zoo_of(game: str) -> str:
     ("octrix-round-3p", f": the variant octrix-round has no model (zoo models of octrix: {_zoo_of('octrix')})"),
     ("chess", ""),
     ("chess-2p", ""),
+    ("octrix-03p", ""),  # a count is written in plain digits
 ])
 def test_an_unknown_zoo_name_is_one_line_listing_the_zoos_models(name, reason):
     with pytest.raises(ValueError) as refused:
         make_agent(f"zoo:{name}", "octa")
     text = str(refused.value)
     assert text == f"zoo:{name} is not valid{reason}; valid zoo models: {', '.join(az.zoo_names())}"
+
+
+def test_a_zoo_model_of_another_game_names_its_variant_and_seats():
+    with pytest.raises(ValueError, match=r"^zoo:octrix-3p plays octrix; you asked for octa "
+                                         r"\(play it with --game octrix --players 3\)$"):
+        make_agent("zoo:octrix-3p", "octa")
 
 
 def test_a_zoo_model_of_another_game_names_its_variant():

@@ -219,3 +219,5 @@ def test_a_variant_declares_zoo_models_only_at_its_own_player_counts():
     with pytest.raises(ValueError, match=r"^variant 'octrix-x': zoo=\(4,\) names a player count not in "
                                          r"players=\(2, 3\)$"):
         catalogue.Variant("octrix-x", "octrix", "a test variant", players=(2, 3), zoo=(4,))
+    with pytest.raises(ValueError, match=r"^variant 'octrix-x': zoo=True must be a tuple of player counts"):
+        catalogue.Variant("octrix-x", "octrix", "a test variant", zoo=True)  # the flag it once was

@@ -274,3 +274,12 @@ def test_the_demo_plays_each_games_demo_variant():
     assert DemoConfig(game=("octa-nl",)).game == ("octa-nl",)
     with pytest.raises(ValueError, match="game='chess' is not valid"):
         DemoConfig(game=("chess",))
+
+
+def test_a_journal_fingerprints_every_zoo_name_by_its_file():
+    from octagames.experiments.cli import model_fingerprints
+    prints = model_fingerprints(["zoo:octrix", "zoo:octrix-2p:8", "net:octrix:0", "net:octrix-3p", "zoo:chess",
+                                 "random"])
+    # octrix-2p is zoo:octrix spelled out and net: plays the same file: one digest; an unknown name has none
+    assert prints["zoo:octrix"] == prints["zoo:octrix-2p:8"] == prints["net:octrix:0"] != prints["net:octrix-3p"]
+    assert set(prints) == {"zoo:octrix", "zoo:octrix-2p:8", "net:octrix:0", "net:octrix-3p"}

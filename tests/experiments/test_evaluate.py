@@ -2,6 +2,7 @@
 
 import json
 
+import numpy as np
 import pytest
 
 from octagames.agents.arena import play_match
@@ -80,3 +81,30 @@ def test_a_model_of_another_variant_is_refused_before_any_game_unless_allowed(tm
     with pytest.warns(UserWarning, match="zoo:octrix"):
         out = evaluate(EvalConfig(**cfg, allow_model_mismatch=True))
     assert out["variant"] == "octrix-round" and out["results"][0]["games"] == 1
+
+
+def test_the_other_sides_win_rate_leaves_out_the_agents_partners():
+    from octagames.agents.arena import AgentRecord, MatchResult
+    from octagames.experiments.evaluate import others_win_rate
+
+    def match(returns):  # per game, per agent; a win is the highest return, a draw when all are equal
+        r = np.asarray(returns, float)
+        recs = [AgentRecord(f"a{k}") for k in range(r.shape[1])]
+        for row in r:
+            for k, rec in enumerate(recs):
+                rec.games += 1
+                if np.allclose(row, row.max()):
+                    rec.draws += 1
+                elif np.isclose(row[k], row.max()):
+                    rec.wins += 1
+                else:
+                    rec.losses += 1
+        return MatchResult("octrix", {}, len(r), recs, 1.0, 0.0, r.tolist())
+
+    # a partnership: agent 2 shares agent 0's return in every game; the other side are agents 1 and 3
+    team = match([[1, -1, 1, -1], [1, -1, 1, -1], [-1, 1, -1, 1], [1, -1, 1, -1]])
+    assert others_win_rate(team) == 0.25
+    # three seats, no partner: agent 2 once returned what agent 0 did, so it stays among the others
+    three = match([[1, -0.5, -0.5], [-0.5, 1, -0.5], [-0.5, -0.5, 1], [1, -0.5, -0.5]])
+    assert others_win_rate(three) == pytest.approx((0.25 + 0.25) / 2)
+    assert others_win_rate(match([[0, 0], [0, 0]])) == 0.5  # every game drawn: the other seat all the same

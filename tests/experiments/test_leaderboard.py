@@ -94,7 +94,7 @@ def test_the_sections_are_the_variants_with_leaderboard_budgets():
     assert sections() == ["octrix", "achten-dealer-pays", "octiles-fixed-start", "octa-en", "octa-nl"]
     for key in sections():
         v = catalogue.variant(key)
-        assert v.leaderboard is not None and len(v.leaderboard) == 2 and v.zoo
+        assert v.leaderboard is not None and len(v.leaderboard) == 2 and v.default_players in v.zoo
     assert [k for k in sections() if catalogue.variant(k).leaderboard_cfr] == ["achten-dealer-pays"]
 
 

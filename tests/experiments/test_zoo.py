@@ -94,19 +94,6 @@ def test_promote_writes_model_card_and_readme(tmp_path, monkeypatch):
     assert zoo.ZooConfig(game="achten-dealer-pays", model="m.pt").rollout_margin == -2.0  # the model file's
 
 
-def test_the_other_sides_win_rate_leaves_out_the_models_partners():
-    def seat(name, wins, losses, total, draws=0):
-        return {"name": name, "wins": wins, "draws": draws, "losses": losses, "total_return": total,
-                "win_rate": (wins + 0.5 * draws) / (wins + draws + losses)}
-    # a partnership: the heuristic partner shares the model's results; the two opponents are the other side
-    four = [seat("zoo", 30, 10, 20.0), seat("h", 10, 30, -20.0), seat("h2", 30, 10, 20.0), seat("h3", 10, 30, -20.0)]
-    assert zoo.others_win_rate(four) == 0.25
-    three = [seat("zoo", 20, 20, 5.0), seat("h", 12, 28, -1.0), seat("h2", 8, 32, -4.0)]
-    assert zoo.others_win_rate(three) == pytest.approx(0.25)
-    drawn = [seat("zoo", 0, 0, 0.0, draws=6), seat("h", 0, 0, 0.0, draws=6)]
-    assert zoo.others_win_rate(drawn) == 0.5  # every game drawn: the other seat all the same
-
-
 @pytest.mark.parametrize("game,players", [("octrix", 5), ("octrix-round", None), ("octa", None), ("chess", 2)])
 def test_a_promotion_to_a_count_or_variant_the_catalogue_gives_no_model_is_refused(game, players):
     with pytest.raises(ValueError, match=rf"^game='{game}' with players={players} is not valid: the catalogue "

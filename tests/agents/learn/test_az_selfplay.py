@@ -126,10 +126,10 @@ def test_replay_buffer_rebuilds_observations_and_wraps():
     assert copy.records.tobytes() == buf.records.tobytes() and copy.pos == buf.pos
 
 
-@pytest.mark.parametrize("mix", [1.0, 0.25])
-def test_a_value_mix_blends_the_compiled_leaf_value_of_each_sample_into_its_value_target(mix):
+@pytest.mark.parametrize("mix,players", [(1.0, 2), (0.25, 2), (0.5, 3)])
+def test_a_value_mix_blends_the_compiled_leaf_value_of_each_sample_into_its_value_target(mix, players):
     from octagames.agents.search.mcts import compiled_value
-    w = small_worker()
+    w = small_worker(config={**ACHTEN, "num_players": players})  # 3 seats: the seats counted the right way
     t = w.play(min_samples=12)
     g = w.game
     buf = ReplayBuffer(g, capacity=64, policy_width=8, value_mix=mix)
