@@ -900,8 +900,8 @@ def zoo_players(name: str) -> int:
 
 def _zoo_model(name: str) -> tuple[catalogue.Variant, int]:
     zoo = catalogue.zoo_models()
-    if name in zoo:
-        return zoo[name]
+    if catalogue.zoo_file_name(name) in zoo:  # its name, or the default count spelled out ("octrix-2p")
+        return zoo[catalogue.zoo_file_name(name)]
     base, n = name, None
     seats = re.fullmatch(r"(.+)-([1-9][0-9]*)p", name)
     if seats:
@@ -909,8 +909,6 @@ def _zoo_model(name: str) -> tuple[catalogue.Variant, int]:
     reason = ""
     if base in catalogue.names():
         v = catalogue.variant(base)
-        if v.name == base and n == v.default_players and n in v.zoo:  # "octrix-2p": the default count's model
-            return zoo[v.name]
         own = ", ".join(z for z, (w, _) in zoo.items() if w.game == v.game) or "none"
         if v.name != base:
             what = f"{base} is a game, not a variant"
