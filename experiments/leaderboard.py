@@ -34,9 +34,9 @@ from typing import Any
 
 import numpy as np
 
-import octagames.agents
 from octagames import catalogue
 from octagames.agents.base import Agent
+from octagames.agents.learn.az import ZOO_DIR
 from octagames.agents.registry import make_agent
 from octagames.catalogue import Variant
 from octagames.core import Game
@@ -44,10 +44,6 @@ from octagames.experiments.cli import executor_from, git_commit, open_journal, p
 from octagames.experiments.tournament import JournalRecording, TournamentResult, record_journal, run_tournament, save
 from octagames.experiments.train_ppo import TrainConfig, ppo_origin
 from octagames.experiments.trainer import default_run_dir
-
-#: where the zoo's cards lie (``agents/zoo/<name>.json``)
-ZOO_DIR = Path(octagames.agents.__file__).resolve().parent / "zoo"
-
 
 def sections() -> list[str]:
     """The leaderboard's sections: the variants with leaderboard budgets, in the catalogue's order."""

@@ -900,8 +900,9 @@ def zoo_players(name: str) -> int:
 
 def _zoo_model(name: str) -> tuple[catalogue.Variant, int]:
     zoo = catalogue.zoo_models()
-    if catalogue.zoo_file_name(name) in zoo:  # its name, or the default count spelled out ("octrix-2p")
-        return zoo[catalogue.zoo_file_name(name)]
+    stem = catalogue.zoo_file_name(name)  # its name, or the default count spelled out ("octrix-2p")
+    if stem in zoo:
+        return zoo[stem]
     base, n = name, None
     seats = re.fullmatch(r"(.+)-([1-9][0-9]*)p", name)
     if seats:
