@@ -52,6 +52,13 @@ network with its play-time search (``play_simulations``) and, with
 games played in lockstep, seats rotated (a draw is half a win): ``eval_games``, or by
 default one per 4,096 planned samples between 8 and 64.
 Wall time counts everything but evaluations; ``time_budget_s`` bounds it.
+
+``--device cuda`` (or ``auto`` on a machine with a GPU) puts the learner and the network calls of
+self-play and of the evaluations on the GPU: the search batches the leaves of all ``num_games`` games
+in lockstep into one call, so more games in lockstep make fuller GPU batches. The games and the
+search trees stay on the CPU; with ``--ray-actors`` the actors play on their CPUs.
+``octagames.experiments.bench_az`` measures self-play's and the learner's samples per second on
+each device side by side.
 """
 
 from __future__ import annotations
@@ -282,7 +289,8 @@ class Trainer(trainer.Trainer):
                                          seed, address=cfg.ray_address or None,
                                          torch_threads=max(1, cfg.torch_threads))
         else:
-            self.worker = SelfPlayWorker(self.game_name, self.game_config, cfg.worker(), net.spec, seed=seed)
+            self.worker = SelfPlayWorker(self.game_name, self.game_config, cfg.worker(), net.spec, seed=seed,
+                                         device=self.device)
         self.pool: dict[int, dict[str, torch.Tensor]] = {}
         self.next_snapshot = 0
         self.best = (-1.0, -1)  # best evaluated win rate against the first opponent, and its iteration
@@ -304,7 +312,7 @@ class Trainer(trainer.Trainer):
             if prefix == "" and s.simulations == 0:
                 continue
             res = play_games(self.game_name, self.game_config, self.learner.weights(), self.learner.net.spec, s,
-                             spec, games, seed=seed)
+                             spec, games, seed=seed, device=self.device)
             lo, hi = wilson_interval(res["wins"] + 0.5 * res["draws"], res["games"])
             out[f"win_rate_{prefix}vs_{spec}"] = res["score"]
             out[f"ci_low_{prefix}vs_{spec}"] = lo

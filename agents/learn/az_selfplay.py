@@ -233,14 +233,19 @@ class SelfPlayWorker:
         cfg: what to play.
         net_spec: :attr:`PolicyValueNet.spec` of the networks it will receive.
         seed: seeds every game, draw and search of the worker.
+        device: where its networks run (``"cuda"`` on a GPU machine): each batched network call
+            of the search (the leaves of every game in lockstep) and of the snapshots moves
+            there; the games, the search trees and the samples stay on the CPU. The moves are
+            the same on every device up to the floating-point rounding of the network.
     """
 
     def __init__(self, game: str, game_config: dict[str, Any], cfg: WorkerConfig, net_spec: dict[str, Any],
-                 seed: int) -> None:
+                 seed: int, device: torch.device | str = "cpu") -> None:
         self.game = Game(game, **game_config)
         self.cfg = cfg
         self.P = self.game.num_players
-        self.net = build_net(net_spec)
+        self.device = torch.device(device)
+        self.net = build_net(net_spec).to(self.device)
         self.net.eval()
         self.evaluate = network_evaluator(self.net)
         self.pool: dict[int, PolicyValueNet] = {}
@@ -340,8 +345,9 @@ class SelfPlayWorker:
                 "idle": self.idle.copy(), "games_started": self.games_started,
                 "seat": self.seat.copy(), "snap": self.snap.copy(), "moves": self.moves.copy(),
                 "agents": self.agents, "pending": self.pending, "done": self._done, "started": self.started,
-                "weights": {k: v.clone() for k, v in self.net.state_dict().items()},
-                "pool": {k: {n: v.clone() for n, v in m.state_dict().items()} for k, m in self.pool.items()}}
+                "weights": {k: v.detach().cpu().clone() for k, v in self.net.state_dict().items()},
+                "pool": {k: {n: v.detach().cpu().clone() for n, v in m.state_dict().items()}
+                         for k, m in self.pool.items()}}
 
     def load_state_dict(self, d: dict[str, Any]) -> None:
         """Restore :meth:`state_dict`."""
@@ -355,7 +361,7 @@ class SelfPlayWorker:
 
     # -- games ------------------------------------------------------------------------
     def _net_of(self, weights: dict[str, torch.Tensor]) -> PolicyValueNet:
-        net = build_net(self.net.spec)
+        net = build_net(self.net.spec).to(self.device)
         net.load_state_dict(weights)
         return net.eval()
 
@@ -466,8 +472,9 @@ class SelfPlayWorker:
             if net is None:  # the snapshot left the pool: the current network plays it
                 net = self.net
             with torch.no_grad():
-                logits = masked_logits(net(torch.from_numpy(obs))[0], torch.from_numpy(masks.astype(bool)))
-                probs = torch.softmax(logits.double(), -1).numpy()
+                x = torch.from_numpy(obs).to(self.device)
+                logits = masked_logits(net(x)[0], torch.from_numpy(masks.astype(bool)).to(self.device))
+                probs = torch.softmax(logits.double(), -1).cpu().numpy()
             for r, (i, p) in enumerate(items):
                 pr = probs[r] * masks[r]
                 g.apply_action(self.states[i], int(self.rng.choice(len(pr), p=pr / pr.sum())))
@@ -735,13 +742,13 @@ class Learner:
 
 
 def play_games(game: str, game_config: dict[str, Any], weights: dict[str, torch.Tensor], net_spec: dict[str, Any],
-               search: SearchConfig, opponent: str, num_games: int, seed: int, parallel: int = 64
-               ) -> dict[str, float]:
+               search: SearchConfig, opponent: str, num_games: int, seed: int, parallel: int = 64,
+               device: torch.device | str = "cpu") -> dict[str, float]:
     """The network with ``search`` against ``opponent`` in every other seat, ``num_games`` games in lockstep.
 
     Seats rotate (the ``n``-th game started gives the network seat ``n % P``), no
     noise, the most visited action always (:attr:`WorkerConfig.eval_games`).
-    Used for the trainer's evaluations.
+    Used for the trainer's evaluations; ``device``: where the network runs.
 
     Returns:
         ``wins``, ``draws``, ``losses``, ``games`` and ``score`` (a draw is half a win).
@@ -749,7 +756,7 @@ def play_games(game: str, game_config: dict[str, Any], weights: dict[str, torch.
     cfg = WorkerConfig(num_games=min(parallel, num_games), search=dataclasses.replace(search, dirichlet_alpha=0.0),
                        temperature=0.0, temperature_moves=0, self_play_prob=0.0, agent_prob=1.0,
                        opponent_agent=opponent, record=False, eval_games=num_games)
-    w = SelfPlayWorker(game, game_config, cfg, net_spec, seed)
+    w = SelfPlayWorker(game, game_config, cfg, net_spec, seed, device=device)
     w.set_weights(weights)
     st = w.play(min_samples=1).stats
     out = {k: int(st.get(f"{k}_agent", 0)) for k in ("wins", "draws", "losses")}
