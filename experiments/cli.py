@@ -22,7 +22,7 @@ config dataclass inherits them (they come first in its ``--help``)::
 * ``--config key=value ...``: other fields of the game's ``Config`` over the variant's
   (``--config ranks=4 hand_size=4``; commas also separate items: ``ranks=4,hand_size=4``).
 
-**The verbs that run several games** (bench, bench-ppo, bench-mcts, bench-startup, warmup,
+**The verbs that run several games** (bench, bench-az, bench-ppo, bench-mcts, bench-startup, warmup,
 fuzz) inherit :class:`GamesArgs` instead: the same three flags, ``--game`` taking several
 variants (``--game octrix achten-dealer-pays octa-nl``), each of which may carry its own fields
 (``--game octrix-round:ranks=3,hand_size=3 achten``); ``--players`` and ``--config`` apply to

@@ -1,0 +1,56 @@
+"""The search-and-learning throughput benchmark: both parts run with tiny budgets on the CPU."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+import torch
+
+from octagames.experiments.bench_az import BenchConfig, run_bench
+
+TINY = "octrix-round:ranks=3,hand_size=3"
+
+
+@pytest.fixture(autouse=True)
+def _restore_torch_threads():
+    before = torch.get_num_threads()
+    yield
+    torch.set_num_threads(before)
+
+
+def test_both_parts_run_per_setting_and_write_json_and_png(tmp_path):
+    cfg = BenchConfig(game=(TINY,), budget_s=0.3, threads=(1, 2), num_games=(3, 8), simulations=4, batch_size=16,
+                      warmup_steps=1, out_json=str(tmp_path / "b.json"), out_png=str(tmp_path / "b.png"),
+                      progress=False)
+    out = run_bench(cfg)
+    data = json.loads((tmp_path / "b.json").read_text())
+    assert data["rows"] == out["rows"]
+    settings = [(r["device"], r["threads"], r["num_games"]) for r in data["rows"]]
+    assert settings == [("cpu", 1, 3), ("cpu", 1, 8), ("cpu", 2, 3), ("cpu", 2, 8)]
+    for r in data["rows"]:
+        assert r["game"] == "octrix-round+hand_size=3+ranks=3-2p" and r["machine"].endswith(", cpu")
+        sp, le = r["self_play"], r["learner"]
+        assert sp["decisions"] > 0 and sp["decisions_per_s"] == pytest.approx(sp["decisions"] / sp["seconds"])
+        # every searched decision asks the network once per simulation, all games in one call
+        assert 0 < sp["positions_per_call"] <= r["num_games"]
+        assert sp["calls_per_s"] * sp["positions_per_call"] == pytest.approx(
+            sp["decisions_per_s"] * cfg.simulations, rel=0.05)
+        assert 0 < sp["network_share"] < 1
+        assert le["steps"] > 0 and le["samples_per_s"] == pytest.approx(le["steps"] * 16 / le["seconds"])
+        assert le["buffer"] >= sp["decisions"]  # the samples self-play made, finished or not
+    assert len(data["load_average"]["end"]) == 3
+    assert (tmp_path / "b.png").stat().st_size > 0
+
+
+def test_config_validation():
+    with pytest.raises(ValueError, match="devices: 'tpu' is not a torch device; valid values"):
+        BenchConfig(devices=("tpu",))
+    if not torch.cuda.is_available():
+        with pytest.raises(ValueError, match="devices: 'cuda' is not available here"):
+            BenchConfig(devices=("cpu", "cuda"))
+    for field, kw in (("num_games", {"num_games": (0,)}), ("threads", {"threads": ()}),
+                      ("budget_s", {"budget_s": 0}), ("simulations", {"simulations": 0}),
+                      ("devices", {"devices": ()})):
+        with pytest.raises(ValueError, match=f"{field}="):
+            BenchConfig(**kw)
