@@ -246,7 +246,8 @@ def plot_bench(out: dict[str, Any], path: Path) -> Path:
         ax.set_yscale("log")
         ax.set_title(f"{title}, {out['config']['simulations']} simulations" if key == "self_play" else title)
         ax.grid(axis="y", alpha=0.3)
-        ax.legend(fontsize=7, loc="lower right")
+        ax.set_ylim(top=ax.get_ylim()[1] * 3)  # room for the legend above the bars
+        ax.legend(fontsize=7, loc="upper right", ncol=2)
     fig.tight_layout()
     path.parent.mkdir(parents=True, exist_ok=True)
     fig.savefig(path, dpi=90)
