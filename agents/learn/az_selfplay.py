@@ -506,11 +506,13 @@ class SelfPlayWorker:
             temp = np.where(self.moves[np.arange(B), self.player] < cfg.temperature_moves, cfg.temperature, 0.0)
             actions = choose_actions(visits, q, temp, self.rng)
         g = self.game
-        for i in np.flatnonzero(active):
+        rows = np.flatnonzero(active)
+        roots = self.states[rows]  # one copy of every searched record (a sample's record is a row of it)
+        for j, i in enumerate(rows):
             p = int(self.player[i])
             if cfg.record:
                 pi, pp = _top_entries(visits[i] / max(visits[i].sum(), 1e-12), cfg.policy_width)
-                self.pending[i].append((self.states[i:i + 1].copy(), p, pi, pp))
+                self.pending[i].append((roots[j:j + 1], p, pi, pp))
             self.moves[i, p] += 1
             g.apply_action(self.states[i], int(actions[i]))
             self.need[i] = False
@@ -539,8 +541,8 @@ class SelfPlayWorker:
     def _collect(self) -> Trajectories:
         done, self._done = self._done, []
         P, W = self.P, self.cfg.policy_width
-        if done:
-            recs = np.concatenate([d[0] for d in done])
+        if done:  # joined as bytes: numpy's structured-dtype concatenation checks every pair of fields
+            recs = np.concatenate([d[0].view(np.uint8).reshape(-1) for d in done]).view(self.game.dtype)
             seats = np.array([d[1] for d in done], np.int64)
             pol_idx = np.stack([d[2] for d in done])
             pol_p = np.stack([d[3] for d in done])
