@@ -56,7 +56,9 @@ Wall time counts everything but evaluations; ``time_budget_s`` bounds it.
 ``--device cuda`` (or ``auto`` on a machine with a GPU) puts the learner and the network calls of
 self-play and of the evaluations on the GPU: the search batches the leaves of all ``num_games`` games
 in lockstep into one call, so more games in lockstep make fuller GPU batches. The games and the
-search trees stay on the CPU; with ``--ray-actors`` the actors play on their CPUs.
+search trees stay on the CPU. With ``--ray-actors N`` each actor's network runs on the GPU too (Ray
+gives each 1/N of it) and its search on its own CPU core: on a machine with many cores and one GPU,
+the searches, which bound one worker's self-play there, run side by side.
 ``octagames.experiments.bench_az`` measures self-play's and the learner's samples per second on
 each device side by side.
 """
@@ -287,7 +289,7 @@ class Trainer(trainer.Trainer):
             from octagames.agents.learn.distributed import SelfPlayActors
             self.worker = SelfPlayActors(cfg.ray_actors, self.game_name, self.game_config, cfg.worker(), net.spec,
                                          seed, address=cfg.ray_address or None,
-                                         torch_threads=max(1, cfg.torch_threads))
+                                         torch_threads=max(1, cfg.torch_threads), device=str(self.device))
         else:
             self.worker = SelfPlayWorker(self.game_name, self.game_config, cfg.worker(), net.spec, seed=seed,
                                          device=self.device)

@@ -19,7 +19,10 @@ asking for Ray says which extra to install.
   single-process worker's seed reproduces the single-process run. An actor that
   dies is restarted by Ray (``max_restarts``) and its call retried: the games it
   had in progress are lost (never half-counted), and the retried call returns
-  samples of whole games only.
+  samples of whole games only. With ``device="cuda"`` every actor runs its network on
+  the cluster's GPUs (Ray gives each a share of one, :func:`actor_resources`) while its
+  search runs on its CPU: on a machine with many cores and one GPU, many searches feed
+  the GPU at once, where one worker's search leaves it mostly idle.
 
 Start a local instance with :func:`connect` (``address=None``), or join a cluster
 (``ray start --head`` on one machine, ``ray start --address=<head>:6379`` on the
@@ -175,14 +178,14 @@ class _SelfPlayActor:
     restarted actor (which lost them) plays the retried call with the right ones."""
 
     def __init__(self, game: str, game_config: dict[str, Any], worker_config: Any, net_spec: dict[str, Any],
-                 seed: int, torch_threads: int) -> None:
+                 seed: int, torch_threads: int, device: str = "cpu") -> None:
         import torch
 
         from octagames.agents.learn.az_selfplay import SelfPlayWorker
 
         if torch_threads > 0:
             torch.set_num_threads(torch_threads)
-        self.worker = SelfPlayWorker(game, game_config, worker_config, net_spec, seed=seed)
+        self.worker = SelfPlayWorker(game, game_config, worker_config, net_spec, seed=seed, device=device)
         self.pid = os.getpid()
 
     def play(self, weights: Any, pool: Any, min_samples: int, version: int) -> tuple[Any, int]:
@@ -204,6 +207,22 @@ def actor_seed(seed: int, k: int) -> int:
     return seed if k == 0 else (seed * 1_000_003 + 7919 * k) % (2**63)
 
 
+def actor_resources(num_actors: int, device: str, cluster_gpus: float) -> dict[str, float]:
+    """What each of ``num_actors`` self-play actors asks Ray for: one CPU, and with a CUDA
+    ``device`` an equal share of the cluster's GPUs (at most one each).
+
+    Raises:
+        ValueError: a CUDA device on a cluster without GPUs (the actors would wait forever).
+    """
+    if not device.startswith("cuda"):
+        return {"num_cpus": 1, "num_gpus": 0}
+    if cluster_gpus <= 0:
+        raise ValueError(f"device={device!r} with ray_actors={num_actors}: the Ray cluster has no GPU, so the "
+                         "actors could not run their networks on one; valid: device='cpu', or a cluster "
+                         "started with GPUs")
+    return {"num_cpus": 1, "num_gpus": min(1.0, cluster_gpus / num_actors)}
+
+
 class SelfPlayActors:
     """``num_actors`` self-play workers on Ray, used like one :class:`SelfPlayWorker`.
 
@@ -214,18 +233,27 @@ class SelfPlayActors:
         address: the cluster (see :func:`connect`).
         torch_threads: torch threads per actor (1 suits the small networks).
         max_restarts: times Ray restarts an actor that died.
+        device: where the actors' networks run: ``"cpu"``, or ``"cuda"`` for a share of the
+            cluster's GPUs each (:func:`actor_resources`; inside an actor its share is ``cuda``).
+
+    Raises:
+        ValueError: ``num_actors < 1``; a CUDA device on a cluster without GPUs.
     """
 
     def __init__(self, num_actors: int, game: str, game_config: dict[str, Any], worker_config: Any,
                  net_spec: dict[str, Any], seed: int, address: str | None = None, torch_threads: int = 1,
-                 max_restarts: int = 3) -> None:
+                 max_restarts: int = 3, device: str = "cpu") -> None:
         if num_actors < 1:
             raise ValueError(f"ray_actors={num_actors} is not valid; it must be >= 1")
         ray = connect(address)
         self.ray = ray
-        cls = ray.remote(num_cpus=1, max_restarts=max_restarts, max_task_retries=max_restarts)(_SelfPlayActor)
-        self.actors = [cls.remote(game, game_config, worker_config, net_spec, actor_seed(seed, k), torch_threads)
-                       for k in range(num_actors)]
+        device = str(device)
+        res = actor_resources(num_actors, device, ray.cluster_resources().get("GPU", 0.0))
+        #: where the actors' networks run
+        self.device = "cuda" if res["num_gpus"] else "cpu"  # Ray shows an actor only its own GPU
+        cls = ray.remote(**res, max_restarts=max_restarts, max_task_retries=max_restarts)(_SelfPlayActor)
+        self.actors = [cls.remote(game, game_config, worker_config, net_spec, actor_seed(seed, k), torch_threads,
+                                  self.device) for k in range(num_actors)]
         self.version = 0
         self.weights: Any = None
         self.pool: Any = None

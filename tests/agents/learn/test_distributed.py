@@ -25,7 +25,7 @@ from octagames.experiments.tournament import run_tournament
 
 from octagames.agents.learn.az import PolicyValueNet, SearchConfig
 from octagames.agents.learn.az_selfplay import SelfPlayWorker, WorkerConfig
-from octagames.agents.learn.distributed import RayGames, SelfPlayActors, connect
+from octagames.agents.learn.distributed import RayGames, SelfPlayActors, actor_resources, connect
 
 TINY = {"ranks": 3, "hand_size": 3}
 
@@ -192,6 +192,7 @@ def test_one_self_play_actor_plays_like_the_worker_and_a_killed_actor_comes_back
     here.set_weights(weights)
     a = here.play(min_samples=40)
     actors = SelfPlayActors(1, "octrix", TINY, cfg, net.spec, seed=11)
+    assert actors.device == "cpu"
     actors.set_weights(weights)
     b = actors.play(min_samples=40)
     assert a.records.tobytes() == b.records.tobytes() and np.array_equal(a.pol_p, b.pol_p)
@@ -200,6 +201,16 @@ def test_one_self_play_actor_plays_like_the_worker_and_a_killed_actor_comes_back
     os.kill(pid, signal.SIGKILL)
     c = actors.play(min_samples=40)  # restarted by Ray, the call retried with the same weights
     assert len(c) >= 40 and actors.process_ids()[0] != pid
+
+
+def test_self_play_actors_share_the_cluster_gpus_and_refuse_cuda_without_one(local_ray):
+    assert actor_resources(4, "cpu", 2.0) == {"num_cpus": 1, "num_gpus": 0}
+    assert actor_resources(4, "cuda", 1.0) == {"num_cpus": 1, "num_gpus": 0.25}  # four searches, one GPU
+    assert actor_resources(2, "cuda:0", 4.0) == {"num_cpus": 1, "num_gpus": 1.0}  # at most one GPU each
+    if ray.cluster_resources().get("GPU", 0) == 0:  # this test's local instance: CPUs only
+        _, net, cfg = _selfplay_parts()
+        with pytest.raises(ValueError, match="device='cuda' with ray_actors=2: the Ray cluster has no GPU"):
+            SelfPlayActors(2, "octrix", TINY, cfg, net.spec, seed=0, device="cuda")
 
 
 def test_train_az_on_ray_actors_writes_its_metrics(local_ray, tmp_path):
