@@ -118,6 +118,7 @@ SCRIPTS = BASE_INSTALL + textwrap.dedent('''
 NEEDS = {"demo": None, "warmup": None, "play": None, "evaluate": None, "tournament": None, "bench": None,
          "bench-mcts": None, "bench-startup": None, "bench-cfr": "openspiel", "leaderboard": "train",
          "zoo": "train", "train-ppo": "train", "train-az": "train", "train-cfr": "train", "bench-ppo": "train",
+         "bench-az": "train",
          "bench-ray": "train"}
 
 

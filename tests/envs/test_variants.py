@@ -197,7 +197,7 @@ def test_variants_survive_pickles_and_saves():
 def test_the_walk_covers_every_single_game_verb_and_every_zoo_model():
     verbs = _verb_configs()
     assert {"play", "evaluate", "tournament", "train-ppo", "train-az", "train-cfr", "bench-ray",
-            "bench", "bench-ppo", "bench-mcts", "bench-startup", "warmup", "fuzz"} <= set(verbs)
+            "bench", "bench-az", "bench-ppo", "bench-mcts", "bench-startup", "warmup", "fuzz"} <= set(verbs)
     az = pytest.importorskip("octagames.agents.learn.az")
     for name, (v, n) in catalogue.zoo_models().items():  # every zoo model, with its variant at its seat count
         assert az.zoo_card(name)["config"]["num_players"] == n

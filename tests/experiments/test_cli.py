@@ -151,7 +151,7 @@ GAME_VERBS = _game_verbs()
 
 
 def test_the_verbs_that_play_a_game_share_the_game_options():
-    assert {"play", "evaluate", "tournament", "bench", "bench-ppo", "bench-mcts", "bench-startup",
+    assert {"play", "evaluate", "tournament", "bench", "bench-az", "bench-ppo", "bench-mcts", "bench-startup",
             "warmup", "fuzz"} <= set(GAME_VERBS), sorted(GAME_VERBS)
 
 
