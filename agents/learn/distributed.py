@@ -209,18 +209,23 @@ def actor_seed(seed: int, k: int) -> int:
 
 def actor_resources(num_actors: int, device: str, cluster_gpus: float) -> dict[str, float]:
     """What each of ``num_actors`` self-play actors asks Ray for: one CPU, and with a CUDA
-    ``device`` an equal share of the cluster's GPUs (at most one each).
+    ``device`` a share of one GPU, ``1 / k`` with ``k`` actors to a GPU, so that every actor fits
+    (3 actors on 2 GPUs: half a GPU each; a share that does not divide a GPU would leave an actor
+    waiting forever).
 
     Raises:
-        ValueError: a CUDA device on a cluster without GPUs (the actors would wait forever).
+        ValueError: a device other than cpu and cuda; a CUDA device on a cluster without a whole GPU.
     """
-    if not device.startswith("cuda"):
+    if device == "cpu":
         return {"num_cpus": 1, "num_gpus": 0}
-    if cluster_gpus <= 0:
-        raise ValueError(f"device={device!r} with ray_actors={num_actors}: the Ray cluster has no GPU, so the "
-                         "actors could not run their networks on one; valid: device='cpu', or a cluster "
-                         "started with GPUs")
-    return {"num_cpus": 1, "num_gpus": min(1.0, cluster_gpus / num_actors)}
+    if device != "cuda" and not device.startswith("cuda:"):
+        raise ValueError(f"device={device!r} is not valid for self-play actors; valid values: cpu, cuda")
+    gpus = math.floor(cluster_gpus)
+    if gpus < 1:
+        raise ValueError(f"device={device!r} with ray_actors={num_actors}: the Ray cluster has no whole GPU "
+                         f"({cluster_gpus:g}), so the actors could not run their networks on one; valid: "
+                         "device='cpu', or a cluster started with GPUs")
+    return {"num_cpus": 1, "num_gpus": 1.0 / math.ceil(num_actors / gpus)}
 
 
 class SelfPlayActors:

@@ -207,9 +207,13 @@ def test_self_play_actors_share_the_cluster_gpus_and_refuse_cuda_without_one(loc
     assert actor_resources(4, "cpu", 2.0) == {"num_cpus": 1, "num_gpus": 0}
     assert actor_resources(4, "cuda", 1.0) == {"num_cpus": 1, "num_gpus": 0.25}  # four searches, one GPU
     assert actor_resources(2, "cuda:0", 4.0) == {"num_cpus": 1, "num_gpus": 1.0}  # at most one GPU each
+    assert actor_resources(3, "cuda", 2.0)["num_gpus"] == 0.5  # two to a GPU: all three fit
+    for device, gpus, message in (("mps", 1.0, "valid values: cpu, cuda"), ("cuda", 0.5, "no whole GPU")):
+        with pytest.raises(ValueError, match=message):
+            actor_resources(2, device, gpus)
     if ray.cluster_resources().get("GPU", 0) == 0:  # this test's local instance: CPUs only
         _, net, cfg = _selfplay_parts()
-        with pytest.raises(ValueError, match="device='cuda' with ray_actors=2: the Ray cluster has no GPU"):
+        with pytest.raises(ValueError, match="device='cuda' with ray_actors=2: the Ray cluster has no whole GPU"):
             SelfPlayActors(2, "octrix", TINY, cfg, net.spec, seed=0, device="cuda")
 
 
