@@ -56,7 +56,7 @@ class BenchConfig(GamesArgs):
     """Self-play and learner throughput by device (all fields are command-line flags)."""
 
     devices: tuple[str, ...] = ("cpu",)
-    """torch devices measured side by side (cpu, cuda, cuda:1 ...)"""
+    """torch devices measured side by side: cpu, cuda, cuda:<n>, auto (cuda when torch sees a GPU, else cpu)"""
     threads: tuple[int, ...] = (1, 2)
     """torch CPU thread counts measured on each device"""
     num_games: tuple[int, ...] = (128,)
@@ -94,12 +94,12 @@ class BenchConfig(GamesArgs):
         if not self.devices:
             raise ValueError("devices=() is not valid; name at least one, e.g. cpu cuda")
         for d in self.devices:
-            try:
-                dev = torch.device(d)
-            except RuntimeError:
-                raise ValueError(f"devices: {d!r} is not a torch device; valid values: cpu, cuda, cuda:<n>") from None
-            if dev.type == "cuda" and not torch.cuda.is_available():
-                raise ValueError(f"devices: {d!r} is not available here (torch sees no GPU); measure cpu only")
+            index = d[5:] if d.startswith("cuda:") else "0"
+            if d not in ("auto", "cpu", "cuda") and not (d.startswith("cuda:") and index.isdigit()):
+                raise ValueError(f"devices: {d!r} is not valid; valid values: auto, cpu, cuda, cuda:<n>")
+            if d.startswith("cuda") and int(index) >= torch.cuda.device_count():
+                raise ValueError(f"devices: {d!r} is not available here (torch sees {torch.cuda.device_count()} "
+                                 "GPUs); measure cpu (or auto)")
 
 
 class _Timed:
@@ -142,7 +142,7 @@ def bench_self_play(cfg: BenchConfig, tc: TrainConfig, game: str, config: dict[s
     dt = time.perf_counter() - start
     pending = [d for p in worker.pending for d in p]
     if pending:  # the samples of the games still going, with their outcome unknown (zero values)
-        parts.append(Trajectories(np.concatenate([d[0] for d in pending]), np.array([d[1] for d in pending]),
+        parts.append(Trajectories(np.concatenate([d[0] for d in pending]), np.array([d[1] for d in pending], np.int64),
                                   np.stack([d[2] for d in pending]), np.stack([d[3] for d in pending]),
                                   np.zeros((len(pending), worker.P), np.float32), {}))
     return {"decisions_per_s": decisions / dt, "decisions": decisions, "seconds": dt,

@@ -507,7 +507,7 @@ class SelfPlayWorker:
             actions = choose_actions(visits, q, temp, self.rng)
         g = self.game
         rows = np.flatnonzero(active)
-        roots = self.states[rows]  # one copy of every searched record (a sample's record is a row of it)
+        roots = self.states[rows] if cfg.record else None  # one copy of the searched records: a sample's is a row
         for j, i in enumerate(rows):
             p = int(self.player[i])
             if cfg.record:

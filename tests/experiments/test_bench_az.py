@@ -31,24 +31,26 @@ def test_both_parts_run_per_setting_and_write_json_and_png(tmp_path):
     for r in data["rows"]:
         assert r["game"] == "octrix-round+hand_size=3+ranks=3-2p" and r["machine"].endswith(", cpu")
         sp, le = r["self_play"], r["learner"]
-        assert sp["decisions"] > 0 and sp["decisions_per_s"] == pytest.approx(sp["decisions"] / sp["seconds"])
-        # every searched decision asks the network once per simulation, all games in one call
+        assert sp["decisions"] > 0 and sp["seconds"] >= cfg.budget_s
+        # one network call per simulation for all the games in lockstep; a descent that ends its game
+        # is valued by the outcome instead, so at most one position per game and simulation
         assert 0 < sp["positions_per_call"] <= r["num_games"]
-        assert sp["calls_per_s"] * sp["positions_per_call"] == pytest.approx(
-            sp["decisions_per_s"] * cfg.simulations, rel=0.05)
+        positions = sp["calls_per_s"] * sp["positions_per_call"] * sp["seconds"]
+        assert 0 < positions <= sp["decisions"] * cfg.simulations + 1e-6
         assert 0 < sp["network_share"] < 1
-        assert le["steps"] > 0 and le["samples_per_s"] == pytest.approx(le["steps"] * 16 / le["seconds"])
+        assert le["steps"] >= 1 and le["seconds"] >= cfg.budget_s
         assert le["buffer"] >= sp["decisions"]  # the samples self-play made, finished or not
     assert len(data["load_average"]["end"]) == 3
     assert (tmp_path / "b.png").stat().st_size > 0
 
 
 def test_config_validation():
-    with pytest.raises(ValueError, match="devices: 'tpu' is not a torch device; valid values"):
-        BenchConfig(devices=("tpu",))
-    if not torch.cuda.is_available():
-        with pytest.raises(ValueError, match="devices: 'cuda' is not available here"):
-            BenchConfig(devices=("cpu", "cuda"))
+    for bad in ("tpu", "mps", "cuda:x"):
+        with pytest.raises(ValueError, match=f"devices: '{bad}' is not valid; valid values: auto, cpu, cuda"):
+            BenchConfig(devices=(bad,))
+    with pytest.raises(ValueError, match=f"devices: 'cuda:{torch.cuda.device_count()}' is not available here"):
+        BenchConfig(devices=("cpu", f"cuda:{torch.cuda.device_count()}"))
+    BenchConfig(devices=("auto",))  # cuda when there is one, else cpu
     for field, kw in (("num_games", {"num_games": (0,)}), ("threads", {"threads": ()}),
                       ("budget_s", {"budget_s": 0}), ("simulations", {"simulations": 0}),
                       ("devices", {"devices": ()})):
