@@ -129,6 +129,9 @@ class VectorEnv:
         self.states = self.game.new_batch(n, self.seed)
         self._obs = np.zeros((n, self.observation_size), dtype=np.dtype(obs_dtype))
         self._mask = np.zeros((n, self.num_actions), dtype=np.uint8)
+        # the kernels' own copy of the masks: a move it allows skips the engine's second check, and
+        # the caller may change action_mask without letting an illegal move through
+        self._legal = np.zeros((n, self.num_actions), dtype=np.uint8)
         self._player = np.zeros(n, dtype=np.int64)
         self._rew = np.zeros((n, info.max_players), dtype=np.float64)
         self._term = np.zeros(n, dtype=np.bool_)
@@ -144,7 +147,7 @@ class VectorEnv:
         if seed is not None:
             self.seed = int(seed)
         seeds = np.arange(self.num_envs, dtype=np.int64) + self.seed
-        self._run(self._k.reset_batch, self.states, seeds, self._obs, self._mask, self._player,
+        self._run(self._k.reset_batch, self.states, seeds, self._obs, self._mask, self._legal, self._player,
                   shared=(self._divisor,))
         self._ready = True
         return self._obs.copy(), self._info()
@@ -168,7 +171,7 @@ class VectorEnv:
             raise ValueError(f"actions must be an integer array of shape ({self.num_envs},), "
                              f"got {a.dtype} {a.shape}")
         ok = (a >= 0) & (a < self.num_actions)
-        ok[ok] = self._mask[np.flatnonzero(ok), a[ok]] == 1
+        ok[ok] = self._legal[np.flatnonzero(ok), a[ok]] == 1  # the kernels' own copy of the masks
         if not ok.all():
             bad = np.flatnonzero(~ok)[:5]
             parts = []
@@ -290,7 +293,8 @@ class VectorEnv:
                                  f"for a seat to act (Game.play_chance settles chance)")
         for k in self._STATE_ARRAYS:
             getattr(self, k)[...] = state[k.lstrip("_")]
-        self._run(self._k.emit_batch, self.states, self._obs, self._mask, self._player, shared=(self._divisor,))
+        self._run(self._k.emit_batch, self.states, self._obs, self._mask, self._legal, self._player,
+                  shared=(self._divisor,))
         self._ready = True
 
     def close(self) -> None:
@@ -306,7 +310,7 @@ class VectorEnv:
         return (_restore, (self.game, self.num_envs, self.seed, self.num_threads, state, self.obs_dtype))
 
     def _step(self) -> None:
-        self._run(self._k.step_batch, self.states, self._actions, self._obs, self._mask, self._player,
+        self._run(self._k.step_batch, self.states, self._actions, self._obs, self._mask, self._legal, self._player,
                   self._rew, self._term, self._trunc, self._scratch, shared=(self._divisor,))
 
     def _run(self, kernel, *arrays: np.ndarray, shared: tuple[np.ndarray, ...] = ()) -> None:

@@ -4,9 +4,15 @@
 Chance nodes are resolved with each record's own RNG, finished games restart
 with a seed drawn from that RNG (so a batch is reproducible from its seeds),
 and observations, masks, rewards and end flags are written into preallocated
-arrays. The kernels release the GIL: callers step slices of a batch on several
-Python threads (see ``octagames.envs.vector``), which degrades more gracefully
-on a busy machine than numba's parallel loops.
+arrays. A move that the legal mask written by these kernels after the previous
+step allows is applied without the engine's second legality check (the game's
+``apply_legal``, which leaves the record exactly as ``apply_action`` does; Octa's
+check regenerates every legal move); any other goes through ``apply_action``,
+which refuses an illegal move and leaves the game unchanged. That mask is the
+kernels' private copy (``legal``), so the caller's ``mask`` can be changed
+without letting an illegal move through. The kernels release the GIL: callers
+step slices of a batch on several Python threads (see ``octagames.envs.vector``),
+which degrades more gracefully on a busy machine than numba's parallel loops.
 
 Observations go into a float32 ``obs`` as the game writes them, or, when
 ``obs`` has an unsigned integer dtype (compact observations), as the integer
@@ -33,6 +39,9 @@ def _not_truncated(s) -> bool:
 
 
 _truncated = game.truncated if HAS_TRUNCATED else _not_truncated
+
+# the contract's optional fast apply (a game without one checks every move)
+_apply_legal = game.apply_legal if hasattr(game, "apply_legal") else game.apply_action
 
 
 # the helpers are inlined into the entry points: a compiled function of its own would be optimised
@@ -63,39 +72,47 @@ def _observe_typed(s, p, obs, i, divisor):
 
 
 @nb.njit(inline="always")
-def _emit(s, i, obs, mask, player, divisor) -> None:
+def _emit(s, i, obs, mask, legal, player, divisor) -> None:
     p = game.acting_player(s)
     player[i] = p
     if p >= 0:
         game.legal_mask(s, p, mask[i])
+        legal[i, :] = mask[i, :]
         _observe(s, p, obs, i, divisor)
     else:
         mask[i, :] = 0
+        legal[i, :] = 0
         obs[i, :] = 0
 
 
 @nb.njit(cache=True, nogil=True)
-def reset_batch(states, seeds, obs, mask, player, divisor) -> None:
+def reset_batch(states, seeds, obs, mask, legal, player, divisor) -> None:
     """Start record ``i`` from ``seeds[i]``, resolve chance, write its first observation."""
     for i in range(states.shape[0]):
         s = states[i]
         game.reset(s, seeds[i])
         _settle(s)
-        _emit(s, i, obs, mask, player, divisor)
+        _emit(s, i, obs, mask, legal, player, divisor)
 
 
 @nb.njit(cache=True, nogil=True)
-def step_batch(states, actions, obs, mask, player, rewards, terminated, truncated, scratch, divisor) -> None:
+def step_batch(states, actions, obs, mask, legal, player, rewards, terminated, truncated, scratch,
+               divisor) -> None:
     """Apply ``actions[i]`` to record ``i``; rewards are the change of every seat's return.
 
-    A game that ends is flagged (``terminated``, or ``truncated`` when it stopped
-    at an engine safety bound) and restarts at once from its own RNG.
+    ``legal[i]`` must be the legal mask of the seat to act in record ``i`` as the last
+    kernel call wrote it. A game that ends is flagged (``terminated``, or ``truncated``
+    when it stopped at an engine safety bound) and restarts at once from its own RNG.
     """
     for i in range(states.shape[0]):
         s = states[i]
         # returns before and after the action; their difference is the reward
         game.returns(s, scratch[i])
-        game.apply_action(s, actions[i])
+        a = actions[i]
+        if 0 <= a < legal.shape[1] and legal[i, a] == 1:
+            _apply_legal(s, a)
+        else:  # checked by the engine: an illegal action leaves the game unchanged
+            game.apply_action(s, a)
         _settle(s)
         game.returns(s, rewards[i])
         for p in range(rewards.shape[1]):
@@ -109,14 +126,14 @@ def step_batch(states, actions, obs, mask, player, rewards, terminated, truncate
                 terminated[i] = True
             game.reset(s, np.int64(rng_next(s) >> np.uint64(1)))  # int64 like reset_batch: one compile
             _settle(s)
-        _emit(s, i, obs, mask, player, divisor)
+        _emit(s, i, obs, mask, legal, player, divisor)
 
 
 @nb.njit(cache=True, nogil=True)
-def emit_batch(states, obs, mask, player, divisor) -> None:
+def emit_batch(states, obs, mask, legal, player, divisor) -> None:
     """Write the acting seat, its legal mask and its observation for every record."""
     for i in range(states.shape[0]):
-        _emit(states[i], i, obs, mask, player, divisor)
+        _emit(states[i], i, obs, mask, legal, player, divisor)
 
 
 @nb.njit(cache=True, nogil=True)

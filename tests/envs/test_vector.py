@@ -120,6 +120,24 @@ def test_illegal_action_raises_and_changes_no_game():
         env.step(np.full(4, 99))
 
 
+@pytest.mark.parametrize("name", ["octrix", "octa", "octiles"])
+def test_a_move_the_caller_marks_legal_in_action_mask_is_still_refused(name):
+    # the kernels skip the engine's second legality check for a move their own copy of the mask allows
+    env = make(name, 4, seed=0)
+    env.reset()
+    i = 2
+    illegal = int(np.flatnonzero(~env.action_mask[i])[0])
+    env.action_mask[i, illegal] = True  # the caller's view, changed
+    before = env.states[i].tobytes()
+    actions = env.sample_actions()
+    actions[i] = illegal
+    with pytest.raises(ValueError, match=rf"env {i}: player \d cannot play action {illegal} "):
+        env.step(actions)
+    env.step_inplace(actions)
+    assert env.states[i].tobytes() == before  # refused by the engine
+    assert not env.action_mask[i, illegal]  # the mask is the game's again
+
+
 def test_bad_arguments():
     with pytest.raises(ValueError, match="num_envs"):
         make("octrix", 0)
