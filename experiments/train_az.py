@@ -56,9 +56,10 @@ Wall time counts everything but evaluations; ``time_budget_s`` bounds it.
 ``--device cuda`` (or ``auto`` on a machine with a GPU) puts the learner and the network calls of
 self-play and of the evaluations on the GPU: the search batches the leaves of all ``num_games`` games
 in lockstep into one call, so more games in lockstep make fuller GPU batches. The games and the
-search trees stay on the CPU. With ``--ray-actors N`` each actor's network runs on the GPU too (Ray
-gives each 1/N of it) and its search on its own CPU core: on a machine with many cores and one GPU,
-the searches, which bound one worker's self-play there, run side by side.
+search trees stay on the CPU. With ``--ray-actors N`` each actor's network runs on a GPU too (Ray
+gives each an equal share of one: 1/N of the only GPU) and its search on its own CPU core: on a
+machine with many cores and one GPU, the searches, which bound one worker's self-play there, run
+side by side.
 ``octagames.experiments.bench_az`` measures self-play's and the learner's samples per second on
 each device side by side.
 """

@@ -233,10 +233,10 @@ class SelfPlayWorker:
         cfg: what to play.
         net_spec: :attr:`PolicyValueNet.spec` of the networks it will receive.
         seed: seeds every game, draw and search of the worker.
-        device: where its networks run (``"cuda"`` on a GPU machine): each batched network call
-            of the search (the leaves of every game in lockstep) and of the snapshots moves
-            there; the games, the search trees and the samples stay on the CPU. The moves are
-            the same on every device up to the floating-point rounding of the network.
+        device: where its networks run (``"cuda"`` on a GPU machine): the search's batched network
+            calls (the leaves of every game in lockstep) and the snapshots' calls run there; the
+            games, the search trees and the samples stay on the CPU. The moves are the same on
+            every device up to the floating-point rounding of the network.
     """
 
     def __init__(self, game: str, game_config: dict[str, Any], cfg: WorkerConfig, net_spec: dict[str, Any],

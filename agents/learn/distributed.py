@@ -242,7 +242,8 @@ class SelfPlayActors:
             cluster's GPUs each (:func:`actor_resources`; inside an actor its share is ``cuda``).
 
     Raises:
-        ValueError: ``num_actors < 1``; a CUDA device on a cluster without GPUs.
+        ValueError: ``num_actors < 1``; a device other than cpu and cuda; a CUDA device on a
+            cluster without a whole GPU.
     """
 
     def __init__(self, num_actors: int, game: str, game_config: dict[str, Any], worker_config: Any,
