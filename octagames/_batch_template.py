@@ -27,7 +27,7 @@ import numpy as np
 from numba.extending import overload
 
 from octagames.compact import compact_row
-from octagames.core import CHANCE, TERMINAL, mix64, nth_set, rng_next
+from octagames.core import CHANCE, TERMINAL, fast_apply, mix64, nth_set, rng_next
 import octagames.octrix as game  # specialize: game
 
 HAS_TRUNCATED = hasattr(game, "truncated")
@@ -40,8 +40,7 @@ def _not_truncated(s) -> bool:
 
 _truncated = game.truncated if HAS_TRUNCATED else _not_truncated
 
-# the contract's optional fast apply (a game without one checks every move)
-_apply_legal = game.apply_legal if hasattr(game, "apply_legal") else game.apply_action
+_apply_legal = fast_apply(game)  # the contract's optional fast apply (else every move is checked)
 
 
 # the helpers are inlined into the entry points: a compiled function of its own would be optimised

@@ -9,11 +9,10 @@ afresh. Each entry point only forwards to the game's kernel of the same name.
 
 import numba as nb
 
-from octagames.core import CHANCE, TERMINAL
+from octagames.core import CHANCE, TERMINAL, fast_apply
 import octagames.octrix as game  # specialize: game
 
 # optional kernels of the contract, with the meaning they have when a game lacks them
-HAS_APPLY_LEGAL = hasattr(game, "apply_legal")
 HAS_TRUNCATED = hasattr(game, "truncated")
 
 
@@ -22,7 +21,7 @@ def _not_truncated(s) -> bool:
     return False
 
 
-_apply_legal = game.apply_legal if HAS_APPLY_LEGAL else game.apply_action
+_apply_legal = fast_apply(game)
 _truncated = game.truncated if HAS_TRUNCATED else _not_truncated
 
 

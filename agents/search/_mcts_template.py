@@ -14,7 +14,7 @@ import numpy as np
 
 from octagames.agents.search.mcts import (AT_TERMINAL, CHANCE_TAG, LEAF, _add_child, _find_child, _next_u64,
                                    _no_random_legal, random_policy, win_values)
-from octagames.core import CHANCE, SIMULTANEOUS, TERMINAL, mix64, rng_below
+from octagames.core import CHANCE, SIMULTANEOUS, TERMINAL, fast_apply, mix64, rng_below
 import octagames.octrix as game  # specialize: game
 from octagames.agents.search.mcts import random_policy as policy  # specialize: policy
 from octagames.agents.search.mcts import returns_value as leaf_value  # specialize: value
@@ -23,7 +23,7 @@ from octagames.agents.search.mcts import returns_value as leaf_value  # speciali
 FAST_RANDOM = policy is random_policy and hasattr(game, "random_legal_action")
 rand_k = game.random_legal_action if FAST_RANDOM else _no_random_legal
 # playout actions come from the mask (or the sampler): the rules' unchecked apply when they have one
-apply_fast = game.apply_legal if hasattr(game, "apply_legal") else game.apply_action
+apply_fast = fast_apply(game)
 
 
 @nb.njit(cache=True, inline="always")  # inlined where run and descend_many call it

@@ -12,13 +12,13 @@ entry points more.
 
 import numba as nb
 
-from octagames.core import CHANCE, TERMINAL
+from octagames.core import CHANCE, TERMINAL, fast_apply
 from octagames.agents.search.mcts import win_values
 import octagames.octrix as game  # specialize: game
 from octagames.agents.search.mcts import random_policy as policy  # specialize: policy
 
 # playout actions come from the mask: the rules' unchecked apply when they have one
-apply_fast = game.apply_legal if hasattr(game, "apply_legal") else game.apply_action
+apply_fast = fast_apply(game)
 
 
 @nb.njit(cache=True, nogil=True)
