@@ -79,7 +79,9 @@ import torch
 from octagames import catalogue
 from octagames.agents.arena import wilson_interval
 from octagames.agents.search.mcts import compiled_value
-from octagames.agents.learn.az import PolicyValueNet, SearchConfig, load_model, model_dict, save_model, zoo_path
+from octagames.agents.learn.az import (PolicyValueNet, SearchConfig, action_block, load_model, model_dict, save_model,
+                                      zoo_path)
+from octagames.core import Game
 from octagames.agents.learn.az_selfplay import (Learner, ReplayBuffer, SelfPlayWorker, Trajectories, WorkerConfig,
                                                 play_games)
 from octagames.experiments.cli import parse_config, script
@@ -107,6 +109,9 @@ class TrainConfig(trainer.RunConfig):
     """hidden width of the policy and value heads (0: linear heads)"""
     activation: str = "relu"
     """relu or tanh"""
+    action_features: bool = False
+    """a per-action policy term over the observation block indexed by action (Achten's lookahead;
+    refused for a game without one)"""
     # -- learner ---------------------------------------------------------------------
     learning_rate: float = 1e-3
     """AdamW learning rate"""
@@ -267,7 +272,7 @@ class Trainer(trainer.Trainer):
     COUNTERS = ("iteration", "samples", "decisions", "games", "grad_steps")
     SPEED = ("decisions_per_s", "decisions")
     OUTPUTS = ("model.pt", "model.pt.tmp", "model-best.pt", "model-best.pt.tmp")
-    RESUME_FIELDS = ("hidden", "head", "activation", "init_model", "policy_width")
+    RESUME_FIELDS = ("hidden", "head", "activation", "action_features", "init_model", "policy_width")
     PLOT = {"x": ("samples", "samples"), "losses": ("policy_loss", "value_loss", "entropy"),
             "rate_keys": ("win_rate_vs_{}", "win_rate_policy_vs_{}")}
     MODULE = "octagames.experiments.train_az"
@@ -281,8 +286,12 @@ class Trainer(trainer.Trainer):
             path = zoo_path(cfg.init_model[4:]) if cfg.init_model.startswith("zoo:") else cfg.init_model
             net, _ = load_model(path, g)
         else:
+            block = action_block(g) if cfg.action_features else None
+            if cfg.action_features and block is None:
+                raise ValueError(f"action_features: the observation of {g.name} has no block indexed by action; "
+                                 f"games with one: {[n for n in catalogue.games() if action_block(Game(n))]}")
             net = PolicyValueNet(g.observation_size, g.num_actions, g.num_players, cfg.hidden, cfg.head,
-                                 cfg.activation)
+                                 cfg.activation, block)
         self.learner = Learner(net.to(self.device), cfg.learning_rate, cfg.weight_decay, cfg.value_weight)
         self.buffer = ReplayBuffer(g, cfg.buffer_size, cfg.policy_width, value_mix=cfg.value_target_mix)
         seed = cfg.seed * 7919 + 1

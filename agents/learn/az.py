@@ -98,10 +98,15 @@ class PolicyValueNet(nn.Module):
         hidden: trunk widths; the first is the (sparse) input layer, e.g. ``(256, 256)``.
         head: width of the hidden layer of each head (0: linear heads).
         activation: ``"relu"`` or ``"tanh"``.
+        action_features: ``(offset, k)`` of an observation block indexed ``[action, k]`` (what each
+            action would do, as Achten's ``lookahead``; :func:`action_block`), or None. With it,
+            each action's logit gains a term of one small network shared by all actions, fed
+            that action's ``k`` entries, the trunk's output and the action's own embedding: the
+            policy can rank actions by what they do instead of learning each one apart.
     """
 
     def __init__(self, obs_size: int, num_actions: int, num_values: int, hidden: Sequence[int] = (256, 256),
-                 head: int = 0, activation: str = "relu") -> None:
+                 head: int = 0, activation: str = "relu", action_features: Sequence[int] | None = None) -> None:
         super().__init__()
         if activation not in ACTIVATIONS:
             raise ValueError(f"activation={activation!r} is not valid; valid values: {sorted(ACTIVATIONS)}")
@@ -116,6 +121,19 @@ class PolicyValueNet(nn.Module):
         tail = [head] if head > 0 else []
         self.policy = mlp([hidden[-1], *tail, num_actions], activation, out_std=0.01)
         self.value = mlp([hidden[-1], *tail, num_values], activation, out_std=0.01)
+        self.action_features: tuple[int, int] | None = None
+        if action_features is not None:
+            offset, k = (int(x) for x in action_features)
+            if offset < 0 or k < 1 or offset + num_actions * k > obs_size:
+                raise ValueError(f"action_features={tuple(action_features)!r} is not valid: a block of {num_actions} "
+                                 f"actions x k >= 1 entries from offset >= 0 must fit {obs_size} observations")
+            self.action_features = (offset, k)
+            self.spec["action_features"] = [offset, k]
+            width = ACTION_HEAD_WIDTH
+            self.action_in = layer_init(nn.Linear(k, width))
+            self.action_ctx = nn.Linear(hidden[-1], width, bias=False)
+            self.action_embed = nn.Parameter(torch.zeros(num_actions, width))
+            self.action_out = layer_init(nn.Linear(width, 1), std=0.01)
 
     def features(self, obs: torch.Tensor) -> torch.Tensor:
         """The trunk's output ``[B, hidden[-1]]``."""
@@ -129,7 +147,27 @@ class PolicyValueNet(nn.Module):
     def forward(self, obs: torch.Tensor) -> tuple[torch.Tensor, torch.Tensor]:
         """``(policy logits [B, A], value logits [B, P])``; values are ``sigmoid`` of the second."""
         h = self.features(obs)
-        return self.policy(h), self.value(h)
+        logits = self.policy(h)
+        if self.action_features is not None:
+            offset, k = self.action_features
+            block = obs[:, offset:offset + logits.shape[1] * k].reshape(len(obs), -1, k)
+            z = self.action_in(block) + self.action_ctx(h)[:, None, :] + self.action_embed[None]
+            logits = logits + self.action_out(self.act(z)).squeeze(-1)
+        return logits, self.value(h)
+
+
+ACTION_HEAD_WIDTH = 64
+"""Hidden width of the per-action policy term (:class:`PolicyValueNet`'s ``action_features``)."""
+
+
+def action_block(game: Game) -> tuple[int, int] | None:
+    """``(offset, k)`` of ``game``'s first observation block indexed ``[action, k]`` (Achten's
+    ``lookahead``: each action's resulting hand), or None when it has none."""
+    layout = game.observation_layout
+    for block in layout.blocks:
+        if len(block.shape) == 2 and block.shape[0] == game.num_actions:
+            return layout.offset(block.name), int(block.shape[1])
+    return None
 
 
 def build_net(spec: dict[str, Any]) -> PolicyValueNet:

@@ -134,3 +134,15 @@ def test_runs_are_named_from_the_variant_and_a_tiny_run_evaluates_on_few_games()
     assert TrainConfig(game="octa-nl").resolved_run_dir() != TrainConfig(game="octa-en").resolved_run_dir()
     assert _cfg(Path("x"), eval_games=0).games_per_evaluation() == 8  # 4 iterations of 96 samples: the floor
     assert TrainConfig().games_per_evaluation() == 64  # 1000 iterations of 2048 samples: the cap
+
+
+def test_a_run_with_the_per_action_term_keeps_it_in_its_model_and_other_games_refuse_it(tmp_path):
+    train(_cfg(tmp_path / "a", game="achten-dealer-pays", config=(), iterations=0, imitation_games=6,
+               imitation_steps=3, eval_games=2, action_features=True))
+    net, data = load_model(tmp_path / "a" / "model.pt")
+    g = Game("achten-dealer-pays")
+    assert data["spec"]["action_features"] == [g.observation_layout.offset("lookahead"), 4]
+    assert net.action_features is not None
+    with pytest.raises(ValueError, match=r"^action_features: the observation of octiles has no block indexed by action; "
+                                         r"games with one: \['octrix', 'achten'\]"):
+        Trainer(_cfg(tmp_path / "o", game="octiles", config=(), action_features=True))

@@ -8,8 +8,9 @@ import pytest
 import torch
 
 from octagames.agents.arena import play_game, play_match
-from octagames.agents.learn.az import (AZAgent, BatchedSearch, PolicyValueNet, SearchConfig, az_loss, choose_actions,
-                                 leaf_value_function, load_model, outcome_values, save_model)
+from octagames.agents.learn.az import (AZAgent, BatchedSearch, PolicyValueNet, SearchConfig, action_block, az_loss,
+                                      choose_actions, leaf_value_function, load_model, network_only, outcome_values,
+                                      save_model)
 from octagames.agents.base import RandomAgent, make_turn
 from octagames.agents.search.mcts import MCTS, MCTSConfig, PolicyValue
 from octagames.agents.registry import AGENTS, AgentEntry, make_agent
@@ -166,6 +167,30 @@ def test_sparse_and_dense_paths_agree():
     torch.testing.assert_close(net.features(x), dense, rtol=1e-5, atol=1e-5)  # 64 rows: the sparse path
     logits, values = net(x)
     assert logits.shape == (64, 7) and values.shape == (64, 3)
+
+
+def test_the_per_action_term_ranks_actions_by_their_own_block_rows_and_survives_a_model_file(tmp_path):
+    g = Game("achten", deal_penalty=1)
+    offset, k = action_block(g)
+    assert (offset, k) == (g.observation_layout.offset("lookahead"), 4) and action_block(Game("octa-en")) is None
+    torch.manual_seed(0)
+    net = PolicyValueNet(g.observation_size, g.num_actions, g.num_players, hidden=(16,), action_features=(offset, k))
+    with torch.no_grad():
+        net.first.weight[:, offset:offset + g.num_actions * k] = 0.0  # the trunk does not read the block
+        net.action_out.weight.normal_()
+    x = torch.zeros(2, g.observation_size)
+    x[1, offset + 5 * k:offset + 6 * k] = 1.0  # action 5's row only
+    logits, values = net(x)
+    moved = (logits[1] - logits[0]).abs() > 1e-6
+    assert moved.tolist() == [a == 5 for a in range(g.num_actions)]  # only that action's logit moves
+    torch.testing.assert_close(values[0], values[1])
+    path = save_model(net, tmp_path / "pa.pt", g)
+    loaded, data = load_model(path, g)
+    assert data["spec"]["action_features"] == [offset, k] and loaded.action_features == (offset, k)
+    torch.testing.assert_close(loaded(x)[0], logits)
+    for bad in ((offset, 0), (-1, k), (g.observation_size - 3, k)):
+        with pytest.raises(ValueError, match="action_features="):
+            PolicyValueNet(g.observation_size, g.num_actions, g.num_players, hidden=(16,), action_features=bad)
 
 
 def test_model_files_refuse_another_game_in_words(tmp_path):
