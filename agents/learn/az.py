@@ -264,9 +264,15 @@ class SearchConfig:
             unused. Play-time only, like ``belief_worlds``. A network that never ends the round
             (an untrained one can keep swapping) makes every rollout run to Achten's
             ``turn_cap`` (100 turns a player), which is slow.
+        belief_model: the belief's model of the other seats, which picks the believed worlds
+            and plays those seats in the rollouts: ``"heuristic"`` (the game's compiled heuristic,
+            :func:`~octagames.agents.search.belief_achten.model_action`) or ``"network"`` (the
+            network's greedy policy, batched; the belief module must support it: Achten). With
+            ``"network"`` the believed worlds and the rollouts are the network's alone, and
+            :func:`network_only` keeps them.
         rollout_policy: who plays this seat's later decisions in the belief rollouts:
             ``"network"`` (its greedy policy) or ``"model"`` (the belief's model of the other
-            seats, Achten's compiled heuristic: the rollouts of the ``belief`` agent).
+            seats, ``belief_model``; with Achten's heuristic: the rollouts of the ``belief`` agent).
         rollout_search_weight: with ``belief_rollouts``, the network's search also runs over the
             same believed worlds (``simulations`` per decision), and this weight times each
             action's share of its root visits is added to the action's rollout win rate
@@ -301,6 +307,7 @@ class SearchConfig:
     prior_hint_weight: float = 0.5
     belief_worlds: int = 0
     belief_rollouts: bool = False
+    belief_model: str = "heuristic"
     rollout_policy: str = "network"
     rollout_search_weight: float = 0.0
     rollout_margin: float = -1.0
@@ -331,6 +338,12 @@ class SearchConfig:
         if self.belief_rollouts and self.belief_worlds < 1:
             raise ValueError("belief_rollouts=True needs belief_worlds >= 1 (the worlds the rollouts play out); "
                              f"got belief_worlds={self.belief_worlds}")
+        if self.belief_model not in ("heuristic", "network"):
+            raise ValueError(f"belief_model={self.belief_model!r} is not valid; "
+                             "valid values: ['heuristic', 'network']")
+        if self.belief_model == "network" and self.belief_worlds < 1:
+            raise ValueError("belief_model='network' needs belief_worlds >= 1 (the worlds it believes); "
+                             f"got belief_worlds={self.belief_worlds}")
         if self.rollout_policy not in ("network", "model"):
             raise ValueError(f"rollout_policy={self.rollout_policy!r} is not valid; "
                              "valid values: ['network', 'model']")
@@ -358,26 +371,37 @@ class SearchConfig:
 
 
 NETWORK_ONLY: dict[str, Any] = {"leaf_value_mix": 0.0, "prior_hint": "", "belief_worlds": 0, "belief_rollouts": False,
-                                "rollout_policy": "network", "rollout_search_weight": 0.0, "rollout_margin": -1.0,
-                                "playout_mix": 0.0}
+                                "belief_model": "heuristic", "rollout_policy": "network", "rollout_search_weight": 0.0,
+                                "rollout_margin": -1.0, "playout_mix": 0.0}
 """The :class:`SearchConfig` fields that bring hand-written code into play (a compiled leaf value, a prior
 hint, believed worlds, rollouts or playouts by a heuristic), each set to its off value by :func:`network_only`."""
+
+NETWORK_BELIEF = ("belief_worlds", "belief_rollouts", "belief_model", "rollout_policy", "rollout_search_weight",
+                  "rollout_margin")
+"""The fields :func:`network_only` keeps when the belief's model is the network (``belief_model="network"``)."""
 
 
 def network_only(search: SearchConfig, simulations: int | None = None) -> SearchConfig:
     """``search`` with every hand-written part off (:data:`NETWORK_ONLY`): PUCT over uniform
-    determinizations, guided by the network's priors and valued by its value head alone.
+    determinizations, guided by the network's priors and valued by its value head alone; or, when
+    the search believes and rolls out with the network as the model of every seat
+    (``belief_model="network"``), that search without the compiled leaf value, hint and playouts.
 
     Args:
         search: a model's search (its budget, leaves per call and PUCT constant are kept).
         simulations: the budget instead of ``search.simulations``; 0: the network's greedy policy
-            alone (one forward pass per decision, no search).
+            alone (one forward pass per decision, no search, no rollouts). None keeps the budget (and
+            a network belief's rollouts, which do not count simulations).
 
     Returns:
         The network-only search, without root noise.
     """
     sims = search.simulations if simulations is None else int(simulations)
-    return dataclasses.replace(search, simulations=sims, dirichlet_alpha=0.0, **NETWORK_ONLY)
+    off = dict(NETWORK_ONLY)
+    if search.belief_model == "network" and not (simulations is not None and sims == 0):
+        for name in NETWORK_BELIEF:
+            off.pop(name)
+    return dataclasses.replace(search, simulations=sims, dirichlet_alpha=0.0, **off)
 
 
 def belief_module(game: Game) -> ModuleType:
@@ -831,6 +855,10 @@ class AZAgent(Agent):
             raise ValueError(f"agent {self.name!r}: the rollouts of {game.name} are compiled and play every seat "
                              "by its heuristic; a network rollout policy is not available there "
                              "(use rollout_policy='model')")
+        if self.belief is not None and self.search.belief_model == "network" \
+                and not getattr(self.belief, "NETWORK_ROLLOUTS", True):
+            raise ValueError(f"agent {self.name!r}: the belief and rollouts of {game.name} are compiled around its "
+                             "heuristic; belief_model='network' is not available there (use 'heuristic')")
         self.rng = np.random.default_rng(seed)
 
     def greedy_policy(self, game: Game) -> Callable[[np.ndarray, np.ndarray], np.ndarray]:
@@ -842,6 +870,19 @@ class AZAgent(Agent):
             return np.argmax(np.where(masks, priors, -1.0), axis=1)
 
         return policy
+
+    def belief_model(self, game: Game) -> Callable[[np.ndarray, np.ndarray], np.ndarray] | None:
+        """The belief's model of the other seats as a batched policy (:meth:`greedy_policy`) when
+        ``belief_model="network"``; None: the belief module's own (the compiled heuristic)."""
+        return self.greedy_policy(game) if self.search.belief_model == "network" else None
+
+    def believed_worlds(self, turn: Turn, model: Callable[[np.ndarray, np.ndarray], np.ndarray] | None
+                        ) -> list[np.void]:
+        """``belief_worlds`` worlds of ``turn`` from the game's belief, with ``model`` (None: its own)."""
+        assert self.belief is not None, "reset() first"
+        extra = {} if model is None else {"model": model}
+        return self.belief.believed_worlds(turn.game, turn.state, turn.seat, self.rng, self.search.belief_worlds,
+                                           **extra)
 
     def searcher(self, game: Game) -> BatchedSearch:
         """The (cached) one-game :class:`BatchedSearch` of ``game``."""
@@ -858,19 +899,29 @@ class AZAgent(Agent):
         if self.search.belief_rollouts:
             assert self.belief is not None, "reset() first"
             g, seat, actions = turn.game, turn.seat, [int(a) for a in legal]
-            worlds = self.belief.believed_worlds(g, turn.state, seat, self.rng, self.search.belief_worlds)
-            policy = self.greedy_policy(g) if self.search.rollout_policy == "network" else None
+            model = self.belief_model(g)
+            worlds = self.believed_worlds(turn, model)
+            policy = self.greedy_policy(g) if self.search.rollout_policy == "network" else None  # None: the model
+            extra = {} if model is None else {"model": model}
+
+            def rollouts(ws: list[np.void], acts: list[int]) -> np.ndarray:
+                return self.belief.rollout_values(g, ws, seat, acts, policy, **extra)
+
             vote, visits = np.zeros(len(actions)), None
             if self.search.rollout_search_weight > 0:  # the network's search over the same worlds
                 visits = self._search(turn, worlds)["visits"][0][actions]
                 vote = self.search.rollout_search_weight * visits / max(visits.sum(), 1.0)
             if self.search.rollout_margin >= 0:  # the model's choice unless the paired rollouts beat it
-                base = actions.index(self.belief.model_action(g, turn.state, seat))
-                values = pruned_values(lambda ws, idx: self.belief.rollout_values(
-                    g, ws, seat, [actions[i] for i in idx], policy), worlds, len(actions), base)
+                if model is None:
+                    base = actions.index(self.belief.model_action(g, turn.state, seat))
+                else:
+                    base = actions.index(int(model(np.array(turn.state, dtype=g.dtype).reshape(1),
+                                                   np.array([seat]))[0]))
+                values = pruned_values(lambda ws, idx: rollouts(ws, [actions[i] for i in idx]), worlds, len(actions),
+                                       base)
                 choice = paired_choice(values, base, self.search.rollout_margin, vote)
             else:
-                values = self.belief.rollout_values(g, worlds, seat, actions, policy)
+                values = rollouts(worlds, actions)
                 choice = int(np.argmax(values.mean(axis=0) + vote))
             self.last_thinking = considered_rollouts(turn, actions, values, choice, visits)
             return actions[choice]
@@ -882,7 +933,7 @@ class AZAgent(Agent):
             return action
         drawn = None
         if self.belief is not None:
-            drawn = self.belief.believed_worlds(turn.game, turn.state, turn.seat, self.rng, self.search.belief_worlds)
+            drawn = self.believed_worlds(turn, self.belief_model(turn.game))
         res = self._search(turn, drawn)
         action = int(choose_actions(res["visits"], res["q"], 0.0, self.rng)[0])
         self.last_thinking = considered(turn, action, policy=res["visits"][0], values=res["q"][0],

@@ -20,7 +20,10 @@ over the model). The model is the compiled heuristic
 (:func:`~octagames.agents.heuristics.achten.achten_playout`), so the belief is
 exact against the heuristic and an approximation against anything else. The
 network search of the zoo agent can search the same worlds
-(:attr:`~octagames.agents.learn.az.SearchConfig.belief_worlds`).
+(:attr:`~octagames.agents.learn.az.SearchConfig.belief_worlds`), and with
+``belief_model="network"`` the network's greedy policy is the model instead of the
+heuristic, in the belief and in the rollouts (a batched model: :func:`believed_worlds`,
+:func:`rollout_values`), so that search has no hand-written part.
 
 ``make_agent("belief", "achten")`` or ``"belief:<worlds>"``; one-round Achten only
 (``match=False``, the default): the replay starts from a fresh deal of round one.
@@ -69,6 +72,27 @@ def model_action(game: Game, s: np.void, seat: int) -> int:
     return int(achten_playout(s, seat, mask, int(mask.sum())))
 
 
+def round_moves(world: np.void) -> list[tuple[int, int]] | None:
+    """The round's recorded ``(mover, action)`` pairs, oldest first; None when the round is longer than
+    the history window (65 moves) and its start cannot be replayed."""
+    n = int(world["nhist"])
+    if n > HIST_MOVES:
+        return None
+    return [(int(p), int(a)) for p, a in zip(world["hist_mover"][:n], world["hist_action"][:n])]
+
+
+def round_start(game: Game, world: np.void, moves: Sequence[tuple[int, int]], seed: int) -> np.void:
+    """The record ``world``'s round started from: its cards with ``moves`` undone, dealt again into a
+    fresh record (seed ``seed``) up to the first move."""
+    cards = np.array(world["slot_card"], dtype=np.int64)
+    for p, a in reversed(moves):
+        undo_move(cards, p, a)
+    s = game.new_state(seed)
+    while game.current_player(s) == CHANCE:
+        game.apply_action(s, int(cards[deal_slot(s)]))
+    return s
+
+
 def fits_the_moves(game: Game, world: np.void, seat: int, seed: int, most: int = 0) -> tuple[int, np.void | None]:
     """How many of the other seats' recorded moves the model would not have made in ``world``.
 
@@ -85,19 +109,12 @@ def fits_the_moves(game: Game, world: np.void, seat: int, seed: int, most: int =
         slots as ``world``), or ``(most + 1, None)`` when more than ``most`` moves misfit. A round
         longer than the history window (65 moves) is returned unchecked, with 0 misfits.
     """
-    n = int(world["nhist"])
-    if n > HIST_MOVES:
+    moves = round_moves(world)
+    if moves is None:
         return 0, world
-    movers = [int(x) for x in world["hist_mover"][:n]]
-    actions = [int(x) for x in world["hist_action"][:n]]
-    cards = np.array(world["slot_card"], dtype=np.int64)
-    for p, a in zip(reversed(movers), reversed(actions)):
-        undo_move(cards, p, a)
-    s = game.new_state(seed)
-    while game.current_player(s) == CHANCE:
-        game.apply_action(s, int(cards[deal_slot(s)]))
+    s = round_start(game, world, moves, seed)
     misfits = 0
-    for p, a in zip(movers, actions):
+    for p, a in moves:
         if p != seat and model_action(game, s, p) != a:
             misfits += 1
             if misfits > most:
@@ -107,7 +124,8 @@ def fits_the_moves(game: Game, world: np.void, seat: int, seed: int, most: int =
 
 
 def believed_worlds(game: Game, state: np.void, seat: int, rng: np.random.Generator, worlds: int = 32,
-                    tries: int = 800, most: int = 3, kept: list[int] | None = None) -> list[np.void]:
+                    tries: int = 800, most: int = 3, kept: list[int] | None = None,
+                    model: Policy | None = None) -> list[np.void]:
     """Up to ``worlds`` determinizations for ``seat`` that fit the other seats' moves best.
 
     Draws at most ``tries`` determinizations of ``state`` and keeps those with the fewest
@@ -125,11 +143,17 @@ def believed_worlds(game: Game, state: np.void, seat: int, rng: np.random.Genera
         rng: the draws' generator.
         worlds, tries, most: worlds kept, determinizations drawn, misfits allowed.
         kept: if given, ``[worlds kept, worlds drawn]`` counters to add to.
+        model: the model of the other seats as a batched :data:`Policy` (a network's greedy policy,
+            :meth:`~octagames.agents.learn.az.AZAgent.greedy_policy`); None: the compiled heuristic
+            (:func:`model_action`). A batched model replays the draws together, a block of them at a
+            time, one call per recorded move of another seat.
 
     Returns:
         the replayed worlds, fewest misfits first; uniform determinizations when none has at
         most ``most`` misfits.
     """
+    if model is not None:
+        return _believed_by(model, game, state, seat, rng, worlds, tries, most, kept)
     by_misfits: list[list[np.void]] = [[] for _ in range(most + 1)]
     limit = most
     for _ in range(tries):
@@ -151,6 +175,38 @@ def believed_worlds(game: Game, state: np.void, seat: int, rng: np.random.Genera
             if total >= worlds:
                 limit = k
                 break
+    out = [s for group in by_misfits for s in group][:worlds]
+    return out or [game.determinize(state, seat, int(rng.integers(1 << 30))) for _ in range(worlds)]
+
+
+BLOCK = 128
+"""Determinizations replayed together by a batched model (:func:`believed_worlds`)."""
+
+
+def _believed_by(model: Policy, game: Game, state: np.void, seat: int, rng: np.random.Generator, worlds: int,
+                 tries: int, most: int, kept: list[int] | None) -> list[np.void]:
+    # believed_worlds with a batched model: the same draws and rule, BLOCK worlds replayed in lockstep
+    by_misfits: list[list[np.void]] = [[] for _ in range(most + 1)]
+    drawn, moves = 0, round_moves(state)
+    while drawn < tries and len(by_misfits[0]) < worlds:
+        block = [game.determinize(state, seat, int(rng.integers(1 << 30))) for _ in range(min(BLOCK, tries - drawn))]
+        drawn += len(block)
+        if moves is None:  # a round longer than the history window: unchecked, as fits_the_moves does
+            by_misfits[0].extend(block)
+            continue
+        starts = np.array([round_start(game, w, moves, int(rng.integers(1 << 30))) for w in block], dtype=game.dtype)
+        misfits = np.zeros(len(block), np.int64)
+        for p, a in moves:
+            if p != seat:
+                misfits += model(starts, np.full(len(block), p, np.int64)) != a
+            for s in starts:
+                game.apply_action(s, a)
+        for s, m in zip(starts, misfits):
+            if m <= most:
+                by_misfits[m].append(s)
+        if kept is not None:
+            kept[0] += int((misfits <= most).sum())
+            kept[1] += len(block)
     out = [s for group in by_misfits for s in group][:worlds]
     return out or [game.determinize(state, seat, int(rng.integers(1 << 30))) for _ in range(worlds)]
 
@@ -206,14 +262,15 @@ Policy = Callable[[np.ndarray, np.ndarray], np.ndarray]
 
 
 def rollout_values(game: Game, worlds: Sequence[np.void], seat: int, legal: Sequence[int],
-                   policy: Policy | None = None) -> np.ndarray:
+                   policy: Policy | None = None, model: Policy | None = None) -> np.ndarray:
     """``values[w, i]``: ``seat``'s win (the arena's rule, :func:`win_values`) in world ``w`` when it
     plays ``legal[i]``.
 
     Every legal action is played in every world, then the round is played to its end: the other
-    seats by the model (:func:`model_action`), ``seat``'s later decisions by ``policy`` (None: the
-    model too). ``policy`` is asked for all the games waiting on ``seat`` at once, so a network
-    evaluates one batch per step. The worlds are not changed.
+    seats by the model (``model``, a batched :data:`Policy`; None: the compiled heuristic,
+    :func:`model_action`), ``seat``'s later decisions by ``policy`` (None: the model too). A batched
+    policy or model is asked for all the games waiting on it at once, so a network evaluates one
+    batch per step. The worlds are not changed.
     """
     P = game.num_players
     games = [game.clone(w) for w in worlds for _ in legal]  # game j: world j // len(legal), action j % len(legal)
@@ -221,20 +278,25 @@ def rollout_values(game: Game, worlds: Sequence[np.void], seat: int, legal: Sequ
         game.apply_action(c, int(legal[j % len(legal)]))
     live = list(range(len(games)))
     while live:
-        waiting = []
+        waiting: dict[int, list[int]] = {0: [], 1: []}  # games waiting on policy (0) and on model (1)
         for j in live:
             c = games[j]
             while not game.is_terminal(c):
                 p = game.acting_player(c)
                 if p == seat and policy is not None:
-                    waiting.append(j)
+                    waiting[0].append(j)
+                    break
+                if model is not None:
+                    waiting[1].append(j)
                     break
                 game.apply_action(c, model_action(game, c, p))
-        if waiting:
-            records = np.array([games[j] for j in waiting], dtype=game.dtype)
-            for j, a in zip(waiting, policy(records, np.full(len(waiting), seat, np.int64))):
-                game.apply_action(games[j], int(a))
-        live = waiting
+        for chooser, js in ((policy, waiting[0]), (model, waiting[1])):
+            if js:
+                records = np.array([games[j] for j in js], dtype=game.dtype)
+                seats = np.array([game.acting_player(games[j]) for j in js], np.int64)
+                for j, a in zip(js, chooser(records, seats)):
+                    game.apply_action(games[j], int(a))
+        live = waiting[0] + waiting[1]
     values, win = np.zeros((len(worlds), len(legal))), np.zeros(P)
     for j, c in enumerate(games):
         win_values(game.returns(c), P, win)
@@ -243,9 +305,9 @@ def rollout_values(game: Game, worlds: Sequence[np.void], seat: int, legal: Sequ
 
 
 def rollout_wins(game: Game, worlds: Sequence[np.void], seat: int, legal: Sequence[int],
-                 policy: Policy | None = None) -> np.ndarray:
+                 policy: Policy | None = None, model: Policy | None = None) -> np.ndarray:
     """``seat``'s wins per legal action, summed over ``worlds`` (:func:`rollout_values`)."""
-    return rollout_values(game, worlds, seat, legal, policy).sum(axis=0)
+    return rollout_values(game, worlds, seat, legal, policy, model).sum(axis=0)
 
 
 def _factory(game: str, arg: str | None) -> Agent:

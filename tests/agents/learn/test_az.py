@@ -396,6 +396,52 @@ def test_belief_rollouts_by_the_model_with_the_network_search_as_a_tie_breaker()
         SearchConfig(simulations=0, belief_worlds=2, belief_rollouts=True, rollout_search_weight=0.1)
 
 
+def test_a_network_belief_believes_and_rolls_out_with_the_networks_greedy_policy_alone(monkeypatch):
+    from octagames.agents.search import belief_achten
+    g = Game("achten", deal_penalty=1)
+    torch.manual_seed(1)
+    net = PolicyValueNet(g.observation_size, g.num_actions, g.num_players, hidden=(16,),
+                         action_features=action_block(g))
+    search = SearchConfig(simulations=0, belief_worlds=4, belief_model="network", belief_rollouts=True,
+                          rollout_policy="model", rollout_margin=1.0)
+    agent = AZAgent(net, search, name="az-network-belief")
+    policy = agent.greedy_policy(g)
+
+    def forbidden(*_args, **_kwargs):
+        raise AssertionError("the compiled heuristic was asked")
+
+    checked = 0
+    for seed, s, p, turn in model_rounds(g, range(4)):
+        if len(turn.legal_actions) < 2:
+            continue
+        agent.reset(g, p, seed)
+        with monkeypatch.context() as m:
+            m.setattr(belief_achten, "model_action", forbidden)
+            m.setattr(belief_achten, "achten_playout", forbidden)
+            chosen = agent.act(turn)
+        worlds = belief_achten.believed_worlds(g, s, p, np.random.default_rng(seed), 4, model=policy)
+        legal = [int(a) for a in turn.legal_actions]
+        values = belief_achten.rollout_values(g, worlds, p, legal, model=policy)
+        base = legal.index(int(policy(np.array([s], dtype=g.dtype), np.array([p]))[0]))
+        d = values - values[:, [base]]
+        assert chosen in legal and (chosen == legal[base] or d[:, legal.index(chosen)].mean() > 0)
+        checked += 1
+    assert checked >= 4
+    assert network_only(search) == dataclasses.replace(search, dirichlet_alpha=0.0)  # nothing hand-written to drop
+    assert network_only(search, 0).belief_worlds == 0 and network_only(dataclasses.replace(
+        search, belief_model="heuristic")).belief_worlds == 0
+    with pytest.raises(ValueError, match="belief_model='bad' is not valid; valid values: \\['heuristic', 'network'\\]"):
+        SearchConfig(belief_model="bad")
+    with pytest.raises(ValueError, match="belief_model='network' needs belief_worlds >= 1"):
+        SearchConfig(belief_model="network")
+    o = Game("octa-en")
+    octa = AZAgent(PolicyValueNet(o.observation_size, o.num_actions, 2, hidden=(8,)),
+                   SearchConfig(simulations=0, belief_worlds=2, belief_model="network", belief_rollouts=True,
+                                rollout_policy="model"), name="az-octa")
+    with pytest.raises(ValueError, match="belief_model='network' is not available there"):
+        octa.reset(o, 0, 0)
+
+
 class HighestLegal(RandomAgent):
     """Always the highest legal action; an out-of-range action when told to."""
 

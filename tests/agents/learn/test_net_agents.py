@@ -14,7 +14,7 @@ from octagames.agents.heuristics.octiles import OctilesHeuristicAgent
 from octagames.agents.learn import az
 from octagames.agents.learn.az import NETWORK_ONLY, AZAgent, SearchConfig, network_only, zoo_path
 from octagames.agents.registry import make_agent
-from octagames.agents.search import mcts, rollouts
+from octagames.agents.search import belief_achten, mcts, rollouts
 from octagames.core import Game
 
 pytestmark = pytest.mark.usefixtures("one_torch_thread")  # tests/conftest.py
@@ -32,27 +32,32 @@ def _forbid(*_args, **_kwargs):
 def no_heuristics(monkeypatch):
     """Every way hand-written play enters a game: the heuristic agents, the registry's heuristic, the
     compiled playouts and leaf values (where the search and the AZ agent import them), the prior hint,
-    the beliefs and Octa's paired rollouts."""
+    Octa's paired rollouts and the heuristic inside Achten's belief."""
     for cls in (OctaHeuristicAgent, OctilesHeuristicAgent):
         monkeypatch.setattr(cls, "act", _forbid)
     monkeypatch.setitem(registry.AGENTS, "heuristic", registry.AgentEntry(_forbid, "forbidden"))
     for module in (mcts, az):
         for name in ("playout_kernels", "playout_policy", "compiled_value"):
             monkeypatch.setattr(module, name, _forbid)
-    for name in ("belief_module", "leaf_value_function", "pruned_values", "paired_choice", "PriorHint"):
+    for name in ("leaf_value_function", "PriorHint"):
         monkeypatch.setattr(az, name, _forbid)
     for name in ("rollout_values", "believed_worlds", "model_action"):
         monkeypatch.setattr(rollouts, name, _forbid)
+    for name in ("model_action", "achten_playout"):  # Achten's belief may run, with the network as its model only
+        monkeypatch.setattr(belief_achten, name, _forbid)
 
 
 def test_the_patched_entry_points_do_catch_the_zoo_models_hand_written_parts(no_heuristics):
-    """The patch is not vacuous: the zoo's Octa model (paired rollouts by the heuristic) and the heuristic
-    itself stop on it."""
+    """The patch is not vacuous: the zoo's Octa model (paired rollouts by the heuristic), its Achten model
+    (the heuristic's belief) and the heuristic itself stop on it."""
     g = Game("octa-en")
     with pytest.raises(HeuristicCalled):
         play_game(g, [make_agent("zoo:octa-en", g), make_agent("random", g)], seed=3)
     with pytest.raises(HeuristicCalled):
         make_agent("heuristic", g)
+    a = Game("achten-dealer-pays")  # its belief's model is the heuristic
+    with pytest.raises(HeuristicCalled):
+        play_game(a, [make_agent("zoo:achten-dealer-pays", a), make_agent("random", a)], seed=3)
 
 
 @pytest.mark.parametrize("variant", ["octa-en", "octiles-fixed-start"])

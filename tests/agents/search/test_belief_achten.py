@@ -9,7 +9,7 @@ from octagames.achten.rules import A_KEEP, A_SWAP_ALL, POT0, hand_value3, is_ver
 from octagames.agents.arena import play_match
 from octagames.agents.base import make_turn
 from octagames.agents.search.belief_achten import (AchtenBeliefAgent, believed_worlds, fits_the_moves, model_action,
-                                           rollout_wins, undo_move)
+                                                   rollout_values, rollout_wins, undo_move)
 from octagames.agents.registry import make_agent
 from octagames.core import CHANCE, Game
 
@@ -192,3 +192,58 @@ def test_rollouts_play_every_action_in_every_world_by_the_model_or_by_the_policy
         assert [bytes(np.asarray(w).tobytes()) for w in worlds] == before
         differ += not np.allclose(by_model, by_policy)
     assert differ > 0 and max(asked) > 1  # the policy changed some rollouts, and was asked in batches
+
+
+def batched_model(records: np.ndarray, seats: np.ndarray) -> np.ndarray:
+    """The compiled heuristic as a batched model (what a network's greedy policy is to the belief)."""
+    return np.array([model_action(GAME, r, int(p)) for r, p in zip(records, seats)])
+
+
+def test_a_batched_model_keeps_the_worlds_where_it_makes_the_other_seats_moves():
+    checked = 0
+    for seed in range(40):
+        s = dealt(seed)
+        for _ in range(int(np.random.default_rng(seed).integers(1, 4))):  # the model plays one to three moves
+            if GAME.is_terminal(s):
+                break
+            GAME.apply_action(s, model_action(GAME, s, GAME.acting_player(s)))
+        if GAME.is_terminal(s):
+            continue
+        seat = GAME.acting_player(s)
+        kept = [0, 0]
+        worlds = believed_worlds(GAME, s, seat, np.random.default_rng(seed), worlds=6, tries=256, most=0,
+                                 kept=kept, model=batched_model)
+        assert 0 < kept[0] <= kept[1] <= 256 and len(worlds) == min(6, kept[0])  # none fit: uniform worlds
+        for w in worlds:  # each is the round replayed from a deal where the model makes every move
+            assert fits_the_moves(GAME, w, seat, seed)[0] == 0
+            assert int(w["nhist"]) == int(s["nhist"]) and list(w["hist_action"]) == list(s["hist_action"])
+            assert np.array_equal(GAME.observation(w, seat), GAME.observation(s, seat))
+        checked += 1
+    assert checked > 30
+
+
+def test_rollouts_with_a_batched_model_are_those_of_the_compiled_one():
+    calls = []
+
+    def counted(records, seats):
+        calls.append(len(records))
+        return batched_model(records, seats)
+
+    for seed in range(10):
+        s = dealt(seed)
+        GAME.apply_action(s, model_action(GAME, s, GAME.acting_player(s)))
+        seat = GAME.acting_player(s)
+        legal = [int(a) for a in GAME.legal_actions(s)]
+        worlds = believed_worlds(GAME, s, seat, np.random.default_rng(seed), worlds=3, tries=60)
+        assert np.array_equal(rollout_values(GAME, worlds, seat, legal, model=counted),
+                              rollout_values(GAME, worlds, seat, legal))
+        assert np.array_equal(rollout_values(GAME, worlds, seat, legal, lowest_legal_batch(seat), model=counted),
+                              rollout_values(GAME, worlds, seat, legal, lowest_legal_batch(seat)))
+    assert max(calls) > 1  # asked in batches
+
+
+def lowest_legal_batch(seat: int):
+    def policy(records: np.ndarray, seats: np.ndarray) -> np.ndarray:
+        assert (seats == seat).all()
+        return np.array([lowest_legal(r, seat) for r in records])
+    return policy
