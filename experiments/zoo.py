@@ -71,6 +71,8 @@ class ZooConfig:
     """default worlds drawn from the game's belief per decision (-1: the model file's; 0: none)"""
     belief_rollouts: bool = False
     """play by rollouts over the believed worlds, this seat's later moves by rollout_policy (see SearchConfig)"""
+    belief_model: str = ""
+    """the belief's model of the other seats: heuristic or network ("": the model file's; see SearchConfig)"""
     rollout_policy: str = ""
     """who plays this seat's later moves in the rollouts: network or model ("": the model file's)"""
     rollout_search_weight: float = -1.0
@@ -133,8 +135,12 @@ def init_origin(spec: str) -> dict[str, Any]:
 def search_text(search: dict[str, Any]) -> str:
     """A card's default search in words: ``64 simulations, 8 per call, heuristic hint 0.8``."""
     if search.get("belief_rollouts"):
+        networked = search.get("belief_model") == "network"
         by = "the belief's model" if search.get("rollout_policy") == "model" else "the network"
         text = f"rollouts over {search['belief_worlds']} believed worlds, its later moves by {by}"
+        if networked:
+            text = (f"rollouts over {search['belief_worlds']} worlds believed with the network's policy as the "
+                    "model of every seat, every later move by that policy")
         if search.get("rollout_margin", -1.0) >= 0:
             m = search["rollout_margin"]
             text += (f"; the model's choice unless another action's paired rollouts beat it by more than "
@@ -207,6 +213,8 @@ def promote(cfg: ZooConfig) -> dict[str, Any]:
         changes["belief_worlds"] = cfg.belief_worlds
     if cfg.belief_rollouts:
         changes["belief_rollouts"] = True
+    if cfg.belief_model:
+        changes["belief_model"] = cfg.belief_model
     if cfg.rollout_policy:
         changes["rollout_policy"] = cfg.rollout_policy
     if cfg.rollout_search_weight >= 0:
