@@ -93,6 +93,17 @@ def test_promote_writes_model_card_and_readme(tmp_path, monkeypatch):
     assert make_agent("zoo:achten-dealer-pays", "achten-dealer-pays").search.rollout_margin == 1.0
     assert zoo.ZooConfig(game="achten-dealer-pays", model="m.pt").rollout_margin == -2.0  # the model file's
 
+    # the network as the belief's model: nothing hand-written in the search
+    sixth = zoo.promote(zoo.ZooConfig(game="achten-dealer-pays", model=str(tmp_path / "model.pt"), simulations=0,
+                                      belief_worlds=4, belief_rollouts=True, belief_model="network",
+                                      rollout_policy="model", rollout_margin=1.0, rollout_search_weight=0.0,
+                                      opponents=("random",), games=(2,), speed_games=1,
+                                      out_dir=str(tmp_path / "eval"), progress=False))
+    assert (sixth["search"]["belief_model"], sixth["search"]["simulations"]) == ("network", 0)
+    assert "4 worlds believed with the network's policy as the model of every seat" in (
+        tmp_path / "zoo" / "README.md").read_text()
+    assert make_agent("net:achten-dealer-pays", "achten-dealer-pays").search.belief_model == "network"
+
 
 @pytest.mark.parametrize("game,players", [("octrix", 5), ("octrix-round", None), ("octa", None), ("chess", 2)])
 def test_a_promotion_to_a_count_or_variant_the_catalogue_gives_no_model_is_refused(game, players):

@@ -48,16 +48,16 @@ def no_heuristics(monkeypatch):
 
 
 def test_the_patched_entry_points_do_catch_the_zoo_models_hand_written_parts(no_heuristics):
-    """The patch is not vacuous: the zoo's Octa model (paired rollouts by the heuristic), its Achten model
-    (the heuristic's belief) and the heuristic itself stop on it."""
+    """The patch is not vacuous: the zoo's Octa model (paired rollouts by the heuristic), Achten's belief
+    agent (the heuristic as the model of the other seat) and the heuristic itself stop on it."""
     g = Game("octa-en")
     with pytest.raises(HeuristicCalled):
         play_game(g, [make_agent("zoo:octa-en", g), make_agent("random", g)], seed=3)
     with pytest.raises(HeuristicCalled):
         make_agent("heuristic", g)
-    a = Game("achten-dealer-pays")  # its belief's model is the heuristic
+    a = Game("achten-dealer-pays")  # the belief agent's model is the heuristic
     with pytest.raises(HeuristicCalled):
-        play_game(a, [make_agent("zoo:achten-dealer-pays", a), make_agent("random", a)], seed=3)
+        play_game(a, [make_agent("belief:4", a), make_agent("random", a)], seed=3)
 
 
 @pytest.mark.parametrize("variant", ["octa-en", "octiles-fixed-start"])
@@ -69,6 +69,26 @@ def test_net_agents_play_a_game_without_any_hand_written_code(variant, no_heuris
     assert length > 0 and g.num_players == 2 and len(returns) == 2
     assert searched.last is not None and searched.last["visits"].sum() >= 15  # it searched (1: the root's expansion)
     assert alone.search.simulations == 0
+
+
+def test_achtens_net_agent_believes_and_rolls_out_with_its_network_alone(no_heuristics):
+    """``net:achten-dealer-pays`` is the zoo model's own search: worlds believed and rollouts played with the
+    network's greedy policy as the model of every seat; nothing hand-written is asked."""
+    card = az.zoo_card("achten-dealer-pays")["search"]
+    assert card["belief_model"] == "network" and card["belief_rollouts"]
+    g = Game("achten-dealer-pays")
+    net, zoo = make_agent("net:achten-dealer-pays", g), make_agent("zoo:achten-dealer-pays", g)
+    assert net.search == zoo.search and net.search.belief_worlds == card["belief_worlds"]
+    batches, evaluate = [], net.evaluate
+
+    def counted(obs, masks, players):
+        batches.append(len(obs))
+        return evaluate(obs, masks, players)
+
+    net.evaluate = counted
+    returns, length = play_game(g, [net, make_agent("random", g)], seed=5)
+    assert length > 0 and max(batches) > 32  # the network was asked for many worlds' moves at once
+    assert make_agent("net:achten-dealer-pays:0", g).search.belief_worlds == 0  # the policy alone
 
 
 def test_net_keeps_the_budget_and_leaves_of_the_card_and_drops_every_hand_written_part():
