@@ -129,8 +129,9 @@ AGENTS: dict[str, AgentEntry] = {
                       "the shipped model of a variant with its default search: zoo:<variant>[-<n>p][:<simulations>]",
                       "train"),
     "net": AgentEntry("octagames.agents.learn.az:_net_factory",
-                      "a shipped model's network alone: PUCT with its priors and value, no heuristic, hint or "
-                      "rollout: net:<variant>[-<n>p][:<simulations>] (:0 its greedy policy, one forward pass)", "train"),
+                      "a shipped model's network alone: PUCT with its priors and value (Achten: its belief and "
+                      "rollouts), no heuristic, hint or heuristic's rollout: net:<variant>[-<n>p][:<simulations>] "
+                      "(:0 its greedy policy, one forward pass)", "train"),
 }
 """Every agent name :func:`make_agent` knows."""
 

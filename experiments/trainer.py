@@ -441,6 +441,8 @@ class Trainer:
             return tuple(v) if isinstance(v, (list, tuple)) else v
 
         differ = (["game"] if d["game"]["digest"] != self.game_record()["digest"] else [])
+        defaults = dataclasses.asdict(type(self.cfg)())
+        saved = {**{f: defaults[f] for f in self.RESUME_FIELDS if f in defaults}, **saved}  # fields added since
         differ += [f for f in self.RESUME_FIELDS if norm(saved.get(f)) != norm(asked[f])]
         if differ:
             def what(game: dict[str, Any], c: dict[str, Any]) -> str:

@@ -81,6 +81,10 @@ the kernels of its own config (:class:`Game` refuses a record of another).
 The warm-up compiles one variant per kernel module (the variants that ``kernel_module``
 tells apart: Octa's two rulebooks; every other game compiles one module).
 
+Optional, for learners: ``ACTION_FEATURES``, the name of an observation block shaped
+``[num_actions, k]`` that says what each action would do (Achten's ``lookahead``); a network's
+per-action policy term reads it (:func:`octagames.agents.learn.az.action_block`).
+
 Python users normally go through :class:`Game`, which binds a module to one
 config and adds the policy written once for all games: clear errors for illegal
 actions, chance sampling, copying and serialization.

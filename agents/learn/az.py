@@ -31,7 +31,8 @@ the self-play worker and the replay buffer ``agents/learn/az_selfplay.py``):
   ``zoo:<variant>:0``, also drops its recorded rollouts, believed worlds, hint and compiled leaf
   value: :func:`network_only`). Forced moves are never searched.
 * ``net:<variant>[-<n>p][:<simulations>]``: a zoo model's network alone, guiding and valuing its search
-  with no hand-written heuristic, leaf value, hint or rollout at play time (:func:`network_only`).
+  (or, with ``belief_model="network"``, believing and rolling out) with no hand-written heuristic, leaf
+  value, hint or heuristic's rollout at play time (:func:`network_only`).
 * Model files (:func:`save_model`, :func:`load_model`) carry the game, every
   field of its config and the network shape, and refuse to load for another game
   or observation size with a sentence, not torch's size-mismatch text; an agent
@@ -123,6 +124,8 @@ class PolicyValueNet(nn.Module):
         self.value = mlp([hidden[-1], *tail, num_values], activation, out_std=0.01)
         self.action_features: tuple[int, int] | None = None
         if action_features is not None:
+            if len(action_features) != 2:
+                raise ValueError(f"action_features={tuple(action_features)!r} is not valid: give (offset, k)")
             offset, k = (int(x) for x in action_features)
             if offset < 0 or k < 1 or offset + num_actions * k > obs_size:
                 raise ValueError(f"action_features={tuple(action_features)!r} is not valid: a block of {num_actions} "
@@ -161,13 +164,18 @@ ACTION_HEAD_WIDTH = 64
 
 
 def action_block(game: Game) -> tuple[int, int] | None:
-    """``(offset, k)`` of ``game``'s first observation block indexed ``[action, k]`` (Achten's
-    ``lookahead``: each action's resulting hand), or None when it has none."""
+    """``(offset, k)`` of the observation block ``[action, k]`` that ``game``'s rules module names as
+    what each action would do (``ACTION_FEATURES``; Achten's ``lookahead``: the hand each move leaves),
+    or None when it names none."""
+    name = getattr(game.module, "ACTION_FEATURES", None)
+    if name is None:
+        return None
     layout = game.observation_layout
-    for block in layout.blocks:
-        if len(block.shape) == 2 and block.shape[0] == game.num_actions:
-            return layout.offset(block.name), int(block.shape[1])
-    return None
+    block = next(b for b in layout.blocks if b.name == name)
+    if len(block.shape) != 2 or block.shape[0] != game.num_actions:
+        raise ValueError(f"ACTION_FEATURES of {game.name}: block {name!r} has shape {block.shape}, "
+                         f"not [{game.num_actions} actions, k]")
+    return layout.offset(name), int(block.shape[1])
 
 
 def build_net(spec: dict[str, Any]) -> PolicyValueNet:
@@ -374,7 +382,8 @@ NETWORK_ONLY: dict[str, Any] = {"leaf_value_mix": 0.0, "prior_hint": "", "belief
                                 "belief_model": "heuristic", "rollout_policy": "network", "rollout_search_weight": 0.0,
                                 "rollout_margin": -1.0, "playout_mix": 0.0}
 """The :class:`SearchConfig` fields that bring hand-written code into play (a compiled leaf value, a prior
-hint, believed worlds, rollouts or playouts by a heuristic), each set to its off value by :func:`network_only`."""
+hint, believed worlds, rollouts or playouts by a heuristic), each set to its off value by :func:`network_only`
+(except those of :data:`NETWORK_BELIEF` when the belief's model is the network)."""
 
 NETWORK_BELIEF = ("belief_worlds", "belief_rollouts", "belief_model", "rollout_policy", "rollout_search_weight",
                   "rollout_margin")
@@ -390,8 +399,9 @@ def network_only(search: SearchConfig, simulations: int | None = None) -> Search
     Args:
         search: a model's search (its budget, leaves per call and PUCT constant are kept).
         simulations: the budget instead of ``search.simulations``; 0: the network's greedy policy
-            alone (one forward pass per decision, no search, no rollouts). None keeps the budget (and
-            a network belief's rollouts, which do not count simulations).
+            alone (one forward pass per decision, no search, no rollouts). Any other value, or None
+            (the recorded budget), keeps a network belief and its rollouts, which do not count
+            simulations (only a vote, ``rollout_search_weight``, searches).
 
     Returns:
         The network-only search, without root noise.
@@ -413,7 +423,8 @@ def belief_module(game: Game) -> ModuleType:
     ``rollout_values(game, worlds, seat, legal, policy) -> wins[world, legal action]``,
     ``model_action(game, state, seat)`` (the belief's model of a seat) and ``check_game(game)``, which
     refuses the configs its belief does not cover; ``NETWORK_ROLLOUTS = False`` where the rollouts cannot
-    ask a network for this seat's moves. Octa's worlds are uniform determinizations, played out by its
+    ask a network for this seat's moves; ``NETWORK_MODEL = True`` where ``believed_worlds`` and
+    ``rollout_values`` take a batched ``model=`` in place of the compiled one (``belief_model="network"``). Octa's worlds are uniform determinizations, played out by its
     compiled heuristic (:mod:`octagames.agents.search.rollouts`).
 
     Raises:
@@ -856,7 +867,7 @@ class AZAgent(Agent):
                              "by its heuristic; a network rollout policy is not available there "
                              "(use rollout_policy='model')")
         if self.belief is not None and self.search.belief_model == "network" \
-                and not getattr(self.belief, "NETWORK_ROLLOUTS", True):
+                and not getattr(self.belief, "NETWORK_MODEL", False):
             raise ValueError(f"agent {self.name!r}: the belief and rollouts of {game.name} are compiled around its "
                              "heuristic; belief_model='network' is not available there (use 'heuristic')")
         self.rng = np.random.default_rng(seed)
@@ -1065,8 +1076,10 @@ def _zoo_factory(game: str, arg: str | None) -> Agent:
 def _net_factory(game: str, arg: str | None) -> Agent:
     """``net:<variant>[-<n>p][:<simulations>]``: the zoo model of the variant (and seats) with the network
     alone: PUCT over uniform determinizations with the network's priors and its value at the leaves, the
-    model's budget and leaves per call unless ``<simulations>`` is given; ``net:<variant>:0`` plays the network's most
-    likely legal action (one forward pass, deterministic). No heuristic, compiled leaf value, prior
-    hint, believed world or rollout takes part (:func:`network_only`)."""
+    model's budget and leaves per call unless ``<simulations>`` is given, or, where the model's belief takes
+    the network as its model (``belief_model="network"``, Achten), that belief and its rollouts, every move
+    in them the network's; ``net:<variant>:0`` plays the network's most likely legal action (one forward
+    pass, deterministic). No heuristic, compiled leaf value, prior hint or heuristic's belief or rollout
+    takes part (:func:`network_only`)."""
     return _zoo_agent("net", game, arg, network_alone=True)
 

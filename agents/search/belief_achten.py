@@ -179,13 +179,18 @@ def believed_worlds(game: Game, state: np.void, seat: int, rng: np.random.Genera
     return out or [game.determinize(state, seat, int(rng.integers(1 << 30))) for _ in range(worlds)]
 
 
+NETWORK_MODEL = True
+"""``believed_worlds`` and ``rollout_values`` take a batched ``model=`` (a network's greedy policy)."""
+
 BLOCK = 128
 """Determinizations replayed together by a batched model (:func:`believed_worlds`)."""
 
 
 def _believed_by(model: Policy, game: Game, state: np.void, seat: int, rng: np.random.Generator, worlds: int,
                  tries: int, most: int, kept: list[int] | None) -> list[np.void]:
-    # believed_worlds with a batched model: the same draws and rule, BLOCK worlds replayed in lockstep
+    # believed_worlds with a batched model: the same rule (fewest misfits first, at most `most`), BLOCK
+    # draws replayed in lockstep, so the draws stop at a block's end (other random numbers than the
+    # compiled model's path, and `kept` counts every world with at most `most` misfits)
     by_misfits: list[list[np.void]] = [[] for _ in range(most + 1)]
     drawn, moves = 0, round_moves(state)
     while drawn < tries and len(by_misfits[0]) < worlds:
@@ -193,6 +198,9 @@ def _believed_by(model: Policy, game: Game, state: np.void, seat: int, rng: np.r
         drawn += len(block)
         if moves is None:  # a round longer than the history window: unchecked, as fits_the_moves does
             by_misfits[0].extend(block)
+            if kept is not None:
+                kept[0] += len(block)
+                kept[1] += len(block)
             continue
         starts = np.array([round_start(game, w, moves, int(rng.integers(1 << 30))) for w in block], dtype=game.dtype)
         misfits = np.zeros(len(block), np.int64)

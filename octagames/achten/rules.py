@@ -196,6 +196,10 @@ A_CLAW, A_PASS, A_STAND = ACTIONS.offset("claw"), ACTIONS.offset("pass"), ACTION
 NUM_ACTIONS = ACTIONS.size  # 17
 EVENT_SIZE = MAX_PLAYERS + NUM_ACTIONS + NUM_CARDS  # 75
 
+ACTION_FEATURES = "lookahead"
+"""The observation block indexed ``[action, k]`` that says what each action would do (a network's per-action
+policy term reads it: ``PolicyValueNet(action_features=...)``)."""
+
 OBS_LAYOUT = Layout([
     Block("hand", HAND * NUM_CARDS, "own hand: ``[slot k, card c]`` one-hot", (HAND, NUM_CARDS)),
     Block("pot", HAND * NUM_CARDS, "open pot: ``[slot j, card c]`` (zeros before it is laid open)",

@@ -104,9 +104,9 @@ def test_expert_targets_from_visits_values_shares_or_the_choice():
 
 
 def test_rollouts_with_a_networks_vote_teach_their_values_not_the_vote():
-    """``zoo:achten-dealer-pays``'s kind of expert: belief rollouts with the network's search as a vote tell
-    the vote's shares as their thinking's ``policy`` and keep that search as ``last``; the target is the
-    rollouts' choice (temperature 0) or the softmax of their values, never the vote."""
+    """The former ``zoo:achten-dealer-pays``'s kind of expert (a9'): belief rollouts with the network's search
+    as a vote tell the vote's shares as their thinking's ``policy`` and keep that search as ``last``; the
+    target is the rollouts' choice (temperature 0) or the softmax of their values, never the vote."""
     g = Game("achten", deal_penalty=1)
     torch.manual_seed(0)
     net = build_net(_spec(g))

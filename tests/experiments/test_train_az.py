@@ -144,5 +144,19 @@ def test_a_run_with_the_per_action_term_keeps_it_in_its_model_and_other_games_re
     assert data["spec"]["action_features"] == [g.observation_layout.offset("lookahead"), 4]
     assert net.action_features is not None
     with pytest.raises(ValueError, match=r"^action_features: the observation of octiles has no block indexed by action; "
-                                         r"games with one: \['octrix', 'achten'\]"):
+                                         r"games with one: \['achten'\]"):
         Trainer(_cfg(tmp_path / "o", game="octiles", config=(), action_features=True))
+
+
+def test_a_checkpoint_from_before_a_resume_field_existed_resumes_with_its_default(tmp_path):
+    """A run saved before ``action_features`` was a field resumes: the missing field reads as its default."""
+    cfg = _cfg(tmp_path / "run", iterations=1, eval_every=0, eval_games=2, imitation_games=0)
+    train(cfg)
+    path = tmp_path / "run" / "checkpoint.pt"
+    d = torch.load(path, weights_only=False)
+    del d["config"]["action_features"]
+    torch.save(d, path)
+    resumed = train(dataclasses.replace(cfg, iterations=2, resume=True))
+    assert resumed["rows"][-1]["iteration"] == 2
+    with pytest.raises(ValueError, match="action_features"):  # asking for the term is still a different run
+        Trainer(dataclasses.replace(cfg, iterations=3, resume=True, action_features=True))
