@@ -424,7 +424,8 @@ def belief_module(game: Game) -> ModuleType:
     ``model_action(game, state, seat)`` (the belief's model of a seat) and ``check_game(game)``, which
     refuses the configs its belief does not cover; ``NETWORK_ROLLOUTS = False`` where the rollouts cannot
     ask a network for this seat's moves; ``NETWORK_MODEL = True`` where ``believed_worlds`` and
-    ``rollout_values`` take a batched ``model=`` in place of the compiled one (``belief_model="network"``). Octa's worlds are uniform determinizations, played out by its
+    ``rollout_values`` take a batched ``model=`` in place of the compiled one (``belief_model="network"``).
+    Octa's worlds are uniform determinizations, played out by its
     compiled heuristic (:mod:`octagames.agents.search.rollouts`).
 
     Raises:

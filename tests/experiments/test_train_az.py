@@ -143,8 +143,8 @@ def test_a_run_with_the_per_action_term_keeps_it_in_its_model_and_other_games_re
     g = Game("achten-dealer-pays")
     assert data["spec"]["action_features"] == [g.observation_layout.offset("lookahead"), 4]
     assert net.action_features is not None
-    with pytest.raises(ValueError, match=r"^action_features: the observation of octiles has no block indexed by action; "
-                                         r"games with one: \['achten'\]"):
+    with pytest.raises(ValueError, match=r"^action_features: the observation of octiles has no block indexed by "
+                                         r"action; games with one: \['achten'\]"):
         Trainer(_cfg(tmp_path / "o", game="octiles", config=(), action_features=True))
 
 
