@@ -135,12 +135,12 @@ def init_origin(spec: str) -> dict[str, Any]:
 def search_text(search: dict[str, Any]) -> str:
     """A card's default search in words: ``64 simulations, 8 per call, heuristic hint 0.8``."""
     if search.get("belief_rollouts"):
-        networked = search.get("belief_model") == "network"
-        by = "the belief's model" if search.get("rollout_policy") == "model" else "the network"
-        text = f"rollouts over {search['belief_worlds']} believed worlds, its later moves by {by}"
-        if networked:
+        if search.get("belief_model") == "network":
             text = (f"rollouts over {search['belief_worlds']} worlds believed with the network's policy as the "
                     "model of every seat, every later move by that policy")
+        else:
+            by = "the belief's model" if search.get("rollout_policy") == "model" else "the network"
+            text = f"rollouts over {search['belief_worlds']} believed worlds, its later moves by {by}"
         if search.get("rollout_margin", -1.0) >= 0:
             m = search["rollout_margin"]
             text += (f"; the model's choice unless another action's paired rollouts beat it by more than "

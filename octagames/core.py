@@ -118,6 +118,7 @@ def __getattr__(name: str) -> Any:
         return tuple(catalogue.games())
     raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
 
+
 def fast_apply(module: ModuleType) -> Any:
     """The kernel that applies a move known to be legal: the rules module's optional ``apply_legal``
     (no second legality check), else its checked ``apply_action``. The compiled templates bind it once."""

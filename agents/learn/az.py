@@ -913,7 +913,8 @@ class AZAgent(Agent):
             g, seat, actions = turn.game, turn.seat, [int(a) for a in legal]
             model = self.belief_model(g)
             worlds = self.believed_worlds(turn, model)
-            policy = self.greedy_policy(g) if self.search.rollout_policy == "network" else None  # None: the model
+            # None: this seat's later moves by the model too (with a network model, that is the same greedy policy)
+            policy = self.greedy_policy(g) if self.search.rollout_policy == "network" and model is None else None
             extra = {} if model is None else {"model": model}
 
             def rollouts(ws: list[np.void], acts: list[int]) -> np.ndarray:
