@@ -22,6 +22,13 @@ def _one_torch_thread():
 
 
 @pytest.fixture(autouse=True)
+def _sb3_logs_in_tmp_path(tmp_path, monkeypatch):
+    """SB3's default logger creates an empty ``SB3-<date>`` folder per model in the system's temporary
+    folder; ``SB3_LOGDIR`` puts it in the test's own folder, which pytest cleans up."""
+    monkeypatch.setenv("SB3_LOGDIR", str(tmp_path / "sb3"))
+
+
+@pytest.fixture(autouse=True)
 def _quiet_client_advice():
     # PettingZoo's and SB3's checkers advise Box observations; the dict
     # {"observation", "action_mask"} is PettingZoo's classic convention
