@@ -95,6 +95,7 @@ the observation is the full state up to the RNG and the last-move record.
 from __future__ import annotations
 
 from dataclasses import dataclass
+from functools import cache
 
 import numba as nb
 import numpy as np
@@ -106,6 +107,7 @@ from octagames.octiles.board import (DIR_NAMES, EXIT, HOME_OF, LINK_A, LINK_B, L
                                      NUM_TILES, POINT_HOME_SIDE, POINT_NAMES, POINT_SIDE,
                                      POINT_SPACE, SIDE_SPACES, SPACE_NAMES)
 from octagames.record_checks import replay_end
+from octagames.specialize import cached
 
 # ---------------------------------------------------------------- static facts
 MAX_PLAYERS = 4
@@ -1194,10 +1196,19 @@ def tile_name(t: int) -> str:
     return f"T{t + 1}"
 
 
+@cache
+def _kernel(kernel):  # type: ignore[no-untyped-def]
+    """``kernel`` as a cached entry point (:func:`octagames.specialize.cached`) for the strings (names,
+    reasons, the picture), which call kernels from Python: called directly, a kernel and all it calls
+    (``legal_mask``: the whole turn search) would be compiled afresh in every process, seconds before
+    the first message."""
+    return cached(kernel)
+
+
 def action_to_string(s, action: int) -> str:
     """A readable name: ``place T5 on c3 rot 2``, ``move B3->NE``, ``pass``, ``start on HW1``."""
     a = int(action)
-    if int(current_player(s)) == CHANCE:
+    if int(_kernel(current_player)(s)) == CHANCE:
         if not 0 <= a < NUM_CHANCE:
             return f"chance outcome {a}"
         block, k = CHANCE_OUTCOMES.locate(a)
@@ -1226,7 +1237,7 @@ def action_to_string(s, action: int) -> str:
         return f"move {POINT_NAMES[pt]}->{DIR_NAMES[d]}" if pt < NUM_STOPS else f"move {POINT_NAMES[pt]}"
     if block.name == "pass":
         return "pass"
-    p = int(current_player(s))  # setup
+    p = int(_kernel(current_player)(s))  # setup
     if p >= 0:
         return f"start on {POINT_NAMES[int(HOME_OF[int(s['seat_side'][p]), k + 1])]}"
     return f"start on middle circle {k + 1}"
@@ -1235,7 +1246,7 @@ def action_to_string(s, action: int) -> str:
 def _why_move(s, p: int, pt: int, d: int, o: int, t: int, r: int) -> str:
     """Why the move of ``p``'s runner from ``pt`` in direction ``d`` over space ``o`` fails ('' if legal)."""
     buf = np.zeros(MAX_PATH + 1, dtype=np.uint8)
-    end, crossed, _ln, dead = (int(x) for x in trace(s, pt, d, o, t, r, buf))
+    end, crossed, _ln, dead = (int(x) for x in _kernel(trace)(s, pt, d, o, t, r, buf))
     where = f"the path from {POINT_NAMES[pt]}" + (f" leaving {DIR_NAMES[d]}" if pt < NUM_STOPS else "")
     if end == -2:
         return f"{POINT_NAMES[pt]} touches no octagon towards {DIR_NAMES[d]}"
@@ -1248,12 +1259,12 @@ def _why_move(s, p: int, pt: int, d: int, o: int, t: int, r: int) -> str:
     if not crossed:
         return (f"{where} ends at {POINT_NAMES[end]} without crossing the tile placed on "
                 f"{SPACE_NAMES[o]}: a runner may only use a path over the placed tile")
-    if end >= NUM_STOPS and bool(on_start(s, p, end)):
+    if end >= NUM_STOPS and bool(_kernel(on_start)(s, p, end)):
         return f"{where} ends on {POINT_NAMES[end]}, one of your own start circles, which is not allowed"
-    if end >= NUM_STOPS and not bool(on_goal(s, p, end)):
+    if end >= NUM_STOPS and not bool(_kernel(on_goal)(s, p, end)):
         return (f"{where} ends on {POINT_NAMES[end]}, a foreign goal circle; "
                 "only your own goal circles are allowed")
-    if end != pt and int(occupant(s, end)) >= 0:
+    if end != pt and int(_kernel(occupant)(s, end)) >= 0:
         kind = "stop" if end < NUM_STOPS else "goal circle"
         return f"{where} ends at the occupied {kind} {POINT_NAMES[end]}; a move must end on a free one"
     return ""
@@ -1263,7 +1274,7 @@ def illegal_reason(s, player: int, action: int) -> str:
     """Why ``action`` is illegal for ``player`` in ``s``, in the rulebook's words."""
     a = int(action)
     p = int(player)
-    cp = int(current_player(s))
+    cp = int(_kernel(current_player)(s))
     if cp == TERMINAL:
         return "the game is over"
     if cp == CHANCE:
@@ -1274,7 +1285,7 @@ def illegal_reason(s, player: int, action: int) -> str:
         return f"actions are 0..{NUM_ACTIONS - 1}"
     ph = int(s["phase"])
     mask = np.zeros(NUM_ACTIONS, dtype=np.uint8)
-    legal_mask(s, p, mask)
+    _kernel(legal_mask)(s, p, mask)
     if mask[a]:
         return "the action is legal"
     block, k = ACTIONS.locate(a)
@@ -1295,7 +1306,7 @@ def illegal_reason(s, player: int, action: int) -> str:
         o, r = divmod(k, NUM_SIDES)
         t = int(s["exch"])
         # the leaving rule is the reason only if the placement would be legal without it
-        forced = bool(_forced_now(s, p)) and bool(_placement_ok(s, p, o, r, False))
+        forced = bool(_kernel(_forced_now)(s, p)) and bool(_kernel(_placement_ok)(s, p, o, r, False))
         if mask[A_PASS]:
             head = "no legal turn exists, so the turn must be forfeited (pass)"
         else:
@@ -1307,7 +1318,7 @@ def illegal_reason(s, player: int, action: int) -> str:
         reasons = []
         for i in range(int(s["runners"])):
             pt = int(s["pos"][p, i])
-            if not bool(may_move(s, p, pt)):
+            if not bool(_kernel(may_move)(s, p, pt)):
                 continue
             for d in range(NUM_DIRS):
                 if int(POINT_SPACE[pt, d]) < 0:
@@ -1322,10 +1333,10 @@ def illegal_reason(s, player: int, action: int) -> str:
     mine = [int(x) for x in s["pos"][p, : int(s["runners"])]]
     if pt not in mine:
         return f"no runner of yours stands on {POINT_NAMES[pt]}"
-    if not bool(may_move(s, p, pt)):
+    if not bool(_kernel(may_move)(s, p, pt)):
         return (f"the runner on {POINT_NAMES[pt]} has reached its goal circle and never moves again "
                 "(goal_locks=True)")
-    if int(s["forced"]) and not bool(on_start(s, p, pt)):
+    if int(s["forced"]) and not bool(_kernel(on_start)(s, p, pt)):
         return ("all circles of your side are occupied, so a runner must leave its start circle this "
                 "turn (forced leaving of start circles)")
     o = int(s["placed"])
@@ -1492,7 +1503,7 @@ def render(s, viewer: int | None = None) -> str:
         b = int(s["seat_side"][p])
         extra = f" finished #{int(s['rank'][p]) + 1}" if int(s["rank"][p]) >= 0 else ""
         lines.append(f"P{p} ({names[b]} -> {names[(b + 2) % 4]}): {' '.join(pts)}{extra}")
-    cp = int(current_player(s))
+    cp = int(_kernel(current_player)(s))
     ph = int(s["phase"])
     if cp == TERMINAL:
         r = [round(float(x), 3) for x in s["returns"][:n]]
