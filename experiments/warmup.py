@@ -9,12 +9,14 @@ the PettingZoo AEC and Parallel envs, the OpenSpiel game when pyspiel is install
 default evaluator and with a network's priors, the batched network search of the zoo agents and
 train_az when torch is installed, with the compiled heuristic's playouts where a game has one), so
 that the first call in any later process loads compiled code from the cache
-(:mod:`octagames.specialize`) instead of compiling it. A game whose variants compile different
-kernels is warmed once per such variant (:func:`kernel_variants`: Octa's English and Dutch
-rulebooks), and the time of each is printed (named by variant and seats, ``octa-nl-2p``).
+(:mod:`octagames.specialize`) instead of compiling it; the rules face also asks for the message
+of every illegal move of its first positions (Octiles' reasons call compiled kernels). A game whose
+variants compile different kernels is warmed once per such variant (:func:`kernel_variants`: Octa's
+English and Dutch rulebooks), and the time of each is printed (named by variant and seats, ``octa-nl-2p``).
 ``--game VARIANT ...``, ``--players N`` and ``--config key=value ...`` (as in every verb) warm the variants
-named instead. The game configs compile in parallel processes, one per core (``--jobs``): on two
-cores a cold compile takes about half as long. With a warm cache the whole run takes seconds.
+named instead. The game configs compile in parallel processes, one per core (``--jobs``), the
+largest rules first: on two cores a cold compile takes about half as long. With a warm cache the
+whole run takes seconds.
 """
 
 from __future__ import annotations
@@ -24,6 +26,7 @@ import multiprocessing
 import time
 from concurrent.futures import ProcessPoolExecutor, as_completed
 from dataclasses import dataclass
+from pathlib import Path
 from typing import Any, Sequence
 
 import numpy as np
@@ -55,6 +58,11 @@ def kernel_variants(game: str) -> list[str]:
     return list(names.values())
 
 
+def rules_size(game: str) -> int:
+    """Bytes of ``game``'s rules package (its ``.py`` files): the warm-up compiles the largest first."""
+    return sum(f.stat().st_size for f in Path(load_module(game).__file__).parent.glob("*.py"))
+
+
 def label(game: str, config: dict[str, Any]) -> str:
     """``octa(rules=nl)``: a game and config as OpenSpiel writes them (the name alone without fields),
     what the OpenSpiel face loads."""
@@ -78,6 +86,9 @@ def first_call(game: str, face: str, **config: Any) -> None:
             if g.is_terminal(s):
                 break
             g.kernels.apply_legal(g.clone(s), g.legal_actions(s)[0])  # the contract's unchecked step
+            p = g.acting_player(s)
+            for a in np.flatnonzero(g.legal_mask(s, p) == 0):  # the message of every illegal move here
+                g.module.illegal_reason(s, p, int(a))
             g.apply_action(s, g.legal_actions(s)[0])
             g.observation(s, max(g.acting_player(s), 0))
             g.returns(s)
@@ -90,11 +101,14 @@ def first_call(game: str, face: str, **config: Any) -> None:
         env.step(env.sample_actions())
         env.observe(np.zeros(2, dtype=np.int64))
         env.set_state(env.get_state())  # restoring a batch (a pickled env, Ray) emits its observations again
-        dtype = narrowest_obs_dtype(env.game)  # the compact observations the trainers use
-        if dtype != "float32":
+        # the compact observations: the trainers use the narrowest dtype; a user may ask for a wider one
+        compact_dtypes = ("uint8", "uint16")
+        narrowest = narrowest_obs_dtype(env.game)
+        for dtype in compact_dtypes[compact_dtypes.index(narrowest):] if narrowest in compact_dtypes else ():
             compact = make(game, num_envs=2, seed=0, obs_dtype=dtype, **config)
             compact.reset()
             compact.step(compact.sample_actions())
+            compact.observe(np.zeros(2, dtype=np.int64))
     elif face == "aec":
         env = importlib.import_module(f"octagames.envs.{game}_v0").env(**config)
         env.reset(seed=0)
@@ -193,10 +207,12 @@ def warm(configs: Sequence[tuple[str, dict[str, Any]]] | None = None, verbose: b
         for key, name, config in tasks:
             done(key, warm_one(name, config))
         return out
-    # spawn, not fork: a forked child would share this process's numba and torch state
+    # spawn, not fork: a forked child would share this process's numba and torch state; the largest rules
+    # first (compile time grows with them), so that no core waits alone on a large game at the end
     with ProcessPoolExecutor(max_workers=min(jobs, len(tasks)),
                              mp_context=multiprocessing.get_context("spawn")) as pool:
-        futures = {pool.submit(warm_one, name, config): key for key, name, config in tasks}
+        futures = {pool.submit(warm_one, name, config): key
+                   for key, name, config in sorted(tasks, key=lambda t: -rules_size(t[1]))}
         for future in as_completed(futures):
             done(futures[future], future.result())
     return {key: out[key] for key, _, _ in tasks}

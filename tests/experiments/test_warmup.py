@@ -1,9 +1,10 @@
 """The warm-up compiles every kernel module of every game: one run per config whose kernels differ."""
 
+import numpy as np
 import pytest
 
 from octagames import catalogue
-from octagames.core import GAME_NAMES, Game
+from octagames.core import GAME_NAMES, Game, load_module
 from octagames.envs.vector import VectorEnv
 from octagames.experiments.warmup import (WarmupConfig, available_faces, first_call, kernel_variants, label,
                                           warm)
@@ -69,10 +70,25 @@ def test_the_rules_and_vector_faces_reach_the_entry_points_users_hit_later(monke
     monkeypatch.setattr(VectorEnv, "step", lambda self, a: stepped.append(self.obs_dtype) or real_step(self, a))
     first_call("octrix", "vector")
     assert "set_state" in calls
-    # and the compact observations the trainers use: the match's scores need 16 bits, Octa's fit in 8
+    # and the compact observations: the narrowest the trainers use (the match's scores need 16 bits,
+    # Octa's fit in 8) and every wider one a user may ask for
     assert stepped == ["float32", "uint16"]
     first_call("octa", "vector", rules="en")
-    assert stepped[2:] == ["float32", "uint8"]
+    assert stepped[2:] == ["float32", "uint8", "uint16"]
+
+
+def test_the_rules_face_asks_for_the_message_of_every_illegal_move_it_passes(monkeypatch):
+    # Octiles' messages call compiled kernels: the warm-up compiles them, not a user's first illegal move
+    module = load_module("octiles")
+    asked = []
+    real = module.illegal_reason
+    monkeypatch.setattr(module, "illegal_reason", lambda s, p, a: asked.append((s.tobytes(), a)) or real(s, p, a))
+    first_call("octiles", "rules")
+    g = Game("octiles")
+    s = g.new_state(seed=0)
+    g.play_chance(s)
+    illegal = np.flatnonzero(g.legal_mask(s) == 0)
+    assert [a for state, a in asked if state == s.tobytes()] == list(illegal) and len(illegal) > 0
 
 
 def test_the_az_face_compiles_the_heuristic_playouts_where_a_game_has_them(monkeypatch):
