@@ -32,6 +32,7 @@ heuristic, in the belief and in the rollouts (a batched model: :func:`believed_w
 from __future__ import annotations
 
 from collections.abc import Callable, Sequence
+from typing import Any
 
 import numpy as np
 
@@ -88,9 +89,16 @@ def round_start(game: Game, world: np.void, moves: Sequence[tuple[int, int]], se
     for p, a in reversed(moves):
         undo_move(cards, p, a)
     s = game.new_state(seed)
-    while game.current_player(s) == CHANCE:
-        game.apply_action(s, int(cards[deal_slot(s)]))
+    k = game.kernels  # the compiled kernels straight: replays run thousands of times per decision
+    while k.current_player(s) == CHANCE:
+        _replay(k, s, int(cards[deal_slot(s)]))
     return s
+
+
+def _replay(kernels: Any, s: np.void, action: int) -> None:
+    """Apply a move a replay knows is legal (a dealt card, a recorded move) with the compiled kernel."""
+    if not kernels.apply_action(s, action):
+        raise AssertionError(f"a replayed move was refused: action {action}")
 
 
 def fits_the_moves(game: Game, world: np.void, seat: int, seed: int, most: int = 0) -> tuple[int, np.void | None]:
@@ -119,7 +127,7 @@ def fits_the_moves(game: Game, world: np.void, seat: int, seed: int, most: int =
             misfits += 1
             if misfits > most:
                 return misfits, None
-        game.apply_action(s, a)
+        _replay(game.kernels, s, a)
     return misfits, s
 
 
@@ -208,7 +216,7 @@ def _believed_by(model: Policy, game: Game, state: np.void, seat: int, rng: np.r
             if p != seat:
                 misfits += model(starts, np.full(len(block), p, np.int64)) != a
             for s in starts:
-                game.apply_action(s, a)
+                _replay(game.kernels, s, a)
         for s, m in zip(starts, misfits):
             if m <= most:
                 by_misfits[m].append(s)
