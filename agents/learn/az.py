@@ -116,6 +116,10 @@ class PolicyValueNet(nn.Module):
         self.spec = {"obs_size": int(obs_size), "num_actions": int(num_actions), "num_values": int(num_values),
                      "hidden": [int(h) for h in hidden], "head": int(head), "activation": activation}
         self.first = layer_init(nn.Linear(obs_size, hidden[0]))
+        # stored feature by feature (column-major), as ActorCritic does: the sparse first layer reads the
+        # weight as [D, H] rows with no transposing copy (a batch of 128 of Achten's observations: 6.6 ms
+        # a forward pass with the copy, 4.9 ms without)
+        self.first.weight = nn.Parameter(self.first.weight.detach().t().contiguous().t())
         self.act = ACTIVATIONS[activation]()
         self.trunk = mlp(list(hidden), activation, float(np.sqrt(2))) if len(hidden) > 1 else nn.Identity()
         self.trunk_act = ACTIVATIONS[activation]() if len(hidden) > 1 else nn.Identity()
