@@ -886,21 +886,20 @@ def test_every_action_has_a_name_in_every_state_of_the_setup(players):
 
 def test_illegal_move_messages_compile_no_kernel_in_the_process_that_asks():
     # the reasons call kernels from Python through cached entry points: a fresh process asking for the
-    # message of every illegal move of a game compiles none of the rules' own kernels (seconds each)
+    # messages of illegal moves through a game compiles none of the rules' own kernels (seconds each)
     code = ("import numpy as np\n"
             "from octagames.core import Game\n"
             "from octagames.octiles import rules as R\n"
             "g = Game('octiles', num_players=2)\n"
-            "for seed in range(3):\n"
-            "    s = g.new_state(seed)\n"
-            "    while not g.is_terminal(s):\n"
-            "        g.play_chance(s)\n"
-            "        if g.is_terminal(s):\n"
-            "            break\n"
-            "        p = g.acting_player(s)\n"
-            "        for a in np.flatnonzero(g.legal_mask(s, p) == 0)[::7]:\n"
-            "            R.illegal_reason(s, p, int(a))\n"
-            "        g.apply_action(s, int(g.legal_actions(s)[seed % len(g.legal_actions(s))]))\n"
+            "s = g.new_state(3)\n"
+            "for step in range(80):\n"
+            "    g.play_chance(s)\n"
+            "    if g.is_terminal(s):\n"
+            "        break\n"
+            "    p = g.acting_player(s)\n"
+            "    for a in np.flatnonzero(g.legal_mask(s, p) == 0)[step % 5::5]:\n"
+            "        R.illegal_reason(s, p, int(a))\n"
+            "    g.apply_action(s, int(g.legal_actions(s)[step % len(g.legal_actions(s))]))\n"
             "print(sorted(k for k, f in vars(R).items() if hasattr(f, 'signatures') and f.signatures))\n")
     runs = [subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=300, check=True)
             for _ in range(2)]  # the first one may fill a cold cache
