@@ -10,9 +10,11 @@ default evaluator and with a network's priors, the batched network search of the
 train_az when torch is installed, with the compiled heuristic's playouts where a game has one), so
 that the first call in any later process loads compiled code from the cache
 (:mod:`octagames.specialize`) instead of compiling it; the rules face also asks for the message
-of every illegal move of its first positions (Octiles' reasons call compiled kernels). A game whose
-variants compile different kernels is warmed once per such variant (:func:`kernel_variants`: Octa's
-English and Dutch rulebooks), and the time of each is printed (named by variant and seats, ``octa-nl-2p``).
+of every illegal move of its first positions (Octiles' reasons call compiled kernels) and runs the
+game's compiled self-check where it has one (Octa's ``checked_play``, which the test suite runs).
+A game whose variants compile different kernels is warmed once per such variant
+(:func:`kernel_variants`: Octa's English and Dutch rulebooks), and the time of each is printed
+(named by variant and seats, ``octa-nl-2p``).
 ``--game VARIANT ...``, ``--players N`` and ``--config key=value ...`` (as in every verb) warm the variants
 named instead. The game configs compile in parallel processes, one per core (``--jobs``), the
 largest rules first: on two cores a cold compile takes about half as long. With a warm cache the
@@ -94,6 +96,9 @@ def first_call(game: str, face: str, **config: Any) -> None:
             g.returns(s)
             g.determinize(s, 0, 1)
         g.from_bytes(g.to_bytes(s))  # loading a saved game checks its record (Octa's check is compiled)
+        checked_play = getattr(g.module, "checked_play", None)  # the game's compiled self-check (Octa's)
+        if checked_play is not None:
+            checked_play(g.config)(g.clone(s), 8, np.zeros(4, dtype=np.int64))
         g.kernels.truncated(s)  # what the PettingZoo and Gymnasium faces ask when a game ends
     elif face == "vector":
         env = make(game, num_envs=2, seed=0, **config)

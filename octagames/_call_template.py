@@ -1,6 +1,6 @@
 """Template: any module-level numba function as a cached entry point (see :func:`octagames.specialize.cached`).
 
-Python code that calls a kernel directly (a test driving ``checks.random_game``,
+Python code that calls a kernel directly (a saved game's check ``checks.validate``,
 a reason string that needs a legality helper) would compile it, and everything
 it calls, in every process. :func:`octagames.specialize.cached` binds ``target``
 here instead: the wrapper is cached on disk and recompiled whenever any source

@@ -355,9 +355,8 @@ def specialize(template: str, **bindings: str) -> ModuleType:
 def cached(function: Any) -> Any:
     """A compiled entry point for a module-level ``@numba.njit`` function, cached on disk.
 
-    ``cached(checks.random_game)(s, 100, stats)`` behaves like
-    ``checks.random_game(s, 100, stats)`` but loads compiled code from the cache
-    in later processes (``octagames._call_template`` specialised on it).
+    ``cached(checks.validate)(s)`` behaves like ``checks.validate(s)`` but loads compiled
+    code from the cache in later processes (``octagames._call_template`` specialised on it).
 
     Raises:
         ValueError: ``function`` is not importable by module and name (a closure, a lambda).

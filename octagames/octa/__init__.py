@@ -2,13 +2,13 @@
 
 from octagames.octa.rules import (INFO, NUM_ACTIONS, OBS_SIZE, STATE_DTYPE, Config,
                                   acting_player, action_layout, action_to_string, apply_action, apply_legal,
-                                  card_name, chance_outcomes, current_player, determinize, illegal_reason,
-                                  kernel_module, legal_mask, max_game_length, obs_layout, observation, render,
-                                  reset, returns, sample_chance, write_config)
+                                  card_name, chance_outcomes, checked_play, current_player, determinize,
+                                  illegal_reason, kernel_module, legal_mask, max_game_length, obs_layout,
+                                  observation, render, reset, returns, sample_chance, write_config)
 from octagames.octa.record import check_record
 
 __all__ = ["INFO", "NUM_ACTIONS", "OBS_SIZE", "STATE_DTYPE", "Config", "acting_player",
            "action_layout", "action_to_string", "apply_action", "apply_legal", "card_name", "chance_outcomes",
-           "check_record", "current_player", "determinize", "illegal_reason", "kernel_module", "legal_mask",
-           "max_game_length", "obs_layout", "observation", "render", "reset", "returns", "sample_chance",
-           "write_config"]
+           "check_record", "checked_play", "current_player", "determinize", "illegal_reason", "kernel_module",
+           "legal_mask", "max_game_length", "obs_layout", "observation", "render", "reset", "returns",
+           "sample_chance", "write_config"]

@@ -1,10 +1,10 @@
-"""Compiled consistency checks and random play for Octa (used by the tests and benchmarks).
+"""Compiled consistency checks for Octa (saved games are checked with them; the tests use them).
 
 :func:`validate` checks that a record is a consistent Octa table: all 104 cards
 are in exactly one place and every index agrees, and every run is a valid run
 (one suit, 3..10 consecutive positions, face-up cards where they belong, at
-least one face-up card). :func:`random_game` plays one game with uniformly
-random legal actions and chance by the record's RNG, validating every step.
+least one face-up card). Random play that validates every step is
+:func:`octagames.octa.rules.checked_play` (compiled over one rulebook's kernels).
 """
 
 from __future__ import annotations
@@ -12,13 +12,11 @@ from __future__ import annotations
 import numba as nb
 import numpy as np
 
-from octagames.core import CHANCE, TERMINAL, rng_below
 from octagames.octa import nl
 from octagames.octa.common import (CK_FD, LOC_ADRAWN, LOC_AHIDDEN, LOC_APILE, LOC_DISCARD, LOC_HAND,
                                    LOC_JOKER, LOC_POOL, LOC_RESERVE, LOC_RUN, LOC_STOCK, LOC_UNDER, MAX_PILE,
-                                   MAX_RUNS, NPOS, NUM_ACTIONS, NUM_CARDS, NUM_NUMBER, PH_CHANCE, PH_DEAL,
+                                   MAX_RUNS, NPOS, NUM_CARDS, NUM_NUMBER, PH_CHANCE, PH_DEAL,
                                    POOL_SLOTS, kind_at, kind_of)
-from octagames.octa.rules import apply_action, current_player, legal_mask, sample_chance
 
 # validate() error codes
 OK = 0
@@ -134,63 +132,4 @@ def validate(s) -> int:
     for c in range(NUM_CARDS):
         if seen[c] != 1:
             return E_LOCATION
-    return OK
-
-
-@nb.njit
-def random_game(s, max_steps, stats, check=True) -> int:
-    """Play ``s`` to the end with uniformly random legal actions, validating every step.
-
-    Args:
-        s: the record, at any point of a game.
-        max_steps: give up with ``E_TOO_LONG`` after this many actions.
-        stats: int64[4] receiving steps, player decisions, turns, most steps in one turn.
-        check: run :func:`validate` after every step (False: plain random play, for timing).
-
-    Returns:
-        0, or the first :func:`validate` error code (the game stops there), or
-        ``E_NO_LEGAL`` / ``E_TOO_LONG``.
-    """
-    mask = np.zeros(NUM_ACTIONS, dtype=np.uint8)
-    legal = np.zeros(NUM_ACTIONS, dtype=np.int64)
-    steps = 0
-    decisions = 0
-    last_turn = -1
-    in_turn = 0
-    worst = 0
-    while True:
-        cp = current_player(s)
-        if cp == TERMINAL:
-            break
-        if steps >= max_steps:
-            return E_TOO_LONG
-        if cp == CHANCE:
-            a = np.int64(sample_chance(s))
-        else:
-            n = legal_mask(s, cp, mask)
-            if n == 0:
-                return E_NO_LEGAL
-            m = 0
-            for i in range(NUM_ACTIONS):
-                if mask[i]:
-                    legal[m] = i
-                    m += 1
-            a = legal[np.int64(rng_below(s, m))]
-            decisions += 1
-        if not apply_action(s, a):
-            return E_NO_LEGAL
-        steps += 1
-        if s["turn"] != last_turn:
-            last_turn = s["turn"]
-            in_turn = 0
-        in_turn += 1
-        worst = max(worst, in_turn)
-        if check:
-            err = validate(s)
-            if err != OK:
-                return err
-    stats[0] = steps
-    stats[1] = decisions
-    stats[2] = s["turn"]
-    stats[3] = worst
     return OK

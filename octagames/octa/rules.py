@@ -82,6 +82,7 @@ face-down replacements, 2 exchange steps, 80 discards, 1 end), so
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import Callable
 
 from octagames.core import CHANCE, TERMINAL, GameInfo, check_choice, check_range
 from octagames.octa import en, nl
@@ -93,7 +94,7 @@ from octagames.octa.en import TURN_ACTION_BOUND
 from octagames.octa.turn import (acting_player, apply_action, apply_legal, chance_outcomes,  # noqa: F401
                                  current_player, determinize, legal_mask, observation, reset, returns,
                                  sample_chance)
-from octagames.specialize import nested
+from octagames.specialize import nested, specialize
 
 RULE_SETS = ("en", "nl")
 MAX_TURNS_LIMIT = 200
@@ -175,6 +176,20 @@ def kernel_module(config: Config) -> str:
     compiles no Dutch rule and the other way round.
     """
     return nested("octagames.octa.turn", book=f"octagames.octa.{config.rules}")
+
+
+def checked_play(config: Config) -> Callable[..., int]:
+    """The compiled self-check over ``config``'s kernels: ``kernel(s, max_steps, stats, check=True) -> int``
+    plays record ``s`` to its end with uniformly random legal actions (chance by the record's RNG) and
+    checks the table after every action (:func:`octagames.octa.checks.validate`).
+
+    ``stats`` (int64[4]) receives the steps, the player decisions, the turns and the most steps in
+    one turn; the result is 0, or the first check's error code (``checks.ERROR_NAMES``; the game
+    stops there), or ``E_NO_LEGAL`` / ``E_TOO_LONG`` (more than ``max_steps`` actions).
+    ``check=False`` plays without checking (for timing). A cached entry point
+    (``octagames/octa/_checked_play_template.py``), compiled by the warm-up.
+    """
+    return specialize("octagames.octa._checked_play_template", game=kernel_module(config)).random_game
 
 
 # ---------------------------------------------------------------- Python-side helpers

@@ -108,3 +108,13 @@ def test_the_az_face_compiles_the_heuristic_playouts_where_a_game_has_them(monke
     assert [p.__name__ for _, p in bound] == ["octa_playout", "octa_playout"]  # the playouts and the hint
     assert all(m == Game("octa", rules="en").kernel_module for m, _ in bound)
     assert len(rolled) == 1 and rolled[0][:2] == ("en", 2) and rolled[0][2] >= 1  # the paired rollouts
+
+
+def test_the_rules_face_runs_a_games_compiled_self_check(monkeypatch):
+    # Octa's checked_play (the test suite's thousands of random games) is compiled with the rulebook's kernels
+    octa = load_module("octa")
+    asked = []
+    real = octa.checked_play
+    monkeypatch.setattr(octa, "checked_play", lambda config: asked.append(config.rules) or real(config))
+    first_call("octa", "rules", rules="nl")
+    assert asked == ["nl"]
