@@ -186,7 +186,7 @@ def test_bindings_must_match_the_marked_lines():
 
 
 TEMPLATES = ("octagames._engine_template", "octagames._batch_template", "octagames._call_template",
-             "octagames.envs._aec_template",
+             "octagames.envs._aec_template", "octagames.octa._checked_play_template",
              "octagames.agents.search._mcts_template", "octagames.agents.search._playout_template")
 
 
