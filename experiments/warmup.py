@@ -44,6 +44,7 @@ from octagames.specialize import cache_dir
 
 FACES = ("rules", "vector", "aec", "parallel", "openspiel", "mcts", "az")
 
+
 def kernel_variants(game: str) -> list[str]:
     """The variants of ``game`` to warm up: one per kernel module among its variants.
 
@@ -51,18 +52,47 @@ def kernel_variants(game: str) -> list[str]:
     kernels come from that module (``kernel_module(config)`` of the rules module; one module for a
     game without it): ``["octa-en", "octa-nl"]`` for Octa, ``["octrix"]`` for Octrix.
     """
-    module = load_module(game)
-    hook = getattr(module, "kernel_module", None)
     names: dict[str, str] = {}
     for v in catalogue.game_spec(game).variants:
-        key = hook(module.Config(**v.full_config())) if hook is not None else module.__name__
-        names.setdefault(key, v.name)
+        names.setdefault(kernels_of(game, v.full_config()), v.name)
     return list(names.values())
+
+
+def kernels_of(game: str, config: dict[str, Any]) -> str:
+    """The kernel module ``game``'s compiled code comes from under ``config`` (``kernel_module(config)`` of
+    the rules module; the rules module itself for a game without it)."""
+    module = load_module(game)
+    hook = getattr(module, "kernel_module", None)
+    return hook(module.Config(**catalogue.full_config(game, config))) if hook is not None else module.__name__
 
 
 def rules_size(game: str) -> int:
     """Bytes of ``game``'s rules package (its ``.py`` files): the warm-up compiles the largest first."""
     return sum(f.stat().st_size for f in Path(load_module(game).__file__).parent.glob("*.py"))
+
+
+COMPACT_DTYPES = ("uint8", "uint16")
+"""The vector env's compact observation dtypes, narrowest first."""
+
+
+def compact_configs(game: str, config: dict[str, Any]) -> dict[str, dict[str, Any]]:
+    """A config for each compact observation dtype the vector face compiles with ``config``'s kernels.
+
+    The trainers step the narrowest dtype a config's observations fit (uint8, else uint16; none for a
+    game without a compact encoding), a user may ask for a wider one, and the dtype, not the config,
+    picks the compiled code: so each dtype that some variant of ``game`` compiled by the same kernels
+    as ``config`` fits (``config`` first, then the variants in the spec's order), with that config
+    (``{"uint8": octrix-round's, "uint16": the match's}`` for Octrix's match).
+    """
+    own = kernels_of(game, config)
+    out: dict[str, dict[str, Any]] = {}
+    for c in [config] + [v.full_config() for v in catalogue.game_spec(game).variants]:
+        if kernels_of(game, c) != own:
+            continue
+        narrowest = narrowest_obs_dtype(Game(game, **c))
+        for dtype in COMPACT_DTYPES[COMPACT_DTYPES.index(narrowest):] if narrowest in COMPACT_DTYPES else ():
+            out.setdefault(dtype, c)
+    return {d: out[d] for d in COMPACT_DTYPES if d in out}
 
 
 def label(game: str, config: dict[str, Any]) -> str:
@@ -106,11 +136,9 @@ def first_call(game: str, face: str, **config: Any) -> None:
         env.step(env.sample_actions())
         env.observe(np.zeros(2, dtype=np.int64))
         env.set_state(env.get_state())  # restoring a batch (a pickled env, Ray) emits its observations again
-        # the compact observations: the trainers use the narrowest dtype; a user may ask for a wider one
-        compact_dtypes = ("uint8", "uint16")
-        narrowest = narrowest_obs_dtype(env.game)
-        for dtype in compact_dtypes[compact_dtypes.index(narrowest):] if narrowest in compact_dtypes else ():
-            compact = make(game, num_envs=2, seed=0, obs_dtype=dtype, **config)
+        # the compact observations the trainers pick for any variant with these kernels, and wider ones
+        for dtype, fits in compact_configs(game, config).items():
+            compact = make(game, num_envs=2, seed=0, obs_dtype=dtype, **fits)
             compact.reset()
             compact.step(compact.sample_actions())
             compact.observe(np.zeros(2, dtype=np.int64))

@@ -5,9 +5,9 @@ import pytest
 
 from octagames import catalogue
 from octagames.core import GAME_NAMES, Game, load_module
-from octagames.envs.vector import VectorEnv
-from octagames.experiments.warmup import (WarmupConfig, available_faces, first_call, kernel_variants, label,
-                                          warm)
+from octagames.envs.vector import VectorEnv, narrowest_obs_dtype
+from octagames.experiments.warmup import (WarmupConfig, available_faces, compact_configs, first_call,
+                                          kernel_variants, kernels_of, label, warm)
 from octagames.octa import Config, kernel_module
 from octagames.octa.rules import RULE_SETS
 
@@ -70,11 +70,23 @@ def test_the_rules_and_vector_faces_reach_the_entry_points_users_hit_later(monke
     monkeypatch.setattr(VectorEnv, "step", lambda self, a: stepped.append(self.obs_dtype) or real_step(self, a))
     first_call("octrix", "vector")
     assert "set_state" in calls
-    # and the compact observations: the narrowest the trainers use (the match's scores need 16 bits,
-    # Octa's fit in 8) and every wider one a user may ask for
-    assert stepped == ["float32", "uint16"]
+    # and the compact observations the trainers pick for any variant with these kernels (the match's
+    # scores need 16 bits, a round's fit in 8; Octa's fit in 8), and every wider one a user may ask for
+    assert stepped == ["float32", "uint8", "uint16"]
     first_call("octa", "vector", rules="en")
-    assert stepped[2:] == ["float32", "uint8", "uint16"]
+    assert stepped[3:] == ["float32", "uint8", "uint16"]
+
+
+def test_each_compact_dtype_is_compiled_with_a_config_it_fits_and_the_same_kernels():
+    match = catalogue.resolve("octrix")[1]
+    configs = compact_configs("octrix", match)
+    assert list(configs) == ["uint8", "uint16"] and configs["uint16"] == match
+    assert narrowest_obs_dtype(Game("octrix", **configs["uint8"])) == "uint8"  # a round, not the match
+    # Octa's rulebooks compile apart: the English warm-up never steps a Dutch config
+    en = catalogue.resolve("octa-en")[1]
+    assert all(c.get("rules", "en") == "en" for c in compact_configs("octa", en).values())
+    assert kernels_of("octa", en) != kernels_of("octa", catalogue.resolve("octa-nl")[1])
+    assert len({kernels_of("achten", v.full_config()) for v in catalogue.game_spec("achten").variants}) == 1
 
 
 def test_the_rules_face_asks_for_the_message_of_every_illegal_move_it_passes(monkeypatch):
