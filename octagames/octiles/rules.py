@@ -107,7 +107,7 @@ from octagames.octiles.board import (DIR_NAMES, EXIT, HOME_OF, LINK_A, LINK_B, L
                                      NUM_TILES, POINT_HOME_SIDE, POINT_NAMES, POINT_SIDE,
                                      POINT_SPACE, SIDE_SPACES, SPACE_NAMES)
 from octagames.record_checks import replay_end
-from octagames.specialize import cached
+from octagames.specialize import cached, engine_kernels
 
 # ---------------------------------------------------------------- static facts
 MAX_PLAYERS = 4
@@ -1198,10 +1198,15 @@ def tile_name(t: int) -> str:
 
 @cache
 def _kernel(kernel):  # type: ignore[no-untyped-def]
-    """``kernel`` as a cached entry point (:func:`octagames.specialize.cached`) for the strings (names,
-    reasons, the picture), which call kernels from Python: called directly, a kernel and all it calls
-    (``legal_mask``: the whole turn search) would be compiled afresh in every process, seconds before
-    the first message."""
+    """``kernel`` as a compiled entry point for the strings (names, reasons, the picture), which call
+    kernels from Python: called directly, a kernel and all it calls (``legal_mask``: the whole turn
+    search) would be compiled afresh in every process, seconds before the first message. A kernel of
+    the contract is the engine's entry point (what :attr:`Game.kernels` holds, compiled once), a
+    helper its own cached one (:func:`octagames.specialize.cached`)."""
+    engine = engine_kernels(__package__)
+    name = kernel.__name__
+    if getattr(engine.game, name, None) is kernel and hasattr(engine, name):
+        return getattr(engine, name)
     return cached(kernel)
 
 
