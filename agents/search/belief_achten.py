@@ -32,7 +32,7 @@ heuristic, in the belief and in the rollouts (a batched model: :func:`believed_w
 from __future__ import annotations
 
 from collections.abc import Callable, Sequence
-from typing import Any
+from types import ModuleType
 
 import numpy as np
 
@@ -95,10 +95,15 @@ def round_start(game: Game, world: np.void, moves: Sequence[tuple[int, int]], se
     return s
 
 
-def _replay(kernels: Any, s: np.void, action: int) -> None:
-    """Apply a move a replay knows is legal (a dealt card, a recorded move) with the compiled kernel."""
+def _replay(kernels: ModuleType, s: np.void, action: int) -> None:
+    """Apply a move a replay knows is legal (a dealt card, a recorded move) with the compiled kernel.
+
+    Raises:
+        RuntimeError: the kernel refused it (a world that does not fit its own record: a bug).
+    """
     if not kernels.apply_action(s, action):
-        raise AssertionError(f"a replayed move was refused: action {action}")
+        raise RuntimeError(f"a replayed move was refused: action {action} "
+                           f"(to act: {kernels.current_player(s)})")
 
 
 def fits_the_moves(game: Game, world: np.void, seat: int, seed: int, most: int = 0) -> tuple[int, np.void | None]:
@@ -121,13 +126,14 @@ def fits_the_moves(game: Game, world: np.void, seat: int, seed: int, most: int =
     if moves is None:
         return 0, world
     s = round_start(game, world, moves, seed)
+    k = game.kernels
     misfits = 0
     for p, a in moves:
         if p != seat and model_action(game, s, p) != a:
             misfits += 1
             if misfits > most:
                 return misfits, None
-        _replay(game.kernels, s, a)
+        _replay(k, s, a)
     return misfits, s
 
 
@@ -200,7 +206,7 @@ def _believed_by(model: Policy, game: Game, state: np.void, seat: int, rng: np.r
     # draws replayed in lockstep, so the draws stop at a block's end (other random numbers than the
     # compiled model's path, and `kept` counts every world with at most `most` misfits)
     by_misfits: list[list[np.void]] = [[] for _ in range(most + 1)]
-    drawn, moves = 0, round_moves(state)
+    drawn, moves, k = 0, round_moves(state), game.kernels
     while drawn < tries and len(by_misfits[0]) < worlds:
         block = [game.determinize(state, seat, int(rng.integers(1 << 30))) for _ in range(min(BLOCK, tries - drawn))]
         drawn += len(block)
@@ -216,7 +222,7 @@ def _believed_by(model: Policy, game: Game, state: np.void, seat: int, rng: np.r
             if p != seat:
                 misfits += model(starts, np.full(len(block), p, np.int64)) != a
             for s in starts:
-                _replay(game.kernels, s, a)
+                _replay(k, s, a)
         for s, m in zip(starts, misfits):
             if m <= most:
                 by_misfits[m].append(s)
