@@ -76,13 +76,10 @@ COMPACT_DTYPES = ("uint8", "uint16")
 
 
 def compact_configs(game: str, config: dict[str, Any]) -> dict[str, dict[str, Any]]:
-    """A config for each compact observation dtype the vector face compiles with ``config``'s kernels.
-
-    The trainers step the narrowest dtype a config's observations fit (uint8, else uint16; none for a
-    game without a compact encoding), a user may ask for a wider one, and the dtype, not the config,
-    picks the compiled code: so each dtype that some variant of ``game`` compiled by the same kernels
-    as ``config`` fits (``config`` first, then the variants in the spec's order), with that config
-    (``{"uint8": octrix-round's, "uint16": the match's}`` for Octrix's match).
+    """For each compact dtype (uint8, uint16) that the observations of some variant with ``config``'s
+    kernel module fit, that variant's config (``config`` itself first; the trainers pick the narrowest
+    dtype a config fits, a user may ask for a wider one). The dtype, not the config, selects the
+    compiled batch code: ``{"uint8": octrix-round's, "uint16": the match's}`` for Octrix's match.
     """
     own = kernels_of(game, config)
     out: dict[str, dict[str, Any]] = {}
@@ -142,6 +139,7 @@ def first_call(game: str, face: str, **config: Any) -> None:
             compact.reset()
             compact.step(compact.sample_actions())
             compact.observe(np.zeros(2, dtype=np.int64))
+            compact.set_state(compact.get_state())  # a resumed rollout (and Ray) restores a compact env
     elif face == "aec":
         env = importlib.import_module(f"octagames.envs.{game}_v0").env(**config)
         env.reset(seed=0)

@@ -81,10 +81,11 @@ the kernels of its own config (:class:`Game` refuses a record of another).
 The warm-up compiles one variant per kernel module (the variants that ``kernel_module``
 tells apart: Octa's two rulebooks; every other game compiles one module).
 
-Optional, for self-checks: ``checked_play(config)``, a compiled entry point
-``kernel(s, max_steps, stats) -> int`` that plays a record to its end with random legal actions
-and checks its consistency after every action (0 when it stays consistent; Octa's). The warm-up
-compiles it.
+Optional, for self-checks: ``checked_play(config)`` returns a compiled entry point
+``kernel(s, max_steps, stats) -> int`` (``stats``: int64[4], receiving the steps, the player
+decisions, the turns and the most steps in one turn) that plays a record to its end with random
+legal actions and checks its consistency after every action: 0 when the record stays consistent,
+else an error code. Octa has one; the warm-up compiles it.
 
 Optional, for learners: ``ACTION_FEATURES``, the name of an observation block shaped
 ``[num_actions, k]`` that says what each action would do (Achten's ``lookahead``); a network's

@@ -81,8 +81,8 @@ face-down replacements, 2 exchange steps, 80 discards, 1 end), so
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass
-from typing import Callable
 
 from octagames.core import CHANCE, TERMINAL, GameInfo, check_choice, check_range
 from octagames.octa import en, nl

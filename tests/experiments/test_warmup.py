@@ -8,7 +8,7 @@ from octagames.core import GAME_NAMES, Game, load_module
 from octagames.envs.vector import VectorEnv, narrowest_obs_dtype
 from octagames.experiments.warmup import (WarmupConfig, available_faces, compact_configs, first_call,
                                           kernel_variants, kernels_of, label, warm)
-from octagames.octa import Config, kernel_module
+from octagames.octa import Config, checks, kernel_module
 from octagames.octa.rules import RULE_SETS
 
 
@@ -94,7 +94,12 @@ def test_the_rules_face_asks_for_the_message_of_every_illegal_move_it_passes(mon
     module = load_module("octiles")
     asked = []
     real = module.illegal_reason
-    monkeypatch.setattr(module, "illegal_reason", lambda s, p, a: asked.append((s.tobytes(), a)) or real(s, p, a))
+
+    def reason(s, p, a):
+        asked.append((s.tobytes(), a))
+        return real(s, p, a)
+
+    monkeypatch.setattr(module, "illegal_reason", reason)
     first_call("octiles", "rules")
     g = Game("octiles")
     s = g.new_state(seed=0)
@@ -125,8 +130,15 @@ def test_the_az_face_compiles_the_heuristic_playouts_where_a_game_has_them(monke
 def test_the_rules_face_runs_a_games_compiled_self_check(monkeypatch):
     # Octa's checked_play (the test suite's thousands of random games) is compiled with the rulebook's kernels
     octa = load_module("octa")
-    asked = []
+    asked, ran = [], []
     real = octa.checked_play
-    monkeypatch.setattr(octa, "checked_play", lambda config: asked.append(config.rules) or real(config))
+
+    def checked_play(config):
+        asked.append(config.rules)
+        kernel = real(config)
+        return lambda *args: ran.append(kernel(*args))
+
+    monkeypatch.setattr(octa, "checked_play", checked_play)
     first_call("octa", "rules", rules="nl")
-    assert asked == ["nl"]
+    # the kernel ran: 8 random actions with the table consistent after each, then its step limit
+    assert asked == ["nl"] and ran == [checks.E_TOO_LONG]
