@@ -24,7 +24,8 @@ def _one_torch_thread():
 @pytest.fixture(autouse=True)
 def _sb3_logs_in_tmp_path(tmp_path, monkeypatch):
     """SB3's default logger creates an empty ``SB3-<date>`` folder per model in the system's temporary
-    folder; ``SB3_LOGDIR`` puts it in the test's own folder, which pytest cleans up."""
+    folder; with ``SB3_LOGDIR`` it uses the test's own folder instead (no dated folder), which pytest
+    cleans up."""
     monkeypatch.setenv("SB3_LOGDIR", str(tmp_path / "sb3"))
 
 

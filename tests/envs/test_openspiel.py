@@ -81,9 +81,9 @@ def _in_conformance(name: str, params: dict) -> bool:
 
 # pyspiel's simulation test of a config the conformance list has runs there (tests/test_conformance.py);
 # here: the configs it does not list, and the turn-based transform of every simultaneous one
-SIM_CONFIGS = [(n, c) for n, c in OPENSPIEL_CONFIGS if not _in_conformance(n, c)
-               or load_module(catalogue.resolve(n)[0]).INFO.dynamics == "simultaneous"]
-SIM_IDS = [IDS[OPENSPIEL_CONFIGS.index(c)] for c in SIM_CONFIGS]
+SIM_CASES = [(case, i) for case, i in zip(OPENSPIEL_CONFIGS, IDS) if not _in_conformance(*case)
+             or load_module(catalogue.resolve(case[0])[0]).INFO.dynamics == "simultaneous"]
+SIM_CONFIGS, SIM_IDS = [case for case, _ in SIM_CASES], [i for _, i in SIM_CASES]
 
 
 @pytest.mark.parametrize("name,params", SIM_CONFIGS, ids=SIM_IDS)
@@ -100,8 +100,9 @@ def test_a_config_is_simulated_here_unless_the_conformance_suite_lists_it():
     # a variant's name and its fields resolve to the same config as the conformance list's entry
     assert _in_conformance("octa", {"rules": "nl"}) and _in_conformance("octrix-round", {"num_players": 3})
     assert not _in_conformance("octiles", {"num_players": 4, "team": True})  # the list's teams have 3 runners
-    assert ("achten", {"num_players": 2}) not in SIM_CONFIGS  # listed, and turn by turn
-    assert ("octrix-round", {"num_players": 2}) in SIM_CONFIGS  # listed, but simultaneous: turn-based here
+    assert ("achten", {"num_players": 2}) in OPENSPIEL_CONFIGS
+    assert ("achten", {"num_players": 2}) not in SIM_CONFIGS  # listed there, and turn by turn
+    assert ("octrix-round", {"num_players": 2}) in SIM_CONFIGS  # listed there; simultaneous: turn-based here
 
 
 @pytest.mark.parametrize("name", ADAPTED_GAMES)

@@ -544,3 +544,17 @@ def test_octa_rollouts_keep_the_models_choice_unless_the_paired_rollouts_beat_it
         SearchConfig(belief_worlds=2, rollout_margin=1.0)
     with pytest.raises(ValueError, match="rollout_policy='network'"):
         SearchConfig(belief_worlds=2, belief_rollouts=True, rollout_margin=1.0)
+
+
+def test_the_first_weight_is_column_major_through_loading_and_casts_and_both_paths_agree():
+    # stored feature by feature, the sparse first layer reads it with no transposing copy
+    net, other = PolicyValueNet(300, 10, 2, hidden=(16,)), PolicyValueNet(300, 10, 2, hidden=(16,))
+    assert net.first.weight.t().is_contiguous()
+    net.load_state_dict({k: v.contiguous() for k, v in other.state_dict().items()})  # a row-major file
+    assert net.first.weight.t().is_contiguous() and torch.equal(net.first.weight, other.first.weight)
+    net.double()
+    assert net.first.weight.t().is_contiguous()
+    obs = (torch.rand(64, 300, generator=torch.Generator().manual_seed(0)) < 0.05).double()
+    with torch.no_grad():
+        sparse, dense = net(obs), net(obs[:8])  # 64 rows take the sparse first layer, 8 the dense one
+    assert all(torch.allclose(a[:8], b) for a, b in zip(sparse, dense))
