@@ -59,11 +59,8 @@ def kernel_variants(game: str) -> list[str]:
 
 
 def kernels_of(game: str, config: dict[str, Any]) -> str:
-    """The kernel module ``game``'s compiled code comes from under ``config`` (``kernel_module(config)`` of
-    the rules module; the rules module itself for a game without it)."""
-    module = load_module(game)
-    hook = getattr(module, "kernel_module", None)
-    return hook(module.Config(**catalogue.full_config(game, config))) if hook is not None else module.__name__
+    """The kernel module ``game``'s compiled code comes from under ``config`` (:attr:`Game.kernel_module`)."""
+    return Game(game, **config).kernel_module
 
 
 def rules_size(game: str) -> int:
@@ -84,9 +81,10 @@ def compact_configs(game: str, config: dict[str, Any]) -> dict[str, dict[str, An
     own = kernels_of(game, config)
     out: dict[str, dict[str, Any]] = {}
     for c in [config] + [v.full_config() for v in catalogue.game_spec(game).variants]:
-        if kernels_of(game, c) != own:
+        g = Game(game, **c)
+        if g.kernel_module != own:
             continue
-        narrowest = narrowest_obs_dtype(Game(game, **c))
+        narrowest = narrowest_obs_dtype(g)
         for dtype in COMPACT_DTYPES[COMPACT_DTYPES.index(narrowest):] if narrowest in COMPACT_DTYPES else ():
             out.setdefault(dtype, c)
     return {d: out[d] for d in COMPACT_DTYPES if d in out}
