@@ -1,6 +1,7 @@
 """Full deck achten: hidden hands, an open pot and a closed card (see :mod:`octagames.achten.rules`)."""
 
-from octagames.achten.rules import (ACTION_FEATURES, ACTIONS, CONFIG_FIELDS, INFO, NUM_ACTIONS, OBS_LAYOUT, OBS_SIZE, STATE_DTYPE, Config,
+from octagames.achten.rules import (ACTION_FEATURES, ACTIONS, CONFIG_FIELDS, INFO, NUM_ACTIONS, OBS_LAYOUT,
+                                    OBS_SIZE, STATE_DTYPE, Config,
                                     acting_player, action_to_string, apply_action, better_hand,
                                     card_name, cards, chance_outcomes, check_record, closed_card,
                                     current_player, deal_outcomes, determinize, hand_key, hand_of,
@@ -9,7 +10,8 @@ from octagames.achten.rules import (ACTION_FEATURES, ACTIONS, CONFIG_FIELDS, INF
                                     render, reset, returns, sample_chance, truncated, utility_bounds,
                                     write_config)
 
-__all__ = ["ACTION_FEATURES", "ACTIONS", "CONFIG_FIELDS", "INFO", "NUM_ACTIONS", "OBS_LAYOUT", "OBS_SIZE", "STATE_DTYPE", "Config",
+__all__ = ["ACTION_FEATURES", "ACTIONS", "CONFIG_FIELDS", "INFO", "NUM_ACTIONS", "OBS_LAYOUT", "OBS_SIZE",
+           "STATE_DTYPE", "Config",
            "acting_player", "action_to_string", "apply_action", "better_hand", "card_name", "cards",
            "chance_outcomes", "check_record", "closed_card", "current_player", "deal_outcomes",
            "determinize", "hand_key", "hand_of", "hand_value", "illegal_reason", "is_nul", "is_verbied",
