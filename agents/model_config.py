@@ -20,11 +20,57 @@ from __future__ import annotations
 import dataclasses
 import importlib
 import warnings
+from pathlib import Path
 from typing import Any, Mapping
 
 from octagames import catalogue
 
 ALLOW_HINT = "allow the mismatch (allow_config_mismatch=True, --allow-model-mismatch) to try anyway"
+
+
+def _numpy_globals() -> list[Any]:
+    """What a pickled numpy array or scalar names: its constructors and dtype classes, nothing that runs code."""
+    import numpy as np
+
+    multiarray = getattr(np, "_core", None) or np.core  # numpy 2 renamed numpy.core
+    return [multiarray.multiarray._reconstruct, multiarray.multiarray.scalar, np.ndarray, np.dtype,
+            *(getattr(np.dtypes, name) for name in np.dtypes.__all__)]
+
+
+def load_model_file(path: str | Path, map_location: Any = "cpu", mmap: bool = False) -> Any:
+    """The content of a model file or training checkpoint, read without running any code it holds.
+
+    torch's weights-only unpickler rebuilds tensors, numbers, strings, lists, tuples and dicts, and
+    here also numpy arrays and scalars (a checkpoint's RNG states and metrics); a pickle that names
+    any other Python object (which an unpickler would call: a crafted file runs code that way) is
+    refused before anything in it is called. Every file octagames writes loads this way.
+
+    Args:
+        path: the file (``az:``, ``ppo:`` and ``zoo:`` models, trainers' checkpoints).
+        map_location: where tensors go (``torch.load``'s argument).
+        mmap: map the file instead of reading it (large checkpoints).
+
+    Raises:
+        ValueError: the file names other Python objects (the message names the first), or is no file
+            torch reads.
+        FileNotFoundError: no such file.
+    """
+    import pickle
+
+    import torch
+
+    try:
+        with torch.serialization.safe_globals(_numpy_globals()):
+            return torch.load(Path(path), map_location=map_location, weights_only=True, mmap=mmap)
+    except (pickle.UnpicklingError, RuntimeError, EOFError) as e:
+        if "Weights only load failed" not in str(e):  # not a torch file at all
+            raise ValueError(f"{path} is not a torch model file ({str(e).splitlines()[0][:200]})") from e
+        found = next((line.strip() for line in str(e).splitlines() if "Unsupported" in line), "")
+        found = found.partition(" was not an allowed")[0].removeprefix("WeightsUnpickler error: ")
+        raise ValueError(f"{path} is not a model file octagames can read safely: torch's weights-only reader "
+                         f"refused it ({found or 'see the cause'}). Every file octagames writes holds only "
+                         "tensors, numbers, strings and numpy arrays; a pickle that names other Python objects "
+                         "could run any code when loaded, so it is refused") from e
 
 
 def recorded_config(game: str, fields: Mapping[str, Any]) -> dict[str, Any]:

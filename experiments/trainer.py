@@ -41,6 +41,7 @@ import torch
 
 from octagames import catalogue
 from octagames.agents.learn.imitation import TeacherData, teacher_games
+from octagames.agents.model_config import load_model_file
 from octagames.core import Game
 from octagames.experiments.cli import GameArgs, command_line, usable_agents
 
@@ -455,7 +456,7 @@ class Trainer:
 
     def load_checkpoint(self, path: Path) -> None:
         """Restore :meth:`checkpoint_dict` from ``path``."""
-        d = torch.load(path, map_location="cpu", weights_only=False, mmap=True)
+        d = load_model_file(path, mmap=True)
         self.check_resume(d, path)
         self.load_state_dict(d)
         set_rng_state(d["rng"])

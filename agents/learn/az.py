@@ -64,7 +64,7 @@ from octagames.agents.base import Agent, Turn, considered, considered_rollouts
 from octagames.agents.learn.imitation import observations
 from octagames.agents.search.mcts import (clear_trees, compiled_value, has_playout_policy, mix_root_noise, new_trees,
                                    playout_kernels, playout_policy, root_stats, search_kernels)
-from octagames.agents.model_config import check_config, fitting_options, recorded_config
+from octagames.agents.model_config import check_config, fitting_options, load_model_file, recorded_config
 from octagames.agents.learn.ppo import ACTIVATIONS, SparseInputLinear, layer_init, masked_logits, mlp, sparse_entries
 from octagames.agents.registry import make_agent
 from octagames.agents.search.rollouts import paired_choice, pruned_values
@@ -769,7 +769,7 @@ def load_model(path: str | Path, game: Game | None = None, device: str = "cpu",
     Raises:
         ValueError: not an octagames AZ model, or one trained for another game, config or size.
     """
-    data = torch.load(Path(path), map_location=device, weights_only=False)
+    data = load_model_file(path, map_location=device)
     if isinstance(data, dict) and "model" in data and isinstance(data["model"], dict):
         data = data["model"]  # a full training checkpoint
     if not isinstance(data, dict) or data.get("format") != MODEL_FORMAT:

@@ -40,6 +40,7 @@ once, never searched nor sampled.
 from __future__ import annotations
 
 import dataclasses
+import pickle
 from dataclasses import dataclass
 from typing import Any, Sequence
 
@@ -344,7 +345,9 @@ class SelfPlayWorker:
         return {"rng": self.rng.bit_generator.state, "states": self.states.copy(), "kind": self.kind.copy(),
                 "idle": self.idle.copy(), "games_started": self.games_started,
                 "seat": self.seat.copy(), "snap": self.snap.copy(), "moves": self.moves.copy(),
-                "agents": self.agents, "pending": self.pending, "done": self._done, "started": self.started,
+                # the agent opponents in play are Python objects, pickled apart: the rest of a checkpoint stays
+                # plain data that torch's weights-only reader loads
+                "agents": pickle.dumps(self.agents), "pending": self.pending, "done": self._done, "started": self.started,
                 "weights": {k: v.detach().cpu().clone() for k, v in self.net.state_dict().items()},
                 "pool": {k: {n: v.detach().cpu().clone() for n, v in m.state_dict().items()}
                          for k, m in self.pool.items()}}
@@ -355,7 +358,9 @@ class SelfPlayWorker:
         self.states[:] = d["states"]
         self.kind[:], self.seat[:], self.snap[:], self.moves[:] = d["kind"], d["seat"], d["snap"], d["moves"]
         self.idle[:], self.games_started = d["idle"], int(d["games_started"])
-        self.agents, self.pending, self._done = list(d["agents"]), [list(p) for p in d["pending"]], list(d["done"])
+        agents = d["agents"]  # unpickled only here, when a run resumes (a list in checkpoints written before)
+        self.agents = list(pickle.loads(agents) if isinstance(agents, bytes) else agents)
+        self.pending, self._done = [list(p) for p in d["pending"]], list(d["done"])
         self.started = d["started"]
         self.set_weights(d["weights"], d["pool"])
 

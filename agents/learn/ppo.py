@@ -65,7 +65,7 @@ from torch import nn
 
 from octagames import catalogue
 from octagames.agents.base import Agent, Turn, considered
-from octagames.agents.model_config import check_config
+from octagames.agents.model_config import check_config, load_model_file
 from octagames.core import Game
 
 #: logit given to illegal actions: exp(MASKED_LOGIT - max) is exactly 0 in float32,
@@ -604,7 +604,7 @@ def save_policy(model: ActorCritic, path: str | Path, game: Game | None = None) 
 
 def load_policy(path: str | Path, device: str = "cpu") -> tuple[ActorCritic, dict[str, Any]]:
     """Load a policy file, or the policy inside a training checkpoint: ``(model, data)``."""
-    data = torch.load(Path(path), map_location=device, weights_only=False)
+    data = load_model_file(path, map_location=device)
     if "policy" in data:  # a full training checkpoint
         data = data["policy"]
     if data.get("format") != "octagames-ppo-policy-1":

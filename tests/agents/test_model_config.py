@@ -164,3 +164,49 @@ def test_a_zoo_model_of_another_game_names_its_variant():
                                          r"\(play it with --game octa-nl\)$"):
         make_agent("zoo:octa-nl", "octrix")
     assert make_agent("zoo:octa-nl", "octa-nl").data["game"] == "octa"  # a variant name for the game
+
+
+
+class _Payload:
+    """Unpickling this calls ``pathlib.Path.touch`` on a marker: what a crafted model file would do."""
+
+    def __init__(self, marker):
+        self.marker = marker
+
+    def __reduce__(self):
+        import pathlib
+        return pathlib.Path.touch, (pathlib.Path(self.marker),)
+
+
+def test_a_model_file_that_would_run_code_is_refused_before_anything_in_it_runs(round_model, tmp_path):
+    import torch
+
+    from octagames.experiments.train_ppo import ppo_origin
+
+    g = Game("octrix-round")
+    marker = tmp_path / "ran"
+    for fmt in ("octagames-az-model-1", "octagames-ppo-policy-1"):
+        torch.save({"format": fmt, "spec": _Payload(marker)}, tmp_path / f"{fmt}.pt")
+    (tmp_path / "run").mkdir()  # a policy whose checkpoint beside it is the crafted file
+    (tmp_path / "run" / "policy.pt").write_bytes(round_model[1].read_bytes())
+    torch.save({"config": _Payload(marker)}, tmp_path / "run" / "checkpoint.pt")
+    calls = [lambda: load_model(tmp_path / "octagames-az-model-1.pt"),
+             lambda: load_policy(tmp_path / "octagames-ppo-policy-1.pt"),
+             lambda: make_agent(f"az:{tmp_path / 'octagames-az-model-1.pt'}", g),
+             lambda: make_agent(f"ppo:{tmp_path / 'octagames-ppo-policy-1.pt'}", g),
+             lambda: ppo_origin(f"ppo:{tmp_path / 'run' / 'policy.pt'}")]
+    for call in calls:
+        with pytest.raises(ValueError, match=r"refused it \(Unsupported global: GLOBAL getattr\).*could run any code"):
+            call()
+        assert not marker.exists()
+    # the files octagames writes load (models, policies), and the payload is live: pickle's own loader runs it
+    assert load_model(round_model[0])[1]["format"] == az.MODEL_FORMAT
+    assert load_policy(round_model[1])[1]["format"] == "octagames-ppo-policy-1"
+    torch.load(tmp_path / "octagames-az-model-1.pt", weights_only=False)
+    assert marker.exists()
+
+
+def test_a_file_that_is_not_a_torch_file_is_refused_in_words(tmp_path):
+    (tmp_path / "notes.pt").write_text("not a model")
+    with pytest.raises(ValueError, match="notes.pt is not a model file"):
+        load_model(tmp_path / "notes.pt")
