@@ -19,6 +19,7 @@ from __future__ import annotations
 
 import dataclasses
 import importlib
+import threading
 import warnings
 from pathlib import Path
 from typing import Any, Mapping
@@ -29,21 +30,64 @@ ALLOW_HINT = "allow the mismatch (allow_config_mismatch=True, --allow-model-mism
 
 
 def _numpy_globals() -> list[Any]:
-    """What a pickled numpy array or scalar names: its constructors and dtype classes, nothing that runs code."""
+    """What a pickled numpy array or scalar names: its constructors and dtype classes, nothing that runs code.
+
+    Each constructor under both spellings of its module (``numpy.core`` before numpy 2, ``numpy._core``
+    since), so that a checkpoint written under either numpy loads under the other.
+    """
     import numpy as np
 
-    multiarray = getattr(np, "_core", None) or np.core  # numpy 2 renamed numpy.core
-    return [multiarray.multiarray._reconstruct, multiarray.multiarray.scalar, np.ndarray, np.dtype,
-            *(getattr(np.dtypes, name) for name in np.dtypes.__all__)]
+    multiarray = (getattr(np, "_core", None) or np.core).multiarray  # numpy 2 renamed numpy.core
+    named = [(f, f"numpy.{core}.multiarray.{f.__name__}")
+             for f in (multiarray._reconstruct, multiarray.scalar) for core in ("core", "_core")]
+    return [*named, np.ndarray, np.dtype, *(getattr(np.dtypes, name) for name in np.dtypes.__all__)]
+
+
+_LOAD_LOCK = threading.Lock()  # torch's allowlist context is process-wide: one load at a time sets and clears it
+
+#: what torch's weights-only reader says when a pickle asks for more than plain data (not a damaged file)
+_REFUSALS = ("Unsupported global", "Trying to call reduce", "Can only build", "Can only create")
+
+
+def _check_arrays(data: Any, path: str | Path) -> None:
+    """Refuse numpy arrays and scalars whose dtype holds Python objects or places a field outside its item.
+
+    numpy rebuilds a structured dtype from the pickle's field list without checking the offsets: a
+    field beyond the item would read and write outside the array's memory.
+    """
+    import numpy as np
+
+    def bad(dt: np.dtype) -> str:
+        if dt.hasobject:
+            return f"dtype {dt} holds Python objects"
+        if dt.subdtype is not None:
+            return bad(dt.subdtype[0])
+        for name, (field, offset, *_) in (dt.fields or {}).items():
+            if offset < 0 or offset + field.itemsize > dt.itemsize:
+                return f"field {name!r} at bytes {offset}-{offset + field.itemsize} of a {dt.itemsize}-byte item"
+            if bad(field):
+                return bad(field)
+        return ""
+
+    todo = [data]
+    while todo:
+        item = todo.pop()
+        if isinstance(item, dict):
+            todo.extend(item.values())
+        elif isinstance(item, (list, tuple)):
+            todo.extend(item)
+        elif isinstance(item, (np.ndarray, np.generic)) and (why := bad(item.dtype)):
+            raise ValueError(f"{path} is not a model file octagames can read safely: an array's {why}")
 
 
 def load_model_file(path: str | Path, map_location: Any = "cpu", mmap: bool = False) -> Any:
     """The content of a model file or training checkpoint, read without running any code it holds.
 
-    torch's weights-only unpickler rebuilds tensors, numbers, strings, lists, tuples and dicts, and
-    here also numpy arrays and scalars (a checkpoint's RNG states and metrics); a pickle that names
-    any other Python object (which an unpickler would call: a crafted file runs code that way) is
-    refused before anything in it is called. Every file octagames writes loads this way.
+    torch's weights-only reader rebuilds tensors, numbers, strings, lists, tuples and dicts, and
+    here also numpy arrays and scalars (a checkpoint's RNG states, records and metrics), whose dtypes
+    are then checked (no Python objects, every field inside its item); a pickle that names any other
+    Python object (which an unpickler would call: a crafted file runs code that way) is refused
+    before anything in it is called. Every file octagames writes loads this way.
 
     Args:
         path: the file (``az:``, ``ppo:`` and ``zoo:`` models, trainers' checkpoints).
@@ -51,8 +95,8 @@ def load_model_file(path: str | Path, map_location: Any = "cpu", mmap: bool = Fa
         mmap: map the file instead of reading it (large checkpoints).
 
     Raises:
-        ValueError: the file names other Python objects (the message names the first), or is no file
-            torch reads.
+        ValueError: the file names other Python objects (the message names the first), holds an
+            array whose dtype is unsafe, or is no file torch reads.
         FileNotFoundError: no such file.
     """
     import pickle
@@ -60,17 +104,21 @@ def load_model_file(path: str | Path, map_location: Any = "cpu", mmap: bool = Fa
     import torch
 
     try:
-        with torch.serialization.safe_globals(_numpy_globals()):
-            return torch.load(Path(path), map_location=map_location, weights_only=True, mmap=mmap)
+        with _LOAD_LOCK, torch.serialization.safe_globals(_numpy_globals()):
+            data = torch.load(Path(path), map_location=map_location, weights_only=True, mmap=mmap)
     except (pickle.UnpicklingError, RuntimeError, EOFError) as e:
-        if "Weights only load failed" not in str(e):  # not a torch file at all
-            raise ValueError(f"{path} is not a torch model file ({str(e).splitlines()[0][:200]})") from e
-        found = next((line.strip() for line in str(e).splitlines() if "Unsupported" in line), "")
+        found = next((line.strip() for line in str(e).splitlines() if any(r in line for r in _REFUSALS)), "")
+        if not found:  # a damaged or foreign file, not one that asks for more than plain data
+            lines = [line.strip() for line in str(e).splitlines() if line.strip()] or [type(e).__name__]
+            detail = next((line for line in lines if line.startswith("Unsupported operand")), lines[0])
+            raise ValueError(f"{path} is not a torch model file ({detail[:200]})") from e
         found = found.partition(" was not an allowed")[0].removeprefix("WeightsUnpickler error: ")
         raise ValueError(f"{path} is not a model file octagames can read safely: torch's weights-only reader "
-                         f"refused it ({found or 'see the cause'}). Every file octagames writes holds only "
-                         "tensors, numbers, strings and numpy arrays; a pickle that names other Python objects "
-                         "could run any code when loaded, so it is refused") from e
+                         f"refused it ({found}). Every file octagames writes holds only tensors, numbers, "
+                         "strings and numpy arrays; a pickle that names other Python objects could run any "
+                         "code when loaded, so it is refused") from e
+    _check_arrays(data, path)
+    return data
 
 
 def recorded_config(game: str, fields: Mapping[str, Any]) -> dict[str, Any]:

@@ -80,7 +80,6 @@ from octagames.agents.learn.imitation import pretrain_actor_critic
 from octagames.agents.learn.ppo import ActorCritic, PPOAgent, policy_dict, ppo_update, save_policy
 from octagames.agents.learn.rollout import (ROLLOUT_OBS_DTYPES, RolloutConfig, RolloutWorker, build_model,
                                             merge_rollouts)
-from octagames.agents.model_config import load_model_file
 from octagames.agents.registry import make_agent
 from octagames.experiments.cli import parse_config, saved_command, script
 from octagames.experiments import trainer
@@ -366,7 +365,7 @@ def ppo_origin(spec: str) -> dict[str, Any]:
     checkpoint = Path(path.removesuffix("@sample")).with_name("checkpoint.pt")
     if not checkpoint.exists():
         return {}
-    saved = load_model_file(checkpoint)
+    saved = trainer.read_checkpoint(checkpoint)
     config = trainer.upgrade_config(saved["config"])
     return {"spec": spec, "command": saved_command(TrainConfig, config, "octagames.experiments.train_ppo"),
             "env_steps": int(saved["counters"]["env_steps"])}

@@ -268,6 +268,30 @@ def set_rng_state(state: dict[str, Any]) -> None:
         torch.cuda.set_rng_state_all(state["cuda"])
 
 
+#: set to 1 to load in full (unpickling everything) a checkpoint that torch's weights-only reader refuses
+TRUST_ENV = "OCTAGAMES_TRUST_CHECKPOINTS"
+
+
+def read_checkpoint(path: Path, mmap: bool = False) -> dict[str, Any]:
+    """A trainer's checkpoint, read as plain data (:func:`octagames.agents.model_config.load_model_file`).
+
+    Checkpoints written before 2026-11-27 hold the agent opponents in play as Python objects inline,
+    which the weights-only reader refuses; with ``OCTAGAMES_TRUST_CHECKPOINTS=1`` such a file (one you
+    wrote yourself) is unpickled in full instead.
+
+    Raises:
+        ValueError: the file is refused; the message says how to load an older checkpoint of your own.
+    """
+    try:
+        return load_model_file(path, mmap=mmap)
+    except ValueError as e:
+        if os.environ.get(TRUST_ENV) != "1":
+            raise ValueError(f"{e}. A checkpoint that an older octagames wrote with agent opponents in play "
+                             f"holds them as Python objects: if you wrote it yourself, set {TRUST_ENV}=1 to "
+                             "load it in full") from e
+    return torch.load(path, map_location="cpu", weights_only=False, mmap=mmap)
+
+
 def write_rows(path: Path, rows: Sequence[dict[str, Any]], columns: Sequence[str]) -> None:
     """``rows`` as a CSV file with ``columns`` (a missing value is an empty cell)."""
     with open(path, "w", newline="") as f:
@@ -456,7 +480,7 @@ class Trainer:
 
     def load_checkpoint(self, path: Path) -> None:
         """Restore :meth:`checkpoint_dict` from ``path``."""
-        d = load_model_file(path, mmap=True)
+        d = read_checkpoint(path, mmap=True)
         self.check_resume(d, path)
         self.load_state_dict(d)
         set_rng_state(d["rng"])

@@ -208,5 +208,37 @@ def test_a_model_file_that_would_run_code_is_refused_before_anything_in_it_runs(
 
 def test_a_file_that_is_not_a_torch_file_is_refused_in_words(tmp_path):
     (tmp_path / "notes.pt").write_text("not a model")
-    with pytest.raises(ValueError, match="notes.pt is not a model file"):
+    with pytest.raises(ValueError, match=r"notes.pt is not a torch model file \(Unsupported operand"):
         load_model(tmp_path / "notes.pt")
+
+
+def _field_outside_its_item():
+    """A structured array whose dtype, as a pickle can rebuild it, puts a field 1 MiB past its 4-byte item."""
+    import numpy as np
+
+    state = list(np.dtype([("a", "<i4")]).__reduce__()[2])
+    state[4] = {"a": (np.dtype("<i4"), 1 << 20)}
+    bad = np.dtype("V4")
+    bad.__setstate__(tuple(state))
+    return np.zeros(2, dtype="V4").view(bad)  # never indexed by field here: that would read outside it
+
+
+def test_numpy_arrays_load_but_objects_and_fields_outside_their_item_are_refused(tmp_path):
+    import numpy as np
+    import torch
+
+    from octagames.agents.model_config import load_model_file
+
+    plain = {"rng": np.random.get_state(), "rows": [{"x": np.float64(0.5)}],
+             "records": np.zeros(3, dtype=[("a", "<i4"), ("b", "u1", (2,))])}
+    torch.save(plain, tmp_path / "plain.pt")
+    back = load_model_file(tmp_path / "plain.pt")
+    assert back["records"].dtype == plain["records"].dtype and back["rows"][0]["x"] == 0.5
+    assert (back["rng"][1] == plain["rng"][1]).all()
+    refused = {"outside": ({"x": [_field_outside_its_item()]}, r"an array's field 'a' at bytes 1048576-1048580"),
+               "objects": ({"x": np.array([1, "a"], dtype=object)}, "refused it|holds Python objects"),
+               "generator": ({"g": np.random.default_rng(0)}, r"refused it \(Unsupported global: GLOBAL numpy\.random")}
+    for name, (data, why) in refused.items():
+        torch.save(data, tmp_path / f"{name}.pt")
+        with pytest.raises(ValueError, match=why):
+            load_model_file(tmp_path / f"{name}.pt")

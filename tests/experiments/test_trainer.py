@@ -130,6 +130,37 @@ def test_a_killed_run_resumes_exactly_and_writes_its_files(tmp_path, capsys, mon
     assert config["config"]["resume"] is True and config["game"]["config"]["match"] is False
 
 
+class _Payload:
+    """Unpickling this creates a marker file: what a crafted checkpoint would do."""
+
+    def __init__(self, marker: Path) -> None:
+        self.marker = marker
+
+    def __reduce__(self) -> tuple[Any, ...]:
+        return open, (str(self.marker), "w")
+
+
+def test_a_checkpoint_that_would_run_code_is_refused_and_an_older_one_of_your_own_loads_when_trusted(
+        tmp_path, monkeypatch):
+    from octagames.agents.base import RandomAgent
+
+    run, marker = tmp_path / "run", tmp_path / "ran"
+    Toy(_toy(run, updates=2, eval_every=0)).run()
+    saved = torch.load(run / "checkpoint.pt", weights_only=False)
+    monkeypatch.delenv(trainer.TRUST_ENV, raising=False)
+    torch.save({**saved, "extra": _Payload(marker)}, run / "checkpoint.pt")
+    with pytest.raises(ValueError, match=r"refused it \(Unsupported global: GLOBAL io.open\).*"
+                                         + trainer.TRUST_ENV):
+        Toy(_toy(run, updates=2, eval_every=0, resume=True)).run()
+    assert not marker.exists()
+    # an older checkpoint held agent opponents inline: refused as it is, loaded in full when trusted
+    torch.save({**saved, "agents": [RandomAgent()]}, run / "checkpoint.pt")
+    with pytest.raises(ValueError, match="RandomAgent"):
+        Toy(_toy(run, updates=2, eval_every=0, resume=True)).run()
+    monkeypatch.setenv(trainer.TRUST_ENV, "1")
+    assert [r["update"] for r in Toy(_toy(run, updates=2, eval_every=0, resume=True)).run()["rows"]] == [0, 1, 2]
+
+
 def test_a_run_folder_is_resumed_or_replaced_only_when_asked(tmp_path):
     run = tmp_path / "run"
     Toy(_toy(run, updates=2)).run()
