@@ -19,10 +19,13 @@ from __future__ import annotations
 
 import dataclasses
 import importlib
+import pickle
 import threading
 import warnings
 from pathlib import Path
 from typing import Any, Mapping
+
+import numpy as np
 
 from octagames import catalogue
 
@@ -35,8 +38,6 @@ def _numpy_globals() -> list[Any]:
     Each constructor under both spellings of its module (``numpy.core`` before numpy 2, ``numpy._core``
     since), so that a checkpoint written under either numpy loads under the other.
     """
-    import numpy as np
-
     multiarray = (getattr(np, "_core", None) or np.core).multiarray  # numpy 2 renamed numpy.core
     named = [(f, f"numpy.{core}.multiarray.{f.__name__}")
              for f in (multiarray._reconstruct, multiarray.scalar) for core in ("core", "_core")]
@@ -55,8 +56,6 @@ def _check_arrays(data: Any, path: str | Path) -> None:
     numpy rebuilds a structured dtype from the pickle's field list without checking the offsets: a
     field beyond the item would read and write outside the array's memory.
     """
-    import numpy as np
-
     def bad(dt: np.dtype) -> str:
         if dt.hasobject:
             return f"dtype {dt} holds Python objects"
@@ -99,9 +98,7 @@ def load_model_file(path: str | Path, map_location: Any = "cpu", mmap: bool = Fa
             array whose dtype is unsafe, or is no file torch reads.
         FileNotFoundError: no such file.
     """
-    import pickle
-
-    import torch
+    import torch  # optional: the learn extra
 
     try:
         with _LOAD_LOCK, torch.serialization.safe_globals(_numpy_globals()):
