@@ -44,7 +44,8 @@ def _numpy_globals() -> list[Any]:
     return [*named, np.ndarray, np.dtype, *(getattr(np.dtypes, name) for name in np.dtypes.__all__)]
 
 
-_LOAD_LOCK = threading.Lock()  # torch's allowlist context is process-wide: one load at a time sets and clears it
+#: torch's allowlist context is process-wide: one load at a time sets and clears it
+_LOAD_LOCK = threading.Lock()
 
 #: what torch's weights-only reader says when a pickle asks for more than plain data (not a damaged file)
 _REFUSALS = ("Unsupported global", "Trying to call reduce", "Can only build", "Can only create")
@@ -63,7 +64,8 @@ def _check_arrays(data: Any, path: str | Path) -> None:
             return bad(dt.subdtype[0])
         for name, (field, offset, *_) in (dt.fields or {}).items():
             if offset < 0 or offset + field.itemsize > dt.itemsize:
-                return f"field {name!r} at bytes {offset}-{offset + field.itemsize} of a {dt.itemsize}-byte item"
+                end = offset + field.itemsize
+                return f"field {name!r} at bytes {offset}-{end} of a {dt.itemsize}-byte item"
             if bad(field):
                 return bad(field)
         return ""

@@ -285,6 +285,8 @@ def read_checkpoint(path: Path, mmap: bool = False) -> dict[str, Any]:
     try:
         return load_model_file(path, mmap=mmap)
     except ValueError as e:
+        if "could run any code" not in str(e):  # damaged, foreign or unsafe arrays: no trust helps
+            raise
         if os.environ.get(TRUST_ENV) != "1":
             raise ValueError(f"{e}. A checkpoint that an older octagames wrote with agent opponents in play "
                              f"holds them as Python objects: if you wrote it yourself, set {TRUST_ENV}=1 to "

@@ -347,7 +347,8 @@ class SelfPlayWorker:
                 "seat": self.seat.copy(), "snap": self.snap.copy(), "moves": self.moves.copy(),
                 # the agent opponents in play are Python objects, pickled apart: the rest of a checkpoint stays
                 # plain data that torch's weights-only reader loads
-                "agents": pickle.dumps(self.agents), "pending": self.pending, "done": self._done, "started": self.started,
+                "agents": pickle.dumps(self.agents), "pending": self.pending, "done": self._done,
+                "started": self.started,
                 "weights": {k: v.detach().cpu().clone() for k, v in self.net.state_dict().items()},
                 "pool": {k: {n: v.detach().cpu().clone() for n, v in m.state_dict().items()}
                          for k, m in self.pool.items()}}

@@ -172,7 +172,8 @@ class RolloutWorker:
         """Restore :meth:`state_dict` (into a worker built with the same config)."""
         self.league.load_state_dict(d["league"])
         agents = d.get("opp_agents", [None] * self.cfg.num_envs)
-        # unpickled only here, when a run is resumed (a checkpoint written before they were pickled apart: a list)
+        # unpickled only here, when a run is resumed (a list in a checkpoint written before they were pickled
+        # apart)
         self.opp_agents = list(pickle.loads(agents) if isinstance(agents, bytes) else agents)
         self.returns_so_far = d["returns_so_far"].copy()
         env_state = dict(d["env"])

@@ -196,7 +196,8 @@ def test_a_model_file_that_would_run_code_is_refused_before_anything_in_it_runs(
              lambda: make_agent(f"ppo:{tmp_path / 'octagames-ppo-policy-1.pt'}", g),
              lambda: ppo_origin(f"ppo:{tmp_path / 'run' / 'policy.pt'}")]
     for call in calls:
-        with pytest.raises(ValueError, match=r"refused it \(Unsupported global: GLOBAL getattr\).*could run any code"):
+        with pytest.raises(ValueError,
+                           match=r"refused it \(Unsupported global: GLOBAL getattr\).*could run any code"):
             call()
         assert not marker.exists()
     # the files octagames writes load (models, policies), and the payload is live: pickle's own loader runs it
@@ -237,7 +238,8 @@ def test_numpy_arrays_load_but_objects_and_fields_outside_their_item_are_refused
     assert (back["rng"][1] == plain["rng"][1]).all()
     refused = {"outside": ({"x": [_field_outside_its_item()]}, r"an array's field 'a' at bytes 1048576-1048580"),
                "objects": ({"x": np.array([1, "a"], dtype=object)}, "refused it|holds Python objects"),
-               "generator": ({"g": np.random.default_rng(0)}, r"refused it \(Unsupported global: GLOBAL numpy\.random")}
+               "generator": ({"g": np.random.default_rng(0)},
+                             r"refused it \(Unsupported global: GLOBAL numpy\.random")}
     for name, (data, why) in refused.items():
         torch.save(data, tmp_path / f"{name}.pt")
         with pytest.raises(ValueError, match=why):

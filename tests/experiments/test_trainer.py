@@ -158,7 +158,8 @@ def test_a_checkpoint_that_would_run_code_is_refused_and_an_older_one_of_your_ow
     with pytest.raises(ValueError, match="RandomAgent"):
         Toy(_toy(run, updates=2, eval_every=0, resume=True)).run()
     monkeypatch.setenv(trainer.TRUST_ENV, "1")
-    assert [r["update"] for r in Toy(_toy(run, updates=2, eval_every=0, resume=True)).run()["rows"]] == [0, 1, 2]
+    resumed = Toy(_toy(run, updates=2, eval_every=0, resume=True)).run()
+    assert [r["update"] for r in resumed["rows"]] == [0, 1, 2]
 
 
 def test_a_run_folder_is_resumed_or_replaced_only_when_asked(tmp_path):
