@@ -17,6 +17,7 @@ Heuristics and the random agent tell nothing (None).
 from __future__ import annotations
 
 import dataclasses
+import pickle
 from dataclasses import dataclass
 from typing import Any, Sequence
 
@@ -99,6 +100,18 @@ class RandomAgent(Agent):
     def act(self, turn: Turn) -> int:
         """A uniformly drawn legal action."""
         return int(self.rng.choice(turn.legal_actions))
+
+
+def pack_agents(agents: Sequence[Agent | None]) -> bytes:
+    """Agents in play (Python objects: RNGs, searches, networks) as one pickle for a trainer's checkpoint,
+    so that the rest of the checkpoint stays plain data that torch's weights-only reader loads."""
+    return pickle.dumps(list(agents))
+
+
+def unpack_agents(data: bytes | Sequence[Agent | None]) -> list[Agent | None]:
+    """The agents of :func:`pack_agents`, unpickled: only when a run resumes (resume only runs you trust).
+    A list (a checkpoint written before the agents were packed) is taken as it is."""
+    return list(pickle.loads(data) if isinstance(data, bytes) else data)
 
 
 def make_turn(game: Game, state: np.void, seat: int, seed: int) -> Turn:

@@ -66,8 +66,8 @@ def _check_arrays(data: Any, path: str | Path) -> None:
             if offset < 0 or offset + field.itemsize > dt.itemsize:
                 end = offset + field.itemsize
                 return f"field {name!r} at bytes {offset}-{end} of a {dt.itemsize}-byte item"
-            if bad(field):
-                return bad(field)
+            if why := bad(field):
+                return why
         return ""
 
     todo = [data]

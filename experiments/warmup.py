@@ -78,10 +78,11 @@ def compact_configs(game: str, config: dict[str, Any]) -> dict[str, dict[str, An
     dtype a config fits, a user may ask for a wider one). The dtype, not the config, selects the
     compiled batch code: ``{"uint8": octrix-round's, "uint16": the match's}`` for Octrix's match.
     """
-    own = kernels_of(game, config)
+    configs = [config] + [v.full_config() for v in catalogue.game_spec(game).variants]
+    games = [(c, Game(game, **c)) for c in configs]
+    own = games[0][1].kernel_module
     out: dict[str, dict[str, Any]] = {}
-    for c in [config] + [v.full_config() for v in catalogue.game_spec(game).variants]:
-        g = Game(game, **c)
+    for c, g in games:
         if g.kernel_module != own:
             continue
         narrowest = narrowest_obs_dtype(g)

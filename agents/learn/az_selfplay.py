@@ -40,7 +40,6 @@ once, never searched nor sampled.
 from __future__ import annotations
 
 import dataclasses
-import pickle
 from dataclasses import dataclass
 from typing import Any, Sequence
 
@@ -49,7 +48,7 @@ import torch
 
 from octagames.agents.learn.az import (AZAgent, BatchedSearch, PolicyValueNet, SearchConfig, az_loss, build_net,
                                  choose_actions, leaf_value_function, network_evaluator, outcome_values)
-from octagames.agents.base import Agent, decide, legal_shares, make_turn
+from octagames.agents.base import Agent, decide, legal_shares, make_turn, pack_agents, unpack_agents
 from octagames.agents.search.mcts import search_kernels
 from octagames.agents.learn.ppo import masked_logits
 from octagames.agents.registry import make_agent
@@ -345,9 +344,7 @@ class SelfPlayWorker:
         return {"rng": self.rng.bit_generator.state, "states": self.states.copy(), "kind": self.kind.copy(),
                 "idle": self.idle.copy(), "games_started": self.games_started,
                 "seat": self.seat.copy(), "snap": self.snap.copy(), "moves": self.moves.copy(),
-                # the agent opponents in play are Python objects, pickled apart: the rest of a checkpoint stays
-                # plain data that torch's weights-only reader loads
-                "agents": pickle.dumps(self.agents), "pending": self.pending, "done": self._done,
+                "agents": pack_agents(self.agents), "pending": self.pending, "done": self._done,
                 "started": self.started,
                 "weights": {k: v.detach().cpu().clone() for k, v in self.net.state_dict().items()},
                 "pool": {k: {n: v.detach().cpu().clone() for n, v in m.state_dict().items()}
@@ -359,8 +356,7 @@ class SelfPlayWorker:
         self.states[:] = d["states"]
         self.kind[:], self.seat[:], self.snap[:], self.moves[:] = d["kind"], d["seat"], d["snap"], d["moves"]
         self.idle[:], self.games_started = d["idle"], int(d["games_started"])
-        agents = d["agents"]  # unpickled only here, when a run resumes (a list in checkpoints written before)
-        self.agents = list(pickle.loads(agents) if isinstance(agents, bytes) else agents)
+        self.agents = unpack_agents(d["agents"])
         self.pending, self._done = [list(p) for p in d["pending"]], list(d["done"])
         self.started = d["started"]
         self.set_weights(d["weights"], d["pool"])

@@ -11,14 +11,13 @@ actors' batches. What each game is (self-play, random play, an agent, a past sna
 
 from __future__ import annotations
 
-import pickle
 from dataclasses import dataclass, field
 from typing import Any, Mapping
 
 import numpy as np
 import torch
 
-from octagames.agents.base import Agent, make_turn
+from octagames.agents.base import Agent, make_turn, pack_agents, unpack_agents
 from octagames.agents.learn.league import AGENT_OPPONENT, RANDOM_OPPONENT, SELF_PLAY, League
 from octagames.agents.learn.ppo import ActorCritic, ObsBatch, sample_actions, seat_gae, win_rewards
 from octagames.agents.registry import make_agent
@@ -162,19 +161,14 @@ class RolloutWorker:
 
     def state_dict(self) -> dict[str, Any]:
         """Everything that determines the worker's future rollouts."""
-        # the agent opponents in play are Python objects (their RNGs, searches, networks): pickled apart, so
-        # that the rest of a checkpoint stays plain data that torch's weights-only reader loads
-        return {"league": self.league.state_dict(), "opp_agents": pickle.dumps(self.opp_agents),
+        return {"league": self.league.state_dict(), "opp_agents": pack_agents(self.opp_agents),
                 "returns_so_far": self.returns_so_far.copy(), "env": self.env.get_state(),
                 "numpy": self.rng.bit_generator.state, "torch_generator": self.gen.get_state()}
 
     def load_state_dict(self, d: dict[str, Any]) -> None:
         """Restore :meth:`state_dict` (into a worker built with the same config)."""
         self.league.load_state_dict(d["league"])
-        agents = d.get("opp_agents", [None] * self.cfg.num_envs)
-        # unpickled only here, when a run is resumed (a list in a checkpoint written before they were pickled
-        # apart)
-        self.opp_agents = list(pickle.loads(agents) if isinstance(agents, bytes) else agents)
+        self.opp_agents = unpack_agents(d.get("opp_agents", [None] * self.cfg.num_envs))
         self.returns_so_far = d["returns_so_far"].copy()
         env_state = dict(d["env"])
         if env_state["obs"].dtype != self.env.obs.dtype:  # saved with another obs_dtype: set_state recomputes
