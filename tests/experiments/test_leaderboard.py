@@ -24,7 +24,7 @@ def _cfg(tmp_path, **kw) -> LeaderboardConfig:
     return LeaderboardConfig(**base)
 
 
-def test_an_entry_plays_every_agent_and_the_markdown_keeps_the_others(tmp_path):
+def test_an_entry_plays_every_agent_and_the_markdown_keeps_the_others(tmp_path, capsys):
     (tmp_path / "README.md").write_text("intro\n<!-- leaderboard:start -->\nold\n<!-- leaderboard:end -->\nrest\n")
     results = main(_cfg(tmp_path, add=("achten-dealer-pays=mcts:2",)))
     d = results["achten-dealer-pays"]
@@ -44,10 +44,14 @@ def test_an_entry_plays_every_agent_and_the_markdown_keeps_the_others(tmp_path):
     # a second section later: the first one's table stays
     fake = dict(d, entry="octiles-fixed-start", title=section_title("octiles-fixed-start"))
     (tmp_path / "leaderboard" / "octiles-fixed-start.json").write_text(json.dumps(fake))
-    main(_cfg(tmp_path, game=("achten-dealer-pays",), games_per_pair=1, add=()))
+    capsys.readouterr()
+    # the same settings again: every game comes from the journal, none is played
+    again = main(_cfg(tmp_path, add=("achten-dealer-pays=mcts:2",)))["achten-dealer-pays"]
+    assert f"resuming: {n * (n - 1) // 2 * 2} games already played" in capsys.readouterr().out
+    assert again["games"] == d["games"] and again["wins"] == d["wins"]
     md = (tmp_path / "leaderboard.md").read_text()
     assert md.index("## Full deck achten") < md.index("## Octiles, runners on fixed start circles")
-    assert "1 games per pair" in md
+    assert "2 games per pair" in md
     readme = (tmp_path / "README.md").read_text()
     assert readme.startswith("intro\n") and readme.endswith("rest\n") and "old" not in readme
     assert f"| {title} | `" in readme
