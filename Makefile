@@ -12,31 +12,26 @@ $(STAMP): setup.cfg pyproject.toml
 	# torch first and pinned: an unpinned torch pulls a CUDA build of several GB
 	$(PY) -m pip install --quiet --no-compile torch==2.13.0
 	$(PY) -m pip install --quiet --no-compile -e '.[all]'
-	# byte-compiled on every core: pip compiles one file at a time (49 s of a 74 s install here, 19 s this
-	# way); the tests' folders and Ray's libraries that octagames never imports are left out; a file that
-	# does not compile (a newer Python's syntax in torch's test helpers) is skipped, as pip skips it
-	$(PY) -m compileall -qq -j 0 -x '/(tests|ray/(rllib|data|train|tune|llm|serve))/' \
-		"$$($(PY) -c 'import sysconfig; print(sysconfig.get_paths()["purelib"])')" || true
 	# PyPI's unrelated `envs` package, for the test that installs our wheel beside it
 	$(PY) -m pip download --quiet --no-deps --only-binary=:all: -d $(VENV)/wheels envs==1.4
 	touch $(STAMP)
 
 install: $(STAMP)
 
-# our own modules byte-compiled on every core: each of the suite's many processes (test workers, scripts,
-# Ray workers) then skips compiling them on import, about 0.4 s each where Python writes no bytecode itself
-# (PYTHONDONTWRITEBYTECODE); seconds, and up to date whatever changed since the last run
-BYTECODE := $(PY) -m compileall -qq -j 0 octagames agents envs experiments web >/dev/null || true
+# Bytecode: pip installs without compiling (it compiles one file at a time, 49 s of a 74 s install here),
+# and Python writes the bytecode of each module the first time a process imports it, so only what runs is
+# compiled, once; without it every process of the suite (test workers, scripts, Ray workers) compiles torch
+# and octagames again on import (2.8-3.2 s for `import torch` against 1.7-2.0 s). A machine that sets
+# PYTHONDONTWRITEBYTECODE (this one does) would forbid that, so the recipes run without it.
+unexport PYTHONDONTWRITEBYTECODE
 
 # warmup: the one-time compile of every game's kernels (seconds once cached; it prints how long it took)
 demo: $(STAMP)
-	$(BYTECODE)
 	$(PY) -m octagames.experiments.warmup
 	$(PY) -m octagames.experiments.demo
 
 # the suite runs on every core (pytest-xdist), one test file per worker at a time; it prints its wall time
 test: $(STAMP)
-	$(BYTECODE)
 	$(PY) -m octagames.experiments.warmup
 	$(PY) -m pytest -q -n auto --dist loadfile --durations=15
 
