@@ -195,12 +195,15 @@ class MCCFRSolver:
         """Rebuild a solver saved with :meth:`save`."""
         with np.load(path) as z:
             solver = cls(game, str(z["sampling"]), float(z["epsilon"]))
-            for i, p in enumerate(z["players"]):
-                key = z["keys"][i].tobytes()  # a checkpoint from before digests keeps whole observations
+            # each table read once: an npz decompresses a whole array on every access
+            players, keys, masks, regrets, strategy_sum = (z[name] for name in ("players", "keys", "masks", "regrets",
+                                                                                "strategy_sum"))
+            for i, p in enumerate(players):
+                key = keys[i].tobytes()  # a checkpoint from before digests keeps whole observations
                 key = (int(p), key if len(key) == KEY_BYTES else infoset_key(key))
-                solver.masks[key] = z["masks"][i].copy()
-                solver.regrets[key] = z["regrets"][i].copy()
-                solver.strategy_sum[key] = z["strategy_sum"][i].copy()
+                solver.masks[key] = masks[i].copy()
+                solver.regrets[key] = regrets[i].copy()
+                solver.strategy_sum[key] = strategy_sum[i].copy()
             solver.iteration = int(z["iteration"])
         return solver
 
