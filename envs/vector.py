@@ -147,7 +147,8 @@ class VectorEnv:
         if seed is not None:
             self.seed = int(seed)
         seeds = np.arange(self.num_envs, dtype=np.int64) + self.seed
-        self._run(self._k.reset_batch, self.states, seeds, self._obs, self._mask, self._legal, self._player,
+        self._run(self._k.reset_batch, self.states, seeds)
+        self._run(self._k.emit_batch, self.states, self._obs, self._mask, self._legal, self._player,
                   shared=(self._divisor,))
         self._ready = True
         return self._obs.copy(), self._info()

@@ -85,13 +85,13 @@ def _emit(s, i, obs, mask, legal, player, divisor) -> None:
 
 
 @nb.njit(cache=True, nogil=True)
-def reset_batch(states, seeds, obs, mask, legal, player, divisor) -> None:
-    """Start record ``i`` from ``seeds[i]``, resolve chance, write its first observation."""
+def reset_batch(states, seeds) -> None:
+    """Start record ``i`` from ``seeds[i]`` and resolve chance; :func:`emit_batch` then writes the first
+    observations (kept apart so that this kernel is compiled once, not once per observation dtype)."""
     for i in range(states.shape[0]):
         s = states[i]
         game.reset(s, seeds[i])
         _settle(s)
-        _emit(s, i, obs, mask, legal, player, divisor)
 
 
 @nb.njit(cache=True, nogil=True)
