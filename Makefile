@@ -21,8 +21,8 @@ install: $(STAMP)
 # Bytecode: pip installs without compiling (it compiles one file at a time, 49 s of a 74 s install here),
 # and Python writes the bytecode of each module the first time a process imports it, so only what runs is
 # compiled, once; without it every process of the suite (test workers, scripts, Ray workers) compiles torch
-# and octagames again on import (2.8-3.2 s for `import torch` against 1.7-2.0 s). A machine that sets
-# PYTHONDONTWRITEBYTECODE (this one does) would forbid that, so the recipes run without it.
+# and octagames again on import (2.8-3.2 s for `import torch` against 1.7-2.0 s). Where the environment
+# sets PYTHONDONTWRITEBYTECODE Python writes none, so the recipes run without it.
 unexport PYTHONDONTWRITEBYTECODE
 
 # warmup: the one-time compile of every game's kernels (seconds once cached; it prints how long it took)
