@@ -44,6 +44,10 @@ def _numpy_globals() -> list[Any]:
     return [*named, np.ndarray, np.dtype, *(getattr(np.dtypes, name) for name in np.dtypes.__all__)]
 
 
+class UnsafeModelFile(ValueError):
+    """A model file or checkpoint whose pickle names Python objects beyond plain data (refused unread)."""
+
+
 #: torch's allowlist context is process-wide: one load at a time sets and clears it
 _LOAD_LOCK = threading.Lock()
 
@@ -96,8 +100,9 @@ def load_model_file(path: str | Path, map_location: Any = "cpu", mmap: bool = Fa
         mmap: map the file instead of reading it (large checkpoints).
 
     Raises:
-        ValueError: the file names other Python objects (the message names the first), holds an
-            array whose dtype is unsafe, or is no file torch reads.
+        UnsafeModelFile: (a ``ValueError``) the file names other Python objects (the message names
+            the first).
+        ValueError: the file holds an array whose dtype is unsafe, or is no file torch reads.
         FileNotFoundError: no such file.
     """
     import torch  # optional: the learn extra
@@ -112,10 +117,10 @@ def load_model_file(path: str | Path, map_location: Any = "cpu", mmap: bool = Fa
             detail = next((line for line in lines if line.startswith("Unsupported operand")), lines[0])
             raise ValueError(f"{path} is not a torch model file ({detail[:200]})") from e
         found = found.partition(" was not an allowed")[0].removeprefix("WeightsUnpickler error: ")
-        raise ValueError(f"{path} is not a model file octagames can read safely: torch's weights-only reader "
-                         f"refused it ({found}). Every file octagames writes holds only tensors, numbers, "
-                         "strings and numpy arrays; a pickle that names other Python objects could run any "
-                         "code when loaded, so it is refused") from e
+        raise UnsafeModelFile(f"{path} is not a model file octagames can read safely: torch's weights-only "
+                              f"reader refused it ({found}). Every file octagames writes holds only tensors, "
+                              "numbers, strings and numpy arrays; a pickle that names other Python objects could "
+                              "run any code when loaded, so it is refused") from e
     _check_arrays(data, path)
     return data
 

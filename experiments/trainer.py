@@ -41,7 +41,7 @@ import torch
 
 from octagames import catalogue
 from octagames.agents.learn.imitation import TeacherData, teacher_games
-from octagames.agents.model_config import load_model_file
+from octagames.agents.model_config import UnsafeModelFile, load_model_file
 from octagames.core import Game
 from octagames.experiments.cli import GameArgs, command_line, usable_agents
 
@@ -284,9 +284,7 @@ def read_checkpoint(path: Path, mmap: bool = False) -> dict[str, Any]:
     """
     try:
         return load_model_file(path, mmap=mmap)
-    except ValueError as e:
-        if "could run any code" not in str(e):  # damaged, foreign or unsafe arrays: no trust helps
-            raise
+    except UnsafeModelFile as e:  # a damaged or foreign file, or unsafe arrays: raised as they are
         if os.environ.get(TRUST_ENV) != "1":
             raise ValueError(f"{e}. A checkpoint that an older octagames wrote with agent opponents in play "
                              f"holds them as Python objects: if you wrote it yourself, set {TRUST_ENV}=1 to "
