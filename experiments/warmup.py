@@ -5,7 +5,8 @@
 
 ``make demo`` and ``make test`` run it after installing and print how long the one-time compile
 took. Each game is exercised through every face a user starts with (the rules API, the vector env,
-the PettingZoo AEC and Parallel envs, the OpenSpiel game when pyspiel is installed, MCTS with its
+the PettingZoo AEC and Parallel envs, the OpenSpiel game when pyspiel is installed, the first moves
+of the game's heuristic agent (the usual opponent of ``evaluate``), MCTS with its
 default evaluator and with a network's priors, the batched network search of the zoo agents and
 train_az when torch is installed, with the compiled heuristic's playouts where a game has one), so
 that the first call in any later process loads compiled code from the cache
@@ -35,6 +36,7 @@ import numpy as np
 
 from octagames import catalogue
 from octagames.agents.base import make_turn
+from octagames.agents.registry import make_agent
 from octagames.agents.search.mcts import MCTS, MCTSAgent, MCTSConfig, PolicyValue, has_playout_policy
 from octagames.agents.search.rollouts import believed_worlds, rollout_values
 from octagames.core import Game, load_module
@@ -42,7 +44,7 @@ from octagames.envs.vector import cpu_count, make, narrowest_obs_dtype
 from octagames.experiments.cli import GamesArgs, parse_config, script
 from octagames.specialize import cache_dir
 
-FACES = ("rules", "vector", "aec", "parallel", "openspiel", "mcts", "az")
+FACES = ("rules", "vector", "aec", "parallel", "openspiel", "heuristic", "mcts", "az")
 
 
 def kernel_variants(game: str) -> list[str]:
@@ -156,6 +158,20 @@ def first_call(game: str, face: str, **config: Any) -> None:
         while state.is_chance_node():
             state.apply_action(state.chance_outcomes()[0][0])
         state.information_state_tensor(0)
+    elif face == "heuristic":
+        # the heuristic in every seat for the first moves of a game: the kernels it calls from Python
+        # (Octiles' list of whole turns) are cached entry points that its first move would compile
+        g = Game(game, **config)
+        s = g.new_state(seed=0)
+        agents = [make_agent("heuristic", g) for _ in range(g.num_players)]
+        for p, agent in enumerate(agents):
+            agent.reset(g, p, 0)
+        for _ in range(4 * g.num_players + 4):
+            g.play_chance(s)
+            if g.is_terminal(s):
+                break
+            p = g.acting_player(s)
+            g.apply_action(s, agents[p].act(make_turn(g, s, p, 0)))
     elif face == "mcts":
         g = Game(game, **config)
         s = g.new_state(seed=0)

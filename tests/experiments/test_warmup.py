@@ -45,7 +45,7 @@ def test_bad_job_counts_are_refused_by_name():
 
 
 def test_every_face_makes_its_first_call_for_every_game():
-    assert {"rules", "vector", "aec", "parallel", "mcts", "az"} <= set(available_faces())
+    assert {"rules", "vector", "aec", "parallel", "heuristic", "mcts", "az"} <= set(available_faces())
     for name, config in WarmupConfig(game=tuple(GAME_NAMES)).resolve_all():  # each game's seed variant
         for face in available_faces():
             first_call(name, face, **config)
@@ -125,6 +125,18 @@ def test_the_az_face_compiles_the_heuristic_playouts_where_a_game_has_them(monke
     assert [p.__name__ for _, p in bound] == ["octa_playout", "octa_playout"]  # the playouts and the hint
     assert all(m == Game("octa", rules="en").kernel_module for m, _ in bound)
     assert len(rolled) == 1 and rolled[0][:2] == ("en", 2) and rolled[0][2] >= 1  # the paired rollouts
+
+
+def test_the_heuristic_face_reaches_the_kernels_the_octiles_heuristic_calls_from_python(monkeypatch):
+    # the agent calls them through cached entry points (compiled by this face, loaded from the cache in
+    # later processes); its first placement needs the list of whole turns
+    from octagames.agents.heuristics import octiles
+
+    names, real = [], octiles._kernel
+    monkeypatch.setattr(octiles, "_kernel", lambda name: names.append(name) or real(name))
+    first_call("octiles", "heuristic")
+    assert {"list_turns", "trace", "on_goal", "goal_side"} <= set(names)
+    assert octiles._kernel("list_turns").__module__.startswith("_octagames_generated.")
 
 
 def test_the_rules_face_runs_a_games_compiled_self_check(monkeypatch):
