@@ -113,13 +113,14 @@ def octiles_win_in_two(seed: int, max_games: int = 50) -> tuple[Game, np.void, s
     """An Octiles placement decision (found by random play) after which some, but not all,
     placements let the mover bring its last runner home: a forced win in two actions."""
     from octagames.octiles import rules as R
+    from octagames.specialize import cached
     g = Game("octiles")
     rows = np.zeros((R.MAX_TURN_CHOICES, 3), dtype=np.int32)
     for s, p in random_decisions(g, seed, max_games):
         if int(s["phase"]) != R.PH_PLACE:
             continue
         wins = set()
-        for place, move, _end in rows[:int(R.list_turns(s, rows))]:
+        for place, move, _end in rows[:int(cached(R.list_turns)(s, rows))]:
             c = g.clone(s)
             g.apply_actions(c, [int(place), int(move)])
             while g.is_chance(c):
