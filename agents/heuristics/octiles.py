@@ -17,8 +17,6 @@ the moves over the tile it placed; setup choices are random.
 
 from __future__ import annotations
 
-import functools
-
 import numba as nb
 import numpy as np
 
@@ -32,18 +30,15 @@ VALUE_SCALE = 4.0
 _FAR = 12  # the distance given to a runner that is not on the board yet
 
 
-@functools.cache
-def _kernel(name: str):  # type: ignore[no-untyped-def]
-    """The rules' kernel ``name`` as a cached entry point: called from Python, ``R.<name>`` itself would
-    be compiled afresh in every process (3 s before this agent's first move)."""
-    return cached(getattr(R, name))
+# The rules' kernels called from Python go through cached entry points (``cached(R.list_turns)``): called
+# directly, ``R.list_turns`` would be compiled afresh in every process (3 s before this agent's first move).
 
 
 def goal_distance(s, seat: int, point: int) -> int:
     """Path distance from ``point`` to the nearest goal circle of ``seat`` not held by its own runners."""
-    if bool(_kernel("on_goal")(s, seat, point)):
+    if bool(cached(R.on_goal)(s, seat, point)):
         return 0
-    side = int(_kernel("goal_side")(s, seat))
+    side = int(cached(R.goal_side)(s, seat))
     mine = set(int(x) for x in s["pos"][seat, : int(s["runners"])])
     goals = [int(g) for g in B.HOME_OF[side] if int(g) not in mine]
     if not goals:  # cannot happen while a runner is still travelling; stay safe
@@ -63,7 +58,7 @@ class OctilesHeuristicAgent(Agent):
 
     def _key(self, s, seat: int, start: int, end: int) -> tuple:
         before = goal_distance(s, seat, start)
-        after = 0 if bool(_kernel("on_goal")(s, seat, end)) else goal_distance(s, seat, end)
+        after = 0 if bool(cached(R.on_goal)(s, seat, end)) else goal_distance(s, seat, end)
         gain = before - after
         # arriving counts, not a runner already home stepping to another goal circle
         return (after == 0 < before, gain > 0, -before if gain > 0 else 0, gain, self.rng.random())
@@ -77,7 +72,7 @@ class OctilesHeuristicAgent(Agent):
         seat = turn.seat
         phase = int(s["phase"])
         if phase == R.PH_PLACE:
-            n = int(_kernel("list_turns")(s, self._rows))
+            n = int(cached(R.list_turns)(s, self._rows))
             best, best_key = int(legal[0]), None
             for place, move, end in self._rows[:n]:
                 start = (int(move) - R.A_MOVE) // B.NUM_DIRS
@@ -90,7 +85,7 @@ class OctilesHeuristicAgent(Agent):
             best, best_key = int(legal[0]), None
             for a in legal:
                 start, d = divmod(int(a) - R.A_MOVE, B.NUM_DIRS)
-                end = int(_kernel("trace")(s, start, d, o, int(s["tile"][o]), int(s["rot"][o]), self._buf)[0])
+                end = int(cached(R.trace)(s, start, d, o, int(s["tile"][o]), int(s["rot"][o]), self._buf)[0])
                 key = self._key(s, seat, start, end)
                 if best_key is None or key > best_key:
                     best, best_key = int(a), key

@@ -132,11 +132,11 @@ def test_the_heuristic_face_reaches_the_kernels_the_octiles_heuristic_calls_from
     # later processes); its first placement needs the list of whole turns
     from octagames.agents.heuristics import octiles
 
-    names, real = [], octiles._kernel
-    monkeypatch.setattr(octiles, "_kernel", lambda name: names.append(name) or real(name))
+    names, real = [], octiles.cached
+    monkeypatch.setattr(octiles, "cached", lambda kernel: names.append(kernel.__name__) or real(kernel))
     first_call("octiles", "heuristic")
     assert {"list_turns", "trace", "on_goal", "goal_side"} <= set(names)
-    assert octiles._kernel("list_turns").__module__.startswith("_octagames_generated.")
+    assert real(octiles.R.list_turns).__module__.startswith("_octagames_generated.")
 
 
 def test_the_rules_face_runs_a_games_compiled_self_check(monkeypatch):
