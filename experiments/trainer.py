@@ -284,7 +284,7 @@ def read_checkpoint(path: Path, mmap: bool = False) -> dict[str, Any]:
     """
     try:
         return load_model_file(path, mmap=mmap)
-    except UnsafeModelFile as e:  # a damaged or foreign file, or unsafe arrays: raised as they are
+    except UnsafeModelFile as e:  # only a refused pickle may be trusted; other ValueErrors propagate
         if os.environ.get(TRUST_ENV) != "1":
             raise ValueError(f"{e}. A checkpoint that an older octagames wrote with agent opponents in play "
                              f"holds them as Python objects: if you wrote it yourself, set {TRUST_ENV}=1 to "
