@@ -104,18 +104,33 @@ def test_past_max_games_a_new_game_drops_a_finished_or_idle_one_or_is_refused(se
         assert r.status_code == 404 and "nobody has asked" in r.json()["error"]
 
 
-def test_the_bots_of_an_abandoned_game_stop(served):
+def test_the_bots_of_an_abandoned_game_stop(served, monkeypatch):
+    # the bots decide only when the test lets them: the game cannot end (a fast machine finished a random
+    # Octrix match before it was dropped) nor be dropped between two moves by chance
+    go, asked = threading.Event(), threading.Event()
+    decide = web_app.decide
+
+    def held(agent, turn):
+        asked.set()
+        assert go.wait(10)
+        return decide(agent, turn)
+
+    monkeypatch.setattr(web_app, "decide", held)
     with client_for(served, max_games=1, idle_seconds=5) as client:
         server = client.app.state.server
-        # a long game of bots (an Octrix match to 500 points); nobody watches it
-        gid = client.post("/api/games", json={"variant": "octrix", "config": {"target": 500},
-                                              "seats": ["random", "random"], "seed": 2}).json()["id"]
+        # a game of bots that nobody watches
+        gid = client.post("/api/games", json={"variant": "octrix", "seats": ["random", "random"],
+                                              "seed": 2}).json()["id"]
         session = server.sessions[gid]
+        assert asked.wait(10) and session.worker.is_alive()
         server.clock.now += 6
         assert client.post("/api/games", json=HUMANS).status_code == 200
         assert gid not in server.sessions and session.stopped
+        moves = len(session.actions)
+        go.set()  # the bot's pending move lands; the worker then sees the game dropped and stops
         session.worker.join(10)
         assert not session.worker.is_alive() and not session.over
+        assert len(session.actions) <= moves + 1
 
 
 def test_replays_kept_are_capped_too_the_least_recently_seen_goes(served, journal):
