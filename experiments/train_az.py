@@ -81,8 +81,8 @@ import torch
 from octagames import catalogue
 from octagames.agents.arena import wilson_interval
 from octagames.agents.search.mcts import compiled_value
-from octagames.agents.learn.az import (PolicyValueNet, SearchConfig, action_block, load_model, model_dict, save_model,
-                                      zoo_path)
+from octagames.agents.learn.az import (PolicyValueNet, SearchConfig, action_block, action_rows, load_model,
+                                      model_dict, save_model, zoo_path)
 from octagames.core import Game
 from octagames.agents.learn.az_selfplay import (Learner, ReplayBuffer, SelfPlayWorker, Trajectories, WorkerConfig,
                                                 play_games)
@@ -112,8 +112,9 @@ class TrainConfig(trainer.RunConfig):
     activation: str = "relu"
     """relu or tanh"""
     action_features: bool = False
-    """a per-action policy term over the observation block indexed by action (Achten's lookahead;
-    refused for a game without one)"""
+    """a per-action policy term over what each action does: the observation block indexed by action
+    (Achten's lookahead) or the facts of the cards each action moves (Octa's facts); refused for a game
+    with neither"""
     # -- learner ---------------------------------------------------------------------
     learning_rate: float = 1e-3
     """AdamW learning rate"""
@@ -289,11 +290,13 @@ class Trainer(trainer.Trainer):
             net, _ = load_model(path, g)
         else:
             block = action_block(g) if cfg.action_features else None
-            if cfg.action_features and block is None:
-                raise ValueError(f"action_features: the observation of {g.name} has no block indexed by action; "
-                                 f"games with one: {[n for n in catalogue.games() if action_block(Game(n))]}")
+            rows = action_rows(g) if cfg.action_features and block is None else None
+            if cfg.action_features and block is None and rows is None:
+                fit = [n for n in catalogue.games() if action_block(Game(n)) or action_rows(Game(n))]
+                raise ValueError(f"action_features: the observation of {g.name} says nothing per action (no "
+                                 f"block indexed by action, no facts per card); games with one: {fit}")
             net = PolicyValueNet(g.observation_size, g.num_actions, g.num_players, cfg.hidden, cfg.head,
-                                 cfg.activation, block)
+                                 cfg.activation, block, rows)
         self.learner = Learner(net.to(self.device), cfg.learning_rate, cfg.weight_decay, cfg.value_weight)
         self.buffer = ReplayBuffer(g, cfg.buffer_size, cfg.policy_width, value_mix=cfg.value_target_mix)
         seed = cfg.seed * 7919 + 1

@@ -90,6 +90,14 @@ else an error code. Octa has one; the warm-up compiles it.
 Optional, for learners: ``ACTION_FEATURES``, the name of an observation block shaped
 ``[num_actions, k]`` that says what each action would do (Achten's ``lookahead``); a network's
 per-action policy term reads it (:func:`octagames.agents.learn.az.action_block`).
+Or ``action_rows(config) -> (name, refs)``: an observation block shaped ``[rows, k]`` of facts
+per item (Octa's ``facts``: per card kind, pool slot and top discard) and an int array
+``refs[num_actions, R]`` of the rows each action is about (-1 for none); the same policy term reads
+each action's rows (:func:`octagames.agents.learn.az.action_rows`).
+
+Optional: ``EARLIER_OBS_SIZES``, the observation sizes of earlier versions whose entries are the
+leading entries of today's (blocks were appended): a network trained on one keeps working, reading
+that prefix (:attr:`Game.earlier_observation_sizes`).
 
 Python users normally go through :class:`Game`, which binds a module to one
 config and adds the policy written once for all games: clear errors for illegal
@@ -756,6 +764,12 @@ class Game:
         size = self.observation_size
         return (np.broadcast_to(np.asarray(low, np.float32), (size,)),
                 np.broadcast_to(np.asarray(high, np.float32), (size,)))
+
+    @property
+    def earlier_observation_sizes(self) -> tuple[int, ...]:
+        """Observation sizes of earlier versions of this game whose entries lead today's (the module's
+        ``EARLIER_OBS_SIZES``; empty for most games): a network trained on one reads that prefix."""
+        return tuple(int(n) for n in getattr(self.module, "EARLIER_OBS_SIZES", ()))
 
     @property
     def observation_layout(self) -> Layout:

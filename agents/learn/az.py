@@ -104,10 +104,18 @@ class PolicyValueNet(nn.Module):
             each action's logit gains a term of one small network shared by all actions, fed
             that action's ``k`` entries, the trunk's output and the action's own embedding: the
             policy can rank actions by what they do instead of learning each one apart.
+        action_rows: ``{"offset", "rows", "k", "refs"}``: an observation block of ``rows x k`` facts
+            from ``offset`` and ``refs[action]``, the rows (-1: none) each action is about (Octa's
+            ``facts``; :func:`action_rows`), or None. The same per-action term as ``action_features``
+            reads each action's rows side by side (zeros for -1). Give one of the two at most.
+
+    An observation longer than ``obs_size`` (the game grew blocks after the network was trained,
+    :attr:`~octagames.core.Game.earlier_observation_sizes`) is read up to ``obs_size``.
     """
 
     def __init__(self, obs_size: int, num_actions: int, num_values: int, hidden: Sequence[int] = (256, 256),
-                 head: int = 0, activation: str = "relu", action_features: Sequence[int] | None = None) -> None:
+                 head: int = 0, activation: str = "relu", action_features: Sequence[int] | None = None,
+                 action_rows: dict[str, Any] | None = None) -> None:
         super().__init__()
         if activation not in ACTIVATIONS:
             raise ValueError(f"activation={activation!r} is not valid; valid values: {sorted(ACTIVATIONS)}")
@@ -136,14 +144,35 @@ class PolicyValueNet(nn.Module):
                                  f"actions x k >= 1 entries from offset >= 0 must fit {obs_size} observations")
             self.action_features = (offset, k)
             self.spec["action_features"] = [offset, k]
-            width = ACTION_HEAD_WIDTH
-            self.action_in = layer_init(nn.Linear(k, width))
-            self.action_ctx = nn.Linear(hidden[-1], width, bias=False)
-            self.action_embed = nn.Parameter(torch.zeros(num_actions, width))
-            self.action_out = layer_init(nn.Linear(width, 1), std=0.01)
+            self._action_term(k, hidden[-1], num_actions)
+        self.action_rows: tuple[int, int, int] | None = None
+        if action_rows is not None:
+            if action_features is not None:
+                raise ValueError("action_features and action_rows are both given; give one of them")
+            offset, rows, k = (int(action_rows[x]) for x in ("offset", "rows", "k"))
+            refs = np.asarray(action_rows["refs"], dtype=np.int64)
+            if refs.ndim != 2 or refs.shape[0] != num_actions or offset < 0 or rows < 1 or k < 1 \
+                    or offset + rows * k > obs_size or refs.size == 0 or refs.min() < -1 or refs.max() >= rows:
+                raise ValueError(f"action_rows (offset {offset}, {rows} rows x {k}, refs {refs.shape}) is not valid: "
+                                 f"a block of rows x k >= 1 entries from offset >= 0 must fit {obs_size} "
+                                 f"observations, refs be [{num_actions} actions, R] of rows or -1")
+            self.action_rows = (offset, rows, k)
+            self.spec["action_rows"] = {"offset": offset, "rows": rows, "k": k, "refs": refs.tolist()}
+            self.register_buffer("row_refs", torch.as_tensor(np.where(refs < 0, rows, refs)), persistent=False)
+            self._action_term(refs.shape[1] * k, hidden[-1], num_actions)
+
+    def _action_term(self, inputs: int, trunk: int, num_actions: int) -> None:
+        """The per-action policy term: ``inputs`` facts of an action, the trunk's output, its embedding."""
+        width = ACTION_HEAD_WIDTH
+        self.action_in = layer_init(nn.Linear(inputs, width))
+        self.action_ctx = nn.Linear(trunk, width, bias=False)
+        self.action_embed = nn.Parameter(torch.zeros(num_actions, width))
+        self.action_out = layer_init(nn.Linear(width, 1), std=0.01)
 
     def features(self, obs: torch.Tensor) -> torch.Tensor:
         """The trunk's output ``[B, hidden[-1]]``."""
+        if obs.shape[-1] > self.spec["obs_size"]:  # blocks the game added after this network was trained
+            obs = obs[..., :self.spec["obs_size"]].contiguous()
         entries = sparse_entries(obs)
         if entries is None:
             h = self.first(obs)
@@ -155,9 +184,16 @@ class PolicyValueNet(nn.Module):
         """``(policy logits [B, A], value logits [B, P])``; values are ``sigmoid`` of the second."""
         h = self.features(obs)
         logits = self.policy(h)
+        block = None
         if self.action_features is not None:
             offset, k = self.action_features
             block = obs[:, offset:offset + logits.shape[1] * k].reshape(len(obs), -1, k)
+        elif self.action_rows is not None:
+            offset, rows, k = self.action_rows
+            table = obs[:, offset:offset + rows * k].reshape(len(obs), rows, k)
+            table = torch.cat([table, table.new_zeros(len(obs), 1, k)], 1)  # row ``rows``: a missing ref
+            block = table[:, self.row_refs].reshape(len(obs), logits.shape[1], -1)
+        if block is not None:
             z = self.action_in(block) + self.action_ctx(h)[:, None, :] + self.action_embed[None]
             logits = logits + self.action_out(self.act(z)).squeeze(-1)
         return logits, self.value(h)
@@ -180,6 +216,22 @@ def action_block(game: Game) -> tuple[int, int] | None:
         raise ValueError(f"ACTION_FEATURES of {game.name}: block {name!r} has shape {block.shape}, "
                          f"not [{game.num_actions} actions, k]")
     return layout.offset(name), int(block.shape[1])
+
+
+def action_rows(game: Game) -> dict[str, Any] | None:
+    """``{"offset", "rows", "k", "refs"}`` for :class:`PolicyValueNet`'s ``action_rows``: the facts block
+    that ``game``'s rules module names with ``action_rows(config)`` (Octa's ``facts``: per card kind,
+    pool slot and top discard) and the rows each action is about; None when it names none."""
+    fn = getattr(game.module, "action_rows", None)
+    if fn is None:
+        return None
+    name, refs = fn(game.config)
+    layout = game.observation_layout
+    block = layout.block(name)
+    if len(block.shape) != 2:
+        raise ValueError(f"action_rows of {game.name}: block {name!r} has shape {block.shape}, not [rows, k]")
+    return {"offset": layout.offset(name), "rows": int(block.shape[0]), "k": int(block.shape[1]),
+            "refs": np.asarray(refs, dtype=np.int64).tolist()}
 
 
 def build_net(spec: dict[str, Any]) -> PolicyValueNet:
@@ -722,6 +774,12 @@ def describe(data: dict[str, Any]) -> str:
             f"{','.join(map(str, spec['hidden']))}; {spec['obs_size']} observations, {spec['num_actions']} actions)")
 
 
+def reads_observation(obs_size: int, game: Game) -> bool:
+    """Whether a network of ``obs_size`` inputs reads ``game``'s observation: today's size, or an earlier
+    version's whose entries lead today's (:attr:`~octagames.core.Game.earlier_observation_sizes`)."""
+    return obs_size == game.observation_size or obs_size in game.earlier_observation_sizes
+
+
 def check_fits(data: dict[str, Any], game: Game, where: str = "this checkpoint",
                allow_config_mismatch: bool = False) -> None:
     """Refuse a model trained for another game, config or observation size, in words.
@@ -750,7 +808,7 @@ def check_fits(data: dict[str, Any], game: Game, where: str = "this checkpoint",
         raise ValueError(f"{where} is {describe(data)}; you asked for {want}{fits}")
     if "game_config" in data:
         check_config(game.name, data["game_config"], game.config, where, allow_config_mismatch)
-    if (spec["obs_size"] != game.observation_size or spec["num_actions"] != game.num_actions
+    if (not reads_observation(spec["obs_size"], game) or spec["num_actions"] != game.num_actions
             or spec["num_values"] != game.num_players):
         raise ValueError(f"{where} is {describe(data)}; you asked for {want}: the observation, action "
                          "or seat count differs")
@@ -856,7 +914,7 @@ class AZAgent(Agent):
                 sims = f":{parts[2]}" if kind == parts[0] and len(parts) > 2 else ""  # the same search budget
                 raise ValueError(f"{refused}; the zoo's model for {catalogue.describe(game.name, game.config)} "
                                  f"is {kind}:{other}{sims}") from None
-        elif self.net.spec["obs_size"] != game.observation_size or self.net.spec["num_actions"] != game.num_actions:
+        elif not reads_observation(self.net.spec["obs_size"], game) or self.net.spec["num_actions"] != game.num_actions:
             raise ValueError(f"agent {self.name!r}: the network expects {self.net.spec['obs_size']} observations and "
                              f"{self.net.spec['num_actions']} actions; {game} has {game.observation_size} "
                              f"and {game.num_actions}")

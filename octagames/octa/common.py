@@ -39,6 +39,8 @@ right column 2-4-7. Orthogonal ring adjacency: 0-1, 1-2, 0-3, 2-4, 3-5, 4-7,
 
 from __future__ import annotations
 
+from typing import Any
+
 import numba as nb
 import numpy as np
 
@@ -60,7 +62,20 @@ JACK, QUEEN, KING = 0, 1, 2
 RULES_EN = 0       # the record's ``rules`` field
 RULES_NL = 1
 NUM_ACTIONS = 1074  # one action space for both rulebooks (each declares its own table in it)
-OBS_SIZE = 1818    # one observation size for both rulebooks (each declares its own layout in it)
+BASE_OBS_SIZE = 1818  # each rulebook's own blocks fill (and pad) this many entries, then FACTS follows
+# Facts per card, for learners (the block ``facts``): 50 rows (the 40 kinds, the 8 pool slots' top cards,
+# the top two discards) of NUM_FACTS values each; the action tables say which rows an action is about.
+FACT_ROWS = 50
+NUM_FACTS = 7
+FACTS = Block("facts", FACT_ROWS * NUM_FACTS,
+              "what the viewer knows of each card (rows: kinds 0..39, pool slots 0..7, the top two discards): "
+              "a card is there, copies held / 2, longest own run it extends / 10, longest opponent run it "
+              "extends / 10, same-suit kinds held one and two ranks away / 2 each, the longest run of held "
+              "kinds through it / 10 (a row of an empty slot is all 0)", (FACT_ROWS, NUM_FACTS))
+OBS_SIZE = BASE_OBS_SIZE + FACTS.size  # one observation size for both rulebooks
+EARLIER_OBS_SIZES = (BASE_OBS_SIZE,)
+"""Observation sizes of earlier versions: a network trained on one reads the leading entries, which are
+unchanged (the ``facts`` block was appended after them)."""
 # Phases both rulebooks share; each numbers its own phases after PH_USE (PH_OVER is the last).
 PH_DEAL = 0        # chance: the setup deal, card by card
 PH_START = 1       # chance: who starts (outcome 0 or 1)
@@ -107,19 +122,36 @@ def action_table(blocks) -> Layout:
 
 
 def observation_layout(blocks) -> Layout:
-    """A rulebook's observation layout: its blocks, then entries it leaves at 0 up to ``OBS_SIZE``.
+    """A rulebook's observation layout: its blocks, entries it leaves at 0 up to ``BASE_OBS_SIZE``, then
+    the ``facts`` block both rulebooks share (:func:`octagames.octa.view.obs_facts`).
 
     Raises:
-        ValueError: the blocks need more than ``OBS_SIZE`` entries.
+        ValueError: the blocks need more than ``BASE_OBS_SIZE`` entries.
     """
     blocks = list(blocks)
     used = sum(b.size for b in blocks)
-    if used > OBS_SIZE:
-        raise ValueError(f"the observation needs {used} entries; OBS_SIZE is {OBS_SIZE}")
-    if used < OBS_SIZE:
-        blocks.append(Block("unused", OBS_SIZE - used, "always 0 (the observation size is shared with the "
-                                                       "other rulebook)"))
-    return Layout(blocks)
+    if used > BASE_OBS_SIZE:
+        raise ValueError(f"the observation needs {used} entries; BASE_OBS_SIZE is {BASE_OBS_SIZE}")
+    if used < BASE_OBS_SIZE:
+        blocks.append(Block("unused", BASE_OBS_SIZE - used, "always 0 (the observation size is shared with the "
+                                                            "other rulebook)"))
+    return Layout(blocks + [FACTS])
+
+
+def fact_refs(actions: Layout, refs: dict[str, Any]) -> np.ndarray:
+    """The rows of the ``facts`` block each action is about: int64 ``[NUM_ACTIONS, 3]``, -1 for none.
+
+    ``refs`` maps a block name of ``actions`` to a function of the index within the block that
+    returns up to three rows (kind k is row k, pool slot i row ``FACT_ROWS - 10 + i``, the top
+    discards rows ``FACT_ROWS - 2`` and ``FACT_ROWS - 1``); blocks it does not name are about no card row.
+    """
+    out = np.full((NUM_ACTIONS, 3), -1, dtype=np.int64)
+    for name, rows_of in refs.items():
+        start = actions.offset(name)
+        for i in range(actions.block(name).size):
+            rows = list(rows_of(i))
+            out[start + i, :len(rows)] = rows
+    return out
 
 
 # ---------------------------------------------------------------- table limits

@@ -126,6 +126,12 @@ offset      size  meaning
                   run / 10 (self, opponent)
 1813..1817  5     ``chance``: pending chance kind (draw, action card, refill,
                   face-down card: one-hot 4) and draws still owed / 2
+1818..2167  350   ``facts``: what the viewer knows of each card (rows: kinds
+                  0..39, pool slots 0..7, the top two discards): a card is there,
+                  copies held / 2, longest own run it extends / 10, longest
+                  opponent run it extends / 10, same-suit kinds held one and two
+                  ranks away / 2 each, the longest run of held kinds through it /
+                  10 (a row of an empty slot is all 0)
 ==========  ====  ================================================================
 """
 
@@ -139,15 +145,15 @@ from octagames.octa.common import (CK_DRAW, CK_FD, HAND_LIMIT, JACK, LINE_NAMES,
                                    LOC_HAND, LOC_STOCK, MAX_PILE, MAX_RUNS, NUM_ACTION_KINDS, NUM_KINDS,
                                    NUM_NUMBER, NUM_PHASES, NUM_QUEEN_PAIRS, PH_USE, POOL_LINES, POOL_SLOTS,
                                    POOL_SLOT_NAMES, QUEEN, QUEEN_PAIRS, TOK_CENTRE, TOK_POOL, TOK_RUN,
-                                   action_table, atype_of, clear_build, detach, exchange_fits, extend_pos,
+                                   FACT_ROWS, action_table, atype_of, clear_build, detach, exchange_fits, extend_pos,
                                    free_run, free_run_slot, hand_card_of_kind, kind_at, kind_of, longest_run,
-                                   observation_layout, pool_line_is_run, rank_of, run_faceup,
+                                   fact_refs, observation_layout, pool_line_is_run, rank_of, run_faceup,
                                    slot_protected_by, start_chance, start_refill, suit_of, table_faceup,
                                    to_discard, to_hand, to_pool, to_run, to_stock)
 from octagames.octa.view import (RUN_STRIDE, card_name, decline_string, kind_name, obs_action_cards,
-                                 obs_build, obs_chance, obs_counts, obs_discard_order, obs_hand_sizes,
-                                 obs_hands, obs_pool, obs_runs, obs_tokens, obs_totals, obs_turn, pile_reason,
-                                 pile_string, pos_label, pos_name, run_string)
+                                 obs_build, obs_chance, obs_counts, obs_discard_order, obs_facts,
+                                 obs_hand_sizes, obs_hands, obs_pool, obs_runs, obs_tokens, obs_totals, obs_turn,
+                                 pile_reason, pile_string, pos_label, pos_name, run_string)
 
 # ---------------------------------------------------------------- phases
 # 0..4 and 13 are the shared phases of octagames.octa.common (deal, start, chance, pile, use, over)
@@ -245,6 +251,19 @@ OBS_LAYOUT = observation_layout([
 (O_HAND, O_OPP_KNOWN, O_HAND_N, O_RUNS, O_POOL, O_TOKENS, O_DISC_TOP, O_DISC_CNT, O_DISC_SEQ, O_ATOPS,
  O_AUNDER, O_ATURNED, O_ANEW, O_COUNTS, O_PHASE, O_TO_MOVE, O_FLAGS, O_BUILD, O_BCARDS, O_NEWSLOT,
  O_PTLINES, O_TOTALS, O_CHANCE) = (OBS_LAYOUT.offset(b.name) for b in OBS_LAYOUT.blocks[:23])
+O_FACTS = OBS_LAYOUT.offset("facts")
+SLOT_ROW, TOP_ROW = FACT_ROWS - 10, FACT_ROWS - 2  # the facts rows of pool slot 0 and of the top discard
+FACT_REFS = fact_refs(ACTIONS, {
+    "queen": lambda i: SLOT_ROW + QUEEN_PAIRS[i],
+    "king_discard": lambda i: (TOP_ROW, TOP_ROW + 1),
+    "lay": lambda k: (k,),
+    "b_line": lambda line: SLOT_ROW + POOL_LINES[line],
+    "exchange": lambda i: (i // POOL_SLOTS, SLOT_ROW + i % POOL_SLOTS),
+    "discard": lambda k: (k,),
+})
+"""The ``facts`` rows each action is about (``[NUM_ACTIONS, 3]``, -1 for none): a lay or discard its
+kind, an exchange its kind and pool slot, a Queen its two slots, option B its line's three slots, the
+King on the discard pile the top two discards."""
 
 
 @nb.njit
@@ -288,6 +307,7 @@ def observation(s, player, out) -> None:
             out[O_PTLINES + line] = 1.0
     obs_totals(s, player, out, O_TOTALS)
     obs_chance(s, out, O_CHANCE, 4)
+    obs_facts(s, player, out, O_FACTS)
 
 
 # ---------------------------------------------------------------- the turn machinery's hooks

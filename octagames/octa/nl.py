@@ -136,6 +136,12 @@ offset      size  meaning
                   end (low, high)
 1814..1817  4     ``unused``: always 0 (the observation size is shared with the
                   other rulebook)
+1818..2167  350   ``facts``: what the viewer knows of each card (rows: kinds
+                  0..39, pool slots 0..7, the top two discards): a card is there,
+                  copies held / 2, longest own run it extends / 10, longest
+                  opponent run it extends / 10, same-suit kinds held one and two
+                  ranks away / 2 each, the longest run of held kinds through it /
+                  10 (a row of an empty slot is all 0)
 ==========  ====  ================================================================
 """
 
@@ -149,14 +155,14 @@ from octagames.octa.common import (CK_AFLIP, CK_DRAW, CK_FD, CK_JOKER, CK_REFILL
                                    LINE_NAMES, LOC_AHIDDEN, LOC_HAND, LOC_JOKER, LOC_RESERVE, LOC_UNDER,
                                    MAX_RUNS, NUM_ACTION_KINDS, NUM_CARDS, NUM_KINDS, NUM_NUMBER, NUM_PHASES,
                                    PH_USE, POOL_LINES, POOL_SLOTS, POOL_SLOT_NAMES, QUEEN, TOK_CENTRE,
-                                   TOK_RUN, action_table, atype_of, clear_build, detach, extend_pos, free_run,
-                                   free_run_slot, hand_card_of_kind, kind_at, kind_of, observation_layout,
+                                   TOK_RUN, FACT_ROWS, action_table, atype_of, clear_build, detach, extend_pos, free_run,
+                                   fact_refs, free_run_slot, hand_card_of_kind, kind_at, kind_of, observation_layout,
                                    rank_of, run_faceup, start_chance, start_refill, suit_of, table_faceup,
                                    to_discard, to_hand, to_pool, to_run)
 from octagames.octa.view import (RUN_STRIDE, by_kind, card_name, decline_string, kind_name, obs_action_cards,
-                                 obs_build, obs_chance, obs_counts, obs_discard_order, obs_hand_sizes,
-                                 obs_hands, obs_pool, obs_runs, obs_tokens, obs_totals, obs_turn, pile_reason,
-                                 pile_string, pos_label, run_string)
+                                 obs_build, obs_chance, obs_counts, obs_discard_order, obs_facts,
+                                 obs_hand_sizes, obs_hands, obs_pool, obs_runs, obs_tokens, obs_totals, obs_turn,
+                                 pile_reason, pile_string, pos_label, run_string)
 
 # ---------------------------------------------------------------- phases
 # 0..4 and 13 are the shared phases of octagames.octa.common (deal, start, chance, pile, use, over)
@@ -1152,6 +1158,22 @@ OBS_LAYOUT = observation_layout([
 (O_HAND, O_OPP_KNOWN, O_HAND_N, O_RUNS, O_POOL, O_COVERED, O_TOKENS, O_DISC_SEQ, O_OWN_RES, O_OPP_RES,
  O_ATOPS, O_AUNDER, O_ATURNED, O_ANEW, O_COUNTS, O_PHASE, O_TO_MOVE, O_FLAGS, O_BUILD, O_OCTA, O_KING,
  O_SCORES, O_MOVES, O_TOTALS, O_CHANCE, O_MOVING) = (OBS_LAYOUT.offset(b.name) for b in OBS_LAYOUT.blocks[:26])
+O_FACTS = OBS_LAYOUT.offset("facts")
+SLOT_ROW, TOP_ROW = FACT_ROWS - 10, FACT_ROWS - 2  # the facts rows of pot slot 0 and of the top discard
+FACT_REFS = fact_refs(ACTIONS, {
+    "queen_pot": lambda i: (SLOT_ROW + i,),
+    "king_pick": lambda k: (k,),
+    "step2": lambda line: SLOT_ROW + POOL_LINES[line],
+    "lay": lambda i: (kind_at(i // 11, i % 11 + 1),),
+    "double": lambda i: (SLOT_ROW + i // 4,),
+    "swap": lambda i: (SLOT_ROW + i // 4,),
+    "extra_discard": lambda i: (TOP_ROW,),
+    "discard": lambda k: (k,),
+    "reserve_back": lambda k: (k,),
+})
+"""The ``facts`` rows each action is about (``[NUM_ACTIONS, 3]``, -1 for none): a lay, discard, King's
+pick or reserve card its kind, a Queen's pot, a doubling or swap its pot slot, step 2 its line's three
+slots, the extra card from the discard pile the top discard."""
 
 
 @nb.njit
@@ -1208,6 +1230,7 @@ def observation(s, player, out) -> None:
     if s["move_slot"] >= 0:
         out[O_MOVING + s["move_slot"]] = 1.0
         out[O_MOVING + MAX_RUNS + s["move_end"]] = 1.0
+    obs_facts(s, player, out, O_FACTS)
 
 
 # ---------------------------------------------------------------- strings and reasons (Python)

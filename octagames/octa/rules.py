@@ -84,11 +84,14 @@ from __future__ import annotations
 from collections.abc import Callable
 from dataclasses import dataclass
 
+import numpy as np
+
 from octagames.core import CHANCE, TERMINAL, GameInfo, check_choice, check_range
 from octagames.octa import en, nl
 from octagames.octa import view
 from octagames.octa.view import card_name, chance_string  # card_name: a public helper of the package
-from octagames.octa.common import (NUM_ACTIONS, NUM_CARDS, OBS_SIZE, RULES_NL, SETUP_DEALS, make_state_dtype)
+from octagames.octa.common import (EARLIER_OBS_SIZES, NUM_ACTIONS, NUM_CARDS, OBS_SIZE, RULES_NL,  # noqa: F401
+                                   SETUP_DEALS, make_state_dtype)
 from octagames.octa.en import TURN_ACTION_BOUND
 # the kernels: the turn machinery with the rulebook chosen by the record (octagames.octa.dispatch)
 from octagames.octa.turn import (acting_player, apply_action, apply_legal, chance_outcomes,  # noqa: F401
@@ -151,6 +154,14 @@ def obs_layout(config: Config):
     Both layouts fill the same ``OBS_SIZE`` entries; ``Game.observation_views`` names its blocks.
     """
     return (nl if config.rules == "nl" else en).OBS_LAYOUT
+
+
+def action_rows(config: Config) -> tuple[str, np.ndarray]:
+    """For learners: ``("facts", refs)``, the observation block of facts per card (rows of
+    :data:`~octagames.octa.common.FACTS`) and ``refs[action]``, the up to 3 rows each action of
+    ``config``'s rulebook is about (-1 for none): a network ranks actions by the facts of the cards they
+    move (:func:`octagames.agents.learn.az.action_rows`)."""
+    return "facts", (nl if config.rules == "nl" else en).FACT_REFS
 
 
 def action_layout(config: Config):

@@ -12,9 +12,10 @@ from collections.abc import Iterable
 import numba as nb
 
 from octagames.octa.common import (ACTION_TYPES, CK_ACTION, CK_AFLIP, CK_FD, CK_JOKER, CK_REFILL, LOC_HAND,
-                                   MAX_RUNS, NUM_ACTION_KINDS, NUM_KINDS, NUM_NUMBER, PH_CHANCE, PH_DEAL,
-                                   PH_START, POOL_SLOTS, POOL_SLOT_NAMES, RANK_NAMES, SUIT_SYMBOLS,
-                                   TOK_CENTRE, TOK_POOL, TOK_RUN, kind_at, kind_of, longest_run, table_faceup)
+                                   MAX_RUNS, NUM_ACTION_KINDS, NUM_FACTS, NUM_KINDS, NUM_NUMBER,
+                                   PH_CHANCE, PH_DEAL, PH_START, POOL_SLOTS, POOL_SLOT_NAMES, RANK_NAMES,
+                                   SUIT_SYMBOLS, TOK_CENTRE, TOK_POOL, TOK_RUN, extend_pos, kind_at, kind_of,
+                                   longest_run, run_faceup, table_faceup)
 
 
 def card_name(c: int) -> str:
@@ -321,3 +322,63 @@ def render(s, viewer: int | None, book) -> str:
         lines.append(f"game over ({book.END_NAMES.get(int(s['end_reason']), '?')}): "
                      + (f"P{w} wins" if w >= 0 else "draw"))
     return "\n".join(lines)
+
+
+@nb.njit
+def _held_at(s, player, suit, pos) -> bool:
+    """Whether ``player`` holds the card of run position ``pos`` (1..11) of ``suit``; False off the suit."""
+    return 1 <= pos <= 11 and s["hand_cnt"][player, kind_at(suit, pos)] > 0
+
+
+@nb.njit
+def obs_facts(s, player, out, o) -> None:
+    """The ``facts`` block (:data:`octagames.octa.common.FACTS`): per card kind, then per pool slot and
+    top discard (a copy of its kind's row), what ``player`` can tell of that card: it is there, copies
+    held / 2, the longest own and opponent run it would extend / 10, same-suit kinds held one and two
+    ranks away / 2 (the ace at both ends of its suit), the longest run of held kinds through it / 10.
+
+    Reads only ``player``'s hand and the public table (the facts of an information state)."""
+    for r in range(MAX_RUNS):
+        q = s["run_owner"][r]
+        if q < 0:
+            continue
+        length = run_faceup(s, r) / 10.0
+        col = 2 if q == player else 3
+        for end in range(2):
+            pos = extend_pos(s, r, end)
+            if pos > 0:
+                i = o + kind_at(s["run_suit"][r], pos) * NUM_FACTS + col
+                out[i] = max(out[i], length)
+    for k in range(NUM_KINDS):
+        row = o + k * NUM_FACTS
+        suit = k // 10
+        out[row] = 1.0
+        out[row + 1] = s["hand_cnt"][player, k] / 2.0
+        best = 0
+        ace = k % 10 == 0
+        for j in range(2 if ace else 1):
+            q = 1 + 10 * j if ace else k % 10 + 1  # the ace stands at position 1 or 11
+            for d in range(1, 3):
+                for nq in (q - d, q + d):
+                    if _held_at(s, player, suit, nq):
+                        out[row + 3 + d] += 0.5
+            lo = q
+            while _held_at(s, player, suit, lo - 1):
+                lo -= 1
+            hi = q
+            while _held_at(s, player, suit, hi + 1):
+                hi += 1
+            best = max(best, min(hi - lo + 1, 10))
+        out[row + 6] = best / 10.0
+    for i in range(POOL_SLOTS + 2):
+        if i < POOL_SLOTS:
+            c = s["pool"][i]
+        else:
+            d = s["disc_n"] - 1 - (i - POOL_SLOTS)
+            c = s["disc"][d] if d >= 0 else -1
+        if c >= 0:
+            src = o + kind_of(c) * NUM_FACTS
+            dst = o + (NUM_KINDS + i) * NUM_FACTS
+            for j in range(NUM_FACTS):  # (a compact row takes no slices)
+                out[dst + j] = out[src + j]
+

@@ -14,8 +14,10 @@ import random
 import re
 from functools import lru_cache
 
+import numpy as np
+
 from octagames.core import CHANCE, Game
-from octagames.octa import checks, common as C
+from octagames.octa import checks, common as C, en, nl
 from octagames.octa.rules import RULE_SETS, card_name
 from octagames.specialize import cached
 
@@ -305,3 +307,139 @@ def compiled_and_uncompiled_agree(rules: str, steps: int) -> None:
         assert run.returncode == 0, run.stderr[-2000:]
         outs.append(run.stdout.strip())
     assert outs[0] == outs[1]
+
+
+# ---------------------------------------------------------------- the facts block (both rulebooks)
+FACT_FIELDS = ("there", "held", "own run", "opponent run", "one away", "two away", "interval")
+
+
+def facts(s, viewer: int):
+    """The ``facts`` block ``[rows, NUM_FACTS]`` of ``viewer``'s observation."""
+    g = game_of(s)
+    return g.observation_views(g.observation(s, viewer))["facts"]
+
+
+def fact_row(f, card_or_row) -> dict[str, float]:
+    """One row of :func:`facts` by name: a card kind (``"♥7"``) or a row number."""
+    r = kind(card_or_row) if isinstance(card_or_row, str) else card_or_row
+    return {name: round(float(v), 6) for name, v in zip(FACT_FIELDS, f[r])}
+
+
+def facts_table(rules: str):
+    """A table for the facts tests: P0 holds ♥2-♥5 ♠9 ♠10 ♦A ♣A and a ♣3-♣6 run, P1 ♦3-♦5 and ♣8-♣A
+    runs; ♠6' then ♥A' discarded."""
+    s = setup(rules, POOL, "♥2 ♥3 ♥4 ♥5 ♠9 ♠10 ♦A ♣A", "♥6 ♥7 ♥8 ♥9 ♥10 ♠7 ♦7 ♣7", start=0)
+    force_run(s, 0, "♣3 ♣4 ♣5 ♣6", copy=1)        # P0: extended by ♣2 and ♣7
+    force_run(s, 1, "♦3 ♦4 ♦5", copy=1)           # P1: extended by ♦2 and ♦6
+    force_run(s, 1, "♣8 ♣9 ♣10 ♣A", copy=1)       # P1: the high ace ends it; extended by ♣7 only
+    force_discard(s, ids("♠6' ♥A'"))               # ♥A' on top
+    return s
+
+
+def assert_facts_of_the_table(rules: str) -> None:
+    """The facts of :func:`facts_table` for both seats, written out (the same under both rulebooks)."""
+    s = facts_table(rules)
+    f0, f1 = facts(s, 0), facts(s, 1)
+    # ♣7: P1 holds it; it extends P0's four-card run and P1's four-card run
+    assert fact_row(f0, "♣7") == {"there": 1, "held": 0, "own run": 0.4, "opponent run": 0.4, "one away": 0,
+                             "two away": 0, "interval": 0.1}
+    assert fact_row(f1, "♣7") == {"there": 1, "held": 0.5, "own run": 0.4, "opponent run": 0.4, "one away": 0,
+                             "two away": 0, "interval": 0.1}
+    # ♥3 in P0's ♥2-♥5: neighbours ♥2 and ♥4 one away, ♥5 two away (♥A is not held), run of four
+    assert fact_row(f0, "♥3") == {"there": 1, "held": 0.5, "own run": 0, "opponent run": 0, "one away": 1.0,
+                             "two away": 0.5, "interval": 0.4}
+    # the ace stands low (next to ♥2, ♥3) or high (next to ♥10, held by P1): low gives ♥A-♥5
+    assert fact_row(f0, "♥A") == {"there": 1, "held": 0, "own run": 0, "opponent run": 0, "one away": 0.5,
+                             "two away": 0.5, "interval": 0.5}
+    # ♠A: high next to ♠10 and ♠9 (held), low next to nothing held: ♠9 ♠10 ♠A
+    assert fact_row(f0, "♠A")["one away"] == 0.5 and fact_row(f0, "♠A")["interval"] == 0.3
+    # ♦2 extends P1's ♦3-♦5 (three cards); P0 holds ♦A one rank away
+    assert fact_row(f1, "♦2") == {"there": 1, "held": 0, "own run": 0.3, "opponent run": 0, "one away": 0,
+                             "two away": 0, "interval": 0.1}
+    assert fact_row(f0, "♦2")["opponent run"] == 0.3 and fact_row(f0, "♦2")["one away"] == 0.5
+    # pool slot 0 holds ♣2 (extends P0's clubs; ♣A held one away), slot 5 ♦8; the top discards ♥A', ♠6'
+    for f in (f0, f1):
+        for slot, card in enumerate(POOL.split()):
+            assert fact_row(f, C.NUM_KINDS + slot) == fact_row(f, card)
+        assert fact_row(f, C.FACT_ROWS - 2) == fact_row(f, "♥A") and fact_row(f, C.FACT_ROWS - 1) == fact_row(f, "♠6")
+    assert fact_row(f0, C.NUM_KINDS) == {"there": 1, "held": 0, "own run": 0.4, "opponent run": 0, "one away": 0.5,
+                                    "two away": 0, "interval": 0.2}
+    # an empty slot's row is all zero
+    s["pool"][3] = -1
+    assert not facts(s, 0)[C.NUM_KINDS + 3].any()
+
+
+
+
+def recount_facts(s, viewer: int) -> np.ndarray:
+    """The facts recounted in Python from the record's fields (hand counts, runs, pool, discards)."""
+    out = np.zeros((C.FACT_ROWS, C.NUM_FACTS))
+    hand = [int(x) for x in s["hand_cnt"][viewer]]
+
+    def held(suit: int, pos: int) -> bool:  # run position 1..11 of a suit; 11 is the high ace
+        return 1 <= pos <= 11 and hand[suit * 10 + (0 if pos == 11 else pos - 1)] > 0
+
+    for k in range(C.NUM_KINDS):
+        suit, rank = divmod(k, 10)
+        positions = [1, 11] if rank == 0 else [rank + 1]
+        one = sum(held(suit, q + d) for q in positions for d in (-1, 1))
+        two = sum(held(suit, q + d) for q in positions for d in (-2, 2))
+        best = 0
+        for q in positions:
+            lo, hi = q, q
+            while held(suit, lo - 1):
+                lo -= 1
+            while held(suit, hi + 1):
+                hi += 1
+            best = max(best, min(hi - lo + 1, 10))
+        out[k] = [1, hand[k] / 2, 0, 0, one / 2, two / 2, best / 10]
+    for r in range(C.MAX_RUNS):
+        owner = int(s["run_owner"][r])
+        if owner < 0:
+            continue
+        lo, hi = int(s["run_lo"][r]), int(s["run_hi"][r])
+        length = sum(int(s["run_fd"][r, p]) == 0 for p in range(lo, hi + 1))
+        for pos in (lo - 1, hi + 1):
+            if 1 <= pos <= 11 and hi - lo + 1 < 10:
+                k = int(s["run_suit"][r]) * 10 + (0 if pos == 11 else pos - 1)
+                col = 2 if owner == viewer else 3
+                out[k, col] = max(out[k, col], length / 10)
+    tops = [int(s["disc"][int(s["disc_n"]) - 1 - d]) if int(s["disc_n"]) > d else -1 for d in range(2)]
+    for i, c in enumerate([int(x) for x in s["pool"]] + tops):
+        if c >= 0:
+            out[C.NUM_KINDS + i] = out[c % 40]
+    return out
+
+
+def assert_facts_recounted(rules: str, games: int) -> None:
+    """Over ``games`` random games: both seats' facts equal :func:`recount_facts` at every decision, and
+    the rows each legal action points at hold a card of its kind (a lay, discard or exchange) or a card
+    in that pool slot."""
+    g = Game("octa", rules=rules)
+    book = nl if rules == "nl" else en
+    held_kind = {"lay", "discard", "exchange"}  # blocks whose first row is a kind the mover holds
+    slots = {"exchange", "queen", "queen_pot", "swap", "double"}  # blocks that point at pool slots
+    rng = np.random.default_rng(7)
+    checked = pointed = 0
+    for seed in range(games):
+        s = g.new_state(seed)
+        while not g.is_terminal(s):
+            if g.is_chance(s):
+                g.play_chance(s)
+                continue
+            p = g.acting_player(s)
+            f = facts(s, p)
+            np.testing.assert_allclose(f, recount_facts(s, p), atol=1e-6)
+            np.testing.assert_allclose(facts(s, 1 - p), recount_facts(s, 1 - p), atol=1e-6)
+            checked += 1
+            for a in g.legal_actions(s):
+                refs = book.FACT_REFS[a]
+                name = book.ACTIONS.locate(a)[0].name
+                if name in held_kind:
+                    assert f[refs[0], 1] > 0, (g.action_to_string(s, a), refs)
+                    pointed += 1
+                for r in refs:
+                    if r >= C.NUM_KINDS and name in slots:
+                        assert f[r, 0] == 1, (g.action_to_string(s, a), refs)  # a card is in that slot
+            g.apply_action(s, int(rng.choice(g.legal_actions(s))))
+    assert checked > 80 * games and pointed > 40 * games

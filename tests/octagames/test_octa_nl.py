@@ -24,6 +24,7 @@ from octa_helpers import (any_chance, assert_action_names_distinct, assert_same_
                           force_discard, force_hand, force_reserve, force_run, force_token, hand_of, ids,
                           legal_strings, play_both, start_turn)
 from octa_helpers import POOL, compiled_and_uncompiled_agree, heuristic_wins
+from octa_helpers import assert_facts_of_the_table, assert_facts_recounted
 from octa_helpers import setup as _setup
 
 
@@ -629,3 +630,12 @@ def test_heuristic_play_never_leaves_the_seat_to_act_without_a_legal_action():
             assert legal, (seed, int(s["turn"]), int(s["phase"]))
             a = int(rng.choice(legal)) if rng.random() < 0.1 else int(agents[p].act(make_turn(GAME, s, p, seed)))
             GAME.apply_action(s, a)
+
+
+# ---------------------------------------------------------------- the facts block of the observation
+def test_the_facts_of_an_explicit_table_for_each_seat():
+    assert_facts_of_the_table("nl")
+
+
+def test_the_facts_agree_with_a_recount_and_each_action_points_at_its_own_cards():
+    assert_facts_recounted("nl", games=20)

@@ -4,6 +4,7 @@ import numpy as np
 
 from octagames.core import Game
 from octagames.octa import INFO, NUM_ACTIONS, OBS_SIZE, action_layout, en, nl, obs_layout
+from octagames.octa.common import BASE_OBS_SIZE
 from octagames.octa.rules import Config
 
 from octa_helpers import POOL, setup, start_turn
@@ -63,7 +64,12 @@ def test_both_observation_layouts_fill_the_one_observation_and_name_their_blocks
     v_en = g_en.observation_views(g_en.observation(s_en, 1))
     v_nl = g_nl.observation_views(g_nl.observation(s_nl, 1))
     for name in ("hand", "opp_known", "hand_n", "runs", "pool", "discard_order", "action_tops", "phase",
-                 "to_move", "totals"):
+                 "to_move", "totals", "facts"):
         assert np.array_equal(v_en[name], v_nl[name]), name
     assert v_en["hand"].sum() == 4.0 and v_en["pool"].shape == (8, 40) and v_en["pool"].sum() == 8
     assert v_nl["unused"].sum() == 0
+    # the facts come last, after the entries of the first version, so a network trained on those reads them
+    for book in BOOKS:
+        assert book.OBS_LAYOUT.blocks[-1].name == "facts" and book.OBS_LAYOUT.offset("facts") == BASE_OBS_SIZE
+    assert Game("octa-en").earlier_observation_sizes == (BASE_OBS_SIZE,) == (1818,)
+    assert Game("octrix").earlier_observation_sizes == ()

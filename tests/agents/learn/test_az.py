@@ -8,9 +8,9 @@ import pytest
 import torch
 
 from octagames.agents.arena import play_game, play_match
-from octagames.agents.learn.az import (AZAgent, BatchedSearch, PolicyValueNet, SearchConfig, action_block, az_loss,
-                                      choose_actions, leaf_value_function, load_model, network_only, outcome_values,
-                                      save_model)
+from octagames.agents.learn.az import (AZAgent, BatchedSearch, PolicyValueNet, SearchConfig, action_block, action_rows,
+                                      az_loss, choose_actions, leaf_value_function, load_model, network_only,
+                                      outcome_values, save_model)
 from octagames.agents.base import RandomAgent, make_turn
 from octagames.agents.search.mcts import MCTS, MCTSConfig, PolicyValue
 from octagames.agents.registry import AGENTS, AgentEntry, make_agent
@@ -191,6 +191,48 @@ def test_the_per_action_term_ranks_actions_by_their_own_block_rows_and_survives_
     for bad in ((offset, 0), (-1, k), (g.observation_size - 3, k)):
         with pytest.raises(ValueError, match="action_features="):
             PolicyValueNet(g.observation_size, g.num_actions, g.num_players, hidden=(16,), action_features=bad)
+
+
+def test_the_per_action_term_reads_the_rows_each_action_points_at(tmp_path):
+    g = Game("octa-en")
+    spec = action_rows(g)
+    offset, rows, k = spec["offset"], spec["rows"], spec["k"]
+    assert (offset, rows, k) == (g.observation_layout.offset("facts"), 50, 7) and action_rows(Game("achten")) is None
+    refs = np.asarray(spec["refs"])
+    torch.manual_seed(0)
+    net = PolicyValueNet(g.observation_size, g.num_actions, g.num_players, hidden=(16,), action_rows=spec)
+    with torch.no_grad():
+        net.first.weight[:, offset:offset + rows * k] = 0.0  # the trunk does not read the block
+        net.action_out.weight.normal_()
+    x = torch.zeros(2, g.observation_size)
+    x[1, offset + 12 * k:offset + 13 * k] = 1.0  # the row of kind 12 (the spade 3) only
+    logits, values = net(x)
+    moved = ((logits[1] - logits[0]).abs() > 1e-6).numpy()
+    assert moved.tolist() == (refs == 12).any(axis=1).tolist()  # its discard, lay and exchanges move
+    assert moved.sum() == 1 + 1 + 8 and moved[g.action_layout.offset("discard") + 12]
+    torch.testing.assert_close(values[0], values[1])
+    loaded, data = load_model(save_model(net, tmp_path / "rows.pt", g), g)
+    assert loaded.action_rows == (offset, rows, k) and data["spec"]["action_rows"]["refs"] == spec["refs"]
+    torch.testing.assert_close(loaded(x)[0], logits)
+    for bad in ({**spec, "refs": spec["refs"][:-1]}, {**spec, "k": 0}, {**spec, "offset": g.observation_size - 7},
+                {**spec, "refs": (refs * 0 + rows).tolist()}):
+        with pytest.raises(ValueError, match="action_rows .* is not valid"):
+            PolicyValueNet(g.observation_size, g.num_actions, g.num_players, hidden=(16,), action_rows=bad)
+    with pytest.raises(ValueError, match="give one of them"):
+        PolicyValueNet(g.observation_size, g.num_actions, g.num_players, hidden=(16,), action_features=(0, 1),
+                       action_rows=spec)
+
+
+def test_a_network_of_an_earlier_observation_reads_its_prefix_and_other_sizes_are_refused(tmp_path):
+    g = Game("octa-nl")
+    (old,) = g.earlier_observation_sizes
+    net = PolicyValueNet(old, g.num_actions, g.num_players, hidden=(16,))
+    loaded, _ = load_model(save_model(net, tmp_path / "old.pt", g), g)
+    x = torch.rand(3, g.observation_size)
+    torch.testing.assert_close(loaded(x)[0], net(x[:, :old])[0])  # the entries it was trained on, unchanged
+    short = PolicyValueNet(old - 1, g.num_actions, g.num_players, hidden=(16,))
+    with pytest.raises(ValueError, match="the observation, action or seat count differs"):
+        load_model(save_model(short, tmp_path / "short.pt", g), g)
 
 
 def test_model_files_refuse_another_game_in_words(tmp_path):
