@@ -647,7 +647,9 @@ class PPOAgent(Agent):
 
     def check_game(self, game: Game) -> None:
         """Refuse a game the policy does not fit: another recorded game, another config of it (unless
-        :attr:`allow_config_mismatch`, which warns), or another observation or action count."""
+        :attr:`allow_config_mismatch`, which warns), or another observation or action count (an earlier
+        version's observation size, :attr:`~octagames.core.Game.earlier_observation_sizes`, is read as
+        the prefix of today's)."""
         where = self.name if ":" in self.name else f"the policy of agent {self.name!r}"
         mine = (self.data or {}).get("game")
         if mine is not None and mine != game.name:
@@ -655,7 +657,8 @@ class PPOAgent(Agent):
         if mine is not None and "game_config" in self.data:
             check_config(mine, self.data["game_config"], game.config, where, self.allow_config_mismatch)
         spec = self.model.spec
-        if game.observation_size != spec["obs_size"] or game.num_actions != spec["num_actions"]:
+        earlier = spec["obs_size"] in game.earlier_observation_sizes  # it reads that prefix (blocks were added)
+        if (game.observation_size != spec["obs_size"] and not earlier) or game.num_actions != spec["num_actions"]:
             raise ValueError(f"this PPO policy expects observations of {spec['obs_size']} and "
                              f"{spec['num_actions']} actions; {game} has {game.observation_size} "
                              f"and {game.num_actions}")
@@ -671,7 +674,8 @@ class PPOAgent(Agent):
         """The policy's (greedy or sampled) legal action for ``turn.seat``; its probabilities and the
         critic's value are told as :attr:`last_thinking`."""
         device = next(self.model.parameters()).device
-        obs = torch.as_tensor(turn.observation, dtype=torch.float32, device=device).unsqueeze(0)
+        obs = torch.as_tensor(turn.observation[:self.model.spec["obs_size"]], dtype=torch.float32,
+                              device=device).unsqueeze(0)
         mask = torch.as_tensor(turn.legal_mask.astype(bool), device=device).unsqueeze(0)
         gen = self._gen if device.type == "cpu" else None
         logits = self.model.logits(obs)

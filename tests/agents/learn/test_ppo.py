@@ -7,10 +7,11 @@ import pytest
 import torch
 
 from octagames.agents.arena import play_match
-from octagames.agents.base import RandomAgent
+from octagames.agents.base import RandomAgent, make_turn
 from octagames.agents.learn.ppo import (ActorCritic, ObsBatch, PPOAgent, compute_gae, log_prob_entropy,
                                         masked_logits, ppo_loss, ppo_update, sample_actions, save_policy, seat_gae,
                                         sparse_entries, win_rewards)
+from octagames.core import Game
 from octagames.envs.vector import narrowest_obs_dtype
 from octagames.agents.registry import make_agent
 from octagames.envs.vector import make
@@ -210,6 +211,22 @@ def test_agent_refuses_a_game_that_does_not_fit(tmp_path):
                    progress=False, **TINY)
     with pytest.raises(ValueError, match="needs a path"):
         make_agent("ppo", "octrix")
+    # a policy of Octa's earlier observation (before the facts block) plays, reading the entries it knows
+    g = Game("octa-en")
+    (old,) = g.earlier_observation_sizes
+    octa = ActorCritic(old, g.num_actions, hidden=(8,))
+    agent = make_agent(f"ppo:{save_policy(octa, tmp_path / 'octa.pt')}", "octa-en")
+    s = g.new_state(3)
+    while g.is_chance(s):
+        g.play_chance(s)
+    turn = make_turn(g, s, g.acting_player(s), 0)
+    agent.reset(g, turn.seat, 0)
+    x = torch.as_tensor(turn.observation[:old]).unsqueeze(0)
+    best = masked_logits(octa.logits(x), torch.as_tensor(turn.legal_mask.astype(bool)).unsqueeze(0)).argmax()
+    assert agent.act(turn) == int(best)
+    with pytest.raises(ValueError, match=f"expects observations of {old - 1}"):
+        make_agent(f"ppo:{save_policy(ActorCritic(old - 1, g.num_actions, hidden=(8,)), tmp_path / 'x.pt')}",
+                   "octa-en").reset(g, 0, 0)
 
 
 @pytest.mark.parametrize("density", [0.03, 0.2])  # sparse and dense weight-gradient products
