@@ -158,11 +158,16 @@ class PolicyValueNet(nn.Module):
                                  f"observations, refs be [{num_actions} actions, R] of rows or -1")
             self.action_rows = (offset, rows, k)
             self.spec["action_rows"] = {"offset": offset, "rows": rows, "k": k, "refs": refs.tolist()}
-            self.register_buffer("row_refs", torch.as_tensor(np.where(refs < 0, rows, refs)), persistent=False)
-            self._action_term(refs.shape[1] * k, hidden[-1], num_actions)
+            # only the actions about some row get the term (the others have no facts to rank them by)
+            acts = np.flatnonzero((refs >= 0).any(axis=1))
+            self.register_buffer("row_actions", torch.as_tensor(acts), persistent=False)
+            self.register_buffer("row_refs", torch.as_tensor(np.where(refs[acts] < 0, rows, refs[acts])),
+                                 persistent=False)
+            self._action_term(refs.shape[1] * k, hidden[-1], len(acts))
 
     def _action_term(self, inputs: int, trunk: int, num_actions: int) -> None:
-        """The per-action policy term: ``inputs`` facts of an action, the trunk's output, its embedding."""
+        """The per-action policy term of ``num_actions`` actions: ``inputs`` facts of an action, the trunk's
+        output, the action's embedding."""
         width = ACTION_HEAD_WIDTH
         self.action_in = layer_init(nn.Linear(inputs, width))
         self.action_ctx = nn.Linear(trunk, width, bias=False)
@@ -184,19 +189,21 @@ class PolicyValueNet(nn.Module):
         """``(policy logits [B, A], value logits [B, P])``; values are ``sigmoid`` of the second."""
         h = self.features(obs)
         logits = self.policy(h)
-        block = None
         if self.action_features is not None:
             offset, k = self.action_features
-            block = obs[:, offset:offset + logits.shape[1] * k].reshape(len(obs), -1, k)
+            logits = logits + self._action_logits(obs[:, offset:offset + logits.shape[1] * k].reshape(len(obs), -1, k), h)
         elif self.action_rows is not None:
             offset, rows, k = self.action_rows
             table = obs[:, offset:offset + rows * k].reshape(len(obs), rows, k)
             table = torch.cat([table, table.new_zeros(len(obs), 1, k)], 1)  # row ``rows``: a missing ref
-            block = table[:, self.row_refs].reshape(len(obs), logits.shape[1], -1)
-        if block is not None:
-            z = self.action_in(block) + self.action_ctx(h)[:, None, :] + self.action_embed[None]
-            logits = logits + self.action_out(self.act(z)).squeeze(-1)
+            block = table[:, self.row_refs].reshape(len(obs), len(self.row_actions), -1)
+            logits = logits.index_add(1, self.row_actions, self._action_logits(block, h))
         return logits, self.value(h)
+
+    def _action_logits(self, block: torch.Tensor, h: torch.Tensor) -> torch.Tensor:
+        """The per-action term ``[B, n]`` of the actions whose facts ``block [B, n, inputs]`` holds."""
+        z = self.action_in(block) + self.action_ctx(h)[:, None, :] + self.action_embed[None]
+        return self.action_out(self.act(z)).squeeze(-1)
 
 
 ACTION_HEAD_WIDTH = 64
