@@ -1164,7 +1164,7 @@ FACT_REFS = fact_refs(ACTIONS, {
     "queen_pot": lambda i: (SLOT_ROW + i,),
     "king_pick": lambda k: (k,),
     "step2": lambda line: SLOT_ROW + POOL_LINES[line],
-    "lay": lambda i: (kind_at(i // 11, i % 11 + 1),),
+    "lay": lambda i: ((i // 11) * 10 + i % 11 % 10,),  # suit*11 + (position-1); position 11 is the high ace
     "double": lambda i: (SLOT_ROW + i // 4,),
     "swap": lambda i: (SLOT_ROW + i // 4,),
     "extra_discard": lambda i: (TOP_ROW,),
