@@ -152,10 +152,11 @@ class PolicyValueNet(nn.Module):
             offset, rows, k = (int(action_rows[x]) for x in ("offset", "rows", "k"))
             refs = np.asarray(action_rows["refs"], dtype=np.int64)
             if refs.ndim != 2 or refs.shape[0] != num_actions or offset < 0 or rows < 1 or k < 1 \
-                    or offset + rows * k > obs_size or refs.size == 0 or refs.min() < -1 or refs.max() >= rows:
-                raise ValueError(f"action_rows (offset {offset}, {rows} rows x {k}, refs {refs.shape}) is not valid: "
-                                 f"a block of rows x k >= 1 entries from offset >= 0 must fit {obs_size} "
-                                 f"observations, refs be [{num_actions} actions, R] of rows or -1")
+                    or offset + rows * k > obs_size or refs.size == 0 or refs.min() < -1 \
+                    or refs.max() >= rows:
+                raise ValueError(f"action_rows (offset {offset}, {rows} rows x {k}, refs {refs.shape}) is "
+                                 f"not valid: a block of rows x k >= 1 entries from offset >= 0 must fit "
+                                 f"{obs_size} observations, refs be [{num_actions} actions, R] of rows or -1")
             self.action_rows = (offset, rows, k)
             self.spec["action_rows"] = {"offset": offset, "rows": rows, "k": k, "refs": refs.tolist()}
             # only the actions about some row get the term (the others have no facts to rank them by)
@@ -191,7 +192,8 @@ class PolicyValueNet(nn.Module):
         logits = self.policy(h)
         if self.action_features is not None:
             offset, k = self.action_features
-            logits = logits + self._action_logits(obs[:, offset:offset + logits.shape[1] * k].reshape(len(obs), -1, k), h)
+            block = obs[:, offset:offset + logits.shape[1] * k].reshape(len(obs), -1, k)
+            logits = logits + self._action_logits(block, h)
         elif self.action_rows is not None:
             offset, rows, k = self.action_rows
             table = obs[:, offset:offset + rows * k].reshape(len(obs), rows, k)
@@ -921,7 +923,8 @@ class AZAgent(Agent):
                 sims = f":{parts[2]}" if kind == parts[0] and len(parts) > 2 else ""  # the same search budget
                 raise ValueError(f"{refused}; the zoo's model for {catalogue.describe(game.name, game.config)} "
                                  f"is {kind}:{other}{sims}") from None
-        elif not reads_observation(self.net.spec["obs_size"], game) or self.net.spec["num_actions"] != game.num_actions:
+        elif not reads_observation(self.net.spec["obs_size"], game) \
+                or self.net.spec["num_actions"] != game.num_actions:
             raise ValueError(f"agent {self.name!r}: the network expects {self.net.spec['obs_size']} observations and "
                              f"{self.net.spec['num_actions']} actions; {game} has {game.observation_size} "
                              f"and {game.num_actions}")

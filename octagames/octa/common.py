@@ -39,7 +39,7 @@ right column 2-4-7. Orthogonal ring adjacency: 0-1, 1-2, 0-3, 2-4, 3-5, 4-7,
 
 from __future__ import annotations
 
-from typing import Any
+from collections.abc import Callable, Iterable
 
 import numba as nb
 import numpy as np
@@ -68,10 +68,11 @@ BASE_OBS_SIZE = 1818  # each rulebook's own blocks fill (and pad) this many entr
 FACT_ROWS = 50
 NUM_FACTS = 7
 FACTS = Block("facts", FACT_ROWS * NUM_FACTS,
-              "what the viewer knows of each card (rows: kinds 0..39, pool slots 0..7, the top two discards): "
-              "a card is there, copies held / 2, longest own run it extends / 10, longest opponent run it "
-              "extends / 10, same-suit kinds held one and two ranks away / 2 each, the longest run of held "
-              "kinds through it / 10 (a row of an empty slot is all 0)", (FACT_ROWS, NUM_FACTS))
+              "what the viewer knows of each card (rows: kinds 0..39, pool slots 0..7, the top two "
+              "discards): a card is there, copies held / 2, longest own run it extends / 10, longest "
+              "opponent run it extends / 10, same-suit kinds held one and two ranks away / 2 each, the "
+              "longest run of held kinds through it / 10 (a row of an empty slot is all 0)",
+              (FACT_ROWS, NUM_FACTS))
 OBS_SIZE = BASE_OBS_SIZE + FACTS.size  # one observation size for both rulebooks
 EARLIER_OBS_SIZES = (BASE_OBS_SIZE,)
 """Observation sizes of earlier versions: a network trained on one reads the leading entries, which are
@@ -133,17 +134,18 @@ def observation_layout(blocks) -> Layout:
     if used > BASE_OBS_SIZE:
         raise ValueError(f"the observation needs {used} entries; BASE_OBS_SIZE is {BASE_OBS_SIZE}")
     if used < BASE_OBS_SIZE:
-        blocks.append(Block("unused", BASE_OBS_SIZE - used, "always 0 (the observation size is shared with the "
-                                                            "other rulebook)"))
+        blocks.append(Block("unused", BASE_OBS_SIZE - used, "always 0 (the observation size is shared with "
+                                                            "the other rulebook)"))
     return Layout(blocks + [FACTS])
 
 
-def fact_refs(actions: Layout, refs: dict[str, Any]) -> np.ndarray:
+def fact_refs(actions: Layout, refs: dict[str, Callable[[int], Iterable[int]]]) -> np.ndarray:
     """The rows of the ``facts`` block each action is about: int64 ``[NUM_ACTIONS, 3]``, -1 for none.
 
     ``refs`` maps a block name of ``actions`` to a function of the index within the block that
     returns up to three rows (kind k is row k, pool slot i row ``FACT_ROWS - 10 + i``, the top
-    discards rows ``FACT_ROWS - 2`` and ``FACT_ROWS - 1``); blocks it does not name are about no card row.
+    discards rows ``FACT_ROWS - 2`` and ``FACT_ROWS - 1``); blocks it does not name are about no card
+    row.
     """
     out = np.full((NUM_ACTIONS, 3), -1, dtype=np.int64)
     for name, rows_of in refs.items():

@@ -141,19 +141,19 @@ import numba as nb
 import numpy as np
 
 from octagames.core import Block
-from octagames.octa.common import (CK_DRAW, CK_FD, HAND_LIMIT, JACK, LINE_NAMES, LOC_AHIDDEN, LOC_DISCARD,
-                                   LOC_HAND, LOC_STOCK, MAX_PILE, MAX_RUNS, NUM_ACTION_KINDS, NUM_KINDS,
-                                   NUM_NUMBER, NUM_PHASES, NUM_QUEEN_PAIRS, PH_USE, POOL_LINES, POOL_SLOTS,
-                                   POOL_SLOT_NAMES, QUEEN, QUEEN_PAIRS, TOK_CENTRE, TOK_POOL, TOK_RUN,
-                                   FACT_ROWS, action_table, atype_of, clear_build, detach, exchange_fits, extend_pos,
-                                   free_run, free_run_slot, hand_card_of_kind, kind_at, kind_of, longest_run,
-                                   fact_refs, observation_layout, pool_line_is_run, rank_of, run_faceup,
-                                   slot_protected_by, start_chance, start_refill, suit_of, table_faceup,
-                                   to_discard, to_hand, to_pool, to_run, to_stock)
+from octagames.octa.common import (CK_DRAW, CK_FD, FACT_ROWS, HAND_LIMIT, JACK, LINE_NAMES, LOC_AHIDDEN,
+                                   LOC_DISCARD, LOC_HAND, LOC_STOCK, MAX_PILE, MAX_RUNS, NUM_ACTION_KINDS,
+                                   NUM_KINDS, NUM_NUMBER, NUM_PHASES, NUM_QUEEN_PAIRS, PH_USE, POOL_LINES,
+                                   POOL_SLOTS, POOL_SLOT_NAMES, QUEEN, QUEEN_PAIRS, TOK_CENTRE, TOK_POOL,
+                                   TOK_RUN, action_table, atype_of, clear_build, detach, exchange_fits,
+                                   extend_pos, fact_refs, free_run, free_run_slot, hand_card_of_kind, kind_at,
+                                   kind_of, longest_run, observation_layout, pool_line_is_run, rank_of,
+                                   run_faceup, slot_protected_by, start_chance, start_refill, suit_of,
+                                   table_faceup, to_discard, to_hand, to_pool, to_run, to_stock)
 from octagames.octa.view import (RUN_STRIDE, card_name, decline_string, kind_name, obs_action_cards,
                                  obs_build, obs_chance, obs_counts, obs_discard_order, obs_facts,
-                                 obs_hand_sizes, obs_hands, obs_pool, obs_runs, obs_tokens, obs_totals, obs_turn,
-                                 pile_reason, pile_string, pos_label, pos_name, run_string)
+                                 obs_hand_sizes, obs_hands, obs_pool, obs_runs, obs_tokens, obs_totals,
+                                 obs_turn, pile_reason, pile_string, pos_label, pos_name, run_string)
 
 # ---------------------------------------------------------------- phases
 # 0..4 and 13 are the shared phases of octagames.octa.common (deal, start, chance, pile, use, over)

@@ -151,18 +151,18 @@ import numba as nb
 import numpy as np
 
 from octagames.core import Block
-from octagames.octa.common import (CK_AFLIP, CK_DRAW, CK_FD, CK_JOKER, CK_REFILL, HAND_LIMIT, JACK, KING,
-                                   LINE_NAMES, LOC_AHIDDEN, LOC_HAND, LOC_JOKER, LOC_RESERVE, LOC_UNDER,
+from octagames.octa.common import (CK_AFLIP, CK_DRAW, CK_FD, CK_JOKER, CK_REFILL, FACT_ROWS, HAND_LIMIT, JACK,
+                                   KING, LINE_NAMES, LOC_AHIDDEN, LOC_HAND, LOC_JOKER, LOC_RESERVE, LOC_UNDER,
                                    MAX_RUNS, NUM_ACTION_KINDS, NUM_CARDS, NUM_KINDS, NUM_NUMBER, NUM_PHASES,
                                    PH_USE, POOL_LINES, POOL_SLOTS, POOL_SLOT_NAMES, QUEEN, TOK_CENTRE,
-                                   TOK_RUN, FACT_ROWS, action_table, atype_of, clear_build, detach, extend_pos, free_run,
-                                   fact_refs, free_run_slot, hand_card_of_kind, kind_at, kind_of, observation_layout,
-                                   rank_of, run_faceup, start_chance, start_refill, suit_of, table_faceup,
-                                   to_discard, to_hand, to_pool, to_run)
+                                   TOK_RUN, action_table, atype_of, clear_build, detach, extend_pos,
+                                   fact_refs, free_run, free_run_slot, hand_card_of_kind, kind_at, kind_of,
+                                   observation_layout, rank_of, run_faceup, start_chance, start_refill,
+                                   suit_of, table_faceup, to_discard, to_hand, to_pool, to_run)
 from octagames.octa.view import (RUN_STRIDE, by_kind, card_name, decline_string, kind_name, obs_action_cards,
                                  obs_build, obs_chance, obs_counts, obs_discard_order, obs_facts,
-                                 obs_hand_sizes, obs_hands, obs_pool, obs_runs, obs_tokens, obs_totals, obs_turn,
-                                 pile_reason, pile_string, pos_label, run_string)
+                                 obs_hand_sizes, obs_hands, obs_pool, obs_runs, obs_tokens, obs_totals,
+                                 obs_turn, pile_reason, pile_string, pos_label, run_string)
 
 # ---------------------------------------------------------------- phases
 # 0..4 and 13 are the shared phases of octagames.octa.common (deal, start, chance, pile, use, over)

@@ -90,8 +90,8 @@ from octagames.core import CHANCE, TERMINAL, GameInfo, check_choice, check_range
 from octagames.octa import en, nl
 from octagames.octa import view
 from octagames.octa.view import card_name, chance_string  # card_name: a public helper of the package
-from octagames.octa.common import (EARLIER_OBS_SIZES, NUM_ACTIONS, NUM_CARDS, OBS_SIZE, RULES_NL,  # noqa: F401
-                                   SETUP_DEALS, make_state_dtype)
+from octagames.octa.common import (EARLIER_OBS_SIZES, NUM_ACTIONS, NUM_CARDS,  # noqa: F401 (re-exported)
+                                   OBS_SIZE, RULES_NL, SETUP_DEALS, make_state_dtype)
 from octagames.octa.en import TURN_ACTION_BOUND
 # the kernels: the turn machinery with the rulebook chosen by the record (octagames.octa.dispatch)
 from octagames.octa.turn import (acting_player, apply_action, apply_legal, chance_outcomes,  # noqa: F401

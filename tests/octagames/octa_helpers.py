@@ -361,9 +361,10 @@ def assert_facts_of_the_table(rules: str) -> None:
     for f in (f0, f1):
         for slot, card in enumerate(POOL.split()):
             assert fact_row(f, C.NUM_KINDS + slot) == fact_row(f, card)
-        assert fact_row(f, C.FACT_ROWS - 2) == fact_row(f, "♥A") and fact_row(f, C.FACT_ROWS - 1) == fact_row(f, "♠6")
-    assert fact_row(f0, C.NUM_KINDS) == {"there": 1, "held": 0, "own run": 0.4, "opponent run": 0, "one away": 0.5,
-                                    "two away": 0, "interval": 0.2}
+        assert fact_row(f, C.FACT_ROWS - 2) == fact_row(f, "♥A")
+        assert fact_row(f, C.FACT_ROWS - 1) == fact_row(f, "♠6")
+    assert fact_row(f0, C.NUM_KINDS) == {"there": 1, "held": 0, "own run": 0.4, "opponent run": 0,
+                                         "one away": 0.5, "two away": 0, "interval": 0.2}
     # an empty slot's row is all zero
     s["pool"][3] = -1
     assert not facts(s, 0)[C.NUM_KINDS + 3].any()

@@ -8,9 +8,9 @@ import pytest
 import torch
 
 from octagames.agents.arena import play_game, play_match
-from octagames.agents.learn.az import (AZAgent, BatchedSearch, PolicyValueNet, SearchConfig, action_block, action_rows,
-                                      az_loss, choose_actions, leaf_value_function, load_model, network_only,
-                                      outcome_values, save_model)
+from octagames.agents.learn.az import (AZAgent, BatchedSearch, PolicyValueNet, SearchConfig, action_block,
+                                      action_rows, az_loss, choose_actions, leaf_value_function, load_model,
+                                      network_only, outcome_values, save_model)
 from octagames.agents.base import RandomAgent, make_turn
 from octagames.agents.search.mcts import MCTS, MCTSConfig, PolicyValue
 from octagames.agents.registry import AGENTS, AgentEntry, make_agent
@@ -197,7 +197,8 @@ def test_the_per_action_term_reads_the_rows_each_action_points_at(tmp_path):
     g = Game("octa-en")
     spec = action_rows(g)
     offset, rows, k = spec["offset"], spec["rows"], spec["k"]
-    assert (offset, rows, k) == (g.observation_layout.offset("facts"), 50, 7) and action_rows(Game("achten")) is None
+    assert (offset, rows, k) == (g.observation_layout.offset("facts"), 50, 7)
+    assert action_rows(Game("achten")) is None
     refs = np.asarray(spec["refs"])
     torch.manual_seed(0)
     net = PolicyValueNet(g.observation_size, g.num_actions, g.num_players, hidden=(16,), action_rows=spec)
@@ -214,8 +215,8 @@ def test_the_per_action_term_reads_the_rows_each_action_points_at(tmp_path):
     loaded, data = load_model(save_model(net, tmp_path / "rows.pt", g), g)
     assert loaded.action_rows == (offset, rows, k) and data["spec"]["action_rows"]["refs"] == spec["refs"]
     torch.testing.assert_close(loaded(x)[0], logits)
-    for bad in ({**spec, "refs": spec["refs"][:-1]}, {**spec, "k": 0}, {**spec, "offset": g.observation_size - 7},
-                {**spec, "refs": (refs * 0 + rows).tolist()}):
+    for bad in ({**spec, "refs": spec["refs"][:-1]}, {**spec, "k": 0},
+                {**spec, "offset": g.observation_size - 7}, {**spec, "refs": (refs * 0 + rows).tolist()}):
         with pytest.raises(ValueError, match="action_rows .* is not valid"):
             PolicyValueNet(g.observation_size, g.num_actions, g.num_players, hidden=(16,), action_rows=bad)
     with pytest.raises(ValueError, match="give one of them"):
