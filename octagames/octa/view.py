@@ -325,12 +325,6 @@ def render(s, viewer: int | None, book) -> str:
 
 
 @nb.njit
-def _held_at(s, player, suit, pos) -> bool:
-    """Whether ``player`` holds the card of run position ``pos`` (1..11) of ``suit``; False off the suit."""
-    return 1 <= pos <= 11 and s["hand_cnt"][player, kind_at(suit, pos)] > 0
-
-
-@nb.njit
 def obs_facts(s, player, out, o) -> None:
     """The ``facts`` block (:data:`octagames.octa.common.FACTS`): per card kind, then per pool slot and
     top discard (a copy of its kind's row), what ``player`` can tell of that card: it is there, copies
@@ -349,27 +343,31 @@ def obs_facts(s, player, out, o) -> None:
             if pos > 0:
                 i = o + kind_at(s["run_suit"][r], pos) * NUM_FACTS + col
                 out[i] = max(out[i], length)
-    for k in range(NUM_KINDS):
-        row = o + k * NUM_FACTS
-        suit = k // 10
-        out[row] = 1.0
-        out[row + 1] = s["hand_cnt"][player, k] / 2.0
-        best = 0
-        ace = k % 10 == 0
-        for j in range(2 if ace else 1):
-            q = 1 + 10 * j if ace else k % 10 + 1  # the ace stands at position 1 or 11
-            for d in range(1, 3):
-                for nq in (q - d, q + d):
-                    if _held_at(s, player, suit, nq):
-                        out[row + 3 + d] += 0.5
-            lo = q
-            while _held_at(s, player, suit, lo - 1):
-                lo -= 1
-            hi = q
-            while _held_at(s, player, suit, hi + 1):
-                hi += 1
-            best = max(best, min(hi - lo + 1, 10))
-        out[row + 6] = best / 10.0
+    for suit in range(4):
+        held = 0  # bit p: the card of run position p (1..11; the ace at 1 and 11) is in the hand
+        for pos in range(1, 12):
+            if s["hand_cnt"][player, kind_at(suit, pos)] > 0:
+                held |= 1 << pos
+        for rank in range(10):
+            k = suit * 10 + rank
+            row = o + k * NUM_FACTS
+            out[row] = 1.0
+            out[row + 1] = s["hand_cnt"][player, k] / 2.0
+            one = two = best = 0
+            for j in range(2 if rank == 0 else 1):
+                q = 1 + 10 * j if rank == 0 else rank + 1  # the ace stands at position 1 or 11
+                one += ((held >> (q - 1)) & 1) + ((held >> (q + 1)) & 1)  # bits 0 and 12 are never set
+                two += (((held >> (q - 2)) & 1) if q >= 2 else 0) + ((held >> (q + 2)) & 1)
+                through = held | (1 << q)
+                lo, hi = q, q
+                while (through >> (lo - 1)) & 1:
+                    lo -= 1
+                while (through >> (hi + 1)) & 1:
+                    hi += 1
+                best = max(best, min(hi - lo + 1, 10))
+            out[row + 4] = one / 2.0
+            out[row + 5] = two / 2.0
+            out[row + 6] = best / 10.0
     for i in range(POOL_SLOTS + 2):
         if i < POOL_SLOTS:
             c = s["pool"][i]
