@@ -143,8 +143,15 @@ def test_a_run_with_the_per_action_term_keeps_it_in_its_model_and_other_games_re
     g = Game("achten-dealer-pays")
     assert data["spec"]["action_features"] == [g.observation_layout.offset("lookahead"), 4]
     assert net.action_features is not None
-    with pytest.raises(ValueError, match=r"^action_features: the observation of octiles has no block indexed by "
-                                         r"action; games with one: \['achten'\]"):
+    # Octa has no block indexed by action but facts per card: the term reads the rows each action is about
+    train(_cfg(tmp_path / "b", game="octa-nl", config=(), iterations=0, imitation_games=2, imitation_steps=2,
+               eval_games=2, action_features=True))
+    net, data = load_model(tmp_path / "b" / "model.pt")
+    assert data["spec"]["action_rows"]["offset"] == Game("octa-nl").observation_layout.offset("facts")
+    assert net.action_rows is not None and net.action_features is None
+    with pytest.raises(ValueError, match=r"^action_features: the observation of octiles says nothing per action "
+                                         r"\(no block indexed by action, no facts per card\); games with one: "
+                                         r"\['achten', 'octa'\]"):
         Trainer(_cfg(tmp_path / "o", game="octiles", config=(), action_features=True))
 
 
