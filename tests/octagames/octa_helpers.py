@@ -342,22 +342,22 @@ def assert_facts_of_the_table(rules: str) -> None:
     f0, f1 = facts(s, 0), facts(s, 1)
     # ♣7: P1 holds it; it extends P0's four-card run and P1's four-card run
     assert fact_row(f0, "♣7") == {"there": 1, "held": 0, "own run": 0.4, "opponent run": 0.4, "one away": 0,
-                             "two away": 0, "interval": 0.1}
+                                  "two away": 0, "interval": 0.1}
     assert fact_row(f1, "♣7") == {"there": 1, "held": 0.5, "own run": 0.4, "opponent run": 0.4, "one away": 0,
-                             "two away": 0, "interval": 0.1}
+                                  "two away": 0, "interval": 0.1}
     # ♥3 in P0's ♥2-♥5: neighbours ♥2 and ♥4 one away, ♥5 two away (♥A is not held), run of four
     assert fact_row(f0, "♥3") == {"there": 1, "held": 0.5, "own run": 0, "opponent run": 0, "one away": 1.0,
-                             "two away": 0.5, "interval": 0.4}
+                                  "two away": 0.5, "interval": 0.4}
     # the ace stands low (next to ♥2, ♥3) or high (next to ♥10, held by P1): low gives ♥A-♥5
     assert fact_row(f0, "♥A") == {"there": 1, "held": 0, "own run": 0, "opponent run": 0, "one away": 0.5,
-                             "two away": 0.5, "interval": 0.5}
+                                  "two away": 0.5, "interval": 0.5}
     # ♠A: high next to ♠10 and ♠9 (held), low next to nothing held: ♠9 ♠10 ♠A
     assert fact_row(f0, "♠A")["one away"] == 0.5 and fact_row(f0, "♠A")["interval"] == 0.3
     # ♦2 extends P1's ♦3-♦5 (three cards); P0 holds ♦A one rank away
     assert fact_row(f1, "♦2") == {"there": 1, "held": 0, "own run": 0.3, "opponent run": 0, "one away": 0,
-                             "two away": 0, "interval": 0.1}
+                                  "two away": 0, "interval": 0.1}
     assert fact_row(f0, "♦2")["opponent run"] == 0.3 and fact_row(f0, "♦2")["one away"] == 0.5
-    # pool slot 0 holds ♣2 (extends P0's clubs; ♣A held one away), slot 5 ♦8; the top discards ♥A', ♠6'
+    # the pool slots hold POOL in refill order (slot 0: ♣2, extending P0's clubs); the top discards ♥A', ♠6'
     for f in (f0, f1):
         for slot, card in enumerate(POOL.split()):
             assert fact_row(f, C.NUM_KINDS + slot) == fact_row(f, card)
@@ -368,8 +368,6 @@ def assert_facts_of_the_table(rules: str) -> None:
     # an empty slot's row is all zero
     s["pool"][3] = -1
     assert not facts(s, 0)[C.NUM_KINDS + 3].any()
-
-
 
 
 def recount_facts(s, viewer: int) -> np.ndarray:
