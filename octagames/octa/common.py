@@ -67,6 +67,8 @@ BASE_OBS_SIZE = 1818  # each rulebook's own blocks fill (and pad) this many entr
 # the top two discards) of NUM_FACTS values each; the action tables say which rows an action is about.
 FACT_ROWS = 50
 NUM_FACTS = 7
+FACT_SLOT_ROW = NUM_KINDS  # the row of pool slot 0 (after the 40 kinds)
+FACT_TOP_ROW = FACT_ROWS - 2  # the row of the top discard (the one under it follows)
 FACTS = Block("facts", FACT_ROWS * NUM_FACTS,
               "what the viewer knows of each card (rows: kinds 0..39, pool slots 0..7, the top two "
               "discards): a card is there, copies held / 2, longest own run it extends / 10, longest "
@@ -143,8 +145,8 @@ def fact_refs(actions: Layout, refs: dict[str, Callable[[int], Iterable[int]]]) 
     """The rows of the ``facts`` block each action is about: int64 ``[NUM_ACTIONS, 3]``, -1 for none.
 
     ``refs`` maps a block name of ``actions`` to a function of the index within the block that
-    returns up to three rows (kind k is row k, pool slot i row ``FACT_ROWS - 10 + i``, the top
-    discards rows ``FACT_ROWS - 2`` and ``FACT_ROWS - 1``); blocks it does not name are about no card
+    returns up to three rows (kind k is row k, pool slot i row ``FACT_SLOT_ROW + i``, the top
+    discards rows ``FACT_TOP_ROW`` and ``FACT_TOP_ROW + 1``); blocks it does not name are about no card
     row.
     """
     out = np.full((NUM_ACTIONS, 3), -1, dtype=np.int64)

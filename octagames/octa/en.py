@@ -141,15 +141,16 @@ import numba as nb
 import numpy as np
 
 from octagames.core import Block
-from octagames.octa.common import (CK_DRAW, CK_FD, FACT_ROWS, HAND_LIMIT, JACK, LINE_NAMES, LOC_AHIDDEN,
-                                   LOC_DISCARD, LOC_HAND, LOC_STOCK, MAX_PILE, MAX_RUNS, NUM_ACTION_KINDS,
-                                   NUM_KINDS, NUM_NUMBER, NUM_PHASES, NUM_QUEEN_PAIRS, PH_USE, POOL_LINES,
-                                   POOL_SLOTS, POOL_SLOT_NAMES, QUEEN, QUEEN_PAIRS, TOK_CENTRE, TOK_POOL,
-                                   TOK_RUN, action_table, atype_of, clear_build, detach, exchange_fits,
-                                   extend_pos, fact_refs, free_run, free_run_slot, hand_card_of_kind, kind_at,
-                                   kind_of, longest_run, observation_layout, pool_line_is_run, rank_of,
-                                   run_faceup, slot_protected_by, start_chance, start_refill, suit_of,
-                                   table_faceup, to_discard, to_hand, to_pool, to_run, to_stock)
+from octagames.octa.common import (CK_DRAW, CK_FD, FACT_SLOT_ROW, FACT_TOP_ROW, HAND_LIMIT, JACK, LINE_NAMES,
+                                   LOC_AHIDDEN, LOC_DISCARD, LOC_HAND, LOC_STOCK, MAX_PILE, MAX_RUNS,
+                                   NUM_ACTION_KINDS, NUM_KINDS, NUM_NUMBER, NUM_PHASES, NUM_QUEEN_PAIRS,
+                                   PH_USE, POOL_LINES, POOL_SLOTS, POOL_SLOT_NAMES, QUEEN, QUEEN_PAIRS,
+                                   TOK_CENTRE, TOK_POOL, TOK_RUN, action_table, atype_of, clear_build, detach,
+                                   exchange_fits, extend_pos, fact_refs, free_run, free_run_slot,
+                                   hand_card_of_kind, kind_at, kind_of, longest_run, observation_layout,
+                                   pool_line_is_run, rank_of, run_faceup, slot_protected_by, start_chance,
+                                   start_refill, suit_of, table_faceup, to_discard, to_hand, to_pool, to_run,
+                                   to_stock)
 from octagames.octa.view import (RUN_STRIDE, card_name, decline_string, kind_name, obs_action_cards,
                                  obs_build, obs_chance, obs_counts, obs_discard_order, obs_facts,
                                  obs_hand_sizes, obs_hands, obs_pool, obs_runs, obs_tokens, obs_totals,
@@ -252,13 +253,12 @@ OBS_LAYOUT = observation_layout([
  O_AUNDER, O_ATURNED, O_ANEW, O_COUNTS, O_PHASE, O_TO_MOVE, O_FLAGS, O_BUILD, O_BCARDS, O_NEWSLOT,
  O_PTLINES, O_TOTALS, O_CHANCE) = (OBS_LAYOUT.offset(b.name) for b in OBS_LAYOUT.blocks[:23])
 O_FACTS = OBS_LAYOUT.offset("facts")
-SLOT_ROW, TOP_ROW = FACT_ROWS - 10, FACT_ROWS - 2  # the facts rows of pool slot 0 and of the top discard
 FACT_REFS = fact_refs(ACTIONS, {
-    "queen": lambda i: SLOT_ROW + QUEEN_PAIRS[i],
-    "king_discard": lambda i: (TOP_ROW, TOP_ROW + 1),
+    "queen": lambda i: FACT_SLOT_ROW + QUEEN_PAIRS[i],
+    "king_discard": lambda i: (FACT_TOP_ROW, FACT_TOP_ROW + 1),
     "lay": lambda k: (k,),
-    "b_line": lambda line: SLOT_ROW + POOL_LINES[line],
-    "exchange": lambda i: (i // POOL_SLOTS, SLOT_ROW + i % POOL_SLOTS),
+    "b_line": lambda line: FACT_SLOT_ROW + POOL_LINES[line],
+    "exchange": lambda i: (i // POOL_SLOTS, FACT_SLOT_ROW + i % POOL_SLOTS),
     "discard": lambda k: (k,),
 })
 """The ``facts`` rows each action is about (``[NUM_ACTIONS, 3]``, -1 for none): a lay or discard its

@@ -151,14 +151,14 @@ import numba as nb
 import numpy as np
 
 from octagames.core import Block
-from octagames.octa.common import (CK_AFLIP, CK_DRAW, CK_FD, CK_JOKER, CK_REFILL, FACT_ROWS, HAND_LIMIT, JACK,
-                                   KING, LINE_NAMES, LOC_AHIDDEN, LOC_HAND, LOC_JOKER, LOC_RESERVE, LOC_UNDER,
-                                   MAX_RUNS, NUM_ACTION_KINDS, NUM_CARDS, NUM_KINDS, NUM_NUMBER, NUM_PHASES,
-                                   PH_USE, POOL_LINES, POOL_SLOTS, POOL_SLOT_NAMES, QUEEN, TOK_CENTRE,
-                                   TOK_RUN, action_table, atype_of, clear_build, detach, extend_pos,
-                                   fact_refs, free_run, free_run_slot, hand_card_of_kind, kind_at, kind_of,
-                                   observation_layout, rank_of, run_faceup, start_chance, start_refill,
-                                   suit_of, table_faceup, to_discard, to_hand, to_pool, to_run)
+from octagames.octa.common import (CK_AFLIP, CK_DRAW, CK_FD, CK_JOKER, CK_REFILL, FACT_SLOT_ROW, FACT_TOP_ROW,
+                                   HAND_LIMIT, JACK, KING, LINE_NAMES, LOC_AHIDDEN, LOC_HAND, LOC_JOKER,
+                                   LOC_RESERVE, LOC_UNDER, MAX_RUNS, NUM_ACTION_KINDS, NUM_CARDS, NUM_KINDS,
+                                   NUM_NUMBER, NUM_PHASES, PH_USE, POOL_LINES, POOL_SLOTS, POOL_SLOT_NAMES,
+                                   QUEEN, TOK_CENTRE, TOK_RUN, action_table, atype_of, clear_build, detach,
+                                   extend_pos, fact_refs, free_run, free_run_slot, hand_card_of_kind, kind_at,
+                                   kind_of, observation_layout, rank_of, run_faceup, start_chance,
+                                   start_refill, suit_of, table_faceup, to_discard, to_hand, to_pool, to_run)
 from octagames.octa.view import (RUN_STRIDE, by_kind, card_name, decline_string, kind_name, obs_action_cards,
                                  obs_build, obs_chance, obs_counts, obs_discard_order, obs_facts,
                                  obs_hand_sizes, obs_hands, obs_pool, obs_runs, obs_tokens, obs_totals,
@@ -1159,15 +1159,14 @@ OBS_LAYOUT = observation_layout([
  O_ATOPS, O_AUNDER, O_ATURNED, O_ANEW, O_COUNTS, O_PHASE, O_TO_MOVE, O_FLAGS, O_BUILD, O_OCTA, O_KING,
  O_SCORES, O_MOVES, O_TOTALS, O_CHANCE, O_MOVING) = (OBS_LAYOUT.offset(b.name) for b in OBS_LAYOUT.blocks[:26])
 O_FACTS = OBS_LAYOUT.offset("facts")
-SLOT_ROW, TOP_ROW = FACT_ROWS - 10, FACT_ROWS - 2  # the facts rows of pot slot 0 and of the top discard
 FACT_REFS = fact_refs(ACTIONS, {
-    "queen_pot": lambda i: (SLOT_ROW + i,),
+    "queen_pot": lambda i: (FACT_SLOT_ROW + i,),
     "king_pick": lambda k: (k,),
-    "step2": lambda line: SLOT_ROW + POOL_LINES[line],
+    "step2": lambda line: FACT_SLOT_ROW + POOL_LINES[line],
     "lay": lambda i: ((i // 11) * 10 + i % 11 % 10,),  # suit*11 + (position-1); position 11 is the high ace
-    "double": lambda i: (SLOT_ROW + i // 4,),
-    "swap": lambda i: (SLOT_ROW + i // 4,),
-    "extra_discard": lambda i: (TOP_ROW,),
+    "double": lambda i: (FACT_SLOT_ROW + i // 4,),
+    "swap": lambda i: (FACT_SLOT_ROW + i // 4,),
+    "extra_discard": lambda i: (FACT_TOP_ROW,),
     "discard": lambda k: (k,),
     "reserve_back": lambda k: (k,),
 })

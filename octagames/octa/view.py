@@ -11,11 +11,11 @@ from collections.abc import Iterable
 
 import numba as nb
 
-from octagames.octa.common import (ACTION_TYPES, CK_ACTION, CK_AFLIP, CK_FD, CK_JOKER, CK_REFILL, LOC_HAND,
-                                   MAX_RUNS, NUM_ACTION_KINDS, NUM_FACTS, NUM_KINDS, NUM_NUMBER,
-                                   PH_CHANCE, PH_DEAL, PH_START, POOL_SLOTS, POOL_SLOT_NAMES, RANK_NAMES,
-                                   SUIT_SYMBOLS, TOK_CENTRE, TOK_POOL, TOK_RUN, extend_pos, kind_at, kind_of,
-                                   longest_run, run_faceup, table_faceup)
+from octagames.octa.common import (ACTION_TYPES, CK_ACTION, CK_AFLIP, CK_FD, CK_JOKER, CK_REFILL,
+                                   FACT_SLOT_ROW, LOC_HAND, MAX_RUNS, NUM_ACTION_KINDS, NUM_FACTS, NUM_KINDS,
+                                   NUM_NUMBER, PH_CHANCE, PH_DEAL, PH_START, POOL_SLOTS, POOL_SLOT_NAMES,
+                                   RANK_NAMES, SUIT_SYMBOLS, TOK_CENTRE, TOK_POOL, TOK_RUN, extend_pos,
+                                   kind_at, kind_of, longest_run, run_faceup, table_faceup)
 
 
 def card_name(c: int) -> str:
@@ -376,7 +376,7 @@ def obs_facts(s, player, out, o) -> None:
             c = s["disc"][d] if d >= 0 else -1
         if c >= 0:
             src = o + kind_of(c) * NUM_FACTS
-            dst = o + (NUM_KINDS + i) * NUM_FACTS
+            dst = o + (FACT_SLOT_ROW + i) * NUM_FACTS  # the slots' rows, then the discards'
             for j in range(NUM_FACTS):  # (a compact row takes no slices)
                 out[dst + j] = out[src + j]
 
