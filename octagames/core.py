@@ -771,6 +771,11 @@ class Game:
         ``EARLIER_OBS_SIZES``; empty for most games): a network trained on one reads that prefix."""
         return tuple(int(n) for n in getattr(self.module, "EARLIER_OBS_SIZES", ()))
 
+    def reads_observation(self, size: int) -> bool:
+        """Whether a network of ``size`` inputs reads this game's observation: today's size, or an earlier
+        version's (:attr:`earlier_observation_sizes`), whose entries lead today's."""
+        return size == self.observation_size or size in self.earlier_observation_sizes
+
     @property
     def observation_layout(self) -> Layout:
         """The observation's blocks under this config (``obs_layout(config)``, else ``OBS_LAYOUT``)."""

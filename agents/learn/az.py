@@ -783,12 +783,6 @@ def describe(data: dict[str, Any]) -> str:
             f"{','.join(map(str, spec['hidden']))}; {spec['obs_size']} observations, {spec['num_actions']} actions)")
 
 
-def reads_observation(obs_size: int, game: Game) -> bool:
-    """Whether a network of ``obs_size`` inputs reads ``game``'s observation: today's size, or an earlier
-    version's whose entries lead today's (:attr:`~octagames.core.Game.earlier_observation_sizes`)."""
-    return obs_size == game.observation_size or obs_size in game.earlier_observation_sizes
-
-
 def check_fits(data: dict[str, Any], game: Game, where: str = "this checkpoint",
                allow_config_mismatch: bool = False) -> None:
     """Refuse a model trained for another game, config or observation size, in words.
@@ -817,7 +811,7 @@ def check_fits(data: dict[str, Any], game: Game, where: str = "this checkpoint",
         raise ValueError(f"{where} is {describe(data)}; you asked for {want}{fits}")
     if "game_config" in data:
         check_config(game.name, data["game_config"], game.config, where, allow_config_mismatch)
-    if (not reads_observation(spec["obs_size"], game) or spec["num_actions"] != game.num_actions
+    if (not game.reads_observation(spec["obs_size"]) or spec["num_actions"] != game.num_actions
             or spec["num_values"] != game.num_players):
         raise ValueError(f"{where} is {describe(data)}; you asked for {want}: the observation, action "
                          "or seat count differs")
@@ -923,7 +917,7 @@ class AZAgent(Agent):
                 sims = f":{parts[2]}" if kind == parts[0] and len(parts) > 2 else ""  # the same search budget
                 raise ValueError(f"{refused}; the zoo's model for {catalogue.describe(game.name, game.config)} "
                                  f"is {kind}:{other}{sims}") from None
-        elif not reads_observation(self.net.spec["obs_size"], game) \
+        elif not game.reads_observation(self.net.spec["obs_size"]) \
                 or self.net.spec["num_actions"] != game.num_actions:
             raise ValueError(f"agent {self.name!r}: the network expects {self.net.spec['obs_size']} observations and "
                              f"{self.net.spec['num_actions']} actions; {game} has {game.observation_size} "

@@ -657,9 +657,7 @@ class PPOAgent(Agent):
         if mine is not None and "game_config" in self.data:
             check_config(mine, self.data["game_config"], game.config, where, self.allow_config_mismatch)
         spec = self.model.spec
-        earlier = spec["obs_size"] in game.earlier_observation_sizes  # it reads that prefix
-        if (game.observation_size != spec["obs_size"] and not earlier) \
-                or game.num_actions != spec["num_actions"]:
+        if not game.reads_observation(spec["obs_size"]) or game.num_actions != spec["num_actions"]:
             raise ValueError(f"this PPO policy expects observations of {spec['obs_size']} and "
                              f"{spec['num_actions']} actions; {game} has {game.observation_size} "
                              f"and {game.num_actions}")
