@@ -66,14 +66,16 @@ BASE_OBS_SIZE = 1818  # each rulebook's own blocks fill (and pad) this many entr
 # Facts per card, for learners (the block ``facts``): 50 rows (the 40 kinds, the 8 pool slots' top cards,
 # the top two discards) of NUM_FACTS values each; the action tables say which rows an action is about.
 FACT_ROWS = 50
-NUM_FACTS = 7
+NUM_FACTS = 8
+FACT_POOL_RUN = 7  # the column "completes a pool run"
 FACT_SLOT_ROW = NUM_KINDS  # the row of pool slot 0 (after the 40 kinds)
 FACT_TOP_ROW = FACT_ROWS - 2  # the row of the top discard (the one under it follows)
 FACTS = Block("facts", FACT_ROWS * NUM_FACTS,
               "what the viewer knows of each card (rows: kinds 0..39, pool slots 0..7, the top two "
               "discards): a card is there, copies held / 2, longest own run it extends / 10, longest "
               "opponent run it extends / 10, same-suit kinds held one and two ranks away / 2 each, the "
-              "longest run of held kinds through it / 10 (a row of an empty slot is all 0)",
+              "longest run of held kinds through it / 10, completes a pool run (a kind: a copy placed in "
+              "some pool slot; a slot: a card of the hand placed there; a row of an empty slot is all 0)",
               (FACT_ROWS, NUM_FACTS))
 OBS_SIZE = BASE_OBS_SIZE + FACTS.size  # one observation size for both rulebooks
 EARLIER_OBS_SIZES = (BASE_OBS_SIZE,)

@@ -126,12 +126,14 @@ offset      size  meaning
                   run / 10 (self, opponent)
 1813..1817  5     ``chance``: pending chance kind (draw, action card, refill,
                   face-down card: one-hot 4) and draws still owed / 2
-1818..2167  350   ``facts``: what the viewer knows of each card (rows: kinds
+1818..2217  400   ``facts``: what the viewer knows of each card (rows: kinds
                   0..39, pool slots 0..7, the top two discards): a card is there,
                   copies held / 2, longest own run it extends / 10, longest
                   opponent run it extends / 10, same-suit kinds held one and two
                   ranks away / 2 each, the longest run of held kinds through it /
-                  10 (a row of an empty slot is all 0)
+                  10, completes a pool run (a kind: a copy placed in some pool
+                  slot; a slot: a card of the hand placed there; a row of an empty
+                  slot is all 0)
 ==========  ====  ================================================================
 """
 

@@ -12,10 +12,11 @@ from collections.abc import Iterable
 import numba as nb
 
 from octagames.octa.common import (ACTION_TYPES, CK_ACTION, CK_AFLIP, CK_FD, CK_JOKER, CK_REFILL,
-                                   FACT_SLOT_ROW, LOC_HAND, MAX_RUNS, NUM_ACTION_KINDS, NUM_FACTS, NUM_KINDS,
-                                   NUM_NUMBER, PH_CHANCE, PH_DEAL, PH_START, POOL_SLOTS, POOL_SLOT_NAMES,
-                                   RANK_NAMES, SUIT_SYMBOLS, TOK_CENTRE, TOK_POOL, TOK_RUN, extend_pos,
-                                   kind_at, kind_of, longest_run, run_faceup, table_faceup)
+                                   FACT_POOL_RUN, FACT_SLOT_ROW, LOC_HAND, MAX_RUNS, NUM_ACTION_KINDS,
+                                   NUM_FACTS, NUM_KINDS, NUM_NUMBER, PH_CHANCE, PH_DEAL, PH_START, POOL_LINES,
+                                   POOL_SLOTS, POOL_SLOT_NAMES, RANK_NAMES, SUIT_SYMBOLS, TOK_CENTRE,
+                                   TOK_POOL, TOK_RUN, extend_pos, kind_at, kind_of, longest_run,
+                                   pool_rank_seq_ok, rank_of, run_faceup, suit_of, table_faceup)
 
 
 def card_name(c: int) -> str:
@@ -329,7 +330,9 @@ def obs_facts(s, player, out, o) -> None:
     """The ``facts`` block (:data:`octagames.octa.common.FACTS`): per card kind, then per pool slot and
     top discard (a copy of its kind's row), what ``player`` can tell of that card: it is there, copies
     held / 2, the longest own and opponent run it would extend / 10, same-suit kinds held one and two
-    ranks away / 2 (the ace at both ends of its suit), the longest run of held kinds through it / 10.
+    ranks away / 2 (the ace at both ends of its suit), the longest run of held kinds through it / 10, and
+    whether it would complete a pool run (a kind: a copy placed in some pool slot, in place of the card
+    there; a slot: some card of the hand placed there).
 
     Reads only ``player``'s hand and the public table (the facts of an information state)."""
     for r in range(MAX_RUNS):
@@ -368,6 +371,23 @@ def obs_facts(s, player, out, o) -> None:
             out[row + 4] = one / 2.0
             out[row + 5] = two / 2.0
             out[row + 6] = best / 10.0
+    completes = 0  # bit i: a card of the hand placed in pool slot i completes a pool run
+    for line in range(POOL_LINES.shape[0]):
+        for at in range(3):
+            slot = POOL_LINES[line, at]
+            c1 = s["pool"][POOL_LINES[line, (at + 1) % 3]]
+            c2 = s["pool"][POOL_LINES[line, (at + 2) % 3]]
+            if s["pool"][slot] < 0 or c1 < 0 or c2 < 0 or suit_of(c1) != suit_of(c2):
+                continue
+            for rank in range(1, 11):
+                r0 = rank if at == 0 else rank_of(s["pool"][POOL_LINES[line, 0]])
+                r1 = rank if at == 1 else rank_of(s["pool"][POOL_LINES[line, 1]])
+                r2 = rank if at == 2 else rank_of(s["pool"][POOL_LINES[line, 2]])
+                if pool_rank_seq_ok(r0, r1, r2):
+                    k = suit_of(c1) * 10 + rank - 1
+                    out[o + k * NUM_FACTS + FACT_POOL_RUN] = 1.0
+                    if s["hand_cnt"][player, k] > 0:
+                        completes |= 1 << slot
     for i in range(POOL_SLOTS + 2):
         if i < POOL_SLOTS:
             c = s["pool"][i]
@@ -379,4 +399,5 @@ def obs_facts(s, player, out, o) -> None:
             dst = o + (FACT_SLOT_ROW + i) * NUM_FACTS  # the slots' rows, then the discards'
             for j in range(NUM_FACTS):  # (a compact row takes no slices)
                 out[dst + j] = out[src + j]
-
+            if i < POOL_SLOTS:
+                out[dst + FACT_POOL_RUN] = float((completes >> i) & 1)

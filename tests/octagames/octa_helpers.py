@@ -310,7 +310,7 @@ def compiled_and_uncompiled_agree(rules: str, steps: int) -> None:
 
 
 # ---------------------------------------------------------------- the facts block (both rulebooks)
-FACT_FIELDS = ("there", "held", "own run", "opponent run", "one away", "two away", "interval")
+FACT_FIELDS = ("there", "held", "own run", "opponent run", "one away", "two away", "interval", "pool run")
 
 
 def facts(s, viewer: int):
@@ -342,20 +342,20 @@ def assert_facts_of_the_table(rules: str) -> None:
     f0, f1 = facts(s, 0), facts(s, 1)
     # ♣7: P1 holds it; it extends P0's four-card run and P1's four-card run
     assert fact_row(f0, "♣7") == {"there": 1, "held": 0, "own run": 0.4, "opponent run": 0.4, "one away": 0,
-                                  "two away": 0, "interval": 0.1}
+                                  "two away": 0, "interval": 0.1, "pool run": 0}
     assert fact_row(f1, "♣7") == {"there": 1, "held": 0.5, "own run": 0.4, "opponent run": 0.4, "one away": 0,
-                                  "two away": 0, "interval": 0.1}
+                                  "two away": 0, "interval": 0.1, "pool run": 0}
     # ♥3 in P0's ♥2-♥5: neighbours ♥2 and ♥4 one away, ♥5 two away (♥A is not held), run of four
     assert fact_row(f0, "♥3") == {"there": 1, "held": 0.5, "own run": 0, "opponent run": 0, "one away": 1.0,
-                                  "two away": 0.5, "interval": 0.4}
+                                  "two away": 0.5, "interval": 0.4, "pool run": 0}
     # the ace stands low (next to ♥2, ♥3) or high (next to ♥10, held by P1): low gives ♥A-♥5
     assert fact_row(f0, "♥A") == {"there": 1, "held": 0, "own run": 0, "opponent run": 0, "one away": 0.5,
-                                  "two away": 0.5, "interval": 0.5}
+                                  "two away": 0.5, "interval": 0.5, "pool run": 0}
     # ♠A: high next to ♠10 and ♠9 (held), low next to nothing held: ♠9 ♠10 ♠A
     assert fact_row(f0, "♠A")["one away"] == 0.5 and fact_row(f0, "♠A")["interval"] == 0.3
     # ♦2 extends P1's ♦3-♦5 (three cards); P0 holds ♦A one rank away
     assert fact_row(f1, "♦2") == {"there": 1, "held": 0, "own run": 0.3, "opponent run": 0, "one away": 0,
-                                  "two away": 0, "interval": 0.1}
+                                  "two away": 0, "interval": 0.1, "pool run": 0}
     assert fact_row(f0, "♦2")["opponent run"] == 0.3 and fact_row(f0, "♦2")["one away"] == 0.5
     # the pool slots hold POOL in refill order (slot 0: ♣2, extending P0's clubs); the top discards ♥A', ♠6'
     for f in (f0, f1):
@@ -364,10 +364,21 @@ def assert_facts_of_the_table(rules: str) -> None:
         assert fact_row(f, C.FACT_ROWS - 2) == fact_row(f, "♥A")
         assert fact_row(f, C.FACT_ROWS - 1) == fact_row(f, "♠6")
     assert fact_row(f0, C.NUM_KINDS) == {"there": 1, "held": 0, "own run": 0.4, "opponent run": 0,
-                                         "one away": 0.5, "two away": 0, "interval": 0.2}
+                                         "one away": 0.5, "two away": 0, "interval": 0.2, "pool run": 0}
     # an empty slot's row is all zero
     s["pool"][3] = -1
     assert not facts(s, 0)[C.NUM_KINDS + 3].any()
+    # no card completes a pool run in POOL; in this pool the top row ♣2 ♣3 ♣5 is completed by ♣4 in the
+    # top-right slot, the bottom row ♦8 ♠6 ♠5 by ♠7 in the bottom-left slot (P1 holds ♠7, nobody ♣4)
+    assert not facts(s, 0)[:, C.FACT_POOL_RUN].any()
+    s = setup(rules, "♣2 ♣3 ♣5 ♦2 ♦5 ♦8 ♠6 ♠5", "♥2 ♥3 ♥4 ♥5 ♠9 ♠10 ♦A ♣A", "♥6 ♥7 ♥8 ♥9 ♥10 ♠7 ♦7 ♣7")
+    f0, f1 = facts(s, 0), facts(s, 1)
+    for f in (f0, f1):
+        assert sorted(card_name(k) for k in np.flatnonzero(f[:C.NUM_KINDS, C.FACT_POOL_RUN])) == ["♠7", "♣4"]
+    assert fact_row(f1, C.NUM_KINDS + 5) == {**fact_row(f1, "♦8"), "pool run": 1}  # P1 can put ♠7 there
+    assert fact_row(f0, C.NUM_KINDS + 5) == {**fact_row(f0, "♦8"), "pool run": 0}
+    assert not f0[C.NUM_KINDS:, C.FACT_POOL_RUN].any()
+    assert np.flatnonzero(f1[:, C.FACT_POOL_RUN]).tolist() == [kind("♠7"), kind("♣4"), C.NUM_KINDS + 5]
 
 
 def recount_facts(s, viewer: int) -> np.ndarray:
@@ -391,7 +402,7 @@ def recount_facts(s, viewer: int) -> np.ndarray:
             while held(suit, hi + 1):
                 hi += 1
             best = max(best, min(hi - lo + 1, 10))
-        out[k] = [1, hand[k] / 2, 0, 0, one / 2, two / 2, best / 10]
+        out[k, :7] = [1, hand[k] / 2, 0, 0, one / 2, two / 2, best / 10]
     for r in range(C.MAX_RUNS):
         owner = int(s["run_owner"][r])
         if owner < 0:
@@ -403,10 +414,28 @@ def recount_facts(s, viewer: int) -> np.ndarray:
                 k = int(s["run_suit"][r]) * 10 + (0 if pos == 11 else pos - 1)
                 col = 2 if owner == viewer else 3
                 out[k, col] = max(out[k, col], length / 10)
+    pool = [int(x) for x in s["pool"]]
+    completes = set()  # pool slots where a card of the hand completes a pool run
+    for line in C.POOL_LINES.tolist():
+        for at, slot in enumerate(line):
+            others = [pool[x] for x in line if x != slot]
+            if pool[slot] < 0 or min(others) < 0:
+                continue
+            for k in range(C.NUM_KINDS):  # kind k in place of the slot's card
+                cards = [k if x == slot else pool[x] % 40 for x in line]
+                if len({c // 10 for c in cards}) == 1 and any(
+                        all(b - a == step for a, b in zip(rs, rs[1:]))
+                        for high in (1, 11) for rs in [[high if c % 10 == 0 else c % 10 + 1 for c in cards]]
+                        for step in (1, -1)):
+                    out[k, C.FACT_POOL_RUN] = 1
+                    if hand[k] > 0:
+                        completes.add(slot)
     tops = [int(s["disc"][int(s["disc_n"]) - 1 - d]) if int(s["disc_n"]) > d else -1 for d in range(2)]
-    for i, c in enumerate([int(x) for x in s["pool"]] + tops):
+    for i, c in enumerate(pool + tops):
         if c >= 0:
             out[C.NUM_KINDS + i] = out[c % 40]
+            if i < C.POOL_SLOTS:
+                out[C.NUM_KINDS + i, C.FACT_POOL_RUN] = i in completes
     return out
 
 

@@ -197,7 +197,7 @@ def test_the_per_action_term_reads_the_rows_each_action_points_at(tmp_path):
     g = Game("octa-en")
     spec = action_rows(g)
     offset, rows, k = spec["offset"], spec["rows"], spec["k"]
-    assert (offset, rows, k) == (g.observation_layout.offset("facts"), 50, 7)
+    assert (offset, rows, k) == (g.observation_layout.offset("facts"), 50, 8)
     assert action_rows(Game("achten")) is None
     refs = np.asarray(spec["refs"])
     torch.manual_seed(0)
