@@ -16,7 +16,7 @@ from octagames.octa.common import (ACTION_TYPES, CK_ACTION, CK_AFLIP, CK_FD, CK_
                                    NUM_FACTS, NUM_KINDS, NUM_NUMBER, PH_CHANCE, PH_DEAL, PH_START, POOL_LINES,
                                    POOL_SLOTS, POOL_SLOT_NAMES, RANK_NAMES, SUIT_SYMBOLS, TOK_CENTRE,
                                    TOK_POOL, TOK_RUN, extend_pos, kind_at, kind_of, longest_run,
-                                   pool_rank_seq_ok, rank_of, run_faceup, suit_of, table_faceup)
+                                   rank_of, run_faceup, suit_of, table_faceup)
 
 
 def card_name(c: int) -> str:
@@ -373,21 +373,23 @@ def obs_facts(s, player, out, o) -> None:
             out[row + 6] = best / 10.0
     completes = 0  # bit i: a card of the hand placed in pool slot i completes a pool run
     for line in range(POOL_LINES.shape[0]):
-        for at in range(3):
+        for at in range(3):  # the slot filled; i, j: the other two places of the line, in order
             slot = POOL_LINES[line, at]
-            c1 = s["pool"][POOL_LINES[line, (at + 1) % 3]]
-            c2 = s["pool"][POOL_LINES[line, (at + 2) % 3]]
-            if s["pool"][slot] < 0 or c1 < 0 or c2 < 0 or suit_of(c1) != suit_of(c2):
+            i, j = (1, 2) if at == 0 else ((0, 2) if at == 1 else (0, 1))
+            ci, cj = s["pool"][POOL_LINES[line, i]], s["pool"][POOL_LINES[line, j]]
+            if s["pool"][slot] < 0 or ci < 0 or cj < 0 or suit_of(ci) != suit_of(cj):
                 continue
-            for rank in range(1, 11):
-                r0 = rank if at == 0 else rank_of(s["pool"][POOL_LINES[line, 0]])
-                r1 = rank if at == 1 else rank_of(s["pool"][POOL_LINES[line, 1]])
-                r2 = rank if at == 2 else rank_of(s["pool"][POOL_LINES[line, 2]])
-                if pool_rank_seq_ok(r0, r1, r2):
-                    k = suit_of(c1) * 10 + rank - 1
-                    out[o + k * NUM_FACTS + FACT_POOL_RUN] = 1.0
-                    if s["hand_cnt"][player, k] > 0:
-                        completes |= 1 << slot
+            for hi_i in range(2 if rank_of(ci) == 1 else 1):  # an ace counts 1 or 11
+                vi = 11 if hi_i else rank_of(ci)
+                for hi_j in range(2 if rank_of(cj) == 1 else 1):
+                    vj = 11 if hi_j else rank_of(cj)
+                    for d in (-1, 1):  # consecutive along the line, down or up
+                        x = vi + d * (at - i)
+                        if vj - vi == d * (j - i) and 1 <= x <= 11:
+                            k = suit_of(ci) * 10 + (0 if x == 11 else x - 1)
+                            out[o + k * NUM_FACTS + FACT_POOL_RUN] = 1.0
+                            if s["hand_cnt"][player, k] > 0:
+                                completes |= 1 << slot
     for i in range(POOL_SLOTS + 2):
         if i < POOL_SLOTS:
             c = s["pool"][i]
