@@ -386,7 +386,7 @@ def obs_facts(s, player, out, o) -> None:
                     for d in (-1, 1):  # consecutive along the line, down or up
                         x = vi + d * (at - i)
                         if vj - vi == d * (j - i) and 1 <= x <= 11:
-                            k = suit_of(ci) * 10 + (0 if x == 11 else x - 1)
+                            k = kind_at(suit_of(ci), x)  # x: a run position (11: the high ace)
                             out[o + k * NUM_FACTS + FACT_POOL_RUN] = 1.0
                             if s["hand_cnt"][player, k] > 0:
                                 completes |= 1 << slot
