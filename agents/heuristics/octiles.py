@@ -27,7 +27,6 @@ from octagames.specialize import cached
 
 VALUE_SCALE = 4.0
 """Octagons of summed path distance that make a lead worth tanh(1) in :func:`octiles_value`."""
-_FAR = 12  # the distance given to a runner that is not on the board yet
 
 
 # The rules' kernels called from Python go through cached entry points (``cached(R.list_turns)``): called
@@ -94,26 +93,6 @@ class OctilesHeuristicAgent(Agent):
 
 
 @nb.njit
-def _runner_distance(s, p: int, point: int) -> int:
-    """:func:`goal_distance`, compiled (a runner not placed yet counts as far away)."""
-    if point < 0:
-        return _FAR
-    if R.on_goal(s, p, point):
-        return 0
-    side = R.goal_side(s, p)
-    best = _FAR
-    for c in range(B.HOME_OF.shape[1]):
-        g = B.HOME_OF[side, c]
-        mine = False
-        for i in range(s["runners"]):
-            if s["pos"][p, i] == g:
-                mine = True
-        if not mine and B.POINT_DIST[point, g] < best:
-            best = int(B.POINT_DIST[point, g])
-    return best
-
-
-@nb.njit
 def octiles_value(s, out) -> None:
     """Estimated returns of an unfinished Octiles game, for :class:`octagames.agents.search.mcts.CompiledValue`.
 
@@ -129,7 +108,7 @@ def octiles_value(s, out) -> None:
     for p in range(n):
         d = 0
         for i in range(s["runners"]):
-            d += _runner_distance(s, p, int(s["pos"][p, i]))
+            d += R.goal_distance(s, p, int(s["pos"][p, i]))
         prog[p] = -float(d)
     if s["phase"] == R.PH_MOVE:
         # the tile is placed: credit the mover with its best move over it
@@ -141,11 +120,11 @@ def octiles_value(s, out) -> None:
             pt = int(s["pos"][p, i])
             if not R.may_move(s, p, pt) or (s["forced"] and not R.on_start(s, p, pt)):
                 continue
-            before = _runner_distance(s, p, pt)
+            before = R.goal_distance(s, p, pt)
             for d in range(B.NUM_DIRS):
                 end, crossed, _ln, _dead = R.trace(s, pt, d, o, s["tile"][o], s["rot"][o], buf)
                 if crossed and R.end_ok(s, p, pt, end):
-                    gain = before - (0 if R.on_goal(s, p, end) else _runner_distance(s, p, end))
+                    gain = before - (0 if R.on_goal(s, p, end) else R.goal_distance(s, p, end))
                     if gain > best:
                         best = gain
         if best > -100:

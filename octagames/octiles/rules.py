@@ -86,9 +86,15 @@ offset      size  meaning
 1783..1786  4     ``finished``: relative seat has finished (all runners home)
 1787        1     ``goal_locks``: runners on their goal circle never move again
                   (``goal_locks``)
+1788..1807  20    ``distance``: ``distance[q, i]``: path distance of runner i of
+                  relative seat q to its nearest goal circle no runner of that
+                  seat holds (:func:`goal_distance`; 0 on a goal circle, 12 before
+                  it is placed) / 12
+1808..1811  4     ``distance_sum``: relative seat q's path distances summed / 60
 ==========  ====  ================================================================
 
-Total 1788 floats. Nothing is hidden from one player more than another, so
+Total 1812 floats (1788 before ``distance`` and ``distance_sum`` were appended: a network trained on
+those reads that prefix, ``EARLIER_OBS_SIZES``). Nothing is hidden from one player more than another, so
 the observation is the full state up to the RNG and the last-move record.
 """
 
@@ -104,7 +110,7 @@ from octagames.core import (CHANCE, TERMINAL, Block, GameInfo, Layout, check_cho
                             out_of_range, rng_below, seed_rng)
 from octagames.octiles.board import (DIR_NAMES, EXIT, HOME_OF, LINK_A, LINK_B, LINK_KIND,
                                      NUM_DIRS, NUM_POINTS, NUM_SIDES, NUM_SPACES, NUM_STOPS,
-                                     NUM_TILES, POINT_HOME_SIDE, POINT_NAMES, POINT_SIDE,
+                                     NUM_TILES, POINT_DIST, POINT_HOME_SIDE, POINT_NAMES, POINT_SIDE,
                                      POINT_SPACE, SIDE_SPACES, SPACE_NAMES)
 from octagames.record_checks import replay_end
 from octagames.specialize import cached, engine_kernels
@@ -118,6 +124,7 @@ MAX_TURNS = 2000          # the largest cap a config may set
 #: rejection draws of :func:`random_legal_action` before it builds the whole mask
 PLACEMENT_TRIES = 12
 SPACE_FEATURES = 91  # per space: face down, tile one-hot (18), rotation one-hot (8), links (8 x 8)
+FAR = 12  # the path distance of a runner not on the board yet (POINT_DIST is at most 6)
 
 PH_SETUP, PH_DEAL, PH_DEAL3, PH_ROT3, PH_LOT, PH_PLACE, PH_MOVE, PH_REVEAL, PH_OVER = range(9)
 PHASE_NAMES = ("setup", "deal", "deal-3p", "rotate-3p", "lot", "place", "move", "reveal", "over")
@@ -173,6 +180,10 @@ OBS_LAYOUT = Layout([
     Block("turns", 1, "turns played / max_turns"),
     Block("finished", MAX_PLAYERS, "relative seat has finished (all runners home)"),
     Block("goal_locks", 1, "runners on their goal circle never move again (``goal_locks``)"),
+    Block("distance", MAX_PLAYERS * MAX_RUNNERS, "``distance[q, i]``: path distance of runner i of relative "
+          "seat q to its nearest goal circle no runner of that seat holds (:func:`goal_distance`; 0 on a "
+          "goal circle, 12 before it is placed) / 12", (MAX_PLAYERS, MAX_RUNNERS)),
+    Block("distance_sum", MAX_PLAYERS, "relative seat q's path distances summed / 60"),
 ])
 O_BOARD, O_SPACE = OBS_LAYOUT.offset("board"), SPACE_FEATURES
 O_EXCH, O_PLACED = OBS_LAYOUT.offset("exch"), OBS_LAYOUT.offset("placed")
@@ -183,7 +194,11 @@ O_PASSES, O_TEAM = OBS_LAYOUT.offset("passes"), OBS_LAYOUT.offset("team")
 O_PLAYON, O_NRUN = OBS_LAYOUT.offset("play_on"), OBS_LAYOUT.offset("runners_per_player")
 O_NPLAYERS, O_TURNS = OBS_LAYOUT.offset("num_players"), OBS_LAYOUT.offset("turns")
 O_FINISHED, O_LOCKS = OBS_LAYOUT.offset("finished"), OBS_LAYOUT.offset("goal_locks")
-OBS_SIZE = OBS_LAYOUT.size  # 1788
+O_DIST, O_DIST_SUM = OBS_LAYOUT.offset("distance"), OBS_LAYOUT.offset("distance_sum")
+OBS_SIZE = OBS_LAYOUT.size  # 1812
+EARLIER_OBS_SIZES = (O_DIST,)
+"""The observation before the path distances were appended (1788 entries): a network trained on it reads that
+prefix (:attr:`octagames.core.Game.earlier_observation_sizes`)."""
 
 # Every (placement, move) pair of one turn, for list_turns.
 MAX_TURN_CHOICES = NUM_SPACES * NUM_SIDES * MAX_RUNNERS * NUM_DIRS
@@ -337,6 +352,28 @@ def goal_side(s, p) -> int:
 def on_goal(s, p, point) -> bool:
     """Whether ``point`` is one of seat ``p``'s goal circles."""
     return point >= NUM_STOPS and POINT_HOME_SIDE[point] == goal_side(s, p)
+
+
+@nb.njit
+def goal_distance(s, p, point) -> int:
+    """The path distance of a runner of seat ``p`` on ``point`` to its goal: the fewest octagons a path must
+    cross to reach a goal circle of ``p`` that no runner of ``p`` holds, if every octagon could carry any
+    path (``POINT_DIST``); 0 on a goal circle, :data:`FAR` for a runner not on the board (``point < 0``)."""
+    if point < 0:
+        return FAR
+    if on_goal(s, p, point):
+        return 0
+    side = goal_side(s, p)
+    best = FAR
+    for c in range(HOME_OF.shape[1]):
+        g = HOME_OF[side, c]
+        mine = False
+        for i in range(s["runners"]):
+            if s["pos"][p, i] == g:
+                mine = True
+        if not mine and POINT_DIST[point, g] < best:
+            best = int(POINT_DIST[point, g])
+    return best
 
 
 @nb.njit
@@ -1135,6 +1172,14 @@ def observation(s, player, out) -> None:
     out[O_NPLAYERS + n - 2] = 1.0
     out[O_TURNS] = s["turns"] / float(s["max_turns"])
     out[O_LOCKS] = float(s["goal_locks"])
+    for p in range(n):
+        q = (p - player + n) % n
+        total = 0
+        for i in range(s["runners"]):
+            d = goal_distance(s, p, int(s["pos"][p, i]))
+            out[O_DIST + q * MAX_RUNNERS + i] = d / float(FAR)
+            total += d
+        out[O_DIST_SUM + q] = total / float(MAX_RUNNERS * FAR)
 
 
 @nb.njit

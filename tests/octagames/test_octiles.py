@@ -592,6 +592,61 @@ def test_observation_is_public_and_seat_relative():
     assert np.array_equal(g.observation(d, 0), o0) and d["rng"] != s["rng"]
 
 
+def test_observation_shows_each_runners_path_distance_to_a_goal_circle_it_does_not_hold():
+    # seat 0 plays from the west (goal: the east circles), seat 1 from the east; seat 0 holds HE3 and HE4, so
+    # C3's nearest free goal circles are HE0-HE2, 4 octagons away (HE3 and HE4 would be 3); runners not
+    # placed count 12; the rows are seats relative to the viewer
+    g, s = blank({0: ["HE3", "HE4", "C3", "D4"], 1: ["E5", "HE2", "B2"]}, exch=T1)
+    seat0, seat1 = [0, 0, 4, 2, 12], [4, 5, 1, 12, 12]
+    for viewer, rows in ((0, [seat0, seat1]), (1, [seat1, seat0])):
+        o = g.observation(s, viewer)
+        assert np.allclose(o[R.O_DIST:R.O_DIST_SUM].reshape(4, 5) * 12, rows + [[0] * 5] * 2)
+        assert np.allclose(o[R.O_DIST_SUM:R.O_DIST_SUM + 4] * 60, [sum(rows[0]), sum(rows[1]), 0, 0])
+    assert R.OBS_SIZE == R.O_DIST_SUM + 4 and g.earlier_observation_sizes == (1788,) == (R.O_DIST,)
+
+
+def recount_distances(s, viewer: int) -> np.ndarray:
+    """The ``distance`` block recounted from the record: per relative seat and runner, the fewest octagons
+    to a goal circle of the seat's goal side that none of its runners stands on; 0 on one, 12 unplaced."""
+    n, runners = int(s["num_players"]), int(s["runners"])
+    out = np.zeros((4, 5))
+    for p in range(n):
+        goal = (int(s["seat_side"][p]) + 2) % 4
+        points = [int(x) for x in s["pos"][p, :runners]]
+        free = [int(c) for c in B.HOME_OF[goal] if int(c) not in points]
+        for i, pt in enumerate(points):
+            if pt < 0:
+                d = 12
+            elif pt in [int(c) for c in B.HOME_OF[goal]]:
+                d = 0
+            else:
+                d = min([int(B.POINT_DIST[pt, c]) for c in free] + [12])
+            out[(p - viewer) % n, i] = d
+    return out
+
+
+@pytest.mark.parametrize("cfg", [dict(num_players=2), dict(num_players=3, runners=3),
+                                 dict(num_players=4, team=True, choose_start_circles=True)])
+def test_the_distances_agree_with_a_recount_in_random_play(cfg):
+    g = Game("octiles", **cfg)
+    rng = np.random.default_rng(3)
+    seen = set()
+    for seed in range(4):
+        s = g.new_state(seed)
+        for _ in range(300):  # decisions of a random game (most last longer)
+            g.play_chance(s)
+            if g.is_terminal(s):
+                break
+            for viewer in range(g.num_players):
+                o = g.observation(s, viewer)
+                want = recount_distances(s, viewer)
+                assert np.allclose(o[R.O_DIST:R.O_DIST_SUM].reshape(4, 5) * 12, want)
+                assert np.allclose(o[R.O_DIST_SUM:R.O_DIST_SUM + 4] * 60, want.sum(1))
+                seen.update(int(x) for x in want[:g.num_players].ravel())
+            g.apply_action(s, int(rng.choice(g.legal_actions(s))))
+    assert 0 in seen and len(seen) >= 6  # runners on goal circles and distances between
+
+
 def test_list_turns_agrees_with_the_masks():
     g = Game("octiles", num_players=2)
     s = g.new_state(7)
