@@ -249,6 +249,37 @@ def build_net(spec: dict[str, Any]) -> PolicyValueNet:
         return PolicyValueNet(**spec)
 
 
+def widen_input(net: PolicyValueNet, obs_size: int, std: float, seed: int = 0) -> PolicyValueNet:
+    """A copy of ``net`` that reads ``obs_size`` observations, the entries after its own (blocks the game
+    added since it was trained) feeding its first layer through new weights drawn N(0, ``std``).
+
+    With ``std`` 0 the copy computes what ``net`` does; with ``std`` > 0 it starts from a nudge the
+    learner can use or undo (weight decay pulls unused weights back to 0).
+
+    Raises:
+        ValueError: ``obs_size`` is smaller than the network's, or ``std`` < 0.
+    """
+    old = net.spec["obs_size"]
+    if obs_size < old:
+        raise ValueError(f"obs_size={obs_size} is not valid: the network reads {old} observations already")
+    if std < 0:
+        raise ValueError(f"std={std} is not valid; it must be >= 0")
+    spec = {**net.spec, "obs_size": int(obs_size)}
+    if "action_rows" in spec:
+        spec["action_rows"] = dict(spec["action_rows"])
+    wide = build_net(spec).to(net.first.weight.device)
+    state = {k: v.detach().clone() for k, v in net.state_dict().items()}
+    weight = torch.zeros(state["first.weight"].shape[0], obs_size, dtype=state["first.weight"].dtype)
+    weight[:, :old] = state["first.weight"]
+    if std > 0 and obs_size > old:
+        gen = torch.Generator().manual_seed(seed)
+        weight[:, old:] = torch.randn(weight.shape[0], obs_size - old, generator=gen) * std
+    state["first.weight"] = weight
+    wide.load_state_dict(state)
+    wide.train(net.training)
+    return wide
+
+
 def az_loss(net: PolicyValueNet, batch: dict[str, torch.Tensor], value_weight: float = 1.0
             ) -> tuple[torch.Tensor, dict[str, torch.Tensor]]:
     """The AlphaZero loss on one batch.

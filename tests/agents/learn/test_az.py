@@ -10,7 +10,7 @@ import torch
 from octagames.agents.arena import play_game, play_match
 from octagames.agents.learn.az import (AZAgent, BatchedSearch, PolicyValueNet, SearchConfig, action_block,
                                       action_rows, az_loss, choose_actions, leaf_value_function, load_model,
-                                      network_only, outcome_values, save_model)
+                                      network_only, outcome_values, save_model, widen_input)
 from octagames.agents.base import RandomAgent, make_turn
 from octagames.agents.search.mcts import MCTS, MCTSConfig, PolicyValue
 from octagames.agents.registry import AGENTS, AgentEntry, make_agent
@@ -234,6 +234,28 @@ def test_a_network_of_an_earlier_observation_reads_its_prefix_and_other_sizes_ar
     short = PolicyValueNet(old - 1, g.num_actions, g.num_players, hidden=(16,))
     with pytest.raises(ValueError, match="the observation, action or seat count differs"):
         load_model(save_model(short, tmp_path / "short.pt", g), g)
+
+
+def test_a_widened_network_reads_the_whole_observation_and_starts_where_the_old_one_was():
+    g = Game("octa-nl")
+    (old,) = g.earlier_observation_sizes
+    torch.manual_seed(3)
+    net = PolicyValueNet(old, g.num_actions, g.num_players, hidden=(16, 8))
+    x = torch.rand(4, g.observation_size)
+    same = widen_input(net, g.observation_size, 0.0)
+    assert same.spec["obs_size"] == g.observation_size and same.first.weight.shape == (16, g.observation_size)
+    for a, b in zip(same(x), net(x)):
+        torch.testing.assert_close(a, b)  # zero new weights: what it computed before
+    nudged = widen_input(net, g.observation_size, 0.5, seed=1)
+    assert not torch.equal(nudged(x)[0], net(x)[0])  # the new entries now count ...
+    x[:, old:] = 0
+    torch.testing.assert_close(nudged(x)[0], net(x)[0])  # ... and only they
+    torch.testing.assert_close(widen_input(net, g.observation_size, 0.5, seed=1).first.weight, nudged.first.weight)
+    assert nudged.first.weight.stride() == (1, 16)  # still stored column-major
+    with pytest.raises(ValueError, match="obs_size=10 is not valid"):
+        widen_input(net, 10, 0.0)
+    with pytest.raises(ValueError, match="std=-1 is not valid"):
+        widen_input(net, g.observation_size, -1)
 
 
 def test_model_files_refuse_another_game_in_words(tmp_path):
