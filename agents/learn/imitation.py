@@ -55,6 +55,13 @@ class TeacherData:
     def __len__(self) -> int:
         return len(self.seats)
 
+    @classmethod
+    def concatenate(cls, parts: "list[TeacherData]") -> "TeacherData":
+        """The decisions of ``parts`` one after the other (their games added up)."""
+        return cls(np.concatenate([d.records for d in parts]), np.concatenate([d.seats for d in parts]),
+                   np.concatenate([d.actions for d in parts]), np.concatenate([d.outcomes for d in parts]),
+                   sum(d.games for d in parts))
+
 
 def teacher_games(game: Game, teacher: str, num_games: int, seed: int, epsilon: float = 0.0,
                   opponent: str = "", workers: int = 1, progress: bool = False) -> TeacherData:
@@ -153,9 +160,34 @@ def _teacher_games_in_processes(game: Game, teacher: str, num_games: int, seed: 
                 bar.update(d.games)
     if bar is not None:
         bar.close()
-    return TeacherData(np.concatenate([d.records for d in parts]), np.concatenate([d.seats for d in parts]),
-                       np.concatenate([d.actions for d in parts]), np.concatenate([d.outcomes for d in parts]),
-                       num_games)
+    return TeacherData.concatenate(parts)
+
+
+def children(game: Game, records: np.ndarray, per_record: int,
+             seed: int) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """Up to ``per_record`` children of each decision record (distinct random legal actions, then chance
+    played out by the record's own RNG), the positions a search meets one move on: ``(records, acting
+    seats, index of each child's parent)``, terminal children left out.
+
+    Raises:
+        ValueError: ``per_record`` < 0.
+    """
+    if per_record < 0:
+        raise ValueError(f"per_record={per_record} is not valid; it must be >= 0")
+    rng = np.random.default_rng(seed)
+    out, seats, parents = [], [], []
+    for j, rec in enumerate(records):
+        legal = game.legal_actions(rec)
+        for a in rng.choice(legal, size=min(per_record, len(legal)), replace=False):
+            c = game.clone(rec)
+            game.apply_action(c, int(a))
+            game.play_chance(c)
+            if not game.is_terminal(c):
+                out.append(np.array(c, dtype=game.dtype).reshape(1))
+                seats.append(game.acting_player(c))
+                parents.append(j)
+    return ((np.concatenate(out) if out else np.zeros(0, game.dtype)), np.array(seats, np.int64),
+            np.array(parents, np.int64))
 
 
 def observations(game: Game, records: np.ndarray, seats: np.ndarray) -> tuple[np.ndarray, np.ndarray]:

@@ -9,7 +9,7 @@ from octagames.agents.learn.az_selfplay import (AGENT_GAME, SELF_PLAY, Learner, 
                                           play_games)
 from octagames.agents.base import make_turn
 from octagames.agents.heuristics.achten import AchtenHeuristicAgent
-from octagames.agents.learn.imitation import observations, pretrain_actor_critic, teacher_games
+from octagames.agents.learn.imitation import children, observations, pretrain_actor_critic, teacher_games
 from octagames.agents.learn.ppo import ActorCritic
 from octagames.core import Game
 
@@ -231,6 +231,29 @@ def test_teacher_games_against_an_opponent_keep_the_teachers_seat_and_split_into
         teacher_games(g, "heuristic", 1, 0, workers=0)
     with pytest.raises(ValueError, match="nobody"):
         teacher_games(g, "heuristic", 1, 0, opponent="nobody")
+
+
+def test_children_are_the_records_one_distinct_legal_move_on():
+    g = Game("achten", **ACHTEN)
+    data = teacher_games(g, "heuristic", num_games=3, seed=2)
+    recs, seats, parents = children(g, data.records, 3, seed=4)
+    assert len(recs) == len(seats) == len(parents) > len(data)
+    for j in range(len(data)):
+        mine = np.flatnonzero(parents == j)
+        legal = g.legal_actions(data.records[j])
+        moves = []
+        for a in legal:  # each child is the parent after one legal move, chance played by the record's RNG
+            c = g.clone(data.records[j])
+            g.apply_action(c, a)
+            g.play_chance(c)
+            moves += [a for i in mine if not g.is_terminal(c) and c.tobytes() == recs[i].tobytes()]
+        assert len(moves) == len(set(moves)) == len(mine) <= min(3, len(legal))
+        assert all(seats[i] == g.acting_player(recs[i]) for i in mine)
+    again = children(g, data.records, 3, seed=4)
+    assert again[0].tobytes() == recs.tobytes() and np.array_equal(again[2], parents)
+    assert len(children(g, data.records, 0, seed=4)[0]) == 0
+    with pytest.raises(ValueError, match="per_record=-1"):
+        children(g, data.records, -1, seed=4)
 
 
 def test_behaviour_cloning_of_a_ppo_network_learns_the_teacher():
