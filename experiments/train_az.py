@@ -19,6 +19,20 @@ Warm start (``imitation_games > 0``): before the first iteration the teacher
 random moves); its decisions fill the buffer with one-hot targets and the
 learner takes ``imitation_steps`` steps on them.
 
+Distillation (``--imitation-target prior``): the policy targets of the warm start are the starting
+network's (``--init-model``) own priors, on the teacher's decisions and, with ``--imitation-children N``, on
+up to N children of each (the positions a search meets one move on); with ``--value-target-mix 1`` the value
+target is the game's compiled leaf value alone. A network whose search leaned on that value learns it and
+then searches alone (``--leaf-value-mix 0``, the ``net:`` search). ``--widen-init-model STD`` lets a network
+trained before its game's observation grew read the new blocks; ``--imitation-random-share`` plays that share
+of the teacher games wholly at random. The Octiles network of ``docs/az.md`` (m10):
+
+    octagames train-az --game octiles-fixed-start --init-model zoo:octiles-fixed-start --widen-init-model 0.5 \
+        --imitation-games 300 --imitation-random-share 0.5 --imitation-epsilon 0.15 --imitation-target prior \
+        --imitation-children 6 --imitation-steps 12000 --imitation-final-learning-rate 5e-5 --value-target-mix 1 \
+        --value-weight 4 --weight-decay 0.05 --batch-size 512 --buffer-size 1000000 --iterations 0 \
+        --play-simulations 2000 --play-leaves-per-game 8
+
 Expert iteration (``--expert <agent spec>``, e.g. ``zoo:octa-en``, ``belief``, ``mcts:200``): the
 expert makes the self-play decisions the network's search would have made (every seat of a
 self-play game, the learner's seat of a game against ``opponent_agent`` or a snapshot), and its
@@ -82,8 +96,9 @@ from octagames import catalogue
 from octagames.agents.arena import wilson_interval
 from octagames.agents.search.mcts import compiled_value
 from octagames.agents.learn.az import (PolicyValueNet, SearchConfig, action_block, action_rows, load_model,
-                                      model_dict, save_model, zoo_path)
+                                      model_dict, save_model, widen_input, zoo_path)
 from octagames.core import Game
+from octagames.agents.learn.imitation import children, observations
 from octagames.agents.learn.az_selfplay import (Learner, ReplayBuffer, SelfPlayWorker, Trajectories, WorkerConfig,
                                                 play_games)
 from octagames.experiments.cli import parse_config, script
@@ -105,6 +120,10 @@ class TrainConfig(trainer.RunConfig):
     # -- network ---------------------------------------------------------------------
     init_model: str = ""
     """a model file or ``zoo:<name>`` whose network starts the run (its shape replaces hidden, head, activation)"""
+    widen_init_model: float = -1.0
+    """for an init_model that reads a shorter observation than the game's (blocks added since): -1 keeps
+    reading its prefix; >= 0 widens its first layer to the whole observation, the new weights drawn
+    N(0, this) (0: it starts computing what it did)"""
     hidden: tuple[int, ...] = (256, 256)
     """trunk widths (the first layer reads the sparse observation)"""
     head: int = 0
@@ -188,6 +207,14 @@ class TrainConfig(trainer.RunConfig):
     # -- warm start (the other imitation_* fields are RunConfig's) -----------------------------
     imitation_steps: int = 2000
     """gradient steps on the teacher's decisions"""
+    imitation_target: str = "teacher"
+    """the warm start's policy target: teacher (one-hot on its move) or prior (the starting network's own
+    priors: an init_model keeps its policy while, with value_target_mix 1, it learns the compiled value)"""
+    imitation_children: int = 0
+    """also store up to this many children of each teacher decision (distinct random legal moves, chance
+    played), the positions a search meets one move on; needs imitation_target prior"""
+    imitation_final_learning_rate: float = 0.0
+    """when > 0, the warm start's rate falls linearly from learning_rate to it over imitation_steps"""
     # -- evaluation and checkpoints ----------------------------------------------------------
     play_simulations: int = 64
     """simulations of the saved model's play-time search (and of the evaluations)"""
@@ -214,6 +241,24 @@ class TrainConfig(trainer.RunConfig):
             valued = [g for g in catalogue.games() if (catalogue.game_spec(g).mcts_evaluator or ("",))[0] == "value"]
             raise ValueError(f"value_target_mix={self.value_target_mix} is not valid for {self.game}: the game has no "
                              f"compiled leaf value (games with one: {', '.join(valued)}); set 0")
+        if self.imitation_target not in ("teacher", "prior"):
+            raise ValueError(f"imitation_target={self.imitation_target!r} is not valid; valid values: teacher, prior")
+        if self.imitation_target == "prior" and not self.init_model:
+            raise ValueError("imitation_target='prior' needs an init_model whose priors are the targets "
+                             "(--init-model <model file or zoo:name>)")
+        if self.imitation_children < 0:
+            raise ValueError(f"imitation_children={self.imitation_children} is not valid; it must be >= 0")
+        if self.imitation_children and self.imitation_target != "prior":
+            raise ValueError(f"imitation_children={self.imitation_children} needs imitation_target='prior' (a "
+                             "child position has no teacher's move to imitate)")
+        if self.imitation_final_learning_rate < 0:
+            raise ValueError(f"imitation_final_learning_rate={self.imitation_final_learning_rate} is not valid; "
+                             "it must be >= 0")
+        if self.widen_init_model < 0 and self.widen_init_model != -1:
+            raise ValueError(f"widen_init_model={self.widen_init_model} is not valid; give -1 (no widening) "
+                             "or a standard deviation >= 0")
+        if self.widen_init_model >= 0 and not self.init_model:
+            raise ValueError(f"widen_init_model={self.widen_init_model} needs an init_model to widen")
         if self.replay_ratio <= 0:
             raise ValueError(f"replay_ratio={self.replay_ratio} is not valid; it must be > 0")
         if self.expert_iterations < 0:
@@ -266,6 +311,37 @@ def teacher_trajectories(data: Any, policy_width: int) -> Trajectories:
     return Trajectories(data.records, data.seats, pol_idx, pol_p, data.outcomes, {"games": data.games})
 
 
+def decision_children(game: Game, data: Any, per_decision: int, seed: int) -> tuple[np.ndarray, ...]:
+    """``(records, seats, outcomes)`` of up to ``per_decision`` children of each teacher decision
+    (:func:`octagames.agents.learn.imitation.children`), each with its game's outcome counted from its own
+    acting seat."""
+    recs, seats, parent = children(game, data.records, per_decision, seed)
+    P = game.num_players
+    shift = (seats - data.seats[parent]) % P  # the child's seat counted from its parent's
+    order = (shift[:, None] + np.arange(P)[None, :]) % P
+    return recs, seats, np.take_along_axis(data.outcomes[parent], order, axis=1)
+
+
+def prior_trajectories(net: PolicyValueNet, game: Game, records: np.ndarray, seats: np.ndarray,
+                       outcomes: np.ndarray, policy_width: int, games: int, chunk: int = 4096) -> Trajectories:
+    """Replay samples whose policy target is ``net``'s own priors (its ``policy_width`` largest,
+    renormalised) and whose value target is ``outcomes``: a network keeps its policy while it learns a value."""
+    n = len(seats)
+    width = min(policy_width, game.num_actions)
+    pol_idx = np.zeros((n, policy_width), np.int32)
+    pol_p = np.zeros((n, policy_width), np.float32)
+    device = next(net.parameters()).device
+    for a in range(0, n, chunk):
+        obs, masks = observations(game, records[a:a + chunk], seats[a:a + chunk])
+        with torch.no_grad():
+            logits, _ = net(torch.from_numpy(obs).to(device))
+            prior = torch.softmax(logits.masked_fill(~torch.from_numpy(masks).to(device), -1e9), -1)
+            p, i = prior.topk(width, dim=-1)
+        pol_idx[a:a + chunk, :width] = i.cpu().numpy()
+        pol_p[a:a + chunk, :width] = (p / p.sum(-1, keepdim=True)).cpu().numpy()
+    return Trajectories(records, np.asarray(seats, np.int64), pol_idx, pol_p, np.asarray(outcomes, np.float32),
+                        {"games": games})
+
 
 class Trainer(trainer.Trainer):
     """A search-and-learning run: the learner, the replay buffer, the self-play worker(s), the
@@ -275,7 +351,8 @@ class Trainer(trainer.Trainer):
     COUNTERS = ("iteration", "samples", "decisions", "games", "grad_steps")
     SPEED = ("decisions_per_s", "decisions")
     OUTPUTS = ("model.pt", "model.pt.tmp", "model-best.pt", "model-best.pt.tmp")
-    RESUME_FIELDS = ("hidden", "head", "activation", "action_features", "init_model", "policy_width")
+    RESUME_FIELDS = ("hidden", "head", "activation", "action_features", "init_model", "widen_init_model",
+                     "policy_width")
     PLOT = {"x": ("samples", "samples"), "losses": ("policy_loss", "value_loss", "entropy"),
             "rate_keys": ("win_rate_vs_{}", "win_rate_policy_vs_{}")}
     MODULE = "octagames.experiments.train_az"
@@ -285,9 +362,13 @@ class Trainer(trainer.Trainer):
         self.cfg: TrainConfig = cfg
         self.rng = np.random.default_rng(cfg.seed)
         g = self.game
+        self.prior_net: PolicyValueNet | None = None
         if cfg.init_model:
             path = zoo_path(cfg.init_model[4:]) if cfg.init_model.startswith("zoo:") else cfg.init_model
             net, _ = load_model(path, g)
+            self.prior_net = net  # the warm start's policy targets with imitation_target prior
+            if cfg.widen_init_model >= 0 and net.spec["obs_size"] < g.observation_size:
+                net = widen_input(net, g.observation_size, cfg.widen_init_model, seed=cfg.seed)
         else:
             block = action_block(g) if cfg.action_features else None
             rows = action_rows(g) if cfg.action_features and block is None else None
@@ -349,17 +430,39 @@ class Trainer(trainer.Trainer):
 
     # -- warm start -------------------------------------------------------------------------
     def warm_start(self) -> dict[str, float]:
-        """Teacher games into the buffer, then ``imitation_steps`` gradient steps on them."""
+        """Teacher games into the buffer (with ``imitation_children``, their decisions' children too), then
+        ``imitation_steps`` gradient steps on them."""
         cfg = self.cfg
         start = time.perf_counter()
         data = self.teacher_data()
-        self.buffer.add(teacher_trajectories(data, cfg.policy_width))
+        if cfg.imitation_target == "prior":
+            recs, seats, outcomes = data.records, data.seats, data.outcomes
+            if cfg.imitation_children:
+                kids = decision_children(self.game, data, cfg.imitation_children, seed=cfg.seed * 7907 + 3)
+                recs, seats, outcomes = (np.concatenate([a, b]) for a, b in zip((recs, seats, outcomes), kids))
+            traj = prior_trajectories(self.prior_net, self.game, recs, seats, outcomes, cfg.policy_width,
+                                      data.games)
+        else:
+            traj = teacher_trajectories(data, cfg.policy_width)
+        self.buffer.add(traj)
+        self.say(f"  warm start: {len(traj)} samples from {data.games} teacher games "
+                 f"({time.perf_counter() - start:.0f} s); {cfg.imitation_steps} steps")
         stats: dict[str, float] = {}
-        for _ in range(cfg.imitation_steps):
+        tenth = max(100, cfg.imitation_steps // 10)
+        for step in range(cfg.imitation_steps):
+            if cfg.imitation_final_learning_rate > 0:
+                frac = step / max(1, cfg.imitation_steps - 1)
+                self.learner.set_learning_rate(cfg.learning_rate + (cfg.imitation_final_learning_rate
+                                                                    - cfg.learning_rate) * frac)
             idx = self.rng.integers(len(self.buffer), size=cfg.batch_size)
             stats = self.learner.step(self.buffer.batch(idx, self.device))
+            if (step + 1) % tenth == 0:
+                self.say(f"  warm start: step {step + 1}/{cfg.imitation_steps}, policy loss "
+                         f"{stats['policy_loss']:.3f}, value mse {stats['value_mse']:.4f} "
+                         f"({time.perf_counter() - start:.0f} s)")
+        self.learner.set_learning_rate(cfg.learning_rate)
         self.count["grad_steps"] += cfg.imitation_steps
-        return {**stats, "imitation_samples": len(data), "imitation_seconds": time.perf_counter() - start}
+        return {**stats, "imitation_samples": len(traj), "imitation_seconds": time.perf_counter() - start}
 
     # -- one iteration -----------------------------------------------------------------------
     def learning_rate(self) -> float:

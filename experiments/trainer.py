@@ -96,6 +96,9 @@ class RunConfig(GameArgs):
     """registry spec of the teacher"""
     imitation_epsilon: float = 0.1
     """share of teacher-game moves played at random (labelled with the teacher's choice)"""
+    imitation_random_share: float = 0.0
+    """share of the teacher games (the last ones) played wholly at random, every move labelled with the
+    teacher's choice: positions far from the teacher's own play"""
     imitation_steps: int = 1000
     """gradient steps on the teacher's decisions"""
     imitation_opponent: str = ""
@@ -120,8 +123,9 @@ class RunConfig(GameArgs):
         for name in ("imitation_workers", "checkpoint_every"):
             if getattr(self, name) < 1:
                 raise ValueError(f"{name}={getattr(self, name)} is not valid; it must be >= 1")
-        if not 0.0 <= self.imitation_epsilon <= 1.0:
-            raise ValueError(f"imitation_epsilon={self.imitation_epsilon} is not valid; it must be in [0, 1]")
+        for name in ("imitation_epsilon", "imitation_random_share"):
+            if not 0.0 <= getattr(self, name) <= 1.0:
+                raise ValueError(f"{name}={getattr(self, name)} is not valid; it must be in [0, 1]")
         if self.resume and self.overwrite:
             raise ValueError("--resume continues the run in the folder and --overwrite replaces it: give one")
 
@@ -412,9 +416,13 @@ class Trainer:
     def teacher_data(self) -> TeacherData:
         """The warm start's teacher games (the ``imitation_*`` settings)."""
         cfg = self.cfg
-        return teacher_games(self.game, cfg.imitation_teacher, cfg.imitation_games, seed=cfg.seed * 104729 + 17,
-                             epsilon=cfg.imitation_epsilon, opponent=cfg.imitation_opponent,
-                             workers=cfg.imitation_workers, progress=cfg.progress)
+        seed = cfg.seed * 104729 + 17
+        wild = int(round(cfg.imitation_random_share * cfg.imitation_games))
+        parts = [teacher_games(self.game, cfg.imitation_teacher, n, seed=seed + start, epsilon=epsilon,
+                               opponent=cfg.imitation_opponent, workers=cfg.imitation_workers, progress=cfg.progress)
+                 for n, start, epsilon in ((cfg.imitation_games - wild, 0, cfg.imitation_epsilon),
+                                           (wild, cfg.imitation_games - wild, 1.0)) if n > 0]
+        return parts[0] if len(parts) == 1 else TeacherData.concatenate(parts)
 
     def evaluate(self) -> dict[str, float]:
         """Every opponent's evaluation games (seeds from the run's seed, the step and the opponent)."""

@@ -9,6 +9,7 @@ import subprocess
 import sys
 from pathlib import Path
 
+import numpy as np
 import pytest
 import torch
 
@@ -167,3 +168,72 @@ def test_a_checkpoint_from_before_a_resume_field_existed_resumes_with_its_defaul
     assert resumed["rows"][-1]["iteration"] == 2
     with pytest.raises(ValueError, match="action_features"):  # asking for the term is still a different run
         Trainer(dataclasses.replace(cfg, iterations=3, resume=True, action_features=True))
+
+
+def test_a_warm_start_on_the_init_models_priors_teaches_the_compiled_value_on_decisions_and_their_children(tmp_path):
+    """The distillation warm start: the zoo's Octiles network, widened to today's observation, keeps its priors
+    as policy targets on the teacher's decisions and on their children."""
+    from octagames.agents.learn.imitation import children, observations
+    cfg = _cfg(tmp_path, game="octiles-fixed-start", config=(), iterations=0, init_model="zoo:octiles-fixed-start",
+               widen_init_model=0.5, imitation_games=1, imitation_target="prior", imitation_children=2,
+               imitation_steps=3, imitation_final_learning_rate=1e-5, value_target_mix=1.0, batch_size=8,
+               buffer_size=4000)
+    tr = Trainer(cfg)
+    g = tr.game
+    assert tr.prior_net.spec["obs_size"] in g.earlier_observation_sizes
+    assert tr.learner.net.spec["obs_size"] == g.observation_size
+    stats = tr.warm_start()
+    data = tr.teacher_data()
+    kids, kid_seats, parents = children(g, data.records, 2, seed=cfg.seed * 7907 + 3)
+    n = len(data)
+    assert stats["imitation_samples"] == len(tr.buffer) == n + len(kids)
+    assert tr.buffer.records[n:n + len(kids)].tobytes() == kids.tobytes()
+    assert tr.learner.optimizer.param_groups[0]["lr"] == cfg.learning_rate  # the decay was the warm start's alone
+    # the children's outcome is their game's, counted from their own seat
+    same = kid_seats == data.seats[parents]
+    np.testing.assert_array_equal(tr.buffer.values[n:n + len(kids)][same], data.outcomes[parents][same])
+    np.testing.assert_array_equal(tr.buffer.values[n:n + len(kids)][~same], data.outcomes[parents][~same][:, ::-1])
+    # the policy targets are the starting network's priors (largest first, renormalised)
+    j = np.array([0, n - 1, n, len(tr.buffer) - 1])
+    obs, masks = observations(g, tr.buffer.records[j], tr.buffer.seats[j])
+    with torch.no_grad():
+        logits, _ = tr.prior_net(torch.from_numpy(obs))
+    prior = torch.softmax(logits.masked_fill(~torch.from_numpy(masks), -1e9), -1).numpy()
+    for row, i in enumerate(j):
+        top = tr.buffer.pol_idx[i][tr.buffer.pol_p[i] > 0]
+        assert top[0] == prior[row].argmax() and set(top) <= set(np.flatnonzero(masks[row]))
+        np.testing.assert_allclose(tr.buffer.pol_p[i][:len(top)], prior[row][top] / prior[row][top].sum(), rtol=1e-5)
+    batch = tr.buffer.batch(j)  # with value_target_mix 1 the value target is the compiled value alone
+    np.testing.assert_allclose(batch["values"].numpy(), tr.buffer.leaf_values(tr.buffer.records[j], tr.buffer.seats[j]))
+
+
+def test_the_last_share_of_teacher_games_is_played_wholly_at_random(tmp_path):
+    from octagames.agents.learn.imitation import TeacherData, teacher_games
+    cfg = _cfg(tmp_path, imitation_games=5, imitation_random_share=0.4)
+    data = Trainer(cfg).teacher_data()
+    g, seed = Game("octrix-round", ranks=3, hand_size=3), cfg.seed * 104729 + 17
+    parts = [teacher_games(g, "heuristic", 3, seed, epsilon=cfg.imitation_epsilon),
+             teacher_games(g, "heuristic", 2, seed + 3, epsilon=1.0)]
+    both = TeacherData.concatenate(parts)
+    assert data.games == both.games == 5 and data.records.tobytes() == both.records.tobytes()
+    np.testing.assert_array_equal(data.actions, both.actions)
+    assert data.records.tobytes() != teacher_games(g, "heuristic", 5, seed, cfg.imitation_epsilon).records.tobytes()
+
+
+def test_bad_warm_start_settings_are_refused_by_name():
+    with pytest.raises(ValueError, match=r"^imitation_target='best' is not valid; valid values: teacher, prior$"):
+        TrainConfig(imitation_target="best")
+    with pytest.raises(ValueError, match="imitation_target='prior' needs an init_model"):
+        TrainConfig(imitation_target="prior")
+    with pytest.raises(ValueError, match="imitation_children=2 needs imitation_target='prior'"):
+        TrainConfig(imitation_children=2)
+    with pytest.raises(ValueError, match="imitation_children=-1 is not valid"):
+        TrainConfig(imitation_children=-1)
+    with pytest.raises(ValueError, match=r"^imitation_random_share=1.5 is not valid; it must be in \[0, 1\]$"):
+        TrainConfig(imitation_random_share=1.5)
+    with pytest.raises(ValueError, match="imitation_final_learning_rate=-1"):
+        TrainConfig(imitation_final_learning_rate=-1)
+    with pytest.raises(ValueError, match="widen_init_model=-0.5 is not valid"):
+        TrainConfig(init_model="zoo:octrix", widen_init_model=-0.5)
+    with pytest.raises(ValueError, match="widen_init_model=0.5 needs an init_model"):
+        TrainConfig(widen_init_model=0.5)
