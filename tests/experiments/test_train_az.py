@@ -171,16 +171,22 @@ def test_a_checkpoint_from_before_a_resume_field_existed_resumes_with_its_defaul
 
 
 def test_a_warm_start_on_the_init_models_priors_teaches_the_compiled_value_on_decisions_and_their_children(tmp_path):
-    """The distillation warm start: the zoo's Octiles network, widened to today's observation, keeps its priors
-    as policy targets on the teacher's decisions and on their children."""
+    """The distillation warm start: a network of an earlier Octiles observation, widened to today's, keeps its
+    priors as policy targets on the teacher's decisions and on their children."""
+    from octagames.agents.learn.az import PolicyValueNet, save_model
     from octagames.agents.learn.imitation import children, observations
-    cfg = _cfg(tmp_path, game="octiles-fixed-start", config=(), iterations=0, init_model="zoo:octiles-fixed-start",
+    g = Game("octiles-fixed-start")
+    torch.manual_seed(0)
+    early = PolicyValueNet(g.earlier_observation_sizes[0], g.num_actions, g.num_players, hidden=(32,))
+    with torch.no_grad():
+        early.policy[-1].weight.mul_(100)  # priors far from uniform
+    init = save_model(early, tmp_path / "early.pt", g)
+    cfg = _cfg(tmp_path, game="octiles-fixed-start", config=(), iterations=0, init_model=str(init),
                widen_init_model=0.5, imitation_games=1, imitation_target="prior", imitation_children=2,
                imitation_steps=3, imitation_final_learning_rate=1e-5, value_target_mix=1.0, batch_size=8,
                buffer_size=4000)
     tr = Trainer(cfg)
-    g = tr.game
-    assert tr.prior_net.spec["obs_size"] in g.earlier_observation_sizes
+    assert tr.prior_net.spec["obs_size"] == g.earlier_observation_sizes[0]
     assert tr.learner.net.spec["obs_size"] == g.observation_size
     stats = tr.warm_start()
     data = tr.teacher_data()
