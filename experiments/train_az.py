@@ -57,6 +57,8 @@ in progress, the pool, every RNG, the metrics); this trainer adds ``model.pt``
 ``eval_opponents``: long self-play can drift away from what beats a fixed
 opponent, and the best evaluated model is kept; with ``eval_games`` games an
 evaluation is noisy, so re-evaluate the pick with more games before relying on it).
+With a warm start, ``warm_start.json`` and ``warm_start.png`` hold its curves: the learner's losses over
+its gradient steps (the mean of each hundredth of them) and the learning rate.
 ``--resume`` continues from the checkpoint; the metrics of a resumed run equal
 an uninterrupted run's, wall-clock columns apart.
 
@@ -83,6 +85,7 @@ each device side by side.
 from __future__ import annotations
 
 import dataclasses
+import json
 import math
 import time
 from dataclasses import dataclass
@@ -311,6 +314,39 @@ def teacher_trajectories(data: Any, policy_width: int) -> Trajectories:
     return Trajectories(data.records, data.seats, pol_idx, pol_p, data.outcomes, {"games": data.games})
 
 
+WARM_START_POINTS = 100
+"""Points of the warm start's curves (``warm_start.json``/``.png``): each the mean of its window of steps."""
+WARM_START_COLUMNS = ("policy_loss", "value_loss", "value_mse", "kl", "entropy")
+"""The learner's statistics the warm start's curves hold."""
+
+
+def plot_warm_start(rows: list[dict[str, float]], path: Path, title: str) -> Path:
+    """``warm_start.png``: the warm start's losses (mean of each window of steps) and learning rate over its steps."""
+    import matplotlib
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    steps = [r["step"] for r in rows]
+    fig, axes = plt.subplots(1, 3, figsize=(13, 3.8))
+    for ax, keys, label in ((axes[0], ("policy_loss", "kl", "entropy"), "policy (nats)"),
+                            (axes[1], ("value_mse",), "value mean squared error ([0, 1] targets)"),
+                            (axes[2], ("learning_rate",), "learning rate")):
+        for k in keys:
+            ax.plot(steps, [r[k] for r in rows], label=k)
+        ax.set_xlabel("gradient steps")
+        ax.set_ylabel(label)
+        ax.grid(alpha=0.3)
+        if len(keys) > 1:
+            ax.legend(loc="upper right")
+    axes[1].set_yscale("log")
+    fig.suptitle(title)
+    fig.tight_layout()
+    path.parent.mkdir(parents=True, exist_ok=True)
+    fig.savefig(path, dpi=90)
+    plt.close(fig)
+    return path
+
+
 def decision_children(game: Game, data: Any, per_decision: int, seed: int) -> tuple[np.ndarray, ...]:
     """``(records, seats, outcomes)`` of up to ``per_decision`` children of each teacher decision
     (:func:`octagames.agents.learn.imitation.children`), each with its game's outcome counted from its own
@@ -350,7 +386,7 @@ class Trainer(trainer.Trainer):
     FORMAT = "octagames-az-checkpoint-2"
     COUNTERS = ("iteration", "samples", "decisions", "games", "grad_steps")
     SPEED = ("decisions_per_s", "decisions")
-    OUTPUTS = ("model.pt", "model.pt.tmp", "model-best.pt", "model-best.pt.tmp")
+    OUTPUTS = ("model.pt", "model.pt.tmp", "model-best.pt", "model-best.pt.tmp", "warm_start.json", "warm_start.png")
     RESUME_FIELDS = ("hidden", "head", "activation", "action_features", "init_model", "widen_init_model",
                      "policy_width")
     PLOT = {"x": ("samples", "samples"), "losses": ("policy_loss", "value_loss", "entropy"),
@@ -448,19 +484,34 @@ class Trainer(trainer.Trainer):
         self.say(f"  warm start: {len(traj)} samples from {data.games} teacher games "
                  f"({time.perf_counter() - start:.0f} s); {cfg.imitation_steps} steps")
         stats: dict[str, float] = {}
-        tenth = max(100, cfg.imitation_steps // 10)
+        window: dict[str, float] = {}
+        every = max(1, cfg.imitation_steps // WARM_START_POINTS)
+        rows: list[dict[str, float]] = []
         for step in range(cfg.imitation_steps):
+            lr = cfg.learning_rate
             if cfg.imitation_final_learning_rate > 0:
                 frac = step / max(1, cfg.imitation_steps - 1)
-                self.learner.set_learning_rate(cfg.learning_rate + (cfg.imitation_final_learning_rate
-                                                                    - cfg.learning_rate) * frac)
+                lr += (cfg.imitation_final_learning_rate - cfg.learning_rate) * frac
+                self.learner.set_learning_rate(lr)
             idx = self.rng.integers(len(self.buffer), size=cfg.batch_size)
             stats = self.learner.step(self.buffer.batch(idx, self.device))
-            if (step + 1) % tenth == 0:
-                self.say(f"  warm start: step {step + 1}/{cfg.imitation_steps}, policy loss "
-                         f"{stats['policy_loss']:.3f}, value mse {stats['value_mse']:.4f} "
-                         f"({time.perf_counter() - start:.0f} s)")
+            for k in WARM_START_COLUMNS:
+                window[k] = window.get(k, 0.0) + stats[k]
+            if (step + 1) % every == 0 or step + 1 == cfg.imitation_steps:
+                n = every if (step + 1) % every == 0 else (step + 1) % every
+                rows.append({"step": step + 1, "seconds": time.perf_counter() - start, "learning_rate": lr,
+                             **{k: v / n for k, v in window.items()}})
+                window = {}
+                if len(rows) % (WARM_START_POINTS // 10) == 0:
+                    self.say(f"  warm start: step {step + 1}/{cfg.imitation_steps}, policy loss "
+                             f"{rows[-1]['policy_loss']:.3f}, value mse {rows[-1]['value_mse']:.4f} "
+                             f"({rows[-1]['seconds']:.0f} s)")
         self.learner.set_learning_rate(cfg.learning_rate)
+        if rows:
+            self.run_dir.mkdir(parents=True, exist_ok=True)
+            (self.run_dir / "warm_start.json").write_text(json.dumps({"rows": rows}, indent=1))
+            plot_warm_start(rows, self.run_dir / "warm_start.png",
+                            f"warm start, {self.describe()} (seed {cfg.seed}): {len(traj)} samples")
         self.count["grad_steps"] += cfg.imitation_steps
         return {**stats, "imitation_samples": len(traj), "imitation_seconds": time.perf_counter() - start}
 

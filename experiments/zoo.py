@@ -16,7 +16,8 @@ side of a whole game takes on one core (``speed_games`` games against the
 heuristic, one torch thread), and its evaluation: for every opponent,
 :func:`octagames.experiments.evaluate.evaluate` (the arena, seats rotated, 95%
 Wilson intervals). The run's ``curves.png``, when it lies beside the model,
-is copied to ``agents/zoo/<name>.curves.png``. ``agents/zoo/README.md`` lists
+is copied to ``agents/zoo/<name>.curves.png`` (for a run of no iteration, its warm start's
+``warm_start.png``). ``agents/zoo/README.md`` lists
 the cards.
 """
 
@@ -238,6 +239,8 @@ def promote(cfg: ZooConfig) -> dict[str, Any]:
         "evaluation": [],
     }
     curves = Path(cfg.model).with_name("curves.png")  # the training run's learning curves, when beside the model
+    if meta.get("iteration") == 0 and curves.with_name("warm_start.png").exists():
+        curves = curves.with_name("warm_start.png")  # a run that was its warm start alone: that is its learning
     if curves.exists():
         shutil.copyfile(curves, ZOO_DIR / f"{name}.curves.png")
         card["curves"] = f"{name}.curves.png"

@@ -243,3 +243,15 @@ def test_bad_warm_start_settings_are_refused_by_name():
         TrainConfig(init_model="zoo:octrix", widen_init_model=-0.5)
     with pytest.raises(ValueError, match="widen_init_model=0.5 needs an init_model"):
         TrainConfig(widen_init_model=0.5)
+
+
+def test_a_warm_start_writes_its_curves(tmp_path):
+    result = train(_cfg(tmp_path, iterations=0, imitation_games=4, imitation_steps=205, eval_games=2,
+                        imitation_final_learning_rate=1e-4, learning_rate=1e-3))
+    rows = json.loads((tmp_path / "warm_start.json").read_text())["rows"]
+    assert [r["step"] for r in rows] == [*range(2, 205, 2), 205]  # windows of 2 steps, and the last step
+    assert rows[0]["learning_rate"] == pytest.approx(1e-3 - 9e-4 * 1 / 204)  # each window's last rate
+    assert rows[-1]["learning_rate"] == pytest.approx(1e-4)
+    assert rows[-1]["policy_loss"] < rows[0]["policy_loss"]  # it learned the teacher's moves
+    assert (tmp_path / "warm_start.png").stat().st_size > 0
+    assert result["rows"][0]["grad_steps"] == 205

@@ -93,6 +93,16 @@ def test_promote_writes_model_card_and_readme(tmp_path, monkeypatch):
     assert make_agent("zoo:achten-dealer-pays", "achten-dealer-pays").search.rollout_margin == 1.0
     assert zoo.ZooConfig(game="achten-dealer-pays", model="m.pt").rollout_margin == -2.0  # the model file's
 
+    # a run that was its warm start alone: the warm start's curves are its learning curves
+    (tmp_path / "warm").mkdir()
+    save_model(net, tmp_path / "warm" / "model.pt", g, SearchConfig(simulations=4), meta={**meta, "iteration": 0})
+    (tmp_path / "warm" / "curves.png").write_bytes(b"one evaluation")
+    (tmp_path / "warm" / "warm_start.png").write_bytes(b"the warm start's losses")
+    zoo.promote(zoo.ZooConfig(game="achten-dealer-pays", model=str(tmp_path / "warm" / "model.pt"),
+                              opponents=("random",), games=(2,), speed_games=1, out_dir=str(tmp_path / "eval"),
+                              progress=False))
+    assert (tmp_path / "zoo" / "achten-dealer-pays.curves.png").read_bytes() == b"the warm start's losses"
+
     # the network as the belief's model: nothing hand-written in the search
     sixth = zoo.promote(zoo.ZooConfig(game="achten-dealer-pays", model=str(tmp_path / "model.pt"), simulations=0,
                                       belief_worlds=4, belief_rollouts=True, belief_model="network",
