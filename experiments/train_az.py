@@ -339,12 +339,7 @@ def plot_warm_start(rows: list[dict[str, float]], path: Path, title: str) -> Pat
         if len(keys) > 1:
             ax.legend(loc="upper right")
     axes[1].set_yscale("log")
-    fig.suptitle(title)
-    fig.tight_layout()
-    path.parent.mkdir(parents=True, exist_ok=True)
-    fig.savefig(path, dpi=90)
-    plt.close(fig)
-    return path
+    return trainer.save_figure(fig, path, title)
 
 
 def decision_children(game: Game, data: Any, per_decision: int, seed: int) -> tuple[np.ndarray, ...]:

@@ -645,6 +645,13 @@ def plot_curves(rows: list[dict[str, Any]], opponents: list[str], path: Path, ti
         if ax.get_legend_handles_labels()[0]:
             ax.legend(loc="upper right")
         ax.grid(alpha=0.3)
+    return save_figure(fig, path, title)
+
+
+def save_figure(fig: Any, path: Path, title: str) -> Path:
+    """Title, lay out, write (PNG at 90 dpi, its folder made) and close a figure of a run's curves; ``path``."""
+    import matplotlib.pyplot as plt
+
     fig.suptitle(title)
     fig.tight_layout()
     path.parent.mkdir(parents=True, exist_ok=True)
