@@ -101,7 +101,7 @@ from octagames.agents.search.mcts import compiled_value
 from octagames.agents.learn.az import (PolicyValueNet, SearchConfig, action_block, action_rows, load_model,
                                       model_dict, save_model, widen_input, zoo_path)
 from octagames.core import Game
-from octagames.agents.learn.imitation import children, observations
+from octagames.agents.learn.imitation import TeacherData, children, observations
 from octagames.agents.learn.az_selfplay import (Learner, ReplayBuffer, SelfPlayWorker, Trajectories, WorkerConfig,
                                                 play_games)
 from octagames.experiments.cli import parse_config, script
@@ -342,7 +342,8 @@ def plot_warm_start(rows: list[dict[str, float]], path: Path, title: str) -> Pat
     return trainer.save_figure(fig, path, title)
 
 
-def decision_children(game: Game, data: Any, per_decision: int, seed: int) -> tuple[np.ndarray, ...]:
+def decision_children(game: Game, data: TeacherData, per_decision: int,
+                      seed: int) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """``(records, seats, outcomes)`` of up to ``per_decision`` children of each teacher decision
     (:func:`octagames.agents.learn.imitation.children`), each with its game's outcome counted from its own
     acting seat."""
