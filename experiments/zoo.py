@@ -118,13 +118,15 @@ def training_command(meta: dict[str, Any]) -> str:
 
 
 def init_origin(spec: str) -> dict[str, Any]:
-    """Where a run's ``--init-model`` came from ({} for none): a zoo entry's card (its command, commit and
-    own origin, read before a promotion replaces it), or a model file's recorded ``train_az`` command."""
+    """Where a run's ``--init-model`` came from ({} for none): a zoo entry's card (its command, with today's
+    spelling beside it where the card has one, commit and own origin, read before a promotion replaces it), or
+    a model file's recorded ``train_az`` command."""
     if not spec:
         return {}
     if spec.startswith("zoo:"):
         card = zoo_card(spec[4:])
-        return {"model": spec, "command": card.get("command", ""), "commit": card.get("commit", ""),
+        today = {"command_today": card["command_today"]} if card.get("command_today") else {}
+        return {"model": spec, "command": card.get("command", ""), **today, "commit": card.get("commit", ""),
                 "init": card.get("init", {})}
     try:
         _, data = load_model(spec)

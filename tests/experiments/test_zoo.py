@@ -176,3 +176,14 @@ def test_every_recorded_command_of_older_flags_has_todays_beside_it():
         if config is not None:
             assert catalogue.full_config(name, fields) == config, where
         assert set(words) - set(shlex.split(old)) <= {"--game", *catalogue.names()}, where  # only the game's flags
+
+
+def test_an_init_model_from_the_zoo_keeps_its_cards_command_in_todays_flags_too(monkeypatch):
+    old = {"command": "python -m octagames.experiments.train_az --game octiles --iterations 3",
+           "command_today": "python -m octagames.experiments.train_az --game octiles-fixed-start --iterations 3",
+           "commit": "abc1234", "init": {}}
+    monkeypatch.setattr(zoo, "zoo_card", lambda name: old if name == "octiles-fixed-start" else {})
+    assert zoo.init_origin("zoo:octiles-fixed-start") == {"model": "zoo:octiles-fixed-start", **old}
+    today = {k: v for k, v in old.items() if k != "command_today"}
+    monkeypatch.setattr(zoo, "zoo_card", lambda name: today)
+    assert "command_today" not in zoo.init_origin("zoo:octiles-fixed-start")
