@@ -421,7 +421,7 @@ class Trainer:
         parts = [teacher_games(self.game, cfg.imitation_teacher, n, seed=seed + start, epsilon=epsilon,
                                opponent=cfg.imitation_opponent, workers=cfg.imitation_workers, progress=cfg.progress)
                  for n, start, epsilon in ((cfg.imitation_games - wild, 0, cfg.imitation_epsilon),
-                                           (wild, cfg.imitation_games - wild, 1.0)) if n > 0]
+                                           (wild, cfg.imitation_games - wild, 1.0)) if n > 0 or start == 0]
         return parts[0] if len(parts) == 1 else TeacherData.concatenate(parts)
 
     def evaluate(self) -> dict[str, float]:
