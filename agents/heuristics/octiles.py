@@ -124,7 +124,7 @@ def octiles_value(s, out) -> None:
             for d in range(B.NUM_DIRS):
                 end, crossed, _ln, _dead = R.trace(s, pt, d, o, s["tile"][o], s["rot"][o], buf)
                 if crossed and R.end_ok(s, p, pt, end):
-                    gain = before - (0 if R.on_goal(s, p, end) else R.goal_distance(s, p, end))
+                    gain = before - R.goal_distance(s, p, end)
                     if gain > best:
                         best = gain
         if best > -100:
