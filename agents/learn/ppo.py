@@ -72,7 +72,39 @@ from octagames.core import Game
 #: while every arithmetic on it stays finite (no NaN from -inf * 0)
 MASKED_LOGIT = -1e9
 
-ACTIVATIONS = {"tanh": nn.Tanh, "relu": nn.ReLU}
+
+class _SigmoidTanh(torch.autograd.Function):
+    """``tanh(x)`` as ``2 sigmoid(2x) - 1``, with tanh's own gradient ``(1 - y^2) g``."""
+
+    @staticmethod
+    def forward(ctx: Any, x: torch.Tensor) -> torch.Tensor:
+        y = torch.sigmoid(x * 2).mul_(2).sub_(1)
+        ctx.save_for_backward(y)
+        return y
+
+    @staticmethod
+    def backward(ctx: Any, grad: torch.Tensor) -> torch.Tensor:
+        (y,) = ctx.saved_tensors
+        return torch.ops.aten.tanh_backward(grad, y)
+
+
+class Tanh(nn.Module):
+    """``tanh``, computed on CPU as ``2 sigmoid(2x) - 1``, which equals it within 2e-7.
+
+    torch's CPU ``tanh`` is not vectorised like its ``sigmoid``: on a 2048 x 256 float32 batch (one
+    thread, AVX-512) 1.4 ms against 0.12 ms; with the gradient, 1.9 ms against 0.67 ms for this
+    module. A PPO update of the default network is 5-7% faster with it (``docs/benchmarks.md``).
+    Other devices take ``torch.tanh``.
+    The module has no parameters, so a network saved with ``nn.Tanh`` loads into it unchanged.
+    """
+
+    def forward(self, x: torch.Tensor) -> torch.Tensor:
+        if x.device.type != "cpu":
+            return torch.tanh(x)
+        return _SigmoidTanh.apply(x)
+
+
+ACTIVATIONS = {"tanh": Tanh, "relu": nn.ReLU}
 
 
 # ----------------------------------------------------------------------------

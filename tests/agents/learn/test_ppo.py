@@ -8,7 +8,7 @@ import torch
 
 from octagames.agents.arena import play_match
 from octagames.agents.base import RandomAgent, make_turn
-from octagames.agents.learn.ppo import (ActorCritic, ObsBatch, PPOAgent, compute_gae, log_prob_entropy,
+from octagames.agents.learn.ppo import (ActorCritic, ObsBatch, PPOAgent, Tanh, compute_gae, log_prob_entropy,
                                         masked_logits, ppo_loss, ppo_update, sample_actions, save_policy, seat_gae,
                                         sparse_entries, win_rewards)
 from octagames.core import Game
@@ -176,6 +176,32 @@ def test_ppo_update_lowers_the_loss_on_a_fixed_batch():
     assert float(after.detach()) < float(before.detach())
     assert float(s1["pg_loss"]) < float(s0["pg_loss"]) and float(s1["v_loss"]) < float(s0["v_loss"])
     assert all(np.isfinite(v) for v in stats.values())
+
+
+def test_the_networks_tanh_is_torchs_within_2e_7_with_tanhs_gradient():
+    x = torch.linspace(-30.0, 30.0, 200_001, requires_grad=True)
+    g = torch.randn(x.shape[0], generator=torch.Generator().manual_seed(0))
+    y = Tanh()(x)
+    ref = torch.tanh(x.detach())
+    assert y.dtype == torch.float32 and float((y.detach() - ref).abs().max()) <= 2e-7
+    y.backward(g)
+    # (1 - y^2) g from a y within 2e-7 of tanh's: within 4e-7 |g| (and float32 rounding)
+    assert bool(((x.grad - (1 - ref * ref) * g).abs() <= 4e-7 * g.abs() + 1e-7).all())
+    ends = Tanh()(torch.tensor([-1e30, -100.0, 0.0, 100.0, 1e30, float("inf"), -float("inf")]))
+    assert ends.tolist() == [-1.0, -1.0, 0.0, 1.0, 1.0, 1.0, -1.0]
+    assert torch.isnan(Tanh()(torch.tensor([float("nan")]))).all()
+    # the network's tanh layers are this module; without parameters, nn.Tanh's state dict loads into it
+    model = ActorCritic(12, 4, hidden=(8, 8), activation="tanh")
+    assert sum(isinstance(m, Tanh) for m in model.modules()) == 4
+    plain = ActorCritic(12, 4, hidden=(8, 8), activation="tanh")
+    for net in (plain.actor, plain.critic):
+        for i, m in enumerate(net):
+            if isinstance(m, Tanh):
+                net[i] = torch.nn.Tanh()
+    plain.load_state_dict(model.state_dict())
+    obs = torch.randn(40, 12)
+    with torch.no_grad():
+        assert all(torch.allclose(a, b, atol=1e-6) for a, b in zip(model(obs), plain(obs)))
 
 
 def test_trained_agent_plays_in_the_arena_by_path(tmp_path):
