@@ -3,6 +3,7 @@
     python -m octagames.experiments.bench_ppo --no-sb3               # every game, 1 and 2 threads
     python -m octagames.experiments.bench_ppo --budget-s 60 --threads 2 --game octrix octa-en
     python -m octagames.experiments.bench_ppo --device cuda --threads 16 --no-sb3   # a GPU machine
+    python -m octagames.experiments.bench_ppo --no-sb3 --game octrix achten --matmul-dtype bfloat16
 
 For every game (``--game VARIANT ...``, ``--players N``, ``--config key=value ...`` as in every
 verb; default: every game's seed variant at its default seats, 2) and thread count (``threads``:
@@ -70,6 +71,7 @@ from typing import Any, Callable, Iterator
 import numpy as np
 import torch
 
+from octagames.agents.learn.ppo import matmul_precision
 from octagames.envs.gym_wrapper import SingleAgentEnv
 from octagames.envs.vector import make
 from octagames.experiments.cli import GamesArgs, parse_config, script
@@ -112,6 +114,8 @@ class BenchConfig(GamesArgs):
     """our trainer's epochs per update (also sb3_matched's n_epochs)"""
     num_minibatches: int = 4
     """our trainer's minibatches per epoch (sb3_matched's batch_size = num_envs*num_steps/this)"""
+    matmul_dtype: str = "float32"
+    """our trainer's matrix products: float32 or bfloat16 (TrainConfig's matmul_dtype; SB3 stays float32)"""
     sb3: bool = True
     """measure the SB3 anchors (needs sb3-contrib); --no-sb3 measures ours only"""
     sb3_n_envs: int = 1
@@ -131,6 +135,7 @@ class BenchConfig(GamesArgs):
             raise ValueError(f"threads={self.threads} is not valid; give thread counts >= 1, e.g. 1 2")
         if self.activation not in ("tanh", "relu"):
             raise ValueError(f"activation={self.activation!r} is not valid; valid values: ['relu', 'tanh']")
+        matmul_precision(self.matmul_dtype)  # a bad name raises ValueError naming the field
         for name in ("num_envs", "num_steps", "update_epochs", "num_minibatches", "sb3_n_envs"):
             if getattr(self, name) < 1:
                 raise ValueError(f"{name}={getattr(self, name)} must be >= 1")
@@ -357,7 +362,8 @@ def bench_ours(cfg: BenchConfig, game: str, config: dict[str, Any], threads: int
                          total_steps=10**12, time_budget_s=cfg.budget_s, progress=False,
                          num_envs=cfg.num_envs, num_steps=cfg.num_steps, hidden=cfg.hidden,
                          activation=cfg.activation, update_epochs=cfg.update_epochs,
-                         num_minibatches=cfg.num_minibatches, eval_every=0, eval_opponents=(),
+                         num_minibatches=cfg.num_minibatches, matmul_dtype=cfg.matmul_dtype,
+                         eval_every=0, eval_opponents=(),
                          checkpoint_every=10**9)
         # the env's stepping threads (a thread steps at least MIN_SLICE games: fewer games, fewer threads)
         with replaced(modules, "make", lambda f: functools.partial(f, num_threads=threads)):
@@ -579,7 +585,8 @@ def print_table(out: dict[str, Any]) -> None:
     cfg = out["config"]
     load = out["load_average"]
     print(f"PPO trainer end to end: hidden {tuple(cfg['hidden'])} {cfg['activation']}, {cfg['num_envs']} games x "
-          f"{cfg['num_steps']} steps per rollout, device {cfg['device']}, {cfg['budget_s']:g} s per measurement; "
+          f"{cfg['num_steps']} steps per rollout, device {cfg['device']}, matrix products in "
+          f"{cfg.get('matmul_dtype', 'float32')}, {cfg['budget_s']:g} s per measurement; "
           f"load average {' '.join(f'{v:.2f}' for v in load['start'])} at the start, "
           f"{' '.join(f'{v:.2f}' for v in load['end'])} at the end")
     short = {"env stepping": "env", "observation conversion": "obs conv", "policy inference": "inference",

@@ -55,9 +55,10 @@ over games and seats; ``gamma`` discounts per own turn of a seat.
 
 from __future__ import annotations
 
+from contextlib import nullcontext
 from pathlib import Path
 import warnings
-from typing import Any, Sequence
+from typing import Any, ContextManager, Sequence
 
 import numpy as np
 import torch
@@ -105,6 +106,26 @@ class Tanh(nn.Module):
 
 
 ACTIVATIONS = {"tanh": Tanh, "relu": nn.ReLU}
+
+#: the dtypes the network's matrix products may run in (:func:`matmul_precision`)
+MATMUL_DTYPES = {"float32": None, "bfloat16": torch.bfloat16}
+
+
+def matmul_precision(dtype: str, device: torch.device | str = "cpu") -> ContextManager[Any]:
+    """A context in which the network's linear layers compute in ``dtype`` (``"float32"``, ``"bfloat16"``).
+
+    ``"bfloat16"`` is ``torch.autocast`` on ``device``: the matrix products take bfloat16 inputs and
+    accumulate in float32; the parameters, their gradients, Adam's state, the sparse first layer
+    (:class:`SparseInputLinear`) and :class:`ActorCritic`'s output layers stay float32. On a CPU with
+    AVX-512 BF16 (this project's machines) the PPO update is about 1.5 times faster
+    (``docs/benchmarks.md``); on one without it, slower. ``"float32"`` changes nothing.
+    """
+    if dtype not in MATMUL_DTYPES:
+        raise ValueError(f"matmul_dtype={dtype!r} is not valid; valid values: {list(MATMUL_DTYPES)}")
+    low = MATMUL_DTYPES[dtype]
+    if low is None:
+        return nullcontext()
+    return torch.autocast(torch.device(device).type, dtype=low)
 
 
 # ----------------------------------------------------------------------------
@@ -343,7 +364,8 @@ class ActorCritic(nn.Module):
     On CPU, batches of sparse observations (:data:`SPARSE_MAX_DENSITY`) take
     the first layer of both MLPs in one :class:`SparseInputLinear` product;
     the result is the same function (the parameters and their gradients are
-    those of the plain ``nn.Linear`` layers).
+    those of the plain ``nn.Linear`` layers). Its output layers compute in
+    float32, also inside :func:`matmul_precision`.
     """
 
     def __init__(self, obs_size: int, num_actions: int, hidden: Sequence[int] = (256, 256),
@@ -374,27 +396,38 @@ class ActorCritic(nn.Module):
         parts = out.split([f.out_features for f in firsts], dim=-1)
         return [h + f.bias for h, f in zip(parts, firsts)]
 
+    @staticmethod
+    def _tail(net: nn.Sequential, x: torch.Tensor, start: int) -> torch.Tensor:
+        """``net[start:](x)`` with its output layer in float32: inside :func:`matmul_precision` the hidden
+        layers' products take its dtype and the last layer's (a few percent of the work) stays float32, so
+        the logits and values that PPO's ratios and value loss compare keep float32's precision."""
+        if start == len(net):  # no hidden layer: the sparse first layer was the output layer (float32)
+            return x
+        h = net[start:-1](x)
+        with torch.autocast(h.device.type, enabled=False):
+            return net[-1](h.float())
+
     def value(self, obs: "torch.Tensor | ObsBatch") -> torch.Tensor:
         """State values ``[B]`` (``obs``: float32 ``[B, D]`` or an :class:`ObsBatch`)."""
         first = self._first_layers(obs, [self.critic])
         if first is None:
-            return self.critic(dense_obs(obs)).squeeze(-1)
-        return self.critic[1:](first[0]).squeeze(-1)
+            return self._tail(self.critic, dense_obs(obs), 0).squeeze(-1)
+        return self._tail(self.critic, first[0], 1).squeeze(-1)
 
     def logits(self, obs: "torch.Tensor | ObsBatch") -> torch.Tensor:
         """Unmasked action logits ``[B, A]``."""
         first = self._first_layers(obs, [self.actor])
         if first is None:
-            return self.actor(dense_obs(obs))
-        return self.actor[1:](first[0])
+            return self._tail(self.actor, dense_obs(obs), 0)
+        return self._tail(self.actor, first[0], 1)
 
     def forward(self, obs: "torch.Tensor | ObsBatch") -> tuple[torch.Tensor, torch.Tensor]:
         """``(logits [B, A], values [B])``."""
         first = self._first_layers(obs, [self.actor, self.critic])
         if first is None:
             x = dense_obs(obs)
-            return self.actor(x), self.critic(x).squeeze(-1)
-        return self.actor[1:](first[0]), self.critic[1:](first[1]).squeeze(-1)
+            return self._tail(self.actor, x, 0), self._tail(self.critic, x, 0).squeeze(-1)
+        return self._tail(self.actor, first[0], 1), self._tail(self.critic, first[1], 1).squeeze(-1)
 
 
 # ----------------------------------------------------------------------------

@@ -19,7 +19,8 @@ import torch
 
 from octagames.agents.base import Agent, make_turn, pack_agents, unpack_agents
 from octagames.agents.learn.league import AGENT_OPPONENT, RANDOM_OPPONENT, SELF_PLAY, League
-from octagames.agents.learn.ppo import ActorCritic, ObsBatch, sample_actions, seat_gae, win_rewards
+from octagames.agents.learn.ppo import (ActorCritic, ObsBatch, matmul_precision, sample_actions, seat_gae,
+                                        win_rewards)
 from octagames.agents.registry import make_agent
 from octagames.core import Game
 from octagames.envs.vector import OBS_DTYPES, make, narrowest_obs_dtype
@@ -63,6 +64,9 @@ class RolloutConfig:
     obs_dtype: str = "auto"
     """the vector env's observations: auto (the narrowest integers the config allows), uint8, uint16 or
     float32; the network sees the same float32 values either way"""
+    matmul_dtype: str = "float32"
+    """the network's matrix products in the rollout's forward passes: float32 or bfloat16
+    (:func:`~octagames.agents.learn.ppo.matmul_precision`)"""
 
     def __post_init__(self) -> None:
         if self.reward not in ("win", "score"):
@@ -70,6 +74,7 @@ class RolloutConfig:
         if self.obs_dtype not in ROLLOUT_OBS_DTYPES:
             raise ValueError(f"obs_dtype={self.obs_dtype!r} is not valid; "
                              f"valid values: {list(ROLLOUT_OBS_DTYPES)}")
+        matmul_precision(self.matmul_dtype)  # a bad name raises here, not in the first rollout
 
 
 def build_model(spec: dict[str, Any], state_dict: dict[str, torch.Tensor],
@@ -206,6 +211,11 @@ class RolloutWorker:
             ``actions``, ``logprobs``, ``advantages``, ``returns``, ``values``) and the rollout's
             episodes, league and agent games and win rates, trained share and mean value.
         """
+        with matmul_precision(self.cfg.matmul_dtype, self.device):
+            return self._play()
+
+    def _play(self) -> dict[str, Any]:
+        """:meth:`rollout`'s work (under its ``no_grad`` and matrix-product precision)."""
         cfg, env, dev, P = self.cfg, self.env, self.device, self.P
         T, N = cfg.num_steps, cfg.num_envs
         D, A = env.observation_size, env.num_actions

@@ -142,5 +142,7 @@ def test_config_validation():
         BenchConfig(game=("octrix", "achten"), players=5)
     with pytest.raises(ValueError, match="budget_s"):
         BenchConfig(budget_s=0)
+    with pytest.raises(ValueError, match=r"matmul_dtype='half' is not valid; valid values"):
+        BenchConfig(matmul_dtype="half")
     with pytest.raises(ValueError, match="threads"):
         BenchConfig(threads=())

@@ -137,6 +137,27 @@ def test_compact_observations_train_exactly_like_float32_ones(tmp_path):
         TrainConfig(obs_dtype="int8")
 
 
+def test_bfloat16_products_reproduce_a_run_and_leave_its_files_float32(tmp_path):
+    """--matmul-dtype bfloat16 (rollouts and update): a seeded run gives the same metrics and weights again,
+    not the float32 run's (the products are lowered), and close to them; weights and Adam stay float32."""
+    kw = dict(num_envs=32, total_steps=3 * 32 * 8, eval_every=0, snapshot_every=2, checkpoint_every=1)
+    runs = {name: train(_small_cfg(tmp_path / name, matmul_dtype=dt, **kw))
+            for name, dt in (("a", "bfloat16"), ("b", "bfloat16"), ("f", "float32"))}
+    for a, b in zip(runs["a"]["rows"], runs["b"]["rows"]):
+        assert all(_same(a[k], b[k]) for k in a if k not in TIME_COLUMNS), a["update"]
+    assert any(a.get("pg_loss") != f.get("pg_loss") for a, f in zip(runs["a"]["rows"], runs["f"]["rows"]))
+    weights = {n: torch.load(r["policy"])["state_dict"] for n, r in runs.items()}
+    assert all(torch.equal(weights["a"][k], weights["b"][k]) for k in weights["a"])
+    assert all(w.dtype == torch.float32 for w in weights["a"].values())
+    assert max(float((weights["a"][k] - weights["f"][k]).abs().max()) for k in weights["a"]) < 0.02
+    adam = torch.load(tmp_path / "a" / "checkpoint.pt", weights_only=False)["optimizer"]["state"]
+    state = [t for st in adam.values() for t in st.values() if t.is_floating_point()]
+    assert state and all(t.dtype == torch.float32 for t in state)
+    with pytest.raises(ValueError, match=r"matmul_dtype='fp16' is not valid; valid values: "
+                                         r"\['float32', 'bfloat16'\]"):
+        TrainConfig(matmul_dtype="fp16")
+
+
 def test_league_draws_random_opponents_at_the_configured_rate():
     n = 20_000
     league = League(opponent=np.zeros(n, dtype=np.int64), seat=np.zeros(n, dtype=np.int64))

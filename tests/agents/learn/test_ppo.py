@@ -9,8 +9,8 @@ import torch
 from octagames.agents.arena import play_match
 from octagames.agents.base import RandomAgent, make_turn
 from octagames.agents.learn.ppo import (ActorCritic, ObsBatch, PPOAgent, Tanh, compute_gae, log_prob_entropy,
-                                        masked_logits, ppo_loss, ppo_update, sample_actions, save_policy, seat_gae,
-                                        sparse_entries, win_rewards)
+                                        masked_logits, matmul_precision, ppo_loss, ppo_update, sample_actions,
+                                        save_policy, seat_gae, sparse_entries, win_rewards)
 from octagames.core import Game
 from octagames.envs.vector import narrowest_obs_dtype
 from octagames.agents.registry import make_agent
@@ -202,6 +202,51 @@ def test_the_networks_tanh_is_torchs_within_2e_7_with_tanhs_gradient():
     obs = torch.randn(40, 12)
     with torch.no_grad():
         assert all(torch.allclose(a, b, atol=1e-6) for a, b in zip(model(obs), plain(obs)))
+
+
+@pytest.mark.parametrize("hidden", [(), (16,), (16, 16)])
+def test_the_output_layers_are_the_plain_sequential_on_both_first_layer_paths(hidden):
+    torch.manual_seed(0)
+    model = ActorCritic(100, 5, hidden=hidden)
+    for rows in (8, 64):  # the dense first layer (few rows) and the sparse one
+        x = (torch.rand(rows, 100) < 0.05).float()
+        with torch.no_grad():
+            expected = (model.actor(x), model.critic(x).squeeze(-1))
+            for got in (model(x), (model.logits(x), model.value(x))):
+                assert all(torch.allclose(g, e, atol=1e-6) for g, e in zip(got, expected)), (hidden, rows)
+
+
+@pytest.mark.parametrize("rows", [8, 64])  # the dense first layer (few rows) and the sparse one
+def test_bfloat16_products_keep_outputs_parameters_and_adam_float32(rows):
+    torch.manual_seed(0)
+    rng = np.random.default_rng(0)
+    model = ActorCritic(300, 10, hidden=(64, 64))
+    obs = torch.from_numpy((rng.random((rows, 300)) < 0.05).astype(np.float32))
+    mask = _random_masks(rng, rows, 10)
+    with torch.no_grad():
+        logits, values = model(obs)
+        with matmul_precision("float32"):  # no change at all
+            assert all(torch.equal(a, b) for a, b in zip(model(obs), (logits, values)))
+        with matmul_precision("bfloat16"):
+            low = model(obs)
+    assert [t.dtype for t in low] == [torch.float32, torch.float32]
+    for a, b in zip(low, (logits, values)):  # bfloat16 keeps 8 bits of each product's inputs
+        assert not torch.equal(a, b) and float((a - b).abs().max()) <= 0.02 * float(b.abs().max()) + 1e-4
+    actions, logp = sample_actions(logits, mask, generator=torch.Generator().manual_seed(1))
+    batch = {"obs": obs, "mask": mask, "actions": actions, "logprobs": logp,
+             "advantages": torch.randn(rows), "returns": torch.randn(rows), "values": values}
+    opt = torch.optim.Adam(model.parameters(), lr=1e-3, fused=True)
+    before = [p.detach().clone() for p in model.parameters()]
+    with matmul_precision("bfloat16"):
+        stats = ppo_update(model, opt, batch, update_epochs=2, num_minibatches=1)
+    assert all(np.isfinite(v) for v in stats.values())
+    assert all(p.dtype == torch.float32 and p.grad.dtype == torch.float32 for p in model.parameters())
+    state = [t for st in opt.state.values() for t in st.values() if t.is_floating_point()]
+    assert state and all(t.dtype == torch.float32 for t in state)
+    assert any(not torch.equal(p, q) for p, q in zip(model.parameters(), before))
+    with pytest.raises(ValueError, match=r"matmul_dtype='float16' is not valid; valid values: "
+                                         r"\['float32', 'bfloat16'\]"):
+        matmul_precision("float16")
 
 
 def test_trained_agent_plays_in_the_arena_by_path(tmp_path):
