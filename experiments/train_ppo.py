@@ -61,8 +61,8 @@ Precision: ``--matmul-dtype bfloat16`` runs the hidden layers' matrix products o
 forward passes and of the update in bfloat16 (``torch.autocast``; the sparse first layer, the
 output layers, the parameters, Adam and the losses stay float32,
 :func:`octagames.agents.learn.ppo.matmul_precision`). On a CPU with AVX-512 BF16 or AMX it makes
-the whole loop about 1.5 times faster; over three seeds on the Octrix match it learned as the
-float32 runs did (``docs/benchmarks.md``). On a CPU without them it is slower. A seeded run
+the whole loop about 1.5 times faster; over three seeds on the Octrix match it learned within the
+spread of the float32 runs (``docs/benchmarks.md``). On a CPU without them it is slower. A seeded run
 reproduces itself in either dtype; the two dtypes' runs differ.
 
 Resuming: ``checkpoint.pt`` is written atomically every ``checkpoint_every``
