@@ -6,7 +6,7 @@
     octagames train-ppo --game achten-dealer-pays --learning-rate 1e-3 \
         --anneal-lr --total-steps 2800000 --time-budget-s 900     # the README's Achten run
     octagames train-ppo --game octrix --total-steps 2000000 --resume   # continue a killed run
-    octagames train-ppo --game octrix --total-steps 2000000 --matmul-dtype bfloat16   # 1.5x faster here
+    octagames train-ppo --game octrix --total-steps 2000000 --matmul-dtype bfloat16   # 1.1-1.5x faster
 
 The run folder, its files (``config.json``, ``checkpoint.pt``, ``metrics.csv``/``.json``,
 ``curves.png``), ``--resume``/``--overwrite`` and the progress lines are the shared trainer
@@ -61,7 +61,7 @@ Precision: ``--matmul-dtype bfloat16`` runs the hidden layers' matrix products o
 forward passes and of the update in bfloat16 (``torch.autocast``; the sparse first layer, the
 output layers, the parameters, Adam and the losses stay float32,
 :func:`octagames.agents.learn.ppo.matmul_precision`). On a CPU with AVX-512 BF16 or AMX it makes
-the whole loop about 1.5 times faster; over three seeds on the Octrix match it learned within the
+the whole loop 1.1-1.5 times faster; over three seeds on the Octrix match it learned within the
 spread of the float32 runs (``docs/benchmarks.md``). On a CPU without them it is slower. A seeded run
 reproduces itself in either dtype; the two dtypes' runs differ.
 
@@ -118,7 +118,7 @@ class TrainConfig(trainer.RunConfig):
     uint8, uint16 or float32; the network sees the same float32 values either way, converted where it runs"""
     matmul_dtype: str = "float32"
     """the network's matrix products in the rollouts and the update: float32, or bfloat16 (torch.autocast;
-    parameters, Adam and losses stay float32): about 1.5x faster updates on CPUs with AVX-512 BF16 or AMX,
+    parameters, Adam and losses stay float32): 1.3-1.6x faster updates on CPUs with AVX-512 BF16 or AMX,
     slower on others; seeded runs reproduce either way, but the two dtypes' runs differ"""
     # -- network and PPO ------------------------------------------------------------
     hidden: tuple[int, ...] = (256, 256)

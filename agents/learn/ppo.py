@@ -117,7 +117,7 @@ def matmul_precision(dtype: str, device: torch.device | str = "cpu") -> ContextM
     ``"bfloat16"`` is ``torch.autocast`` on ``device``: the matrix products take bfloat16 inputs and
     accumulate in float32; the parameters, their gradients, Adam's state, the sparse first layer
     (:class:`SparseInputLinear`) and :class:`ActorCritic`'s output layers stay float32. On a CPU with
-    AVX-512 BF16 (this project's machines) the PPO update is about 1.5 times faster
+    AVX-512 BF16 (this project's machines) the PPO update is 1.3-1.6 times faster
     (``docs/benchmarks.md``); on one without it, slower. ``"float32"`` changes nothing.
     """
     if dtype not in MATMUL_DTYPES:
