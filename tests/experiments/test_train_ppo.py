@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import dataclasses
+import functools
 import json
 import math
 import subprocess
@@ -17,6 +18,7 @@ from octagames.agents.arena import play_match
 from octagames.agents.base import RandomAgent
 from octagames.agents.registry import make_agent
 from octagames.agents.learn.league import RANDOM_OPPONENT, SELF_PLAY, League
+from octagames.agents.learn.rollout import RolloutConfig
 from octagames.experiments.cli import command_line
 from octagames.experiments.train_ppo import TIME_COLUMNS, TrainConfig, Trainer, ppo_origin, train
 
@@ -153,9 +155,10 @@ def test_bfloat16_products_reproduce_a_run_and_leave_its_files_float32(tmp_path)
     adam = torch.load(tmp_path / "a" / "checkpoint.pt", weights_only=False)["optimizer"]["state"]
     state = [t for st in adam.values() for t in st.values() if t.is_floating_point()]
     assert state and all(t.dtype == torch.float32 for t in state)
-    with pytest.raises(ValueError, match=r"matmul_dtype='fp16' is not valid; valid values: "
-                                         r"\['float32', 'bfloat16'\]"):
-        TrainConfig(matmul_dtype="fp16")
+    for config in (TrainConfig, functools.partial(RolloutConfig, "octrix")):  # the trainer's and its workers'
+        with pytest.raises(ValueError, match=r"matmul_dtype='fp16' is not valid; valid values: "
+                                             r"\['float32', 'bfloat16'\]"):
+            config(matmul_dtype="fp16")
 
 
 def test_league_draws_random_opponents_at_the_configured_rate():
