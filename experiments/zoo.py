@@ -58,6 +58,8 @@ class ZooConfig:
     """a train_az model.pt or checkpoint.pt"""
     simulations: int = -1
     """default simulations of zoo:<name> (-1: the model file's play-time search)"""
+    network_simulations: int = -1
+    """simulations of net:<name> without a budget, the network alone (-1: zoo:<name>'s); the card keeps it"""
     leaves_per_game: int = 0
     """default leaves per network call (0: the model file's)"""
     leaf_value_mix: float = -1.0
@@ -105,6 +107,9 @@ class ZooConfig:
                              f"no zoo model for it (a variant's zoo counts); valid: {valid}")
         if not self.model:
             raise ValueError("model is empty: give the model.pt (or checkpoint.pt) of a train_az run")
+        if self.network_simulations < -1:
+            raise ValueError(f"network_simulations={self.network_simulations} is not valid: give -1 (zoo:<name>'s "
+                             "budget) or a number of simulations >= 0")
         if len(self.games) not in (1, len(self.opponents)):
             raise ValueError(f"games: give one number or one per opponent ({len(self.opponents)}), got {self.games}")
 
@@ -236,7 +241,9 @@ def promote(cfg: ZooConfig) -> dict[str, Any]:
         "command": training_command(meta), "commit": git_commit(), "date": datetime.date.today().isoformat(),
         "training": {k: meta[k] for k in ("iteration", "wall_time", "machine") if k in meta},
         "teacher": ppo_origin(meta.get("config", {}).get("imitation_teacher", "")), "init": init,
-        "search": dataclasses.asdict(search), "size_bytes": zoo_path(name).stat().st_size,
+        "search": dataclasses.asdict(search),
+        **({"network_simulations": cfg.network_simulations} if cfg.network_simulations >= 0 else {}),
+        "size_bytes": zoo_path(name).stat().st_size,
         "seconds_per_game_side": seconds_per_side(name, cfg.speed_games, cfg.seed),
         "evaluation": [],
     }
@@ -265,7 +272,8 @@ def write_readme() -> Path:
     """``agents/zoo/README.md``: one line per card."""
     lines = ["# Model zoo", "", "Load with `make_agent(\"zoo:<variant>\", game)`, or `zoo:<variant>-<n>p` for a model of "
              "another player count than the variant's default (`zoo:octrix-3p`); append `:<simulations>` to change "
-             "the search budget. A model plays its variant and player count only (another config is refused unless "
+             "the search budget; `net:<variant>` plays the same network alone (no hand-written part), at the budget "
+             "its card names after the search where it names one. A model plays its variant and player count only (another config is refused unless "
              "`allow_config_mismatch=True`). Each model's card (`<name>.json`) holds the variant and every "
              "field of its config, its training command, commit and evaluation; "
              "`python -m octagames.experiments.zoo` writes both. A card's `command` is the command as it ran at "
@@ -283,7 +291,8 @@ def write_readme() -> Path:
                        f"/{e['games']}" for e in c["evaluation"])
         curves = f"[png]({c['curves']})" if "curves" in c else "–"
         variant = catalogue.describe(c["game"], c["config"])
-        lines.append(f"| `zoo:{name}` | {variant} | {search_text(c['search'])} | "
+        net = f"; `net:{name}` {c['network_simulations']} simulations" if "network_simulations" in c else ""
+        lines.append(f"| `zoo:{name}` | {variant} | {search_text(c['search'])}{net} | "
                      f"{c['seconds_per_game_side']:.1f} | {ev} | {curves} | {c['commit']} |")
     out = ZOO_DIR / "README.md"
     out.write_text("\n".join(lines) + "\n")

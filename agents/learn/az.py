@@ -1164,7 +1164,10 @@ def _zoo_agent(kind: str, game: str, arg: str | None, network_alone: bool) -> Ag
         seats = "" if n == variant.default_players else f" --players {n}"
         raise ValueError(f"{kind}:{name} plays {variant.game}; you asked for {game} "
                          f"(play it with --game {variant.name}{seats})")
-    return AZAgent.load(path, sims, name=f"{kind}-{name}" + ("" if sims is None else f"-{sims}"),
+    budget = sims
+    if budget is None and network_alone:  # the budget the card measured the network alone at, if it gives one
+        budget = zoo_card(name).get("network_simulations")
+    return AZAgent.load(path, budget, name=f"{kind}-{name}" + ("" if sims is None else f"-{sims}"),
                         network_alone=network_alone)
 
 
@@ -1174,8 +1177,10 @@ def _zoo_factory(game: str, arg: str | None) -> Agent:
 
 def _net_factory(game: str, arg: str | None) -> Agent:
     """``net:<variant>[-<n>p][:<simulations>]``: the zoo model of the variant (and seats) with the network
-    alone: PUCT over uniform determinizations with the network's priors and its value at the leaves, the
-    model's budget and leaves per call unless ``<simulations>`` is given, or, where the model's belief takes
+    alone: PUCT over uniform determinizations with the network's priors and its value at the leaves, with
+    ``<simulations>``, else the card's ``network_simulations`` where it gives one (the budget the network
+    alone was measured at: the search reads no compiled value, so it may need more than the model's), else
+    the model's budget, and the model's leaves per call; or, where the model's belief takes
     the network as its model (``belief_model="network"``, Achten), that belief and its rollouts, every move
     in them the network's; ``net:<variant>:0`` plays the network's most likely legal action (one forward
     pass, deterministic). No heuristic, compiled leaf value, prior hint or heuristic's belief or rollout

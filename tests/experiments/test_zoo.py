@@ -38,6 +38,7 @@ def test_promote_writes_model_card_and_readme(tmp_path, monkeypatch):
     assert card["seconds_per_game_side"] > 0 and card["training"] == {"iteration": 3, "wall_time": 12.5,
                                                                   "machine": "2 CPU cores (AMD EPYC), cpu"}
     assert card["teacher"] == {} and card["init"] == {}  # the heuristic teacher needs no command
+    assert "network_simulations" not in card  # net: takes the model's budget
     assert json.loads((tmp_path / "zoo" / "achten-dealer-pays.json").read_text()) == card
     readme = (tmp_path / "zoo" / "README.md").read_text()
     assert "`zoo:achten-dealer-pays`" in readme and "[png](achten-dealer-pays.curves.png)" in readme
@@ -53,7 +54,7 @@ def test_promote_writes_model_card_and_readme(tmp_path, monkeypatch):
     save_model(net, tmp_path / "next.pt", g, SearchConfig(simulations=9, prior_hint="heuristic",
                                                           prior_hint_weight=0.8), meta=meta)
     second = zoo.promote(zoo.ZooConfig(game="achten-dealer-pays", model=str(tmp_path / "next.pt"),
-                                       prior_hint_weight=0.9,
+                                       prior_hint_weight=0.9, network_simulations=7,
                                        opponents=("random",), games=(2,), speed_games=1, out_dir=str(tmp_path / "eval"), progress=False))
     assert second["init"] == {"model": "zoo:achten-dealer-pays", "command": card["command"], "commit": card["commit"],
                               "init": {}}
@@ -61,6 +62,15 @@ def test_promote_writes_model_card_and_readme(tmp_path, monkeypatch):
     assert "9 simulations, 1 per call, heuristic hint 0.9" in (tmp_path / "zoo" / "README.md").read_text()
     hinted = make_agent("zoo:achten-dealer-pays", "achten-dealer-pays").search
     assert (hinted.prior_hint, hinted.prior_hint_weight) == ("heuristic", 0.9)
+    # the network alone at the budget the card names (zoo: keeps its own), a given budget before it
+    assert second["network_simulations"] == 7
+    readme = (tmp_path / "zoo" / "README.md").read_text()
+    assert "heuristic hint 0.9; `net:achten-dealer-pays` 7 simulations |" in readme
+    alone = make_agent("net:achten-dealer-pays", "achten-dealer-pays").search
+    assert (hinted.simulations, alone.simulations) == (9, 7)
+    assert make_agent("net:achten-dealer-pays:3", "achten-dealer-pays").search.simulations == 3
+    with pytest.raises(ValueError, match="network_simulations=-2 is not valid"):
+        zoo.ZooConfig(game="achten-dealer-pays", model="m.pt", network_simulations=-2)
 
     # the same network playing by rollouts over believed worlds
     third = zoo.promote(zoo.ZooConfig(game="achten-dealer-pays", model=str(tmp_path / "model.pt"), belief_worlds=4,

@@ -102,6 +102,18 @@ def test_net_keeps_the_budget_and_leaves_of_the_card_and_drops_every_hand_writte
     assert agent.name == "net:octa-en"
 
 
+def test_net_plays_at_the_budget_its_card_names_unless_the_spec_names_one():
+    card = az.zoo_card("octiles-fixed-start")  # the network alone was measured at more simulations
+    assert card["network_simulations"] > card["search"]["simulations"]
+    g = "octiles-fixed-start"
+    assert make_agent(f"net:{g}", g).search.simulations == card["network_simulations"]
+    assert make_agent(f"zoo:{g}", g).search.simulations == card["search"]["simulations"]
+    assert [make_agent(f"net:{g}:{n}", g).search.simulations for n in (40, 0)] == [40, 0]
+    assert "network_simulations" not in az.zoo_card("octa-en")  # a card without one: the model's budget
+    own = az.zoo_card("octa-en")["search"]["simulations"]
+    assert make_agent("net:octa-en", "octa-en").search.simulations == own
+
+
 class Both(Agent):
     """Plays ``first``'s move after checking ``second`` chooses the same and ``first`` asked its network
     once per decision with a choice (one forward pass), its argmax."""
