@@ -45,6 +45,7 @@ import dataclasses
 import functools
 import hashlib
 import inspect
+import json
 import os
 import subprocess
 import sys
@@ -508,7 +509,8 @@ def executor_from(ray: bool, ray_address: str, chunk_size: int = 8) -> Any:
 
 def model_fingerprints(specs: Sequence[str]) -> dict[str, str]:
     """A digest of every model file the agent specs name (``ppo:<path>``, ``az:<path>``, ``zoo:<name>``,
-    ``net:<name>``), so that a saved game journal is not resumed after a model changed."""
+    ``net:<name>``), so that a saved game journal is not resumed after a model changed. A ``net:<name>``
+    without a budget also digests the budget its card names (``network_simulations``), which it plays at."""
     out = {}
     for spec in specs:
         name, _, rest = spec.partition(":")
@@ -517,7 +519,13 @@ def model_fingerprints(specs: Sequence[str]) -> dict[str, str]:
         if name in ("zoo", "net"):  # a zoo name (octrix-2p spelled out included): its file
             path = Path(octagames.agents.__file__).parent / "zoo" / f"{catalogue.zoo_file_name(arg)}.pt"
         if arg and path.is_file():
-            out[spec] = hashlib.blake2b(path.read_bytes(), digest_size=8).hexdigest()
+            digest = hashlib.blake2b(path.read_bytes(), digest_size=8)
+            card = path.with_suffix(".json")
+            if name == "net" and ":" not in rest and card.is_file():
+                budget = json.loads(card.read_text()).get("network_simulations")
+                if budget is not None:
+                    digest.update(f"network_simulations={budget}".encode())
+            out[spec] = digest.hexdigest()
     return out
 
 

@@ -283,3 +283,7 @@ def test_a_journal_fingerprints_every_zoo_name_by_its_file():
     # octrix-2p is zoo:octrix spelled out and net: plays the same file: one digest; an unknown name has none
     assert prints["zoo:octrix"] == prints["zoo:octrix-2p:8"] == prints["net:octrix:0"] != prints["net:octrix-3p"]
     assert set(prints) == {"zoo:octrix", "zoo:octrix-2p:8", "net:octrix:0", "net:octrix-3p"}
+    # net: without a budget plays at its card's network_simulations where it names one: that is digested too
+    zoo, fixed, card = "zoo:octiles-fixed-start", "net:octiles-fixed-start:6000", "net:octiles-fixed-start"
+    plain = model_fingerprints([zoo, fixed, card])
+    assert plain[zoo] == plain[fixed] != plain[card]
