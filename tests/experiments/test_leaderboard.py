@@ -120,6 +120,9 @@ def test_each_published_section_was_played_on_its_variants_config():
         assert header["entry"] == key and header["agents"] == d["agents"]  # a rerun resumes these games
         assert catalogue.full_config(v.game, header["config"]) == d["config"]
         assert model_fingerprints([f"zoo:{key}"]) == {f"zoo:{key}": header["models"][f"zoo:{key}"]}  # its model
+        # every other model the repository holds (net: at its card's budget too) is the one that played
+        now = model_fingerprints(header["agents"])
+        assert now == {spec: header["models"][spec] for spec in now}, key
 
 
 def test_the_markdown_says_how_each_ppo_policy_was_trained(tmp_path):
