@@ -45,7 +45,6 @@ import dataclasses
 import functools
 import hashlib
 import inspect
-import json
 import os
 import subprocess
 import sys
@@ -520,9 +519,9 @@ def model_fingerprints(specs: Sequence[str]) -> dict[str, str]:
             path = Path(octagames.agents.__file__).parent / "zoo" / f"{catalogue.zoo_file_name(arg)}.pt"
         if arg and path.is_file():
             digest = hashlib.blake2b(path.read_bytes(), digest_size=8)
-            card = path.with_suffix(".json")
-            if name == "net" and ":" not in rest and card.is_file():
-                budget = json.loads(card.read_text()).get("network_simulations")
+            if name == "net" and ":" not in rest:
+                from octagames.agents.learn.az import network_budget  # torch: only where a net: spec is named
+                budget = network_budget(arg)
                 if budget is not None:
                     digest.update(f"network_simulations={budget}".encode())
             out[spec] = digest.hexdigest()

@@ -1140,6 +1140,12 @@ def zoo_card(name: str) -> dict[str, Any]:
     return json.loads(card.read_text()) if card.exists() else {}
 
 
+def network_budget(name: str) -> int | None:
+    """The simulations ``net:<name>`` plays at when its spec gives none: the card's ``network_simulations``
+    (the budget the network alone was measured at), or None where the card names none (the model's own)."""
+    return zoo_card(name).get("network_simulations")
+
+
 def _parse(spec_name: str, arg: str | None, usage: str) -> tuple[str, int | None]:
     if not arg:
         raise ValueError(f"agent {spec_name!r} needs an argument: {usage}")
@@ -1164,9 +1170,7 @@ def _zoo_agent(kind: str, game: str, arg: str | None, network_alone: bool) -> Ag
         seats = "" if n == variant.default_players else f" --players {n}"
         raise ValueError(f"{kind}:{name} plays {variant.game}; you asked for {game} "
                          f"(play it with --game {variant.name}{seats})")
-    budget = sims
-    if budget is None and network_alone:  # the budget the card measured the network alone at, if it gives one
-        budget = zoo_card(name).get("network_simulations")
+    budget = network_budget(name) if sims is None and network_alone else sims
     return AZAgent.load(path, budget, name=f"{kind}-{name}" + ("" if sims is None else f"-{sims}"),
                         network_alone=network_alone)
 

@@ -404,6 +404,8 @@ class ActorCritic(nn.Module):
         if start == len(net):  # no hidden layer: the sparse first layer was the output layer (float32)
             return x
         h = net[start:-1](x)
+        if not torch.is_autocast_enabled(h.device.type):  # float32 throughout: no context to enter
+            return net[-1](h)
         with torch.autocast(h.device.type, enabled=False):
             return net[-1](h.float())
 
