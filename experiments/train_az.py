@@ -98,10 +98,11 @@ import torch
 from octagames import catalogue
 from octagames.agents.arena import wilson_interval
 from octagames.agents.search.mcts import compiled_value
+from octagames.agents.search.rollouts import check_game
 from octagames.agents.learn.az import (PolicyValueNet, SearchConfig, action_block, action_rows, load_model,
                                       model_dict, save_model, widen_input, zoo_path)
 from octagames.core import Game
-from octagames.agents.learn.imitation import TeacherData, children, observations
+from octagames.agents.learn.imitation import TeacherData, children, observations, rollout_outcomes
 from octagames.agents.learn.az_selfplay import (Learner, ReplayBuffer, SelfPlayWorker, Trajectories, WorkerConfig,
                                                 play_games)
 from octagames.experiments.cli import parse_config, script
@@ -218,6 +219,10 @@ class TrainConfig(trainer.RunConfig):
     played), the positions a search meets one move on; needs imitation_target prior"""
     imitation_final_learning_rate: float = 0.0
     """when > 0, the warm start's rate falls linearly from learning_rate to it over imitation_steps"""
+    imitation_value_worlds: int = 0
+    """when > 0, each teacher decision's value target is its seat's mean win over this many uniform
+    determinizations played on from the teacher's move by the compiled heuristic (2 players), not the
+    game's one outcome: a value with less noise for the search to read"""
     # -- evaluation and checkpoints ----------------------------------------------------------
     play_simulations: int = 64
     """simulations of the saved model's play-time search (and of the evaluations)"""
@@ -254,6 +259,15 @@ class TrainConfig(trainer.RunConfig):
         if self.imitation_children and self.imitation_target != "prior":
             raise ValueError(f"imitation_children={self.imitation_children} needs imitation_target='prior' (a "
                              "child position has no teacher's move to imitate)")
+        if self.imitation_value_worlds < 0:
+            raise ValueError(f"imitation_value_worlds={self.imitation_value_worlds} is not valid; "
+                             "it must be >= 0")
+        if worlds := self.imitation_value_worlds:
+            game = self.make_game()
+            check_game(game, f"the rollout value targets of imitation_value_worlds={worlds}")
+            if game.num_players != 2:
+                raise ValueError(f"imitation_value_worlds={worlds} needs 2 players; this run has "
+                                 f"{game.num_players} (the playouts tell only the deciding seat's win)")
         if self.imitation_final_learning_rate < 0:
             raise ValueError(f"imitation_final_learning_rate={self.imitation_final_learning_rate} is not valid; "
                              "it must be >= 0")
@@ -467,6 +481,9 @@ class Trainer(trainer.Trainer):
         cfg = self.cfg
         start = time.perf_counter()
         data = self.teacher_data()
+        if cfg.imitation_value_worlds:
+            data.outcomes = rollout_outcomes(self.game, data, cfg.imitation_value_worlds,
+                                             seed=cfg.seed * 7901 + 5, progress=cfg.progress)
         if cfg.imitation_target == "prior":
             recs, seats, outcomes = data.records, data.seats, data.outcomes
             if cfg.imitation_children:

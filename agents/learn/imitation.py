@@ -136,6 +136,43 @@ def teacher_games(game: Game, teacher: str, num_games: int, seed: int, epsilon: 
                        np.array(outcomes, np.float32).reshape(-1, P), num_games)
 
 
+def rollout_outcomes(game: Game, data: TeacherData, worlds: int, seed: int,
+                     progress: bool = False) -> np.ndarray:
+    """Value targets with less noise than a game's one outcome: for each decision of ``data``, the deciding
+    seat's mean win over ``worlds`` uniform determinizations of its information state
+    (:func:`~octagames.agents.search.rollouts.believed_worlds`), each played on from the teacher's
+    action to the end by the game's compiled heuristic in every seat
+    (:func:`~octagames.agents.search.rollouts.rollout_values`: 1 a win, 1/2 a draw, 0 a loss).
+
+    Returns:
+        ``outcomes`` laid out as :attr:`TeacherData.outcomes` (per seat counted from the deciding seat):
+        the mean win, then ``1 -`` it for the other seat.
+
+    Raises:
+        ValueError: ``worlds`` < 1, a game without a compiled heuristic, or not 2 players (the playouts
+            report the deciding seat's win only, which tells the others' only at two seats).
+    """
+    from octagames.agents.search.rollouts import believed_worlds, check_game, rollout_values
+
+    if worlds < 1:
+        raise ValueError(f"worlds={worlds} is not valid; it must be >= 1")
+    check_game(game, "rollout value targets")
+    if game.num_players != 2:
+        raise ValueError(f"rollout value targets need 2 players; {game.name} has {game.num_players}")
+    rng = np.random.default_rng(seed)
+    out = np.zeros((len(data), 2), np.float32)
+    steps = range(len(data))
+    if progress:
+        from tqdm.auto import tqdm
+        steps = tqdm(steps, desc=f"rollout values ({worlds} worlds)", unit="decision", file=sys.stderr)
+    for j in steps:
+        seat = int(data.seats[j])
+        played = believed_worlds(game, data.records[j], seat, rng, worlds)
+        v = float(rollout_values(game, played, seat, [int(data.actions[j])]).mean())
+        out[j] = (v, 1.0 - v)
+    return out
+
+
 def _teacher_block(args: tuple) -> TeacherData:
     game, teacher, num_games, seed, epsilon, opponent = args
     return teacher_games(game, teacher, num_games, seed, epsilon, opponent)

@@ -213,6 +213,20 @@ def test_a_warm_start_on_the_init_models_priors_teaches_the_compiled_value_on_de
     np.testing.assert_allclose(batch["values"].numpy(), tr.buffer.leaf_values(tr.buffer.records[j], tr.buffer.seats[j]))
 
 
+def test_a_warm_start_with_rollout_values_stores_them_as_the_value_targets(tmp_path):
+    from octagames.agents.learn.imitation import rollout_outcomes
+    cfg = _cfg(tmp_path, game="achten", config=("num_players=2", "deal_penalty=1"), iterations=0,
+               imitation_games=3, imitation_value_worlds=4, imitation_steps=2, batch_size=8)
+    tr = Trainer(cfg)
+    tr.warm_start()
+    data = tr.teacher_data()
+    want = rollout_outcomes(tr.game, data, 4, seed=cfg.seed * 7901 + 5)
+    assert len(tr.buffer) == len(data)
+    np.testing.assert_array_equal(tr.buffer.values[:len(data)], want)
+    assert not np.array_equal(want, data.outcomes)  # not the games' own outcomes
+    np.testing.assert_array_equal(tr.buffer.pol_idx[:len(data), 0], data.actions)  # the same policy target
+
+
 def test_the_last_share_of_teacher_games_is_played_wholly_at_random(tmp_path):
     from octagames.agents.learn.imitation import TeacherData, teacher_games
     cfg = _cfg(tmp_path, imitation_games=5, imitation_random_share=0.4)
@@ -239,6 +253,13 @@ def test_bad_warm_start_settings_are_refused_by_name():
         TrainConfig(imitation_random_share=1.5)
     with pytest.raises(ValueError, match="imitation_final_learning_rate=-1"):
         TrainConfig(imitation_final_learning_rate=-1)
+    with pytest.raises(ValueError, match=r"^imitation_value_worlds=-1 is not valid; it must be >= 0$"):
+        TrainConfig(imitation_value_worlds=-1)
+    with pytest.raises(ValueError, match="the rollout value targets of imitation_value_worlds=8 need a "
+                                         "compiled heuristic; 'octrix' has none"):
+        TrainConfig(game="octrix", imitation_value_worlds=8)
+    with pytest.raises(ValueError, match="imitation_value_worlds=8 needs 2 players; this run has 3"):
+        TrainConfig(game="achten", players=3, imitation_value_worlds=8)
     with pytest.raises(ValueError, match="widen_init_model=-0.5 is not valid"):
         TrainConfig(init_model="zoo:octrix", widen_init_model=-0.5)
     with pytest.raises(ValueError, match="widen_init_model=0.5 needs an init_model"):

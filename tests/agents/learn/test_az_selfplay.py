@@ -233,6 +233,29 @@ def test_teacher_games_against_an_opponent_keep_the_teachers_seat_and_split_into
         teacher_games(g, "heuristic", 1, 0, opponent="nobody")
 
 
+def test_rollout_outcomes_are_the_deciding_seats_playout_wins_and_predict_the_games():
+    from octagames.agents.learn.imitation import rollout_outcomes
+    g = Game("achten", **ACHTEN)
+    data = teacher_games(g, "heuristic", num_games=12, seed=3)
+    one = rollout_outcomes(g, data, worlds=1, seed=9)
+    assert one.shape == (len(data), 2) and set(np.unique(one)) <= {0.0, 0.5, 1.0}
+    np.testing.assert_array_equal(one[:, 1], 1.0 - one[:, 0])
+    many = rollout_outcomes(g, data, worlds=16, seed=9)
+    np.testing.assert_array_equal(many, rollout_outcomes(g, data, worlds=16, seed=9))  # the seed replays it
+    assert not np.array_equal(many, rollout_outcomes(g, data, worlds=16, seed=10))
+    assert len(np.unique(many[:, 0])) > 3  # means over worlds, not single games
+    # counted from the deciding seat: the playouts foretell the games' outcomes better than a coin
+    err = np.abs(many[:, 0] - data.outcomes[:, 0]).mean()
+    flipped = np.abs(many[:, 1] - data.outcomes[:, 0]).mean()
+    assert err < 0.45 < flipped
+    with pytest.raises(ValueError, match="worlds=0 is not valid"):
+        rollout_outcomes(g, data, worlds=0, seed=0)
+    with pytest.raises(ValueError, match="need 2 players; achten has 3"):
+        rollout_outcomes(Game("achten", num_players=3), data, worlds=1, seed=0)
+    with pytest.raises(ValueError, match="value targets need a compiled heuristic; 'octrix' has none"):
+        rollout_outcomes(Game("octrix"), data, worlds=1, seed=0)
+
+
 def test_children_are_the_records_one_distinct_legal_move_on():
     g = Game("achten", **ACHTEN)
     data = teacher_games(g, "heuristic", num_games=3, seed=2)
