@@ -102,7 +102,9 @@ from octagames.agents.search.rollouts import check_game
 from octagames.agents.learn.az import (PolicyValueNet, SearchConfig, action_block, action_rows, load_model,
                                       model_dict, save_model, widen_input, zoo_path)
 from octagames.core import Game
+from octagames.agents.base import make_turn
 from octagames.agents.learn.imitation import TeacherData, children, observations, rollout_outcomes
+from octagames.agents.registry import make_agent
 from octagames.agents.learn.az_selfplay import (Learner, ReplayBuffer, SelfPlayWorker, Trajectories, WorkerConfig,
                                                 play_games)
 from octagames.experiments.cli import parse_config, script
@@ -216,7 +218,8 @@ class TrainConfig(trainer.RunConfig):
     priors: an init_model keeps its policy while, with value_target_mix 1, it learns the compiled value)"""
     imitation_children: int = 0
     """also store up to this many children of each teacher decision (distinct random legal moves, chance
-    played), the positions a search meets one move on; needs imitation_target prior"""
+    played), the positions a search meets one move on, labelled as the policy target says: the teacher's
+    choice there, or the init_model's priors"""
     imitation_final_learning_rate: float = 0.0
     """when > 0, the warm start's rate falls linearly from learning_rate to it over imitation_steps"""
     imitation_value_worlds: int = 0
@@ -256,9 +259,6 @@ class TrainConfig(trainer.RunConfig):
                              "(--init-model <model file or zoo:name>)")
         if self.imitation_children < 0:
             raise ValueError(f"imitation_children={self.imitation_children} is not valid; it must be >= 0")
-        if self.imitation_children and self.imitation_target != "prior":
-            raise ValueError(f"imitation_children={self.imitation_children} needs imitation_target='prior' (a "
-                             "child position has no teacher's move to imitate)")
         if self.imitation_value_worlds < 0:
             raise ValueError(f"imitation_value_worlds={self.imitation_value_worlds} is not valid; "
                              "it must be >= 0")
@@ -366,6 +366,21 @@ def decision_children(game: Game, data: TeacherData, per_decision: int,
     shift = (seats - data.seats[parent]) % P  # the child's seat counted from its parent's
     order = (shift[:, None] + np.arange(P)[None, :]) % P
     return recs, seats, np.take_along_axis(data.outcomes[parent], order, axis=1)
+
+
+def teacher_children(game: Game, data: TeacherData, teacher: str, per_decision: int,
+                     seed: int) -> TeacherData:
+    """Up to ``per_decision`` children of each teacher decision (:func:`decision_children`), each
+    labelled with ``teacher``'s choice there (an agent spec; the child's own game outcome, counted from
+    its seat, as the value target): the positions a search meets one move on, as teacher decisions."""
+    recs, seats, outcomes = decision_children(game, data, per_decision, seed)
+    rng = np.random.default_rng(seed)
+    agents = [make_agent(teacher, game) for _ in range(game.num_players)]
+    for p, agent in enumerate(agents):
+        agent.reset(game, p, int(rng.integers(1 << 31)))
+    actions = np.array([agents[p].act(make_turn(game, r, int(p), int(rng.integers(1 << 31))))
+                        for r, p in zip(recs, seats)], np.int64)
+    return TeacherData(recs, seats, actions, outcomes, 0)
 
 
 def prior_trajectories(net: PolicyValueNet, game: Game, records: np.ndarray, seats: np.ndarray,
@@ -481,6 +496,10 @@ class Trainer(trainer.Trainer):
         cfg = self.cfg
         start = time.perf_counter()
         data = self.teacher_data()
+        if cfg.imitation_children and cfg.imitation_target == "teacher":
+            kids = teacher_children(self.game, data, cfg.imitation_teacher, cfg.imitation_children,
+                                    seed=cfg.seed * 7907 + 3)
+            data = TeacherData.concatenate([data, kids])
         if cfg.imitation_value_worlds:
             data.outcomes = rollout_outcomes(self.game, data, cfg.imitation_value_worlds,
                                              seed=cfg.seed * 7901 + 5, progress=cfg.progress)

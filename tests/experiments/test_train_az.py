@@ -227,6 +227,31 @@ def test_a_warm_start_with_rollout_values_stores_them_as_the_value_targets(tmp_p
     np.testing.assert_array_equal(tr.buffer.pol_idx[:len(data), 0], data.actions)  # the same policy target
 
 
+def test_a_warm_start_labels_the_decisions_children_with_the_teachers_choice_and_their_own_rollouts(tmp_path):
+    from octagames.agents.base import make_turn
+    from octagames.agents.heuristics.achten import AchtenHeuristicAgent
+    from octagames.agents.learn.imitation import TeacherData, children, rollout_outcomes
+    cfg = _cfg(tmp_path, game="achten", config=("num_players=2", "deal_penalty=1"), iterations=0,
+               imitation_games=3, imitation_children=2, imitation_value_worlds=4, imitation_steps=2,
+               batch_size=8)
+    tr = Trainer(cfg)
+    tr.warm_start()
+    g, data = tr.game, tr.teacher_data()
+    kids, seats, _ = children(g, data.records, 2, seed=cfg.seed * 7907 + 3)
+    n, m = len(data), len(kids)
+    assert m > n and len(tr.buffer) == n + m
+    assert tr.buffer.records[n:n + m].tobytes() == kids.tobytes()
+    np.testing.assert_array_equal(tr.buffer.seats[n:n + m], seats)
+    teacher = AchtenHeuristicAgent()
+    labels = tr.buffer.pol_idx[n:n + m, 0]
+    assert all(teacher.act(make_turn(g, kids[i], int(seats[i]), 0)) == labels[i] for i in range(m))
+    stored = slice(0, n + m)  # the decisions and their children, with the teacher's moves
+    every = TeacherData(tr.buffer.records[stored], tr.buffer.seats[stored],
+                        tr.buffer.pol_idx[stored, 0].astype(np.int64), tr.buffer.values[stored], 0)
+    want = rollout_outcomes(g, every, 4, seed=cfg.seed * 7901 + 5)
+    np.testing.assert_array_equal(tr.buffer.values[stored], want)
+
+
 def test_the_last_share_of_teacher_games_is_played_wholly_at_random(tmp_path):
     from octagames.agents.learn.imitation import TeacherData, teacher_games
     cfg = _cfg(tmp_path, imitation_games=5, imitation_random_share=0.4)
@@ -245,8 +270,6 @@ def test_bad_warm_start_settings_are_refused_by_name():
         TrainConfig(imitation_target="best")
     with pytest.raises(ValueError, match="imitation_target='prior' needs an init_model"):
         TrainConfig(imitation_target="prior")
-    with pytest.raises(ValueError, match="imitation_children=2 needs imitation_target='prior'"):
-        TrainConfig(imitation_children=2)
     with pytest.raises(ValueError, match="imitation_children=-1 is not valid"):
         TrainConfig(imitation_children=-1)
     with pytest.raises(ValueError, match=r"^imitation_random_share=1.5 is not valid; it must be in \[0, 1\]$"):
