@@ -24,6 +24,7 @@ import torch
 
 from octagames.agents.base import make_turn
 from octagames.agents.search.mcts import search_kernels
+from octagames.agents.search.rollouts import believed_worlds, check_game, rollout_values
 from octagames.agents.learn.ppo import ActorCritic, log_prob_entropy
 from octagames.agents.registry import make_agent
 from octagames.core import CHANCE, TERMINAL, Game
@@ -152,8 +153,6 @@ def rollout_outcomes(game: Game, data: TeacherData, worlds: int, seed: int,
         ValueError: ``worlds`` < 1, a game without a compiled heuristic, or not 2 players (the playouts
             report the deciding seat's win only, which tells the others' only at two seats).
     """
-    from octagames.agents.search.rollouts import believed_worlds, check_game, rollout_values
-
     if worlds < 1:
         raise ValueError(f"worlds={worlds} is not valid; it must be >= 1")
     check_game(game, "rollout value targets")
