@@ -102,9 +102,8 @@ from octagames.agents.search.rollouts import check_game
 from octagames.agents.learn.az import (PolicyValueNet, SearchConfig, action_block, action_rows, load_model,
                                       model_dict, save_model, widen_input, zoo_path)
 from octagames.core import Game
-from octagames.agents.base import make_turn
-from octagames.agents.learn.imitation import TeacherData, children, observations, rollout_outcomes
-from octagames.agents.registry import make_agent
+from octagames.agents.learn.imitation import (TeacherData, children, observations, rollout_outcomes,
+                                              teacher_labels)
 from octagames.agents.learn.az_selfplay import (Learner, ReplayBuffer, SelfPlayWorker, Trajectories, WorkerConfig,
                                                 play_games)
 from octagames.experiments.cli import parse_config, script
@@ -369,17 +368,14 @@ def decision_children(game: Game, data: TeacherData, per_decision: int,
 
 
 def teacher_children(game: Game, data: TeacherData, teacher: str, per_decision: int,
-                     seed: int) -> TeacherData:
+                     seed: int, workers: int = 1, progress: bool = False) -> TeacherData:
     """Up to ``per_decision`` children of each teacher decision (:func:`decision_children`), each
     labelled with ``teacher``'s choice there (an agent spec; the child's own game outcome, counted from
-    its seat, as the value target): the positions a search meets one move on, as teacher decisions."""
+    its seat, as the value target): the positions a search meets one move on, as teacher decisions.
+    ``workers`` > 1 labels them in that many processes
+    (:func:`~octagames.agents.learn.imitation.teacher_labels`)."""
     recs, seats, outcomes = decision_children(game, data, per_decision, seed)
-    rng = np.random.default_rng(seed)
-    agents = [make_agent(teacher, game) for _ in range(game.num_players)]
-    for p, agent in enumerate(agents):
-        agent.reset(game, p, int(rng.integers(1 << 31)))
-    actions = np.array([agents[p].act(make_turn(game, r, int(p), int(rng.integers(1 << 31))))
-                        for r, p in zip(recs, seats)], np.int64)
+    actions = teacher_labels(game, teacher, recs, seats, seed, workers, progress)
     return TeacherData(recs, seats, actions, outcomes, 0)
 
 
@@ -498,11 +494,13 @@ class Trainer(trainer.Trainer):
         data = self.teacher_data()
         if cfg.imitation_children and cfg.imitation_target == "teacher":
             kids = teacher_children(self.game, data, cfg.imitation_teacher, cfg.imitation_children,
-                                    seed=cfg.seed * 7907 + 3)
+                                    seed=cfg.seed * 7907 + 3, workers=cfg.imitation_workers,
+                                    progress=cfg.progress)
             data = TeacherData.concatenate([data, kids])
         if cfg.imitation_value_worlds:
             data.outcomes = rollout_outcomes(self.game, data, cfg.imitation_value_worlds,
-                                             seed=cfg.seed * 7901 + 5, progress=cfg.progress)
+                                             seed=cfg.seed * 7901 + 5, progress=cfg.progress,
+                                             workers=cfg.imitation_workers)
         if cfg.imitation_target == "prior":
             recs, seats, outcomes = data.records, data.seats, data.outcomes
             if cfg.imitation_children:

@@ -105,7 +105,8 @@ class RunConfig(GameArgs):
     """registry spec of the teacher's opponents ("": the teacher in every seat, all its decisions kept)"""
     imitation_workers: int = 1
     """processes playing the teacher games (the same deals for any count; the agents' draws differ
-    between one process and several, not between counts above one)"""
+    between one process and several, not between counts above one); train_az's rollout values and
+    children's labels use as many (the same values for any count above one)"""
     # -- Ray ------------------------------------------------------------------
     ray_actors: int = 0
     """self-play actors on Ray (the distributed extra); 0: self-play in this process. One actor

@@ -33,6 +33,9 @@ from octagames.core import CHANCE, TERMINAL, Game
 BLOCK = 16
 """Games per seat in a block of :func:`teacher_games` with several workers."""
 
+DECISION_BLOCK = 2048
+"""Decisions in a block of :func:`rollout_outcomes` and :func:`teacher_labels` with several workers."""
+
 
 @dataclass
 class TeacherData:
@@ -138,26 +141,39 @@ def teacher_games(game: Game, teacher: str, num_games: int, seed: int, epsilon: 
 
 
 def rollout_outcomes(game: Game, data: TeacherData, worlds: int, seed: int,
-                     progress: bool = False) -> np.ndarray:
+                     progress: bool = False, workers: int = 1) -> np.ndarray:
     """Value targets with less noise than a game's one outcome: for each decision of ``data``, the deciding
     seat's mean win over ``worlds`` uniform determinizations of its information state
     (:func:`~octagames.agents.search.rollouts.believed_worlds`), each played on from the teacher's
     action to the end by the game's compiled heuristic in every seat
     (:func:`~octagames.agents.search.rollouts.rollout_values`: 1 a win, 1/2 a draw, 0 a loss).
 
+    With ``workers`` > 1 the decisions are valued in blocks of :data:`DECISION_BLOCK`, each a call
+    of this function with seed ``seed + its first decision``, in that many processes: the same
+    values for any number of workers above one (the first block's are one worker's).
+
     Returns:
         ``outcomes`` laid out as :attr:`TeacherData.outcomes` (per seat counted from the deciding seat):
         the mean win, then ``1 -`` it for the other seat.
 
     Raises:
-        ValueError: ``worlds`` < 1, a game without a compiled heuristic, or not 2 players (the playouts
-            report the deciding seat's win only, which tells the others' only at two seats).
+        ValueError: ``worlds`` < 1, ``workers`` < 1, a game without a compiled heuristic, or not 2
+            players (the playouts report the deciding seat's win only, which tells the others' only at
+            two seats).
     """
     if worlds < 1:
         raise ValueError(f"worlds={worlds} is not valid; it must be >= 1")
+    if workers < 1:
+        raise ValueError(f"workers={workers} is not valid; it must be >= 1")
     check_game(game, "rollout value targets")
     if game.num_players != 2:
         raise ValueError(f"rollout value targets need 2 players; {game.name} has {game.num_players}")
+    if workers > 1 and len(data) > DECISION_BLOCK:
+        jobs = [(game, _slice(data, a, a + DECISION_BLOCK), worlds, seed + a)
+                for a in range(0, len(data), DECISION_BLOCK)]
+        parts = _in_processes(_rollout_block, jobs, workers, progress, f"rollout values ({worlds} worlds)",
+                              "decision", [len(j[1]) for j in jobs])
+        return np.concatenate(parts)
     rng = np.random.default_rng(seed)
     out = np.zeros((len(data), 2), np.float32)
     steps = range(len(data))
@@ -172,6 +188,72 @@ def rollout_outcomes(game: Game, data: TeacherData, worlds: int, seed: int,
     return out
 
 
+def teacher_labels(game: Game, teacher: str, records: np.ndarray, seats: np.ndarray, seed: int,
+                   workers: int = 1, progress: bool = False) -> np.ndarray:
+    """``teacher``'s action (a registry spec) for ``seats[j]`` in ``records[j]``, for each ``j``: labels for
+    positions the teacher's own games did not reach (e.g. :func:`children`).
+
+    One agent per seat, reset once with draws from ``seed``; each decision's turn seed is the next
+    draw. With ``workers`` > 1 the positions are labelled in blocks of :data:`DECISION_BLOCK`, each a
+    call of this function with seed ``seed + its first position``, in that many processes: the same
+    labels for any number of workers above one.
+
+    Raises:
+        ValueError: ``workers`` < 1, or a bad teacher spec.
+    """
+    if workers < 1:
+        raise ValueError(f"workers={workers} is not valid; it must be >= 1")
+    if workers > 1 and len(seats) > DECISION_BLOCK:
+        jobs = [(game, teacher, records[a:a + DECISION_BLOCK], seats[a:a + DECISION_BLOCK], seed + a)
+                for a in range(0, len(seats), DECISION_BLOCK)]
+        parts = _in_processes(_labels_block, jobs, workers, progress, f"labels by {teacher}", "position",
+                              [len(j[3]) for j in jobs])
+        return np.concatenate(parts)
+    rng = np.random.default_rng(seed)
+    agents = [make_agent(teacher, game) for _ in range(game.num_players)]
+    for p, agent in enumerate(agents):
+        agent.reset(game, p, int(rng.integers(1 << 31)))
+    steps = range(len(seats))
+    if progress:
+        from tqdm.auto import tqdm
+        steps = tqdm(steps, desc=f"labels by {teacher}", unit="position", file=sys.stderr)
+    turns = (make_turn(game, records[j], int(seats[j]), int(rng.integers(1 << 31))) for j in steps)
+    return np.array([agents[t.seat].act(t) for t in turns], np.int64)
+
+
+def _slice(data: TeacherData, a: int, b: int) -> TeacherData:
+    return TeacherData(data.records[a:b], data.seats[a:b], data.actions[a:b], data.outcomes[a:b], 0)
+
+
+def _rollout_block(args: tuple) -> np.ndarray:
+    game, data, worlds, seed = args
+    return rollout_outcomes(game, data, worlds, seed)
+
+
+def _labels_block(args: tuple) -> np.ndarray:
+    game, teacher, records, seats, seed = args
+    return teacher_labels(game, teacher, records, seats, seed)
+
+
+def _in_processes(work, jobs: list[tuple], workers: int, progress: bool, desc: str, unit: str,
+                  sizes: list[int]) -> list:
+    """``work`` over ``jobs`` in ``workers`` spawned processes, results in the jobs' order; with
+    ``progress`` a tqdm bar advancing by ``sizes[i]`` as job ``i`` ends."""
+    bar = None
+    if progress:
+        from tqdm.auto import tqdm
+        bar = tqdm(total=sum(sizes), desc=desc, unit=unit, file=sys.stderr)
+    parts = []
+    with multiprocessing.get_context("spawn").Pool(min(workers, len(jobs))) as pool:
+        for i, part in enumerate(pool.imap(work, jobs)):
+            parts.append(part)
+            if bar is not None:
+                bar.update(sizes[i])
+    if bar is not None:
+        bar.close()
+    return parts
+
+
 def _teacher_block(args: tuple) -> TeacherData:
     game, teacher, num_games, seed, epsilon, opponent = args
     return teacher_games(game, teacher, num_games, seed, epsilon, opponent)
@@ -184,18 +266,8 @@ def _teacher_games_in_processes(game: Game, teacher: str, num_games: int, seed: 
     # run, dealt from the same seed and with the teacher in the same seat
     size = BLOCK * game.num_players
     jobs = [(game, teacher, min(size, num_games - a), seed + a, epsilon, opponent) for a in range(0, num_games, size)]
-    bar = None
-    if progress:
-        from tqdm.auto import tqdm
-        bar = tqdm(total=num_games, desc=f"teacher {teacher}", unit="game", file=sys.stderr)
-    parts = []
-    with multiprocessing.get_context("spawn").Pool(min(workers, len(jobs))) as pool:
-        for d in pool.imap(_teacher_block, jobs):
-            parts.append(d)
-            if bar is not None:
-                bar.update(d.games)
-    if bar is not None:
-        bar.close()
+    parts = _in_processes(_teacher_block, jobs, workers, progress, f"teacher {teacher}", "game",
+                          [j[2] for j in jobs])
     return TeacherData.concatenate(parts)
 
 

@@ -256,6 +256,34 @@ def test_rollout_outcomes_are_the_deciding_seats_playout_wins_and_predict_the_ga
         rollout_outcomes(Game("octrix"), data, worlds=1, seed=0)
 
 
+def test_rollout_values_and_teacher_labels_in_processes_are_the_blocks_values_and_labels(monkeypatch):
+    from octagames.agents.learn import imitation
+    from octagames.agents.learn.imitation import rollout_outcomes, teacher_labels
+    g = Game("achten", **ACHTEN)
+    data = teacher_games(g, "heuristic", num_games=4, seed=3)
+    size = 8  # the blocks are cut in this process: a smaller block reaches the processes without a patch there
+    monkeypatch.setattr(imitation, "DECISION_BLOCK", size)
+    starts = range(0, len(data), size)
+    assert len(starts) >= 3
+    both = rollout_outcomes(g, data, worlds=4, seed=9, workers=2)
+    cut = [imitation.TeacherData(data.records[a:a + size], data.seats[a:a + size], data.actions[a:a + size],
+                                 data.outcomes[a:a + size], 0) for a in starts]
+    np.testing.assert_array_equal(both, np.concatenate([rollout_outcomes(g, d, 4, seed=9 + a)
+                                                        for a, d in zip(starts, cut)]))
+    np.testing.assert_array_equal(both[:size], rollout_outcomes(g, data, 4, seed=9)[:size])  # block 0: one worker's
+    labels = teacher_labels(g, "heuristic", data.records, data.seats, seed=5, workers=2)
+    np.testing.assert_array_equal(labels, data.actions)  # the heuristic labels its own decisions as it played them
+    np.testing.assert_array_equal(labels, teacher_labels(g, "heuristic", data.records, data.seats, seed=5))
+    rand = teacher_labels(g, "random", data.records, data.seats, seed=5, workers=2)
+    np.testing.assert_array_equal(rand, np.concatenate([teacher_labels(g, "random", d.records, d.seats, seed=5 + a)
+                                                        for a, d in zip(starts, cut)]))
+    assert all(g.legal_mask(r, int(p))[a] for r, p, a in zip(data.records, data.seats, rand))
+    with pytest.raises(ValueError, match="workers=0 is not valid"):
+        rollout_outcomes(g, data, worlds=1, seed=0, workers=0)
+    with pytest.raises(ValueError, match="workers=0 is not valid"):
+        teacher_labels(g, "heuristic", data.records, data.seats, seed=0, workers=0)
+
+
 def test_children_are_the_records_one_distinct_legal_move_on():
     g = Game("achten", **ACHTEN)
     data = teacher_games(g, "heuristic", num_games=3, seed=2)
