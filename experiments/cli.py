@@ -223,7 +223,7 @@ def _checked(config_cls: type[ConfigT], values: dict[str, Any]) -> ConfigT:
 #: (the verbs' agents and opponents, the trainers' evaluation opponents, opponent, teacher and prior
 #: hint, expert, leaderboard's added agents)
 AGENT_FIELDS = ("agent", "agents", "opponent", "opponents", "eval_opponents", "opponent_agent",
-                "imitation_teacher", "imitation_opponent", "prior_hint", "expert", "add")
+                "imitation_teacher", "imitation_opponent", "imitation_player", "prior_hint", "expert", "add")
 
 
 def agent_specs_help() -> str:

@@ -103,6 +103,9 @@ class RunConfig(GameArgs):
     """gradient steps on the teacher's decisions"""
     imitation_opponent: str = ""
     """registry spec of the teacher's opponents ("": the teacher in every seat, all its decisions kept)"""
+    imitation_player: str = ""
+    """registry spec that makes the teacher's moves in its place, each still labelled with the
+    teacher's choice (DAgger: e.g. az:<run>/model.pt:0, a learner's policy; "": the teacher plays)"""
     imitation_workers: int = 1
     """processes playing the teacher games (the same deals for any count; the agents' draws differ
     between one process and several, not between counts above one); train_az's rollout values and
@@ -420,7 +423,8 @@ class Trainer:
         seed = cfg.seed * 104729 + 17
         wild = int(round(cfg.imitation_random_share * cfg.imitation_games))
         parts = [teacher_games(self.game, cfg.imitation_teacher, n, seed=seed + start, epsilon=epsilon,
-                               opponent=cfg.imitation_opponent, workers=cfg.imitation_workers, progress=cfg.progress)
+                               opponent=cfg.imitation_opponent, workers=cfg.imitation_workers, progress=cfg.progress,
+                               player=cfg.imitation_player if epsilon < 1.0 else "")
                  for n, start, epsilon in ((cfg.imitation_games - wild, 0, cfg.imitation_epsilon),
                                            (wild, cfg.imitation_games - wild, 1.0)) if n > 0 or start == 0]
         return parts[0] if len(parts) == 1 else TeacherData.concatenate(parts)

@@ -68,7 +68,7 @@ class TeacherData:
 
 
 def teacher_games(game: Game, teacher: str, num_games: int, seed: int, epsilon: float = 0.0,
-                  opponent: str = "", workers: int = 1, progress: bool = False) -> TeacherData:
+                  opponent: str = "", workers: int = 1, progress: bool = False, player: str = "") -> TeacherData:
     """Play ``num_games`` games with ``teacher`` (a registry spec) in every seat, or in one seat against
     ``opponent``; see the module docstring.
 
@@ -86,26 +86,33 @@ def teacher_games(game: Game, teacher: str, num_games: int, seed: int, epsilon: 
             ``seed + its first game``: the same deals as with one worker, other draws of the agents,
             and the same data for any number of workers above one.
         progress: a tqdm bar over the games (with ``workers`` > 1).
+        player: an agent spec that makes the moves of the teacher's seats in its place ("": the teacher
+            does); the teacher still labels each of them (DAgger: the positions a learner reaches,
+            with the expert's choices there). ``epsilon`` replaces the player's move.
 
     Raises:
-        ValueError: ``epsilon`` outside [0, 1], ``workers`` < 1, or a bad teacher or opponent spec.
+        ValueError: ``epsilon`` outside [0, 1], ``workers`` < 1, or a bad teacher, opponent or player spec.
     """
     if not 0.0 <= epsilon <= 1.0:
         raise ValueError(f"epsilon={epsilon} is not valid; it must be in [0, 1]")
     if workers < 1:
         raise ValueError(f"workers={workers} is not valid; it must be >= 1")
     if workers > 1 and num_games > 1:
-        return _teacher_games_in_processes(game, teacher, num_games, seed, epsilon, opponent, workers, progress)
+        return _teacher_games_in_processes(game, teacher, num_games, seed, epsilon, opponent, workers, progress,
+                                           player)
     P = game.num_players
     rng = np.random.default_rng(seed)
     agents = [make_agent(teacher, game) for _ in range(P)]
     others = [make_agent(opponent, game) for _ in range(P)] if opponent else agents
+    players = [make_agent(player, game) for _ in range(P)] if player else []
     recs, seats, actions, outcomes = [], [], [], []
     for k in range(num_games):
         s = game.new_state(seed + k)
         taught = k % P if opponent else -1  # -1: every seat is the teacher's
         playing = [agents[p] if taught in (-1, p) else others[p] for p in range(P)]
         for p, a in enumerate(playing):
+            a.reset(game, p, int(rng.integers(1 << 31)))
+        for p, a in enumerate(players):
             a.reset(game, p, int(rng.integers(1 << 31)))
         start = len(seats)
         while True:
@@ -128,6 +135,8 @@ def teacher_games(game: Game, teacher: str, num_games: int, seed: int, epsilon: 
             recs.append(np.array(s, dtype=game.dtype).reshape(1))
             seats.append(p)
             actions.append(a)
+            if players:
+                a = int(players[p].act(make_turn(game, s, p, int(rng.integers(1 << 31)))))
             played = int(rng.choice(legal)) if epsilon > 0 and rng.random() < epsilon else a
             game.apply_action(s, played)
         rets = game.returns(s)
@@ -255,17 +264,18 @@ def _in_processes(work, jobs: list[tuple], workers: int, progress: bool, desc: s
 
 
 def _teacher_block(args: tuple) -> TeacherData:
-    game, teacher, num_games, seed, epsilon, opponent = args
-    return teacher_games(game, teacher, num_games, seed, epsilon, opponent)
+    game, teacher, num_games, seed, epsilon, opponent, player = args
+    return teacher_games(game, teacher, num_games, seed, epsilon, opponent, player=player)
 
 
 def _teacher_games_in_processes(game: Game, teacher: str, num_games: int, seed: int, epsilon: float,
-                                opponent: str, workers: int, progress: bool) -> TeacherData:
+                                opponent: str, workers: int, progress: bool, player: str) -> TeacherData:
     """:func:`teacher_games` in ``workers`` processes, in blocks of ``BLOCK * num_players`` consecutive games."""
     # a block starts at a multiple of the player count: its game j is game start + j of the whole
     # run, dealt from the same seed and with the teacher in the same seat
     size = BLOCK * game.num_players
-    jobs = [(game, teacher, min(size, num_games - a), seed + a, epsilon, opponent) for a in range(0, num_games, size)]
+    jobs = [(game, teacher, min(size, num_games - a), seed + a, epsilon, opponent, player)
+            for a in range(0, num_games, size)]
     parts = _in_processes(_teacher_block, jobs, workers, progress, f"teacher {teacher}", "game",
                           [j[2] for j in jobs])
     return TeacherData.concatenate(parts)

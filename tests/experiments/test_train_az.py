@@ -265,6 +265,19 @@ def test_the_last_share_of_teacher_games_is_played_wholly_at_random(tmp_path):
     assert data.records.tobytes() != teacher_games(g, "heuristic", 5, seed, cfg.imitation_epsilon).records.tobytes()
 
 
+def test_a_player_makes_the_teacher_games_moves_but_not_the_wholly_random_games(tmp_path):
+    from octagames.agents.learn.imitation import TeacherData, teacher_games
+    cfg = _cfg(tmp_path, imitation_games=5, imitation_random_share=0.4, imitation_player="random")
+    data = Trainer(cfg).teacher_data()
+    g, seed = Game("octrix-round", ranks=3, hand_size=3), cfg.seed * 104729 + 17
+    parts = [teacher_games(g, "heuristic", 3, seed, epsilon=cfg.imitation_epsilon, player="random"),
+             teacher_games(g, "heuristic", 2, seed + 3, epsilon=1.0)]
+    both = TeacherData.concatenate(parts)
+    assert data.records.tobytes() == both.records.tobytes() and np.array_equal(data.actions, both.actions)
+    plain = teacher_games(g, "heuristic", 3, seed, epsilon=cfg.imitation_epsilon)
+    assert data.records[:len(plain)].tobytes() != plain.records.tobytes()
+
+
 def test_bad_warm_start_settings_are_refused_by_name():
     with pytest.raises(ValueError, match=r"^imitation_target='best' is not valid; valid values: teacher, prior$"):
         TrainConfig(imitation_target="best")

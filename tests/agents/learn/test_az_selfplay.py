@@ -233,6 +233,23 @@ def test_teacher_games_against_an_opponent_keep_the_teachers_seat_and_split_into
         teacher_games(g, "heuristic", 1, 0, opponent="nobody")
 
 
+def test_teacher_games_with_a_player_keep_the_players_positions_and_the_teachers_labels():
+    g = Game("achten", **ACHTEN)
+    own = teacher_games(g, "heuristic", num_games=3, seed=4)
+    same = teacher_games(g, "heuristic", num_games=3, seed=4, player="heuristic")  # the teacher's moves again
+    assert same.records.tobytes() == own.records.tobytes() and np.array_equal(same.actions, own.actions)
+    led = teacher_games(g, "heuristic", num_games=3, seed=4, player="random")
+    assert led.records[0].tobytes() == own.records[0].tobytes()  # the same deal, then the random player's games
+    assert len(led) != len(own) or led.records.tobytes() != own.records.tobytes()
+    teacher = AchtenHeuristicAgent()
+    labels = [teacher.act(make_turn(g, led.records[r], int(led.seats[r]), 0)) for r in range(len(led))]
+    np.testing.assert_array_equal(labels, led.actions)
+    both = teacher_games(g, "heuristic", num_games=3, seed=4, player="random", workers=2)
+    assert both.games == 3 and len(both) > 0
+    with pytest.raises(ValueError, match="nobody"):
+        teacher_games(g, "heuristic", 1, 0, player="nobody")
+
+
 def test_rollout_outcomes_are_the_deciding_seats_playout_wins_and_predict_the_games():
     from octagames.agents.learn.imitation import rollout_outcomes
     g = Game("achten", **ACHTEN)
