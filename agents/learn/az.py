@@ -31,8 +31,10 @@ the self-play worker and the replay buffer ``agents/learn/az_selfplay.py``):
   ``zoo:<variant>:0``, also drops its recorded rollouts, believed worlds, hint and compiled leaf
   value: :func:`network_only`). Forced moves are never searched.
 * ``net:<variant>[-<n>p][:<simulations>]``: a zoo model's network alone, guiding and valuing its search
-  (or, with ``belief_model="network"``, believing and rolling out) with no hand-written heuristic, leaf
-  value, hint or heuristic's rollout at play time (:func:`network_only`).
+  (or, with ``belief_model="network"``, believing and rolling out; or, where the model file carries a
+  learned rollout policy, :mod:`~octagames.agents.search.learned_rollouts`, rolling out by it in the
+  heuristic's place) with no hand-written heuristic, leaf value, hint or heuristic's rollout at play time
+  (:func:`network_only`).
 * Model files (:func:`save_model`, :func:`load_model`) carry the game, every
   field of its config and the network shape, and refuse to load for another game
   or observation size with a sentence, not torch's size-mismatch text; an agent
@@ -67,6 +69,7 @@ from octagames.agents.search.mcts import (clear_trees, compiled_value, has_playo
 from octagames.agents.model_config import check_config, fitting_options, load_model_file, recorded_config
 from octagames.agents.learn.ppo import ACTIVATIONS, SparseInputLinear, layer_init, masked_logits, mlp, sparse_entries
 from octagames.agents.registry import make_agent
+from octagames.agents.search.learned_rollouts import LearnedRollout
 from octagames.agents.search.rollouts import paired_choice, pruned_values
 from octagames.core import Game, mix64
 
@@ -370,9 +373,12 @@ class SearchConfig:
             ``turn_cap`` (100 turns a player), which is slow.
         belief_model: the belief's model of the other seats, which picks the believed worlds
             and plays those seats in the rollouts: ``"heuristic"`` (the game's compiled heuristic,
-            :func:`~octagames.agents.search.belief_achten.model_action`) or ``"network"`` (the
-            network's greedy policy, batched; the belief module must support it: Achten). With
-            ``"network"`` the believed worlds and the rollouts are the network's alone, and
+            :func:`~octagames.agents.search.belief_achten.model_action`), ``"network"`` (the
+            network's greedy policy, batched; the belief module must support it: Achten) or
+            ``"learned"`` (the model file's learned rollout policy, compiled,
+            :class:`~octagames.agents.search.learned_rollouts.LearnedRollout`; with ``belief_rollouts``
+            and ``rollout_policy="model"``, where the belief module supports it: Octa). With
+            ``"network"`` or ``"learned"`` the believed worlds and the rollouts are learned alone, and
             :func:`network_only` keeps them.
         rollout_policy: who plays this seat's later decisions in the belief rollouts:
             ``"network"`` (its greedy policy) or ``"model"`` (the belief's model of the other
@@ -442,12 +448,16 @@ class SearchConfig:
         if self.belief_rollouts and self.belief_worlds < 1:
             raise ValueError("belief_rollouts=True needs belief_worlds >= 1 (the worlds the rollouts play out); "
                              f"got belief_worlds={self.belief_worlds}")
-        if self.belief_model not in ("heuristic", "network"):
+        if self.belief_model not in BELIEF_MODELS:
             raise ValueError(f"belief_model={self.belief_model!r} is not valid; "
-                             "valid values: ['heuristic', 'network']")
-        if self.belief_model == "network" and self.belief_worlds < 1:
-            raise ValueError("belief_model='network' needs belief_worlds >= 1 (the worlds it believes); "
+                             f"valid values: {list(BELIEF_MODELS)}")
+        if self.belief_model != "heuristic" and self.belief_worlds < 1:
+            raise ValueError(f"belief_model={self.belief_model!r} needs belief_worlds >= 1 (the worlds it believes); "
                              f"got belief_worlds={self.belief_worlds}")
+        if self.belief_model == "learned" and not (self.belief_rollouts and self.rollout_policy == "model"):
+            raise ValueError("belief_model='learned' needs belief_rollouts=True and rollout_policy='model' (the "
+                             "learned policy plays every seat in the rollouts); got "
+                             f"belief_rollouts={self.belief_rollouts}, rollout_policy={self.rollout_policy!r}")
         if self.rollout_policy not in ("network", "model"):
             raise ValueError(f"rollout_policy={self.rollout_policy!r} is not valid; "
                              "valid values: ['network', 'model']")
@@ -474,6 +484,9 @@ class SearchConfig:
         return self.c_puct if self.c_puct is not None else DEFAULT_C_PUCT
 
 
+BELIEF_MODELS = ("heuristic", "network", "learned")
+"""The valid :attr:`SearchConfig.belief_model` values."""
+
 NETWORK_ONLY: dict[str, Any] = {"leaf_value_mix": 0.0, "prior_hint": "", "belief_worlds": 0, "belief_rollouts": False,
                                 "belief_model": "heuristic", "rollout_policy": "network", "rollout_search_weight": 0.0,
                                 "rollout_margin": -1.0, "playout_mix": 0.0}
@@ -483,30 +496,39 @@ hint, believed worlds, rollouts or playouts by a heuristic), each set to its off
 
 NETWORK_BELIEF = ("belief_worlds", "belief_rollouts", "belief_model", "rollout_policy", "rollout_search_weight",
                   "rollout_margin")
-"""The fields :func:`network_only` keeps when the belief's model is the network (``belief_model="network"``)."""
+"""The fields :func:`network_only` keeps when the belief's model is learned (``belief_model`` ``"network"`` or
+``"learned"``)."""
 
 
-def network_only(search: SearchConfig, simulations: int | None = None) -> SearchConfig:
+def network_only(search: SearchConfig, simulations: int | None = None, learned: bool = False) -> SearchConfig:
     """``search`` with every hand-written part off (:data:`NETWORK_ONLY`): PUCT over uniform
     determinizations, guided by the network's priors and valued by its value head alone; or, when
-    the search believes and rolls out with the network as the model of every seat
-    (``belief_model="network"``), that search without the compiled leaf value, hint and playouts.
+    the search believes and rolls out with a learned model of every seat (``belief_model`` ``"network"``
+    or ``"learned"``), that search without the compiled leaf value, hint and playouts; or, with
+    ``learned``, a search whose rollouts the heuristic plays (``belief_model="heuristic"``,
+    ``rollout_policy="model"``) rolling out by the model file's learned rollout policy instead.
 
     Args:
         search: a model's search (its budget, leaves per call and PUCT constant are kept).
         simulations: the budget instead of ``search.simulations``; 0: the network's greedy policy
             alone (one forward pass per decision, no search, no rollouts). Any other value, or None
-            (the recorded budget), keeps a network belief and its rollouts, which do not count
+            (the recorded budget), keeps a learned belief and its rollouts, which do not count
             simulations (only a vote, ``rollout_search_weight``, searches).
+        learned: the model file carries a learned rollout policy (:func:`save_model`'s ``learned``).
 
     Returns:
         The network-only search, without root noise.
     """
     sims = search.simulations if simulations is None else int(simulations)
     off = dict(NETWORK_ONLY)
-    if search.belief_model == "network" and not (simulations is not None and sims == 0):
-        for name in NETWORK_BELIEF:
-            off.pop(name)
+    if not (simulations is not None and sims == 0):
+        if search.belief_model != "heuristic":
+            for name in NETWORK_BELIEF:
+                off.pop(name)
+        elif learned and search.belief_rollouts and search.rollout_policy == "model":
+            for name in NETWORK_BELIEF:
+                off.pop(name)
+            off["belief_model"] = "learned"
     return dataclasses.replace(search, simulations=sims, dirichlet_alpha=0.0, **off)
 
 
@@ -777,28 +799,38 @@ def game_fields(game: Game) -> dict[str, Any]:
 
 
 def model_dict(net: PolicyValueNet, game: Game, search: SearchConfig | None = None,
-               meta: dict[str, Any] | None = None, half: bool = False) -> dict[str, Any]:
+               meta: dict[str, Any] | None = None, half: bool = False,
+               learned: LearnedRollout | None = None) -> dict[str, Any]:
     """What a model file holds: the network spec and weights, the game with every field of its config
-    (``game``, ``game_config``; ``variant`` names them, e.g. ``"octrix-2p"``), the default search.
+    (``game``, ``game_config``; ``variant`` names them, e.g. ``"octrix-2p"``), the default search, and
+    a learned rollout policy where there is one (``learned_rollout``).
 
     Args:
-        half: store the weights as float16 (half the size; they are read back as float32).
+        half: store the weights as float16 (half the size; they are read back as float32; the
+            learned rollout policy stays float64).
+        learned: a learned rollout policy of ``game`` (:mod:`~octagames.agents.search.learned_rollouts`).
     """
     weights = {k: v.detach().cpu().clone() for k, v in net.state_dict().items()}
     if half:
         weights = {k: v.half() if v.is_floating_point() else v for k, v in weights.items()}
-    return {"format": MODEL_FORMAT, "spec": dict(net.spec), "state_dict": weights, "game": game.name,
+    data = {"format": MODEL_FORMAT, "spec": dict(net.spec), "state_dict": weights, "game": game.name,
             "game_config": game_fields(game), "variant": catalogue.describe(game.name, game.config),
             "search": dataclasses.asdict(search or SearchConfig()), "meta": dict(meta or {})}
+    if learned is not None:
+        if learned.game.name != game.name or learned.game.config != game.config:
+            raise ValueError(f"the learned rollout policy plays {learned.game}; the model is for {game}")
+        data["learned_rollout"] = learned.state()
+    return data
 
 
 def save_model(net: PolicyValueNet, path: str | Path, game: Game, search: SearchConfig | None = None,
-               meta: dict[str, Any] | None = None, half: bool = False) -> Path:
-    """Write a model file (atomically) that :func:`load_model` and ``az:<path>`` read."""
+               meta: dict[str, Any] | None = None, half: bool = False,
+               learned: LearnedRollout | None = None) -> Path:
+    """Write a model file (atomically) that :func:`load_model` and ``az:<path>`` read (:func:`model_dict`)."""
     path = Path(path)
     path.parent.mkdir(parents=True, exist_ok=True)
     tmp = path.with_suffix(path.suffix + ".tmp")
-    torch.save(model_dict(net, game, search, meta, half), tmp)
+    torch.save(model_dict(net, game, search, meta, half, learned), tmp)
     tmp.replace(path)
     return path
 
@@ -901,6 +933,7 @@ class AZAgent(Agent):
         self._searchers: dict[int, BatchedSearch] = {}
         self.last: dict[str, np.ndarray] | None = None
         self.belief: ModuleType | None = None
+        self.learned: LearnedRollout | None = None  # the model file's learned rollout policy, for the game at reset
 
     @classmethod
     def load(cls, path: str | Path, simulations: int | None = None, name: str = "az",
@@ -917,7 +950,8 @@ class AZAgent(Agent):
             game: when given, the model must fit it (:func:`check_fits`).
             allow_config_mismatch: another config of the model's game only warns.
             network_alone: drop every hand-written part of the recorded search (:func:`network_only`)
-                whatever the budget: the ``net:`` agents.
+                whatever the budget: the ``net:`` agents (the recorded rollouts stay, played by the model
+                file's learned rollout policy, where it carries one).
 
         Raises:
             ValueError: not a model file, or (with ``game``) one that does not fit it (:func:`check_fits`).
@@ -926,7 +960,7 @@ class AZAgent(Agent):
         fields = {f.name for f in dataclasses.fields(SearchConfig)}
         search = SearchConfig(**{k: v for k, v in data.get("search", {}).items() if k in fields})
         if network_alone or simulations == 0:
-            search = network_only(search, simulations)
+            search = network_only(search, simulations, learned="learned_rollout" in data)
         elif simulations is not None:
             search = dataclasses.replace(search, simulations=int(simulations))
         search = dataclasses.replace(search, dirichlet_alpha=0.0)  # no exploration noise in play
@@ -968,6 +1002,16 @@ class AZAgent(Agent):
                 and not getattr(self.belief, "NETWORK_MODEL", False):
             raise ValueError(f"agent {self.name!r}: the belief and rollouts of {game.name} are compiled around its "
                              "heuristic; belief_model='network' is not available there (use 'heuristic')")
+        self.learned = None
+        if self.belief is not None and self.search.belief_model == "learned":
+            if not getattr(self.belief, "LEARNED_MODEL", False):
+                raise ValueError(f"agent {self.name!r}: the belief of {game.name} cannot roll out by a learned "
+                                 "policy; belief_model='learned' is not available there")
+            state = (self.data or {}).get("learned_rollout")
+            if state is None:
+                raise ValueError(f"agent {self.name!r}: belief_model='learned' needs a model file that carries a "
+                                 "learned rollout policy (python -m octagames.experiments.learned_rollout adds one)")
+            self.learned = LearnedRollout.from_state(game, state)
         self.rng = np.random.default_rng(seed)
 
     def greedy_policy(self, game: Game) -> Callable[[np.ndarray, np.ndarray], np.ndarray]:
@@ -982,7 +1026,8 @@ class AZAgent(Agent):
 
     def belief_model(self, game: Game) -> Callable[[np.ndarray, np.ndarray], np.ndarray] | None:
         """The belief's model of the other seats as a batched policy (:meth:`greedy_policy`) when
-        ``belief_model="network"``; None: the belief module's own (the compiled heuristic)."""
+        ``belief_model="network"``; None: the belief module's own (the compiled heuristic; with
+        ``belief_model="learned"`` the learned policy goes to the belief module as ``learned=``)."""
         return self.greedy_policy(game) if self.search.belief_model == "network" else None
 
     def believed_worlds(self, turn: Turn, model: Callable[[np.ndarray, np.ndarray], np.ndarray] | None
@@ -1012,7 +1057,9 @@ class AZAgent(Agent):
             worlds = self.believed_worlds(turn, model)
             # None: this seat's later moves by the model too (with a network model, that is the same greedy policy)
             policy = self.greedy_policy(g) if self.search.rollout_policy == "network" and model is None else None
-            extra = {} if model is None else {"model": model}
+            extra: dict[str, Any] = {} if model is None else {"model": model}
+            if self.learned is not None:
+                extra = {"learned": self.learned}
 
             def rollouts(ws: list[np.void], acts: list[int]) -> np.ndarray:
                 return self.belief.rollout_values(g, ws, seat, acts, policy, **extra)
@@ -1023,7 +1070,7 @@ class AZAgent(Agent):
                 vote = self.search.rollout_search_weight * visits / max(visits.sum(), 1.0)
             if self.search.rollout_margin >= 0:  # the model's choice unless the paired rollouts beat it
                 if model is None:
-                    base = actions.index(self.belief.model_action(g, turn.state, seat))
+                    base = actions.index(self.belief.model_action(g, turn.state, seat, **extra))
                 else:
                     base = actions.index(int(model(np.array(turn.state, dtype=g.dtype).reshape(1),
                                                    np.array([seat]))[0]))
@@ -1146,6 +1193,13 @@ def network_budget(name: str) -> int | None:
     return zoo_card(name).get("network_simulations")
 
 
+def network_worlds(name: str) -> int | None:
+    """The worlds ``net:<name>`` rolls out over where the card's search rolls out by the heuristic and the
+    model file's learned rollout policy takes its place: the card's ``network_belief_worlds`` (the learned
+    policy's playouts cost more than the heuristic's), or None where the card names none (the search's own)."""
+    return zoo_card(name).get("network_belief_worlds")
+
+
 def _parse(spec_name: str, arg: str | None, usage: str) -> tuple[str, int | None]:
     if not arg:
         raise ValueError(f"agent {spec_name!r} needs an argument: {usage}")
@@ -1171,8 +1225,12 @@ def _zoo_agent(kind: str, game: str, arg: str | None, network_alone: bool) -> Ag
         raise ValueError(f"{kind}:{name} plays {variant.game}; you asked for {game} "
                          f"(play it with --game {variant.name}{seats})")
     budget = network_budget(name) if sims is None and network_alone else sims
-    return AZAgent.load(path, budget, name=f"{kind}-{name}" + ("" if sims is None else f"-{sims}"),
-                        network_alone=network_alone)
+    agent = AZAgent.load(path, budget, name=f"{kind}-{name}" + ("" if sims is None else f"-{sims}"),
+                         network_alone=network_alone)
+    worlds = network_worlds(name) if network_alone else None
+    if worlds is not None and agent.search.belief_model == "learned":
+        agent.search = dataclasses.replace(agent.search, belief_worlds=int(worlds))
+    return agent
 
 
 def _zoo_factory(game: str, arg: str | None) -> Agent:
@@ -1187,7 +1245,9 @@ def _net_factory(game: str, arg: str | None) -> Agent:
     the model's budget, and the model's leaves per call; or, where the model's belief takes
     the network as its model (``belief_model="network"``, Achten), that belief and its rollouts, every move
     in them the network's; ``net:<variant>:0`` plays the network's most likely legal action (one forward
-    pass, deterministic). No heuristic, compiled leaf value, prior hint or heuristic's belief or rollout
-    takes part (:func:`network_only`)."""
+    pass, deterministic). Where the zoo file carries a learned rollout policy and the model's search rolls
+    out by the heuristic (Octa), the rollouts stay, every seat in them played by that policy, over the card's
+    ``network_belief_worlds`` where it names some. No heuristic, compiled leaf value, prior hint or
+    heuristic's belief or rollout takes part (:func:`network_only`)."""
     return _zoo_agent("net", game, arg, network_alone=True)
 

@@ -42,12 +42,18 @@ from types import ModuleType
 import numpy as np
 
 from octagames.agents.base import Agent, Turn, considered_rollouts
+from octagames.agents.search.learned_rollouts import LearnedRollout
 from octagames.agents.search.mcts import has_playout_policy, playout_games, playout_kernels, playout_policy
 from octagames.core import Game
 
 NETWORK_ROLLOUTS = False
 """The playouts are compiled: a network cannot play this seat's later moves in them
 (:attr:`~octagames.agents.learn.az.SearchConfig.rollout_policy` must be ``"model"``)."""
+
+LEARNED_MODEL = True
+"""A learned rollout policy (:class:`~octagames.agents.search.learned_rollouts.LearnedRollout`, compiled)
+can take the heuristic's place as the model of every seat: ``learned=`` of :func:`model_action` and
+:func:`rollout_values` (``belief_model="learned"``)."""
 
 
 def check_game(game: Game, who: str = "the heuristic rollouts") -> None:
@@ -69,9 +75,11 @@ def believed_worlds(game: Game, state: np.void, seat: int, rng: np.random.Genera
     return [game.determinize(state, seat, int(rng.integers(1 << 30))) for _ in range(worlds)]
 
 
-def model_action(game: Game, s: np.void, seat: int) -> int:
+def model_action(game: Game, s: np.void, seat: int, learned: LearnedRollout | None = None) -> int:
     """The compiled heuristic's action for ``seat`` in ``s`` (reads only what ``seat`` sees; ``s`` is not
-    changed, a copy's RNG draws its rare random choice)."""
+    changed, a copy's RNG draws its rare random choice), or the ``learned`` policy's."""
+    if learned is not None:
+        return learned.action(s, seat)
     mask = game.legal_mask(s, seat).astype(np.uint8)[None, :]
     out = np.zeros(1, np.int64)
     kernels(game).policy_many(np.array(s, dtype=game.dtype).reshape(1), np.array([seat], np.int64), mask, out)
@@ -82,9 +90,10 @@ Policy = Callable[[np.ndarray, np.ndarray], np.ndarray]
 
 
 def rollout_values(game: Game, worlds: Sequence[np.void], seat: int, legal: Sequence[int],
-                   policy: Policy | None = None) -> np.ndarray:
+                   policy: Policy | None = None, learned: LearnedRollout | None = None) -> np.ndarray:
     """``values[w, i]``: ``seat``'s win (1, 1/2 for a draw or a game past its length bound, 0) in world
-    ``w`` when it plays ``legal[i]`` and then every seat plays by the compiled heuristic.
+    ``w`` when it plays ``legal[i]`` and then every seat plays by the compiled heuristic (or by the
+    ``learned`` policy: :meth:`~octagames.agents.search.learned_rollouts.LearnedRollout.rollout_values`).
 
     Args:
         game: a game with a compiled heuristic.
@@ -93,13 +102,16 @@ def rollout_values(game: Game, worlds: Sequence[np.void], seat: int, legal: Sequ
         legal: the actions to try, each legal in every world.
         policy: must be None: the playouts are compiled, so this seat's later moves are the
             heuristic's too (a network cannot play inside them).
+        learned: a learned rollout policy of ``game`` to play every seat instead of the heuristic.
 
     Raises:
-        ValueError: ``policy`` is given, or the game has no compiled heuristic.
+        ValueError: ``policy`` is given, or the game has no compiled heuristic (and no ``learned`` is given).
     """
     if policy is not None:
         raise ValueError(f"the compiled rollouts of {game.name} play every seat by its heuristic; "
                          "a network rollout policy is not available (use rollout_policy='model')")
+    if learned is not None:
+        return learned.rollout_values(worlds, seat, legal)
     k = kernels(game)
     recs = np.array(worlds, dtype=game.dtype).reshape(len(worlds))
     work = np.zeros(1, game.dtype)
@@ -113,9 +125,9 @@ def rollout_values(game: Game, worlds: Sequence[np.void], seat: int, legal: Sequ
 
 
 def rollout_wins(game: Game, worlds: Sequence[np.void], seat: int, legal: Sequence[int],
-                 policy: Policy | None = None) -> np.ndarray:
+                 policy: Policy | None = None, learned: LearnedRollout | None = None) -> np.ndarray:
     """``seat``'s wins per legal action, summed over ``worlds`` (:func:`rollout_values`)."""
-    return rollout_values(game, worlds, seat, legal, policy).sum(axis=0)
+    return rollout_values(game, worlds, seat, legal, policy, learned).sum(axis=0)
 
 
 def paired_choice(values: np.ndarray, base: int, margin: float, vote: np.ndarray | None = None) -> int:

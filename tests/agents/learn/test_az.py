@@ -496,7 +496,8 @@ def test_a_network_belief_believes_and_rolls_out_with_the_networks_greedy_policy
     assert network_only(search, 8) == dataclasses.replace(search, simulations=8, dirichlet_alpha=0.0)
     assert network_only(search, 0).belief_worlds == 0 and network_only(dataclasses.replace(
         search, belief_model="heuristic")).belief_worlds == 0
-    with pytest.raises(ValueError, match="belief_model='bad' is not valid; valid values: \\['heuristic', 'network'\\]"):
+    with pytest.raises(ValueError, match="belief_model='bad' is not valid; "
+                                         "valid values: \\['heuristic', 'network', 'learned'\\]"):
         SearchConfig(belief_model="bad")
     with pytest.raises(ValueError, match="belief_model='network' needs belief_worlds >= 1"):
         SearchConfig(belief_model="network")

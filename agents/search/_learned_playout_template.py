@@ -1,0 +1,101 @@
+"""Template: playouts by a learned policy, linear in the facts each action is about.
+
+:mod:`octagames.agents.search.learned_rollouts` binds ``game`` to a rules module whose
+observation has a block of facts per card row and whose actions name up to ``R`` of
+those rows (Octa's ``facts`` block and ``fact_refs``). Each legal action ``a`` scores
+
+    bias[a] + sum over its rows j and facts f of weight[group[a], j * k + f] * facts[refs[a, j], f]
+            + sum over r of action_embed[a, r] * (embed @ observation)[r]
+
+and the highest score is played (ties: the lowest action id). The weights are learned
+from a teacher's choices (:func:`octagames.agents.search.learned_rollouts.fit`); nothing
+hand-written chooses a move.
+"""
+
+import numba as nb
+import numpy as np
+
+from octagames.core import CHANCE, TERMINAL, fast_apply
+from octagames.agents.search.mcts import win_values
+import octagames.octrix as game  # specialize: game
+
+apply_fast = fast_apply(game)
+
+
+@nb.njit(cache=True, nogil=True)
+def policy(s, p, mask, obs, weight, bias, group, refs, offset, k, embed, action_embed, h):
+    """The learned policy's action for seat ``p`` in ``s`` (-1 when none is legal); ``embed`` is
+    ``[observation size, rank]``; ``mask``, ``obs`` and ``h`` (``rank`` entries) are scratch buffers."""
+    n = game.legal_mask(s, p, mask)
+    if n == 0:
+        return -1
+    game.observation(s, p, obs)
+    rank = embed.shape[1]  # embed is stored [observation entry, rank]: one contiguous row per nonzero entry
+    if rank > 0:
+        h[:] = 0.0
+        for i in range(obs.shape[0]):
+            x = obs[i]
+            if x != 0.0:
+                for r in range(rank):
+                    h[r] += embed[i, r] * x
+    best, best_a = -np.inf, -1
+    for a in range(mask.shape[0]):
+        if mask[a] == 0:
+            continue
+        v = bias[a]
+        for r in range(rank):
+            v += action_embed[a, r] * h[r]
+        g = group[a]
+        for j in range(refs.shape[1]):
+            r = refs[a, j]
+            if r < 0:
+                continue
+            base = offset + r * k
+            for f in range(k):
+                v += weight[g, j * k + f] * obs[base + f]
+        if v > best:
+            best, best_a = v, a
+    return best_a
+
+
+@nb.njit(cache=True, nogil=True)
+def play_out(s, mask, obs, weight, bias, group, refs, offset, k, embed, action_embed, h, max_steps):
+    """Play ``s`` on with the policy for every seat and chance by its RNG, at most ``max_steps``
+    actions; whether it ended."""
+    for _ in range(max_steps):
+        cp = game.current_player(s)
+        if cp == TERMINAL:
+            return True
+        if cp == CHANCE:
+            apply_fast(s, int(game.sample_chance(s)))
+        else:
+            p = game.acting_player(s)
+            apply_fast(s, policy(s, p, mask, obs, weight, bias, group, refs, offset, k, embed, action_embed, h))
+    return game.current_player(s) == TERMINAL
+
+
+@nb.njit(cache=True, nogil=True)
+def policy_many(records, seats, mask, obs, weight, bias, group, refs, offset, k, embed, action_embed, h, out):
+    """The policy's action for ``seats[r]`` in every record (-1 where none is legal)."""
+    for r in range(records.shape[0]):
+        out[r] = policy(records[r], seats[r], mask, obs, weight, bias, group, refs, offset, k, embed, action_embed, h)
+
+
+@nb.njit(cache=True, nogil=True)
+def rollout_values(worlds_bytes, work, work_bytes, seat, num_players, legal, mask, obs, weight, bias, group,
+                   refs, offset, k, embed, action_embed, h, max_steps, rets, win, wins):
+    """``wins[w, i]``: ``seat``'s win value in world ``w`` when it plays ``legal[i]`` and then every seat
+    plays by the policy, chance by the record's RNG (1/2 for a game not over within ``max_steps``);
+    the worlds' bytes are copied into ``work`` before each action (common random numbers)."""
+    for w in range(worlds_bytes.shape[0]):
+        for i in range(legal.shape[0]):
+            for b in range(work_bytes.shape[0]):
+                work_bytes[b] = worlds_bytes[w, b]
+            s = work[0]
+            apply_fast(s, legal[i])
+            if play_out(s, mask, obs, weight, bias, group, refs, offset, k, embed, action_embed, h, max_steps):
+                game.returns(s, rets)
+                win_values(rets, num_players, win)
+                wins[w, i] = win[seat]
+            else:
+                wins[w, i] = 0.5

@@ -1,0 +1,206 @@
+"""The learned rollout policy (``octagames.agents.search.learned_rollouts``): its compiled choice, its
+rollouts, its fit, its place in model files and in ``net:`` agents."""
+
+import dataclasses
+
+import numpy as np
+import pytest
+import torch
+
+from octagames.agents.arena import play_match
+from octagames.agents.learn.az import AZAgent, PolicyValueNet, SearchConfig, load_model, network_only, save_model
+from octagames.agents.registry import make_agent
+from octagames.agents.search.learned_rollouts import (Decisions, LearnedRollout, features, fit, kernels,
+                                                     teacher_decisions)
+from octagames.agents.search.mcts import win_values
+from octagames.agents.search.rollouts import believed_worlds, model_action, rollout_values
+from octagames.core import Game
+from test_rollouts import decisions as positions  # this folder's: every few decisions of a heuristic game
+
+
+def random_policy(g: Game, seed: int, rank: int = 0) -> LearnedRollout:
+    f = features(g)
+    rng = np.random.default_rng(seed)
+    embed = (rng.normal(size=(rank, g.observation_size)), rng.normal(size=(g.num_actions, rank))) if rank else ()
+    return LearnedRollout(g, rng.normal(size=(f.groups, f.inputs)), rng.normal(size=g.num_actions), *embed)
+
+
+@pytest.mark.parametrize("rules,rank", [("en", 0), ("nl", 0), ("nl", 3)])
+def test_the_compiled_choice_is_the_highest_score_of_the_facts(rules, rank):
+    g = Game("octa", rules=rules)
+    policy = random_policy(g, 1, rank)
+    f = policy.features
+    checked = 0
+    for s, p in positions(g, seed=4, every=10):
+        legal = g.legal_actions(s, p)
+        obs = g.observation(s, p)
+        scores = policy.scores(obs, legal)
+        # the score by hand: each row of the action's refs, its k facts times the group's weights
+        for i, a in enumerate(legal[:5]):
+            rows = [r for r in f.refs[a] if r >= 0]
+            by_hand = policy.bias[a] + sum(
+                float(np.dot(obs[f.offset + r * f.k:f.offset + (r + 1) * f.k],
+                             policy.weight[f.group[a], j * f.k:(j + 1) * f.k]))
+                for j, r in enumerate(f.refs[a]) if r >= 0)
+            by_hand += sum(policy.action_embed[a, c] * float(np.dot(policy.embed[c], obs)) for c in range(rank))
+            assert scores[i] == pytest.approx(by_hand, rel=1e-5, abs=1e-5), (a, rows)
+        before = s.tobytes()
+        assert policy.action(s, p) == legal[int(np.argmax(scores))]
+        assert s.tobytes() == before  # the record is not changed
+        checked += 1
+    assert checked >= 5
+
+
+def test_rollouts_equal_a_playout_by_the_policy_through_the_python_api():
+    g = Game("octa", rules="en")
+    policy = random_policy(g, 2)
+    s, p = next(positions(g, seed=6, every=30))
+    legal = [int(a) for a in g.legal_actions(s, p)][:4]
+    worlds = believed_worlds(g, s, p, np.random.default_rng(0), 3)
+    before = [w.tobytes() for w in worlds]
+    values = rollout_values(g, worlds, p, legal, learned=policy)
+    assert [w.tobytes() for w in worlds] == before
+    for w, world in enumerate(worlds):
+        for i, a in enumerate(legal):
+            rec = np.array(world, dtype=g.dtype).reshape(1)
+            x = rec[0]
+            g.apply_action(x, a)
+            while not g.is_terminal(x):
+                if g.is_chance(x):
+                    g.apply_action(x, g.sample_chance(x))
+                else:
+                    q = g.acting_player(x)
+                    g.apply_action(x, int(g.legal_actions(x, q)[np.argmax(policy.scores(g.observation(x, q),
+                                                                                        g.legal_actions(x, q)))]))
+            win = np.zeros(g.num_players)
+            win_values(g.returns(x), g.num_players, win)
+            assert values[w, i] == win[p]
+    # the heuristic's rollouts of the same worlds are another policy's: not the same values everywhere
+    assert model_action(g, s, p, learned=policy) == policy.action(s, p)
+
+
+def test_fit_learns_a_linear_teachers_choices():
+    g = Game("octa", rules="en")
+    teacher = random_policy(g, 3)
+    observations, legal, choice = [], [], []
+    for seed in range(6):
+        for s, p in positions(g, seed=seed, every=1):
+            acts = g.legal_actions(s, p)
+            obs = g.observation(s, p)
+            observations.append(obs.astype(np.float16))
+            legal.append(acts)
+            choice.append(int(np.argmax(teacher.scores(obs.astype(np.float16).astype(np.float32), acts))))
+    width = max(len(a) for a in legal)
+    padded = np.full((len(legal), width), -1, np.int64)
+    for r, acts in enumerate(legal):
+        padded[r, :len(acts)] = acts
+    data = Decisions(np.stack(observations), padded, np.array(choice))
+    before = torch.random.get_rng_state()
+    learned, curve = fit(g, data, steps=600, batch_size=256, learning_rate=0.05, eval_every=300)
+    assert torch.equal(torch.random.get_rng_state(), before)  # torch's global RNG untouched
+    assert [p["step"] for p in curve] == [300, 600]
+    chance = float(np.mean([1 / len(a) for a in legal]))
+    assert curve[-1]["held_out_accuracy"] > max(0.8, 2 * chance)
+    again, curve2 = fit(g, data, steps=600, batch_size=256, learning_rate=0.05, eval_every=300)
+    assert np.array_equal(again.weight, learned.weight) and curve2 == curve  # seeded: the same fit
+    embedded, _ = fit(g, data, steps=20, batch_size=64, rank=2)
+    assert embedded.rank == 2 and embedded.embed.shape == (2, g.observation_size)
+    with pytest.raises(ValueError, match="too few to keep"):
+        fit(g, Decisions(data.observations[:1], data.legal[:1], data.choice[:1]))
+    with pytest.raises(ValueError, match="rank=-1 is not valid"):
+        fit(g, data, rank=-1)
+    with pytest.raises(ValueError, match="held_out=1.5"):
+        fit(g, data, held_out=1.5)
+
+
+def test_teacher_decisions_label_the_heuristics_choice_at_every_choice_it_made():
+    g = Game("octa", rules="nl")
+    data = teacher_decisions(g, 2, seed=5, epsilon=0.0)
+    assert len(data) > 50 and data.observations.shape == (len(data), g.observation_size)
+    n = (data.legal >= 0).sum(axis=1)
+    assert (n > 1).all() and (data.choice < n).all()
+    # replayed: the first game's first decision with a choice is the heuristic's
+    s = g.new_state(5 * 1_000_003)
+    while g.is_chance(s) or len(g.legal_actions(s)) < 2:
+        if g.is_chance(s):
+            g.play_chance(s)
+        else:
+            g.apply_action(s, g.legal_actions(s)[0])
+    p = g.acting_player(s)
+    assert data.legal[0, data.choice[0]] == model_action(g, s, p)
+    assert np.array_equal(data.observations[0], g.observation(s, p).astype(np.float16))
+    with pytest.raises(ValueError, match="epsilon=2"):
+        teacher_decisions(g, 1, epsilon=2)
+
+
+def test_refusals_name_what_is_wrong():
+    g = Game("octa", rules="en")
+    f = features(g)
+    with pytest.raises(ValueError, match=r"weight \[\d+, 24\], bias \[1074\], embed \[rank, 2218\]"):
+        LearnedRollout(g, np.zeros((f.groups, 3)), np.zeros(g.num_actions))
+    with pytest.raises(ValueError, match=r"got .*\[2, 2218\], \[1074, 3\]"):
+        LearnedRollout(g, np.zeros((f.groups, f.inputs)), np.zeros(g.num_actions), np.zeros((2, g.observation_size)),
+                       np.zeros((g.num_actions, 3)))
+    with pytest.raises(ValueError, match="both embed and action_embed"):
+        LearnedRollout(g, np.zeros((f.groups, f.inputs)), np.zeros(g.num_actions), np.zeros((2, g.observation_size)))
+    with pytest.raises(ValueError, match="finite"):
+        LearnedRollout(g, np.full((f.groups, f.inputs), np.nan), np.zeros(g.num_actions))
+    with pytest.raises(ValueError, match="octrix names none"):
+        features(Game("octrix"))
+    with pytest.raises(ValueError, match="is \\['action_embed', 'bias', 'embed', 'weight'\\]"):
+        LearnedRollout.from_state(g, {"weight": 1})
+    plain = random_policy(g, 5)  # a policy without an embedding may be kept as its weight and bias alone
+    assert LearnedRollout.from_state(g, {"weight": plain.weight, "bias": plain.bias}).rank == 0
+    with pytest.raises(ValueError, match="belief_model='learned' needs belief_rollouts=True"):
+        SearchConfig(belief_model="learned", belief_worlds=4)
+    with pytest.raises(ValueError, match="valid values: \\['heuristic', 'network', 'learned'\\]"):
+        SearchConfig(belief_model="bad")
+
+
+def small_net(g: Game) -> PolicyValueNet:
+    torch.manual_seed(0)
+    return PolicyValueNet(g.observation_size, g.num_actions, g.num_players, hidden=(16,))
+
+
+def test_a_model_file_carries_the_policy_and_net_agents_roll_out_by_it(tmp_path):
+    g = Game("octa", rules="en")
+    policy = random_policy(g, 4, rank=2)
+    heuristic_rollouts = SearchConfig(simulations=0, belief_worlds=4, belief_rollouts=True, rollout_policy="model",
+                                      rollout_margin=1.0)
+    path = save_model(small_net(g), tmp_path / "m.pt", g, heuristic_rollouts, half=True, learned=policy)
+    net, data = load_model(path, g)
+    back = LearnedRollout.from_state(g, data["learned_rollout"])
+    assert all(np.array_equal(getattr(back, k), getattr(policy, k)) for k in ("weight", "bias", "embed", "action_embed"))
+    # the model's own search keeps the heuristic; the network alone rolls out by the learned policy
+    assert AZAgent.load(path, game=g).search.belief_model == "heuristic"
+    alone = AZAgent.load(path, game=g, network_alone=True)
+    assert dataclasses.asdict(alone.search) == dataclasses.asdict(dataclasses.replace(
+        heuristic_rollouts, belief_model="learned"))
+    assert AZAgent.load(path, 0, game=g).search.belief_rollouts is False  # the policy alone: no rollouts
+    plain = save_model(small_net(g), tmp_path / "plain.pt", g, heuristic_rollouts)
+    assert AZAgent.load(plain, game=g, network_alone=True).search.belief_rollouts is False
+    assert network_only(heuristic_rollouts, learned=True).belief_model == "learned"
+    # its moves: the learned policy's choice unless paired rollouts by it beat that choice
+    alone.reset(g, 0, 7)
+    assert alone.learned is not None
+    s, p = next(positions(g, seed=8, every=20))
+    from octagames.agents.base import make_turn
+    turn = make_turn(g, s, p, 3)
+    stubborn = AZAgent.load(path, game=g, network_alone=True)
+    stubborn.search = dataclasses.replace(stubborn.search, rollout_margin=1e9)
+    stubborn.reset(g, p, 3)
+    assert stubborn.act(turn) == policy.action(turn.state, p)
+    res = play_match(g, [alone, make_agent("heuristic", g)], num_games=1, seed=0, progress=False)
+    assert res.records[0].games == 1
+    # a search that asks for the learned policy in a file without one is refused at reset, in words
+    refused = AZAgent.load(plain, game=g)
+    refused.search = dataclasses.replace(refused.search, belief_model="learned")
+    with pytest.raises(ValueError, match="carries a learned rollout policy"):
+        refused.reset(g, 0, 0)
+    with pytest.raises(ValueError, match="the learned rollout policy plays"):
+        save_model(small_net(g), tmp_path / "x.pt", Game("octa", rules="nl"), learned=policy)
+
+
+def test_the_kernels_are_specialised_once_per_rulebook():
+    en, nl = Game("octa", rules="en"), Game("octa", rules="nl")
+    assert kernels(en) is kernels(Game("octa", rules="en")) and kernels(en) is not kernels(nl)
