@@ -509,7 +509,8 @@ def executor_from(ray: bool, ray_address: str, chunk_size: int = 8) -> Any:
 def model_fingerprints(specs: Sequence[str]) -> dict[str, str]:
     """A digest of every model file the agent specs name (``ppo:<path>``, ``az:<path>``, ``zoo:<name>``,
     ``net:<name>``), so that a saved game journal is not resumed after a model changed. A ``net:<name>``
-    without a budget also digests the budget its card names (``network_simulations``), which it plays at."""
+    also digests the worlds its card names (``network_belief_worlds``) and, without a budget, the budget
+    (``network_simulations``), which it plays at."""
     out = {}
     for spec in specs:
         name, _, rest = spec.partition(":")
@@ -519,11 +520,14 @@ def model_fingerprints(specs: Sequence[str]) -> dict[str, str]:
             path = Path(octagames.agents.__file__).parent / "zoo" / f"{catalogue.zoo_file_name(arg)}.pt"
         if arg and path.is_file():
             digest = hashlib.blake2b(path.read_bytes(), digest_size=8)
-            if name == "net" and ":" not in rest:
-                from octagames.agents.learn.az import network_budget  # torch: only where a net: spec is named
-                budget = network_budget(arg)
+            if name == "net":
+                from octagames.agents.learn.az import network_budget, network_worlds  # torch: only for net: specs
+                budget = network_budget(arg) if ":" not in rest else None
                 if budget is not None:
                     digest.update(f"network_simulations={budget}".encode())
+                worlds = network_worlds(arg)
+                if worlds is not None:
+                    digest.update(f"network_belief_worlds={worlds}".encode())
             out[spec] = digest.hexdigest()
     return out
 

@@ -39,6 +39,7 @@ from octagames import catalogue
 from octagames.agents.learn.az import (ZOO_DIR, AZAgent, SearchConfig, load_model, save_model, zoo_card, zoo_path,
                                        zoo_names, zoo_players, zoo_variant)
 from octagames.agents.registry import make_agent
+from octagames.agents.search.learned_rollouts import LearnedRollout
 from octagames.core import Game
 from octagames.experiments.cli import git_commit, parse_config, saved_command, script
 from octagames.experiments.evaluate import EvalConfig, evaluate
@@ -75,7 +76,7 @@ class ZooConfig:
     belief_rollouts: bool = False
     """play by rollouts over the believed worlds, this seat's later moves by rollout_policy (see SearchConfig)"""
     belief_model: str = ""
-    """the belief's model of the other seats: heuristic or network ("": the model file's; see SearchConfig)"""
+    """the belief's model of the other seats: heuristic, network or learned ("": the model file's; see SearchConfig)"""
     rollout_policy: str = ""
     """who plays this seat's later moves in the rollouts: network or model ("": the model file's)"""
     rollout_search_weight: float = -1.0
@@ -146,6 +147,9 @@ def search_text(search: dict[str, Any]) -> str:
         if search.get("belief_model") == "network":
             text = (f"rollouts over {search['belief_worlds']} worlds believed with the network's policy as the "
                     "model of every seat, every later move by that policy")
+        elif search.get("belief_model") == "learned":
+            text = (f"rollouts over {search['belief_worlds']} worlds, every later move by the learned rollout "
+                    "policy")
         else:
             by = "the belief's model" if search.get("rollout_policy") == "model" else "the network"
             text = f"rollouts over {search['belief_worlds']} believed worlds, its later moves by {by}"
@@ -167,6 +171,15 @@ def search_text(search: dict[str, Any]) -> str:
     if search.get("c_puct") is not None:
         text += f", c_puct {search['c_puct']:g}"
     return text
+
+
+def learned_record(model: Path) -> dict[str, Any]:
+    """How a model file's learned rollout policy was fitted: ``train_rollout``'s record beside it
+    (``<stem>.rollout.json``, without its curve); ``{}`` when it is not there."""
+    path = Path(f"{model.with_suffix('')}.rollout.json")
+    if not path.exists():
+        return {}
+    return {k: v for k, v in json.loads(path.read_text()).items() if k != "curve"}
 
 
 def seconds_per_side(name: str, games: int, seed: int = 0) -> float:
@@ -233,7 +246,9 @@ def promote(cfg: ZooConfig) -> dict[str, Any]:
     meta = data.get("meta", {})
     init = init_origin(meta.get("config", {}).get("init_model", ""))  # before this entry's card is replaced
     ZOO_DIR.mkdir(parents=True, exist_ok=True)
-    save_model(net, ZOO_DIR / f"{name}.pt", g, search, meta={"source": str(cfg.model), **meta}, half=True)
+    learned = LearnedRollout.from_state(g, data["learned_rollout"]) if "learned_rollout" in data else None
+    save_model(net, ZOO_DIR / f"{name}.pt", g, search, meta={"source": str(cfg.model), **meta}, half=True,
+               learned=learned)
     AZAgent.load(zoo_path(name), game=g)  # the float16 copy loads for its game
     card: dict[str, Any] = {
         "name": name, "game": game, "variant": catalogue.describe(game, config), "config": config,
@@ -243,6 +258,7 @@ def promote(cfg: ZooConfig) -> dict[str, Any]:
         "teacher": ppo_origin(meta.get("config", {}).get("imitation_teacher", "")), "init": init,
         "search": dataclasses.asdict(search),
         **({"network_simulations": cfg.network_simulations} if cfg.network_simulations >= 0 else {}),
+        **({"learned_rollout": learned_record(Path(cfg.model))} if learned is not None else {}),
         "size_bytes": zoo_path(name).stat().st_size,
         "seconds_per_game_side": seconds_per_side(name, cfg.speed_games, cfg.seed),
         "evaluation": [],
@@ -292,6 +308,9 @@ def write_readme() -> Path:
         curves = f"[png]({c['curves']})" if "curves" in c else "–"
         variant = catalogue.describe(c["game"], c["config"])
         net = f"; `net:{name}` {c['network_simulations']} simulations" if "network_simulations" in c else ""
+        if "learned_rollout" in c:
+            worlds = f" over {c['network_belief_worlds']} worlds" if "network_belief_worlds" in c else ""
+            net += f"; `net:{name}` rolls out by its learned rollout policy{worlds}"
         lines.append(f"| `zoo:{name}` | {variant} | {search_text(c['search'])}{net} | "
                      f"{c['seconds_per_game_side']:.1f} | {ev} | {curves} | {c['commit']} |")
     out = ZOO_DIR / "README.md"
