@@ -115,7 +115,8 @@ def train_rollout(cfg: RolloutConfig) -> dict[str, Any]:
               "date": datetime.date.today().isoformat(), "machine": machine(), "teacher": cfg.teacher,
               "rank": cfg.rank, "decisions": len(decisions), "teacher_games_s": round(played, 1),
               "wall_time": round(time.perf_counter() - start, 1),
-              "held_out_accuracy": curve[-1]["held_out_accuracy"], "curve": curve}
+              "held_out_accuracy": curve[-1]["held_out_accuracy"],
+              **({"network_worlds": cfg.network_worlds} if cfg.network_worlds else {}), "curve": curve}
     stem = out.with_suffix("")
     Path(f"{stem}.rollout.json").write_text(json.dumps(record, indent=1) + "\n")
     plot(curve, Path(f"{stem}.rollout.png"), f"{game.name}: learned rollout policy vs {cfg.teacher}")

@@ -175,7 +175,8 @@ def search_text(search: dict[str, Any]) -> str:
 
 def learned_record(model: Path) -> dict[str, Any]:
     """How a model file's learned rollout policy was fitted: ``train_rollout``'s record beside it
-    (``<stem>.rollout.json``, without its curve); ``{}`` when it is not there."""
+    (``<stem>.rollout.json``, without its curve; its ``network_worlds`` becomes the card's
+    ``network_belief_worlds``); ``{}`` when it is not there."""
     path = Path(f"{model.with_suffix('')}.rollout.json")
     if not path.exists():
         return {}
@@ -259,6 +260,8 @@ def promote(cfg: ZooConfig) -> dict[str, Any]:
         "search": dataclasses.asdict(search),
         **({"network_simulations": cfg.network_simulations} if cfg.network_simulations >= 0 else {}),
         **({"learned_rollout": learned_record(Path(cfg.model))} if learned is not None else {}),
+        **({"network_belief_worlds": worlds} if learned is not None and (worlds := learned_record(
+            Path(cfg.model)).get("network_worlds")) else {}),
         "size_bytes": zoo_path(name).stat().st_size,
         "seconds_per_game_side": seconds_per_side(name, cfg.speed_games, cfg.seed),
         "evaluation": [],

@@ -83,10 +83,11 @@ def test_a_zoo_file_keeps_its_network_and_its_card_gains_the_record(tmp_path, mo
     promoted = tmp_path / "run" / "model.pt"
     promoted.parent.mkdir()
     shutil.copyfile(tmp_path / "zoo" / "octa-en.pt", promoted)
-    (tmp_path / "run" / "model.rollout.json").write_text(json.dumps({"command": "fit", "curve": [1]}))
+    (tmp_path / "run" / "model.rollout.json").write_text(json.dumps({"command": "fit", "network_worlds": 5,
+                                                                     "curve": [1]}))
     card = zoo.promote(zoo.ZooConfig(game="octa-en", model=str(promoted), opponents=("random",), games=(2,),
                                       speed_games=1, out_dir=str(tmp_path / "eval"), progress=False))
-    assert card["learned_rollout"] == {"command": "fit"}
+    assert card["learned_rollout"] == {"command": "fit", "network_worlds": 5} and card["network_belief_worlds"] == 5
     assert "learned_rollout" in load_model(tmp_path / "zoo" / "octa-en.pt", g)[1]
 
 
