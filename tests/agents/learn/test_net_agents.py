@@ -1,7 +1,10 @@
 """The network-only agents (``net:<variant>``) and the policy alone (``zoo:<variant>:0``): no
-hand-written heuristic, compiled leaf value, prior hint, believed world or rollout at play time."""
+hand-written heuristic, compiled leaf value, prior hint, believed world or rollout at play time (rollouts
+by a learned rollout policy, where the zoo file carries one, are learned)."""
 
 from __future__ import annotations
+
+import dataclasses
 
 import numpy as np
 import pytest
@@ -15,6 +18,7 @@ from octagames.agents.learn import az
 from octagames.agents.learn.az import NETWORK_ONLY, AZAgent, SearchConfig, network_only, zoo_path
 from octagames.agents.registry import make_agent
 from octagames.agents.search import belief_achten, mcts, rollouts
+from octagames.agents.search.learned_rollouts import LearnedRollout
 from octagames.core import Game
 
 pytestmark = pytest.mark.usefixtures("one_torch_thread")  # tests/conftest.py
@@ -32,7 +36,8 @@ def _forbid(*_args, **_kwargs):
 def no_heuristics(monkeypatch):
     """Every way hand-written play enters a game: the heuristic agents, the registry's heuristic, the
     compiled playouts and leaf values (where the search and the AZ agent import them), the prior hint,
-    Octa's paired rollouts and the heuristic inside Achten's belief."""
+    the heuristic in Octa's paired rollouts (their compiled kernels: its choice and its playouts) and
+    the heuristic inside Achten's belief."""
     for cls in (OctaHeuristicAgent, OctilesHeuristicAgent):
         monkeypatch.setattr(cls, "act", _forbid)
     monkeypatch.setitem(registry.AGENTS, "heuristic", registry.AgentEntry(_forbid, "forbidden"))
@@ -41,7 +46,7 @@ def no_heuristics(monkeypatch):
             monkeypatch.setattr(module, name, _forbid)
     for name in ("leaf_value_function", "PriorHint"):
         monkeypatch.setattr(az, name, _forbid)
-    for name in ("rollout_values", "believed_worlds", "model_action"):
+    for name in ("kernels", "playout_kernels", "playout_policy"):
         monkeypatch.setattr(rollouts, name, _forbid)
     for name in ("model_action", "achten_playout"):  # Achten's belief may run, with the network as its model only
         monkeypatch.setattr(belief_achten, name, _forbid)
@@ -60,15 +65,40 @@ def test_the_patched_entry_points_do_catch_the_zoo_models_hand_written_parts(no_
         play_game(a, [make_agent("belief:4", a), make_agent("random", a)], seed=3)
 
 
-@pytest.mark.parametrize("variant", ["octa-en", "octiles-fixed-start"])
-def test_net_agents_play_a_game_without_any_hand_written_code(variant, no_heuristics):
-    g = Game(variant)
-    searched = make_agent(f"net:{variant}:16", g)
-    alone = make_agent(f"net:{variant}:0", g)
+def test_net_agents_play_a_game_without_any_hand_written_code(no_heuristics):
+    g = Game("octiles-fixed-start")
+    searched = make_agent("net:octiles-fixed-start:16", g)
+    alone = make_agent("net:octiles-fixed-start:0", g)
     returns, length = play_game(g, [searched, alone], seed=5)
     assert length > 0 and g.num_players == 2 and len(returns) == 2
     assert searched.last is not None and searched.last["visits"].sum() >= 15  # it searched (1: the root's expansion)
     assert alone.search.simulations == 0
+
+
+@pytest.mark.parametrize("variant", ["octa-en", "octa-nl"])
+def test_octas_net_agent_rolls_out_by_its_learned_policy_alone(variant, no_heuristics, monkeypatch):
+    """The Octa zoo files carry a learned rollout policy: ``net:octa-*`` plays the zoo search's paired
+    rollouts with it in every seat in the heuristic's place, its choice the default."""
+    card = az.zoo_card(variant)
+    assert card["learned_rollout"]["held_out_accuracy"] > 0.5 and card["search"]["belief_model"] == "heuristic"
+    g = Game(variant)
+    net = make_agent(f"net:{variant}", g)
+    worlds = card.get("network_belief_worlds", card["search"]["belief_worlds"])  # the card's for net:, if any
+    assert net.search.belief_model == "learned" and net.search.belief_worlds == worlds
+    assert make_agent(f"net:{variant}:0", g).search.belief_worlds == 0
+    net.search = dataclasses.replace(net.search, belief_worlds=4)  # a short game
+    calls = []
+    values = LearnedRollout.rollout_values
+
+    def counted(self, worlds, seat, legal):
+        calls.append(len(worlds))
+        return values(self, worlds, seat, legal)
+
+    monkeypatch.setattr(LearnedRollout, "rollout_values", counted)
+    alone = make_agent(f"net:{variant}:0", g)
+    returns, length = play_game(g, [net, alone], seed=5)
+    assert length > 0 and len(returns) == 2 and len(calls) > 10 and max(calls) == 4
+    assert alone.search.belief_rollouts is False
 
 
 def test_achtens_net_agent_believes_and_rolls_out_with_its_network_alone(no_heuristics):
@@ -92,14 +122,19 @@ def test_achtens_net_agent_believes_and_rolls_out_with_its_network_alone(no_heur
 
 
 def test_net_keeps_the_budget_and_leaves_of_the_card_and_drops_every_hand_written_part():
-    card = az.zoo_card("octa-en")["search"]
-    assert card["belief_rollouts"] and card["belief_worlds"] > 0  # what there is to drop
-    agent = make_agent("net:octa-en", "octa-en")
+    card = az.zoo_card("octiles-fixed-start")["search"]
+    assert card["leaf_value_mix"] > 0  # what there is to drop
+    agent = make_agent("net:octiles-fixed-start:40", "octiles-fixed-start")
     s = agent.search
-    assert (s.simulations, s.leaves_per_game) == (card["simulations"], card["leaves_per_game"])
+    assert (s.simulations, s.leaves_per_game) == (40, card["leaves_per_game"])
     assert {k: getattr(s, k) for k in NETWORK_ONLY} == NETWORK_ONLY and s.dirichlet_alpha == 0.0
-    assert make_agent("net:octiles-fixed-start:40", "octiles-fixed-start").search.leaf_value_mix == 0.0
-    assert agent.name == "net:octa-en"
+    assert agent.name == "net:octiles-fixed-start:40"
+    # Octa's card rolls out by the heuristic: net: keeps those rollouts, played by the learned policy
+    octa = az.zoo_card("octa-en")["search"]
+    s = make_agent("net:octa-en", "octa-en").search
+    kept = {k: octa[k] for k in az.NETWORK_BELIEF}
+    assert {k: getattr(s, k) for k in az.NETWORK_BELIEF} == {**kept, "belief_model": "learned"}
+    assert (s.leaf_value_mix, s.prior_hint, s.playout_mix) == (0.0, "", 0.0)
 
 
 def test_net_plays_at_the_budget_its_card_names_unless_the_spec_names_one():
