@@ -119,7 +119,7 @@ def train_rollout(cfg: RolloutConfig) -> dict[str, Any]:
               **({"network_worlds": cfg.network_worlds} if cfg.network_worlds else {}), "curve": curve}
     stem = out.with_suffix("")
     Path(f"{stem}.rollout.json").write_text(json.dumps(record, indent=1) + "\n")
-    plot(curve, Path(f"{stem}.rollout.png"), f"{game.name}: learned rollout policy vs {cfg.teacher}")
+    plot(curve, Path(f"{stem}.rollout.png"), f"{cfg.game}: learned rollout policy vs {cfg.teacher}")
     card = out.with_suffix(".json")
     if out.resolve().parent == ZOO_DIR.resolve() and card.exists():
         from octagames.experiments.zoo import write_readme
