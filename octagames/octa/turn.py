@@ -60,13 +60,15 @@ import numpy as np
 
 from octagames.core import CHANCE, TERMINAL, rng_below, seed_rng
 from octagames.octa import dispatch as book  # specialize: book
-from octagames.octa.common import (CK_ACTION, CK_AFLIP, CK_DRAW, CK_FD, CK_JOKER, CK_REFILL, END_CAP,
-                                   END_STOCK, END_WIN, HAND_LIMIT, LOC_ADRAWN, LOC_AHIDDEN, LOC_HAND,
-                                   LOC_JOKER, LOC_RUN, LOC_STOCK, NPOS, NUM_ACTIONS, NUM_CARDS, NUM_NUMBER,
-                                   PH_CHANCE, PH_DEAL, PH_OVER, PH_PILE, PH_START, PH_USE, POOL_SLOTS,
-                                   SETUP_DEALS, TOK_CENTRE, action_tops_match, clear_build, detach,
-                                   first_empty_slot, hidden_action_count, kind_of, nth_card_at, place_action,
-                                   random_stock_card, start_chance, to_hand, to_pool, to_run)
+from octagames.octa.common import (BASE_OBS_SIZE, CK_ACTION, CK_AFLIP, CK_DRAW, CK_FD, CK_JOKER, CK_REFILL,
+                                   END_CAP, FACT_ROWS, NUM_FACTS, END_STOCK, END_WIN, HAND_LIMIT, LOC_ADRAWN,
+                                   LOC_AHIDDEN, LOC_HAND, LOC_JOKER, LOC_RUN, LOC_STOCK, NPOS, NUM_ACTIONS,
+                                   NUM_CARDS, NUM_NUMBER, PH_CHANCE, PH_DEAL, PH_OVER, PH_PILE, PH_START,
+                                   PH_USE, POOL_SLOTS, SETUP_DEALS, TOK_CENTRE, action_tops_match,
+                                   clear_build, detach, first_empty_slot, hidden_action_count, kind_of,
+                                   nth_card_at, place_action, random_stock_card, start_chance, to_hand,
+                                   to_pool, to_run)
+from octagames.octa.view import obs_facts
 
 # The action-card step every turn begins with: the first ids of both action tables.
 A_PILE = 0         # 2: put the turned action card on pile 0 / 1
@@ -502,6 +504,17 @@ def observation(s, player, out) -> None:
         out: float32[OBS_SIZE], overwritten; every entry lies in [0, 1].
     """
     book.observation(s, player, out)
+
+
+@nb.njit(inline="always")
+def observation_facts(s, player, out) -> None:
+    """Only the ``facts`` block of ``player``'s observation (both rulebooks put it after
+    ``BASE_OBS_SIZE``): the entries :func:`observation` writes there, the others left as they are. For
+    learners that read that block alone (a learned rollout policy of rank 0,
+    :mod:`octagames.agents.search.learned_rollouts`): a third of the observation's cost."""
+    for i in range(BASE_OBS_SIZE, BASE_OBS_SIZE + FACT_ROWS * NUM_FACTS):
+        out[i] = 0.0
+    obs_facts(s, player, out, BASE_OBS_SIZE)
 
 
 # ---------------------------------------------------------------- hidden information
