@@ -11,8 +11,8 @@ model file itself): a search that rolls out with ``belief_model="learned"`` play
 and ``net:<variant>`` rolls out by it where the zoo's search rolls out by the heuristic
 (:func:`~octagames.agents.learn.az.network_only`). Beside the model file: ``<stem>.rollout.json``
 (the command, commit, date, machine, wall time, decisions and the agreement curve) and
-``<stem>.rollout.png`` (the curve). A zoo model's card (``agents/zoo/<name>.json``) gains the same
-record as ``learned_rollout`` (and, with ``--network-worlds N``, ``network_belief_worlds``: the worlds
+``<stem>.rollout.png`` (the curve); for a zoo model, its card (``agents/zoo/<name>.json``) keeps the
+record instead, as ``learned_rollout`` (and, with ``--network-worlds N``, ``network_belief_worlds``: the worlds
 ``net:<name>`` rolls out over, where the learned policy's playouts cost more than the heuristic's), and
 the zoo's README its line.
 """
@@ -34,6 +34,7 @@ from octagames.agents.model_config import load_model_file
 from octagames.agents.search.learned_rollouts import features, fit, teacher_decisions
 from octagames.experiments.cli import GameArgs, command_line, git_commit, parse_config, script
 from octagames.experiments.trainer import machine, save_figure
+from octagames.experiments.zoo import write_readme
 
 
 @dataclass(frozen=True)
@@ -70,8 +71,6 @@ class RolloutConfig(GameArgs):
 
     def __post_init__(self) -> None:
         super().__post_init__()
-        if not self.model:
-            raise ValueError("model is empty: give the model file (model.pt or a zoo file) to carry the policy")
         for name in ("games", "steps", "batch_size"):
             if getattr(self, name) < 1:
                 raise ValueError(f"{name}={getattr(self, name)} is not valid; it must be >= 1")
@@ -95,6 +94,8 @@ def train_rollout(cfg: RolloutConfig) -> dict[str, Any]:
         ValueError: the model file does not fit the game, is a training checkpoint written in place, or the
             game names no facts for the policy to read.
     """
+    if not cfg.model:
+        raise ValueError("model is empty: give the model file (model.pt or a zoo file) to carry the policy")
     game = cfg.make_game()
     features(game)  # refuse a game without facts before any game is played
     raw = load_model_file(cfg.model)
@@ -118,20 +119,19 @@ def train_rollout(cfg: RolloutConfig) -> dict[str, Any]:
               "held_out_accuracy": curve[-1]["held_out_accuracy"],
               **({"network_worlds": cfg.network_worlds} if cfg.network_worlds else {}), "curve": curve}
     stem = out.with_suffix("")
-    Path(f"{stem}.rollout.json").write_text(json.dumps(record, indent=1) + "\n")
-    plot(curve, Path(f"{stem}.rollout.png"), f"{cfg.game}: learned rollout policy vs {cfg.teacher}")
+    png = plot(curve, Path(f"{stem}.rollout.png"), f"{cfg.game}: learned rollout policy vs {cfg.teacher}")
     card = out.with_suffix(".json")
-    if out.resolve().parent == ZOO_DIR.resolve() and card.exists():
-        from octagames.experiments.zoo import write_readme
-
+    if out.resolve().parent == ZOO_DIR.resolve() and card.exists():  # a zoo file: its card keeps the record
         entry = json.loads(card.read_text())
-        entry["learned_rollout"] = {k: v for k, v in record.items() if k != "curve"}
+        entry["learned_rollout"] = {**record, "png": png.name}
         entry["size_bytes"] = out.stat().st_size
         entry.pop("network_belief_worlds", None)
         if cfg.network_worlds:
             entry["network_belief_worlds"] = cfg.network_worlds
         card.write_text(json.dumps(entry, indent=1) + "\n")
         write_readme()
+    else:
+        Path(f"{stem}.rollout.json").write_text(json.dumps(record, indent=1) + "\n")
     return record
 
 

@@ -175,12 +175,15 @@ def search_text(search: dict[str, Any]) -> str:
 
 def learned_record(model: Path) -> dict[str, Any]:
     """How a model file's learned rollout policy was fitted: ``train_rollout``'s record beside it
-    (``<stem>.rollout.json``, without its curve; its ``network_worlds`` becomes the card's
-    ``network_belief_worlds``); ``{}`` when it is not there."""
+    (``<stem>.rollout.json``), or a zoo file's card's (``learned_rollout``); its ``network_worlds`` becomes
+    the new card's ``network_belief_worlds``; ``{}`` when there is none."""
     path = Path(f"{model.with_suffix('')}.rollout.json")
-    if not path.exists():
-        return {}
-    return {k: v for k, v in json.loads(path.read_text()).items() if k != "curve"}
+    if path.exists():
+        return json.loads(path.read_text())
+    card = model.with_suffix(".json")
+    if model.resolve().parent == ZOO_DIR.resolve() and card.exists():
+        return dict(json.loads(card.read_text()).get("learned_rollout", {}))
+    return {}
 
 
 def seconds_per_side(name: str, games: int, seed: int = 0) -> float:

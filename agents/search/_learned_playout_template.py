@@ -31,12 +31,11 @@ def policy(s, p, mask, obs, weight, bias, group, refs, offset, k, embed, action_
     n = game.legal_mask(s, p, mask)
     if n == 0:
         return -1
-    rank = embed.shape[1]
-    if rank > 0:
+    rank = embed.shape[1]  # embed is stored [observation entry, rank]: one contiguous row per nonzero entry
+    if rank == 0:  # the facts block alone (the rules module's observation_facts writes just that)
+        game.observation_facts(s, p, obs)
+    else:
         game.observation(s, p, obs)
-    else:  # the facts block alone (the rules module's observation_facts writes just that)
-        game.observation_facts(s, p, obs)  # embed is stored [observation entry, rank]: one contiguous row per nonzero entry
-    if rank > 0:
         h[:] = 0.0
         for i in range(obs.shape[0]):
             x = obs[i]

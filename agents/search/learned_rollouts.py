@@ -35,6 +35,10 @@ from typing import Any
 
 import numpy as np
 
+from octagames.agents.arena import progress_bar
+from octagames.agents.base import make_turn
+from octagames.agents.registry import make_agent
+from octagames.agents.search.mcts import has_playout_policy, playout_kernels, playout_policy
 from octagames.core import Game
 from octagames.specialize import specialize
 
@@ -229,19 +233,16 @@ def teacher_decisions(game: Game, games: int, seed: int = 0, epsilon: float = 0.
     Raises:
         ValueError: ``games`` < 1, ``epsilon`` outside [0, 1], or the game names no facts.
     """
-    from octagames.agents.arena import progress_bar
-    from octagames.agents.base import make_turn
-    from octagames.agents.registry import make_agent
-    from octagames.agents.search.mcts import has_playout_policy
-    from octagames.agents.search.rollouts import model_action
-
     if games < 1:
         raise ValueError(f"games={games} is not valid; it must be >= 1")
     if not 0.0 <= epsilon <= 1.0:
         raise ValueError(f"epsilon={epsilon} is not valid; it must be in [0, 1]")
     features(game)
     agents = [make_agent(teacher, game) for _ in range(game.num_players)]
-    compiled = teacher == "heuristic" and has_playout_policy(game.name)
+    # the heuristic's compiled port where it is the teacher: the same choices without a Turn's copies
+    compiled = playout_kernels(game.kernel_module, playout_policy(game.name)).policy_many \
+        if teacher == "heuristic" and has_playout_policy(game.name) else None
+    chosen = np.zeros(1, np.int64)
     rng = np.random.default_rng(seed)
     observations, legal, choice = [], [], []
     bar = progress_bar(games, f"{game.name}: {teacher} decisions", progress)
@@ -254,8 +255,10 @@ def teacher_decisions(game: Game, games: int, seed: int = 0, epsilon: float = 0.
                 game.play_chance(s)
                 continue
             p = game.acting_player(s)
-            if compiled:  # the heuristic's compiled port: the same choices without a Turn's copies
-                acts, a = np.asarray(game.legal_actions(s, p)), model_action(game, s, p)
+            if compiled is not None:
+                mask = game.legal_mask(s, p).astype(np.uint8)
+                compiled(np.array(s, dtype=game.dtype).reshape(1), np.array([p], np.int64), mask[None, :], chosen)
+                acts, a = np.flatnonzero(mask), int(chosen[0])
             else:
                 turn = make_turn(game, s, p, int(rng.integers(1 << 31)))
                 acts, a = turn.legal_actions, int(agents[p].act(turn))

@@ -67,7 +67,9 @@ def test_a_zoo_file_keeps_its_network_and_its_card_gains_the_record(tmp_path, mo
     tr.train_rollout(tr.RolloutConfig(game="octa-en", model=str(tmp_path / "zoo" / "octa-en.pt"), games=2, steps=20,
                                       batch_size=64, network_worlds=3, progress=False))
     card = json.loads((tmp_path / "zoo" / "octa-en.json").read_text())
-    assert card["learned_rollout"]["decisions"] > 50 and "curve" not in card["learned_rollout"]
+    assert card["learned_rollout"]["decisions"] > 50 and card["learned_rollout"]["png"] == "octa-en.rollout.png"
+    assert not (tmp_path / "zoo" / "octa-en.rollout.json").exists()  # the card keeps the record: one JSON a model
+    assert (tmp_path / "zoo" / "octa-en.rollout.png").exists()
     assert card["size_bytes"] == (tmp_path / "zoo" / "octa-en.pt").stat().st_size
     data = torch.load(tmp_path / "zoo" / "octa-en.pt", weights_only=True)
     assert data["state_dict"]["first.weight"].dtype == torch.float16  # still a float16 zoo file
@@ -87,7 +89,8 @@ def test_a_zoo_file_keeps_its_network_and_its_card_gains_the_record(tmp_path, mo
                                                                      "curve": [1]}))
     card = zoo.promote(zoo.ZooConfig(game="octa-en", model=str(promoted), opponents=("random",), games=(2,),
                                       speed_games=1, out_dir=str(tmp_path / "eval"), progress=False))
-    assert card["learned_rollout"] == {"command": "fit", "network_worlds": 5} and card["network_belief_worlds"] == 5
+    assert card["learned_rollout"] == {"command": "fit", "network_worlds": 5, "curve": [1]}
+    assert card["network_belief_worlds"] == 5
     assert "learned_rollout" in load_model(tmp_path / "zoo" / "octa-en.pt", g)[1]
 
 
@@ -108,4 +111,4 @@ def test_refusals(tmp_path):
     with pytest.raises(ValueError, match="held_out=1.0 is not valid"):
         tr.RolloutConfig(game="octa-en", model="m.pt", held_out=1.0)
     with pytest.raises(ValueError, match="model is empty"):
-        tr.RolloutConfig(game="octa-en")
+        tr.train_rollout(tr.RolloutConfig(game="octa-en"))

@@ -187,7 +187,8 @@ def test_bindings_must_match_the_marked_lines():
 
 TEMPLATES = ("octagames._engine_template", "octagames._batch_template", "octagames._call_template",
              "octagames.envs._aec_template", "octagames.octa._checked_play_template",
-             "octagames.agents.search._mcts_template", "octagames.agents.search._playout_template")
+             "octagames.agents.search._mcts_template", "octagames.agents.search._playout_template",
+             "octagames.agents.search._learned_playout_template")
 
 
 def _cached_functions(path: Path) -> list[str]:
