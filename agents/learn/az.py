@@ -69,7 +69,7 @@ from octagames.agents.search.mcts import (clear_trees, compiled_value, has_playo
 from octagames.agents.model_config import check_config, fitting_options, load_model_file, recorded_config
 from octagames.agents.learn.ppo import ACTIVATIONS, SparseInputLinear, layer_init, masked_logits, mlp, sparse_entries
 from octagames.agents.registry import make_agent
-from octagames.agents.search.learned_rollouts import LearnedRollout
+from octagames.agents.search.learned_rollouts import LearnedRollout, features
 from octagames.agents.search.rollouts import paired_choice, pruned_values
 from octagames.core import Game, mix64
 
@@ -234,16 +234,10 @@ def action_rows(game: Game) -> dict[str, Any] | None:
     """``{"offset", "rows", "k", "refs"}`` for :class:`PolicyValueNet`'s ``action_rows``: the facts block
     that ``game``'s rules module names with ``action_rows(config)`` (Octa's ``facts``: per card kind,
     pool slot and top discard) and the rows each action is about; None when it names none."""
-    fn = getattr(game.module, "action_rows", None)
-    if fn is None:
+    if getattr(game.module, "action_rows", None) is None:
         return None
-    name, refs = fn(game.config)
-    layout = game.observation_layout
-    block = layout.block(name)
-    if len(block.shape) != 2:
-        raise ValueError(f"action_rows of {game.name}: block {name!r} has shape {block.shape}, not [rows, k]")
-    return {"offset": layout.offset(name), "rows": int(block.shape[0]), "k": int(block.shape[1]),
-            "refs": np.asarray(refs, dtype=np.int64).tolist()}
+    f = features(game)
+    return {"offset": f.offset, "rows": f.rows, "k": f.k, "refs": f.refs.tolist()}
 
 
 def build_net(spec: dict[str, Any]) -> PolicyValueNet:
@@ -521,14 +515,12 @@ def network_only(search: SearchConfig, simulations: int | None = None, learned: 
     """
     sims = search.simulations if simulations is None else int(simulations)
     off = dict(NETWORK_ONLY)
-    if not (simulations is not None and sims == 0):
-        if search.belief_model != "heuristic":
-            for name in NETWORK_BELIEF:
-                off.pop(name)
-        elif learned and search.belief_rollouts and search.rollout_policy == "model":
-            for name in NETWORK_BELIEF:
-                off.pop(name)
-            off["belief_model"] = "learned"
+    heuristic_rollouts = search.belief_rollouts and search.rollout_policy == "model"
+    if not (simulations is not None and sims == 0) and (search.belief_model != "heuristic"
+                                                        or (learned and heuristic_rollouts)):
+        off = {k: v for k, v in off.items() if k not in NETWORK_BELIEF}
+        if search.belief_model == "heuristic":
+            off["belief_model"] = "learned"  # the learned policy in the heuristic's place
     return dataclasses.replace(search, simulations=sims, dirichlet_alpha=0.0, **off)
 
 
