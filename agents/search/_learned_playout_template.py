@@ -7,11 +7,10 @@ those rows (Octa's ``facts`` block and ``fact_refs``). Each legal action ``a`` s
     bias[a] + sum over its rows j and facts f of weight[group[a], j * k + f] * facts[refs[a, j], f]
             + sum over r of action_embed[a, r] * (embed @ observation)[r]
 
-and the highest score is played (ties: the lowest action id). The rules module provides
-``observation_facts(s, player, out)``, the facts block alone, which rank 0 reads instead of the whole
-observation. The weights are learned
-from a teacher's choices (:func:`octagames.agents.search.learned_rollouts.fit`); nothing
-hand-written chooses a move.
+and the highest score is played (ties: the lowest action id; a lone legal action is played unscored).
+The rules module provides ``observation_facts(s, player, out)``, the facts block alone, which rank 0
+reads instead of the whole observation. The weights are learned from a teacher's choices
+(:func:`octagames.agents.search.learned_rollouts.fit`); nothing hand-written chooses a move.
 """
 
 import numba as nb
@@ -31,6 +30,10 @@ def policy(s, p, mask, obs, weight, bias, group, refs, offset, k, embed, action_
     n = game.legal_mask(s, p, mask)
     if n == 0:
         return -1
+    if n == 1:  # the argmax of one score: no observation needed
+        for a in range(mask.shape[0]):
+            if mask[a] != 0:
+                return a
     rank = embed.shape[1]  # embed is stored [observation entry, rank]: one contiguous row per nonzero entry
     if rank == 0:  # the facts block alone (the rules module's observation_facts writes just that)
         game.observation_facts(s, p, obs)
