@@ -249,6 +249,9 @@ def promote(cfg: ZooConfig) -> dict[str, Any]:
     search = dataclasses.replace(search, **changes)
     meta = data.get("meta", {})
     init = init_origin(meta.get("config", {}).get("init_model", ""))  # before this entry's card is replaced
+    # the zoo file itself, promoted again with another default search: its card keeps where the network came
+    # from, its curves and the network's budget (the file's metadata kept its source)
+    again = zoo_card(name) if Path(cfg.model).resolve() == (ZOO_DIR / f"{name}.pt").resolve() else {}
     ZOO_DIR.mkdir(parents=True, exist_ok=True)
     learned = LearnedRollout.from_state(g, data["learned_rollout"]) if "learned_rollout" in data else None
     save_model(net, ZOO_DIR / f"{name}.pt", g, search, meta={"source": str(cfg.model), **meta}, half=True,
@@ -256,12 +259,13 @@ def promote(cfg: ZooConfig) -> dict[str, Any]:
     AZAgent.load(zoo_path(name), game=g)  # the float16 copy loads for its game
     card: dict[str, Any] = {
         "name": name, "game": game, "variant": catalogue.describe(game, config), "config": config,
-        "source": str(cfg.model),
+        "source": again.get("source", str(cfg.model)),
         "command": training_command(meta), "commit": git_commit(), "date": datetime.date.today().isoformat(),
         "training": {k: meta[k] for k in ("iteration", "wall_time", "machine") if k in meta},
         "teacher": ppo_origin(meta.get("config", {}).get("imitation_teacher", "")), "init": init,
         "search": dataclasses.asdict(search),
-        **({"network_simulations": cfg.network_simulations} if cfg.network_simulations >= 0 else {}),
+        **({"network_simulations": cfg.network_simulations} if cfg.network_simulations >= 0 else
+           {k: again[k] for k in ("network_simulations",) if k in again}),
         **({"learned_rollout": learned_record(Path(cfg.model))} if learned is not None else {}),
         **({"network_belief_worlds": worlds} if learned is not None and (worlds := learned_record(
             Path(cfg.model)).get("network_worlds")) else {}),
@@ -275,6 +279,8 @@ def promote(cfg: ZooConfig) -> dict[str, Any]:
     if curves.exists():
         shutil.copyfile(curves, ZOO_DIR / f"{name}.curves.png")
         card["curves"] = f"{name}.curves.png"
+    elif again.get("curves") and (ZOO_DIR / again["curves"]).exists():
+        card["curves"] = again["curves"]
     games = cfg.games * len(cfg.opponents) if len(cfg.games) == 1 else cfg.games
     for opponent, n in zip(cfg.opponents, games):
         out = evaluate(EvalConfig(game=cfg.game, players=g.num_players, agent=f"zoo:{name}", opponents=(opponent,),

@@ -124,6 +124,19 @@ def test_promote_writes_model_card_and_readme(tmp_path, monkeypatch):
         tmp_path / "zoo" / "README.md").read_text()
     assert make_agent("net:achten-dealer-pays", "achten-dealer-pays").search.belief_model == "network"
 
+    # the zoo file itself promoted again with another default search: where the network came from, its
+    # curves and the network's budget stay on the card
+    zoo_file = str(tmp_path / "zoo" / "achten-dealer-pays.pt")
+    again = [zoo.promote(zoo.ZooConfig(game="achten-dealer-pays", model=zoo_file, simulations=5, opponents=("random",),
+                                       games=(2,), speed_games=1, out_dir=str(tmp_path / "eval"), progress=False,
+                                       **extra)) for extra in ({"network_simulations": 7}, {})]
+    for card_again in again:
+        assert card_again["source"] == sixth["source"] == str(tmp_path / "model.pt")
+        assert card_again["command"] == sixth["command"] and card_again["search"]["simulations"] == 5
+        assert card_again["curves"] == "achten-dealer-pays.curves.png" and card_again["network_simulations"] == 7
+    assert (tmp_path / "zoo" / "achten-dealer-pays.curves.png").read_bytes() == b"the run's curves"
+    assert make_agent("zoo:achten-dealer-pays", "achten-dealer-pays").search.simulations == 5
+
 
 @pytest.mark.parametrize("game,players", [("octrix", 5), ("octrix-round", None), ("octa", None), ("chess", 2)])
 def test_a_promotion_to_a_count_or_variant_the_catalogue_gives_no_model_is_refused(game, players):
