@@ -18,7 +18,8 @@ heuristic, one torch thread), and its evaluation: for every opponent,
 Wilson intervals). The run's ``curves.png``, when it lies beside the model,
 is copied to ``agents/zoo/<name>.curves.png`` (for a run of no iteration, its warm start's
 ``warm_start.png``). ``agents/zoo/README.md`` lists
-the cards.
+the cards. ``--model agents/zoo/<name>.pt`` promotes the zoo model again with another default search (more
+simulations, say): its card keeps where the network came from, its curves and ``net:<name>``'s budget.
 """
 
 from __future__ import annotations
