@@ -8,7 +8,8 @@ took. Each game is exercised through every face a user starts with (the rules AP
 the PettingZoo AEC and Parallel envs, the OpenSpiel game when pyspiel is installed, the first moves
 of the game's heuristic agent (the usual opponent of ``evaluate``), MCTS with its
 default evaluator and with a network's priors, the batched network search of the zoo agents and
-train_az when torch is installed, with the compiled heuristic's playouts where a game has one), so
+train_az when torch is installed, with the compiled heuristic's playouts where a game has one and the
+learned rollout policy's where its rules name facts for one: ``net:octa-en``, ``net:octa-nl``), so
 that the first call in any later process loads compiled code from the cache
 (:mod:`octagames.specialize`) instead of compiling it; the rules face also asks for the message
 of every illegal move of its first positions (Octiles' reasons call compiled kernels) and runs the
@@ -38,6 +39,7 @@ from octagames import catalogue
 from octagames.agents.base import make_turn
 from octagames.agents.registry import make_agent
 from octagames.agents.search.mcts import MCTS, MCTSAgent, MCTSConfig, PolicyValue, has_playout_policy
+from octagames.agents.search.learned_rollouts import LearnedRollout, features
 from octagames.agents.search.rollouts import believed_worlds, rollout_values
 from octagames.core import Game, load_module
 from octagames.envs.vector import cpu_count, make, narrowest_obs_dtype
@@ -206,6 +208,11 @@ def first_call(game: str, face: str, **config: Any) -> None:
             # the paired rollouts of the rollout agent and of zoo:octa-en / zoo:octa-nl
             p = int(seats[0])
             rollout_values(g, believed_worlds(g, s, p, np.random.default_rng(0), 2), p, list(g.legal_actions(s)))
+        if getattr(g.module, "action_rows", None) is not None:  # net:octa-*'s learned rollout policy: its choice
+            p, f = int(seats[0]), features(g)                     # and its playouts (one signature for any rank)
+            learned = LearnedRollout(g, np.zeros((f.groups, f.inputs)), np.zeros(g.num_actions))
+            learned.action(s, p)
+            learned.rollout_values(believed_worlds(g, s, p, np.random.default_rng(0), 2), p, list(g.legal_actions(s)))
     else:
         raise ValueError(f"face={face!r} is not valid; valid values: {list(FACES)}")
 
