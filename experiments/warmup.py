@@ -39,7 +39,7 @@ from octagames import catalogue
 from octagames.agents.base import make_turn
 from octagames.agents.registry import make_agent
 from octagames.agents.search.mcts import MCTS, MCTSAgent, MCTSConfig, PolicyValue, has_playout_policy
-from octagames.agents.search.learned_rollouts import LearnedRollout, features
+from octagames.agents.search.learned_rollouts import LearnedRollout, features, has_features
 from octagames.agents.search.rollouts import believed_worlds, rollout_values
 from octagames.core import Game, load_module
 from octagames.envs.vector import cpu_count, make, narrowest_obs_dtype
@@ -208,8 +208,8 @@ def first_call(game: str, face: str, **config: Any) -> None:
             # the paired rollouts of the rollout agent and of zoo:octa-en / zoo:octa-nl
             p = int(seats[0])
             rollout_values(g, believed_worlds(g, s, p, np.random.default_rng(0), 2), p, list(g.legal_actions(s)))
-        if getattr(g.module, "action_rows", None) is not None:  # net:octa-*'s learned rollout policy: its choice
-            p, f = int(seats[0]), features(g)                     # and its playouts (one signature for any rank)
+        if has_features(g):  # net:octa-*'s learned rollout policy: its choice and playouts (one signature, any rank)
+            p, f = int(seats[0]), features(g)
             learned = LearnedRollout(g, np.zeros((f.groups, f.inputs)), np.zeros(g.num_actions))
             learned.action(s, p)
             learned.rollout_values(believed_worlds(g, s, p, np.random.default_rng(0), 2), p, list(g.legal_actions(s)))

@@ -176,15 +176,10 @@ def search_text(search: dict[str, Any]) -> str:
 
 def learned_record(model: Path) -> dict[str, Any]:
     """How a model file's learned rollout policy was fitted: ``train_rollout``'s record beside it
-    (``<stem>.rollout.json``), or a zoo file's card's (``learned_rollout``); its ``network_worlds`` becomes
-    the new card's ``network_belief_worlds``; ``{}`` when there is none."""
+    (``<stem>.rollout.json``; a zoo file's card keeps it instead, as ``learned_rollout``); its
+    ``network_worlds`` becomes the new card's ``network_belief_worlds``; ``{}`` when it is not there."""
     path = Path(f"{model.with_suffix('')}.rollout.json")
-    if path.exists():
-        return json.loads(path.read_text())
-    card = model.with_suffix(".json")
-    if model.resolve().parent == ZOO_DIR.resolve() and card.exists():
-        return dict(json.loads(card.read_text()).get("learned_rollout", {}))
-    return {}
+    return json.loads(path.read_text()) if path.exists() else {}
 
 
 def seconds_per_side(name: str, games: int, seed: int = 0) -> float:
@@ -251,10 +246,11 @@ def promote(cfg: ZooConfig) -> dict[str, Any]:
     meta = data.get("meta", {})
     init = init_origin(meta.get("config", {}).get("init_model", ""))  # before this entry's card is replaced
     # the zoo file itself, promoted again with another default search: its card keeps where the network came
-    # from, its curves and the network's budget (the file's metadata kept its source)
+    # from, its curves, the network's budget and its learned policy's record (the file's metadata kept its source)
     again = zoo_card(name) if Path(cfg.model).resolve() == (ZOO_DIR / f"{name}.pt").resolve() else {}
     ZOO_DIR.mkdir(parents=True, exist_ok=True)
     learned = LearnedRollout.from_state(g, data["learned_rollout"]) if "learned_rollout" in data else None
+    fitted = (learned_record(Path(cfg.model)) or dict(again.get("learned_rollout", {}))) if learned is not None else {}
     save_model(net, ZOO_DIR / f"{name}.pt", g, search, meta={"source": str(cfg.model), **meta}, half=True,
                learned=learned)
     AZAgent.load(zoo_path(name), game=g)  # the float16 copy loads for its game
@@ -267,9 +263,8 @@ def promote(cfg: ZooConfig) -> dict[str, Any]:
         "search": dataclasses.asdict(search),
         **({"network_simulations": cfg.network_simulations} if cfg.network_simulations >= 0 else
            {k: again[k] for k in ("network_simulations",) if k in again}),
-        **({"learned_rollout": learned_record(Path(cfg.model))} if learned is not None else {}),
-        **({"network_belief_worlds": worlds} if learned is not None and (worlds := learned_record(
-            Path(cfg.model)).get("network_worlds")) else {}),
+        **({"learned_rollout": fitted} if learned is not None else {}),
+        **({"network_belief_worlds": fitted["network_worlds"]} if fitted.get("network_worlds") else {}),
         "size_bytes": zoo_path(name).stat().st_size,
         "seconds_per_game_side": seconds_per_side(name, cfg.speed_games, cfg.seed),
         "evaluation": [],

@@ -69,7 +69,7 @@ from octagames.agents.search.mcts import (clear_trees, compiled_value, has_playo
 from octagames.agents.model_config import check_config, fitting_options, load_model_file, recorded_config
 from octagames.agents.learn.ppo import ACTIVATIONS, SparseInputLinear, layer_init, masked_logits, mlp, sparse_entries
 from octagames.agents.registry import make_agent
-from octagames.agents.search.learned_rollouts import LearnedRollout, features
+from octagames.agents.search.learned_rollouts import LearnedRollout, features, has_features
 from octagames.agents.search.rollouts import paired_choice, pruned_values
 from octagames.core import Game, mix64
 
@@ -234,7 +234,7 @@ def action_rows(game: Game) -> dict[str, Any] | None:
     """``{"offset", "rows", "k", "refs"}`` for :class:`PolicyValueNet`'s ``action_rows``: the facts block
     that ``game``'s rules module names with ``action_rows(config)`` (Octa's ``facts``: per card kind,
     pool slot and top discard) and the rows each action is about; None when it names none."""
-    if getattr(game.module, "action_rows", None) is None:
+    if not has_features(game):
         return None
     f = features(game)
     return {"offset": f.offset, "rows": f.rows, "k": f.k, "refs": f.refs.tolist()}

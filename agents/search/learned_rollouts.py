@@ -67,17 +67,22 @@ class Features:
         return int(self.refs.shape[1]) * self.k
 
 
+def has_features(game: Game) -> bool:
+    """Whether ``game``'s rules name facts for learners (``action_rows`` in its rules module): the games that
+    can have a learned rollout policy."""
+    return getattr(game.module, "action_rows", None) is not None
+
+
 def features(game: Game) -> Features:
     """The facts ``game``'s rules name for learners (``action_rows(config)`` in its rules module).
 
     Raises:
         ValueError: the game names none (only such games can have a learned rollout policy).
     """
-    fn = getattr(game.module, "action_rows", None)
-    if fn is None:
+    if not has_features(game):
         raise ValueError(f"a learned rollout policy reads the facts each action is about; {game.name} names none "
                          "(its rules module has no action_rows)")
-    name, refs = fn(game.config)
+    name, refs = game.module.action_rows(game.config)
     layout = game.observation_layout
     block = layout.block(name)
     if len(block.shape) != 2:
