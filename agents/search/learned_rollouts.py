@@ -198,6 +198,9 @@ class LearnedRollout:
     def from_state(cls, game: Game, state: dict[str, Any]) -> "LearnedRollout":
         """The policy a model file keeps (:meth:`state`), for ``game``.
 
+        An embedding of an earlier version of the game's observation
+        (:attr:`~octagames.core.Game.earlier_observation_sizes`, which grew at its end) reads that prefix.
+
         Raises:
             ValueError: it is not a learned rollout policy of this game (the keys or shapes differ).
         """
@@ -205,8 +208,11 @@ class LearnedRollout:
         if not isinstance(state, dict) or not {"weight", "bias"} <= set(state) <= keys:
             raise ValueError(f"a learned rollout policy is {sorted(keys)} (no embedding: rank 0); got "
                              f"{sorted(state) if isinstance(state, dict) else type(state).__name__}")
-        return cls(game, *(np.asarray(state[k], np.float64) for k in ("weight", "bias", "embed", "action_embed")
-                           if k in state))
+        arrays = [np.asarray(state[k], np.float64) for k in ("weight", "bias", "embed", "action_embed") if k in state]
+        if len(arrays) == 4 and arrays[2].ndim == 2 and arrays[2].shape[1] in game.earlier_observation_sizes:
+            # an embedding of an earlier, shorter observation reads its prefix (the later entries weigh 0)
+            arrays[2] = np.pad(arrays[2], ((0, 0), (0, game.observation_size - arrays[2].shape[1])))
+        return cls(game, *arrays)
 
 
 @dataclass

@@ -58,29 +58,54 @@ RANK_NAMES = ("?", "A", "2", "3", "4", "5", "6", "7", "8", "9", "10", "A")
 ACTION_TYPES = "JQK"
 JACK, QUEEN, KING = 0, 1, 2
 
+# ---------------------------------------------------------------- table limits
+# Every run holds >= 3 physical cards (laid with >= 3; the Jack swaps cards,
+# it never removes one), so at most 80 // 3 = 26 runs exist at once.
+MAX_RUNS = 26
+NPOS = 12          # run positions 1..11 (index 0 unused)
+POOL_SLOTS = 8
+NUM_LINES = 4
+MAX_DISCARD = NUM_NUMBER
+MAX_PILE = NUM_ACTION_CARDS
+
 # ---------------------------------------------------------------- rule sets and the shared turn
 RULES_EN = 0       # the record's ``rules`` field
 RULES_NL = 1
 NUM_ACTIONS = 1074  # one action space for both rulebooks (each declares its own table in it)
 BASE_OBS_SIZE = 1818  # each rulebook's own blocks fill (and pad) this many entries, then FACTS follows
-# Facts per card, for learners (the block ``facts``): 50 rows (the 40 kinds, the 8 pool slots' top cards,
-# the top two discards) of NUM_FACTS values each; the action tables say which rows an action is about.
-FACT_ROWS = 50
+# Facts per card, for learners (the block ``facts``): rows of NUM_FACTS values each (the 40 kinds, the 8
+# pool slots' top cards, the top two discards; then the cards a doubling or swap would put on each pool slot,
+# the end card of each run end, the card that would extend each run end, and the viewer's situation); the
+# action tables say which rows an action is about.
 NUM_FACTS = 8
-FACT_POOL_RUN = 7  # the column "completes a pool run"
+FACT_POOL_RUN = 7  # the column "completes a pool run" (in the rows of a run end: "the run is the viewer's")
 FACT_SLOT_ROW = NUM_KINDS  # the row of pool slot 0 (after the 40 kinds)
-FACT_TOP_ROW = FACT_ROWS - 2  # the row of the top discard (the one under it follows)
+FACT_TOP_ROW = FACT_SLOT_ROW + POOL_SLOTS  # the row of the top discard (the one under it follows)
+FACT_SLOT_SUIT_ROW = FACT_TOP_ROW + 2  # slot i, suit u: the kind of suit u with the rank of slot i's top card
+FACT_END_ROW = FACT_SLOT_SUIT_ROW + POOL_SLOTS * 4  # run slot r, end e (0 low, 1 high): the end card there
+FACT_EXTEND_ROW = FACT_END_ROW + MAX_RUNS * 2  # run slot r, end e: the kind that would extend it there
+FACT_SITUATION_ROW = FACT_EXTEND_ROW + MAX_RUNS * 2  # the viewer's situation (one row)
+FACT_ROWS = FACT_SITUATION_ROW + 1
+FACT_ROWS_V1 = 50
+"""The rows of the first ``facts`` block (the kinds, pool slots and top discards): the rows after them were
+appended later, so an observation of that version is a prefix of today's."""
 FACTS = Block("facts", FACT_ROWS * NUM_FACTS,
               "what the viewer knows of each card (rows: kinds 0..39, pool slots 0..7, the top two "
-              "discards): a card is there, copies held / 2, longest own run it extends / 10, longest "
-              "opponent run it extends / 10, same-suit kinds held one and two ranks away / 2 each, the "
-              "longest run of held kinds through it / 10, completes a pool run (a kind: a copy placed in "
-              "some pool slot; a slot: a card of the hand placed there; a row of an empty slot is all 0)",
+              "discards, then per pool slot and suit the kind of that suit with the slot top's rank (32), "
+              "per run slot and end the end card (52) and the kind that would extend it (52), each a copy "
+              "of its kind's row, and the situation): a card is there, copies held / 2, longest own run it "
+              "extends / 10, longest opponent run it extends / 10, same-suit kinds held one and two ranks "
+              "away / 2 each, the longest run of held kinds through it / 10, completes a pool run (a kind: a "
+              "copy placed in some pool slot; a slot: a card of the hand placed there; a run end's rows: the "
+              "run is the viewer's); a row of an empty slot or run is all 0 (but that last column); the "
+              "situation row: own Octa (a run of 8 or more face-up cards), the opponent's, hand size / 10, "
+              "hand at the limit of 8 or over, stock / 80, face-up cards in own runs / 80 and in the "
+              "opponent's / 80, the opponent's hand size / 10",
               (FACT_ROWS, NUM_FACTS))
 OBS_SIZE = BASE_OBS_SIZE + FACTS.size  # one observation size for both rulebooks
-EARLIER_OBS_SIZES = (BASE_OBS_SIZE,)
+EARLIER_OBS_SIZES = (BASE_OBS_SIZE, BASE_OBS_SIZE + FACT_ROWS_V1 * NUM_FACTS)
 """Observation sizes of earlier versions: a network trained on one reads the leading entries, which are
-unchanged (the ``facts`` block was appended after them)."""
+unchanged (the ``facts`` block was appended after them, and its later rows after its first 50)."""
 # Phases both rulebooks share; each numbers its own phases after PH_USE (PH_OVER is the last).
 PH_DEAL = 0        # chance: the setup deal, card by card
 PH_START = 1       # chance: who starts (outcome 0 or 1)
@@ -143,13 +168,15 @@ def observation_layout(blocks) -> Layout:
     return Layout(blocks + [FACTS])
 
 
-def fact_refs(actions: Layout, refs: dict[str, Callable[[int], Iterable[int]]]) -> np.ndarray:
+def fact_refs(actions: Layout, refs: dict[str, Callable[[int], Iterable[int]]], situation: bool = False
+              ) -> np.ndarray:
     """The rows of the ``facts`` block each action is about: int64 ``[NUM_ACTIONS, 3]``, -1 for none.
 
     ``refs`` maps a block name of ``actions`` to a function of the index within the block that
     returns up to three rows (kind k is row k, pool slot i row ``FACT_SLOT_ROW + i``, the top
-    discards rows ``FACT_TOP_ROW`` and ``FACT_TOP_ROW + 1``); blocks it does not name are about no card
-    row.
+    discards rows ``FACT_TOP_ROW`` and ``FACT_TOP_ROW + 1``, the later rows as :data:`FACTS` lists
+    them); blocks it does not name are about no card row. With ``situation``, every action whose
+    third row is free names the situation row there (``FACT_SITUATION_ROW``).
     """
     out = np.full((NUM_ACTIONS, 3), -1, dtype=np.int64)
     for name, rows_of in refs.items():
@@ -157,18 +184,10 @@ def fact_refs(actions: Layout, refs: dict[str, Callable[[int], Iterable[int]]]) 
         for i in range(actions.block(name).size):
             rows = list(rows_of(i))
             out[start + i, :len(rows)] = rows
+    if situation:
+        out[out[:, 2] < 0, 2] = FACT_SITUATION_ROW
     return out
 
-
-# ---------------------------------------------------------------- table limits
-# Every run holds >= 3 physical cards (laid with >= 3; the Jack swaps cards,
-# it never removes one), so at most 80 // 3 = 26 runs exist at once.
-MAX_RUNS = 26
-NPOS = 12          # run positions 1..11 (index 0 unused)
-POOL_SLOTS = 8
-NUM_LINES = 4
-MAX_DISCARD = NUM_NUMBER
-MAX_PILE = NUM_ACTION_CARDS
 
 # ---------------------------------------------------------------- card locations
 LOC_STOCK = 0      # the face-down number stock (unordered: draws are chance nodes)

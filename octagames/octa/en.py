@@ -126,14 +126,23 @@ offset      size  meaning
                   run / 10 (self, opponent)
 1813..1817  5     ``chance``: pending chance kind (draw, action card, refill,
                   face-down card: one-hot 4) and draws still owed / 2
-1818..2217  400   ``facts``: what the viewer knows of each card (rows: kinds
-                  0..39, pool slots 0..7, the top two discards): a card is there,
-                  copies held / 2, longest own run it extends / 10, longest
-                  opponent run it extends / 10, same-suit kinds held one and two
-                  ranks away / 2 each, the longest run of held kinds through it /
-                  10, completes a pool run (a kind: a copy placed in some pool
-                  slot; a slot: a card of the hand placed there; a row of an empty
-                  slot is all 0)
+1818..3313  1496  ``facts``: what the viewer knows of each card (rows: kinds
+                  0..39, pool slots 0..7, the top two discards, then per pool slot
+                  and suit the kind of that suit with the slot top's rank (32),
+                  per run slot and end the end card (52) and the kind that would
+                  extend it (52), each a copy of its kind's row, and the
+                  situation): a card is there, copies held / 2, longest own run it
+                  extends / 10, longest opponent run it extends / 10, same-suit
+                  kinds held one and two ranks away / 2 each, the longest run of
+                  held kinds through it / 10, completes a pool run (a kind: a copy
+                  placed in some pool slot; a slot: a card of the hand placed
+                  there; a run end's rows: the run is the viewer's); a row of an
+                  empty slot or run is all 0 (but that last column); the situation
+                  row: own Octa (a run of 8 or more face-up cards), the
+                  opponent's, hand size / 10, hand at the limit of 8 or over,
+                  stock / 80, face-up cards in own runs / 80 and in the opponent's
+                  / 80, the opponent's hand size / 10
+==========  ====  ================================================================
 ==========  ====  ================================================================
 """
 

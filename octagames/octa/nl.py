@@ -136,14 +136,23 @@ offset      size  meaning
                   end (low, high)
 1814..1817  4     ``unused``: always 0 (the observation size is shared with the
                   other rulebook)
-1818..2217  400   ``facts``: what the viewer knows of each card (rows: kinds
-                  0..39, pool slots 0..7, the top two discards): a card is there,
-                  copies held / 2, longest own run it extends / 10, longest
-                  opponent run it extends / 10, same-suit kinds held one and two
-                  ranks away / 2 each, the longest run of held kinds through it /
-                  10, completes a pool run (a kind: a copy placed in some pool
-                  slot; a slot: a card of the hand placed there; a row of an empty
-                  slot is all 0)
+1818..3313  1496  ``facts``: what the viewer knows of each card (rows: kinds
+                  0..39, pool slots 0..7, the top two discards, then per pool slot
+                  and suit the kind of that suit with the slot top's rank (32),
+                  per run slot and end the end card (52) and the kind that would
+                  extend it (52), each a copy of its kind's row, and the
+                  situation): a card is there, copies held / 2, longest own run it
+                  extends / 10, longest opponent run it extends / 10, same-suit
+                  kinds held one and two ranks away / 2 each, the longest run of
+                  held kinds through it / 10, completes a pool run (a kind: a copy
+                  placed in some pool slot; a slot: a card of the hand placed
+                  there; a run end's rows: the run is the viewer's); a row of an
+                  empty slot or run is all 0 (but that last column); the situation
+                  row: own Octa (a run of 8 or more face-up cards), the
+                  opponent's, hand size / 10, hand at the limit of 8 or over,
+                  stock / 80, face-up cards in own runs / 80 and in the opponent's
+                  / 80, the opponent's hand size / 10
+==========  ====  ================================================================
 ==========  ====  ================================================================
 """
 
@@ -153,7 +162,8 @@ import numba as nb
 import numpy as np
 
 from octagames.core import Block
-from octagames.octa.common import (CK_AFLIP, CK_DRAW, CK_FD, CK_JOKER, CK_REFILL, FACT_SLOT_ROW, FACT_TOP_ROW,
+from octagames.octa.common import (CK_AFLIP, CK_DRAW, CK_FD, CK_JOKER, CK_REFILL, FACT_END_ROW,
+                                   FACT_EXTEND_ROW, FACT_SLOT_ROW, FACT_SLOT_SUIT_ROW, FACT_TOP_ROW,
                                    HAND_LIMIT, JACK, KING, LINE_NAMES, LOC_AHIDDEN, LOC_HAND, LOC_JOKER,
                                    LOC_RESERVE, LOC_UNDER, MAX_RUNS, NUM_ACTION_KINDS, NUM_CARDS, NUM_KINDS,
                                    NUM_NUMBER, NUM_PHASES, PH_USE, POOL_LINES, POOL_SLOTS, POOL_SLOT_NAMES,
@@ -1163,18 +1173,23 @@ OBS_LAYOUT = observation_layout([
 O_FACTS = OBS_LAYOUT.offset("facts")
 FACT_REFS = fact_refs(ACTIONS, {
     "queen_pot": lambda i: (FACT_SLOT_ROW + i,),
+    "queen_end": lambda i: (FACT_END_ROW + i,),
     "king_pick": lambda k: (k,),
     "step2": lambda line: FACT_SLOT_ROW + POOL_LINES[line],
     "lay": lambda i: ((i // 11) * 10 + i % 11 % 10,),  # suit*11 + (position-1); position 11 is the high ace
-    "double": lambda i: (FACT_SLOT_ROW + i // 4,),
-    "swap": lambda i: (FACT_SLOT_ROW + i // 4,),
+    "attach": lambda i: (FACT_EXTEND_ROW + i,),
+    "double": lambda i: (FACT_SLOT_ROW + i // 4, FACT_SLOT_SUIT_ROW + i),
+    "swap": lambda i: (FACT_SLOT_ROW + i // 4, FACT_SLOT_SUIT_ROW + i),
     "extra_discard": lambda i: (FACT_TOP_ROW,),
     "discard": lambda k: (k,),
     "reserve_back": lambda k: (k,),
-})
+    "move": lambda i: (FACT_END_ROW + i,),
+}, situation=True)
 """The ``facts`` rows each action is about (``[NUM_ACTIONS, 3]``, -1 for none): a lay, discard, King's
-pick or reserve card its kind, a Queen's pot, a doubling or swap its pot slot, step 2 its line's three
-slots, the extra card from the discard pile the top discard."""
+pick or reserve card its kind, a Queen's pot its slot, a Queen's run end or a move its run end's card, an
+attachment the kind that extends its run end, a doubling or swap its pot slot and the card it would put
+there, step 2 its line's three slots, the extra card from the discard pile the top discard; and every
+action with a row to spare the situation row."""
 
 
 @nb.njit

@@ -12,7 +12,9 @@ from collections.abc import Iterable
 import numba as nb
 
 from octagames.octa.common import (ACTION_TYPES, CK_ACTION, CK_AFLIP, CK_FD, CK_JOKER, CK_REFILL,
-                                   FACT_POOL_RUN, FACT_SLOT_ROW, LOC_HAND, MAX_RUNS, NUM_ACTION_KINDS,
+                                   FACT_END_ROW, FACT_EXTEND_ROW, FACT_POOL_RUN, FACT_SITUATION_ROW,
+                                   FACT_SLOT_ROW, FACT_SLOT_SUIT_ROW, HAND_LIMIT, LOC_HAND, MAX_RUNS,
+                                   NUM_ACTION_KINDS,
                                    NUM_FACTS, NUM_KINDS, NUM_NUMBER, PH_CHANCE, PH_DEAL, PH_START, POOL_LINES,
                                    POOL_SLOTS, POOL_SLOT_NAMES, RANK_NAMES, SUIT_SYMBOLS, TOK_CENTRE,
                                    TOK_POOL, TOK_RUN, extend_pos, kind_at, kind_of, longest_run,
@@ -332,7 +334,10 @@ def obs_facts(s, player, out, o) -> None:
     held / 2, the longest own and opponent run it would extend / 10, same-suit kinds held one and two
     ranks away / 2 (the ace at both ends of its suit), the longest run of held kinds through it / 10, and
     whether it would complete a pool run (a kind: a copy placed in some pool slot, in place of the card
-    there; a slot: some card of the hand placed there).
+    there; a slot: some card of the hand placed there). Then, copies of kinds' rows: per pool slot and suit
+    the kind of that suit with the slot top's rank (what a doubling or swap would put there), per run end
+    the card there and the kind that would extend it (their last column: the run is ``player``'s); and the
+    situation row (Octas, hand sizes, the limit of 8, the stock, face-up cards in runs).
 
     Reads only ``player``'s hand and the public table (the facts of an information state)."""
     for r in range(MAX_RUNS):
@@ -403,3 +408,36 @@ def obs_facts(s, player, out, o) -> None:
                 out[dst + j] = out[src + j]
             if i < POOL_SLOTS:
                 out[dst + FACT_POOL_RUN] = float((completes >> i) & 1)
+                for suit in range(4):  # what a doubling or swap of a card of this suit would put there
+                    src = o + (suit * 10 + c % 10) * NUM_FACTS
+                    dst = o + (FACT_SLOT_SUIT_ROW + i * 4 + suit) * NUM_FACTS
+                    for j in range(NUM_FACTS):
+                        out[dst + j] = out[src + j]
+    own_up = other_up = own_longest = other_longest = 0  # face-up run cards (all, the most in one run)
+    for r in range(MAX_RUNS):  # each run end: the card there and the kind that would extend it
+        q = s["run_owner"][r]
+        if q < 0:
+            continue
+        n = run_faceup(s, r)
+        if q == player:
+            own_up, own_longest = own_up + n, max(own_longest, n)
+        else:
+            other_up, other_longest = other_up + n, max(other_longest, n)
+        for end in range(2):
+            for which in range(2):  # the end card, then the kind that would extend the run there
+                at = (s["run_lo"][r] if end == 0 else s["run_hi"][r]) if which == 0 else extend_pos(s, r, end)
+                dst = o + ((FACT_END_ROW if which == 0 else FACT_EXTEND_ROW) + r * 2 + end) * NUM_FACTS
+                if at > 0:
+                    src = o + kind_at(s["run_suit"][r], at) * NUM_FACTS
+                    for j in range(NUM_FACTS):
+                        out[dst + j] = out[src + j]
+                out[dst + FACT_POOL_RUN] = 1.0 if q == player else 0.0
+    row = o + FACT_SITUATION_ROW * NUM_FACTS
+    out[row] = 1.0 if own_longest >= 8 else 0.0
+    out[row + 1] = 1.0 if other_longest >= 8 else 0.0
+    out[row + 2] = s["hand_n"][player] / 10.0
+    out[row + 3] = 1.0 if s["hand_n"][player] >= HAND_LIMIT else 0.0
+    out[row + 4] = s["stock_n"] / 80.0
+    out[row + 5] = own_up / 80.0
+    out[row + 6] = other_up / 80.0
+    out[row + 7] = s["hand_n"][1 - player] / 10.0

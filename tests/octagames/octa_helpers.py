@@ -15,6 +15,7 @@ import re
 from functools import lru_cache
 
 import numpy as np
+import pytest
 
 from octagames.core import CHANCE, Game
 from octagames.octa import checks, common as C, en, nl
@@ -361,8 +362,28 @@ def assert_facts_of_the_table(rules: str) -> None:
     for f in (f0, f1):
         for slot, card in enumerate(POOL.split()):
             assert fact_row(f, C.NUM_KINDS + slot) == fact_row(f, card)
-        assert fact_row(f, C.FACT_ROWS - 2) == fact_row(f, "♥A")
-        assert fact_row(f, C.FACT_ROWS - 1) == fact_row(f, "♠6")
+        assert fact_row(f, C.FACT_TOP_ROW) == fact_row(f, "♥A")
+        assert fact_row(f, C.FACT_TOP_ROW + 1) == fact_row(f, "♠6")
+        for suit, card in enumerate(("♥2", "♠2", "♦2", "♣2")):  # slot 0 holds ♣2: a doubling or swap's cards
+            assert fact_row(f, C.FACT_SLOT_SUIT_ROW + suit) == fact_row(f, card)
+    # the run ends: the card there and the kind that would extend it, the last column "the viewer's run"
+    assert [int(x) for x in s["run_owner"][:4]] == [0, 1, 1, -1]
+    for f, me in ((f0, 0), (f1, 1)):
+        for run, ends, extensions in ((0, ("♣3", "♣6"), ("♣2", "♣7")), (1, ("♦3", "♦5"), ("♦2", "♦6")),
+                                      (2, ("♣8", "♣A"), ("♣7", None))):
+            mine = float(s["run_owner"][run] == me)
+            for end in range(2):
+                assert fact_row(f, C.FACT_END_ROW + 2 * run + end) == {**fact_row(f, ends[end]), "pool run": mine}
+                row = C.FACT_EXTEND_ROW + 2 * run + end
+                if extensions[end] is None:  # nothing extends a run past its high ace
+                    assert fact_row(f, row) == {**{k: 0 for k in FACT_FIELDS}, "pool run": mine}
+                else:
+                    assert fact_row(f, row) == {**fact_row(f, extensions[end]), "pool run": mine}
+        assert not f[C.FACT_END_ROW + 6:C.FACT_EXTEND_ROW].any() and not f[C.FACT_EXTEND_ROW + 6:-1].any()
+    # the situation: no Octa, 8 cards in each hand (at the limit), face-up run cards 4 (P0) and 7 (P1)
+    stock = int(s["stock_n"]) / 80
+    assert f0[C.FACT_SITUATION_ROW].tolist() == pytest.approx([0, 0, 0.8, 1, stock, 4 / 80, 7 / 80, 0.8])
+    assert f1[C.FACT_SITUATION_ROW].tolist() == pytest.approx([0, 0, 0.8, 1, stock, 7 / 80, 4 / 80, 0.8])
     assert fact_row(f0, C.NUM_KINDS) == {"there": 1, "held": 0, "own run": 0.4, "opponent run": 0,
                                          "one away": 0.5, "two away": 0, "interval": 0.2, "pool run": 0}
     # an empty slot's row is all zero
@@ -370,15 +391,15 @@ def assert_facts_of_the_table(rules: str) -> None:
     assert not facts(s, 0)[C.NUM_KINDS + 3].any()
     # no card completes a pool run in POOL; in this pool the top row ♣2 ♣3 ♣5 is completed by ♣4 in the
     # top-right slot, the bottom row ♦8 ♠6 ♠5 by ♠7 in the bottom-left slot (P1 holds ♠7, nobody ♣4)
-    assert not facts(s, 0)[:, C.FACT_POOL_RUN].any()
+    assert not facts(s, 0)[:C.FACT_ROWS_V1, C.FACT_POOL_RUN].any()
     s = setup(rules, "♣2 ♣3 ♣5 ♦2 ♦5 ♦8 ♠6 ♠5", "♥2 ♥3 ♥4 ♥5 ♠9 ♠10 ♦A ♣A", "♥6 ♥7 ♥8 ♥9 ♥10 ♠7 ♦7 ♣7")
     f0, f1 = facts(s, 0), facts(s, 1)
     for f in (f0, f1):
         assert sorted(card_name(k) for k in np.flatnonzero(f[:C.NUM_KINDS, C.FACT_POOL_RUN])) == ["♠7", "♣4"]
     assert fact_row(f1, C.NUM_KINDS + 5) == {**fact_row(f1, "♦8"), "pool run": 1}  # P1 can put ♠7 there
     assert fact_row(f0, C.NUM_KINDS + 5) == {**fact_row(f0, "♦8"), "pool run": 0}
-    assert not f0[C.NUM_KINDS:, C.FACT_POOL_RUN].any()
-    assert np.flatnonzero(f1[:, C.FACT_POOL_RUN]).tolist() == [kind("♠7"), kind("♣4"), C.NUM_KINDS + 5]
+    assert not f0[C.NUM_KINDS:C.FACT_ROWS_V1, C.FACT_POOL_RUN].any()
+    assert np.flatnonzero(f1[:C.FACT_ROWS_V1, C.FACT_POOL_RUN]).tolist() == [kind("♠7"), kind("♣4"), C.NUM_KINDS + 5]
 
 
 def recount_facts(s, viewer: int) -> np.ndarray:
@@ -436,13 +457,36 @@ def recount_facts(s, viewer: int) -> np.ndarray:
             out[C.NUM_KINDS + i] = out[c % 40]
             if i < C.POOL_SLOTS:
                 out[C.NUM_KINDS + i, C.FACT_POOL_RUN] = i in completes
+                for suit in range(4):  # the card of each suit with this slot's rank
+                    out[C.FACT_SLOT_SUIT_ROW + 4 * i + suit] = out[suit * 10 + c % 10]
+    faceup = [0, 0]
+    longest = [0, 0]
+    for r in range(C.MAX_RUNS):
+        owner = int(s["run_owner"][r])
+        if owner < 0:
+            continue
+        lo, hi, suit = int(s["run_lo"][r]), int(s["run_hi"][r]), int(s["run_suit"][r])
+        length = sum(int(s["run_fd"][r, p]) == 0 for p in range(lo, hi + 1))
+        faceup[owner] += length
+        longest[owner] = max(longest[owner], length)
+        for end, (at, past) in enumerate(((lo, lo - 1), (hi, hi + 1))):
+            kind = lambda pos: suit * 10 + (0 if pos == 11 else pos - 1)  # noqa: E731
+            out[C.FACT_END_ROW + 2 * r + end] = out[kind(at)]
+            if 1 <= past <= 11 and hi - lo + 1 < 10:  # a run holds at most 10 positions
+                out[C.FACT_EXTEND_ROW + 2 * r + end] = out[kind(past)]
+            for row in (C.FACT_END_ROW, C.FACT_EXTEND_ROW):
+                out[row + 2 * r + end, C.FACT_POOL_RUN] = owner == viewer
+    other = 1 - viewer
+    out[C.FACT_SITUATION_ROW] = [longest[viewer] >= 8, longest[other] >= 8, int(s["hand_n"][viewer]) / 10,
+                                 int(s["hand_n"][viewer]) >= 8, int(s["stock_n"]) / 80, faceup[viewer] / 80,
+                                 faceup[other] / 80, int(s["hand_n"][other]) / 10]
     return out
 
 
 def assert_facts_recounted(rules: str, games: int) -> None:
     """Over ``games`` random games: both seats' facts equal :func:`recount_facts` at every decision, and
-    the rows each legal action points at hold a card of its kind (a lay, discard or exchange) or a card
-    in that pool slot."""
+    the rows each legal action points at hold a card of its kind (a lay, discard or exchange), a card
+    in that pool slot, or a run end of a run on the table (a move's or Queen's: the card there)."""
     g = Game("octa", rules=rules)
     book = nl if rules == "nl" else en
     held_kind = {"lay", "discard", "exchange"}  # blocks whose first row is a kind the mover holds
@@ -467,7 +511,14 @@ def assert_facts_recounted(rules: str, games: int) -> None:
                     assert f[refs[0], 1] > 0, (g.action_to_string(s, a), refs)
                     pointed += 1
                 for r in refs:
-                    if r >= C.NUM_KINDS and name in slots:
+                    if C.NUM_KINDS <= r < C.FACT_END_ROW and name in slots:
                         assert f[r, 0] == 1, (g.action_to_string(s, a), refs)  # a card is in that slot
+                    if C.FACT_END_ROW <= r < C.FACT_SITUATION_ROW:  # a run end: that run is on the table
+                        run = (r - C.FACT_END_ROW) % (2 * C.MAX_RUNS) // 2
+                        assert s["run_owner"][run] >= 0, (g.action_to_string(s, a), refs)
+                        assert f[r, C.FACT_POOL_RUN] == (s["run_owner"][run] == p)
+                        if name in ("move", "queen_end"):  # the card taken is the one at that end
+                            assert f[r, 0] == 1 and r < C.FACT_EXTEND_ROW, (g.action_to_string(s, a), refs)
+                            pointed += 1
             g.apply_action(s, int(rng.choice(g.legal_actions(s))))
     assert checked > 80 * games and pointed > 40 * games

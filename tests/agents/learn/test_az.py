@@ -197,7 +197,8 @@ def test_the_per_action_term_reads_the_rows_each_action_points_at(tmp_path):
     g = Game("octa-en")
     spec = action_rows(g)
     offset, rows, k = spec["offset"], spec["rows"], spec["k"]
-    assert (offset, rows, k) == (g.observation_layout.offset("facts"), 50, 8)
+    assert (offset, rows, k) == (g.observation_layout.offset("facts"), *g.observation_layout.block("facts").shape)
+    assert (rows, k) == (187, 8)
     assert action_rows(Game("achten")) is None
     refs = np.asarray(spec["refs"])
     torch.manual_seed(0)
@@ -226,11 +227,13 @@ def test_the_per_action_term_reads_the_rows_each_action_points_at(tmp_path):
 
 def test_a_network_of_an_earlier_observation_reads_its_prefix_and_other_sizes_are_refused(tmp_path):
     g = Game("octa-nl")
-    (old,) = g.earlier_observation_sizes
-    net = PolicyValueNet(old, g.num_actions, g.num_players, hidden=(16,))
-    loaded, _ = load_model(save_model(net, tmp_path / "old.pt", g), g)
-    x = torch.rand(3, g.observation_size)
-    torch.testing.assert_close(loaded(x)[0], net(x[:, :old])[0])  # the entries it was trained on, unchanged
+    assert len(g.earlier_observation_sizes) == 2  # before the facts block, and before its later rows
+    for old in g.earlier_observation_sizes:
+        net = PolicyValueNet(old, g.num_actions, g.num_players, hidden=(16,))
+        loaded, _ = load_model(save_model(net, tmp_path / "old.pt", g), g)
+        x = torch.rand(3, g.observation_size)
+        torch.testing.assert_close(loaded(x)[0], net(x[:, :old])[0])  # the entries it was trained on, unchanged
+    old = g.earlier_observation_sizes[0]
     short = PolicyValueNet(old - 1, g.num_actions, g.num_players, hidden=(16,))
     with pytest.raises(ValueError, match="the observation, action or seat count differs"):
         load_model(save_model(short, tmp_path / "short.pt", g), g)
@@ -238,7 +241,7 @@ def test_a_network_of_an_earlier_observation_reads_its_prefix_and_other_sizes_ar
 
 def test_a_widened_network_reads_the_whole_observation_and_starts_where_the_old_one_was():
     g = Game("octa-nl")
-    (old,) = g.earlier_observation_sizes
+    old = g.earlier_observation_sizes[-1]
     torch.manual_seed(3)
     net = PolicyValueNet(old, g.num_actions, g.num_players, hidden=(16, 8))
     x = torch.rand(4, g.observation_size)

@@ -284,7 +284,7 @@ def test_agent_refuses_a_game_that_does_not_fit(tmp_path):
         make_agent("ppo", "octrix")
     # a policy of Octa's earlier observation (before the facts block) plays, reading the entries it knows
     g = Game("octa-en")
-    (old,) = g.earlier_observation_sizes
+    old = g.earlier_observation_sizes[0]
     octa = ActorCritic(old, g.num_actions, hidden=(8,))
     agent = make_agent(f"ppo:{save_policy(octa, tmp_path / 'octa.pt')}", "octa-en")
     s = g.new_state(3)

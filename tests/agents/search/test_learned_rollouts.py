@@ -136,9 +136,10 @@ def test_teacher_decisions_label_the_heuristics_choice_at_every_choice_it_made()
 def test_refusals_name_what_is_wrong():
     g = Game("octa", rules="en")
     f = features(g)
-    with pytest.raises(ValueError, match=r"weight \[\d+, 24\], bias \[1074\], embed \[rank, 2218\]"):
+    D = g.observation_size
+    with pytest.raises(ValueError, match=rf"weight \[\d+, 24\], bias \[1074\], embed \[rank, {D}\]"):
         LearnedRollout(g, np.zeros((f.groups, 3)), np.zeros(g.num_actions))
-    with pytest.raises(ValueError, match=r"got .*\[2, 2218\], \[1074, 3\]"):
+    with pytest.raises(ValueError, match=rf"got .*\[2, {D}\], \[1074, 3\]"):
         LearnedRollout(g, np.zeros((f.groups, f.inputs)), np.zeros(g.num_actions), np.zeros((2, g.observation_size)),
                        np.zeros((g.num_actions, 3)))
     with pytest.raises(ValueError, match="both embed and action_embed"):
@@ -155,6 +156,29 @@ def test_refusals_name_what_is_wrong():
         SearchConfig(belief_model="learned", belief_worlds=4)
     with pytest.raises(ValueError, match="valid values: \\['heuristic', 'network', 'learned'\\]"):
         SearchConfig(belief_model="bad")
+
+
+def test_an_embedding_of_an_earlier_observation_reads_its_prefix():
+    """A policy kept when Octa's observation was shorter scores as before: its embedding weighs the entries
+    added since at 0; an embedding of any other width is refused."""
+    g = Game("octa-nl")
+    old = g.earlier_observation_sizes[-1]
+    rng = np.random.default_rng(2)
+    f = features(g)
+    state = {"weight": rng.normal(size=(f.groups, f.inputs)), "bias": rng.normal(size=g.num_actions),
+             "embed": rng.normal(size=(3, old)), "action_embed": rng.normal(size=(g.num_actions, 3))}
+    policy = LearnedRollout.from_state(g, state)
+    assert policy.embed.shape == (3, g.observation_size) and not policy.embed[:, old:].any()
+    for s, p in positions(g, 3, 40):
+        obs = g.observation(s, p).astype(np.float64)
+        legal = g.legal_actions(s)
+        table = obs[f.offset:f.offset + f.rows * f.k].reshape(f.rows, f.k)
+        by_hand = [state["bias"][a] + sum(table[r] @ state["weight"][f.group[a], i * f.k:(i + 1) * f.k]
+                                          for i, r in enumerate(f.refs[a]) if r >= 0)
+                   + state["action_embed"][a] @ (state["embed"] @ obs[:old]) for a in legal]
+        np.testing.assert_allclose(policy.scores(obs, legal), by_hand)
+    with pytest.raises(ValueError, match=r"embed \[rank, \d+\]"):
+        LearnedRollout.from_state(g, {**state, "embed": rng.normal(size=(3, old + 1))})
 
 
 def small_net(g: Game) -> PolicyValueNet:
