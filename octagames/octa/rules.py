@@ -90,8 +90,9 @@ from octagames.core import CHANCE, TERMINAL, GameInfo, check_choice, check_range
 from octagames.octa import en, nl
 from octagames.octa import view
 from octagames.octa.view import card_name, chance_string  # card_name: a public helper of the package
-from octagames.octa.common import (EARLIER_OBS_SIZES, NUM_ACTIONS, NUM_CARDS,  # noqa: F401 (re-exported)
-                                   OBS_SIZE, RULES_NL, SETUP_DEALS, make_state_dtype)
+from octagames.octa.common import (BASE_OBS_SIZE, EARLIER_OBS_SIZES, FACT_SITUATION_ROW,  # noqa: F401
+                                   NUM_ACTIONS, NUM_CARDS, NUM_FACTS, NUM_NUMBER, OBS_SIZE, RULES_NL,
+                                   SETUP_DEALS, make_state_dtype)
 from octagames.octa.en import TURN_ACTION_BOUND
 # the kernels: the turn machinery with the rulebook chosen by the record (octagames.octa.dispatch)
 from octagames.octa.turn import (acting_player, apply_action, apply_legal, chance_outcomes,  # noqa: F401
@@ -146,6 +147,16 @@ class Config:
 def max_game_length(config: Config) -> int:
     """Bound on the actions of a game under ``config`` (setup, then ``max_turns`` bounded turns)."""
     return SETUP_DEALS + 1 + config.max_turns * TURN_ACTION_BOUND
+
+
+def observation_bounds(config: Config) -> tuple[np.ndarray, np.ndarray]:
+    """Elementwise bounds of the observation under ``config``: everything is in [0, 1] but the hand sizes
+    of the ``facts`` block's situation row (cards / 10, up to the 80 number cards: 8)."""
+    low = np.zeros(OBS_SIZE, dtype=np.float32)
+    high = np.ones(OBS_SIZE, dtype=np.float32)
+    row = BASE_OBS_SIZE + FACT_SITUATION_ROW * NUM_FACTS
+    high[[row + 2, row + 7]] = NUM_NUMBER / 10
+    return low, high
 
 
 def obs_layout(config: Config):

@@ -74,3 +74,11 @@ def test_both_observation_layouts_fill_the_one_observation_and_name_their_blocks
     # and the facts rows added later come after the first 50, so a network trained on those reads them too
     assert Game("octa-en").earlier_observation_sizes == (BASE_OBS_SIZE, BASE_OBS_SIZE + 50 * 8) == (1818, 2218)
     assert Game("octrix").earlier_observation_sizes == ()
+
+
+def test_every_observation_entry_is_in_0_1_but_the_situations_hand_sizes():
+    g = Game("octa-nl")
+    low, high = g.observation_bounds()
+    situation = g.observation_layout.offset("facts") + (g.observation_layout.block("facts").shape[0] - 1) * 8
+    assert not low.any() and np.flatnonzero(high != 1).tolist() == [situation + 2, situation + 7]
+    assert high[situation + 2] == 8.0  # 80 number cards / 10
