@@ -97,7 +97,8 @@ FACTS = Block("facts", FACT_ROWS * NUM_FACTS,
               "extends / 10, longest opponent run it extends / 10, same-suit kinds held one and two ranks "
               "away / 2 each, the longest run of held kinds through it / 10, completes a pool run (a kind: a "
               "copy placed in some pool slot; a slot: a card of the hand placed there; a run end's rows: the "
-              "run is the viewer's); a row of an empty slot or run is all 0 (but that last column); the "
+              "run is the viewer's); a row of an empty slot or run is all 0, of a run end nothing extends all 0 "
+              "but that last column; the "
               "situation row: own Octa (a run of 8 or more face-up cards), the opponent's, hand size / 10, "
               "hand at the limit of 8 or over, stock / 80, face-up cards in own runs / 80 and in the "
               "opponent's / 80, the opponent's hand size / 10",

@@ -137,12 +137,11 @@ offset      size  meaning
                   held kinds through it / 10, completes a pool run (a kind: a copy
                   placed in some pool slot; a slot: a card of the hand placed
                   there; a run end's rows: the run is the viewer's); a row of an
-                  empty slot or run is all 0 (but that last column); the situation
-                  row: own Octa (a run of 8 or more face-up cards), the
-                  opponent's, hand size / 10, hand at the limit of 8 or over,
-                  stock / 80, face-up cards in own runs / 80 and in the opponent's
-                  / 80, the opponent's hand size / 10
-==========  ====  ================================================================
+                  empty slot or run is all 0, of a run end nothing extends all 0
+                  but that last column; the situation row: own Octa (a run of 8 or
+                  more face-up cards), the opponent's, hand size / 10, hand at the
+                  limit of 8 or over, stock / 80, face-up cards in own runs / 80
+                  and in the opponent's / 80, the opponent's hand size / 10
 ==========  ====  ================================================================
 """
 
