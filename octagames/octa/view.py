@@ -340,11 +340,17 @@ def obs_facts(s, player, out, o) -> None:
     situation row (Octas, hand sizes, the limit of 8, the stock, face-up cards in runs).
 
     Reads only ``player``'s hand and the public table (the facts of an information state)."""
+    own_up = other_up = own_longest = other_longest = 0  # face-up run cards (all, the most in one run)
     for r in range(MAX_RUNS):
         q = s["run_owner"][r]
         if q < 0:
             continue
-        length = run_faceup(s, r) / 10.0
+        n = run_faceup(s, r)
+        if q == player:
+            own_up, own_longest = own_up + n, max(own_longest, n)
+        else:
+            other_up, other_longest = other_up + n, max(other_longest, n)
+        length = n / 10.0
         col = 2 if q == player else 3
         for end in range(2):
             pos = extend_pos(s, r, end)
@@ -413,16 +419,10 @@ def obs_facts(s, player, out, o) -> None:
                     dst = o + (FACT_SLOT_SUIT_ROW + i * 4 + suit) * NUM_FACTS
                     for j in range(NUM_FACTS):
                         out[dst + j] = out[src + j]
-    own_up = other_up = own_longest = other_longest = 0  # face-up run cards (all, the most in one run)
     for r in range(MAX_RUNS):  # each run end: the card there and the kind that would extend it
         q = s["run_owner"][r]
         if q < 0:
             continue
-        n = run_faceup(s, r)
-        if q == player:
-            own_up, own_longest = own_up + n, max(own_longest, n)
-        else:
-            other_up, other_longest = other_up + n, max(other_longest, n)
         for end in range(2):
             for which in range(2):  # the end card, then the kind that would extend the run there
                 at = (s["run_lo"][r] if end == 0 else s["run_hi"][r]) if which == 0 else extend_pos(s, r, end)
