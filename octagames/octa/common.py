@@ -75,8 +75,8 @@ NUM_ACTIONS = 1074  # one action space for both rulebooks (each declares its own
 BASE_OBS_SIZE = 1818  # each rulebook's own blocks fill (and pad) this many entries, then FACTS follows
 # Facts per card, for learners (the block ``facts``): rows of NUM_FACTS values each (the 40 kinds, the 8
 # pool slots' top cards, the top two discards; then the cards a doubling or swap would put on each pool slot,
-# the end card of each run end, the card that would extend each run end, and the viewer's situation); the
-# action tables say which rows an action is about.
+# the end card of each run end, the card that would extend each run end, the viewer's situation, and the two
+# face-up action piles); the action tables say which rows an action is about.
 NUM_FACTS = 8
 FACT_POOL_RUN = 7  # the column "completes a pool run" (in the rows of a run end: "the run is the viewer's")
 FACT_SLOT_ROW = NUM_KINDS  # the row of pool slot 0 (after the 40 kinds)
@@ -85,7 +85,10 @@ FACT_SLOT_SUIT_ROW = FACT_TOP_ROW + 2  # slot i, suit u: the kind of suit u with
 FACT_END_ROW = FACT_SLOT_SUIT_ROW + POOL_SLOTS * 4  # run slot r, end e (0 low, 1 high): the end card there
 FACT_EXTEND_ROW = FACT_END_ROW + MAX_RUNS * 2  # run slot r, end e: the kind that would extend it there
 FACT_SITUATION_ROW = FACT_EXTEND_ROW + MAX_RUNS * 2  # the viewer's situation (one row)
-FACT_ROWS = FACT_SITUATION_ROW + 1
+FACT_PILE_ROW = FACT_SITUATION_ROW + 1  # face-up action pile 0 (pile 1 follows)
+FACT_ROWS = FACT_PILE_ROW + 2
+FACT_ROWS_V2 = FACT_PILE_ROW
+"""The rows of the ``facts`` block before the action piles' two were appended (2026-12-03)."""
 FACT_ROWS_V1 = 50
 """The rows of the first ``facts`` block (the kinds, pool slots and top discards): the rows after them were
 appended later, so an observation of that version is a prefix of today's."""
@@ -93,7 +96,7 @@ FACTS = Block("facts", FACT_ROWS * NUM_FACTS,
               "what the viewer knows of each card (rows: kinds 0..39, pool slots 0..7, the top two "
               "discards, then per pool slot and suit the kind of that suit with the slot top's rank (32), "
               "per run slot and end the end card (52) and the kind that would extend it (52), each a copy "
-              "of its kind's row, and the situation): a card is there, copies held / 2, longest own run it "
+              "of its kind's row, the situation and the two action piles): a card is there, copies held / 2, longest own run it "
               "extends / 10, longest opponent run it extends / 10, same-suit kinds held one and two ranks "
               "away / 2 each, the longest run of held kinds through it / 10, completes a pool run (a kind: a "
               "copy placed in some pool slot; a slot: a card of the hand placed there; a run end's rows: the "
@@ -101,12 +104,17 @@ FACTS = Block("facts", FACT_ROWS * NUM_FACTS,
               "but that last column; the "
               "situation row: own Octa (a run of 8 or more face-up cards), the opponent's, hand size / 10, "
               "hand at the limit of 8 or over, stock / 80, face-up cards in own runs / 80 and in the "
-              "opponent's / 80, the opponent's hand size / 10",
+              "opponent's / 80, the opponent's hand size / 10; then a row per face-up action pile: it has a "
+              "top card, that top is a Jack, a Queen, a King, it shares the suit of the turned action card, "
+              "the other pile's top shares that suit (putting the turned card here lets it be used), and two "
+              "entries always 0 (the last two columns; no card is turned: the suit entries are 0)",
               (FACT_ROWS, NUM_FACTS))
 OBS_SIZE = BASE_OBS_SIZE + FACTS.size  # one observation size for both rulebooks
-EARLIER_OBS_SIZES = (BASE_OBS_SIZE, BASE_OBS_SIZE + FACT_ROWS_V1 * NUM_FACTS)
+EARLIER_OBS_SIZES = (BASE_OBS_SIZE, BASE_OBS_SIZE + FACT_ROWS_V1 * NUM_FACTS,
+                     BASE_OBS_SIZE + FACT_ROWS_V2 * NUM_FACTS)
 """Observation sizes of earlier versions: a network trained on one reads the leading entries, which are
-unchanged (the ``facts`` block was appended after them, and its later rows after its first 50)."""
+unchanged (the ``facts`` block was appended after them, its later rows after its first 50, and the action
+piles' rows after the situation row)."""
 # Phases both rulebooks share; each numbers its own phases after PH_USE (PH_OVER is the last).
 PH_DEAL = 0        # chance: the setup deal, card by card
 PH_START = 1       # chance: who starts (outcome 0 or 1)

@@ -126,22 +126,28 @@ offset      size  meaning
                   run / 10 (self, opponent)
 1813..1817  5     ``chance``: pending chance kind (draw, action card, refill,
                   face-down card: one-hot 4) and draws still owed / 2
-1818..3313  1496  ``facts``: what the viewer knows of each card (rows: kinds
+1818..3329  1512  ``facts``: what the viewer knows of each card (rows: kinds
                   0..39, pool slots 0..7, the top two discards, then per pool slot
                   and suit the kind of that suit with the slot top's rank (32),
                   per run slot and end the end card (52) and the kind that would
-                  extend it (52), each a copy of its kind's row, and the
-                  situation): a card is there, copies held / 2, longest own run it
-                  extends / 10, longest opponent run it extends / 10, same-suit
-                  kinds held one and two ranks away / 2 each, the longest run of
-                  held kinds through it / 10, completes a pool run (a kind: a copy
-                  placed in some pool slot; a slot: a card of the hand placed
-                  there; a run end's rows: the run is the viewer's); a row of an
-                  empty slot or run is all 0, of a run end nothing extends all 0
-                  but that last column; the situation row: own Octa (a run of 8 or
-                  more face-up cards), the opponent's, hand size / 10, hand at the
-                  limit of 8 or over, stock / 80, face-up cards in own runs / 80
-                  and in the opponent's / 80, the opponent's hand size / 10
+                  extend it (52), each a copy of its kind's row, the situation and
+                  the two action piles): a card is there, copies held / 2, longest
+                  own run it extends / 10, longest opponent run it extends / 10,
+                  same-suit kinds held one and two ranks away / 2 each, the
+                  longest run of held kinds through it / 10, completes a pool run
+                  (a kind: a copy placed in some pool slot; a slot: a card of the
+                  hand placed there; a run end's rows: the run is the viewer's); a
+                  row of an empty slot or run is all 0, of a run end nothing
+                  extends all 0 but that last column; the situation row: own Octa
+                  (a run of 8 or more face-up cards), the opponent's, hand size /
+                  10, hand at the limit of 8 or over, stock / 80, face-up cards in
+                  own runs / 80 and in the opponent's / 80, the opponent's hand
+                  size / 10; then a row per face-up action pile: it has a top
+                  card, that top is a Jack, a Queen, a King, it shares the suit of
+                  the turned action card, the other pile's top shares that suit
+                  (putting the turned card here lets it be used), and two entries
+                  always 0 (the last two columns; no card is turned: the suit
+                  entries are 0)
 ==========  ====  ================================================================
 """
 
@@ -151,9 +157,9 @@ import numba as nb
 import numpy as np
 
 from octagames.core import Block
-from octagames.octa.common import (CK_DRAW, CK_FD, FACT_SLOT_ROW, FACT_TOP_ROW, HAND_LIMIT, JACK, LINE_NAMES,
-                                   LOC_AHIDDEN, LOC_DISCARD, LOC_HAND, LOC_STOCK, MAX_PILE, MAX_RUNS,
-                                   NUM_ACTION_KINDS, NUM_KINDS, NUM_NUMBER, NUM_PHASES, NUM_QUEEN_PAIRS,
+from octagames.octa.common import (CK_DRAW, CK_FD, FACT_PILE_ROW, FACT_SLOT_ROW, FACT_TOP_ROW, HAND_LIMIT,
+                                   JACK, LINE_NAMES, LOC_AHIDDEN, LOC_DISCARD, LOC_HAND, LOC_STOCK, MAX_PILE,
+                                   MAX_RUNS, NUM_ACTION_KINDS, NUM_KINDS, NUM_NUMBER, NUM_PHASES, NUM_QUEEN_PAIRS,
                                    PH_USE, POOL_LINES, POOL_SLOTS, POOL_SLOT_NAMES, QUEEN, QUEEN_PAIRS,
                                    TOK_CENTRE, TOK_POOL, TOK_RUN, action_table, atype_of, clear_build, detach,
                                    exchange_fits, extend_pos, fact_refs, free_run, free_run_slot,
@@ -264,6 +270,7 @@ OBS_LAYOUT = observation_layout([
  O_PTLINES, O_TOTALS, O_CHANCE) = (OBS_LAYOUT.offset(b.name) for b in OBS_LAYOUT.blocks[:23])
 O_FACTS = OBS_LAYOUT.offset("facts")
 FACT_REFS = fact_refs(ACTIONS, {
+    "pile": lambda i: (FACT_PILE_ROW + i,),
     "queen": lambda i: FACT_SLOT_ROW + QUEEN_PAIRS[i],
     "king_discard": lambda i: (FACT_TOP_ROW, FACT_TOP_ROW + 1),
     "lay": lambda k: (k,),
@@ -271,9 +278,9 @@ FACT_REFS = fact_refs(ACTIONS, {
     "exchange": lambda i: (i // POOL_SLOTS, FACT_SLOT_ROW + i % POOL_SLOTS),
     "discard": lambda k: (k,),
 })
-"""The ``facts`` rows each action is about (``[NUM_ACTIONS, 3]``, -1 for none): a lay or discard its
-kind, an exchange its kind and pool slot, a Queen its two slots, option B its line's three slots, the
-King on the discard pile the top two discards."""
+"""The ``facts`` rows each action is about (``[NUM_ACTIONS, 3]``, -1 for none): the turned action card's
+pile that pile's row, a lay or discard its kind, an exchange its kind and pool slot, a Queen its two slots,
+option B its line's three slots, the King on the discard pile the top two discards."""
 
 
 @nb.njit

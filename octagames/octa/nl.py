@@ -136,22 +136,28 @@ offset      size  meaning
                   end (low, high)
 1814..1817  4     ``unused``: always 0 (the observation size is shared with the
                   other rulebook)
-1818..3313  1496  ``facts``: what the viewer knows of each card (rows: kinds
+1818..3329  1512  ``facts``: what the viewer knows of each card (rows: kinds
                   0..39, pool slots 0..7, the top two discards, then per pool slot
                   and suit the kind of that suit with the slot top's rank (32),
                   per run slot and end the end card (52) and the kind that would
-                  extend it (52), each a copy of its kind's row, and the
-                  situation): a card is there, copies held / 2, longest own run it
-                  extends / 10, longest opponent run it extends / 10, same-suit
-                  kinds held one and two ranks away / 2 each, the longest run of
-                  held kinds through it / 10, completes a pool run (a kind: a copy
-                  placed in some pool slot; a slot: a card of the hand placed
-                  there; a run end's rows: the run is the viewer's); a row of an
-                  empty slot or run is all 0, of a run end nothing extends all 0
-                  but that last column; the situation row: own Octa (a run of 8 or
-                  more face-up cards), the opponent's, hand size / 10, hand at the
-                  limit of 8 or over, stock / 80, face-up cards in own runs / 80
-                  and in the opponent's / 80, the opponent's hand size / 10
+                  extend it (52), each a copy of its kind's row, the situation and
+                  the two action piles): a card is there, copies held / 2, longest
+                  own run it extends / 10, longest opponent run it extends / 10,
+                  same-suit kinds held one and two ranks away / 2 each, the
+                  longest run of held kinds through it / 10, completes a pool run
+                  (a kind: a copy placed in some pool slot; a slot: a card of the
+                  hand placed there; a run end's rows: the run is the viewer's); a
+                  row of an empty slot or run is all 0, of a run end nothing
+                  extends all 0 but that last column; the situation row: own Octa
+                  (a run of 8 or more face-up cards), the opponent's, hand size /
+                  10, hand at the limit of 8 or over, stock / 80, face-up cards in
+                  own runs / 80 and in the opponent's / 80, the opponent's hand
+                  size / 10; then a row per face-up action pile: it has a top
+                  card, that top is a Jack, a Queen, a King, it shares the suit of
+                  the turned action card, the other pile's top shares that suit
+                  (putting the turned card here lets it be used), and two entries
+                  always 0 (the last two columns; no card is turned: the suit
+                  entries are 0)
 ==========  ====  ================================================================
 """
 
@@ -162,7 +168,7 @@ import numpy as np
 
 from octagames.core import Block
 from octagames.octa.common import (CK_AFLIP, CK_DRAW, CK_FD, CK_JOKER, CK_REFILL, FACT_END_ROW,
-                                   FACT_EXTEND_ROW, FACT_SLOT_ROW, FACT_SLOT_SUIT_ROW, FACT_TOP_ROW,
+                                   FACT_EXTEND_ROW, FACT_PILE_ROW, FACT_SLOT_ROW, FACT_SLOT_SUIT_ROW, FACT_TOP_ROW,
                                    HAND_LIMIT, JACK, KING, LINE_NAMES, LOC_AHIDDEN, LOC_HAND, LOC_JOKER,
                                    LOC_RESERVE, LOC_UNDER, MAX_RUNS, NUM_ACTION_KINDS, NUM_CARDS, NUM_KINDS,
                                    NUM_NUMBER, NUM_PHASES, PH_USE, POOL_LINES, POOL_SLOTS, POOL_SLOT_NAMES,
@@ -1171,6 +1177,7 @@ OBS_LAYOUT = observation_layout([
  O_SCORES, O_MOVES, O_TOTALS, O_CHANCE, O_MOVING) = (OBS_LAYOUT.offset(b.name) for b in OBS_LAYOUT.blocks[:26])
 O_FACTS = OBS_LAYOUT.offset("facts")
 FACT_REFS = fact_refs(ACTIONS, {
+    "pile": lambda i: (FACT_PILE_ROW + i,),
     "queen_pot": lambda i: (FACT_SLOT_ROW + i,),
     "queen_end": lambda i: (FACT_END_ROW + i,),
     "king_pick": lambda k: (k,),
@@ -1184,11 +1191,11 @@ FACT_REFS = fact_refs(ACTIONS, {
     "reserve_back": lambda k: (k,),
     "move": lambda i: (FACT_END_ROW + i,),
 }, situation=True)
-"""The ``facts`` rows each action is about (``[NUM_ACTIONS, 3]``, -1 for none): a lay, discard, King's
-pick or reserve card its kind, a Queen's pot its slot, a Queen's run end or a move its run end's card, an
-attachment the kind that extends its run end, a doubling or swap its pot slot and the card it would put
-there, step 2 its line's three slots, the extra card from the discard pile the top discard; and every
-action with a row to spare the situation row."""
+"""The ``facts`` rows each action is about (``[NUM_ACTIONS, 3]``, -1 for none): the turned action card's
+pile that pile's row, a lay, discard, King's pick or reserve card its kind, a Queen's pot its slot, a
+Queen's run end or a move its run end's card, an attachment the kind that extends its run end, a doubling
+or swap its pot slot and the card it would put there, step 2 its line's three slots, the extra card from
+the discard pile the top discard; and every action with a row to spare the situation row."""
 
 
 @nb.njit

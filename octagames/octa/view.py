@@ -12,13 +12,13 @@ from collections.abc import Iterable
 import numba as nb
 
 from octagames.octa.common import (ACTION_TYPES, CK_ACTION, CK_AFLIP, CK_FD, CK_JOKER, CK_REFILL,
-                                   FACT_END_ROW, FACT_EXTEND_ROW, FACT_POOL_RUN, FACT_SITUATION_ROW,
-                                   FACT_SLOT_ROW, FACT_SLOT_SUIT_ROW, HAND_LIMIT, LOC_HAND, MAX_RUNS,
-                                   NUM_ACTION_KINDS,
-                                   NUM_FACTS, NUM_KINDS, NUM_NUMBER, PH_CHANCE, PH_DEAL, PH_START, POOL_LINES,
-                                   POOL_SLOTS, POOL_SLOT_NAMES, RANK_NAMES, SUIT_SYMBOLS, TOK_CENTRE,
-                                   TOK_POOL, TOK_RUN, extend_pos, kind_at, kind_of, longest_run,
-                                   rank_of, run_faceup, suit_of, table_faceup)
+                                   FACT_END_ROW, FACT_EXTEND_ROW, FACT_PILE_ROW, FACT_POOL_RUN,
+                                   FACT_SITUATION_ROW, FACT_SLOT_ROW, FACT_SLOT_SUIT_ROW, HAND_LIMIT,
+                                   LOC_HAND, MAX_RUNS, NUM_ACTION_KINDS, NUM_FACTS, NUM_KINDS, NUM_NUMBER,
+                                   PH_CHANCE, PH_DEAL, PH_START, POOL_LINES, POOL_SLOTS, POOL_SLOT_NAMES,
+                                   RANK_NAMES, SUIT_SYMBOLS, TOK_CENTRE, TOK_POOL, TOK_RUN, atype_of,
+                                   extend_pos, kind_at, kind_of, longest_run, rank_of, run_faceup, suit_of,
+                                   table_faceup)
 
 
 def card_name(c: int) -> str:
@@ -337,7 +337,9 @@ def obs_facts(s, player, out, o) -> None:
     there; a slot: some card of the hand placed there). Then, copies of kinds' rows: per pool slot and suit
     the kind of that suit with the slot top's rank (what a doubling or swap would put there), per run end
     the card there and the kind that would extend it (their last column: the run is ``player``'s); and the
-    situation row (Octas, hand sizes, the limit of 8, the stock, face-up cards in runs).
+    situation row (Octas, hand sizes, the limit of 8, the stock, face-up cards in runs); then per face-up
+    action pile its top (there, Jack, Queen, King), whether that top shares the turned action card's suit,
+    and whether the other pile's top does (the turned card put here could be used).
 
     Reads only ``player``'s hand and the public table (the facts of an information state)."""
     own_up = other_up = own_longest = other_longest = 0  # face-up run cards (all, the most in one run)
@@ -441,3 +443,17 @@ def obs_facts(s, player, out, o) -> None:
     out[row + 5] = own_up / 80.0
     out[row + 6] = other_up / 80.0
     out[row + 7] = s["hand_n"][1 - player] / 10.0
+    turned = s["adrawn"]
+    for pile in range(2):  # the face-up action piles: their tops, and the turned card's suit against them
+        row = o + (FACT_PILE_ROW + pile) * NUM_FACTS
+        for j in range(NUM_FACTS):
+            out[row + j] = 0.0
+        n, m = s["apile_n"][pile], s["apile_n"][1 - pile]
+        if n > 0:
+            top = s["apile"][pile, n - 1]
+            out[row] = 1.0
+            out[row + 1 + atype_of(top)] = 1.0
+            if turned >= 0 and suit_of(top) == suit_of(turned):
+                out[row + 4] = 1.0
+        if turned >= 0 and m > 0 and suit_of(s["apile"][1 - pile, m - 1]) == suit_of(turned):
+            out[row + 5] = 1.0  # put here, the turned card shares the other top's suit: it can be used

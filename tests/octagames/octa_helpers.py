@@ -379,7 +379,8 @@ def assert_facts_of_the_table(rules: str) -> None:
                     assert fact_row(f, row) == {**{k: 0 for k in FACT_FIELDS}, "pool run": mine}
                 else:
                     assert fact_row(f, row) == {**fact_row(f, extensions[end]), "pool run": mine}
-        assert not f[C.FACT_END_ROW + 6:C.FACT_EXTEND_ROW].any() and not f[C.FACT_EXTEND_ROW + 6:-1].any()
+        assert not f[C.FACT_END_ROW + 6:C.FACT_EXTEND_ROW].any()
+        assert not f[C.FACT_EXTEND_ROW + 6:C.FACT_SITUATION_ROW].any()
     # the situation: no Octa, 8 cards in each hand (at the limit), face-up run cards 4 (P0) and 7 (P1)
     stock = int(s["stock_n"]) / 80
     assert f0[C.FACT_SITUATION_ROW].tolist() == pytest.approx([0, 0, 0.8, 1, stock, 4 / 80, 7 / 80, 0.8])
@@ -480,7 +481,30 @@ def recount_facts(s, viewer: int) -> np.ndarray:
     out[C.FACT_SITUATION_ROW] = [longest[viewer] >= 8, longest[other] >= 8, int(s["hand_n"][viewer]) / 10,
                                  int(s["hand_n"][viewer]) >= 8, int(s["stock_n"]) / 80, faceup[viewer] / 80,
                                  faceup[other] / 80, int(s["hand_n"][other]) / 10]
+    turned = int(s["adrawn"])
+    suit = lambda c: (c - 80) % 12 // 3  # noqa: E731  (an action card's suit; its type is (c - 80) % 3)
+    tops = [int(s["apile"][q, int(s["apile_n"][q]) - 1]) if int(s["apile_n"][q]) else -1 for q in range(2)]
+    for q, top in enumerate(tops):
+        row = out[C.FACT_PILE_ROW + q]
+        if top >= 0:
+            row[0] = row[1 + (top - 80) % 3] = 1
+            row[4] = turned >= 0 and suit(top) == suit(turned)
+        row[5] = turned >= 0 and tops[1 - q] >= 0 and suit(tops[1 - q]) == suit(turned)
     return out
+
+
+def assert_pile_facts(rules: str) -> None:
+    """The action piles' rows for both seats on an explicit table: piles ♥K | ♠Q, then ♠J turned (the
+    other top shares its suit from pile 0's side), then ♠J put on pile 0 (tops ♠J | ♠Q: no card turned)."""
+    s = setup(rules, POOL, "♥2 ♥3 ♥4 ♥5 ♠9 ♠10 ♦A ♣A", "♥6 ♥7 ♥8 ♥9 ♥10 ♠7 ♦7 ♣7")
+    piles = lambda p: facts(s, p)[C.FACT_PILE_ROW:C.FACT_PILE_ROW + 2].tolist()  # noqa: E731
+    # there, Jack, Queen, King, shares the turned card's suit, the other top does (put here: usable), 0, 0
+    assert piles(0) == piles(1) == [[1, 0, 0, 1, 0, 0, 0, 0], [1, 0, 1, 0, 0, 0, 0, 0]]
+    do(s, "P0 draws ♣9", "P0 turns action card ♠J")
+    assert piles(0) == piles(1) == [[1, 0, 0, 1, 0, 1, 0, 0], [1, 0, 1, 0, 1, 0, 0, 0]]
+    do(s, "put the action card on pile 0")  # usable: the rulebook's action step follows
+    assert int(s["phase"]) == C.PH_USE
+    assert piles(0) == piles(1) == [[1, 1, 0, 0, 0, 0, 0, 0], [1, 0, 1, 0, 0, 0, 0, 0]]
 
 
 def assert_facts_recounted(rules: str, games: int) -> None:
@@ -492,7 +516,7 @@ def assert_facts_recounted(rules: str, games: int) -> None:
     held_kind = {"lay", "discard", "exchange"}  # blocks whose first row is a kind the mover holds
     slots = {"exchange", "queen", "queen_pot", "swap", "double"}  # blocks that point at pool slots
     rng = np.random.default_rng(7)
-    checked = pointed = 0
+    checked = pointed = piles = 0
     for seed in range(games):
         s = g.new_state(seed)
         while not g.is_terminal(s):
@@ -520,5 +544,11 @@ def assert_facts_recounted(rules: str, games: int) -> None:
                         if name in ("move", "queen_end"):  # the card taken is the one at that end
                             assert f[r, 0] == 1 and r < C.FACT_EXTEND_ROW, (g.action_to_string(s, a), refs)
                             pointed += 1
+                if name == "pile":  # its pile's row says whether the turned card can then be used
+                    after = g.clone(s)
+                    g.apply_action(after, int(a))
+                    assert refs[0] == C.FACT_PILE_ROW + a - book.ACTIONS.offset("pile")
+                    assert f[refs[0], 5] == (int(after["phase"]) == C.PH_USE), g.action_to_string(s, a)
+                    piles += 1
             g.apply_action(s, int(rng.choice(g.legal_actions(s))))
-    assert checked > 80 * games and pointed > 40 * games
+    assert checked > 80 * games and pointed > 40 * games and piles > 10 * games

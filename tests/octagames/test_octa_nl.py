@@ -24,7 +24,7 @@ from octa_helpers import (any_chance, assert_action_names_distinct, assert_same_
                           force_discard, force_hand, force_reserve, force_run, force_token, hand_of, ids,
                           legal_strings, play_both, start_turn)
 from octa_helpers import POOL, compiled_and_uncompiled_agree, heuristic_wins
-from octa_helpers import assert_facts_of_the_table, assert_facts_recounted
+from octa_helpers import assert_facts_of_the_table, assert_facts_recounted, assert_pile_facts
 from octa_helpers import setup as _setup
 
 
@@ -639,3 +639,7 @@ def test_the_facts_of_an_explicit_table_for_each_seat():
 
 def test_the_facts_agree_with_a_recount_and_each_action_points_at_its_own_cards():
     assert_facts_recounted("nl", games=20)
+
+
+def test_the_action_piles_facts_say_where_the_turned_card_can_be_used():
+    assert_pile_facts("nl")

@@ -4,7 +4,7 @@ import numpy as np
 
 from octagames.core import Game
 from octagames.octa import INFO, NUM_ACTIONS, OBS_SIZE, action_layout, en, nl, obs_layout
-from octagames.octa.common import BASE_OBS_SIZE
+from octagames.octa.common import BASE_OBS_SIZE, FACT_SITUATION_ROW, NUM_FACTS
 from octagames.octa.rules import Config
 
 from octa_helpers import POOL, setup, start_turn
@@ -71,14 +71,17 @@ def test_both_observation_layouts_fill_the_one_observation_and_name_their_blocks
     # the facts come last, after the entries of the first version, so a network trained on those reads them
     for book in BOOKS:
         assert book.OBS_LAYOUT.blocks[-1].name == "facts" and book.OBS_LAYOUT.offset("facts") == BASE_OBS_SIZE
-    # and the facts rows added later come after the first 50, so a network trained on those reads them too
-    assert Game("octa-en").earlier_observation_sizes == (BASE_OBS_SIZE, BASE_OBS_SIZE + 50 * 8) == (1818, 2218)
+    # and the facts rows added later come after the first 50 (then the action piles' two after the situation
+    # row), so a network trained on those reads them too
+    assert Game("octa-en").earlier_observation_sizes == (BASE_OBS_SIZE, BASE_OBS_SIZE + 50 * 8,
+                                                         BASE_OBS_SIZE + 187 * 8) == (1818, 2218, 3314)
+    assert Game("octa-en").observation_size == 3314 + 2 * 8
     assert Game("octrix").earlier_observation_sizes == ()
 
 
 def test_every_observation_entry_is_in_0_1_but_the_situations_hand_sizes():
     g = Game("octa-nl")
     low, high = g.observation_bounds()
-    situation = g.observation_layout.offset("facts") + (g.observation_layout.block("facts").shape[0] - 1) * 8
+    situation = g.observation_layout.offset("facts") + FACT_SITUATION_ROW * NUM_FACTS
     assert not low.any() and np.flatnonzero(high != 1).tolist() == [situation + 2, situation + 7]
     assert high[situation + 2] == 8.0  # 80 number cards / 10
