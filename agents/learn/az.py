@@ -1002,7 +1002,7 @@ class AZAgent(Agent):
             state = (self.data or {}).get("learned_rollout")
             if state is None:
                 raise ValueError(f"agent {self.name!r}: belief_model='learned' needs a model file that carries a "
-                                 "learned rollout policy (python -m octagames.experiments.learned_rollout adds one)")
+                                 "learned rollout policy (python -m octagames.experiments.train_rollout adds one)")
             self.learned = LearnedRollout.from_state(game, state)
         self.rng = np.random.default_rng(seed)
 
