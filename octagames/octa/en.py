@@ -126,7 +126,7 @@ offset      size  meaning
                   run / 10 (self, opponent)
 1813..1817  5     ``chance``: pending chance kind (draw, action card, refill,
                   face-down card: one-hot 4) and draws still owed / 2
-1818..3329  1512  ``facts``: what the viewer knows of each card (rows: kinds
+1818..3537  1720  ``facts``: what the viewer knows of each card (rows: kinds
                   0..39, pool slots 0..7, the top two discards, then per pool slot
                   and suit the kind of that suit with the slot top's rank (32),
                   per run slot and end the end card (52) and the kind that would
@@ -147,7 +147,12 @@ offset      size  meaning
                   the turned action card, the other pile's top shares that suit
                   (putting the turned card here lets it be used), and two entries
                   always 0 (the last two columns; no card is turned: the suit
-                  entries are 0)
+                  entries are 0); then a row per run slot (a Jack's target is a
+                  card of that run): the run is on the table, its face-up cards /
+                  10, it is the viewer's, a token lies on it, its face-down cards
+                  / 10, it is an Octa (8 or more face-up cards), it is one card
+                  short of one (7), the viewer holds a card that extends it (an
+                  empty slot: all 0)
 ==========  ====  ================================================================
 """
 
@@ -157,8 +162,8 @@ import numba as nb
 import numpy as np
 
 from octagames.core import Block
-from octagames.octa.common import (CK_DRAW, CK_FD, FACT_PILE_ROW, FACT_SLOT_ROW, FACT_TOP_ROW, HAND_LIMIT,
-                                   JACK, LINE_NAMES, LOC_AHIDDEN, LOC_DISCARD, LOC_HAND, LOC_STOCK, MAX_PILE,
+from octagames.octa.common import (CK_DRAW, CK_FD, FACT_PILE_ROW, FACT_RUN_ROW, FACT_SLOT_ROW, FACT_TOP_ROW,
+                                   HAND_LIMIT, JACK, LINE_NAMES, LOC_AHIDDEN, LOC_DISCARD, LOC_HAND, LOC_STOCK, MAX_PILE,
                                    MAX_RUNS, NUM_ACTION_KINDS, NUM_KINDS, NUM_NUMBER, NUM_PHASES, NUM_QUEEN_PAIRS,
                                    PH_USE, POOL_LINES, POOL_SLOTS, POOL_SLOT_NAMES, QUEEN, QUEEN_PAIRS,
                                    TOK_CENTRE, TOK_POOL, TOK_RUN, action_table, atype_of, clear_build, detach,
@@ -271,6 +276,7 @@ OBS_LAYOUT = observation_layout([
 O_FACTS = OBS_LAYOUT.offset("facts")
 FACT_REFS = fact_refs(ACTIONS, {
     "pile": lambda i: (FACT_PILE_ROW + i,),
+    "jack": lambda i: (FACT_RUN_ROW + i // 11,),
     "queen": lambda i: FACT_SLOT_ROW + QUEEN_PAIRS[i],
     "king_discard": lambda i: (FACT_TOP_ROW, FACT_TOP_ROW + 1),
     "lay": lambda k: (k,),
@@ -279,7 +285,7 @@ FACT_REFS = fact_refs(ACTIONS, {
     "discard": lambda k: (k,),
 })
 """The ``facts`` rows each action is about (``[NUM_ACTIONS, 3]``, -1 for none): the turned action card's
-pile that pile's row, a lay or discard its kind, an exchange its kind and pool slot, a Queen its two slots,
+pile that pile's row, a Jack its run's row, a lay or discard its kind, an exchange its kind and pool slot, a Queen its two slots,
 option B its line's three slots, the King on the discard pile the top two discards."""
 
 

@@ -136,7 +136,7 @@ offset      size  meaning
                   end (low, high)
 1814..1817  4     ``unused``: always 0 (the observation size is shared with the
                   other rulebook)
-1818..3329  1512  ``facts``: what the viewer knows of each card (rows: kinds
+1818..3537  1720  ``facts``: what the viewer knows of each card (rows: kinds
                   0..39, pool slots 0..7, the top two discards, then per pool slot
                   and suit the kind of that suit with the slot top's rank (32),
                   per run slot and end the end card (52) and the kind that would
@@ -157,7 +157,12 @@ offset      size  meaning
                   the turned action card, the other pile's top shares that suit
                   (putting the turned card here lets it be used), and two entries
                   always 0 (the last two columns; no card is turned: the suit
-                  entries are 0)
+                  entries are 0); then a row per run slot (a Jack's target is a
+                  card of that run): the run is on the table, its face-up cards /
+                  10, it is the viewer's, a token lies on it, its face-down cards
+                  / 10, it is an Octa (8 or more face-up cards), it is one card
+                  short of one (7), the viewer holds a card that extends it (an
+                  empty slot: all 0)
 ==========  ====  ================================================================
 """
 
@@ -168,8 +173,8 @@ import numpy as np
 
 from octagames.core import Block
 from octagames.octa.common import (CK_AFLIP, CK_DRAW, CK_FD, CK_JOKER, CK_REFILL, FACT_END_ROW,
-                                   FACT_EXTEND_ROW, FACT_PILE_ROW, FACT_SLOT_ROW, FACT_SLOT_SUIT_ROW, FACT_TOP_ROW,
-                                   HAND_LIMIT, JACK, KING, LINE_NAMES, LOC_AHIDDEN, LOC_HAND, LOC_JOKER,
+                                   FACT_EXTEND_ROW, FACT_PILE_ROW, FACT_RUN_ROW, FACT_SLOT_ROW, FACT_SLOT_SUIT_ROW,
+                                   FACT_TOP_ROW, HAND_LIMIT, JACK, KING, LINE_NAMES, LOC_AHIDDEN, LOC_HAND, LOC_JOKER,
                                    LOC_RESERVE, LOC_UNDER, MAX_RUNS, NUM_ACTION_KINDS, NUM_CARDS, NUM_KINDS,
                                    NUM_NUMBER, NUM_PHASES, PH_USE, POOL_LINES, POOL_SLOTS, POOL_SLOT_NAMES,
                                    QUEEN, TOK_CENTRE, TOK_RUN, action_table, atype_of, clear_build, detach,
@@ -1178,8 +1183,9 @@ OBS_LAYOUT = observation_layout([
 O_FACTS = OBS_LAYOUT.offset("facts")
 FACT_REFS = fact_refs(ACTIONS, {
     "pile": lambda i: (FACT_PILE_ROW + i,),
+    "jack": lambda i: (FACT_RUN_ROW + i // 11,),
     "queen_pot": lambda i: (FACT_SLOT_ROW + i,),
-    "queen_end": lambda i: (FACT_END_ROW + i,),
+    "queen_end": lambda i: (FACT_END_ROW + i, FACT_RUN_ROW + i // 2),
     "king_pick": lambda k: (k,),
     "step2": lambda line: FACT_SLOT_ROW + POOL_LINES[line],
     "lay": lambda i: ((i // 11) * 10 + i % 11 % 10,),  # suit*11 + (position-1); position 11 is the high ace
@@ -1189,11 +1195,11 @@ FACT_REFS = fact_refs(ACTIONS, {
     "extra_discard": lambda i: (FACT_TOP_ROW,),
     "discard": lambda k: (k,),
     "reserve_back": lambda k: (k,),
-    "move": lambda i: (FACT_END_ROW + i,),
+    "move": lambda i: (FACT_END_ROW + i, FACT_RUN_ROW + i // 2),
 }, situation=True)
 """The ``facts`` rows each action is about (``[NUM_ACTIONS, 3]``, -1 for none): the turned action card's
-pile that pile's row, a lay, discard, King's pick or reserve card its kind, a Queen's pot its slot, a
-Queen's run end or a move its run end's card, an attachment the kind that extends its run end, a doubling
+pile that pile's row, a Jack its run's row, a lay, discard, King's pick or reserve card its kind, a Queen's
+pot its slot, a Queen's run end or a move its run end's card and its run's row, an attachment the kind that extends its run end, a doubling
 or swap its pot slot and the card it would put there, step 2 its line's three slots, the extra card from
 the discard pile the top discard; and every action with a row to spare the situation row."""
 

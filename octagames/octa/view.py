@@ -12,7 +12,7 @@ from collections.abc import Iterable
 import numba as nb
 
 from octagames.octa.common import (ACTION_TYPES, CK_ACTION, CK_AFLIP, CK_FD, CK_JOKER, CK_REFILL,
-                                   FACT_END_ROW, FACT_EXTEND_ROW, FACT_PILE_ROW, FACT_POOL_RUN,
+                                   FACT_END_ROW, FACT_EXTEND_ROW, FACT_PILE_ROW, FACT_POOL_RUN, FACT_RUN_ROW,
                                    FACT_SITUATION_ROW, FACT_SLOT_ROW, FACT_SLOT_SUIT_ROW, HAND_LIMIT,
                                    LOC_HAND, MAX_RUNS, NUM_ACTION_KINDS, NUM_FACTS, NUM_KINDS, NUM_NUMBER,
                                    PH_CHANCE, PH_DEAL, PH_START, POOL_LINES, POOL_SLOTS, POOL_SLOT_NAMES,
@@ -339,7 +339,9 @@ def obs_facts(s, player, out, o) -> None:
     the card there and the kind that would extend it (their last column: the run is ``player``'s); and the
     situation row (Octas, hand sizes, the limit of 8, the stock, face-up cards in runs); then per face-up
     action pile its top (there, Jack, Queen, King), whether that top shares the turned action card's suit,
-    and whether the other pile's top does (the turned card put here could be used).
+    and whether the other pile's top does (the turned card put here could be used); then per run slot the
+    run: on the table, its face-up cards / 10, ``player``'s, a token on it, its face-down cards / 10, an Octa
+    (8 or more face-up), one card short of one (7), ``player`` holds a card that extends it.
 
     Reads only ``player``'s hand and the public table (the facts of an information state)."""
     own_up = other_up = own_longest = other_longest = 0  # face-up run cards (all, the most in one run)
@@ -457,3 +459,22 @@ def obs_facts(s, player, out, o) -> None:
                 out[row + 4] = 1.0
         if turned >= 0 and m > 0 and suit_of(s["apile"][1 - pile, m - 1]) == suit_of(turned):
             out[row + 5] = 1.0  # put here, the turned card shares the other top's suit: it can be used
+    for r in range(MAX_RUNS):  # each run slot: what a Jack (or a move, a Queen) taking a card of it would hit
+        q = s["run_owner"][r]
+        if q < 0:
+            continue
+        row = o + (FACT_RUN_ROW + r) * NUM_FACTS
+        n = run_faceup(s, r)
+        out[row] = 1.0
+        out[row + 1] = n / 10.0
+        out[row + 2] = 1.0 if q == player else 0.0
+        for t in range(2):
+            if s["token_loc"][t] == TOK_RUN and s["token_idx"][t] == r:
+                out[row + 3] = 1.0
+        out[row + 4] = (s["run_hi"][r] - s["run_lo"][r] + 1 - n) / 10.0
+        out[row + 5] = 1.0 if n >= 8 else 0.0
+        out[row + 6] = 1.0 if n == 7 else 0.0
+        for end in range(2):
+            pos = extend_pos(s, r, end)
+            if pos > 0 and s["hand_cnt"][player, kind_at(s["run_suit"][r], pos)] > 0:
+                out[row + 7] = 1.0

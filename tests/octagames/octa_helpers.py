@@ -381,6 +381,14 @@ def assert_facts_of_the_table(rules: str) -> None:
                     assert fact_row(f, row) == {**fact_row(f, extensions[end]), "pool run": mine}
         assert not f[C.FACT_END_ROW + 6:C.FACT_EXTEND_ROW].any()
         assert not f[C.FACT_EXTEND_ROW + 6:C.FACT_SITUATION_ROW].any()
+    # the run slots: there, face-up / 10, the viewer's, a token, face-down / 10, Octa, one short, the viewer
+    # holds a card that extends it (P1 holds ♣7, which extends P0's clubs and its own ♣8-♣A; P0 holds none)
+    runs = lambda f: f[C.FACT_RUN_ROW:C.FACT_RUN_ROW + 4]  # noqa: E731
+    np.testing.assert_allclose(runs(f0), [[1, .4, 1, 0, 0, 0, 0, 0], [1, .3, 0, 0, 0, 0, 0, 0],
+                                          [1, .4, 0, 0, 0, 0, 0, 0], [0] * 8], atol=1e-6)
+    np.testing.assert_allclose(runs(f1), [[1, .4, 0, 0, 0, 0, 0, 1], [1, .3, 1, 0, 0, 0, 0, 0],
+                                          [1, .4, 1, 0, 0, 0, 0, 1], [0] * 8], atol=1e-6)
+    assert not f0[C.FACT_RUN_ROW + 3:].any() and not f1[C.FACT_RUN_ROW + 3:].any()
     # the situation: no Octa, 8 cards in each hand (at the limit), face-up run cards 4 (P0) and 7 (P1)
     stock = int(s["stock_n"]) / 80
     assert f0[C.FACT_SITUATION_ROW].tolist() == pytest.approx([0, 0, 0.8, 1, stock, 4 / 80, 7 / 80, 0.8])
@@ -401,6 +409,17 @@ def assert_facts_of_the_table(rules: str) -> None:
     assert fact_row(f0, C.NUM_KINDS + 5) == {**fact_row(f0, "♦8"), "pool run": 0}
     assert not f0[C.NUM_KINDS:C.FACT_ROWS_V1, C.FACT_POOL_RUN].any()
     assert np.flatnonzero(f1[:C.FACT_ROWS_V1, C.FACT_POOL_RUN]).tolist() == [kind("♠7"), kind("♣4"), C.NUM_KINDS + 5]
+    # a run slot's token, face-down cards and Octa: P1's token on its ♣8-♣A, and P0's ♠2-♠10 with ♠3 face
+    # down (8 face up: an Octa), then ♠4 turned face down too (7: one card short)
+    s = facts_table(rules)
+    force_token(s, 1, 2)
+    r = force_run(s, 0, "♠2 ♠3 ♠4 ♠5 ♠6 ♠7 ♠8 ♠9 ♠10", facedown=(1,), copy=1)
+    for me in range(2):
+        f = facts(s, me)
+        assert f[C.FACT_RUN_ROW + 2, 3] == 1 and not f[C.FACT_RUN_ROW:C.FACT_RUN_ROW + 2, 3].any()
+        np.testing.assert_allclose(f[C.FACT_RUN_ROW + r], [1, .8, me == 0, 0, .1, 1, 0, 0], atol=1e-6)
+    s["run_fd"][r, 4] = 1
+    np.testing.assert_allclose(facts(s, 0)[C.FACT_RUN_ROW + r], [1, .7, 1, 0, .2, 0, 1, 0], atol=1e-6)
 
 
 def recount_facts(s, viewer: int) -> np.ndarray:
@@ -490,6 +509,17 @@ def recount_facts(s, viewer: int) -> np.ndarray:
             row[0] = row[1 + (top - 80) % 3] = 1
             row[4] = turned >= 0 and suit(top) == suit(turned)
         row[5] = turned >= 0 and tops[1 - q] >= 0 and suit(tops[1 - q]) == suit(turned)
+    for r in range(C.MAX_RUNS):  # each run slot's row
+        owner = int(s["run_owner"][r])
+        if owner < 0:
+            continue
+        lo, hi, suit_r = int(s["run_lo"][r]), int(s["run_hi"][r]), int(s["run_suit"][r])
+        up = sum(int(s["run_fd"][r, p]) == 0 for p in range(lo, hi + 1))
+        tokens = [q for q in range(2) if int(s["token_loc"][q]) == C.TOK_RUN and int(s["token_idx"][q]) == r]
+        extends = [hand[suit_r * 10 + (0 if pos == 11 else pos - 1)] > 0
+                for pos in (lo - 1, hi + 1) if 1 <= pos <= 11 and hi - lo + 1 < 10]
+        out[C.FACT_RUN_ROW + r] = [1, up / 10, owner == viewer, bool(tokens), (hi - lo + 1 - up) / 10, up >= 8,
+                                   up == 7, any(extends)]
     return out
 
 
@@ -516,7 +546,7 @@ def assert_facts_recounted(rules: str, games: int) -> None:
     held_kind = {"lay", "discard", "exchange"}  # blocks whose first row is a kind the mover holds
     slots = {"exchange", "queen", "queen_pot", "swap", "double"}  # blocks that point at pool slots
     rng = np.random.default_rng(7)
-    checked = pointed = piles = 0
+    checked = pointed = piles = runs = 0
     for seed in range(games):
         s = g.new_state(seed)
         while not g.is_terminal(s):
@@ -544,6 +574,14 @@ def assert_facts_recounted(rules: str, games: int) -> None:
                         if name in ("move", "queen_end"):  # the card taken is the one at that end
                             assert f[r, 0] == 1 and r < C.FACT_EXTEND_ROW, (g.action_to_string(s, a), refs)
                             pointed += 1
+                if name in ("jack", "queen_end", "move"):  # the run the card is taken from: its own row
+                    run = (a - book.ACTIONS.offset(name)) // (11 if name == "jack" else 2)
+                    row = C.FACT_RUN_ROW + run
+                    assert row in refs.tolist() and f[row, 0] == 1, (g.action_to_string(s, a), refs)
+                    assert f[row, 2] == (s["run_owner"][run] == p)
+                    if name == "jack":  # one face-up card must remain
+                        assert f[row, 1] >= 0.2 - 1e-6, (g.action_to_string(s, a), refs)
+                    runs += 1
                 if name == "pile":  # its pile's row says whether the turned card can then be used
                     after = g.clone(s)
                     g.apply_action(after, int(a))
@@ -551,4 +589,4 @@ def assert_facts_recounted(rules: str, games: int) -> None:
                     assert f[refs[0], 5] == (int(after["phase"]) == C.PH_USE), g.action_to_string(s, a)
                     piles += 1
             g.apply_action(s, int(rng.choice(g.legal_actions(s))))
-    assert checked > 80 * games and pointed > 40 * games and piles > 10 * games
+    assert checked > 80 * games and pointed > 40 * games and piles > 10 * games and runs > games

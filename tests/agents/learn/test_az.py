@@ -198,7 +198,7 @@ def test_the_per_action_term_reads_the_rows_each_action_points_at(tmp_path):
     spec = action_rows(g)
     offset, rows, k = spec["offset"], spec["rows"], spec["k"]
     assert (offset, rows, k) == (g.observation_layout.offset("facts"), *g.observation_layout.block("facts").shape)
-    assert (rows, k) == (189, 8)  # 40 kinds, pool slots, discards, run ends, situation, the 2 action piles
+    assert (rows, k) == (215, 8)  # 40 kinds, pool slots, discards, run ends, situation, 2 action piles, 26 runs
     assert action_rows(Game("achten")) is None
     refs = np.asarray(spec["refs"])
     torch.manual_seed(0)
@@ -227,7 +227,7 @@ def test_the_per_action_term_reads_the_rows_each_action_points_at(tmp_path):
 
 def test_a_network_of_an_earlier_observation_reads_its_prefix_and_other_sizes_are_refused(tmp_path):
     g = Game("octa-nl")
-    assert len(g.earlier_observation_sizes) == 3  # before the facts block, before its later rows, before the piles'
+    assert len(g.earlier_observation_sizes) == 4  # before the facts block, its later rows, the piles', the runs'
     for old in g.earlier_observation_sizes:
         net = PolicyValueNet(old, g.num_actions, g.num_players, hidden=(16,))
         loaded, _ = load_model(save_model(net, tmp_path / "old.pt", g), g)
