@@ -163,9 +163,9 @@ import numpy as np
 
 from octagames.core import Block
 from octagames.octa.common import (CK_DRAW, CK_FD, FACT_PILE_ROW, FACT_RUN_ROW, FACT_SLOT_ROW, FACT_TOP_ROW,
-                                   HAND_LIMIT, JACK, LINE_NAMES, LOC_AHIDDEN, LOC_DISCARD, LOC_HAND, LOC_STOCK, MAX_PILE,
-                                   MAX_RUNS, NUM_ACTION_KINDS, NUM_KINDS, NUM_NUMBER, NUM_PHASES, NUM_QUEEN_PAIRS,
-                                   PH_USE, POOL_LINES, POOL_SLOTS, POOL_SLOT_NAMES, QUEEN, QUEEN_PAIRS,
+                                   HAND_LIMIT, JACK, LINE_NAMES, LOC_AHIDDEN, LOC_DISCARD, LOC_HAND, LOC_STOCK,
+                                   MAX_PILE, MAX_RUNS, NUM_ACTION_KINDS, NUM_KINDS, NUM_NUMBER, NUM_PHASES,
+                                   NUM_QUEEN_PAIRS, PH_USE, POOL_LINES, POOL_SLOTS, POOL_SLOT_NAMES, QUEEN, QUEEN_PAIRS,
                                    TOK_CENTRE, TOK_POOL, TOK_RUN, action_table, atype_of, clear_build, detach,
                                    exchange_fits, extend_pos, fact_refs, free_run, free_run_slot,
                                    hand_card_of_kind, kind_at, kind_of, longest_run, observation_layout,
@@ -285,8 +285,8 @@ FACT_REFS = fact_refs(ACTIONS, {
     "discard": lambda k: (k,),
 })
 """The ``facts`` rows each action is about (``[NUM_ACTIONS, 3]``, -1 for none): the turned action card's
-pile that pile's row, a Jack its run's row, a lay or discard its kind, an exchange its kind and pool slot, a Queen its two slots,
-option B its line's three slots, the King on the discard pile the top two discards."""
+pile that pile's row, a Jack its run's row, a lay or discard its kind, an exchange its kind and pool slot, a
+Queen its two slots, option B its line's three slots, the King on the discard pile the top two discards."""
 
 
 @nb.njit

@@ -1199,9 +1199,10 @@ FACT_REFS = fact_refs(ACTIONS, {
 }, situation=True)
 """The ``facts`` rows each action is about (``[NUM_ACTIONS, 3]``, -1 for none): the turned action card's
 pile that pile's row, a Jack its run's row, a lay, discard, King's pick or reserve card its kind, a Queen's
-pot its slot, a Queen's run end or a move its run end's card and its run's row, an attachment the kind that extends its run end, a doubling
-or swap its pot slot and the card it would put there, step 2 its line's three slots, the extra card from
-the discard pile the top discard; and every action with a row to spare the situation row."""
+pot its slot, a Queen's run end or a move its run end's card and its run's row, an attachment the kind that
+extends its run end, a doubling or swap its pot slot and the card it would put there, step 2 its line's three
+slots, the extra card from the discard pile the top discard; and every action with a row to spare the
+situation row."""
 
 
 @nb.njit

@@ -345,7 +345,7 @@ def obs_facts(s, player, out, o) -> None:
 
     Reads only ``player``'s hand and the public table (the facts of an information state)."""
     own_up = other_up = own_longest = other_longest = 0  # face-up run cards (all, the most in one run)
-    for r in range(MAX_RUNS):
+    for r in range(MAX_RUNS):  # the runs each kind extends, and each run slot's own row
         q = s["run_owner"][r]
         if q < 0:
             continue
@@ -356,11 +356,24 @@ def obs_facts(s, player, out, o) -> None:
             other_up, other_longest = other_up + n, max(other_longest, n)
         length = n / 10.0
         col = 2 if q == player else 3
+        row = o + (FACT_RUN_ROW + r) * NUM_FACTS
         for end in range(2):
             pos = extend_pos(s, r, end)
             if pos > 0:
-                i = o + kind_at(s["run_suit"][r], pos) * NUM_FACTS + col
+                k = kind_at(s["run_suit"][r], pos)
+                i = o + k * NUM_FACTS + col
                 out[i] = max(out[i], length)
+                if s["hand_cnt"][player, k] > 0:
+                    out[row + 7] = 1.0  # the viewer holds a card that extends it
+        out[row] = 1.0
+        out[row + 1] = length
+        out[row + 2] = 1.0 if q == player else 0.0
+        for t in range(2):
+            if s["token_loc"][t] == TOK_RUN and s["token_idx"][t] == r:
+                out[row + 3] = 1.0
+        out[row + 4] = (s["run_hi"][r] - s["run_lo"][r] + 1 - n) / 10.0
+        out[row + 5] = 1.0 if n >= 8 else 0.0
+        out[row + 6] = 1.0 if n == 7 else 0.0
     for suit in range(4):
         held = 0  # bit p: the card of run position p (1..11; the ace at 1 and 11) is in the hand
         for pos in range(1, 12):
@@ -459,22 +472,3 @@ def obs_facts(s, player, out, o) -> None:
                 out[row + 4] = 1.0
         if turned >= 0 and m > 0 and suit_of(s["apile"][1 - pile, m - 1]) == suit_of(turned):
             out[row + 5] = 1.0  # put here, the turned card shares the other top's suit: it can be used
-    for r in range(MAX_RUNS):  # each run slot: what a Jack (or a move, a Queen) taking a card of it would hit
-        q = s["run_owner"][r]
-        if q < 0:
-            continue
-        row = o + (FACT_RUN_ROW + r) * NUM_FACTS
-        n = run_faceup(s, r)
-        out[row] = 1.0
-        out[row + 1] = n / 10.0
-        out[row + 2] = 1.0 if q == player else 0.0
-        for t in range(2):
-            if s["token_loc"][t] == TOK_RUN and s["token_idx"][t] == r:
-                out[row + 3] = 1.0
-        out[row + 4] = (s["run_hi"][r] - s["run_lo"][r] + 1 - n) / 10.0
-        out[row + 5] = 1.0 if n >= 8 else 0.0
-        out[row + 6] = 1.0 if n == 7 else 0.0
-        for end in range(2):
-            pos = extend_pos(s, r, end)
-            if pos > 0 and s["hand_cnt"][player, kind_at(s["run_suit"][r], pos)] > 0:
-                out[row + 7] = 1.0

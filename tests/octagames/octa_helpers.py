@@ -517,7 +517,7 @@ def recount_facts(s, viewer: int) -> np.ndarray:
         up = sum(int(s["run_fd"][r, p]) == 0 for p in range(lo, hi + 1))
         tokens = [q for q in range(2) if int(s["token_loc"][q]) == C.TOK_RUN and int(s["token_idx"][q]) == r]
         extends = [hand[suit_r * 10 + (0 if pos == 11 else pos - 1)] > 0
-                for pos in (lo - 1, hi + 1) if 1 <= pos <= 11 and hi - lo + 1 < 10]
+                   for pos in (lo - 1, hi + 1) if 1 <= pos <= 11 and hi - lo + 1 < 10]
         out[C.FACT_RUN_ROW + r] = [1, up / 10, owner == viewer, bool(tokens), (hi - lo + 1 - up) / 10, up >= 8,
                                    up == 7, any(extends)]
     return out
