@@ -11,6 +11,9 @@ and the highest score is played (ties: the lowest action id; a lone legal action
 The rules module provides ``observation_facts(s, player, out)``, the facts block alone, which rank 0
 reads instead of the whole observation. The weights are learned from a teacher's choices
 (:func:`octagames.agents.search.learned_rollouts.fit`); nothing hand-written chooses a move.
+``opponent`` is bound to the game's compiled heuristic (``opponent(s, player, mask, n_legal) ->
+action``): ``duel_values`` plays whole games of the learned policy against it, what
+:func:`octagames.agents.search.learned_rollouts.improve` measures.
 """
 
 import numba as nb
@@ -19,6 +22,7 @@ import numpy as np
 from octagames.core import CHANCE, TERMINAL, fast_apply
 from octagames.agents.search.mcts import win_values
 import octagames.octrix as game  # specialize: game
+from octagames.agents.search.mcts import random_policy as opponent  # specialize: opponent
 
 apply_fast = fast_apply(game)
 
@@ -106,3 +110,33 @@ def rollout_values(worlds_bytes, work, work_bytes, seat, num_players, legal, mas
                 wins[w, i] = win[seat]
             else:
                 wins[w, i] = 0.5
+
+
+@nb.njit(cache=True, nogil=True)
+def duel_values(records, seats, mask, obs, weight, bias, group, refs, offset, k, embed, action_embed, h,
+                num_players, max_steps, rets, win, wins):
+    """``wins[r]``: the win value (:func:`~octagames.agents.search.mcts.win_values`; 1/2 for a game not
+    over within ``max_steps`` actions) of ``seats[r]`` in record ``r`` played to its end with that seat
+    by the learned policy, every other seat by ``opponent`` and chance by the record's RNG (the
+    records are played in place)."""
+    for r in range(records.shape[0]):
+        s = records[r]
+        seat = seats[r]
+        for _ in range(max_steps):
+            cp = game.current_player(s)
+            if cp == TERMINAL:
+                break
+            if cp == CHANCE:
+                apply_fast(s, int(game.sample_chance(s)))
+                continue
+            p = game.acting_player(s)
+            if p == seat:
+                apply_fast(s, policy(s, p, mask, obs, weight, bias, group, refs, offset, k, embed, action_embed, h))
+            else:
+                apply_fast(s, opponent(s, p, mask, game.legal_mask(s, p, mask)))
+        if game.current_player(s) == TERMINAL:
+            game.returns(s, rets)
+            win_values(rets, num_players, win)
+            wins[r] = win[seat]
+        else:
+            wins[r] = 0.5

@@ -28,13 +28,16 @@ zoo file carries one (:func:`~octagames.agents.learn.az.network_only`).
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+import os
+from collections.abc import Callable, Sequence
+from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
 from types import ModuleType
 from typing import Any
 
 import numpy as np
 
+from octagames import catalogue
 from octagames.agents.arena import progress_bar
 from octagames.agents.base import make_turn
 from octagames.agents.registry import make_agent
@@ -94,8 +97,11 @@ def features(game: Game) -> Features:
 
 
 def kernels(game: Game) -> ModuleType:
-    """The compiled kernels of the template for ``game`` (loaded once per process)."""
-    return specialize(TEMPLATE, game=game.kernel_module)
+    """The compiled kernels of the template for ``game`` (loaded once per process); its ``opponent`` is
+    the game's compiled heuristic where it has one (uniformly random play otherwise)."""
+    opponent = catalogue.game_spec(game.name).playout_policy if has_playout_policy(game.name) else None
+    return specialize(TEMPLATE, game=game.kernel_module,
+                      opponent=opponent or "octagames.agents.search.mcts:random_policy")
 
 
 class LearnedRollout:
@@ -186,6 +192,28 @@ class LearnedRollout:
                                   np.int64(seat), np.int64(g.num_players), np.asarray(legal, np.int64), *self._args(),
                                   np.int64(g.max_game_length), np.zeros(P), np.zeros(P), values)
         return values
+
+    def duel_wins(self, games: int, seed: int = 0) -> np.ndarray:
+        """``wins[i]``: this policy's win value (1, 1/2 for a draw or a game past its length bound, 0) in game
+        ``i`` of ``games`` against the game's compiled heuristic in every other seat, the policy's seat
+        rotated (game ``i``: seat ``i % players``, dealt by :meth:`~octagames.core.Game.new_batch` with
+        seed ``seed + i``), played to the end in compiled code.
+
+        Raises:
+            ValueError: ``games`` < 1, or the game has no compiled heuristic to play against.
+        """
+        g = self.game
+        if games < 1:
+            raise ValueError(f"games={games} is not valid; it must be >= 1")
+        if not has_playout_policy(g.name):
+            raise ValueError(f"{g.name} has no compiled heuristic for the learned policy to play against")
+        records = g.new_batch(games, seed)
+        seats = (np.arange(games) % g.num_players).astype(np.int64)
+        wins = np.zeros(games)
+        P = g.info.max_players
+        kernels(g).duel_values(records, seats, *self._args(), np.int64(g.num_players), np.int64(g.max_game_length),
+                               np.zeros(P), np.zeros(P), wins)
+        return wins
 
     def state(self) -> dict[str, Any]:
         """What a model file keeps (:meth:`from_state` reads it back)."""
@@ -372,3 +400,110 @@ def fit(game: Game, data: Decisions, steps: int = 4000, batch_size: int = 1024, 
     learned = LearnedRollout(game, weight.detach().numpy(), bias.detach().numpy(),
                              *((embed.detach().numpy(), action_embed.detach().numpy()) if rank else ()))
     return learned, curve
+
+
+def improve(policy: LearnedRollout, iterations: int = 100, pairs: int = 32, games: int = 1000, sigma: float = 0.1,
+            learning_rate: float = 0.05, seed: int = 0, eval_games: int = 4000, eval_every: int = 10,
+            threads: int | None = None, progress: bool = False,
+            on_point: Callable[[LearnedRollout, list[dict[str, float]]], None] | None = None
+            ) -> tuple[LearnedRollout, list[dict[str, float]]]:
+    """``policy`` improved by its games against the game's compiled heuristic (evolution strategies).
+
+    Each iteration draws ``pairs`` directions ``e`` over the weights the policy reads (the weights of a
+    group's row slot that some action of the group fills, and every bias), plays the two policies
+    ``theta +- sigma * scale * e`` (``scale = |theta| + 1/4``: a step relative to each weight) in the same
+    ``games`` deals each (:meth:`LearnedRollout.duel_wins`, seats rotated; the same deals for every
+    candidate, fresh ones every iteration), ranks the ``2 * pairs`` win rates (centred ranks) and moves
+    ``theta`` by Adam (``learning_rate``, in the same relative units) along the rank-weighted directions:
+    Salimans et al.'s evolution strategies with antithetic pairs and common random numbers. Every
+    ``eval_every`` iterations (and before the first) the policy plays ``eval_games`` deals kept for
+    that (never an iteration's), the curve's points.
+
+    Args:
+        policy: the policy to start from (:func:`fit`'s clone of the heuristic is a good start); not changed.
+        iterations: iterations (each plays ``2 * pairs * games`` games).
+        pairs: antithetic pairs of candidates per iteration.
+        games: deals each candidate plays per iteration (seats rotated).
+        sigma: the candidates' spread, relative to each weight's scale.
+        learning_rate: Adam's step, relative to each weight's scale.
+        seed: the seed of the directions and of the deals; the result does not depend on ``threads``.
+        eval_games: the held-out deals of a curve point.
+        eval_every: iterations between two curve points.
+        threads: threads playing the candidates (None: every core this process may use).
+        progress: show a progress bar over the iterations.
+        on_point: called with the policy and the curve so far at every curve point (e.g. to save both).
+
+    Returns:
+        The improved policy (the last iterate) and its curve: ``{"iteration", "games", "win_rate",
+        "lower", "upper"}`` per point (``games``: games played by the candidates so far; ``win_rate``:
+        on the held-out deals, with its 95% Wilson interval).
+
+    Raises:
+        ValueError: a count or step out of range, a policy with an observation embedding (rank > 0), or a
+            game without a compiled heuristic.
+    """
+    from octagames.agents.arena import wilson_interval
+
+    g, f = policy.game, policy.features
+    for name, value in (("iterations", iterations), ("pairs", pairs), ("games", games), ("eval_games", eval_games),
+                        ("eval_every", eval_every)):
+        if value < 1:
+            raise ValueError(f"{name}={value} is not valid; it must be >= 1")
+    if not (sigma > 0 and learning_rate > 0):
+        raise ValueError(f"sigma={sigma} and learning_rate={learning_rate} must both be > 0")
+    if policy.rank:
+        raise ValueError(f"improve() tunes a policy of the facts alone; this one has an embedding of rank "
+                         f"{policy.rank}")
+    if not has_playout_policy(g.name):
+        raise ValueError(f"{g.name} has no compiled heuristic for the learned policy to play against")
+    read = np.zeros(policy.weight.shape, bool)  # the weights some action reads
+    for j in range(f.refs.shape[1]):
+        for grp in np.unique(f.group[f.refs[:, j] >= 0]):
+            read[grp, j * f.k:(j + 1) * f.k] = True
+    n_weights = int(read.sum())
+
+    def unpack(theta: np.ndarray) -> LearnedRollout:
+        weight = policy.weight.copy()
+        weight[read] = theta[:n_weights]
+        return LearnedRollout(g, weight, theta[n_weights:])
+
+    theta = np.concatenate([policy.weight[read], policy.bias])
+    scale = np.abs(theta) + 0.25
+    rng = np.random.default_rng(seed)
+    eval_seed = (2 * seed + 1) << 40  # the held-out deals; an iteration's are (2 * seed + 2) << 40 onwards
+    first, second = np.zeros_like(theta), np.zeros_like(theta)
+    curve: list[dict[str, float]] = []
+    played = 0
+
+    def point(it: int) -> None:
+        wins = unpack(theta).duel_wins(eval_games, eval_seed)
+        lo, hi = wilson_interval(float(wins.sum()), eval_games)
+        curve.append({"iteration": it, "games": played, "win_rate": float(wins.mean()), "lower": lo, "upper": hi})
+        if on_point is not None:
+            on_point(unpack(theta), curve)
+
+    bar = progress_bar(iterations, f"{g.name}: improving the learned policy", progress)
+    with ThreadPoolExecutor(threads or len(os.sched_getaffinity(0))) as pool:
+        point(0)
+        for it in range(1, iterations + 1):
+            eps = rng.standard_normal((pairs, len(theta)))
+            deals = ((2 * seed + 2) << 40) + it * games
+            candidates = [unpack(theta + sign * sigma * scale * e) for sign in (1, -1) for e in eps]
+            rates = np.array(list(pool.map(lambda c: c.duel_wins(games, deals).mean(), candidates)))
+            played += len(candidates) * games
+            ranks = np.empty(len(rates))
+            ranks[np.argsort(rates, kind="stable")] = np.arange(len(rates))
+            ranks = ranks / (len(rates) - 1) - 0.5
+            grad = ((ranks[:pairs] - ranks[pairs:])[:, None] * eps).mean(0)
+            first = 0.9 * first + 0.1 * grad
+            second = 0.999 * second + 0.001 * grad ** 2
+            theta = theta + scale * learning_rate * (first / (1 - 0.9 ** it)) / (np.sqrt(second / (1 - 0.999 ** it))
+                                                                                  + 1e-8)
+            if it % eval_every == 0 or it == iterations:
+                point(it)
+            if bar is not None:
+                bar.update(1)
+                bar.set_postfix(win_rate=f"{curve[-1]['win_rate']:.3f}")
+    if bar is not None:
+        bar.close()
+    return unpack(theta), curve

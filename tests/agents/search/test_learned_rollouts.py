@@ -10,9 +10,9 @@ import torch
 from octagames.agents.arena import play_match
 from octagames.agents.learn.az import AZAgent, PolicyValueNet, SearchConfig, load_model, network_only, save_model
 from octagames.agents.registry import make_agent
-from octagames.agents.search.learned_rollouts import (Decisions, LearnedRollout, features, fit, kernels,
+from octagames.agents.search.learned_rollouts import (Decisions, LearnedRollout, features, fit, improve, kernels,
                                                      teacher_decisions)
-from octagames.agents.search.mcts import win_values
+from octagames.agents.search.mcts import playout_kernels, playout_policy, win_values
 from octagames.agents.search.rollouts import believed_worlds, model_action, rollout_values
 from octagames.core import Game
 from test_rollouts import decisions as positions  # this folder's: every few decisions of a heuristic game
@@ -228,3 +228,64 @@ def test_a_model_file_carries_the_policy_and_net_agents_roll_out_by_it(tmp_path)
 def test_the_kernels_are_specialised_once_per_rulebook():
     en, nl = Game("octa", rules="en"), Game("octa", rules="nl")
     assert kernels(en) is kernels(Game("octa", rules="en")) and kernels(en) is not kernels(nl)
+
+
+def test_duel_games_equal_games_played_through_the_python_api():
+    g = Game("octa", rules="nl")
+    policy = random_policy(g, 5)
+    wins = policy.duel_wins(4, seed=11)
+    heuristic = playout_kernels(g.kernel_module, playout_policy(g.name)).policy_many
+    chosen = np.zeros(1, np.int64)
+    for i, expected in enumerate(wins):
+        rec = g.new_batch(1, 11 + i)  # the duel's deal i: seed + i
+        s, seat = rec[0], i % g.num_players
+        steps = 0
+        while not g.is_terminal(s):
+            if g.is_chance(s):
+                g.apply_action(s, g.sample_chance(s))
+                continue
+            p = g.acting_player(s)
+            if p == seat:
+                legal = g.legal_actions(s, p)
+                a = int(legal[np.argmax(policy.scores(g.observation(s, p), legal))])
+            else:  # the compiled heuristic on the record itself: its draws advance the record's RNG as in the duel
+                heuristic(rec, np.array([p]), g.legal_mask(s, p).astype(np.uint8)[None, :], chosen)
+                a = int(chosen[0])
+            g.apply_action(s, a)
+            steps += 1
+        win = np.zeros(g.num_players)
+        win_values(g.returns(s), g.num_players, win)
+        assert expected == win[seat] and steps > 20
+    assert policy.duel_wins(4, seed=11).tolist() == wins.tolist()  # the deals are the seed's
+    with pytest.raises(ValueError, match="games=0 is not valid"):
+        policy.duel_wins(0)
+
+
+def test_improve_lifts_a_random_policy_against_the_heuristic_the_same_on_any_thread_count():
+    g = Game("octa", rules="en")
+    start = random_policy(g, 1)
+    before = start.weight.copy(), start.bias.copy()
+    one, curve = improve(start, iterations=10, pairs=8, games=100, eval_games=400, eval_every=5, threads=1)
+    two, curve2 = improve(start, iterations=10, pairs=8, games=100, eval_games=400, eval_every=5, threads=2)
+    assert np.array_equal(one.weight, two.weight) and np.array_equal(one.bias, two.bias) and curve == curve2
+    assert np.array_equal(start.weight, before[0]) and np.array_equal(start.bias, before[1])  # not changed
+    assert [p["iteration"] for p in curve] == [0, 5, 10] and curve[-1]["games"] == 10 * 16 * 100
+    # a curve point is the policy's win rate on the held-out deals, measured again here
+    assert one.duel_wins(400, seed=1 << 40).mean() == curve[-1]["win_rate"]
+    assert curve[-1]["lower"] > curve[0]["upper"], curve  # far better than where it started
+    # weights that no action reads stay as they were (here: every group's slots past the rows its actions name)
+    f = start.features
+    unread = np.ones(start.weight.shape, bool)
+    for j in range(f.refs.shape[1]):
+        for grp in np.unique(f.group[f.refs[:, j] >= 0]):
+            unread[grp, j * f.k:(j + 1) * f.k] = False
+    assert unread.any() and np.array_equal(one.weight[unread], start.weight[unread])
+    other, _ = improve(start, iterations=1, pairs=2, games=10, eval_games=10, seed=1)
+    assert not np.array_equal(other.bias, improve(start, iterations=1, pairs=2, games=10, eval_games=10)[0].bias)
+    with pytest.raises(ValueError, match="pairs=0 is not valid"):
+        improve(start, pairs=0)
+    with pytest.raises(ValueError, match="sigma=0 and learning_rate"):
+        improve(start, sigma=0)
+    with pytest.raises(ValueError, match="embedding of rank 2"):
+        improve(random_policy(g, 1, rank=2))
+
