@@ -14,7 +14,8 @@ and ``net:<variant>`` rolls out by it where the zoo's search rolls out by the he
 ``<stem>.rollout.png`` (the curve); for a zoo model, its card (``agents/zoo/<name>.json``) keeps the
 record instead, as ``learned_rollout`` (and, with ``--network-worlds N``, ``network_belief_worlds``: the worlds
 ``net:<name>`` rolls out over, where the learned policy's playouts cost more than the heuristic's), and
-the zoo's README its line.
+the zoo's README its line. A learned policy that plays alone (``learned_policy``, from
+``improve_policy``) stays in the file as it was.
 """
 
 from __future__ import annotations
@@ -29,9 +30,10 @@ from typing import Any
 
 import torch
 
-from octagames.agents.learn.az import ZOO_DIR, SearchConfig, load_model, save_model
+from octagames.agents.learn.az import ZOO_DIR, PolicyValueNet, SearchConfig, load_model, save_model
 from octagames.agents.model_config import load_model_file
-from octagames.agents.search.learned_rollouts import features, fit, teacher_decisions
+from octagames.agents.search.learned_rollouts import LearnedRollout, features, fit, teacher_decisions
+from octagames.core import Game
 from octagames.experiments.cli import GameArgs, command_line, git_commit, parse_config, script
 from octagames.experiments.trainer import machine, save_figure
 from octagames.experiments.zoo import write_readme
@@ -98,41 +100,79 @@ def train_rollout(cfg: RolloutConfig) -> dict[str, Any]:
         raise ValueError("model is empty: give the model file (model.pt or a zoo file) to carry the policy")
     game = cfg.make_game()
     features(game)  # refuse a game without facts before any game is played
-    raw = load_model_file(cfg.model)
-    if isinstance(raw, dict) and isinstance(raw.get("model"), dict) and not cfg.out:
-        raise ValueError(f"{cfg.model} is a training checkpoint: give --out for the model file to write")
-    net, data = load_model(cfg.model, game)
-    out = Path(cfg.out or cfg.model)
+    model = open_model(cfg.model, cfg.out, game)
     start = time.perf_counter()
     decisions = teacher_decisions(game, cfg.games, cfg.seed, cfg.epsilon, cfg.teacher, cfg.progress)
     played = time.perf_counter() - start
     policy, curve = fit(game, decisions, cfg.steps, cfg.batch_size, cfg.learning_rate, cfg.held_out, cfg.seed,
                         rank=cfg.rank)
-    half = any(v.dtype == torch.float16 for v in data["state_dict"].values())
-    fields = {f.name for f in dataclasses.fields(SearchConfig)}
-    search = SearchConfig(**{k: v for k, v in data["search"].items() if k in fields})
-    save_model(net, out, game, search, meta=data.get("meta", {}), half=half, learned=policy)
+    model.save(game, learned=policy, alone=model.policy(game, "learned_policy"))
     record = {"command": " ".join(command_line(cfg, "octagames.experiments.train_rollout")), "commit": git_commit(),
               "date": datetime.date.today().isoformat(), "machine": machine(), "teacher": cfg.teacher,
               "rank": cfg.rank, "decisions": len(decisions), "teacher_games_s": round(played, 1),
               "wall_time": round(time.perf_counter() - start, 1),
               "held_out_accuracy": curve[-1]["held_out_accuracy"],
               **({"network_worlds": cfg.network_worlds} if cfg.network_worlds else {}), "curve": curve}
-    stem = out.with_suffix("")
-    png = plot(curve, Path(f"{stem}.rollout.png"), f"{cfg.game}: learned rollout policy vs {cfg.teacher}")
+    png = plot(curve, Path(f"{model.out.with_suffix('')}.rollout.png"),
+               f"{cfg.game}: learned rollout policy vs {cfg.teacher}")
+    keep_record(model.out, "rollout", record, png, {"network_belief_worlds": cfg.network_worlds or None})
+    return record
+
+
+@dataclass
+class ModelFile:
+    """A model file that a learned policy is written into (:func:`open_model`): its network, content, search,
+    whether its weights are float16, and where it goes."""
+
+    net: PolicyValueNet
+    data: dict[str, Any]
+    search: SearchConfig
+    half: bool
+    out: Path
+
+    def policy(self, game: Game, key: str) -> LearnedRollout | None:
+        """The file's ``learned_rollout`` or ``learned_policy`` (None where it carries none)."""
+        return LearnedRollout.from_state(game, self.data[key]) if key in self.data else None
+
+    def save(self, game: Game, learned: LearnedRollout | None, alone: LearnedRollout | None) -> None:
+        """Write the file to :attr:`out` (atomically) with these learned policies, the rest as it was."""
+        save_model(self.net, self.out, game, self.search, meta=self.data.get("meta", {}), half=self.half,
+                   learned=learned, alone=alone)
+
+
+def open_model(model: str, out: str, game: Game) -> ModelFile:
+    """The model file ``model`` for ``game``, to be written to ``out`` ("": in place).
+
+    Raises:
+        ValueError: it does not fit the game, or it is a training checkpoint and ``out`` is empty.
+    """
+    raw = load_model_file(model)
+    if isinstance(raw, dict) and isinstance(raw.get("model"), dict) and not out:
+        raise ValueError(f"{model} is a training checkpoint: give --out for the model file to write")
+    net, data = load_model(model, game)
+    fields = {f.name for f in dataclasses.fields(SearchConfig)}
+    search = SearchConfig(**{k: v for k, v in data["search"].items() if k in fields})
+    half = any(v.dtype == torch.float16 for v in data["state_dict"].values())
+    return ModelFile(net, data, search, half, Path(out or model))
+
+
+def keep_record(out: Path, kind: str, record: dict[str, Any], png: Path, card_fields: dict[str, Any]) -> None:
+    """Keep a learned policy's ``record`` for the model file ``out``: for a zoo file, in its card as
+    ``learned_<kind>`` (with ``png``'s name, and ``card_fields``, a None value removing its field) and the
+    zoo's README; else beside the file as ``<stem>.<kind>.json``."""
     card = out.with_suffix(".json")
     if out.resolve().parent == ZOO_DIR.resolve() and card.exists():  # a zoo file: its card keeps the record
         entry = json.loads(card.read_text())
-        entry["learned_rollout"] = {**record, "png": png.name}
+        entry[f"learned_{kind}"] = {**record, "png": png.name}
         entry["size_bytes"] = out.stat().st_size
-        entry.pop("network_belief_worlds", None)
-        if cfg.network_worlds:
-            entry["network_belief_worlds"] = cfg.network_worlds
+        for key, value in card_fields.items():
+            entry.pop(key, None)
+            if value is not None:
+                entry[key] = value
         card.write_text(json.dumps(entry, indent=1) + "\n")
         write_readme()
     else:
-        Path(f"{stem}.rollout.json").write_text(json.dumps(record, indent=1) + "\n")
-    return record
+        Path(f"{out.with_suffix('')}.{kind}.json").write_text(json.dumps(record, indent=1) + "\n")
 
 
 def plot(curve: list[dict[str, float]], path: Path, title: str) -> Path:

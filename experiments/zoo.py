@@ -174,11 +174,13 @@ def search_text(search: dict[str, Any]) -> str:
     return text
 
 
-def learned_record(model: Path) -> dict[str, Any]:
+def learned_record(model: Path, kind: str = "rollout") -> dict[str, Any]:
     """How a model file's learned rollout policy was fitted: ``train_rollout``'s record beside it
     (``<stem>.rollout.json``; a zoo file's card keeps it instead, as ``learned_rollout``); its
-    ``network_worlds`` becomes the new card's ``network_belief_worlds``; ``{}`` when it is not there."""
-    path = Path(f"{model.with_suffix('')}.rollout.json")
+    ``network_worlds`` becomes the new card's ``network_belief_worlds``; ``{}`` when it is not there.
+    With ``kind="policy"``: how its learned policy that plays alone was improved (``improve_policy``'s
+    ``<stem>.policy.json``; a card's ``learned_policy``)."""
+    path = Path(f"{model.with_suffix('')}.{kind}.json")
     return json.loads(path.read_text()) if path.exists() else {}
 
 
@@ -251,8 +253,11 @@ def promote(cfg: ZooConfig) -> dict[str, Any]:
     ZOO_DIR.mkdir(parents=True, exist_ok=True)
     learned = LearnedRollout.from_state(g, data["learned_rollout"]) if "learned_rollout" in data else None
     fitted = (learned_record(Path(cfg.model)) or dict(again.get("learned_rollout", {}))) if learned is not None else {}
+    alone = LearnedRollout.from_state(g, data["learned_policy"]) if "learned_policy" in data else None
+    improved = (learned_record(Path(cfg.model), "policy") or dict(again.get("learned_policy", {}))) \
+        if alone is not None else {}
     save_model(net, ZOO_DIR / f"{name}.pt", g, search, meta={"source": str(cfg.model), **meta}, half=True,
-               learned=learned)
+               learned=learned, alone=alone)
     AZAgent.load(zoo_path(name), game=g)  # the float16 copy loads for its game
     card: dict[str, Any] = {
         "name": name, "game": game, "variant": catalogue.describe(game, config), "config": config,
@@ -265,6 +270,7 @@ def promote(cfg: ZooConfig) -> dict[str, Any]:
            {k: again[k] for k in ("network_simulations",) if k in again}),
         **({"learned_rollout": fitted} if learned is not None else {}),
         **({"network_belief_worlds": fitted["network_worlds"]} if fitted.get("network_worlds") else {}),
+        **({"learned_policy": improved} if alone is not None else {}),
         "size_bytes": zoo_path(name).stat().st_size,
         "seconds_per_game_side": seconds_per_side(name, cfg.speed_games, cfg.seed),
         "evaluation": [],
@@ -319,6 +325,10 @@ def write_readme() -> Path:
         if "learned_rollout" in c:
             worlds = f" over {c['network_belief_worlds']} worlds" if "network_belief_worlds" in c else ""
             net += f"; `net:{name}` rolls out by its learned rollout policy{worlds}"
+        if "learned_policy" in c:
+            alone = c["learned_policy"]
+            rate = f" ({alone['win_rate']:.3f} against the heuristic)" if "win_rate" in alone else ""
+            net += f"; `net:{name}:0` plays its learned policy alone{rate}"
         lines.append(f"| `zoo:{name}` | {variant} | {search_text(c['search'])}{net} | "
                      f"{c['seconds_per_game_side']:.1f} | {ev} | {curves} | {c['commit']} |")
     out = ZOO_DIR / "README.md"

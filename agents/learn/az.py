@@ -29,7 +29,9 @@ the self-play worker and the replay buffer ``agents/learn/az_selfplay.py``):
 * :class:`AZAgent`: a network plus search behind the agent interface;
   ``simulations=0`` plays the network's greedy policy (a model file loaded with 0 simulations,
   ``zoo:<variant>:0``, also drops its recorded rollouts, believed worlds, hint and compiled leaf
-  value: :func:`network_only`). Forced moves are never searched.
+  value: :func:`network_only`), or, where the model file carries a learned policy to play alone
+  (``learned_policy``, :func:`~octagames.agents.search.learned_rollouts.improve`), that policy.
+  Forced moves are never searched.
 * ``net:<variant>[-<n>p][:<simulations>]``: a zoo model's network alone, guiding and valuing its search
   (or, with ``belief_model="network"``, believing and rolling out; or, where the model file carries a
   learned rollout policy, :mod:`~octagames.agents.search.learned_rollouts`, rolling out by it in the
@@ -792,15 +794,18 @@ def game_fields(game: Game) -> dict[str, Any]:
 
 def model_dict(net: PolicyValueNet, game: Game, search: SearchConfig | None = None,
                meta: dict[str, Any] | None = None, half: bool = False,
-               learned: LearnedRollout | None = None) -> dict[str, Any]:
+               learned: LearnedRollout | None = None, alone: LearnedRollout | None = None) -> dict[str, Any]:
     """What a model file holds: the network spec and weights, the game with every field of its config
-    (``game``, ``game_config``; ``variant`` names them, e.g. ``"octrix-2p"``), the default search, and
-    a learned rollout policy where there is one (``learned_rollout``).
+    (``game``, ``game_config``; ``variant`` names them, e.g. ``"octrix-2p"``), the default search, a
+    learned rollout policy where there is one (``learned_rollout``) and a learned policy that plays
+    alone where there is one (``learned_policy``).
 
     Args:
         half: store the weights as float16 (half the size; they are read back as float32; the
-            learned rollout policy stays float64).
+            learned policies stay float64).
         learned: a learned rollout policy of ``game`` (:mod:`~octagames.agents.search.learned_rollouts`).
+        alone: the policy that plays alone (0 simulations) in the network's place, of the same kind
+            (:func:`~octagames.agents.search.learned_rollouts.improve`).
     """
     weights = {k: v.detach().cpu().clone() for k, v in net.state_dict().items()}
     if half:
@@ -812,17 +817,21 @@ def model_dict(net: PolicyValueNet, game: Game, search: SearchConfig | None = No
         if learned.game.name != game.name or learned.game.config != game.config:
             raise ValueError(f"the learned rollout policy plays {learned.game}; the model is for {game}")
         data["learned_rollout"] = learned.state()
+    if alone is not None:
+        if alone.game.name != game.name or alone.game.config != game.config:
+            raise ValueError(f"the learned policy plays {alone.game}; the model is for {game}")
+        data["learned_policy"] = alone.state()
     return data
 
 
 def save_model(net: PolicyValueNet, path: str | Path, game: Game, search: SearchConfig | None = None,
                meta: dict[str, Any] | None = None, half: bool = False,
-               learned: LearnedRollout | None = None) -> Path:
+               learned: LearnedRollout | None = None, alone: LearnedRollout | None = None) -> Path:
     """Write a model file (atomically) that :func:`load_model` and ``az:<path>`` read (:func:`model_dict`)."""
     path = Path(path)
     path.parent.mkdir(parents=True, exist_ok=True)
     tmp = path.with_suffix(path.suffix + ".tmp")
-    torch.save(model_dict(net, game, search, meta, half, learned), tmp)
+    torch.save(model_dict(net, game, search, meta, half, learned, alone), tmp)
     tmp.replace(path)
     return path
 
@@ -926,6 +935,7 @@ class AZAgent(Agent):
         self.last: dict[str, np.ndarray] | None = None
         self.belief: ModuleType | None = None
         self.learned: LearnedRollout | None = None  # the model file's learned rollout policy, for the game at reset
+        self.alone: LearnedRollout | None = None  # its learned policy that plays alone (0 simulations), at reset
 
     @classmethod
     def load(cls, path: str | Path, simulations: int | None = None, name: str = "az",
@@ -936,8 +946,9 @@ class AZAgent(Agent):
         Args:
             path: a model file or a training checkpoint.
             simulations: overrides the recorded budget; 0 plays the network's greedy policy alone (one
-                forward pass per decision): no search, and none of the recorded rollouts, believed
-                worlds, prior hint or compiled leaf value either (:func:`network_only`).
+                forward pass per decision), or the file's learned policy where it carries one
+                (``learned_policy``): no search, and none of the recorded rollouts, believed worlds,
+                prior hint or compiled leaf value either (:func:`network_only`).
             name: the agent's name.
             game: when given, the model must fit it (:func:`check_fits`).
             allow_config_mismatch: another config of the model's game only warns.
@@ -995,6 +1006,9 @@ class AZAgent(Agent):
             raise ValueError(f"agent {self.name!r}: the belief and rollouts of {game.name} are compiled around its "
                              "heuristic; belief_model='network' is not available there (use 'heuristic')")
         self.learned = None
+        self.alone = None
+        if not searching and "learned_policy" in (self.data or {}):
+            self.alone = LearnedRollout.from_state(game, self.data["learned_policy"])
         if self.belief is not None and self.search.belief_model == "learned":
             if not getattr(self.belief, "LEARNED_MODEL", False):
                 raise ValueError(f"agent {self.name!r}: the belief of {game.name} cannot roll out by a learned "
@@ -1074,6 +1088,13 @@ class AZAgent(Agent):
                 choice = int(np.argmax(values.mean(axis=0) + vote))
             self.last_thinking = considered_rollouts(turn, actions, values, choice, visits)
             return actions[choice]
+        if self.alone is not None:  # the file's learned policy: its highest score (compiled, as in its games)
+            action = self.alone.action(turn.state, turn.seat)
+            scores = np.full(turn.game.num_actions, -np.inf)
+            scores[legal] = self.alone.scores(turn.observation, legal)
+            self.last_thinking = considered(turn, action, policy=np.exp(scores - scores.max()) / np.exp(
+                scores - scores.max()).sum())
+            return action
         if self.search.simulations == 0:
             priors, v = self.evaluate(turn.observation[None, :].astype(np.float32), turn.legal_mask[None, :],
                                       np.array([turn.seat]))
@@ -1237,9 +1258,11 @@ def _net_factory(game: str, arg: str | None) -> Agent:
     the model's budget, and the model's leaves per call; or, where the model's belief takes
     the network as its model (``belief_model="network"``, Achten), that belief and its rollouts, every move
     in them the network's; ``net:<variant>:0`` plays the network's most likely legal action (one forward
-    pass, deterministic). Where the zoo file carries a learned rollout policy and the model's search rolls
-    out by the heuristic (Octa), the rollouts stay, every seat in them played by that policy, over the card's
-    ``network_belief_worlds`` where it names some. No heuristic, compiled leaf value, prior hint or
-    heuristic's belief or rollout takes part (:func:`network_only`)."""
+    pass, deterministic), or the highest score of the file's learned policy where it carries one
+    (``learned_policy``: a linear score per action over its facts, improved against the heuristic,
+    :func:`~octagames.agents.search.learned_rollouts.improve`). Where the zoo file carries a learned rollout
+    policy and the model's search rolls out by the heuristic (Octa), the rollouts stay, every seat in them
+    played by that policy, over the card's ``network_belief_worlds`` where it names some. No heuristic,
+    compiled leaf value, prior hint or heuristic's belief or rollout takes part (:func:`network_only`)."""
     return _zoo_agent("net", game, arg, network_alone=True)
 

@@ -289,3 +289,33 @@ def test_improve_lifts_a_random_policy_against_the_heuristic_the_same_on_any_thr
     with pytest.raises(ValueError, match="embedding of rank 2"):
         improve(random_policy(g, 1, rank=2))
 
+
+def test_a_model_files_learned_policy_plays_alone_at_zero_simulations(tmp_path):
+    g = Game("octa", rules="en")
+    rollout, alone = random_policy(g, 6), random_policy(g, 7)
+    search = SearchConfig(simulations=0, belief_worlds=4, belief_rollouts=True, rollout_policy="model",
+                          rollout_margin=1.0)
+    path = save_model(small_net(g), tmp_path / "m.pt", g, search, learned=rollout, alone=alone)
+    data = load_model(path, g)[1]
+    assert np.array_equal(LearnedRollout.from_state(g, data["learned_policy"]).bias, alone.bias)
+    from octagames.agents.base import make_turn
+    played = 0
+    for spec_agent in (AZAgent.load(path, 0, game=g), AZAgent.load(path, 0, game=g, network_alone=True)):
+        spec_agent.reset(g, 0, 0)
+        assert spec_agent.alone is not None and not spec_agent.search.belief_rollouts
+        for s, p in positions(g, seed=9, every=15):
+            turn = dataclasses.replace(make_turn(g, s, p, 1), tell=True)
+            if len(turn.legal_actions) > 1:  # the view's moves are the true state's: it reads the observation
+                assert spec_agent.act(turn) == alone.action(s, p) != -1
+                shares = spec_agent.last_thinking["policy"]
+                assert max(shares, key=shares.get) == alone.action(s, p)
+                played += 1
+    assert played >= 4
+    searching = AZAgent.load(path, game=g, network_alone=True)  # with its rollouts: the rollout policy, not alone
+    searching.reset(g, 0, 0)
+    assert searching.alone is None and searching.learned is not None
+    plain = AZAgent.load(save_model(small_net(g), tmp_path / "plain.pt", g, search, learned=rollout), 0, game=g)
+    plain.reset(g, 0, 0)
+    assert plain.alone is None  # no learned policy: the network's greedy policy as before
+    with pytest.raises(ValueError, match="the learned policy plays"):
+        save_model(small_net(g), tmp_path / "x.pt", Game("octa", rules="nl"), alone=alone)
