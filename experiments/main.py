@@ -31,7 +31,8 @@ from octagames.experiments.cli import fail, user_errors
 
 #: the verbs, in the order ``octagames --help`` lists them
 VERBS = ("list", "demo", "play", "evaluate", "tournament", "leaderboard", "zoo", "train-ppo", "train-az",
-         "train-rollout", "train-cfr", "bench", "bench-az", "bench-cfr", "bench-mcts", "bench-ppo", "bench-ray", "bench-startup", "warmup",
+         "train-rollout", "improve-policy", "train-cfr", "bench", "bench-az", "bench-cfr", "bench-mcts", "bench-ppo",
+         "bench-ray", "bench-startup", "warmup",
          "fuzz", "serve", "replay")
 
 

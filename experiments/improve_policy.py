@@ -1,0 +1,141 @@
+"""Improve a model file's learned policy against the heuristic, and keep it as the policy that plays alone.
+
+    octagames improve-policy --game octa-en --model agents/zoo/octa-en.pt --iterations 200
+
+Starts from the model file's learned rollout policy (``train_rollout``'s clone of the heuristic; or,
+with ``--start policy``, from the learned policy an earlier run wrote, to go on from it) and improves it
+by evolution strategies over whole compiled games against the game's heuristic
+(:func:`~octagames.agents.search.learned_rollouts.improve`). The result goes into the model file
+(``--out``; by default the model file itself) as ``learned_policy``: what ``net:<variant>:0`` and
+``zoo:<variant>:0`` (0 simulations) play, one linear score per legal action over its facts, nothing
+hand-written at play time. The learned rollout policy of the search is left as it was. At every curve
+point the file is written with the policy so far, so an interrupted run loses at most ``--eval-every``
+iterations (go on with ``--start policy``). Beside the model file: ``<stem>.policy.json`` (the command,
+commit, date, machine, wall time and the held-out curve) and ``<stem>.policy.png`` (the curve); for a zoo
+model, its card (``agents/zoo/<name>.json``) keeps the record instead, as ``learned_policy``.
+"""
+
+from __future__ import annotations
+
+import datetime
+import json
+import time
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from octagames.agents.search.learned_rollouts import improve
+from octagames.experiments.cli import GameArgs, command_line, git_commit, parse_config, script
+from octagames.experiments.train_rollout import keep_record, open_model
+from octagames.experiments.trainer import machine, save_figure
+
+STARTS = ("rollout", "policy")
+
+
+@dataclass(frozen=True)
+class ImproveConfig(GameArgs):
+    """Improve a learned policy against the heuristic (all fields are command-line flags)."""
+
+    model: str = ""
+    """the model file (a train_az model.pt or a zoo file) that carries a learned rollout policy"""
+    out: str = ""
+    """where the model file with the improved policy goes ("": the model file itself)"""
+    start: str = "rollout"
+    """what to start from: the file's learned rollout policy ("rollout") or its learned policy ("policy")"""
+    iterations: int = 200
+    """evolution-strategy iterations"""
+    pairs: int = 32
+    """antithetic pairs of candidates per iteration"""
+    games: int = 1000
+    """deals each candidate plays per iteration (seats rotated)"""
+    sigma: float = 0.4
+    """the candidates' spread, relative to each weight"""
+    learning_rate: float = 0.1
+    """Adam's step, relative to each weight"""
+    eval_games: int = 4000
+    """held-out deals per curve point"""
+    eval_every: int = 10
+    """iterations between curve points (and checkpoints)"""
+    threads: int = 0
+    """threads playing the candidates (0: every core)"""
+    seed: int = 0
+    """seed of the directions and the deals (the result does not depend on --threads)"""
+    progress: bool = True
+    """show a progress bar over the iterations"""
+
+    def __post_init__(self) -> None:
+        super().__post_init__()
+        for name in ("iterations", "pairs", "games", "eval_games", "eval_every"):
+            if getattr(self, name) < 1:
+                raise ValueError(f"{name}={getattr(self, name)} is not valid; it must be >= 1")
+        if self.threads < 0:
+            raise ValueError(f"threads={self.threads} is not valid; it must be >= 0 (0: every core)")
+        if self.start not in STARTS:
+            raise ValueError(f"start={self.start!r} is not valid; valid values: {list(STARTS)}")
+        for name in ("sigma", "learning_rate"):
+            if not getattr(self, name) > 0:
+                raise ValueError(f"{name}={getattr(self, name)} is not valid; it must be > 0")
+
+
+def improve_policy(cfg: ImproveConfig) -> dict[str, Any]:
+    """Improve the policy, write the model file and its record; returns the record.
+
+    Raises:
+        ValueError: no model file, one that does not fit the game or carries no policy to start from, or
+            a training checkpoint written in place.
+    """
+    if not cfg.model:
+        raise ValueError("model is empty: give the model file (model.pt or a zoo file) with a learned rollout policy")
+    game = cfg.make_game()
+    model = open_model(cfg.model, cfg.out, game)
+    key = {"rollout": "learned_rollout", "policy": "learned_policy"}[cfg.start]
+    start_policy = model.policy(game, key)
+    if start_policy is None:
+        hint = ("python -m octagames.experiments.train_rollout adds one" if cfg.start == "rollout"
+                else "run with --start rollout first")
+        raise ValueError(f"{cfg.model} carries no {key} to start from ({hint})")
+    rollout = model.policy(game, "learned_rollout")
+    began = time.perf_counter()
+    policy, curve = improve(start_policy, cfg.iterations, cfg.pairs, cfg.games, cfg.sigma, cfg.learning_rate,
+                            cfg.seed, cfg.eval_games, cfg.eval_every, cfg.threads or None, cfg.progress,
+                            on_point=lambda p, _: model.save(game, rollout, p))  # a checkpoint at every point
+    model.save(game, rollout, policy)
+    record = {"command": " ".join(command_line(cfg, "octagames.experiments.improve_policy")), "commit": git_commit(),
+              "date": datetime.date.today().isoformat(), "machine": machine(), "start": cfg.start,
+              "opponent": "heuristic", "games_played": curve[-1]["games"],
+              "wall_time": round(time.perf_counter() - began, 1), "win_rate": curve[-1]["win_rate"],
+              "interval": [curve[-1]["lower"], curve[-1]["upper"]], "eval_games": cfg.eval_games, "curve": curve}
+    png = plot(curve, Path(f"{model.out.with_suffix('')}.policy.png"),
+               f"{cfg.game}: learned policy alone vs the heuristic")
+    keep_record(model.out, "policy", record, png, {})
+    return record
+
+
+def plot(curve: list[dict[str, float]], path: Path, title: str) -> Path:
+    """The held-out win rate (with its 95% Wilson interval) over the games the candidates played (PNG)."""
+    import matplotlib
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    fig, ax = plt.subplots(figsize=(7, 4))
+    games = [p["games"] / 1e6 for p in curve]
+    ax.plot(games, [p["win_rate"] for p in curve], marker="o", label="held-out win rate")
+    ax.fill_between(games, [p["lower"] for p in curve], [p["upper"] for p in curve], alpha=0.25,
+                    label="95% Wilson interval")
+    ax.axhline(0.5, color="grey", lw=0.8, ls="--")
+    ax.set_xlabel("games played by the candidates (millions)")
+    ax.set_ylabel("win rate against the heuristic")
+    ax.grid(alpha=0.3)
+    ax.legend()
+    return save_figure(fig, path, title)
+
+
+@script
+def cli() -> None:
+    """Command-line entry point (``python -m octagames.experiments.improve_policy``)."""
+    record = improve_policy(parse_config(ImproveConfig))
+    print(json.dumps({k: record[k] for k in ("games_played", "wall_time", "win_rate", "interval")}, indent=1))
+
+
+if __name__ == "__main__":
+    cli()

@@ -1,0 +1,114 @@
+"""``improve_policy`` improves a model file's learned policy against the heuristic and keeps it as the policy that
+plays alone, its record beside the file or in a zoo card."""
+
+from __future__ import annotations
+
+import json
+import shutil
+from pathlib import Path
+
+import numpy as np
+import pytest
+import torch
+
+import octagames.agents.learn.az as az
+import octagames.experiments.improve_policy as ip
+import octagames.experiments.train_rollout as tr
+import octagames.experiments.zoo as zoo
+from octagames.agents.learn.az import PolicyValueNet, SearchConfig, load_model, save_model
+from octagames.agents.registry import make_agent
+from octagames.agents.search.learned_rollouts import LearnedRollout, features
+from octagames.core import Game
+
+pytestmark = pytest.mark.usefixtures("one_torch_thread")  # tests/conftest.py
+
+ROOT = Path(__file__).resolve().parents[2]
+ROLLOUTS = SearchConfig(simulations=0, belief_worlds=2, belief_rollouts=True, rollout_policy="model", rollout_margin=1.0)
+TINY = dict(iterations=2, pairs=2, games=20, eval_games=40, eval_every=1, progress=False)
+
+
+def model_with_rollout(path: Path, g: Game, half: bool = False) -> Path:
+    torch.manual_seed(0)
+    net = PolicyValueNet(g.observation_size, g.num_actions, g.num_players, hidden=(16,))
+    f = features(g)
+    rng = np.random.default_rng(3)
+    rollout = LearnedRollout(g, rng.normal(size=(f.groups, f.inputs)), rng.normal(size=g.num_actions))
+    return save_model(net, path, g, ROLLOUTS, meta={"note": "kept"}, half=half, learned=rollout)
+
+
+def test_a_run_writes_the_policy_beside_the_rollout_policy_with_its_record(tmp_path):
+    g = Game("octa-nl")
+    model = model_with_rollout(tmp_path / "model.pt", g)
+    record = ip.improve_policy(ip.ImproveConfig(game="octa-nl", model=str(model), out=str(tmp_path / "out.pt"), **TINY))
+    assert record["command"].startswith("python -m octagames.experiments.improve_policy --game octa-nl --model ")
+    assert record["games_played"] == 2 * 4 * 20 and [p["iteration"] for p in record["curve"]] == [0, 1, 2]
+    assert json.loads((tmp_path / "out.policy.json").read_text()) == record
+    assert (tmp_path / "out.policy.png").read_bytes()[:4] == b"\x89PNG"
+    source, data = load_model(model, g)[1], load_model(tmp_path / "out.pt", g)[1]
+    assert "learned_policy" not in source and data["meta"] == {"note": "kept"}
+    assert torch.equal(data["learned_rollout"]["bias"], source["learned_rollout"]["bias"])  # left as it was
+    alone = LearnedRollout.from_state(g, data["learned_policy"])
+    assert alone.duel_wins(40, seed=1 << 40).mean() == record["win_rate"] == record["curve"][-1]["win_rate"]
+    agent = make_agent(f"az:{tmp_path / 'out.pt'}:0", g)
+    agent.reset(g, 0, 0)
+    assert agent.alone is not None
+    # going on from it: another run starts where this one ended
+    again = ip.improve_policy(ip.ImproveConfig(game="octa-nl", model=str(tmp_path / "out.pt"), start="policy",
+                                               **{**TINY, "iterations": 1}))
+    assert again["curve"][0]["win_rate"] == record["win_rate"]
+    # a later fit of the rollout policy keeps the learned policy
+    data = load_model(tmp_path / "out.pt", g)[1]
+    tr.train_rollout(tr.RolloutConfig(game="octa-nl", model=str(tmp_path / "out.pt"), games=1, steps=5,
+                                      batch_size=16, progress=False))
+    kept = load_model(tmp_path / "out.pt", g)[1]
+    assert torch.equal(kept["learned_policy"]["bias"], data["learned_policy"]["bias"])
+    assert not torch.equal(kept["learned_rollout"]["bias"], data["learned_rollout"]["bias"])
+
+
+def test_a_zoo_file_keeps_its_rollout_policy_and_its_card_gains_the_record(tmp_path, monkeypatch):
+    for module in (az, zoo, tr):
+        monkeypatch.setattr(module, "ZOO_DIR", tmp_path / "zoo")
+    g = Game("octa-en")
+    (tmp_path / "zoo").mkdir()
+    model_with_rollout(tmp_path / "zoo" / "octa-en.pt", g, half=True)
+    shutil.copyfile(ROOT / "agents" / "zoo" / "octa-en.json", tmp_path / "zoo" / "octa-en.json")
+    ip.improve_policy(ip.ImproveConfig(game="octa-en", model=str(tmp_path / "zoo" / "octa-en.pt"), **TINY))
+    card = json.loads((tmp_path / "zoo" / "octa-en.json").read_text())
+    assert card["learned_policy"]["png"] == "octa-en.policy.png" and len(card["learned_policy"]["curve"]) == 3
+    assert not (tmp_path / "zoo" / "octa-en.policy.json").exists()  # the card keeps the record
+    data = torch.load(tmp_path / "zoo" / "octa-en.pt", weights_only=True)
+    assert data["state_dict"]["first.weight"].dtype == torch.float16 and "learned_rollout" in data
+    rate = card["learned_policy"]["win_rate"]
+    assert f"`net:octa-en:0` plays its learned policy alone ({rate:.3f} against the heuristic)" in (
+        tmp_path / "zoo" / "README.md").read_text()
+    agent = make_agent("net:octa-en:0", "octa-en")
+    agent.reset(g, 1, 0)
+    assert np.array_equal(agent.alone.bias, LearnedRollout.from_state(g, data["learned_policy"]).bias)
+    # a promotion keeps the learned policy and its record
+    promoted = tmp_path / "run" / "model.pt"
+    promoted.parent.mkdir()
+    shutil.copyfile(tmp_path / "zoo" / "octa-en.pt", promoted)
+    (tmp_path / "run" / "model.policy.json").write_text(json.dumps({"command": "improve", "win_rate": 0.5}))
+    card = zoo.promote(zoo.ZooConfig(game="octa-en", model=str(promoted), opponents=("random",), games=(2,),
+                                      speed_games=1, out_dir=str(tmp_path / "eval"), progress=False))
+    assert card["learned_policy"] == {"command": "improve", "win_rate": 0.5}
+    assert "learned_policy" in load_model(tmp_path / "zoo" / "octa-en.pt", g)[1]
+
+
+def test_refusals(tmp_path):
+    g = Game("octa-en")
+    plain = save_model(PolicyValueNet(g.observation_size, g.num_actions, g.num_players, hidden=(8,)),
+                       tmp_path / "plain.pt", g, ROLLOUTS)
+    with pytest.raises(ValueError, match="carries no learned_rollout to start from.*train_rollout adds one"):
+        ip.improve_policy(ip.ImproveConfig(game="octa-en", model=str(plain), **TINY))
+    model = model_with_rollout(tmp_path / "model.pt", g)
+    with pytest.raises(ValueError, match="carries no learned_policy to start from.*--start rollout first"):
+        ip.improve_policy(ip.ImproveConfig(game="octa-en", model=str(model), start="policy", **TINY))
+    with pytest.raises(ValueError, match="model is empty"):
+        ip.improve_policy(ip.ImproveConfig(game="octa-en", **TINY))
+    with pytest.raises(ValueError, match=r"start='best' is not valid; valid values: \['rollout', 'policy'\]"):
+        ip.ImproveConfig(game="octa-en", model="m.pt", start="best")
+    for field, value in (("iterations", 0), ("pairs", 0), ("threads", -1), ("sigma", 0.0), ("learning_rate", -1.0)):
+        with pytest.raises(ValueError, match=f"{field}={value} is not valid"):
+            ip.ImproveConfig(game="octa-en", model="m.pt", **{field: value})
+    assert not (tmp_path / "model.policy.json").exists() and "learned_policy" not in load_model(model, g)[1]
