@@ -37,10 +37,10 @@ def model_with_rollout(path: Path, g: Game, half: bool = False) -> Path:
 
 
 def test_a_run_writes_the_policy_beside_the_rollout_policy_with_its_record(tmp_path):
-    g = Game("octa-nl")
+    g = Game("octa-en")
     model = model_with_rollout(tmp_path / "model.pt", g)
-    record = ip.improve_policy(ip.ImproveConfig(game="octa-nl", model=str(model), out=str(tmp_path / "out.pt"), **TINY))
-    assert record["command"].startswith("python -m octagames.experiments.improve_policy --game octa-nl --model ")
+    record = ip.improve_policy(ip.ImproveConfig(game="octa-en", model=str(model), out=str(tmp_path / "out.pt"), **TINY))
+    assert record["command"].startswith("python -m octagames.experiments.improve_policy --game octa-en --model ")
     assert record["games_played"] == 2 * 4 * 20 and [p["iteration"] for p in record["curve"]] == [0, 1, 2]
     assert json.loads((tmp_path / "out.policy.json").read_text()) == record
     assert (tmp_path / "out.policy.png").read_bytes()[:4] == b"\x89PNG"
@@ -53,12 +53,12 @@ def test_a_run_writes_the_policy_beside_the_rollout_policy_with_its_record(tmp_p
     agent.reset(g, 0, 0)
     assert agent.alone is not None
     # going on from it: another run starts where this one ended
-    again = ip.improve_policy(ip.ImproveConfig(game="octa-nl", model=str(tmp_path / "out.pt"), start="policy",
+    again = ip.improve_policy(ip.ImproveConfig(game="octa-en", model=str(tmp_path / "out.pt"), start="policy",
                                                **{**TINY, "iterations": 1}))
     assert again["curve"][0]["win_rate"] == record["win_rate"]
     # a later fit of the rollout policy keeps the learned policy
     data = load_model(tmp_path / "out.pt", g)[1]
-    tr.train_rollout(tr.RolloutConfig(game="octa-nl", model=str(tmp_path / "out.pt"), games=1, steps=5,
+    tr.train_rollout(tr.RolloutConfig(game="octa-en", model=str(tmp_path / "out.pt"), games=1, steps=5,
                                       batch_size=16, progress=False))
     kept = load_model(tmp_path / "out.pt", g)[1]
     assert torch.equal(kept["learned_policy"]["bias"], data["learned_policy"]["bias"])

@@ -231,7 +231,7 @@ def test_the_kernels_are_specialised_once_per_rulebook():
 
 
 def test_duel_games_equal_games_played_through_the_python_api():
-    g = Game("octa", rules="nl")
+    g = Game("octa", rules="en")
     policy = random_policy(g, 5)
     wins = policy.duel_wins(4, seed=11)
     heuristic = playout_kernels(g.kernel_module, playout_policy(g.name)).policy_many
