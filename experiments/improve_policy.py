@@ -9,16 +9,19 @@ by evolution strategies over whole compiled games against the game's heuristic
 (``--out``; by default the model file itself) as ``learned_policy``: what ``net:<variant>:0`` and
 ``zoo:<variant>:0`` (0 simulations) play, one linear score per legal action over its facts, nothing
 hand-written at play time. The learned rollout policy of the search is left as it was. At every curve
-point the file is written with the policy so far, so an interrupted run loses at most ``--eval-every``
-iterations (go on with ``--start policy``). Beside the model file: ``<stem>.policy.json`` (the command,
-commit, date, machine, wall time and the held-out curve) and ``<stem>.policy.png`` (the curve); for a zoo
-model, its card (``agents/zoo/<name>.json``) keeps the record instead, as ``learned_policy``.
+point the file is written with the policy so far, so a killed run loses at most ``--eval-every`` iterations
+(go on with ``--start policy``); a run stopped by Ctrl-C or SIGTERM ends as if it had reached its last curve
+point (the record's ``iterations_run`` says where). Beside the model file: ``<stem>.policy.json`` (the
+command, commit, date, machine, wall time and the held-out curve) and ``<stem>.policy.png`` (the curve); for
+a zoo model, its card (``agents/zoo/<name>.json``) keeps the record instead, as ``learned_policy``.
 """
 
 from __future__ import annotations
 
 import datetime
 import json
+import signal
+import threading
 import time
 from dataclasses import dataclass
 from pathlib import Path
@@ -96,19 +99,31 @@ def improve_policy(cfg: ImproveConfig) -> dict[str, Any]:
         raise ValueError(f"{cfg.model} carries no {key} to start from ({hint})")
     rollout = model.policy(game, "learned_rollout")
     began = time.perf_counter()
-    policy, curve = improve(start_policy, cfg.iterations, cfg.pairs, cfg.games, cfg.sigma, cfg.learning_rate,
-                            cfg.seed, cfg.eval_games, cfg.eval_every, cfg.threads or None, cfg.progress,
-                            on_point=lambda p, _: model.save(game, rollout, p))  # a checkpoint at every point
+    main = threading.current_thread() is threading.main_thread()
+    before = signal.signal(signal.SIGTERM, _interrupt) if main else None  # SIGTERM stops it as Ctrl-C does
+    try:
+        policy, curve = improve(start_policy, cfg.iterations, cfg.pairs, cfg.games, cfg.sigma, cfg.learning_rate,
+                                cfg.seed, cfg.eval_games, cfg.eval_every, cfg.threads or None, cfg.progress,
+                                on_point=lambda p, _: model.save(game, rollout, p))  # a checkpoint at every point
+    finally:
+        if main:
+            signal.signal(signal.SIGTERM, before)
     model.save(game, rollout, policy)
     record = {"command": " ".join(command_line(cfg, "octagames.experiments.improve_policy")), "commit": git_commit(),
               "date": datetime.date.today().isoformat(), "machine": machine(), "start": cfg.start,
-              "opponent": "heuristic", "games_played": curve[-1]["games"],
+              "opponent": "heuristic", "iterations_run": curve[-1]["iteration"], "games_played": curve[-1]["games"],
               "wall_time": round(time.perf_counter() - began, 1), "win_rate": curve[-1]["win_rate"],
               "interval": [curve[-1]["lower"], curve[-1]["upper"]], "eval_games": cfg.eval_games, "curve": curve}
     png = plot(curve, Path(f"{model.out.with_suffix('')}.policy.png"),
                f"{cfg.game}: learned policy alone vs the heuristic")
     keep_record(model.out, "policy", record, png, {})
     return record
+
+
+def _interrupt(signum: int, frame: Any) -> None:
+    """SIGTERM: stop as Ctrl-C does (:func:`~octagames.agents.search.learned_rollouts.improve` keeps the
+    policy of its last curve point)."""
+    raise KeyboardInterrupt
 
 
 def plot(curve: list[dict[str, float]], path: Path, title: str) -> Path:

@@ -434,9 +434,11 @@ def improve(policy: LearnedRollout, iterations: int = 100, pairs: int = 32, game
         on_point: called with the policy and the curve so far at every curve point (e.g. to save both).
 
     Returns:
-        The improved policy (the last iterate) and its curve: ``{"iteration", "games", "win_rate",
-        "lower", "upper"}`` per point (``games``: games played by the candidates so far; ``win_rate``:
-        on the held-out deals, with its 95% Wilson interval).
+        The improved policy (the last iterate, which the last curve point measured) and its curve:
+        ``{"iteration", "games", "win_rate", "lower", "upper"}`` per point (``games``: games played by
+        the candidates so far; ``win_rate``: on the held-out deals, with its 95% Wilson interval). A run
+        stopped by ``KeyboardInterrupt`` (Ctrl-C) returns the policy of its last curve point and the curve
+        so far (its last ``iteration`` then falls short of ``iterations``).
 
     Raises:
         ValueError: a count or step out of range, a policy with an observation embedding (rank > 0), or a
@@ -474,17 +476,20 @@ def improve(policy: LearnedRollout, iterations: int = 100, pairs: int = 32, game
     first, second = np.zeros_like(theta), np.zeros_like(theta)
     curve: list[dict[str, float]] = []
     played = 0
+    kept = [theta]  # the weights of the last curve point
 
     def point(it: int) -> None:
         wins = unpack(theta).duel_wins(eval_games, eval_seed)
         lo, hi = wilson_interval(float(wins.sum()), eval_games)
         curve.append({"iteration": it, "games": played, "win_rate": float(wins.mean()), "lower": lo, "upper": hi})
+        kept[0] = theta
         if on_point is not None:
             on_point(unpack(theta), curve)
 
     bar = progress_bar(iterations, f"{g.name}: improving the learned policy", progress)
-    with ThreadPoolExecutor(threads or len(os.sched_getaffinity(0))) as pool:
-        point(0)
+    pool = ThreadPoolExecutor(threads or len(os.sched_getaffinity(0)))
+    point(0)
+    try:
         for it in range(1, iterations + 1):
             eps = rng.standard_normal((pairs, len(theta)))
             deals = ((2 * seed + 2) << 40) + it * games
@@ -504,6 +509,10 @@ def improve(policy: LearnedRollout, iterations: int = 100, pairs: int = 32, game
             if bar is not None:
                 bar.update(1)
                 bar.set_postfix(win_rate=f"{curve[-1]['win_rate']:.3f}")
-    if bar is not None:
-        bar.close()
-    return unpack(theta), curve
+    except KeyboardInterrupt:  # stopped: the policy of the last curve point, which the curve measured
+        pool.shutdown(wait=True, cancel_futures=True)
+    finally:
+        pool.shutdown(wait=True)
+        if bar is not None:
+            bar.close()
+    return unpack(kept[0]), curve

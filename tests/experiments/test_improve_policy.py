@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import json
 import shutil
+import signal
 from pathlib import Path
 
 import numpy as np
@@ -39,10 +40,12 @@ def model_with_rollout(path: Path, g: Game, half: bool = False) -> Path:
 def test_a_run_writes_the_policy_beside_the_rollout_policy_with_its_record(tmp_path):
     g = Game("octa-en")
     model = model_with_rollout(tmp_path / "model.pt", g)
+    handler = signal.getsignal(signal.SIGTERM)
     record = ip.improve_policy(ip.ImproveConfig(game="octa-en", model=str(model), out=str(tmp_path / "out.pt"), **TINY))
     assert record["command"].startswith("python -m octagames.experiments.improve_policy --game octa-en --model ")
-    assert record["games_played"] == 2 * 4 * 20 and [p["iteration"] for p in record["curve"]] == [0, 1, 2]
+    assert record["games_played"] == 2 * 4 * 20 and record["iterations_run"] == 2 and [p["iteration"] for p in record["curve"]] == [0, 1, 2]
     assert json.loads((tmp_path / "out.policy.json").read_text()) == record
+    assert signal.getsignal(signal.SIGTERM) is handler  # SIGTERM stopped the run only while it ran
     assert (tmp_path / "out.policy.png").read_bytes()[:4] == b"\x89PNG"
     source, data = load_model(model, g)[1], load_model(tmp_path / "out.pt", g)[1]
     assert "learned_policy" not in source and data["meta"] == {"note": "kept"}

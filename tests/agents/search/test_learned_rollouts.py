@@ -282,6 +282,15 @@ def test_improve_lifts_a_random_policy_against_the_heuristic_the_same_on_any_thr
     assert unread.any() and np.array_equal(one.weight[unread], start.weight[unread])
     other, _ = improve(start, iterations=1, pairs=2, games=10, eval_games=10, seed=1)
     assert not np.array_equal(other.bias, improve(start, iterations=1, pairs=2, games=10, eval_games=10)[0].bias)
+    # stopped (Ctrl-C) at its point of iteration 2: the policy and curve of a run of 2 iterations
+
+    def stop_at_2(policy, points):
+        if points[-1]["iteration"] == 2:
+            raise KeyboardInterrupt
+
+    stopped, short = improve(start, iterations=5, pairs=2, games=10, eval_games=10, eval_every=1, on_point=stop_at_2)
+    two, full = improve(start, iterations=2, pairs=2, games=10, eval_games=10, eval_every=1)
+    assert short == full and np.array_equal(stopped.bias, two.bias) and not np.array_equal(two.bias, start.bias)
     with pytest.raises(ValueError, match="pairs=0 is not valid"):
         improve(start, pairs=0)
     with pytest.raises(ValueError, match="sigma=0 and learning_rate"):
