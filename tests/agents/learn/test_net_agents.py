@@ -151,7 +151,8 @@ def test_net_plays_at_the_budget_its_card_names_unless_the_spec_names_one():
 
 class Both(Agent):
     """Plays ``first``'s move after checking ``second`` chooses the same and ``first`` asked its network
-    once per decision with a choice (one forward pass), its argmax."""
+    once per decision with a choice (one forward pass), its argmax; or, where the model file carries a
+    learned policy to play alone, that policy's choice without asking the network."""
 
     def __init__(self, first: AZAgent, second: AZAgent) -> None:
         self.first, self.second, self.calls, self.decisions = first, second, 0, 0
@@ -171,7 +172,10 @@ class Both(Agent):
         before = self.calls
         a = self.first.act(turn)
         assert a == self.second.act(turn)
-        if len(turn.legal_actions) > 1:
+        if len(turn.legal_actions) > 1 and self.first.alone is not None:
+            assert self.calls == before and a == self.first.alone.action(turn.state, turn.seat)
+            self.decisions += 1
+        elif len(turn.legal_actions) > 1:
             assert self.calls - before == 1
             priors, _ = az.network_evaluator(self.first.net)(turn.observation[None].astype(np.float32),
                                                              turn.legal_mask[None], np.array([turn.seat]))
@@ -180,15 +184,17 @@ class Both(Agent):
         return a
 
 
-def test_zoo_at_zero_simulations_is_the_policy_alone_one_forward_pass(no_heuristics):
-    """``zoo:octa-en:0`` played the heuristic rollouts before; now it is the network's argmax, the same
-    move as ``net:octa-en:0`` in every position."""
-    g = Game("octa-en")
-    zoo0, net0 = make_agent("zoo:octa-en:0", g), make_agent("net:octa-en:0", g)
+@pytest.mark.parametrize("variant,learned", [("octrix", False), ("octa-en", True), ("octa-nl", True)])
+def test_zoo_at_zero_simulations_is_the_policy_alone_one_forward_pass(no_heuristics, variant, learned):
+    """``zoo:octa-en:0`` played the heuristic rollouts before; now it is the policy alone, the same move as
+    ``net:octa-en:0`` in every position: the network's argmax, or the zoo file's learned policy where it
+    carries one (Octa), with every heuristic entry point patched to raise."""
+    g = Game(variant)
+    zoo0, net0 = make_agent(f"zoo:{variant}:0", g), make_agent(f"net:{variant}:0", g)
     assert zoo0.search == net0.search
     both = Both(zoo0, net0)
     play_game(g, [both, make_agent("random", g)], seed=11)
-    assert both.decisions > 20
+    assert both.decisions > 20 and (zoo0.alone is not None) == learned
 
 
 def test_a_budget_keeps_the_recorded_search_but_zero_drops_it(tmp_path):
