@@ -402,8 +402,8 @@ def fit(game: Game, data: Decisions, steps: int = 4000, batch_size: int = 1024, 
     return learned, curve
 
 
-def improve(policy: LearnedRollout, iterations: int = 100, pairs: int = 32, games: int = 1000, sigma: float = 0.1,
-            learning_rate: float = 0.05, seed: int = 0, eval_games: int = 4000, eval_every: int = 10,
+def improve(policy: LearnedRollout, iterations: int = 100, pairs: int = 32, games: int = 1000, sigma: float = 0.4,
+            learning_rate: float = 0.1, seed: int = 0, eval_games: int = 4000, eval_every: int = 10,
             threads: int | None = None, progress: bool = False,
             on_point: Callable[[LearnedRollout, list[dict[str, float]]], None] | None = None
             ) -> tuple[LearnedRollout, list[dict[str, float]]]:
