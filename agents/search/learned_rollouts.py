@@ -38,7 +38,7 @@ from typing import Any
 import numpy as np
 
 from octagames import catalogue
-from octagames.agents.arena import progress_bar
+from octagames.agents.arena import progress_bar, wilson_interval
 from octagames.agents.base import make_turn
 from octagames.agents.registry import make_agent
 from octagames.agents.search.mcts import has_playout_policy, playout_kernels, playout_policy
@@ -444,8 +444,6 @@ def improve(policy: LearnedRollout, iterations: int = 100, pairs: int = 32, game
         ValueError: a count or step out of range, a policy with an observation embedding (rank > 0), or a
             game without a compiled heuristic.
     """
-    from octagames.agents.arena import wilson_interval
-
     g, f = policy.game, policy.features
     for name, value in (("iterations", iterations), ("pairs", pairs), ("games", games), ("eval_games", eval_games),
                         ("eval_every", eval_every)):
