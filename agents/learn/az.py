@@ -1090,10 +1090,12 @@ class AZAgent(Agent):
             return actions[choice]
         if self.alone is not None:  # the file's learned policy: its highest score (compiled, as in its games)
             action = self.alone.action(turn.state, turn.seat)
-            scores = np.full(turn.game.num_actions, -np.inf)
-            scores[legal] = self.alone.scores(turn.observation, legal)
-            self.last_thinking = considered(turn, action, policy=np.exp(scores - scores.max()) / np.exp(
-                scores - scores.max()).sum())
+            self.last_thinking = None
+            if turn.tell:  # its scores again, as a softmax, only where the caller keeps the thinking
+                shares = np.zeros(turn.game.num_actions)
+                scores = self.alone.scores(turn.observation, legal)
+                shares[legal] = np.exp(scores - scores.max())
+                self.last_thinking = considered(turn, action, policy=shares)
             return action
         if self.search.simulations == 0:
             priors, v = self.evaluate(turn.observation[None, :].astype(np.float32), turn.legal_mask[None, :],

@@ -508,9 +508,9 @@ def improve(policy: LearnedRollout, iterations: int = 100, pairs: int = 32, game
                 bar.update(1)
                 bar.set_postfix(win_rate=f"{curve[-1]['win_rate']:.3f}")
     except KeyboardInterrupt:  # stopped: the policy of the last curve point, which the curve measured
-        pool.shutdown(wait=True, cancel_futures=True)
+        pass
     finally:
-        pool.shutdown(wait=True)
+        pool.shutdown(wait=True, cancel_futures=True)
         if bar is not None:
             bar.close()
     return unpack(kept[0]), curve
