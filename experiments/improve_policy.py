@@ -13,7 +13,10 @@ point the file is written with the policy so far, so a killed run loses at most 
 (go on with ``--start policy``); a run stopped by Ctrl-C or SIGTERM ends as if it had reached its last curve
 point (the record's ``iterations_run`` says where). Beside the model file: ``<stem>.policy.json`` (the
 command, commit, date, machine, wall time and the held-out curve) and ``<stem>.policy.png`` (the curve); for
-a zoo model, its card (``agents/zoo/<name>.json``) keeps the record instead, as ``learned_policy``.
+a zoo model, its card (``agents/zoo/<name>.json``) keeps the record instead, as ``learned_policy``. A run that
+goes on (``--start policy``) keeps the record of the runs before it as ``stages`` (oldest first), with
+``total_wall_time`` and ``total_games_played`` over all of them, and its plot draws every stage's curve.
+With ``--no-progress`` each curve point is printed as a line (for logs of runs in the background).
 """
 
 from __future__ import annotations
@@ -27,10 +30,12 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from octagames.agents.search.learned_rollouts import improve
+from octagames.agents.search.learned_rollouts import LearnedRollout, improve
+from octagames.core import Game
 from octagames.experiments.cli import GameArgs, command_line, git_commit, parse_config, script
-from octagames.experiments.train_rollout import keep_record, open_model
+from octagames.experiments.train_rollout import ModelFile, keep_record, open_model
 from octagames.experiments.trainer import machine, save_figure
+from octagames.experiments.zoo import kept_record
 
 STARTS = ("rollout", "policy")
 
@@ -98,13 +103,14 @@ def improve_policy(cfg: ImproveConfig) -> dict[str, Any]:
                 else "run with --start rollout first")
         raise ValueError(f"{cfg.model} carries no {key} to start from ({hint})")
     rollout = model.policy(game, "learned_rollout")
+    stages = earlier_stages(kept_record(Path(cfg.model), "policy")) if cfg.start == "policy" else []
     began = time.perf_counter()
     main = threading.current_thread() is threading.main_thread()
     before = signal.signal(signal.SIGTERM, _interrupt) if main else None  # SIGTERM stops it as Ctrl-C does
     try:
         policy, curve = improve(start_policy, cfg.iterations, cfg.pairs, cfg.games, cfg.sigma, cfg.learning_rate,
                                 cfg.seed, cfg.eval_games, cfg.eval_every, cfg.threads or None, cfg.progress,
-                                on_point=lambda p, _: model.save(game, rollout, p))  # a checkpoint at every point
+                                on_point=lambda p, c: checkpoint(model, game, rollout, p, c, cfg.progress))
     finally:
         if main:
             signal.signal(signal.SIGTERM, before)
@@ -114,10 +120,34 @@ def improve_policy(cfg: ImproveConfig) -> dict[str, Any]:
               "opponent": "heuristic", "iterations_run": curve[-1]["iteration"], "games_played": curve[-1]["games"],
               "wall_time": round(time.perf_counter() - began, 1), "win_rate": curve[-1]["win_rate"],
               "interval": [curve[-1]["lower"], curve[-1]["upper"]], "eval_games": cfg.eval_games, "curve": curve}
-    png = plot(curve, Path(f"{model.out.with_suffix('')}.policy.png"),
+    if stages:
+        record.update(stages=stages, total_wall_time=round(sum(st.get("wall_time", 0.0) for st in stages)
+                                                           + record["wall_time"], 1),
+                      total_games_played=sum(st.get("games_played", 0) for st in stages) + record["games_played"])
+    png = plot([*(st.get("curve", []) for st in stages), curve], Path(f"{model.out.with_suffix('')}.policy.png"),
                f"{cfg.game}: learned policy alone vs the heuristic")
     keep_record(model.out, "policy", record, png, {})
     return record
+
+
+def earlier_stages(before: dict[str, Any]) -> list[dict[str, Any]]:
+    """The records of the runs a run going on from ``before`` (the record of the policy it starts from, ``{}``
+    where there is none) follows, oldest first: ``before``'s own ``stages``, then ``before`` itself without
+    them, its totals or its plot's name."""
+    if not before:
+        return []
+    own = {k: v for k, v in before.items() if k not in ("stages", "total_wall_time", "total_games_played", "png")}
+    return [*before.get("stages", []), own]
+
+
+def checkpoint(model: ModelFile, game: Game, rollout: LearnedRollout | None, policy: LearnedRollout,
+               curve: list[dict[str, float]], progress: bool) -> None:
+    """A curve point: the model file written with the policy so far; without a progress bar, a line."""
+    model.save(game, rollout, policy)
+    if not progress:
+        p = curve[-1]
+        print(f"{time.strftime('%H:%M:%S')} iteration {p['iteration']}: held-out win rate {p['win_rate']:.4f} "
+              f"[{p['lower']:.3f}, {p['upper']:.3f}] after {p['games']:,} games; written to {model.out}", flush=True)
 
 
 def _interrupt(signum: int, frame: Any) -> None:
@@ -126,17 +156,22 @@ def _interrupt(signum: int, frame: Any) -> None:
     raise KeyboardInterrupt
 
 
-def plot(curve: list[dict[str, float]], path: Path, title: str) -> Path:
-    """The held-out win rate (with its 95% Wilson interval) over the games the candidates played (PNG)."""
+def plot(curves: list[list[dict[str, float]]], path: Path, title: str) -> Path:
+    """The held-out win rate (with its 95% Wilson interval) over the games the candidates played (PNG): one
+    curve per stage (``curves``, oldest first), each after the games of the stages before it."""
     import matplotlib
     matplotlib.use("Agg")
     import matplotlib.pyplot as plt
 
     fig, ax = plt.subplots(figsize=(7, 4))
-    games = [p["games"] / 1e6 for p in curve]
-    ax.plot(games, [p["win_rate"] for p in curve], marker="o", label="held-out win rate")
-    ax.fill_between(games, [p["lower"] for p in curve], [p["upper"] for p in curve], alpha=0.25,
-                    label="95% Wilson interval")
+    offset = 0.0
+    for i, curve in enumerate(c for c in curves if c):
+        games = [offset + p["games"] / 1e6 for p in curve]
+        label = f"stage {i + 1}" if len(curves) > 1 else "held-out win rate"
+        ax.plot(games, [p["win_rate"] for p in curve], marker="o", label=label)
+        ax.fill_between(games, [p["lower"] for p in curve], [p["upper"] for p in curve], alpha=0.25,
+                        label="95% Wilson interval" if i == 0 else None)
+        offset = games[-1]
     ax.axhline(0.5, color="grey", lw=0.8, ls="--")
     ax.set_xlabel("games played by the candidates (millions)")
     ax.set_ylabel("win rate against the heuristic")

@@ -184,6 +184,15 @@ def learned_record(model: Path, kind: str = "rollout") -> dict[str, Any]:
     return json.loads(path.read_text()) if path.exists() else {}
 
 
+def kept_record(model: Path, kind: str) -> dict[str, Any]:
+    """The record of a model file's learned ``kind`` wherever it is kept: a zoo file's card's
+    ``learned_<kind>``, else :func:`learned_record`'s file beside it; ``{}`` where there is none."""
+    card = model.with_suffix(".json")
+    if model.resolve().parent == ZOO_DIR.resolve() and card.exists():
+        return dict(json.loads(card.read_text()).get(f"learned_{kind}", {}))
+    return learned_record(model, kind)
+
+
 def seconds_per_side(name: str, games: int, seed: int = 0) -> float:
     """Mean seconds ``zoo:<name>`` spends on its side of a whole game against the heuristic in every other
     seat (its seat rotated), one torch thread."""

@@ -37,11 +37,16 @@ def model_with_rollout(path: Path, g: Game, half: bool = False) -> Path:
     return save_model(net, path, g, ROLLOUTS, meta={"note": "kept"}, half=half, learned=rollout)
 
 
-def test_a_run_writes_the_policy_beside_the_rollout_policy_with_its_record(tmp_path):
+def test_a_run_writes_the_policy_beside_the_rollout_policy_with_its_record(tmp_path, capsys):
     g = Game("octa-en")
     model = model_with_rollout(tmp_path / "model.pt", g)
     handler = signal.getsignal(signal.SIGTERM)
     record = ip.improve_policy(ip.ImproveConfig(game="octa-en", model=str(model), out=str(tmp_path / "out.pt"), **TINY))
+    lines = capsys.readouterr().out.splitlines()  # without a progress bar, a line per curve point
+    assert [line.split(": held-out")[0].split(" ", 1)[1] for line in lines] == ["iteration 0", "iteration 1",
+                                                                                   "iteration 2"]
+    assert f"win rate {record['win_rate']:.4f}" in lines[-1] and lines[-1].endswith(f"written to {tmp_path / 'out.pt'}")
+    assert "stages" not in record  # a first run
     assert record["command"].startswith("python -m octagames.experiments.improve_policy --game octa-en --model ")
     assert record["games_played"] == 2 * 4 * 20 and record["iterations_run"] == 2 and [p["iteration"] for p in record["curve"]] == [0, 1, 2]
     assert json.loads((tmp_path / "out.policy.json").read_text()) == record
@@ -59,6 +64,14 @@ def test_a_run_writes_the_policy_beside_the_rollout_policy_with_its_record(tmp_p
     again = ip.improve_policy(ip.ImproveConfig(game="octa-en", model=str(tmp_path / "out.pt"), start="policy",
                                                **{**TINY, "iterations": 1}))
     assert again["curve"][0]["win_rate"] == record["win_rate"]
+    assert again["stages"] == [record] and again["total_games_played"] == 2 * 4 * 20 + 4 * 20  # the first run kept
+    assert again["total_wall_time"] == pytest.approx(record["wall_time"] + again["wall_time"], abs=0.11)
+    third = ip.improve_policy(ip.ImproveConfig(game="octa-en", model=str(tmp_path / "out.pt"), start="policy",
+                                               **{**TINY, "iterations": 1}))
+    assert third["stages"] == [record, {k: v for k, v in again.items() if k not in (
+        "stages", "total_wall_time", "total_games_played")}] and third["total_games_played"] == 2 * 4 * 20 + 2 * 4 * 20
+    rerun = ip.improve_policy(ip.ImproveConfig(game="octa-en", model=str(tmp_path / "out.pt"), **TINY))
+    assert "stages" not in rerun  # from the rollout policy again: a first run
     # a later fit of the rollout policy keeps the learned policy
     data = load_model(tmp_path / "out.pt", g)[1]
     tr.train_rollout(tr.RolloutConfig(game="octa-en", model=str(tmp_path / "out.pt"), games=1, steps=5,
@@ -78,6 +91,11 @@ def test_a_zoo_file_keeps_its_rollout_policy_and_its_card_gains_the_record(tmp_p
     ip.improve_policy(ip.ImproveConfig(game="octa-en", model=str(tmp_path / "zoo" / "octa-en.pt"), **TINY))
     card = json.loads((tmp_path / "zoo" / "octa-en.json").read_text())
     assert card["learned_policy"]["png"] == "octa-en.policy.png" and len(card["learned_policy"]["curve"]) == 3
+    first = card["learned_policy"]
+    ip.improve_policy(ip.ImproveConfig(game="octa-en", model=str(tmp_path / "zoo" / "octa-en.pt"), start="policy",
+                                       **{**TINY, "iterations": 1}))
+    card = json.loads((tmp_path / "zoo" / "octa-en.json").read_text())  # the card's record of the first run kept
+    assert card["learned_policy"]["stages"] == [{k: v for k, v in first.items() if k != "png"}]
     assert not (tmp_path / "zoo" / "octa-en.policy.json").exists()  # the card keeps the record
     data = torch.load(tmp_path / "zoo" / "octa-en.pt", weights_only=True)
     assert data["state_dict"]["first.weight"].dtype == torch.float16 and "learned_rollout" in data
