@@ -193,6 +193,18 @@ def kept_record(model: Path, kind: str) -> dict[str, Any]:
     return learned_record(model, kind)
 
 
+def policy_text(record: dict[str, Any]) -> str:
+    """A card's ``learned_policy`` record in words for the zoo's README: its held-out win rate against the
+    heuristic and how long it was improved, over how many runs (``""`` for a record without a win rate)."""
+    if "win_rate" not in record:
+        return ""
+    held = f" over {record['eval_games']} held-out deals" if "eval_games" in record else ""
+    runs = len(record.get("stages", [])) + 1
+    seconds = record.get("total_wall_time", record.get("wall_time"))
+    spent = f"; improved for {seconds / 60:.0f} min" + (f" in {runs} runs" if runs > 1 else "") if seconds else ""
+    return f" ({record['win_rate']:.3f} against the heuristic{held}{spent})"
+
+
 def seconds_per_side(name: str, games: int, seed: int = 0) -> float:
     """Mean seconds ``zoo:<name>`` spends on its side of a whole game against the heuristic in every other
     seat (its seat rotated), one torch thread."""
@@ -336,8 +348,7 @@ def write_readme() -> Path:
             net += f"; `net:{name}` rolls out by its learned rollout policy{worlds}"
         if "learned_policy" in c:
             alone = c["learned_policy"]
-            rate = f" ({alone['win_rate']:.3f} against the heuristic)" if "win_rate" in alone else ""
-            net += f"; `net:{name}:0` plays its learned policy alone{rate}"
+            net += f"; `net:{name}:0` plays its learned policy alone{policy_text(alone)}"
         lines.append(f"| `zoo:{name}` | {variant} | {search_text(c['search'])}{net} | "
                      f"{c['seconds_per_game_side']:.1f} | {ev} | {curves} | {c['commit']} |")
     out = ZOO_DIR / "README.md"

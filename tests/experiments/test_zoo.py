@@ -210,3 +210,13 @@ def test_an_init_model_from_the_zoo_keeps_its_cards_command_in_todays_flags_too(
     today = {k: v for k, v in old.items() if k != "command_today"}
     monkeypatch.setattr(zoo, "zoo_card", lambda name: today)
     assert "command_today" not in zoo.init_origin("zoo:octiles-fixed-start")
+
+
+def test_a_learned_policy_record_in_words():
+    assert zoo.policy_text({"command": "improve"}) == ""  # no win rate: nothing to say
+    one = {"win_rate": 0.6004, "eval_games": 4000, "wall_time": 2641.0}
+    assert zoo.policy_text(one) == " (0.600 against the heuristic over 4000 held-out deals; improved for 44 min)"
+    chained = {**one, "stages": [one, one], "total_wall_time": 3 * 2641.0}
+    assert zoo.policy_text(chained) == (" (0.600 against the heuristic over 4000 held-out deals; improved for 132 min"
+                                        " in 3 runs)")
+    assert zoo.policy_text({"win_rate": 0.5}) == " (0.500 against the heuristic)"
