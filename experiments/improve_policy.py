@@ -104,7 +104,7 @@ def improve_policy(cfg: ImproveConfig) -> dict[str, Any]:
         raise ValueError(f"{cfg.model} carries no {key} to start from ({hint})")
     rollout = model.policy(game, "learned_rollout")
     stages = earlier_stages(kept_record(Path(cfg.model), "policy")) if cfg.start == "policy" else []
-    began = time.perf_counter()
+    began, commit = time.perf_counter(), git_commit()  # the code it starts with
     main = threading.current_thread() is threading.main_thread()
     before = signal.signal(signal.SIGTERM, _interrupt) if main else None  # SIGTERM stops it as Ctrl-C does
     try:
@@ -115,7 +115,7 @@ def improve_policy(cfg: ImproveConfig) -> dict[str, Any]:
         if main:
             signal.signal(signal.SIGTERM, before)
     model.save(game, rollout, policy)
-    record = {"command": " ".join(command_line(cfg, "octagames.experiments.improve_policy")), "commit": git_commit(),
+    record = {"command": " ".join(command_line(cfg, "octagames.experiments.improve_policy")), "commit": commit,
               "date": datetime.date.today().isoformat(), "machine": machine(), "start": cfg.start,
               "opponent": "heuristic", "iterations_run": curve[-1]["iteration"], "games_played": curve[-1]["games"],
               "wall_time": round(time.perf_counter() - began, 1), "win_rate": curve[-1]["win_rate"],

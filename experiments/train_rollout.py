@@ -101,13 +101,13 @@ def train_rollout(cfg: RolloutConfig) -> dict[str, Any]:
     game = cfg.make_game()
     features(game)  # refuse a game without facts before any game is played
     model = open_model(cfg.model, cfg.out, game)
-    start = time.perf_counter()
+    start, commit = time.perf_counter(), git_commit()  # the code the run starts with
     decisions = teacher_decisions(game, cfg.games, cfg.seed, cfg.epsilon, cfg.teacher, cfg.progress)
     played = time.perf_counter() - start
     policy, curve = fit(game, decisions, cfg.steps, cfg.batch_size, cfg.learning_rate, cfg.held_out, cfg.seed,
                         rank=cfg.rank)
     model.save(game, learned=policy, alone=model.policy(game, "learned_policy"))
-    record = {"command": " ".join(command_line(cfg, "octagames.experiments.train_rollout")), "commit": git_commit(),
+    record = {"command": " ".join(command_line(cfg, "octagames.experiments.train_rollout")), "commit": commit,
               "date": datetime.date.today().isoformat(), "machine": machine(), "teacher": cfg.teacher,
               "rank": cfg.rank, "decisions": len(decisions), "teacher_games_s": round(played, 1),
               "wall_time": round(time.perf_counter() - start, 1),

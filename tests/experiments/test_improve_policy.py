@@ -45,7 +45,8 @@ def test_a_run_writes_the_policy_beside_the_rollout_policy_with_its_record(tmp_p
     lines = capsys.readouterr().out.splitlines()  # without a progress bar, a line per curve point
     assert [line.split(": held-out")[0].split(" ", 1)[1] for line in lines] == ["iteration 0", "iteration 1",
                                                                                    "iteration 2"]
-    assert f"win rate {record['win_rate']:.4f}" in lines[-1] and lines[-1].endswith(f"written to {tmp_path / 'out.pt'}")
+    assert f"win rate {record['win_rate']:.4f}" in lines[-1]
+    assert lines[-1].endswith(f"written to {tmp_path / 'out.pt'}")
     assert "stages" not in record  # a first run
     assert record["command"].startswith("python -m octagames.experiments.improve_policy --game octa-en --model ")
     assert record["games_played"] == 2 * 4 * 20 and record["iterations_run"] == 2 and [p["iteration"] for p in record["curve"]] == [0, 1, 2]
@@ -114,6 +115,20 @@ def test_a_zoo_file_keeps_its_rollout_policy_and_its_card_gains_the_record(tmp_p
                                       speed_games=1, out_dir=str(tmp_path / "eval"), progress=False))
     assert card["learned_policy"] == {"command": "improve", "win_rate": 0.5}
     assert "learned_policy" in load_model(tmp_path / "zoo" / "octa-en.pt", g)[1]
+
+
+def test_the_record_names_the_commit_the_run_started_at(tmp_path, monkeypatch):
+    g = Game("octa-en")
+    model = model_with_rollout(tmp_path / "model.pt", g)
+    commits = iter(["started-at", "checked-out-later"])
+    monkeypatch.setattr(ip, "git_commit", lambda: next(commits))
+    record = ip.improve_policy(ip.ImproveConfig(game="octa-en", model=str(model), **{**TINY, "iterations": 1}))
+    assert record["commit"] == "started-at"
+    commits = iter(["fit-at", "checked-out-later"])
+    monkeypatch.setattr(tr, "git_commit", lambda: next(commits))
+    record = tr.train_rollout(tr.RolloutConfig(game="octa-en", model=str(model), games=1, steps=5, batch_size=16,
+                                               progress=False))
+    assert record["commit"] == "fit-at"
 
 
 def test_refusals(tmp_path):
