@@ -509,7 +509,8 @@ def executor_from(ray: bool, ray_address: str, chunk_size: int = 8) -> Any:
 def model_fingerprints(specs: Sequence[str]) -> dict[str, str]:
     """A digest of every model file the agent specs name (``ppo:<path>``, ``az:<path>``, ``zoo:<name>``,
     ``net:<name>``), so that a saved game journal is not resumed after a model changed. A ``net:<name>``
-    also digests the worlds its card names (``network_belief_worlds``) and, without a budget, the budget
+    also digests the worlds and the rollouts' base its card names (``network_belief_worlds``,
+    ``network_rollout_base``) and, without a budget, the budget
     (``network_simulations``), which it plays at."""
     out = {}
     for spec in specs:
@@ -521,13 +522,17 @@ def model_fingerprints(specs: Sequence[str]) -> dict[str, str]:
         if arg and path.is_file():
             digest = hashlib.blake2b(path.read_bytes(), digest_size=8)
             if name == "net":
-                from octagames.agents.learn.az import network_budget, network_worlds  # torch: only for net: specs
+                from octagames.agents.learn.az import (network_base, network_budget,  # torch: only for net: specs
+                                                       network_worlds)
                 budget = network_budget(arg) if ":" not in rest else None
                 if budget is not None:
                     digest.update(f"network_simulations={budget}".encode())
                 worlds = network_worlds(arg)
                 if worlds is not None:
                     digest.update(f"network_belief_worlds={worlds}".encode())
+                base = network_base(arg)
+                if base is not None:
+                    digest.update(f"network_rollout_base={base}".encode())
             out[spec] = digest.hexdigest()
     return out
 

@@ -393,6 +393,11 @@ class SearchConfig:
             noise, and the margin keeps the model's choice there. The worlds are played 32 at a
             time, and an action clearly worse than the model's stops playing them
             (:func:`~octagames.agents.search.rollouts.pruned_values`).
+        rollout_base: with ``rollout_margin >= 0``, the move the paired rollouts must beat: ``"model"`` (the
+            choice of the rollouts' own model, ``belief_model``) or ``"learned_policy"`` (the highest score of
+            the model file's learned policy that plays alone, ``learned_policy``: improved against the
+            heuristic by :func:`~octagames.agents.search.learned_rollouts.improve`; the rollouts still play
+            every seat by the belief's model).
         playout_mix: weight, in every leaf's value, of a playout from the leaf to the end of the
             game by the game's compiled heuristic for every seat
             (``GameSpec.playout_policy``: Achten, Octa), worth its outcome
@@ -417,6 +422,7 @@ class SearchConfig:
     rollout_policy: str = "network"
     rollout_search_weight: float = 0.0
     rollout_margin: float = -1.0
+    rollout_base: str = "model"
     playout_mix: float = 0.0
 
     def __post_init__(self) -> None:
@@ -470,6 +476,11 @@ class SearchConfig:
             raise ValueError(f"rollout_margin={self.rollout_margin} needs belief_rollouts=True and "
                              "rollout_policy='model' (it keeps the model's choice); got "
                              f"belief_rollouts={self.belief_rollouts}, rollout_policy={self.rollout_policy!r}")
+        if self.rollout_base not in ROLLOUT_BASES:
+            raise ValueError(f"rollout_base={self.rollout_base!r} is not valid; valid values: {list(ROLLOUT_BASES)}")
+        if self.rollout_base != "model" and self.rollout_margin < 0:
+            raise ValueError(f"rollout_base={self.rollout_base!r} needs rollout_margin >= 0 (the move the paired "
+                             f"rollouts must beat); got rollout_margin={self.rollout_margin}")
 
     def nodes(self) -> int:
         """The tree capacity per game."""
@@ -483,15 +494,18 @@ class SearchConfig:
 BELIEF_MODELS = ("heuristic", "network", "learned")
 """The valid :attr:`SearchConfig.belief_model` values."""
 
+ROLLOUT_BASES = ("model", "learned_policy")
+"""The valid :attr:`SearchConfig.rollout_base` values."""
+
 NETWORK_ONLY: dict[str, Any] = {"leaf_value_mix": 0.0, "prior_hint": "", "belief_worlds": 0, "belief_rollouts": False,
                                 "belief_model": "heuristic", "rollout_policy": "network", "rollout_search_weight": 0.0,
-                                "rollout_margin": -1.0, "playout_mix": 0.0}
+                                "rollout_margin": -1.0, "rollout_base": "model", "playout_mix": 0.0}
 """The :class:`SearchConfig` fields that bring hand-written code into play (a compiled leaf value, a prior
 hint, believed worlds, rollouts or playouts by a heuristic), each set to its off value by :func:`network_only`
 (except those of :data:`NETWORK_BELIEF` when the belief's model is the network)."""
 
 NETWORK_BELIEF = ("belief_worlds", "belief_rollouts", "belief_model", "rollout_policy", "rollout_search_weight",
-                  "rollout_margin")
+                  "rollout_margin", "rollout_base")
 """The fields :func:`network_only` keeps when the belief's model is learned (``belief_model`` ``"network"`` or
 ``"learned"``)."""
 
@@ -936,6 +950,7 @@ class AZAgent(Agent):
         self.belief: ModuleType | None = None
         self.learned: LearnedRollout | None = None  # the model file's learned rollout policy, for the game at reset
         self.alone: LearnedRollout | None = None  # its learned policy that plays alone (0 simulations), at reset
+        self.base: LearnedRollout | None = None  # the same policy as the move the rollouts must beat, at reset
 
     @classmethod
     def load(cls, path: str | Path, simulations: int | None = None, name: str = "az",
@@ -1007,8 +1022,14 @@ class AZAgent(Agent):
                              "heuristic; belief_model='network' is not available there (use 'heuristic')")
         self.learned = None
         self.alone = None
+        self.base = None
         if not searching and "learned_policy" in (self.data or {}):
             self.alone = LearnedRollout.from_state(game, self.data["learned_policy"])
+        if searching and self.search.rollout_base == "learned_policy":
+            if "learned_policy" not in (self.data or {}):
+                raise ValueError(f"agent {self.name!r}: rollout_base='learned_policy' needs a model file that "
+                                 "carries a learned policy (python -m octagames.experiments.improve_policy adds one)")
+            self.base = LearnedRollout.from_state(game, self.data["learned_policy"])
         if self.belief is not None and self.search.belief_model == "learned":
             if not getattr(self.belief, "LEARNED_MODEL", False):
                 raise ValueError(f"agent {self.name!r}: the belief of {game.name} cannot roll out by a learned "
@@ -1075,7 +1096,9 @@ class AZAgent(Agent):
                 visits = self._search(turn, worlds)["visits"][0][actions]
                 vote = self.search.rollout_search_weight * visits / max(visits.sum(), 1.0)
             if self.search.rollout_margin >= 0:  # the model's choice unless the paired rollouts beat it
-                if model is None:
+                if self.base is not None:  # the file's learned policy (rollout_base="learned_policy")
+                    base = actions.index(self.base.action(turn.state, seat))
+                elif model is None:
                     base = actions.index(self.belief.model_action(g, turn.state, seat, **extra))
                 else:
                     base = actions.index(int(model(np.array(turn.state, dtype=g.dtype).reshape(1),
@@ -1215,6 +1238,13 @@ def network_worlds(name: str) -> int | None:
     return zoo_card(name).get("network_belief_worlds")
 
 
+def network_base(name: str) -> str | None:
+    """The move ``net:<name>``'s paired rollouts must beat where its rollouts play by the learned rollout policy:
+    the card's ``network_rollout_base`` (``"learned_policy"``: the file's improved learned policy), or None where
+    the card names none (the rollout policy's own choice)."""
+    return zoo_card(name).get("network_rollout_base")
+
+
 def _parse(spec_name: str, arg: str | None, usage: str) -> tuple[str, int | None]:
     if not arg:
         raise ValueError(f"agent {spec_name!r} needs an argument: {usage}")
@@ -1245,6 +1275,9 @@ def _zoo_agent(kind: str, game: str, arg: str | None, network_alone: bool) -> Ag
     worlds = network_worlds(name) if network_alone else None
     if worlds is not None and agent.search.belief_model == "learned":
         agent.search = dataclasses.replace(agent.search, belief_worlds=int(worlds))
+    base = network_base(name) if network_alone else None
+    if base is not None and agent.search.belief_model == "learned":
+        agent.search = dataclasses.replace(agent.search, rollout_base=base)
     return agent
 
 
@@ -1264,7 +1297,8 @@ def _net_factory(game: str, arg: str | None) -> Agent:
     (``learned_policy``: a linear score per action over its facts, improved against the heuristic,
     :func:`~octagames.agents.search.learned_rollouts.improve`). Where the zoo file carries a learned rollout
     policy and the model's search rolls out by the heuristic (Octa), the rollouts stay, every seat in them
-    played by that policy, over the card's ``network_belief_worlds`` where it names some. No heuristic,
+    played by that policy, over the card's ``network_belief_worlds`` where it names some, and the move they must
+    beat is the learned policy's where the card's ``network_rollout_base`` says so. No heuristic,
     compiled leaf value, prior hint or heuristic's belief or rollout takes part (:func:`network_only`)."""
     return _zoo_agent("net", game, arg, network_alone=True)
 

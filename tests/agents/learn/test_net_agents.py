@@ -20,6 +20,7 @@ from octagames.agents.registry import make_agent
 from octagames.agents.search import belief_achten, mcts, rollouts
 from octagames.agents.search.learned_rollouts import LearnedRollout
 from octagames.core import Game
+from octagames.experiments.cli import model_fingerprints
 
 pytestmark = pytest.mark.usefixtures("one_torch_thread")  # tests/conftest.py
 
@@ -132,8 +133,9 @@ def test_net_keeps_the_budget_and_leaves_of_the_card_and_drops_every_hand_writte
     # Octa's card rolls out by the heuristic: net: keeps those rollouts, played by the learned policy
     octa = az.zoo_card("octa-en")["search"]
     s = make_agent("net:octa-en", "octa-en").search
-    kept = {k: octa[k] for k in az.NETWORK_BELIEF}
-    assert {k: getattr(s, k) for k in az.NETWORK_BELIEF} == {**kept, "belief_model": "learned"}
+    kept = {k: octa.get(k, getattr(az.SearchConfig(), k)) for k in az.NETWORK_BELIEF}  # a field newer than the card
+    assert {k: getattr(s, k) for k in az.NETWORK_BELIEF} == {**kept, "belief_model": "learned",
+                                                             "rollout_base": az.network_base("octa-en") or "model"}
     assert (s.leaf_value_mix, s.prior_hint, s.playout_mix) == (0.0, "", 0.0)
 
 
@@ -217,3 +219,27 @@ def test_bad_net_specs_are_refused_in_one_line():
     with pytest.raises(ValueError, match="net:octrix plays octrix"):
         make_agent("net:octrix", "octa-en")
     assert "net" in registry.available_agents()
+
+
+def test_a_card_can_make_nets_rollouts_beat_the_files_learned_policy(monkeypatch):
+    """A card's ``network_rollout_base`` sets the move ``net:<variant>``'s paired rollouts must beat, and a game
+    journal of that agent is not resumed across the change."""
+    card = az.zoo_card("octa-nl")
+    assert "learned_policy" in zoo_file_keys("octa-nl")
+    before = model_fingerprints(["net:octa-nl", "net:octa-nl:0"])
+    monkeypatch.setattr(az, "zoo_card", lambda name: {**card, "network_rollout_base": "learned_policy"}
+                        if name == "octa-nl" else {})
+    net = make_agent("net:octa-nl", "octa-nl")
+    assert net.search.rollout_base == "learned_policy" and net.search.belief_model == "learned"
+    net.reset(Game("octa-nl"), 0, 0)
+    assert net.base is not None and np.array_equal(net.base.bias, LearnedRollout.from_state(
+        Game("octa-nl"), az.load_model(zoo_path("octa-nl"), Game("octa-nl"))[1]["learned_policy"]).bias)
+    assert make_agent("zoo:octa-nl", "octa-nl").search.rollout_base == "model"  # the zoo model's own search
+    assert make_agent("net:octa-nl:0", "octa-nl").search.rollout_base == "model"  # the policy alone: no rollouts
+    after = model_fingerprints(["net:octa-nl", "net:octa-nl:0"])
+    assert all(after[spec] != before[spec] for spec in before)
+
+
+def zoo_file_keys(variant: str) -> set[str]:
+    """The top-level keys of a zoo file."""
+    return set(az.load_model(zoo_path(variant), Game(variant))[1])

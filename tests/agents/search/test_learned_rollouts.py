@@ -8,6 +8,7 @@ import pytest
 import torch
 
 from octagames.agents.arena import play_match
+from octagames.agents.base import make_turn
 from octagames.agents.learn.az import AZAgent, PolicyValueNet, SearchConfig, load_model, network_only, save_model
 from octagames.agents.registry import make_agent
 from octagames.agents.search.learned_rollouts import (Decisions, LearnedRollout, features, fit, improve, kernels,
@@ -331,3 +332,36 @@ def test_a_model_files_learned_policy_plays_alone_at_zero_simulations(tmp_path):
     assert plain.alone is None  # no learned policy: the network's greedy policy as before
     with pytest.raises(ValueError, match="the learned policy plays"):
         save_model(small_net(g), tmp_path / "x.pt", Game("octa", rules="nl"), alone=alone)
+
+
+def test_the_rollouts_can_be_made_to_beat_the_files_learned_policy_instead_of_the_rollout_policys_choice(tmp_path):
+    g = Game("octa", rules="en")
+    rollout, alone = random_policy(g, 6), random_policy(g, 7)
+    search = SearchConfig(simulations=0, belief_worlds=2, belief_rollouts=True, rollout_policy="model",
+                          rollout_margin=1e9)  # the rollouts never beat the base: each agent plays its base
+    path = save_model(small_net(g), tmp_path / "m.pt", g, search, learned=rollout, alone=alone)
+    own = AZAgent.load(path, game=g, network_alone=True)  # the rollout policy's choice, as before
+    based = AZAgent.load(path, game=g, network_alone=True)
+    based.search = dataclasses.replace(based.search, rollout_base="learned_policy")
+    differ = 0
+    for agent in (own, based):
+        agent.reset(g, 0, 0)
+    for s, p in positions(g, seed=9, every=15):
+        turn = make_turn(g, s, p, 1)
+        if len(turn.legal_actions) > 1:
+            assert own.act(turn) == rollout.action(s, p) and based.act(turn) == alone.action(s, p)
+            differ += rollout.action(s, p) != alone.action(s, p)
+    assert differ >= 2
+    # refused in words: an unknown base, a base without a margin, a file without a learned policy
+    with pytest.raises(ValueError, match=r"rollout_base='best' is not valid; valid values: \['model', 'learned_pol"):
+        SearchConfig(belief_worlds=2, belief_rollouts=True, rollout_policy="model", rollout_margin=1.0,
+                     rollout_base="best")
+    with pytest.raises(ValueError, match="rollout_base='learned_policy' needs rollout_margin >= 0"):
+        SearchConfig(belief_worlds=2, belief_rollouts=True, rollout_policy="model", rollout_base="learned_policy")
+    plain = AZAgent.load(save_model(small_net(g), tmp_path / "plain.pt", g, search, learned=rollout), game=g,
+                         network_alone=True)
+    plain.search = dataclasses.replace(plain.search, rollout_base="learned_policy")
+    with pytest.raises(ValueError, match="carries a learned policy.*improve_policy adds one"):
+        plain.reset(g, 0, 0)
+    assert network_only(based.search, learned=True).rollout_base == "learned_policy"  # the network's alone keeps it
+    assert network_only(dataclasses.replace(based.search, belief_model="heuristic")).rollout_base == "model"
