@@ -36,7 +36,7 @@ from octagames.agents.search.learned_rollouts import LearnedRollout, features, f
 from octagames.core import Game
 from octagames.experiments.cli import GameArgs, command_line, git_commit, parse_config, script
 from octagames.experiments.trainer import machine, save_figure
-from octagames.experiments.zoo import write_readme
+from octagames.experiments.zoo import card_of, write_readme
 
 
 @dataclass(frozen=True)
@@ -160,8 +160,8 @@ def keep_record(out: Path, kind: str, record: dict[str, Any], png: Path, card_fi
     """Keep a learned policy's ``record`` for the model file ``out``: for a zoo file, in its card as
     ``learned_<kind>`` (with ``png``'s name, and ``card_fields``, a None value removing its field) and the
     zoo's README; else beside the file as ``<stem>.<kind>.json``."""
-    card = out.with_suffix(".json")
-    if out.resolve().parent == ZOO_DIR.resolve() and card.exists():  # a zoo file: its card keeps the record
+    card = card_of(out)
+    if card is not None:  # a zoo file: its card keeps the record
         entry = json.loads(card.read_text())
         entry[f"learned_{kind}"] = {**record, "png": png.name}
         entry["size_bytes"] = out.stat().st_size

@@ -184,13 +184,17 @@ def learned_record(model: Path, kind: str = "rollout") -> dict[str, Any]:
     return json.loads(path.read_text()) if path.exists() else {}
 
 
+def card_of(model: Path) -> Path | None:
+    """The card of ``model`` where it is a zoo file that has one (``agents/zoo/<name>.json``), else None."""
+    card = model.with_suffix(".json")
+    return card if model.resolve().parent == ZOO_DIR.resolve() and card.exists() else None
+
+
 def kept_record(model: Path, kind: str) -> dict[str, Any]:
     """The record of a model file's learned ``kind`` wherever it is kept: a zoo file's card's
     ``learned_<kind>``, else :func:`learned_record`'s file beside it; ``{}`` where there is none."""
-    card = model.with_suffix(".json")
-    if model.resolve().parent == ZOO_DIR.resolve() and card.exists():
-        return dict(json.loads(card.read_text()).get(f"learned_{kind}", {}))
-    return learned_record(model, kind)
+    card = card_of(model)
+    return dict(json.loads(card.read_text()).get(f"learned_{kind}", {})) if card else learned_record(model, kind)
 
 
 def policy_text(record: dict[str, Any]) -> str:
