@@ -37,8 +37,8 @@ import torch
 
 from octagames.agents.arena import play_game
 from octagames import catalogue
-from octagames.agents.learn.az import (ZOO_DIR, AZAgent, SearchConfig, load_model, save_model, zoo_card, zoo_path,
-                                       zoo_names, zoo_players, zoo_variant)
+from octagames.agents.learn.az import (ROLLOUT_BASES, ZOO_DIR, AZAgent, SearchConfig, load_model, save_model,
+                                       zoo_card, zoo_path, zoo_names, zoo_players, zoo_variant)
 from octagames.agents.registry import make_agent
 from octagames.agents.search.learned_rollouts import LearnedRollout
 from octagames.core import Game
@@ -62,6 +62,12 @@ class ZooConfig:
     """default simulations of zoo:<name> (-1: the model file's play-time search)"""
     network_simulations: int = -1
     """simulations of net:<name> without a budget, the network alone (-1: zoo:<name>'s); the card keeps it"""
+    network_rollout_base: str = ""
+    """the move net:<name>'s paired rollouts must beat: model (its rollout policy's choice) or learned_policy (the
+    file's improved learned policy); "": the card's where the zoo file is promoted again, else model"""
+    keep_evaluation: bool = False
+    """the zoo file promoted again (--model agents/zoo/<name>.pt) with zoo:<name>'s search unchanged: rewrite its
+    card's net: fields only, keeping the file, its evaluation and time per game side (no game is played)"""
     leaves_per_game: int = 0
     """default leaves per network call (0: the model file's)"""
     leaf_value_mix: float = -1.0
@@ -112,6 +118,9 @@ class ZooConfig:
         if self.network_simulations < -1:
             raise ValueError(f"network_simulations={self.network_simulations} is not valid: give -1 (zoo:<name>'s "
                              "budget) or a number of simulations >= 0")
+        if self.network_rollout_base not in ("", *ROLLOUT_BASES):
+            raise ValueError(f"network_rollout_base={self.network_rollout_base!r} is not valid; valid values: "
+                             f"{['', *ROLLOUT_BASES]}")
         if len(self.games) not in (1, len(self.opponents)):
             raise ValueError(f"games: give one number or one per opponent ({len(self.opponents)}), got {self.games}")
 
@@ -236,6 +245,44 @@ def seconds_per_side(name: str, games: int, seed: int = 0) -> float:
     return spent[0] / max(1, games)
 
 
+def network_fields(cfg: ZooConfig, again: dict[str, Any], has_policy: bool) -> dict[str, Any]:
+    """The card fields ``net:<name>`` reads beside the search: ``network_simulations`` and
+    ``network_rollout_base``, from the flags, else from the card of the zoo file promoted again (``again``)."""
+    fields = {k: again[k] for k in ("network_simulations", "network_rollout_base") if k in again}
+    if cfg.network_simulations >= 0:
+        fields["network_simulations"] = cfg.network_simulations
+    if cfg.network_rollout_base:
+        fields["network_rollout_base"] = cfg.network_rollout_base
+    if fields.get("network_rollout_base") == "model":  # the agent's own: the card names none
+        del fields["network_rollout_base"]
+    if fields.get("network_rollout_base") == "learned_policy" and not has_policy:
+        raise ValueError(f"network_rollout_base='learned_policy' is not valid for {cfg.model}: the file carries no "
+                         "learned policy (octagames improve-policy writes one); valid: model")
+    return fields
+
+
+def recard(cfg: ZooConfig, name: str, again: dict[str, Any], search: SearchConfig, has_policy: bool) -> dict[str, Any]:
+    """``--keep-evaluation``: the card of the zoo file ``name`` with its ``net:`` fields rewritten; the file, its
+    search and its evaluation stay. Refused for another file or where the flags change ``zoo:<name>``'s search."""
+    if not again:
+        raise ValueError(f"keep_evaluation: model={cfg.model!r} is not the zoo file {ZOO_DIR / name}.pt with its "
+                         "card; only the zoo file promoted again keeps its card's evaluation")
+    names = {f.name for f in dataclasses.fields(SearchConfig)}
+    kept = SearchConfig(**{k: v for k, v in again["search"].items() if k in names})
+    changed = [k for k in sorted(names) if getattr(kept, k) != getattr(search, k)]
+    if changed:
+        raise ValueError(f"keep_evaluation: the flags change zoo:{name}'s search ({', '.join(changed)}), so its "
+                         "evaluation must be played again: drop --keep-evaluation")
+    card = {k: v for k, v in again.items() if k not in ("network_simulations", "network_rollout_base")}
+    at = list(card).index("search") + 1  # the net: fields after the search, where a promotion writes them
+    items = list(card.items())
+    card = dict(items[:at] + list(network_fields(cfg, again, has_policy).items()) + items[at:])
+    card.update(commit=git_commit(), date=datetime.date.today().isoformat())
+    (ZOO_DIR / f"{name}.json").write_text(json.dumps(card, indent=1) + "\n")
+    write_readme()
+    return card
+
+
 def promote(cfg: ZooConfig) -> dict[str, Any]:
     """Write the zoo model and its card; returns the card."""
     g = Game(cfg.game, num_players=cfg.players)
@@ -275,6 +322,9 @@ def promote(cfg: ZooConfig) -> dict[str, Any]:
     # the zoo file itself, promoted again with another default search: its card keeps where the network came
     # from, its curves, the network's budget and its learned policy's record (the file's metadata kept its source)
     again = zoo_card(name) if Path(cfg.model).resolve() == (ZOO_DIR / f"{name}.pt").resolve() else {}
+    if cfg.keep_evaluation:
+        return recard(cfg, name, again, search, "learned_policy" in data)
+    net_fields = network_fields(cfg, again, "learned_policy" in data)  # refused before any file is written
     ZOO_DIR.mkdir(parents=True, exist_ok=True)
     learned = LearnedRollout.from_state(g, data["learned_rollout"]) if "learned_rollout" in data else None
     fitted = (learned_record(Path(cfg.model)) or dict(again.get("learned_rollout", {}))) if learned is not None else {}
@@ -291,8 +341,7 @@ def promote(cfg: ZooConfig) -> dict[str, Any]:
         "training": {k: meta[k] for k in ("iteration", "wall_time", "machine") if k in meta},
         "teacher": ppo_origin(meta.get("config", {}).get("imitation_teacher", "")), "init": init,
         "search": dataclasses.asdict(search),
-        **({"network_simulations": cfg.network_simulations} if cfg.network_simulations >= 0 else
-           {k: again[k] for k in ("network_simulations",) if k in again}),
+        **net_fields,
         **({"learned_rollout": fitted} if learned is not None else {}),
         **({"network_belief_worlds": fitted["network_worlds"]} if fitted.get("network_worlds") else {}),
         **({"learned_policy": improved} if alone is not None else {}),
@@ -350,6 +399,8 @@ def write_readme() -> Path:
         if "learned_rollout" in c:
             worlds = f" over {c['network_belief_worlds']} worlds" if "network_belief_worlds" in c else ""
             net += f"; `net:{name}` rolls out by its learned rollout policy{worlds}"
+            if c.get("network_rollout_base") == "learned_policy":
+                net += ", the move they must beat its learned policy's"
         if "learned_policy" in c:
             alone = c["learned_policy"]
             net += f"; `net:{name}:0` plays its learned policy alone{policy_text(alone)}"

@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
+import datetime
 import json
+import shutil
 
 import pytest
 
@@ -220,3 +222,49 @@ def test_a_learned_policy_record_in_words():
     assert zoo.policy_text(chained) == (" (0.600 against the heuristic over 4000 held-out deals; improved for 132 min"
                                         " in 3 runs)")
     assert zoo.policy_text({"win_rate": 0.5}) == " (0.500 against the heuristic)"
+
+
+def test_the_zoo_file_promoted_again_can_rewrite_its_net_fields_alone(tmp_path, monkeypatch):
+    """``--keep-evaluation`` rewrites a zoo card's ``net:`` fields (``--network-rollout-base``) without a game:
+    the file and the card's evaluation stay; a flag that changes the search, or another file, is refused."""
+    shipped = az.zoo_path("octa-nl")
+    monkeypatch.setattr(az, "ZOO_DIR", tmp_path / "zoo")
+    monkeypatch.setattr(zoo, "ZOO_DIR", tmp_path / "zoo")
+    (tmp_path / "zoo").mkdir()
+    for suffix in (".pt", ".json"):
+        shutil.copyfile(shipped.with_suffix(suffix), tmp_path / "zoo" / f"octa-nl{suffix}")
+    zoo_file = tmp_path / "zoo" / "octa-nl.pt"
+    before, data = json.loads(zoo_file.with_suffix(".json").read_text()), zoo_file.read_bytes()
+    assert "network_rollout_base" not in before and make_agent("net:octa-nl", "octa-nl").search.rollout_base == "model"
+
+    def again(**flags):
+        return zoo.promote(zoo.ZooConfig(game="octa-nl", model=str(zoo_file), keep_evaluation=True, **flags))
+
+    card = again(network_rollout_base="learned_policy")
+    assert card["network_rollout_base"] == "learned_policy" and zoo_file.read_bytes() == data
+    kept = ("network_rollout_base", "commit", "date")  # what the rewrite changes
+    assert {k: v for k, v in card.items() if k not in kept} == {k: v for k, v in before.items() if k not in kept}
+    assert card["date"] == datetime.date.today().isoformat()
+    assert list(card).index("network_rollout_base") > list(card).index("search")
+    assert json.loads(zoo_file.with_suffix(".json").read_text()) == card
+    assert "the move they must beat its learned policy's" in (tmp_path / "zoo" / "README.md").read_text()
+    assert make_agent("net:octa-nl", "octa-nl").search.rollout_base == "learned_policy"
+    assert make_agent("zoo:octa-nl", "octa-nl").search.rollout_base == "model"
+    assert again()["network_rollout_base"] == "learned_policy"  # unnamed: the card's
+    assert "network_rollout_base" not in again(network_rollout_base="model")  # the agent's own again
+    assert make_agent("net:octa-nl", "octa-nl").search.rollout_base == "model"
+
+    with pytest.raises(ValueError, match=r"change zoo:octa-nl's search \(belief_worlds\)"):
+        again(belief_worlds=3)
+    shutil.copyfile(zoo_file, tmp_path / "copy.pt")
+    with pytest.raises(ValueError, match="is not the zoo file"):
+        zoo.promote(zoo.ZooConfig(game="octa-nl", model=str(tmp_path / "copy.pt"), keep_evaluation=True))
+    with pytest.raises(ValueError, match="network_rollout_base='policy' is not valid"):
+        zoo.ZooConfig(game="octa-nl", model="m.pt", network_rollout_base="policy")
+    g = Game("octa-nl")
+    save_model(PolicyValueNet(g.observation_size, g.num_actions, 2, hidden=(8,)), tmp_path / "bare.pt", g,
+               SearchConfig(simulations=2))
+    with pytest.raises(ValueError, match="carries no learned policy"):
+        zoo.promote(zoo.ZooConfig(game="octa-nl", model=str(tmp_path / "bare.pt"),
+                                  network_rollout_base="learned_policy"))
+    assert zoo_file.read_bytes() == data  # nothing written by a refused promotion
