@@ -20,6 +20,11 @@ is copied to ``agents/zoo/<name>.curves.png`` (for a run of no iteration, its wa
 ``warm_start.png``). ``agents/zoo/README.md`` lists
 the cards. ``--model agents/zoo/<name>.pt`` promotes the zoo model again with another default search (more
 simulations, say): its card keeps where the network came from, its curves and ``net:<name>``'s budget.
+With ``--keep-evaluation`` (and the search unchanged) only the card's ``net:`` fields change, and no game is
+played; ``--network-rollout-base learned_policy`` makes ``net:<name>``'s paired rollouts beat the file's learned
+policy instead of its rollout policy's choice::
+
+    octagames zoo --game octa-nl --model agents/zoo/octa-nl.pt --network-rollout-base learned_policy --keep-evaluation
 """
 
 from __future__ import annotations

@@ -234,17 +234,18 @@ def test_the_zoo_file_promoted_again_can_rewrite_its_net_fields_alone(tmp_path, 
     for suffix in (".pt", ".json"):
         shutil.copyfile(shipped.with_suffix(suffix), tmp_path / "zoo" / f"octa-nl{suffix}")
     zoo_file = tmp_path / "zoo" / "octa-nl.pt"
-    before, data = json.loads(zoo_file.with_suffix(".json").read_text()), zoo_file.read_bytes()
-    assert "network_rollout_base" not in before and make_agent("net:octa-nl", "octa-nl").search.rollout_base == "model"
+    data = zoo_file.read_bytes()
 
     def again(**flags):
         return zoo.promote(zoo.ZooConfig(game="octa-nl", model=str(zoo_file), keep_evaluation=True, **flags))
 
+    before = again(network_rollout_base="model")  # the agent's own: the card names none
+    assert "network_rollout_base" not in before and make_agent("net:octa-nl", "octa-nl").search.rollout_base == "model"
     card = again(network_rollout_base="learned_policy")
     assert card["network_rollout_base"] == "learned_policy" and zoo_file.read_bytes() == data
     kept = ("network_rollout_base", "commit", "date")  # what the rewrite changes
     assert {k: v for k, v in card.items() if k not in kept} == {k: v for k, v in before.items() if k not in kept}
-    assert card["date"] == datetime.date.today().isoformat()
+    assert card["date"] == datetime.date.today().isoformat() and card["evaluation"]  # the evaluation kept
     assert list(card).index("network_rollout_base") > list(card).index("search")
     assert json.loads(zoo_file.with_suffix(".json").read_text()) == card
     assert "the move they must beat its learned policy's" in (tmp_path / "zoo" / "README.md").read_text()

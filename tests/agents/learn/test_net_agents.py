@@ -224,8 +224,10 @@ def test_bad_net_specs_are_refused_in_one_line():
 def test_a_card_can_make_nets_rollouts_beat_the_files_learned_policy(monkeypatch):
     """A card's ``network_rollout_base`` sets the move ``net:<variant>``'s paired rollouts must beat, and a game
     journal of that agent is not resumed across the change."""
-    card = az.zoo_card("octa-nl")
+    card = {k: v for k, v in az.zoo_card("octa-nl").items() if k != "network_rollout_base"}
     assert "learned_policy" in zoo_file_keys("octa-nl")
+    monkeypatch.setattr(az, "zoo_card", lambda name: card if name == "octa-nl" else {})
+    assert make_agent("net:octa-nl", "octa-nl").search.rollout_base == "model"  # a card that names none
     before = model_fingerprints(["net:octa-nl", "net:octa-nl:0"])
     monkeypatch.setattr(az, "zoo_card", lambda name: {**card, "network_rollout_base": "learned_policy"}
                         if name == "octa-nl" else {})
