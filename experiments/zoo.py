@@ -72,7 +72,8 @@ class ZooConfig:
     file's improved learned policy); "": the card's where the zoo file is promoted again, else model"""
     keep_evaluation: bool = False
     """the zoo file promoted again (--model agents/zoo/<name>.pt) with zoo:<name>'s search unchanged: rewrite its
-    card's net: fields only, keeping the file, its evaluation and time per game side (no game is played)"""
+    card's net: fields only, keeping the file, its evaluation and time per game side (no game is played: the
+    opponents and games flags are not used)"""
     leaves_per_game: int = 0
     """default leaves per network call (0: the model file's)"""
     leaf_value_mix: float = -1.0
@@ -250,9 +251,15 @@ def seconds_per_side(name: str, games: int, seed: int = 0) -> float:
     return spent[0] / max(1, games)
 
 
-def network_fields(cfg: ZooConfig, again: dict[str, Any], has_policy: bool) -> dict[str, Any]:
+def network_fields(cfg: ZooConfig, again: dict[str, Any], data: dict[str, Any]) -> dict[str, Any]:
     """The card fields ``net:<name>`` reads beside the search: ``network_simulations`` and
-    ``network_rollout_base``, from the flags, else from the card of the zoo file promoted again (``again``)."""
+    ``network_rollout_base``, from the flags, else from the card of the zoo file promoted again (``again``);
+    ``data`` is the model file's contents.
+
+    Raises:
+        ValueError: ``learned_policy`` as the base of a file without a learned policy, or without the learned
+            rollout policy whose paired rollouts would have to beat it.
+    """
     fields = {k: again[k] for k in ("network_simulations", "network_rollout_base") if k in again}
     if cfg.network_simulations >= 0:
         fields["network_simulations"] = cfg.network_simulations
@@ -260,15 +267,19 @@ def network_fields(cfg: ZooConfig, again: dict[str, Any], has_policy: bool) -> d
         fields["network_rollout_base"] = cfg.network_rollout_base
     if fields.get("network_rollout_base") == "model":  # the agent's own: the card names none
         del fields["network_rollout_base"]
-    if fields.get("network_rollout_base") == "learned_policy" and not has_policy:
+    missing = [k for k in ("learned_policy", "learned_rollout") if k not in data]
+    if fields.get("network_rollout_base") == "learned_policy" and missing:
         raise ValueError(f"network_rollout_base='learned_policy' is not valid for {cfg.model}: the file carries no "
-                         "learned policy (octagames improve-policy writes one); valid: model")
+                         f"{' and no '.join(k.replace('_', ' ') for k in missing)} (octagames train-rollout writes "
+                         "the rollout policy, improve-policy the policy its rollouts would beat); valid: model")
     return fields
 
 
-def recard(cfg: ZooConfig, name: str, again: dict[str, Any], search: SearchConfig, has_policy: bool) -> dict[str, Any]:
+def recard(cfg: ZooConfig, name: str, again: dict[str, Any], search: SearchConfig,
+           data: dict[str, Any]) -> dict[str, Any]:
     """``--keep-evaluation``: the card of the zoo file ``name`` with its ``net:`` fields rewritten; the file, its
-    search and its evaluation stay. Refused for another file or where the flags change ``zoo:<name>``'s search."""
+    search and its evaluation stay (``--opponents`` and ``--games`` are not played). Refused for another file or
+    where the flags change ``zoo:<name>``'s search."""
     if not again:
         raise ValueError(f"keep_evaluation: model={cfg.model!r} is not the zoo file {ZOO_DIR / name}.pt with its "
                          "card; only the zoo file promoted again keeps its card's evaluation")
@@ -281,7 +292,7 @@ def recard(cfg: ZooConfig, name: str, again: dict[str, Any], search: SearchConfi
     card = {k: v for k, v in again.items() if k not in ("network_simulations", "network_rollout_base")}
     at = list(card).index("search") + 1  # the net: fields after the search, where a promotion writes them
     items = list(card.items())
-    card = dict(items[:at] + list(network_fields(cfg, again, has_policy).items()) + items[at:])
+    card = dict(items[:at] + list(network_fields(cfg, again, data).items()) + items[at:])
     card.update(commit=git_commit(), date=datetime.date.today().isoformat())
     (ZOO_DIR / f"{name}.json").write_text(json.dumps(card, indent=1) + "\n")
     write_readme()
@@ -328,8 +339,8 @@ def promote(cfg: ZooConfig) -> dict[str, Any]:
     # from, its curves, the network's budget and its learned policy's record (the file's metadata kept its source)
     again = zoo_card(name) if Path(cfg.model).resolve() == (ZOO_DIR / f"{name}.pt").resolve() else {}
     if cfg.keep_evaluation:
-        return recard(cfg, name, again, search, "learned_policy" in data)
-    net_fields = network_fields(cfg, again, "learned_policy" in data)  # refused before any file is written
+        return recard(cfg, name, again, search, data)
+    net_fields = network_fields(cfg, again, data)  # refused before any file is written
     ZOO_DIR.mkdir(parents=True, exist_ok=True)
     learned = LearnedRollout.from_state(g, data["learned_rollout"]) if "learned_rollout" in data else None
     fitted = (learned_record(Path(cfg.model)) or dict(again.get("learned_rollout", {}))) if learned is not None else {}

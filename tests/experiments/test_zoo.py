@@ -265,7 +265,7 @@ def test_the_zoo_file_promoted_again_can_rewrite_its_net_fields_alone(tmp_path, 
     g = Game("octa-nl")
     save_model(PolicyValueNet(g.observation_size, g.num_actions, 2, hidden=(8,)), tmp_path / "bare.pt", g,
                SearchConfig(simulations=2))
-    with pytest.raises(ValueError, match="carries no learned policy"):
+    with pytest.raises(ValueError, match="carries no learned policy and no learned rollout"):
         zoo.promote(zoo.ZooConfig(game="octa-nl", model=str(tmp_path / "bare.pt"),
                                   network_rollout_base="learned_policy"))
     assert zoo_file.read_bytes() == data  # nothing written by a refused promotion
