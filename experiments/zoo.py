@@ -251,6 +251,10 @@ def seconds_per_side(name: str, games: int, seed: int = 0) -> float:
     return spent[0] / max(1, games)
 
 
+NETWORK_FIELDS = ("network_simulations", "network_rollout_base")
+"""The card fields of ``net:<name>`` that a promotion sets from its flags (:func:`network_fields`)."""
+
+
 def network_fields(cfg: ZooConfig, again: dict[str, Any], data: dict[str, Any]) -> dict[str, Any]:
     """The card fields ``net:<name>`` reads beside the search: ``network_simulations`` and
     ``network_rollout_base``, from the flags, else from the card of the zoo file promoted again (``again``);
@@ -260,7 +264,7 @@ def network_fields(cfg: ZooConfig, again: dict[str, Any], data: dict[str, Any]) 
         ValueError: ``learned_policy`` as the base of a file without a learned policy, or without the learned
             rollout policy whose paired rollouts would have to beat it.
     """
-    fields = {k: again[k] for k in ("network_simulations", "network_rollout_base") if k in again}
+    fields = {k: again[k] for k in NETWORK_FIELDS if k in again}
     if cfg.network_simulations >= 0:
         fields["network_simulations"] = cfg.network_simulations
     if cfg.network_rollout_base:
@@ -289,7 +293,7 @@ def recard(cfg: ZooConfig, name: str, again: dict[str, Any], search: SearchConfi
     if changed:
         raise ValueError(f"keep_evaluation: the flags change zoo:{name}'s search ({', '.join(changed)}), so its "
                          "evaluation must be played again: drop --keep-evaluation")
-    card = {k: v for k, v in again.items() if k not in ("network_simulations", "network_rollout_base")}
+    card = {k: v for k, v in again.items() if k not in NETWORK_FIELDS}
     at = list(card).index("search") + 1  # the net: fields after the search, where a promotion writes them
     items = list(card.items())
     card = dict(items[:at] + list(network_fields(cfg, again, data).items()) + items[at:])

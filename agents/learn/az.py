@@ -1272,12 +1272,9 @@ def _zoo_agent(kind: str, game: str, arg: str | None, network_alone: bool) -> Ag
     budget = network_budget(name) if sims is None and network_alone else sims
     agent = AZAgent.load(path, budget, name=f"{kind}-{name}" + ("" if sims is None else f"-{sims}"),
                          network_alone=network_alone)
-    worlds = network_worlds(name) if network_alone else None
-    if worlds is not None and agent.search.belief_model == "learned":
-        agent.search = dataclasses.replace(agent.search, belief_worlds=int(worlds))
-    base = network_base(name) if network_alone else None
-    if base is not None and agent.search.belief_model == "learned":
-        agent.search = dataclasses.replace(agent.search, rollout_base=base)
+    if network_alone and agent.search.belief_model == "learned":  # the card's worlds and base for its rollouts
+        card = {"belief_worlds": network_worlds(name), "rollout_base": network_base(name)}
+        agent.search = dataclasses.replace(agent.search, **{k: v for k, v in card.items() if v is not None})
     return agent
 
 
