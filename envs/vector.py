@@ -148,8 +148,7 @@ class VectorEnv:
             self.seed = int(seed)
         seeds = np.arange(self.num_envs, dtype=np.int64) + self.seed
         self._run(self._k.reset_batch, self.states, seeds)
-        self._run(self._k.emit_batch, self.states, self._obs, self._mask, self._legal, self._player,
-                  shared=(self._divisor,))
+        self._emit()
         self._ready = True
         return self._obs.copy(), self._info()
 
@@ -294,8 +293,7 @@ class VectorEnv:
                                  f"for a seat to act (Game.play_chance settles chance)")
         for k in self._STATE_ARRAYS:
             getattr(self, k)[...] = state[k.lstrip("_")]
-        self._run(self._k.emit_batch, self.states, self._obs, self._mask, self._legal, self._player,
-                  shared=(self._divisor,))
+        self._emit()
         self._ready = True
 
     def close(self) -> None:
@@ -310,9 +308,23 @@ class VectorEnv:
         state = self.get_state() if self._ready else None
         return (_restore, (self.game, self.num_envs, self.seed, self.num_threads, state, self.obs_dtype))
 
+    # the step and the seat's mask are compiled once per game config; the observation, once per dtype
     def _step(self) -> None:
-        self._run(self._k.step_batch, self.states, self._actions, self._obs, self._mask, self._legal, self._player,
+        self._run(self._step_slice, self.states, self._actions, self._obs, self._mask, self._legal, self._player,
                   self._rew, self._term, self._trunc, self._scratch, shared=(self._divisor,))
+
+    def _step_slice(self, states, actions, obs, mask, legal, player, rew, term, trunc, scratch, divisor) -> None:
+        self._k.step_batch(states, actions, mask, legal, player, rew, term, trunc, scratch)
+        self._k.observe_batch(states, player, obs, divisor)
+
+    def _emit(self) -> None:
+        # every game's seat to act, its legal mask and its observation, from the records
+        self._run(self._emit_slice, self.states, self._obs, self._mask, self._legal, self._player,
+                  shared=(self._divisor,))
+
+    def _emit_slice(self, states, obs, mask, legal, player, divisor) -> None:
+        self._k.seat_batch(states, mask, legal, player)
+        self._k.observe_batch(states, player, obs, divisor)
 
     def _run(self, kernel, *arrays: np.ndarray, shared: tuple[np.ndarray, ...] = ()) -> None:
         # every argument is an array over the batch and each thread steps one slice of it,

@@ -19,7 +19,10 @@ Observations go into a float32 ``obs`` as the game writes them, or, when
 ``k`` of each entry ``k / divisor[j]``: the game's observation writes straight
 into the batch's row through :func:`octagames.compact.compact_row` (``divisor``
 is the game's ``observation_divisors(config)``; float32 callers pass an empty
-one). Only the seat about to act is observed.
+one). Only the seat about to act is observed, by :func:`observe_batch` after the
+step: the kernels that step and write masks do not depend on the dtype and are
+compiled once, not once per observation dtype (each such copy of a kernel that
+reaches every rule costs seconds of compile).
 """
 
 import numba as nb
@@ -71,23 +74,22 @@ def _observe_typed(s, p, obs, i, divisor):
 
 
 @nb.njit(inline="always")
-def _emit(s, i, obs, mask, legal, player, divisor) -> None:
+def _seat(s, i, mask, legal, player) -> None:
+    # the acting seat and its legal mask (the observation is written apart, by observe_batch)
     p = game.acting_player(s)
     player[i] = p
     if p >= 0:
         game.legal_mask(s, p, mask[i])
         legal[i, :] = mask[i, :]
-        _observe(s, p, obs, i, divisor)
     else:
         mask[i, :] = 0
         legal[i, :] = 0
-        obs[i, :] = 0
 
 
 @nb.njit(cache=True, nogil=True)
 def reset_batch(states, seeds) -> None:
-    """Start record ``i`` from ``seeds[i]`` and resolve chance; :func:`emit_batch` then writes the first
-    observations (kept apart so that this kernel is compiled once, not once per observation dtype)."""
+    """Start record ``i`` from ``seeds[i]`` and resolve chance; :func:`seat_batch` and :func:`observe_batch`
+    then write the first seats, masks and observations."""
     for i in range(states.shape[0]):
         s = states[i]
         game.reset(s, seeds[i])
@@ -95,9 +97,9 @@ def reset_batch(states, seeds) -> None:
 
 
 @nb.njit(cache=True, nogil=True)
-def step_batch(states, actions, obs, mask, legal, player, rewards, terminated, truncated, scratch,
-               divisor) -> None:
-    """Apply ``actions[i]`` to record ``i``; rewards are the change of every seat's return.
+def step_batch(states, actions, mask, legal, player, rewards, terminated, truncated, scratch) -> None:
+    """Apply ``actions[i]`` to record ``i``; rewards are the change of every seat's return. The seat to
+    act next and its legal mask are written; :func:`observe_batch` then writes its observation.
 
     ``legal[i]`` must be the legal mask of the seat to act in record ``i`` as the last
     kernel call wrote it. A game that ends is flagged (``terminated``, or ``truncated``
@@ -125,21 +127,24 @@ def step_batch(states, actions, obs, mask, legal, player, rewards, terminated, t
                 terminated[i] = True
             game.reset(s, np.int64(rng_next(s) >> np.uint64(1)))  # int64 like reset_batch: one compile
             _settle(s)
-        _emit(s, i, obs, mask, legal, player, divisor)
+        _seat(s, i, mask, legal, player)
 
 
 @nb.njit(cache=True, nogil=True)
-def emit_batch(states, obs, mask, legal, player, divisor) -> None:
-    """Write the acting seat, its legal mask and its observation for every record."""
+def seat_batch(states, mask, legal, player) -> None:
+    """Write the acting seat and its legal mask for every record."""
     for i in range(states.shape[0]):
-        _emit(states[i], i, obs, mask, legal, player, divisor)
+        _seat(states[i], i, mask, legal, player)
 
 
 @nb.njit(cache=True, nogil=True)
 def observe_batch(states, players, obs, divisor) -> None:
-    """Write the observation of seat ``players[i]`` in record ``i``."""
+    """Write the observation of seat ``players[i]`` in record ``i`` (zeros where ``players[i] < 0``: no seat acts)."""
     for i in range(states.shape[0]):
-        _observe(states[i], players[i], obs, i, divisor)
+        if players[i] >= 0:
+            _observe(states[i], players[i], obs, i, divisor)
+        else:
+            obs[i, :] = 0
 
 
 @nb.njit(cache=True, nogil=True)
