@@ -25,6 +25,16 @@ def _octagames(*args: str, timeout: int = 300) -> subprocess.CompletedProcess:
                           text=True, timeout=timeout, cwd=ROOT)
 
 
+def _in_process(monkeypatch, capsys, *args: str) -> tuple[int, str]:
+    """``octagames <args>`` run by :func:`main` in this process: its exit status and what it wrote on stderr
+    (the verb's script sets ``sys.argv``, restored afterwards)."""
+    monkeypatch.setattr(sys, "argv", list(sys.argv))
+    capsys.readouterr()
+    with pytest.raises(SystemExit) as e:
+        main(list(args))
+    return e.value.code, capsys.readouterr().err
+
+
 def _console_scripts() -> dict[str, str]:
     cfg = configparser.ConfigParser()
     cfg.read(ROOT / "setup.cfg")
@@ -95,20 +105,28 @@ def test_a_verb_is_its_script_under_its_name():
     (["tournament", "--agents", "random,mcts:lots", "--games-per-pair", "1"], "agent 'mcts:lots': the argument"),
     (["evaluate", "--agent", "ppo:no/such/policy.pt", "--games", "1"], "No such file or directory"),
 ])
-def test_a_user_error_is_one_line_and_status_2(args, expected, tmp_path):
-    """A bad agent spec, variant, config field or seat count: one line naming the fix, exit status 2."""
-    proc = _octagames(*args, *([] if args[0] == "play" else ["--out-dir", str(tmp_path)]))
+def test_a_user_error_is_one_line_and_status_2(args, expected, tmp_path, monkeypatch, capsys):
+    """A bad agent spec, variant, config field or seat count: one line naming the fix, exit status 2
+    (in this process; the next test runs one in a fresh process, as the console script does)."""
+    code, err = _in_process(monkeypatch, capsys, *args, *([] if args[0] == "play" else ["--out-dir", str(tmp_path)]))
+    assert code == 2, err[-2000:]
+    assert err.count("\n") == 1 and f"octagames {args[0]}: error: " in err, err
+    assert expected in err
+
+
+def test_a_user_error_in_a_fresh_process_is_one_line_without_a_traceback(tmp_path):
+    proc = _octagames("evaluate", "--agent", "nope", "--games", "1", "--out-dir", str(tmp_path))
     assert proc.returncode == 2, proc.stderr[-2000:]
-    assert proc.stderr.count("\n") == 1 and f"octagames {args[0]}: error: " in proc.stderr, proc.stderr
-    assert expected in proc.stderr and "Traceback" not in proc.stderr
+    assert proc.stderr.startswith("octagames evaluate: error: agent='nope' is not valid; valid agents: [")
+    assert proc.stderr.count("\n") == 1 and "Traceback" not in proc.stderr
 
 
 @pytest.mark.parametrize("args", [["demo", "--bogus"], ["demo", "--game", "chess"],
                                   ["warmup", "--game", "chess"], ["warmup", "--jobs", "x"]])
-def test_demo_and_warmup_refuse_what_they_cannot_read(args):
-    proc = _octagames(*args, timeout=120)
-    assert proc.returncode == 2 and "Traceback" not in proc.stderr, proc.stderr[-2000:]
-    assert ("--bogus" if "--bogus" in args else "chess" if "chess" in args else "x") in proc.stderr
+def test_demo_and_warmup_refuse_what_they_cannot_read(args, monkeypatch, capsys):
+    code, err = _in_process(monkeypatch, capsys, *args)
+    assert code == 2, err[-2000:]
+    assert ("--bogus" if "--bogus" in args else "chess" if "chess" in args else "x") in err
 
 
 @pytest.mark.slow
