@@ -9,7 +9,8 @@ the PettingZoo AEC and Parallel envs, the OpenSpiel game when pyspiel is install
 of the game's heuristic agent (the usual opponent of ``evaluate``), MCTS with its
 default evaluator and with a network's priors, the batched network search of the zoo agents and
 train_az when torch is installed, with the compiled heuristic's playouts where a game has one and the
-learned rollout policy's where its rules name facts for one: ``net:octa-en``, ``net:octa-nl``), so
+learned rollout policy's where its rules name facts for one: ``net:octa-en``, ``net:octa-nl``, and
+its games against the heuristic, which ``improve-policy`` plays), so
 that the first call in any later process loads compiled code from the cache
 (:mod:`octagames.specialize`) instead of compiling it; the rules face also asks for the message
 of every illegal move of its first positions (Octiles' reasons call compiled kernels) and runs the
@@ -213,6 +214,7 @@ def first_call(game: str, face: str, **config: Any) -> None:
             learned = LearnedRollout(g, np.zeros((f.groups, f.inputs)), np.zeros(g.num_actions))
             learned.action(s, p)
             learned.rollout_values(believed_worlds(g, s, p, np.random.default_rng(0), 2), p, list(g.legal_actions(s)))
+            learned.duel_wins(1)  # its games against the compiled heuristic (improve-policy)
     else:
         raise ValueError(f"face={face!r} is not valid; valid values: {list(FACES)}")
 
