@@ -110,6 +110,10 @@ class GameSpec:
         mcts_evaluator: MCTS's default game knowledge, ``(kind, "module:function")`` with kind
             ``"value"`` (a compiled leaf value) or ``"playout"``; ``None`` plays random playouts.
         playout_policy: the compiled heuristic as a playout policy, ``"module:function"``.
+        playout_policy_by: ``(field, {value: "module:function"})``: where the heuristic has one policy per
+            value of a config field (Octa's rulebooks), each one compiles without the others' code; the
+            playouts of a :class:`~octagames.core.Game` use its config's (``playout_policy`` serves a game
+            named without a config).
         exploration: MCTS's exploration constant when none is given (``None``: the search's default).
         belief: the module of the AZ search's belief about hidden cards, or ``None``.
         picture: the module drawing ``rgb_array`` pictures (``render_rgb(record)``), or ``None``.
@@ -125,6 +129,7 @@ class GameSpec:
     heuristic: str | None = None
     mcts_evaluator: tuple[str, str] | None = None
     playout_policy: str | None = None
+    playout_policy_by: tuple[str, Mapping[str, str]] | None = None
     exploration: float | None = None
     belief: str | None = None
     picture: str | None = None

@@ -729,3 +729,16 @@ def octa_playout(s, player, mask, n_legal) -> int:
     if s["rules"] == RULES_NL:
         return _nl_playout(s, player, mask)
     return _en_playout(s, player, mask)
+
+
+@nb.njit
+def en_playout(s, player, mask, n_legal) -> int:
+    """:func:`octa_playout` of an English record: the English priorities alone, so that the playouts
+    compiled for the English rulebook carry none of the Dutch ones (``GameSpec.playout_policy_by``)."""
+    return _en_playout(s, player, mask)
+
+
+@nb.njit
+def nl_playout(s, player, mask, n_legal) -> int:
+    """:func:`octa_playout` of a Dutch record: the Dutch priorities alone (see :func:`en_playout`)."""
+    return _nl_playout(s, player, mask)

@@ -588,7 +588,7 @@ class PriorHint:
         self.agent = make_agent(spec, game)
         self.agent.reset(game, 0, seed)
         # the heuristic of a game with a compiled port (GameSpec.playout_policy) is asked in one compiled call
-        self.compiled = playout_kernels(game.kernel_module, playout_policy(game.name)).policy_many \
+        self.compiled = playout_kernels(game.kernel_module, playout_policy(game)).policy_many \
             if spec == "heuristic" and has_playout_policy(game.name) else None
 
     def choices(self, records: np.ndarray, players: np.ndarray, obs: np.ndarray, masks: np.ndarray) -> np.ndarray:
@@ -652,7 +652,7 @@ class BatchedSearch:
         self.hint = PriorHint(game, self.config.prior_hint, self.config.prior_hint_weight) \
             if self.config.prior_hint else None
         # the heuristic playouts of playout_mix (a game without them refuses the mix by name)
-        self.playout = playout_policy(game.name) if self.config.playout_mix > 0 else None
+        self.playout = playout_policy(game) if self.config.playout_mix > 0 else None
         self.kernels = search_kernels(game.kernel_module, value=self.value_fn) if self.value_fn is not None \
             else search_kernels(game.kernel_module)
         self.playouts = playout_kernels(game.kernel_module, self.playout).playouts_many \

@@ -37,11 +37,10 @@ from typing import Any
 
 import numpy as np
 
-from octagames import catalogue
 from octagames.agents.arena import progress_bar, wilson_interval
 from octagames.agents.base import make_turn
 from octagames.agents.registry import make_agent
-from octagames.agents.search.mcts import has_playout_policy, playout_kernels, playout_policy
+from octagames.agents.search.mcts import has_playout_policy, playout_kernels, playout_policy, playout_target
 from octagames.core import Game
 from octagames.specialize import specialize
 
@@ -99,7 +98,7 @@ def features(game: Game) -> Features:
 def kernels(game: Game) -> ModuleType:
     """The compiled kernels of the template for ``game`` (loaded once per process); its ``opponent`` is
     the game's compiled heuristic where it has one (uniformly random play otherwise)."""
-    opponent = catalogue.game_spec(game.name).playout_policy if has_playout_policy(game.name) else None
+    opponent = playout_target(game) if has_playout_policy(game.name) else None
     return specialize(TEMPLATE, game=game.kernel_module,
                       opponent=opponent or "octagames.agents.search.mcts:random_policy")
 
@@ -279,7 +278,7 @@ def teacher_decisions(game: Game, games: int, seed: int = 0, epsilon: float = 0.
     features(game)
     agents = [make_agent(teacher, game) for _ in range(game.num_players)]
     # the heuristic's compiled port where it is the teacher: the same choices without a Turn's copies
-    compiled = playout_kernels(game.kernel_module, playout_policy(game.name)).policy_many \
+    compiled = playout_kernels(game.kernel_module, playout_policy(game)).policy_many \
         if teacher == "heuristic" and has_playout_policy(game.name) else None
     chosen = np.zeros(1, np.int64)
     rng = np.random.default_rng(seed)

@@ -592,17 +592,32 @@ def has_playout_policy(game: str) -> bool:
     return spec is not None and spec.playout_policy is not None
 
 
-def playout_policy(game: str) -> Any:
-    """The compiled heuristic playout policy of the game named ``game`` (see :func:`playout_games`).
+def playout_policy(game: str | Game) -> Any:
+    """The compiled heuristic playout policy of ``game`` (see :func:`playout_games`): :func:`playout_target`'s.
 
     Raises:
         ValueError: the game has none.
     """
-    spec = _spec(game)
+    return _function(playout_target(game))
+
+
+def playout_target(game: str | Game) -> str:
+    """The ``"module:function"`` of ``game``'s compiled heuristic playout policy: a game's config picks its own
+    where the game has one per value of a config field (``GameSpec.playout_policy_by``: Octa's rulebooks,
+    whose playouts then compile one rulebook's priorities); a name, the game's ``playout_policy``.
+
+    Raises:
+        ValueError: the game has none.
+    """
+    name = game if isinstance(game, str) else game.name
+    spec = _spec(name)
     if spec is None or spec.playout_policy is None:
-        raise ValueError(f"game {game!r} has no compiled heuristic playout policy; "
+        raise ValueError(f"game {name!r} has no compiled heuristic playout policy; "
                          f"games with one: {playout_games()}")
-    return _function(spec.playout_policy)
+    if isinstance(game, Game) and spec.playout_policy_by is not None:
+        field, targets = spec.playout_policy_by
+        return targets[getattr(game.config, field)]
+    return spec.playout_policy
 
 
 def default_exploration(game: Game) -> float:

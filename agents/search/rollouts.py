@@ -66,7 +66,7 @@ def check_game(game: Game, who: str = "the heuristic rollouts") -> None:
 def kernels(game: Game) -> ModuleType:
     """The compiled playout kernels of ``game`` with its heuristic (``specialize`` loads them once per process)."""
     check_game(game)
-    return playout_kernels(game.kernel_module, playout_policy(game.name))
+    return playout_kernels(game.kernel_module, playout_policy(game))
 
 
 def believed_worlds(game: Game, state: np.void, seat: int, rng: np.random.Generator,

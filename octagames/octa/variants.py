@@ -17,6 +17,8 @@ SPEC = GameSpec(
     ),
     heuristic="octagames.agents.heuristics.octa:OctaHeuristicAgent",
     playout_policy="octagames.agents.heuristics.octa:octa_playout",
+    playout_policy_by=("rules", {"en": "octagames.agents.heuristics.octa:en_playout",
+                                 "nl": "octagames.agents.heuristics.octa:nl_playout"}),
     belief="octagames.agents.search.rollouts",
     picture="octagames.envs.pictures.octa",
     gymnasium_id="octagames/Octa-v0",

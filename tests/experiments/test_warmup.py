@@ -122,7 +122,7 @@ def test_the_az_face_compiles_the_heuristic_playouts_where_a_game_has_them(monke
     first_call("octrix", "az")
     assert bound == [] and rolled == []
     first_call("octa", "az", rules="en")
-    assert [p.__name__ for _, p in bound] == ["octa_playout", "octa_playout"]  # the playouts and the hint
+    assert [p.__name__ for _, p in bound] == ["en_playout", "en_playout"]  # the playouts and the hint
     assert all(m == Game("octa", rules="en").kernel_module for m, _ in bound)
     assert len(rolled) == 1 and rolled[0][:2] == ("en", 2) and rolled[0][2] >= 1  # the paired rollouts
 

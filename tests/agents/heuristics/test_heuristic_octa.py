@@ -1,5 +1,5 @@
-"""The compiled Octa heuristic (``octa_playout``): against the Python agent it ports, and as the
-playouts of MCTS (``mcts:<n>:heuristic``) and of the AlphaZero search (``playout_mix``)."""
+"""The compiled Octa heuristic (``octa_playout``, and each rulebook's alone: ``en_playout``, ``nl_playout``):
+against the Python agent it ports, and as the playouts of MCTS (``mcts:<n>:heuristic``) and of the AlphaZero search (``playout_mix``)."""
 
 import numpy as np
 import pytest
@@ -7,8 +7,8 @@ import pytest
 from octagames.agents.learn.az import BatchedSearch, PriorHint, SearchConfig
 from octagames.agents.base import make_turn
 from octagames.agents.heuristics.achten import achten_playout
-from octagames.agents.heuristics.octa import OctaHeuristicAgent, octa_playout
-from octagames.agents.search.mcts import CompiledRollout, playout_kernels
+from octagames.agents.heuristics.octa import OctaHeuristicAgent, en_playout, nl_playout, octa_playout
+from octagames.agents.search.mcts import CompiledRollout, playout_kernels, playout_policy
 from octagames.agents.registry import make_agent
 from octagames.core import Game
 from octagames.octa import en, nl
@@ -26,25 +26,24 @@ class _FlagRNG:
 
 
 def _compiled(g: Game, s, p: int, mask: np.ndarray) -> int:
-    """``octa_playout``'s choice for seat ``p`` in ``s``, through the playout kernels the warm-up caches
-    (``policy_many`` over one record: this process compiles none of the engine); ``s``'s RNG advances
-    as a call of ``octa_playout`` on it would advance it."""
+    """The compiled heuristic's choice for seat ``p`` in ``s`` (the rulebook's own policy, ``playout_policy(g)``),
+    through the playout kernels the warm-up caches (``policy_many`` over one record: this process compiles
+    none of the engine); ``s``'s RNG advances as a call of the policy on it would advance it."""
     recs = np.array(s, dtype=g.dtype).reshape(1)
     out = np.zeros(1, np.int64)
-    playout_kernels(g.kernel_module, octa_playout).policy_many(recs, np.array([p], np.int64), mask[None, :], out)
+    playout_kernels(g.kernel_module, playout_policy(g)).policy_many(recs, np.array([p], np.int64), mask[None, :],
+                                                                    out)
     for name in g.dtype.names:
         s[name] = recs[0][name]
     return int(out[0])
 
 
-@pytest.mark.parametrize("rules", ["en", "nl"])
-def test_compiled_octa_playout_plays_like_the_python_heuristic(rules):
-    g = Game("octa", rules=rules)
-    agent = OctaHeuristicAgent()
+def _mostly_heuristic_games(g: Game, seeds: range, decide) -> None:
+    """Play games ``seeds`` of ``g``: chance by the record's RNG; at every decision ``decide(s, p, mask, seed)``
+    (which may assert) names the heuristic's move, played with probability 0.8, else a random legal one
+    (mostly the heuristic's own games, where runs and Octas get built, with random moves mixed in)."""
     rng = np.random.default_rng(0)
-    checked = random_piles = 0
-    phases = set()
-    for seed in range(12):
+    for seed in seeds:
         s = g.new_state(seed)
         while not g.is_terminal(s):
             if g.is_chance(s):
@@ -52,25 +51,57 @@ def test_compiled_octa_playout_plays_like_the_python_heuristic(rules):
                 continue
             p = g.acting_player(s)
             mask = g.legal_mask(s, p).astype(np.uint8)
-            before = s.tobytes()
-            compiled = _compiled(g, g.clone(s), p, mask)
-            assert s.tobytes() == before
-            assert mask[compiled], g.action_to_string(s, compiled)
-            agent.rng = _FlagRNG()
-            expected = int(agent.act(make_turn(g, s, p, seed)))
-            if agent.rng.called:  # the action pile when no top matches: a coin flip in both
-                random_piles += 1
-                first = en.A_PILE if rules == "en" else nl.N_PILE
-                assert {compiled, expected} <= {first, first + 1}
-            else:
-                assert compiled == expected, (g.render(s), g.action_to_string(s, compiled),
-                                              g.action_to_string(s, expected))
-                checked += 1
-                phases.add(int(s["phase"]))
-            # mostly the heuristic's own games (runs and Octas get built), with random moves mixed in
-            g.apply_action(s, expected if rng.random() < 0.8 else int(rng.choice(np.flatnonzero(mask))))
-    assert checked > 1000 and random_piles > 50
+            preferred = decide(s, p, mask, seed)
+            g.apply_action(s, preferred if rng.random() < 0.8 else int(rng.choice(np.flatnonzero(mask))))
+
+
+@pytest.mark.parametrize("rules", ["en", "nl"])
+def test_compiled_octa_playout_plays_like_the_python_heuristic(rules):
+    g = Game("octa", rules=rules)
+    agent = OctaHeuristicAgent()
+    counts = {"checked": 0, "random_piles": 0}
+    phases = set()
+
+    def decide(s, p, mask, seed):
+        before = s.tobytes()
+        compiled = _compiled(g, g.clone(s), p, mask)
+        assert s.tobytes() == before
+        assert mask[compiled], g.action_to_string(s, compiled)
+        agent.rng = _FlagRNG()
+        expected = int(agent.act(make_turn(g, s, p, seed)))
+        if agent.rng.called:  # the action pile when no top matches: a coin flip in both
+            counts["random_piles"] += 1
+            first = en.A_PILE if rules == "en" else nl.N_PILE
+            assert {compiled, expected} <= {first, first + 1}
+        else:
+            assert compiled == expected, (g.render(s), g.action_to_string(s, compiled),
+                                          g.action_to_string(s, expected))
+            counts["checked"] += 1
+            phases.add(int(s["phase"]))
+        return expected
+
+    _mostly_heuristic_games(g, range(12), decide)
+    assert counts["checked"] > 1000 and counts["random_piles"] > 50
     assert len(phases) >= 8  # the priorities of most phases were compared
+
+
+def test_each_rulebooks_own_policy_is_octa_playout_on_its_records():
+    # octa_playout (mcts:<n>:heuristic, a game named without a config) dispatches on the record's rulebook;
+    # a Game's playouts compile its rulebook's policy alone: the same choice and the same RNG draws
+    for rules, own in (("en", en_playout), ("nl", nl_playout)):
+        g = Game("octa", rules=rules)
+        assert playout_policy(g) is own and playout_policy("octa") is octa_playout
+        compared = []
+
+        def decide(s, p, mask, seed):
+            mine = g.clone(s)
+            dispatched = int(octa_playout(s, p, mask, int(mask.sum())))
+            assert _compiled(g, mine, p, mask) == dispatched and mine.tobytes() == s.tobytes()
+            compared.append(dispatched)
+            return dispatched
+
+        _mostly_heuristic_games(g, range(2), decide)
+        assert len(compared) > 100
 
 
 def _heuristic_moves(g: Game, s, most: int | None = None) -> None:
@@ -117,7 +148,7 @@ def test_playouts_many_plays_each_leaf_out_like_the_heuristic_in_python():
     expected = [g.clone(w) for w in works]
     for s in expected:
         _heuristic_moves(g, s)
-    kernels = playout_kernels(g.kernel_module, octa_playout)
+    kernels = playout_kernels(g.kernel_module, playout_policy(g))
     status = np.array([1, 1, -1], np.int64)  # the third row belongs to an inactive game
     evalp = np.array([g.acting_player(w) for w in works], np.int64)
     rets = np.full((3, 2), 7.0)

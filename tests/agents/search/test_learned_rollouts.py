@@ -235,7 +235,7 @@ def test_duel_games_equal_games_played_through_the_python_api():
     g = Game("octa", rules="en")
     policy = random_policy(g, 5)
     wins = policy.duel_wins(4, seed=11)
-    heuristic = playout_kernels(g.kernel_module, playout_policy(g.name)).policy_many
+    heuristic = playout_kernels(g.kernel_module, playout_policy(g)).policy_many
     chosen = np.zeros(1, np.int64)
     for i, expected in enumerate(wins):
         rec = g.new_batch(1, 11 + i)  # the duel's deal i: seed + i
