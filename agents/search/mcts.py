@@ -604,7 +604,8 @@ def playout_policy(game: str | Game) -> Any:
 def playout_target(game: str | Game) -> str:
     """The ``"module:function"`` of ``game``'s compiled heuristic playout policy: a game's config picks its own
     where the game has one per value of a config field (``GameSpec.playout_policy_by``: Octa's rulebooks,
-    whose playouts then compile one rulebook's priorities); a name, the game's ``playout_policy``.
+    whose playouts then compile one rulebook's priorities); a name, or a value without one of its own, the
+    game's ``playout_policy``.
 
     Raises:
         ValueError: the game has none.
@@ -616,7 +617,7 @@ def playout_target(game: str | Game) -> str:
                          f"games with one: {playout_games()}")
     if isinstance(game, Game) and spec.playout_policy_by is not None:
         field, targets = spec.playout_policy_by
-        return targets[getattr(game.config, field)]
+        return targets.get(getattr(game.config, field), spec.playout_policy)
     return spec.playout_policy
 
 

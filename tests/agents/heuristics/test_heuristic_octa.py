@@ -1,5 +1,8 @@
 """The compiled Octa heuristic (``octa_playout``, and each rulebook's alone: ``en_playout``, ``nl_playout``):
-against the Python agent it ports, and as the playouts of MCTS (``mcts:<n>:heuristic``) and of the AlphaZero search (``playout_mix``)."""
+against the Python agent it ports, and as the playouts of MCTS (``mcts:<n>:heuristic``) and of the AlphaZero
+search (``playout_mix``)."""
+
+import dataclasses
 
 import numpy as np
 import pytest
@@ -8,6 +11,8 @@ from octagames.agents.learn.az import BatchedSearch, PriorHint, SearchConfig
 from octagames.agents.base import make_turn
 from octagames.agents.heuristics.achten import achten_playout
 from octagames.agents.heuristics.octa import OctaHeuristicAgent, en_playout, nl_playout, octa_playout
+from octagames import catalogue
+from octagames.agents.search import mcts
 from octagames.agents.search.mcts import CompiledRollout, playout_kernels, playout_policy
 from octagames.agents.registry import make_agent
 from octagames.core import Game
@@ -102,6 +107,13 @@ def test_each_rulebooks_own_policy_is_octa_playout_on_its_records():
 
         _mostly_heuristic_games(g, range(2), decide)
         assert len(compared) > 100
+
+
+def test_a_rulebook_without_a_policy_of_its_own_plays_the_games_policy(monkeypatch):
+    spec = catalogue.game_spec("octa")
+    english_only = dataclasses.replace(spec, playout_policy_by=("rules", {"en": spec.playout_policy_by[1]["en"]}))
+    monkeypatch.setattr(mcts, "_spec", lambda name: english_only)
+    assert playout_policy(Game("octa", rules="nl")) is octa_playout and playout_policy(Game("octa")) is en_playout
 
 
 def _heuristic_moves(g: Game, s, most: int | None = None) -> None:
