@@ -76,7 +76,8 @@ BASE_OBS_SIZE = 1818  # each rulebook's own blocks fill (and pad) this many entr
 # Facts per card, for learners (the block ``facts``): rows of NUM_FACTS values each (the 40 kinds, the 8
 # pool slots' top cards, the top two discards; then the cards a doubling or swap would put on each pool slot,
 # the end card of each run end, the card that would extend each run end, the viewer's situation, and the two
-# face-up action piles, then each run slot); the action tables say which rows an action is about.
+# face-up action piles, then each run slot, then each card position of each run slot); the action tables say
+# which rows an action is about.
 NUM_FACTS = 8
 FACT_POOL_RUN = 7  # the column "completes a pool run" (in the rows of a run end: "the run is the viewer's")
 FACT_SLOT_ROW = NUM_KINDS  # the row of pool slot 0 (after the 40 kinds)
@@ -87,7 +88,10 @@ FACT_EXTEND_ROW = FACT_END_ROW + MAX_RUNS * 2  # run slot r, end e: the kind tha
 FACT_SITUATION_ROW = FACT_EXTEND_ROW + MAX_RUNS * 2  # the viewer's situation (one row)
 FACT_PILE_ROW = FACT_SITUATION_ROW + 1  # face-up action pile 0 (pile 1 follows)
 FACT_RUN_ROW = FACT_PILE_ROW + 2  # run slot 0 (the other run slots follow)
-FACT_ROWS = FACT_RUN_ROW + MAX_RUNS
+FACT_TAKE_ROW = FACT_RUN_ROW + MAX_RUNS  # run slot r, position q (1..11): the face-up card there (r * 11 + q - 1)
+FACT_ROWS = FACT_TAKE_ROW + MAX_RUNS * 11
+FACT_ROWS_V4 = FACT_TAKE_ROW
+"""The rows of the ``facts`` block before the rows of the cards in runs were appended (2026-12-04)."""
 FACT_ROWS_V3 = FACT_RUN_ROW
 """The rows of the ``facts`` block before the run slots' rows were appended (2026-12-04)."""
 FACT_ROWS_V2 = FACT_PILE_ROW
@@ -114,14 +118,17 @@ FACTS = Block("facts", FACT_ROWS * NUM_FACTS,
               "run slot (a Jack's target is a card of that run): the run is on the table, its face-up cards "
               "/ 10, it is the viewer's, a token lies on it, its face-down cards / 10, it is an Octa (8 or "
               "more face-up cards), it is one card short of one (7), the viewer holds a card that extends it "
-              "(an empty slot: all 0)",
+              "(an empty slot: all 0); then a row per run slot and position 1..11 (a Jack's target): a copy "
+              "of the row of the face-up card's kind there (none or a face-down card: all 0)",
               (FACT_ROWS, NUM_FACTS))
 OBS_SIZE = BASE_OBS_SIZE + FACTS.size  # one observation size for both rulebooks
 EARLIER_OBS_SIZES = (BASE_OBS_SIZE, BASE_OBS_SIZE + FACT_ROWS_V1 * NUM_FACTS,
-                     BASE_OBS_SIZE + FACT_ROWS_V2 * NUM_FACTS, BASE_OBS_SIZE + FACT_ROWS_V3 * NUM_FACTS)
+                     BASE_OBS_SIZE + FACT_ROWS_V2 * NUM_FACTS, BASE_OBS_SIZE + FACT_ROWS_V3 * NUM_FACTS,
+                     BASE_OBS_SIZE + FACT_ROWS_V4 * NUM_FACTS)
 """Observation sizes of earlier versions: a network trained on one reads the leading entries, which are
 unchanged (the ``facts`` block was appended after them, its later rows after its first 50, the action
-piles' rows after the situation row, and the run slots' rows after those)."""
+piles' rows after the situation row, the run slots' rows after those, and the rows of the cards in runs
+after those)."""
 # Phases both rulebooks share; each numbers its own phases after PH_USE (PH_OVER is the last).
 PH_DEAL = 0        # chance: the setup deal, card by card
 PH_START = 1       # chance: who starts (outcome 0 or 1)

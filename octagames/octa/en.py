@@ -126,7 +126,7 @@ offset      size  meaning
                   run / 10 (self, opponent)
 1813..1817  5     ``chance``: pending chance kind (draw, action card, refill,
                   face-down card: one-hot 4) and draws still owed / 2
-1818..3537  1720  ``facts``: what the viewer knows of each card (rows: kinds
+1818..5825  4008  ``facts``: what the viewer knows of each card (rows: kinds
                   0..39, pool slots 0..7, the top two discards, then per pool slot
                   and suit the kind of that suit with the slot top's rank (32),
                   per run slot and end the end card (52) and the kind that would
@@ -152,7 +152,9 @@ offset      size  meaning
                   10, it is the viewer's, a token lies on it, its face-down cards
                   / 10, it is an Octa (8 or more face-up cards), it is one card
                   short of one (7), the viewer holds a card that extends it (an
-                  empty slot: all 0)
+                  empty slot: all 0); then a row per run slot and position 1..11
+                  (a Jack's target): a copy of the row of the face-up card's kind
+                  there (none or a face-down card: all 0)
 ==========  ====  ================================================================
 """
 
@@ -162,9 +164,9 @@ import numba as nb
 import numpy as np
 
 from octagames.core import Block
-from octagames.octa.common import (CK_DRAW, CK_FD, FACT_PILE_ROW, FACT_RUN_ROW, FACT_SLOT_ROW, FACT_TOP_ROW,
-                                   HAND_LIMIT, JACK, LINE_NAMES, LOC_AHIDDEN, LOC_DISCARD, LOC_HAND, LOC_STOCK,
-                                   MAX_PILE, MAX_RUNS, NUM_ACTION_KINDS, NUM_KINDS, NUM_NUMBER, NUM_PHASES,
+from octagames.octa.common import (CK_DRAW, CK_FD, FACT_PILE_ROW, FACT_RUN_ROW, FACT_SLOT_ROW, FACT_TAKE_ROW,
+                                   FACT_TOP_ROW, HAND_LIMIT, JACK, LINE_NAMES, LOC_AHIDDEN, LOC_DISCARD, LOC_HAND,
+                                   LOC_STOCK, MAX_PILE, MAX_RUNS, NUM_ACTION_KINDS, NUM_KINDS, NUM_NUMBER, NUM_PHASES,
                                    NUM_QUEEN_PAIRS, PH_USE, POOL_LINES, POOL_SLOTS, POOL_SLOT_NAMES, QUEEN, QUEEN_PAIRS,
                                    TOK_CENTRE, TOK_POOL, TOK_RUN, action_table, atype_of, clear_build, detach,
                                    exchange_fits, extend_pos, fact_refs, free_run, free_run_slot,
@@ -276,7 +278,7 @@ OBS_LAYOUT = observation_layout([
 O_FACTS = OBS_LAYOUT.offset("facts")
 FACT_REFS = fact_refs(ACTIONS, {
     "pile": lambda i: (FACT_PILE_ROW + i,),
-    "jack": lambda i: (FACT_RUN_ROW + i // 11,),
+    "jack": lambda i: (FACT_RUN_ROW + i // 11, FACT_TAKE_ROW + i),
     "queen": lambda i: FACT_SLOT_ROW + QUEEN_PAIRS[i],
     "king_discard": lambda i: (FACT_TOP_ROW, FACT_TOP_ROW + 1),
     "lay": lambda k: (k,),
@@ -285,8 +287,9 @@ FACT_REFS = fact_refs(ACTIONS, {
     "discard": lambda k: (k,),
 })
 """The ``facts`` rows each action is about (``[NUM_ACTIONS, 3]``, -1 for none): the turned action card's
-pile that pile's row, a Jack its run's row, a lay or discard its kind, an exchange its kind and pool slot, a
-Queen its two slots, option B its line's three slots, the King on the discard pile the top two discards."""
+pile that pile's row, a Jack its run's row and the row of the card it takes, a lay or discard its kind, an
+exchange its kind and pool slot, a Queen its two slots, option B its line's three slots, the King on the
+discard pile the top two discards."""
 
 
 @nb.njit

@@ -12,7 +12,8 @@ from __future__ import annotations
 import numpy as np
 
 from octagames.octa import en, nl
-from octagames.octa.common import FACT_PILE_ROW, FACT_ROWS, FACT_RUN_ROW, FACT_SITUATION_ROW, NUM_FACTS, OBS_SIZE
+from octagames.octa.common import (FACT_PILE_ROW, FACT_ROWS, FACT_RUN_ROW, FACT_SITUATION_ROW, FACT_TAKE_ROW, NUM_FACTS,
+                                   OBS_SIZE)
 from octagames.octa.rules import Config
 
 # block: divisor of every entry, or {index in the block: divisor}, shared by both rulebooks
@@ -24,6 +25,7 @@ _COMMON = {"hand": 2.0, "opp_known": 2.0, "hand_n": 80.0, "discard_order": 40.0,
            "counts": {0: 80.0, 1: 24.0, 2: 8.0, 3: 80.0}, "totals": {0: 80.0, 1: 80.0, 2: 10.0, 3: 10.0},
            "facts": {r * NUM_FACTS + j: d for r in range(FACT_ROWS)
                      for j, d in enumerate(_SITUATION_DIVISORS if r == FACT_SITUATION_ROW else
+                                           _FACT_DIVISORS if r >= FACT_TAKE_ROW else  # copies of kinds' rows
                                            _RUN_DIVISORS if r >= FACT_RUN_ROW else
                                            _PILE_DIVISORS if r >= FACT_PILE_ROW else _FACT_DIVISORS)}}
 # the rulebooks' own blocks; "max_turns" stands for the config's turn cap

@@ -136,7 +136,7 @@ offset      size  meaning
                   end (low, high)
 1814..1817  4     ``unused``: always 0 (the observation size is shared with the
                   other rulebook)
-1818..3537  1720  ``facts``: what the viewer knows of each card (rows: kinds
+1818..5825  4008  ``facts``: what the viewer knows of each card (rows: kinds
                   0..39, pool slots 0..7, the top two discards, then per pool slot
                   and suit the kind of that suit with the slot top's rank (32),
                   per run slot and end the end card (52) and the kind that would
@@ -162,7 +162,9 @@ offset      size  meaning
                   10, it is the viewer's, a token lies on it, its face-down cards
                   / 10, it is an Octa (8 or more face-up cards), it is one card
                   short of one (7), the viewer holds a card that extends it (an
-                  empty slot: all 0)
+                  empty slot: all 0); then a row per run slot and position 1..11
+                  (a Jack's target): a copy of the row of the face-up card's kind
+                  there (none or a face-down card: all 0)
 ==========  ====  ================================================================
 """
 
@@ -174,11 +176,11 @@ import numpy as np
 from octagames.core import Block
 from octagames.octa.common import (CK_AFLIP, CK_DRAW, CK_FD, CK_JOKER, CK_REFILL, FACT_END_ROW,
                                    FACT_EXTEND_ROW, FACT_PILE_ROW, FACT_RUN_ROW, FACT_SLOT_ROW, FACT_SLOT_SUIT_ROW,
-                                   FACT_TOP_ROW, HAND_LIMIT, JACK, KING, LINE_NAMES, LOC_AHIDDEN, LOC_HAND, LOC_JOKER,
-                                   LOC_RESERVE, LOC_UNDER, MAX_RUNS, NUM_ACTION_KINDS, NUM_CARDS, NUM_KINDS,
-                                   NUM_NUMBER, NUM_PHASES, PH_USE, POOL_LINES, POOL_SLOTS, POOL_SLOT_NAMES,
-                                   QUEEN, TOK_CENTRE, TOK_RUN, action_table, atype_of, clear_build, detach,
-                                   extend_pos, fact_refs, free_run, free_run_slot, hand_card_of_kind, kind_at,
+                                   FACT_TAKE_ROW, FACT_TOP_ROW, HAND_LIMIT, JACK, KING, LINE_NAMES, LOC_AHIDDEN,
+                                   LOC_HAND, LOC_JOKER, LOC_RESERVE, LOC_UNDER, MAX_RUNS, NUM_ACTION_KINDS,
+                                   NUM_CARDS, NUM_KINDS, NUM_NUMBER, NUM_PHASES, PH_USE, POOL_LINES, POOL_SLOTS,
+                                   POOL_SLOT_NAMES, QUEEN, TOK_CENTRE, TOK_RUN, action_table, atype_of, clear_build,
+                                   detach, extend_pos, fact_refs, free_run, free_run_slot, hand_card_of_kind, kind_at,
                                    kind_of, observation_layout, rank_of, run_faceup, start_chance,
                                    start_refill, suit_of, table_faceup, to_discard, to_hand, to_pool, to_run)
 from octagames.octa.view import (RUN_STRIDE, by_kind, card_name, decline_string, kind_name, obs_action_cards,
@@ -1183,7 +1185,7 @@ OBS_LAYOUT = observation_layout([
 O_FACTS = OBS_LAYOUT.offset("facts")
 FACT_REFS = fact_refs(ACTIONS, {
     "pile": lambda i: (FACT_PILE_ROW + i,),
-    "jack": lambda i: (FACT_RUN_ROW + i // 11,),
+    "jack": lambda i: (FACT_RUN_ROW + i // 11, FACT_TAKE_ROW + i),
     "queen_pot": lambda i: (FACT_SLOT_ROW + i,),
     "queen_end": lambda i: (FACT_END_ROW + i, FACT_RUN_ROW + i // 2),
     "king_pick": lambda k: (k,),
@@ -1198,11 +1200,11 @@ FACT_REFS = fact_refs(ACTIONS, {
     "move": lambda i: (FACT_END_ROW + i, FACT_RUN_ROW + i // 2),
 }, situation=True)
 """The ``facts`` rows each action is about (``[NUM_ACTIONS, 3]``, -1 for none): the turned action card's
-pile that pile's row, a Jack its run's row, a lay, discard, King's pick or reserve card its kind, a Queen's
-pot its slot, a Queen's run end or a move its run end's card and its run's row, an attachment the kind that
-extends its run end, a doubling or swap its pot slot and the card it would put there, step 2 its line's three
-slots, the extra card from the discard pile the top discard; and every action with a row to spare the
-situation row."""
+pile that pile's row, a Jack its run's row and the row of the card it takes, a lay, discard, King's pick or
+reserve card its kind, a Queen's pot its slot, a Queen's run end or a move its run end's card and its run's
+row, an attachment the kind that extends its run end, a doubling or swap its pot slot and the card it would
+put there, step 2 its line's three slots, the extra card from the discard pile the top discard; and every
+action with a row to spare the situation row."""
 
 
 @nb.njit

@@ -13,7 +13,7 @@ import numba as nb
 
 from octagames.octa.common import (ACTION_TYPES, CK_ACTION, CK_AFLIP, CK_FD, CK_JOKER, CK_REFILL,
                                    FACT_END_ROW, FACT_EXTEND_ROW, FACT_PILE_ROW, FACT_POOL_RUN, FACT_RUN_ROW,
-                                   FACT_SITUATION_ROW, FACT_SLOT_ROW, FACT_SLOT_SUIT_ROW, HAND_LIMIT,
+                                   FACT_SITUATION_ROW, FACT_SLOT_ROW, FACT_SLOT_SUIT_ROW, FACT_TAKE_ROW, HAND_LIMIT,
                                    LOC_HAND, MAX_RUNS, NUM_ACTION_KINDS, NUM_FACTS, NUM_KINDS, NUM_NUMBER,
                                    PH_CHANCE, PH_DEAL, PH_START, POOL_LINES, POOL_SLOTS, POOL_SLOT_NAMES,
                                    RANK_NAMES, SUIT_SYMBOLS, TOK_CENTRE, TOK_POOL, TOK_RUN, atype_of,
@@ -341,7 +341,8 @@ def obs_facts(s, player, out, o) -> None:
     action pile its top (there, Jack, Queen, King), whether that top shares the turned action card's suit,
     and whether the other pile's top does (the turned card put here could be used); then per run slot the
     run: on the table, its face-up cards / 10, ``player``'s, a token on it, its face-down cards / 10, an Octa
-    (8 or more face-up), one card short of one (7), ``player`` holds a card that extends it.
+    (8 or more face-up), one card short of one (7), ``player`` holds a card that extends it; then per run
+    slot and position 1..11 a copy of the row of the face-up card's kind there (what a Jack would take).
 
     Reads only ``player``'s hand and the public table (the facts of an information state)."""
     own_up = other_up = own_longest = other_longest = 0  # face-up run cards (all, the most in one run)
@@ -449,6 +450,12 @@ def obs_facts(s, player, out, o) -> None:
                     for j in range(NUM_FACTS):
                         out[dst + j] = out[src + j]
                 out[dst + FACT_POOL_RUN] = 1.0 if q == player else 0.0
+        for pos in range(s["run_lo"][r], s["run_hi"][r] + 1):  # each face-up card (a Jack's target): its kind's row
+            if s["run_fd"][r, pos] == 0:
+                src = o + kind_of(s["run_card"][r, pos]) * NUM_FACTS
+                dst = o + (FACT_TAKE_ROW + r * 11 + pos - 1) * NUM_FACTS
+                for j in range(NUM_FACTS):
+                    out[dst + j] = out[src + j]
     row = o + FACT_SITUATION_ROW * NUM_FACTS
     out[row] = 1.0 if own_longest >= 8 else 0.0
     out[row + 1] = 1.0 if other_longest >= 8 else 0.0

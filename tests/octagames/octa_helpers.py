@@ -388,7 +388,17 @@ def assert_facts_of_the_table(rules: str) -> None:
                                           [1, .4, 0, 0, 0, 0, 0, 0], [0] * 8], atol=1e-6)
     np.testing.assert_allclose(runs(f1), [[1, .4, 0, 0, 0, 0, 0, 1], [1, .3, 1, 0, 0, 0, 0, 0],
                                           [1, .4, 1, 0, 0, 0, 0, 1], [0] * 8], atol=1e-6)
-    assert not f0[C.FACT_RUN_ROW + 3:].any() and not f1[C.FACT_RUN_ROW + 3:].any()
+    assert not f0[C.FACT_RUN_ROW + 3:C.FACT_TAKE_ROW].any() and not f1[C.FACT_RUN_ROW + 3:C.FACT_TAKE_ROW].any()
+    # the cards in runs, by slot and position 1..11 (a Jack's target): each a copy of its kind's row; the
+    # positions the runs leave free, the high ace's 11 among the used ones, and the empty slots all 0
+    take = lambda f, r, pos: fact_row(f, C.FACT_TAKE_ROW + 11 * r + pos - 1)  # noqa: E731
+    for f in (f0, f1):
+        for run, cards, first in ((0, "♣3 ♣4 ♣5 ♣6", 3), (1, "♦3 ♦4 ♦5", 3), (2, "♣8 ♣9 ♣10 ♣A", 8)):
+            for pos in range(1, 12):
+                at = pos - first
+                card = cards.split()[at] if 0 <= at < len(cards.split()) else None
+                assert take(f, run, pos) == (fact_row(f, card) if card else {k: 0 for k in FACT_FIELDS}), (run, pos)
+        assert not f[C.FACT_TAKE_ROW + 33:].any()
     # the situation: no Octa, 8 cards in each hand (at the limit), face-up run cards 4 (P0) and 7 (P1)
     stock = int(s["stock_n"]) / 80
     assert f0[C.FACT_SITUATION_ROW].tolist() == pytest.approx([0, 0, 0.8, 1, stock, 4 / 80, 7 / 80, 0.8])
@@ -420,6 +430,12 @@ def assert_facts_of_the_table(rules: str) -> None:
         np.testing.assert_allclose(f[C.FACT_RUN_ROW + r], [1, .8, me == 0, 0, .1, 1, 0, 0], atol=1e-6)
     s["run_fd"][r, 4] = 1
     np.testing.assert_allclose(facts(s, 0)[C.FACT_RUN_ROW + r], [1, .7, 1, 0, .2, 0, 1, 0], atol=1e-6)
+    for me in range(2):  # the face-down ♠3 and ♠4 (positions 3, 4) name no card; ♠2 and ♠5 their kinds
+        f = facts(s, me)
+        rows = f[C.FACT_TAKE_ROW + 11 * r:C.FACT_TAKE_ROW + 11 * r + 11]
+        assert [bool(x.any()) for x in rows] == [False, True, False, False] + [True] * 6 + [False]
+        assert fact_row(f, C.FACT_TAKE_ROW + 11 * r + 1) == fact_row(f, "♠2")
+        assert fact_row(f, C.FACT_TAKE_ROW + 11 * r + 4) == fact_row(f, "♠5")
 
 
 def recount_facts(s, viewer: int) -> np.ndarray:
@@ -520,6 +536,9 @@ def recount_facts(s, viewer: int) -> np.ndarray:
                    for pos in (lo - 1, hi + 1) if 1 <= pos <= 11 and hi - lo + 1 < 10]
         out[C.FACT_RUN_ROW + r] = [1, up / 10, owner == viewer, bool(tokens), (hi - lo + 1 - up) / 10, up >= 8,
                                    up == 7, any(extends)]
+        for pos in range(lo, hi + 1):  # each face-up card: the row of its kind (from the card, not the suit)
+            if int(s["run_fd"][r, pos]) == 0:
+                out[C.FACT_TAKE_ROW + 11 * r + pos - 1] = out[int(s["run_card"][r, pos]) % 40]
     return out
 
 
@@ -546,7 +565,7 @@ def assert_facts_recounted(rules: str, games: int) -> None:
     held_kind = {"lay", "discard", "exchange"}  # blocks whose first row is a kind the mover holds
     slots = {"exchange", "queen", "queen_pot", "swap", "double"}  # blocks that point at pool slots
     rng = np.random.default_rng(7)
-    checked = pointed = piles = runs = 0
+    checked = pointed = piles = runs = jacks = 0
     for seed in range(games):
         s = g.new_state(seed)
         while not g.is_terminal(s):
@@ -579,8 +598,13 @@ def assert_facts_recounted(rules: str, games: int) -> None:
                     row = C.FACT_RUN_ROW + run
                     assert row in refs.tolist() and f[row, 0] == 1, (g.action_to_string(s, a), refs)
                     assert f[row, 2] == (s["run_owner"][run] == p)
-                    if name == "jack":  # one face-up card must remain
+                    if name == "jack":  # one face-up card must remain; the card taken: its kind's row
                         assert f[row, 1] >= 0.2 - 1e-6, (g.action_to_string(s, a), refs)
+                        i = a - book.ACTIONS.offset(name)
+                        card = int(s["run_card"][run, i % 11 + 1])
+                        assert refs[1] == C.FACT_TAKE_ROW + i and int(s["run_fd"][run, i % 11 + 1]) == 0
+                        assert f[refs[1]].tolist() == f[card % 40].tolist() and f[refs[1], 0] == 1
+                        jacks += 1
                     runs += 1
                 if name == "pile":  # its pile's row says whether the turned card can then be used
                     after = g.clone(s)
@@ -589,4 +613,4 @@ def assert_facts_recounted(rules: str, games: int) -> None:
                     assert f[refs[0], 5] == (int(after["phase"]) == C.PH_USE), g.action_to_string(s, a)
                     piles += 1
             g.apply_action(s, int(rng.choice(g.legal_actions(s))))
-    assert checked > 80 * games and pointed > 40 * games and piles > 10 * games and runs > games
+    assert checked > 80 * games and pointed > 40 * games and piles > 10 * games and runs > games and jacks > games

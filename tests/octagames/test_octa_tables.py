@@ -72,11 +72,13 @@ def test_both_observation_layouts_fill_the_one_observation_and_name_their_blocks
     for book in BOOKS:
         assert book.OBS_LAYOUT.blocks[-1].name == "facts" and book.OBS_LAYOUT.offset("facts") == BASE_OBS_SIZE
     # and the facts rows added later come after the first 50 (then the action piles' two after the situation
-    # row, the run slots' 26 after those), so a network trained on those reads them too
+    # row, the run slots' 26 after those, the cards in runs' 286 after those), so a network trained on those
+    # reads them too
     assert Game("octa-en").earlier_observation_sizes == (BASE_OBS_SIZE, BASE_OBS_SIZE + 50 * 8,
-                                                         BASE_OBS_SIZE + 187 * 8, BASE_OBS_SIZE + 189 * 8
-                                                         ) == (1818, 2218, 3314, 3330)
-    assert Game("octa-en").observation_size == 3330 + 26 * 8  # and a row per run slot after the piles
+                                                         BASE_OBS_SIZE + 187 * 8, BASE_OBS_SIZE + 189 * 8,
+                                                         BASE_OBS_SIZE + 215 * 8
+                                                         ) == (1818, 2218, 3314, 3330, 3538)
+    assert Game("octa-en").observation_size == 3538 + 26 * 11 * 8  # and a row per run slot and position
     assert Game("octrix").earlier_observation_sizes == ()
 
 
