@@ -68,6 +68,9 @@ class ImproveConfig(GameArgs):
     """threads playing the candidates (0: every core)"""
     seed: int = 0
     """seed of the directions and the deals (the result does not depend on --threads)"""
+    blocks: tuple[str, ...] = ()
+    """tune only the weights and biases of the actions in these blocks of the action table (e.g. jack); the
+    others stay as the start policy has them (empty: all)"""
     progress: bool = True
     """show a progress bar over the iterations"""
 
@@ -110,7 +113,8 @@ def improve_policy(cfg: ImproveConfig) -> dict[str, Any]:
     try:
         policy, curve = improve(start_policy, cfg.iterations, cfg.pairs, cfg.games, cfg.sigma, cfg.learning_rate,
                                 cfg.seed, cfg.eval_games, cfg.eval_every, cfg.threads or None, cfg.progress,
-                                on_point=lambda p, c: checkpoint(model, game, rollout, p, c, cfg.progress))
+                                on_point=lambda p, c: checkpoint(model, game, rollout, p, c, cfg.progress),
+                                blocks=cfg.blocks)
     finally:
         if main:
             signal.signal(signal.SIGTERM, before)

@@ -404,12 +404,13 @@ def fit(game: Game, data: Decisions, steps: int = 4000, batch_size: int = 1024, 
 def improve(policy: LearnedRollout, iterations: int = 100, pairs: int = 32, games: int = 1000, sigma: float = 0.4,
             learning_rate: float = 0.1, seed: int = 0, eval_games: int = 4000, eval_every: int = 10,
             threads: int | None = None, progress: bool = False,
-            on_point: Callable[[LearnedRollout, list[dict[str, float]]], None] | None = None
-            ) -> tuple[LearnedRollout, list[dict[str, float]]]:
+            on_point: Callable[[LearnedRollout, list[dict[str, float]]], None] | None = None,
+            blocks: Sequence[str] = ()) -> tuple[LearnedRollout, list[dict[str, float]]]:
     """``policy`` improved by its games against the game's compiled heuristic (evolution strategies).
 
     Each iteration draws ``pairs`` directions ``e`` over the weights the policy reads (the weights of a
-    group's row slot that some action of the group fills, and every bias), plays the two policies
+    group's row slot that some action of the group fills, and every bias; with ``blocks``, only those of
+    the actions in these blocks of the action table, the others kept as they are), plays the two policies
     ``theta +- sigma * scale * e`` (``scale = |theta| + 1/4``: a step relative to each weight) in the same
     ``games`` deals each (:meth:`LearnedRollout.duel_wins`, seats rotated; the same deals for every
     candidate, fresh ones every iteration), ranks the ``2 * pairs`` win rates (centred ranks) and moves
@@ -431,6 +432,9 @@ def improve(policy: LearnedRollout, iterations: int = 100, pairs: int = 32, game
         threads: threads playing the candidates (None: every core this process may use).
         progress: show a progress bar over the iterations.
         on_point: called with the policy and the curve so far at every curve point (e.g. to save both).
+        blocks: the blocks of the action table (``game.action_layout``) whose weights and biases are tuned
+            (empty: all): fewer directions, each better measured, for instance to learn the weights of a
+            row added to what an action is about while the rest stay as an earlier run left them.
 
     Returns:
         The improved policy (the last iterate, which the last curve point measured) and its curve:
@@ -440,8 +444,8 @@ def improve(policy: LearnedRollout, iterations: int = 100, pairs: int = 32, game
         so far (its last ``iteration`` then falls short of ``iterations``).
 
     Raises:
-        ValueError: a count or step out of range, a policy with an observation embedding (rank > 0), or a
-            game without a compiled heuristic.
+        ValueError: a count or step out of range, a policy with an observation embedding (rank > 0), a
+            game without a compiled heuristic, or a block the action table does not have.
     """
     g, f = policy.game, policy.features
     for name, value in (("iterations", iterations), ("pairs", pairs), ("games", games), ("eval_games", eval_games),
@@ -455,18 +459,25 @@ def improve(policy: LearnedRollout, iterations: int = 100, pairs: int = 32, game
                          f"{policy.rank}")
     if not has_playout_policy(g.name):
         raise ValueError(f"{g.name} has no compiled heuristic for the learned policy to play against")
-    read = np.zeros(policy.weight.shape, bool)  # the weights some action reads
+    names = [b.name for b in g.action_layout.blocks]
+    unknown = sorted(set(blocks) - set(names))
+    if unknown:
+        raise ValueError(f"blocks={list(blocks)}: {unknown} not in the action table of {g.name}; valid values: {names}")
+    tuned = np.isin(np.arange(f.groups), [names.index(b) for b in blocks]) if blocks else np.ones(f.groups, bool)
+    read = np.zeros(policy.weight.shape, bool)  # the weights some action reads (of the tuned blocks)
     for j in range(f.refs.shape[1]):
         for grp in np.unique(f.group[f.refs[:, j] >= 0]):
-            read[grp, j * f.k:(j + 1) * f.k] = True
+            read[grp, j * f.k:(j + 1) * f.k] = tuned[grp]
+    biases = np.flatnonzero(tuned[f.group])  # the tuned actions' biases
     n_weights = int(read.sum())
 
     def unpack(theta: np.ndarray) -> LearnedRollout:
-        weight = policy.weight.copy()
+        weight, bias = policy.weight.copy(), policy.bias.copy()
         weight[read] = theta[:n_weights]
-        return LearnedRollout(g, weight, theta[n_weights:])
+        bias[biases] = theta[n_weights:]
+        return LearnedRollout(g, weight, bias)
 
-    theta = np.concatenate([policy.weight[read], policy.bias])
+    theta = np.concatenate([policy.weight[read], policy.bias[biases]])
     scale = np.abs(theta) + 0.25
     rng = np.random.default_rng(seed)
     eval_seed = (2 * seed + 1) << 40  # the held-out deals; an iteration's are (2 * seed + 2) << 40 onwards

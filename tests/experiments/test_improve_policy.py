@@ -71,6 +71,14 @@ def test_a_run_writes_the_policy_beside_the_rollout_policy_with_its_record(tmp_p
                                                **{**TINY, "iterations": 1}))
     assert third["stages"] == [record, {k: v for k, v in again.items() if k not in (
         "stages", "total_wall_time", "total_games_played")}] and third["total_games_played"] == 2 * 4 * 20 + 2 * 4 * 20
+    # a run of one block of actions: the others' weights and biases stay as the policy had them
+    before = LearnedRollout.from_state(g, load_model(tmp_path / "out.pt", g)[1]["learned_policy"])
+    part = ip.improve_policy(ip.ImproveConfig(game="octa-en", model=str(tmp_path / "out.pt"), start="policy",
+                                              blocks=("discard",), **{**TINY, "iterations": 1}))
+    after = LearnedRollout.from_state(g, load_model(tmp_path / "out.pt", g)[1]["learned_policy"])
+    other = after.features.group != [b.name for b in g.action_layout.blocks].index("discard")
+    assert " --blocks discard " in part["command"] and np.array_equal(after.bias[other], before.bias[other])
+    assert not np.array_equal(after.bias[~other], before.bias[~other])
     rerun = ip.improve_policy(ip.ImproveConfig(game="octa-en", model=str(tmp_path / "out.pt"), **TINY))
     assert "stages" not in rerun  # from the rollout policy again: a first run
     # a later fit of the rollout policy keeps the learned policy

@@ -303,6 +303,28 @@ def test_improve_lifts_a_random_policy_against_the_heuristic_the_same_on_any_thr
         improve(random_policy(g, 1, rank=2))
 
 
+def test_improve_tunes_only_the_blocks_it_is_given():
+    g = Game("octa", rules="en")
+    start = random_policy(g, 2)
+    f = start.features
+    names = [b.name for b in g.action_layout.blocks]
+    tuned = [names.index(b) for b in ("discard", "lay")]
+    small = dict(iterations=2, pairs=3, games=20, eval_games=20)
+    some, _ = improve(start, blocks=("discard", "lay"), **small)
+    mine = np.isin(f.group, tuned)  # the actions of the tuned blocks
+    assert np.array_equal(some.bias[~mine], start.bias[~mine]) and not np.array_equal(some.bias[mine], start.bias[mine])
+    others = np.setdiff1d(np.arange(f.groups), tuned)
+    assert np.array_equal(some.weight[others], start.weight[others])
+    for grp in tuned:  # a tuned block's weights move where its actions name a row (the first slot: their kind)
+        assert not np.array_equal(some.weight[grp, :f.k], start.weight[grp, :f.k])
+    # every block named is all blocks
+    every, _ = improve(start, blocks=tuple(names), **small)
+    whole, _ = improve(start, **small)
+    assert np.array_equal(every.weight, whole.weight) and np.array_equal(every.bias, whole.bias)
+    with pytest.raises(ValueError, match=r"\['nothing'\] not in the action table of octa; valid values: \['pile'"):
+        improve(start, blocks=("lay", "nothing"), **small)
+
+
 def test_a_model_files_learned_policy_plays_alone_at_zero_simulations(tmp_path):
     g = Game("octa", rules="en")
     rollout, alone = random_policy(g, 6), random_policy(g, 7)
