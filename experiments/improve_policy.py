@@ -30,6 +30,8 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+import numpy as np
+
 from octagames.agents.search.learned_rollouts import LearnedRollout, improve
 from octagames.core import Game
 from octagames.experiments.cli import GameArgs, command_line, git_commit, parse_config, script
@@ -68,6 +70,10 @@ class ImproveConfig(GameArgs):
     """threads playing the candidates (0: every core)"""
     seed: int = 0
     """seed of the directions and the deals (the result does not depend on --threads)"""
+    fill_from: str = ""
+    """a model file whose learned rollout policy gives the start policy the weights it reads but holds at 0 (the
+    rows an action gained after the policy was improved: a clone fitted with them knows what they are worth);
+    "": none"""
     blocks: tuple[str, ...] = ()
     """tune only the weights and biases of the actions in these blocks of the action table (e.g. jack); the
     others stay as the start policy has them (empty: all)"""
@@ -105,6 +111,12 @@ def improve_policy(cfg: ImproveConfig) -> dict[str, Any]:
         hint = ("python -m octagames.experiments.train_rollout adds one" if cfg.start == "rollout"
                 else "run with --start rollout first")
         raise ValueError(f"{cfg.model} carries no {key} to start from ({hint})")
+    if cfg.fill_from:
+        donor = open_model(cfg.fill_from, cfg.fill_from, game).policy(game, "learned_rollout")
+        if donor is None:
+            raise ValueError(f"fill_from: {cfg.fill_from} carries no learned_rollout to take weights from "
+                             "(python -m octagames.experiments.train_rollout adds one)")
+        start_policy = filled(start_policy, donor)
     rollout = model.policy(game, "learned_rollout")
     stages = earlier_stages(kept_record(Path(cfg.model), "policy")) if cfg.start == "policy" else []
     began, commit = time.perf_counter(), git_commit()  # the code it starts with
@@ -132,6 +144,19 @@ def improve_policy(cfg: ImproveConfig) -> dict[str, Any]:
                f"{cfg.game}: learned policy alone vs the heuristic")
     keep_record(model.out, "policy", record, png, {})
     return record
+
+
+def filled(policy: LearnedRollout, donor: LearnedRollout) -> LearnedRollout:
+    """``policy`` with ``donor``'s weights where ``policy`` reads a row but weighs it 0: rows an action came to
+    name after ``policy`` was improved (its weights there never moved), learned by ``donor`` (a clone fitted
+    since). Every other weight and bias is ``policy``'s."""
+    k = policy.features.k
+    read = policy.features.read()
+    new = read.copy()
+    for grp, j in zip(*np.nonzero(read[:, ::k])):  # a row slot of a group: new where all its weights are 0
+        new[grp, j * k:(j + 1) * k] = not policy.weight[grp, j * k:(j + 1) * k].any()
+    weight = np.where(new, donor.weight, policy.weight)
+    return LearnedRollout(policy.game, weight, policy.bias)
 
 
 def earlier_stages(before: dict[str, Any]) -> list[dict[str, Any]]:

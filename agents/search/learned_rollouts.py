@@ -68,6 +68,14 @@ class Features:
         """Facts per action (``R * k``)."""
         return int(self.refs.shape[1]) * self.k
 
+    def read(self) -> np.ndarray:
+        """bool ``[groups, inputs]``: the weights some action reads (a group's row slot that some action of the
+        group fills); the others weigh nothing in any score."""
+        out = np.zeros((self.groups, self.inputs), bool)
+        for j in range(self.refs.shape[1]):
+            out[np.unique(self.group[self.refs[:, j] >= 0]), j * self.k:(j + 1) * self.k] = True
+        return out
+
 
 def has_features(game: Game) -> bool:
     """Whether ``game``'s rules name facts for learners (``action_rows`` in its rules module): the games that
@@ -464,10 +472,7 @@ def improve(policy: LearnedRollout, iterations: int = 100, pairs: int = 32, game
     if unknown:
         raise ValueError(f"blocks={list(blocks)}: {unknown} not in the action table of {g.name}; valid values: {names}")
     tuned = np.isin(np.arange(f.groups), [names.index(b) for b in blocks]) if blocks else np.ones(f.groups, bool)
-    read = np.zeros(policy.weight.shape, bool)  # the weights some action reads (of the tuned blocks)
-    for j in range(f.refs.shape[1]):
-        for grp in np.unique(f.group[f.refs[:, j] >= 0]):
-            read[grp, j * f.k:(j + 1) * f.k] = tuned[grp]
+    read = f.read() & tuned[:, None]  # the weights some action reads (of the tuned blocks)
     biases = np.flatnonzero(tuned[f.group])  # the tuned actions' biases
     n_weights = int(read.sum())
 

@@ -157,3 +157,33 @@ def test_refusals(tmp_path):
         with pytest.raises(ValueError, match=f"{field}={value} is not valid"):
             ip.ImproveConfig(game="octa-en", model="m.pt", **{field: value})
     assert not (tmp_path / "model.policy.json").exists() and "learned_policy" not in load_model(model, g)[1]
+
+
+def test_fill_from_gives_the_weights_a_policy_holds_at_0_from_a_clone(tmp_path):
+    g = Game("octa-nl")
+    f = features(g)
+    rng = np.random.default_rng(5)
+    jack = [b.name for b in g.action_layout.blocks].index("jack")
+    weight = rng.normal(size=(f.groups, f.inputs))
+    weight[jack, f.k:2 * f.k] = 0  # the row of the card a Jack takes, named after the policy was improved
+    policy = LearnedRollout(g, weight, rng.normal(size=g.num_actions))
+    donor = LearnedRollout(g, rng.normal(size=weight.shape), rng.normal(size=g.num_actions))
+    out = ip.filled(policy, donor)
+    assert np.array_equal(out.weight[jack, f.k:2 * f.k], donor.weight[jack, f.k:2 * f.k])
+    assert int((out.weight != policy.weight).sum()) == f.k and np.array_equal(out.bias, policy.bias)
+    # a run filled from a model file's learned rollout: its start point is the filled policy
+    model = model_with_rollout(tmp_path / "model.pt", g)
+    data = load_model(model, g)[1]
+    save_model(load_model(model, g)[0], model, g, ROLLOUTS,
+               learned=LearnedRollout.from_state(g, data["learned_rollout"]), alone=policy)
+    clone = save_model(PolicyValueNet(g.observation_size, g.num_actions, g.num_players, hidden=(8,)),
+                       tmp_path / "clone.pt", g, ROLLOUTS, learned=donor)
+    record = ip.improve_policy(ip.ImproveConfig(game="octa-nl", model=str(model), out=str(tmp_path / "out.pt"),
+                                                start="policy", fill_from=str(clone), **TINY))
+    assert f" --fill-from {clone} " in record["command"]
+    assert record["curve"][0]["win_rate"] == out.duel_wins(40, seed=1 << 40).mean()  # it started filled
+    plain = save_model(PolicyValueNet(g.observation_size, g.num_actions, g.num_players, hidden=(8,)),
+                       tmp_path / "plain.pt", g, ROLLOUTS)
+    with pytest.raises(ValueError, match="fill_from: .*plain.pt carries no learned_rollout"):
+        ip.improve_policy(ip.ImproveConfig(game="octa-nl", model=str(model), start="policy", fill_from=str(plain),
+                                           **TINY))
