@@ -136,6 +136,8 @@ def improve_policy(cfg: ImproveConfig) -> dict[str, Any]:
               "opponent": "heuristic", "iterations_run": curve[-1]["iteration"], "games_played": curve[-1]["games"],
               "wall_time": round(time.perf_counter() - began, 1), "win_rate": curve[-1]["win_rate"],
               "interval": [curve[-1]["lower"], curve[-1]["upper"]], "eval_games": cfg.eval_games, "curve": curve}
+    if cfg.fill_from:  # the clone the weights of new rows came from: how it was fitted
+        record["fill_from"] = kept_record(Path(cfg.fill_from), "rollout")
     if stages:
         record.update(stages=stages, total_wall_time=round(sum(st.get("wall_time", 0.0) for st in stages)
                                                            + record["wall_time"], 1),

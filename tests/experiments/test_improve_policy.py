@@ -178,9 +178,10 @@ def test_fill_from_gives_the_weights_a_policy_holds_at_0_from_a_clone(tmp_path):
                learned=LearnedRollout.from_state(g, data["learned_rollout"]), alone=policy)
     clone = save_model(PolicyValueNet(g.observation_size, g.num_actions, g.num_players, hidden=(8,)),
                        tmp_path / "clone.pt", g, ROLLOUTS, learned=donor)
+    (tmp_path / "clone.rollout.json").write_text(json.dumps({"command": "the clone's fit"}))  # as train_rollout's
     record = ip.improve_policy(ip.ImproveConfig(game="octa-nl", model=str(model), out=str(tmp_path / "out.pt"),
                                                 start="policy", fill_from=str(clone), **TINY))
-    assert f" --fill-from {clone} " in record["command"]
+    assert f" --fill-from {clone} " in record["command"] and record["fill_from"] == {"command": "the clone's fit"}
     assert record["curve"][0]["win_rate"] == out.duel_wins(40, seed=1 << 40).mean()  # it started filled
     plain = save_model(PolicyValueNet(g.observation_size, g.num_actions, g.num_players, hidden=(8,)),
                        tmp_path / "plain.pt", g, ROLLOUTS)
