@@ -97,11 +97,16 @@ def octiles_value(s, out) -> None:
     """Estimated returns of an unfinished Octiles game, for :class:`octagames.agents.search.mcts.CompiledValue`.
 
     Each seat's (or team's) progress is minus the summed path distance of its
-    runners to their goals; a seat's value is ``tanh`` of its lead over the
-    mean of the others, scaled by :data:`VALUE_SCALE` octagons, so values lie
-    in (-1, 1) like the returns. Between a placement and its move the mover is
+    runners to their goals. Between a placement and its move the mover is
     credited with the best move over the placed tile, since a placement alone
-    moves no runner.
+    moves no runner. With two sides (two seats, or two teams) a side's value is
+    ``tanh`` of its lead over the other, scaled by :data:`VALUE_SCALE` octagons,
+    so values lie in (-1, 1) like the returns. With three or four seats each
+    seat's chance to win is a softmax of the progresses at temperature
+    ``VALUE_SCALE / 2`` and its value the expected return at those chances (the
+    winner gets 1, the others ``-1 / (n - 1)``): what matters is the lead over
+    the closest rival, not over the mean, and with two sides this is the
+    ``tanh`` above.
     """
     n = int(s["num_players"])
     prog = np.zeros(4)
@@ -132,9 +137,16 @@ def octiles_value(s, out) -> None:
     if s["team"]:
         for p in range(2):
             prog[p] = prog[p + 2] = prog[p] + prog[p + 2]
+    if n == 2 or s["team"]:
+        for p in range(n):
+            out[p] = np.tanh((prog[p] - prog[(p + 1) % n]) / VALUE_SCALE)  # the next seat is on the other side
+        return
+    top = prog[0]
+    for p in range(1, n):
+        top = max(top, prog[p])
+    total = 0.0
     for p in range(n):
-        others = 0.0
-        for q in range(n):
-            if q != p:
-                others += prog[q]
-        out[p] = np.tanh((prog[p] - others / (n - 1)) / VALUE_SCALE)
+        total += np.exp(2.0 * (prog[p] - top) / VALUE_SCALE)
+    for p in range(n):
+        win = np.exp(2.0 * (prog[p] - top) / VALUE_SCALE) / total
+        out[p] = win - (1.0 - win) / (n - 1)

@@ -343,6 +343,36 @@ def test_octiles_value_ranks_progress_and_credits_the_best_move():
     assert after[p] > out[p]
 
 
+@pytest.mark.parametrize("config", [dict(num_players=3), dict(num_players=4), dict(num_players=4, team=True)])
+def test_octiles_value_with_more_seats_is_the_expected_return(config):
+    """Three or four seats: each seat's value is its expected return when its chance to win is a softmax of
+    the progresses (so the closest rival matters, not the mean); teams: tanh of the lead over the other team."""
+    from octagames.agents.heuristics.octiles import VALUE_SCALE, goal_distance, octiles_value
+    from octagames.octiles import rules as R
+    g = Game("octiles", **config)
+    n, seen = g.num_players, 0
+    for s, _p in random_decisions(g, seed=5, max_games=2):
+        if int(s["phase"]) != R.PH_PLACE:
+            continue
+        out = np.zeros(4)
+        octiles_value(s, out)
+        prog = np.array([-sum(goal_distance(s, q, int(x)) for x in s["pos"][q, :int(s["runners"])])
+                         for q in range(n)], dtype=float)
+        if config.get("team"):
+            side = prog[[0, 1]] + prog[[2, 3]]
+            prog = side[np.arange(n) % 2]
+            want = np.tanh((prog - side[1 - np.arange(n) % 2]) / VALUE_SCALE)
+        else:
+            win = np.exp(2.0 * (prog - prog.max()) / VALUE_SCALE)
+            win /= win.sum()
+            want = win - (1.0 - win) / (n - 1)
+        np.testing.assert_allclose(out[:n], want, rtol=1e-12, atol=1e-12)
+        assert abs(out[:n].sum()) < 1e-9  # zero-sum, as the returns are
+        assert int(np.argmax(out[:n])) in np.flatnonzero(prog == prog.max())
+        seen += 1
+    assert seen > 20
+
+
 def test_every_game_plays_with_mcts():
     for name in available_games():
         g = Game(name)
