@@ -226,7 +226,8 @@ def policy_text(record: dict[str, Any]) -> str:
 
 def seconds_per_side(name: str, games: int, seed: int = 0) -> float:
     """Mean seconds ``zoo:<name>`` spends on its side of a whole game against the heuristic in every other
-    seat (its seat rotated), one torch thread."""
+    seat (its seat rotated), one torch thread. One game is played untimed first (seed ``seed + games``):
+    a kernel compiled on its first call (an edited rules or value module, a cold cache) is not timed."""
     g = Game(zoo_variant(name).name, num_players=zoo_players(name))
     game, n = g.name, g.num_players
     agent = make_agent(f"zoo:{name}", g)
@@ -239,13 +240,13 @@ def seconds_per_side(name: str, games: int, seed: int = 0) -> float:
         spent[0] += time.perf_counter() - t0
         return out
 
-    agent.act = timed  # type: ignore[method-assign]
     threads = torch.get_num_threads()
     torch.set_num_threads(1)
     try:
-        for k in range(games):
+        for k in range(-1, games):  # k = -1: the untimed game
+            agent.act = act if k < 0 else timed  # type: ignore[method-assign]
             seats = [agent] + [make_agent("heuristic", game) for _ in range(n - 1)]
-            play_game(g, seats[n - k % n:] + seats[:n - k % n], seed + k)
+            play_game(g, seats[n - k % n:] + seats[:n - k % n], seed + (games if k < 0 else k))
     finally:
         torch.set_num_threads(threads)
     return spent[0] / max(1, games)
@@ -358,7 +359,9 @@ def promote(cfg: ZooConfig) -> dict[str, Any]:
         "name": name, "game": game, "variant": catalogue.describe(game, config), "config": config,
         "source": again.get("source", str(cfg.model)),
         "command": training_command(meta), "commit": git_commit(), "date": datetime.date.today().isoformat(),
-        "training": {k: meta[k] for k in ("iteration", "wall_time", "machine") if k in meta},
+        # the zoo file promoted again: what its card says of the training where the file's metadata is silent
+        "training": {**again.get("training", {}),
+                     **{k: meta[k] for k in ("iteration", "wall_time", "machine") if k in meta}},
         "teacher": ppo_origin(meta.get("config", {}).get("imitation_teacher", "")), "init": init,
         "search": dataclasses.asdict(search),
         **net_fields,

@@ -5,12 +5,15 @@ from __future__ import annotations
 import datetime
 import json
 import shutil
+import time
 
 import pytest
+import torch
 
 import octagames.agents.learn.az as az
 import octagames.experiments.zoo as zoo
 from octagames.agents.learn.az import PolicyValueNet, SearchConfig, save_model
+from octagames.agents.base import RandomAgent
 from octagames.agents.registry import make_agent
 from octagames.core import Game
 from octagames.experiments.train_az import TrainConfig
@@ -127,8 +130,12 @@ def test_promote_writes_model_card_and_readme(tmp_path, monkeypatch):
     assert make_agent("net:achten-dealer-pays", "achten-dealer-pays").search.belief_model == "network"
 
     # the zoo file itself promoted again with another default search: where the network came from, its
-    # curves and the network's budget stay on the card
+    # curves, the network's budget and the training's machine (which this file's metadata no longer names)
+    # stay on the card
     zoo_file = str(tmp_path / "zoo" / "achten-dealer-pays.pt")
+    data = torch.load(zoo_file, weights_only=True)
+    del data["meta"]["machine"]
+    torch.save(data, zoo_file)
     again = [zoo.promote(zoo.ZooConfig(game="achten-dealer-pays", model=zoo_file, simulations=5, opponents=("random",),
                                        games=(2,), speed_games=1, out_dir=str(tmp_path / "eval"), progress=False,
                                        **extra)) for extra in ({"network_simulations": 7}, {})]
@@ -136,8 +143,32 @@ def test_promote_writes_model_card_and_readme(tmp_path, monkeypatch):
         assert card_again["source"] == sixth["source"] == str(tmp_path / "model.pt")
         assert card_again["command"] == sixth["command"] and card_again["search"]["simulations"] == 5
         assert card_again["curves"] == "achten-dealer-pays.curves.png" and card_again["network_simulations"] == 7
+        assert card_again["training"] == card["training"]
     assert (tmp_path / "zoo" / "achten-dealer-pays.curves.png").read_bytes() == b"the run's curves"
     assert make_agent("zoo:achten-dealer-pays", "achten-dealer-pays").search.simulations == 5
+
+
+def test_the_time_per_game_side_leaves_out_a_first_call_that_compiles(monkeypatch):
+    """``seconds_per_side`` plays one game untimed first: an agent whose first move is slow (as one that
+    compiles its kernels on the first call) is timed by its later games alone."""
+    slow = []
+
+    class FirstMoveSlow(RandomAgent):
+        def act(self, turn):
+            if not slow:
+                slow.append(time.perf_counter())
+                time.sleep(1.0)
+            return super().act(turn)
+
+    agents = []
+
+    def fake_make_agent(spec, game):
+        agents.append(spec)
+        return FirstMoveSlow() if spec.startswith("zoo:") else RandomAgent()
+
+    monkeypatch.setattr(zoo, "make_agent", fake_make_agent)
+    assert zoo.seconds_per_side("octrix", games=2) < 0.5
+    assert slow and agents[0] == "zoo:octrix" and agents.count("heuristic") == 3  # the untimed game and two timed
 
 
 @pytest.mark.parametrize("game,players", [("octrix", 5), ("octrix-round", None), ("octa", None), ("chess", 2)])
