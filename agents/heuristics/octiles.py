@@ -106,7 +106,10 @@ def octiles_value(s, out) -> None:
     ``VALUE_SCALE / 2`` and its value the expected return at those chances (the
     winner gets 1, the others ``-1 / (n - 1)``): what matters is the lead over
     the closest rival, not over the mean, and with two sides this is the
-    ``tanh`` above.
+    ``tanh`` above. Where the others play on for ranking (``play_on``: a
+    return of ``1 - 2 r / (n - 1)`` for rank ``r``), the expected return is the
+    mean over the others of ``tanh`` of the lead over each: each pair ranked
+    by the same two-seat chance.
     """
     n = int(s["num_players"])
     prog = np.zeros(4)
@@ -140,6 +143,14 @@ def octiles_value(s, out) -> None:
     if n == 2 or s["team"]:
         for p in range(n):
             out[p] = np.tanh((prog[p] - prog[(p + 1) % n]) / VALUE_SCALE)  # the next seat is on the other side
+        return
+    if s["play_on"]:
+        for p in range(n):
+            lead = 0.0
+            for q in range(n):
+                if q != p:
+                    lead += np.tanh((prog[p] - prog[q]) / VALUE_SCALE)
+            out[p] = lead / (n - 1)
         return
     top = prog[0]
     for p in range(1, n):

@@ -343,10 +343,12 @@ def test_octiles_value_ranks_progress_and_credits_the_best_move():
     assert after[p] > out[p]
 
 
-@pytest.mark.parametrize("config", [dict(num_players=3), dict(num_players=4), dict(num_players=4, team=True)])
+@pytest.mark.parametrize("config", [dict(num_players=3), dict(num_players=4), dict(num_players=4, team=True),
+                                    dict(num_players=4, play_on=True)])
 def test_octiles_value_with_more_seats_is_the_expected_return(config):
     """Three or four seats: each seat's value is its expected return when its chance to win is a softmax of
-    the progresses (so the closest rival matters, not the mean); teams: tanh of the lead over the other team."""
+    the progresses (so the closest rival matters, not the mean); teams: tanh of the lead over the other team;
+    playing on for ranks: the mean over the others of tanh of the lead over each."""
     from octagames.agents.heuristics.octiles import VALUE_SCALE, goal_distance, octiles_value
     from octagames.octiles import rules as R
     g = Game("octiles", **config)
@@ -362,6 +364,9 @@ def test_octiles_value_with_more_seats_is_the_expected_return(config):
             side = prog[[0, 1]] + prog[[2, 3]]
             prog = side[np.arange(n) % 2]
             want = np.tanh((prog - side[1 - np.arange(n) % 2]) / VALUE_SCALE)
+        elif config.get("play_on"):
+            want = np.array([np.mean([np.tanh((prog[p] - prog[q]) / VALUE_SCALE) for q in range(n) if q != p])
+                             for p in range(n)])
         else:
             win = np.exp(2.0 * (prog - prog.max()) / VALUE_SCALE)
             win /= win.sum()
