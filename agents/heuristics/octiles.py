@@ -157,7 +157,8 @@ def octiles_value(s, out) -> None:
         top = max(top, prog[p])
     total = 0.0
     for p in range(n):
-        total += np.exp(2.0 * (prog[p] - top) / VALUE_SCALE)
+        prog[p] = np.exp(2.0 * (prog[p] - top) / VALUE_SCALE)  # each seat's weight, computed once
+        total += prog[p]
     for p in range(n):
-        win = np.exp(2.0 * (prog[p] - top) / VALUE_SCALE) / total
+        win = prog[p] / total
         out[p] = win - (1.0 - win) / (n - 1)
