@@ -458,15 +458,86 @@ def trace(s, point, d, ov_space, ov_tile, ov_rot, path):
     return walk(s, o, POINT_SIDE[point, d], ov_space, ov_tile, ov_rot, path)
 
 
+#: a :func:`space_exits` entry of ``REENTER + k``: the path comes back into the space at side ``k``
+REENTER = 64
+#: a :func:`space_exits` row not filled yet
+UNSET = -100
+
+
 @nb.njit
-def ends_over(s, point, d, t, ends, buf, buf2) -> None:
+def new_exits():  # type: ignore[no-untyped-def]
+    """An empty table for :func:`space_exits`."""
+    return np.full((NUM_SPACES, NUM_SIDES), UNSET, dtype=np.int16)
+
+
+@nb.njit
+def space_exits(s, o, exits) -> None:
+    """Fill row ``o`` of ``exits`` (once; a row already filled is left as it is).
+
+    ``exits[o, e]`` says where the path leaving space ``o`` through side ``e`` goes on the
+    present board until it comes back to ``o``: its end point, -1 for a dead end at a face-down
+    tile, or ``REENTER + k`` when it enters ``o`` again at side ``k``. The tile on ``o`` is never
+    read, so one row serves every tile and rotation tried there (:func:`end_over`) and every
+    path that reaches ``o``: the walks of a whole turn's placements are shared, not repeated.
+    """
+    if exits[o, 0] != UNSET:
+        return
+    tiles = s["tile"]
+    rots = s["rot"]
+    for e in range(NUM_SIDES):
+        if exits[o, e] != UNSET:
+            continue  # the reverse of a path found from an earlier side
+        if LINK_KIND[o, e] == 1:
+            exits[o, e] = LINK_A[o, e]
+            continue
+        q = int(LINK_A[o, e])
+        k = int(LINK_B[o, e])
+        res = -3  # unreachable: links and tiles are perfect matchings
+        for _ in range(MAX_PATH):
+            if q == o:
+                res = REENTER + k
+                exits[o, k] = REENTER + e  # the same path walked backwards
+                break
+            t = int(tiles[q])
+            if t < 0:  # face down: a dead end
+                res = -1
+                break
+            x = EXIT[t, int(rots[q]), k]
+            if LINK_KIND[q, x] == 1:
+                res = LINK_A[q, x]
+                break
+            k = int(LINK_B[q, x])
+            q = int(LINK_A[q, x])
+        exits[o, e] = res
+
+
+@nb.njit
+def end_over(o, k, t, r, exits) -> int:
+    """Where a path entering space ``o`` at side ``k`` ends when tile ``t`` turned ``r`` lies on ``o``.
+
+    The same end as ``walk(s, o, k, o, t, r, path)``, read from row ``o`` of ``exits``, which
+    :func:`space_exits` must have filled: -1 for a dead end (a face-down ``t`` included).
+    """
+    if t < 0:
+        return -1
+    for _ in range(NUM_SIDES):
+        v = int(exits[o, EXIT[t, r, k]])
+        if v < REENTER:
+            return v
+        k = v - REENTER
+    return -3  # unreachable: a tile's paths are a perfect matching of its sides
+
+
+@nb.njit
+def ends_over(s, point, d, t, ends, buf, exits) -> None:
     """Where the path from ``point`` in direction ``d`` ends for every placement of tile ``t``.
 
     ``ends[o, r]`` receives the end point (or -1 dead end) when ``t`` turned
     ``r`` lies on space ``o``, and -9 when that path does not cross ``o``.
     Placing a tile only changes the path after its first entry into the
     placed space, so only spaces that the present path reaches (a face-down
-    dead end included) need to be tried.
+    dead end included) need to be tried. ``exits`` is a :func:`new_exits` table
+    that may be shared by every call on the same record.
     """
     ends[:, :] = -9
     end0, _c, ln, _dead = trace(s, point, d, -1, 0, 0, buf)
@@ -478,9 +549,9 @@ def ends_over(s, point, d, t, ends, buf, buf2) -> None:
         k = buf[j] % NUM_SIDES
         if ends[o, 0] != -9:
             continue  # a later entry into o: the path changed at the first one
+        space_exits(s, o, exits)
         for r in range(NUM_SIDES):
-            e, _c2, _ln2, _d2 = walk(s, o, k, o, t, r, buf2)
-            ends[o, r] = e
+            ends[o, r] = end_over(o, k, t, r, exits)
 
 
 @nb.njit
@@ -545,20 +616,25 @@ def _scan_placements(s, p, from_start_only, out) -> int:
     """Mark in ``out`` the placements after which a legal move of ``p`` follows.
 
     With ``from_start_only`` only moves of runners on their start circles
-    count. Returns the number of legal placements.
+    count. ``out``'s placement entries must be zero. Returns the number of
+    legal placements.
     """
     buf = np.zeros(MAX_PATH + 1, dtype=np.uint8)
-    buf2 = np.zeros(MAX_PATH + 1, dtype=np.uint8)
-    table = np.empty(NUM_POINTS, dtype=np.uint8)
-    _end_table(s, p, table)
+    exits = new_exits()
+    # ok[e + 3]: a move may end on e (the ends -3 and -1 are never allowed); read without a branch,
+    # since whether a placement is legal is as good as random to the processor
+    ok = np.zeros(NUM_POINTS + 3, dtype=np.uint8)
+    _end_table(s, p, ok[3:])
     t = int(s["exch"])
-    n = 0
     for i in range(s["runners"]):
         pt = int(s["pos"][p, i])
         if not may_move(s, p, pt):
             continue
         if from_start_only and not on_start(s, p, pt):
             continue
+        kept = ok[pt + 3]
+        if pt < NUM_STOPS:  # the runner leaves its stop: it may come back to it (see end_ok)
+            ok[pt + 3] = 1
         for d in range(NUM_DIRS):
             # as ends_over: only the spaces the present path enters (first entries) can change it
             end0, _c, ln, _dead = trace(s, pt, d, -1, 0, 0, buf)
@@ -572,13 +648,13 @@ def _scan_placements(s, p, from_start_only, out) -> int:
                 if tried & (1 << o):
                     continue
                 tried |= 1 << o
+                space_exits(s, o, exits)
                 for r in range(NUM_SIDES):
-                    a = A_PLACE + o * NUM_SIDES + r
-                    if out[a] == 0:
-                        e, _c2, _ln2, _d2 = walk(s, o, k, o, t, r, buf2)
-                        if _end_ok_table(table, pt, e):
-                            out[a] = 1
-                            n += 1
+                    out[A_PLACE + o * NUM_SIDES + r] |= ok[end_over(o, k, t, r, exits) + 3]
+        ok[pt + 3] = kept
+    n = 0
+    for a in range(A_PLACE, A_MOVE):
+        n += out[a]
     return n
 
 
@@ -1215,14 +1291,14 @@ def list_turns(s, out) -> int:
         only_start = _scan_placements(s, p, True, tmp) > 0
     t = int(s["exch"])
     ends = np.empty((NUM_SPACES, NUM_SIDES), dtype=np.int8)
-    buf2 = np.zeros(MAX_PATH + 1, dtype=np.uint8)
+    exits = new_exits()
     n = 0
     for i in range(s["runners"]):
         pt = int(s["pos"][p, i])
         if not may_move(s, p, pt) or (only_start and not on_start(s, p, pt)):
             continue
         for d in range(NUM_DIRS):
-            ends_over(s, pt, d, t, ends, buf, buf2)
+            ends_over(s, pt, d, t, ends, buf, exits)
             for o in range(NUM_SPACES):
                 if ends[o, 0] == -9:
                     continue

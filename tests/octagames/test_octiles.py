@@ -848,6 +848,60 @@ def test_random_legal_action_is_legal_and_uniform(config):
     assert chi2 < dof + 5 * np.sqrt(2 * dof), (chi2, dof)  # about 5 standard deviations
 
 
+@nb.njit
+def _check_shared_walks(s, limit, counts) -> int:
+    """Random play (record RNG); at every placement decision the legal placements (the shared walks of
+    :func:`R.space_exits`) must be those found one placement at a time, each path walked with the tile laid
+    on (``_placement_ok``, through ``walk``'s override), and ``ends_over`` must give every placement's end
+    as that walk does. Returns 0, or 1 for a wrong mask and 2 for a wrong end; ``counts`` adds the
+    decisions checked and the placements found legal."""
+    mask = np.zeros(R.NUM_ACTIONS, dtype=np.uint8)
+    ends = np.empty((17, 8), dtype=np.int8)
+    buf = np.zeros(R.MAX_PATH + 1, dtype=np.uint8)
+    for _ in range(limit):
+        if K.current_player(s) == TERMINAL:
+            break
+        p = K.current_player(s)
+        if p >= 0 and s["phase"] == R.PH_PLACE:
+            K.legal_mask(s, p, mask)
+            forced = False
+            if R.leave_rule_applies(s, p):
+                for a in range(R.A_PLACE, R.A_MOVE):
+                    forced = forced or R._placement_ok(s, p, a // 8, a % 8, True)
+            for a in range(R.A_PLACE, R.A_MOVE):
+                if mask[a] != R._placement_ok(s, p, a // 8, a % 8, forced):
+                    return 1
+                counts[1] += mask[a]
+            counts[0] += 1
+            t = int(s["exch"])
+            exits = R.new_exits()
+            for i in range(s["runners"]):
+                pt = int(s["pos"][p, i])
+                if pt < 0:
+                    continue
+                for d in range(4):
+                    R.ends_over(s, pt, d, t, ends, buf, exits)
+                    for o in range(17):
+                        for r in range(8):
+                            end, crossed, _n, _dead = R.trace(s, pt, d, o, t, r, buf)
+                            if ends[o, r] != (end if crossed else -9):
+                                return 2
+        rollout(s, 1)
+    return 0
+
+
+@pytest.mark.parametrize("cfg", [dict(num_players=2), dict(num_players=4, runners=5),
+                                 dict(num_players=3, goal_locks=True)])
+def test_shared_walks_find_the_placements_each_walk_finds(cfg):
+    g = Game("octiles", **cfg)
+    counts = np.zeros(2, np.int64)
+    for seed in range(25):
+        s = g.new_state(seed)
+        err = _check_shared_walks(s, 400, counts)
+        assert err == 0, f"seed {seed}: {['', 'a wrong legal mask', 'a wrong end of ends_over'][err]}"
+    assert counts[0] > 2000 and counts[1] > 10 * counts[0]  # thousands of decisions, most with many placements
+
+
 # ------------------------------------------------------------------ tables and saved records
 def test_tables_are_declared_once_and_the_docstring_carries_them():
     for layout in (R.ACTIONS, R.CHANCE_OUTCOMES, R.OBS_LAYOUT):
