@@ -359,6 +359,28 @@ def goal_distance(s, p, point) -> int:
     """The path distance of a runner of seat ``p`` on ``point`` to its goal: the fewest octagons a path must
     cross to reach a goal circle of ``p`` that no runner of ``p`` holds, if every octagon could carry any
     path (``POINT_DIST``); 0 on a goal circle, :data:`FAR` for a runner not on the board (``point < 0``)."""
+    return _distance_to(s, p, point, _free_goals(s, p))
+
+
+@nb.njit
+def _free_goals(s, p) -> int:
+    """Bit ``c`` set where goal circle ``c`` of seat ``p`` (``HOME_OF[goal_side, c]``) holds no runner of ``p``."""
+    side = goal_side(s, p)
+    free = 0
+    for c in range(HOME_OF.shape[1]):
+        g = HOME_OF[side, c]
+        mine = False
+        for i in range(s["runners"]):
+            if s["pos"][p, i] == g:
+                mine = True
+        if not mine:
+            free |= 1 << c
+    return free
+
+
+@nb.njit
+def _distance_to(s, p, point, free) -> int:
+    """:func:`goal_distance` with the free goal circles given (:func:`_free_goals`), for a seat's every runner."""
     if point < 0:
         return FAR
     if on_goal(s, p, point):
@@ -367,11 +389,7 @@ def goal_distance(s, p, point) -> int:
     best = FAR
     for c in range(HOME_OF.shape[1]):
         g = HOME_OF[side, c]
-        mine = False
-        for i in range(s["runners"]):
-            if s["pos"][p, i] == g:
-                mine = True
-        if not mine and POINT_DIST[point, g] < best:
+        if (free >> c) & 1 and POINT_DIST[point, g] < best:
             best = int(POINT_DIST[point, g])
     return best
 
@@ -1205,12 +1223,14 @@ def observation(s, player, out) -> None:
     """Write ``player``'s view of the game (layout in the module docstring)."""
     out[:] = 0.0
     n = int(s["num_players"])
+    seen = 0  # bit t: tile t is face up on the board or the exchange tile
     for o in range(NUM_SPACES):
         base = O_BOARD + o * O_SPACE
         t = int(s["tile"][o])
         if t < 0:
             out[base] = 1.0
             continue
+        seen |= 1 << t
         r = int(s["rot"][o])
         out[base + 1 + t] = 1.0
         out[base + 19 + r] = 1.0
@@ -1237,8 +1257,10 @@ def observation(s, player, out) -> None:
     if cp >= 0:
         out[O_TURN + (cp - player + n) % n] = 1.0
     out[O_PHASE + ph] = 1.0
-    for t in range(NUM_TILES):
-        if not _is_seen(s, t):
+    if s["exch"] >= 0:
+        seen |= 1 << int(s["exch"])
+    for t in range(NUM_TILES):  # as _is_seen, from one pass over the board
+        if not (seen >> t) & 1:
             out[O_UNSEEN + t] = 1.0
     out[O_FORCED] = float(s["forced"])
     out[O_PASSES] = s["passes"] / 4.0
@@ -1251,8 +1273,9 @@ def observation(s, player, out) -> None:
     for p in range(n):
         q = (p - player + n) % n
         total = 0
+        free = _free_goals(s, p)
         for i in range(s["runners"]):
-            d = goal_distance(s, p, int(s["pos"][p, i]))
+            d = _distance_to(s, p, int(s["pos"][p, i]), free)
             out[O_DIST + q * MAX_RUNNERS + i] = d / float(FAR)
             total += d
         out[O_DIST_SUM + q] = total / float(MAX_RUNNERS * FAR)

@@ -627,7 +627,7 @@ def recount_distances(s, viewer: int) -> np.ndarray:
 
 @pytest.mark.parametrize("cfg", [dict(num_players=2), dict(num_players=3, runners=3),
                                  dict(num_players=4, team=True, choose_start_circles=True)])
-def test_the_distances_agree_with_a_recount_in_random_play(cfg):
+def test_the_distances_and_unseen_tiles_agree_with_a_recount_in_random_play(cfg):
     g = Game("octiles", **cfg)
     rng = np.random.default_rng(3)
     seen = set()
@@ -642,6 +642,9 @@ def test_the_distances_agree_with_a_recount_in_random_play(cfg):
                 want = recount_distances(s, viewer)
                 assert np.allclose(o[R.O_DIST:R.O_DIST_SUM].reshape(4, 5) * 12, want)
                 assert np.allclose(o[R.O_DIST_SUM:R.O_DIST_SUM + 4] * 60, want.sum(1))
+                unseen = np.ones(18, np.float32)
+                unseen[seen_tiles(s)] = 0.0
+                assert np.array_equal(o[R.O_UNSEEN:R.O_UNSEEN + 18], unseen)
                 seen.update(int(x) for x in want[:g.num_players].ravel())
             g.apply_action(s, int(rng.choice(g.legal_actions(s))))
     assert 0 in seen and len(seen) >= 6  # runners on goal circles and distances between
