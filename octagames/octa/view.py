@@ -139,13 +139,20 @@ RUN_STRIDE = 30  # per run slot: owner (2), suit (4), face-up positions (11), fa
 
 @nb.njit
 def obs_hands(s, player, out, o_hand, o_known) -> None:
-    """Own hand and the opponent's cards taken openly: copies per kind / 2."""
-    for c in range(NUM_NUMBER):
-        if s["loc"][c] == LOC_HAND:
-            if s["lidx"][c] == player:
-                out[o_hand + kind_of(c)] += 0.5
-            elif s["pub"][c]:
-                out[o_known + kind_of(c)] += 0.5
+    """Own hand and the opponent's cards taken openly: copies per kind / 2 (``out`` zeroed: only the
+    kinds held are written, each once)."""
+    for k in range(NUM_KINDS):
+        own = known = 0
+        for c in range(k, NUM_NUMBER, NUM_KINDS):  # the kind's two copies
+            if s["loc"][c] == LOC_HAND:
+                if s["lidx"][c] == player:
+                    own += 1
+                elif s["pub"][c]:
+                    known += 1
+        if own:
+            out[o_hand + k] = own / 2.0
+        if known:
+            out[o_known + k] = known / 2.0
 
 
 @nb.njit
@@ -255,11 +262,22 @@ def obs_build(s, out, o) -> None:
 
 @nb.njit
 def obs_totals(s, player, out, o) -> None:
-    """Face-up cards in runs / 80 (self, opponent), longest run / 10 (self, opponent)."""
-    out[o] = table_faceup(s, player) / 80.0
-    out[o + 1] = table_faceup(s, 1 - player) / 80.0
-    out[o + 2] = longest_run(s, player) / 10.0
-    out[o + 3] = longest_run(s, 1 - player) / 10.0
+    """Face-up cards in runs / 80 (self, opponent), longest run / 10 (self, opponent): ``table_faceup`` and
+    ``longest_run`` of both seats, in one pass over the runs."""
+    own_up = other_up = own_longest = other_longest = 0
+    for r in range(MAX_RUNS):
+        q = s["run_owner"][r]
+        if q < 0:
+            continue
+        n = run_faceup(s, r)
+        if q == player:
+            own_up, own_longest = own_up + n, max(own_longest, n)
+        else:
+            other_up, other_longest = other_up + n, max(other_longest, n)
+    out[o] = own_up / 80.0
+    out[o + 1] = other_up / 80.0
+    out[o + 2] = own_longest / 10.0
+    out[o + 3] = other_longest / 10.0
 
 
 @nb.njit
