@@ -448,21 +448,18 @@ def restock_actions(s) -> None:
 def _interval_ok(avail, bpos, need_lo, need_hi, need_b) -> bool:
     """A run [a, b] of 3..10 positions, all available, containing [need_lo, need_hi] exists.
 
-    With ``need_b`` it must also contain a position marked in ``bpos``.
+    With ``need_b`` it must also contain a position marked in ``bpos``. Each start ``a`` grows its
+    run one position at a time, up to the first position not available (no longer run from ``a``
+    can hold it).
     """
     for a in range(1, need_lo + 1):
-        for b in range(max(need_hi, a + 2), 12):
-            if b - a + 1 > 10:
+        hasb = not need_b
+        for b in range(a, min(a + 9, 11) + 1):
+            if not avail[b]:
                 break
-            ok = True
-            hasb = not need_b
-            for q in range(a, b + 1):
-                if not avail[q]:
-                    ok = False
-                    break
-                if bpos[q]:
-                    hasb = True
-            if ok and hasb:
+            if bpos[b]:
+                hasb = True
+            if hasb and b >= need_hi and b >= a + 2:
                 return True
     return False
 

@@ -616,6 +616,26 @@ def test_a_hand_is_listed_by_suit_then_rank_whichever_copy_was_drawn():
     assert "P1 hand: ♥5 ♥6 ♥7 ♥8 ♥9 ♥10 ♠7 ♦7 ♣7" in GAME.render(worlds[0], 1)
 
 
+def _run_exists(avail: np.ndarray, bpos: np.ndarray, need_lo: int, need_hi: int, need_b: bool) -> bool:
+    """Every run [a, b] of 3..10 positions of 1..11 tried in turn (the definition ``_interval_ok`` must keep)."""
+    return any(avail[a:b + 1].all() and (not need_b or bpos[a:b + 1].any())
+               for a in range(1, 12) for b in range(a + 2, min(a + 9, 11) + 1) if a <= need_lo and b >= need_hi)
+
+
+def test_a_run_being_laid_stays_completable_exactly_where_some_run_of_3_to_10_cards_exists():
+    rng = np.random.default_rng(8)
+    found = {True: 0, False: 0}
+    for bits in range(1 << 11):  # every set of available positions 1..11
+        avail = np.array([False] + [bool(bits >> i & 1) for i in range(11)])
+        for need_lo, need_hi in ((1, 1), (11, 11), (5, 5), (3, 7), (1, 10), (2, 11)):
+            bpos = avail & (rng.random(12) < 0.3)
+            for need_b in (False, True):
+                want = _run_exists(avail, bpos, need_lo, need_hi, need_b)
+                assert en._interval_ok(avail, bpos, need_lo, need_hi, need_b) == want, (bits, need_lo, need_hi, need_b)
+                found[want] += 1
+    assert min(found.values()) > 1000  # both answers, many times
+
+
 # ---------------------------------------------------------------- random play
 def test_heuristic_beats_random():
     assert heuristic_wins("en", 12) >= 10
