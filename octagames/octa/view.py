@@ -261,9 +261,9 @@ def obs_build(s, out, o) -> None:
 
 
 @nb.njit
-def obs_totals(s, player, out, o) -> None:
-    """Face-up cards in runs / 80 (self, opponent), longest run / 10 (self, opponent): ``table_faceup`` and
-    ``longest_run`` of both seats, in one pass over the runs."""
+def run_totals(s, player):  # type: ignore[no-untyped-def]
+    """``table_faceup`` and ``longest_run`` of ``player`` and of the opponent, in one pass over the runs:
+    ``(own face-up cards, the opponent's, own longest run, the opponent's)``."""
     own_up = other_up = own_longest = other_longest = 0
     for r in range(MAX_RUNS):
         q = s["run_owner"][r]
@@ -274,6 +274,13 @@ def obs_totals(s, player, out, o) -> None:
             own_up, own_longest = own_up + n, max(own_longest, n)
         else:
             other_up, other_longest = other_up + n, max(other_longest, n)
+    return own_up, other_up, own_longest, other_longest
+
+
+@nb.njit
+def obs_totals(s, player, out, o) -> None:
+    """Face-up cards in runs / 80 (self, opponent), longest run / 10 (self, opponent)."""
+    own_up, other_up, own_longest, other_longest = run_totals(s, player)
     out[o] = own_up / 80.0
     out[o + 1] = other_up / 80.0
     out[o + 2] = own_longest / 10.0
@@ -363,16 +370,11 @@ def obs_facts(s, player, out, o) -> None:
     slot and position 1..11 a copy of the row of the face-up card's kind there (what a Jack would take).
 
     Reads only ``player``'s hand and the public table (the facts of an information state)."""
-    own_up = other_up = own_longest = other_longest = 0  # face-up run cards (all, the most in one run)
     for r in range(MAX_RUNS):  # the runs each kind extends, and each run slot's own row
         q = s["run_owner"][r]
         if q < 0:
             continue
         n = run_faceup(s, r)
-        if q == player:
-            own_up, own_longest = own_up + n, max(own_longest, n)
-        else:
-            other_up, other_longest = other_up + n, max(other_longest, n)
         length = n / 10.0
         col = 2 if q == player else 3
         row = o + (FACT_RUN_ROW + r) * NUM_FACTS
@@ -474,6 +476,7 @@ def obs_facts(s, player, out, o) -> None:
                 dst = o + (FACT_TAKE_ROW + r * 11 + pos - 1) * NUM_FACTS
                 for j in range(NUM_FACTS):
                     out[dst + j] = out[src + j]
+    own_up, other_up, own_longest, other_longest = run_totals(s, player)
     row = o + FACT_SITUATION_ROW * NUM_FACTS
     out[row] = 1.0 if own_longest >= 8 else 0.0
     out[row + 1] = 1.0 if other_longest >= 8 else 0.0
