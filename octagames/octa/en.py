@@ -525,10 +525,16 @@ def _sel_target(s, p, k):
 @nb.njit
 def _sel_legal(s, p, k) -> bool:
     """Whether laying a card of kind ``k`` keeps the run being laid completable."""
+    suit = k // 10
+    kinds = 0
+    for j in range(suit * 10, suit * 10 + 10):
+        if s["hand_cnt"][p, j] > 0:
+            kinds += 1
+    if kinds < 3:  # cheaply first: a run's three positions in a row are three kinds of its suit held (the
+        return False  # ace's positions 1 and 11 are apart), hand cards shown in the run being laid included
     ok, lo, hi, amb = _sel_target(s, p, k)
     if not ok:
         return False
-    suit = k // 10
     avail = np.zeros(12, dtype=np.bool_)
     bpos = np.zeros(12, dtype=np.bool_)
     _suit_avail(s, p, suit, avail, bpos)
