@@ -423,6 +423,13 @@ def _mark_lays(s, p, suit, is_joker, out, base) -> int:
     hi = s["build_hi"]
     if lo > 0 and (suit != s["build_suit"] or hi - lo + 1 >= 10):
         return 0
+    if s["joker"] == 0 and not is_joker:
+        kinds = 0
+        for j in range(suit * 10, suit * 10 + 10):
+            if s["hand_cnt"][p, j] > 0:
+                kinds += 1
+        if kinds < 3:  # cheaply first: without the joker a run's three positions in a row are three kinds
+            return 0  # of its suit held (the ace's 1 and 11 are apart), cards shown in the run being laid included
     hand = np.full(12, -1, dtype=np.int64)  # the free hand card at each position of the suit
     avail = np.zeros(12, dtype=np.bool_)
     bpos = np.zeros(12, dtype=np.bool_)

@@ -104,6 +104,24 @@ def test_jack_joker_new_run_with_the_joker_at_an_end_and_no_step_2():
     assert_valid(s)
 
 
+def test_two_kinds_of_a_suit_start_a_run_only_with_the_joker():
+    # ♥2 ♥3 are the only hearts held: without the joker no run of hearts can start, with it one can
+    # (the legal mask's quick count of the kinds held must leave the joker's runs alone)
+    def prep(s):
+        r = force_run(s, 0, "♣4 ♣5 ♣6")
+        force_token(s, 0, r)
+    s = setup(POOL, H0.replace("♥5", "♠5"), H1, piles="♥K ♠Q", before_start=prep)
+    start_turn(s, "♦3", "♥J", 1)
+    do(s, "Jack: lay a face-down joker from the stock")
+    any_chance(s)
+    table = legal_strings(s)
+    assert "start a new run with ♥2" in table and "start a new run with ♥3" in table
+    assert not any(m.startswith("start a new run with ♣") for m in table)  # ♣A ♣3, no joker of clubs
+    do(s, "start a new run with ♥2", "lay ♥3", "lay the joker as ♥4", "commit the run without token")
+    assert any(run_string(s, q) == "♥2 ♥3 [?♥4]" for q in range(26))
+    assert_valid(s)
+
+
 def test_a_joker_joined_into_another_run_is_still_replaced_only_in_a_later_turn():
     def prep(s):
         force_run(s, 0, "♥2 ♥3 ♥4")
