@@ -375,20 +375,20 @@ def _reshuffle_actions(s) -> None:
 @nb.njit
 def _interval_exists(avail, bpos, nlo, nhi, need_b, jok) -> bool:
     """A run [a, b] (3..10 positions) containing [nlo, nhi] (any when nlo == 0) with exactly
-    ``jok`` unavailable positions (the joker fills it) and, with ``need_b``, a marked position."""
-    miss = np.zeros(12, dtype=np.int64)  # prefix counts over positions 1..q: unavailable, marked
-    marked = np.zeros(12, dtype=np.int64)
-    for q in range(1, 12):
-        miss[q] = miss[q - 1] + (0 if avail[q] else 1)
-        marked[q] = marked[q - 1] + (1 if avail[q] and bpos[q] else 0)
+    ``jok`` unavailable positions (the joker fills it) and, with ``need_b``, a marked position. Each start
+    ``a`` grows its run a position at a time, counting as it goes, until it misses more than ``jok``."""
     a_hi = nlo if nlo > 0 else 11
     for a in range(1, a_hi + 1):
         b_lo = max(nhi, a + 2) if nlo > 0 else a + 2
-        for b in range(b_lo, min(a + 9, 11) + 1):
-            m = miss[b] - miss[a - 1]
-            if m > jok:
-                break  # longer runs from a miss more
-            if m == jok and (not need_b or marked[b] > marked[a - 1]):
+        miss = marked = 0  # over positions a..b: unavailable, available and marked
+        for b in range(a, min(a + 9, 11) + 1):
+            if not avail[b]:
+                miss += 1
+                if miss > jok:
+                    break  # longer runs from a miss more
+            elif bpos[b]:
+                marked += 1
+            if b >= b_lo and miss == jok and (not need_b or marked > 0):
                 return True
     return False
 
