@@ -261,7 +261,7 @@ def obs_build(s, out, o) -> None:
 
 
 @nb.njit
-def run_totals(s, player):  # type: ignore[no-untyped-def]
+def run_totals(s, player) -> tuple[int, int, int, int]:
     """``table_faceup`` and ``longest_run`` of ``player`` and of the opponent, in one pass over the runs:
     ``(own face-up cards, the opponent's, own longest run, the opponent's)``."""
     own_up = other_up = own_longest = other_longest = 0

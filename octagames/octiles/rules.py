@@ -483,7 +483,7 @@ UNSET = -100
 
 
 @nb.njit
-def new_exits():  # type: ignore[no-untyped-def]
+def new_exits() -> np.ndarray:
     """An empty table for :func:`space_exits`."""
     return np.full((NUM_SPACES, NUM_SIDES), UNSET, dtype=np.int16)
 
