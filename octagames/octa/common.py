@@ -380,6 +380,18 @@ def kind_at(suit, p) -> int:
 
 
 @nb.njit
+def kinds_held(s, p, suit) -> int:
+    """How many of ``suit``'s ten kinds seat ``p`` holds a copy of (cards shown in the run being laid
+    included). A run's three positions in a row are three kinds (the ace's positions 1 and 11 are apart),
+    so with fewer no run of the suit can be laid from the hand alone: the legal masks ask this first."""
+    n = 0
+    for k in range(suit * 10, suit * 10 + 10):
+        if s["hand_cnt"][p, k] > 0:
+            n += 1
+    return n
+
+
+@nb.njit
 def ranks_adjacent(r1, r2) -> bool:
     """Ranks one apart, the ace counting as 1 or 11 (used by the pool exchange)."""
     if abs(r1 - r2) == 1:

@@ -170,7 +170,7 @@ from octagames.octa.common import (CK_DRAW, CK_FD, FACT_PILE_ROW, FACT_RUN_ROW, 
                                    NUM_QUEEN_PAIRS, PH_USE, POOL_LINES, POOL_SLOTS, POOL_SLOT_NAMES, QUEEN, QUEEN_PAIRS,
                                    TOK_CENTRE, TOK_POOL, TOK_RUN, action_table, atype_of, clear_build, detach,
                                    exchange_fits, extend_pos, fact_refs, free_run, free_run_slot,
-                                   hand_card_of_kind, kind_at, kind_of, longest_run, observation_layout,
+                                   hand_card_of_kind, kind_at, kind_of, kinds_held, longest_run, observation_layout,
                                    pool_line_is_run, rank_of, run_faceup, slot_protected_by, start_chance,
                                    start_refill, suit_of, table_faceup, to_discard, to_hand, to_pool, to_run,
                                    to_stock)
@@ -526,12 +526,8 @@ def _sel_target(s, p, k):
 def _sel_legal(s, p, k) -> bool:
     """Whether laying a card of kind ``k`` keeps the run being laid completable."""
     suit = k // 10
-    kinds = 0
-    for j in range(suit * 10, suit * 10 + 10):
-        if s["hand_cnt"][p, j] > 0:
-            kinds += 1
-    if kinds < 3:  # cheaply first: a run's three positions in a row are three kinds of its suit held (the
-        return False  # ace's positions 1 and 11 are apart), hand cards shown in the run being laid included
+    if kinds_held(s, p, suit) < 3:  # cheaply first: no run of the suit can be completed
+        return False
     ok, lo, hi, amb = _sel_target(s, p, k)
     if not ok:
         return False

@@ -181,7 +181,7 @@ from octagames.octa.common import (CK_AFLIP, CK_DRAW, CK_FD, CK_JOKER, CK_REFILL
                                    NUM_CARDS, NUM_KINDS, NUM_NUMBER, NUM_PHASES, PH_USE, POOL_LINES, POOL_SLOTS,
                                    POOL_SLOT_NAMES, QUEEN, TOK_CENTRE, TOK_RUN, action_table, atype_of, clear_build,
                                    detach, extend_pos, fact_refs, free_run, free_run_slot, hand_card_of_kind, kind_at,
-                                   kind_of, observation_layout, rank_of, run_faceup, start_chance,
+                                   kind_of, kinds_held, observation_layout, rank_of, run_faceup, start_chance,
                                    start_refill, suit_of, table_faceup, to_discard, to_hand, to_pool, to_run)
 from octagames.octa.view import (RUN_STRIDE, by_kind, card_name, decline_string, kind_name, obs_action_cards,
                                  obs_build, obs_chance, obs_counts, obs_discard_order, obs_facts,
@@ -423,13 +423,8 @@ def _mark_lays(s, p, suit, is_joker, out, base) -> int:
     hi = s["build_hi"]
     if lo > 0 and (suit != s["build_suit"] or hi - lo + 1 >= 10):
         return 0
-    if s["joker"] == 0 and not is_joker:
-        kinds = 0
-        for j in range(suit * 10, suit * 10 + 10):
-            if s["hand_cnt"][p, j] > 0:
-                kinds += 1
-        if kinds < 3:  # cheaply first: without the joker a run's three positions in a row are three kinds
-            return 0  # of its suit held (the ace's 1 and 11 are apart), cards shown in the run being laid included
+    if s["joker"] == 0 and not is_joker and kinds_held(s, p, suit) < 3:
+        return 0  # cheaply first: without the joker no run of the suit can be completed
     hand = np.full(12, -1, dtype=np.int64)  # the free hand card at each position of the suit
     avail = np.zeros(12, dtype=np.bool_)
     bpos = np.zeros(12, dtype=np.bool_)
