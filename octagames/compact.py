@@ -11,8 +11,10 @@ observation function fills a compact row directly, with no float row between
 and no second pass, and no rule is written twice.
 
 Only what observation functions do with ``out`` is supported: integer and
-slice stores, integer reads. numba compiles a game's observation once per row
-type, so the float32 path is untouched.
+slice stores, integer reads, and :func:`copy_entries` (a copy of entries within
+the row, which a compact row makes without going through floats). numba
+compiles a game's observation once per row type, so the float32 path is
+untouched.
 """
 
 from __future__ import annotations
@@ -26,42 +28,53 @@ from numba.extending import intrinsic, make_attribute_wrapper, models, overload,
 
 
 class CompactRowType(types.Type):
-    """numba type of a compact row over an unsigned integer row of type ``data``."""
+    """numba type of a compact row over a C-contiguous unsigned integer row of type ``data``."""
 
     def __init__(self, data: types.Array) -> None:
         self.data = data
-        super().__init__(name=f"CompactRow({data})")
+        # the name is numba's cache key for the functions compiled for this type (a game's observation,
+        # cached beside its rules): a change of the data model below must change it, or a cache written
+        # under the old model would be loaded for the new one
+        super().__init__(name=f"CompactRowPointers({data})")
 
 
 @register_model(CompactRowType)
 class _CompactRowModel(models.StructModel):
+    # raw pointers, not arrays: a row holds no references, so passing it to every block of an
+    # observation costs no reference counting (the caller keeps both arrays alive, see compact_row)
     def __init__(self, dmm, fe_type: CompactRowType) -> None:
-        members = [("data", fe_type.data), ("divisor", types.Array(types.float32, 1, "C"))]
+        members = [("data", types.CPointer(fe_type.data.dtype)), ("divisor", types.CPointer(types.float32)),
+                   ("size", types.intp)]
         super().__init__(dmm, fe_type, members)
 
 
 make_attribute_wrapper(CompactRowType, "data", "data")
 make_attribute_wrapper(CompactRowType, "divisor", "divisor")
+make_attribute_wrapper(CompactRowType, "size", "size")
 
 
 @intrinsic
 def compact_row(typingctx, data, divisor):
     """``compact_row(data, divisor)`` in compiled code: a row that stores ``value * divisor[j]`` at ``j``.
 
+    The row points into both arrays without holding them: it is for passing straight to a
+    function that writes an observation (``observation(s, p, compact_row(obs[i], divisor))``),
+    while the caller's references keep them alive.
+
     Args:
-        data: one row (1-D, unsigned integers) receiving the integers ``k``.
-        divisor: float32 1-D C-contiguous, the divisor of every entry.
+        data: one row (1-D, C-contiguous, unsigned integers) receiving the integers ``k``.
+        divisor: float32 1-D C-contiguous, the divisor of every entry (at least as long as ``data``).
     """
     if not (isinstance(data, types.Array) and isinstance(data.dtype, types.Integer) and not data.dtype.signed
-            and data.ndim == 1 and divisor == types.Array(types.float32, 1, "C")):
+            and data.ndim == 1 and data.layout == "C" and divisor == types.Array(types.float32, 1, "C")):
         return None
     sig = CompactRowType(data)(data, divisor)
 
     def codegen(context, builder, signature, args):
         row = cgutils.create_struct_proxy(signature.return_type)(context, builder)
-        row.data, row.divisor = args
-        for t, v in zip(signature.args, args):  # the row holds references to both arrays
-            context.nrt.incref(builder, t, v)
+        arr = context.make_array(signature.args[0])(context, builder, value=args[0])
+        div = context.make_array(signature.args[1])(context, builder, value=args[1])
+        row.data, row.divisor, row.size = arr.data, div.data, arr.nitems
         return row._getvalue()
     return sig, codegen
 
@@ -72,9 +85,10 @@ def _setitem(row, index, value):
         return None
     if isinstance(index, types.SliceType):
         def store_slice(row, index, value):
-            start, stop, step = index.indices(row.data.shape[0])
-            if value == 0 and step == 1:
-                row.data[start:stop] = 0
+            start, stop, step = index.indices(row.size)
+            if value == 0:  # clearing a row: a plain fill (a memset once compiled)
+                for j in range(start, stop, step):
+                    row.data[j] = 0
             else:
                 for j in range(start, stop, step):
                     row.data[j] = value * row.divisor[j] + np.float32(0.5)
@@ -91,3 +105,32 @@ def _getitem(row, index):
     if isinstance(row, CompactRowType) and isinstance(index, types.Integer):
         return lambda row, index: row.data[index] / np.float64(row.divisor[index])
     return None
+
+
+def copy_entries(out, dst: int, src: int, n: int) -> None:
+    """``out[dst + j] = out[src + j]`` for ``j`` in ``0..n-1``, on a float row or a :func:`compact_row`.
+
+    A compact row copies the integers themselves where the two entries share a
+    divisor (one load and one store, where ``out[dst + j] = out[src + j]`` would
+    divide, multiply and round), and converts where they do not: the result is
+    the same as the entry-by-entry copy. Uncompiled, ``out`` is a float array.
+    """
+    for j in range(n):
+        out[dst + j] = out[src + j]
+
+
+@overload(copy_entries, inline="always")
+def _copy_entries(out, dst, src, n):
+    if isinstance(out, CompactRowType):
+        def compact(out, dst, src, n):
+            for j in range(n):
+                if out.divisor[dst + j] == out.divisor[src + j]:
+                    out.data[dst + j] = out.data[src + j]
+                else:
+                    out[dst + j] = out[src + j]
+        return compact
+
+    def direct(out, dst, src, n):
+        for j in range(n):
+            out[dst + j] = out[src + j]
+    return direct

@@ -11,6 +11,7 @@ from collections.abc import Iterable
 
 import numba as nb
 
+from octagames.compact import copy_entries
 from octagames.octa.common import (ACTION_TYPES, CK_ACTION, CK_AFLIP, CK_FD, CK_JOKER, CK_REFILL,
                                    FACT_END_ROW, FACT_EXTEND_ROW, FACT_PILE_ROW, FACT_POOL_RUN, FACT_RUN_ROW,
                                    FACT_SITUATION_ROW, FACT_SLOT_ROW, FACT_SLOT_SUIT_ROW, FACT_TAKE_ROW, HAND_LIMIT,
@@ -448,15 +449,13 @@ def obs_facts(s, player, out, o) -> None:
         if c >= 0:
             src = o + kind_of(c) * NUM_FACTS
             dst = o + (FACT_SLOT_ROW + i) * NUM_FACTS  # the slots' rows, then the discards'
-            for j in range(NUM_FACTS):  # (a compact row takes no slices)
-                out[dst + j] = out[src + j]
+            copy_entries(out, dst, src, NUM_FACTS)
             if i < POOL_SLOTS:
                 out[dst + FACT_POOL_RUN] = float((completes >> i) & 1)
                 for suit in range(4):  # what a doubling or swap of a card of this suit would put there
                     src = o + (suit * 10 + c % 10) * NUM_FACTS
                     dst = o + (FACT_SLOT_SUIT_ROW + i * 4 + suit) * NUM_FACTS
-                    for j in range(NUM_FACTS):
-                        out[dst + j] = out[src + j]
+                    copy_entries(out, dst, src, NUM_FACTS)
     for r in range(MAX_RUNS):  # each run end: the card there and the kind that would extend it
         q = s["run_owner"][r]
         if q < 0:
@@ -467,15 +466,13 @@ def obs_facts(s, player, out, o) -> None:
                 dst = o + ((FACT_END_ROW if which == 0 else FACT_EXTEND_ROW) + r * 2 + end) * NUM_FACTS
                 if at > 0:
                     src = o + kind_at(s["run_suit"][r], at) * NUM_FACTS
-                    for j in range(NUM_FACTS):
-                        out[dst + j] = out[src + j]
+                    copy_entries(out, dst, src, NUM_FACTS)
                 out[dst + FACT_POOL_RUN] = 1.0 if q == player else 0.0
         for pos in range(s["run_lo"][r], s["run_hi"][r] + 1):  # each face-up card (a Jack's target): its kind's row
             if s["run_fd"][r, pos] == 0:
                 src = o + kind_of(s["run_card"][r, pos]) * NUM_FACTS
                 dst = o + (FACT_TAKE_ROW + r * 11 + pos - 1) * NUM_FACTS
-                for j in range(NUM_FACTS):
-                    out[dst + j] = out[src + j]
+                copy_entries(out, dst, src, NUM_FACTS)
     own_up, other_up, own_longest, other_longest = run_totals(s, player)
     row = o + FACT_SITUATION_ROW * NUM_FACTS
     out[row] = 1.0 if own_longest >= 8 else 0.0

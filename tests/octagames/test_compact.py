@@ -1,0 +1,72 @@
+"""A compact row (``octagames.compact``) stores what a float row would hold, times each entry's divisor.
+
+The games' own observations are compared with their float32 ones in
+``tests/envs/test_vector.py``; here the row's operations are checked one by one,
+on entries whose divisors differ, which no game's copies exercise.
+"""
+
+from __future__ import annotations
+
+import numba as nb
+import numpy as np
+import pytest
+
+from octagames.compact import compact_row, copy_entries
+
+DIVISOR = np.array([1, 2, 10, 2, 1, 2, 10, 80, 2, 10], np.float32)
+
+
+@nb.njit
+def _write(out, values, copies):
+    # the operations an observation does: clear, store, read-modify-write, copy within the row
+    out[:] = 0
+    for j in range(values.shape[0]):
+        if values[j] != 0:
+            out[j] = values[j]
+    out[1] += 0.5
+    out[0] = max(out[0], 1.0)
+    for c in range(copies.shape[0]):
+        copy_entries(out, copies[c, 0], copies[c, 1], copies[c, 2])
+
+
+@nb.njit
+def _write_compact(data, divisor, values, copies):
+    _write(compact_row(data, divisor), values, copies)
+
+
+@nb.njit
+def _fill(data, divisor, start, stop, value):
+    row = compact_row(data, divisor)
+    row[start:stop] = value
+
+
+COPIES = np.array([[5, 0, 3],   # divisors 2 10 80 <- 1 2 10: every entry converted
+                   [8, 1, 2],   # 2 10 <- 2 10: the integers copied as they are
+                   [8, 5, 2]],  # 2 10 <- 2 10, from the entries the first copy wrote
+                  np.int64)
+
+
+@pytest.mark.parametrize("dtype", [np.uint8, np.uint16])
+def test_a_compact_row_holds_the_float_row_times_its_divisors(dtype):
+    rng = np.random.default_rng(3)
+    for _ in range(200):
+        values = (rng.integers(0, 3, DIVISOR.shape[0]) / DIVISOR).astype(np.float32)
+        plain = np.full(DIVISOR.shape[0], 7.0, np.float32)  # stale entries: the clear must reach them
+        _write(plain, values, COPIES)
+        data = np.full(DIVISOR.shape[0], 9, dtype)
+        _write_compact(data, DIVISOR, values, COPIES)
+        assert np.array_equal(data.astype(np.float32) / DIVISOR, plain)
+
+
+def test_the_uncompiled_copy_is_the_entry_by_entry_copy():
+    out = np.arange(10, dtype=np.float32)
+    copy_entries(out, 1, 0, 4)  # overlapping, ascending: each entry copies the one just written
+    assert out.tolist() == [0, 0, 0, 0, 0, 5, 6, 7, 8, 9]
+
+
+def test_a_slice_store_writes_each_entry_of_the_slice_only():
+    data = np.full(DIVISOR.shape[0], 3, np.uint8)
+    _fill(data, DIVISOR, 2, 5, 1.0)  # divisors 10 2 1
+    assert data.tolist() == [3, 3, 10, 2, 1, 3, 3, 3, 3, 3]
+    _fill(data, DIVISOR, 0, 10, 0)
+    assert not data.any()
