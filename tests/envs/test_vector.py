@@ -180,10 +180,13 @@ def _random_legal(rng: np.random.Generator, mask: np.ndarray) -> np.ndarray:
 
 
 @pytest.mark.parametrize("name,cfg", THREAD_CONFIGS)
-def test_every_thread_count_gives_bit_identical_runs(name, cfg, monkeypatch):
+def test_every_thread_count_and_chunk_gives_bit_identical_runs(name, cfg, monkeypatch):
     monkeypatch.setattr(vector, "MIN_SLICE", 16)  # small slices: three of them in a batch of 48
+    monkeypatch.setattr(vector, "CHUNK_RECORD_BYTES", 0)  # every game stepped in chunks of 16 games ...
+    monkeypatch.setattr(vector, "CHUNK_BYTES", 0)
     envs = [make(name, 48, seed=11, num_threads=threads, **cfg) for threads in (1, 2, 3)]
     assert [len(env._slices) for env in envs] == [1, 2, 3]
+    assert all(env._chunk == 16 for env in envs)  # ... so 3 chunks, 2 slices of 2 chunks of 12, 3 whole slices
     rngs = [np.random.default_rng(4) for _ in envs]
     for env in envs:
         env.reset()
