@@ -10,6 +10,7 @@ from __future__ import annotations
 from collections.abc import Iterable
 
 import numba as nb
+import numpy as np
 
 from octagames.compact import copy_entries
 from octagames.octa.common import (ACTION_TYPES, CK_ACTION, CK_AFLIP, CK_FD, CK_JOKER, CK_REFILL,
@@ -136,6 +137,30 @@ def pile_reason(s, p: int, i: int, step: str) -> str:
 # kernel; the blocks both layouts have mean the same in both and are written here, at the offset
 # ``o`` of the block. Seats are relative to the viewer (0 = self); every entry lies in [0, 1].
 RUN_STRIDE = 30  # per run slot: owner (2), suit (4), face-up positions (11), face-down positions (11), tokens (2)
+
+
+def _runs_through() -> np.ndarray:
+    # for every set of held positions (bit p - 1: run position p, 1..11), numpy over all 2048 sets at once
+    held = np.arange(2048, dtype=np.int64) << 1  # bit p: position p; bits 0 and 12 are never set
+    bit = [(held >> p) & 1 for p in range(13)]
+    below = [bit[0]]  # below[p]: held positions in a row ending at p
+    for p in range(1, 13):
+        below.append(bit[p] * (below[p - 1] + 1))
+    above = [bit[12]]  # above[12 - p]: held positions in a row starting at p
+    for p in range(11, -1, -1):
+        above.append(bit[p] * (above[-1] + 1))
+    above.reverse()
+    table = np.zeros(2048, np.int64)
+    for rank in range(10):
+        through = [below[q - 1] + 1 + above[q + 1] for q in ((1, 11) if rank == 0 else (rank + 1,))]
+        table |= np.minimum(np.max(through, axis=0), 10) << (4 * rank)  # the ace: at position 1 or 11
+    return table
+
+
+#: per set of held positions of a suit (index: bit p - 1 for run position p, 1..11), 4 bits per rank (rank
+#: ``r`` at bit ``4 r``): the longest run of held positions through the rank's position once it is added, at
+#: most 10 (the ace: the longer at 1 or 11); the ``interval`` fact of ``obs_facts``
+RUNS_THROUGH = _runs_through()
 
 
 @nb.njit
@@ -401,26 +426,20 @@ def obs_facts(s, player, out, o) -> None:
         for pos in range(1, 12):
             if s["hand_cnt"][player, kind_at(suit, pos)] > 0:
                 held |= 1 << pos
+        runs = RUNS_THROUGH[held >> 1]
         for rank in range(10):
             k = suit * 10 + rank
             row = o + k * NUM_FACTS
             out[row] = 1.0
             out[row + 1] = s["hand_cnt"][player, k] / 2.0
-            one = two = best = 0
+            one = two = 0
             for j in range(2 if rank == 0 else 1):
                 q = 1 + 10 * j if rank == 0 else rank + 1  # the ace stands at position 1 or 11
                 one += ((held >> (q - 1)) & 1) + ((held >> (q + 1)) & 1)  # bits 0 and 12 are never set
                 two += (((held >> (q - 2)) & 1) if q >= 2 else 0) + ((held >> (q + 2)) & 1)
-                through = held | (1 << q)
-                lo, hi = q, q
-                while (through >> (lo - 1)) & 1:
-                    lo -= 1
-                while (through >> (hi + 1)) & 1:
-                    hi += 1
-                best = max(best, min(hi - lo + 1, 10))
             out[row + 4] = one / 2.0
             out[row + 5] = two / 2.0
-            out[row + 6] = best / 10.0
+            out[row + 6] = ((runs >> (4 * rank)) & 15) / 10.0
     completes = 0  # bit i: a card of the hand placed in pool slot i completes a pool run
     for line in range(POOL_LINES.shape[0]):
         for at in range(3):  # the slot filled; i, j: the other two places of the line, in order

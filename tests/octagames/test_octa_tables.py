@@ -6,6 +6,7 @@ from octagames.core import Game
 from octagames.octa import INFO, NUM_ACTIONS, OBS_SIZE, action_layout, en, nl, obs_layout
 from octagames.octa.common import BASE_OBS_SIZE, FACT_SITUATION_ROW, NUM_FACTS
 from octagames.octa.rules import Config
+from octagames.octa.view import RUNS_THROUGH
 
 from octa_helpers import POOL, setup, start_turn
 
@@ -88,3 +89,23 @@ def test_every_observation_entry_is_in_0_1_but_the_situations_hand_sizes():
     situation = g.observation_layout.offset("facts") + FACT_SITUATION_ROW * NUM_FACTS
     assert not low.any() and np.flatnonzero(high != 1).tolist() == [situation + 2, situation + 7]
     assert high[situation + 2] == 8.0  # 80 number cards / 10
+
+
+def test_the_runs_through_each_rank_are_the_runs_grown_a_position_at_a_time():
+    # view.RUNS_THROUGH (the facts' "interval") against its definition, for every set of held positions
+    capped = 0
+    for index in range(2048):
+        held = index << 1  # bit p: run position p, 1..11
+        for rank in range(10):
+            best = 0
+            for q in ((1, 11) if rank == 0 else (rank + 1,)):
+                through = held | (1 << q)
+                lo = hi = q
+                while (through >> (lo - 1)) & 1:
+                    lo -= 1
+                while (through >> (hi + 1)) & 1:
+                    hi += 1
+                best = max(best, min(hi - lo + 1, 10))
+                capped += hi - lo + 1 > 10
+            assert (int(RUNS_THROUGH[index]) >> (4 * rank)) & 15 == best, (bin(held), rank)
+    assert capped > 0  # runs of 11 positions (the ace at both ends) were capped at 10
