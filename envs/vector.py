@@ -71,7 +71,8 @@ MIN_SLICE = 256
 #: games whose records are at least this large (Octa's, 4.3 kB) are stepped in chunks of about
 #: :data:`CHUNK_BYTES` of records, observations and masks: the records the rules just wrote are still in
 #: the cache when the observations read them. Smaller records cost less to read again than the calls
-#: of more chunks (measured: Octa 1.05-1.13 times the steps, Octiles and Achten 0.96-1.03)
+#: of more chunks (measured on one thread: Octa 1.03-1.13 times the steps; Octiles, Achten and Octrix,
+#: chunked all the same, 0.76-1.07, no gain)
 CHUNK_RECORD_BYTES = 1024
 CHUNK_BYTES = 4 << 20
 #: the observation dtypes of :class:`VectorEnv` (``obs_dtype``)
