@@ -19,7 +19,9 @@ untouched.
 
 from __future__ import annotations
 
+import hashlib
 import operator
+from pathlib import Path
 
 import numpy as np
 from numba import types
@@ -27,15 +29,20 @@ from numba.core import cgutils
 from numba.extending import intrinsic, make_attribute_wrapper, models, overload, register_model
 
 
+#: digest of this module's source, in the name of every compact row type (see CompactRowType)
+SOURCE_DIGEST = hashlib.sha256(Path(__file__).read_bytes()).hexdigest()[:12]
+
+
 class CompactRowType(types.Type):
     """numba type of a compact row over a C-contiguous unsigned integer row of type ``data``."""
 
     def __init__(self, data: types.Array) -> None:
         self.data = data
-        # the name is numba's cache key for the functions compiled for this type (a game's observation,
-        # cached beside its rules): a change of the data model below must change it, or a cache written
-        # under the old model would be loaded for the new one
-        super().__init__(name=f"CompactRowPointers({data})")
+        # the name is numba's cache key for the functions compiled for this type: a game's observation is
+        # cached beside its rules, whose digest (octagames.specialize) need not cover this module, so the
+        # name carries this module's own digest: after any edit here (the row's model, a store) a cache
+        # written before is not loaded (an old model's observation read as a new one crashed)
+        super().__init__(name=f"CompactRow[{SOURCE_DIGEST}]({data})")
 
 
 @register_model(CompactRowType)

@@ -70,3 +70,20 @@ def test_a_slice_store_writes_each_entry_of_the_slice_only():
     assert data.tolist() == [3, 3, 10, 2, 1, 3, 3, 3, 3, 3]
     _fill(data, DIVISOR, 0, 10, 0)
     assert not data.any()
+
+
+def test_the_row_type_is_named_by_the_modules_source_so_an_edit_misses_the_old_cache():
+    import hashlib
+    from pathlib import Path
+
+    from octagames import compact
+
+    @nb.njit
+    def row(data, divisor):
+        return compact_row(data, divisor)
+
+    args = (nb.typeof(np.zeros(3, np.uint8)), nb.typeof(DIVISOR))
+    row.compile(args)  # compiled, not called: a row is not a Python object
+    name = str(row.overloads[args].signature.return_type)
+    digest = hashlib.sha256(Path(compact.__file__).read_bytes()).hexdigest()[:12]
+    assert name == f"CompactRow[{digest}](array(uint8, 1d, C))"
