@@ -635,16 +635,22 @@ def slot_protected_by(s, slot, q) -> bool:
 
 
 @nb.njit
-def exchange_fits(s, slot, c) -> bool:
-    """Whether card ``c`` placed on pool ``slot`` is orthogonally next to a same-suit card one rank away."""
+def exchange_kinds(s, slot) -> int:
+    """The card kinds (bit ``k``: kind ``k``) whose card placed on pool ``slot`` is orthogonally next to a
+    same-suit card one rank away: what an exchange may put there (one pass over the slot's neighbours,
+    for every kind of the hand at once)."""
+    kinds = 0
     for i in range(3):
         j = POOL_ADJ[slot, i]
         if j < 0:
             break
         d = s["pool"][j]
-        if d >= 0 and suit_of(d) == suit_of(c) and ranks_adjacent(rank_of(d), rank_of(c)):
-            return True
-    return False
+        if d < 0:
+            continue
+        for r in range(1, 11):
+            if ranks_adjacent(rank_of(d), r):
+                kinds |= 1 << int(suit_of(d) * 10 + r - 1)  # int: a 64-bit shift uncompiled too
+    return kinds
 
 
 # ---------------------------------------------------------------- action piles

@@ -169,7 +169,7 @@ from octagames.octa.common import (CK_DRAW, CK_FD, FACT_PILE_ROW, FACT_RUN_ROW, 
                                    LOC_STOCK, MAX_PILE, MAX_RUNS, NUM_ACTION_KINDS, NUM_KINDS, NUM_NUMBER, NUM_PHASES,
                                    NUM_QUEEN_PAIRS, PH_USE, POOL_LINES, POOL_SLOTS, POOL_SLOT_NAMES, QUEEN, QUEEN_PAIRS,
                                    TOK_CENTRE, TOK_POOL, TOK_RUN, action_table, atype_of, clear_build, detach,
-                                   exchange_fits, extend_pos, fact_refs, free_run, free_run_slot,
+                                   exchange_kinds, extend_pos, fact_refs, free_run, free_run_slot,
                                    hand_card_of_kind, kind_at, kind_of, kinds_held, longest_run, observation_layout,
                                    pool_line_is_run, rank_of, run_faceup, slot_protected_by, start_chance,
                                    start_refill, suit_of, table_faceup, to_discard, to_hand, to_pool, to_run,
@@ -809,14 +809,16 @@ def gen_legal(s, p, out) -> int:
     if ph == PH_EXCH:
         out[A_EXCH_SKIP] = 1
         n = 1
+        held = 0  # bit k: a card of kind k the hand can give
         for k in range(NUM_KINDS):
-            if s["hand_cnt"][p, k] <= 0:
+            if s["hand_cnt"][p, k] > 0 and hand_card_of_kind(s, p, k) >= 0:
+                held |= 1 << k
+        for slot in range(POOL_SLOTS):
+            if s["pool"][slot] < 0 or slot_protected_by(s, slot, 1 - p):
                 continue
-            c = hand_card_of_kind(s, p, k)
-            for slot in range(POOL_SLOTS):
-                if s["pool"][slot] < 0 or slot_protected_by(s, slot, 1 - p):
-                    continue
-                if exchange_fits(s, slot, c):
+            fits = exchange_kinds(s, slot) & held
+            for k in range(NUM_KINDS):
+                if (fits >> k) & 1:
                     out[A_EXCH + k * POOL_SLOTS + slot] = 1
                     n += 1
         return n + _gen_free(s, p, out)
