@@ -383,6 +383,37 @@ def test_exchange_adjacency_pool_token_protection_and_option_c():
     assert_valid(s)
 
 
+def test_the_exchange_step_offers_exactly_the_fitting_kinds_of_the_hand_in_random_play():
+    # the mask (a bit mask of fitting kinds per slot) against the rule read card by card: a held card fits
+    # a pool slot not protected by the opponent's token when an orthogonal neighbour is of its suit and one
+    # rank away, the ace counting as 1 or 11
+    rng = np.random.default_rng(5)
+    steps = offered = 0
+    for seed in range(30):
+        s = GAME.new_state(seed)
+        while not GAME.is_terminal(s):
+            p = GAME.current_player(s)
+            if p == CHANCE:
+                GAME.apply_action(s, GAME.sample_chance(s))
+                continue
+            legal = GAME.legal_mask(s, p)
+            if int(s["phase"]) == en.PH_EXCH:
+                want = np.zeros((C.NUM_KINDS, C.POOL_SLOTS), bool)
+                for k in np.flatnonzero(s["hand_cnt"][p] > 0):
+                    for slot in range(C.POOL_SLOTS):
+                        if s["pool"][slot] < 0 or C.slot_protected_by(s, slot, 1 - p):
+                            continue
+                        near = [int(s["pool"][j]) for j in C.POOL_ADJ[slot] if j >= 0 and s["pool"][j] >= 0]
+                        want[k, slot] = any(d % 40 // 10 == k // 10 and (abs(d % 10 - k % 10) == 1 or
+                                                                         {d % 10, k % 10} == {0, 9}) for d in near)
+                got = legal[en.A_EXCH:en.A_EXCH + C.NUM_KINDS * C.POOL_SLOTS].reshape(C.NUM_KINDS, C.POOL_SLOTS)
+                assert np.array_equal(got.astype(bool), want), (seed, int(s["turn"]))
+                steps += 1
+                offered += int(want.sum())
+            GAME.apply_action(s, int(rng.choice(np.flatnonzero(legal))))
+    assert steps > 1000 and offered > steps  # many exchange steps, most with something to exchange
+
+
 def test_owner_may_break_own_token_pool_run_and_the_token_returns():
     pool = "♦4 ♦5 ♦6 ♠2 ♦8 ♣4 ♣6 ♦9"  # top row ♦4 ♦5 ♦6 carries P0's token
     s = setup(pool, "♥2 ♥3 ♥4 ♥5 ♠9 ♠10 ♦7 ♣A", H1, start=0)
