@@ -647,9 +647,10 @@ def exchange_kinds(s, slot) -> int:
         d = s["pool"][j]
         if d < 0:
             continue
+        rank, first = rank_of(d), int(suit_of(d)) * 10  # int: 64-bit shifts uncompiled too
         for r in range(1, 11):
-            if ranks_adjacent(rank_of(d), r):
-                kinds |= 1 << int(suit_of(d) * 10 + r - 1)  # int: a 64-bit shift uncompiled too
+            if ranks_adjacent(rank, r):
+                kinds |= 1 << (first + r - 1)
     return kinds
 
 

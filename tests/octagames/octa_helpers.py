@@ -12,7 +12,8 @@ from __future__ import annotations
 
 import random
 import re
-from functools import lru_cache
+from collections.abc import Callable
+from functools import lru_cache, partial
 
 import numpy as np
 import pytest
@@ -438,6 +439,20 @@ def assert_facts_of_the_table(rules: str) -> None:
         assert fact_row(f, C.FACT_TAKE_ROW + 11 * r + 4) == fact_row(f, "♠5")
 
 
+def longest_run_through(held: Callable[[int], bool], positions: list[int]) -> int:
+    """The longest run of held run positions (``held(pos)``) through any of ``positions`` once it is added,
+    grown a position at a time each way (not capped: the facts cap it at 10)."""
+    best = 0
+    for q in positions:
+        lo, hi = q, q
+        while held(lo - 1):
+            lo -= 1
+        while held(hi + 1):
+            hi += 1
+        best = max(best, hi - lo + 1)
+    return best
+
+
 def recount_facts(s, viewer: int) -> np.ndarray:
     """The facts recounted in Python from the record's fields (hand counts, runs, pool, discards)."""
     out = np.zeros((C.FACT_ROWS, C.NUM_FACTS))
@@ -451,14 +466,7 @@ def recount_facts(s, viewer: int) -> np.ndarray:
         positions = [1, 11] if rank == 0 else [rank + 1]
         one = sum(held(suit, q + d) for q in positions for d in (-1, 1))
         two = sum(held(suit, q + d) for q in positions for d in (-2, 2))
-        best = 0
-        for q in positions:
-            lo, hi = q, q
-            while held(suit, lo - 1):
-                lo -= 1
-            while held(suit, hi + 1):
-                hi += 1
-            best = max(best, min(hi - lo + 1, 10))
+        best = min(longest_run_through(partial(held, suit), positions), 10)
         out[k, :7] = [1, hand[k] / 2, 0, 0, one / 2, two / 2, best / 10]
     for r in range(C.MAX_RUNS):
         owner = int(s["run_owner"][r])

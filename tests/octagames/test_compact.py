@@ -7,10 +7,14 @@ on entries whose divisors differ, which no game's copies exercise.
 
 from __future__ import annotations
 
+import hashlib
+from pathlib import Path
+
 import numba as nb
 import numpy as np
 import pytest
 
+from octagames import compact
 from octagames.compact import compact_row, copy_entries
 
 DIVISOR = np.array([1, 2, 10, 2, 1, 2, 10, 80, 2, 10], np.float32)
@@ -73,11 +77,6 @@ def test_a_slice_store_writes_each_entry_of_the_slice_only():
 
 
 def test_the_row_type_is_named_by_the_modules_source_so_an_edit_misses_the_old_cache():
-    import hashlib
-    from pathlib import Path
-
-    from octagames import compact
-
     @nb.njit
     def row(data, divisor):
         return compact_row(data, divisor)

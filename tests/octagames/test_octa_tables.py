@@ -1,5 +1,7 @@
 """Octa's tables declared once, as data: the action tables of both rulebooks, their strings and reasons."""
 
+from functools import partial
+
 import numpy as np
 
 from octagames.core import Game
@@ -8,7 +10,7 @@ from octagames.octa.common import BASE_OBS_SIZE, FACT_SITUATION_ROW, NUM_FACTS
 from octagames.octa.rules import Config
 from octagames.octa.view import RUNS_THROUGH
 
-from octa_helpers import POOL, setup, start_turn
+from octa_helpers import POOL, longest_run_through, setup, start_turn
 
 BOOKS = (en, nl)
 
@@ -91,21 +93,17 @@ def test_every_observation_entry_is_in_0_1_but_the_situations_hand_sizes():
     assert high[situation + 2] == 8.0  # 80 number cards / 10
 
 
+def _held_bit(held: int, pos: int) -> bool:
+    return 1 <= pos <= 11 and bool((held >> pos) & 1)
+
+
 def test_the_runs_through_each_rank_are_the_runs_grown_a_position_at_a_time():
     # view.RUNS_THROUGH (the facts' "interval") against its definition, for every set of held positions
     capped = 0
     for index in range(2048):
         held = index << 1  # bit p: run position p, 1..11
         for rank in range(10):
-            best = 0
-            for q in ((1, 11) if rank == 0 else (rank + 1,)):
-                through = held | (1 << q)
-                lo = hi = q
-                while (through >> (lo - 1)) & 1:
-                    lo -= 1
-                while (through >> (hi + 1)) & 1:
-                    hi += 1
-                best = max(best, min(hi - lo + 1, 10))
-                capped += hi - lo + 1 > 10
-            assert (int(RUNS_THROUGH[index]) >> (4 * rank)) & 15 == best, (bin(held), rank)
+            longest = longest_run_through(partial(_held_bit, held), [1, 11] if rank == 0 else [rank + 1])
+            capped += longest > 10
+            assert (int(RUNS_THROUGH[index]) >> (4 * rank)) & 15 == min(longest, 10), (bin(held), rank)
     assert capped > 0  # runs of 11 positions (the ace at both ends) were capped at 10
