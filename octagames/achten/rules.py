@@ -971,42 +971,40 @@ def _look(out, a, c0, c1, c2, lays_verbied) -> None:
 
 
 @nb.njit
+def _nth3(i, a0, a1, a2):
+    # the i-th of three values (a hand or the pot held in scalars: no array is allocated per observation)
+    return a0 if i == 0 else (a1 if i == 1 else a2)
+
+
+@nb.njit
 def _lookahead(s, v, out) -> None:
     """Seat ``v``'s hand after each action, as far as ``v`` knows it (layout: module docstring)."""
-    h = np.empty(HAND, np.int64)
-    pot = np.empty(HAND, np.int64)
-    for k in range(HAND):
-        h[k] = s["slot_card"][3 * v + k]
-        pot[k] = s["slot_card"][POT0 + k]
-        if h[k] < 0 or pot[k] < 0:
-            return
+    h0, h1, h2 = int(s["slot_card"][3 * v]), int(s["slot_card"][3 * v + 1]), int(s["slot_card"][3 * v + 2])
+    p0, p1, p2 = int(s["slot_card"][POT0]), int(s["slot_card"][POT0 + 1]), int(s["slot_card"][POT0 + 2])
+    if h0 < 0 or h1 < 0 or h2 < 0 or p0 < 0 or p1 < 0 or p2 < 0:
+        return
     for a in (A_KEEP, A_PASS, A_STAND):
-        _look(out, a, h[0], h[1], h[2], False)
+        _look(out, a, h0, h1, h2, False)
     pot_open = s["known"][v, POT0] and s["known"][v, POT0 + 1] and s["known"][v, POT0 + 2]
-    mine_verbied = is_verbied3(h[0], h[1], h[2])
+    mine_verbied = is_verbied3(h0, h1, h2)
     if pot_open:
-        _look(out, A_SWAP_ALL, pot[0], pot[1], pot[2], mine_verbied)
-        _look(out, A_CLAW, pot[0], pot[1], pot[2], mine_verbied)
+        _look(out, A_SWAP_ALL, p0, p1, p2, mine_verbied)
+        _look(out, A_CLAW, p0, p1, p2, mine_verbied)
     elif mine_verbied:  # the closed pot: only that the hand left in it is verbied is known
         out[O_LOOK + A_SWAP_ALL * LOOK_SIZE + 3] = 1.0
         out[O_LOOK + A_CLAW * LOOK_SIZE + 3] = 1.0
-    nh = np.empty(HAND, np.int64)  # the hand after a move
-    npot = np.empty(HAND, np.int64)  # the pot after it
-    for i in range(HAND):
+    for i in range(HAND):  # hand card i for pot card j: the hand and the pot after the swap
+        hi = _nth3(i, h0, h1, h2)
         for j in range(HAND):
             if not s["known"][v, POT0 + j]:
                 continue
-            nh[:] = h
-            npot[:] = pot
-            nh[i] = pot[j]
-            npot[j] = h[i]
-            _look(out, A_SWAP + 3 * i + j, nh[0], nh[1], nh[2], is_verbied3(npot[0], npot[1], npot[2]))
+            pj = _nth3(j, p0, p1, p2)
+            _look(out, A_SWAP + 3 * i + j, pj if i == 0 else h0, pj if i == 1 else h1, pj if i == 2 else h2,
+                  is_verbied3(hi if j == 0 else p0, hi if j == 1 else p1, hi if j == 2 else p2))
     c = int(s["slot_card"][CLOSED])
     if c >= 0 and s["known"][v, CLOSED]:
         for i in range(HAND):
-            nh[:] = h
-            nh[i] = c
-            _look(out, A_CLOSED + i, nh[0], nh[1], nh[2], False)
+            _look(out, A_CLOSED + i, c if i == 0 else h0, c if i == 1 else h1, c if i == 2 else h2, False)
 
 
 @nb.njit
