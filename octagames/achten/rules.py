@@ -977,6 +977,12 @@ def _nth3(i, a0, a1, a2):
 
 
 @nb.njit
+def _replace3(i, x, a0, a1, a2):
+    # the three values with the i-th replaced by x (a card swapped into a hand or the pot)
+    return (x if i == 0 else a0), (x if i == 1 else a1), (x if i == 2 else a2)
+
+
+@nb.njit
 def _lookahead(s, v, out) -> None:
     """Seat ``v``'s hand after each action, as far as ``v`` knows it (layout: module docstring)."""
     h0, h1, h2 = int(s["slot_card"][3 * v]), int(s["slot_card"][3 * v + 1]), int(s["slot_card"][3 * v + 2])
@@ -998,13 +1004,14 @@ def _lookahead(s, v, out) -> None:
         for j in range(HAND):
             if not s["known"][v, POT0 + j]:
                 continue
-            pj = _nth3(j, p0, p1, p2)
-            _look(out, A_SWAP + 3 * i + j, pj if i == 0 else h0, pj if i == 1 else h1, pj if i == 2 else h2,
-                  is_verbied3(hi if j == 0 else p0, hi if j == 1 else p1, hi if j == 2 else p2))
+            n0, n1, n2 = _replace3(i, _nth3(j, p0, p1, p2), h0, h1, h2)
+            q0, q1, q2 = _replace3(j, hi, p0, p1, p2)
+            _look(out, A_SWAP + 3 * i + j, n0, n1, n2, is_verbied3(q0, q1, q2))
     c = int(s["slot_card"][CLOSED])
     if c >= 0 and s["known"][v, CLOSED]:
         for i in range(HAND):
-            _look(out, A_CLOSED + i, c if i == 0 else h0, c if i == 1 else h1, c if i == 2 else h2, False)
+            n0, n1, n2 = _replace3(i, c, h0, h1, h2)
+            _look(out, A_CLOSED + i, n0, n1, n2, False)
 
 
 @nb.njit
