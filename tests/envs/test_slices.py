@@ -70,6 +70,7 @@ def test_an_error_is_raised_after_every_slice_finished_and_the_pool_stays_usable
 
 
 def test_close_and_collection_stop_the_threads():
+    gc.collect()  # pools of earlier tests in this process that only a collection frees: their threads end now
     before = _slice_threads()
     pool = SlicePool(2)
     assert _slice_threads() == before + 2
