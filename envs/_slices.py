@@ -17,6 +17,7 @@ polls for at most :data:`POLL_SECONDS` before it sleeps.
 
 from __future__ import annotations
 
+import functools
 import os
 import threading
 import time
@@ -130,9 +131,10 @@ def _work(sh: _Shared, w: int) -> None:
             sh.finished.set()
 
 
+@functools.cache
 def _calibrate() -> int:
-    # polls per POLL_SECONDS on this machine (a poll is an atomic load, a compare and a sched_yield call:
-    # about 0.5 µs on the development machine)
+    # polls per POLL_SECONDS on this machine, measured once per process (a poll is an atomic load, a
+    # compare and a sched_yield call: about 0.5 µs on the development machine)
     flags = np.zeros(1, dtype=np.int64)
     _poll(flags, 0, 1, True, 1)
     n = 256

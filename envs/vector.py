@@ -24,8 +24,8 @@
   into slices of at least :data:`MIN_SLICE` games stepped on ``num_threads``
   threads (default: the cores this process may run on, :func:`cpu_count`; the
   kernels release the GIL). A worker thread that finished its slice polls for
-  the next one for 50 µs before it sleeps (:mod:`octagames.envs._slices`), so a
-  hand-over costs microseconds, not a kernel wake-up. Every game keeps its own
+  the next one for a moment (:data:`octagames.envs._slices.POLL_SECONDS`) before
+  it sleeps, so a hand-over costs microseconds, not a kernel wake-up. Every game keeps its own
   RNG, so the results are bit-identical for any thread count.
 
 Compact observations (``obs_dtype="uint8"`` or ``"uint16"``; default ``"float32"``)::
