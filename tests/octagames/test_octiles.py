@@ -857,7 +857,8 @@ def _check_shared_walks(s, limit, counts) -> int:
     :func:`R.space_exits`) must be those found one placement at a time, each path walked with the tile laid
     on (``_placement_ok``, through ``walk``'s override), and ``ends_over`` must give every placement's end
     as that walk does. Returns 0, or 1 for a wrong mask and 2 for a wrong end; ``counts`` adds the
-    decisions checked and the placements found legal."""
+    decisions checked, the placements found legal and the rows of ``space_exits`` where a path comes back
+    into its space (where the mask tries each rotation instead of one lookup of ``TURNS_TO``)."""
     mask = np.zeros(R.NUM_ACTIONS, dtype=np.uint8)
     ends = np.empty((17, 8), dtype=np.int8)
     buf = np.zeros(R.MAX_PATH + 1, dtype=np.uint8)
@@ -889,6 +890,9 @@ def _check_shared_walks(s, limit, counts) -> int:
                             end, crossed, _n, _dead = R.trace(s, pt, d, o, t, r, buf)
                             if ends[o, r] != (end if crossed else -9):
                                 return 2
+            for o in range(17):
+                R.space_exits(s, o, exits)
+                counts[2] += (exits[o] >= R.REENTER).any()
         rollout(s, 1)
     return 0
 
@@ -897,12 +901,13 @@ def _check_shared_walks(s, limit, counts) -> int:
                                  dict(num_players=3, goal_locks=True)])
 def test_shared_walks_find_the_placements_each_walk_finds(cfg):
     g = Game("octiles", **cfg)
-    counts = np.zeros(2, np.int64)
+    counts = np.zeros(3, np.int64)
     for seed in range(25):
         s = g.new_state(seed)
         err = _check_shared_walks(s, 400, counts)
         assert err == 0, f"seed {seed}: {['', 'a wrong legal mask', 'a wrong end of ends_over'][err]}"
     assert counts[0] > 2000 and counts[1] > 10 * counts[0]  # thousands of decisions, most with many placements
+    assert counts[2] > 100  # and hundreds of rows where a path comes back
 
 
 # ------------------------------------------------------------------ tables and saved records
