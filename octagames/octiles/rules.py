@@ -657,10 +657,10 @@ def _scan_placements(s, p, from_start_only, out) -> int:
     ok = np.zeros(NUM_POINTS + 3, dtype=np.uint8)
     _end_table(s, p, ok[3:])
     t = int(s["exch"])
-    turns = np.zeros(NUM_SPACES, dtype=np.uint8)  # bit r of turns[o]: placing t on o turned r is legal
-    if t < 0:  # no tile to place (never at a placement decision; end_over's dead end)
+    if t < 0:  # no exchange tile (never at a placement decision): every end a dead end, as in end_over
         out[A_PLACE:A_MOVE] = 0
         return 0
+    turns = np.zeros(NUM_SPACES, dtype=np.uint8)  # bit r of turns[o]: placing t on o turned r is legal
     for i in range(s["runners"]):
         pt = int(s["pos"][p, i])
         if not may_move(s, p, pt):
