@@ -547,15 +547,15 @@ def end_over(o, k, t, r, exits) -> int:
 
 
 def _turn_table() -> np.ndarray:
-    """``TURNS_TO[t, k, b]``: bit ``r`` set where tile ``t`` turned ``r`` joins entry side ``k`` to a side in
-    the bit set ``b`` (bit ``e`` for side ``e``)."""
+    """:data:`TURNS_TO`, from the tiles' paths (``EXIT``)."""
     table = np.zeros((NUM_TILES, NUM_SIDES, 256), dtype=np.uint8)  # C order: a constant numba can cache
     for r in range(NUM_SIDES):
         table |= (((np.arange(256)[None, None, :] >> EXIT[:, r, :, None]) & 1) << r).astype(np.uint8)
     return table
 
 
-#: ``TURNS_TO[t, k, b]``: the rotations of tile ``t`` sending a path that enters at side ``k`` out through ``b``
+#: ``TURNS_TO[t, k, b]``: bit ``r`` set where tile ``t`` turned ``r`` joins entry side ``k`` to a side in the
+#: bit set ``b`` (bit ``e`` for side ``e``)
 TURNS_TO = _turn_table()
 
 
