@@ -26,7 +26,7 @@ from pathlib import Path
 import numpy as np
 from numba import types
 from numba.core import cgutils
-from numba.extending import intrinsic, make_attribute_wrapper, models, overload, register_model
+from numba.extending import intrinsic, make_attribute_wrapper, models, overload, register_jitable, register_model
 
 
 #: digest of this module's source, in the name of every compact row type (see CompactRowType)
@@ -34,15 +34,17 @@ SOURCE_DIGEST = hashlib.sha256(Path(__file__).read_bytes()).hexdigest()[:12]
 
 
 class CompactRowType(types.Type):
-    """numba type of a compact row over a C-contiguous unsigned integer row of type ``data``."""
+    """numba type of a compact row over a C-contiguous unsigned integer row of type ``data``, whose divisors
+    are of the numba dtype ``divisor`` (float32, or unsigned integers)."""
 
-    def __init__(self, data: types.Array) -> None:
+    def __init__(self, data: types.Array, divisor: types.Type) -> None:
         self.data = data
+        self.divisor = divisor
         # the name is numba's cache key for the functions compiled for this type: a game's observation is
         # cached beside its rules, whose digest (octagames.specialize) need not cover this module, so the
         # name carries this module's own digest: after any edit here (the row's model, a store) a cache
         # written before is not loaded (an old model's observation read as a new one crashed)
-        super().__init__(name=f"CompactRow[{SOURCE_DIGEST}]({data})")
+        super().__init__(name=f"CompactRow[{SOURCE_DIGEST}]({data}, {divisor})")
 
 
 @register_model(CompactRowType)
@@ -50,7 +52,7 @@ class _CompactRowModel(models.StructModel):
     # raw pointers, not arrays: a row holds no references, so passing it to every block of an
     # observation costs no reference counting (the caller keeps both arrays alive, see compact_row)
     def __init__(self, dmm, fe_type: CompactRowType) -> None:
-        members = [("data", types.CPointer(fe_type.data.dtype)), ("divisor", types.CPointer(types.float32)),
+        members = [("data", types.CPointer(fe_type.data.dtype)), ("divisor", types.CPointer(fe_type.divisor)),
                    ("size", types.intp)]
         super().__init__(dmm, fe_type, members)
 
@@ -70,12 +72,17 @@ def compact_row(typingctx, data, divisor):
 
     Args:
         data: one row (1-D, C-contiguous, unsigned integers) receiving the integers ``k``.
-        divisor: float32 1-D C-contiguous, the divisor of every entry (at least as long as ``data``).
+        divisor: 1-D C-contiguous, the divisor of every entry (at least as long as ``data``): float32, or
+            unsigned integers where every divisor is one (the vector env passes them in the row's own dtype
+            where it holds them: a smaller array to keep in the cache, the same stored integers).
     """
-    if not (isinstance(data, types.Array) and isinstance(data.dtype, types.Integer) and not data.dtype.signed
-            and data.ndim == 1 and data.layout == "C" and divisor == types.Array(types.float32, 1, "C")):
+    def unsigned(t):
+        return isinstance(t, types.Integer) and not t.signed
+    if not (isinstance(data, types.Array) and unsigned(data.dtype) and data.ndim == 1 and data.layout == "C"
+            and isinstance(divisor, types.Array) and (divisor.dtype == types.float32 or unsigned(divisor.dtype))
+            and divisor.ndim == 1 and divisor.layout == "C"):
         return None
-    sig = CompactRowType(data)(data, divisor)
+    sig = CompactRowType(data, divisor.dtype)(data, divisor)
 
     def codegen(context, builder, signature, args):
         row = cgutils.create_struct_proxy(signature.return_type)(context, builder)
@@ -117,23 +124,35 @@ def _getitem(row, index):
 def copy_entries(out, dst: int, src: int, n: int) -> None:
     """``out[dst + j] = out[src + j]`` for ``j`` in ``0..n-1``, on a float row or a :func:`compact_row`.
 
-    A compact row copies the integers themselves where the two entries share a
-    divisor (one load and one store, where ``out[dst + j] = out[src + j]`` would
-    divide, multiply and round), and converts where they do not: the result is
-    the same as the entry-by-entry copy. Uncompiled, ``out`` is a float array.
+    A compact row copies the integers themselves where the two blocks share
+    their divisors (a plain copy, where ``out[dst + j] = out[src + j]`` would
+    divide, multiply and round each entry), and converts entry by entry where
+    they do not: the result is the same as the entry-by-entry copy. Uncompiled,
+    ``out`` is a float array.
     """
     for j in range(n):
         out[dst + j] = out[src + j]
+
+
+@register_jitable
+def _same_divisors(divisor, dst, src, n) -> bool:
+    # whether entries dst.. and src.. share their n divisors (a function of its own: a loop that sets a flag,
+    # written in the inlined overload below, makes numba warn of a variable out of scope)
+    for j in range(n):
+        if divisor[dst + j] != divisor[src + j]:
+            return False
+    return True
 
 
 @overload(copy_entries, inline="always")
 def _copy_entries(out, dst, src, n):
     if isinstance(out, CompactRowType):
         def compact(out, dst, src, n):
-            for j in range(n):
-                if out.divisor[dst + j] == out.divisor[src + j]:
+            if _same_divisors(out.divisor, dst, src, n):
+                for j in range(n):
                     out.data[dst + j] = out.data[src + j]
-                else:
+            else:
+                for j in range(n):
                     out[dst + j] = out[src + j]
         return compact
 

@@ -247,6 +247,14 @@ def test_compact_observations_are_the_float_ones_divided(name, cfg, dtype):
     assert (compact.obs[:, compact.obs_divisor != 1] > 0).any()
 
 
+def test_the_kernels_read_the_divisors_in_the_rows_dtype_where_it_holds_them_all():
+    for divisor, dtype, kernel_dtype in [([1, 2, 200], "uint8", np.uint8), ([1, 500], "uint16", np.uint16),
+                                         ([1, 500], "uint8", np.float32), ([1, 2.5], "uint16", np.float32)]:
+        given = np.array(divisor, np.float32)
+        kernel = vector._kernel_divisor(given, dtype)
+        assert kernel.dtype == kernel_dtype and np.array_equal(kernel, given), (divisor, dtype)
+
+
 def test_compact_buffer_goes_to_torch_without_a_copy_and_is_overwritten_in_place():
     torch = pytest.importorskip("torch")
     env = make("achten", 8, seed=0, obs_dtype="uint8", num_players=2)

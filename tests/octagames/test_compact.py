@@ -50,15 +50,19 @@ COPIES = np.array([[5, 0, 3],   # divisors 2 10 80 <- 1 2 10: every entry conver
                   np.int64)
 
 
-@pytest.mark.parametrize("dtype", [np.uint8, np.uint16])
-def test_a_compact_row_holds_the_float_row_times_its_divisors(dtype):
+@pytest.mark.parametrize("dtype,divisor_dtype", [(np.uint8, np.float32), (np.uint16, np.float32),
+                                                 (np.uint8, np.uint8), (np.uint16, np.uint16)])
+def test_a_compact_row_holds_the_float_row_times_its_divisors(dtype, divisor_dtype):
+    """The same integers whether the row reads its divisors as float32 or as integers (the vector env passes
+    them in the row's dtype where it holds them)."""
+    divisor = DIVISOR.astype(divisor_dtype)
     rng = np.random.default_rng(3)
     for _ in range(200):
         values = (rng.integers(0, 3, DIVISOR.shape[0]) / DIVISOR).astype(np.float32)
         plain = np.full(DIVISOR.shape[0], 7.0, np.float32)  # stale entries: the clear must reach them
         _write(plain, values, COPIES)
         data = np.full(DIVISOR.shape[0], 9, dtype)
-        _write_compact(data, DIVISOR, values, COPIES)
+        _write_compact(data, divisor, values, COPIES)
         assert np.array_equal(data.astype(np.float32) / DIVISOR, plain)
 
 
@@ -85,4 +89,4 @@ def test_the_row_type_is_named_by_the_modules_source_so_an_edit_misses_the_old_c
     row.compile(args)  # compiled, not called: a row is not a Python object
     name = str(row.overloads[args].signature.return_type)
     digest = hashlib.sha256(Path(compact.__file__).read_bytes()).hexdigest()[:12]
-    assert name == f"CompactRow[{digest}](array(uint8, 1d, C))"
+    assert name == f"CompactRow[{digest}](array(uint8, 1d, C), float32)"
