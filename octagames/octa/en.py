@@ -448,25 +448,39 @@ def restock_actions(s) -> None:
 def _interval_ok(avail, bpos, need_lo, need_hi, need_b) -> bool:
     """A run [a, b] of 3..10 positions, all available, containing [need_lo, need_hi] exists.
 
-    With ``need_b`` it must also contain a position marked in ``bpos``. Each start ``a`` grows its
-    run one position at a time, up to the first position not available (no longer run from ``a``
-    can hold it).
+    ``avail`` and ``bpos`` are sets of positions (bit ``q`` for position ``q``, 1..11: bits, not
+    arrays, so that the legal mask allocates nothing). With ``need_b`` the run must also contain a
+    position of ``bpos``. Such a run lies in the longest block of available positions around
+    [need_lo, need_hi]: it exists when that block holds 3 positions and, with ``need_b``, a position
+    of ``bpos`` lies in the block within a span of 10 of [need_lo, need_hi] (the run from the two, grown
+    in the block to 3 positions if shorter). The same answers as growing every run from every start,
+    for every input (checked exhaustively when this replaced that loop).
     """
-    for a in range(1, need_lo + 1):
-        hasb = not need_b
-        for b in range(a, min(a + 9, 11) + 1):
-            if not avail[b]:
-                break
-            if bpos[b]:
-                hasb = True
-            if hasb and b >= need_hi and b >= a + 2:
-                return True
+    if need_lo < 1 or need_hi > 11 or need_hi - need_lo + 1 > 10:
+        return False
+    need = (1 << (need_hi + 1)) - (1 << need_lo)
+    if avail & need != need:
+        return False
+    lo, hi = need_lo, need_hi  # the longest block of available positions around [need_lo, need_hi]
+    while lo > 1 and (avail >> (lo - 1)) & 1:
+        lo -= 1
+    while hi < 11 and (avail >> (hi + 1)) & 1:
+        hi += 1
+    if hi - lo + 1 < 3:
+        return False
+    if not need_b:
+        return True
+    for x in range(lo, hi + 1):
+        if (bpos >> x) & 1 and max(need_hi, x) - min(need_lo, x) < 10:
+            return True
     return False
 
 
 @nb.njit
-def _suit_avail(s, p, suit, avail, bpos) -> None:
-    """Positions 1..11 of ``suit`` for which ``p`` holds a free card (and a B card)."""
+def _suit_avail(s, p, suit) -> tuple[int, int]:
+    """The positions 1..11 of ``suit`` for which ``p`` holds a free card, and those where it is a B card
+    (two sets of positions, bit ``q`` for position ``q``)."""
+    avail = bpos = 0
     for q in range(1, 12):
         k = kind_at(suit, q)
         a = False
@@ -484,8 +498,11 @@ def _suit_avail(s, p, suit, avail, bpos) -> None:
                     a = True
                     if s["bflag"][c]:
                         b = True
-        avail[q] = a
-        bpos[q] = b
+        if a:
+            avail |= 1 << q
+        if b:
+            bpos |= 1 << q
+    return avail, bpos
 
 
 @nb.njit
@@ -523,36 +540,51 @@ def _sel_target(s, p, k):
 
 
 @nb.njit
-def _sel_legal(s, p, k) -> bool:
-    """Whether laying a card of kind ``k`` keeps the run being laid completable."""
-    suit = k // 10
-    if kinds_held(s, p, suit) < 3:  # cheaply first: no run of the suit can be completed
-        return False
+def _mark_sels(s, p, out) -> int:
+    """Mark ``out[A_SEL + k]`` for every kind ``k`` whose card ``p`` may lay next in the run being laid
+    (:func:`_sel_legal`); return how many. A suit's free cards are found once for all its kinds."""
+    n = 0
+    for suit in range(4):
+        if s["build_lo"] > 0 and suit != s["build_suit"]:
+            continue  # the run being laid is of one suit (_sel_target)
+        if kinds_held(s, p, suit) < 3:  # cheaply first: no run of the suit can be completed
+            continue
+        avail, bpos = _suit_avail(s, p, suit)
+        for k in range(suit * 10, suit * 10 + 10):
+            if s["hand_cnt"][p, k] > 0 and _sel_legal(s, p, k, avail, bpos):
+                out[A_SEL + k] = 1
+                n += 1
+    return n
+
+
+@nb.njit
+def _sel_legal(s, p, k, avail, bpos) -> bool:
+    """Whether laying a card of kind ``k`` keeps the run being laid completable (``avail``, ``bpos``: the
+    positions of its suit with a free card of ``p``, and with a B card, from :func:`_suit_avail`)."""
     ok, lo, hi, amb = _sel_target(s, p, k)
     if not ok:
         return False
-    avail = np.zeros(12, dtype=np.bool_)
-    bpos = np.zeros(12, dtype=np.bool_)
-    _suit_avail(s, p, suit, avail, bpos)
     need_b = s["opt_used"] == 2  # option B's new run must hold a taken card
     c_new = hand_card_of_kind(s, p, k)
     b_new = s["bflag"][c_new] == 1
     # the new card itself is available at its target position(s)
     if amb:
-        avail[1] = True
-        avail[11] = True
-        bpos[1] = b_new
-        bpos[11] = b_new
+        ends = (1 << 1) | (1 << 11)
+        avail |= ends
+        bpos = bpos | ends if b_new else bpos & ~ends
         return _interval_ok(avail, bpos, 1, 1, need_b) or _interval_ok(avail, bpos, 11, 11, need_b)
     q_new = _sel_pos(k, lo, amb)
     for q in range(lo, hi + 1):
-        avail[q] = True
+        avail |= 1 << q
         if q == q_new:
-            bpos[q] = b_new
+            b = b_new
         elif q == 11 and s["build_amb"]:  # the lone ace moves from position 1 to 11
-            bpos[q] = s["bflag"][s["build_card"][1]] == 1
+            b = s["bflag"][s["build_card"][1]] == 1
         elif s["build_card"][q] >= 0:
-            bpos[q] = s["bflag"][s["build_card"][q]] == 1
+            b = s["bflag"][s["build_card"][q]] == 1
+        else:
+            continue
+        bpos = bpos | (1 << q) if b else bpos & ~(1 << q)
     return _interval_ok(avail, bpos, lo, hi, need_b)
 
 
@@ -605,8 +637,6 @@ def _b_feasible(s, p, rm_card, ext_slot, ext_pos, line) -> bool:
         cnt[kind_of(rm_card)] -= 1
         if s["bflag"][rm_card]:
             bc[kind_of(rm_card)] -= 1
-    avail = np.zeros(12, dtype=np.bool_)
-    nob = np.zeros(12, dtype=np.bool_)
     for suit in range(4):
         anyb = False
         for r in range(10):
@@ -614,12 +644,14 @@ def _b_feasible(s, p, rm_card, ext_slot, ext_pos, line) -> bool:
                 anyb = True
         if not anyb:
             continue
+        avail = 0  # the positions of the suit with a card (bit q for position q)
         for q in range(1, 12):
-            avail[q] = cnt[kind_at(suit, q)] > 0
+            if cnt[kind_at(suit, q)] > 0:
+                avail |= 1 << q
         for q in range(1, 12):
             if bc[kind_at(suit, q)] <= 0:
                 continue
-            if s["b_run_done"] == 0 and _interval_ok(avail, nob, q, q, False):
+            if s["b_run_done"] == 0 and _interval_ok(avail, 0, q, q, False):
                 return True
             for r in range(MAX_RUNS):
                 if s["run_owner"][r] != p or s["run_suit"][r] != suit:
@@ -632,14 +664,14 @@ def _b_feasible(s, p, rm_card, ext_slot, ext_pos, line) -> bool:
                 if q > hi and q - lo + 1 <= 10:
                     ok = True
                     for m in range(hi + 1, q):
-                        if not avail[m]:
+                        if not (avail >> m) & 1:
                             ok = False
                     if ok:
                         return True
                 if q < lo and hi - q + 1 <= 10:
                     ok = True
                     for m in range(q + 1, lo):
-                        if not avail[m]:
+                        if not (avail >> m) & 1:
                             ok = False
                     if ok:
                         return True
@@ -769,11 +801,7 @@ def gen_legal(s, p, out) -> int:
         return n + _gen_free(s, p, out)
     if ph == PH_OPTION:
         out[A_SKIP_OPT] = 1
-        n = 1
-        for k in range(NUM_KINDS):
-            if s["hand_cnt"][p, k] > 0 and _sel_legal(s, p, k):
-                out[A_SEL + k] = 1
-                n += 1
+        n = 1 + _mark_sels(s, p, out)
         if s["token_loc"][p] == TOK_RUN and s["token_turn"][p] < s["turn"]:
             for line in range(4):
                 if _b_line_legal(s, p, line):
@@ -784,10 +812,7 @@ def gen_legal(s, p, out) -> int:
             n += 1
         return n + _gen_free(s, p, out)
     if ph == PH_BUILD:
-        for k in range(NUM_KINDS):
-            if s["hand_cnt"][p, k] > 0 and _sel_legal(s, p, k):
-                out[A_SEL + k] = 1
-                n += 1
+        n = _mark_sels(s, p, out)
         if s["build_hi"] - s["build_lo"] + 1 >= 3 and (s["opt_used"] == 1 or _build_has_b(s)):
             out[A_COMMIT] = 1
             n += 1
@@ -801,10 +826,7 @@ def gen_legal(s, p, out) -> int:
             out[A_END_B] = 1
             n = 1
         if s["b_run_done"] == 0:
-            for k in range(NUM_KINDS):
-                if s["hand_cnt"][p, k] > 0 and _sel_legal(s, p, k):
-                    out[A_SEL + k] = 1
-                    n += 1
+            n += _mark_sels(s, p, out)
         return n + _gen_free(s, p, out)
     if ph == PH_EXCH:
         out[A_EXCH_SKIP] = 1
@@ -817,10 +839,10 @@ def gen_legal(s, p, out) -> int:
             if s["pool"][slot] < 0 or slot_protected_by(s, slot, 1 - p):
                 continue
             fits = exchange_kinds(s, slot) & held
-            for k in range(NUM_KINDS):
-                if (fits >> k) & 1:
-                    out[A_EXCH + k * POOL_SLOTS + slot] = 1
-                    n += 1
+            for k in range(NUM_KINDS):  # every kind's entry written (0 or 1): no branch per kind
+                bit = (fits >> k) & 1
+                out[A_EXCH + k * POOL_SLOTS + slot] = bit
+                n += bit
         return n + _gen_free(s, p, out)
     if ph == PH_PTOKEN:
         out[A_PTOKEN_NO] = 1

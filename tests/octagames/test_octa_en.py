@@ -653,17 +653,28 @@ def _run_exists(avail: np.ndarray, bpos: np.ndarray, need_lo: int, need_hi: int,
                for a in range(1, 12) for b in range(a + 2, min(a + 9, 11) + 1) if a <= need_lo and b >= need_hi)
 
 
+def _position_set(positions: np.ndarray) -> int:
+    """The rules' set of positions: bit ``q`` for every position ``q`` marked in ``positions``."""
+    return sum(1 << int(q) for q in np.flatnonzero(positions))
+
+
 def test_a_run_being_laid_stays_completable_exactly_where_some_run_of_3_to_10_cards_exists():
     rng = np.random.default_rng(8)
     found = {True: 0, False: 0}
+    lone = set(rng.choice(1 << 11, 100, replace=False).tolist()) | {(1 << 11) - 1}
     for bits in range(1 << 11):  # every set of available positions 1..11
         avail = np.array([False] + [bool(bits >> i & 1) for i in range(11)])
-        for need_lo, need_hi in ((1, 1), (11, 11), (5, 5), (3, 7), (1, 10), (2, 11)):
-            bpos = avail & (rng.random(12) < 0.3)
-            for need_b in (False, True):
-                want = _run_exists(avail, bpos, need_lo, need_hi, need_b)
-                assert en._interval_ok(avail, bpos, need_lo, need_hi, need_b) == want, (bits, need_lo, need_hi, need_b)
-                found[want] += 1
+        for need_lo, need_hi in ((1, 1), (11, 11), (5, 5), (4, 4), (2, 3), (3, 7), (1, 10), (2, 11), (9, 11), (1, 11)):
+            bposes = [avail & (rng.random(12) < 0.3)]
+            if bits in lone:  # and for some sets, each available position as the lone B position
+                bposes += [avail & (np.arange(12) == q) for q in np.flatnonzero(avail)]
+            for bpos in bposes:
+                avail_set, bpos_set = _position_set(avail), _position_set(bpos)
+                for need_b in (False, True):
+                    want = _run_exists(avail, bpos, need_lo, need_hi, need_b)
+                    got = en._interval_ok(avail_set, bpos_set, need_lo, need_hi, need_b)
+                    assert got == want, (bits, bpos_set, need_lo, need_hi, need_b)
+                    found[want] += 1
     assert min(found.values()) > 1000  # both answers, many times
 
 
