@@ -311,6 +311,12 @@ def compiled_and_uncompiled_agree(rules: str, steps: int) -> None:
     assert outs[0] == outs[1]
 
 
+def position_set(positions: np.ndarray) -> int:
+    """The rules' set of run positions: bit ``q`` for every position ``q`` marked in ``positions`` (a bool
+    array over 0..11), as the completable-run searches of both rulebooks take them."""
+    return sum(1 << int(q) for q in np.flatnonzero(positions))
+
+
 # ---------------------------------------------------------------- the facts block (both rulebooks)
 FACT_FIELDS = ("there", "held", "own run", "opponent run", "one away", "two away", "interval", "pool run")
 

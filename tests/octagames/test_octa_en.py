@@ -20,7 +20,7 @@ from octagames.octa.view import run_string
 
 from octa_helpers import (assert_action_names_distinct, assert_same_view, assert_valid, can, do,
                           force_discard, force_run, hand_of, ids, kind, legal_strings, play_both, start_turn)
-from octa_helpers import POOL, compiled_and_uncompiled_agree, heuristic_wins
+from octa_helpers import POOL, compiled_and_uncompiled_agree, heuristic_wins, position_set
 from octa_helpers import assert_facts_of_the_table, assert_facts_recounted, assert_pile_facts
 from octa_helpers import setup as _setup
 
@@ -653,11 +653,6 @@ def _run_exists(avail: np.ndarray, bpos: np.ndarray, need_lo: int, need_hi: int,
                for a in range(1, 12) for b in range(a + 2, min(a + 9, 11) + 1) if a <= need_lo and b >= need_hi)
 
 
-def _position_set(positions: np.ndarray) -> int:
-    """The rules' set of positions: bit ``q`` for every position ``q`` marked in ``positions``."""
-    return sum(1 << int(q) for q in np.flatnonzero(positions))
-
-
 def test_a_run_being_laid_stays_completable_exactly_where_some_run_of_3_to_10_cards_exists():
     rng = np.random.default_rng(8)
     found = {True: 0, False: 0}
@@ -669,7 +664,7 @@ def test_a_run_being_laid_stays_completable_exactly_where_some_run_of_3_to_10_ca
             if bits in lone:  # and for some sets, each available position as the lone B position
                 bposes += [avail & (np.arange(12) == q) for q in np.flatnonzero(avail)]
             for bpos in bposes:
-                avail_set, bpos_set = _position_set(avail), _position_set(bpos)
+                avail_set, bpos_set = position_set(avail), position_set(bpos)
                 for need_b in (False, True):
                     want = _run_exists(avail, bpos, need_lo, need_hi, need_b)
                     got = en._interval_ok(avail_set, bpos_set, need_lo, need_hi, need_b)
