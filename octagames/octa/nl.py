@@ -458,7 +458,7 @@ def _mark_lays(s, p, suit, is_joker, out, base) -> int:
         if nlo < 1 or nhi > 11:
             continue
         if not is_joker and not (hand >> q) & 1:
-            continue  # (q lies outside the run being laid: its hand card is the one laid there)
+            continue  # (q lies outside the run being laid, so `hand` still says whether a hand card goes there)
         bit = 1 << q  # q as laid, for this position's test only
         laid_b = bpos | bit if not is_joker and (hand_b >> q) & 1 else bpos & ~bit
         if _interval_exists(avail | bit, laid_b, nlo, nhi, owed, jok):
