@@ -324,7 +324,7 @@ def observation(s, player, out) -> None:
         out[O_BUILD + 14 + s["opt_used"]] = 1.0  # option A's run or option B's new run
         out[O_BUILD + 17] = float(s["build_amb"])
     for c in range(NUM_NUMBER):
-        if s["loc"][c] == LOC_HAND and s["bflag"][c]:
+        if s["bflag"][c] and s["loc"][c] == LOC_HAND:  # the one-byte flag first: it is rarely set
             out[O_BCARDS + kind_of(c)] += 0.5
     if s["new_slot"] >= 0:
         out[O_NEWSLOT + s["new_slot"]] = 1.0

@@ -395,7 +395,9 @@ def obs_facts(s, player, out, o) -> None:
     (8 or more face-up), one card short of one (7), ``player`` holds a card that extends it; then per run
     slot and position 1..11 a copy of the row of the face-up card's kind there (what a Jack would take).
 
-    Reads only ``player``'s hand and the public table (the facts of an information state)."""
+    Reads only ``player``'s hand and the public table (the facts of an information state). The block must
+    be zeroed first (both observations zero the whole row, ``observation_facts`` the block): an entry that
+    is 0 is not always written."""
     for r in range(MAX_RUNS):  # the runs each kind extends, and each run slot's own row
         q = s["run_owner"][r]
         if q < 0:
@@ -431,15 +433,21 @@ def obs_facts(s, player, out, o) -> None:
             k = suit * 10 + rank
             row = o + k * NUM_FACTS
             out[row] = 1.0
-            out[row + 1] = s["hand_cnt"][player, k] / 2.0
+            cnt = s["hand_cnt"][player, k]
+            if cnt:  # (the block is zeroed: the kind rows' entries are written only where not 0)
+                out[row + 1] = cnt / 2.0
             one = two = 0
             for j in range(2 if rank == 0 else 1):
                 q = 1 + 10 * j if rank == 0 else rank + 1  # the ace stands at position 1 or 11
                 one += ((held >> (q - 1)) & 1) + ((held >> (q + 1)) & 1)  # bits 0 and 12 are never set
                 two += (((held >> (q - 2)) & 1) if q >= 2 else 0) + ((held >> (q + 2)) & 1)
-            out[row + 4] = one / 2.0
-            out[row + 5] = two / 2.0
-            out[row + 6] = ((runs >> (4 * rank)) & 15) / 10.0
+            if one:
+                out[row + 4] = one / 2.0
+            if two:
+                out[row + 5] = two / 2.0
+            through = (runs >> (4 * rank)) & 15
+            if through:
+                out[row + 6] = through / 10.0
     completes = 0  # bit i: a card of the hand placed in pool slot i completes a pool run
     for line in range(POOL_LINES.shape[0]):
         for at in range(3):  # the slot filled; i, j: the other two places of the line, in order
