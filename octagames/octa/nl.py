@@ -376,19 +376,17 @@ def _reshuffle_actions(s) -> None:
 def _interval_exists(avail, bpos, nlo, nhi, need_b, jok) -> bool:
     """A run [a, b] (3..10 positions) containing [nlo, nhi] (any when nlo == 0) with exactly
     ``jok`` unavailable positions (the joker fills it) and, with ``need_b``, a marked position. Each start
-    ``a`` grows its run a position at a time, counting as it goes, until it misses more than ``jok``.
-    ``avail`` and ``bpos`` are sets of positions (bit ``q`` for position ``q``, 1..11: bits, not arrays,
-    so that the legal mask allocates nothing)."""
+    ``a`` grows its run a position at a time, counting as it goes, until it misses more than ``jok``."""
     a_hi = nlo if nlo > 0 else 11
     for a in range(1, a_hi + 1):
         b_lo = max(nhi, a + 2) if nlo > 0 else a + 2
         miss = marked = 0  # over positions a..b: unavailable, available and marked
         for b in range(a, min(a + 9, 11) + 1):
-            if not (avail >> b) & 1:
+            if not avail[b]:
                 miss += 1
                 if miss > jok:
                     break  # longer runs from a miss more
-            elif (bpos >> b) & 1:
+            elif bpos[b]:
                 marked += 1
             if b >= b_lo and miss == jok and (not need_b or marked > 0):
                 return True
@@ -427,22 +425,20 @@ def _mark_lays(s, p, suit, is_joker, out, base) -> int:
         return 0
     if s["joker"] == 0 and not is_joker and kinds_held(s, p, suit) < 3:
         return 0  # cheaply first: without the joker no run of the suit can be completed
-    hand = hand_b = 0  # the positions of the suit with a free hand card, and those where it is a step-2 card
+    hand = np.full(12, -1, dtype=np.int64)  # the free hand card at each position of the suit
+    avail = np.zeros(12, dtype=np.bool_)
+    bpos = np.zeros(12, dtype=np.bool_)
     for x in range(1, 12):
         c = _free_copy(s, p, kind_at(suit, x), False)
+        hand[x] = c
         if c >= 0:
-            hand |= 1 << x
-            if s["bflag"][c] == 1:
-                hand_b |= 1 << x
-    avail, bpos = hand, hand_b  # and the run being laid at its own positions
+            avail[x] = True
+            bpos[x] = s["bflag"][c] == 1
     if lo > 0:
         for x in range(lo, hi + 1):
-            avail |= 1 << x
+            avail[x] = True
             c = s["build_card"][x]
-            if x != s["jok_pos"] and c >= 0 and s["bflag"][c] == 1:
-                bpos |= 1 << x
-            else:
-                bpos &= ~(1 << x)
+            bpos[x] = x != s["jok_pos"] and c >= 0 and s["bflag"][c] == 1
     owed = _owed(s)
     jok = 1 if (s["joker"] == 1 and s["jok_pos"] < 0 and not is_joker) else 0  # the joker's place stays open
     n = 0
@@ -457,13 +453,17 @@ def _mark_lays(s, p, suit, is_joker, out, base) -> int:
             nhi = q
         if nlo < 1 or nhi > 11:
             continue
-        if not is_joker and not (hand >> q) & 1:
-            continue  # (q lies outside the run being laid, so `hand` still says whether a hand card goes there)
-        bit = 1 << q  # q as laid, for this position's test only
-        laid_b = bpos | bit if not is_joker and (hand_b >> q) & 1 else bpos & ~bit
-        if _interval_exists(avail | bit, laid_b, nlo, nhi, owed, jok):
+        cq = hand[q]
+        if not is_joker and cq < 0:
+            continue
+        was_avail, was_b = avail[q], bpos[q]  # q as laid, for this position's test only
+        avail[q] = True
+        bpos[q] = not is_joker and s["bflag"][cq] == 1
+        if _interval_exists(avail, bpos, nlo, nhi, owed, jok):
             out[base + q - 1] = 1
             n += 1
+        avail[q] = was_avail
+        bpos[q] = was_b
     return n
 
 
@@ -509,11 +509,11 @@ def _joker_feasible(s, p) -> bool:
         for end in range(2):
             if _joker_attach_ok(s, p, r, end):
                 return True
-    avail = 0
+    avail = np.zeros(12, dtype=np.bool_)
+    bpos = np.zeros(12, dtype=np.bool_)
     for x in range(1, 12):
-        if _free_copy(s, p, kind_at(suit, x), False) >= 0:
-            avail |= 1 << x
-    return _interval_exists(avail, 0, 0, 0, False, 1)
+        avail[x] = _free_copy(s, p, kind_at(suit, x), False) >= 0
+    return _interval_exists(avail, bpos, 0, 0, False, 1)
 
 
 @nb.njit
@@ -547,14 +547,15 @@ def _s2_feasible(s, p, line) -> bool:
                 if s["run_fd"][r, pos] and kind_at(suit, pos) == k and not (r == s["jack_slot"]
                                                                           and pos == s["jack_pos"]):
                     return True  # (not the face-down card this turn's Jack laid: replaced only later)
+    avail = np.zeros(12, dtype=np.bool_)
+    bpos = np.zeros(12, dtype=np.bool_)
     for suit in range(4):
-        avail = bpos = 0
+        anyb = False
         for x in range(1, 12):
-            if cnt[kind_at(suit, x)] > 0:
-                avail |= 1 << x
-            if bc[kind_at(suit, x)] > 0:
-                bpos |= 1 << x
-        if bpos and _interval_exists(avail, bpos, 0, 0, True, 0):
+            avail[x] = cnt[kind_at(suit, x)] > 0
+            bpos[x] = bc[kind_at(suit, x)] > 0
+            anyb = anyb or bpos[x]
+        if anyb and _interval_exists(avail, bpos, 0, 0, True, 0):
             return True
     return False
 

@@ -313,7 +313,7 @@ def compiled_and_uncompiled_agree(rules: str, steps: int) -> None:
 
 def position_set(positions: np.ndarray) -> int:
     """The rules' set of run positions: bit ``q`` for every position ``q`` marked in ``positions`` (a bool
-    array over 0..11), as the completable-run searches of both rulebooks take them."""
+    array over 0..11), as English Octa's completable-run search (``en._interval_ok``) takes them."""
     return sum(1 << int(q) for q in np.flatnonzero(positions))
 
 

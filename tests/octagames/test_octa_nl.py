@@ -23,7 +23,7 @@ from octagames.octa.view import run_string
 from octa_helpers import (any_chance, assert_action_names_distinct, assert_same_view, assert_valid, can, do,
                           force_discard, force_hand, force_reserve, force_run, force_token, hand_of, ids,
                           legal_strings, play_both, start_turn)
-from octa_helpers import POOL, compiled_and_uncompiled_agree, heuristic_wins, position_set
+from octa_helpers import POOL, compiled_and_uncompiled_agree, heuristic_wins
 from octa_helpers import assert_facts_of_the_table, assert_facts_recounted, assert_pile_facts
 from octa_helpers import setup as _setup
 
@@ -584,8 +584,7 @@ def test_run_interval_search_matches_its_definition_by_brute_force():
         nhi = nlo if nlo == 0 else int(rng.integers(nlo, min(nlo + 3, 11) + 1))
         need_b, jok = bool(rng.integers(2)), int(rng.integers(2))
         want = brute(avail, bpos, nlo, nhi, need_b, jok)
-        got = nl._interval_exists(position_set(avail), position_set(bpos), nlo, nhi, need_b, jok)
-        assert got == want, (avail, bpos, nlo, nhi, need_b, jok)
+        assert nl._interval_exists(avail, bpos, nlo, nhi, need_b, jok) == want, (avail, bpos, nlo, nhi, need_b, jok)
         seen.add(want)
     assert seen == {True, False}
 
