@@ -19,10 +19,11 @@ Observations go into a float32 ``obs`` as the game writes them, or, when
 ``k`` of each entry ``k / divisor[j]``: the game's observation writes straight
 into the batch's row through :func:`octagames.compact.compact_row` (``divisor``
 holds the game's ``observation_divisors(config)``, as float32 or as unsigned
-integers; float32 callers pass an empty one). Only the seat about to act is observed, by :func:`observe_batch` after the
-step: the kernels that step and write masks do not depend on the dtype and are
-compiled once, not once per observation dtype (each such copy of a kernel that
-reaches every rule costs seconds of compile).
+integers; float32 callers pass an empty one). Only the seat about to act is
+observed, by :func:`observe_batch` after the step: the kernels that step and
+write masks do not depend on the dtype and are compiled once, not once per
+observation dtype (each such copy of a kernel that reaches every rule costs
+seconds of compile).
 """
 
 import numba as nb
