@@ -445,6 +445,14 @@ def restock_actions(s) -> None:
 
 # ---------------------------------------------------------------- run laying helpers
 @nb.njit
+def _holds_all(positions, lo, hi) -> bool:
+    """Whether the set ``positions`` (bit ``q`` for position ``q``) holds every position ``lo..hi`` (an empty
+    range when ``hi < lo``: True)."""
+    span = (1 << (hi + 1)) - (1 << lo)
+    return positions & span == span
+
+
+@nb.njit
 def _interval_ok(avail, bpos, need_lo, need_hi, need_b) -> bool:
     """A run [a, b] of 3..10 positions, all available, containing [need_lo, need_hi] exists.
 
@@ -458,8 +466,7 @@ def _interval_ok(avail, bpos, need_lo, need_hi, need_b) -> bool:
     """
     if need_lo < 1 or need_hi > 11 or need_hi - need_lo + 1 > 10:
         return False
-    need = (1 << (need_hi + 1)) - (1 << need_lo)
-    if avail & need != need:
+    if not _holds_all(avail, need_lo, need_hi):
         return False
     lo, hi = need_lo, need_hi  # the longest block of available positions around [need_lo, need_hi]
     while lo > 1 and (avail >> (lo - 1)) & 1:
@@ -661,20 +668,10 @@ def _b_feasible(s, p, rm_card, ext_slot, ext_pos, line) -> bool:
                 if r == ext_slot:
                     lo = min(lo, ext_pos)
                     hi = max(hi, ext_pos)
-                if q > hi and q - lo + 1 <= 10:
-                    ok = True
-                    for m in range(hi + 1, q):
-                        if not (avail >> m) & 1:
-                            ok = False
-                    if ok:
-                        return True
-                if q < lo and hi - q + 1 <= 10:
-                    ok = True
-                    for m in range(q + 1, lo):
-                        if not (avail >> m) & 1:
-                            ok = False
-                    if ok:
-                        return True
+                if q > hi and q - lo + 1 <= 10 and _holds_all(avail, hi + 1, q - 1):
+                    return True
+                if q < lo and hi - q + 1 <= 10 and _holds_all(avail, q + 1, lo - 1):
+                    return True
     return False
 
 
