@@ -70,6 +70,9 @@ class ZooConfig:
     network_rollout_base: str = ""
     """the move net:<name>'s paired rollouts must beat: model (its rollout policy's choice) or learned_policy (the
     file's improved learned policy); "": the card's where the zoo file is promoted again, else model"""
+    network_belief_worlds: int = -1
+    """worlds net:<name>'s paired rollouts by the file's learned rollout policy go over (-1: the card's where the
+    zoo file is promoted again, else the train_rollout record's network_worlds, else zoo:<name>'s belief_worlds)"""
     keep_evaluation: bool = False
     """the zoo file promoted again (--model agents/zoo/<name>.pt) with zoo:<name>'s search unchanged: rewrite its
     card's net: fields only, keeping the file, its evaluation and time per game side (no game is played: the
@@ -124,6 +127,9 @@ class ZooConfig:
         if self.network_simulations < -1:
             raise ValueError(f"network_simulations={self.network_simulations} is not valid: give -1 (zoo:<name>'s "
                              "budget) or a number of simulations >= 0")
+        if self.network_belief_worlds == 0 or self.network_belief_worlds < -1:
+            raise ValueError(f"network_belief_worlds={self.network_belief_worlds} is not valid: give -1 (the card's, "
+                             "else the rollout policy's record, else zoo:<name>'s) or a number of worlds >= 1")
         if self.network_rollout_base not in ("", *ROLLOUT_BASES):
             raise ValueError(f"network_rollout_base={self.network_rollout_base!r} is not valid; valid values: "
                              f"{['', *ROLLOUT_BASES]}")
@@ -252,20 +258,31 @@ def seconds_per_side(name: str, games: int, seed: int = 0) -> float:
     return spent[0] / max(1, games)
 
 
-NETWORK_FIELDS = ("network_simulations", "network_rollout_base")
+NETWORK_FIELDS = ("network_simulations", "network_rollout_base", "network_belief_worlds")
 """The card fields of ``net:<name>`` that a promotion sets from its flags (:func:`network_fields`)."""
 
 
-def network_fields(cfg: ZooConfig, again: dict[str, Any], data: dict[str, Any]) -> dict[str, Any]:
-    """The card fields ``net:<name>`` reads beside the search: ``network_simulations`` and
-    ``network_rollout_base``, from the flags, else from the card of the zoo file promoted again (``again``);
-    ``data`` is the model file's contents.
+def network_fields(cfg: ZooConfig, again: dict[str, Any], data: dict[str, Any],
+                   fitted: dict[str, Any] | None = None) -> dict[str, Any]:
+    """The card fields ``net:<name>`` reads beside the search: ``network_simulations``, ``network_rollout_base``
+    and ``network_belief_worlds``, from the flags, else from the card of the zoo file promoted again (``again``);
+    ``data`` is the model file's contents; ``fitted``, the record of its learned rollout policy where it is not the
+    card's, whose ``network_worlds`` (``train_rollout --network-worlds``) comes before the card's.
 
     Raises:
         ValueError: ``learned_policy`` as the base of a file without a learned policy, or without the learned
-            rollout policy whose paired rollouts would have to beat it.
+            rollout policy whose paired rollouts would have to beat it; worlds for a file without that rollout
+            policy (nothing would roll out over them).
     """
     fields = {k: again[k] for k in NETWORK_FIELDS if k in again}
+    if (fitted or {}).get("network_worlds"):
+        fields["network_belief_worlds"] = fitted["network_worlds"]  # type: ignore[index]
+    if cfg.network_belief_worlds >= 1:
+        if "learned_rollout" not in data:
+            raise ValueError(f"network_belief_worlds={cfg.network_belief_worlds} is not valid for {cfg.model}: the "
+                             "file carries no learned rollout policy to roll out with (octagames train-rollout "
+                             "writes it); valid: -1")
+        fields["network_belief_worlds"] = cfg.network_belief_worlds
     if cfg.network_simulations >= 0:
         fields["network_simulations"] = cfg.network_simulations
     if cfg.network_rollout_base:
@@ -345,10 +362,11 @@ def promote(cfg: ZooConfig) -> dict[str, Any]:
     again = zoo_card(name) if Path(cfg.model).resolve() == (ZOO_DIR / f"{name}.pt").resolve() else {}
     if cfg.keep_evaluation:
         return recard(cfg, name, again, search, data)
-    net_fields = network_fields(cfg, again, data)  # refused before any file is written
-    ZOO_DIR.mkdir(parents=True, exist_ok=True)
     learned = LearnedRollout.from_state(g, data["learned_rollout"]) if "learned_rollout" in data else None
-    fitted = (learned_record(Path(cfg.model)) or dict(again.get("learned_rollout", {}))) if learned is not None else {}
+    beside = learned_record(Path(cfg.model)) if learned is not None else {}  # a fit newer than the card's
+    net_fields = network_fields(cfg, again, data, beside)  # refused before any file is written
+    ZOO_DIR.mkdir(parents=True, exist_ok=True)
+    fitted = (beside or dict(again.get("learned_rollout", {}))) if learned is not None else {}
     alone = LearnedRollout.from_state(g, data["learned_policy"]) if "learned_policy" in data else None
     improved = (learned_record(Path(cfg.model), "policy") or dict(again.get("learned_policy", {}))) \
         if alone is not None else {}
@@ -366,7 +384,6 @@ def promote(cfg: ZooConfig) -> dict[str, Any]:
         "search": dataclasses.asdict(search),
         **net_fields,
         **({"learned_rollout": fitted} if learned is not None else {}),
-        **({"network_belief_worlds": fitted["network_worlds"]} if fitted.get("network_worlds") else {}),
         **({"learned_policy": improved} if alone is not None else {}),
         "size_bytes": zoo_path(name).stat().st_size,
         "seconds_per_game_side": seconds_per_side(name, cfg.speed_games, cfg.seed),

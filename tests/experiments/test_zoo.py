@@ -255,16 +255,22 @@ def test_a_learned_policy_record_in_words():
     assert zoo.policy_text({"win_rate": 0.5}) == " (0.500 against the heuristic)"
 
 
-def test_the_zoo_file_promoted_again_can_rewrite_its_net_fields_alone(tmp_path, monkeypatch):
-    """``--keep-evaluation`` rewrites a zoo card's ``net:`` fields (``--network-rollout-base``) without a game:
-    the file and the card's evaluation stay; a flag that changes the search, or another file, is refused."""
-    shipped = az.zoo_path("octa-nl")
+def _shipped_copy(tmp_path, monkeypatch, name: str):
+    """The zoo directory moved to ``tmp_path / "zoo"``, holding a copy of the shipped model ``name`` and its
+    card; returns the copy's model file."""
+    shipped = az.zoo_path(name)
     monkeypatch.setattr(az, "ZOO_DIR", tmp_path / "zoo")
     monkeypatch.setattr(zoo, "ZOO_DIR", tmp_path / "zoo")
     (tmp_path / "zoo").mkdir()
     for suffix in (".pt", ".json"):
-        shutil.copyfile(shipped.with_suffix(suffix), tmp_path / "zoo" / f"octa-nl{suffix}")
-    zoo_file = tmp_path / "zoo" / "octa-nl.pt"
+        shutil.copyfile(shipped.with_suffix(suffix), tmp_path / "zoo" / f"{name}{suffix}")
+    return tmp_path / "zoo" / f"{name}.pt"
+
+
+def test_the_zoo_file_promoted_again_can_rewrite_its_net_fields_alone(tmp_path, monkeypatch):
+    """``--keep-evaluation`` rewrites a zoo card's ``net:`` fields (``--network-rollout-base``) without a game:
+    the file and the card's evaluation stay; a flag that changes the search, or another file, is refused."""
+    zoo_file = _shipped_copy(tmp_path, monkeypatch, "octa-nl")
     data = zoo_file.read_bytes()
 
     def again(**flags):
@@ -299,4 +305,28 @@ def test_the_zoo_file_promoted_again_can_rewrite_its_net_fields_alone(tmp_path, 
     with pytest.raises(ValueError, match="carries no learned policy and no learned rollout"):
         zoo.promote(zoo.ZooConfig(game="octa-nl", model=str(tmp_path / "bare.pt"),
                                   network_rollout_base="learned_policy"))
+    with pytest.raises(ValueError, match="network_belief_worlds=7 is not valid for .*no learned rollout policy"):
+        zoo.promote(zoo.ZooConfig(game="octa-nl", model=str(tmp_path / "bare.pt"), network_belief_worlds=7))
     assert zoo_file.read_bytes() == data  # nothing written by a refused promotion
+
+
+def test_the_zoo_file_promoted_again_can_rewrite_the_worlds_of_its_network_rollouts(tmp_path, monkeypatch):
+    """``--network-belief-worlds`` sets the worlds ``net:<name>``'s learned rollouts go over, on the card alone
+    with ``--keep-evaluation``: ``zoo:<name>``'s own worlds, the file and the evaluation stay; the card keeps
+    the number where a later rewrite names none; 0 is refused."""
+    zoo_file = _shipped_copy(tmp_path, monkeypatch, "octa-nl")
+    before = json.loads(zoo_file.with_suffix(".json").read_text())
+
+    def again(**flags):
+        return zoo.promote(zoo.ZooConfig(game="octa-nl", model=str(zoo_file), keep_evaluation=True, **flags))
+
+    worlds = before["search"]["belief_worlds"] + 7  # not the search's own, whatever the shipped card says
+    card = again(network_belief_worlds=worlds)
+    assert card["network_belief_worlds"] == worlds and card["evaluation"] == before["evaluation"]
+    assert card["search"] == before["search"]
+    assert make_agent("net:octa-nl", "octa-nl").search.belief_worlds == worlds
+    assert make_agent("zoo:octa-nl", "octa-nl").search.belief_worlds == before["search"]["belief_worlds"]
+    assert f"over {worlds} worlds" in (tmp_path / "zoo" / "README.md").read_text()
+    assert again()["network_belief_worlds"] == worlds  # unnamed: the card's
+    with pytest.raises(ValueError, match="network_belief_worlds=0 is not valid"):
+        zoo.ZooConfig(game="octa-nl", model=str(zoo_file), network_belief_worlds=0)
