@@ -71,8 +71,9 @@ class ZooConfig:
     """the move net:<name>'s paired rollouts must beat: model (its rollout policy's choice) or learned_policy (the
     file's improved learned policy); "": the card's where the zoo file is promoted again, else model"""
     network_belief_worlds: int = -1
-    """worlds net:<name>'s paired rollouts by the file's learned rollout policy go over (-1: the card's where the
-    zoo file is promoted again, else the train_rollout record's network_worlds, else zoo:<name>'s belief_worlds)"""
+    """worlds net:<name>'s paired rollouts by the file's learned rollout policy go over (-1: the network_worlds of
+    a train_rollout record beside the model, else the card's where the zoo file is promoted again, else
+    zoo:<name>'s belief_worlds)"""
     keep_evaluation: bool = False
     """the zoo file promoted again (--model agents/zoo/<name>.pt) with zoo:<name>'s search unchanged: rewrite its
     card's net: fields only, keeping the file, its evaluation and time per game side (no game is played: the

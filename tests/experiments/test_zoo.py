@@ -320,7 +320,8 @@ def test_the_zoo_file_promoted_again_can_rewrite_the_worlds_of_its_network_rollo
     def again(**flags):
         return zoo.promote(zoo.ZooConfig(game="octa-nl", model=str(zoo_file), keep_evaluation=True, **flags))
 
-    worlds = before["search"]["belief_worlds"] + 7  # not the search's own, whatever the shipped card says
+    # neither the search's own nor the card's, whatever the shipped card says
+    worlds = max(before["search"]["belief_worlds"], before.get("network_belief_worlds", 0)) + 7
     card = again(network_belief_worlds=worlds)
     assert card["network_belief_worlds"] == worlds and card["evaluation"] == before["evaluation"]
     assert card["search"] == before["search"]
