@@ -129,8 +129,9 @@ class ZooConfig:
             raise ValueError(f"network_simulations={self.network_simulations} is not valid: give -1 (zoo:<name>'s "
                              "budget) or a number of simulations >= 0")
         if self.network_belief_worlds == 0 or self.network_belief_worlds < -1:
-            raise ValueError(f"network_belief_worlds={self.network_belief_worlds} is not valid: give -1 (the card's, "
-                             "else the rollout policy's record, else zoo:<name>'s) or a number of worlds >= 1")
+            raise ValueError(f"network_belief_worlds={self.network_belief_worlds} is not valid: give -1 (a "
+                             "train_rollout record's beside the model, else the card's, else zoo:<name>'s) or a "
+                             "number of worlds >= 1")
         if self.network_rollout_base not in ("", *ROLLOUT_BASES):
             raise ValueError(f"network_rollout_base={self.network_rollout_base!r} is not valid; valid values: "
                              f"{['', *ROLLOUT_BASES]}")

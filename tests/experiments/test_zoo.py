@@ -316,6 +316,7 @@ def test_the_zoo_file_promoted_again_can_rewrite_the_worlds_of_its_network_rollo
     the number where a later rewrite names none; 0 is refused."""
     zoo_file = _shipped_copy(tmp_path, monkeypatch, "octa-nl")
     before = json.loads(zoo_file.with_suffix(".json").read_text())
+    data = zoo_file.read_bytes()
 
     def again(**flags):
         return zoo.promote(zoo.ZooConfig(game="octa-nl", model=str(zoo_file), keep_evaluation=True, **flags))
@@ -329,5 +330,7 @@ def test_the_zoo_file_promoted_again_can_rewrite_the_worlds_of_its_network_rollo
     assert make_agent("zoo:octa-nl", "octa-nl").search.belief_worlds == before["search"]["belief_worlds"]
     assert f"over {worlds} worlds" in (tmp_path / "zoo" / "README.md").read_text()
     assert again()["network_belief_worlds"] == worlds  # unnamed: the card's
-    with pytest.raises(ValueError, match="network_belief_worlds=0 is not valid"):
-        zoo.ZooConfig(game="octa-nl", model=str(zoo_file), network_belief_worlds=0)
+    assert zoo_file.read_bytes() == data  # the card alone was rewritten
+    for bad in (0, -2):
+        with pytest.raises(ValueError, match=f"network_belief_worlds={bad} is not valid"):
+            zoo.ZooConfig(game="octa-nl", model=str(zoo_file), network_belief_worlds=bad)
