@@ -13,8 +13,8 @@ and ``net:<variant>`` rolls out by it where the zoo's search rolls out by the he
 (the command, commit, date, machine, wall time, decisions and the agreement curve) and
 ``<stem>.rollout.png`` (the curve); for a zoo model, its card (``agents/zoo/<name>.json``) keeps the
 record instead, as ``learned_rollout`` (and, with ``--network-worlds N``, ``network_belief_worlds``: the worlds
-``net:<name>`` rolls out over, where the learned policy's playouts cost more than the heuristic's), and
-the zoo's README its line. A learned policy that plays alone (``learned_policy``, from
+``net:<name>`` rolls out over, where the learned policy's playouts cost more than the heuristic's; without the
+flag the card keeps the number it has, ``--network-worlds 0`` removes it), and the zoo's README its line. A learned policy that plays alone (``learned_policy``, from
 ``improve_policy``) stays in the file as it was.
 """
 
@@ -65,9 +65,9 @@ class RolloutConfig(GameArgs):
     """share of the decisions kept out of training to measure the agreement on"""
     seed: int = 0
     """seed of the teacher games, the split and the batches"""
-    network_worlds: int = 0
+    network_worlds: int = -1
     """for a zoo file: the worlds net:<name> rolls out over with the policy (its card's network_belief_worlds;
-    0: the zoo search's own)"""
+    -1: the number the card has, 0: the zoo search's own)"""
     progress: bool = True
     """show a progress bar over the teacher games"""
 
@@ -78,9 +78,9 @@ class RolloutConfig(GameArgs):
                 raise ValueError(f"{name}={getattr(self, name)} is not valid; it must be >= 1")
         if self.rank < 0:
             raise ValueError(f"rank={self.rank} is not valid; it must be >= 0")
-        if self.network_worlds < 0:
-            raise ValueError(f"network_worlds={self.network_worlds} is not valid; it must be >= 0 (0: the "
-                             "zoo search's own)")
+        if self.network_worlds < -1:
+            raise ValueError(f"network_worlds={self.network_worlds} is not valid; it must be >= -1 (-1: the "
+                             "number the zoo card has, 0: the zoo search's own)")
         if not 0.0 <= self.epsilon <= 1.0:
             raise ValueError(f"epsilon={self.epsilon} is not valid; it must be in [0, 1]")
         if not 0.0 < self.held_out < 1.0:
@@ -112,10 +112,11 @@ def train_rollout(cfg: RolloutConfig) -> dict[str, Any]:
               "rank": cfg.rank, "decisions": len(decisions), "teacher_games_s": round(played, 1),
               "wall_time": round(time.perf_counter() - start, 1),
               "held_out_accuracy": curve[-1]["held_out_accuracy"],
-              **({"network_worlds": cfg.network_worlds} if cfg.network_worlds else {}), "curve": curve}
+              **({"network_worlds": cfg.network_worlds} if cfg.network_worlds > 0 else {}), "curve": curve}
     png = plot(curve, Path(f"{model.out.with_suffix('')}.rollout.png"),
                f"{cfg.game}: learned rollout policy vs {cfg.teacher}")
-    keep_record(model.out, "rollout", record, png, {"network_belief_worlds": cfg.network_worlds or None})
+    kept = {} if cfg.network_worlds < 0 else {"network_belief_worlds": cfg.network_worlds or None}
+    keep_record(model.out, "rollout", record, png, kept)
     return record
 
 

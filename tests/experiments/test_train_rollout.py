@@ -81,6 +81,25 @@ def test_a_zoo_file_keeps_its_network_and_its_card_gains_the_record(tmp_path, mo
     # a journal of net:octa-en is not resumed after the worlds its card names changed
     assert all(model_fingerprints([spec])[spec] != before[spec] for spec in before)
     assert make_agent("zoo:octa-en", "octa-en").search.belief_model == "heuristic"
+    zoo_file = tmp_path / "zoo" / "octa-en.pt"
+
+    def refit(**flags):
+        tr.train_rollout(tr.RolloutConfig(game="octa-en", model=str(zoo_file), games=2, steps=20, batch_size=64,
+                                          progress=False, **flags))
+        return json.loads(zoo_file.with_suffix(".json").read_text())
+
+    # a refit that names no worlds keeps the card's number, and so does a whole promotion of the zoo file again
+    card = refit()
+    assert card["network_belief_worlds"] == 3 and "network_worlds" not in card["learned_rollout"]
+    card = zoo.promote(zoo.ZooConfig(game="octa-en", model=str(zoo_file), opponents=("random",), games=(2,),
+                                     speed_games=1, out_dir=str(tmp_path / "again"), progress=False,
+                                     network_rollout_base="model"))  # the small file has no learned policy
+    assert card["network_belief_worlds"] == 3 and card["evaluation"]  # played again, the worlds kept
+    assert make_agent("net:octa-en", "octa-en").search.belief_worlds == 3
+    # --network-worlds 0: the card names no number; net:octa-en rolls out over the zoo search's own worlds
+    card = refit(network_worlds=0)
+    assert "network_belief_worlds" not in card and card["search"]["belief_worlds"] != 3
+    assert make_agent("net:octa-en", "octa-en").search.belief_worlds == card["search"]["belief_worlds"]
     # a promotion of a model that carries a policy keeps it, and the record beside the model file
     promoted = tmp_path / "run" / "model.pt"
     promoted.parent.mkdir()
@@ -104,8 +123,8 @@ def test_refusals(tmp_path):
         tr.train_rollout(tr.RolloutConfig(game="octrix", model=str(model), games=1, steps=1))
     with pytest.raises(ValueError, match="rank=-1 is not valid"):
         tr.RolloutConfig(game="octa-en", model="m.pt", rank=-1)
-    with pytest.raises(ValueError, match="network_worlds=-1 is not valid"):
-        tr.RolloutConfig(game="octa-en", model="m.pt", network_worlds=-1)
+    with pytest.raises(ValueError, match="network_worlds=-2 is not valid"):
+        tr.RolloutConfig(game="octa-en", model="m.pt", network_worlds=-2)
     with pytest.raises(ValueError, match="games=0 is not valid"):
         tr.RolloutConfig(game="octa-en", model="m.pt", games=0)
     with pytest.raises(ValueError, match="held_out=1.0 is not valid"):
