@@ -1,5 +1,6 @@
 """The command lines and import lines the docs show work: the README's ``octagames`` commands parse
-with their verb's flags, and every PettingZoo env module's docstring imports as it says."""
+with their verb's flags, every PettingZoo env module's docstring imports as it says, and every test the
+docs name (the rules tables of ``docs/rules/`` cite the tests of each rule) is in ``tests/``."""
 
 from __future__ import annotations
 
@@ -56,3 +57,33 @@ def test_each_env_modules_docstring_shows_an_import_that_works(path):
         exec(line, {})  # noqa: S102 - the docstring's own import line
     with pytest.raises(ImportError, match="envs"):  # the folder envs/ is not a package of its own
         importlib.import_module("envs")
+
+
+#: a test named in the docs: ``test_name``, a file ``test_name.py``, or a prefix ``test_name_...`` / ``test_name_*``
+CITED_TEST = re.compile(r"(?:`|::)(test_[A-Za-z0-9_]+)(\.py|\.\.\.|\*)?")
+
+
+def cited_tests(text: str) -> set[tuple[str, str]]:
+    """The ``(name, suffix)`` of every test ``text`` names in backticks or after ``::``."""
+    return {(m.group(1), m.group(2) or "") for m in CITED_TEST.finditer(text)}
+
+
+def test_every_test_the_docs_name_is_in_the_suite():
+    tests = ROOT / "tests"
+    files = {path.name for path in tests.rglob("test_*.py")}
+    defined = {m for path in tests.rglob("*.py") for m in re.findall(r"def (test_[A-Za-z0-9_]+)", path.read_text())}
+    docs = [ROOT / "README.md", *sorted((ROOT / "docs").rglob("*.md"))]
+    missing = []
+    for doc in docs:
+        for name, suffix in sorted(cited_tests(doc.read_text())):
+            found = (f"{name}.py" in files if suffix == ".py" else
+                     any(d.startswith(name) for d in defined) if suffix in ("...", "*") else name in defined)
+            if not found:
+                missing.append(f"{doc.relative_to(ROOT)}: {name}{suffix}")
+    assert len(docs) > 10 and not missing, f"the docs name tests the suite does not have: {missing}"
+
+
+def test_the_citation_reader_tells_names_files_and_prefixes_apart():
+    text = "`test_a`, `test_b_...`, `test_c_*`, `tests/x.py::test_d[1]`, `test_e.py`, test_f and `test_g[x]`"
+    assert cited_tests(text) == {("test_a", ""), ("test_b_", "..."), ("test_c_", "*"), ("test_d", ""),
+                                 ("test_e", ".py"), ("test_g", "")}
