@@ -88,17 +88,26 @@ def test_a_zoo_file_keeps_its_network_and_its_card_gains_the_record(tmp_path, mo
                                           progress=False, **flags))
         return json.loads(zoo_file.with_suffix(".json").read_text())
 
-    # a refit that names no worlds keeps the card's number, and so does a whole promotion of the zoo file again
+    def promote(**flags):  # the small file has no learned policy: its rollouts must beat the model's own choice
+        return zoo.promote(zoo.ZooConfig(game="octa-en", model=str(zoo_file), network_rollout_base="model", **flags))
+
+    def played(n):  # a whole promotion of the zoo file again: its evaluation played again
+        return promote(opponents=("random",), games=(2,), speed_games=1, out_dir=str(tmp_path / f"eval{n}"),
+                       progress=False)
+
+    assert played(1)["network_belief_worlds"] == 3
+    # the card's number rewritten alone (4) apart from its fit's record (3): a whole promotion of the zoo file again
+    # keeps the card's, and so does a refit that names no worlds
+    card = promote(keep_evaluation=True, network_belief_worlds=4)
+    assert (card["network_belief_worlds"], card["learned_rollout"]["network_worlds"]) == (4, 3)
+    card = played(2)
+    assert card["network_belief_worlds"] == 4 and card["evaluation"]
     card = refit()
-    assert card["network_belief_worlds"] == 3 and "network_worlds" not in card["learned_rollout"]
-    card = zoo.promote(zoo.ZooConfig(game="octa-en", model=str(zoo_file), opponents=("random",), games=(2,),
-                                     speed_games=1, out_dir=str(tmp_path / "again"), progress=False,
-                                     network_rollout_base="model"))  # the small file has no learned policy
-    assert card["network_belief_worlds"] == 3 and card["evaluation"]  # played again, the worlds kept
-    assert make_agent("net:octa-en", "octa-en").search.belief_worlds == 3
+    assert card["network_belief_worlds"] == 4 and "network_worlds" not in card["learned_rollout"]
+    assert make_agent("net:octa-en", "octa-en").search.belief_worlds == 4
     # --network-worlds 0: the card names no number; net:octa-en rolls out over the zoo search's own worlds
     card = refit(network_worlds=0)
-    assert "network_belief_worlds" not in card and card["search"]["belief_worlds"] != 3
+    assert "network_belief_worlds" not in card and card["search"]["belief_worlds"] not in (3, 4)
     assert make_agent("net:octa-en", "octa-en").search.belief_worlds == card["search"]["belief_worlds"]
     # a promotion of a model that carries a policy keeps it, and the record beside the model file
     promoted = tmp_path / "run" / "model.pt"
