@@ -105,6 +105,20 @@ def test_three_players_round_returns_are_points_minus_mean_of_others():
     assert list(g.returns(s)) == [4.0, -2.0, -2.0]
 
 
+def test_colour_rule_three_players_only_the_highest_and_lowest_card_count():
+    # "die jeweils höchste und niedrigste Karte des vorherigen Stichs": the middle card's colour is ignored
+    g = Game("octrix-round", num_players=3, hand_size=3)
+    s = deal(g, [["♣8", "♦2", "♠2"], ["♥5", "♥7", "♦6"], ["♠A", "♠4", "♥3"]])
+    play(g, s, "♣8", "♥5", "♠A")  # highest ♣8, lowest ♠A: both black; the red ♥5 between does not count
+    assert s["trick_winner"][0] == 0 and s["high_wins"] == 1
+    play(g, s, "♦2", "♥7", "♠4")  # the highest card wins: ♥7 (the lowest, ♦2, is P0's)
+    assert s["trick_winner"][1] == 1
+    assert s["high_wins"] == 1  # ♥7 and ♦2 both red; the black ♠4 between does not count
+    play(g, s, "♠2", "♦6", "♥3")  # the highest card wins again: ♦6 (the lowest, ♠2, is P0's)
+    assert s["trick_winner"][:3].tolist() == [0, 1, 1]
+    assert list(s["round_points"][:3]) == [1, 4, 0]  # P1's counting cards 2 and 3 are a run: 2 x 2
+
+
 def test_simultaneous_cards_are_hidden_until_revealed():
     g = Game("octrix-round", num_players=2, hand_size=2)
     s = deal(g, [["♣8", "♣2"], ["♥A", "♠7"]])
@@ -126,6 +140,47 @@ def test_simultaneous_cards_are_hidden_until_revealed():
     assert seen == {c("♣8"), c("♣2")}
 
 
+def test_each_deal_outcome_is_an_undealt_card_with_equal_probability():
+    # 3 players get 8 cards each from the 32; the 8 left over are set aside
+    g = Game("octrix-round", num_players=3)
+    s = g.new_state(0)
+    dealt = []
+    for k in range(24):
+        outcomes = g.chance_outcomes(s)
+        assert sorted(a for a, _ in outcomes) == sorted(set(range(32)) - set(dealt))
+        assert all(p == pytest.approx(1 / (32 - k)) for _, p in outcomes)
+        card = (7 * k + 3) % 32  # any undealt card may come next
+        while card in dealt:
+            card = (card + 1) % 32
+        g.apply_action(s, card)
+        dealt.append(card)
+    assert g.current_player(s) == SIMULTANEOUS and g.chance_outcomes(s) == []
+    assert [int((s["owner"] == p).sum()) for p in range(3)] == [8, 8, 8]
+    assert sorted(np.flatnonzero(s["owner"] < 0).tolist()) == sorted(set(range(32)) - set(dealt))  # set aside
+    # the record's generator draws the first card uniformly: 3200 fresh deals give each card about 100 times
+    counts = np.bincount([g.sample_chance(g.new_state(seed)) for seed in range(3200)], minlength=32)
+    assert len(counts) == 32 and counts.min() > 60 and counts.max() < 140
+
+
+def test_every_hand_is_in_every_seats_observation():
+    # "weiß jeder Teilnehmer genau, welche Karten seine Gegner haben": each seat sees all hands, all the time
+    g = Game("octrix-round", num_players=4)
+    hands = [[f"{suit}{r}" for r in "8765432A"] for suit in "♣♠♥♦"]
+    s = deal(g, hands)
+
+    def check_all_hands_seen(held):
+        for viewer in range(4):
+            view = g.observation_views(g.observation(s, viewer))["hands"]
+            for p in range(4):
+                assert np.flatnonzero(view[(p - viewer) % 4]).tolist() == sorted(c(x) for x in held[p])
+            text = g.render(s, viewer)
+            assert all(x in text for h in held for x in h)
+
+    check_all_hands_seen(hands)
+    play(g, s, "♣8", "♠8", "♥8", "♦8")  # a trick made: its cards leave the hands, the rest stay open
+    check_all_hands_seen([h[1:] for h in hands])
+
+
 def test_partnership_order_dealer_pair_first_face_up():
     g = Game("octrix-round", num_players=4, partnership=True, hand_size=1, dealer=1)
     s = deal(g, [["♦A"], ["♥2"], ["♠3"], ["♣4"]])
@@ -145,6 +200,40 @@ def test_partnership_order_dealer_pair_first_face_up():
     # highest card ♣4 (P3) wins; team 1+3 takes counting card 1
     assert s["trick_winner"][0] == 3
     assert list(g.returns(s)) == [-1.0, 1.0, -1.0, 1.0]
+
+
+def test_partnership_dealer_pair_play_at_once_and_second_pair_sees_only_the_first_pairs_cards():
+    # dealer P0 and left neighbour P1 play "gleichzeitig": neither sees the other's card before both are out;
+    # then P2 and P3 choose seeing those two; they too play at once (the project's reading)
+    g = Game("octrix-round", num_players=4, partnership=True, hand_size=1, dealer=0)
+    s = deal(g, [["♦A"], ["♥2"], ["♠3"], ["♣4"]])
+
+    def table(viewer):  # {absolute seat: card} lying face up for viewer
+        view = g.observation_views(g.observation(s, viewer))["table"]
+        return {(viewer + q) % 4: int(np.flatnonzero(view[q])[0]) for q in range(4) if view[q].any()}
+
+    def in_hand(viewer, seat, card):
+        return g.observation_views(g.observation(s, viewer))["hands"][(seat - viewer) % 4][c(card)] == 1.0
+
+    play(g, s, "♦A")  # P0 commits
+    assert g.acting_player(s) == 1
+    assert table(0) == {0: c("♦A")}
+    for viewer in (1, 2, 3):
+        assert table(viewer) == {} and in_hand(viewer, 0, "♦A")
+    assert "has played face down" in g.render(s, 1) and "plays ♦A" not in g.render(s, 1)
+    play(g, s, "♥2")  # the dealer's pair is out: both cards face up for everyone
+    first_pair = {0: c("♦A"), 1: c("♥2")}
+    for viewer in range(4):
+        assert table(viewer) == first_pair
+    play(g, s, "♠3")  # P2 commits
+    assert g.acting_player(s) == 3
+    assert table(2) == {**first_pair, 2: c("♠3")}
+    for viewer in (0, 1, 3):
+        assert table(viewer) == first_pair and in_hand(viewer, 2, "♠3")
+    text = g.render(s, 3)
+    assert "plays ♦A" in text and "plays ♥2" in text and "plays ♠3" not in text
+    play(g, s, "♣4")  # the trick is revealed: ♣4 is the highest card
+    assert s["trick_winner"][0] == 3
 
 
 def test_partners_pool_counting_cards():
@@ -221,6 +310,103 @@ def test_match_several_pass_the_target_highest_total_wins():
     play(g, s, "♣8", "♦A", "♣7", "♦2")
     assert list(s["scores"][:2]) == [3, 4]
     assert g.is_terminal(s) and s["winner"] == 1 and list(g.returns(s)) == [-1.0, 1.0]
+
+
+def test_match_is_a_draw_after_max_rounds_rounds_without_a_winner():
+    # engine rule: no total at the target (or a tie at the top) after max_rounds rounds -> a draw, all returns 0
+    for max_rounds in (1, 2):
+        g = Game("octrix", num_players=2, hand_size=2, target=8, max_rounds=max_rounds)
+        s = g.new_state(0)
+        deal_again(g, s, SPLIT)
+        play(g, s, "♣8", "♦A", "♣7", "♦2")  # one trick each: the round ends level, 1 to 1
+        assert list(s["scores"][:2]) == [1, 1] and s["round"] == 1
+        if max_rounds == 1:
+            assert g.is_terminal(s) and s["winner"] == -1 and list(g.returns(s)) == [0.0, 0.0]
+        else:  # one more round allowed: the match goes on with a new deal
+            assert not g.is_terminal(s) and g.current_player(s) == CHANCE and s["dealer"] == 1
+            deal_again(g, s, SWEEP)
+            play(g, s, "♣8", "♠A", "♠8", "♣2")
+            # P0 leads 5 to 1 but is short of the target 8: still a draw
+            assert list(s["scores"][:2]) == [5, 1] and s["round"] == 2
+            assert g.is_terminal(s) and s["winner"] == -1 and list(g.returns(s)) == [0.0, 0.0]
+
+
+# every club beats the spade of its rank and both are black, so the highest card wins every trick:
+# P0 leading ♣8, ♣7, ... against ♠8, ♠7, ... takes all eight tricks
+CLUBS_VS_SPADES = [["♣8", "♣7", "♣6", "♣5", "♣4", "♣3", "♣2", "♣A"],
+                   ["♠8", "♠7", "♠6", "♠5", "♠4", "♠3", "♠2", "♠A"]]
+
+
+def play_clubs_vs_spades(g: Game, s) -> None:
+    for k in range(8):
+        play(g, s, CLUBS_VS_SPADES[0][k], CLUBS_VS_SPADES[1][k])
+
+
+def test_a_round_of_the_default_game_is_eight_tricks_and_every_seat_plays_all_eight_cards():
+    # "bis alle 8 Stiche gemacht sind": with the default config a round is 8 tricks of one card per seat
+    g = Game("octrix-round")
+    assert g.num_players == 2
+    s = deal(g, CLUBS_VS_SPADES)
+    tricks = 0
+    for k in range(8):
+        assert not g.is_terminal(s) and s["trick"] == tricks
+        assert [int((s["owner"] == p).sum()) for p in range(2)] == [8 - k, 8 - k]
+        play_before = int(s["trick"])
+        play(g, s, CLUBS_VS_SPADES[0][k], CLUBS_VS_SPADES[1][k])
+        tricks += int(s["trick"]) - play_before  # one trick made per card of each seat
+    assert tricks == 8 and g.is_terminal(s)
+    assert (s["owner"] == -1).all()  # both hands played out
+    assert sorted(s["trick_cards"][:8, :2].ravel().tolist()) == sorted(c(x) for h in CLUBS_VS_SPADES for x in h)
+    # P0 made all 8 tricks: counting cards 1..8 in a row, "8 mal 8 = 64" points
+    assert s["trick_winner"][:8].tolist() == [0] * 8
+    assert list(s["round_points"][:2]) == [64, 0] and list(g.returns(s)) == [64.0, -64.0]
+    # the seed's match (the default config too) scores those 64 after the eighth trick, and not before
+    m = Game("octrix")
+    s = deal(m, CLUBS_VS_SPADES)
+    for k in range(7):
+        play(m, s, CLUBS_VS_SPADES[0][k], CLUBS_VS_SPADES[1][k])
+    assert s["round"] == 0 and list(s["scores"][:2]) == [0, 0] and m.current_player(s) == SIMULTANEOUS
+    play(m, s, CLUBS_VS_SPADES[0][7], CLUBS_VS_SPADES[1][7])
+    assert s["round"] == 1 and list(s["scores"][:2]) == [64, 0]
+    assert not m.is_terminal(s)  # 64 < 88
+
+
+def test_every_round_is_dealt_from_the_whole_deck_again():
+    # "nach jeder Runde im Gesamten gemischt und aufs neue verteilt": in round 2 the 16 cards played in
+    # round 1 and the 16 set aside come back; each of the 32 is the first card dealt with chance 1/32
+    g = Game("octrix")
+    s = deal(g, CLUBS_VS_SPADES)
+    set_aside = [k for k in range(32) if s["owner"][k] < 0]
+    assert len(set_aside) == 16 and all(card_name(k)[0] in "♦♥" for k in set_aside)
+    play_clubs_vs_spades(g, s)
+    assert s["round"] == 1 and g.current_player(s) == CHANCE
+    outcomes = g.chance_outcomes(s)
+    assert sorted(a for a, _ in outcomes) == list(range(32))
+    assert all(p == pytest.approx(1 / 32) for _, p in outcomes)
+    # any card can now go to any seat: the round-1 clubs of P0 to P1, the set-aside reds to P0
+    hands = [["♥8", "♦7", "♥6", "♦5", "♥4", "♦3", "♥2", "♦A"],
+             ["♣8", "♣7", "♣6", "♣5", "♣4", "♣3", "♣2", "♣A"]]
+    deal_again(g, s, hands)
+    assert g.current_player(s) == SIMULTANEOUS
+    assert [sorted(np.flatnonzero(s["owner"] == p).tolist()) for p in range(2)] == [
+        sorted(c(x) for x in hands[p]) for p in range(2)]
+
+
+def test_first_trick_of_every_round_goes_to_the_highest_card_even_after_a_lowest_wins_trick():
+    # round 1 ends with ♣7 (black) over ♦2 (red): different colours, the rule the seed gives for a next trick
+    # would be "lowest wins"; but "den ersten Stich einer Runde macht immer die höchste Karte"
+    g = Game("octrix", num_players=2, hand_size=2, target=50)
+    s = g.new_state(0)
+    deal_again(g, s, SPLIT)
+    play(g, s, "♣8", "♦A", "♣7", "♦2")
+    assert s["round"] == 1 and list(s["scores"][:2]) == [1, 1]  # one trick each
+    deal_again(g, s, [["♦A", "♥A"], ["♣8", "♠8"]])
+    assert s["high_wins"] == 1 and g.observation(s, 0)[R.O_HIGH] == 1.0
+    play(g, s, "♦A", "♣8")
+    assert s["trick_winner"][0] == 1  # ♣8, the highest card (the lowest, ♦A, would be P0's)
+    # ♣8 black / ♦A red: the second trick of round 2 goes to the lowest card
+    play(g, s, "♥A", "♠8")  # so P0's ♥A takes it: one trick each again
+    assert s["round"] == 2 and list(s["scores"][:2]) == [2, 2]
 
 
 def test_illegal_card_names_card_and_rule_and_keeps_state():
