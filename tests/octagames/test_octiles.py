@@ -198,6 +198,20 @@ def test_a_move_must_use_the_placed_tile():
     assert "without crossing the tile placed on c3" in R.illegal_reason(s, 0, move_action("B4", 1))
 
 
+def test_a_replaced_face_up_tile_goes_to_the_left_neighbour_as_its_exchange_tile():
+    # S (seat 3) lays T1 over the face-up T4 on c3; W (seat 0), next clockwise, gets that T4 face up at once
+    g, s = blank({3: ["C3"], 0: ["B3"]}, exch=T1, cur=3, num_players=4, tiles={"c3": (T4, 5)})
+    g.apply_action(s, place_action("c3", 0))
+    g.apply_action(s, move_action("C3", 0))  # C3 -> c3 (SW->NE) -> D4
+    assert g.current_player(s) == 0 and int(s["phase"]) == R.PH_PLACE  # no chance node: the tile was seen
+    assert s["exch"] == T4 and s["tile"][S("c3")] == T1 and T4 not in s["tile"].tolist()
+    assert g.action_to_string(s, place_action("b2", 0)).startswith("place T4 ")
+    # and W plays it: T4 joins NW and NE, so B3 -> b2 -> C3, which S's runner just left
+    g.apply_action(s, place_action("b2", 0))
+    g.apply_action(s, move_action("B3", 1))
+    assert s["pos"][0, 0] == P("C3") and s["tile"][S("b2")] == T4
+
+
 def test_occupied_stop_makes_the_placement_illegal():
     g, s = blank({0: ["C3"], 1: ["D4"]}, exch=T1)
     mask = g.legal_mask(s)
@@ -206,6 +220,17 @@ def test_occupied_stop_makes_the_placement_illegal():
     assert "occupied stop D4" in reason
     with pytest.raises(IllegalActionError, match="occupied stop D4"):
         g.apply_action(s, place_action("c3", 0))
+
+
+def test_a_runner_may_end_its_move_on_a_stop_next_to_other_runners():
+    # "naast hen staan" is read as sharing a point: the runners on C4 and D3 flank c3, and C4, D3, E4 and D5
+    # are the stops next to D4, yet C3 -> c3 (SW->NE) -> D4 ends on a free stop and is legal
+    g, s = blank({0: ["C3"], 1: ["C4", "D3", "E4", "D5"]}, exch=T1)
+    assert g.legal_mask(s)[place_action("c3", 0)]
+    g.apply_action(s, place_action("c3", 0))
+    assert g.legal_actions(s) == [move_action("C3", 0)]
+    g.apply_action(s, move_action("C3", 0))
+    assert s["pos"][0, 0] == P("D4") and [B.POINT_NAMES[p] for p in s["pos"][1, :4]] == ["C4", "D3", "E4", "D5"]
 
 
 def test_dead_end_at_a_face_down_tile():
@@ -238,6 +263,54 @@ def test_own_start_circle_is_illegal():
     assert "own start circles" in R.illegal_reason(s, 0, a)
     g, s = blank({1: ["B3"], 0: ["HW0"]}, exch=T6, cur=1)  # for E, HW2 is a goal
     assert g.legal_mask(s)[a]
+
+
+def test_a_move_may_not_end_on_an_occupied_own_goal_circle():
+    # "naar een eigen tegenoverliggend onbezet eindveld": T1 on e4 joins SW and NE, so E4 -> e4 -> HE1, W's goal
+    g, s = blank({0: ["E4"], 1: ["HE1"]}, exch=T1)  # E's runner still on its start circle HE1
+    assert not g.legal_mask(s)[place_action("e4", 0)]
+    assert "ends at the occupied goal circle HE1" in R.illegal_reason(s, 0, place_action("e4", 0))
+    g, s = blank({0: ["E4", "HE1"], 1: ["HW0"]}, exch=T1)  # held by W's own runner: no better
+    assert not g.legal_mask(s)[place_action("e4", 0)]
+    assert "ends at the occupied goal circle HE1" in R.illegal_reason(s, 0, place_action("e4", 0))
+    # the placement is legal for another runner (E5 -> e4 (NW->SE) -> loop -> e3 (NE->E) -> HE3, free),
+    # and then only that runner may move: E4's move to the occupied HE1 is refused
+    g, s = blank({0: ["E4", "E5"], 1: ["HE1"]}, exch=T1, tiles={"e3": (15, 0)})  # T16 joins NE and E
+    g.apply_action(s, place_action("e4", 0))
+    assert g.legal_actions(s) == [move_action("E5", 1)]
+    assert "ends at the occupied goal circle HE1" in R.illegal_reason(s, 0, move_action("E4", 0))
+    with pytest.raises(IllegalActionError, match="occupied goal circle HE1"):
+        g.apply_action(s, move_action("E4", 0))
+    g.apply_action(s, move_action("E5", 1))
+    assert s["pos"][0, 1] == P("HE3")
+    # with HE1 free the same move of E4 is legal
+    g, s = blank({0: ["E4", "E5"], 1: ["C3"]}, exch=T1, tiles={"e3": (15, 0)})
+    g.apply_action(s, place_action("e4", 0))
+    assert g.legal_actions(s) == [move_action("E4", 0), move_action("E5", 1)]
+
+
+def test_goal_circles_on_a_side_no_seat_plays_are_goals_all_the_same():
+    # 3 players sit W, N, E: N's goal is the unused side S. T6 joins NW and S: D2 -> d1 -> HS2
+    tiles = {"c1": (T4, 0), "d1": (T5, 0)}  # turned up at setup by the unused side
+    g, s = blank({1: ["D2"], 0: ["HW0"], 2: ["HE0"]}, exch=T6, cur=1, num_players=3, tiles=tiles)
+    side_s = int(B.POINT_HOME_SIDE[P("HS2")])
+    assert side_s not in s["seat_side"][:3].tolist() and R.goal_side(s, 1) == side_s
+    assert g.legal_mask(s)[place_action("d1", 0)]
+    g.apply_action(s, place_action("d1", 0))
+    g.apply_action(s, move_action("D2", 1))
+    assert s["pos"][1, 0] == P("HS2") and g.current_player(s) == 2  # T5 was face up: no reveal
+    # for W (goal E) the same path ends on a foreign circle of the unused side
+    g, s = blank({0: ["D2"], 1: ["HN0"], 2: ["HE0"]}, exch=T6, num_players=3, tiles=tiles)
+    assert not g.legal_mask(s)[place_action("d1", 0)]
+    assert "HS2, a foreign goal circle" in R.illegal_reason(s, 0, place_action("d1", 0))
+    # 2 players on adjacent sides W and N: W's goal E is not played, and W finishes there and wins
+    g, s = blank({0: ["HE0", "HE2", "HE3", "HE4", "E4"], 1: ["HN0", "HN1", "HN2", "HN3", "HN4"]}, exch=T1,
+                 adjacent=True)
+    assert int(B.POINT_HOME_SIDE[P("HE1")]) not in s["seat_side"][:2].tolist()
+    g.apply_action(s, place_action("e4", 0))
+    g.apply_action(s, move_action("E4", 0))  # E4 -> e4 (SW->NE) -> HE1
+    g.play_chance(s)
+    assert g.is_terminal(s) and np.allclose(g.returns(s), [1, -1])
 
 
 def test_loop_back_to_the_same_stop_is_legal():
@@ -341,6 +414,30 @@ def test_forced_leaving_of_start_circles():
     # and it is a 5-runner rule only
     g, s = blank({0: FORCED[0][1:], 1: ["HW2", "HE0", "HE1", "HE2"]}, exch=T1, runners=4)
     assert not R.leave_rule_applies(s, 0)
+
+
+# W's five circles are all held (HW2 by E's runner) and E holds B2, B3 and B4, the stops by a2 and a3
+FALLBACK = {0: ["HW0", "HW1", "HW3", "HW4", "C3"], 1: ["HW2", "B2", "B3", "B4", "HE0"]}
+
+
+def test_forced_leaving_does_not_bind_when_no_turn_can_leave_a_start_circle():
+    # "zodra dit mogelijk is": a path from a W circle crosses a2 or a3 (the placed tile) and ends on a W circle
+    # (own start), on B2, B3 or B4 (occupied) or at a face-down neighbour (a dead end), so no turn leaves a
+    # start circle; then every other turn stays legal
+    g, s = blank(FALLBACK, exch=T1)
+    assert R.leave_rule_applies(s, 0)
+    mask = g.legal_mask(s)
+    assert not any(mask[place_action(sp, r)] for sp in ("a2", "a3") for r in range(8))
+    assert mask[place_action("c3", 0)] and mask[place_action("c2", 0)]  # C3 -> D4 and C3 -> c2 (NW->SE) -> D2
+    assert "must leave" not in R.illegal_reason(s, 0, place_action("a3", 0))
+    # the same turns as where the rule does not apply (E's runner on its own start circle, HW2 free)
+    g2, s2 = blank({0: FALLBACK[0], 1: ["HE2"] + FALLBACK[1][1:]}, exch=T1)
+    assert not R.leave_rule_applies(s2, 0)
+    np.testing.assert_array_equal(mask, g2.legal_mask(s2))
+    g.apply_action(s, place_action("c3", 0))
+    assert s["forced"] == 0 and g.legal_actions(s) == [move_action("C3", 0)]
+    g.apply_action(s, move_action("C3", 0))
+    assert s["pos"][0, 4] == P("D4")
 
 
 # all 16 stops occupied, no runner next to its own goal, every tile face down
