@@ -306,6 +306,43 @@ def test_tie_break_examples_of_the_seed(better, worse):
         assert g.current_player(s) == CHANCE
 
 
+TIE_ORDER_CASES = [  # (better hand, worse hand): equal totals, the better hand has the worse suit of best card
+    # "Zijn de beste kaarten gelijk ..., vergelijk dan de op een na beste kaarten": both best cards are 8s,
+    # the second best 6 beats the 5 (2 from the 8 against 3); suits count only "als de spelers dezelfde
+    # kaarten qua waarde hebben", so ♥8 wins although ♣8 is the better suit
+    ("♥8 ♦2 ♦6", "♣8 ♠3 ♠5"),
+    # the second best cards "op dezelfde wijze": a 7 against a 9, both 1 point, "de laagste van de 2 wint"
+    ("♥8 ♦7 ♣2", "♣8 ♠9 ♦2"),
+    # "Zijn ook deze gelijk, vergelijk dan de slechtste kaarten", again by value, then the lower:
+    # a 3 against a K, both 5 from the 8, the 3 wins, before any suit
+    ("♥8 ♠7 ♦3", "♣8 ♦7 ♠K"),
+]
+
+
+@pytest.mark.parametrize("better, worse", TIE_ORDER_CASES)
+def test_tie_breaks_compare_all_three_cards_by_value_and_rank_before_any_suit(better, worse):
+    assert hand_value(better) == hand_value(worse)
+    assert better_hand(better, worse) == 0 and better_hand(worse, better) == 1
+    for hands in ([better, worse], [worse, better]):  # at the table the worse hand has to deal
+        g, s = table(hands, "♥10 ♥J ♥Q", "♥K")
+        g.apply_actions(s, [KEEP, PASS, STAND])
+        assert int(s["end_reason"]) == R.END_SHOWDOWN and int(s["worst"]) == hands.index(worse)
+
+
+def test_of_two_equal_ranks_in_a_hand_the_better_suit_is_its_best_card():
+    # "dezelfde kaarten qua waarde" (8, 8, 2 in both hands, 6 points each): "wordt weer gekeken naar de
+    # beste kaart uit elk van de hand. Hierbij is klaver de kleur die wint." The best card of ♣8 ♥8 ♦2
+    # is its ♣8, that of ♦8 ♠8 ♣2 its ♦8: ♣ beats ♦, although ♠8 (the other's worse 8) beats ♥8
+    better, worse = "♣8 ♥8 ♦2", "♦8 ♠8 ♣2"
+    assert hand_value(better) == hand_value(worse) == 6
+    assert better_hand(better, worse) == 0 and better_hand(worse, better) == 1
+    assert better_hand("♥8 ♣8 ♦2", worse) == 0  # the order of the cards in the hand does not matter
+    for hands in ([better, worse], [worse, better]):
+        g, s = table(hands, "♥10 ♥J ♥Q", "♥K")
+        g.apply_actions(s, [KEEP, PASS, STAND])
+        assert int(s["worst"]) == hands.index(worse)
+
+
 def test_suit_order_is_klaver_ruiten_schoppen_harten():
     hands = ["♣8 ♣3 ♣5", "♦8 ♦3 ♦5", "♠8 ♠3 ♠5", "♥8 ♥3 ♥5"]
     assert len({hand_value(h) for h in hands}) == 1
@@ -463,6 +500,38 @@ def test_observation_tracks_known_cards_in_opponents_hands():
         assert obs_part(g, s, viewer, "opp").reshape(5, 3, 53)[q - 1, 1, 52] == 1  # the ♥5 is unknown
     # only P2 knows what it drew: the old closed card ♥5
     assert obs_part(g, s, 2, "hand").reshape(3, 52)[1].argmax() == R.parse_card("♥5")
+
+
+def test_every_hand_is_shown_at_the_end_of_a_round_but_the_closed_card_stays_closed():
+    # "laat je jouw kaarten zien": at the round end every seat sees every hand; the closed card
+    # "blijft gedurende het hele spel gesloten": known only to whoever laid it there
+    def shown(g, s, hands):
+        n = len(hands)
+        for v in range(n):
+            opp = obs_part(g, s, v, "opp").reshape(5, 3, 53)
+            assert obs_part(g, s, v, "opp_unknown")[:n - 1].tolist() == [0.0] * (n - 1)
+            for q in range(1, n):
+                assert opp[q - 1, :, 52].tolist() == [0, 0, 0]
+                assert names(opp[q - 1, :, :52].argmax(axis=1).tolist()) == hands[(v + q) % n]
+
+    g, s = table(["♣2 ♣3 ♣4", "♦2 ♦3 ♦4", "♠2 ♠3 ♠4"], "♥2 ♥3 ♥4", "♥5")
+    # P1 keeps; P2 lays ♠2 closed and draws ♥5; P0 passes; P1 lays ♦4 closed and draws ♠2; P2 stands
+    g.apply_actions(s, [KEEP, closed(0), PASS, closed(2)])
+    # before the end: P0 knows no card of P1 or P2; P2 tracked its ♠2 into P1's slot 2
+    assert obs_part(g, s, 0, "opp_unknown")[:2].tolist() == [1.0, 1.0]
+    assert obs_part(g, s, 2, "opp_unknown")[:2].tolist() == [1.0, pytest.approx(2 / 3)]
+    g.apply_action(s, STAND)
+    assert g.is_terminal(s) and int(s["end_reason"]) == R.END_SHOWDOWN
+    shown(g, s, ["♣2 ♣3 ♣4", "♦2 ♦3 ♠2", "♥5 ♠3 ♠4"])
+    assert [obs_part(g, s, p, "closed_known")[0] for p in range(3)] == [0, 1, 0]
+    assert obs_part(g, s, 1, "closed").argmax() == R.parse_card("♦4")
+    assert not obs_part(g, s, 0, "closed").any() and not obs_part(g, s, 2, "closed").any()
+    # a verbied stop shows the hands too: P1 lays its verbied hand and holds the closed pot
+    g, s = table(["♣2 ♣3 ♣4", "♥A ♥Q ♥J"], "♦2 ♦3 ♦4", "♥5")
+    g.apply_action(s, SWAP_ALL)
+    assert g.is_terminal(s) and int(s["end_reason"]) == R.END_VERBIED
+    shown(g, s, ["♣2 ♣3 ♣4", "♦2 ♦3 ♦4"])
+    assert [obs_part(g, s, p, "closed_known")[0] for p in range(2)] == [0, 0]
 
 
 def test_the_closed_card_is_known_to_whoever_laid_it():
