@@ -741,6 +741,16 @@ def _b_line_legal(s, p, line) -> bool:
 
 
 @nb.njit
+def _holds_protected(s, line, q) -> bool:
+    """Whether pool ``line`` holds a slot of seat ``q``'s token pool run: a card of that run, which the other
+    seat can no longer take ("a card from this run can no longer be taken by the opponent")."""
+    for i in range(3):
+        if slot_protected_by(s, POOL_LINES[line, i], q):
+            return True
+    return False
+
+
+@nb.njit
 def _exchange_made_lines(s, slot, c) -> int:
     """Bitmask of pool lines through ``slot`` that become pool runs when ``c`` replaces its card."""
     old = s["pool"][slot]
@@ -804,7 +814,8 @@ def gen_legal(s, p, out) -> int:
                 if _b_line_legal(s, p, line):
                     out[A_BLINE + line] = 1
                     n += 1
-        if s["token_loc"][p] == TOK_POOL and pool_line_is_run(s, s["token_idx"][p]):
+        line = s["token_idx"][p]
+        if s["token_loc"][p] == TOK_POOL and pool_line_is_run(s, line) and not _holds_protected(s, line, 1 - p):
             out[A_C] = 1
             n += 1
         return n + _gen_free(s, p, out)
@@ -1056,6 +1067,9 @@ def apply(s, a) -> bool:
         slot = i % POOL_SLOTS
         c = hand_card_of_kind(s, p, k)
         made = _exchange_made_lines(s, slot, c)
+        for line in range(4):  # a run sharing a card with the opponent's token run cannot be claimed
+            if _holds_protected(s, line, 1 - p):
+                made &= ~(1 << line)
         d = s["pool"][slot]
         detach(s, d)
         detach(s, c)
@@ -1241,7 +1255,7 @@ def _end_turn_reason(s, p: int, i: int, step: str) -> str:
 
 
 _POOL_TOKEN = ("a token goes on a pool run only right after your exchange made it, while your token is in the "
-               "centre")
+               "centre, and not on a run holding a card of the opponent's token run")
 # Why an action of each block is refused, in the rulebook's words:
 # ``REASONS[block](s, seat to move, index in the block, phase name)``; it depends only on what that seat sees.
 REASONS = {
@@ -1261,7 +1275,8 @@ REASONS = {
     "b_line": _option_reason("option B needs your token on your run since an earlier turn, a line without a "
                              "protected card, and a way to put at least one of its cards on the table at once"),
     "b_done": _b_done_reason,
-    "option_c": _option_reason("option C needs a pool run carrying your token"),
+    "option_c": _option_reason("option C needs a pool run carrying your token and no card of the opponent's "
+                               "token run"),
     "add": _free_reason("you may add to any run on the table, at an end, with the card that continues the run "
                         "(at most 10 cards, the ace low or high but not both); while option B is owed, only "
                         "if a taken card can still go into your own run or a new run"),

@@ -414,6 +414,42 @@ def test_the_exchange_step_offers_exactly_the_fitting_kinds_of_the_hand_in_rando
     assert steps > 1000 and offered > steps  # many exchange steps, most with something to exchange
 
 
+def test_a_pool_run_sharing_a_card_with_the_opponents_token_run_cannot_be_claimed_or_taken():
+    # "a card from this run can no longer be taken by the opponent": P1's token is on the top row ♦4 ♦5 ♦6;
+    # P0's ♦3 for the ♠9 (left) makes the left column ♦4 ♦3 ♦2, which holds P1's ♦4 (the top-left corner)
+    pool = "♦4 ♦5 ♦6 ♠9 ♣5 ♦2 ♠2 ♥9"
+    hands = ("♦3 ♥2 ♥3 ♥5 ♠7 ♠10 ♣A ♣10", "♥6 ♥7 ♥8 ♠4 ♥10 ♠5 ♦7 ♣7")
+    exchange = "exchange ♦3 from your hand with ♠9 (left) in the pool"
+    # without P1's token the same exchange makes a run P0 may claim
+    s = setup(pool, *hands, start=0)
+    start_turn(s, "♣9", "♣K", 0)
+    do(s, "play none of options A, B, C", exchange)
+    assert "put your token on the pool run along the left column" in legal_strings(s)
+    # with P1's token on the top row the exchange is still legal, but the run may not be claimed
+    s = setup(pool, *hands, start=0)
+    s["token_loc"][1], s["token_idx"][1], s["token_turn"][1] = C.TOK_POOL, 0, 0
+    start_turn(s, "♣9", "♣K", 0)
+    do(s, "play none of options A, B, C", exchange)
+    assert C.pool_line_is_run(s, 2) and int(s["phase"]) == en.PH_DISCARD
+    assert not any("token" in m for m in legal_strings(s))
+    a = en.A_PTOKEN + 2
+    with pytest.raises(IllegalActionError, match="not on a run holding a card of the opponent's token run"):
+        GAME.apply_action(s, a)
+    # a record where P0's token already sits on that run (saved before this rule): option C would take P1's ♦4,
+    # so it is not offered, and P1's run keeps its cards
+    s["token_loc"][0], s["token_idx"][0], s["token_turn"][0] = C.TOK_POOL, 2, 0
+    do(s, "discard ♣9")
+    start_turn(s, "♣8", "♣Q", 0)
+    do(s, "play none of options A, B, C", "no exchange with the pool", "discard ♣8")
+    start_turn(s, "♥4", "♥Q", 1)
+    assert int(s["phase"]) == en.PH_OPTION and C.pool_line_is_run(s, 2)
+    assert not can(s, "option C: take the pool run carrying your token")
+    with pytest.raises(IllegalActionError, match="no card of the opponent's token run"):
+        GAME.apply_action(s, en.A_C)
+    assert [card_name(int(s["pool"][i])) for i in (0, 1, 2)] == ["♦4", "♦5", "♦6"]
+    assert_valid(s)
+
+
 def test_owner_may_break_own_token_pool_run_and_the_token_returns():
     pool = "♦4 ♦5 ♦6 ♠2 ♦8 ♣4 ♣6 ♦9"  # top row ♦4 ♦5 ♦6 carries P0's token
     s = setup(pool, "♥2 ♥3 ♥4 ♥5 ♠9 ♠10 ♦7 ♣A", H1, start=0)
