@@ -181,6 +181,7 @@ def test_king_draws_two_or_takes_the_top_two_discards():
     assert not can(s, "King: draw 2 cards from the stock")
     s = setup(POOL, H0, H1, start=0)
     start_turn(s, "♣9", "♠K", 0)  # ♠K | ♠Q: King
+    assert int(s["disc_n"]) == 0 and not can(s, "King: take the top 2 cards of the discard pile")  # empty pile
     do(s, "King: draw 2 cards from the stock", "P0 draws ♣10", "P0 draws ♦10")
     assert int(s["hand_n"][0]) == 11 and int(s["phase"]) == en.PH_OPTION
     s = setup(POOL, H0, H1, start=0)
@@ -491,6 +492,38 @@ def test_queen_and_option_b_cannot_take_a_token_pool_run():
     assert can(s, "option B: take the pool's bottom row")  # ♣9 extends ♣6-♣8
 
 
+def test_a_queen_cannot_take_the_cards_of_the_acting_players_own_token_pool_run():
+    # "Runs in the pool that contain a token are protected": either token, against any Queen, the token
+    # owner's own Queen too (P0's token on the top row ♦4 ♦5 ♦6, P0 uses the Queen)
+    pool = "♦4 ♦5 ♦6 ♦2 ♣5 ♣9 ♠2 ♠5"
+    s = setup(pool, H0, H1, start=0)
+    s["token_loc"][0], s["token_idx"][0], s["token_turn"][0] = C.TOK_POOL, 0, 0
+    start_turn(s, "♣9", "♠Q", 0)  # ♠Q | ♠Q: Queen
+    assert int(s["phase"]) == C.PH_USE
+    assert not can(s, "Queen: take ♦4 (top-left) and ♦2 (left) from the pool")
+    assert not can(s, "Queen: take ♦5 (top) and ♦2 (left) from the pool")
+    assert not can(s, "Queen: take ♦6 (top-right) and ♦2 (left) from the pool")
+    assert can(s, "Queen: take ♠2 (bottom) and ♠5 (bottom-right) from the pool")
+
+
+def test_an_exchange_that_makes_a_pool_run_offers_the_token_only_from_the_centre():
+    # "If a run is created in the pool through exchanging, you may place your token on it": ♦7 for ♦6 makes
+    # the right column ♦7 ♦8 ♦9; the token question comes only while P0's token is in the pool centre
+    pool = "♦4 ♦5 ♦6 ♠2 ♦8 ♣4 ♣6 ♦9"
+    exchange = "exchange ♦7 from your hand with ♦6 (top-right) in the pool"
+    for on_a_run in (False, True):
+        s = setup(pool, "♥2 ♥3 ♥4 ♥5 ♠9 ♠10 ♦7 ♣A", H1, start=0)
+        if on_a_run:  # the token lies on P0's own run on the table
+            r = force_run(s, 0, "♠3 ♠4 ♠5", copy=1)
+            s["token_loc"][0], s["token_idx"][0], s["token_turn"][0] = C.TOK_RUN, r, 0
+        start_turn(s, "♣9", "♣K", 0)
+        do(s, "play none of options A, B, C", exchange)
+        assert C.pool_line_is_run(s, 3)
+        assert can(s, "put your token on the pool run along the right column") == (not on_a_run)
+        assert int(s["phase"]) == (en.PH_DISCARD if on_a_run else en.PH_PTOKEN)
+        assert int(s["token_loc"][0]) == (C.TOK_RUN if on_a_run else C.TOK_CENTRE)
+
+
 # ---------------------------------------------------------------- win, stock, hand limit
 def test_win_needs_an_octa_and_28_face_up_cards():
     s = setup(POOL, H0, H1, start=0)
@@ -520,6 +553,22 @@ def test_28_cards_without_an_octa_do_not_win():
     assert int(C.table_faceup(s, 0)) == 28 and not GAME.is_terminal(s)
 
 
+def test_a_run_of_eight_cards_with_one_face_down_is_no_octa_until_the_card_is_replaced():
+    # the Octa counts face-up cards: ♠A-♠8 with ♠4 face down has 7, beside 21 face-up cards in runs of 7
+    s = setup(POOL, H0.replace("♥5", "♠4"), H1, start=0)
+    spades = force_run(s, 0, "♠A ♠2 ♠3 ♠4 ♠5 ♠6 ♠7 ♠8", facedown=(3,), copy=1)
+    for run in ("♦A ♦2 ♦3 ♦4 ♦5 ♦6 ♦7", "♣A ♣2 ♣3 ♣4 ♣5 ♣6 ♣7", "♥A ♥2 ♥3 ♥4 ♥5 ♥6 ♥7"):
+        force_run(s, 0, run, copy=1)
+    assert int(s["run_hi"][spades]) - int(s["run_lo"][spades]) + 1 == 8 and int(C.run_faceup(s, spades)) == 7
+    start_turn(s, "♣9", "♣K", 0)  # ♣K | ♠Q: no action
+    assert int(C.table_faceup(s, 0)) == 28 and not GAME.is_terminal(s)  # 28 face up, no Octa
+    do(s, "play none of options A, B, C")
+    assert not GAME.is_terminal(s) and int(s["phase"]) == en.PH_EXCH
+    do(s, "replace the face-down card in run ♠A ♠2 ♠3 [?♠4] ♠5 ♠6 ♠7 ♠8 with ♠4 and take it into your hand")
+    assert int(C.run_faceup(s, spades)) == 8 and int(C.table_faceup(s, 0)) == 29
+    assert GAME.is_terminal(s) and int(s["end_reason"]) == 1 and list(GAME.returns(s)) == [1.0, -1.0]
+
+
 def _leave_stock(s, n: int) -> list[int]:
     """Move all but ``n`` stock cards to the discard pile; return the cards left in the stock."""
     stock = [c for c in range(80) if s["loc"][c] == C.LOC_STOCK]
@@ -547,6 +596,24 @@ def test_first_stock_exhaustion_shuffles_discards_and_runs_of_three():
     assert_valid(s)
 
 
+def test_first_stock_exhaustion_takes_runs_of_exactly_three_face_up_cards_and_leaves_shorter_ones():
+    # "all runs of 3 cards", the length counting face-up cards: P0's ♣3-♣5 (3 face up) goes, P1's ♦3-♦5
+    # with ♦3 face down (3 cards, 2 face up) and ♠3-♠6 with ♠3 ♠4 face down (2 face up) stay
+    s = setup(POOL, H0, H1, start=0)
+    three = force_run(s, 0, "♣3 ♣4 ♣5", copy=1)
+    short = force_run(s, 1, "♦3 ♦4 ♦5", facedown=(0,), copy=1)
+    shorter = force_run(s, 1, "♠3 ♠4 ♠5 ♠6", facedown=(0, 1), copy=1)
+    assert [int(C.run_faceup(s, r)) for r in (three, short, shorter)] == [3, 2, 2]
+    last = _leave_stock(s, 1)
+    n_disc = int(s["disc_n"])
+    do(s, f"P0 draws {card_name(last[0])}")
+    assert int(s["exhaust"]) == 1 and int(s["stock_n"]) == n_disc + 3
+    assert int(s["run_owner"][three]) == -1
+    assert int(s["run_owner"][short]) == 1 and int(C.run_faceup(s, short)) == 2 and int(s["run_fd"][short, 3]) == 1
+    assert int(s["run_owner"][shorter]) == 1 and int(C.table_faceup(s, 1)) == 4
+    assert_valid(s)
+
+
 def test_second_stock_exhaustion_ends_after_the_turn_most_cards_wins():
     for p1_cards, expected in (("♦3 ♦4 ♦5 ♦6", [-1.0, 1.0]), ("♦3 ♦4 ♦5", [0.0, 0.0])):
         s = setup(POOL, H0, H1, start=0)
@@ -563,6 +630,23 @@ def test_second_stock_exhaustion_ends_after_the_turn_most_cards_wins():
         do(s, "play none of options A, B, C", "no exchange with the pool", "discard ♣A")
         assert GAME.is_terminal(s) and int(s["end_reason"]) == 2
         assert list(GAME.returns(s)) == expected
+
+
+def test_the_end_count_after_the_second_exhaustion_counts_face_up_cards_only():
+    # "the player with the most cards on the table wins": P0's ♠3-♠7 has 5 cards but 2 face down (3 face up),
+    # P1's ♦3-♦6 has 4 face up: P1 wins
+    s = setup(POOL, H0, H1, start=0)
+    force_run(s, 0, "♠3 ♠4 ♠5 ♠6 ♠7", facedown=(0, 1), copy=1)
+    force_run(s, 1, "♦3 ♦4 ♦5 ♦6", copy=1)
+    assert [int(C.table_faceup(s, p)) for p in (0, 1)] == [3, 4]
+    s["exhaust"] = 1
+    last = _leave_stock(s, 1)
+    do(s, f"P0 draws {card_name(last[0])}")
+    assert int(s["exhaust"]) == 2 and int(s["final_turn"]) == 1
+    do(s, "P0 turns action card ♣K", "put the action card on pile 0",  # ♣K | ♠Q: no action
+       "play none of options A, B, C", "no exchange with the pool", "discard ♣A")
+    assert GAME.is_terminal(s) and int(s["end_reason"]) == 2
+    assert list(GAME.returns(s)) == [-1.0, 1.0]
 
 
 def test_hand_limit_discards_down_to_eight():
@@ -584,6 +668,24 @@ def test_hand_limit_discards_down_to_eight():
     do(s, "start a new run (option A) with ♥2", "lay ♥3", "lay ♥4", "commit the run being laid",
        "keep your token in the pool centre", "no exchange with the pool")
     assert can(s, "end the turn without discarding") and can(s, "discard ♣9")
+
+
+def test_a_hand_of_exactly_eight_must_discard_and_one_of_seven_may_end_the_turn():
+    # "not required with fewer than 8 cards": P0 holds 9 at step 5, adds ♠9 (8 cards: the discard is still
+    # required), then ♠10 (7 cards: the turn may end without a discard)
+    s = setup(POOL, H0, H1, start=0)
+    force_run(s, 0, "♠6 ♠7 ♠8", copy=1)
+    start_turn(s, "♣9", "♣K", 0)
+    do(s, "play none of options A, B, C", "no exchange with the pool")
+    assert int(s["phase"]) == en.PH_DISCARD and int(s["hand_n"][0]) == 9
+    do(s, "add ♠9 to run ♠6 ♠7 ♠8")
+    assert int(s["phase"]) == en.PH_DISCARD and int(s["hand_n"][0]) == 8
+    assert not can(s, "end the turn without discarding") and can(s, "discard ♣9")
+    do(s, "add ♠10 to run ♠6 ♠7 ♠8 ♠9")
+    assert int(s["phase"]) == en.PH_DISCARD and int(s["hand_n"][0]) == 7
+    assert can(s, "end the turn without discarding")
+    do(s, "end the turn without discarding")
+    assert int(s["cur"]) == 1 and int(s["hand_n"][0]) == 7
 
 
 # ---------------------------------------------------------------- errors, determinization
