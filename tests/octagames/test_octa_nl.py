@@ -64,6 +64,7 @@ def test_jack_steals_from_an_opponent_run_without_token_and_its_face_down_card_i
     assert "King: take 2 stock cards" in table
     assert "Jack: take ♠4 from P1's run ♠3 ♠4 ♠5 ♠6" in table
     assert not any("♦5 from" in m for m in table)  # the token protects
+    assert "attach ♦3 to run ♦4 ♦5 ♦6" not in table  # the drawn ♦3 fits, but a token run takes no attachment
     assert not any("P0's run" in m for m in table)  # only an opponent's run
     do(s, "Jack: take ♠4 from P1's run ♠3 ♠4 ♠5 ♠6")
     assert GAME.is_chance(s)
@@ -80,6 +81,25 @@ def test_jack_steals_from_an_opponent_run_without_token_and_its_face_down_card_i
     start_turn(s, "♠2", "♣K", 0)
     force_hand(s, 1, "♠4")  # the deck's other ♠4
     assert int(s["cur"]) == 1 and can(s, fd)
+
+
+def test_either_player_replaces_a_face_down_card_also_on_a_token_run_and_takes_it_into_hand_unseen():
+    # "Beide spelers mogen de gesloten kaart omwisselen voor de kaart die hier aansluit": P0 replaces the
+    # face-down card of P1's run (P1's token on it: replacing is not attaching) with the ♠4 it stands for
+    # and takes the face-down card into its own hand, which P1 does not see
+    def prep(s):
+        r = force_run(s, 1, "♠3 ♠4 ♠5 ♠6", facedown=(1,))
+        force_token(s, 1, r)
+    s = setup(POOL, H0, H1, piles="♥K ♠Q", before_start=prep)
+    (r,) = [q for q in range(C.MAX_RUNS) if int(s["run_owner"][q]) == 1]
+    fd = int(s["run_card"][r, 4])
+    start_turn(s, "♠4", "♦J", 0)  # P0, not the run's owner, holds ♠4
+    assert run_string(s, r) == "♠3 [?♠4] ♠5 ♠6"
+    do(s, "replace the face-down card in run ♠3 [?♠4] ♠5 ♠6 with ♠4")
+    assert run_string(s, r) == "♠3 ♠4 ♠5 ♠6" and int(s["run_owner"][r]) == 1
+    assert s["loc"][fd] == C.LOC_HAND and int(s["lidx"][fd]) == 0 and int(s["pub"][fd]) == 0
+    assert "♠4" not in hand_of(s, 0) and int(s["hand_n"][0]) == 9  # 8 dealt and the drawn ♠4, given for fd
+    assert_valid(s)
 
 
 def test_jack_joker_new_run_with_the_joker_at_an_end_and_no_step_2():
@@ -238,6 +258,7 @@ def test_step_2_is_offered_only_with_a_placement_binds_until_one_card_is_down_an
     assert "step 2: take the pot's top row" in table and "step 2: take the pot's left column" in table
     assert "step 2: take the pot's right column" in table
     assert "step 2: take the pot's bottom row" not in table
+    assert "attach ♥4 to run ♥5 ♥6 ♥7" not in table  # the held ♥4 fits, but the run has the token
     do(s, "step 2: take the pot's top row")
     assert int(s["token_loc"][0]) == C.TOK_CENTRE
     table = legal_strings(s)
@@ -250,6 +271,30 @@ def test_step_2_is_offered_only_with_a_placement_binds_until_one_card_is_down_an
     do(s, "refill the pool with ♣6 from the stock")
     assert card_name(int(s["pool"][2])) == "♣6" and int(s["phase"]) == nl.PH_MAIN
     assert can(s, "discard ♠9")
+    assert can(s, "attach ♥4 to run ♥5 ♥6 ♥7 ♥8")  # its token is back in the pot: the run takes ♥4 now
+    assert_valid(s)
+
+
+def test_step_2_takes_only_the_top_card_of_a_doubled_pot_space():
+    # "Onderliggende kaarten blijven in de pot liggen": ♥8 (top-left) lies on a covered ♠8; step 2 takes
+    # ♥8 ♣5 ♣9 and ♠8 stays, now the top card of its space, which is not refilled
+    s = _step2_game()
+    u = ids("♠8")[0]
+    C.detach(s, u)
+    s["loc"][u] = C.LOC_UNDER
+    s["lidx"][u] = 0
+    s["under"][0] = u
+    force_discard(s, ids("♦10 ♦9"))
+    start_turn(s, "♠4", "♦J", 0)
+    do(s, "step 2: take the pot's top row")
+    assert {"♥8", "♣5", "♣9"} <= set(hand_of(s, 0)) and "♠8" not in hand_of(s, 0)
+    assert int(s["hand_n"][0]) == 12  # 8 dealt, the drawn ♠4 and the three of the top row
+    assert card_name(int(s["pool"][0])) == "♠8" and int(s["under"][0]) == -1
+    assert s["loc"][u] == C.LOC_POOL
+    do(s, "attach ♥8 to run ♥5 ♥6 ♥7")
+    # only the two emptied spaces are refilled, from the discard pile (top card first): no stock card
+    assert [card_name(int(c)) for c in s["pool"][:3]] == ["♠8", "♦9", "♦10"]
+    assert int(s["phase"]) == nl.PH_MAIN
     assert_valid(s)
 
 
@@ -270,7 +315,7 @@ def test_step_2_obligation_met_by_a_new_run_with_a_taken_card_then_refill():
 
 
 def test_step_2_and_a_token_run_exclude_each_other_and_need_a_token_from_an_earlier_turn():
-    s = setup(POOL, "♥2 ♥3 ♥4 ♥6 ♥7 ♥8 ♣A ♣3", H1.replace("♥6 ♥7 ♥8", "♦3 ♦4 ♠3"), piles="♥K ♠Q")
+    s = setup(POOL, "♥2 ♥3 ♥4 ♥5 ♥6 ♥7 ♥8 ♣A", H1.replace("♥6 ♥7 ♥8", "♦3 ♦4 ♠3"), piles="♥K ♠Q")
     start_turn(s, "♠4", "♦J", 0)
     do(s, "start a new run with ♥2", "lay ♥3", "lay ♥4", "commit the run with your token")
     assert int(s["token_loc"][0]) == C.TOK_RUN
@@ -279,7 +324,9 @@ def test_step_2_and_a_token_run_exclude_each_other_and_need_a_token_from_an_earl
     assert not can(s, "commit the run with your token")
     do(s, "commit the run without token")
     assert not any(m.startswith("step 2") for m in legal_strings(s))  # token laid this turn
-    assert not can(s, "attach ♥5 to run ♥2 ♥3 ♥4")  # (no ♥5 anyway) and the token run is closed
+    # "bij een run met token kan nog niet worden aangesloten": the held ♥5 fits both runs, only the one
+    # without token takes it
+    assert not can(s, "attach ♥5 to run ♥2 ♥3 ♥4") and can(s, "attach ♥5 to run ♥6 ♥7 ♥8")
     assert_valid(s)
 
 
@@ -324,6 +371,28 @@ def test_swapping_gives_no_extra_card():
     assert int(s["phase"]) == nl.PH_MAIN
     assert not any(m.startswith(("double", "swap")) for m in legal_strings(s))
     assert_valid(s)
+
+
+def test_step_4_rules_out_step_2_and_a_token_run_for_the_rest_of_the_turn():
+    # the steps come in the rulebook's order: after a doubling or a swap (step 4) neither step 2 nor
+    # step 3's token run is offered, though both were before it
+    for step4 in (["swap ♠9 for ♣9 (top-right)"], ["double: lay ♠9 on ♣9 (top-right)", "take no extra card"]):
+        s = _step2_game()  # P0's token on ♥5 ♥6 ♥7 since an earlier turn
+        start_turn(s, "♠4", "♦J", 0)
+        assert "step 2: take the pot's top row" in legal_strings(s)
+        do(s, *step4)
+        assert int(s["phase"]) == nl.PH_MAIN
+        assert not any(m.startswith("step 2") for m in legal_strings(s))  # ♥8 of the top row would still fit
+        assert_valid(s)
+    for step4 in (["swap ♥8 for ♣8 (top-right)"], ["double: lay ♥8 on ♣8 (top-right)", "take no extra card"]):
+        s = setup(POOL, "♥2 ♥3 ♥4 ♥6 ♥7 ♥8 ♣A ♣3", H1.replace("♥6 ♥7 ♥8", "♦3 ♦4 ♠3"), piles="♥K ♠Q")
+        start_turn(s, "♠4", "♦J", 0)  # P0's token in the centre
+        before = GAME.clone(s)
+        do(before, "start a new run with ♥2", "lay ♥3", "lay ♥4")
+        assert can(before, "commit the run with your token")
+        do(s, *step4, "start a new run with ♥2", "lay ♥3", "lay ♥4")
+        assert not can(s, "commit the run with your token") and can(s, "commit the run without token")
+        assert_valid(s)
 
 
 def test_attaching_after_an_open_swap_plays_the_copy_the_opponent_saw():
@@ -419,6 +488,38 @@ def test_attach_to_any_run_without_token_moves_and_joins():
     do(s, "join run ♦2 ♦3 ♦4 with run ♦5 ♦6 ♦7")
     assert any(run_string(s, q) == "♦2 ♦3 ♦4 ♦5 ♦6 ♦7" for q in range(26))
     assert_valid(s)
+
+
+def test_joins_are_offered_only_between_two_of_the_players_own_runs():
+    # "Runs van dezelfde kleur die je op tafel hebt liggen kan je bij elkaar aansluiten": P0's ♦2-♦4 and
+    # P1's ♦5-♦7, P1's ♠2-♠4 and P0's ♠5-♠7 would join; only P0's own ♣3-♣5 and ♣6-♣8 are offered
+    def prep(s):
+        force_run(s, 0, "♦2 ♦3 ♦4", copy=1)
+        force_run(s, 1, "♦5 ♦6 ♦7", copy=1)
+        force_run(s, 1, "♠2 ♠3 ♠4", copy=1)
+        force_run(s, 0, "♠5 ♠6 ♠7", copy=1)
+        force_run(s, 0, "♣3 ♣4 ♣5", copy=1)
+        force_run(s, 0, "♣6 ♣7 ♣8", copy=1)
+    s = setup(POOL, H0, H1, piles="♥K ♠Q", before_start=prep)
+    start_turn(s, "♣9", "♦J", 0)
+    assert [m for m in legal_strings(s) if m.startswith("join")] == ["join run ♣3 ♣4 ♣5 with run ♣6 ♣7 ♣8"]
+    do(s, "join run ♣3 ♣4 ♣5 with run ♣6 ♣7 ♣8")
+    assert any(run_string(s, q) == "♣3 ♣4 ♣5 ♣6 ♣7 ♣8" and s["run_owner"][q] == 0 for q in range(26))
+    assert_valid(s)
+
+
+def test_a_run_holds_one_ace_so_the_second_ace_of_a_suit_does_not_join_a_run_from_ace_to_ten():
+    # "De aas kan als 1 of '11' gebruikt worden" (ours: not both in one run): a run is at most 10 cards, so
+    # the second ♥A cannot go high on ♥A-♥10; on ♥2-♥10 it goes low or high
+    ten = "♥A ♥2 ♥3 ♥4 ♥5 ♥6 ♥7 ♥8 ♥9 ♥10"
+    for run, offered in ((ten, set()), (ten[3:], {"low", "high"})):
+        s = setup(POOL, "♥A' ♠9 ♠10 ♦A ♣A ♣3 ♦3 ♦4", "♠7 ♦7 ♣7 ♠6 ♦6 ♣6 ♠4 ♦9", piles="♥K ♠Q",
+                  before_start=lambda s, run=run: force_run(s, 0, run))
+        start_turn(s, "♣9", "♦J", 0)
+        table = legal_strings(s)
+        assert {end for end in ("low", "high") if f"attach ♥A ({end}) to run {run}" in table} == offered
+        assert not any(m.startswith("attach ♥A") and run not in m for m in table)
+        assert_valid(s)
 
 
 def test_no_two_legal_actions_share_a_name():
