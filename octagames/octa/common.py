@@ -319,7 +319,8 @@ def make_state_dtype() -> np.dtype:
         ("build_amb", np.int32),               # the run being laid is a lone ace (position 1 or 11 still open)
         ("b_run_done", np.int32),              # option B: its new run was laid
         ("new_slot", np.int32),                # the run just laid with option A (token question; -1 none)
-        ("ptoken_lines", np.int32),            # bitmask of the pool runs the exchange just made
+        ("ptoken_lines", np.int32),            # bitmask of the pool runs the exchange just made that the token may
+                                               # claim
         # -- Dutch rules only (left at their reset values by the English rules)
         ("under", np.int32, (POOL_SLOTS,)),    # covered pot card under a doubled one (-1 none)
         ("res_n", np.int32, (2,)),             # reserve sizes

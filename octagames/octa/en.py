@@ -121,7 +121,7 @@ offset      size  meaning
                   hand, copies per kind / 2
 1779..1804  26    ``new_slot``: the run just laid with option A (token question)
 1805..1808  4     ``pool_run_lines``: pool lines the exchange just made into pool
-                  runs
+                  runs the token may claim
 1809..1812  4     ``totals``: face-up cards in runs / 80 (self, opponent), longest
                   run / 10 (self, opponent)
 1813..1817  5     ``chance``: pending chance kind (draw, action card, refill,
@@ -267,7 +267,7 @@ OBS_LAYOUT = observation_layout([
     Block("build", 18, "run being laid: suit (4), positions 1..11 (11), by option A, by option B, lone ace"),
     Block("b_cards", NUM_KINDS, "cards taken with option B still in the mover's hand, copies per kind / 2"),
     Block("new_slot", MAX_RUNS, "the run just laid with option A (token question)"),
-    Block("pool_run_lines", 4, "pool lines the exchange just made into pool runs"),
+    Block("pool_run_lines", 4, "pool lines the exchange just made into pool runs the token may claim"),
     Block("totals", 4, "face-up cards in runs / 80 (self, opponent), longest run / 10 (self, opponent)"),
     Block("chance", 5, "pending chance kind (draw, action card, refill, face-down card: one-hot 4) and "
           "draws still owed / 2"),
@@ -855,8 +855,8 @@ def gen_legal(s, p, out) -> int:
     if ph == PH_PTOKEN:
         out[A_PTOKEN_NO] = 1
         n = 1
-        for line in range(4):
-            if (s["ptoken_lines"] >> line) & 1:
+        for line in range(4):  # (a record saved before that rule may still name a run the opponent protects)
+            if (s["ptoken_lines"] >> line) & 1 and not _holds_protected(s, line, 1 - p):
                 out[A_PTOKEN + line] = 1
                 n += 1
         return n

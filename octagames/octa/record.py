@@ -316,8 +316,9 @@ def _runs(s) -> str:
 def _tokens(s) -> str:
     """A token in the centre, on a run of its seat, or (English) on a pool line.
 
-    The pool line need not be a pool run any more: option C takes the other
-    token's pool run, and a pool card the two lines share goes with it.
+    The pool line need not be a pool run any more: in records saved before the
+    English rules refused a claim on a run sharing a card with the other token's
+    run (2026-12-06), option C could take that run and the shared card with it.
     """
     for q in range(2):
         t, i, when = int(s["token_loc"][q]), int(s["token_idx"][q]), int(s["token_turn"][q])

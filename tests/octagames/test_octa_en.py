@@ -436,6 +436,11 @@ def test_a_pool_run_sharing_a_card_with_the_opponents_token_run_cannot_be_claime
     a = en.A_PTOKEN + 2
     with pytest.raises(IllegalActionError, match="not on a run holding a card of the opponent's token run"):
         GAME.apply_action(s, a)
+    # a record saved at the token question before this rule may still name that run: it is not offered either
+    old = s.copy()
+    old["phase"], old["ptoken_lines"] = en.PH_PTOKEN, 1 << 2
+    GAME.check_record(old)  # raises on a record the kernels cannot run on
+    assert GAME.legal_actions(old) == [en.A_PTOKEN_NO]
     # a record where P0's token already sits on that run (saved before this rule): option C would take P1's ♦4,
     # so it is not offered, and P1's run keeps its cards
     s["token_loc"][0], s["token_idx"][0], s["token_turn"][0] = C.TOK_POOL, 2, 0
