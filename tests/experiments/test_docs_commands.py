@@ -83,6 +83,30 @@ def test_every_test_the_docs_name_is_in_the_suite():
     assert len(docs) > 10 and not missing, f"the docs name tests the suite does not have: {missing}"
 
 
+#: a name in backticks in a rules table's last column: ``name`` or ``name...`` (the Octa tables cite tests without
+#: their ``test_`` prefix, and name a few helpers and kernels beside them)
+TABLE_NAME = re.compile(r"`([a-z_][a-z0-9_]*)(\.\.\.)?`")
+
+
+def test_every_name_in_the_rules_tables_test_column_is_a_test_or_a_function():
+    sources = [path for room in ("octagames", "agents", "envs", "experiments", "tests")
+               for path in (ROOT / room).rglob("*.py")]
+    defined = {m for path in sources for m in re.findall(r"def ([A-Za-z_][A-Za-z0-9_]*)", path.read_text())}
+    missing, cited = [], 0
+    for doc in sorted((ROOT / "docs" / "rules").glob("*.md")):
+        for line in doc.read_text().splitlines():
+            cells = line.split("|")
+            if not line.startswith("|") or len(cells) < 4:
+                continue
+            for m in TABLE_NAME.finditer(cells[-2]):  # the row's last cell: its tests
+                name, prefix = m.group(1), bool(m.group(2))
+                cited += 1
+                names = (name, f"test_{name}")
+                if not any(d.startswith(n) if prefix else d == n for d in defined for n in names):
+                    missing.append(f"{doc.name}: {name}{m.group(2) or ''}")
+    assert cited > 200 and not missing, f"the rules tables name tests or functions that do not exist: {missing}"
+
+
 def test_the_citation_reader_tells_names_files_and_prefixes_apart():
     text = "`test_a`, `test_b_...`, `test_c_*`, `tests/x.py::test_d[1]`, `test_e.py`, test_f and `test_g[x]`"
     assert cited_tests(text) == {("test_a", ""), ("test_b_", "..."), ("test_c_", "*"), ("test_d", ""),
