@@ -14,8 +14,8 @@ and ``net:<variant>`` rolls out by it where the zoo's search rolls out by the he
 ``<stem>.rollout.png`` (the curve); for a zoo model, its card (``agents/zoo/<name>.json``) keeps the
 record instead, as ``learned_rollout`` (and, with ``--network-worlds N``, ``network_belief_worlds``: the worlds
 ``net:<name>`` rolls out over, where the learned policy's playouts cost more than the heuristic's; without the
-flag the card keeps the number it has, ``--network-worlds 0`` removes it), and the zoo's README its line. A learned policy that plays alone (``learned_policy``, from
-``improve_policy``) stays in the file as it was.
+flag the card keeps the number it has, ``--network-worlds 0`` removes it), and the zoo's README its line. A
+learned policy that plays alone (``learned_policy``, from ``improve_policy``) stays in the file as it was.
 """
 
 from __future__ import annotations
