@@ -1068,7 +1068,7 @@ def apply(s, a) -> bool:
         c = hand_card_of_kind(s, p, k)
         made = _exchange_made_lines(s, slot, c)
         for line in range(4):  # a run sharing a card with the opponent's token run cannot be claimed
-            if _holds_protected(s, line, 1 - p):
+            if (made >> line) & 1 and _holds_protected(s, line, 1 - p):
                 made &= ~(1 << line)
         d = s["pool"][slot]
         detach(s, d)

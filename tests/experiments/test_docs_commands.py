@@ -68,16 +68,25 @@ def cited_tests(text: str) -> set[tuple[str, str]]:
     return {(m.group(1), m.group(2) or "") for m in CITED_TEST.finditer(text)}
 
 
+def defined_functions(*rooms: str) -> set[str]:
+    """The name of every function defined in the Python files under the given folders of the repository."""
+    return {m for room in rooms for path in (ROOT / room).rglob("*.py")
+            for m in re.findall(r"def ([A-Za-z_][A-Za-z0-9_]*)", path.read_text())}
+
+
+def is_defined(defined: set[str], names: tuple[str, ...], prefix: bool) -> bool:
+    """Whether one of ``names`` is in ``defined`` (with ``prefix``: begins one of its names)."""
+    return any(d.startswith(n) for d in defined for n in names) if prefix else not defined.isdisjoint(names)
+
+
 def test_every_test_the_docs_name_is_in_the_suite():
-    tests = ROOT / "tests"
-    files = {path.name for path in tests.rglob("test_*.py")}
-    defined = {m for path in tests.rglob("*.py") for m in re.findall(r"def (test_[A-Za-z0-9_]+)", path.read_text())}
+    files = {path.name for path in (ROOT / "tests").rglob("test_*.py")}
+    defined = defined_functions("tests")
     docs = [ROOT / "README.md", *sorted((ROOT / "docs").rglob("*.md"))]
     missing = []
     for doc in docs:
         for name, suffix in sorted(cited_tests(doc.read_text())):
-            found = (f"{name}.py" in files if suffix == ".py" else
-                     any(d.startswith(name) for d in defined) if suffix in ("...", "*") else name in defined)
+            found = f"{name}.py" in files if suffix == ".py" else is_defined(defined, (name,), suffix in ("...", "*"))
             if not found:
                 missing.append(f"{doc.relative_to(ROOT)}: {name}{suffix}")
     assert len(docs) > 10 and not missing, f"the docs name tests the suite does not have: {missing}"
@@ -89,9 +98,7 @@ TABLE_NAME = re.compile(r"`([a-z_][a-z0-9_]*)(\.\.\.)?`")
 
 
 def test_every_name_in_the_rules_tables_test_column_is_a_test_or_a_function():
-    sources = [path for room in ("octagames", "agents", "envs", "experiments", "tests")
-               for path in (ROOT / room).rglob("*.py")]
-    defined = {m for path in sources for m in re.findall(r"def ([A-Za-z_][A-Za-z0-9_]*)", path.read_text())}
+    defined = defined_functions("octagames", "agents", "envs", "experiments", "tests")
     missing, cited = [], 0
     for doc in sorted((ROOT / "docs" / "rules").glob("*.md")):
         for line in doc.read_text().splitlines():
@@ -101,8 +108,7 @@ def test_every_name_in_the_rules_tables_test_column_is_a_test_or_a_function():
             for m in TABLE_NAME.finditer(cells[-2]):  # the row's last cell: its tests
                 name, prefix = m.group(1), bool(m.group(2))
                 cited += 1
-                names = (name, f"test_{name}")
-                if not any(d.startswith(n) if prefix else d == n for d in defined for n in names):
+                if not is_defined(defined, (name, f"test_{name}"), prefix):
                     missing.append(f"{doc.name}: {name}{m.group(2) or ''}")
     assert cited > 200 and not missing, f"the rules tables name tests or functions that do not exist: {missing}"
 
