@@ -8,8 +8,11 @@ Priorities, in order:
 * step 2: put the action card where the two tops match; use the Jack on the
   opponent's longest run, the Queen on the pool pair most useful to the hand,
   the King on the stock (or the discard pile when its top two cards are useful);
-* step 4: exchange when the pool card is worth more than the hand card, with a
-  large bonus for making a pool run that the token can claim (option C later);
+* step 4: exchange when the pool card is worth more than the hand card; while the
+  token is in the centre, a large bonus for any exchange after which a pool line
+  is a run. That rewards making a run the token can claim (option C later), and
+  keeps the agent exchanging while a run stands in the pool, even one its token
+  may not claim (a bonus for new claimable runs alone played no better);
 * step 5: keep cards while the hand is below 8, otherwise discard the least
   useful card.
 
@@ -220,7 +223,7 @@ class OctaHeuristicAgent(Agent):
             h2 = hand.copy()
             h2[k] -= 1
             v = _card_value(s, p, taken, needs, h2) - _card_value(s, p, k, needs, h2)
-            if token_free:
+            if token_free:  # any run after the exchange, new or not (see the module docstring)
                 c = int(s["pool"][slot])
                 s["pool"][slot] = k  # kind k, copy 0: same suit and rank as the card placed
                 made = any(bool(en.pool_line_is_run(s, line)) for line in range(4))

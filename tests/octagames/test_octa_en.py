@@ -456,6 +456,33 @@ def test_a_pool_run_sharing_a_card_with_the_opponents_token_run_cannot_be_claime
     assert_valid(s)
 
 
+def test_the_heuristics_exchange_bonus_goes_to_any_pool_run_standing_after_the_exchange():
+    # step 4 of the heuristic (its module docstring): with the token in the centre, a large bonus for an exchange
+    # after which a pool line is a run; P0's cards are worth nothing to its hand but ♣4 (next to ♣2 and ♣A)
+    from octagames.agents.base import make_turn
+    from octagames.agents.heuristics.octa import OctaHeuristicAgent
+    from octagames.agents.learn.az import PriorHint
+
+    compiled = PriorHint(GAME, "heuristic", 0.9)  # asks the compiled heuristic, as the playouts do
+    no_run, top_run = "♦4 ♦5 ♠6 ♠9 ♣5 ♦2 ♠2 ♥9", "♦4 ♦5 ♦6 ♠9 ♣5 ♦2 ♠2 ♥9"
+    with_3, without_3 = "♦3 ♥2 ♥3 ♥5 ♣2 ♣4 ♣A ♣10", "♣8 ♥2 ♥3 ♥5 ♣2 ♣4 ♣A ♣10"
+    for pool, hand, want in (
+            (no_run, with_3, "exchange ♦3 from your hand with ♠9 (left) in the pool"),  # makes ♦4 ♦3 ♦2 (left)
+            (no_run, without_3, "no exchange with the pool"),  # no exchange makes a run: no trade is worth it
+            # the top row stands, with P1's token: a losing trade still earns the bonus (♣4 is worth more)
+            (top_run, without_3, "exchange ♣4 from your hand with ♥9 (bottom-right) in the pool")):
+        s = setup(pool, hand, "♥6 ♥7 ♥8 ♠4 ♥10 ♠5 ♦7 ♣7", start=0)
+        if pool == top_run:
+            s["token_loc"][1], s["token_idx"][1], s["token_turn"][1] = C.TOK_POOL, 0, 0
+        start_turn(s, "♣9", "♣K", 0)
+        do(s, "play none of options A, B, C")
+        agent = OctaHeuristicAgent().act(make_turn(GAME, s, 0, 0))
+        mask = GAME.legal_mask(s, 0).astype(np.uint8)[None, :]
+        port = compiled.choices(np.array([s], GAME.dtype), np.zeros(1, np.int64),
+                                np.zeros((1, GAME.observation_size), np.float32), mask)[0]
+        assert [GAME.action_to_string(s, int(a)) for a in (agent, port)] == [want, want]
+
+
 def test_owner_may_break_own_token_pool_run_and_the_token_returns():
     pool = "♦4 ♦5 ♦6 ♠2 ♦8 ♣4 ♣6 ♦9"  # top row ♦4 ♦5 ♦6 carries P0's token
     s = setup(pool, "♥2 ♥3 ♥4 ♥5 ♠9 ♠10 ♦7 ♣A", H1, start=0)
