@@ -58,6 +58,15 @@ def test_same_seed_same_game(game):
     assert game.to_bytes(a) == game.to_bytes(b)
 
 
+def test_a_finished_record_reset_is_the_new_game_of_its_seed(game):
+    # the faces that reuse a record (PettingZoo's envs, the vector env and its auto-reset) start the next game
+    # with the reset kernel: nothing of the game before may carry over, such as the dealer a match moved
+    for seed in range(4):
+        s = random_playout(game, seed, check=False)
+        game.kernels.reset(s, 100 + seed)
+        assert game.to_bytes(s) == game.to_bytes(game.new_state(100 + seed))
+
+
 def test_illegal_action_raises_and_keeps_state(game):
     s = game.new_state(5)
     game.play_chance(s)

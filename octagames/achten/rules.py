@@ -293,6 +293,7 @@ STATE_DTYPE = np.dtype([
     ("turn_cap", np.int8),          # safety bound: turns per player per round (then truncated)
     ("max_rounds", np.int16),       # engine cap: rounds per match (then a draw)
     ("deal_penalty", np.float64),   # one-round mode: cost of having to deal
+    ("first_dealer", np.int8),      # the config's dealer, where every reset starts
     # -- progress
     ("round", np.int16),            # rounds completed in this match
     ("dealer", np.int8),
@@ -398,8 +399,9 @@ class Config:
                              f"it must be a number in [0, 10]")
 
 
-# record fields fixed by the config (``dealer`` is the first dealer in the config, then moves)
-CONFIG_FIELDS = ("num_players", "match", "target", "ranks", "low_rank", "turn_cap", "max_rounds", "deal_penalty")
+# record fields fixed by the config (its ``dealer`` is ``first_dealer``; the record's ``dealer`` moves)
+CONFIG_FIELDS = ("num_players", "match", "target", "ranks", "low_rank", "turn_cap", "max_rounds", "deal_penalty",
+                 "first_dealer")
 
 
 def write_config(s, config: Config) -> None:
@@ -409,6 +411,7 @@ def write_config(s, config: Config) -> None:
     s["target"] = int(round(config.target * 10))
     s["ranks"] = config.ranks
     s["low_rank"] = config.low_rank
+    s["first_dealer"] = config.dealer
     s["dealer"] = config.dealer
     s["turn_cap"] = config.turn_cap
     s["max_rounds"] = config.max_rounds
@@ -627,6 +630,7 @@ def reset(s, seed) -> None:
     s["scores"][:] = 0
     s["returns"][:] = 0.0
     s["moves"] = 0
+    s["dealer"] = s["first_dealer"]
     s["chooser"] = (s["dealer"] + 1) % s["num_players"]
     _new_round(s)
 
@@ -1286,7 +1290,8 @@ def _config_of(s) -> Config:
         raise ValueError(f"match = {int(s['match'])} is outside 0..1")
     return Config(num_players=int(s["num_players"]), match=bool(s["match"]), target=int(s["target"]) / 10,
                   ranks=int(s["ranks"]), low_rank=int(s["low_rank"]), turn_cap=int(s["turn_cap"]),
-                  max_rounds=int(s["max_rounds"]), deal_penalty=float(s["deal_penalty"]))
+                  max_rounds=int(s["max_rounds"]), deal_penalty=float(s["deal_penalty"]),
+                  dealer=int(s["first_dealer"]))
 
 
 def _deal_slots(n: int, dealer: int, dealt: int) -> list[int]:

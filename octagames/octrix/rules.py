@@ -160,6 +160,7 @@ STATE_DTYPE = np.dtype([
     ("hand_size", np.int8),      # cards per hand = tricks per round
     ("target", np.int16),        # match target score
     ("max_rounds", np.int16),    # engine cap on rounds in a match (draw after)
+    ("first_dealer", np.int8),   # the config's dealer, where every reset starts
     # -- progress
     ("round", np.int16),         # rounds completed in this match
     ("dealer", np.int8),
@@ -260,8 +261,8 @@ def max_game_length(config: Config) -> int:
     return per_round * (config.max_rounds if config.match else 1)
 
 
-# record fields fixed by the config (``dealer`` is the first dealer in the config, then moves)
-CONFIG_FIELDS = ("num_players", "partnership", "match", "target", "ranks", "hand_size", "max_rounds")
+# record fields fixed by the config (its ``dealer`` is ``first_dealer``; the record's ``dealer`` moves)
+CONFIG_FIELDS = ("num_players", "partnership", "match", "target", "ranks", "hand_size", "max_rounds", "first_dealer")
 
 
 def write_config(s, config: Config) -> None:
@@ -272,6 +273,7 @@ def write_config(s, config: Config) -> None:
     s["target"] = config.target
     s["ranks"] = config.ranks
     s["hand_size"] = config.hand_size
+    s["first_dealer"] = config.dealer
     s["dealer"] = config.dealer
     s["max_rounds"] = config.max_rounds
 
@@ -296,8 +298,9 @@ def _new_round(s) -> None:
 
 @nb.njit
 def reset(s, seed) -> None:
-    """Start a new match (or round) in ``s``, keeping its config."""
+    """Start a new match (or round) in ``s``, keeping its config: the config's dealer deals first."""
     seed_rng(s, seed)
+    s["dealer"] = s["first_dealer"]
     s["round"] = 0
     s["terminal"] = 0
     s["winner"] = -1
@@ -744,7 +747,8 @@ def _config_of(s) -> Config:
             raise ValueError(f"{field} = {int(s[field])} is outside 0..1")
     return Config(num_players=int(s["num_players"]), partnership=bool(s["partnership"]),
                   match=bool(s["match"]), target=int(s["target"]), ranks=int(s["ranks"]),
-                  hand_size=int(s["hand_size"]), dealer=0, max_rounds=int(s["max_rounds"]))
+                  hand_size=int(s["hand_size"]), dealer=int(s["first_dealer"]),
+                  max_rounds=int(s["max_rounds"]))
 
 
 def check_record(s) -> str:

@@ -842,3 +842,19 @@ def test_check_record_passes_reached_records_and_names_a_bad_field():
     bad = s.copy()
     bad["known"][1, 3] = 0
     assert R.check_record(bad) == "known[1, 3] = 0: a player always knows their own cards"
+
+
+def test_every_reset_of_a_match_starts_with_the_configured_dealer():
+    # the worst hand deals the next round; a record reset for the next match (as the faces reuse records) starts
+    # with the config's dealer again, the seat to its left choosing first
+    from octagames.testing import random_playout
+
+    g = Game("achten", num_players=4, match=True, target=0.3, dealer=2)
+    for seed in range(20):  # a match whose last dealer is not the configured one
+        s = random_playout(g, seed, check=False)
+        if int(s["dealer"]) != 2:
+            break
+    assert int(s["round"]) > 1 and int(s["dealer"]) != 2
+    assert R._config_of(s).dealer == 2
+    g.kernels.reset(s, 7)
+    assert (int(s["dealer"]), int(s["chooser"])) == (2, 3) and g.to_bytes(s) == g.to_bytes(g.new_state(7))

@@ -624,3 +624,16 @@ def test_uncompiled_rules_match_compiled(tmp_path):
         assert r.returncode == 0, r.stderr
         outs.append(r.stdout.strip())
     assert outs[0] == outs[1] and len(outs[0]) == 64
+
+
+def test_every_reset_of_a_match_starts_with_the_configured_dealer():
+    # the dealer moves left every round; a record reset for the next match (as the faces reuse records) starts with
+    # the config's dealer again, and a record's config names that dealer, not the one the match ended with
+    from octagames.testing import random_playout
+
+    g = Game("octrix", num_players=3, target=20, dealer=2)
+    s = random_playout(g, 0, check=False)
+    assert int(s["round"]) > 1 and int(s["dealer"]) != 2  # the match moved the dealer
+    assert R._config_of(s).dealer == 2
+    g.kernels.reset(s, 7)
+    assert int(s["dealer"]) == 2 and g.to_bytes(s) == g.to_bytes(g.new_state(7))
