@@ -516,6 +516,8 @@ def model_fingerprints(specs: Sequence[str]) -> dict[str, str]:
     for spec in specs:
         name, _, rest = spec.partition(":")
         arg = rest.split(":")[0]
+        if name == "ppo" and arg.endswith("@sample"):  # ppo:<path>@sample: the same file, sampled
+            arg = arg[: -len("@sample")]
         path = Path(arg)
         if name in ("zoo", "net"):  # a zoo name (octrix-2p spelled out included): its file
             path = Path(octagames.agents.__file__).parent / "zoo" / f"{catalogue.zoo_file_name(arg)}.pt"
@@ -539,7 +541,9 @@ def model_fingerprints(specs: Sequence[str]) -> dict[str, str]:
 
 def open_journal(path: Path, resume: bool, header: dict[str, Any]) -> GameJournal:
     """The run's game journal: resumed when ``resume`` (and it says so), else started afresh; a journal
-    of other settings or other model files is moved aside to ``<name>.old`` and the run starts over.
+    of other settings or other model files is moved aside to ``<name>.old`` (``<name>.old.1``, ... when
+    that exists: no journal set aside is ever overwritten) and the run starts over. Open it only once
+    the run's settings and agents are known to be valid.
 
     The header gets the digests of the model files its ``agents``/``agent``/``opponent`` specs name.
     """
@@ -552,6 +556,10 @@ def open_journal(path: Path, resume: bool, header: dict[str, Any]) -> GameJourna
         journal = GameJournal(path, header)
     except ValueError:  # the games of other settings (or models): kept aside, never mixed in
         old = path.with_name(path.name + ".old")
+        k = 0
+        while old.exists():
+            k += 1
+            old = path.with_name(f"{path.name}.old.{k}")
         path.replace(old)
         print(f"{path} held the games of other settings; moved to {old}, starting over")
         journal = GameJournal(path, header)

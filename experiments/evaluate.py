@@ -24,6 +24,7 @@ are those of the single-process run for the same seed.
 
 from __future__ import annotations
 
+import hashlib
 import json
 import re
 from dataclasses import asdict, dataclass
@@ -72,6 +73,8 @@ class EvalConfig(GameArgs):
             raise ValueError(f"games={self.games} is not valid; it must be >= 1")
         if not self.opponents:
             raise ValueError("opponents is empty; give at least one agent spec, e.g. random")
+        if not 0 <= self.seed < 2**62:
+            raise ValueError(f"seed={self.seed} is not valid; it must be in 0..2**62-1")
 
 
 def evaluate(cfg: EvalConfig) -> dict[str, Any]:
@@ -92,7 +95,7 @@ def evaluate(cfg: EvalConfig) -> dict[str, Any]:
         agents = [built[cfg.agent]] + [built[spec]] * (n - 1)
         journal = open_journal(Path(cfg.out_dir) / stem / f"{_slug(spec)}.games.jsonl", cfg.resume,
                                {"game": name, "config": config, "agent": cfg.agent, "opponent": spec,
-                                "games": cfg.games, "seed": cfg.seed})
+                                "seed": cfg.seed})  # not the count: game k is the same in a longer run
         match: MatchResult = play_match(game, agents, cfg.games, seed=cfg.seed, progress=cfg.progress,
                                         executor=executor, journal=journal)
         journal.close()
@@ -124,11 +127,16 @@ def others_win_rate(match: MatchResult) -> float:
 
 
 def _slug(spec: str) -> str:
-    """A file-name-safe short form of an agent spec (a policy path keeps its last two parts)."""
+    """A file-name-safe short form of an agent spec, one per spec: a model path keeps its last two parts,
+    what follows the file (``:800``, ``@sample``) and a digest of the whole spec (paths that share their
+    last two parts, or differ only in characters the file name drops, still get files of their own)."""
     name, _, arg = spec.partition(":")
     if "/" in arg:
-        arg = "-".join(Path(arg).with_suffix("").parts[-2:])
-    return re.sub(r"[^A-Za-z0-9_.-]+", "-", f"{name}-{arg}" if arg else name).strip("-")
+        head, slash, last = arg.rpartition("/")
+        file, tail = re.match(r"([^:@]*)(.*)", last).groups()  # type: ignore[union-attr]
+        digest = hashlib.blake2b(spec.encode(), digest_size=3).hexdigest()
+        arg = "-".join([*Path(head + slash + file).with_suffix("").parts[-2:], tail, digest])
+    return re.sub(r"[^A-Za-z0-9_.]+", "-", f"{name}-{arg}" if arg else name).strip("-")
 
 
 def plot(out: dict[str, Any], path: Path) -> Path:

@@ -36,7 +36,7 @@ import math
 import time
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, Sequence
+from typing import Any, Callable, Sequence
 
 import numpy as np
 
@@ -77,6 +77,15 @@ class TournamentConfig(GameArgs):
     """join this Ray cluster instead (auto: the cluster this machine belongs to); implies --ray"""
     chunk_size: int = 8
     """games per Ray task"""
+
+    def __post_init__(self) -> None:
+        super().__post_init__()
+        if len([s for s in self.agents.split(",") if s.strip()]) < 2:
+            raise ValueError(f"agents={self.agents!r} is not valid; give at least two comma-separated agent specs")
+        if self.games_per_pair < 1:
+            raise ValueError(f"games_per_pair={self.games_per_pair} is not valid; it must be >= 1")
+        if not 0 <= self.seed < 2**62:
+            raise ValueError(f"seed={self.seed} is not valid; it must be in 0..2**62-1")
 
 
 @dataclass
@@ -230,7 +239,8 @@ def pair_score(rets: np.ndarray, who: Sequence[int]) -> float:
 
 def run_tournament(game: str, specs: Sequence[str | Agent], games_per_pair: int, seed: int = 0,
                    bootstrap: int = 400, progress: bool = True, executor: Any = None,
-                   journal: GameJournal | None = None, allow_model_mismatch: bool = False,
+                   journal: GameJournal | Callable[[], GameJournal] | None = None,
+                   allow_model_mismatch: bool = False,
                    **config: Any) -> TournamentResult:
     """Round robin among the agents ``specs`` on ``game``.
 
@@ -243,7 +253,8 @@ def run_tournament(game: str, specs: Sequence[str | Agent], games_per_pair: int,
         bootstrap: bootstrap resamples for the rating intervals (0: none).
         progress: show a tqdm progress bar.
         executor: where the games run (:func:`octagames.agents.arena.play_games`); ``None``: here.
-        journal: resume from and save every game to this journal.
+        journal: resume from and save every game to this journal; or a function that opens it, called
+            once the agents are built (so that a bad spec leaves the journal on disk as it was).
         allow_model_mismatch: let a model trained on another config play (with a warning) instead of
             refusing it.
         **config: game config fields.
@@ -261,6 +272,8 @@ def run_tournament(game: str, specs: Sequence[str | Agent], games_per_pair: int,
         while name in names:
             name, k = f"{s}#{k}", k + 1
         names.append(name)
+    if callable(journal):
+        journal = journal()
     n = len(agents)
     wins = np.zeros((n, n))
     games = np.zeros((n, n))
@@ -431,13 +444,18 @@ def main(cfg: TournamentConfig) -> TournamentResult:
     specs = [s.strip() for s in cfg.agents.split(",") if s.strip()]
     name, config = cfg.resolve()
     stem = f"tournament_{cfg.describe()}"
-    journal = open_journal(Path(cfg.out_dir) / f"{stem}.games.jsonl", cfg.resume,
-                           {"game": name, "config": config, "agents": specs,
-                            "games_per_pair": cfg.games_per_pair, "seed": cfg.seed})
+    journals: list[GameJournal] = []
+
+    def journal() -> GameJournal:  # opened once every spec is built: a bad one leaves the file as it was
+        journals.append(open_journal(Path(cfg.out_dir) / f"{stem}.games.jsonl", cfg.resume,
+                                     {"game": name, "config": config, "agents": specs,
+                                      "games_per_pair": cfg.games_per_pair, "seed": cfg.seed}))
+        return journals[0]
+
     result = run_tournament(name, specs, cfg.games_per_pair, cfg.seed, cfg.bootstrap, cfg.progress,
                             executor_from(cfg.ray, cfg.ray_address, cfg.chunk_size), journal,
                             cfg.allow_model_mismatch, **config)
-    journal.close()
+    journals[0].close()
     print(result.table())
     paths = save(result, cfg.out_dir, stem)
     print("wrote", *paths)

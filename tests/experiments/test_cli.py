@@ -5,6 +5,7 @@ import importlib
 import importlib.util
 import typing
 
+import numpy as np
 import pytest
 import tyro
 
@@ -287,3 +288,30 @@ def test_a_journal_fingerprints_every_zoo_name_by_its_file():
     zoo, fixed, card = "zoo:octiles-fixed-start", "net:octiles-fixed-start:6000", "net:octiles-fixed-start"
     plain = model_fingerprints([zoo, fixed, card])
     assert plain[zoo] == plain[fixed] != plain[card]
+
+
+def test_journals_of_other_settings_are_set_aside_and_none_is_ever_overwritten(tmp_path, capsys):
+    from octagames.experiments.cli import open_journal
+
+    path = tmp_path / "run.games.jsonl"
+    texts = []
+    for seed in range(3):  # three runs of other settings, one after the other, in the same file
+        journal = open_journal(path, True, {"agent": "random", "seed": seed})
+        journal.add(0, np.array([float(seed), -float(seed)]), 10 + seed)
+        journal.close()
+        texts.append(path.read_text())
+    assert "moved to" in capsys.readouterr().out
+    assert [p.read_text() for p in (path.with_name(path.name + ".old"), path.with_name(path.name + ".old.1"))] \
+        == texts[:2]
+    assert path.read_text() == texts[2]
+
+
+def test_a_sampled_ppo_spec_is_fingerprinted_by_its_policy_file(tmp_path):
+    from octagames.experiments.cli import model_fingerprints
+
+    policy = tmp_path / "policy.pt"
+    policy.write_bytes(b"weights")
+    prints = model_fingerprints([f"ppo:{policy}", f"ppo:{policy}@sample"])
+    assert prints[f"ppo:{policy}@sample"] == prints[f"ppo:{policy}"]
+    policy.write_bytes(b"other weights")
+    assert model_fingerprints([f"ppo:{policy}@sample"])[f"ppo:{policy}@sample"] != prints[f"ppo:{policy}"]

@@ -66,9 +66,30 @@ def test_bad_settings_name_the_field():
 
 
 def test_file_names_from_agent_specs():
-    assert _slug("ppo:runs/ppo/octrix-2p-s0/policy.pt") == "ppo-octrix-2p-s0-policy"
+    assert _slug("ppo:runs/ppo/octrix-2p-s0/policy.pt").startswith("ppo-octrix-2p-s0-policy-")
     assert _slug("mcts:1000") == "mcts-1000"
     assert _slug("random") == "random"
+    # every spec its own files: sampled or greedy, another budget, paths that share their last two parts
+    specs = ["ppo:a/policy.pt", "ppo:a/policy.pt@sample", "az:b/model.pt:100", "az:b/model.pt:800",
+             "ppo:x/run/policy.pt", "ppo:y/run/policy.pt", "ppo:run/policy.pt"]
+    slugs = [_slug(s) for s in specs]
+    assert len(set(slugs)) == len(specs) and all(_slug(s) == slug for s, slug in zip(specs, slugs))
+    assert _slug("az:b/model.pt:800").startswith("az-b-model-800-")
+
+
+def test_a_longer_run_keeps_the_games_played_and_a_bad_seed_is_refused(tmp_path, capsys):
+    cfg = dict(game="octrix-round", agent="heuristic", opponents=("random",), config=("ranks=4", "hand_size=4"),
+               out_dir=str(tmp_path), progress=False)
+    evaluate(EvalConfig(games=3, **cfg))
+    [journal] = tmp_path.glob("*/random.games.jsonl")
+    short = journal.read_text().splitlines()
+    capsys.readouterr()
+    assert evaluate(EvalConfig(games=5, **cfg))["results"][0]["games"] == 5
+    assert "resuming: 3 games already played" in capsys.readouterr().out  # game k is the same in both runs
+    longer = journal.read_text().splitlines()
+    assert longer[:4] == short and len(longer) == 6 and not list(tmp_path.glob("*/*.old*"))
+    with pytest.raises(ValueError, match="seed=-1 is not valid"):
+        EvalConfig(seed=-1, **cfg)
 
 
 def test_a_model_of_another_variant_is_refused_before_any_game_unless_allowed(tmp_path):

@@ -122,3 +122,20 @@ def test_record_journal_leaves_games_of_a_changed_model_and_refuses_a_game_that_
     with pytest.raises(ValueError, match="not a round robin's journal"):
         (tmp_path / "x.games.jsonl").write_text('{"header": {"agents": ["random"]}}\n')
         record_journal(tmp_path / "x.games.jsonl", "octrix-round", progress=False)
+
+
+def test_bad_settings_leave_a_played_journal_as_it_was(tmp_path):
+    path, header, rows = _played_journal(tmp_path)
+    before = path.read_bytes()
+    cfg = dict(game="octrix-round", agents="random,heuristic,mcts:8", games_per_pair=2, config=("hand_size=5",),
+               bootstrap=0, out_dir=str(tmp_path), progress=False)
+    with pytest.raises(ValueError, match="games_per_pair=0 is not valid"):
+        main(TournamentConfig(**{**cfg, "games_per_pair": 0}))
+    with pytest.raises(ValueError, match="agents='random' is not valid"):
+        main(TournamentConfig(**{**cfg, "agents": "random"}))
+    with pytest.raises(ValueError, match="seed=-1 is not valid"):
+        main(TournamentConfig(**{**cfg, "seed": -1}))
+    for resume in (True, False):  # a spec that does not build: the journal is neither moved aside nor deleted
+        with pytest.raises(ValueError, match="mctz"):
+            main(TournamentConfig(**{**cfg, "agents": "random,mctz:8", "resume": resume}))
+    assert path.read_bytes() == before and not list(tmp_path.glob("*.old*"))
