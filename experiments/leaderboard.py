@@ -134,7 +134,11 @@ def ppo_policy(key: str, ppo_dir: str | Path = "runs/ppo") -> Path | None:
 
 
 def roster(key: str, cfg: LeaderboardConfig) -> tuple[list[Agent], dict[str, str]]:
-    """The agents of section ``key`` that build here (named by their spec), and the skipped specs and why."""
+    """The agents of section ``key`` that build here (named by their spec), and the skipped specs and why.
+
+    Raises:
+        ValueError: an agent of ``cfg.add`` for this section does not build (a typo, a missing file).
+    """
     v = catalogue.variant(key)
     assert v.leaderboard is not None
     specs = ["random", "heuristic", *(f"mcts:{n}" for n in (cfg.mcts or v.leaderboard))]
@@ -144,12 +148,14 @@ def roster(key: str, cfg: LeaderboardConfig) -> tuple[list[Agent], dict[str, str
     if ppo is not None:
         specs.append(f"ppo:{ppo}")
     specs.append(f"zoo:{key}" + (f":{cfg.zoo_simulations}" if cfg.zoo_simulations >= 0 else ""))
-    specs += [item.partition("=")[2] for item in cfg.add if item.partition("=")[0] == key]
+    added = [item.partition("=")[2] for item in cfg.add if item.partition("=")[0] == key]
     agents, skipped = [], {}
-    for spec in specs:
+    for spec in specs + added:
         try:
             agent = _build(spec, v)
         except Exception as e:  # unavailable here (no model file, a game the agent does not play ...)
+            if spec in added:  # what the user asked for is refused, not left out in silence
+                raise ValueError(f"add: {key}={spec} does not play here: {type(e).__name__}: {e}") from e
             skipped[spec] = f"{type(e).__name__}: {e}"
             continue
         agent.name = spec
