@@ -29,6 +29,7 @@ policy instead of its rollout policy's choice::
 
 from __future__ import annotations
 
+import contextlib
 import dataclasses
 import datetime
 import json
@@ -36,7 +37,7 @@ import shutil
 import time
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import Any, Iterator
 
 import torch
 
@@ -372,46 +373,67 @@ def promote(cfg: ZooConfig) -> dict[str, Any]:
     alone = LearnedRollout.from_state(g, data["learned_policy"]) if "learned_policy" in data else None
     improved = (learned_record(Path(cfg.model), "policy") or dict(again.get("learned_policy", {}))) \
         if alone is not None else {}
-    save_model(net, ZOO_DIR / f"{name}.pt", g, search, meta={"source": str(cfg.model), **meta}, half=True,
-               learned=learned, alone=alone)
-    AZAgent.load(zoo_path(name), game=g)  # the float16 copy loads for its game
-    card: dict[str, Any] = {
-        "name": name, "game": game, "variant": catalogue.describe(game, config), "config": config,
-        "source": again.get("source", str(cfg.model)),
-        "command": training_command(meta), "commit": git_commit(), "date": datetime.date.today().isoformat(),
-        # the zoo file promoted again: what its card says of the training where the file's metadata is silent
-        "training": {**again.get("training", {}),
-                     **{k: meta[k] for k in ("iteration", "wall_time", "machine") if k in meta}},
-        "teacher": ppo_origin(meta.get("config", {}).get("imitation_teacher", "")), "init": init,
-        "search": dataclasses.asdict(search),
-        **net_fields,
-        **({"learned_rollout": fitted} if learned is not None else {}),
-        **({"learned_policy": improved} if alone is not None else {}),
-        "size_bytes": zoo_path(name).stat().st_size,
-        "seconds_per_game_side": seconds_per_side(name, cfg.speed_games, cfg.seed),
-        "evaluation": [],
-    }
-    curves = Path(cfg.model).with_name("curves.png")  # the training run's learning curves, when beside the model
-    if meta.get("iteration") == 0 and curves.with_name("warm_start.png").exists():
-        curves = curves.with_name("warm_start.png")  # a run that was its warm start alone: that is its learning
-    if curves.exists():
-        shutil.copyfile(curves, ZOO_DIR / f"{name}.curves.png")
-        card["curves"] = f"{name}.curves.png"
-    elif again.get("curves") and (ZOO_DIR / again["curves"]).exists():
-        card["curves"] = again["curves"]
-    games = cfg.games * len(cfg.opponents) if len(cfg.games) == 1 else cfg.games
-    for opponent, n in zip(cfg.opponents, games):
-        out = evaluate(EvalConfig(game=cfg.game, players=g.num_players, agent=f"zoo:{name}", opponents=(opponent,),
-                                  games=n,
-                                  seed=cfg.seed, out_dir=cfg.out_dir, progress=cfg.progress, ray=cfg.ray,
-                                  resume=False))  # a new model: never games of an older one
-        r = out["results"][0]
-        entry = {k: r[k] for k in ("opponent", "win_rate", "ci95", "wins", "draws", "losses", "games")}
-        entry["others_win_rate"] = r["others_win_rate"]
-        card["evaluation"].append(entry)
-    (ZOO_DIR / f"{name}.json").write_text(json.dumps(card, indent=1) + "\n")
-    write_readme()
+    for opponent in cfg.opponents:  # a typo is refused before the zoo's files are touched
+        make_agent(opponent, g)
+    # an evaluation refused or interrupted (Ctrl-C) puts the zoo's files back: no model its card does not describe
+    with restored_on_failure(*(ZOO_DIR / f"{name}{end}" for end in (".pt", ".json", ".curves.png")),
+                             ZOO_DIR / "README.md"):
+        save_model(net, ZOO_DIR / f"{name}.pt", g, search, meta={"source": str(cfg.model), **meta}, half=True,
+                   learned=learned, alone=alone)
+        AZAgent.load(zoo_path(name), game=g)  # the float16 copy loads for its game
+        card: dict[str, Any] = {
+            "name": name, "game": game, "variant": catalogue.describe(game, config), "config": config,
+            "source": again.get("source", str(cfg.model)),
+            "command": training_command(meta), "commit": git_commit(), "date": datetime.date.today().isoformat(),
+            # the zoo file promoted again: what its card says of the training where the file's metadata is silent
+            "training": {**again.get("training", {}),
+                         **{k: meta[k] for k in ("iteration", "wall_time", "machine") if k in meta}},
+            "teacher": ppo_origin(meta.get("config", {}).get("imitation_teacher", "")), "init": init,
+            "search": dataclasses.asdict(search),
+            **net_fields,
+            **({"learned_rollout": fitted} if learned is not None else {}),
+            **({"learned_policy": improved} if alone is not None else {}),
+            "size_bytes": zoo_path(name).stat().st_size,
+            "seconds_per_game_side": seconds_per_side(name, cfg.speed_games, cfg.seed),
+            "evaluation": [],
+        }
+        curves = Path(cfg.model).with_name("curves.png")  # the training run's learning curves, when beside the model
+        if meta.get("iteration") == 0 and curves.with_name("warm_start.png").exists():
+            curves = curves.with_name("warm_start.png")  # a run that was its warm start alone: that is its learning
+        if curves.exists():
+            shutil.copyfile(curves, ZOO_DIR / f"{name}.curves.png")
+            card["curves"] = f"{name}.curves.png"
+        elif again.get("curves") and (ZOO_DIR / again["curves"]).exists():
+            card["curves"] = again["curves"]
+        games = cfg.games * len(cfg.opponents) if len(cfg.games) == 1 else cfg.games
+        for opponent, n in zip(cfg.opponents, games):
+            out = evaluate(EvalConfig(game=cfg.game, players=g.num_players, agent=f"zoo:{name}", opponents=(opponent,),
+                                      games=n,
+                                      seed=cfg.seed, out_dir=cfg.out_dir, progress=cfg.progress, ray=cfg.ray,
+                                      resume=False))  # a new model: never games of an older one
+            r = out["results"][0]
+            entry = {k: r[k] for k in ("opponent", "win_rate", "ci95", "wins", "draws", "losses", "games")}
+            entry["others_win_rate"] = r["others_win_rate"]
+            card["evaluation"].append(entry)
+        (ZOO_DIR / f"{name}.json").write_text(json.dumps(card, indent=1) + "\n")
+        write_readme()
     return card
+
+
+@contextlib.contextmanager
+def restored_on_failure(*paths: Path) -> Iterator[None]:
+    """A context in which ``paths`` are put back as they were (or removed, where they did not exist) when
+    its block raises or is interrupted."""
+    saved = {p: p.read_bytes() if p.exists() else None for p in paths}
+    try:
+        yield
+    except BaseException:
+        for p, data in saved.items():
+            if data is None:
+                p.unlink(missing_ok=True)
+            else:
+                p.write_bytes(data)
+        raise
 
 
 def write_readme() -> Path:

@@ -334,3 +334,29 @@ def test_the_zoo_file_promoted_again_can_rewrite_the_worlds_of_its_network_rollo
     for bad in (0, -2):
         with pytest.raises(ValueError, match=f"network_belief_worlds={bad} is not valid"):
             zoo.ZooConfig(game="octa-nl", model=str(zoo_file), network_belief_worlds=bad)
+
+
+def test_a_promotion_refused_or_interrupted_leaves_the_zoo_as_it_was(tmp_path, monkeypatch):
+    monkeypatch.setattr(az, "ZOO_DIR", tmp_path / "zoo")
+    monkeypatch.setattr(zoo, "ZOO_DIR", tmp_path / "zoo")
+    g = Game("achten", deal_penalty=1)
+    for seed, file in ((0, "first.pt"), (1, "second.pt")):
+        torch.manual_seed(seed)
+        save_model(PolicyValueNet(g.observation_size, g.num_actions, 2, hidden=(16,)), tmp_path / file, g,
+                   SearchConfig(simulations=4))
+    settings = dict(game="achten-dealer-pays", opponents=("random",), games=(2,), speed_games=1,
+                    out_dir=str(tmp_path / "eval"), progress=False)
+    zoo.promote(zoo.ZooConfig(model=str(tmp_path / "first.pt"), **settings))
+    files = sorted((tmp_path / "zoo").iterdir())
+    before = {p.name: p.read_bytes() for p in files}
+    with pytest.raises(ValueError, match="agent='heuristc' is not valid"):  # a typo: refused before any file
+        zoo.promote(zoo.ZooConfig(model=str(tmp_path / "second.pt"), **{**settings, "opponents": ("heuristc",)}))
+    assert {p.name: p.read_bytes() for p in sorted((tmp_path / "zoo").iterdir())} == before
+
+    def interrupted(cfg):
+        raise KeyboardInterrupt  # Ctrl-C during the evaluation, after the new model file was written
+
+    monkeypatch.setattr(zoo, "evaluate", interrupted)
+    with pytest.raises(KeyboardInterrupt):
+        zoo.promote(zoo.ZooConfig(model=str(tmp_path / "second.pt"), **settings))
+    assert {p.name: p.read_bytes() for p in sorted((tmp_path / "zoo").iterdir())} == before
