@@ -186,15 +186,24 @@ def make_agent(spec: str, game: "str | Game", *, allow_config_mismatch: bool = F
     if entry is None:
         raise ValueError(f"agent={spec!r} is not valid; valid agents: {sorted(AGENTS)}")
     factory = entry.factory if callable(entry.factory) else _load(entry.factory, name, entry.extra)
-    if entry.takes_game:
-        if isinstance(game, str):
-            game = Game(game)  # the variant's config: the agent trains on what it will play
-        agent = factory(game, arg or None)
-    else:
-        game_name = game if isinstance(game, str) else game.name
-        if game_name in catalogue.names():  # a variant name: its factory takes the game's short name
-            game_name = catalogue.variant(game_name).game
-        agent = factory(game_name, arg or None)
+    if isinstance(game, str) and game not in catalogue.names():
+        raise ValueError(f"game={game!r} is not valid; valid values: {', '.join(catalogue.names())}")
+    try:
+        if entry.takes_game:
+            if isinstance(game, str):
+                game = Game(game)  # the variant's config: the agent trains on what it will play
+            agent = factory(game, arg or None)
+        else:
+            game_name = game if isinstance(game, str) else game.name
+            if game_name in catalogue.names():  # a variant name: its factory takes the game's short name
+                game_name = catalogue.variant(game_name).game
+            agent = factory(game_name, arg or None)
+    except IsADirectoryError as e:
+        raise ValueError(f"agent {spec!r}: {e.filename} is a folder; name the model file in it") from e
+    except ValueError as e:  # the spec named, where the factory's words do not (several specs on one line)
+        if spec in str(e):
+            raise
+        raise ValueError(f"agent {spec!r}: {e}") from e
     agent.name = spec
     if allow_config_mismatch and hasattr(agent, "allow_config_mismatch"):
         agent.allow_config_mismatch = True

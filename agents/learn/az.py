@@ -1245,12 +1245,16 @@ def network_base(name: str) -> str | None:
     return zoo_card(name).get("network_rollout_base")
 
 
-def _parse(spec_name: str, arg: str | None, usage: str) -> tuple[str, int | None]:
+def _parse(spec_name: str, arg: str | None, usage: str, names_have_colons: bool = True) -> tuple[str, int | None]:
+    """``(model, simulations or None)`` of ``<spec_name>:<arg>``; a budget that is not a number >= 0 is refused
+    in words (a zoo name has no colon, so whatever follows one there must be a budget)."""
     if not arg:
         raise ValueError(f"agent {spec_name!r} needs an argument: {usage}")
     head, sep, tail = arg.rpartition(":")
     if sep and tail.isdigit():
         return head, int(tail)
+    if sep and (re.fullmatch(r"[+-]?[0-9]+", tail) or not names_have_colons):
+        raise ValueError(f"agent '{spec_name}:{arg}': the simulations {tail!r} are not a whole number >= 0; {usage}")
     return arg, None
 
 
@@ -1262,7 +1266,8 @@ def _az_factory(game: str, arg: str | None) -> Agent:
 def _zoo_agent(kind: str, game: str, arg: str | None, network_alone: bool) -> Agent:
     # zoo:<name>[:<simulations>] and net:<name>[:<simulations>] (<name>: <variant> or <variant>-<n>p):
     # one file, two searches
-    name, sims = _parse(kind, arg, f"'{kind}:<model>[:<simulations>]' with a model of {zoo_names()}")
+    name, sims = _parse(kind, arg, f"'{kind}:<model>[:<simulations>]' with a model of {zoo_names()}",
+                        names_have_colons=False)
     variant, n = _zoo_model(name)
     path = zoo_path(name)
     if variant.game != catalogue.game_spec(game).game:

@@ -89,6 +89,7 @@ compiled back-ups.
 from __future__ import annotations
 
 import importlib
+import math
 import time
 from dataclasses import dataclass
 from types import ModuleType
@@ -878,6 +879,8 @@ def _factory(game: str, arg: str | None) -> Agent:
                 options["exploration"] = float(part[2:])
             except ValueError as e:
                 raise ValueError(f"agent 'mcts:{arg}': {part!r} is not c=<number>; {usage}") from e
+            if not math.isfinite(options["exploration"]):
+                raise ValueError(f"agent 'mcts:{arg}': {part!r} is not a finite number; {usage}")
         else:
             raise ValueError(f"agent 'mcts:{arg}': {part!r} is not valid; {usage}")
     return MCTSAgent(MCTSConfig(**options), evaluator)  # make_agent names it after the spec

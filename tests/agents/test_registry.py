@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import importlib
+import os
+import re
 import subprocess
 import sys
 
@@ -12,6 +14,8 @@ from octagames.agents.base import Agent, RandomAgent
 from octagames import catalogue
 from octagames.agents.registry import AGENTS, available_agents, heuristic_games, make_agent, register
 from octagames.core import available_games
+
+HERE = os.path.dirname(os.path.abspath(__file__))
 
 
 def _run(code: str) -> subprocess.CompletedProcess:
@@ -87,8 +91,17 @@ def test_bad_specs_say_what_is_valid():
         make_agent("alphazero", "octrix")
     with pytest.raises(ValueError, match="takes no argument"):
         make_agent("random:3", "octrix")
-    with pytest.raises(ValueError, match=r"games with a heuristic: \['achten', 'octa'"):
-        make_agent("heuristic", "chess")
+    for spec in ("heuristic", "mcts:10"):  # a game's name given as text is checked whatever the agent
+        with pytest.raises(ValueError, match=r"game='chess' is not valid; valid values: octrix, "):
+            make_agent(spec, "chess")
+    # every refusal names the spec it refuses (several may be given on one command line)
+    for spec, words in (("mcts:-5", "num_simulations=-5 is not valid"), ("belief:0", "worlds=0 is not valid"),
+                        ("mcts:10:c=nan", "'c=nan' is not a finite number"),
+                        ("zoo:octrix:-3", "the simulations '-3' are not a whole number >= 0"),
+                        ("net:octrix:abc", "the simulations 'abc' are not a whole number >= 0"),
+                        ("ppo:" + HERE, f"{HERE} is a folder; name the model file in it")):
+        with pytest.raises(ValueError, match=re.escape(f"agent '{spec}': {words}")):
+            make_agent(spec, "achten" if spec.startswith("belief") else "octrix")
     with pytest.raises(ValueError, match="number of MCCFR iterations"):
         make_agent("cfr:many", "octrix")
     with pytest.raises(ValueError, match="only available for octrix"):
