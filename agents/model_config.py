@@ -52,7 +52,8 @@ class UnsafeModelFile(ValueError):
 _LOAD_LOCK = threading.Lock()
 
 #: what torch's weights-only reader says when a pickle asks for more than plain data (not a damaged file)
-_REFUSALS = ("Unsupported global", "Trying to call reduce", "Can only build", "Can only create")
+# the weights-only reader's words for a pickle that asks for more than plain data (compared in lower case)
+_REFUSALS = ("unsupported global", "trying to call reduce", "can only build", "can only create")
 
 
 def _check_arrays(data: Any, path: str | Path) -> None:
@@ -111,7 +112,7 @@ def load_model_file(path: str | Path, map_location: Any = "cpu", mmap: bool = Fa
         with _LOAD_LOCK, torch.serialization.safe_globals(_numpy_globals()):
             data = torch.load(Path(path), map_location=map_location, weights_only=True, mmap=mmap)
     except (pickle.UnpicklingError, RuntimeError, EOFError) as e:
-        found = next((line.strip() for line in str(e).splitlines() if any(r in line for r in _REFUSALS)), "")
+        found = next((line.strip() for line in str(e).splitlines() if any(r in line.lower() for r in _REFUSALS)), "")
         if not found:  # a damaged or foreign file, not one that asks for more than plain data
             lines = [line.strip() for line in str(e).splitlines() if line.strip()] or [type(e).__name__]
             detail = next((line for line in lines if line.startswith("Unsupported operand")), lines[0])

@@ -243,3 +243,27 @@ def test_numpy_arrays_load_but_objects_and_fields_outside_their_item_are_refused
         torch.save(data, tmp_path / f"{name}.pt")
         with pytest.raises(ValueError, match=why):
             load_model_file(tmp_path / f"{name}.pt")
+
+
+class _Shell:
+    """Unpickling this runs a shell command (``os.system``) that creates a marker."""
+
+    def __init__(self, marker):
+        self.marker = marker
+
+    def __reduce__(self):
+        import os
+        return os.system, (f"touch {self.marker}",)
+
+
+def test_a_model_file_that_calls_the_shell_is_refused_as_unsafe_in_words(tmp_path):
+    import torch
+    from octagames.agents.model_config import UnsafeModelFile
+
+    # torch words this refusal "unsupported GLOBAL posix.system ... blocked": it is named as the unsafe object it
+    # is, not passed off as a damaged file with torch's advice to load it unsafely
+    marker = tmp_path / "ran"
+    torch.save({"format": az.MODEL_FORMAT, "spec": _Shell(marker)}, tmp_path / "shell.pt")
+    with pytest.raises(UnsafeModelFile, match=r"refused it \(.*system.*\).*could run any code") as e:
+        load_model(tmp_path / "shell.pt")
+    assert "weights_only" not in str(e.value) and not marker.exists()
