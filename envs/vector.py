@@ -87,7 +87,8 @@ class VectorEnv:
     Args:
         game: short game name (``octrix``, ``achten``, ``octiles``, ``octa``).
         num_envs: number of games N (>= 1).
-        seed: game ``i`` starts from seed ``seed + i``.
+        seed: game ``i`` starts from seed ``seed + i``; :meth:`sample_actions` draws from it too.
+            An integer in ``0..2**63 - num_envs``.
         num_threads: most threads stepping slices of the batch (default: the
             cores available, :func:`cpu_count`); a slice holds at least
             :data:`MIN_SLICE` games. Results do not depend on it.
@@ -96,7 +97,7 @@ class VectorEnv:
         **config: the game's config fields (``num_players``, ...).
 
     Raises:
-        ValueError: unknown game, bad ``num_envs``, ``num_threads``, ``obs_dtype``
+        ValueError: unknown game, bad ``num_envs``, ``seed``, ``num_threads``, ``obs_dtype``
             or config field; ``obs_dtype`` too narrow for this config.
     """
 
@@ -116,7 +117,7 @@ class VectorEnv:
         self.num_players = self.game.num_players
         self.num_actions = self.game.num_actions
         self.observation_size = self.game.observation_size
-        self.seed = int(seed)
+        self.seed = _check_seed(seed, self.num_envs)
         if num_threads is None:
             num_threads = cpu_count()
         if isinstance(num_threads, bool) or not isinstance(num_threads, (int, np.integer)) or num_threads < 1:
@@ -146,8 +147,7 @@ class VectorEnv:
         self._term = np.zeros(n, dtype=np.bool_)
         self._scratch = np.zeros((n, info.max_players), dtype=np.float64)
         self._trunc = np.zeros(n, dtype=np.bool_)
-        self._sample_seeds = (np.arange(n, dtype=np.uint64) + np.uint64(self.seed) * np.uint64(7919)
-                              + np.uint64(0x5DEECE66D))
+        self._sample_seeds = _sample_seeds(self.seed, n)
         self._actions = np.zeros(n, dtype=np.int64)
         # games per chunk of a step (see CHUNK_RECORD_BYTES)
         per_game = self.states.dtype.itemsize + self._obs[0].nbytes + 2 * self.num_actions
@@ -156,9 +156,19 @@ class VectorEnv:
         self._ready = False
 
     def reset(self, seed: int | None = None) -> tuple[np.ndarray, dict[str, np.ndarray]]:
-        """Start all N games (game ``i`` from ``seed + i``); returns ``(obs, info)``."""
+        """Start all N games (game ``i`` from ``seed + i``); returns ``(obs, info)``.
+
+        Args:
+            seed: a new seed: the games and :meth:`sample_actions` go on exactly as those of a
+                fresh env built with it. Without one the games restart from the env's seed and
+                :meth:`sample_actions` goes on with its own sequence.
+
+        Raises:
+            ValueError: ``seed`` is not an integer in ``0..2**63 - num_envs``; nothing changes.
+        """
         if seed is not None:
-            self.seed = int(seed)
+            self.seed = _check_seed(seed, self.num_envs)
+            self._sample_seeds[:] = _sample_seeds(self.seed, self.num_envs)
         seeds = np.arange(self.num_envs, dtype=np.int64) + self.seed
         self._run(self._k.reset_batch, self.states, seeds)
         self._emit()
@@ -360,6 +370,25 @@ class VectorEnv:
 
     def _info(self) -> dict[str, np.ndarray]:
         return {"action_mask": self._mask.view(np.bool_).copy(), "player": self._player.copy()}
+
+
+def _check_seed(seed: Any, num_envs: int) -> int:
+    """``seed`` as an int, if every game's seed ``seed + i`` is in ``0..2**63-1`` (the engine's seeds).
+
+    Raises:
+        ValueError: naming the field and the valid range.
+    """
+    top = 2**63 - num_envs
+    if isinstance(seed, bool) or not isinstance(seed, (int, np.integer)) or not 0 <= seed <= top:
+        raise ValueError(f"seed={seed!r} is not valid; it must be an integer in 0..{top} "
+                         f"(2**63 - num_envs: game i starts from seed + i)")
+    return int(seed)
+
+
+def _sample_seeds(seed: int, num_envs: int) -> np.ndarray:
+    """The seeds of :meth:`VectorEnv.sample_actions`' generators for ``seed`` (uint64 ``[num_envs]``)."""
+    # uint64 arithmetic, wrapping: ``i + seed * 7919 + 0x5DEECE66D`` modulo 2**64
+    return np.arange(num_envs, dtype=np.uint64) + np.uint64((seed * 7919 + 0x5DEECE66D) % 2**64)
 
 
 def _restore(game: Game, num_envs: int, seed: int, num_threads: int,

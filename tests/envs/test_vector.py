@@ -151,6 +151,38 @@ def test_bad_arguments():
         make("octrix", 4, num_threads=0)
 
 
+def _run(env, steps: int, seed: int | None = None) -> list[bytes]:
+    """Observations and sampled actions of ``steps`` steps after ``reset(seed)`` (what a seed decides)."""
+    trace = [env.reset(seed=seed)[0].tobytes()]
+    for _ in range(steps):
+        actions = env.sample_actions()
+        trace += [actions.tobytes(), env.step(actions)[0].tobytes()]
+    return trace
+
+
+def test_reset_with_a_seed_reseeds_the_games_and_sample_actions_as_a_fresh_env():
+    fresh = _run(make("achten", 4, seed=5, num_threads=1, num_players=3), 30)
+    env = make("achten", 4, seed=0, num_threads=1, num_players=3)
+    _run(env, 7)  # the sampling generators move on
+    assert _run(env, 30, seed=5) == fresh
+    assert _run(env, 30, seed=5) == fresh  # again, wherever the last run left the generators
+    assert env.seed == 5 and pickle.loads(pickle.dumps(env)).seed == 5
+
+
+@pytest.mark.parametrize("seed", [-1, 2**63, 2**63 - 3, True, 1.5])
+def test_a_seed_out_of_the_engines_range_is_refused_naming_the_field_and_the_range(seed):
+    message = rf"seed={seed!r} is not valid; it must be an integer in 0\.\.{2**63 - 4} "
+    with pytest.raises(ValueError, match=message):
+        make("achten", 4, seed=seed)
+    env = make("achten", 4, seed=2)
+    env.reset()
+    before = env.get_state()
+    with pytest.raises(ValueError, match=message):
+        env.reset(seed=seed)
+    assert env.seed == 2 and all(np.array_equal(v, env.get_state()[k]) for k, v in before.items())
+    assert make("achten", 4, seed=2**63 - 4).reset()[0].shape[0] == 4  # the last seed of the range
+
+
 def test_get_and_set_state_resume_a_run_exactly():
     a = make("octrix", 8, seed=2, num_players=2)
     a.reset()
