@@ -49,7 +49,8 @@ any game; everything it says comes from the engine contract:
   simultaneous moves one at a time, ``acting_player`` being the lowest
   pending seat; the adapter checks that it is). ``legal_actions()`` at a
   simultaneous node lists OpenSpiel's flat joint actions (mixed radix over
-  the acting seats, as in ``SimMoveState``), which ``apply_action`` accepts.
+  the acting seats, as in ``SimMoveState``), which ``apply_action`` accepts
+  (any other number raises ``IllegalActionError``, rather than wrapping round).
 * **Observations**: the information-state tensor and the observation tensor
   are both the engine's ``Game.observation(s, player)`` -- our observation
   tensor *is* the player's perfect-recall information state, so OpenSpiel's
@@ -873,10 +874,7 @@ class OctagamesState(pyspiel.State):
         """Sorted legal actions of ``player``; empty for a seat with nothing to do."""
         n = self._n
         if player == _SIMULTANEOUS:  # flat joint actions (OpenSpiel's mixed radix)
-            size = 1
-            for legal in self._joint_legal():
-                size *= len(legal) or 1
-            return list(range(size))
+            return list(range(self._joint_size(self._joint_legal())))
         buf = n.eng.mask
         if player < 0 or not n.eng.kernels.legal_mask(n.rec, player, buf):
             return []
@@ -886,13 +884,31 @@ class OctagamesState(pyspiel.State):
         """The legal actions of every seat (empty for seats not acting)."""
         return [self._legal_actions(p) for p in range(self._n.eng.game.num_players)]
 
+    @staticmethod
+    def _joint_size(joint_legal: list[list[int]]) -> int:
+        """The number of flat joint actions: the product of the acting seats' numbers of legal actions."""
+        size = 1
+        for legal in joint_legal:
+            size *= len(legal) or 1
+        return size
+
     def _flat_to_joint(self, flat: int) -> list[int]:
         """Decode a flat joint action like OpenSpiel's ``SimMoveState``.
 
         Seats without legal actions take no digit and get the placeholder 0.
+
+        Raises:
+            octagames.core.IllegalActionError: ``flat`` is not one of ``legal_actions()``
+                (``0..size-1``); a larger number would otherwise wrap round to a legal one.
         """
+        joint_legal = self._joint_legal()
+        size = self._joint_size(joint_legal)
+        if not 0 <= flat < size:
+            acting = [p for p, legal in enumerate(joint_legal) if legal]
+            raise IllegalActionError(f"joint action {flat} is not legal here: the flat joint actions are "
+                                     f"0..{size - 1} (OpenSpiel's mixed radix over the acting seats {acting})")
         joint = []
-        for legal in self._joint_legal():
+        for legal in joint_legal:
             if legal:
                 joint.append(legal[flat % len(legal)])
                 flat //= len(legal)

@@ -276,6 +276,20 @@ def test_flat_joint_actions_follow_openspiel_encoding():
     assert by_flat.record.tobytes() == by_joint.record.tobytes()
 
 
+def test_a_flat_joint_action_out_of_range_is_refused_not_wrapped_round():
+    game = eo.load("octrix", num_players=2)
+    state = _play_to(game.new_initial_state(), random.Random(4), "sim")
+    size = len(state.legal_actions())
+    before, history = state.record.tobytes(), state.history()
+    for bad in (size, size + 3, 7 * size, -2):  # size + 3 used to play the joint action 3
+        with pytest.raises(IllegalActionError, match=rf"joint action {bad} is not legal here: "
+                                                     rf"the flat joint actions are 0\.\.{size - 1}"):
+            state.apply_action(bad)
+        assert state.record.tobytes() == before and state.history() == history
+    state.apply_action(size - 1)  # the last one is legal
+    assert state.history() == history + [size - 1]
+
+
 def test_clone_and_serialization_copy_the_record():
     game = eo.load("octrix", num_players=4, partnership=True)
     rng = random.Random(5)
