@@ -39,6 +39,8 @@ from __future__ import annotations
 
 import copy
 import importlib
+import math
+import numbers
 from collections.abc import Mapping
 from types import ModuleType
 from typing import Any, ClassVar
@@ -75,6 +77,17 @@ def check_illegal_action(mode: Any) -> str:
     if mode not in ILLEGAL_ACTION_MODES:
         raise ValueError(f"illegal_action={mode!r} is not valid; valid values: {list(ILLEGAL_ACTION_MODES)}")
     return mode
+
+
+def check_illegal_reward(reward: Any) -> float:
+    """``reward`` as a float if it is a finite number (an int, a float, a numpy number; not a bool).
+
+    Raises:
+        ValueError: naming the field and the valid values.
+    """
+    if isinstance(reward, (bool, np.bool_)) or not isinstance(reward, numbers.Real) or not math.isfinite(reward):
+        raise ValueError(f"illegal_reward={reward!r} is not valid; it must be a finite number (default -1.0)")
+    return float(reward)
 
 
 def render_modes(game: str) -> list[str]:
@@ -598,11 +611,12 @@ class GameParallelEnv(ParallelEnv, EzPickle):
             convention): an illegal action ends the game, each offender gets
             ``illegal_reward`` and the others 0. ``"raise"``: raise
             :class:`~octagames.core.IllegalActionError` and change nothing.
-        illegal_reward: the offender's reward under ``"terminate"``.
+        illegal_reward: the offender's reward under ``"terminate"`` (a finite number).
         **config: config fields of the game, over the variant's.
 
     Raises:
-        ValueError: an unknown variant, a bad config value, render mode or illegal-action mode.
+        ValueError: an unknown variant, a bad config value, render mode, illegal-action mode or
+            illegal reward.
         ModuleNotFoundError: ``render_mode="rgb_array"`` without Pillow (names the extra).
 
     Before the first ``reset()`` there is no game: ``step``, ``state``,
@@ -622,6 +636,7 @@ class GameParallelEnv(ParallelEnv, EzPickle):
         if name is None:
             raise ValueError(f"game must be a variant or game name; valid values: {catalogue.names()}")
         check_illegal_action(illegal_action)
+        check_illegal_reward(illegal_reward)
         EzPickle.__init__(self, **_pickle_kwargs(self, name, render_mode=render_mode,
                                                  illegal_action=illegal_action,
                                                  illegal_reward=illegal_reward, **config))
@@ -630,7 +645,7 @@ class GameParallelEnv(ParallelEnv, EzPickle):
         self.metadata = _metadata(type(self), self.game)
         self.render_mode = render_mode
         self.illegal_action = illegal_action
-        self.illegal_reward = float(illegal_reward)
+        self.illegal_reward = check_illegal_reward(illegal_reward)
         #: the id of the wait action of idle seats (``num_actions``), or None where every seat always acts
         self.wait_action: int | None = None if all_seats_act(self.game) else self.game.num_actions
         self._wait = -1 if self.wait_action is None else self.wait_action
@@ -944,7 +959,7 @@ def make_parallel_env(name: str, **kwargs: Any) -> GameParallelEnv:
         The :class:`GameParallelEnv`.
 
     Raises:
-        ValueError: an unknown name (the valid names are listed), a bad config value, render mode
-            or illegal-action mode.
+        ValueError: an unknown name (the valid names are listed), a bad config value, render mode,
+            illegal-action mode or illegal reward.
     """
     return GameParallelEnv(name, **kwargs)

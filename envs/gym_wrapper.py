@@ -70,7 +70,9 @@ Illegal actions
     unchanged, so tools that step with unmasked random actions, such as
     ``gymnasium.utils.env_checker.check_env``, run. ``illegal_action="raise"``
     raises :class:`octagames.core.IllegalActionError` with the engine's message
-    (the action in words and the rule it breaks) and changes nothing.
+    (the action in words and the rule it breaks) and changes nothing. An action
+    that is not an integer id (a float, a string, a bool: ``True`` is not action 1)
+    is illegal too, as in the PettingZoo faces.
 """
 
 from __future__ import annotations
@@ -89,7 +91,8 @@ from octagames import catalogue
 from octagames.agents.registry import make_agent
 from octagames.core import TERMINAL, IllegalActionError, make_game
 from octagames.envs import pictures
-from octagames.envs._pettingzoo import RENDER_FPS, check_illegal_action, check_render_mode, render_modes
+from octagames.envs._pettingzoo import (RENDER_FPS, check_illegal_action, check_illegal_reward, check_render_mode,
+                                        render_modes)
 from octagames.envs.deals import apply_deal
 
 #: games dealt at most by one ``reset()`` looking for one the learning seat acts in
@@ -122,7 +125,7 @@ class SingleAgentEnv(gymnasium.Env, EzPickle):
             (skipping ``seat``) or a mapping seat -> opponent; ``None`` gives a
             :class:`~octagames.agents.base.RandomAgent` to each.
         illegal_action: ``"terminate"`` (default) or ``"raise"`` (see the module docstring).
-        illegal_reward: the reward of an illegal action under ``"terminate"``.
+        illegal_reward: the reward of an illegal action under ``"terminate"`` (a finite number).
         render_mode: ``"ansi"`` (``render()`` returns the learning seat's view
             as text), ``"human"`` (prints it), ``"rgb_array"`` (a picture of
             the learning seat's view: :func:`octagames.envs.pictures.rgb`) or
@@ -130,8 +133,9 @@ class SingleAgentEnv(gymnasium.Env, EzPickle):
         **config: config fields of the game, over the variant's.
 
     Raises:
-        ValueError: unknown variant, bad config value, seat, opponent seats, agent spec
-            (the valid names are listed) or mode.
+        ValueError: unknown variant, bad config value, seat, opponents (one agent rather than one
+            per seat, seats missing or not seats), agent spec (the valid names are listed), mode
+            or illegal reward.
         UnsupportedRenderModeError: a render mode the game does not have (a ``ValueError``).
         TypeError: an opponent that is neither an Agent nor a spec string.
         ImportError: an agent spec whose agent needs an extra that is not installed.
@@ -152,13 +156,13 @@ class SingleAgentEnv(gymnasium.Env, EzPickle):
         if isinstance(seat, bool) or not isinstance(seat, (int, np.integer)) or not 0 <= seat < n:
             raise ValueError(f"seat={seat!r} is not valid; valid values: {list(range(n))}")
         self.illegal_action = check_illegal_action(illegal_action)
+        self.illegal_reward = check_illegal_reward(illegal_reward)
         try:
             check_render_mode(self.game.name, render_mode)
         except ValueError as e:
             raise UnsupportedRenderModeError(str(e)) from None
         self.metadata = {**self.metadata, "render_modes": render_modes(self.game.name)}
         self.seat = int(seat)
-        self.illegal_reward = float(illegal_reward)
         self.render_mode = render_mode
         self.opponents = self._seat_agents(opponents)
         low, high = self.game.observation_bounds()
@@ -191,7 +195,15 @@ class SingleAgentEnv(gymnasium.Env, EzPickle):
         if isinstance(opponents, str):  # one spec for every seat (a string is no sequence of opponents)
             table = dict.fromkeys(others, opponents)
         elif isinstance(opponents, Mapping):
+            keys = [p for p in opponents if isinstance(p, (bool, np.bool_)) or not isinstance(p, (int, np.integer))]
+            if keys:
+                raise ValueError(f"opponents has the key {keys[0]!r}, which is not a seat; valid keys: the "
+                                 f"seats {others} (integers)")
             table = {int(p): a for p, a in opponents.items()}
+        elif not isinstance(opponents, Sequence):  # one agent (an Agent object is no sequence of opponents)
+            raise ValueError(f"opponents={opponents!r:.60} is not valid; valid values: an agent spec for every "
+                             f"seat ('heuristic'), a sequence of one agent or spec per seat {others}, a mapping "
+                             f"seat -> agent or spec, or None")
         else:
             opponents = list(opponents)
             if len(opponents) != len(others):
@@ -225,40 +237,58 @@ class SingleAgentEnv(gymnasium.Env, EzPickle):
             (int8), ``skipped_games`` and ``skipped_return``.
 
         Raises:
-            ValueError: an invalid deal.
+            ValueError: an invalid deal; the env is left exactly as it was (the game, the
+                episode, the seed stream and the opponents), as in the PettingZoo faces.
             RuntimeError: :data:`MAX_SKIPPED_GAMES` games in a row gave the learning seat no decision.
         """
+        rng, rng_seed = self._np_random, self._np_random_seed
+        stream = rng.bit_generator.state if rng is not None else None
         super().reset(seed=seed)
-        deal = options.get("deal") if options else None
+        try:
+            self._new_game(options.get("deal") if options else None)
+        except ValueError:  # a refused deal: the stream, if it is the env's, draws this game again
+            self._np_random, self._np_random_seed = rng, rng_seed
+            if rng is not None:
+                rng.bit_generator.state = stream
+            raise
         skipped, skipped_return = 0, 0.0
-        while True:
-            self._new_game(deal)
-            if self._k.current_player(self.state) != TERMINAL:
-                break
+        while self._k.current_player(self.state) == TERMINAL:
             skipped += 1
             skipped_return += self._return()
             if skipped >= MAX_SKIPPED_GAMES:
                 raise RuntimeError(f"{skipped} games in a row ended before seat {self.seat} could act; "
                                    f"check the config {self.game.config}")
-            deal = None
+            self._new_game(None)
         self._done = False
         if self.render_mode == "human":
             self.render()
         return self._obs(), {**self._info(), "skipped_games": skipped, "skipped_return": skipped_return}
 
     def _new_game(self, deal: Any) -> None:
-        """Deal a game from the env's seed stream and play it until the learning seat acts or it ends."""
+        """Deal a game from the env's seed stream and play it until the learning seat acts or it ends.
+
+        The new record is dealt aside and kept once ``deal`` is in it, so a refused deal
+        changes neither the game in progress nor the opponents (only the seed stream, which
+        :meth:`reset` restores).
+
+        Raises:
+            ValueError: an invalid deal.
+        """
         rng = self.np_random
-        self.state = self.game.new_state(int(rng.integers(0, 2**63 - 1)))
+        state = self.game.new_state(int(rng.integers(0, 2**63 - 1)))
+        if deal is not None:
+            apply_deal(self.game, state, deal)  # draws nothing from the stream: the opponents' seeds follow
+        self.state = state
         for p, agent in self.opponents.items():
             agent.reset(self.game, p, int(rng.integers(0, 2**63 - 1)))
-        if deal is not None:
-            apply_deal(self.game, self.state, deal)
         self._prev_return = self._return()
         self._advance()
 
     def step(self, action: Any) -> tuple[np.ndarray, float, bool, bool, dict[str, Any]]:
         """Play the learning seat's ``action``, then the others until it is its turn again.
+
+        An action is an integer id (an int, a numpy integer, a 0-d integer array); anything
+        else is illegal, a bool too (``True`` is not action 1), as in the PettingZoo faces.
 
         Returns:
             ``observation, reward, terminated, truncated, info``.
@@ -270,7 +300,7 @@ class SingleAgentEnv(gymnasium.Env, EzPickle):
         if self._done:
             raise RuntimeError("the episode is over; call reset()")
         try:
-            a = operator.index(action)  # ints, numpy integers and 0-d integer arrays
+            a = -1 if _is_bool(action) else operator.index(action)  # ints, numpy integers, 0-d integer arrays
         except TypeError:
             a = -1
         if not 0 <= a < self.game.num_actions or not self._k.legal_mask(self.state, self.seat, self._mask) \
@@ -339,6 +369,11 @@ class SingleAgentEnv(gymnasium.Env, EzPickle):
 
     def _info(self) -> dict[str, Any]:
         return {"action_mask": self.action_masks()}
+
+
+def _is_bool(action: Any) -> bool:
+    """Whether ``action`` is a truth value (``True``, ``np.True_``, a bool array or tensor), never an action id."""
+    return isinstance(action, (bool, np.bool_)) or str(getattr(action, "dtype", "")) in ("bool", "torch.bool")
 
 
 # -- the entry points of the Gymnasium ids ----------------------------------------

@@ -143,6 +143,54 @@ def test_fixed_deal_and_scripted_opponent():
     assert terminated and rewards == [0.0, 0.0, -3.0]
 
 
+@pytest.mark.parametrize("mode", ["raise", "terminate"])
+def test_a_bool_is_refused_not_played_as_action_1(mode):
+    env = SingleAgentEnv("octrix-round", num_players=2, hand_size=3, illegal_action=mode)
+    for bad in (True, np.True_, np.array(True)):
+        env.reset(seed=0, options={"deal": [[1, 17, 7], [31, 30, 0]]})  # the learner holds card 1 (♥A)
+        assert env.action_masks()[1]
+        before = env.game.to_bytes(env.state)
+        if mode == "raise":
+            with pytest.raises(IllegalActionError, match="is not an action id"):
+                env.step(bad)
+            assert env.game.to_bytes(env.state) == before
+            assert env.step(1)[2] is False  # card 1 itself is played
+        else:
+            _, reward, terminated, truncated, _ = env.step(bad)
+            assert (reward, terminated, truncated) == (-1.0, True, False)
+            assert env.game.to_bytes(env.state) == before
+
+
+@pytest.mark.parametrize("seed", [None, 9])
+def test_a_refused_deal_leaves_the_env_exactly_as_it_was(seed):
+    # the record used to be replaced before the deal was refused: an all-zero mask, and the next
+    # step dealt the learner's action as a chance outcome
+    env = SingleAgentEnv("octrix-round", num_players=2, illegal_action="raise")
+    twin = SingleAgentEnv("octrix-round", num_players=2, illegal_action="raise")
+    for e in (env, twin):
+        e.reset(seed=0)
+        e.step(int(np.flatnonzero(e.action_masks())[0]))
+    before, mask = env.game.to_bytes(env.state), env.action_masks()
+    with pytest.raises(ValueError, match="deal has 1 hands but the game has 2 players"):
+        env.reset(seed=seed, options={"deal": [[0, 0]]})
+    assert env.game.to_bytes(env.state) == before and np.array_equal(env.action_masks(), mask) and mask.any()
+    action = int(np.flatnonzero(mask)[0])
+    assert _same_step(env.step(action), twin.step(action))  # the episode goes on as the twin's
+    assert _same_step(env.reset(), twin.reset())  # and so does the seed stream
+    done = SingleAgentEnv("octrix-round", num_players=2)
+    with pytest.raises(ValueError, match="deal"):
+        done.reset(seed=seed, options={"deal": [[0, 0]]})  # before any episode: still none
+    with pytest.raises(RuntimeError, match="reset"):
+        done.step(action)
+
+
+def _same_step(a: tuple, b: tuple) -> bool:
+    """Whether two results of ``step`` or ``reset`` are equal (arrays compared by value)."""
+    flat = [(x, y) for u, v in zip(a, b, strict=True)
+            for x, y in (zip(u.values(), v.values(), strict=True) if isinstance(u, dict) else [(u, v)])]
+    return all(np.array_equal(x, y) for x, y in flat)
+
+
 def test_bad_arguments():
     with pytest.raises(ValueError, match="seat"):
         SingleAgentEnv("octrix", seat=2, num_players=2)
@@ -160,6 +208,27 @@ def test_bad_arguments():
         SingleAgentEnv("octrix", opponents="mcts:many", num_players=2)  # a bad argument of a known agent
     with pytest.raises(TypeError, match="agent spec such as 'heuristic'"):
         SingleAgentEnv("octrix", opponents=[7], num_players=2)
+
+
+@pytest.mark.parametrize("opponents, message", [
+    ({"1": "random"}, r"opponents has the key '1', which is not a seat; valid keys: the seats \[1\]"),
+    ({"x": "random"}, r"opponents has the key 'x', which is not a seat; valid keys: the seats \[1\]"),
+    ({True: "random"}, r"opponents has the key True, which is not a seat"),
+    (RandomAgent(), r"opponents=RandomAgent\('random'\) is not valid; valid values: an agent spec for every seat"),
+    (7, r"opponents=7 is not valid; valid values: .*a sequence of one agent or spec per seat \[1\]"),
+], ids=["string-seat", "name", "bool-seat", "one-agent", "int"])
+def test_bad_opponents_are_refused_naming_the_field_and_the_valid_values(opponents, message):
+    with pytest.raises(ValueError, match=message):
+        SingleAgentEnv("octrix", seat=0, opponents=opponents, num_players=2)
+    env = SingleAgentEnv("octrix", seat=0, opponents={np.int64(1): "random"}, num_players=2)  # a numpy seat
+    assert list(env.opponents) == [1]
+
+
+@pytest.mark.parametrize("reward", ["x", float("nan"), float("-inf"), None])
+def test_a_bad_illegal_reward_is_refused_naming_the_field(reward):
+    with pytest.raises(ValueError, match=r"illegal_reward=.* is not valid; it must be a finite number"):
+        SingleAgentEnv("octrix", illegal_reward=reward)
+    assert SingleAgentEnv("octrix", illegal_reward=-5).illegal_reward == -5.0
 
 
 def test_render_is_the_learning_seats_view():

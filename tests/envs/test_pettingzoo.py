@@ -8,11 +8,16 @@ from __future__ import annotations
 import importlib
 import re
 import warnings
+from pathlib import Path
 
+import gymnasium
 import numpy as np
 import pytest
 
-from octagames.envs import octrix_v0
+from octagames.envs import make_env, make_parallel_env, octrix_v0
+from octagames.envs._pettingzoo import GameParallelEnv
+from octagames.envs.gym_wrapper import SingleAgentEnv
+from octagames.envs.vector import VectorEnv
 from octagames.core import IllegalActionError
 from octagames.octrix.rules import NUM_CARDS, O_HANDS, O_TABLE
 
@@ -180,6 +185,16 @@ def test_bad_config_value_raises_the_configs_value_error():
         octrix_v0.raw_env(render_mode="video")
     with pytest.raises(ValueError, match="illegal_action"):
         octrix_v0.parallel_env(illegal_action="ignore")
+
+
+@pytest.mark.parametrize("reward", ["x", float("nan"), float("inf"), None, True])
+def test_a_bad_illegal_reward_is_refused_naming_the_field(reward):
+    message = rf"illegal_reward={re.escape(repr(reward))} is not valid; it must be a finite number"
+    with pytest.raises(ValueError, match=message):
+        octrix_v0.parallel_env(illegal_reward=reward)
+    with pytest.raises(ValueError, match=message):
+        octrix_v0.parallel_raw_env(illegal_reward=reward, illegal_action="raise")
+    assert octrix_v0.parallel_env(illegal_reward=np.float32(-2)).illegal_reward == -2.0  # any finite number
 
 
 # ---------------------------------------------------------------- Octrix scenarios
@@ -432,6 +447,70 @@ def test_nothing_runs_before_reset(face):
     raw.step(_first_legal(raw.observe(raw.agent_selection)))
     obs, _ = par.reset(seed=0)
     par.step({a: _first_legal(obs[a]) for a in par.agents})
+
+
+FACES_DOC = Path(__file__).resolve().parents[2] / "docs" / "faces.md"
+
+
+def _before_reset_rows() -> list[list[str]]:
+    """The rows (cells stripped) of the table in ``docs/faces.md`` of what each face raises before reset()."""
+    lines = FACES_DOC.read_text().split("| face | before the first `reset()` | raises |\n", 1)[1].splitlines()
+    rows = []
+    for line in lines[1:]:  # after the rule
+        if not line.strip().startswith("|"):
+            break
+        rows.append([c.strip() for c in line.strip().strip("|").split("|")])
+    return rows
+
+
+def _call_before_reset(env, name: str) -> None:
+    """Call (or read) ``env.<name>`` as a user would before reset()."""
+    if isinstance(env, GameParallelEnv):
+        action = dict.fromkeys(env.possible_agents, 0)
+    elif isinstance(env, VectorEnv):
+        action = np.zeros(env.num_envs, dtype=np.int64)
+    else:
+        action = 0
+    args = {"observe": ("player_0",), "step": (action,)}
+    attr = getattr(env, name)
+    if callable(attr):
+        result = attr(*args.get(name, ()))
+        if name == "agent_iter":
+            list(result)
+
+
+def test_the_errors_before_reset_are_the_ones_docs_faces_md_names():
+    # before: the doc said every env raises RuntimeError, but env() and make_env() answer with PettingZoo's
+    # OrderEnforcingWrapper (AssertionError, AttributeError), and gymnasium.make with Gymnasium's ResetNeeded
+    envs = {"raw_env()": [lambda: octrix_v0.raw_env(render_mode="ansi"),
+                          lambda: octrix_v0.parallel_env(render_mode="ansi"),
+                          lambda: make_parallel_env("octrix", render_mode="ansi")],
+            "env()": [lambda: octrix_v0.env(render_mode="ansi"), lambda: make_env("octrix", render_mode="ansi")],
+            "SingleAgentEnv": [lambda: SingleAgentEnv("octrix", render_mode="ansi")],
+            "gymnasium.make(...)": [lambda: gymnasium.make("octagames/Octrix-v0", render_mode="ansi")],
+            "VectorEnv": [lambda: VectorEnv("octrix", 2)]}
+    errors = {"RuntimeError": RuntimeError, "AssertionError": AssertionError, "AttributeError": AttributeError,
+              "gymnasium.error.ResetNeeded": gymnasium.error.ResetNeeded}
+    rows = _before_reset_rows()
+    assert [row[0].split()[0] for row in rows] == ["PettingZoo"] * 4 + ["Gymnasium"] * 2 + ["vector", "OpenSpiel"]
+    checked = 0
+    for face, calls, raises in rows:
+        names = re.findall(r"`([^`]+)`", face)
+        if not names:  # OpenSpiel: no reset
+            assert raises == "—"
+            continue
+        error = errors[re.findall(r"`([^`]+)`", raises)[0]]
+        for make in envs[names[0]]:
+            for name in re.findall(r"`(\w+)`", calls):
+                env = make()
+                inner = getattr(env, "unwrapped", env)
+                if not (hasattr(type(inner), name) or name in vars(inner)):
+                    continue  # a call of the other env of the row (observe: AEC only, acting_agents: Parallel)
+                with pytest.raises(Exception) as raised:
+                    _call_before_reset(env, name)
+                assert type(raised.value) is error and "reset" in str(raised.value), (face, name, raised.value)
+                checked += 1
+    assert checked >= 30  # every row with a face is checked on its envs
 
 
 def _aec_snapshot(env) -> tuple:
