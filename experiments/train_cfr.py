@@ -32,7 +32,8 @@ first decision). The arena evaluation is skipped then (arena games deal from the
 full game, off the pool).
 
 Outputs under ``run_dir``: ``train_cfr.json`` (config, curve, final figures), a PNG
-curve and the checkpoint (``checkpoint.npz``, see ``CFRSolver.save``/``MCCFRSolver.save``).
+curve and the checkpoint (``checkpoint.npz``, see ``CFRSolver.save``/``MCCFRSolver.save``): it records the
+solver, the game and its full config, and plays as ``cfr:<run_dir>/checkpoint.npz`` in that config only.
 The default folder is named like the other trainers' (:func:`octagames.experiments.trainer.default_run_dir`):
 ``runs/<algorithm>/<variant>-<players>p-<config digest>-s<seed>`` (``runs/cfr/spiel-<name>-s<seed>``
 for a pyspiel game); a folder that holds a run is replaced only with ``--overwrite``.
@@ -95,7 +96,7 @@ class TrainCFRConfig(GameArgs):
     iterations: int = 1000
     """training iterations"""
     eval_points: int = 10
-    """evaluations along the run (log spaced)"""
+    """evaluations along the run (log spaced, >= 1; the last at the final iteration)"""
     eval_tree: bool = True
     """MCCFR: flatten the config to report exact NashConv (only for small configs)"""
     deal_pool: int = 0
@@ -163,7 +164,10 @@ def pool_merging(tree: FlatTree) -> dict[str, list[int]]:
 
 
 def _checkpoints(total: int, points: int) -> list[int]:
-    return [int(i) for i in np.unique(np.geomspace(1, max(total, 1), max(points, 1)).round().astype(int))]
+    """Up to ``points`` (>= 1) log-spaced iterations of a run of ``total``; the last is always ``total``."""
+    total = max(total, 1)
+    spaced: list[int] = np.geomspace(1, total, points).round().astype(int).tolist() if points > 1 else []
+    return sorted(set(spaced) | {total})
 
 
 def evaluate(
@@ -198,6 +202,9 @@ def _check(cfg: TrainCFRConfig) -> None:
         if v not in VARIANTS:
             raise ValueError(f"cfr_variant {v!r} (cfr_variant/cfr_variants) is not valid; "
                              f"valid values: {list(VARIANTS)}")
+    if cfg.eval_points < 1:
+        raise ValueError(f"eval_points={cfg.eval_points} is not valid; it must be >= 1 (evaluations along the run, "
+                         "the last at the final iteration)")
     if cfg.deal_pool < 0:
         raise ValueError(f"deal_pool={cfg.deal_pool} is not valid; it must be 0 (full deal) or a count >= 1")
     if cfg.deal_pool_per_view < 1:
@@ -322,7 +329,11 @@ def main(cfg: TrainCFRConfig) -> dict:
                 "average_policy_values": other.root_values().tolist(),
             }
     out_dir.mkdir(parents=True, exist_ok=True)
-    solver.save(out_dir / "checkpoint.npz")
+    if isinstance(solver, CFRSolver):  # the game (a pyspiel game by its name) and pool the tree was flattened from
+        pool = {k: result["deal_pool"][k] for k in ("k", "seed", "per_view")} if roots is not None else None
+        solver.save(out_dir / "checkpoint.npz", game if game is not None else cfg.game, pool)
+    else:
+        solver.save(out_dir / "checkpoint.npz")
     if roots is not None:
         result["arena_skipped"] = "deal_pool: arena games deal from the full game, off the pool"
     elif game is not None and eval_games > 0:

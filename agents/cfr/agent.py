@@ -6,7 +6,9 @@
 probabilities; information sets the table never met get uniform play. Its
 constructors train one: :meth:`CFRAgent.exact` (exact CFR on the full tree of a
 small config) and :meth:`CFRAgent.mccfr` (MCCFR for a stated number of
-iterations, any size). Through the registry: ``make_agent("cfr:2000", game)``.
+iterations, any size); :meth:`CFRAgent.load` reads the average policy of a ``train_cfr`` checkpoint (exact CFR or
+MCCFR), trained on the game and config the file records. Through the registry: ``make_agent("cfr:2000",
+game)``, ``make_agent("cfr:runs/cfr/<run>/checkpoint.npz", game)``.
 """
 
 from __future__ import annotations
@@ -17,7 +19,8 @@ import numpy as np
 
 from octagames import catalogue
 from octagames.agents.base import Agent, Turn, considered
-from octagames.agents.model_config import check_config
+from octagames.agents.model_config import check_config, fitting_options
+from octagames.agents.cfr.checkpoint import read_info
 from octagames.agents.cfr.solver import CFRConfig, CFRSolver
 from octagames.agents.cfr.tree import GameSource, flatten
 from octagames.agents.cfr.mccfr import MCCFRSolver
@@ -54,10 +57,12 @@ class CFRAgent(Agent):
         """
         if self.trained_on is None:
             return
+        mine = catalogue.full_config(self.trained_on.name, self.trained_on.config)
         if game.name != self.trained_on.name:
-            raise ValueError(f"{self.name} was trained on {self.trained_on.name}, not {game.name}")
-        check_config(game.name, catalogue.full_config(game.name, self.trained_on.config), game.config,
-                     self.name, self.allow_config_mismatch)
+            raise ValueError(f"{self.name} was trained on {catalogue.describe(self.trained_on.name, mine)}, not "
+                             f"{catalogue.describe(game.name, game.config)}; play it with "
+                             f"{fitting_options(self.trained_on.name, mine)}")
+        check_config(game.name, mine, game.config, self.name, self.allow_config_mismatch)
 
     def reset(self, game: Game, seat: int, seed: int) -> None:
         """Check the table fits the game (:meth:`check_game`); seed the sampling RNG.
@@ -93,6 +98,36 @@ class CFRAgent(Agent):
         default = f"cfr:{iterations}" + (":external" if sampling == "external" else "")
         return cls(solver.table_policy(), name or default, game)
 
+    @classmethod
+    def load(cls, path: str | Path, where: str | None = None) -> "CFRAgent":
+        """The agent of a ``train_cfr`` checkpoint (``CFRSolver.save`` or ``MCCFRSolver.save``): its average policy.
+
+        The agent is trained on the game and config the file records, so that :meth:`CFRAgent.check_game`
+        refuses another one. An exact CFR checkpoint is played by flattening that game again (the tree
+        the solver ran on; its fingerprint must match).
+
+        Args:
+            path: the checkpoint.
+            where: what it is, for the sentences (default: ``cfr:<path>``).
+
+        Raises:
+            ValueError: no such file, not a CFR or MCCFR checkpoint, one written before checkpoints recorded
+                their game (train it again), one of a pyspiel game, or an exact CFR checkpoint of a deal pool
+                (its policy covers the pool's deals only; arena games deal from the full game).
+        """
+        where = where or f"cfr:{path}"
+        info = read_info(path, where)
+        game = info.game_object(where)
+        if info.solver == "mccfr":
+            return cls(MCCFRSolver.load(path, game).table_policy(), where, game)
+        if info.deal_pool:
+            raise ValueError(f"{where} is an exact CFR checkpoint of a pool of {info.deal_pool.get('k')} deals "
+                             "(train_cfr --deal-pool) and cannot be played: its policy covers the pool's deals "
+                             "only and arena games deal from the full game; train without --deal-pool, or with "
+                             "--algorithm mccfr")
+        tree = flatten(GameSource(game))
+        return cls(TablePolicy.from_tree(tree, CFRSolver.load(path, tree).average_policy()), where, game)
+
     def act(self, turn: Turn) -> int:
         """Sample the average policy at the seat's information state (told as :attr:`last_thinking`)."""
         legal = turn.legal_actions
@@ -106,16 +141,21 @@ class CFRAgent(Agent):
 
 def _factory(game: Game, arg: str | None) -> Agent:
     """``cfr[:<iterations>][:external]``: MCCFR (outcome sampling unless ``external``) trained on
-    ``game``'s config (the variant it will play) for that many iterations; ``cfr:<path.npz>``: an MCCFR
-    checkpoint of that config."""
+    ``game``'s config (the variant it will play) for that many iterations; ``cfr:<path.npz>``: the average
+    policy of a ``train_cfr`` checkpoint (exact CFR or MCCFR), trained on the game and config it records
+    (another one is refused by :meth:`CFRAgent.check_game`)."""
     usage = ("the argument is a number of MCCFR iterations, optionally followed by ':external' "
-             "(cfr:2000, cfr:2000:external), or the path of an MCCFR checkpoint (cfr:runs/train_cfr/checkpoint.npz)")
+             "(cfr:2000, cfr:2000:external), or the path of a train_cfr checkpoint "
+             "(cfr:runs/cfr/<run>/checkpoint.npz)")
     count, _, sampling = (arg or str(DEFAULT_ITERATIONS)).partition(":")
     if count.isdigit() and sampling in ("", "external"):
         return CFRAgent.mccfr(game, iterations=int(count), sampling=sampling or "outcome")
-    if not Path(arg or "").is_file():
+    path = Path(arg or "")
+    if not path.is_file():
+        if path.suffix == ".npz" or len(path.parts) > 1:
+            raise ValueError(f"agent 'cfr:{arg}' is not valid: the checkpoint {arg} does not exist")
         raise ValueError(f"agent 'cfr:{arg}' is not valid: {usage}")
-    return CFRAgent(MCCFRSolver.load(arg, game).table_policy(), game=game)
+    return CFRAgent.load(path, f"cfr:{arg}")
 
 
 __all__ = ["DEFAULT_ITERATIONS", "CFRAgent"]

@@ -15,6 +15,7 @@ from pathlib import Path
 
 import numpy as np
 
+from octagames.agents.cfr.checkpoint import game_entries, read_info
 from octagames.agents.cfr.tabular import KEY_BYTES, TablePolicy, infoset_key
 from octagames.core import CHANCE, TERMINAL, Game
 
@@ -175,7 +176,11 @@ class MCCFRSolver:
         return TablePolicy(table)
 
     def save(self, path: str | Path) -> None:
-        """Save the tables (npz; keys as a byte matrix)."""
+        """Save the tables (npz; keys as a byte matrix), the solver kind and the game with its full config.
+
+        The game, config and solver are text entries (:func:`~octagames.agents.cfr.checkpoint.game_entries`),
+        so that :meth:`load` and the ``cfr:<path>`` agent can refuse the file for another game or config.
+        """
         keys = list(self.masks)
         L = len(keys[0][1]) if keys else 0
         np.savez_compressed(
@@ -188,11 +193,30 @@ class MCCFRSolver:
             iteration=np.int64(self.iteration),
             sampling=self.sampling,
             epsilon=self.epsilon,
+            **game_entries("mccfr", self.game),
         )
 
     @classmethod
-    def load(cls, path: str | Path, game: Game) -> "MCCFRSolver":
-        """Rebuild a solver saved with :meth:`save`."""
+    def load(cls, path: str | Path, game: Game | None = None) -> "MCCFRSolver":
+        """Rebuild a solver saved with :meth:`save`.
+
+        Args:
+            path: the checkpoint.
+            game: the game to go on with; it must be the game and config the checkpoint records
+                (``None``: the recorded one).
+
+        Raises:
+            ValueError: no such file, not an MCCFR checkpoint (an exact CFR one is named as such), a
+                checkpoint of another game or config (both named, with the options that give its own),
+                or one written before checkpoints recorded their game (train it again).
+        """
+        info = read_info(path)
+        if info.solver != "mccfr":
+            raise ValueError(f"{path} is {info.kind()}, not an MCCFR checkpoint; read it with CFRSolver.load")
+        if game is None:
+            game = info.game_object(str(path))
+        elif (why := info.mismatch(game, str(path), allow_hint=False)) is not None:
+            raise ValueError(why)
         with np.load(path) as z:
             solver = cls(game, str(z["sampling"]), float(z["epsilon"]))
             # each table read once: an npz decompresses a whole array on every access
@@ -206,7 +230,6 @@ class MCCFRSolver:
                 solver.strategy_sum[key] = strategy_sum[i].copy()
             solver.iteration = int(z["iteration"])
         return solver
-
 
 
 __all__ = ["MCCFRSolver"]

@@ -21,11 +21,14 @@ import dataclasses
 import json
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Any, Mapping
 
 import numba as nb
 import numpy as np
 
+from octagames.agents.cfr.checkpoint import game_entries, read_info
 from octagames.agents.cfr.tree import K_CHANCE, K_DECISION, K_TERMINAL, FlatTree
+from octagames.core import Game
 
 VARIANTS = ("cfr", "cfr+", "linear", "dcfr")
 
@@ -242,8 +245,18 @@ class CFRSolver:
         return expected_values(self.tree, self.average_policy())
 
     # -- checkpoints -----------------------------------------------------------
-    def save(self, path: str | Path) -> None:
-        """Save regrets, strategy sums, current policy, iteration and config (npz)."""
+    def save(
+        self, path: str | Path, game: Game | str | None = None, deal_pool: Mapping[str, Any] | None = None
+    ) -> None:
+        """Save regrets, strategy sums, current policy, iteration and config (npz), and what the tree is.
+
+        Args:
+            path: the file.
+            game: the game the tree was flattened from (a pyspiel game as ``spiel:<name>``), recorded with
+                its full config (:func:`~octagames.agents.cfr.checkpoint.game_entries`) so that the
+                ``cfr:<path>`` agent can rebuild the tree and refuse another game or config.
+            deal_pool: the deal pool the tree was reduced to (``{"k", "seed", "per_view"}``), if any.
+        """
         np.savez_compressed(
             path,
             regrets=self.regrets,
@@ -252,6 +265,7 @@ class CFRSolver:
             iteration=np.int64(self.iteration),
             config=json.dumps(dataclasses.asdict(self.config)),
             fingerprint=self.tree.fingerprint(),
+            **game_entries("cfr", game, deal_pool),
         )
 
     @classmethod
@@ -259,8 +273,12 @@ class CFRSolver:
         """Rebuild a solver saved with :meth:`save` over the same ``tree``.
 
         Raises:
-            ValueError: the checkpoint was made on a different tree.
+            ValueError: no such file, not an exact CFR checkpoint (an MCCFR one is named as such), or
+                the checkpoint was made on a different tree.
         """
+        info = read_info(path)
+        if info.solver != "cfr":
+            raise ValueError(f"{path} is {info.kind()}, not an exact CFR checkpoint; read it with MCCFRSolver.load")
         with np.load(path) as z:
             if str(z["fingerprint"]) != tree.fingerprint():
                 raise ValueError("checkpoint was saved for a different game tree")

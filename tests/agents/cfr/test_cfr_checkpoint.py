@@ -1,0 +1,126 @@
+"""Tests of CFR and MCCFR checkpoints (octagames.agents.cfr.checkpoint): what they record, the agent that plays
+them (``cfr:<checkpoint.npz>``) and the refusals for another game, another config, another solver or an old file."""
+
+from __future__ import annotations
+
+import json
+import re
+
+import numpy as np
+import pytest
+
+from octagames import catalogue
+from octagames.agents.cfr.agent import CFRAgent
+from octagames.agents.cfr.mccfr import MCCFRSolver
+from octagames.agents.cfr.solver import CFRSolver
+from octagames.agents.registry import make_agent
+from octagames.core import Game
+
+
+@pytest.fixture(scope="module")
+def small_mccfr(tmp_path_factory):
+    """An MCCFR checkpoint of octrix-round-small (3 iterations) and its solver."""
+    solver = MCCFRSolver(Game("octrix-round-small"), "external", seed=0)
+    solver.iterate(3)
+    path = tmp_path_factory.mktemp("mccfr") / "checkpoint.npz"
+    solver.save(path)
+    return path, solver
+
+
+def _without_game(path, out):
+    """A copy of a checkpoint as written before checkpoints recorded their solver, game and config."""
+    with np.load(path) as z:
+        arrays = {k: z[k] for k in z.files if k not in ("solver", "game", "game_config")}
+    np.savez_compressed(out, **arrays)
+    return out
+
+
+def test_an_mccfr_checkpoint_records_its_game_and_config_as_text(small_mccfr):
+    path, _ = small_mccfr
+    small = Game("octrix-round-small")
+    with np.load(path, allow_pickle=False) as z:
+        assert str(z["solver"]) == "mccfr" and str(z["game"]) == "octrix"
+        assert json.loads(str(z["game_config"])) == catalogue.full_config("octrix", small.config)
+    again = MCCFRSolver.load(path)  # no game: the recorded one
+    assert again.game.name == "octrix" and again.game.config == small.config
+
+
+@pytest.mark.parametrize("other", ["octrix-round", "achten-dealer-pays", "octiles"])
+def test_an_mccfr_checkpoint_is_refused_for_another_game_or_config(small_mccfr, other):
+    path, _ = small_mccfr
+    theirs = catalogue.describe(Game(other).name, Game(other).config)
+    trained = rf"was trained on octrix-round-small-2p, not {theirs}.*play it with --game octrix-round-small"
+    with pytest.raises(ValueError, match=trained):
+        MCCFRSolver.load(path, Game(other))
+    with pytest.raises(ValueError, match=rf"cfr:{re.escape(str(path))} {trained}"):
+        make_agent(f"cfr:{path}", other)
+    with pytest.raises(ValueError, match=trained):
+        make_agent(f"cfr:{path}", Game(other))
+
+
+def test_an_mccfr_checkpoint_plays_its_own_config(small_mccfr):
+    path, solver = small_mccfr
+    agent = make_agent(f"cfr:{path}", "octrix-round-small")
+    assert agent.name == f"cfr:{path}" and agent.trained_on.config == Game("octrix-round-small").config
+    expected = solver.table_policy().table
+    assert set(agent.policy.table) == set(expected)
+    for key, (acts, probs) in expected.items():
+        np.testing.assert_array_equal(agent.policy.table[key][0], acts)
+        np.testing.assert_allclose(agent.policy.table[key][1], probs)
+    agent.reset(Game("octrix-round-small"), 0, seed=0)
+
+
+def test_a_checkpoint_that_records_no_game_is_refused_with_train_again(small_mccfr, tmp_path):
+    path, _ = small_mccfr
+    old = _without_game(path, tmp_path / "old.npz")
+    with pytest.raises(ValueError, match="records no game: it was written before .* train it again"):
+        MCCFRSolver.load(old, Game("octrix-round-small"))
+    with pytest.raises(ValueError, match=rf"cfr:{re.escape(str(old))} records no game: .* train it again"):
+        make_agent(f"cfr:{old}", "octrix-round-small")
+
+
+def test_the_agent_plays_an_exact_cfr_checkpoint_and_each_solver_names_the_other(tiny_octrix, small_mccfr, tmp_path):
+    game, tree = tiny_octrix
+    solver = CFRSolver(tree)
+    solver.iterate(10)
+    path = tmp_path / "cfr.npz"
+    solver.save(path, game)
+    agent = make_agent(f"cfr:{path}", game)
+    assert isinstance(agent, CFRAgent) and agent.trained_on.config == game.config
+    np.testing.assert_allclose(agent.policy.to_tree(tree), solver.average_policy())
+    with pytest.raises(ValueError, match=r"ranks=2 here, 1 in training"):
+        make_agent(f"cfr:{path}", "octrix-round-small")
+    with pytest.raises(ValueError, match=r"is an exact CFR checkpoint .*, not an MCCFR checkpoint; read it with "
+                                         r"CFRSolver.load"):
+        MCCFRSolver.load(path, game)
+    with pytest.raises(ValueError, match=r"is an MCCFR checkpoint .*, not an exact CFR checkpoint"):
+        CFRSolver.load(small_mccfr[0], tree)
+
+
+def test_exact_cfr_checkpoints_of_a_deal_pool_or_a_pyspiel_game_are_refused_in_one_line(tiny_octrix, kuhn, tmp_path):
+    game, tree = tiny_octrix
+    solver = CFRSolver(tree)
+    solver.save(tmp_path / "pool.npz", game, {"k": 4, "seed": 0, "per_view": 1})
+    with pytest.raises(ValueError, match=r"pool of 4 deals .* cannot be played") as e:
+        make_agent(f"cfr:{tmp_path / 'pool.npz'}", game)
+    assert "\n" not in str(e.value)
+    CFRSolver(kuhn[1]).save(tmp_path / "kuhn.npz", "spiel:kuhn_poker")
+    with pytest.raises(ValueError, match="trained on spiel:kuhn_poker, which is not one of our games"):
+        make_agent(f"cfr:{tmp_path / 'kuhn.npz'}", "octrix-round-small")
+    assert CFRSolver.load(tmp_path / "kuhn.npz", kuhn[1]).iteration == 0  # the solver reads it all the same
+
+
+def test_a_missing_or_foreign_cfr_file_is_named(tmp_path):
+    with pytest.raises(ValueError, match=r"agent 'cfr:/missing.npz' is not valid: the checkpoint /missing.npz "
+                                         r"does not exist"):
+        make_agent("cfr:/missing.npz", "octrix-round-small")
+    with pytest.raises(ValueError, match=r"the checkpoint runs/none/checkpoint.npz does not exist"):
+        make_agent("cfr:runs/none/checkpoint.npz", "octrix-round-small")
+    with pytest.raises(ValueError, match="a number of MCCFR iterations"):  # not a path: the usage
+        make_agent("cfr:many", "octrix-round-small")
+    (tmp_path / "notes.npz").write_text("not an archive")
+    with pytest.raises(ValueError, match="is not a CFR or MCCFR checkpoint"):
+        make_agent(f"cfr:{tmp_path / 'notes.npz'}", "octrix-round-small")
+    np.savez(tmp_path / "other.npz", weights=np.zeros(3))
+    with pytest.raises(ValueError, match="is not a CFR or MCCFR checkpoint"):
+        make_agent(f"cfr:{tmp_path / 'other.npz'}", "octrix-round-small")

@@ -1,0 +1,53 @@
+"""train_cfr's checkpoint plays as ``cfr:<checkpoint.npz>`` whichever solver wrote it; its curve ends at the
+final iteration whatever ``eval_points`` asks."""
+
+from __future__ import annotations
+
+import json
+
+import numpy as np
+import pytest
+
+from octagames.agents.arena import play_match
+from octagames.agents.cfr.mccfr import MCCFRSolver
+from octagames.agents.cfr.solver import CFRSolver
+from octagames.agents.cfr.tree import GameSource, flatten
+from octagames.agents.registry import make_agent
+from octagames.core import Game
+from octagames.experiments.train_cfr import TrainCFRConfig
+from octagames.experiments.train_cfr import main as train_main
+
+
+@pytest.mark.parametrize("algorithm", ["cfr", "mccfr"])
+def test_the_checkpoint_of_train_cfr_plays_as_a_cfr_agent_of_its_config(tmp_path, algorithm):
+    # the default algorithm (exact CFR) wrote a CFRSolver checkpoint, which the agent read as MCCFR (KeyError)
+    train_main(TrainCFRConfig(algorithm=algorithm, iterations=4, eval_points=2, eval_games=0, run_dir=str(tmp_path)))
+    path = tmp_path / "checkpoint.npz"
+    game = Game("octrix-round-small")
+    agent = make_agent(f"cfr:{path}", "octrix-round-small")
+    tree = flatten(GameSource(game))
+    if algorithm == "cfr":
+        expected = CFRSolver.load(path, tree).average_policy()
+    else:
+        expected = MCCFRSolver.load(path).table_policy().to_tree(tree)
+    np.testing.assert_allclose(agent.policy.to_tree(tree), expected)
+    assert play_match(game, [agent, make_agent("random", game)], 2, seed=0).to_json()["agents"][0]["games"] == 2
+    with pytest.raises(ValueError, match=r"was trained on octrix-round-small-2p, not octrix-round-2p .*"
+                                         r"play it with --game octrix-round-small"):
+        make_agent(f"cfr:{path}", "octrix-round")
+
+
+@pytest.mark.parametrize("eval_points", [1, 2, 3])
+def test_the_curve_of_train_cfr_ends_at_the_final_iteration(tmp_path, eval_points):
+    train_main(TrainCFRConfig(iterations=7, eval_points=eval_points, eval_games=0, run_dir=str(tmp_path)))
+    curve = json.loads((tmp_path / "train_cfr.json").read_text())["curve"]
+    assert curve[-1]["iteration"] == 7 and len(curve) <= eval_points
+    tree = flatten(GameSource(Game("octrix-round-small")))
+    assert CFRSolver.load(tmp_path / "checkpoint.npz", tree).iteration == 7
+
+
+@pytest.mark.parametrize("eval_points", [0, -1])
+def test_train_cfr_refuses_eval_points_below_one(tmp_path, eval_points):
+    with pytest.raises(ValueError, match=rf"eval_points={eval_points} is not valid; it must be >= 1"):
+        train_main(TrainCFRConfig(iterations=3, eval_points=eval_points, eval_games=0, run_dir=str(tmp_path)))
+    assert not (tmp_path / "checkpoint.npz").exists()
