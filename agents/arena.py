@@ -199,8 +199,10 @@ class GameJournal:
                 self.done[int(row["key"])] = (row["returns"], int(row["length"]))
                 if row.get("record") is not None:
                     self.records[int(row["key"])] = row["record"]
-            self.path.write_text("".join(line + "\n" for line in [lines[0]] + [
-                self._row(k) for k in sorted(self.done)]))
+            # written beside it, then put in its place: a run killed while rewriting loses no game
+            tmp = self.path.with_name(self.path.name + ".tmp")
+            tmp.write_text("".join(line + "\n" for line in [lines[0]] + [self._row(k) for k in sorted(self.done)]))
+            tmp.replace(self.path)
         else:
             self.path.parent.mkdir(parents=True, exist_ok=True)
             self.path.write_text(json.dumps({"header": self.header}) + "\n")

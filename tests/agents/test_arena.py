@@ -5,7 +5,7 @@ import json
 import numpy as np
 import pytest
 
-from octagames.agents.arena import play_match, wilson_interval
+from octagames.agents.arena import GameJournal, play_match, wilson_interval
 from octagames.agents.base import Agent, RandomAgent, Turn
 from octagames.agents.heuristics.octrix import OctrixHeuristicAgent
 from octagames.agents.registry import make_agent
@@ -169,3 +169,26 @@ def test_a_journal_keeps_every_games_record_and_replays_it(tmp_path):
     assert resumed.done[9] == ([1.0, -1.0], 3) and resumed.record(9) is None
     assert [resumed.record(k) for k in range(4)] == kept
     assert records.load(path) == kept
+
+
+def test_a_journal_rewritten_when_a_run_resumes_survives_a_kill_during_the_rewrite(tmp_path, monkeypatch):
+    import pathlib
+
+    path = tmp_path / "run.games.jsonl"
+    journal = GameJournal(path, {"run": 1})
+    for key in range(3):
+        journal.add(key, np.array([1.0, -1.0]), 10 + key)
+    journal.close()
+    before = path.read_text()
+    write = pathlib.Path.write_text
+
+    def killed(self, text, *args, **kwargs):  # half the text written, then the process dies
+        write(self, text[: len(text) // 2], *args, **kwargs)
+        raise KeyboardInterrupt
+
+    monkeypatch.setattr(pathlib.Path, "write_text", killed)
+    with pytest.raises(KeyboardInterrupt):
+        GameJournal(path, {"run": 1})  # resuming rewrites the file (its rows sorted, a cut line dropped)
+    monkeypatch.undo()
+    assert path.read_text() == before
+    assert sorted(GameJournal(path, {"run": 1}).done) == [0, 1, 2]
