@@ -61,7 +61,7 @@ class TournamentConfig(GameArgs):
     allow_model_mismatch: bool = False
     """let a model trained on another config of the game play this one (with a warning) instead of refusing"""
     seed: int = 0
-    """tournament seed: game k of a pair uses seed + 1000 * pair + k"""
+    """tournament seed: game k of a pair uses seed + 1000 * pair + k (games_per_pair * pair above 1000 games)"""
     bootstrap: int = 400
     """bootstrap resamples for the rating intervals"""
     out_dir: str = "runs"
@@ -220,13 +220,15 @@ def round_robin_jobs(num_agents: int, games_per_pair: int, seed: int, num_player
     """Every game of a round robin: ``(key, line-up, seed)`` as :func:`run_tournament` plays them.
 
     Game ``k`` of pair ``idx`` (:func:`round_robin_pairs`) has key ``idx * games_per_pair + k`` and seed
-    ``seed + 1000 * idx + k``; its seats alternate between the pair (:func:`seats_for`).
+    ``seed + stride * idx + k``, the stride 1000 or ``games_per_pair`` where that is more (no two pairs share
+    a deal); its seats alternate between the pair (:func:`seats_for`).
     """
     jobs = []
+    stride = max(1000, games_per_pair)
     for idx, (i, j) in enumerate(round_robin_pairs(num_agents)):
         for k in range(games_per_pair):
             lineup = tuple(i if w == 0 else j for w in seats_for(k, num_players))
-            jobs.append((idx * games_per_pair + k, lineup, seed + 1000 * idx + k))
+            jobs.append((idx * games_per_pair + k, lineup, seed + stride * idx + k))
     return jobs
 
 

@@ -139,3 +139,13 @@ def test_bad_settings_leave_a_played_journal_as_it_was(tmp_path):
         with pytest.raises(ValueError, match="mctz"):
             main(TournamentConfig(**{**cfg, "agents": "random,mctz:8", "resume": resume}))
     assert path.read_bytes() == before and not list(tmp_path.glob("*.old*"))
+
+
+def test_no_two_pairs_share_a_deal_however_many_games_a_pair_plays():
+    from octagames.experiments.tournament import round_robin_jobs
+
+    for games in (20, 1000, 1500):
+        jobs = round_robin_jobs(3, games, 7, 2)
+        assert len({seed for _, _, seed in jobs}) == len(jobs) == 3 * games
+    # up to 1000 games a pair, the seeds the published journals were played with
+    assert [seed for _, _, seed in round_robin_jobs(3, 2, 7, 2)] == [7, 8, 1007, 1008, 2007, 2008]
