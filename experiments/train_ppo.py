@@ -184,9 +184,21 @@ class TrainConfig(trainer.RunConfig):
         if not 0.0 <= self.agent_opponent_prob <= rest + 1e-12:
             raise ValueError(f"agent_opponent_prob={self.agent_opponent_prob} must be in "
                              f"[0, 1 - self_play_prob - random_opponent_prob] = [0, {rest:g}]")
-        for name in ("num_envs", "num_steps", "update_epochs", "num_minibatches", "snapshot_every", "pool_size"):
+        for name in ("total_steps", "num_envs", "num_steps", "update_epochs", "num_minibatches", "snapshot_every",
+                     "pool_size"):
             if getattr(self, name) < 1:
                 raise ValueError(f"{name}={getattr(self, name)} must be >= 1")
+        if not self.hidden or min(self.hidden) < 1:
+            raise ValueError(f"hidden={self.hidden} is not valid; give one or more layer widths >= 1, e.g. 256 256")
+        for name in ("gamma", "gae_lambda"):
+            if not 0.0 <= getattr(self, name) <= 1.0:
+                raise ValueError(f"{name}={getattr(self, name)} is not valid; it must be in [0, 1]")
+        for name in ("learning_rate", "clip_coef"):
+            if not getattr(self, name) > 0.0:
+                raise ValueError(f"{name}={getattr(self, name)} is not valid; it must be > 0")
+        for name in ("ent_coef", "vf_coef", "max_grad_norm", "target_kl"):
+            if not getattr(self, name) >= 0.0:
+                raise ValueError(f"{name}={getattr(self, name)} is not valid; it must be >= 0")
         super().__post_init__()
 
     @property

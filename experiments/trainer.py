@@ -121,7 +121,8 @@ class RunConfig(GameArgs):
         super().__post_init__()  # the variant, seats and config fields
         if self.device not in ("auto", "cpu", "cuda") and not self.device.startswith("cuda:"):
             raise ValueError(f"device={self.device!r} is not valid; valid values: auto, cpu, cuda")
-        for name in ("imitation_games", "imitation_steps", "ray_actors", "eval_every", "eval_games", "stop_after"):
+        for name in ("imitation_games", "imitation_steps", "ray_actors", "eval_every", "eval_games", "stop_after",
+                     "torch_threads", "seed"):
             if getattr(self, name) < 0:
                 raise ValueError(f"{name}={getattr(self, name)} is not valid; it must be >= 0")
         for name in ("imitation_workers", "checkpoint_every"):

@@ -6,6 +6,7 @@ import dataclasses
 import functools
 import json
 import math
+import re
 import subprocess
 import sys
 from pathlib import Path
@@ -201,6 +202,14 @@ def test_config_validation_and_parsing():
     with pytest.raises(ValueError, match="ranks"):  # a value the game's Config refuses
         TrainConfig(config=("ranks=99",))
     assert TrainConfig(num_envs=8, num_steps=4, total_steps=33).num_updates == 2
+    for field, value, words in (("total_steps", 0, "must be >= 1"), ("total_steps", -5, "must be >= 1"),
+                                ("hidden", (64, 0), "give one or more layer widths >= 1"),
+                                ("hidden", (), "give one or more layer widths >= 1"),
+                                ("gamma", 2.0, "it must be in [0, 1]"), ("gae_lambda", -0.1, "it must be in [0, 1]"),
+                                ("learning_rate", 0.0, "it must be > 0"), ("ent_coef", -1.0, "it must be >= 0"),
+                                ("torch_threads", -1, "it must be >= 0"), ("seed", -1, "it must be >= 0")):
+        with pytest.raises(ValueError, match=re.escape(f"{field}={value}") + ".*" + re.escape(words)):
+            TrainConfig(**{field: value})
 
 
 def test_agent_opponents_and_an_imitation_warm_start(tmp_path):
