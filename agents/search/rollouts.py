@@ -36,6 +36,7 @@ game's spec names this module as its belief: ``belief=`` in ``octagames/octa/var
 
 from __future__ import annotations
 
+import math
 from collections.abc import Callable, Sequence
 from types import ModuleType
 
@@ -217,8 +218,8 @@ class RolloutAgent(Agent):
     def __init__(self, worlds: int = 128, margin: float = 1.0) -> None:
         if worlds < 2:
             raise ValueError(f"worlds={worlds} is not valid; it must be >= 2 (the margin needs a spread)")
-        if margin < 0:
-            raise ValueError(f"margin={margin} is not valid; it must be >= 0")
+        if not 0 <= margin < math.inf:  # NaN fails every comparison
+            raise ValueError(f"margin={margin} is not valid; it must be a finite number >= 0")
         self.worlds, self.margin = worlds, margin
         self.rng = np.random.default_rng(0)
         self.game: Game | None = None
@@ -259,4 +260,6 @@ def _factory(game: str, arg: str | None) -> Agent:
         worlds, margin = int(head), float(tail[2:]) if tail else 1.0
     except ValueError as e:
         raise ValueError(f"agent 'rollout:{arg}': {usage}") from e
+    if not math.isfinite(margin):  # float() reads nan and inf, which no margin is
+        raise ValueError(f"agent 'rollout:{arg}': the margin {tail[2:]!r} is not a finite number; {usage}")
     return RolloutAgent(worlds, margin)

@@ -174,3 +174,14 @@ def test_the_rollout_spec_and_its_refusals():
         RolloutAgent(margin=-0.5)
     with pytest.raises(ValueError, match="'octiles' has none"):
         RolloutAgent().reset(Game("octiles"), 0, 0)
+
+
+def test_a_margin_that_is_not_a_finite_number_is_refused_naming_the_spec():
+    # float() reads nan and inf, and nan passes a check of "margin < 0" (every comparison with nan is false)
+    for margin in ("nan", "NaN", "inf", "-inf", "infinity"):
+        with pytest.raises(ValueError, match=f"agent 'rollout:10:m={margin}'.*not a finite number"):
+            make_agent(f"rollout:10:m={margin}", "octa")
+    for margin in (float("nan"), float("inf")):
+        with pytest.raises(ValueError, match="finite number >= 0"):
+            RolloutAgent(margin=margin)
+    assert make_agent("rollout:10:m=0", "octa").margin == 0.0
