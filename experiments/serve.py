@@ -49,7 +49,8 @@ class ServeConfig:
     max_games: int = Limits.max_games
     """games kept at once; past it a new game drops a finished or abandoned one, else it is refused (503)"""
     idle_seconds: float = Limits.idle_seconds
-    """a game nobody has asked about for this long is abandoned: dropped (its bots stop)"""
+    """a game nobody has asked about for this long is abandoned: dropped at the next request for a game or
+    replay, or the server's next look (every 30 s at most); its bots stop after the move they think about"""
     max_simulations: int = Limits.max_simulations
     """the largest search budget an agent spec may ask for (simulations, worlds, CFR iterations)"""
     max_body_kib: int = Limits.max_body_kib

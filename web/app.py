@@ -2,8 +2,8 @@
 
 Starlette routes over JSON; the page (``web/static``) is plain HTML, JavaScript and SVG, no build step.
 
-HTTP API (every error is a 4xx with ``{"error": "<one line in words>"}``; a refused request changes
-nothing):
+HTTP API (every error is answered as ``{"error": "<one line in words>"}``: a 4xx for a refused request,
+which changes nothing, an unknown path or method included, and a 500 for a failure of the server):
 
 ==========================================  ==================================================
 ``GET  /``                                  the page
@@ -15,7 +15,9 @@ nothing):
 ``GET  /api/games/{id}?seat=N&token=T``     the game as seat ``N`` sees it (a human seat while people play,
                                             with its token; ``seat`` left out: the all-seeing view, for a
                                             game of bots only or a finished game)
-``POST /api/games/{id}/move``               ``{"seat", "action", "token"}``: a human seat's move
+``POST /api/games/{id}/move``               ``{"seat", "action", "token"}``: a human seat's move (every
+                                            count of a request, as ``seat``, ``action`` and ``players``, is
+                                            a JSON integer)
 ``GET  /api/games/{id}/record``             the game record (JSON), once the game is over (or bots only)
 ``POST /api/replays``                       ``{"path"}`` (a file under ``runs/``, or a leaderboard journal
                                             ``docs/leaderboard/*.games.jsonl``, of the served folder) or
@@ -33,9 +35,13 @@ the zoo (a model file is unpickled).
 One browser or script cannot exhaust the server (:class:`Limits`, ``octagames serve``'s flags): at
 most ``max_games`` games are kept (a new one past it is refused with 503 unless a finished or
 abandoned game can be dropped, oldest first), a game nobody asked about for ``idle_seconds`` is
-dropped (its bots stop), a request body is at most ``max_body_kib`` (413), a replay file at most
-``max_replay_kib`` (413), and an agent spec's search budget (simulations, worlds, iterations) at most
-``max_simulations`` (400).
+dropped (its bots stop after the move they are thinking about; the server looks on every request for a
+game or replay and every :data:`SWEEP_SECONDS` at most), a request body is at most ``max_body_kib``
+(413), nested at most :data:`MAX_DEPTH` deep (400), a replay file at most ``max_replay_kib`` (413),
+and an agent spec's search budget (simulations, worlds, iterations) at most ``max_simulations`` (400).
+``cfr:<iterations>`` trains MCCFR while the request waits: the app trains it only on the variants of
+:data:`CFR_TRAINED_HERE` at their own config; elsewhere a CFR agent is a ``train_cfr`` checkpoint
+(``cfr:runs/cfr/<run>/checkpoint.npz``).
 
 Bots think in a worker thread per game (the page polls); a lock per game keeps a move and a bot's
 move from crossing. Every handler that steps the rules, draws a picture, loads a record or builds an
@@ -45,7 +51,10 @@ hold up the other requests. Games are kept in memory, keyed by random ids.
 
 from __future__ import annotations
 
+import asyncio
+import contextlib
 import json
+import math
 import pickle
 import re
 import secrets
@@ -55,15 +64,16 @@ import traceback
 from collections import OrderedDict
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import Any, AsyncIterator
 from urllib.parse import urlsplit
 
 import numpy as np
 from starlette.applications import Starlette
 from starlette.concurrency import run_in_threadpool
+from starlette.exceptions import HTTPException
 from starlette.middleware import Middleware
 from starlette.requests import Request
-from starlette.responses import FileResponse, JSONResponse
+from starlette.responses import FileResponse, JSONResponse, Response
 from starlette.routing import Mount, Route
 from starlette.staticfiles import StaticFiles
 
@@ -92,6 +102,19 @@ PLAIN_NUMBER = re.compile(r"[0-9]+")
 GAMES_KEPT = 32
 #: the largest seed a request may give (the rules' RNG takes 63-bit seeds)
 MAX_SEED = 2 ** 63 - 1
+#: the variants (at their own config) on which the app trains ``cfr:<iterations>`` while a request waits:
+#: about 10 s and 200 MiB at 20000 iterations. Elsewhere it is minutes and gigabytes (Achten of the
+#: leaderboard's CFR section: 45 s and 800 MiB at 20000 outcome-sampling iterations, minutes for 200 external
+#: ones; Octa: 16 GB in 3 minutes), which ``train_cfr`` does once and writes to a checkpoint
+CFR_TRAINED_HERE = ("octrix-round-small",)
+#: how deep a request body, or a record of a replay, may nest lists and objects (a record nests about 5)
+MAX_DEPTH = 64
+#: an uploaded replay is its file as a JSON string: JSON doubles each quote, backslash and line break
+REPLAY_ENCODING = 2
+#: the most seconds between two looks for abandoned games and replays (half ``idle_seconds`` when shorter)
+SWEEP_SECONDS = 30.0
+#: a UTF-16 surrogate left alone in a string: no character, and no UTF-8 encodes it (JSON's ``"\ud800"``)
+LONE_SURROGATE = re.compile("[\ud800-\udfff]")
 #: what loading a model file that is not one raises (besides ValueError and OSError)
 LOAD_ERRORS = (ValueError, ImportError, OSError, UnicodeDecodeError, pickle.UnpicklingError, EOFError,
                RuntimeError, KeyError, TypeError, AttributeError)
@@ -104,8 +127,9 @@ class Limits:
     Attributes:
         max_games: games kept at once; past it a new game drops a finished or abandoned one (the
             least recently seen first), else it is refused (503).
-        idle_seconds: a game nobody has asked about for this long is abandoned: dropped when a new
-            game comes, its bots stopped (a finished one too).
+        idle_seconds: a game nobody has asked about for this long is abandoned: dropped (a finished one
+            too) at the next request for a game or replay, or the server's next look (:data:`SWEEP_SECONDS`),
+            its bots stopped.
         max_simulations: the largest search budget an agent spec may ask for (MCTS or a model's
             simulations, rollout or belief worlds, CFR iterations).
         max_body_kib: the largest request body in KiB (413), an uploaded replay apart.
@@ -191,7 +215,9 @@ class Session:
             RequestError: the token is missing or not the seat's.
         """
         want = self.tokens.get(seat)
-        if want is not None and not (isinstance(token, str) and secrets.compare_digest(token, want)):
+        # compared as bytes: compare_digest refuses a str with a character past ASCII (a token never has one)
+        if want is not None and not (isinstance(token, str) and secrets.compare_digest(
+                token.encode("utf-8", "surrogatepass"), want.encode("ascii"))):
             raise RequestError(f"seat {seat} is played by a person: give its token (returned when the game "
                                "was created) as token", 403)
 
@@ -220,7 +246,7 @@ class Session:
     def kick(self) -> None:
         """Start the bots' worker when a bot is to act (lock held)."""
         p = self.settle()
-        if p is not None and p in self.agents and self.error is None and \
+        if p is not None and p in self.agents and self.error is None and not self.stopped and \
                 (self.worker is None or not self.worker.is_alive()):
             self.thinking_now = True
             self.worker = threading.Thread(target=self._bots, name=f"bots-{self.id}", daemon=True)
@@ -243,6 +269,9 @@ class Session:
                     turn = make_turn(self.game, s, p, int(rng.integers(1 << 31)))
                 action, told = decide(self.agents[p], turn)  # the search runs without the lock: pages poll
                 with self.lock:
+                    if self.stopped:  # dropped while the bot thought: its move is not played
+                        self.thinking_now = False
+                        return
                     if told:
                         self.thinking[len(self.actions)] = told
                     self.apply(action)
@@ -343,10 +372,10 @@ class Server:
             if key in self._games:
                 self._games.move_to_end(key)
                 return self._games[key]
+        fields = dict(config)
+        if players is not None:
+            fields["num_players"] = whole(players, "players")
         try:
-            fields = dict(config)
-            if players is not None:
-                fields["num_players"] = int(players)
             game = make_game(variant, **fields)
         except (TypeError, ValueError) as e:
             raise RequestError(f"variant {variant!r}: {e}") from e
@@ -372,6 +401,8 @@ class Server:
         seed = self.seed(body, HUMAN in seats)
         specs = {p: self.safe_spec(p, self.budget(p, str(spec)))
                  for p, spec in enumerate(seats) if spec != HUMAN}
+        for p, spec in specs.items():
+            self.check_training(p, spec, str(body["variant"]), game)
         self.make_room()  # before the agents are built (a CFR agent trains)
         for p, spec in specs.items():
             try:
@@ -423,6 +454,12 @@ class Server:
                                f"{self.limits.idle_seconds:g} s (--idle-seconds); try again later", 503)
         return idle + done[:left - cap + 1]
 
+    def sweep(self) -> None:
+        """Drop the games and replays nobody has asked about for ``idle_seconds``; the games' bots stop."""
+        now, idle = self.clock(), self.limits.idle_seconds
+        with self._lock:
+            self._drop([x for kept in (self.sessions, self.replays) for x in kept.values() if now - x.seen > idle])
+
     def _drop(self, items: list[Any]) -> None:
         """Forget games or replays (lock held); a game's bots stop."""
         for x in items:
@@ -463,6 +500,28 @@ class Server:
         return spec
 
     @staticmethod
+    def check_training(seat: int, spec: str, variant: str, game: Game) -> None:
+        """Refuse an agent spec that trains MCCFR (``cfr``, ``cfr:<iterations>[:external]``) inside the
+        request, unless the game is a variant of :data:`CFR_TRAINED_HERE` at its own config.
+
+        Raises:
+            RequestError: training elsewhere, with the way to play CFR there (a ``train_cfr`` checkpoint).
+        """
+        name, sep, arg = spec.partition(":")
+        count, _, sampling = arg.partition(":")
+        if name != "cfr" or (sep and not (count.isdigit() and sampling in ("", "external"))):
+            return  # not CFR, or a checkpoint (safe_spec checked its path)
+        if variant in CFR_TRAINED_HERE and catalogue.full_config(game.name, game.config) == \
+                catalogue.full_config(game.name, catalogue.variant(variant).full_config()):
+            return
+        raise RequestError(f"seat {seat}: agent {spec!r} would train MCCFR on "
+                           f"{catalogue.describe(game.name, game.config)} while this request waits, which "
+                           "takes minutes and gigabytes on a game of this size; the web app trains "
+                           f"cfr:<iterations> only on {', '.join(CFR_TRAINED_HERE)} (its own config). Train it "
+                           f"once with octagames train-cfr --game {variant} --algorithm mccfr --iterations N, "
+                           "and play its checkpoint as cfr:runs/cfr/<run>/checkpoint.npz")
+
+    @staticmethod
     def seed(body: dict[str, Any], humans: bool) -> int:
         """The seed of a new game: the request's (bots-only games) or a random one.
 
@@ -471,7 +530,7 @@ class Server:
                 integer in 0..2**63-1.
         """
         if "seed" not in body:
-            return secrets.randbelow(1 << 31)
+            return secrets.randbelow(MAX_SEED + 1)  # the whole range: a deal cannot be found by trying seeds
         if humans:
             raise RequestError("seed is chosen by the server when a seat is human (a known seed tells the "
                                "deal); give a seed only for a game of bots")
@@ -513,7 +572,7 @@ class Server:
             raise RequestError(f"seat {seat}: agent {spec!r}: {arg!r} is not a path: {e}") from e
         if not any(path.is_relative_to(d) for d in (self.root / MODEL_FOLDER, ZOO_DIR.resolve())):
             raise RequestError(f"seat {seat}: agent {spec!r}: {arg!r} is refused; {rule}")
-        if not path.is_file():
+        if not is_file(path):
             raise RequestError(f"seat {seat}: agent {spec!r}: no file {arg!r}", 404)
         return f"{name}:{path}{tail}"
 
@@ -524,7 +583,9 @@ class Server:
                           f"{self.limits.idle_seconds:g} s, or when it is over and room is needed)")
 
     def _seen(self, kept: dict[str, Any], key: str, missing: str) -> Any:
-        """``kept[key]``, marked seen now; RequestError (404, ``missing``) when it is not kept."""
+        """``kept[key]``, marked seen now; RequestError (404, ``missing``) when it is not kept (the games
+        and replays abandoned are dropped first: :meth:`sweep`)."""
+        self.sweep()
         item = kept.get(key)
         if item is None:
             raise RequestError(missing, 404)
@@ -538,10 +599,9 @@ class Server:
             RequestError: not a human seat, not its turn (409), or an illegal move (the rule it breaks).
         """
         session = self.session(gid)
-        try:
-            seat, action = int(body["seat"]), int(body["action"])
-        except (KeyError, TypeError, ValueError) as e:
-            raise RequestError("a move is {\"seat\": <seat>, \"action\": <action id>, \"token\": <seat's token>}") from e
+        if "seat" not in body or "action" not in body:
+            raise RequestError("a move is {\"seat\": <seat>, \"action\": <action id>, \"token\": <seat's token>}")
+        seat, action = whole(body["seat"], "seat"), whole(body["action"], "action")
         with session.lock:
             if seat not in session.humans:
                 raise RequestError(f"seat {seat} is not played by a person in this game", 403)
@@ -581,7 +641,7 @@ class Server:
             raise RequestError(f"{path!r} is outside the folders replays are read from ({REPLAY_FOLDER}/, "
                                f"and the journals {LEADERBOARD_FOLDER}/{LEADERBOARD_JOURNALS}, of "
                                f"{self.root}); upload the file instead", 403)
-        if not p.is_file():
+        if not is_file(p):
             raise RequestError(f"no file {path!r}", 404)
         self.check_replay_size(p.stat().st_size, path)
         return p
@@ -619,6 +679,7 @@ class Server:
             self.check_replay_size(len(text.encode("utf-8", "surrogatepass")), label)
         else:
             raise RequestError("open a replay with {\"path\": \"runs/...\"} or {\"text\": <the file's content>}")
+        check_json({"name": label}, "the request")  # a name from the request, or a file's
         items = load_records(text)
         if not items:
             bare = sum('"returns"' in line and '"record"' not in line for line in text.splitlines())
@@ -630,6 +691,7 @@ class Server:
         index = body.get("index", 0)
         if isinstance(index, bool) or not isinstance(index, int) or not 0 <= index < len(items):
             raise RequestError(f"{label} holds {len(items)} games; index must be 0..{len(items) - 1}")
+        check_json(items[index], f"{label}: game {index}")  # what the record tells is shown as text
         try:  # a file is untrusted input: read field by field, then replayed through the rules
             rec = records.GameRecord.from_dict(items[index])
             records.check(rec)
@@ -663,14 +725,14 @@ def load_records(text: str) -> list[dict[str, Any]]:
     (``{"record": {...}}``; :func:`octagames.records.load` reads the same from a path)."""
     text = text.strip()
     try:
-        whole = json.loads(text)
-        items = whole if isinstance(whole, list) else [whole]
-    except json.JSONDecodeError:
+        whole_file = json.loads(text)
+        items = whole_file if isinstance(whole_file, list) else [whole_file]
+    except (json.JSONDecodeError, RecursionError):  # RecursionError: nested too deep for the parser
         items = []
         for line in text.splitlines():
             try:
                 items.append(json.loads(line))
-            except json.JSONDecodeError:
+            except (json.JSONDecodeError, RecursionError):
                 continue  # a line cut short by a kill
     out = []
     for item in items:
@@ -679,6 +741,54 @@ def load_records(text: str) -> list[dict[str, Any]]:
         if isinstance(item, dict) and "actions" in item and ("variant" in item or "game" in item):
             out.append(item)
     return out
+
+
+def whole(value: Any, name: str) -> int:
+    """``value``, a count of a request (``players``, ``seat``, ``action``), once it is a JSON integer.
+
+    Raises:
+        RequestError: anything else (``1.9``, ``2.0``, ``"2"``, ``true``, ``Infinity``, ``null``), naming the field.
+    """
+    if isinstance(value, bool) or not isinstance(value, int):
+        raise RequestError(f"{name} must be a whole number, got {value!r}")
+    return value
+
+
+def is_file(path: Path) -> bool:
+    """Whether ``path`` is a file; False for a path the system cannot look up (a name too long, ...)."""
+    try:
+        return path.is_file()
+    except (OSError, ValueError):
+        return False
+
+
+def check_json(value: Any, where: str) -> None:
+    """Refuse (400) JSON that nests deeper than :data:`MAX_DEPTH` or holds a string with a lone surrogate
+    (no UTF-8 encodes it: the reply that showed it could not be sent), naming the field.
+
+    Args:
+        value: parsed JSON (dicts, lists, strings, numbers).
+        where: what it is, for the message (``"the request"``, ``"run.json: game 0"``).
+
+    Raises:
+        RequestError: the first field found at fault.
+    """
+    todo: list[tuple[Any, str, int]] = [(value, "", 0)]
+    while todo:
+        item, path, depth = todo.pop()
+        if isinstance(item, (dict, list)):
+            if depth >= MAX_DEPTH:
+                raise RequestError(f"{where} nests lists and objects more than {MAX_DEPTH} deep "
+                                   f"(at {path or 'the top'})")
+            pairs = item.items() if isinstance(item, dict) else enumerate(item)
+            for key, sub in pairs:
+                shown = LONE_SURROGATE.sub(lambda m: ascii(m.group())[1:-1], str(key))  # the reply is UTF-8
+                named = f"{path}[{key}]" if isinstance(item, list) else f"{path}.{shown}" if path else shown
+                todo.append((key, f"the name of {named}", depth + 1))
+                todo.append((sub, named, depth + 1))
+        elif isinstance(item, str) and (lone := LONE_SURROGATE.search(item)):
+            raise RequestError(f"{where}: {path or 'the value'} holds a lone UTF-16 surrogate ({ascii(lone.group())}), "
+                               "which is no character; send text")
 
 
 # ---------------------------------------------------------------------- HTTP
@@ -721,12 +831,34 @@ async def _body(request: Request, limit_kib: int) -> dict[str, Any]:
             raise too_big
         chunks.append(chunk)
     try:
-        body = json.loads(b"".join(chunks))
-    except (json.JSONDecodeError, UnicodeDecodeError) as e:
+        body = json.loads(b"".join(chunks), parse_constant=_not_a_number, parse_float=_finite)
+    except NotANumber as e:
+        raise RequestError(f"the request body must be JSON: {e}") from e
+    except RecursionError as e:
+        raise RequestError(f"the request body must be a JSON object nested at most {MAX_DEPTH} deep") from e
+    except ValueError as e:  # not JSON, or not UTF-8
         raise RequestError("the request body must be a JSON object") from e
     if not isinstance(body, dict):
         raise RequestError("the request body must be a JSON object")
+    check_json(body, "the request")
     return body
+
+
+class NotANumber(ValueError):
+    """A number in a request body that JSON has not: ``NaN``, ``Infinity``, or a literal past a float's range."""
+
+
+def _not_a_number(constant: str) -> float:
+    """Refuse ``NaN``, ``Infinity`` and ``-Infinity`` (Python's json reads them; JSON has no such number)."""
+    raise NotANumber(f"{constant} is not a JSON number")
+
+
+def _finite(literal: str) -> float:
+    """A JSON number with a fraction or exponent, refused when past a float's range (``1e400``)."""
+    value = float(literal)
+    if not math.isfinite(value):
+        raise NotANumber(f"{literal[:24]} is past the range of a number")
+    return value
 
 
 class AllowedHosts:
@@ -782,7 +914,8 @@ def create_app(root: str | Path = ".", hosts: tuple[str, ...] = (),
     """
     server = Server(root, limits)
     body_kib = server.limits.max_body_kib
-    replay_kib = body_kib + server.limits.max_replay_kib  # an upload is the file in a JSON object
+    # an upload is the file as a JSON string in a JSON object: the file's own limit is checked on the text
+    replay_kib = body_kib + REPLAY_ENCODING * server.limits.max_replay_kib
 
     def game_view(session: Session, seat: int | None, token: Any) -> dict[str, Any]:
         if seat is None and session.humans and not session.game.is_terminal(session.states[-1]):
@@ -830,7 +963,7 @@ def create_app(root: str | Path = ".", hosts: tuple[str, ...] = (),
 
     def move(gid: str, body: dict[str, Any]) -> dict[str, Any]:
         session = server.move(gid, body)
-        return game_view(session, int(body["seat"]), body.get("token"))
+        return game_view(session, whole(body["seat"], "seat"), body.get("token"))
 
     async def api_move(request: Request) -> JSONResponse:
         body = await _body(request, body_kib)
@@ -867,6 +1000,37 @@ def create_app(root: str | Path = ".", hosts: tuple[str, ...] = (),
         assert isinstance(exc, RequestError)
         return JSONResponse({"error": str(exc)}, status_code=exc.status)
 
+    async def http_error(request: Request, exc: Exception) -> Response:
+        # Starlette's own refusals (an unknown path, a method a route does not take) in the API's words
+        assert isinstance(exc, HTTPException)
+        if exc.status_code in (204, 304):
+            return Response(status_code=exc.status_code, headers=exc.headers)
+        what = f"{request.method} {request.url.path}"
+        words = {404: f"no such page or API route: {what}",
+                 405: f"{what}: the method is not allowed here"}.get(exc.status_code, f"{what}: {exc.detail}")
+        return JSONResponse({"error": words}, status_code=exc.status_code, headers=exc.headers)
+
+    async def failed(request: Request, exc: Exception) -> JSONResponse:
+        # a bug of the server: the page shows this line; the log has the traceback (Starlette prints it)
+        return JSONResponse({"error": f"the server failed on {request.method} {request.url.path}: "
+                                      f"{type(exc).__name__} (its log has the details)"}, status_code=500)
+
+    @contextlib.asynccontextmanager
+    async def lifespan(app: Starlette) -> AsyncIterator[None]:
+        # the abandoned games are dropped (their bots stop) even when no request comes
+        async def sweep() -> None:
+            while True:
+                await asyncio.sleep(max(0.05, min(SWEEP_SECONDS, server.limits.idle_seconds / 2)))
+                await run_in_threadpool(server.sweep)
+
+        task = asyncio.create_task(sweep())
+        try:
+            yield
+        finally:
+            task.cancel()
+            with contextlib.suppress(asyncio.CancelledError):
+                await task
+
     app = Starlette(routes=[
         Route("/", index),
         Route("/api/catalogue", api_catalogue),
@@ -877,7 +1041,7 @@ def create_app(root: str | Path = ".", hosts: tuple[str, ...] = (),
         Route("/api/replays", api_open_replay, methods=["POST"]),
         Route("/api/replays/{rid}", api_replay),
         Mount("/static", StaticFiles(directory=STATIC), name="static"),
-    ], exception_handlers={RequestError: refused},
-        middleware=[Middleware(AllowedHosts, hosts=("127.0.0.1", "localhost", *hosts))])
+    ], exception_handlers={RequestError: refused, HTTPException: http_error, Exception: failed},
+        lifespan=lifespan, middleware=[Middleware(AllowedHosts, hosts=("127.0.0.1", "localhost", *hosts))])
     app.state.server = server
     return app

@@ -104,18 +104,10 @@ def test_past_max_games_a_new_game_drops_a_finished_or_idle_one_or_is_refused(se
         assert r.status_code == 404 and "nobody has asked" in r.json()["error"]
 
 
-def test_the_bots_of_an_abandoned_game_stop(served, monkeypatch):
+def test_the_bots_of_an_abandoned_game_stop(served, held):
     # the bots decide only when the test lets them: the game cannot end (a fast machine finished a random
     # Octrix match before it was dropped) nor be dropped between two moves by chance
-    go, asked = threading.Event(), threading.Event()
-    decide = web_app.decide
-
-    def held(agent, turn):
-        asked.set()
-        assert go.wait(10)
-        return decide(agent, turn)
-
-    monkeypatch.setattr(web_app, "decide", held)
+    go, asked = held
     with client_for(served, max_games=1, idle_seconds=5) as client:
         server = client.app.state.server
         # a game of bots that nobody watches
@@ -197,10 +189,12 @@ def test_an_agent_spec_may_not_ask_for_more_search_than_max_simulations(served, 
             assert r.status_code == 400 and "at most 1000" in r.json()["error"] \
                 and "--max-simulations" in r.json()["error"] and "seat 1" in r.json()["error"], (spec, r.text)
         assert built == []
-        for spec in ["mcts:1000", "zoo:achten:8", "net:achten:8", "cfr:200:external", "heuristic"]:
+        for spec in ["mcts:1000", "zoo:achten:8", "net:achten:8", "heuristic"]:
             r = client.post("/api/games", json={"variant": "achten", "seats": ["human", spec]})
             assert "not built in this test" in r.json()["error"], (spec, r.text)
-        assert built == ["mcts:1000", "zoo:achten:8", "net:achten:8", "cfr:200:external", "heuristic"]
+        r = client.post("/api/games", json={"variant": "octrix-round-small", "seats": ["human", "cfr:200:external"]})
+        assert "not built in this test" in r.json()["error"], r.text  # the app trains CFR on small configs only
+        assert built == ["mcts:1000", "zoo:achten:8", "net:achten:8", "heuristic", "cfr:200:external"]
 
 
 def test_a_limit_that_is_not_positive_is_refused_naming_it():
@@ -379,3 +373,96 @@ def test_the_games_built_are_capped_least_recently_used_first_and_built_outside_
     finally:
         release.set()
         slow.join()
+
+
+# ---------------------------------------------------------------------- CFR trained in a request
+def test_cfr_is_trained_in_a_request_only_on_the_small_configs_elsewhere_it_is_a_checkpoint(served, built):
+    # MCCFR on a full game takes minutes and gigabytes (cfr:2000 on Octa: 16 GB in 3 minutes) in the worker
+    # thread of the request: refused with the way to play CFR there, before any agent is built
+    with client_for(served) as client:
+        for variant, config, spec in [("achten-dealer-pays", {}, "cfr:2000"), ("achten", {}, "cfr:200:external"),
+                                      ("achten", {}, "cfr"), ("octrix-round-small", {"hand_size": 3}, "cfr:100"),
+                                      ("octrix-round", {}, "cfr:100")]:
+            r = client.post("/api/games", json={"variant": variant, "config": config, "seats": ["human", spec]})
+            error = r.json()["error"]
+            assert r.status_code == 400 and "seat 1" in error and "train-cfr" in error \
+                and "cfr:runs/cfr/<run>/checkpoint.npz" in error and "octrix-round-small" in error, (spec, r.text)
+        assert built == []
+        # octrix-round-small at its own config trains in seconds; a checkpoint under runs/ is played anywhere
+        for spec in ["cfr:200", "cfr:200:external", "cfr"]:
+            r = client.post("/api/games", json={"variant": "octrix-round-small", "seats": ["human", spec]})
+            assert "not built in this test" in r.json()["error"], (spec, r.text)
+        (served / "runs" / "checkpoint.npz").write_bytes(b"not a checkpoint")
+        r = client.post("/api/games", json={"variant": "achten", "seats": ["human", "cfr:runs/checkpoint.npz"]})
+        assert "not built in this test" in r.json()["error"], r.text
+        assert built == ["cfr:200", "cfr:200:external", "cfr", f"cfr:{served.resolve() / 'runs' / 'checkpoint.npz'}"]
+
+
+# ---------------------------------------------------------------------- abandoned games dropped
+@pytest.fixture()
+def held(monkeypatch) -> tuple[threading.Event, threading.Event]:
+    """The bots decide only when the test sets the first event (``go``); the second (``asked``) is set
+    when a bot is asked to move."""
+    go, asked = threading.Event(), threading.Event()
+    decide = web_app.decide
+
+    def hold(agent, turn):
+        asked.set()
+        assert go.wait(10)
+        return decide(agent, turn)
+
+    monkeypatch.setattr(web_app, "decide", hold)
+    return go, asked
+
+
+def _dropped_and_stopped(client: TestClient, gid: str, go: threading.Event, drop) -> None:
+    """Abandon game ``gid`` (its bot thinking), ``drop()`` until it is dropped, then check its bots stop
+    without playing the pending move."""
+    server = client.app.state.server
+    session = server.sessions[gid]
+    assert session.worker.is_alive()
+    moves = len(session.actions)
+    server.clock.now += 6
+    end = time.time() + 10
+    while gid in server.sessions:
+        assert time.time() < end, "the abandoned game was not dropped"
+        drop()
+        time.sleep(0.02)
+    assert session.stopped
+    go.set()  # the bot's move comes back: the worker sees the game dropped and stops without playing it
+    session.worker.join(10)
+    assert not session.worker.is_alive() and len(session.actions) == moves and not session.thinking_now
+
+
+def test_an_abandoned_game_is_dropped_by_the_next_request_without_a_new_game(served, held):
+    go, asked = held
+    client = client_for(served, idle_seconds=5)  # not entered: no periodic look, only the requests'
+    gid = client.post("/api/games", json={"variant": "octrix", "seats": ["random", "random"], "seed": 2}).json()["id"]
+    assert asked.wait(10)
+    _dropped_and_stopped(client, gid, go, lambda: client.get("/api/replays/another"))  # any game or replay
+    r = client.get(f"/api/games/{gid}")
+    assert r.status_code == 404 and "nobody has asked" in r.json()["error"]
+
+
+def test_an_abandoned_game_is_dropped_when_no_request_comes(served, held):
+    go, asked = held
+    with client_for(served, idle_seconds=1) as client:  # the server looks every half second
+        gid = client.post("/api/games", json={"variant": "octrix", "seats": ["random", "random"],
+                                              "seed": 2}).json()["id"]
+        assert asked.wait(10)
+        _dropped_and_stopped(client, gid, go, lambda: None)
+
+
+# ---------------------------------------------------------------------- uploads
+def test_a_replay_file_under_max_replay_kib_uploads_whatever_its_json_encoding_adds(served, journal):
+    # a journal with a line of quotes (a row that is no record): JSON doubles each quote and backslash of the
+    # file, so the upload's body is far past the file's size plus max_body_kib
+    text = journal + json.dumps(["\"" * 100_000]) + "\n"
+    kib = -(-len(text.encode()) // 1024)
+    assert len(json.dumps({"text": text})) > (kib + 64) * 1024
+    with client_for(served, max_replay_kib=kib) as client:
+        r = client.post("/api/replays", json={"text": text})
+        assert r.status_code == 200 and r.json()["games"] == 2, r.text[:300]
+    with client_for(served, max_replay_kib=kib - 1) as client:  # the file's own limit: on its text
+        r = client.post("/api/replays", json={"text": text})
+        assert r.status_code == 413 and f"at most {kib - 1} KiB" in r.json()["error"], r.text[:300]

@@ -12,21 +12,9 @@ import pytest
 pytest.importorskip("starlette", reason="the web extra: pip install 'octagames[web]'")
 pytest.importorskip("httpx", reason="the web extra: pip install 'octagames[web]'")
 
-from starlette.testclient import TestClient  # noqa: E402
-
 from octagames import records  # noqa: E402
 from octagames.testing import replay  # noqa: E402
 from octagames.core import make_game  # noqa: E402
-from octagames.web.app import create_app  # noqa: E402
-
-
-@pytest.fixture(scope="module")
-def client(tmp_path_factory):
-    root = tmp_path_factory.mktemp("served")
-    (root / "runs").mkdir()
-    with TestClient(create_app(root), base_url="http://127.0.0.1") as c:
-        c.root = root
-        yield c
 
 
 def until(client, url: str, done, timeout: float = 120.0) -> dict:
