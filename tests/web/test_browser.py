@@ -161,6 +161,54 @@ def test_browser_plays_each_game_against_a_zoo_bot_by_clicking_and_steps_through
     print("seconds per game:", seconds)
 
 
+def test_the_page_keeps_a_refused_move_s_reason_polls_on_after_a_failure_and_shows_a_reply_that_is_not_json(
+        served, browser):
+    url, _ = served
+    browser.set_script_timeout(30)
+    browser.get(url)
+    wait(browser, lambda d: d.find_elements(By.CSS_SELECTOR, "#variant option[value='achten']"))
+    browser.find_element(By.CSS_SELECTOR, "#variant option[value='achten']").click()
+    seat1 = browser.find_element(By.ID, "seat-1")
+    seat1.clear()
+    seat1.send_keys("random")
+    browser.find_element(By.ID, "start").click()
+    assert wait(browser, my_turn_or_over) == "mine"
+    # a move the server refuses: the reason stays on the page while the table is drawn again
+    browser.execute_script("play(99999)")
+    wait(browser, lambda d: "is not an action of achten" in d.find_element(By.ID, "error").text)
+    shown = browser.execute_async_script("const done = arguments[arguments.length - 1];"
+                                         "refresh().then(() => done($('error').textContent));")
+    assert "is not an action of achten" in shown
+    # a poll that fails (the network is down) is tried again, later
+    calls = browser.execute_async_script("""
+        const done = arguments[arguments.length - 1], real = window.fetch, start = Date.now();
+        let calls = 0;
+        window.fetch = (...args) => { calls += 1; return calls === 1 ? Promise.reject(new TypeError("offline"))
+                                                                      : real(...args); };
+        refresh();
+        (function check() {
+          if (calls >= 2 || Date.now() - start > 10000) { window.fetch = real; done(calls); }
+          else setTimeout(check, 50);
+        })();""")
+    assert calls >= 2, "the page stopped polling after a failed request"
+    wait(browser, lambda d: "is not an action of achten" in d.find_element(By.ID, "error").text)
+    # a reply that is not JSON (a proxy's page) is shown in its own words; the server's 404 is JSON
+    said = browser.execute_async_script("""
+        const done = arguments[arguments.length - 1], real = window.fetch;
+        window.fetch = () => Promise.resolve(new Response("the proxy is down for maintenance", {status: 502}));
+        api("GET", "/api/catalogue").then(() => done("no error"), (e) => done(e.message))
+          .finally(() => { window.fetch = real; });""")
+    assert said == "the proxy is down for maintenance"
+    said = browser.execute_async_script("const done = arguments[arguments.length - 1]; api('GET', '/api/nothing')"
+                                        ".then(() => done('no error'), (e) => done(e.message));")
+    assert said.startswith("no such page or API route"), said
+    # a move played clears the refusal
+    legal = browser.execute_script("return [...document.querySelectorAll('#legal button.move')]"
+                                   ".map((b) => Number(b.dataset.action))")
+    browser.execute_script(f"play({legal[0]})")
+    wait(browser, lambda d: not d.find_element(By.ID, "error").text)
+
+
 def bot_moved(driver) -> bool:
     """Whether the move list shows a move of the bot (P1), read in one script (the page redraws while the
     bot plays)."""

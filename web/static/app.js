@@ -4,13 +4,24 @@ const $ = (id) => document.getElementById(id);
 let catalogue = null;
 let current = null;   // {kind: "game"|"replay", id, seat, step, length}
 let pollTimer = null;
+let refusal = null;   // why the last move was refused: shown until a move is played
+let failures = 0;     // the polls failed in a row (the next one waits longer)
 
+// the API's answer (JSON); a refusal or failure throws its {"error"}, or the reply's text when it is not JSON
+// (a proxy's page, a server that failed), with the HTTP status as the error's `status`
 async function api(method, url, body) {
   const opts = {method, headers: {"Content-Type": "application/json"}};
   if (body !== undefined) opts.body = JSON.stringify(body);
   const r = await fetch(url, opts);
-  const data = await r.json();
-  if (!r.ok) throw new Error(data.error || r.statusText);
+  const raw = await r.text();
+  let data;
+  try { data = JSON.parse(raw); } catch (_) { data = undefined; }
+  if (!r.ok || data === undefined) {
+    const said = data && data.error ? data.error : raw.trim().slice(0, 300);
+    const e = new Error(said || `${r.status} ${r.statusText}`);
+    e.status = r.status;
+    throw e;
+  }
   return data;
 }
 
@@ -155,7 +166,7 @@ function drawThinking(view) {
 function draw(view) {
   $("lobby").hidden = true; $("table").hidden = false;
   text($("title"), view.title + (current.kind === "game" && current.seat !== null ? ` (you are P${current.seat})` : ""));
-  showError(view.error ? {message: view.error} : null);
+  showError(view.error ? {message: view.error} : refusal);
   text($("render"), view.render);
   const pic = $("picture");
   pic.innerHTML = view.picture || "";
@@ -205,9 +216,11 @@ function draw(view) {
 async function play(action) {
   try {
     $("legal").querySelectorAll("button").forEach((b) => { b.disabled = true; });
-    draw(await api("POST", `/api/games/${current.id}/move`, {seat: current.seat, action, token: seatToken()}));
+    const view = await api("POST", `/api/games/${current.id}/move`, {seat: current.seat, action, token: seatToken()});
+    refusal = null;
+    draw(view);
     schedule();
-  } catch (e) { showError(e); refresh(); }
+  } catch (e) { refusal = e; showError(e); refresh(); }  // the table is drawn again, the reason kept
 }
 
 async function refresh() {
@@ -217,15 +230,24 @@ async function refresh() {
       const token = seatToken();
       const view = await api("GET", `/api/games/${current.id}?seat=${seat}` +
                                     (token ? `&token=${encodeURIComponent(token)}` : ""));
+      failures = 0;
       draw(view);
       if (!view.over && !view.legal.length && !view.error) schedule();
     } else {
       draw(await api("GET", `/api/replays/${current.id}?step=${current.step}&seat=${seat}`));
     }
-  } catch (e) { showError(e); }
+  } catch (e) {
+    showError(e);
+    // a game is polled again, later after each failure in a row (the network or the server may be back),
+    // unless the game is gone or not this page's (404, 403)
+    if (current?.kind === "game" && e.status !== 404 && e.status !== 403) {
+      failures += 1;
+      schedule(Math.min(10000, 300 * 2 ** failures));
+    }
+  }
 }
 
-function schedule() { clearTimeout(pollTimer); pollTimer = setTimeout(refresh, 300); }
+function schedule(ms = 300) { clearTimeout(pollTimer); pollTimer = setTimeout(refresh, ms); }
 
 function stepTo(k) {
   current.step = Math.max(0, Math.min(k, current.length ?? k));
@@ -236,8 +258,12 @@ function stepTo(k) {
 
 async function saveRecord() {
   try {
-    const rec = await api("GET", `/api/games/${current.id}/record`);
-    const blob = new Blob([JSON.stringify(rec, null, 1)], {type: "application/json"});
+    const r = await fetch(`/api/games/${current.id}/record`);
+    const raw = await r.text();  // saved as sent: a seed past 2**53 would lose digits in a JavaScript number
+    let rec;
+    try { rec = JSON.parse(raw); } catch (_) { rec = undefined; }
+    if (!r.ok || rec === undefined) throw new Error(rec && rec.error ? rec.error : raw.trim().slice(0, 300));
+    const blob = new Blob([raw], {type: "application/json"});
     const a = make("a", {href: URL.createObjectURL(blob), download: `${rec.variant}-${current.id}.json`});
     document.body.appendChild(a); a.click(); a.remove();
   } catch (e) { showError(e); }
@@ -245,6 +271,7 @@ async function saveRecord() {
 
 function route(keep) {
   clearTimeout(pollTimer);
+  refusal = null; failures = 0;
   const params = new URLSearchParams(location.hash.slice(1));
   const seat = params.get("seat");
   if (params.get("game")) current = {kind: "game", id: params.get("game"), seat: seat === null ? null : Number(seat)};
