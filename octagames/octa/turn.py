@@ -518,6 +518,10 @@ def observation_facts(s, player, out) -> None:
 
 
 # ---------------------------------------------------------------- hidden information
+#: shuffles :func:`determinize` draws at most for a world in which the seat to move has a legal action
+DETERMINIZE_TRIES = 10_000
+
+
 @nb.njit
 def determinize(s, player, seed) -> None:
     """Resample what ``player`` cannot see, consistently with what they saw; reseed the RNG.
@@ -526,7 +530,11 @@ def determinize(s, player, seed) -> None:
     a joker in front of a seat) and the opponent's hand cards not taken openly;
     they are shuffled among those places (each place keeps its number of
     cards). Hidden action cards form an unordered set already, so nothing of
-    them is stored to resample.
+    them is stored to resample. Where the opponent is to move, the phase it is
+    in is public (laying a run, the Jack's joker ...) and its hand must allow a
+    move there: a shuffle that leaves it none is drawn again, up to
+    :data:`DETERMINIZE_TRIES` times (then the cards stay where they are: no world
+    was found that fits what ``player`` saw).
     """
     seed_rng(s, seed)
     opp = 1 - player
@@ -549,11 +557,34 @@ def determinize(s, player, seed) -> None:
             dloc[n] = loc
             didx[n] = s["lidx"][c]
             n += 1
-    for i in range(n - 1, 0, -1):
-        j = rng_below(s, i + 1)
-        t = ids[i]
-        ids[i] = ids[j]
-        ids[j] = t
+    truth = ids[:n].copy()  # card truth[i] lies at place i
+    flags = np.empty((n, 3), dtype=np.int64)
+    for i in range(n):
+        flags[i, 0], flags[i, 1], flags[i, 2] = s["pub"][truth[i]], s["bflag"][truth[i]], s["inbuild"][truth[i]]
+    mask = np.empty(NUM_ACTIONS, dtype=np.uint8)
+    mover = current_player(s)
+    for attempt in range(DETERMINIZE_TRIES + 1):
+        if attempt == DETERMINIZE_TRIES:  # no fitting world drawn: the cards as they are
+            ids[:n] = truth
+        else:
+            for i in range(n - 1, 0, -1):
+                j = rng_below(s, i + 1)
+                t = ids[i]
+                ids[i] = ids[j]
+                ids[j] = t
+        _place(s, ids, dloc, didx, n, opp)
+        if attempt == DETERMINIZE_TRIES or mover != opp or gen_legal(s, mover, mask) > 0:
+            break
+    if attempt == DETERMINIZE_TRIES:
+        for i in range(n):  # the flags of the cards as they were
+            c = truth[i]
+            s["pub"][c], s["bflag"][c], s["inbuild"][c] = flags[i, 0], flags[i, 1], flags[i, 2]
+
+
+@nb.njit
+def _place(s, ids, dloc, didx, n, opp) -> None:
+    """Put card ``ids[i]`` at place ``i`` (``dloc[i]``, ``didx[i]``) face down for every ``i < n``, and count
+    ``opp``'s hand again."""
     for i in range(n):
         c = ids[i]
         s["loc"][c] = dloc[i]

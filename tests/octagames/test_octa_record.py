@@ -60,9 +60,11 @@ def test_fresh_and_reached_records_pass(rules):
     for seed in (1, 2):
         for s in play(rules, seed):
             assert check_record(s) == "", g.render(s)
-            if not g.is_chance(s) and not g.is_terminal(s):  # the mover's own determinization
-                d = g.determinize(s, int(s["cur"]), seed)
-                assert check_record(d) == "", g.render(d)
+            if not g.is_chance(s) and not g.is_terminal(s):  # each seat's determinization, the mover's and not
+                for seat in (0, 1):  # the other seat's world leaves the mover a move in its public phase
+                    d = g.determinize(s, seat, seed)
+                    assert check_record(d) == "", (seat, g.render(d))
+                    assert g.observation(d, seat).tobytes() == g.observation(s, seat).tobytes()
         ends += g.is_terminal(s)
     assert ends == 2
 
