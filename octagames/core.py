@@ -721,9 +721,9 @@ class Game:
         Raises:
             IllegalActionError: the action is not legal here (or not an action id at
                 all: a float, a bool, ``None``, a string); ``s`` is unchanged.
-            ValueError: ``s`` is not a record of this game and config.
+            ValueError: ``s`` is not a record of this game and config, or is read-only.
         """
-        self._check_record(s)
+        self._check_writeable(s)
         a = self._action_id(action, s)
         if 0 <= a < max(self.num_actions, self.info.max_chance_outcomes) and self._apply(s, a):
             return
@@ -749,9 +749,9 @@ class Game:
         Raises:
             ValueError: ``s`` is not at a chance node (a player acts or the game is over);
                 the record, its RNG included, is unchanged. (The compiled kernel returns -1
-                there without drawing.)
+                there without drawing.) Also: ``s`` is read-only (it would draw).
         """
-        self._check_record(s)
+        self._check_writeable(s)
         p = int(self._cur(s))
         if p != CHANCE:
             who = {TERMINAL: "the game is over", SIMULTANEOUS: "the players move simultaneously"}.get(
@@ -761,8 +761,12 @@ class Game:
         return int(self._sample(s))
 
     def play_chance(self, s: np.void) -> None:
-        """Resolve chance nodes with the record's RNG until a player acts or the game ends."""
-        self._check_record(s)
+        """Resolve chance nodes with the record's RNG until a player acts or the game ends.
+
+        Raises:
+            ValueError: ``s`` is not a record of this game and config, or is read-only.
+        """
+        self._check_writeable(s)
         self.kernels.play_chance(s)
 
     def determinize(self, s: np.void, player: int, seed: int) -> np.void:
@@ -833,6 +837,14 @@ class Game:
             hi = (self.info.max_chance_outcomes if int(self._cur(s)) == CHANCE else self.num_actions) - 1
             raise IllegalActionError(f"action {action!r} is not an action id: actions are integers 0..{hi}")
         return int(action)
+
+    def _check_writeable(self, s: Any) -> None:
+        """:meth:`_check_record`, and refuse a read-only record (a view of ``bytes``, as ``np.frombuffer``
+        gives): the kernels would write into memory that promised not to change."""
+        self._check_record(s)
+        if not s.flags.writeable:
+            raise ValueError(f"this {self.name} record is read-only (a view of immutable memory, e.g. "
+                             "np.frombuffer of bytes); play on a copy: Game.clone(s), or Game.from_bytes")
 
     def _check_record(self, s: Any) -> None:
         if not isinstance(s, np.void) or s.dtype != self.dtype:

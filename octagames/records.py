@@ -231,7 +231,7 @@ class GameRecord:
         """
         try:
             data = json.loads(text)
-        except json.JSONDecodeError as e:
+        except (json.JSONDecodeError, RecursionError) as e:
             raise ValueError(f"not a JSON game record: {e}") from None
         return cls.from_dict(data)
 
@@ -274,9 +274,10 @@ class Recorder:
         g, r = self.game, self._record
         player = int(g.acting_player(s))
         told = checked_thinking(thinking, g.legal_mask(s, player)) if thinking and player >= 0 else None
-        name = g.action_to_string(s, int(action))
-        g.apply_action(s, int(action))
-        r.actions.append(int(action))
+        action = g._action_id(action, s)  # an integer id: a float, a bool or a string is refused, not truncated
+        name = g.action_to_string(s, action)
+        g.apply_action(s, action)
+        r.actions.append(action)
         r.players.append(player)
         r.names.append(name)
         if told:
@@ -357,7 +358,7 @@ def load(path: str | Path, check_moves: bool = True) -> list[GameRecord]:
     text = path.read_text(encoding="utf-8")
     try:
         whole = json.loads(text)
-    except json.JSONDecodeError:
+    except (json.JSONDecodeError, RecursionError):
         whole = None
     if isinstance(whole, dict) and "header" not in whole:
         records = [_valid(GameRecord.from_dict, whole, f"{path}")]
@@ -597,7 +598,7 @@ def _journal_records(path: Path, text: str) -> list[GameRecord]:
     lines = text.splitlines()
     try:
         head = json.loads(lines[0]) if lines else None
-    except json.JSONDecodeError:
+    except (json.JSONDecodeError, RecursionError):
         head = None
     if not isinstance(head, dict) or "header" not in head:
         raise ValueError(f"{path} is neither a game record (a JSON object with \"format\": {FORMAT!r}) "
@@ -606,7 +607,7 @@ def _journal_records(path: Path, text: str) -> list[GameRecord]:
     for i, line in enumerate(lines[1:], 2):
         try:
             row = json.loads(line)
-        except json.JSONDecodeError:  # the last line of a killed run
+        except (json.JSONDecodeError, RecursionError):  # the last line of a killed run
             continue
         if not isinstance(row, dict):
             raise ValueError(f"{path}, line {i}: a journal row is a JSON object")

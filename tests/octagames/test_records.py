@@ -300,3 +300,34 @@ def test_thinking_with_values_priors_and_visits_round_trips_and_names_only_legal
                            ({"moves": []}, r"must be an object with some of the keys \['policy', 'values'")]:
         with pytest.raises(ValueError, match=rf"thinking\[{k}\]:? {message}"):
             GameRecord.from_dict(_tampered(achten_record, lambda d: d["thinking"].update({str(k): wrong})))
+
+
+def test_a_recorder_refuses_what_is_not_an_action_id_and_deep_json_is_refused_in_words(tmp_path):
+    from octagames.core import IllegalActionError
+
+    g = Game("octrix-round")
+    s = g.new_state(0)
+    rec = Recorder(g, 0, ["random", "random"])
+    before = s.tobytes()
+    for action in (23.7, True, "5"):  # Game.apply_action's refusal: nothing truncated, nothing recorded
+        with pytest.raises(IllegalActionError, match="is not an action id"):
+            rec.apply(s, action)
+    assert s.tobytes() == before and rec.record(s).length == 0
+    deep = "[" * 100_000 + "]" * 100_000
+    with pytest.raises(ValueError, match="not a JSON game record"):
+        GameRecord.from_json(deep)
+    (tmp_path / "deep.json").write_text(deep)
+    with pytest.raises(ValueError, match="neither a game record"):
+        records.load(tmp_path / "deep.json")
+
+
+def test_a_read_only_record_is_refused_before_anything_writes_into_it():
+    g = Game("octrix-round")
+    s = g.new_state(0)
+    raw = s.tobytes()
+    view = np.frombuffer(raw, g.dtype)[0]  # a view of immutable bytes, as a saved state read back raw
+    for call in (lambda: g.apply_action(view, g.sample_chance(g.clone(s))), lambda: g.sample_chance(view),
+                 lambda: g.play_chance(view)):
+        with pytest.raises(ValueError, match="read-only"):
+            call()
+    assert raw == s.tobytes() and g.legal_actions(view) == g.legal_actions(s)  # reading it is fine
