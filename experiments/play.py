@@ -188,7 +188,7 @@ class Session:
                 self.show(legal)
                 continue
             action = None
-            if text.isdigit():
+            if text.isascii() and text.isdigit():  # "²" is a digit to str.isdigit, not to int()
                 k = int(text)
                 if 1 <= k <= len(legal):
                     action = legal[k - 1]
@@ -245,9 +245,10 @@ def main(cfg: PlayConfig, inp: TextIO = sys.stdin, out: TextIO = sys.stdout) -> 
     except KeyboardInterrupt:
         out.write("\nBye.\n")
         rc = 1
-    if cfg.save:
-        path = session.record.save(cfg.save)
-        out.write(f"The game's record is in {path} (octagames replay {path}).\n")
+    finally:  # the game played so far is saved whatever ended the session
+        if cfg.save:
+            path = session.record.save(cfg.save)
+            out.write(f"The game's record is in {path} (octagames replay {path}).\n")
     return rc
 
 

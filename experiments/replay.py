@@ -158,7 +158,7 @@ def step(replay: Replay, inp: TextIO, out: TextIO) -> None:
         elif cmd in ("a", "all", "moves"):
             out.write(replay.move_list() + "\n")
             continue
-        elif cmd.isdigit() and 0 <= int(cmd) <= n:
+        elif cmd.isascii() and cmd.isdigit() and 0 <= int(cmd) <= n:
             k = int(cmd)
         else:
             out.write(f"{line.strip()!r} is not a command: {KEYS} (moves 0..{n}).\n")

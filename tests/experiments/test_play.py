@@ -106,3 +106,12 @@ def test_command_line_with_piped_stdin():
     assert proc.returncode == 1, proc.stderr
     assert "'hello' is not a move number" in proc.stdout and "You play " in proc.stdout
     assert "Traceback" not in proc.stderr
+
+
+def test_a_digit_that_is_not_ascii_is_a_bad_entry_and_the_game_is_still_saved(tmp_path):
+    from octagames import records
+
+    path = tmp_path / "game.json"
+    rc, text = drive("²\n1\nquit\n", game="octrix-round", opponents="random", save=str(path))
+    assert rc == 1 and "Traceback" not in text and "'²'" in text  # "²" is a digit to str.isdigit, not to int
+    assert records.load_game(path).length > 0
