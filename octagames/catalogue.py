@@ -271,7 +271,14 @@ def _config_dict(game: str, config: Any) -> dict[str, Any]:
     module = importlib.import_module(f"octagames.{game}")
     if not isinstance(config, module.Config):
         config = module.Config(**dict(config))
-    return {f.name: getattr(config, f.name) for f in dataclasses.fields(config)}
+    # plain Python values: a field given as a numpy scalar (np.int64(2) from a sweep) is written to JSON records
+    return {f.name: _plain(getattr(config, f.name)) for f in dataclasses.fields(config)}
+
+
+def _plain(value: Any) -> Any:
+    """``value``, a numpy scalar as the Python number it holds (``.item()``)."""
+    item = getattr(value, "item", None)
+    return item() if callable(item) and type(value).__module__ == "numpy" else value
 
 
 def full_config(game: str, config: Any = None) -> dict[str, Any]:

@@ -331,3 +331,16 @@ def test_a_read_only_record_is_refused_before_anything_writes_into_it():
         with pytest.raises(ValueError, match="read-only"):
             call()
     assert raw == s.tobytes() and g.legal_actions(view) == g.legal_actions(s)  # reading it is fine
+
+
+def test_a_config_given_numpy_integers_gives_records_that_serialize_and_replay():
+    from octagames.core import make_game
+
+    g = make_game("octrix-round", num_players=np.int64(2), hand_size=np.int32(3))  # as a sweep over np.arange
+    s = g.new_state(4)
+    rec = Recorder(g, 4, ["random", "random"])
+    while not g.is_terminal(s):
+        rec.apply(s, g.sample_chance(s) if g.is_chance(s) else g.legal_actions(s)[0])
+    record = GameRecord.from_json(rec.record(s).to_json())
+    assert record.config["hand_size"] == 3 and type(record.config["num_players"]) is int
+    records.check(record)
