@@ -27,9 +27,10 @@ below indexes only with what the steps before it have vouched for:
    the Dutch joker and action stack);
 7. the engine can go on: a chance node has an outcome, the seat to move a legal action.
 
-A determinization from the view of the seat that is not moving may leave the
-mover without a legal action (its hidden hand is resampled, and the run it is
-laying may need cards it no longer holds): step 7 refuses such a record.
+A determinization from the view of the seat that is not moving resamples the
+mover's hidden hand, and the run it is laying may need cards it no longer holds:
+``determinize`` draws such a world again (``turn.DETERMINIZE_TRIES``), and step 7
+is what would refuse one.
 """
 
 from __future__ import annotations
