@@ -1288,6 +1288,8 @@ def _config_of(s) -> Config:
     """The config a record carries (``ValueError`` naming the field if it is not a valid one)."""
     if int(s["match"]) not in (0, 1):
         raise ValueError(f"match = {int(s['match'])} is outside 0..1")
+    if not 0 <= int(s["first_dealer"]) < int(s["num_players"]):
+        raise ValueError(f"first_dealer = {int(s['first_dealer'])} is outside 0..{int(s['num_players']) - 1}")
     return Config(num_players=int(s["num_players"]), match=bool(s["match"]), target=int(s["target"]) / 10,
                   ranks=int(s["ranks"]), low_rank=int(s["low_rank"]), turn_cap=int(s["turn_cap"]),
                   max_rounds=int(s["max_rounds"]), deal_penalty=float(s["deal_penalty"]),

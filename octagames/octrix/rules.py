@@ -745,6 +745,8 @@ def _config_of(s) -> Config:
     for field in ("partnership", "match"):
         if int(s[field]) not in (0, 1):
             raise ValueError(f"{field} = {int(s[field])} is outside 0..1")
+    if not 0 <= int(s["first_dealer"]) < int(s["num_players"]):
+        raise ValueError(f"first_dealer = {int(s['first_dealer'])} is outside 0..{int(s['num_players']) - 1}")
     return Config(num_players=int(s["num_players"]), partnership=bool(s["partnership"]),
                   match=bool(s["match"]), target=int(s["target"]), ranks=int(s["ranks"]),
                   hand_size=int(s["hand_size"]), dealer=int(s["first_dealer"]),

@@ -637,3 +637,6 @@ def test_every_reset_of_a_match_starts_with_the_configured_dealer():
     assert R._config_of(s).dealer == 2
     g.kernels.reset(s, 7)
     assert int(s["dealer"]) == 2 and g.to_bytes(s) == g.to_bytes(g.new_state(7))
+    bad = s.copy()
+    bad["first_dealer"] = 5  # named as itself, not as the record's dealer
+    assert check_record(bad) == "first_dealer = 5 is outside 0..2"
