@@ -201,7 +201,7 @@ def make_agent(spec: str, game: "str | Game", *, allow_config_mismatch: bool = F
     except IsADirectoryError as e:
         raise ValueError(f"agent {spec!r}: {e.filename} is a folder; name the model file in it") from e
     except ValueError as e:  # the spec named, where the factory's words do not (several specs on one line)
-        if spec in str(e):
+        if spec in str(e) or type(e) is not ValueError:  # a subclass (UnsafeModelFile) is caught by its class
             raise
         raise ValueError(f"agent {spec!r}: {e}") from e
     agent.name = spec

@@ -327,6 +327,13 @@ def main(cfg: LeaderboardConfig) -> dict[str, dict[str, Any]]:
         for key in cfg.game:
             record_section(key, cfg)
         return {}
+    for item in cfg.add:  # every added agent of the chosen sections builds, before hours of round robins
+        key, _, spec = item.partition("=")
+        if key in cfg.game:
+            try:
+                _build(spec, catalogue.variant(key))
+            except Exception as e:
+                raise ValueError(f"add: {key}={spec} does not play here: {type(e).__name__}: {e}") from e
     for key in cfg.game:
         run_board(key, cfg)
     out = Path(cfg.out)

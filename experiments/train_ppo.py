@@ -193,10 +193,10 @@ class TrainConfig(trainer.RunConfig):
         for name in ("gamma", "gae_lambda"):
             if not 0.0 <= getattr(self, name) <= 1.0:
                 raise ValueError(f"{name}={getattr(self, name)} is not valid; it must be in [0, 1]")
-        for name in ("learning_rate", "clip_coef"):
+        for name in ("learning_rate", "clip_coef", "max_grad_norm"):  # a norm of 0 would zero every gradient
             if not getattr(self, name) > 0.0:
                 raise ValueError(f"{name}={getattr(self, name)} is not valid; it must be > 0")
-        for name in ("ent_coef", "vf_coef", "max_grad_norm", "target_kl"):
+        for name in ("ent_coef", "vf_coef", "target_kl"):
             if not getattr(self, name) >= 0.0:
                 raise ValueError(f"{name}={getattr(self, name)} is not valid; it must be >= 0")
         super().__post_init__()

@@ -67,6 +67,10 @@ def test_a_ppo_policy_in_the_runs_folder_joins_and_bad_entries_are_refused(tmp_p
     save_policy(ActorCritic(g.observation_size, g.num_actions, (8,)), policy, g)
     with pytest.raises(ValueError, match="add: achten-dealer-pays=nope does not play here: .*valid agents"):
         roster("achten-dealer-pays", _cfg(tmp_path, add=("achten-dealer-pays=nope",)))
+    # refused before any section plays, a typo in the last of several sections too
+    with pytest.raises(ValueError, match="add: octrix=mctz:5 does not play here"):
+        main(_cfg(tmp_path, game=("achten-dealer-pays", "octrix"), add=("octrix=mctz:5",)))
+    assert not (tmp_path / "leaderboard").exists() and not (tmp_path / "leaderboard.md").exists()
     agents, _ = roster("achten-dealer-pays", _cfg(tmp_path))
     names = [a.name for a in agents]
     assert f"ppo:{policy}" in names

@@ -207,6 +207,7 @@ def test_config_validation_and_parsing():
                                 ("hidden", (), "give one or more layer widths >= 1"),
                                 ("gamma", 2.0, "it must be in [0, 1]"), ("gae_lambda", -0.1, "it must be in [0, 1]"),
                                 ("learning_rate", 0.0, "it must be > 0"), ("ent_coef", -1.0, "it must be >= 0"),
+                                ("max_grad_norm", 0.0, "it must be > 0"),
                                 ("torch_threads", -1, "it must be >= 0"), ("seed", -1, "it must be >= 0")):
         with pytest.raises(ValueError, match=re.escape(f"{field}={value}") + ".*" + re.escape(words)):
             TrainConfig(**{field: value})
