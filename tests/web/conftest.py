@@ -7,9 +7,8 @@ import pytest
 
 @pytest.fixture(scope="module")
 def client(tmp_path_factory):
-    """A Starlette test client of the app serving an empty folder (with ``runs/``), as ``client.root``."""
-    pytest.importorskip("starlette", reason="the web extra: pip install 'octagames[web]'")
-    pytest.importorskip("httpx", reason="the web extra: pip install 'octagames[web]'")
+    """A Starlette test client of the app serving an empty folder (with ``runs/``), as ``client.root`` (the
+    modules that use it need the web extra, as their own imports say)."""
     from starlette.testclient import TestClient
 
     from octagames.web.app import create_app
