@@ -150,17 +150,31 @@ def roster(key: str, cfg: LeaderboardConfig) -> tuple[list[Agent], dict[str, str
     specs.append(f"zoo:{key}" + (f":{cfg.zoo_simulations}" if cfg.zoo_simulations >= 0 else ""))
     added = [item.partition("=")[2] for item in cfg.add if item.partition("=")[0] == key]
     agents, skipped = [], {}
-    for spec in specs + added:
+    for spec in specs:
         try:
             agent = _build(spec, v)
         except Exception as e:  # unavailable here (no model file, a game the agent does not play ...)
-            if spec in added:  # what the user asked for is refused, not left out in silence
-                raise ValueError(f"add: {key}={spec} does not play here: {type(e).__name__}: {e}") from e
             skipped[spec] = f"{type(e).__name__}: {e}"
             continue
         agent.name = spec
         agents.append(agent)
+    for spec in added:  # what the user asked for is refused, not left out in silence
+        agent = _build_added(key, spec)
+        agent.name = spec
+        agents.append(agent)
     return agents, skipped
+
+
+def _build_added(key: str, spec: str) -> Agent:
+    """The agent ``--add <key>=<spec>`` asks for.
+
+    Raises:
+        ValueError: it does not build here, naming the ``--add`` item and why.
+    """
+    try:
+        return _build(spec, catalogue.variant(key))
+    except Exception as e:
+        raise ValueError(f"add: {key}={spec} does not play here: {type(e).__name__}: {e}") from e
 
 
 def _build(spec: str, v: Variant) -> Agent:
@@ -330,10 +344,7 @@ def main(cfg: LeaderboardConfig) -> dict[str, dict[str, Any]]:
     for item in cfg.add:  # every added agent of the chosen sections builds, before hours of round robins
         key, _, spec = item.partition("=")
         if key in cfg.game:
-            try:
-                _build(spec, catalogue.variant(key))
-            except Exception as e:
-                raise ValueError(f"add: {key}={spec} does not play here: {type(e).__name__}: {e}") from e
+            _build_added(key, spec)
     for key in cfg.game:
         run_board(key, cfg)
     out = Path(cfg.out)

@@ -31,6 +31,7 @@ local instance or a cluster, with the same results as here for the same seed::
 from __future__ import annotations
 
 import dataclasses
+import functools
 import json
 import math
 import time
@@ -256,7 +257,8 @@ def run_tournament(game: str, specs: Sequence[str | Agent], games_per_pair: int,
         progress: show a tqdm progress bar.
         executor: where the games run (:func:`octagames.agents.arena.play_games`); ``None``: here.
         journal: resume from and save every game to this journal; or a function that opens it, called
-            once the agents are built (so that a bad spec leaves the journal on disk as it was).
+            once the agents are built (so that a bad spec leaves the journal on disk as it was), and the
+            journal it opens closed when the games are played.
         allow_model_mismatch: let a model trained on another config play (with a warning) instead of
             refusing it.
         **config: game config fields.
@@ -274,8 +276,7 @@ def run_tournament(game: str, specs: Sequence[str | Agent], games_per_pair: int,
         while name in names:
             name, k = f"{s}#{k}", k + 1
         names.append(name)
-    if callable(journal):
-        journal = journal()
+    opened = journal() if callable(journal) else None  # opened here, closed here
     n = len(agents)
     wins = np.zeros((n, n))
     games = np.zeros((n, n))
@@ -283,7 +284,11 @@ def run_tournament(game: str, specs: Sequence[str | Agent], games_per_pair: int,
     jobs = round_robin_jobs(n, games_per_pair, seed, g.num_players)
     who = {key: seats_for(key % games_per_pair, g.num_players) for key, _, _ in jobs}
     start = time.perf_counter()
-    played = play_games(g, agents, jobs, progress, f"{g.name} round robin", executor, journal)
+    try:
+        played = play_games(g, agents, jobs, progress, f"{g.name} round robin", executor, opened or journal)
+    finally:
+        if opened is not None:
+            opened.close()
     for idx, (i, j) in enumerate(pairs):
         keys = range(idx * games_per_pair, (idx + 1) * games_per_pair)
         score = sum(pair_score(played[key][0], who[key]) for key in keys)
@@ -446,18 +451,12 @@ def main(cfg: TournamentConfig) -> TournamentResult:
     specs = [s.strip() for s in cfg.agents.split(",") if s.strip()]
     name, config = cfg.resolve()
     stem = f"tournament_{cfg.describe()}"
-    journals: list[GameJournal] = []
-
-    def journal() -> GameJournal:  # opened once every spec is built: a bad one leaves the file as it was
-        journals.append(open_journal(Path(cfg.out_dir) / f"{stem}.games.jsonl", cfg.resume,
-                                     {"game": name, "config": config, "agents": specs,
-                                      "games_per_pair": cfg.games_per_pair, "seed": cfg.seed}))
-        return journals[0]
-
+    journal = functools.partial(  # opened once every spec is built: a bad one leaves the file as it was
+        open_journal, Path(cfg.out_dir) / f"{stem}.games.jsonl", cfg.resume,
+        {"game": name, "config": config, "agents": specs, "games_per_pair": cfg.games_per_pair, "seed": cfg.seed})
     result = run_tournament(name, specs, cfg.games_per_pair, cfg.seed, cfg.bootstrap, cfg.progress,
                             executor_from(cfg.ray, cfg.ray_address, cfg.chunk_size), journal,
                             cfg.allow_model_mismatch, **config)
-    journals[0].close()
     print(result.table())
     paths = save(result, cfg.out_dir, stem)
     print("wrote", *paths)

@@ -79,6 +79,7 @@ from starlette.staticfiles import StaticFiles
 
 from octagames import catalogue, records
 from octagames.agents.base import Agent, decide, make_turn
+from octagames.agents.cfr.agent import mccfr_run
 from octagames.agents import registry
 from octagames.agents.registry import AGENTS, make_agent
 from octagames.core import Game, IllegalActionError, make_game
@@ -508,8 +509,7 @@ class Server:
             RequestError: training elsewhere, with the way to play CFR there (a ``train_cfr`` checkpoint).
         """
         name, sep, arg = spec.partition(":")
-        count, _, sampling = arg.partition(":")
-        if name != "cfr" or (sep and not (count.isdigit() and sampling in ("", "external"))):
+        if name != "cfr" or (sep and mccfr_run(arg) is None):
             return  # not CFR, or a checkpoint (safe_spec checked its path)
         if variant in CFR_TRAINED_HERE and catalogue.full_config(game.name, game.config) == \
                 catalogue.full_config(game.name, catalogue.variant(variant).full_config()):
@@ -558,8 +558,7 @@ class Server:
             if colon and sims.isdigit():
                 arg, tail = head, f":{sims}"
         elif name == "cfr":
-            count, _, sampling = arg.partition(":")
-            if count.isdigit() and sampling in ("", "external"):
+            if mccfr_run(arg) is not None:  # trained here, not read from a file
                 return spec
         elif name not in ("ppo", "az", "cfr"):
             raise RequestError(f"seat {seat}: agent {spec!r}: the web app gives no argument to agent {name!r} "

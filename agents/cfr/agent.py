@@ -139,6 +139,13 @@ class CFRAgent(Agent):
         return action
 
 
+def mccfr_run(arg: str) -> tuple[int, str] | None:
+    """``(iterations, sampling)`` where ``cfr:<arg>`` trains MCCFR (``<n>``, ``<n>:external``), else ``None``
+    (``arg`` names a checkpoint, or nothing valid)."""
+    count, _, sampling = arg.partition(":")
+    return (int(count), sampling or "outcome") if count.isdigit() and sampling in ("", "external") else None
+
+
 def _factory(game: Game, arg: str | None) -> Agent:
     """``cfr[:<iterations>][:external]``: MCCFR (outcome sampling unless ``external``) trained on
     ``game``'s config (the variant it will play) for that many iterations; ``cfr:<path.npz>``: the average
@@ -147,9 +154,9 @@ def _factory(game: Game, arg: str | None) -> Agent:
     usage = ("the argument is a number of MCCFR iterations, optionally followed by ':external' "
              "(cfr:2000, cfr:2000:external), or the path of a train_cfr checkpoint "
              "(cfr:runs/cfr/<run>/checkpoint.npz)")
-    count, _, sampling = (arg or str(DEFAULT_ITERATIONS)).partition(":")
-    if count.isdigit() and sampling in ("", "external"):
-        return CFRAgent.mccfr(game, iterations=int(count), sampling=sampling or "outcome")
+    run = mccfr_run(arg or str(DEFAULT_ITERATIONS))
+    if run is not None:
+        return CFRAgent.mccfr(game, iterations=run[0], sampling=run[1])
     path = Path(arg or "")
     if not path.is_file():
         if path.suffix == ".npz" or len(path.parts) > 1:
@@ -158,4 +165,4 @@ def _factory(game: Game, arg: str | None) -> Agent:
     return CFRAgent.load(path, f"cfr:{arg}")
 
 
-__all__ = ["DEFAULT_ITERATIONS", "CFRAgent"]
+__all__ = ["DEFAULT_ITERATIONS", "CFRAgent", "mccfr_run"]
