@@ -569,14 +569,37 @@ class GameAECEnv(AECEnv, EzPickle):
         """Nothing to release (pictures are drawn off screen)."""
 
 
+class ActionIdWrapper(wrappers.BaseWrapper):
+    """Refuse what is not an action id before PettingZoo's wrappers see it.
+
+    ``TerminateIllegalWrapper`` indexes the mask with the action, so ``step(True)`` picked a mask
+    row by numpy's boolean indexing and failed with numpy's "truth value of an array" error (and
+    ``AssertOutOfBoundsWrapper`` lets a bool through: ``Discrete.contains(True)`` holds). This
+    wrapper applies :class:`Game`'s integer rule first: a bool, a float, a string raise the engine's
+    :class:`IllegalActionError` naming the action and the valid ids; nothing changes. A finished
+    agent's step (``None``) passes through.
+    """
+
+    def step(self, action: Any) -> None:
+        raw = self.env.unwrapped
+        agent = raw.agent_selection
+        if raw.agents and not (raw.terminations[agent] or raw.truncations[agent]):
+            t = raw._t
+            t.require_game("step()")
+            action = t.game._action_id(action, t.s)
+        self.env.step(action)
+
+
 def wrap_aec(raw: GameAECEnv) -> AECEnv:
     """The PettingZoo classic wrapper stack used by ``env()``.
 
-    An illegal action ends the game with reward -1 for the offender
+    What is not an action id (a bool, a float, a string) raises :class:`IllegalActionError`
+    (:class:`ActionIdWrapper`); an illegal action id ends the game with reward -1 for the offender
     (``TerminateIllegalWrapper``: ``illegal_action="terminate"``), out-of-range
     actions fail an assertion and the call order is enforced.
     """
     env: AECEnv = wrappers.TerminateIllegalWrapper(raw, illegal_reward=-1)
+    env = ActionIdWrapper(env)
     env = wrappers.AssertOutOfBoundsWrapper(env)
     env = wrappers.OrderEnforcingWrapper(env)
     return env

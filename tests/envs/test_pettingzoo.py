@@ -358,6 +358,21 @@ def test_wrapped_env_illegal_action_ends_the_game_with_minus_one():
     assert seen == {"player_0": -1.0, "player_1": 0.0, "player_2": 0.0}
 
 
+@pytest.mark.parametrize("action", [True, False])
+def test_wrapped_env_refuses_a_bool_before_the_terminate_wrapper_indexes_the_mask(action):
+    # PettingZoo's TerminateIllegalWrapper indexed the mask with the bool (numpy's boolean indexing) and
+    # failed with "truth value of an array is ambiguous"; AssertOutOfBoundsWrapper lets a bool through
+    env = octrix_v0.env()
+    env.reset(seed=0)
+    before = env.unwrapped.state_record.copy()
+    with pytest.raises(IllegalActionError, match=r"action (True|False) is not an action id"):
+        env.step(action)
+    assert env.unwrapped.state_record.tobytes() == before.tobytes() and not any(env.terminations.values())
+    obs, *_ = env.last()
+    env.step(np.int64(np.flatnonzero(obs["action_mask"])[0]))  # a numpy integer is an action id
+    assert env.agent_selection == "player_1"
+
+
 def test_parallel_illegal_action_terminates_or_raises():
     deal = [[C_8, H_5, C_2], [H_A, S_8, D_A]]
     par = octrix_v0.parallel_env(**ROUND3)
