@@ -3,14 +3,17 @@ PYTHON ?= python3
 VENV := .venv
 PY := $(VENV)/bin/python
 STAMP := $(VENV)/.installed
+TORCH_INDEX ?= https://download.pytorch.org/whl/cpu
 
 .PHONY: demo test install bench leaderboard serve clean
 
 $(STAMP): setup.cfg pyproject.toml
 	test -x $(PY) || $(PYTHON) -m venv $(VENV)
 	$(PY) -m pip install --quiet --upgrade pip
-	# torch first and pinned: an unpinned torch pulls a CUDA build of several GB
-	$(PY) -m pip install --quiet --no-compile torch==2.13.0
+	# torch first and pinned: an unpinned torch pulls a CUDA build of several GB; PyPI's 2.13.0 is one too,
+	# so pip is shown PyTorch's CPU index, whose 2.13.0+cpu it prefers (`make test TORCH_INDEX=` skips it)
+	$(PY) -m pip install --quiet --no-compile --retries 1 $(if $(TORCH_INDEX),--extra-index-url $(TORCH_INDEX)) \
+		torch==2.13.0
 	$(PY) -m pip install --quiet --no-compile -e '.[all]'
 	# PyPI's unrelated `envs` package, for the test that installs our wheel beside it
 	$(PY) -m pip download --quiet --no-deps --only-binary=:all: -d $(VENV)/wheels envs==1.4
