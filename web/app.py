@@ -14,7 +14,11 @@ which changes nothing, an unknown path or method included, and a 500 for a failu
                                             here; ``seed`` only for games of bots)
 ``GET  /api/games/{id}?seat=N&token=T``     the game as seat ``N`` sees it (a human seat while people play,
                                             with its token; ``seat`` left out: the all-seeing view, for a
-                                            game of bots only or a finished game)
+                                            game of bots only or a finished game). The answer to ``POST
+                                            /api/games`` is the view of the human seat to act (else the
+                                            first human seat): a page that holds the tokens of several
+                                            human seats plays each in turn (hot seat; ``hidden`` tells
+                                            whether the seats see different things)
 ``POST /api/games/{id}/move``               ``{"seat", "action", "token"}``: a human seat's move (every
                                             count of a request, as ``seat``, ``action`` and ``players``, is
                                             a JSON integer)
@@ -26,6 +30,11 @@ which changes nothing, an unknown path or method included, and a 500 for a failu
 ``GET  /api/replays/{id}?step=K&seat=N``    the record's position after ``K`` moves, all-seeing or seat ``N``
 ==========================================  ==================================================
 
+A number in a query (``seat``, ``step``), and a move index or action id that keys a replayed record's
+thinking, is written as plain digits without leading zeros (``16``, not ``016``, ``+16`` or ``1_6``): one
+number has one spelling, so two keys of a record's thinking never name one move (the later silently
+replacing the other); any other spelling is refused (400).
+
 The app serves this machine's browser: POST bodies must be ``Content-Type: application/json``, a
 request from a page of another site (its ``Origin``) is refused, and so is a ``Host`` other than
 127.0.0.1, localhost and the names ``octagames serve`` adds (the machine's hostname, ``--allowed-host``;
@@ -35,8 +44,9 @@ the zoo (a model file is unpickled).
 One browser or script cannot exhaust the server (:class:`Limits`, ``octagames serve``'s flags): at
 most ``max_games`` games are kept (a new one past it is refused with 503 unless a finished or
 abandoned game can be dropped, oldest first), a game nobody asked about for ``idle_seconds`` is
-dropped (its bots stop after the move they are thinking about; the server looks on every request for a
-game or replay and every :data:`SWEEP_SECONDS` at most), a request body is at most ``max_body_kib``
+dropped (a bot thinking is stopped in its search, :class:`Cancelled`, and its move is never played; the
+server looks on every request for a game or replay and every :data:`SWEEP_SECONDS` at most, and drops
+every game when it shuts down), a request body is at most ``max_body_kib``
 (413), nested at most :data:`MAX_DEPTH` deep (400), a replay file at most ``max_replay_kib`` (413),
 and an agent spec's search budget (simulations, worlds, iterations) at most ``max_simulations`` (400).
 ``cfr:<iterations>`` trains MCCFR while the request waits: the app trains it only on the variants of
@@ -53,6 +63,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import ctypes
 import json
 import math
 import pickle
@@ -99,6 +110,9 @@ ZOO_DIR = Path(registry.__file__).resolve().parent / "zoo"
 NO_FILE_AGENTS = frozenset({"random", "heuristic", "mcts", "belief", "rollout", "oracle", "zoo", "net"})
 #: how an agent spec's number (a search budget) is written: plain ASCII digits
 PLAIN_NUMBER = re.compile(r"[0-9]+")
+#: how a number of a query (seat, step) or a key of a record's thinking (move index, action id) is written:
+#: plain ASCII digits without a leading zero, the one spelling of each number (``str(n)``)
+CANONICAL_NUMBER = re.compile(r"0|[1-9][0-9]*")
 #: the games (a variant, player count and config each) the server keeps built; the least recently used goes
 GAMES_KEPT = 32
 #: the largest seed a request may give (the rules' RNG takes 63-bit seeds)
@@ -156,6 +170,36 @@ class Limits:
                                  f"{'whole number' if counts else 'number of seconds'}")
 
 
+class Cancelled(BaseException):
+    """Raised in the bots' worker of a game the server dropped while its bot was thinking: the bot's search
+    stops there (:func:`interrupt`) and its move is never played.
+
+    A BaseException, as KeyboardInterrupt: an agent's ``except Exception`` does not take it for a failure
+    of its own and search on.
+    """
+
+
+def _async_exc(thread_id: int, exc: type[BaseException] | None) -> int:
+    """CPython's ``PyThreadState_SetAsyncExc``: raise ``exc`` in thread ``thread_id`` at its next Python
+    instruction (None: forget one raised so and not yet delivered); the number of threads told (0 without
+    ctypes' ``pythonapi``, as on another Python: the bot then finishes its move, which is not played)."""
+    api = getattr(ctypes, "pythonapi", None)
+    if api is None:
+        return 0
+    return int(api.PyThreadState_SetAsyncExc(ctypes.c_ulong(thread_id),
+                                              None if exc is None else ctypes.py_object(exc)))
+
+
+def interrupt(thread_id: int) -> bool:
+    """Raise :class:`Cancelled` in thread ``thread_id`` (a bots' worker whose bot is thinking) at its next
+    Python instruction; whether a thread was told.
+
+    A search in Python (the belief and rollout bots' worlds, a network's batches, MCTS with a Python
+    evaluator) stops at once; a compiled loop (a numba MCTS call) stops when it returns to Python.
+    """
+    return _async_exc(thread_id, Cancelled) == 1
+
+
 class RequestError(ValueError):
     """A request the app refuses: ``status`` (4xx) and a message in words."""
 
@@ -179,6 +223,8 @@ class Session:
         actions: every action, chance outcomes included.
         thinking: what a bot considered, by move index (the records' format: ``docs/records.md``).
         error: a bot's failure, in words (the game stops there).
+        stopped: the server dropped the game (:meth:`stop`): its bots play no more moves.
+        deciding: the worker thread's id while a bot thinks, without the lock (lock held to read or set it).
     """
 
     id: str
@@ -198,6 +244,7 @@ class Session:
     tokens: dict[int, str] = field(default_factory=dict)
     seen: float = field(default_factory=time.monotonic)
     stopped: bool = False
+    deciding: int | None = None
 
     @property
     def over(self) -> bool:
@@ -253,8 +300,22 @@ class Session:
             self.worker = threading.Thread(target=self._bots, name=f"bots-{self.id}", daemon=True)
             self.worker.start()
 
+    def stop(self) -> None:
+        """Stop the game's bots: the server dropped it (takes the lock).
+
+        From here on no move of a bot is played; a bot thinking now is interrupted in its search
+        (:func:`interrupt`), so that the worker ends soon, not when the move it no longer needs is found.
+        """
+        with self.lock:
+            if self.stopped:
+                return
+            self.stopped = True
+            if self.deciding is not None:
+                interrupt(self.deciding)
+
     def _bots(self) -> None:
         p: int | None = None
+        me = threading.get_ident()
         try:
             rng = np.random.default_rng(self.seed + 1)
             while True:
@@ -268,14 +329,23 @@ class Session:
                         return
                     s = self.game.clone(self.states[-1])
                     turn = make_turn(self.game, s, p, int(rng.integers(1 << 31)))
-                action, told = decide(self.agents[p], turn)  # the search runs without the lock: pages poll
+                    self.deciding = me  # stop() may interrupt the search from here
+                try:
+                    action, told = decide(self.agents[p], turn)  # the search runs without the lock: pages poll
+                finally:
+                    with self.lock:  # stop() interrupts no more; a Cancelled it sent just now is not delivered
+                        self.deciding = None
+                        _async_exc(me, None)
                 with self.lock:
-                    if self.stopped:  # dropped while the bot thought: its move is not played
+                    if self.stopped:  # dropped as the bot found its move: the move is not played
                         self.thinking_now = False
                         return
                     if told:
                         self.thinking[len(self.actions)] = told
                     self.apply(action)
+        except Cancelled:  # dropped while the bot thought: its search stopped there, and no move is played
+            with self.lock:
+                self.thinking_now = False
         except Exception as e:  # a bot that fails stops its game with a message, not the server
             with self.lock:
                 who = "the bots' worker" if p is None else f"the bot of seat {p} ({self.seats[p]})"
@@ -287,10 +357,19 @@ class Session:
         """The game as ``seat`` sees it (None: all-seeing), with the table's facts (lock held)."""
         out = seat_view(self.game, self.states, self.actions, seat, self.thinking, self.humans,
                         self.caches.setdefault(seat, {}))
+        info = self.game.info
         out.update(id=self.id, variant=self.variant, title=catalogue.variant(self.variant).title,
                    players=self.game.num_players, seats=self.seats, error=self.error,
-                   thinking_now=self.thinking_now and out["to_act"] is not None and out["to_act"] in self.agents)
+                   thinking_now=self.thinking_now and out["to_act"] is not None and out["to_act"] in self.agents,
+                   hidden=info.information != "perfect" or info.dynamics == "simultaneous")
         return out
+
+    def seat_to_show(self) -> int | None:
+        """The human seat a new game is shown from: the one to act, else the first (None: bots only; lock held)."""
+        s = self.states[-1]
+        g = self.game
+        to_act = None if g.is_terminal(s) or g.is_chance(s) else g.acting_player(s)
+        return to_act if to_act in self.humans else self.humans[0] if self.humans else None
 
     def record(self) -> dict[str, Any]:
         """The game record in the format of ``docs/records.md`` (``octagames-record-1``): variant, every
@@ -462,13 +541,18 @@ class Server:
             self._drop([x for kept in (self.sessions, self.replays) for x in kept.values() if now - x.seen > idle])
 
     def _drop(self, items: list[Any]) -> None:
-        """Forget games or replays (lock held); a game's bots stop."""
+        """Forget games or replays (lock held); a game's bots stop (:meth:`Session.stop`)."""
         for x in items:
             if isinstance(x, Session):
                 self.sessions.pop(x.id, None)
-                x.stopped = True
+                x.stop()
             else:
                 self.replays.pop(x.id, None)
+
+    def close(self) -> None:
+        """Drop every game and replay (the server shuts down): no bots' worker thinks on."""
+        with self._lock:
+            self._drop([x for kept in (self.sessions, self.replays) for x in kept.values()])
 
     def budget(self, seat: int, spec: str) -> str:
         """``spec`` once its search budget (every number among its arguments: simulations, worlds,
@@ -691,6 +775,7 @@ class Server:
         if isinstance(index, bool) or not isinstance(index, int) or not 0 <= index < len(items):
             raise RequestError(f"{label} holds {len(items)} games; index must be 0..{len(items) - 1}")
         check_json(items[index], f"{label}: game {index}")  # what the record tells is shown as text
+        check_thinking_keys(items[index], f"{label}: game {index}")
         try:  # a file is untrusted input: read field by field, then replayed through the rules
             rec = records.GameRecord.from_dict(items[index])
             records.check(rec)
@@ -753,6 +838,37 @@ def whole(value: Any, name: str) -> int:
     return value
 
 
+def canonical(text: str) -> bool:
+    """Whether ``text`` is a number in its one spelling (:data:`CANONICAL_NUMBER`: ``16``, not ``016``)."""
+    return CANONICAL_NUMBER.fullmatch(text) is not None
+
+
+def check_thinking_keys(record: dict[str, Any], where: str) -> None:
+    """Refuse (400) a record (JSON, unchecked) whose thinking keys a move index, or an action id of a
+    move's shares, values or prior, other than as plain digits without a leading zero.
+
+    The records' reader reads a key as the number ``int()`` makes of it: ``"016"`` and ``"16"`` (or
+    ``"+16"``, ``"1_6"``, ``" 16"``) would be one move, the later key's thinking silently replacing the
+    earlier's.
+
+    Raises:
+        RequestError: the first key not so written, naming it and where it is.
+    """
+    thinking = record.get("thinking")
+    if not isinstance(thinking, dict):
+        return
+    rule = "written as plain digits without a leading zero (one spelling per number)"
+    for key, told in thinking.items():
+        if not canonical(key):
+            raise RequestError(f"{where}: thinking key {key!r:.24} is not a move index {rule}")
+        for part in records.THINKING_MOVES:
+            moves = told.get(part) if isinstance(told, dict) else None
+            for action in moves if isinstance(moves, dict) else ():
+                if not canonical(action):
+                    raise RequestError(f"{where}: thinking[{key!r:.24}].{part} key {action!r:.24} is not an "
+                                       f"action id {rule}")
+
+
 def is_file(path: Path) -> bool:
     """Whether ``path`` is a file; False for a path the system cannot look up (a name too long, ...)."""
     try:
@@ -795,10 +911,18 @@ def _seat(request: Request) -> int | None:
     seat = request.query_params.get("seat")
     if seat in (None, "", "all"):
         return None
-    try:
-        return int(seat)
-    except ValueError as e:
-        raise RequestError(f"seat must be a seat number or 'all', got {seat!r}") from e
+    return _count(seat, "seat", "a seat number (plain digits, as 1) or 'all'")
+
+
+def _count(text: str, name: str, what: str) -> int:
+    """A number of a query, once it is written in its one spelling (:data:`CANONICAL_NUMBER`).
+
+    Raises:
+        RequestError: any other text (``01``, ``+1``, `` 1``, ``1_0``, ``-1``, ``x``), naming the parameter.
+    """
+    if not canonical(text) or len(text) > 18:  # a seat or a step fits in 18 digits
+        raise RequestError(f"{name} must be {what}, got {text[:24]!r}")
+    return int(text)
 
 
 def _check_origin(request: Request) -> None:
@@ -948,8 +1072,8 @@ def create_app(root: str | Path = ".", hosts: tuple[str, ...] = (),
 
     def new_game(body: dict[str, Any]) -> dict[str, Any]:
         session = server.new_game(body)
-        seat = session.humans[0] if session.humans else None
-        out = game_view(session, seat, session.tokens.get(seat))
+        with session.lock:  # the seat and its view at one moment (a bot may move at any time)
+            out = session.view(session.seat_to_show())  # a human seat's view, or a game of bots': no check needed
         out["tokens"] = {str(p): t for p, t in session.tokens.items()}  # told once: the page keeps them
         return out
 
@@ -986,10 +1110,7 @@ def create_app(root: str | Path = ".", hosts: tuple[str, ...] = (),
 
     def api_replay(request: Request) -> JSONResponse:
         replay = server.replay(request.path_params["rid"])
-        try:
-            step = int(request.query_params.get("step", 0))
-        except ValueError as e:
-            raise RequestError("step must be a number of moves") from e
+        step = _count(request.query_params.get("step", "0"), "step", "a number of moves (plain digits, as 12)")
         seat = _seat(request)
         if seat is not None and not 0 <= seat < replay.game.num_players:
             raise RequestError(f"seat {seat} is not a seat of this game (0..{replay.game.num_players - 1})")
@@ -1029,6 +1150,7 @@ def create_app(root: str | Path = ".", hosts: tuple[str, ...] = (),
             task.cancel()
             with contextlib.suppress(asyncio.CancelledError):
                 await task
+            await run_in_threadpool(server.close)  # the games' bots stop thinking
 
     app = Starlette(routes=[
         Route("/", index),

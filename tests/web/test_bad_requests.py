@@ -142,3 +142,66 @@ def test_the_seed_of_a_game_with_a_person_takes_the_engine_s_whole_range(client)
         gid = client.post("/api/games", json={"variant": "achten", "seats": ["human", "random"]}).json()["id"]
         seeds.append(client.app.state.server.sessions[gid].seed)
     assert all(0 <= s <= MAX_SEED for s in seeds) and max(seeds) >= 2 ** 40, seeds
+
+
+@pytest.fixture(scope="module")
+def searched(client) -> dict:
+    """The record of a finished game of an MCTS bot: its thinking keyed by move, each move's shares by action."""
+    gid = client.post("/api/games", json={"variant": "achten", "seats": ["mcts:20", "random"], "seed": 3}).json()["id"]
+    end = time.time() + 60
+    while not client.get(f"/api/games/{gid}").json()["over"]:
+        assert time.time() < end, "the bots did not finish"
+        time.sleep(0.01)
+    rec = client.get(f"/api/games/{gid}/record").json()
+    assert len(rec["thinking"]) >= 2 and any(int(k) >= 10 for k in rec["thinking"])
+    return rec
+
+
+def spellings(key: str) -> list[str]:
+    """Other spellings that int() reads as the number ``key``."""
+    return ["0" + key, "+" + key, " " + key, key + "\n", key[0] + "_" + key[1:] if len(key) > 1 else "0_" + key,
+            "".join(chr(0x660 + int(d)) for d in key)]  # Arabic-Indic digits
+
+
+def test_a_replayed_record_s_thinking_keys_have_one_spelling_so_no_two_name_one_move(client, searched):
+    thinking = searched["thinking"]
+    key = max(thinking, key=int)
+    for other in spellings(key):
+        # a second spelling of the last move's key, with other thinking: one would silently replace the other
+        bad = dict(searched, thinking={**thinking, other: {**thinking[key], "visits": 1}})
+        r = client.post("/api/replays", json={"text": json.dumps(bad), "name": "mine.json"})
+        assert r.status_code == 400, (other, r.text[:200])
+        assert f"mine.json: game 0: thinking key {other!r}" in r.json()["error"], (other, r.text)
+        assert "without a leading zero" in r.json()["error"]
+    told = thinking[key]
+    action = max(told["policy"], key=int)
+    for other in spellings(action):
+        for part in ["policy", "values"]:
+            moves = {**told[part], other: 0.0}  # a second share (or value) of one action
+            bad = dict(searched, thinking={**thinking, key: {**told, part: moves}})
+            r = client.post("/api/replays", json={"text": json.dumps(bad), "name": "mine.json"})
+            assert r.status_code == 400, (part, other, r.text[:200])
+            assert f"thinking[{key!r}].{part} key {other!r} is not an action id" in r.json()["error"], r.text
+    # written in its one spelling, every move's thinking is shown as kept
+    opened = client.post("/api/replays", json={"text": json.dumps(searched)}).json()
+    end = client.get(f"/api/replays/{opened['id']}?step={searched['length']}").json()
+    assert sorted(end["thinking"], key=int) == sorted(thinking, key=int)
+    assert all({k: v for k, v in end["thinking"][m].items() if k != "names"} == thinking[m] for m in thinking)
+
+
+def test_a_number_of_a_query_has_one_spelling(client, searched):
+    rid = client.post("/api/replays", json={"text": json.dumps(searched)}).json()["id"]
+    for query in ["seat=1", "seat=0", "seat=all", "seat=", "step=0", "step=3", "step=3&seat=1"]:
+        assert client.get(f"/api/replays/{rid}?{query}").status_code == 200, query
+    assert client.get(f"/api/replays/{rid}?step=3").json()["step"] == 3
+    for name, value in [("seat", "01"), ("seat", "+1"), ("seat", "%201"), ("seat", "1_0"), ("seat", "-1"),
+                        ("seat", "1.0"), ("step", "03"), ("step", "+3"), ("step", "0_3"), ("step", "-1"),
+                        ("step", "%D9%A3"), ("step", "9" * 40), ("step", "three")]:
+        r = client.get(f"/api/replays/{rid}?{name}={value}")
+        assert r.status_code == 400 and r.json()["error"].startswith(f"{name} must be a"), (name, value, r.text)
+        assert "plain digits" in r.json()["error"], r.text
+    gid, seat, token, _ = human_game(client)
+    assert client.get(f"/api/games/{gid}?seat={seat}&token={token}").status_code == 200
+    for value in [f"0{seat}", f"+{seat}", f"{seat}_0"]:
+        r = client.get(f"/api/games/{gid}?seat={value}&token={token}")
+        assert r.status_code == 400 and "seat must be a seat number" in r.json()["error"], (value, r.text)

@@ -209,6 +209,68 @@ def test_the_page_keeps_a_refused_move_s_reason_polls_on_after_a_failure_and_sho
     wait(browser, lambda d: not d.find_element(By.ID, "error").text)
 
 
+def test_the_page_plays_every_human_seat_hiding_the_table_between_seats_that_see_different_things(served, browser):
+    url, _ = served
+    for variant, hidden in [("achten", True), ("octiles-fixed-start", False)]:
+        browser.get(url)
+        wait(browser, lambda d: d.find_elements(By.CSS_SELECTOR, f"#variant option[value='{variant}']"))
+        browser.find_element(By.CSS_SELECTOR, f"#variant option[value='{variant}']").click()
+        seat1 = browser.find_element(By.ID, "seat-1")
+        seat1.clear()
+        seat1.send_keys("human")
+        browser.find_element(By.ID, "start").click()
+        if hidden:  # whoever pressed Start does not see the first seat's cards: the table opens covered
+            wait(browser, lambda d: attr(d, "data-covered") == "1")
+            assert browser.execute_script("return $('render').textContent + $('legal').textContent") == ""
+            assert "pass the screen to P1" in browser.find_element(By.ID, "handover-text").text
+            browser.find_element(By.ID, "handover-show").click()
+        wait(browser, lambda d: attr(d, "data-my-turn") == "1")
+        # the page opens on the seat to act (its moves shown): Achten's first choice is always P1's
+        assert variant != "achten" or attr(browser, "data-seat") == "1"
+        options = browser.execute_script("return [...$('play-seat').options].map((o) => o.textContent)")
+        assert options == ["P0", "P1"] and browser.find_element(By.ID, "play-seat-box").is_displayed()
+        handovers, movers = 0, set()
+        for _ in range(12):
+            step, seat = int(attr(browser, "data-step")), attr(browser, "data-seat")
+            browser.execute_script("document.querySelector('#legal button.move').click()")
+            movers.add(seat)
+            state = wait(browser, lambda d: "covered" if attr(d, "data-covered") == "1" else
+                         "mine" if attr(d, "data-my-turn") == "1" and int(attr(d, "data-step")) > step else
+                         "over" if attr(d, "data-over") == "1" else "")
+            if state == "over":
+                break
+            if state == "covered":  # the next seat's view waits for its player; the table shows nothing
+                assert hidden and attr(browser, "data-seat") != seat
+                assert not browser.find_element(By.ID, "board").is_displayed()
+                assert not browser.find_element(By.ID, "moves").is_displayed()
+                assert browser.execute_script("return $('render').textContent + $('legal').textContent") == ""
+                after = attr(browser, "data-seat")
+                assert f"pass the screen to P{after}" in browser.find_element(By.ID, "handover-text").text
+                handovers += 1
+                browser.find_element(By.ID, "handover-show").click()
+                wait(browser, lambda d: attr(d, "data-my-turn") == "1" and attr(d, "data-covered") != "1")
+                assert attr(browser, "data-seat") == after
+            assert browser.find_element(By.ID, "title").text.endswith(f"(you are P{attr(browser, 'data-seat')}; "
+                                                                     "this page plays P0, P1 in turn)")
+        assert movers == {"0", "1"}, movers  # both seats played from the one page
+        assert (handovers > 0) is hidden
+        # the seat selector turns to the other seat (not to act: its view, without moves)
+        seat = attr(browser, "data-seat")
+        other = "1" if seat == "0" else "0"
+        browser.execute_script(f"$('play-seat').value = '{other}'; $('play-seat').onchange()")
+        if hidden:
+            wait(browser, lambda d: attr(d, "data-covered") == "1")
+            browser.find_element(By.ID, "handover-show").click()
+        wait(browser, lambda d: attr(d, "data-seat") == other and attr(d, "data-covered") != "1"
+             and not d.find_elements(By.CSS_SELECTOR, "#legal button.move") and d.find_element(By.ID, "render").text)
+        assert f"seat={other}" in browser.current_url
+
+
+def attr(driver, name: str) -> str | None:
+    """An attribute of the page's body (the page's state: data-seat, data-step, data-my-turn, ...)."""
+    return driver.find_element(By.TAG_NAME, "body").get_attribute(name)
+
+
 def bot_moved(driver) -> bool:
     """Whether the move list shows a move of the bot (P1), read in one script (the page redraws while the
     bot plays)."""

@@ -453,6 +453,96 @@ def test_an_abandoned_game_is_dropped_when_no_request_comes(served, held):
         _dropped_and_stopped(client, gid, go, lambda: None)
 
 
+@pytest.fixture()
+def slow(monkeypatch) -> tuple[threading.Event, list[float]]:
+    """Every bot thinks for 30 s in Python before its move (a loop of small steps, with an ``except
+    Exception`` of its own, as an agent's fallback may have); the event (``asked``) is set when a bot
+    starts, and the list gets the time its loop ended, returning or raising."""
+    asked, ended = threading.Event(), []
+    decide = web_app.decide
+
+    def think(agent, turn):
+        asked.set()
+        end = time.monotonic() + 30
+        try:
+            while time.monotonic() < end:
+                try:
+                    sum(range(1000))
+                except Exception:  # the agent's own fallback does not take the stop for a failure
+                    pass
+        finally:
+            ended.append(time.monotonic())
+        return decide(agent, turn)
+
+    monkeypatch.setattr(web_app, "decide", think)
+    return asked, ended
+
+
+def _stopped_at_once(session, moves: int) -> None:
+    """The game's worker ends within 5 s (its bot's 30 s search stopped), playing no move, leaving no thread."""
+    start = time.monotonic()
+    session.worker.join(5)
+    assert not session.worker.is_alive(), "the dropped game's bot thinks on"
+    assert time.monotonic() - start < 5 and session.stopped and session.deciding is None
+    assert len(session.actions) == moves and not session.thinking_now and session.error is None
+    assert not [t for t in threading.enumerate() if t.name == f"bots-{session.id}"]
+
+
+def test_a_dropped_game_s_bot_stops_in_its_search_and_its_move_is_never_played(served, slow):
+    asked, ended = slow
+    client = client_for(served, idle_seconds=5)  # not entered: no periodic look, only the requests'
+    server = client.app.state.server
+    gid = client.post("/api/games", json={"variant": "achten", "seats": ["random", "random"], "seed": 2}).json()["id"]
+    assert asked.wait(10)
+    session = server.sessions[gid]
+    moves = len(session.actions)
+    assert session.thinking_now
+    server.clock.now += 6
+    r = client.get(f"/api/games/{gid}")  # the request that drops the abandoned game
+    assert r.status_code == 404 and "nobody has asked" in r.json()["error"]
+    _stopped_at_once(session, moves)
+    assert len(ended) == 1  # the search ended there, not when its 30 s were up
+
+
+def test_the_bots_stop_thinking_when_the_server_shuts_down(served, slow):
+    asked, _ = slow
+    with client_for(served) as client:
+        gid = client.post("/api/games", json={"variant": "achten", "seats": ["random", "random"],
+                                              "seed": 2}).json()["id"]
+        assert asked.wait(10)
+        session = client.app.state.server.sessions[gid]
+        moves = len(session.actions)
+    assert not client.app.state.server.sessions  # every game dropped
+    _stopped_at_once(session, moves)
+
+
+def test_a_real_bot_searching_in_python_stops_when_its_game_is_dropped_and_the_game_plays_on_elsewhere(served):
+    # belief:20000 rolls out 20000 worlds per move in Python, about 10 s (and 15 s with its first compile)
+    with client_for(served, idle_seconds=5) as client:
+        server = client.app.state.server
+        gid = client.post("/api/games", json={"variant": "achten", "seats": ["belief:20000", "belief:20000"],
+                                              "seed": 2}).json()["id"]
+        session = server.sessions[gid]
+        end = time.time() + 30
+        while not session.thinking_now:
+            assert time.time() < end and session.error is None, "the bot did not start thinking"
+            time.sleep(0.01)
+        time.sleep(1.0)
+        moves = len(session.actions)
+        server.clock.now += 6
+        server.sweep()
+        _stopped_at_once(session, moves)
+        # the game built once for both (and the bot's compiled kernels) serve a new game as before
+        other = client.post("/api/games", json={"variant": "achten", "seats": ["belief:40", "random"],
+                                                "seed": 3}).json()["id"]
+        kept = server.sessions[other]
+        end = time.time() + 120
+        while not kept.thinking:
+            assert time.time() < end and kept.error is None and not kept.over, kept.error
+            time.sleep(0.05)
+        assert kept.error is None
+
+
 # ---------------------------------------------------------------------- uploads
 def test_a_replay_file_under_max_replay_kib_uploads_whatever_its_json_encoding_adds(served, journal):
     # a journal with a line of quotes (a row that is no record): JSON doubles each quote and backslash of the

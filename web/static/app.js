@@ -2,10 +2,11 @@
 "use strict";
 const $ = (id) => document.getElementById(id);
 let catalogue = null;
-let current = null;   // {kind: "game"|"replay", id, seat, step, length}
+let current = null;   // {kind: "game"|"replay", id, seat, step, length, covered}
 let pollTimer = null;
 let refusal = null;   // why the last move was refused: shown until a move is played
 let failures = 0;     // the polls failed in a row (the next one waits longer)
+let handover = null;  // {id, seat, title}: a new hot-seat game whose seats see different things opens covered
 
 // the API's answer (JSON); a refusal or failure throws its {"error"}, or the reply's text when it is not JSON
 // (a proxy's page, a server that failed), with the HTTP status as the error's `status`
@@ -75,10 +76,12 @@ async function startGame(ev) {
     const seats = [...Array(n).keys()].map((p) => $(`seat-${p}`).value.trim());
     const view = await api("POST", "/api/games", {variant: $("variant").value, players: n,
                                                   config: parseConfig($("config").value), seats});
-    const seat = seats.indexOf("human");
     // the seats' secret tokens are told only in this answer: the tab keeps them (a reload finds them)
     sessionStorage.setItem(`tokens-${view.id}`, JSON.stringify(view.tokens || {}));
-    location.hash = `game=${view.id}` + (seat >= 0 ? `&seat=${seat}` : "");
+    // the answer is the view of the human seat to act (else the first human seat; none: bots only)
+    const hotSeat = Object.keys(view.tokens || {}).length > 1;
+    if (view.hidden && hotSeat) handover = {id: view.id, seat: view.seat, title: view.title};
+    location.hash = `game=${view.id}` + (view.seat !== null ? `&seat=${view.seat}` : "");
   } catch (e) { alert(e.message); }
 }
 
@@ -127,9 +130,55 @@ async function lobby() {
 }
 
 // ------------------------------------------------------------------ the table
-function seatToken() {
+function tokenOf(seat) {
   const tokens = JSON.parse(sessionStorage.getItem(`tokens-${current.id}`) || "{}");
-  return current.seat === null ? undefined : tokens[String(current.seat)];
+  return seat === null ? undefined : tokens[String(seat)];
+}
+function seatToken() { return tokenOf(current.seat); }
+
+// the human seats this page plays: those whose tokens it holds (several: hot seat, one screen for all)
+function heldSeats(view) {
+  return [...view.seats.keys()].filter((p) => view.seats[p] === "human" && tokenOf(p) !== undefined);
+}
+
+// hot seat: when a human seat this page holds is to act, the page turns to it; true when it did. A seat
+// picked by hand (the "play as" list) is kept while the same seat is to act
+function follow(view) {
+  const next = view.to_act;
+  if (next !== current.stay) current.stay = undefined;
+  if (current.kind !== "game" || view.over || view.error || next === null || next === current.seat ||
+      next === current.stay || view.seats[next] !== "human" || tokenOf(next) === undefined) return false;
+  switchSeat(next, view.hidden, true);
+  return true;
+}
+
+// play as `seat` (`turn`: it is to act): where the seats see different things (hidden cards, simultaneous
+// moves), the table is hidden until that seat's player shows it, so the screen never shows one seat's view
+// to the next
+function switchSeat(seat, hidden, turn) {
+  clearTimeout(pollTimer);
+  current.seat = seat;
+  refusal = null;
+  history.replaceState(null, "", `#game=${current.id}&seat=${seat}`);
+  if (!hidden) { refresh(); return; }
+  current.covered = true;
+  $("table").classList.add("covered");
+  for (const id of ["render", "picture", "legal", "history", "thinking", "status", "error"]) $(id).replaceChildren();
+  text($("title"), `${current.title || ""} (over to P${seat})`);
+  text($("handover-text"), (turn ? `P${seat} is to play: pass` : "Pass") + ` the screen to P${seat}. The table ` +
+    `stays hidden until P${seat} shows it (the seats do not see the same cards or moves).`);
+  text($("handover-show"), `I am P${seat}: show my view`);
+  $("handover").hidden = false;
+  document.body.setAttribute("data-seat", seat);
+  document.body.setAttribute("data-covered", "1");
+  document.body.setAttribute("data-my-turn", "0");
+}
+
+function uncover() {
+  if (current) current.covered = false;
+  $("table").classList.remove("covered");
+  $("handover").hidden = true;
+  document.body.setAttribute("data-covered", "0");
 }
 
 function seatName(seat) { return seat === null ? "chance" : `P${seat}`; }
@@ -163,9 +212,25 @@ function drawThinking(view) {
   box.replaceChildren(head, ...list);
 }
 
+function drawSeats(view) {
+  const held = current.kind === "game" ? heldSeats(view) : [];
+  const box = $("play-seat-box"), sel = $("play-seat");
+  box.hidden = held.length < 2;
+  if (box.hidden) return;
+  if (sel.options.length !== held.length) sel.replaceChildren(...held.map((p) => make("option", {value: p}, `P${p}`)));
+  sel.onchange = () => { current.stay = view.to_act; switchSeat(Number(sel.value), view.hidden, false); };
+  sel.value = String(current.seat);
+}
+
 function draw(view) {
   $("lobby").hidden = true; $("table").hidden = false;
-  text($("title"), view.title + (current.kind === "game" && current.seat !== null ? ` (you are P${current.seat})` : ""));
+  if (current.covered) uncover();
+  const held = current.kind === "game" ? heldSeats(view) : [];
+  const turns = held.length > 1 ? `; this page plays ${held.map((p) => `P${p}`).join(", ")} in turn` : "";
+  const you = current.kind === "game" && current.seat !== null ? ` (you are P${current.seat}${turns})` : "";
+  current.title = view.title;
+  text($("title"), view.title + you);
+  drawSeats(view);
   showError(view.error ? {message: view.error} : refusal);
   text($("render"), view.render);
   const pic = $("picture");
@@ -209,6 +274,7 @@ function draw(view) {
     sel.value = current.seat === null ? "all" : String(current.seat);
   }
   document.body.setAttribute("data-step", view.step);
+  document.body.setAttribute("data-seat", current.seat === null ? "" : current.seat);
   document.body.setAttribute("data-over", view.over ? "1" : "0");
   document.body.setAttribute("data-my-turn", view.legal.length ? "1" : "0");
 }
@@ -218,6 +284,7 @@ async function play(action) {
     $("legal").querySelectorAll("button").forEach((b) => { b.disabled = true; });
     const view = await api("POST", `/api/games/${current.id}/move`, {seat: current.seat, action, token: seatToken()});
     refusal = null;
+    if (follow(view)) return;  // another human seat of this page is to act
     draw(view);
     schedule();
   } catch (e) { refusal = e; showError(e); refresh(); }  // the table is drawn again, the reason kept
@@ -225,12 +292,16 @@ async function play(action) {
 
 async function refresh() {
   const seat = current.seat === null ? "all" : current.seat;
+  const asked = current;
   try {
     if (current.kind === "game") {
       const token = seatToken();
       const view = await api("GET", `/api/games/${current.id}?seat=${seat}` +
                                     (token ? `&token=${encodeURIComponent(token)}` : ""));
+      // the page turned to another seat (or game) meanwhile: this seat's view is not drawn over it
+      if (current !== asked || current.covered || view.seat !== current.seat) return;
       failures = 0;
+      if (follow(view)) return;
       draw(view);
       if (!view.over && !view.legal.length && !view.error) schedule();
     } else {
@@ -272,6 +343,7 @@ async function saveRecord() {
 function route(keep) {
   clearTimeout(pollTimer);
   refusal = null; failures = 0;
+  uncover();
   const params = new URLSearchParams(location.hash.slice(1));
   const seat = params.get("seat");
   if (params.get("game")) current = {kind: "game", id: params.get("game"), seat: seat === null ? null : Number(seat)};
@@ -280,6 +352,15 @@ function route(keep) {
     const s = keep && current ? current.seat : (seat === null ? null : Number(seat));
     current = {kind: "replay", id: params.get("replay"), seat: s, step, length: current?.length};
   } else { current = null; lobby(); return; }
+  const cover = handover && handover.id === current.id && handover.seat === current.seat;
+  if (cover) {  // the page that starts a hot-seat game does not show the first seat's view to whoever started it
+    $("lobby").hidden = true; $("table").hidden = false; $("save").hidden = true;
+    current.title = handover.title;
+    handover = null;
+    switchSeat(current.seat, true, true);
+    return;
+  }
+  handover = null;
   refresh();
 }
 
@@ -288,6 +369,7 @@ $("back").onclick = () => stepTo(current.step - 1);
 $("forward").onclick = () => stepTo(current.step + 1);
 $("last").onclick = () => stepTo(current.length);
 $("save").onclick = saveRecord;
+$("handover-show").onclick = () => { uncover(); refresh(); };
 document.addEventListener("keydown", (ev) => {
   if (current?.kind !== "replay") return;
   if (ev.key === "ArrowRight") stepTo(current.step + 1);
