@@ -64,7 +64,7 @@ from typing import Any
 
 import numpy as np
 
-from octagames.core import CHANCE, TERMINAL, Game
+from octagames.core import CHANCE, TERMINAL, Game, check_seed
 from octagames.envs._slices import SlicePool
 from octagames.specialize import batch_kernels
 
@@ -85,7 +85,9 @@ class VectorEnv:
     """N independent games of one config, stepped together.
 
     Args:
-        game: short game name (``octrix``, ``achten``, ``octiles``, ``octa``).
+        game: a game (``octrix``, ``achten``, ``octiles``, ``octa``: its seed variant) or a variant
+            of :mod:`octagames.catalogue` (``octrix-round``, ``octa-nl``, ...; ``octagames list``
+            prints them); ``config`` fields go over the variant's.
         num_envs: number of games N (>= 1).
         seed: game ``i`` starts from seed ``seed + i``; :meth:`sample_actions` draws from it too.
             An integer in ``0..2**63 - num_envs``.
@@ -376,13 +378,9 @@ def _check_seed(seed: Any, num_envs: int) -> int:
     """``seed`` as an int, if every game's seed ``seed + i`` is in ``0..2**63-1`` (the engine's seeds).
 
     Raises:
-        ValueError: naming the field and the valid range.
+        ValueError: naming the field and the valid range (:func:`octagames.core.check_seed`).
     """
-    top = 2**63 - num_envs
-    if isinstance(seed, bool) or not isinstance(seed, (int, np.integer)) or not 0 <= seed <= top:
-        raise ValueError(f"seed={seed!r} is not valid; it must be an integer in 0..{top} "
-                         f"(2**63 - num_envs: game i starts from seed + i)")
-    return int(seed)
+    return check_seed(seed, num_envs)
 
 
 def _sample_seeds(seed: int, num_envs: int) -> np.ndarray:
@@ -401,7 +399,24 @@ def _restore(game: Game, num_envs: int, seed: int, num_threads: int,
 
 
 def make(game: str, num_envs: int, seed: int = 0, **config: Any) -> VectorEnv:
-    """Build a :class:`VectorEnv`: ``make("octrix", 4096, seed=0, num_players=3, obs_dtype="uint8")``."""
+    """Build a :class:`VectorEnv`: ``make("octrix-round", 4096, seed=0, num_players=3, obs_dtype="uint8")``.
+
+    Args:
+        game: a game or variant name (``octrix``, the match to 88; ``octrix-round``, ``octa-nl``, ...).
+        num_envs: number of games N (>= 1).
+        seed: game ``i`` starts from seed ``seed + i``; an integer in ``0..2**63 - num_envs``.
+        **config: ``num_threads`` and ``obs_dtype`` of :class:`VectorEnv`, and the game's config
+            fields over the variant's (``num_players``, ...).
+
+    Returns:
+        The env, before its first :meth:`VectorEnv.reset`.
+
+    Raises:
+        ValueError: an unknown game or variant, a bad ``num_envs``, ``seed``, ``num_threads``,
+            ``obs_dtype`` or config field, or an ``obs_dtype`` too narrow for the config (the
+            match to 88 keeps scores past 255: ``make("octrix", ..., obs_dtype="uint8")`` is
+            refused, naming ``uint16``).
+    """
     return VectorEnv(game, num_envs, seed, **config)
 
 

@@ -266,6 +266,27 @@ def check_range(field: str, value: Any, lo: int, hi: int | None = None) -> None:
         raise ValueError(f"{field}={value!r} is not valid; it must be >= {lo}{upper}")
 
 
+#: the largest seed of a game (:meth:`Game.new_state`): seeds are ``0..2**63-1``, as the records'
+#: ``seed`` field and the vector env take them (the kernels receive them as int64)
+MAX_SEED = 2**63 - 1
+
+
+def check_seed(seed: Any, count: int = 1, field: str = "seed") -> int:
+    """``seed`` as an int, if it and the ``count - 1`` seeds after it (``seed + i``) are in ``0..MAX_SEED``.
+
+    A float, a bool or anything else that is not an integer (numpy's integer types are fine) is refused,
+    not truncated: ``1.5`` would otherwise play the game of seed 1.
+
+    Raises:
+        ValueError: naming ``field`` and the valid range.
+    """
+    top = MAX_SEED + 1 - max(int(count), 1)
+    if isinstance(seed, (bool, np.bool_)) or not isinstance(seed, (int, np.integer)) or not 0 <= int(seed) <= top:
+        more = f" (2**63 - {count}: game i starts from seed + i)" if count > 1 else ""
+        raise ValueError(f"{field}={seed!r} is not valid; it must be an integer in 0..{top}{more}")
+    return int(seed)
+
+
 def out_of_range(checks: Iterable[tuple[str, Any, Any, Any]]) -> str:
     """``""`` if every ``(field, values, lo, hi)`` has all its entries in ``lo..hi``, else one line
     naming the first entry that does not (``"hand_len[1] = 40 is outside 0..8"``).
@@ -518,15 +539,26 @@ class Game:
 
     # -- states ---------------------------------------------------------------
     def new_batch(self, n: int, seed: int = 0) -> np.ndarray:
-        """A batch of ``n`` new games; game ``i`` is seeded with ``seed + i``."""
-        batch = np.zeros(n, dtype=self.dtype)
-        for i in range(n):
+        """A batch of ``n`` new games; game ``i`` is seeded with ``seed + i``.
+
+        Raises:
+            ValueError: ``n`` is not an integer >= 0, or ``seed`` is not an integer (numpy's integer types
+                are fine) with every ``seed + i`` in ``0..2**63-1`` (:func:`check_seed`).
+        """
+        check_range("n", n, 0)
+        seed = check_seed(seed, int(n))
+        batch = np.zeros(int(n), dtype=self.dtype)
+        for i in range(int(n)):
             self.module.write_config(batch[i], self.config)
             self._reset(batch[i], seed + i)
         return batch
 
     def new_state(self, seed: int = 0) -> np.void:
-        """A new game record (at its first chance node or first decision)."""
+        """A new game record (at its first chance node or first decision).
+
+        Raises:
+            ValueError: ``seed`` is not an integer in ``0..2**63-1`` (a float is refused, not truncated).
+        """
         return self.new_batch(1, seed)[0]
 
     def clone(self, s: np.void) -> np.void:
@@ -544,19 +576,29 @@ class Game:
         """Rebuild a record serialized with :meth:`to_bytes`, refusing anything else.
 
         Raises:
-            ValueError: the data is not a record of this game (or of this version of its
+            ValueError: the data is not bytes, is too short for a saved record's header, is not a
+                record of this game (or of this version of its
                 record layout), was altered or truncated (checksum), belongs to another
                 config, or fails :meth:`check_record` (the game's consistency checks, naming
                 the field; a seat to move without a legal action; an observation or a return
                 outside its declared bounds).
         """
-        data = bytes(data)
+        try:  # bytes, bytearray, memoryview or another buffer; never bytes(n), which would allocate n zeros
+            view = memoryview(data)
+        except TypeError:
+            raise ValueError(f"data must be bytes (a record saved with Game.to_bytes), not {type(data).__name__}") \
+                from None
+        data = data if type(data) is bytes else view.tobytes()
         tag, size = self._format_tag, self.dtype.itemsize
         if not data.startswith(_MAGIC):
             raise ValueError("data is not a saved octagames record (no format header); "
                              "save records with Game.to_bytes")
         if not data.startswith(tag):
-            name = data[len(_MAGIC) + 3:len(_MAGIC) + 3 + data[len(_MAGIC) + 2]].decode(errors="replace")
+            head = len(_MAGIC) + 3  # magic, format version, 0, the length of the game's name
+            if len(data) < head or len(data) < head + data[head - 1] or tag.startswith(data):
+                raise ValueError(f"data has {len(data)} bytes, too short for a saved record (truncated or "
+                                 f"malformed); a saved {self.name} record has {len(tag) + size + 8}")
+            name = data[head:head + data[head - 1]].decode(errors="replace")
             if name != self.name:
                 raise ValueError(f"data holds a saved {name!r} record; this game is {self.name!r}")
             raise ValueError(f"data holds a {self.name} record of another format or record layout "
@@ -702,9 +744,21 @@ class Game:
         return out[: self.num_players].copy()
 
     def action_to_string(self, s: np.void, action: int) -> str:
-        """A readable name for ``action`` in state ``s`` (public: it names nothing hidden)."""
+        """A readable name for ``action`` in state ``s`` (public: it names nothing hidden).
+
+        Raises:
+            IllegalActionError: (a ``ValueError``) ``action`` is not an action id here: not an integer, or
+                outside ``0..num_actions-1`` (at a chance node: the chance outcomes,
+                ``0..max_chance_outcomes-1``).
+        """
         self._check_record(s)
-        return self.module.action_to_string(s, self._action_id(action, s))
+        a = self._action_id(action, s)
+        chance = int(self._cur(s)) == CHANCE
+        hi = self.info.max_chance_outcomes if chance else self.num_actions
+        if not 0 <= a < hi:
+            what = "chance outcomes" if chance else "actions"
+            raise IllegalActionError(f"action {a} is not an action id here: {what} are 0..{hi - 1}")
+        return self.module.action_to_string(s, a)
 
     def render(self, s: np.void, viewer: int | None = None) -> str:
         """Text rendering; with ``viewer`` only what that seat can see."""
@@ -770,10 +824,15 @@ class Game:
         self.kernels.play_chance(s)
 
     def determinize(self, s: np.void, player: int, seed: int) -> np.void:
-        """A copy of ``s`` with everything ``player`` cannot see resampled."""
+        """A copy of ``s`` with everything ``player`` cannot see resampled (its RNG reseeded with ``seed``).
+
+        Raises:
+            ValueError: a bad seat, a record of another game or config, or ``seed`` not an integer in
+                ``0..2**63-1`` (:func:`check_seed`).
+        """
         p = self._check_player(player)
         c = self.clone(s)
-        self._det(c, p, seed)
+        self._det(c, p, check_seed(seed))
         return c
 
     def observation_bounds(self) -> tuple[np.ndarray, np.ndarray]:

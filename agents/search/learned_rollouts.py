@@ -269,7 +269,7 @@ def teacher_decisions(game: Game, games: int, seed: int = 0, epsilon: float = 0.
 
     Args:
         game: a game whose rules name facts (:func:`features`).
-        games: games to play (game ``i`` deals with seed ``seed * 1_000_003 + i``).
+        games: games to play (game ``i`` deals with seed ``(seed * 1_000_003 + i) % 2**63``).
         seed: the seed of the deals and of the random moves.
         epsilon: share of moves played at random instead of the teacher's (the teacher's choice is still
             the label): positions the teacher alone would not reach.
@@ -293,7 +293,7 @@ def teacher_decisions(game: Game, games: int, seed: int = 0, epsilon: float = 0.
     observations, legal, choice = [], [], []
     bar = progress_bar(games, f"{game.name}: {teacher} decisions", progress)
     for i in range(games):
-        s = game.new_state(seed * 1_000_003 + i)
+        s = game.new_state((seed * 1_000_003 + i) % 2**63)  # the engine's seeds are 0..2**63-1
         for p, agent in enumerate(agents):
             agent.reset(game, p, int(rng.integers(1 << 31)))
         while not game.is_terminal(s):

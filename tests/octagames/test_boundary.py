@@ -165,3 +165,76 @@ def test_vector_envs_pickle_with_their_games_in_progress():
     assert all(np.array_equal(x, y) for x, y in zip(a[:4], b[:4]))
     env.close()
     env.step(env.sample_actions())  # a closed env still steps, on the calling thread
+
+
+# ------------------------------------------------------------------ review findings: seeds, action names, saved data
+@pytest.mark.parametrize("data", [b"OCTG\x01", b"OCTG\x01\x00", b"OCTG\x01\x00\x06oct", b"OCTG\x01\x00\x06octrix"],
+                         ids=["5 bytes", "6 bytes", "a name cut short", "no layout digest"])
+def test_saved_data_too_short_for_its_header_is_refused_in_words(data):
+    # 5 and 6 bytes raised IndexError (the name's length byte is the 7th); a name cut short named a game 'oct'
+    with pytest.raises(ValueError, match=rf"data has {len(data)} bytes, too short for a saved record \(truncated "
+                                         r"or malformed\); a saved octrix record has 188"):
+        Game("octrix").from_bytes(data)
+
+
+def test_saved_data_that_is_not_bytes_is_refused_without_allocating():
+    import tracemalloc
+    g = Game("octrix")
+    tracemalloc.start()
+    try:
+        with pytest.raises(ValueError, match=r"data must be bytes \(a record saved with Game.to_bytes\), not int"):
+            g.from_bytes(1 << 26)  # bytes(n) would build n zero bytes first (64 MiB here)
+        peak = tracemalloc.get_traced_memory()[1]
+    finally:
+        tracemalloc.stop()
+    assert peak < 1 << 20
+    data = g.to_bytes(g.new_state(2))
+    for buffer in (bytearray(data), memoryview(data), np.frombuffer(data, dtype=np.uint8)):
+        assert g.from_bytes(buffer).tobytes() == g.from_bytes(data).tobytes()
+
+
+@pytest.mark.parametrize("seed", [1.5, np.float64(3.0), True, np.bool_(True), "1", None, -1, np.int64(-1),
+                                  2**63, np.uint64(2**63)])
+def test_a_seed_that_is_not_an_integer_of_the_engine_range_is_refused(octrix, seed):
+    # new_state(1.5) played the game of seed 1; 2**63 raised OverflowError from the compiled reset
+    g, s = octrix
+    msg = r"seed=.* is not valid; it must be an integer in 0\.\.9223372036854775807$"
+    with pytest.raises(ValueError, match=msg):
+        g.new_state(seed)
+    with pytest.raises(ValueError, match=r"seed=.* is not valid; it must be an integer in 0\.\.9223372036854775806 "
+                                         r"\(2\*\*63 - 2: game i starts from seed \+ i\)"):
+        g.new_batch(2, seed)
+    before = s.tobytes()
+    with pytest.raises(ValueError, match=msg):
+        g.determinize(s, 0, seed)
+    assert s.tobytes() == before
+
+
+def test_seeds_of_every_integer_type_up_to_2_63_minus_1_are_accepted(octrix):
+    g, s = octrix
+    top = 2**63 - 1
+    assert g.new_state(np.uint64(top)).tobytes() == g.new_state(top).tobytes() != g.new_state(top - 1).tobytes()
+    assert g.new_state(np.int8(7)).tobytes() == g.new_state(7).tobytes()
+    assert [r.tobytes() for r in g.new_batch(3, top - 2)] == [g.new_state(top - k).tobytes() for k in (2, 1, 0)]
+    with pytest.raises(ValueError, match=r"seed=9223372036854775806 is not valid; it must be an integer in "
+                                         r"0\.\.9223372036854775805 \(2\*\*63 - 3: game i starts from seed \+ i\)"):
+        g.new_batch(3, top - 1)  # its last game would get seed 2**63
+    with pytest.raises(ValueError, match=r"n=1.0 must be an integer"):
+        g.new_batch(1.0)
+    assert g.new_batch(0, top).shape == (0,)
+    assert g.determinize(s, 1, np.uint64(top)).tobytes() == g.determinize(s, 1, top).tobytes()
+
+
+def test_an_action_name_is_given_only_for_an_action_id():
+    g = Game("achten", num_players=2)  # 17 actions, 52 chance outcomes (the cards dealt)
+    s = g.new_state(0)
+    assert g.is_chance(s) and g.action_to_string(s, 51).startswith("deal ")
+    for bad in (-1, 52):
+        with pytest.raises(IllegalActionError, match=rf"action {bad} is not an action id here: chance outcomes "
+                                                     r"are 0\.\.51"):
+            g.action_to_string(s, bad)
+    g.play_chance(s)
+    assert g.action_to_string(s, 16) == "stand"
+    for bad in (-1, 17, 51):  # 51 was named "action 51"
+        with pytest.raises(ValueError, match=rf"action {bad} is not an action id here: actions are 0\.\.16"):
+            g.action_to_string(s, bad)

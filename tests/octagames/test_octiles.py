@@ -1088,7 +1088,8 @@ def test_check_record_passes_reached_records_and_names_a_bad_field():
 @pytest.mark.parametrize("players", [3, 4])
 def test_every_action_has_a_name_in_every_state_of_the_setup(players):
     # action names are public and asked for every action, legal or not (the fuzz campaign found a
-    # 3-player chance node after the side spaces' setup whose rotation outcomes raised IndexError)
+    # 3-player chance node after the side spaces' setup whose rotation outcomes raised IndexError);
+    # an id past the node's ids (the chance outcomes at a chance node, else the actions) is refused
     game = Game("octiles", num_players=players)
     rng = np.random.default_rng(players)
     named = 0
@@ -1097,8 +1098,11 @@ def test_every_action_has_a_name_in_every_state_of_the_setup(players):
         for _ in range(40):  # the setup and the first turns, where the phases change
             if game.is_terminal(s):
                 break
-            for a in range(game.num_actions):
+            ids = game.info.max_chance_outcomes if game.is_chance(s) else game.num_actions
+            for a in range(ids):
                 assert game.action_to_string(s, a)
+            with pytest.raises(IllegalActionError, match=rf"action {ids} is not an action id here"):
+                game.action_to_string(s, ids)
             named += 1
             game.apply_action(s, game.sample_chance(s) if game.is_chance(s)
                               else int(rng.choice(game.legal_actions(s))))
