@@ -1307,6 +1307,16 @@ def _deal_slots(n: int, dealer: int, dealt: int) -> list[int]:
     return out
 
 
+def _most_moves(s, cfg: Config) -> int:
+    """The most actions (chance included) that lead to record ``s``: at most ``_round_length_bound`` in each
+    round completed, and this round's cards dealt and moves made (``nhist``); a match finished by the rules has
+    counted its last round, whose table is still there. Play adds one each action and never passes
+    ``max_game_length``, so a record within it cannot overflow the int32 ``moves``."""
+    done = int(s["terminal"]) and cfg.match and int(s["end_reason"]) != END_CAP
+    completed = max(int(s["round"]) - (1 if done else 0), 0)
+    return completed * _round_length_bound(cfg.num_players, cfg.turn_cap) + int(s["dealt"]) + int(s["nhist"])
+
+
 def check_record(s) -> str:
     """``""`` when every kernel can run safely on record ``s`` under the config it carries,
     else one line naming the first field found wrong (saved games are untrusted input).
@@ -1317,7 +1327,9 @@ def check_record(s) -> str:
     (every seat its own hand, everyone the open pot, nobody the closed pot, no
     seat beyond the players); the phase and the turn state that goes with it
     (who acts, the turn count within the bound, pass or claw, last turns, the
-    history length); the dealt hands and the history rows.
+    history length, the actions counted no more than lead there: :func:`_most_moves`); the dealt
+    hands (as dealt until the first choice, then cards on the table) and the
+    history rows.
     """
     try:
         cfg = _config_of(s)
@@ -1344,8 +1356,7 @@ def check_record(s) -> str:
               ("hist_mover", s["hist_mover"], -1, n - 1), ("hist_action", s["hist_action"], -1, NUM_ACTIONS - 1),
               ("hist_pub", s["hist_pub"], -1, NUM_CARDS - 1), ("hist_priv", s["hist_priv"], -1, NUM_CARDS - 1),
               ("round_pts", s["round_pts"], 0, NUL_TENTHS + VERBIED_TENTHS),
-              ("scores", s["scores"], 0, cfg.max_rounds * (NUL_TENTHS + VERBIED_TENTHS)),
-              ("moves", s["moves"], 0, 2**31 - 1)]
+              ("scores", s["scores"], 0, cfg.max_rounds * (NUL_TENTHS + VERBIED_TENTHS))]
     bad = out_of_range(checks)
     if bad:
         return bad
@@ -1389,11 +1400,13 @@ def check_record(s) -> str:
         return "dealt_hand names a card twice or a card outside the deck"
     if len(given) != min(dealt, 3 * n):
         return f"dealt_hand holds {len(given)} cards but the deal gave the players {min(dealt, 3 * n)}"
-    for p in range(n):  # the dealt hands: the slots dealt so far, as dealt (nothing is swapped while dealing)
-        for k in range(HAND):
+    for p in range(n):  # the dealt hands: the slots dealt so far, as dealt (nothing is swapped before the first
+        for k in range(HAND):  # choice), and after it cards on the table (a round's cards stay there, swapped)
             d, c = int(s["dealt_hand"][p, k]), int(s["slot_card"][3 * p + k])
-            if (d >= 0) != (3 * p + k in filled) or (ph == PH_DEAL and d >= 0 and d != c):
+            if (d >= 0) != (3 * p + k in filled) or (ph in (PH_DEAL, PH_FIRST) and d >= 0 and d != c):
                 return f"dealt_hand[{p}, {k}] = {d}, but the deal put {c} in slot {3 * p + k}"
+            if d >= 0 and int(s["where"][d]) < 0:
+                return f"dealt_hand[{p}, {k}] = {d} ({card_name(d)}), but that card is not on the table"
     # the phase and the turn state
     if (ph == PH_OVER) != bool(terminal):
         return f"phase = {ph} with terminal = {terminal}: only a finished game is over"
@@ -1428,6 +1441,10 @@ def check_record(s) -> str:
         used = t < min(nhist, HIST_MOVES)
         if used != (int(s["hist_mover"][t]) >= 0) or used != (int(s["hist_action"][t]) >= 0):
             return f"hist_mover[{t}] / hist_action[{t}] do not match nhist = {nhist}"
+    # the actions counted: no more than lead here (the fields above vouched for), so none can wrap int32
+    most = _most_moves(s, cfg)
+    if not 0 <= int(s["moves"]) <= most:
+        return f"moves = {int(s['moves'])}, but at most {most} actions lead to this position"
     return _check_scores(s, cfg)
 
 

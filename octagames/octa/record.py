@@ -7,8 +7,9 @@ the field found wrong. The compiled kernels do not check bounds, so each step
 below indexes only with what the steps before it have vouched for:
 
 1. the config: ``rules`` and ``max_turns`` (:func:`config_problem`);
-2. the range of every field (:func:`field_bounds`, one table), and the fields
-   of the other rulebook left at their reset values (:data:`OWN_FIELDS`);
+2. the range of every field (:func:`field_bounds`, one table; the actions counted,
+   ``moves``, within ``max_game_length``, so the int32 counter cannot wrap), and the
+   fields of the other rulebook left at their reset values (:data:`OWN_FIELDS`);
 3. where the cards are: each card's location fits its kind and rulebook and
    ``lidx`` fits the location; every index array (:data:`SLOT_FIELDS`) and
    ``loc``/``lidx`` name each other both ways; the counts kept beside them
@@ -18,8 +19,9 @@ below indexes only with what the steps before it have vouched for:
    place, each face-up card the one its position shows, one face up at least),
    the tokens and the Dutch ``octa_mask``; then the engine's own consistency
    check, :func:`octagames.octa.checks.validate`;
-5. the game's progress: the setup deal, the turn order, the stock and its
-   exhaustion, the end of the game (the winner the rulebook gives) and the returns;
+5. the game's progress: the setup deal, the turn order, the actions counted (no more
+   than the deal and the turns started allow), the stock and its exhaustion, the end of
+   the game (the winner the rulebook gives) and the returns;
 6. while the game is on, the fields that belong to phases (:data:`PHASE_PARTS`:
    the turned action card, the run being laid, the token questions, the King's
    pick, the Dutch move) and the conditions of the phase (the pending chance
@@ -51,7 +53,7 @@ from octagames.octa.common import (CK_ACTION, CK_AFLIP, CK_DRAW, CK_FD, CK_JOKER
                                    NUM_ACTION_CARDS, NUM_ACTIONS, NUM_CARDS, NUM_KINDS, NUM_NUMBER, PH_CHANCE,
                                    PH_DEAL, PH_OVER, PH_PILE, PH_START, PH_USE, POOL_LINES, POOL_SLOTS,
                                    RULES_EN, RULES_NL, SETUP_DEALS, TOK_CENTRE, TOK_POOL, TOK_RUN)
-from octagames.octa.rules import MAX_TURNS_LIMIT, RULE_SETS, STATE_DTYPE, Config, kernel_module
+from octagames.octa.rules import MAX_TURNS_LIMIT, RULE_SETS, STATE_DTYPE, Config, kernel_module, max_game_length
 from octagames.octa.view import card_name
 from octagames.specialize import cached, engine_kernels
 
@@ -158,9 +160,10 @@ def field_bounds(rules: int, turn: int, max_turns: int) -> list[tuple[str, int, 
     card locations (``loc``/``lidx``, checked by location), the config and the other rulebook's fields."""
     dutch = rules == RULES_NL
     runs, pos, num = MAX_RUNS - 1, NPOS - 1, NUM_NUMBER - 1
+    longest = max_game_length(Config(rules=RULE_SETS[rules], max_turns=max_turns))  # bounds the actions (moves)
     bounds = [("phase", 0, PH_OVER), ("cur", 0, 1), ("start_player", -1, 1), ("deal_i", 0, SETUP_DEALS),
               ("ch_kind", 0, CK_AFLIP if dutch else CK_FD), ("ch_left", 0, 2), ("ch_next", 0, PH_OVER),
-              ("ch_slot", -1, runs), ("ch_pos", -1, pos), ("turn", 0, max_turns), ("moves", 0, 2**31 - 1),
+              ("ch_slot", -1, runs), ("ch_pos", -1, pos), ("turn", 0, max_turns), ("moves", 0, longest),
               ("terminal", 0, 1), ("winner", -1, 1), ("end_reason", 0, END_CAP),
               ("pub", 0, 1), ("bflag", 0, 1), ("inbuild", 0, 1), ("hand_cnt", 0, 2),
               ("hand_n", 0, NUM_NUMBER), ("stock_n", 0, NUM_NUMBER), ("pool", -1, num), ("disc", -1, num),
@@ -364,6 +367,8 @@ def _deal(s) -> str:
     if (i == SETUP_DEALS) != (s["phase"] == PH_START):
         return (f"deal_i = {i} with {_phase(s)}: the start player is drawn once all {SETUP_DEALS} cards are "
                 f"dealt")
+    if s["moves"] > i:
+        return f"moves = {int(s['moves'])}, but at most {i} actions lead to this position (deal_i = {i})"
     dealt = [("pool", s["pool"] >= 0, np.arange(POOL_SLOTS) < i),
              ("hand_n", s["hand_n"], np.clip([i - POOL_SLOTS, i - POOL_SLOTS - HAND_LIMIT], 0, HAND_LIMIT)),
              ("apile_n", s["apile_n"], [int(i > SETUP_DEALS - 2), int(i > SETUP_DEALS - 1)])]
@@ -387,6 +392,11 @@ def _progress(s) -> str:
     if sp < 0 or turn < 1 or s["cur"] != (sp if turn % 2 else 1 - sp):
         return (f"cur = {int(s['cur'])}, start_player = {sp}, turn = {turn}: after the setup the seats take "
                 f"turns from the start player on")
+    # the deal, the start player, at most TURN_ACTION_BOUND actions a turn started: within max_game_length, so
+    # the int32 counter cannot wrap (Octa counts no turn's actions, so the bound is the turn's end)
+    most = SETUP_DEALS + 1 + turn * en.TURN_ACTION_BOUND
+    if s["moves"] > most:
+        return f"moves = {int(s['moves'])}, but at most {most} actions lead to this position (turn = {turn})"
     last = int(s["final_turn"])
     if last != (s["exhaust"] == (1 if dutch else 2)) or last != (s["stock_n"] == 0):
         return (f"final_turn = {last}, exhaust = {int(s['exhaust'])}, stock_n = {int(s['stock_n'])}: the "

@@ -1538,6 +1538,26 @@ def _config_of(s) -> Config:
                   max_turns=int(s["max_turns"]))
 
 
+def _most_moves(s, cfg: Config) -> int:
+    """The most actions (chance included) that lead to record ``s``: the setup's choices made so far (the
+    runners placed beyond those the reset puts down) and its chance nodes (the exchange tile, with 3 players the
+    two side tiles and their rotations, the lot), then at most 3 a turn played and the actions of this turn
+    (place, move). Play adds one each action and never passes ``max_game_length``, so a record within it cannot
+    overflow the int32 ``moves``."""
+    n, k, ph = cfg.num_players, cfg.runners, int(s["phase"])
+    base = k if k == MAX_RUNNERS or (not cfg.choose_start_circles and k in (3, 4)) else 2  # placed by reset
+    if ph == PH_SETUP:
+        return int((s["pos"][:n, :k] >= 0).sum()) - n * base
+    choices, sides = n * (k - base), 4 if n == 3 else 0
+    if ph == PH_DEAL:
+        return choices
+    if ph in (PH_DEAL3, PH_ROT3):
+        return choices + 1 + 2 * int(s["setup_k"]) + (ph == PH_ROT3)
+    if ph == PH_LOT:
+        return choices + 1 + sides
+    return choices + 2 + sides + 3 * int(s["turns"]) + {PH_MOVE: 1, PH_REVEAL: 2}.get(ph, 0)
+
+
 def check_record(s) -> str:
     """``""`` when every kernel can run safely on record ``s`` under the config it carries,
     else one line naming the first field found wrong (saved games are untrusted input).
@@ -1547,8 +1567,10 @@ def check_record(s) -> str:
     tile present when it must be placed, a face-down tile left to reveal at every
     reveal); the runners (only the seats and runners of the config, never two on
     one point, home circles only their own start or goal circles, all placed
-    after the setup); the phase and the turn state that goes with it (who acts,
-    the tile placed this turn, the finishing ranks, the turn count).
+    after the setup); the phase and the turn state that goes with it (who acts:
+    in the setup the seats in turn from seat 0, nobody from then to the lot; the
+    tile placed this turn, the finishing ranks, the turn count, the actions
+    counted no more than lead there: :func:`_most_moves`).
     """
     try:
         cfg = _config_of(s)
@@ -1566,7 +1588,7 @@ def check_record(s) -> str:
               ("rank", s["rank"], -1, np.where(seat, n - 1, -1)),
               ("n_finished", s["n_finished"], 0, n), ("winner", s["winner"], -1, n - 1),
               ("capped", s["capped"], 0, 1),
-              ("turns", s["turns"], 0, cfg.max_turns), ("moves", s["moves"], 0, 2**31 - 1),
+              ("turns", s["turns"], 0, cfg.max_turns),
               ("last_seat", s["last_seat"], -1, n - 1), ("last_space", s["last_space"], -1, NUM_SPACES - 1),
               ("last_rot", s["last_rot"], 0, NUM_SIDES - 1), ("last_from", s["last_from"], -1, NUM_POINTS - 1),
               ("last_to", s["last_to"], -1, NUM_POINTS - 1), ("last_path_len", s["last_path_len"], 0, MAX_PATH),
@@ -1612,6 +1634,17 @@ def check_record(s) -> str:
     cur, placed = int(s["cur"]), int(s["placed"])
     if ph == PH_SETUP and (not cfg.choose_start_circles or cur < 0):
         return f"phase = setup with cur = {cur} (choose_start_circles={cfg.choose_start_circles})"
+    if ph == PH_SETUP:  # seats choose in turn from seat 0: cur is the first seat with runners left to place
+        count = [int(c) for c in (s["pos"][:n, :k] >= 0).sum(axis=1)]
+        done = [p for p in range(n) if count[p] == k]
+        if cur in done or any(p not in done for p in range(cur)):
+            return (f"cur = {cur} in the setup, but the seats have placed {count} of their {k} runners: "
+                    f"seats choose their start circles in turn, from seat 0")
+        if any(count[p] != 2 for p in range(cur + 1, n)):
+            return (f"the seats have placed {count} of their {k} runners in the setup with cur = {cur}: a seat "
+                    f"after it has only its two outer start circles before its turn to choose")
+    if ph in (PH_DEAL, PH_DEAL3, PH_ROT3, PH_LOT) and cur != -1:
+        return f"cur = {cur} in phase {PHASE_NAMES[ph]}: nobody acts between the setup and the lot"
     if ph in (PH_PLACE, PH_MOVE, PH_REVEAL) and (cur < 0 or int(s["rank"][cur]) >= 0):
         return f"cur = {cur}: the seat to act must be a seat still in the game"
     if (placed >= 0) != (ph in (PH_MOVE, PH_REVEAL)):
@@ -1631,6 +1664,10 @@ def check_record(s) -> str:
         return f"capped = 1 but the game did not stop at max_turns = {cfg.max_turns}"
     if ph != PH_OVER and int(s["turns"]) >= cfg.max_turns:
         return f"turns = {int(s['turns'])} but the game is not over after max_turns = {cfg.max_turns}"
+    # the actions counted: no more than lead here (the fields above vouched for), so none can wrap int32
+    most = _most_moves(s, cfg)
+    if not 0 <= int(s["moves"]) <= most:
+        return f"moves = {int(s['moves'])}, but at most {most} actions lead to this position"
     return _check_returns(s, cfg)
 
 

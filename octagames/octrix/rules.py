@@ -753,6 +753,17 @@ def _config_of(s) -> Config:
                   max_rounds=int(s["max_rounds"]))
 
 
+def _most_moves(s, cfg: Config) -> int:
+    """The actions (chance included) that lead to record ``s``: every round deals and plays ``n * hand_size``
+    cards, so the rounds completed and this round's cards dealt and played count them all (a finished match
+    has counted its last round, whose cards are still on the table). Play adds one each action and never
+    passes ``max_game_length``, so a record within it cannot overflow the int32 ``moves``."""
+    n, h = cfg.num_players, cfg.hand_size
+    completed = int(s["round"]) - (1 if int(s["terminal"]) and cfg.match else 0)
+    played = int((s["trick_cards"][:h, :n] >= 0).sum())
+    return 2 * n * h * max(completed, 0) + int(s["dealt"]) + played
+
+
 def check_record(s) -> str:
     """``""`` when every kernel can run safely on record ``s`` under the config it carries,
     else one line naming the first field found wrong (saved games are untrusted input).
@@ -762,7 +773,8 @@ def check_record(s) -> str:
     are placed as were dealt, and that every hand holds what the deal and the
     tricks played leave it; the tricks (complete before the open one, empty
     after it, the open one waiting for a seat that still has to play); the
-    winner of every complete trick and the rule of the open one, recomputed.
+    winner of every complete trick and the rule of the open one, recomputed; the
+    actions counted (``moves``) no more than lead to the position (:func:`_most_moves`).
     """
     try:
         cfg = _config_of(s)
@@ -777,7 +789,7 @@ def check_record(s) -> str:
               ("high_wins", s["high_wins"], 0, 1), ("winner", s["winner"], -1, n - 1),
               ("owner", s["owner"], -1, np.where(np.arange(NUM_CARDS) < deck, n - 1, -1)),
               ("trick_cards", s["trick_cards"], -1, np.where(used, deck - 1, -1)),
-              ("trick_winner", s["trick_winner"], -1, n - 1), ("moves", s["moves"], 0, 2**31 - 1),
+              ("trick_winner", s["trick_winner"], -1, n - 1),
               ("round_points", s["round_points"], 0, h * h), ("scores", s["scores"], 0, cfg.max_rounds * h * h)]
     bad = out_of_range(checks)
     if bad:
@@ -843,6 +855,10 @@ def check_record(s) -> str:
             return f"trick_cards[{trick}] is complete but the trick was not resolved"
     if terminal == 0 and np.any(s["round_points"] != 0):
         return "round_points are set before the round is over"
+    # the actions counted: no more than lead here (the fields above vouched for), so none can wrap int32
+    most = _most_moves(s, cfg)
+    if not 0 <= int(s["moves"]) <= most:
+        return f"moves = {int(s['moves'])}, but at most {most} actions lead to this position"
     return _check_scores(s, cfg)
 
 

@@ -11,12 +11,16 @@ config is ``tests/test_conformance.py::test_check_record_guards_the_kernels``.
 
 from __future__ import annotations
 
+import re
+
 import numpy as np
 import pytest
 
 import octagames.envs.openspiel as eo
 from octagames.core import CHANCE, GAME_NAMES, TERMINAL, Game
 from octagames.envs.vector import VectorEnv
+from octagames.achten import rules as AR
+from octagames.octiles import board as OB, rules as OR
 from octagames.octiles.rules import PH_MOVE
 from octagames.testing import fuzz_records, misbehaves, random_playout, reseal, vector_playout
 
@@ -221,3 +225,155 @@ def test_every_accepted_record_is_observed_stepped_and_played_to_the_end_by_ever
     for k in range(len(playing)):
         _openspiel_playout(pool, k, rng)
         assert misbehaves(g, playing[k], rng) == ""
+
+
+# ------------------------------------------------------------------ review finding: Octiles' seat to choose at setup
+def _first_legal(game: Game, s: np.void) -> int:
+    """The lowest legal action of the acting seat, by the compiled kernels alone (no check of the record)."""
+    mask = np.zeros(game.num_actions, dtype=np.uint8)
+    game.kernels.legal_mask(s, int(game.kernels.acting_player(s)), mask)
+    return int(np.flatnonzero(mask)[0])
+
+
+def test_the_octiles_setup_is_chosen_by_the_seats_in_turn():
+    g = Game("octiles", num_players=3, runners=4)  # each seat chooses 2 of its 3 middle start circles
+    s = g.new_state(0)
+    g.apply_action(s, g.legal_actions(s)[0])
+    assert int(s["phase"]) == OR.PH_SETUP and int(s["cur"]) == 0
+    g.check_record(s)
+    skipped = s.copy()
+    skipped["cur"] = 1  # seat 0 still has a runner to place
+    why = ("cur = 1 in the setup, but the seats have placed [3, 2, 2] of their 4 runners: seats choose their "
+           "start circles in turn, from seat 0")
+    assert OR.check_record(skipped) == why
+    with pytest.raises(ValueError, match=re.escape(why)):
+        g.from_bytes(resealed(g, skipped))
+    # what the kernels made of it: the setup ended with a runner of seat 0 never placed
+    played = skipped.copy()
+    while int(played["phase"]) == OR.PH_SETUP:
+        assert g.kernels.apply_action(played, _first_legal(g, played))
+    assert OR.check_record(played) == "pos[0, 3] = -1: every runner is on the board once the setup is over"
+    g.apply_action(s, g.legal_actions(s)[0])  # seat 0 is done: seat 1 chooses
+    assert int(s["cur"]) == 1 and OR.check_record(s) == ""
+    for cur in (0, 2):
+        bad = s.copy()
+        bad["cur"] = cur
+        assert OR.check_record(bad) == (f"cur = {cur} in the setup, but the seats have placed [4, 2, 2] of their 4 "
+                                        f"runners: seats choose their start circles in turn, from seat 0")
+    early = s.copy()
+    early["pos"][2, 2] = OB.HOME_OF[int(s["seat_side"][2]), 1]  # seat 2 chose before its turn
+    assert OR.check_record(early) == ("the seats have placed [4, 2, 3] of their 4 runners in the setup with cur = 1: "
+                                      "a seat after it has only its two outer start circles before its turn to choose")
+    while int(s["phase"]) == OR.PH_SETUP:
+        g.apply_action(s, g.legal_actions(s)[0])
+    assert int(s["phase"]) == OR.PH_DEAL and int(s["cur"]) == -1 and OR.check_record(s) == ""
+    s["cur"] = 0
+    assert OR.check_record(s) == "cur = 0 in phase deal: nobody acts between the setup and the lot"
+
+
+# ------------------------------------------------------------------ review finding: Achten's dealt hands after the deal
+def test_the_achten_dealt_hands_stay_the_cards_dealt_after_the_deal():
+    g = Game("achten", num_players=2)
+    s = g.new_state(3)
+    g.play_chance(s)
+    assert int(s["phase"]) == AR.PH_FIRST
+    g.check_record(s)
+    d0, d1 = int(s["dealt_hand"][0, 0]), int(s["dealt_hand"][0, 1])
+    swapped = s.copy()  # nothing is swapped before the first choice: the hands are still as dealt
+    swapped["dealt_hand"][0, :2] = [d1, d0]
+    why = f"dealt_hand[0, 0] = {d1}, but the deal put {d0} in slot 0"
+    assert AR.check_record(swapped) == why
+    with pytest.raises(ValueError, match=re.escape(why)):
+        g.from_bytes(resealed(g, swapped))
+    g.apply_action(s, AR.A_SWAP_ALL)  # the chooser (seat 1) swaps its hand with the pot: its dealt cards move on
+    assert int(s["phase"]) == AR.PH_TURNS
+    g.check_record(s)
+    off = next(c for c in range(AR.NUM_CARDS) if int(s["where"][c]) < 0)  # a card of the deck never dealt
+    forged = s.copy()
+    forged["dealt_hand"][1, 2] = off
+    assert int(g.observation(forged, 1)[AR.O_DEALT + off]) == 1  # seat 1 would read it among the cards it was dealt
+    why = f"dealt_hand[1, 2] = {off} ({AR.card_name(off)}), but that card is not on the table"
+    assert AR.check_record(forged) == why
+    with pytest.raises(ValueError, match=re.escape(why)):
+        g.from_bytes(resealed(g, forged))
+
+
+# ------------------------------------------------------------------ review finding: the action counter near 2**31
+@pytest.mark.parametrize("name,most", [
+    ("octrix", 16),  # the 16 cards dealt (2 seats x 8): every round deals and plays n x hand_size cards
+    ("achten", 10),  # the 10 cards dealt (3 a seat, the pot, the closed card), no move yet
+    ("octiles", 2),  # the exchange tile and the lot (5 runners: no start circles to choose)
+    ("octa", 327),  # the 26 cards dealt, the start player, at most TURN_ACTION_BOUND (300) in the turn begun
+])
+def test_an_action_count_beyond_what_leads_to_the_position_is_refused(name, most):
+    # moves (int32) was allowed up to 2**31 - 1, from where the next action wraps it to -2**31
+    g = Game(name)
+    s = g.new_state(1)
+    g.play_chance(s)  # the first decision
+    assert 0 < int(s["moves"]) <= most <= g.max_game_length
+    edge = s.copy()
+    edge["moves"] = most
+    assert g.module.check_record(edge) == ""
+    top = 2**31 - 1
+    for moves, why in ((most + 1, f"moves = {most + 1}, but at most {most} actions lead to this position"),
+                       (top, f"moves = {top}, but at most {most} actions lead to this position" if name != "octa"
+                        else f"moves = {top} is outside 0..{g.max_game_length}")):  # Octa's table of ranges first
+        bad = s.copy()
+        bad["moves"] = moves
+        assert g.module.check_record(bad).startswith(why)
+        with pytest.raises(ValueError, match=re.escape(why)):
+            g.from_bytes(resealed(g, bad))
+    wrapped = s.copy()
+    wrapped["moves"] = 2**31 - 1
+    assert g.kernels.apply_action(wrapped, _first_legal(g, wrapped))
+    assert int(wrapped["moves"]) == -2**31
+    if name == "octa":
+        return  # Octa counts no turn's actions: its bound is the end of the turn begun (see octa/record.py)
+    # the bound grows by one each action at least, so a record at it stays valid to the end of the game
+    rng = np.random.default_rng(1)
+    while not g.is_terminal(edge):
+        g.apply_action(edge, g.sample_chance(edge) if g.is_chance(edge) else int(rng.choice(g.legal_actions(edge))))
+        assert g.module.check_record(edge) == "", g.render(edge)
+    assert int(edge["moves"]) <= g.max_game_length
+
+
+# ------------------------------------------------------------------ property: the checks refuse nothing play reaches
+REACHED_CONFIGS = [  # (game, config, games): setups, caps, matches and the end of every kind of game
+    ("octiles", dict(num_players=2, runners=3, max_turns=30), 40),
+    ("octiles", dict(num_players=3, runners=4, max_turns=30), 40),
+    ("octiles", dict(num_players=4, runners=4, team=True, max_turns=20), 30),
+    ("octiles", dict(num_players=3, runners=2, play_on=True, max_turns=40), 30),
+    ("octiles", dict(num_players=2, runners=4, choose_start_circles=False, max_turns=5), 20),
+    ("achten", dict(num_players=3), 40),
+    ("achten", dict(num_players=2, match=True, target=0.3, max_rounds=3, turn_cap=2), 40),
+    ("achten", dict(num_players=6, turn_cap=1), 40),  # its games reach max_game_length exactly
+    ("octrix", dict(num_players=3, match=False), 40),
+    ("octrix", dict(num_players=2, match=True, target=12, max_rounds=3), 40),
+    ("octrix", dict(num_players=4, partnership=True, match=False), 20),
+    ("octa", dict(rules="nl", max_turns=8), 10),
+    ("octa", dict(rules="en", max_turns=8), 10),
+]
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("name,config,games", REACHED_CONFIGS,
+                         ids=[f"{n}-{'-'.join(f'{k}={v}' for k, v in c.items())}" for n, c, _ in REACHED_CONFIGS])
+def test_every_record_reached_in_random_play_passes_the_record_check(name, config, games):
+    # every position of random games, chance nodes and the end included (and some determinized views):
+    # the game's check_record accepts each, so the checks above refuse only records play never makes
+    g = Game(name, **config)
+    most = 0
+    for seed in range(games):
+        rng = np.random.default_rng(seed)
+        s = g.new_state(seed)
+        while True:
+            assert g.module.check_record(s) == "", (seed, int(s["moves"]), g.render(s))
+            if g.is_terminal(s):
+                break
+            if not g.is_chance(s) and rng.random() < 0.05:
+                view = g.determinize(s, int(rng.integers(g.num_players)), seed)
+                assert g.module.check_record(view) == "", (seed, "determinized", g.render(view))
+            g.apply_action(s, g.sample_chance(s) if g.is_chance(s) else int(rng.choice(g.legal_actions(s))))
+        g.check_record(s)  # the whole check, the kernels' part included, at the end of every game
+        most = max(most, int(s["moves"]))
+    assert 0 < most <= g.max_game_length
