@@ -27,8 +27,9 @@ from typing import Any, Sequence
 
 import numpy as np
 
+from octagames import catalogue
 from octagames.agents.base import Agent, decide, make_turn
-from octagames.core import CHANCE, TERMINAL, Game
+from octagames.core import CHANCE, TERMINAL, Game, check_seed
 from octagames.records import GameRecord, Recorder
 
 
@@ -81,14 +82,21 @@ class MatchResult:
     seconds: float
     returns: list[list[float]] = field(default_factory=list)  # per game, per agent index
 
+    @property
+    def variant(self) -> str:
+        """The variant and seats the games were played on (``octrix-round-2p``; see :func:`catalogue.describe`:
+        a config no variant has is its closest variant plus what differs)."""
+        return catalogue.describe(self.game, self.config)
+
     def table(self) -> str:
-        """A text table: win rate with its 95% CI and mean return per agent."""
-        lines = [f"{self.game} {self.config}: {self.num_games} games, "
+        """A text table: win rate with its 95% CI and mean return per agent, under the variant's name."""
+        w = max(20, *(len(r.name) for r in self.records)) + 2  # long specs (ppo:<path>) keep the columns apart
+        lines = [f"{self.variant}: {self.num_games} games, "
                  f"mean length {self.mean_length:.1f} actions, {self.seconds:.1f}s",
-                 f"{'agent':<22}{'win rate':>9}  {'95% CI':<15}{'W/D/L':>13}{'mean return':>13}"]
+                 f"{'agent':<{w}}{'win rate':>9}  {'95% CI':<15}{'W/D/L':>13}{'mean return':>13}"]
         for r in self.records:
             lo, hi = r.interval()
-            lines.append(f"{r.name:<22}{r.score:>9.3f}  [{lo:.3f}, {hi:.3f}]"
+            lines.append(f"{r.name:<{w}}{r.score:>9.3f}  {f'[{lo:.3f}, {hi:.3f}]':<15}"
                          f"{f'{r.wins}/{r.draws}/{r.losses}':>13}{r.mean_return:>13.3f}")
         return "\n".join(lines)
 
@@ -111,7 +119,20 @@ class MatchResult:
 
 
 def play_game(game: Game, seats: Sequence[Agent], seed: int) -> tuple[np.ndarray, int]:
-    """Play one game; ``seats[p]`` plays seat ``p``. Returns ``(returns, length)``."""
+    """Play one game; ``seats[p]`` plays seat ``p``.
+
+    Args:
+        game: the game and its config (``Game("octa-nl")``; a variant's name builds one).
+        seats: one agent per seat.
+        seed: the game's seed (its deal and chance), an integer in ``0..2**63-1``; the agents' seeds
+            are drawn from it too.
+
+    Returns:
+        ``(returns, length)``: float64 ``[num_players]`` and the number of actions, chance included.
+
+    Raises:
+        ValueError: not one agent per seat, or a seed that is not an integer in ``0..2**63-1``.
+    """
     returns, length, _ = _play(game, seats, seed, record=False)
     return returns, length
 
@@ -132,6 +153,7 @@ def _play(game: Game, seats: Sequence[Agent], seed: int, record: bool
           ) -> tuple[np.ndarray, int, GameRecord | None]:
     if len(seats) != game.num_players:
         raise ValueError(f"{len(seats)} agents for {game.num_players} seats")
+    seed = check_seed(seed)
     rng = np.random.default_rng(seed)
     s = game.new_state(seed)
     for p, agent in enumerate(seats):
@@ -302,25 +324,37 @@ def play_match(game: str | Game, agents: Sequence[Agent], num_games: int, seed: 
     """Play ``num_games`` games between ``agents`` (one per seat), rotating seats.
 
     Args:
-        game: a short name (``config`` then gives the config fields) or a :class:`Game`.
+        game: a game or variant name (``"octrix"``, ``"octrix-round"``, ``"octa-nl"``; ``config`` gives
+            fields over the variant's) or a :class:`Game`, which brings its own config.
         agents: one agent per seat; agent ``k`` sits in seat ``(k + g) % n`` in game ``g``.
-        num_games: games to play.
-        seed: the match seed; game ``g`` uses ``seed + g``.
+        num_games: games to play (>= 1).
+        seed: the match seed; game ``g`` uses ``seed + g``, so every ``seed + g`` is in ``0..2**63-1``.
         progress: show a progress bar (tqdm) when it is installed.
         executor: where the games run (see :func:`play_games`); ``None``: here.
         journal: resume from and save to this :class:`GameJournal`.
+        **config: the game's config fields (``num_players=3``, ``ranks=4``, ...), with a name only.
 
     Returns:
         a :class:`MatchResult`. A seat wins a game when its return is the
         highest (partners share their team's return, so both win); a game in
         which all returns are equal is a draw for everyone.
+
+    Raises:
+        ValueError: an unknown game or variant, a bad config field or value, config fields given with a
+            :class:`Game` (naming them), not one agent per seat, ``num_games`` < 1, or a seed that is not an
+            integer in ``0..2**63 - num_games``.
     """
+    if isinstance(game, Game) and config:
+        fields = ", ".join(f"{k}={v!r}" for k, v in config.items())
+        raise ValueError(f"{fields}: config fields are not taken with a Game, which brings its own config "
+                         f"({game.config}); build the Game with them, or give the game's name")
     g = game if isinstance(game, Game) else Game(game, **config)
     n = g.num_players
     if len(agents) != n:
         raise ValueError(f"agents: {len(agents)} given, but {g.name} is configured for num_players={n}")
-    if num_games < 1:
-        raise ValueError(f"num_games={num_games} is not valid; it must be >= 1")
+    if isinstance(num_games, bool) or not isinstance(num_games, (int, np.integer)) or num_games < 1:
+        raise ValueError(f"num_games={num_games!r} is not valid; it must be an integer >= 1")
+    seed = check_seed(seed, int(num_games))
     names = _unique_names(agents)
     records = [AgentRecord(name) for name in names]
     all_returns = []

@@ -17,6 +17,7 @@ from __future__ import annotations
 import json
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Annotated
 
 from octagames import catalogue
 from octagames.agents.arena import play_match
@@ -24,7 +25,7 @@ from octagames.agents.registry import make_agent
 from octagames.catalogue import Variant
 from octagames.experiments.tournament import run_tournament, save
 from octagames.core import available_games
-from octagames.experiments.cli import parse_config, script
+from octagames.experiments.cli import parse_config, script, shown_default
 
 #: simulations per move of the demo's MCTS on a game whose variants name no demo budget
 DEFAULT_MCTS = 50
@@ -48,8 +49,9 @@ class DemoConfig:
     """where the JSON table goes"""
     tournament_games: int = 6
     """games per pair in the short round robin (0: no tournament)"""
-    game: tuple[str, ...] = ()
-    """variants to run (default: each installed game's demo variant: octrix-round, achten-dealer-pays, ...)"""
+    game: Annotated[tuple[str, ...], shown_default("each installed game's demo variant: octrix-round, "
+                                                    "achten-dealer-pays, ...")] = ()
+    """variants to run (octagames list prints them)"""
 
     def __post_init__(self) -> None:
         for name in self.game:

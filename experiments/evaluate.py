@@ -47,7 +47,7 @@ class EvalConfig(GameArgs):
     agent: str = "heuristic"
     """the evaluated agent's spec for octagames.agents.registry (e.g. ppo:runs/ppo/octrix-2p-s0/policy.pt, mcts:1000)"""
     opponents: tuple[str, ...] = ("random",)
-    """opponent specs; each plays every other seat"""
+    """opponent specs, separated by spaces (--opponents random heuristic); each in turn plays every other seat"""
     games: int = 200
     """games per opponent (seats rotated)"""
     allow_model_mismatch: bool = False
@@ -86,7 +86,15 @@ def evaluate(cfg: EvalConfig) -> dict[str, Any]:
     stem = f"evaluate-{cfg.describe()}-{_slug(cfg.agent)}"
     executor = executor_from(cfg.ray, cfg.ray_address, cfg.chunk_size)
     def build(spec: str) -> Agent:
-        return make_agent(spec, game, allow_config_mismatch=cfg.allow_model_mismatch)
+        try:
+            return make_agent(spec, game, allow_config_mismatch=cfg.allow_model_mismatch)
+        except ValueError as e:
+            if "," not in spec or spec not in cfg.opponents:
+                raise
+            # a spec may hold a comma (a model's path), so the comma-separated form of play and tournament is
+            # not read here: say how to give several
+            raise ValueError(f"{e} (give several opponents separated by spaces, not commas: --opponents "
+                             f"{' '.join(s.strip() for s in spec.split(',') if s.strip())})") from e
 
     # each spec built once (a cfr:N trains once), so a bad spec or a model of another config is refused
     # before a game; one agent may sit in several seats (the arena resets it for each, as the round robin does)

@@ -106,6 +106,33 @@ def test_bad_match_arguments():
         make_agent("alphazero", "octrix")
 
 
+def test_config_fields_given_with_a_game_are_refused_naming_them():
+    with pytest.raises(ValueError, match=r"num_players=3: config fields are not taken with a Game"):
+        play_match(Game("octrix-round"), [RandomAgent(), RandomAgent()], 2, progress=False, num_players=3)
+    r = play_match(Game("octrix-round", num_players=3), [RandomAgent()] * 3, 1, progress=False)
+    assert r.config["num_players"] == 3
+
+
+@pytest.mark.parametrize("seed", [1.5, -1, True, "3", 2**63 - 1])
+def test_a_seed_that_is_not_an_integer_in_range_is_refused_naming_the_range(seed):
+    with pytest.raises(ValueError, match=rf"seed={seed!r} is not valid; it must be an integer in 0\.\.{2**63 - 2}"):
+        play_match("octrix-round", [RandomAgent(), RandomAgent()], 2, seed=seed, progress=False)
+    r = play_match("octrix-round", [RandomAgent(), RandomAgent()], 2, seed=np.int64(2**63 - 2), progress=False)
+    assert r.num_games == 2  # the last seed of the range plays (games 2**63-2 and 2**63-1)
+
+
+def test_the_table_names_the_variant_and_widens_to_the_longest_agent_name():
+    long = RandomAgent()
+    long.name = "ppo:runs/ppo/octrix-round-2p-0123abcd-s0/policy.pt"
+    r = play_match("octrix-round", [long, OctrixHeuristicAgent()], 2, progress=False, ranks=4, hand_size=4)
+    head, columns, *rows = r.table().splitlines()
+    assert head.startswith("octrix-round+hand_size=4+ranks=4-2p: 2 games, ") and "{" not in head
+    assert rows[0].startswith(long.name + "  ")
+    for row in rows:  # every column ends where its heading ends
+        for label in ("win rate", "W/D/L", "mean return"):
+            end = columns.index(label) + len(label)
+            assert row[end - 1] not in " " and (end == len(row) or row[end] == " "), (label, row)
+
 ARENA_GAMES = [("octrix", dict(num_players=3)), ("achten", dict(num_players=4, deal_penalty=1.0)),
                ("octiles", dict(num_players=2)), ("octa", dict(rules="en")),
                ("octa", dict(rules="nl"))]

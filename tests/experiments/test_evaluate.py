@@ -65,6 +65,15 @@ def test_bad_settings_name_the_field():
         EvalConfig(game="octa-nl", players=9)
 
 
+def test_comma_separated_opponents_are_refused_with_the_space_separated_form(tmp_path):
+    cfg = EvalConfig(game="octrix-round", opponents=("random,heuristic",), games=1, out_dir=str(tmp_path),
+                     progress=False)
+    with pytest.raises(ValueError, match=r"agent='random,heuristic' is not valid.*separated by spaces, not "
+                                         r"commas: --opponents random heuristic\)"):
+        evaluate(cfg)
+    assert not list(tmp_path.iterdir())  # refused before any game
+
+
 def test_file_names_from_agent_specs():
     assert _slug("ppo:runs/ppo/octrix-2p-s0/policy.pt").startswith("ppo-octrix-2p-s0-policy-")
     assert _slug("mcts:1000") == "mcts-1000"
