@@ -19,7 +19,7 @@ Measured, each for ``seconds`` of wall time after a warm-up:
 By default every game's **seed variant** is measured (``octrix`` is the match to 88, ``octa``
 the English rulebook: the bare names of :mod:`octagames.catalogue`), each at its default seats (2
 for every seed variant); ``--game VARIANT ...``, ``--players N`` and ``--config key=value ...``
-choose others, as in every verb (:class:`~octagames.experiments.cli.GamesArgs`). Rows are named
+choose others, as elsewhere (:class:`~octagames.experiments.cli.GamesArgs`). Rows are named
 by variant and seats (``octrix-2p``). A "step" is one action of one game
 (chance outcomes resolved inside the engine count for nothing). Results go to ``runs/bench.json`` and a PNG chart;
 the table reports steps/s and ratios against the anchors of the same run, and the
@@ -59,13 +59,13 @@ import time
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, Callable
+from typing import Annotated, Any, Callable
 
 import numpy as np
 
 from octagames.core import CHANCE, TERMINAL, Game
 from octagames.envs.vector import VectorEnv, cpu_count, make, narrowest_obs_dtype
-from octagames.experiments.cli import GamesArgs, parse_config, script
+from octagames.experiments.cli import GamesArgs, parse_config, script, shown_default
 
 PZ_ANCHOR = "anchor: PettingZoo connect_four_v3 AEC"
 C4_ANCHOR = "anchor: pyspiel C++ connect_four, Python loop"
@@ -82,8 +82,8 @@ class BenchConfig(GamesArgs):
     """wall time per measurement"""
     batch_sizes: tuple[int, ...] = (1, 64, 4096)
     """vector-env batch sizes"""
-    threads: tuple[int, ...] = ()
-    """thread counts for batches of VectorEnv.PARALLEL_MIN_BATCH or more (default: 1 and every core)"""
+    threads: Annotated[tuple[int, ...], shown_default("1 and every core")] = ()
+    """thread counts for batches of VectorEnv.PARALLEL_MIN_BATCH or more"""
     bandwidth_mib: int = 0
     """buffer of the bandwidth measurement in MiB (0: eight times the last-level cache, at least 64)"""
     out: str = "runs/bench.json"

@@ -4,7 +4,7 @@
     octagames bench-az --game octrix achten --budget-s 5
     octagames bench-az --devices cpu cuda --threads 16 --num-games 128 512   # a GPU machine
 
-For every game (``--game VARIANT ...``, ``--players N``, ``--config key=value ...`` as in every verb;
+For every game (``--game VARIANT ...``, ``--players N``, ``--config key=value ...`` as elsewhere;
 default: every game's seed variant), device, torch thread count and number of games in lockstep,
 with :mod:`~octagames.experiments.train_az`'s network and search (its ``hidden``, ``head``,
 ``activation``, ``simulations``; every game self-play, no agent or snapshot games):

@@ -5,7 +5,7 @@
     python -m octagames.experiments.bench_mcts --game achten-dealer-pays --skip-speed --random-budget 1000
 
 The games: ``--game VARIANT ...`` (each may carry its own fields, ``octrix-round:ranks=3``),
-``--players N`` and ``--config key=value ...``, as in every verb; default: every game's seed variant.
+``--players N`` and ``--config key=value ...``, as elsewhere; default: every game's seed variant.
 Rows are named by variant and seats (``achten-dealer-pays-2p``).
 
 All in one run on the same machine:

@@ -44,7 +44,7 @@ from octagames.experiments.cli import GameArgs, parse_config, script
 
 @dataclass(frozen=True)
 class BenchRayConfig(GameArgs):
-    """What to measure (every field is a flag; --game VARIANT, --players, --config as in every verb)."""
+    """What to measure (every field is a flag; --game VARIANT, --players, --config as elsewhere)."""
 
     game: str = "octrix-round"
     """the variant (a single Octrix round by default, as the published figures were measured)"""

@@ -15,7 +15,7 @@
   user pays after ``pip install``.
 
 The games are warmup's (``--game VARIANT ...``, ``--players N``, ``--config key=value ...``
-as in every verb): by default one variant per kernel module of every game
+as elsewhere): by default one variant per kernel module of every game
 (``warmup.kernel_variants``: Octa's two rulebooks, one variant of each other game), each
 labelled by variant and seats (``octa-nl-2p``).
 

@@ -1,8 +1,8 @@
 """The command line shared by every script in ``experiments/``: the game options, game configs,
 user errors in one line, the standard library's fallback parser.
 
-**The game options every verb takes** are the fields of :class:`GameArgs`; a script's
-config dataclass inherits them (they come first in its ``--help``)::
+**The game options of a verb that plays, trains or measures one game** are the fields of
+:class:`GameArgs`; a script's config dataclass inherits them (they come first in its ``--help``)::
 
     @dataclass(frozen=True)
     class EvalConfig(GameArgs):
@@ -53,7 +53,7 @@ import types
 from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
-from typing import (Any, Callable, Iterator, NoReturn, Sequence, TypeVar, Union, get_args, get_origin,
+from typing import (Annotated, Any, Callable, Iterator, NoReturn, Sequence, TypeVar, Union, get_args, get_origin,
                     get_type_hints)
 
 import octagames.agents
@@ -77,6 +77,23 @@ POSITIONAL: Any = tyro.conf.Positional if tyro is not None else "positional"
 #: marks a tuple field whose flag is given once per value (``--allowed-host a --allowed-host b``), for
 #: tyro and for the standard library's parser alike
 REPEATED: Any = tyro.conf.UseAppendAction if tyro is not None else "repeated"
+
+
+@dataclass(frozen=True)
+class _ShownDefault:
+    """What :func:`shown_default` gives where tyro is absent (or too old to take it): read by :func:`stdlib_parser`."""
+
+    help_behavior_hint: str
+
+
+def shown_default(text: str) -> Any:
+    """Metadata of a config field (``Annotated[tuple[str, ...], shown_default("every game")] = ()``): its ``--help``
+    ends ``(default: <text>)`` instead of the value, for a default that stands for something (an empty tuple: the
+    verb's own list), with tyro and with the standard library's parser alike."""
+    hint = f"(default: {text})"
+    if tyro is not None and "help_behavior_hint" in inspect.signature(tyro.conf.arg).parameters:
+        return tyro.conf.arg(help_behavior_hint=hint)
+    return _ShownDefault(hint)
 
 
 def parse_game_config(config: str | Sequence[str], game: str) -> dict[str, Any]:
@@ -274,7 +291,10 @@ def stdlib_parser(config_cls: type) -> argparse.ArgumentParser:
             continue
         hint = hints[f.name]
         default = f.default_factory() if f.default_factory is not dataclasses.MISSING else f.default
-        text = docs.get(f.name, "") + ("" if default is dataclasses.MISSING else f" (default: {default!r})")
+        shown = [m.help_behavior_hint for m in getattr(hint, "__metadata__", ())
+                 if isinstance(getattr(m, "help_behavior_hint", None), str)]
+        text = docs.get(f.name, "") + (f" {shown[0]}" if shown else "" if default is dataclasses.MISSING
+                                       else f" (default: {default!r})")
         if POSITIONAL in getattr(hint, "__metadata__", ()):
             parser.add_argument(f.name, nargs="?", type=_converter(_bare(hint)), help=text)
             continue
@@ -331,7 +351,7 @@ def _field_docs(config_cls: type) -> dict[str, str]:
 
 @dataclass(frozen=True)
 class GameArgs:
-    """The game options of every verb: ``--game VARIANT``, ``--players N``, ``--config key=value ...``.
+    """The game options of a verb that plays one game: ``--game VARIANT``, ``--players N``, ``--config key=value ...``.
 
     A script's config dataclass inherits these fields (see the module's docstring); its
     ``__post_init__`` calls ``super().__post_init__()``, which refuses an unknown variant,
@@ -343,7 +363,7 @@ class GameArgs:
     """the variant (octagames list prints them: octrix, octrix-round, achten-dealer-pays, octa-nl, ...)"""
     players: int | None = None
     """seats (None: the variant's default)"""
-    config: tuple[str, ...] = ()
+    config: Annotated[tuple[str, ...], shown_default("none")] = ()
     """other config fields of the game over the variant's, as key=value (e.g. ranks=4 hand_size=4)"""
 
     def __post_init__(self) -> None:
@@ -397,13 +417,12 @@ class GamesArgs:
     inherits these fields; :meth:`default_games` gives the entries when ``--game`` is left out.
     """
 
-    game: tuple[str, ...] = ()
-    """variants (octagames list prints them), each optionally with its own fields as
-    variant:key=value,... (default: every game's seed variant, or the verb's own list where its
-    description names one)"""
+    game: Annotated[tuple[str, ...], shown_default("every game's seed variant, or the verb's own list where its "
+                                                    "description names one")] = ()
+    """variants (octagames list prints them), each optionally with its own fields as variant:key=value,..."""
     players: int | None = None
     """seats of every game (None: each variant's default)"""
-    config: tuple[str, ...] = ()
+    config: Annotated[tuple[str, ...], shown_default("none")] = ()
     """config fields of every game over its variant's, as key=value (refused where a game lacks the field)"""
 
     def __post_init__(self) -> None:

@@ -3,7 +3,7 @@
 ``octagames fuzz --game octa-en --minutes 10`` (every config of
 :data:`octagames.testing.CONFORMANCE_CONFIGS` when ``--game`` is left out; ``--game a b`` for
 several, each a variant optionally with its own fields, ``octrix-round:num_players=3``, with
-``--players N`` and ``--config key=value ...`` applied to every one, as in every verb). Each config
+``--players N`` and ``--config key=value ...`` applied to every one, as elsewhere). Each config
 gets ``--minutes`` in a worker process of its own (``--jobs`` at once) and loops over games driven
 per seat by random play, the heuristic, or a short search (``mcts:20``):
 

@@ -1,9 +1,13 @@
 """The leaderboard: a round robin per game between the baselines and the zoo, with Bradley-Terry Elo.
 
-    octagames leaderboard                          # every section (make leaderboard)
-    octagames leaderboard --game octiles           # rerun one section
-    octagames leaderboard --game achten-dealer-pays --add achten-dealer-pays=ppo:runs/ppo/achten/policy.pt
-    octagames leaderboard --game octrix --record-games  # the records of games journaled without them
+    octagames leaderboard                                  # every section (make leaderboard)
+    octagames leaderboard --game octiles-fixed-start       # rerun one section
+    octagames leaderboard --game achten-dealer-pays \\
+        --add achten-dealer-pays=ppo:runs/ppo/achten-dealer-pays-s1/policy.pt   # a policy of another run folder
+    octagames leaderboard --game octrix --record-games     # the records of games journaled without them
+
+The sections are ``octrix``, ``achten-dealer-pays``, ``octiles-fixed-start``, ``octa-en`` and
+``octa-nl`` (:func:`sections`; ``--game octiles`` is refused: Octiles' section is its fixed-start variant).
 
 A section is a variant of the catalogue (:mod:`octagames.catalogue`) whose ``Variant.leaderboard``
 names two MCTS budgets, played with its default player count; its name is the variant's. Its
@@ -30,7 +34,7 @@ import json
 import os
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import Annotated, Any
 
 import numpy as np
 
@@ -40,7 +44,8 @@ from octagames.agents.learn.az import ZOO_DIR
 from octagames.agents.registry import make_agent
 from octagames.catalogue import Variant
 from octagames.core import Game
-from octagames.experiments.cli import executor_from, git_commit, open_journal, parse_config, script
+from octagames.experiments.cli import (executor_from, git_commit, open_journal, parse_config, script,
+                                      shown_default)
 from octagames.experiments.tournament import JournalRecording, TournamentResult, record_journal, run_tournament, save
 from octagames.experiments.train_ppo import TrainConfig, ppo_origin
 from octagames.experiments.trainer import default_run_dir
@@ -61,13 +66,13 @@ class LeaderboardConfig:
     """The leaderboard run (all fields are command-line flags)."""
 
     game: tuple[str, ...] = tuple(sections())
-    """sections to (re)run, by variant name: octrix, achten-dealer-pays, octiles, octa-en, octa-nl"""
+    """sections to (re)run, by variant name: octrix, achten-dealer-pays, octiles-fixed-start, octa-en, octa-nl"""
     games_per_pair: int = 20
     """games each pair plays, seats rotated"""
-    add: tuple[str, ...] = ()
-    """extra agents as <section>=<spec>, e.g. octiles=mcts:2000 or achten-dealer-pays=belief"""
-    mcts: tuple[int, ...] = ()
-    """override every section's two MCTS budgets (simulations per decision); empty: each section's own"""
+    add: Annotated[tuple[str, ...], shown_default("none")] = ()
+    """extra agents as <section>=<spec>, e.g. octiles-fixed-start=mcts:2000 or achten-dealer-pays=belief"""
+    mcts: Annotated[tuple[int, ...], shown_default("each section's own")] = ()
+    """override every section's two MCTS budgets (simulations per decision)"""
     zoo_simulations: int = -1
     """simulations of the zoo agents (-1: each model's default search)"""
     cfr_iterations: int = 20000
@@ -249,7 +254,8 @@ def markdown(results: dict[str, dict[str, Any]], out: Path) -> str:
              "`--add <section>=<spec>` and rerun that section with `--game <section>`. Every game is in "
              "`docs/leaderboard/<section>.games.jsonl` with its record (its moves and the agents' thinking) "
              "where its agents are in the repository: watch one with `octagames replay "
-             "docs/leaderboard/<section>.games.jsonl --game-index N` or `octagames serve --replay ...`.", ""]
+             "docs/leaderboard/<section>.games.jsonl --game-index N` (N counts the games that keep a record, "
+             "from 0; not the journal's `key`) or `octagames serve --replay ...` (its page's *game #* alike).", ""]
     for key in sections():
         if key not in results:
             continue

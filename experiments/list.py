@@ -3,7 +3,7 @@
     octagames list                 # everything
     octagames list --what variants # one section: variants, agents or zoo
 
-A variant's name is what ``--game`` of every verb and ``make_game`` take
+A variant's name is what ``--game`` (of the verbs that have it) and ``make_game`` take
 (:mod:`octagames.catalogue`); an agent spec is what ``--agent``/``--opponents``/``--agents``
 take (:data:`octagames.agents.registry.AGENTS`); a zoo model is played with ``zoo:<name>``.
 Listing imports no agent, no torch and no compiled kernel.

@@ -13,9 +13,11 @@ an extra to import says which one in one line, instead of a traceback
 (:func:`octagames.experiments.cli.user_errors`). A verb's one-line help is the first line
 of its module's docstring, read without importing the module.
 
-Every verb names its game the same way (:class:`octagames.experiments.cli.GameArgs`):
-``--game VARIANT`` (``octagames list`` prints the variants), ``--players N`` and
-``--config key=value ...``; ``--help`` of a verb that takes agents lists the agent specs.
+The verbs that play, train or measure games name them the same way
+(:class:`octagames.experiments.cli.GameArgs`, ``GamesArgs`` for several games): ``--game VARIANT``
+(``octagames list`` prints the variants), ``--players N`` and ``--config key=value ...``; demo,
+leaderboard and zoo read ``--game`` their own way, and list, serve, replay and bench-cfr take no game
+options (each verb's ``--help`` says). ``--help`` of a verb that takes agents lists the agent specs.
 """
 
 from __future__ import annotations
@@ -55,8 +57,9 @@ def usage() -> str:
     width = max(map(len, VERBS))
     lines = [f"  {verb:<{width}}  {summary(verb)}" for verb in VERBS]
     return ("usage: octagames <verb> [options]    (octagames <verb> --help: the verb's options)\n\n"
-            "Rules engines, agents and experiments for the game-of-8 family. The game is named the same way\n"
-            "everywhere: --game VARIANT (octagames list prints them) --players N --config key=value ...\n\n"
+            "Rules engines, agents and experiments for the game-of-8 family. The verbs that play, train or\n"
+            "measure a game name it the same way: --game VARIANT (octagames list prints them) --players N\n"
+            "--config key=value ... (each verb's --help gives its options)\n\n"
             "verbs:\n" + "\n".join(lines))
 
 

@@ -11,9 +11,11 @@ otherwise one at a time, stepping with ``n`` (next), ``p`` (previous), a move nu
 its render of each position (``Game.render(s, viewer=N)``), the moves by the names it
 knew (:func:`octagames.records.move_names`: a card dealt to another seat, another seat's
 simultaneous move before the round is over, read as hidden) and only its own agent's
-thinking. Journals written before journals kept records have no moves to replay: a new run of
-the same command writes them, and ``octagames leaderboard --game <variant> --record-games`` plays
-a leaderboard's journaled games again to keep their records (``docs/leaderboard/`` holds them):
+thinking. ``--game-index`` counts a journal's games that keep a record from 0 (the order of the file,
+not the journal's ``key``; ``octagames serve`` numbers them alike). Journals written before journals
+kept records have no moves to replay: a new run of the same command writes them, and ``octagames
+leaderboard --game <variant> --record-games`` plays a leaderboard's journaled games again to keep
+their records (``docs/leaderboard/`` holds them):
 
     octagames replay docs/leaderboard/octrix.games.jsonl --game-index 180 --all   # mcts:1000 vs zoo:octrix
 """
@@ -38,7 +40,7 @@ class ReplayConfig:
     file: Annotated[str, POSITIONAL] = ""
     """a record (.json) or a game journal (.games.jsonl)"""
     game_index: int = 0
-    """which game of a journal (0 = its first game with a record)"""
+    """which game of a journal: its games with a record, counted from 0 (not the journal's key); -1: the last"""
     seat: int | None = None
     """show what this seat saw (None: all-seeing)"""
     all: bool = False

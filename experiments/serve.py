@@ -2,13 +2,14 @@
 
     octagames serve                          # http://127.0.0.1:8088/ : pick a variant and the seats
     octagames serve --port 9000 --host 0.0.0.0 --allowed-host games.lan
-    octagames serve --replay docs/leaderboard/octrix.games.jsonl   # the replay of that file's first game
+    octagames serve --replay docs/leaderboard/octrix.games.jsonl   # that file's first game with a record
 
 The page names every variant; a new game takes a variant, the player count and, for each seat, a
 person (``human``) or an agent spec (``zoo:octa-nl``, ``mcts:500``, ``heuristic``, ``random``,
 ``ppo:<path>``). Replays open records and journals under ``runs/`` and the leaderboard journals
-``docs/leaderboard/*.games.jsonl`` of the folder the server runs in, or an uploaded file. The HTTP API
-is described in ``octagames.web.app``.
+``docs/leaderboard/*.games.jsonl`` of the folder the server runs in, or an uploaded file; a journal's
+games are numbered as ``octagames replay --game-index`` numbers them (``game #`` on the page): the games
+that keep a record, from 0 (not the journal's ``key``). The HTTP API is described in ``octagames.web.app``.
 
 The app answers only requests whose ``Host`` is 127.0.0.1, localhost, the ``--host`` address, this
 machine's hostname or an ``--allowed-host`` name (a page of another site cannot reach it by DNS
@@ -43,14 +44,15 @@ class ServeConfig:
     """a Host name the app answers besides 127.0.0.1, localhost, this machine's hostname and the --host
     address (repeat the flag for several; '*' answers any, which opens the app to DNS rebinding)"""
     replay: str | None = None
-    """a record or journal to open as a replay at start (its first game); the page prints its address"""
+    """a record or journal to open at start (a journal's game # 0, its first game with a record); prints its address"""
     root: str = "."
     """the folder whose runs/ and docs/leaderboard/*.games.jsonl the page may open replays from"""
     max_games: int = Limits.max_games
     """games kept at once; past it a new game drops a finished or abandoned one, else it is refused (503)"""
     idle_seconds: float = Limits.idle_seconds
     """a game nobody has asked about for this long is abandoned: dropped at the next request for a game or
-    replay, or the server's next look (every 30 s at most); its bots stop after the move they think about"""
+    replay, or the server's next look (every 30 s at most); its bots stop at once (a compiled search when it
+    returns to Python)"""
     max_simulations: int = Limits.max_simulations
     """the largest search budget an agent spec may ask for (simulations, worlds, CFR iterations)"""
     max_body_kib: int = Limits.max_body_kib
@@ -97,11 +99,25 @@ def main(cfg: ServeConfig) -> None:
     if cfg.replay is not None:
         replay, games = app.state.server.open_replay({"text": Path(cfg.replay).read_text(encoding="utf-8"),
                                                       "name": Path(cfg.replay).name})
-        print(f"replay of {cfg.replay} (game 1 of {games}): {url}#replay={replay.id}&step=0")
-    every = f"; other machines: {cfg.url(socket.gethostname())}" if cfg.host in EVERY_ADDRESS else ""
-    print(f"octagames serve: {url}{every}  (Ctrl-C stops it; answers the Host names {', '.join(cfg.hosts())}, "
-          "localhost and 127.0.0.1)")
+        print(f"{replay_line(cfg.replay, games)}: {url}#replay={replay.id}&step=0")
+    print(banner(cfg))
     uvicorn.run(app, host=cfg.host, port=cfg.port, log_level="warning")
+
+
+def replay_line(path: str, games: int) -> str:
+    """What ``--replay`` opened: its game # 0, numbered as the page and ``octagames replay --game-index`` number
+    a journal's games (those with a record, from 0)."""
+    if games == 1:
+        return f"replay of {path} (its one game record, game # 0)"
+    return f"replay of {path} (game # 0 of its {games} games with a record, numbered 0..{games - 1})"
+
+
+def banner(cfg: ServeConfig) -> str:
+    """The line ``octagames serve`` prints when it starts: the page's address, and every Host name the app
+    answers, each once (127.0.0.1 and localhost last)."""
+    every = f"; other machines: {cfg.url(socket.gethostname())}" if cfg.host in EVERY_ADDRESS else ""
+    names = [name for name in cfg.hosts() if name not in ("127.0.0.1", "localhost")] + ["localhost", "127.0.0.1"]
+    return f"octagames serve: {cfg.url()}{every}  (Ctrl-C stops it; answers the Host names {', '.join(names)})"
 
 
 @script

@@ -53,7 +53,9 @@ from octagames.core import Game
 
 @dataclass(frozen=True)
 class TournamentConfig(GameArgs):
-    """Settings of a round-robin tournament (--game, --players, --config: the variant)."""
+    """Settings of a round-robin tournament (--game, --players, --config: the variant). Every game is between
+    two agents of a pair, alternating around the table: with --players 3 or more an agent holds several seats
+    (3 players: A B A, then B A B; 4 players: A B A B, then B A B A)."""
 
     agents: str = "random,heuristic,mcts:200"
     """comma-separated agent specs of octagames.agents.registry (name or name:arg)"""
@@ -248,7 +250,8 @@ def run_tournament(game: str, specs: Sequence[str | Agent], games_per_pair: int,
     """Round robin among the agents ``specs`` on ``game``.
 
     Args:
-        game: short game name.
+        game: a game or variant name (``"octrix"``, ``"octrix-round"``, ``"achten-dealer-pays"``; ``config``
+            gives fields over the variant's).
         specs: agent specs (``random``, ``heuristic``, ``mcts:200`` ...), or agents already
             built (named by their ``name``); at least two.
         games_per_pair: games per pair, seats rotated.
@@ -261,7 +264,19 @@ def run_tournament(game: str, specs: Sequence[str | Agent], games_per_pair: int,
             journal it opens closed when the games are played.
         allow_model_mismatch: let a model trained on another config play (with a warning) instead of
             refusing it.
-        **config: game config fields.
+        **config: game config fields (``num_players=3``, ...). Every game is between the two agents of a
+            pair, alternating around the table: with more seats than two an agent holds several seats
+            (3 players: A B A, then B A B; :func:`seats_for`).
+
+    Returns:
+        The :class:`TournamentResult`: the pairwise scores, Bradley-Terry Elo (the first agent at 0) and
+        their bootstrap intervals.
+
+    Raises:
+        ValueError: fewer than two agents, ``games_per_pair`` < 1, an unknown game or variant, a bad config
+            field or value, or an agent spec that does not build for the game (an unknown name, a bad
+            argument, a model of another config unless ``allow_model_mismatch``).
+        ImportError: an agent needs an extra that is not installed (named).
     """
     if len(specs) < 2:
         raise ValueError(f"agents: at least two are needed, got {list(specs)}")

@@ -18,7 +18,7 @@ game's compiled self-check where it has one (Octa's ``checked_play``, which the 
 A game whose variants compile different kernels is warmed once per such variant
 (:func:`kernel_variants`: Octa's English and Dutch rulebooks), and the time of each is printed
 (named by variant and seats, ``octa-nl-2p``).
-``--game VARIANT ...``, ``--players N`` and ``--config key=value ...`` (as in every verb) warm the variants
+``--game VARIANT ...``, ``--players N`` and ``--config key=value ...`` (as elsewhere) warm the variants
 named instead. The game configs compile in parallel processes, one per core (``--jobs``), the
 largest rules first: on two cores a cold compile takes about half as long. With a warm cache the
 whole run takes seconds.

@@ -7,6 +7,7 @@ that PyPI's unrelated ``envs`` package can live beside us.
 
 from __future__ import annotations
 
+import os
 import subprocess
 import sys
 import sysconfig
@@ -81,3 +82,18 @@ def test_a_folder_has_one_import_name():
     out = subprocess.run([sys.executable, "-c", "import envs"], capture_output=True, text=True, cwd=ROOT)
     assert out.returncode != 0
     assert "import octagames.envs" in out.stderr
+
+
+def test_the_cache_command_runs_its_module_once_without_a_runpy_warning(tmp_path):
+    """``python -m octagames.specialize`` (the README's command): importing the package imports no submodule,
+    so runpy finds none in ``sys.modules`` before it runs it (and warns of none)."""
+    env = {**os.environ, "OCTAGAMES_CACHE_DIR": str(tmp_path)}
+    out = subprocess.run([sys.executable, "-W", "error::RuntimeWarning", "-m", "octagames.specialize", "--where"],
+                         capture_output=True, text=True, cwd=ROOT, env=env, timeout=120)
+    assert out.returncode == 0 and out.stderr == "" and out.stdout.strip() == str(tmp_path)
+    probe = "import sys, octagames; print(sorted(m for m in sys.modules if m.startswith('octagames.')))"
+    assert subprocess.run([sys.executable, "-c", probe], capture_output=True, text=True, cwd=ROOT,
+                          check=True).stdout.strip() == "[]"
+    names = "import octagames; print(octagames.make_game('octa-nl').name, octagames.core.Game is octagames.Game)"
+    assert subprocess.run([sys.executable, "-c", names], capture_output=True, text=True, cwd=ROOT,
+                          check=True).stdout.split() == ["octa", "True"]

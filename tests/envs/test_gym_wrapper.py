@@ -3,7 +3,9 @@ opponents by agent spec, render modes by game."""
 
 from __future__ import annotations
 
+import re
 import warnings
+from pathlib import Path
 
 import gymnasium
 import numpy as np
@@ -223,6 +225,16 @@ def test_bad_opponents_are_refused_naming_the_field_and_the_valid_values(opponen
     env = SingleAgentEnv("octrix", seat=0, opponents={np.int64(1): "random"}, num_players=2)  # a numpy seat
     assert list(env.opponents) == [1]
 
+
+
+def test_the_opponents_mapping_docs_faces_shows_builds_and_a_partial_one_is_refused():
+    text = (Path(__file__).resolve().parents[2] / "docs" / "faces.md").read_text()
+    example = re.search(r"`(gymnasium\.make\(\"octagames/Octrix-v0\".*?opponents=\{.*?\}\))`", text).group(1)
+    env = eval(example, {"gymnasium": gymnasium})  # noqa: S307 - the docs' own example
+    env.reset(seed=0)
+    assert {p: a.name for p, a in env.unwrapped.opponents.items()} == {1: "random", 2: "heuristic"}
+    with pytest.raises(ValueError, match=r"opponents must cover exactly the seats \[1, 2\], got seats \[2\]"):
+        SingleAgentEnv("octrix", seat=0, opponents={2: "heuristic"}, num_players=3)
 
 @pytest.mark.parametrize("reward", ["x", float("nan"), float("-inf"), None])
 def test_a_bad_illegal_reward_is_refused_naming_the_field(reward):

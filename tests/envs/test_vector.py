@@ -1,6 +1,7 @@
 """The batched vector env: shapes, reproducibility, agreement with the engine, auto-reset, errors."""
 
 import pickle
+import re
 
 import numpy as np
 import pytest
@@ -149,6 +150,14 @@ def test_bad_arguments():
         make("octrix", 2).step(np.zeros(2, dtype=np.int64))
     with pytest.raises(ValueError, match="num_threads"):
         make("octrix", 4, num_threads=0)
+
+
+def test_the_example_of_makes_docstring_builds_and_the_match_refuses_uint8_naming_uint16():
+    example = re.search(r"``(make\(.*?\))``", vector.make.__doc__).group(1)
+    env = eval(example, {"make": make})  # noqa: S307 - the docstring's own example
+    assert env.reset()[0].dtype == np.uint8 and env.num_players == 3
+    with pytest.raises(ValueError, match="uint16"):  # the match to 88: scores past 255
+        make("octrix", 2, num_players=3, obs_dtype="uint8")
 
 
 def _run(env, steps: int, seed: int | None = None) -> list[bytes]:

@@ -4,14 +4,15 @@ import dataclasses
 import importlib
 import importlib.util
 import typing
+from pathlib import Path
 
 import numpy as np
 import pytest
 import tyro
 
 from octagames import catalogue
-from octagames.experiments.cli import (GameArgs, GamesArgs, parse_config, parse_game_config, parse_with_stdlib,
-                                       stdlib_parser, user_errors)
+from octagames.experiments.cli import (POSITIONAL, REPEATED, GameArgs, GamesArgs, parse_config, parse_game_config,
+                                       parse_with_stdlib, stdlib_parser, user_errors)
 from octagames.experiments.demo import DemoConfig
 from octagames.experiments.main import VERBS, module_of
 from octagames.experiments.play import PlayConfig
@@ -62,8 +63,10 @@ def _one_change(f: dataclasses.Field, hint) -> list[str]:
     flag = "--" + f.name.replace("_", "-")
     default = f.default_factory() if f.default_factory is not dataclasses.MISSING else f.default
     kind = hint.__origin__ if hasattr(hint, "__metadata__") else hint
-    if hasattr(hint, "__metadata__"):  # positional
+    if POSITIONAL in getattr(hint, "__metadata__", ()):
         return ["achten"]
+    if REPEATED in getattr(hint, "__metadata__", ()):  # the flag once per value
+        return [flag, "a", flag, "b"]
     if kind is bool:
         return [f"--no-{flag[2:]}" if default else flag]
     if kind is int:
@@ -131,6 +134,23 @@ def test_the_stdlib_parser_helps_with_each_fields_docstring():
     assert "--game GAME" in play and "--players PLAYERS" in play and "--config [CONFIG ...]" in play
 
 
+@pytest.mark.parametrize("config_cls, flag, shown", [
+    (WarmupConfig, "--game", "(default: every game's seed variant, or the verb's own list where its description "
+                             "names one)"),
+    (DemoConfig, "--game", "(default: each installed game's demo variant: octrix-round, achten-dealer-pays, ...)"),
+    (PlayConfig, "--config", "(default: none)"),
+], ids=["several-games", "demo", "config"])
+def test_a_default_that_stands_for_something_is_said_once_in_the_help(config_cls, flag, shown, capsys):
+    with pytest.raises(SystemExit):
+        parse_config(config_cls, ["--help"])  # tyro
+    tyro_help = " ".join(capsys.readouterr().out.replace("│", " ").split())
+    stdlib_help = " ".join(stdlib_parser(config_cls).format_help().split())
+    for text in (tyro_help, stdlib_help):
+        entry = text[text.rindex(flag + " "):]  # the last: its entry, after the usage line
+        entry = entry[:entry.index(" --", 3)] if " --" in entry[3:] else entry
+        assert shown in entry and entry.count("(default:") == 1, entry
+
+
 # -- the game options every verb shares: --game VARIANT, --players N, --config key=value ... --------------
 
 def _game_verbs() -> dict[str, type]:
@@ -154,6 +174,16 @@ GAME_VERBS = _game_verbs()
 def test_the_verbs_that_play_a_game_share_the_game_options():
     assert {"play", "evaluate", "tournament", "bench", "bench-az", "bench-ppo", "bench-mcts", "bench-startup",
             "warmup", "fuzz"} <= set(GAME_VERBS), sorted(GAME_VERBS)
+
+
+def test_the_readme_names_the_verbs_with_the_game_options_and_those_without():
+    text = " ".join((Path(__file__).resolve().parents[2] / "README.md").read_text().split())
+    one = text[text.index("play, train or measure one game ("):].split(")")[0].split("(")[1]
+    several = text[text.index("the verbs that run several games ("):].split(")")[0].split("(")[1]
+    listed = {v.strip() for v in (one + "," + several).split(",")}
+    assert listed == set(GAME_VERBS), sorted(set(GAME_VERBS) ^ listed)
+    others = text[text.index("The others name what they work on"):].split("A mistake")[0]
+    assert all(f"{verb}" in others for verb in set(VERBS) - set(GAME_VERBS)), others
 
 
 def _resolved(cfg: GameArgs | GamesArgs) -> list[tuple[str, dict]]:

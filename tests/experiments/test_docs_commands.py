@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import ast
 import importlib
+import importlib.util
 import re
 import shlex
 from pathlib import Path
@@ -44,6 +45,36 @@ def test_each_readme_command_parses_with_its_verbs_flags(args):
     assert verb in VERBS
     module = importlib.import_module(module_of(verb))
     parse_with_stdlib(_config_class(module), flags)  # a flag it does not know, or a bad value: SystemExit
+
+
+#: ``octagames <verb> ARGS`` or ``python -m octagames.experiments.<verb> ARGS`` at the start of a line
+COMMAND = re.compile(r"(?:octagames[ -]([a-z][\w-]*)|python -m octagames\.experiments\.(\w+))(\s.*)?$")
+
+
+def _docstring_commands() -> list[tuple[str, list[str]]]:
+    """Every command line of the verbs' module docstrings, as ``(where, [verb, *args])`` (a line continued
+    with a backslash joined, comments and what follows a redirection cut)."""
+    out = []
+    for verb in VERBS:
+        spec = importlib.util.find_spec(module_of(verb))
+        doc = (ast.get_docstring(ast.parse(Path(spec.origin).read_text())) or "").replace("\\\n", " ")
+        for line in doc.splitlines():
+            m = COMMAND.match(line.split("#")[0].split(">")[0].split("|")[0].strip())
+            if m:
+                out.append((verb, [m.group(1) or m.group(2).replace("_", "-"), *shlex.split(m.group(3) or "")]))
+    return out
+
+
+@pytest.mark.parametrize("where, args", _docstring_commands(), ids=lambda x: " ".join(x) if isinstance(x, list) else x)
+def test_each_verbs_docstring_command_parses_with_its_flags(where, args):
+    verb, flags = args[0], args[1:]
+    assert verb in VERBS, f"the docstring of {where} shows a verb that does not exist: {verb}"
+    if "cuda" in flags:
+        torch = pytest.importorskip("torch")
+        if not torch.cuda.is_available():
+            pytest.skip("a command for a machine with a GPU")
+    module = importlib.import_module(module_of(verb))
+    parse_with_stdlib(_config_class(module), flags)  # an unknown flag, a bad value or section: SystemExit
 
 
 @pytest.mark.parametrize("path", sorted((ROOT / "envs").glob("*_v0.py")), ids=lambda p: p.name)
