@@ -62,6 +62,7 @@ import dataclasses
 import importlib
 import json
 import math
+import re
 from dataclasses import dataclass, field
 from functools import lru_cache
 from pathlib import Path
@@ -78,6 +79,10 @@ FORMAT = "octagames-record-1"
 #: the keys of a move's thinking: the per-move ones (action -> number), then the others
 THINKING_MOVES = ("policy", "values", "prior")
 THINKING_KEYS = THINKING_MOVES + ("value", "visits")
+#: how a number that keys a record's thinking (a move index, an action id) is written in JSON: plain ASCII
+#: digits without a leading zero, the one spelling of each number (``str(n)``), so two keys never name one
+#: move or action (``"016"`` and ``"16"`` would, the later silently replacing the other)
+NUMBER_KEY = re.compile(r"0|[1-9][0-9]*")
 
 #: the name a seat's view gives a chance outcome it did not see
 HIDDEN_CHANCE = "chance (hidden)"
@@ -747,10 +752,7 @@ def _thinking_from(t: Any, where: str) -> dict[str, Any]:
             raise ValueError(f"{where}: {key} must map actions to numbers")
         out[key] = {}
         for a, x in moves.items():
-            try:
-                action = int(a)
-            except (TypeError, ValueError):
-                raise ValueError(f"{where}: {key} key {a!r:.20} is not an action id") from None
+            action = _key_number(a, f"{where}: {key} key", "an action id")
             if key == "values":
                 if not _is_number(x) or not math.isfinite(x):
                     raise ValueError(f"{where}: the value of action {action} must be a finite number")
@@ -771,15 +773,26 @@ def _thinking_from(t: Any, where: str) -> dict[str, Any]:
     return out
 
 
+def _key_number(key: Any, where: str, what: str) -> int:
+    """A thinking key as its number: an int (not a bool), or a string in its one spelling (:data:`NUMBER_KEY`).
+
+    Raises:
+        ValueError: anything else (``"016"``, ``"+16"``, ``" 16"``, ``"1_6"``, ``1.0``), naming it.
+    """
+    if isinstance(key, (int, np.integer)) and not isinstance(key, (bool, np.bool_)):
+        return int(key)
+    if isinstance(key, str) and NUMBER_KEY.fullmatch(key):
+        return int(key)
+    raise ValueError(f"{where} {key!r:.20} is not {what} written as plain digits without a leading zero "
+                     "(one spelling per number)")
+
+
 def _check_thinking(data: Any, players: list[int]) -> dict[int, dict[str, Any]]:
     if not isinstance(data, dict):
         raise ValueError("thinking must be a JSON object keyed by move index")
     out = {}
     for key, t in data.items():
-        try:
-            k = int(key)
-        except ValueError:
-            raise ValueError(f"thinking: key {key!r:.20} is not a move index") from None
+        k = _key_number(key, "thinking: key", "a move index")
         if not 0 <= k < len(players) or players[k] == CHANCE:
             raise ValueError(f"thinking[{key}]: move {key} is not a seat's move of the record")
         out[k] = _thinking_from(t, f"thinking[{key}]")

@@ -110,9 +110,9 @@ ZOO_DIR = Path(registry.__file__).resolve().parent / "zoo"
 NO_FILE_AGENTS = frozenset({"random", "heuristic", "mcts", "belief", "rollout", "oracle", "zoo", "net"})
 #: how an agent spec's number (a search budget) is written: plain ASCII digits
 PLAIN_NUMBER = re.compile(r"[0-9]+")
-#: how a number of a query (seat, step) or a key of a record's thinking (move index, action id) is written:
-#: plain ASCII digits without a leading zero, the one spelling of each number (``str(n)``)
-CANONICAL_NUMBER = re.compile(r"0|[1-9][0-9]*")
+#: how a number of a query (seat, step) is written: plain ASCII digits without a leading zero, the one
+#: spelling of each number (``str(n)``), as the keys of a record's thinking (:data:`records.NUMBER_KEY`)
+CANONICAL_NUMBER = records.NUMBER_KEY
 #: the games (a variant, player count and config each) the server keeps built; the least recently used goes
 GAMES_KEPT = 32
 #: the largest seed a request may give (the rules' RNG takes 63-bit seeds)
@@ -775,7 +775,6 @@ class Server:
         if isinstance(index, bool) or not isinstance(index, int) or not 0 <= index < len(items):
             raise RequestError(f"{label} holds {len(items)} games; index must be 0..{len(items) - 1}")
         check_json(items[index], f"{label}: game {index}")  # what the record tells is shown as text
-        check_thinking_keys(items[index], f"{label}: game {index}")
         try:  # a file is untrusted input: read field by field, then replayed through the rules
             rec = records.GameRecord.from_dict(items[index])
             records.check(rec)
@@ -841,32 +840,6 @@ def whole(value: Any, name: str) -> int:
 def canonical(text: str) -> bool:
     """Whether ``text`` is a number in its one spelling (:data:`CANONICAL_NUMBER`: ``16``, not ``016``)."""
     return CANONICAL_NUMBER.fullmatch(text) is not None
-
-
-def check_thinking_keys(record: dict[str, Any], where: str) -> None:
-    """Refuse (400) a record (JSON, unchecked) whose thinking keys a move index, or an action id of a
-    move's shares, values or prior, other than as plain digits without a leading zero.
-
-    The records' reader reads a key as the number ``int()`` makes of it: ``"016"`` and ``"16"`` (or
-    ``"+16"``, ``"1_6"``, ``" 16"``) would be one move, the later key's thinking silently replacing the
-    earlier's.
-
-    Raises:
-        RequestError: the first key not so written, naming it and where it is.
-    """
-    thinking = record.get("thinking")
-    if not isinstance(thinking, dict):
-        return
-    rule = "written as plain digits without a leading zero (one spelling per number)"
-    for key, told in thinking.items():
-        if not canonical(key):
-            raise RequestError(f"{where}: thinking key {key!r:.24} is not a move index {rule}")
-        for part in records.THINKING_MOVES:
-            moves = told.get(part) if isinstance(told, dict) else None
-            for action in moves if isinstance(moves, dict) else ():
-                if not canonical(action):
-                    raise RequestError(f"{where}: thinking[{key!r:.24}].{part} key {action!r:.24} is not an "
-                                       f"action id {rule}")
 
 
 def is_file(path: Path) -> bool:

@@ -2,6 +2,7 @@
 refused, and a seat's move list checked against the rules' independent model of what it sees."""
 
 import json
+import re
 
 import numpy as np
 import pytest
@@ -344,3 +345,18 @@ def test_a_config_given_numpy_integers_gives_records_that_serialize_and_replay()
     record = GameRecord.from_json(rec.record(s).to_json())
     assert record.config["hand_size"] == 3 and type(record.config["num_players"]) is int
     records.check(record)
+
+
+@pytest.mark.parametrize("spelling", ["0{}", "+{}", " {}", "{}_0", "{}.0", "٣"])
+def test_a_number_keying_thinking_has_one_spelling_so_no_two_keys_name_one_move(achten_record, spelling):
+    # int() reads "016" and "16" (or "+16") as one number: the later key's thinking silently replaced the other's
+    k = max(achten_record.thinking)
+    told = achten_record.to_dict()["thinking"][str(k)]
+    other = spelling.format(k)
+    with pytest.raises(ValueError, match=rf"thinking: key '{re.escape(other)}' is not a move index written as plain digits"):
+        GameRecord.from_dict(_tampered(achten_record, lambda d: d["thinking"].update({other: told})))
+    action = max(told["policy"], key=int)
+    moves = {**told["policy"], spelling.format(action): 0.0}  # a second share of one action
+    with pytest.raises(ValueError, match=rf"thinking\[{k}\]: policy key .* is not an action id written as plain"):
+        GameRecord.from_dict(_tampered(achten_record, lambda d: d["thinking"][str(k)].update(policy=moves)))
+    assert GameRecord.from_dict(achten_record.to_dict()) == achten_record  # the one spelling reads back

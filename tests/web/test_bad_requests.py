@@ -171,7 +171,7 @@ def test_a_replayed_record_s_thinking_keys_have_one_spelling_so_no_two_name_one_
         bad = dict(searched, thinking={**thinking, other: {**thinking[key], "visits": 1}})
         r = client.post("/api/replays", json={"text": json.dumps(bad), "name": "mine.json"})
         assert r.status_code == 400, (other, r.text[:200])
-        assert f"mine.json: game 0: thinking key {other!r}" in r.json()["error"], (other, r.text)
+        assert f"mine.json: game 0 is not a valid record: thinking: key {other!r}" in r.json()["error"], r.text
         assert "without a leading zero" in r.json()["error"]
     told = thinking[key]
     action = max(told["policy"], key=int)
@@ -181,7 +181,7 @@ def test_a_replayed_record_s_thinking_keys_have_one_spelling_so_no_two_name_one_
             bad = dict(searched, thinking={**thinking, key: {**told, part: moves}})
             r = client.post("/api/replays", json={"text": json.dumps(bad), "name": "mine.json"})
             assert r.status_code == 400, (part, other, r.text[:200])
-            assert f"thinking[{key!r}].{part} key {other!r} is not an action id" in r.json()["error"], r.text
+            assert f"thinking[{key}]: {part} key {other!r} is not an action id" in r.json()["error"], r.text
     # written in its one spelling, every move's thinking is shown as kept
     opened = client.post("/api/replays", json={"text": json.dumps(searched)}).json()
     end = client.get(f"/api/replays/{opened['id']}?step={searched['length']}").json()
