@@ -96,6 +96,20 @@ def test_colour_rule_different_colours_lowest_wins():
     assert list(g.returns(s)) == [4.0, -4.0]
 
 
+def test_colour_rule_after_a_lowest_wins_trick_compares_its_highest_and_lowest_cards():
+    # trick 1: ♣8 (black, highest) over ♥A (red, lowest): the lowest card wins trick 2
+    # trick 2: ♣2 (black) is the lowest and wins; its highest card ♦7 is red: the colours differ again (the
+    # winning card is the lowest: compared with the lowest it says "same colour"), the lowest wins trick 3
+    g = Game("octrix-round", num_players=2, hand_size=3)
+    s = deal(g, [["♣8", "♣2", "♠3"], ["♥A", "♦7", "♥6"]])
+    play(g, s, "♣8", "♥A")
+    assert s["trick_winner"][0] == 0 and s["high_wins"] == 0
+    play(g, s, "♣2", "♦7")
+    assert s["trick_winner"][1] == 0 and s["high_wins"] == 0
+    play(g, s, "♠3", "♥6")  # the lower card, ♠3, wins
+    assert s["trick_winner"][:3].tolist() == [0, 0, 0] and g.is_terminal(s)
+
+
 def test_three_players_round_returns_are_points_minus_mean_of_others():
     g = Game("octrix-round", num_players=3, hand_size=2)
     s = deal(g, [["♣8", "♦2"], ["♥A", "♠7"], ["♦5", "♥3"]])
@@ -294,6 +308,8 @@ def test_match_exact_tie_at_the_top_plays_on():
     g = Game("octrix", num_players=2, hand_size=2, match=True, target=4)
     s = g.new_state(0)
     s["scores"][:2] = [3, 3]
+    s["round"] = 2  # two rounds played (the dealer back at seat 0) can give 3 points each
+    g.check_record(s)  # a record the game could reach
     deal_again(g, s, SPLIT)
     play(g, s, "♣8", "♦A", "♣7", "♦2")
     assert list(s["scores"][:2]) == [4, 4] and not g.is_terminal(s)  # both passed 4, tied
@@ -303,13 +319,18 @@ def test_match_exact_tie_at_the_top_plays_on():
 
 
 def test_match_several_pass_the_target_highest_total_wins():
-    g = Game("octrix", num_players=2, hand_size=2, match=True, target=3)
+    g = Game("octrix", num_players=2, hand_size=3, match=True, target=5)
     s = g.new_state(0)
-    s["scores"][:2] = [2, 3]
-    deal_again(g, s, SPLIT)
-    play(g, s, "♣8", "♦A", "♣7", "♦2")
-    assert list(s["scores"][:2]) == [3, 4]
-    assert g.is_terminal(s) and s["winner"] == 1 and list(g.returns(s)) == [-1.0, 1.0]
+    s["scores"][:2] = [2, 4]  # P1 leads, both short of the target
+    s["round"], s["dealer"] = 1, 1  # after one round
+    g.check_record(s)  # a record the game could reach
+    deal_again(g, s, [["♣8", "♦A", "♣7"], ["♥A", "♠7", "♦2"]])
+    # ♣8 wins trick 1 (black over red: the lowest wins next), ♦A trick 2 (red under black: the lowest again),
+    # ♦2 trick 3: P0's run of 2 scores 4, P1's single trick 1
+    play(g, s, "♣8", "♥A", "♦A", "♠7", "♣7", "♦2")
+    assert s["trick_winner"][:3].tolist() == [0, 0, 1]
+    assert list(s["scores"][:2]) == [6, 5]  # both pass 5: the higher total wins, not the earlier leader
+    assert g.is_terminal(s) and s["winner"] == 0 and list(g.returns(s)) == [1.0, -1.0]
 
 
 def test_match_is_a_draw_after_max_rounds_rounds_without_a_winner():
@@ -547,56 +568,100 @@ def _cards_in_exactly_one_place(g: Game, s) -> None:
     assert places.sum() == dealt  # the rest of the deck is set aside (or not yet dealt)
 
 
-def _recomputed_points(g: Game, s) -> list[int]:
-    """Points of every seat recomputed from scratch from the counting cards."""
-    n = g.num_players
-    out = []
-    for p in range(n):
-        team = [q for q in range(n) if (q % 2 == p % 2 if s["partnership"] else q == p)]
-        won = [int(s["trick_winner"][t]) in team for t in range(int(s["hand_size"]))]
-        total, run = 0, 0
-        for w in won + [False]:
-            if w:
-                run += 1
-            else:
-                total, run = total + run * run, 0
-        out.append(total)
-    return out
+def _trick_winner(cards: dict[int, int], high_wins: bool) -> tuple[int, bool]:
+    """The seat that wins a trick of ``cards`` ({seat: card}) and whether the highest card wins the next one.
+
+    The seed: rank first, then ♣ > ♠ > ♥ > ♦; the previous trick's highest and lowest cards of the same colour
+    (♥♦ red, ♣♠ black): the highest wins, else the lowest."""
+    strength = {seat: (card // 4, card % 4) for seat, card in cards.items()}  # (rank, suit ♦ ♥ ♠ ♣)
+    hi = max(cards, key=strength.__getitem__)
+    lo = min(cards, key=strength.__getitem__)
+    return (hi if high_wins else lo), (cards[hi] % 4) // 2 == (cards[lo] % 4) // 2
+
+
+def _run_points(won: list[bool]) -> int:
+    """Each maximal run of consecutive counting cards of length L scores L * L."""
+    total, run = 0, 0
+    for w in won + [False]:
+        if w:
+            run += 1
+        else:
+            total, run = total + run * run, 0
+    return total
 
 
 CONFIGS = [dict(num_players=2), dict(num_players=3), dict(num_players=4),
            dict(num_players=4, partnership=True), dict(num_players=2, ranks=3, hand_size=5),
-           dict(num_players=3, match=True, target=40)]
+           dict(num_players=3, match=True, target=40),
+           dict(num_players=4, partnership=True, match=True, target=40, max_rounds=3)]
 
 
 @pytest.mark.parametrize("cfg", CONFIGS, ids=[str(c) for c in CONFIGS])
 def test_random_play_invariants(cfg):
+    """Random games replayed beside the engine: each trick's winner from the cards played and the colour rule,
+    the round points from the winners, the match scores, end and returns from the round points."""
     g = Game("octrix" if cfg.get("match") else "octrix-round", **cfg)
     rng = np.random.default_rng(1)
-    # 500 games; a match to 40 is about 7 games (rounds), so 200 matches play about 1400
-    for seed in range(200 if cfg.get("match") else 500):
+    n = g.num_players
+    sides = 2 if cfg.get("partnership") else n
+    tricks, ends = 0, {"won": 0, "drawn": 0}
+    # 500 games; a match to 40 is about 7 games (rounds), so 200 matches play about 1400; 100 of 3 at most
+    for seed in range(500 if not cfg.get("match") else 100 if cfg.get("max_rounds") else 200):
         s = g.new_state(seed)
+        scores = [0] * sides  # the match totals, kept here
+        cards: dict[int, int] = {}  # the open trick
+        winners: list[int] = []  # the round's trick winners
+        high_wins = True  # "Den ersten Stich einer Runde macht immer die höchste Karte"
         while True:
             cp = g.current_player(s)
             if cp == TERMINAL:
                 break
             if cp == CHANCE:
                 g.apply_action(s, g.sample_chance(s))
-            else:
-                g.apply_action(s, int(rng.choice(g.legal_actions(s))))
+                _cards_in_exactly_one_place(g, s)
+                continue
+            seat, card = g.acting_player(s), int(rng.choice(g.legal_actions(s)))
+            g.apply_action(s, card)
             _cards_in_exactly_one_place(g, s)
-        if not cfg.get("match"):
-            pts = _recomputed_points(g, s)
-            assert list(s["round_points"][: g.num_players]) == pts
-            n = g.num_players
-            sides = 2 if cfg.get("partnership") else n
-            side_pts = [pts[q] for q in range(sides)]
-            for p in range(n):
-                mine = side_pts[p % sides]
-                rest = [side_pts[q] for q in range(sides) if q != p % sides]
-                assert g.returns(s)[p] == pytest.approx(mine - sum(rest) / len(rest))
-        else:
-            assert s["scores"][:g.num_players].max() >= s["target"] or s["round"] >= s["max_rounds"]
+            cards[seat] = card
+            if len(cards) < n:
+                continue
+            winner, high_wins = _trick_winner(cards, high_wins)
+            winners.append(winner)
+            cards, tricks = {}, tricks + 1
+            if len(winners) < int(s["hand_size"]):
+                assert int(s["trick_winner"][len(winners) - 1]) == winner
+                assert int(s["high_wins"]) == high_wins and not g.is_terminal(s)
+                continue
+            # the round is over: the points of every side from its counting cards
+            pts = [_run_points([w % sides == side for w in winners]) for side in range(sides)]
+            winners, high_wins = [], True
+            if not cfg.get("match"):
+                assert g.is_terminal(s)
+                assert list(s["round_points"][:n]) == [pts[p % sides] for p in range(n)]
+                for p in range(n):
+                    rest = [pts[q] for q in range(sides) if q != p % sides]
+                    assert g.returns(s)[p] == pytest.approx(pts[p % sides] - sum(rest) / len(rest))
+                continue
+            scores = [a + b for a, b in zip(scores, pts)]
+            assert list(s["scores"][:n]) == [scores[p % sides] for p in range(n)]
+            top = max(scores)
+            if top >= int(s["target"]) and scores.count(top) == 1:  # "Wer zuerst 88 Punkte erreicht hat"
+                best = scores.index(top)
+                assert g.is_terminal(s) and int(s["winner"]) == best
+                want = [1.0 if p % sides == best else -1.0 / (sides - 1) for p in range(n)]
+                assert g.returns(s).tolist() == pytest.approx(want)
+                ends["won"] += 1
+            elif int(s["round"]) >= int(s["max_rounds"]):
+                assert g.is_terminal(s) and int(s["winner"]) == -1 and not g.returns(s).any()  # a draw
+                ends["drawn"] += 1
+            else:  # no sole leader at the target (an exact tie at the top plays on): a new deal
+                assert g.current_player(s) == CHANCE and not g.returns(s).any()
+        assert not cards and not winners  # every game ends with a complete round
+    assert tricks >= 1000
+    if cfg.get("match"):  # the rounds run out only in the match of 3 rounds at most
+        assert ends["won"] and ends["won"] + ends["drawn"] == seed + 1
+        assert bool(ends["drawn"]) == ("max_rounds" in cfg)
 
 
 def test_uncompiled_rules_match_compiled(tmp_path):
