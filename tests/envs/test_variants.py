@@ -27,8 +27,9 @@ from octagames.envs import GYMNASIUM_IDS, GYMNASIUM_MODULE_IDS, gymnasium_id, ma
 from octagames.experiments.cli import GameArgs, GamesArgs, parse_with_stdlib
 from octagames.experiments.main import VERBS, module_of
 
+# the optional extra skips; the project's own face is imported normally (a broken import fails)
 pyspiel = pytest.importorskip("pyspiel")
-eo = pytest.importorskip("octagames.envs.openspiel")
+eo = importlib.import_module("octagames.envs.openspiel")
 
 
 def _players(num_players: int | None) -> dict[str, int]:
@@ -68,10 +69,16 @@ def _verb_face(verb: str, cls: type) -> Callable[[str, int | None], Any]:
     return build
 
 
+def _az() -> Any:
+    """The AlphaZero module, skipping without torch (the train extra); a broken import of the module fails."""
+    pytest.importorskip("torch", reason="the zoo models need the train extra: pip install 'octagames[train]'")
+    return importlib.import_module("octagames.agents.learn.az")
+
+
 def _zoo(name: str, num_players: int | None) -> Any:
     """The config the zoo model of ``name`` at ``num_players`` seats (``zoo:<name>`` or
     ``zoo:<name>-<n>p``) records in its card, or None when the variant has no model for that count."""
-    az = pytest.importorskip("octagames.agents.learn.az")
+    az = _az()
     v = catalogue.variant(name)
     if v.name != name or (v.default_players if num_players is None else num_players) not in v.zoo:
         return None
@@ -198,7 +205,7 @@ def test_the_walk_covers_every_single_game_verb_and_every_zoo_model():
     verbs = _verb_configs()
     assert {"play", "evaluate", "tournament", "train-ppo", "train-az", "train-cfr", "bench-ray",
             "bench", "bench-az", "bench-ppo", "bench-mcts", "bench-startup", "warmup", "fuzz"} <= set(verbs)
-    az = pytest.importorskip("octagames.agents.learn.az")
+    az = _az()
     for name, (v, n) in catalogue.zoo_models().items():  # every zoo model, with its variant at its seat count
         assert az.zoo_card(name)["config"]["num_players"] == n
         assert set(face_configs(v.name, n)) == set(FACES)

@@ -269,6 +269,7 @@ def heuristic_wins(rules: str, games: int) -> float:
 
 
 NOJIT_SCRIPT = """
+import hashlib
 import sys
 import numpy as np
 from octagames.core import Game
@@ -278,6 +279,7 @@ out = []
 for seed in (11, 12):
     s = g.new_state(seed)
     rng = np.random.default_rng(seed)
+    seen = hashlib.blake2b(digest_size=16)  # both seats' observations after every step
     for _ in range(int(sys.argv[2])):
         if g.is_terminal(s):
             break
@@ -286,16 +288,18 @@ for seed in (11, 12):
         else:
             g.apply_action(s, int(rng.choice(g.legal_actions(s))))
         assert checks.validate(s) == 0
-        obs = g.observation(s, 0)
+        for seat in (0, 1):
+            seen.update(g.observation(s, seat).tobytes())
     d = g.determinize(s, 0, 3)
-    out.append(g.to_bytes(s).hex() + g.to_bytes(d).hex())
+    out.append(g.to_bytes(s).hex() + g.to_bytes(d).hex() + seen.hexdigest())
 print(" ".join(out))
 """
 
 
 def compiled_and_uncompiled_agree(rules: str, steps: int) -> None:
     """Play two random games with the kernels uncompiled (``NUMBA_DISABLE_JIT=1``) and compiled,
-    in fresh processes, and assert the final records (and a determinization) are byte-identical."""
+    in fresh processes, and assert the final records (and a determinization) and both seats' observations
+    after every step are byte-identical."""
     import os
     import subprocess
     import sys

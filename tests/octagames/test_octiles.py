@@ -411,9 +411,17 @@ def test_forced_leaving_of_start_circles():
     g, s = blank(free, exch=T1)
     assert not R.leave_rule_applies(s, 0)
     assert g.legal_mask(s)[place_action("b3", 0)] and g.legal_mask(s)[place_action("c3", 0)]
-    # and it is a 5-runner rule only
-    g, s = blank({0: FORCED[0][1:], 1: ["HW2", "HE0", "HE1", "HE2"]}, exch=T1, runners=4)
+    # and it is a 5-runner rule only: with 4 runners W's five circles are all held (HW1 and HW2 by E) and W
+    # runners still stand on HW0, HW3 and HW4, yet nothing is forced
+    g, s = blank({0: ["HW0", "HW3", "HW4", "C3"], 1: ["HW1", "HW2", "HE0", "HE1"]}, exch=T1, runners=4)
     assert not R.leave_rule_applies(s, 0)
+    mask = g.legal_mask(s)
+    assert mask[place_action("a3", 0)] and mask[place_action("c3", 0)]  # HW4 -> B3, and C3's runner may move
+    # the same full side with 5 runners (HW1 now W's) forbids moving the C3 runner
+    g, s = blank({0: ["HW0", "HW3", "HW4", "C3", "HW1"], 1: ["HW2", "HE0", "HE1", "HE2", "HE3"]}, exch=T1)
+    assert R.leave_rule_applies(s, 0)
+    mask = g.legal_mask(s)
+    assert mask[place_action("a3", 0)] and not mask[place_action("c3", 0)]
 
 
 # W's five circles are all held (HW2 by E's runner) and E holds B2, B3 and B4, the stops by a2 and a3
@@ -751,6 +759,7 @@ def test_list_turns_agrees_with_the_masks():
     g = Game("octiles", num_players=2)
     s = g.new_state(7)
     out = np.zeros((R.MAX_TURN_CHOICES, 3), dtype=np.int32)
+    checked = {"placements": 0, "moves": 0}
     for _ in range(40):
         g.play_chance(s)
         if g.is_terminal(s):
@@ -759,11 +768,15 @@ def test_list_turns_agrees_with_the_masks():
         places = sorted({int(r[0]) for r in out[:n]})
         legal = g.legal_actions(s)
         assert places == ([] if legal == [R.A_PASS] else legal)
+        checked["placements"] += len(places)
         rollout(s, 1)  # placement
         if int(s["phase"]) == R.PH_MOVE:
             pl = int(s["last_space"]) * 8 + int(s["last_rot"])
-            assert sorted(int(r[1]) for r in out[:n] if r[0] == pl) == g.legal_actions(s)
+            moves = sorted(int(r[1]) for r in out[:n] if r[0] == pl)
+            assert moves == g.legal_actions(s)
+            checked["moves"] += len(moves)
             rollout(s, 1)
+    assert checked["placements"] > 0 and checked["moves"] > 0, checked
 
 
 # ------------------------------------------------------------------ random play
