@@ -14,6 +14,7 @@ import os
 import re
 import subprocess
 import sys
+from collections import Counter
 
 import numpy as np
 import pytest
@@ -653,28 +654,252 @@ def _check_cards(s) -> None:
         assert w == -1 or s["slot_card"][w] == c
 
 
-@pytest.mark.parametrize("n", [2, 3, 5, 6])
-def test_invariants_under_random_play(n):
-    g = Game("achten", num_players=n)
+# An end-of-round scorer written from the seed and docs/rules/achten.md, sharing no code with the engine. It
+# uses only the record's encoding (rules.py): card c has rank c // 4 + 2 (J 11, Q 12, K 13, A 14) and suit
+# c % 4 (♣ ♦ ♠ ♥, best to worst); hand slot k of seat p is slot 3p + k, the pot 18..20, the closed card 21.
+SEED_POT, SEED_CLOSED = 18, 21
+
+
+def _rank(c: int) -> int:
+    return c // 4 + 2
+
+
+def seed_value(hand: list[int]) -> int:
+    """Rules 14-16: "Kaarten van dezelfde soort tellen bij elkaar op", each suit group scores its
+    distance from the 8."""
+    sums: dict[int, int] = {}
+    for c in hand:
+        sums[c % 4] = sums.get(c % 4, 0) + _rank(c)
+    return sum(abs(t - 8) for t in sums.values())
+
+
+def seed_nul(hand: list[int]) -> bool:
+    """Rule 25: an 8 with a suited 6 and 2, or 5 and 3, of another suit; or three 8s (the total 0)."""
+    eights = [c for c in hand if _rank(c) == 8]
+    if len(eights) == 3:
+        return True
+    pair = [c for c in hand if _rank(c) != 8]
+    return (len(eights) == 1 and sorted(map(_rank, pair)) in ([2, 6], [3, 5])
+            and pair[0] % 4 == pair[1] % 4 != eights[0] % 4)
+
+
+def seed_verbied(three: list[int]) -> bool:
+    """Rule 27: an ace and two of 10, J, Q, K ("Heer, Vrouw, Boer of 10"), all of one suit."""
+    low, mid, high = sorted(map(_rank, three))
+    return len({c % 4 for c in three}) == 1 and high == 14 and 10 <= low and mid <= 13
+
+
+def seed_badness(hand: list[int]) -> tuple:
+    """Rules 17-22, larger is worse: the total; then card by card from the best card, by distance from
+    the 8 and the lower rank between equal distances; only then the suit of the best card (♣ best)."""
+    by_card = sorted((abs(_rank(c) - 8), _rank(c), c % 4) for c in hand)
+    return (seed_value(hand), *[(d, r) for d, r, _ in by_card], by_card[0][2])
+
+
+def seed_round(hands: list[list[int]], laid_by: int) -> tuple[list[int], int]:
+    """Rules 23, 24, 29: the points in tenths (nul 1, verbied laid in the pot 0.1) and the worst hand."""
+    pts = [10 * seed_nul(h) for h in hands]
+    assert pts == [10 * (seed_value(h) == 0) for h in hands]  # the seed's combinations are its total 0
+    if laid_by >= 0:
+        pts[laid_by] += 1
+    keys = [seed_badness(h) for h in hands]
+    worst = keys.index(max(keys))
+    assert keys.count(keys[worst]) == 1  # a total order: two hands never share a card
+    return pts, worst
+
+
+def seed_returns(pts: list[int], worst: int, cost: float) -> list[float]:
+    """Rules 29 and 31, one round: own points minus the mean of the others'; -cost for the seat that
+    deals next, +cost / (n - 1) for each other seat."""
+    n = len(pts)
+    return [(pts[p] - (sum(pts) - pts[p]) / (n - 1)) / 10 + (-cost if p == worst else cost / (n - 1))
+            for p in range(n)]
+
+
+def test_the_independent_scorer_reads_the_seed_examples():
+    assert [seed_value(cards(h)) for h in ("♥K ♣J ♦3", "♠8 ♦7 ♥7", "♠8 ♣9 ♣10", "♥8 ♣3 ♣5")] == [13, 2, 11, 0]
+    assert sum(map(seed_nul, _all_hands())) == 28 and sum(map(seed_verbied, _all_hands())) == 24
+    for better, worse in TIE_EXAMPLES + TIE_ORDER_CASES + [("♣8 ♥8 ♦2", "♦8 ♠8 ♣2")]:
+        assert seed_badness(cards(better)) < seed_badness(cards(worse))
+
+
+class SeedTable:
+    """One round at the table, followed from the chance outcomes (card ids) and the moves alone."""
+
+    def __init__(self, n: int, dealer: int, chooser: int):
+        self.n, self.dealer, self.chooser = n, dealer, chooser
+        self.slots = [-1] * (SEED_CLOSED + 1)
+        self.dealt = 0
+        self.to_act = -1      # nobody moves during the deal
+        self.first = True     # the first choice is still to come
+        self.final_left = 0   # last turns still to come after a pass or a claw
+        self.end = R.END_NONE
+        self.laid_by = -1
+
+    def hand(self, p: int) -> list[int]:
+        return self.slots[3 * p:3 * p + 3]
+
+    def deal(self, c: int) -> None:
+        """Rule 3: three rounds of one card from the left of the dealer, the pot, then the closed card."""
+        n, k = self.n, self.dealt
+        self.slots[3 * ((self.dealer + 1 + k) % n) + k // n if k < 3 * n else SEED_POT + k - 3 * n] = c
+        self.dealt += 1
+        if self.dealt == 3 * n + 4:
+            self.to_act = self.chooser  # rule 4 (rule 30 in later rounds)
+
+    def legal(self) -> list[int]:
+        """Rules 4, 6-9 and 12: the first choice, a normal turn, a last turn."""
+        if self.first:
+            return [KEEP, SWAP_ALL]
+        return list(range(R.A_SWAP, CLAW)) + [STAND] if self.final_left else list(range(R.A_SWAP, STAND))
+
+    def after(self, p: int, a: int) -> tuple[list[int], bool]:
+        """The slots after seat p's move a, and whether the move laid cards of p's in the pot."""
+        t, b = list(self.slots), 3 * p
+        pairs = []
+        if a in (SWAP_ALL, CLAW):
+            pairs = [(b + k, SEED_POT + k) for k in range(3)]
+        elif R.A_SWAP <= a < R.A_CLOSED:
+            pairs = [(b + (a - R.A_SWAP) // 3, SEED_POT + (a - R.A_SWAP) % 3)]
+        elif R.A_CLOSED <= a < CLAW:
+            pairs = [(b + a - R.A_CLOSED, SEED_CLOSED)]
+        for x, y in pairs:
+            t[x], t[y] = t[y], t[x]
+        return t, a in (SWAP_ALL, CLAW) or R.A_SWAP <= a < R.A_CLOSED
+
+    def move(self, p: int, a: int) -> None:
+        assert self.end == R.END_NONE and p == self.to_act
+        self.slots, laid = self.after(p, a)
+        was_first, self.first = self.first, False
+        if (laid or was_first) and seed_verbied(self.slots[SEED_POT:SEED_CLOSED]):
+            # rule 13: verbied on the table stops the round at once; the dealt pot was laid by nobody
+            self.end, self.laid_by = (R.END_VERBIED, p) if laid else (R.END_DEALT_VERBIED, -1)
+            return
+        self.to_act = (p + 1) % self.n
+        if self.final_left:  # rule 12: one last turn each, then the showdown
+            self.final_left -= 1
+            if not self.final_left:
+                self.end = R.END_SHOWDOWN
+        elif a in (PASS, CLAW):
+            self.final_left = self.n - 1
+
+    def pick(self, rng: np.random.Generator, p: int, legal: list[int]) -> int:
+        """A random move; half the time one that lays verbied or leaves p a nul hand, if there is one
+        (so that nul, verbied and their points come up often)."""
+        if rng.random() < 0.5:
+            good = []
+            for a in legal:
+                t, laid = self.after(p, a)
+                if (laid and seed_verbied(t[SEED_POT:SEED_CLOSED])) or seed_nul(t[3 * p:3 * p + 3]):
+                    good.append(a)
+            if good:
+                return good[int(rng.integers(len(good)))]
+        return legal[int(rng.integers(len(legal)))]
+
+    def pot_card(self, outcomes: list[int]) -> int:
+        """A rigged deal's next pot card: one that keeps the pot on its way to verbied, if any (-1)."""
+        pot = self.slots[SEED_POT:SEED_POT + self.dealt - 3 * self.n]
+        fits = [c for c in outcomes if _may_make_verbied(pot + [c])]
+        return fits[0] if fits else -1
+
+
+def _may_make_verbied(cs: list[int]) -> bool:
+    ranks = [_rank(c) for c in cs]
+    return len({c % 4 for c in cs}) == 1 and min(ranks) >= 10 and ranks.count(14) <= 1 and (
+        len(cs) < 3 or seed_verbied(cs))
+
+
+RANDOM_PLAY = [  # (players, config, games): one round under each dealing cost, reduced decks, matches
+    (2, {}, 150), (3, {}, 150), (4, {}, 150), (5, {}, 150), (6, {}, 150),
+    (3, {"deal_penalty": 0.0}, 60), (6, {"deal_penalty": 0.0}, 60),
+    (2, {"deal_penalty": 1.0}, 60), (4, {"deal_penalty": 1.0}, 60),
+    (4, {"ranks": 7, "low_rank": 2}, 60),    # 2..8: nul hands and equal totals are common
+    (3, {"ranks": 7, "low_rank": 8}, 60),    # 8..A: verbied is common
+    (5, {"ranks": 5, "low_rank": 10}, 40),   # 10..A: 19 of the 20 cards dealt
+    (2, {"match": True, "target": 0.3, "max_rounds": 40}, 12),
+    (4, {"match": True, "target": 0.2, "max_rounds": 40, "dealer": 2}, 12),
+    (6, {"match": True, "target": 1.5, "max_rounds": 30, "ranks": 7, "low_rank": 2}, 12),
+]
+
+
+@pytest.mark.parametrize("n, cfg, games", [
+    pytest.param(n, cfg, games, id="-".join([f"{n}p"] + [f"{k}={v}" for k, v in cfg.items()]))
+    for n, cfg, games in RANDOM_PLAY])
+def test_invariants_under_random_play(n, cfg, games):
+    """Random play, followed by an independent table (the deal, who acts, the legal moves, the cards, when
+    the round ends) and scored from the final hands by the seed's rules: nul, verbied, the worst hand, the
+    points and the returns; in a match also the running scores, the next dealer and chooser, the winner."""
+    g = Game("achten", num_players=n, **cfg)
+    conf = g.config
+    target = round(10 * conf.target)
     rng = np.random.default_rng(n)
-    lengths = []
-    for seed in range(150):
+    lengths: list[int] = []
+    seen: Counter = Counter()
+    for seed in range(games):
         s = g.new_state(seed)
-        turns = 0
-        while not g.is_terminal(s):
+        table_ = SeedTable(n, conf.dealer, (conf.dealer + 1) % n)
+        scores, rounds, turns = [0] * n, 0, 0
+        rigged = rng.random() < 0.25  # this round's pot is dealt towards verbied where the cards allow
+        while True:
             if g.is_chance(s):
-                g.apply_action(s, g.sample_chance(s))
+                c = -1
+                if rigged and 3 * n <= table_.dealt < 3 * n + 3:
+                    outcomes = [o for o, _ in g.chance_outcomes(s)]
+                    c = table_.pot_card([outcomes[i] for i in rng.permutation(len(outcomes))])
+                c = g.sample_chance(s) if c < 0 else c
+                g.apply_action(s, c)
+                table_.deal(c)
             else:
-                g.apply_action(s, int(rng.choice(g.legal_actions(s))))
+                p, legal = g.current_player(s), g.legal_actions(s)
+                assert p == table_.to_act and legal == table_.legal()
+                a = table_.pick(rng, p, legal)
+                g.apply_action(s, a)
+                table_.move(p, a)
                 turns += 1
             _check_cards(s)
-        assert int(s["nhist"]) == turns and not R.truncated(s)  # random play ends by the rules
-        assert R.check_record(s) == ""
+            if table_.end == R.END_NONE:
+                assert not g.is_terminal(s) and s["slot_card"].tolist() == table_.slots
+                continue
+            # the round is over by the rules: score it from the hands
+            hands = [table_.hand(p) for p in range(n)]
+            pts, worst = seed_round(hands, table_.laid_by)
+            totals = [seed_value(h) for h in hands]
+            seen[table_.end] += 1
+            seen["nul"] += sum(x >= 10 for x in pts)
+            seen["tie"] += totals.count(max(totals)) > 1  # the worst total is shared: the tie-break decides
+            rounds += 1
+            lengths.append(turns)
+            assert int(s["worst"]) == worst, (names(hands[worst]), names(hands[int(s["worst"])]))
+            if conf.match:
+                scores = [x + y for x, y in zip(scores, pts)]
+                assert s["scores"][:n].tolist() == scores and int(s["round"]) == rounds
+                lead = max(scores)
+                winner = scores.index(lead) if lead >= target and scores.count(lead) == 1 else -1
+                if winner < 0 and rounds < conf.max_rounds:
+                    # rule 29: the worst hand deals; rule 30: the first choice moves one seat left
+                    assert not g.is_terminal(s) and g.is_chance(s) and int(s["dealer"]) == worst
+                    table_ = SeedTable(n, worst, (table_.chooser + 1) % n)
+                    turns, rigged = 0, rng.random() < 0.25
+                    continue
+                assert g.is_terminal(s) and int(s["winner"]) == winner
+                want = [0.0] * n if winner < 0 else [1.0 if p == winner else -1 / (n - 1) for p in range(n)]
+                seen["won" if winner >= 0 else "drawn"] += 1
+            else:
+                want = seed_returns(pts, worst, conf.deal_penalty)
+            # the last round stays on the record: its table, its end, its points
+            assert g.is_terminal(s) and s["slot_card"].tolist() == table_.slots
+            assert int(s["end_reason"]) == table_.end and int(s["verbied_by"]) == table_.laid_by
+            assert s["round_pts"][:n].tolist() == pts and int(s["nhist"]) == turns
+            np.testing.assert_allclose(g.returns(s), want, rtol=0, atol=1e-12)
+            break
+        assert not R.truncated(s) and R.check_record(s) == ""  # random play ends by the rules
         dealt = int(s["dealt"])
         assert dealt == 3 * n + 4 and sum(1 for c in s["slot_card"] if c >= 0) == dealt
         assert abs(g.returns(s).sum()) < 1e-9
-        lengths.append(turns)
     assert 1 <= min(lengths) and max(lengths) <= R.DEFAULT_TURN_CAP * n + n - 1
+    # what the scorer was tried on: showdowns, points scored, worst totals shared (and matches won)
+    assert seen[R.END_SHOWDOWN] and seen["nul"] + seen[R.END_VERBIED] and seen["tie"], seen
+    assert seen["won"] or not conf.match, seen
 
 
 def test_heuristic_agent_passes_on_nul_lays_verbied_and_lowers_its_total():
