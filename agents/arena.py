@@ -34,14 +34,19 @@ from octagames.records import GameRecord, Recorder
 
 
 def wilson_interval(wins: float, n: int, z: float = 1.96) -> tuple[float, float]:
-    """95% Wilson score interval of a proportion (``wins`` may count draws as halves)."""
+    """95% Wilson score interval of a proportion (``wins`` may count draws as halves); it holds ``wins / n``.
+
+    The interval always contains the proportion; in floating point its upper end at ``wins == n`` may come
+    out a hair below 1 (``(6, 6)``: 0.9999999999999999), so each end is clamped to the proportion and to
+    [0, 1] (an error bar drawn from it is never negative).
+    """
     if n == 0:
         return (0.0, 1.0)
     p = wins / n
     denom = 1 + z * z / n
     centre = (p + z * z / (2 * n)) / denom
     half = z * math.sqrt(p * (1 - p) / n + z * z / (4 * n * n)) / denom
-    return (max(0.0, centre - half), min(1.0, centre + half))
+    return (max(0.0, min(p, centre - half)), min(1.0, max(p, centre + half)))
 
 
 @dataclass

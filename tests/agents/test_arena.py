@@ -47,6 +47,16 @@ def test_win_accounting_and_json(tmp_path):
     assert "heuristic" in r.table() and "95% CI" in r.table()
 
 
+def test_wilson_interval_holds_the_proportion_at_every_count_so_error_bars_are_never_negative():
+    # wilson_interval(6, 6) had its upper end at 0.9999999999999999, below the rate 1.0: evaluate's plot of an
+    # agent that won every game failed with matplotlib's "'yerr' must not contain negative values"
+    for n in range(1, 400):
+        for wins in (0, 0.5, 1, n / 2, n - 1, n - 0.5, n):
+            lo, hi = wilson_interval(wins, n)
+            assert 0.0 <= lo <= wins / n <= hi <= 1.0, (wins, n, lo, hi)
+    assert wilson_interval(6, 6)[1] == 1.0 and wilson_interval(0, 6)[0] == 0.0
+
+
 def test_wilson_interval_known_values():
     lo, hi = wilson_interval(50, 100)
     assert lo == pytest.approx(0.4038, abs=1e-3) and hi == pytest.approx(0.5962, abs=1e-3)
