@@ -394,7 +394,13 @@ class _OneGame(SingleAgentEnv):
         cls.GAME = game
         cls.metadata = {"render_modes": render_modes(game), "render_fps": RENDER_FPS}
 
-    def __init__(self, game: str | None = None, **kwargs: Any):
+    def __init__(self, game: str | None = None, variant: str | None = None, **kwargs: Any):
+        # ``variant=`` as the PettingZoo modules name it (``octa_v0.env(variant="octa-nl")``), or ``game=``;
+        # the id's own ``game=`` (the seed's game, registered with the id) gives way to a variant
+        if variant is not None:
+            if game not in (None, self.GAME, variant):
+                raise ValueError(f"game={game!r} and variant={variant!r} name two variants; give one")
+            game = variant
         valid = [self.GAME] + [v.name for v in catalogue.game_spec(self.GAME).variants if v.name != self.GAME]
         if game is not None and game not in valid:
             raise ValueError(f"game={game!r} is not valid for {type(self).__name__}; valid values: "

@@ -3,6 +3,7 @@ opponents by agent spec, render modes by game."""
 
 from __future__ import annotations
 
+import pickle
 import re
 import warnings
 from pathlib import Path
@@ -20,7 +21,7 @@ from octagames.agents.search.mcts import MCTSAgent
 from octagames.agents.registry import AGENTS, make_agent
 from octagames.envs._pettingzoo import render_modes
 from octagames.envs.gym_wrapper import SingleAgentEnv, UnsupportedRenderModeError
-from octagames.core import IllegalActionError
+from octagames.core import Game, IllegalActionError
 
 # (variant, config kwargs over it, learning seat). Other games add themselves here. Octrix's bare
 # name is the seed's match (here to 30, so that random games end soon); octrix-round a single round.
@@ -320,3 +321,16 @@ def test_each_id_lists_in_its_class_metadata_the_render_modes_its_game_has(gym_i
     other = "achten" if game != "achten" else "octrix"
     with pytest.raises(ValueError, match=f"game='{other}' is not valid"):  # an id plays its own game
         gymnasium.make(gym_id, game=other)
+
+
+def test_a_games_id_takes_variant_as_the_pettingzoo_modules_do():
+    # gymnasium.make("octagames/Octa-v0", variant="octa-nl") failed: "unknown config field(s) ['variant']"
+    env = gymnasium.make("octagames/Octa-v0", variant="octa-nl")
+    assert env.unwrapped.game.config == Game("octa-nl").config != Game("octa").config
+    assert gymnasium.make("octagames/Octa-v0", game="octa-nl", variant="octa-nl").unwrapped.game.config == \
+        env.unwrapped.game.config
+    with pytest.raises(ValueError, match=r"game='octa-en' and variant='octa-nl' name two variants"):
+        gymnasium.make("octagames/Octa-v0", game="octa-en", variant="octa-nl")
+    with pytest.raises(ValueError, match=r"game='octrix-round' is not valid for OctaEnv"):
+        gymnasium.make("octagames/Octa-v0", variant="octrix-round")
+    assert pickle.loads(pickle.dumps(env.unwrapped)).game.config == env.unwrapped.game.config
