@@ -49,9 +49,8 @@ from pathlib import Path
 from typing import Any
 
 import numpy as np
-from tqdm import tqdm
 
-from octagames.agents.arena import play_match
+from octagames.agents.arena import play_match, progress_bar
 from octagames.agents.cfr.solver import VARIANTS, CFRConfig, CFRSolver, expected_values
 from octagames.agents.cfr.agent import CFRAgent
 from octagames.agents.cfr.tree import FlatTree, GameSource, SpielSource, deal_pool, flatten
@@ -92,7 +91,8 @@ class TrainCFRConfig(GameArgs):
     gamma: float = 2.0
     """DCFR average-policy weight exponent"""
     sampling: str = "external"
-    """MCCFR sampling scheme: external or outcome"""
+    """MCCFR sampling scheme: external (every action of the updating seat is explored: an iteration of a full
+    game can take seconds to minutes) or outcome (one sampled path per iteration: for full games)"""
     iterations: int = 1000
     """training iterations"""
     eval_points: int = 10
@@ -117,6 +117,8 @@ class TrainCFRConfig(GameArgs):
     """replace the run in run_dir (its files are removed first)"""
     quick: bool = False
     """tiny budget for tests (iterations <= 20, eval_games <= 4)"""
+    progress: bool = True
+    """show a progress bar of the iterations (--no-progress: none)"""
 
     def __post_init__(self) -> None:
         if not self.game.startswith("spiel:"):  # pyspiel checks its own games when it loads them
@@ -219,26 +221,37 @@ def _check(cfg: TrainCFRConfig) -> None:
 
 
 def _curve(
-    solver: Any, policy_on_tree: Any, tree: FlatTree | None, iterations: int, points: int, desc: str
+    solver: Any, policy_on_tree: Any, tree: FlatTree | None, iterations: int, points: int, desc: str,
+    progress: bool = True,
 ) -> tuple[list[dict[str, Any]], float, int]:
     """Iterate ``solver`` to ``iterations``, evaluating at log-spaced points.
+
+    The bar counts iterations, moved every 1/50 of the way between two evaluations at least (an MCCFR
+    iteration with external sampling on a full game may take seconds).
 
     Returns:
         ``(curve, seconds spent iterating, iterations done)``.
     """
     curve: list[dict[str, Any]] = []
     spent, done = 0.0, 0
-    for it in tqdm(_checkpoints(iterations, points), desc=desc):
-        t = time.perf_counter()
-        solver.iterate(it - done)
-        spent += time.perf_counter() - t
-        done = it
+    bar = progress_bar(iterations, f"{desc}: iterations", progress)
+    for it in _checkpoints(iterations, points):
+        while done < it:
+            step = min(it - done, max(1, (it - done) // 50))
+            t = time.perf_counter()
+            solver.iterate(step)
+            spent += time.perf_counter() - t
+            done += step
+            if bar is not None:
+                bar.update(step)
         point: dict[str, Any] = {"iteration": it, "seconds": spent}
         if tree is not None and policy_on_tree is not None:
             point["nash_conv"] = nash_conv(tree, policy_on_tree())
         if isinstance(solver, MCCFRSolver):
             point["infosets_seen"] = len(solver.masks)
         curve.append(point)
+    if bar is not None:
+        bar.close()
     return curve, spent, done
 
 
@@ -307,8 +320,8 @@ def main(cfg: TrainCFRConfig) -> dict:
     label = cfg.cfr_variant if cfg.algorithm == "cfr" else cfg.sampling
     result["run_dir"] = str(out_dir)
     result["curve"], spent, done = _curve(
-        solver, policy_on_tree, tree, iterations, cfg.eval_points, f"{cfg.algorithm} {label} {cfg.game}"
-    )
+        solver, policy_on_tree, tree, iterations, cfg.eval_points, f"{cfg.algorithm} {label} {cfg.game}",
+        cfg.progress)
     result["seconds_per_iteration"] = spent / max(done, 1)
     if result["curve"] and "nash_conv" in result["curve"][-1]:
         result["final_nash_conv"] = result["curve"][-1]["nash_conv"]
@@ -320,8 +333,7 @@ def main(cfg: TrainCFRConfig) -> dict:
         for v in others:
             other = CFRSolver(tree, CFRConfig(v, cfg.alternating, cfg.alpha, cfg.beta, cfg.gamma))
             curve, s_spent, s_done = _curve(
-                other, other.average_policy, tree, iterations, cfg.eval_points, f"cfr {v} {cfg.game}"
-            )
+                other, other.average_policy, tree, iterations, cfg.eval_points, f"cfr {v} {cfg.game}", cfg.progress)
             result["cfr_variants"][v] = {
                 "curve": curve,
                 "final_nash_conv": curve[-1]["nash_conv"],

@@ -14,6 +14,7 @@ from octagames.agents.cfr.solver import CFRSolver
 from octagames.agents.cfr.tree import GameSource, flatten
 from octagames.agents.registry import make_agent
 from octagames.core import Game
+from octagames.experiments.cli import parse_config
 from octagames.experiments.train_cfr import TrainCFRConfig
 from octagames.experiments.train_cfr import main as train_main
 
@@ -51,3 +52,16 @@ def test_train_cfr_refuses_eval_points_below_one(tmp_path, eval_points):
     with pytest.raises(ValueError, match=rf"eval_points={eval_points} is not valid; it must be >= 1"):
         train_main(TrainCFRConfig(iterations=3, eval_points=eval_points, eval_games=0, run_dir=str(tmp_path)))
     assert not (tmp_path / "checkpoint.npz").exists()
+
+
+@pytest.mark.parametrize("progress", [True, False])
+def test_train_cfrs_bar_counts_iterations_and_no_progress_silences_it(tmp_path, capsys, progress):
+    # the bar counted evaluation points only (an MCCFR iteration of a full game may take minutes, and the
+    # bar sat at 0 of them); --no-progress was refused as an unknown option
+    cfg = parse_config(TrainCFRConfig, ["--iterations", "9", "--eval-points", "2", "--eval-games", "0",
+                                 "--run-dir", str(tmp_path)] + ([] if progress else ["--no-progress"]))
+    assert cfg.progress is progress
+    train_main(cfg)
+    err = capsys.readouterr().err
+    assert "iterations:   0%" in err and "/9 " in err if progress else "iterations:" not in err  # of 9 iterations
+    assert json.loads((tmp_path / "train_cfr.json").read_text())["curve"][-1]["iteration"] == 9
