@@ -12,7 +12,9 @@ seat; seats rotate every game, game ``k`` uses seed ``seed + k`` (the same
 deals for every opponent). A draw counts half a win.
 
 Writes ``<out_dir>/evaluate-<variant>-<players>p-<agent>.json`` (every match's table, the
-settings) and a PNG bar chart of the win rates with their intervals beside it.
+settings) and a PNG bar chart of the win rates with their intervals beside it. The file gathers the
+agent's opponents: a later run against other opponents keeps the earlier results (each with its seed
+and game count), a run against the same opponent replaces its result.
 Every finished game is appended to ``<out_dir>/evaluate-<variant>-<players>p-<agent>/<opponent>.games.jsonl``
 as it finishes: the same command started again after an interruption plays only
 the games it lacks (``--no-resume`` starts over).
@@ -111,17 +113,35 @@ def evaluate(cfg: EvalConfig) -> dict[str, Any]:
         lo, hi = me.interval()
         print(match.table())
         results.append({"opponent": spec, "win_rate": me.score, "ci95": [lo, hi], "wins": me.wins,
-                        "draws": me.draws, "losses": me.losses, "games": me.games,
+                        "draws": me.draws, "losses": me.losses, "games": me.games, "seed": cfg.seed,
                         "mean_return": me.mean_return, "others_win_rate": others_win_rate(match),
                         "match": match.to_json()})
     out = {"settings": asdict(cfg), "game": name, "variant": catalogue.variant_name(name, config),
            "config": config, "agent": cfg.agent, "results": results}
     path = Path(cfg.out_dir) / f"{stem}.json"
+    kept = _earlier_results(path, out)
+    if kept:
+        print(f"kept the results of earlier runs against {', '.join(r['opponent'] for r in kept)} in {path.name}")
+        out["results"] = kept + results
     path.parent.mkdir(parents=True, exist_ok=True)
     path.write_text(json.dumps(out, indent=1))
     plot(out, path.with_suffix(".png"))
     print(f"wrote {path} and {path.with_suffix('.png')}")
     return out
+
+
+def _earlier_results(path: Path, out: dict[str, Any]) -> list[dict[str, Any]]:
+    """The results an earlier run wrote to ``path`` (the same agent, game and config) against opponents this
+    run did not play: one file per agent gathers its opponents, as its folder of journals does. A file that
+    does not read as such a run's JSON keeps nothing (it is overwritten, as before)."""
+    try:
+        old = json.loads(path.read_text())
+        if not all(old.get(k) == out[k] for k in ("game", "config", "agent")):
+            return []
+        played = {r["opponent"] for r in out["results"]}
+        return [r for r in old["results"] if isinstance(r, dict) and r.get("opponent") not in played]
+    except (OSError, ValueError, KeyError, TypeError, AttributeError):
+        return []
 
 
 def others_win_rate(match: MatchResult) -> float:

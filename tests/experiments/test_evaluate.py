@@ -138,3 +138,22 @@ def test_the_other_sides_win_rate_leaves_out_the_agents_partners():
     three = match([[1, -0.5, -0.5], [-0.5, 1, -0.5], [-0.5, -0.5, 1], [1, -0.5, -0.5]])
     assert others_win_rate(three) == pytest.approx((0.25 + 0.25) / 2)
     assert others_win_rate(match([[0, 0], [0, 0]])) == 0.5  # every game drawn: the other seat all the same
+
+
+def test_one_file_gathers_the_agents_opponents_across_runs(tmp_path):
+    # a second run against another opponent overwrote the first run's results (its journals were kept)
+    def run(opponents, games, seed=3):
+        return evaluate(EvalConfig(game="octrix-round", agent="heuristic", opponents=opponents, games=games,
+                                   config=("ranks=4", "hand_size=4"), seed=seed, out_dir=str(tmp_path),
+                                   progress=False))
+    first = run(("random",), 4)["results"][0]
+    both = run(("heuristic",), 2, seed=5)
+    assert [(r["opponent"], r["games"], r["seed"]) for r in both["results"]] == [("random", 4, 3), ("heuristic", 2, 5)]
+    assert both["results"][0] == json.loads(json.dumps(first))  # kept as it was written
+    again = run(("random",), 6)  # the same opponent again: its result is replaced, the other kept
+    assert [(r["opponent"], r["games"]) for r in again["results"]] == [("heuristic", 2), ("random", 6)]
+    stem = "evaluate-octrix-round+hand_size=4+ranks=4-2p-heuristic"
+    assert json.loads((tmp_path / f"{stem}.json").read_text()) == json.loads(json.dumps(again))
+    other = EvalConfig(game="octrix-round", agent="heuristic", opponents=("random",), games=2,
+                       config=("ranks=4",), out_dir=str(tmp_path), progress=False)
+    assert len(evaluate(other)["results"]) == 1  # another config is another file, and keeps nothing
