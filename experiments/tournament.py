@@ -35,7 +35,7 @@ import functools
 import json
 import math
 import time
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Callable, Sequence
 
@@ -104,6 +104,8 @@ class TournamentResult:
         elo: Bradley-Terry ratings (Elo scale, first agent at 0).
         elo_ci: 95% intervals of the ratings, shape (n, 2).
         seconds: wall time.
+        settings: what :func:`run_tournament` was asked (``games_per_pair``, ``seed``, ``bootstrap``): with
+            them the JSON says how to play the same games again.
     """
 
     game: str
@@ -114,6 +116,7 @@ class TournamentResult:
     elo: np.ndarray
     elo_ci: np.ndarray
     seconds: float
+    settings: dict[str, Any] = field(default_factory=dict)
 
     @property
     def variant(self) -> str:
@@ -147,7 +150,8 @@ class TournamentResult:
         """A JSON-ready dict."""
         return {"game": self.game, "config": self.config, "agents": self.names,
                 "wins": self.wins.tolist(), "games": self.games.tolist(),
-                "elo": self.elo.tolist(), "elo_ci95": self.elo_ci.tolist(), "seconds": self.seconds}
+                "elo": self.elo.tolist(), "elo_ci95": self.elo_ci.tolist(), "seconds": self.seconds,
+                **({"settings": self.settings} if self.settings else {})}
 
 
 def fit_bradley_terry(wins: np.ndarray, games: np.ndarray, prior_games: float = 1.0,
@@ -312,7 +316,8 @@ def run_tournament(game: str, specs: Sequence[str | Agent], games_per_pair: int,
     elo = fit_bradley_terry(wins, games)
     ci = bootstrap_intervals(wins, games, bootstrap, seed) if bootstrap > 0 else np.stack([elo, elo], 1)
     cfg = {f.name: getattr(g.config, f.name) for f in dataclasses.fields(g.config)}
-    return TournamentResult(g.name, cfg, names, wins, games, elo, ci, time.perf_counter() - start)
+    return TournamentResult(g.name, cfg, names, wins, games, elo, ci, time.perf_counter() - start,
+                            {"games_per_pair": int(games_per_pair), "seed": int(seed), "bootstrap": int(bootstrap)})
 
 
 @dataclass

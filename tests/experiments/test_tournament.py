@@ -49,6 +49,8 @@ def test_round_robin_orders_agents_and_writes_files(tmp_path):
     data = json.loads((tmp_path / "tournament_octrix-round+hand_size=5-2p.json").read_text())
     assert data["agents"] == result.names and len(data["elo_ci95"]) == 3
     assert data["config"]["hand_size"] == 5 and data["config"]["match"] is False
+    # what plays the same games again (the JSON had no seed nor games per pair)
+    assert data["settings"] == {"games_per_pair": 10, "seed": cfg.seed, "bootstrap": 50}
     assert result.table().startswith("octrix-round+hand_size=5-2p: round robin, 30 games, ")
     assert (tmp_path / "tournament_octrix-round+hand_size=5-2p.png").stat().st_size > 1000
 
