@@ -14,9 +14,10 @@
   paid when a game ends, so rewards are zero-sum).
 * A finished game restarts at once inside ``step`` (``terminated[i]`` is True
   and ``obs[i]`` already belongs to the new game), seeded from the finished
-  game's own RNG, so a run is reproducible from ``seed``. A game stopped by an
-  engine safety bound that is not a rule (Achten's turn cap) is flagged in
-  ``truncated[i]`` instead, and restarts the same way.
+  game's own RNG, so a run is reproducible from ``seed``. Game ``i`` first starts from a
+  seed mixed from ``(seed, i)`` (:func:`game_seeds`), so runs at different seeds deal
+  independently. A game stopped by an engine safety bound that is not a rule (Achten's turn
+  cap) is flagged in ``truncated[i]`` instead, and restarts the same way.
 * Simultaneous moves are taken in turn, lowest pending seat first; a card
   committed that way stays hidden from the other seats' observations until the
   whole step is revealed, exactly as in the engine.
@@ -89,8 +90,8 @@ class VectorEnv:
             of :mod:`octagames.catalogue` (``octrix-round``, ``octa-nl``, ...; ``octagames list``
             prints them); ``config`` fields go over the variant's.
         num_envs: number of games N (>= 1).
-        seed: game ``i`` starts from seed ``seed + i``; :meth:`sample_actions` draws from it too.
-            An integer in ``0..2**63 - num_envs``.
+        seed: game ``i`` starts from a seed mixed from ``(seed, i)`` (:func:`game_seeds`);
+            :meth:`sample_actions` draws from it too. An integer in ``0..2**63-1``.
         num_threads: most threads stepping slices of the batch (default: the
             cores available, :func:`cpu_count`); a slice holds at least
             :data:`MIN_SLICE` games. Results do not depend on it.
@@ -119,7 +120,7 @@ class VectorEnv:
         self.num_players = self.game.num_players
         self.num_actions = self.game.num_actions
         self.observation_size = self.game.observation_size
-        self.seed = _check_seed(seed, self.num_envs)
+        self.seed = _check_seed(seed)
         if num_threads is None:
             num_threads = cpu_count()
         if isinstance(num_threads, bool) or not isinstance(num_threads, (int, np.integer)) or num_threads < 1:
@@ -138,7 +139,7 @@ class VectorEnv:
         self._divisor = np.zeros(0, np.float32) if obs_dtype == "float32" else _kernel_divisor(self.obs_divisor,
                                                                                                obs_dtype)
         n, info = self.num_envs, self.game.info
-        self.states = self.game.new_batch(n, self.seed)
+        self.states = self.game.new_batch(n)  # placeholders: reset() (or set_state) seeds every game
         self._obs = np.zeros((n, self.observation_size), dtype=np.dtype(obs_dtype))
         self._mask = np.zeros((n, self.num_actions), dtype=np.uint8)
         # the kernels' own copy of the masks: a move it allows skips the engine's second check, and
@@ -149,7 +150,8 @@ class VectorEnv:
         self._term = np.zeros(n, dtype=np.bool_)
         self._scratch = np.zeros((n, info.max_players), dtype=np.float64)
         self._trunc = np.zeros(n, dtype=np.bool_)
-        self._sample_seeds = _sample_seeds(self.seed, n)
+        # game i's first seed and its sampler's, mixed from (seed, i) once per seed
+        self._game_seeds, self._sample_seeds = _seeds(self.seed, n)
         self._actions = np.zeros(n, dtype=np.int64)
         # games per chunk of a step (see CHUNK_RECORD_BYTES)
         per_game = self.states.dtype.itemsize + self._obs[0].nbytes + 2 * self.num_actions
@@ -158,7 +160,7 @@ class VectorEnv:
         self._ready = False
 
     def reset(self, seed: int | None = None) -> tuple[np.ndarray, dict[str, np.ndarray]]:
-        """Start all N games (game ``i`` from ``seed + i``); returns ``(obs, info)``.
+        """Start all N games (game ``i`` from ``game_seeds(seed, N)[i]``); returns ``(obs, info)``.
 
         Args:
             seed: a new seed: the games and :meth:`sample_actions` go on exactly as those of a
@@ -166,13 +168,12 @@ class VectorEnv:
                 :meth:`sample_actions` goes on with its own sequence.
 
         Raises:
-            ValueError: ``seed`` is not an integer in ``0..2**63 - num_envs``; nothing changes.
+            ValueError: ``seed`` is not an integer in ``0..2**63-1``; nothing changes.
         """
         if seed is not None:
-            self.seed = _check_seed(seed, self.num_envs)
-            self._sample_seeds[:] = _sample_seeds(self.seed, self.num_envs)
-        seeds = np.arange(self.num_envs, dtype=np.int64) + self.seed
-        self._run(self._k.reset_batch, self.states, seeds)
+            self.seed = _check_seed(seed)
+            self._game_seeds, self._sample_seeds[:] = _seeds(self.seed, self.num_envs)
+        self._run(self._k.reset_batch, self.states, self._game_seeds)
         self._emit()
         self._ready = True
         return self._obs.copy(), self._info()
@@ -374,19 +375,40 @@ class VectorEnv:
         return {"action_mask": self._mask.view(np.bool_).copy(), "player": self._player.copy()}
 
 
-def _check_seed(seed: Any, num_envs: int) -> int:
-    """``seed`` as an int, if every game's seed ``seed + i`` is in ``0..2**63-1`` (the engine's seeds).
+def _check_seed(seed: Any) -> int:
+    """``seed`` as an int, if it is in ``0..2**63-1`` (the engine's seeds; game seeds are mixed from it).
 
     Raises:
         ValueError: naming the field and the valid range (:func:`octagames.core.check_seed`).
     """
-    return check_seed(seed, num_envs)
+    return check_seed(seed, 1)
 
 
-def _sample_seeds(seed: int, num_envs: int) -> np.ndarray:
-    """The seeds of :meth:`VectorEnv.sample_actions`' generators for ``seed`` (uint64 ``[num_envs]``)."""
-    # uint64 arithmetic, wrapping: ``i + seed * 7919 + 0x5DEECE66D`` modulo 2**64
-    return np.arange(num_envs, dtype=np.uint64) + np.uint64((seed * 7919 + 0x5DEECE66D) % 2**64)
+def _seeds(seed: int, num_envs: int) -> tuple[np.ndarray, np.ndarray]:
+    """Game ``i``'s first seed (int64, :func:`game_seeds`) and its :meth:`VectorEnv.sample_actions`
+    generator's seed (uint64), both ``[num_envs]`` and mixed from ``(seed, i)``.
+
+    Two 64-bit words per game: the first, halved, seeds the game, the second its sampler. One
+    :class:`numpy.random.SeedSequence` hashes the whole batch (about 1 ms for 4096 games); its word
+    ``k`` does not depend on how many are drawn, so game ``i`` of a seed is the same in a batch of
+    any size. Different seeds give unrelated words: unlike ``seed + i`` (the old rule), game ``i``
+    at seed 1 is not game ``i + 1`` at seed 0.
+    """
+    words = np.random.SeedSequence(int(seed)).generate_state(2 * num_envs, np.uint64).reshape(num_envs, 2)
+    return (words[:, 0] >> np.uint64(1)).astype(np.int64), words[:, 1].copy()
+
+
+def game_seeds(seed: int, num_envs: int) -> np.ndarray:
+    """The engine seeds (int64 ``[num_envs]``, in ``0..2**63-1``) games ``0..num_envs-1`` start from.
+
+    Game ``i`` of a :class:`VectorEnv` built (or reset) with ``seed`` is the engine game
+    ``Game.new_state(game_seeds(seed, num_envs)[i])``. Its automatic restarts are seeded from its
+    own RNG (a SplitMix64 stream started from this seed); with the first seeds independent, so are
+    those streams (two overlap only if their states are a few steps apart, odds of about
+    ``steps / 2**64``), so a game's later deals are as independent of other games and seeds as
+    its first.
+    """
+    return _seeds(seed, num_envs)[0]
 
 
 def _restore(game: Game, num_envs: int, seed: int, num_threads: int,
@@ -404,7 +426,8 @@ def make(game: str, num_envs: int, seed: int = 0, **config: Any) -> VectorEnv:
     Args:
         game: a game or variant name (``octrix``, the match to 88; ``octrix-round``, ``octa-nl``, ...).
         num_envs: number of games N (>= 1).
-        seed: game ``i`` starts from seed ``seed + i``; an integer in ``0..2**63 - num_envs``.
+        seed: game ``i`` starts from a seed mixed from ``(seed, i)`` (:func:`game_seeds`); an integer
+            in ``0..2**63-1``.
         **config: ``num_threads`` and ``obs_dtype`` of :class:`VectorEnv`, and the game's config
             fields over the variant's (``num_players``, ...).
 

@@ -61,12 +61,12 @@ def _engine_step(g: Game, s, action: int):
 
 @pytest.mark.parametrize("name,cfg", CONFIGS)
 def test_vector_env_equals_engine_played_one_record_at_a_time(name, cfg):
-    """Game i of the batch is exactly the engine game seeded with seed + i under the same actions."""
+    """Game i of the batch is exactly the engine game seeded with game_seeds(seed, n)[i], same actions."""
     n = 4
     env = make(name, n, seed=10, **cfg)
     obs, info = env.reset()
     g = Game(name, **cfg)
-    ref = [g.new_state(10 + i) for i in range(n)]
+    ref = [g.new_state(int(s)) for s in vector.game_seeds(10, n)]
     for s in ref:
         g.play_chance(s)
     finished = 0
@@ -178,9 +178,9 @@ def test_reset_with_a_seed_reseeds_the_games_and_sample_actions_as_a_fresh_env()
     assert env.seed == 5 and pickle.loads(pickle.dumps(env)).seed == 5
 
 
-@pytest.mark.parametrize("seed", [-1, 2**63, 2**63 - 3, True, 1.5])
+@pytest.mark.parametrize("seed", [-1, 2**63, 2**64, True, 1.5])
 def test_a_seed_out_of_the_engines_range_is_refused_naming_the_field_and_the_range(seed):
-    message = rf"seed={seed!r} is not valid; it must be an integer in 0\.\.{2**63 - 4} "
+    message = rf"seed={seed!r} is not valid; it must be an integer in 0\.\.{2**63 - 1}$"
     with pytest.raises(ValueError, match=message):
         make("achten", 4, seed=seed)
     env = make("achten", 4, seed=2)
@@ -189,7 +189,42 @@ def test_a_seed_out_of_the_engines_range_is_refused_naming_the_field_and_the_ran
     with pytest.raises(ValueError, match=message):
         env.reset(seed=seed)
     assert env.seed == 2 and all(np.array_equal(v, env.get_state()[k]) for k, v in before.items())
-    assert make("achten", 4, seed=2**63 - 4).reset()[0].shape[0] == 4  # the last seed of the range
+    assert make("achten", 4, seed=2**63 - 1).reset()[0].shape[0] == 4  # the last seed of the range
+
+
+def test_game_seeds_are_mixed_from_seed_and_index_and_do_not_depend_on_the_batch_size():
+    seeds = vector.game_seeds(0, 64)
+    assert seeds.dtype == np.int64 and np.all(seeds >= 0) and len(set(seeds.tolist())) == 64
+    assert np.array_equal(vector.game_seeds(0, 8), seeds[:8])  # game i is the same in any batch
+    assert not set(seeds.tolist()) & set(vector.game_seeds(1, 64).tolist())  # not seed + i
+    small, large = make("octrix-round", 4, seed=3), make("octrix-round", 64, seed=3)
+    assert np.array_equal(small.reset()[0], large.reset()[0][:4])
+
+
+def _new_game_openings(seed: int, n: int, steps: int) -> list[dict[bytes, int]]:
+    """Per env index, the first observations of the games it started (reset and auto-resets), counted."""
+    env = make("octrix-round", n, seed=seed, num_threads=1)
+    obs, info = env.reset()
+    rng = np.random.default_rng(1234)  # the same action rule at both seeds, not the env's sampler
+    openings = [{o.tobytes(): 1} for o in obs]
+    for _ in range(steps):
+        obs, _, term, trunc, info = env.step(_random_legal(rng, info["action_mask"]))
+        for i in np.flatnonzero(term | trunc):
+            key = obs[i].tobytes()
+            openings[i][key] = openings[i].get(key, 0) + 1
+    return openings
+
+
+def test_runs_at_neighbouring_seeds_share_no_deals():
+    """Game i at seed 1 once replayed game i + 1 at seed 0 deal for deal (seeds seed + i, restarts
+    seeded from each game's own RNG): runs at two seeds were not independent."""
+    n = 64
+    a, b = _new_game_openings(0, n, 300), _new_game_openings(1, n, 300)
+    for shift in (0, 1, -1):  # env i of seed 1 against env i + shift of seed 0
+        pairs = [(b[i], a[i + shift]) for i in range(max(0, -shift), min(n, n - shift))]
+        games = sum(sum(x.values()) for x, _ in pairs)
+        shared = sum(min(c, y.get(k, 0)) for x, y in pairs for k, c in x.items())
+        assert games > 1000 and shared < 0.05 * games, (shift, shared, games)
 
 
 def test_get_and_set_state_resume_a_run_exactly():
