@@ -60,7 +60,11 @@ evaluation is noisy, so re-evaluate the pick with more games before relying on i
 With a warm start, ``warm_start.json`` and ``warm_start.png`` hold its curves: the learner's losses over
 its gradient steps (the mean of each hundredth of them) and the learning rate.
 ``--resume`` continues from the checkpoint; the metrics of a resumed run equal
-an uninterrupted run's, wall-clock columns apart.
+an uninterrupted run's, wall-clock columns apart. It keeps the run's settings (a change to what
+the run computes, ``torch_threads`` included, is refused naming each field); it may add
+``iterations`` (not with ``final_learning_rate``, whose decay runs over them or over the time
+budget) and change the time budget, checkpoints, evaluation cadence and progress; ``config.json``
+appends each resume's command under ``resumes``.
 
 Evaluation (every ``eval_every`` iterations, the first and the last): the
 network with its play-time search (``play_simulations``) and, with
@@ -119,6 +123,8 @@ class TrainConfig(trainer.RunConfig):
 
     KIND: ClassVar[str] = "az"
     EVAL_GAMES: ClassVar[tuple[int, int, int]] = (8, 64, 4096)  # per opponent: floor, cap, planned samples per game
+    #: a resume may also extend the iterations
+    RESUMABLE: ClassVar[tuple[str, ...]] = (*trainer.RunConfig.RESUMABLE, "iterations")
 
     iterations: int = 1000
     """self-play + learning iterations (0: the warm start alone, then the evaluation)"""
@@ -292,6 +298,15 @@ class TrainConfig(trainer.RunConfig):
         """The samples the run plans: what the automatic evaluation games scale with."""
         return self.iterations * self.samples_per_iteration
 
+    def schedule_budget(self) -> dict[str, str]:
+        """With ``final_learning_rate`` the rate decays over the iterations, or over the time budget when there
+        is one: a resume may not change what it decays over."""
+        if self.final_learning_rate <= 0:
+            return {}
+        why = ("with --final-learning-rate the learning rate decays over the time budget when one is set, "
+               "else over the iterations")
+        return {"time_budget_s": why} if self.time_budget_s > 0 else {"iterations": why, "time_budget_s": why}
+
     def search(self) -> SearchConfig:
         """The self-play search."""
         return SearchConfig(simulations=self.simulations, leaves_per_game=self.leaves_per_game, c_puct=self.c_puct,
@@ -408,8 +423,6 @@ class Trainer(trainer.Trainer):
     COUNTERS = ("iteration", "samples", "decisions", "games", "grad_steps")
     SPEED = ("decisions_per_s", "decisions")
     OUTPUTS = ("model.pt", "model.pt.tmp", "model-best.pt", "model-best.pt.tmp", "warm_start.json", "warm_start.png")
-    RESUME_FIELDS = ("hidden", "head", "activation", "action_features", "init_model", "widen_init_model",
-                     "policy_width")
     PLOT = {"x": ("samples", "samples"), "losses": ("policy_loss", "value_loss", "entropy"),
             "rate_keys": ("win_rate_vs_{}", "win_rate_policy_vs_{}")}
     MODULE = "octagames.experiments.train_az"

@@ -73,7 +73,13 @@ step counters and the metrics so far. ``--resume`` restarts from it and
 rewrites the metrics files from the checkpoint, so a killed run continues
 exactly where its last checkpoint left it: its metrics are identical to an
 uninterrupted run's, wall-clock columns apart (``time_budget_s`` is the one
-setting that depends on the clock).
+setting that depends on the clock). A resume keeps the run's settings: it refuses, naming
+each, a change to the seed, the game, the network, the optimiser or its schedule, the rollout
+sizes, the league, ``torch_threads`` (results differ across thread counts) and the device; it
+may extend ``total_steps`` (not with ``anneal_lr``, whose rate falls over them) and change the
+time budget, ``stop_after``, ``checkpoint_every``, the evaluation cadence and games, the progress
+and ``obs_dtype`` (the network sees the same values). ``config.json`` keeps the run's first
+command; each resume appends its own under ``resumes``.
 """
 
 from __future__ import annotations
@@ -103,6 +109,8 @@ class TrainConfig(trainer.RunConfig):
     """PPO self-play training (every field is a flag; the game, run and evaluation fields are RunConfig's)."""
 
     KIND: ClassVar[str] = "ppo"
+    #: a resume may also extend the budget and change the observations' dtype (the network sees the same values)
+    RESUMABLE: ClassVar[tuple[str, ...]] = (*trainer.RunConfig.RESUMABLE, "total_steps", "obs_dtype")
 
     total_steps: int = 1_000_000
     """env steps to train for (all seats' moves count), rounded up to whole updates"""
@@ -215,6 +223,10 @@ class TrainConfig(trainer.RunConfig):
         """The env steps the run plans (whole updates): what the automatic evaluation games scale with."""
         return self.num_updates * self.steps_per_update
 
+    def schedule_budget(self) -> dict[str, str]:
+        """With ``anneal_lr`` the learning rate falls over ``total_steps``: a resume may not change them."""
+        return {"total_steps": "--anneal-lr anneals the learning rate over it"} if self.anneal_lr else {}
+
     def rollout(self) -> RolloutConfig:
         """What each rollout worker plays."""
         game, fields = self.resolve()
@@ -234,7 +246,6 @@ class Trainer(trainer.Trainer):
     COUNTERS = ("update", "env_steps", "train_steps", "episodes")
     SPEED = ("steps_per_s", "env_steps")
     OUTPUTS = ("policy.pt", "policy.pt.tmp")
-    RESUME_FIELDS = ("num_envs", "hidden", "activation")
     PLOT = {"x": ("env_steps", "env steps"), "losses": ("pg_loss", "v_loss", "entropy")}
     MODULE = "octagames.experiments.train_ppo"
 

@@ -5,7 +5,8 @@ subclass :class:`Trainer` and write only their algorithm.
 A run lives in one folder, by default named from what it trains (:func:`default_run_dir`)::
 
     runs/<kind>/<variant>-<players>p-<config digest>-s<seed>/    e.g. runs/ppo/octa-nl-2p-0b799922-s0
-        config.json      the run's settings and the game's full config (written first)
+        config.json      the run's settings and the game's full config (written first; each --resume
+                         appends its command and the counters it resumed at to ``resumes``)
         checkpoint.pt    everything needed to resume exactly (written atomically)
         metrics.csv      one row per update or iteration; win rates at evaluations
         metrics.json     the same rows, the config, the evaluation opponents (and those skipped)
@@ -14,8 +15,11 @@ A run lives in one folder, by default named from what it trains (:func:`default_
 
 **Runs are never lost**: a folder that holds a run is continued only with ``--resume`` and
 replaced only with ``--overwrite``; otherwise the trainer refuses in one line naming both
-(:func:`claim_run_dir`). The first line of output, within seconds, names the folder and the
-settings; without a progress bar (``--no-progress``) each evaluation prints a line.
+(:func:`claim_run_dir`). A resume keeps the run's settings: a change to any field but the budget and
+the reporting ones (:attr:`RunConfig.RESUMABLE`) is refused, naming each (:meth:`Trainer.check_resume`);
+``torch_threads`` is one of the run's (results differ across thread counts). The first line of output,
+within seconds, names the folder and the settings; without a progress bar (``--no-progress``) each
+evaluation prints a line.
 
 This is a script-side module (``experiments/``): it writes folders, reads command-line
 configs and prints; the library pieces the trainers run (the networks, the league, the
@@ -48,7 +52,7 @@ from octagames.experiments.cli import GameArgs, command_line, usable_agents
 #: the files that make a folder a run (any one of them): refused without --resume or --overwrite
 RUN_FILES = ("config.json", "checkpoint.pt", "metrics.json", "metrics.csv")
 #: what every trainer writes (removed by --overwrite, with the trainer's own OUTPUTS)
-SHARED_OUTPUTS = (*RUN_FILES, "checkpoint.pt.tmp", "curves.png")
+SHARED_OUTPUTS = (*RUN_FILES, "checkpoint.pt.tmp", "config.json.tmp", "curves.png")
 
 
 @dataclass(frozen=True)
@@ -57,6 +61,13 @@ class RunConfig(GameArgs):
     warm start, Ray); trainers extend it."""
 
     KIND: ClassVar[str] = "run"  # the run folder's parent: runs/<KIND>/...
+    #: the fields ``--resume`` lets a command change: how long, where and how visibly the run goes on, and how
+    #: often it evaluates or checkpoints (evaluations play on their own seeds: training is the same). Every
+    #: other field is the run's and is refused on resume (:meth:`Trainer.check_resume`); trainers add their
+    #: budget (``total_steps``, ``iterations``). ``device`` is compared as it resolves (cpu or cuda).
+    RESUMABLE: ClassVar[tuple[str, ...]] = ("run_dir", "resume", "overwrite", "device", "time_budget_s", "progress",
+                                            "eval_every", "eval_games", "checkpoint_every", "stop_after",
+                                            "ray_address")
     #: automatic evaluation games per opponent: (floor, cap, units of planned_work() per game)
     EVAL_GAMES: ClassVar[tuple[int, int, int]] = (10, 100, 10_000)
 
@@ -66,11 +77,17 @@ class RunConfig(GameArgs):
     device: str = "auto"
     """torch device: auto (cuda when present, else cpu), cpu or cuda"""
     torch_threads: int = 1
-    """torch CPU threads (0 leaves torch's default); 1 is fastest for these small MLPs on a shared CPU"""
+    """torch CPU threads (0 leaves torch's default); 1 is fastest for these small MLPs on a shared CPU. Part
+    of the run: results differ across thread counts (float sums in another order), so --resume refuses
+    another count (the resolved one too, for 0)"""
     run_dir: str = ""
     """output folder (default runs/<trainer>/<variant>-<players>p-<config digest>-s<seed>)"""
     resume: bool = False
-    """continue the run in run_dir from its checkpoint.pt"""
+    """continue the run in run_dir from its checkpoint.pt, with the run's settings: a setting that changes what
+    it computes (seed, game, network, optimiser, schedule, rollout sizes, torch threads, device, ...) is refused,
+    naming each; only the budget (total steps or iterations, time budget), stop_after, checkpoint_every,
+    eval_every, eval_games, progress and ray_address may change. config.json keeps the run's first command and
+    appends each resume's command to its "resumes" list"""
     overwrite: bool = False
     """replace the run in run_dir (its files are removed first)"""
     time_budget_s: float = 0.0
@@ -137,6 +154,11 @@ class RunConfig(GameArgs):
     def planned_work(self) -> int:
         """What the run plans to do, in the unit of ``EVAL_GAMES`` (the trainer's env steps or samples)."""
         return 0
+
+    def schedule_budget(self) -> dict[str, str]:
+        """The fields of :attr:`RESUMABLE` that this run's computation reads (e.g. a learning rate annealed
+        over the planned steps), each with why: ``--resume`` refuses a change to them too."""
+        return {}
 
     def games_per_evaluation(self) -> int:
         """``eval_games``, or when 0 the run's planned work over ``EVAL_GAMES``'s unit, within its
@@ -209,6 +231,9 @@ def claim_run_dir(path: Path, resume: bool, overwrite: bool, outputs: Sequence[s
         return "replacing the run there"
     return "new run"
 
+
+#: the game's fields: a resume compares the game they resolve to (its config digest), not their spelling
+GAME_FIELDS = ("game", "players", "config")
 
 #: config fields of older trainers under today's names (old -> new)
 RENAMED = {"num_players": "players", "game_config": "config", "stop_after_updates": "stop_after",
@@ -324,15 +349,14 @@ class Trainer:
     * :meth:`columns`: the CSV columns after the counters.
 
     and declares its ``FORMAT`` (the checkpoint's), ``COUNTERS`` (the first counts the loop),
-    ``SPEED`` (the speed column and the counter it measures), ``OUTPUTS`` (its files),
-    ``RESUME_FIELDS`` (config fields a resumed run must share beside the game) and ``PLOT``.
+    ``SPEED`` (the speed column and the counter it measures), ``OUTPUTS`` (its files) and ``PLOT``;
+    which settings a resume may change is its config's (:attr:`RunConfig.RESUMABLE`).
     """
 
     FORMAT: ClassVar[str] = ""
     COUNTERS: ClassVar[tuple[str, ...]] = ("update",)
     SPEED: ClassVar[tuple[str, str]] = ("steps_per_s", "update")
     OUTPUTS: ClassVar[tuple[str, ...]] = ()
-    RESUME_FIELDS: ClassVar[tuple[str, ...]] = ()
     #: plot_curves' keywords: x (column, label), losses, rate_keys
     PLOT: ClassVar[dict[str, Any]] = {}
     #: the command's module, for the echo of the settings
@@ -359,6 +383,10 @@ class Trainer:
         self.rows: list[dict[str, Any]] = []
         self.last_eval: dict[str, float] = {}
         self.eval_agents, self.skipped = usable_agents(cfg.eval_opponents, self.game)
+        self.resumed: dict[str, Any] | None = None  # the checkpoint to resume, read and checked before any work
+        if cfg.resume:
+            self.resumed = read_checkpoint(self.run_dir / "checkpoint.pt", mmap=True)
+            self.check_resume(self.resumed, self.run_dir / "checkpoint.pt")
 
     # -- what a trainer writes ------------------------------------------------------
     def step(self) -> dict[str, Any]:
@@ -453,8 +481,13 @@ class Trainer:
     def checkpoint_dict(self) -> dict[str, Any]:
         """Everything needed to resume exactly."""
         return {"format": self.FORMAT, "config": dataclasses.asdict(self.cfg), "game": self.game_record(),
-                **self.state_dict(), "rng": rng_state(), "counters": {**self.count, "wall_time": self.wall_time},
-                "rows": self.rows, "last_eval": self.last_eval}
+                "runtime": self.runtime(), **self.state_dict(), "rng": rng_state(),
+                "counters": {**self.count, "wall_time": self.wall_time}, "rows": self.rows, "last_eval": self.last_eval}
+
+    def runtime(self) -> dict[str, Any]:
+        """What the settings resolved to on this machine and change the results: the device type and torch's
+        CPU threads (``torch_threads`` 0 is torch's default, the machine's)."""
+        return {"device": self.device.type, "torch_threads": torch.get_num_threads()}
 
     def save_checkpoint(self) -> Path:
         """Write ``checkpoint.pt`` atomically and the model file beside it."""
@@ -465,37 +498,72 @@ class Trainer:
         self.save_model()
         return path
 
+    def resume_changes(self, d: dict[str, Any]) -> list[str]:
+        """What the asked settings change in the run of checkpoint ``d``: one ``"<field> <the run's> in the
+        run, <asked> asked"`` per field outside :attr:`RunConfig.RESUMABLE` (and per budget field that the
+        run's schedule reads), the game, the device type and torch's resolved threads."""
+        cfg = self.cfg
+        asked = dataclasses.asdict(cfg)
+        defaults = dataclasses.asdict(type(cfg)())
+        saved = {**defaults, **upgrade_config(d["config"])}  # a field added since reads as its default
+
+        def norm(v: Any) -> Any:
+            return tuple(norm(x) for x in v) if isinstance(v, (list, tuple)) else v
+
+        def show(v: Any) -> str:
+            return " ".join(map(str, v)) if isinstance(v, (list, tuple)) else repr(v) if isinstance(v, str) else str(v)
+
+        changes = []
+        game, now = d["game"], self.game_record()
+        if game["digest"] != now["digest"]:
+            changes.append(f"game {game['variant']} (config {game['digest']}) in the run, {now['variant']} "
+                           f"(config {now['digest']}) asked")
+        schedule = cfg.schedule_budget()
+        for f in asked:
+            if f in GAME_FIELDS or f == "torch_threads" or (f in cfg.RESUMABLE and f not in schedule) \
+                    or norm(saved[f]) == norm(asked[f]):
+                continue
+            changes.append(f"{f} (--{f.replace('_', '-')}) {show(saved[f])} in the run, {show(asked[f])} asked"
+                           + (f" ({schedule[f]})" if f in schedule else ""))
+        runtime, mine = d.get("runtime", {}), self.runtime()  # checkpoints before 2026-12 hold none
+        if runtime.get("device", mine["device"]) != mine["device"]:
+            changes.append(f"device {runtime['device']} in the run, {mine['device']} now (--device {cfg.device})")
+        # the threads torch computes with: 0 is torch's default, the machine's (recorded since 2026-12)
+        was, ask = saved["torch_threads"], asked["torch_threads"]
+        ran = runtime.get("torch_threads", was or None)
+        if (ran is None and was != ask) or (ran is not None and ran != mine["torch_threads"]):
+            changes.append(f"torch_threads (--torch-threads) {was} in the run"
+                           + (f" ({ran}: torch's default there)" if not was and ran else "")
+                           + f", {ask} asked"
+                           + (f" ({mine['torch_threads']}: torch's default here)" if not ask else ""))
+        return changes
+
     def check_resume(self, d: dict[str, Any], path: Path) -> None:
-        """Refuse a checkpoint of another format, game or network shape (before torch's size-mismatch text).
+        """Refuse a checkpoint of another format, or settings that change what the run computes (before any
+        file of the run is touched and before torch's size-mismatch text).
 
         Raises:
-            ValueError: naming what the checkpoint is, what was asked for, and what differs.
+            ValueError: one line naming each changed field, the run's value and the asked one, and how to go on.
         """
         if d.get("format") != self.FORMAT:
             raise ValueError(f"{path} is a {d.get('format')!r} checkpoint; this version resumes {self.FORMAT!r} "
                              "(start the run again with --overwrite)")
-        saved, asked = d["config"], dataclasses.asdict(self.cfg)
-
-        def norm(v: Any) -> Any:
-            return tuple(v) if isinstance(v, (list, tuple)) else v
-
-        differ = (["game"] if d["game"]["digest"] != self.game_record()["digest"] else [])
-        defaults = dataclasses.asdict(type(self.cfg)())
-        saved = {**{f: defaults[f] for f in self.RESUME_FIELDS if f in defaults}, **saved}  # fields added since
-        differ += [f for f in self.RESUME_FIELDS if norm(saved.get(f)) != norm(asked[f])]
-        if differ:
-            def what(game: dict[str, Any], c: dict[str, Any]) -> str:
-                fields = ", ".join(f"{f} {','.join(map(str, v)) if isinstance(v, (list, tuple)) else v}"
-                                   for f in self.RESUME_FIELDS for v in [c.get(f)])
-                return f"{game['variant']} (config {game['digest']}{', ' + fields if fields else ''})"
-            raise ValueError(f"--resume: {path} is a run of {what(d['game'], saved)}; you asked for "
-                             f"{what(self.game_record(), asked)} ({', '.join(differ)} differ). Resume with the "
-                             "checkpoint's settings, or start a new run in another --run-dir.")
+        changes = self.resume_changes(d)
+        if changes:
+            allowed = ", ".join(f"--{f.replace('_', '-')}" for f in self.cfg.RESUMABLE
+                                if f not in ("run_dir", "resume", "overwrite", "device"))
+            raise ValueError(f"--resume: {path.parent} is a run of {d['game']['variant']} with other settings: "
+                             f"{'; '.join(changes)}. They change what the run computes or records: to continue it, "
+                             "drop those flags (or give the run's values); to train with them, start a new run in "
+                             "another --run-dir (or replace this one with --overwrite). A resume may change only "
+                             f"{allowed}, and --device where it resolves to the run's (cpu or cuda).")
 
     def load_checkpoint(self, path: Path) -> None:
-        """Restore :meth:`checkpoint_dict` from ``path``."""
-        d = read_checkpoint(path, mmap=True)
-        self.check_resume(d, path)
+        """Restore :meth:`checkpoint_dict` from ``path`` (the one checked at the start when it is that run's)."""
+        d, self.resumed = self.resumed, None
+        if d is None or path != self.run_dir / "checkpoint.pt":
+            d = read_checkpoint(path, mmap=True)
+            self.check_resume(d, path)
         self.load_state_dict(d)
         set_rng_state(d["rng"])
         counters = dict(d["counters"])
@@ -504,11 +572,27 @@ class Trainer:
         self.rows, self.last_eval = list(d["rows"]), dict(d["last_eval"])
 
     def write_config(self) -> None:
-        """``config.json``: the run's settings and its game's full config."""
+        """``config.json`` of a new run: its settings, its game's full config, the device and torch threads they
+        resolved to, and its command."""
         self.run_dir.mkdir(parents=True, exist_ok=True)
         data = {"config": dataclasses.asdict(self.cfg), "game": self.game_record(), "device": str(self.device),
-                "command": " ".join(command_line(self.cfg, self.MODULE))}
+                "torch_threads": torch.get_num_threads(), "command": " ".join(command_line(self.cfg, self.MODULE))}
         (self.run_dir / "config.json").write_text(json.dumps(data, indent=1, default=str))
+
+    def record_resume(self) -> None:
+        """Append this resume to ``config.json``'s ``resumes``: its command, the counters it resumed at, its
+        device and torch threads, the UTC time. The run's config and first command stay as written."""
+        path = self.run_dir / "config.json"
+        data = json.loads(path.read_text()) if path.exists() else {
+            "config": dataclasses.asdict(self.cfg), "game": self.game_record(),
+            "command": "(config.json was missing at a resume; these are the resume's settings)"}
+        data.setdefault("resumes", []).append({
+            "command": " ".join(command_line(self.cfg, self.MODULE)), "resumed_at": dict(self.count),
+            "device": str(self.device), "torch_threads": torch.get_num_threads(),
+            "time": time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime())})
+        tmp = path.with_suffix(".json.tmp")
+        tmp.write_text(json.dumps(data, indent=1, default=str))
+        os.replace(tmp, path)
 
     def write_metrics(self) -> None:
         """``metrics.csv`` and ``metrics.json``."""
@@ -540,10 +624,12 @@ class Trainer:
         cfg, counter = self.cfg, self.COUNTERS[0]
         t_start = time.perf_counter()
         ckpt = self.run_dir / "checkpoint.pt"
-        self.write_config()
         if cfg.resume:
             self.load_checkpoint(ckpt)
+            self.record_resume()
             self.write_metrics()
+        else:
+            self.write_config()
         if cfg.progress:
             from tqdm.auto import tqdm
             self.bar = tqdm(total=self.total, initial=self.count[counter], desc=f"{cfg.KIND} {self.describe()}",

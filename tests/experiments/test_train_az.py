@@ -5,6 +5,7 @@ from __future__ import annotations
 import dataclasses
 import json
 import os
+import re
 import subprocess
 import sys
 from pathlib import Path
@@ -168,6 +169,35 @@ def test_a_checkpoint_from_before_a_resume_field_existed_resumes_with_its_defaul
     assert resumed["rows"][-1]["iteration"] == 2
     with pytest.raises(ValueError, match="action_features"):  # asking for the term is still a different run
         Trainer(dataclasses.replace(cfg, iterations=3, resume=True, action_features=True))
+
+
+def test_a_resume_refuses_another_learning_rate_or_seed_and_may_add_iterations(tmp_path):
+    """A resume with another learning rate or seed is refused naming the field (nothing in the run's folder
+    changes); one that adds iterations goes on and appends its command to config.json's history; with
+    final_learning_rate the iterations the rate decays over are the run's."""
+    run = tmp_path / "run"
+    cfg = _cfg(run, iterations=1, eval_every=0, eval_games=2, imitation_games=0)
+    train(cfg)
+    before = {p.name: (p.read_bytes(), p.stat().st_mtime_ns) for p in sorted(run.iterdir())}
+    for change, words in ((dict(learning_rate=0.01), "learning_rate (--learning-rate) 0.001 in the run, 0.01 asked."),
+                          (dict(seed=99), "seed (--seed) 0 in the run, 99 asked."),
+                          (dict(simulations=4), "simulations (--simulations) 8 in the run, 4 asked.")):
+        with pytest.raises(ValueError, match=r"^--resume: .* with other settings: " + re.escape(words)
+                                             + r" They change what the run computes or records: .*--iterations"):
+            Trainer(dataclasses.replace(cfg, iterations=2, resume=True, **change))
+        assert {p.name: (p.read_bytes(), p.stat().st_mtime_ns) for p in sorted(run.iterdir())} == before
+    first = json.loads((run / "config.json").read_text())
+    assert train(dataclasses.replace(cfg, iterations=2, resume=True))["rows"][-1]["iteration"] == 2
+    config = json.loads((run / "config.json").read_text())
+    assert {k: v for k, v in config.items() if k != "resumes"} == first and first["config"]["iterations"] == 1
+    assert [(r["resumed_at"]["iteration"], " --iterations 2 " in r["command"] + " ") for r in config["resumes"]] == [
+        (1, True)]
+    decayed = _cfg(tmp_path / "decayed", iterations=1, eval_every=0, eval_games=2, imitation_games=0,
+                   final_learning_rate=1e-4)
+    train(decayed)
+    with pytest.raises(ValueError, match=r"iterations \(--iterations\) 1 in the run, 2 asked \(with "
+                                         r"--final-learning-rate the learning rate decays"):
+        Trainer(dataclasses.replace(decayed, iterations=2, resume=True))
 
 
 def test_a_warm_start_on_the_init_models_priors_teaches_the_compiled_value_on_decisions_and_their_children(tmp_path):

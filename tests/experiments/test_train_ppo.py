@@ -235,11 +235,49 @@ def test_agent_opponents_and_an_imitation_warm_start(tmp_path):
 def test_resume_with_another_game_or_network_says_what_the_checkpoint_is(tmp_path):
     saved = Trainer(_small_cfg(tmp_path, game="achten", config=(), hidden=(64, 64)))
     saved.save_checkpoint()
-    with pytest.raises(ValueError, match=r"is a run of achten-2p \(config \w+, num_envs 16, hidden 64,64, activation tanh\); "
-                                         r"you asked for octrix-round\+hand_size=3\+ranks=3-2p .*\(game, hidden differ\)"):
+    with pytest.raises(ValueError, match=r"is a run of achten-2p with other settings: game achten-2p \(config \w+\) in "
+                                         r"the run, octrix-round\+hand_size=3\+ranks=3-2p \(config \w+\) asked; hidden "
+                                         r"\(--hidden\) 64 64 in the run, 16 16 asked\. "):
         Trainer(_small_cfg(tmp_path, resume=True)).run()
-    with pytest.raises(ValueError, match=r"hidden 32,32.*\(hidden differ\)"):
+    with pytest.raises(ValueError, match=r"run of achten-2p with other settings: hidden \(--hidden\) 64 64 in the run, "
+                                         r"32 32 asked\. "):
         Trainer(_small_cfg(tmp_path, game="achten", config=(), hidden=(32, 32), resume=True)).run()
+
+
+def test_a_resume_refuses_another_seed_learning_rate_or_rollout_and_may_extend_the_steps(tmp_path):
+    """The review's repro: a resume with another seed, rollout length or learning rate is refused, naming each
+    field with the run's value and the asked one, and nothing in the run's folder changes; a resume that only
+    extends total_steps goes on and appends its command to config.json's history."""
+    run = tmp_path / "run"
+    cfg = _small_cfg(run, total_steps=2 * 16 * 8, eval_every=0)
+    train(cfg)
+    before = {p.name: (p.read_bytes(), p.stat().st_mtime_ns) for p in sorted(run.iterdir())}
+    for change, words in ((dict(seed=99, num_steps=4), r"seed \(--seed\) 3 in the run, 99 asked; num_steps "
+                                                       r"\(--num-steps\) 8 in the run, 4 asked\."),
+                          (dict(learning_rate=0.01), r"learning_rate \(--learning-rate\) 0.00025 in the run, "
+                                                     r"0.01 asked\."),
+                          (dict(torch_threads=2), r"torch_threads \(--torch-threads\) 1 in the run, 2 asked\.")):
+        with pytest.raises(ValueError, match=r"^--resume: .* is a run of octrix-round\+hand_size=3\+ranks=3-2p with "
+                                             r"other settings: " + words + r" They change what the run computes or "
+                                             r"records: to continue it, drop those flags .* --overwrite\)\. A resume may change "
+                                             r"only .*--total-steps, --obs-dtype"):
+            train(dataclasses.replace(cfg, total_steps=3 * 16 * 8, resume=True, **change))
+        assert {p.name: (p.read_bytes(), p.stat().st_mtime_ns) for p in sorted(run.iterdir())} == before
+    first = json.loads((run / "config.json").read_text())
+    more = train(dataclasses.replace(cfg, total_steps=3 * 16 * 8, resume=True, eval_games=4))
+    assert more["rows"][-1]["env_steps"] == 3 * 16 * 8
+    config = json.loads((run / "config.json").read_text())
+    assert {k: v for k, v in config.items() if k != "resumes"} == first
+    assert first["config"]["seed"] == 3 and first["command"].endswith(" --total-steps 256 --num-envs 16 --num-steps 8 "
+                                                                      "--hidden 16 16 --snapshot-every 1 --pool-size 2")
+    (resumed,) = config["resumes"]
+    assert resumed["resumed_at"]["update"] == 2 and resumed["resumed_at"]["env_steps"] == 256
+    assert " --resume " in resumed["command"] and " --total-steps 384 " in resumed["command"]
+    # annealed, the learning rate falls over total_steps: they are the run's
+    train(_small_cfg(tmp_path / "annealed", total_steps=16 * 8, eval_every=0, anneal_lr=True))
+    with pytest.raises(ValueError, match=r"total_steps \(--total-steps\) 128 in the run, 256 asked \(--anneal-lr "
+                                         r"anneals the learning rate over it\)"):
+        Trainer(_small_cfg(tmp_path / "annealed", total_steps=2 * 16 * 8, eval_every=0, anneal_lr=True, resume=True))
 
 
 def test_a_policys_train_ppo_command_is_read_from_its_checkpoint(tmp_path):

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import csv
 import json
+import re
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, ClassVar
@@ -27,11 +28,19 @@ class ToyConfig(RunConfig):
     """A toy trainer's settings."""
 
     KIND: ClassVar[str] = "toy"
+    RESUMABLE: ClassVar[tuple[str, ...]] = (*RunConfig.RESUMABLE, "updates")
     updates: int = 6
-    """steps to take"""
+    """steps to take (the budget: a resume may extend it)"""
+    scale: float = 1.0
+    """what each draw is multiplied by (a setting of the run: a resume may not change it)"""
+    anneal: bool = False
+    """a schedule over the updates (then a resume may not change them either)"""
 
     def planned_work(self) -> int:
         return self.updates * 1000
+
+    def schedule_budget(self) -> dict[str, str]:
+        return {"updates": "--anneal anneals over them"} if self.anneal else {}
 
 
 class Toy(trainer.Trainer):
@@ -41,7 +50,6 @@ class Toy(trainer.Trainer):
     COUNTERS = ("update", "draws")
     SPEED = ("draws_per_s", "draws")
     OUTPUTS = ("toy.pt",)
-    RESUME_FIELDS = ("updates",)
     MODULE = "tests.toy"
     PLOT = {"x": ("draws", "draws"), "losses": ("loss",)}
 
@@ -54,7 +62,7 @@ class Toy(trainer.Trainer):
         return self.cfg.updates
 
     def step(self) -> dict[str, Any]:
-        x = float(np.random.random()) + float(torch.rand(1))
+        x = (float(np.random.random()) + float(torch.rand(1))) * self.cfg.scale
         self.total_drawn += x
         self.count["update"] += 1
         self.count["draws"] += 2
@@ -111,9 +119,9 @@ def test_a_killed_run_resumes_exactly_and_writes_its_files(tmp_path, capsys, mon
         Toy(_toy(run, checkpoint_every=2, stop_after=5)).run()
     assert torch.load(run / "checkpoint.pt", weights_only=False)["counters"]["update"] == 4
     assert json.loads((run / "metrics.json").read_text())["rows"][-1]["update"] == 4
-    with pytest.raises(ValueError, match=r"is a run of octrix-round-2p \(config \w+, updates 6\); you asked for "
-                                         r"octrix-round-2p \(config \w+, updates 7\) \(updates differ\)"):
-        Toy(_toy(run, updates=7, checkpoint_every=2, resume=True)).run()
+    with pytest.raises(ValueError, match=r"killed is a run of octrix-round-2p with other settings: scale \(--scale\) "
+                                         r"1.0 in the run, 2.0 asked\. They change what the run computes"):
+        Toy(_toy(run, scale=2.0, checkpoint_every=2, resume=True)).run()
     resumed = Toy(_toy(run, checkpoint_every=2, resume=True)).run()
     assert _clockless(resumed["rows"]) == _clockless(full["rows"])
     for name in ("config.json", "metrics.csv", "metrics.json", "curves.png", "toy.pt"):
@@ -126,8 +134,11 @@ def test_a_killed_run_resumes_exactly_and_writes_its_files(tmp_path, capsys, mon
         rows = list(csv.DictReader(f))
     assert list(rows[0])[:3] == ["update", "draws", "wall_time"] and len(rows) == 7
     assert [float(r["sum"]) for r in rows[1:]] == [r["sum"] for r in data["rows"][1:]]
-    config = json.loads((run / "config.json").read_text())
-    assert config["config"]["resume"] is True and config["game"]["config"]["match"] is False
+    config = json.loads((run / "config.json").read_text())  # the run's first command, then the resume's
+    assert config["config"]["resume"] is False and config["config"]["stop_after"] == 5
+    assert config["game"]["config"]["match"] is False and "--resume" not in config["command"]
+    assert [(r["resumed_at"], "--resume" in r["command"]) for r in config["resumes"]] == [
+        ({"update": 4, "draws": 8}, True)]
 
 
 class _Payload:
@@ -218,3 +229,61 @@ def test_an_evaluation_opponent_of_another_variant_is_skipped_before_training(tm
     toy = Toy(_toy(tmp_path, eval_opponents=("random", "zoo:octrix")))  # the match's model, a round's run
     assert toy.eval_agents == ["random"]
     assert "octrix-round" in toy.skipped["zoo:octrix"] and "match" in toy.skipped["zoo:octrix"]
+
+
+def _files(run: Path) -> dict[str, tuple[bytes, int]]:
+    return {p.name: (p.read_bytes(), p.stat().st_mtime_ns) for p in sorted(run.iterdir())}
+
+
+def test_a_resume_that_changes_what_the_run_computes_is_refused_and_leaves_its_folder_as_it_was(tmp_path):
+    run = tmp_path / "run"
+    Toy(_toy(run, updates=2)).run()
+    before = _files(run)
+    for change, words in ((dict(seed=99), "seed (--seed) 5 in the run, 99 asked"),
+                          (dict(scale=0.5), "scale (--scale) 1.0 in the run, 0.5 asked"),
+                          (dict(torch_threads=2), "torch_threads (--torch-threads) 1 in the run, 2 asked"),
+                          (dict(eval_opponents=("random",)),
+                           "eval_opponents (--eval-opponents) random nosuch in the run, random asked"),
+                          (dict(game="achten", seed=6), "game octrix-round-2p (config ")):
+        with pytest.raises(ValueError, match=r"^--resume: .*run is a run of octrix-round-2p with other settings: "
+                                             r".*" + re.escape(words) + r".*drop those flags .*another --run-dir "
+                                             r"\(or replace this one with --overwrite\)\. A resume may change only "
+                                             r"--time-budget-s, .*--updates"):
+            Toy(_toy(run, updates=4, resume=True, **change)).run()
+        assert _files(run) == before, change
+    with pytest.raises(ValueError, match=r"seed \(--seed\) 5 in the run, 6 asked; scale \(--scale\) 1.0 in the run, "
+                                         r"3.0 asked\."):  # every change named
+        Toy(_toy(run, resume=True, seed=6, scale=3.0))
+    # torch_threads 0 is the machine's default: the count it resolved to is the run's, which a resume may give
+    saved = torch.load(run / "checkpoint.pt", weights_only=False)
+    torch.save({**saved, "config": {**saved["config"], "torch_threads": 0},
+                "runtime": {**saved["runtime"], "torch_threads": 3}}, run / "checkpoint.pt")
+    with pytest.raises(ValueError, match=re.escape("torch_threads (--torch-threads) 0 in the run (3: torch's default "
+                                                   "there), 1 asked.")):
+        Toy(_toy(run, resume=True, torch_threads=1))
+    assert Toy(_toy(run, resume=True, torch_threads=3)).start == "resuming"
+    torch.save(saved, run / "checkpoint.pt")
+    # a budget that a schedule reads is the run's too
+    Toy(_toy(tmp_path / "annealed", updates=2, anneal=True)).run()
+    with pytest.raises(ValueError, match=r"updates \(--updates\) 2 in the run, 3 asked \(--anneal anneals over them\)"):
+        Toy(_toy(tmp_path / "annealed", updates=3, anneal=True, resume=True))
+
+
+def test_a_resume_that_extends_the_budget_goes_on_exactly_and_appends_to_the_runs_history(tmp_path):
+    full = Toy(_toy(tmp_path / "full", updates=5)).run()
+    run = tmp_path / "run"
+    Toy(_toy(run, updates=2)).run()
+    first = json.loads((run / "config.json").read_text())
+    # the budget, the time budget, the checkpoints, the progress and the evaluations' cadence may change
+    Toy(_toy(run, updates=4, resume=True, checkpoint_every=3, time_budget_s=600.0, eval_games=5)).run()
+    resumed = Toy(_toy(run, updates=5, resume=True)).run()
+    assert [r["sum"] for r in resumed["rows"][1:]] == [r["sum"] for r in full["rows"][1:]]
+    config = json.loads((run / "config.json").read_text())
+    assert {k: v for k, v in config.items() if k != "resumes"} == first  # the run's record is never rewritten
+    assert first["config"]["updates"] == 2 and "--updates 2" in first["command"]
+    assert [r["resumed_at"]["update"] for r in config["resumes"]] == [2, 4]
+    assert config["resumes"][0]["command"].endswith("--checkpoint-every 3 --updates 4")
+    assert " --resume --time-budget-s 600.0 " in config["resumes"][0]["command"]
+    assert " --eval-games 5 " in config["resumes"][0]["command"]
+    assert config["resumes"][1]["command"].endswith("--updates 5") and config["resumes"][1]["torch_threads"] >= 1
+    assert torch.load(run / "checkpoint.pt", weights_only=False)["config"]["updates"] == 5
