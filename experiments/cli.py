@@ -558,11 +558,22 @@ def model_fingerprints(specs: Sequence[str]) -> dict[str, str]:
     return out
 
 
+def _set_aside(path: Path) -> Path:
+    """Move ``path`` to ``<name>.old``, or the first free ``<name>.old.<k>``; the new path."""
+    old, k = path.with_name(path.name + ".old"), 0
+    while old.exists():
+        k += 1
+        old = path.with_name(f"{path.name}.old.{k}")
+    path.replace(old)
+    return old
+
+
 def open_journal(path: Path, resume: bool, header: dict[str, Any]) -> GameJournal:
     """The run's game journal: resumed when ``resume`` (and it says so), else started afresh; a journal
-    of other settings or other model files is moved aside to ``<name>.old`` (``<name>.old.1``, ... when
-    that exists: no journal set aside is ever overwritten) and the run starts over. Open it only once
-    the run's settings and agents are known to be valid.
+    of other settings or other model files, or any journal when ``resume`` is False (``--no-resume``), is
+    moved aside to ``<name>.old`` (``<name>.old.1``, ... when that exists: no journal set aside is ever
+    overwritten, none is deleted) and the run starts over. Open it only once the run's settings and agents
+    are known to be valid.
 
     The header gets the digests of the model files its ``agents``/``agent``/``opponent`` specs name.
     """
@@ -570,17 +581,11 @@ def open_journal(path: Path, resume: bool, header: dict[str, Any]) -> GameJourna
              ([header[key]] if isinstance(header.get(key), str) else header.get(key, []))]
     header = {**header, "models": model_fingerprints(specs)}
     if not resume and path.exists():
-        path.unlink()
+        print(f"{path}: not resumed (--no-resume); moved to {_set_aside(path)}, starting over")
     try:
         journal = GameJournal(path, header)
     except ValueError:  # the games of other settings (or models): kept aside, never mixed in
-        old = path.with_name(path.name + ".old")
-        k = 0
-        while old.exists():
-            k += 1
-            old = path.with_name(f"{path.name}.old.{k}")
-        path.replace(old)
-        print(f"{path} held the games of other settings; moved to {old}, starting over")
+        print(f"{path} held the games of other settings; moved to {_set_aside(path)}, starting over")
         journal = GameJournal(path, header)
     if journal.done:
         print(f"resuming: {len(journal.done)} games already played ({path})")

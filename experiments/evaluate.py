@@ -61,7 +61,8 @@ class EvalConfig(GameArgs):
     progress: bool = True
     """show a progress bar per match"""
     resume: bool = True
-    """take the games already saved beside the JSON (same settings); False starts over"""
+    """take the games already saved beside the JSON (same settings); False starts over (the journal moved aside
+    to .old)"""
     ray: bool = False
     """play the games as Ray tasks on a local Ray instance (the distributed extra)"""
     ray_address: str = ""

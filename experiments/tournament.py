@@ -73,7 +73,7 @@ class TournamentConfig(GameArgs):
     """show a progress bar"""
     resume: bool = True
     """take the games already in <out_dir>/tournament_<variant>-<players>p.games.jsonl (same settings);
-    False starts over"""
+    False starts over (the journal moved aside to .old)"""
     ray: bool = False
     """play the games as Ray tasks on a local Ray instance (the distributed extra)"""
     ray_address: str = ""

@@ -336,6 +336,22 @@ def test_journals_of_other_settings_are_set_aside_and_none_is_ever_overwritten(t
     assert path.read_text() == texts[2]
 
 
+def test_a_journal_not_resumed_is_set_aside_not_deleted(tmp_path, capsys):
+    # --no-resume deleted the journal outright, where a journal of other settings was moved aside
+    from octagames.experiments.cli import open_journal
+
+    path = tmp_path / "run.games.jsonl"
+    journal = open_journal(path, True, {"agent": "random", "seed": 0})
+    journal.add(0, np.array([1.0, -1.0]), 10)
+    journal.close()
+    played = path.read_text()
+    fresh = open_journal(path, False, {"agent": "random", "seed": 0})  # the same settings, not resumed
+    assert not fresh.done
+    fresh.close()
+    assert "not resumed (--no-resume); moved to" in capsys.readouterr().out
+    assert path.with_name(path.name + ".old").read_text() == played
+
+
 def test_a_sampled_ppo_spec_is_fingerprinted_by_its_policy_file(tmp_path):
     from octagames.experiments.cli import model_fingerprints
 
