@@ -34,7 +34,9 @@ import json
 import os
 import platform
 import random
+import signal
 import sys
+import threading
 import time
 from dataclasses import dataclass
 from pathlib import Path
@@ -620,7 +622,21 @@ class Trainer:
         self.bar.update(1)
 
     def run(self) -> dict[str, Any]:
-        """Train (or resume) until the planned updates or the time budget; returns paths and metrics."""
+        """Train (or resume) until the planned updates or the time budget; returns paths and metrics.
+
+        Ctrl-C or SIGTERM (in the main thread) stops the run after the update under way, with a checkpoint
+        and the metrics written, so ``--resume`` goes on exactly as an uninterrupted run (no evaluation is
+        added at the stop); a second Ctrl-C stops at once (``KeyboardInterrupt``). The result then has
+        ``stopped_by`` (``"SIGINT"`` or ``"SIGTERM"``).
+        """
+        stop = StopRequest()
+        stop.install()
+        try:
+            return self._run(stop)
+        finally:
+            stop.uninstall()
+
+    def _run(self, stop: StopRequest) -> dict[str, Any]:
         cfg, counter = self.cfg, self.COUNTERS[0]
         t_start = time.perf_counter()
         ckpt = self.run_dir / "checkpoint.pt"
@@ -666,10 +682,13 @@ class Trainer:
                 sys.stdout.flush()
                 sys.stderr.flush()
                 os._exit(3)  # simulate a kill: no cleanup, nothing written beyond the last checkpoint
+            if stop.signal:
+                print(f"{stop.signal}: stopped at {counter} {done}; --resume goes on from there", flush=True)
+                break
         if self.bar is not None:
             self.bar.close()
             self.bar = None
-        if self.rows and not any(k.startswith("win_rate") for k in self.rows[-1]):
+        if not stop.signal and self.rows and not any(k.startswith("win_rate") for k in self.rows[-1]):
             self.last_eval = self.evaluate()  # stopped between evaluations (or nothing left to do)
             self.evaluated()
             self.rows[-1].update(self.last_eval)
@@ -678,7 +697,36 @@ class Trainer:
         png = self.plot()
         return {"run_dir": str(self.run_dir), "checkpoint": str(ckpt), "curves": str(png), "rows": self.rows,
                 "final_eval": self.last_eval, "skipped_opponents": self.skipped,
-                "seconds": time.perf_counter() - t_start}
+                "seconds": time.perf_counter() - t_start, **({"stopped_by": stop.signal} if stop.signal else {})}
+
+
+class StopRequest:
+    """Ctrl-C (SIGINT) or SIGTERM while a trainer runs: noted, so the loop stops after the update under way
+    with a checkpoint; a second Ctrl-C raises ``KeyboardInterrupt`` at once. Installed in the main thread
+    only (Python delivers signals there); elsewhere it is inert."""
+
+    def __init__(self) -> None:
+        self.signal: str | None = None
+        self._before: dict[int, Any] = {}
+
+    def install(self) -> None:
+        """Take SIGINT and SIGTERM (main thread only)."""
+        if threading.current_thread() is threading.main_thread():
+            for sig in (signal.SIGINT, signal.SIGTERM):
+                self._before[sig] = signal.signal(sig, self._handle)
+
+    def uninstall(self) -> None:
+        """Give the signals back to the handlers they had."""
+        for sig, handler in self._before.items():
+            signal.signal(sig, handler)
+        self._before.clear()
+
+    def _handle(self, signum: int, frame: Any) -> None:
+        if self.signal is not None and signum == signal.SIGINT:
+            raise KeyboardInterrupt  # asked twice: at once
+        self.signal = signal.Signals(signum).name
+        print(f"\n{self.signal}: stopping after this update, with a checkpoint (Ctrl-C again: at once)",
+              file=sys.stderr, flush=True)
 
 
 def plot_curves(rows: list[dict[str, Any]], opponents: list[str], path: Path, title: str = "",

@@ -9,7 +9,10 @@ from __future__ import annotations
 
 import csv
 import json
+import os
 import re
+import signal
+import threading
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, ClassVar
@@ -287,3 +290,44 @@ def test_a_resume_that_extends_the_budget_goes_on_exactly_and_appends_to_the_run
     assert " --eval-games 5 " in config["resumes"][0]["command"]
     assert config["resumes"][1]["command"].endswith("--updates 5") and config["resumes"][1]["torch_threads"] >= 1
     assert torch.load(run / "checkpoint.pt", weights_only=False)["config"]["updates"] == 5
+
+
+class Interrupted(Toy):
+    """The toy, signalled while its update ``at`` runs (``times``: how many signals)."""
+
+    def __init__(self, cfg: ToyConfig, at: int, times: int = 1, sig: int = signal.SIGINT) -> None:
+        super().__init__(cfg)
+        self.at, self.times, self.sig = at, times, sig
+
+    def step(self) -> dict[str, Any]:
+        out = super().step()
+        if self.count["update"] == self.at:
+            # signals reach the main thread only: elsewhere the trainer takes none, and this one would end the process
+            assert threading.current_thread() is threading.main_thread()
+            for _ in range(self.times):
+                os.kill(os.getpid(), self.sig)
+        return out
+
+
+@pytest.mark.parametrize("sig", [signal.SIGINT, signal.SIGTERM])
+def test_ctrl_c_or_sigterm_stops_after_the_update_with_a_checkpoint_and_resume_goes_on_exactly(tmp_path, capsys, sig):
+    # Ctrl-C printed a traceback and lost the updates since the last checkpoint (every 100 here)
+    before = signal.getsignal(signal.SIGINT), signal.getsignal(signal.SIGTERM)
+    full = Toy(_toy(tmp_path / "full", checkpoint_every=100)).run()
+    run = tmp_path / "stopped"
+    stopped = Interrupted(_toy(run, checkpoint_every=100), at=3, sig=sig).run()
+    name = signal.Signals(sig).name
+    assert stopped["stopped_by"] == name and [r["update"] for r in stopped["rows"]] == [0, 1, 2, 3]
+    assert f"{name}: stopped at update 3; --resume goes on from there" in capsys.readouterr().out
+    assert torch.load(run / "checkpoint.pt", weights_only=False)["counters"]["update"] == 3
+    assert (signal.getsignal(signal.SIGINT), signal.getsignal(signal.SIGTERM)) == before  # handlers given back
+    resumed = Toy(_toy(run, checkpoint_every=100, resume=True)).run()
+    assert "stopped_by" not in resumed and _clockless(resumed["rows"]) == _clockless(full["rows"])
+
+
+def test_a_second_ctrl_c_stops_at_once(tmp_path):
+    before = signal.getsignal(signal.SIGINT)
+    with pytest.raises(KeyboardInterrupt):
+        Interrupted(_toy(tmp_path / "run", checkpoint_every=100), at=2, times=2).run()
+    assert signal.getsignal(signal.SIGINT) == before
+    assert not (tmp_path / "run" / "checkpoint.pt").exists()  # nothing saved: stopped at once, as asked
