@@ -120,7 +120,7 @@ class VectorEnv:
         self.num_players = self.game.num_players
         self.num_actions = self.game.num_actions
         self.observation_size = self.game.observation_size
-        self.seed = _check_seed(seed)
+        self.seed = check_seed(seed)
         if num_threads is None:
             num_threads = cpu_count()
         if isinstance(num_threads, bool) or not isinstance(num_threads, (int, np.integer)) or num_threads < 1:
@@ -171,7 +171,7 @@ class VectorEnv:
             ValueError: ``seed`` is not an integer in ``0..2**63-1``; nothing changes.
         """
         if seed is not None:
-            self.seed = _check_seed(seed)
+            self.seed = check_seed(seed)
             self._game_seeds, self._sample_seeds[:] = _seeds(self.seed, self.num_envs)
         self._run(self._k.reset_batch, self.states, self._game_seeds)
         self._emit()
@@ -373,15 +373,6 @@ class VectorEnv:
 
     def _info(self) -> dict[str, np.ndarray]:
         return {"action_mask": self._mask.view(np.bool_).copy(), "player": self._player.copy()}
-
-
-def _check_seed(seed: Any) -> int:
-    """``seed`` as an int, if it is in ``0..2**63-1`` (the engine's seeds; game seeds are mixed from it).
-
-    Raises:
-        ValueError: naming the field and the valid range (:func:`octagames.core.check_seed`).
-    """
-    return check_seed(seed, 1)
 
 
 def _seeds(seed: int, num_envs: int) -> tuple[np.ndarray, np.ndarray]:

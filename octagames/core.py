@@ -753,11 +753,9 @@ class Game:
         """
         self._check_record(s)
         a = self._action_id(action, s)
-        chance = int(self._cur(s)) == CHANCE
-        hi = self.info.max_chance_outcomes if chance else self.num_actions
-        if not 0 <= a < hi:
-            what = "chance outcomes" if chance else "actions"
-            raise IllegalActionError(f"action {a} is not an action id here: {what} are 0..{hi - 1}")
+        count, what = self._ids(s)
+        if not 0 <= a < count:
+            raise IllegalActionError(f"action {a} is not an action id here: {what} are 0..{count - 1}")
         return self.module.action_to_string(s, a)
 
     def render(self, s: np.void, viewer: int | None = None) -> str:
@@ -889,12 +887,19 @@ class Game:
             raise ValueError(f"player={player!r} is not valid; valid values: 0..{self.num_players - 1}")
         return int(player)
 
+    def _ids(self, s: np.void) -> tuple[int, str]:
+        """How many ids name something at ``s``, and what they are: the chance outcomes at a chance node,
+        else the actions."""
+        if int(self._cur(s)) == CHANCE:
+            return self.info.max_chance_outcomes, "chance outcomes"
+        return self.num_actions, "actions"
+
     def _action_id(self, action: Any, s: np.void) -> int:
         if isinstance(action, np.ndarray) and action.ndim == 0:
             action = action[()]
         if isinstance(action, (bool, np.bool_)) or not isinstance(action, (int, np.integer)):
-            hi = (self.info.max_chance_outcomes if int(self._cur(s)) == CHANCE else self.num_actions) - 1
-            raise IllegalActionError(f"action {action!r} is not an action id: actions are integers 0..{hi}")
+            raise IllegalActionError(f"action {action!r} is not an action id: actions are integers "
+                                     f"0..{self._ids(s)[0] - 1}")
         return int(action)
 
     def _check_writeable(self, s: Any) -> None:

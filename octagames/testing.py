@@ -433,12 +433,6 @@ def replay(game: Game, seed: int, actions: Sequence[int]) -> list[np.void]:
     return out
 
 
-def _id_range(game: Game, s: np.void) -> int:
-    """How many ids name something in ``s``: the chance outcomes at a chance node, else the actions
-    (``Game.action_to_string`` refuses any other id)."""
-    return game.info.max_chance_outcomes if game.is_chance(s) else game.num_actions
-
-
 def seat_strings(game: Game, s: np.void, seat: int, actions: Sequence[int]) -> dict[str, Any]:
     """Everything ``seat`` is shown in ``s``: observation, render, action names, its mask and reasons.
 
@@ -543,7 +537,7 @@ def check_world(game: Game, seed: int, actions: Sequence[int], world: dict[str, 
         if same and k + 1 not in chosen:
             continue
         legal = game.legal_actions(a) if game.acting_player(a) >= 0 else []
-        ids = list(dict.fromkeys(legal[:sample] + [int(x) for x in rng.integers(0, _id_range(game, a), sample)]))
+        ids = list(dict.fromkeys(legal[:sample] + [int(x) for x in rng.integers(0, game._ids(a)[0], sample)]))
         sa, sb = seat_strings(game, a, v, ids), seat_strings(game, b, v, ids)
         why = _first_difference(sa, sb, ids)
         if why == "observation":
@@ -674,7 +668,7 @@ def leak_check(game: Game, seed: int, actions: Sequence[int], rng: np.random.Gen
         b = game.clone(a)
         b["rng"] = np.uint64(rng.integers(1 << 62))
         legal = game.legal_actions(a) if game.acting_player(a) >= 0 else []
-        ids = legal[:24] + [int(x) for x in rng.integers(0, _id_range(game, a), 8)]
+        ids = legal[:24] + [int(x) for x in rng.integers(0, game._ids(a)[0], 8)]
         for v in range(game.num_players):
             why = _first_difference(seat_strings(game, a, v, ids), seat_strings(game, b, v, ids), ids)
             if why:

@@ -93,7 +93,7 @@ from octagames.agents.base import Agent, decide, make_turn
 from octagames.agents.cfr.agent import mccfr_run
 from octagames.agents import registry
 from octagames.agents.registry import AGENTS, make_agent
-from octagames.core import Game, IllegalActionError, make_game
+from octagames.core import MAX_SEED, Game, IllegalActionError, make_game
 from octagames.web.views import seat_view
 
 STATIC = Path(__file__).resolve().parent / "static"
@@ -110,13 +110,8 @@ ZOO_DIR = Path(registry.__file__).resolve().parent / "zoo"
 NO_FILE_AGENTS = frozenset({"random", "heuristic", "mcts", "belief", "rollout", "oracle", "zoo", "net"})
 #: how an agent spec's number (a search budget) is written: plain ASCII digits
 PLAIN_NUMBER = re.compile(r"[0-9]+")
-#: how a number of a query (seat, step) is written: plain ASCII digits without a leading zero, the one
-#: spelling of each number (``str(n)``), as the keys of a record's thinking (:data:`records.NUMBER_KEY`)
-CANONICAL_NUMBER = records.NUMBER_KEY
 #: the games (a variant, player count and config each) the server keeps built; the least recently used goes
 GAMES_KEPT = 32
-#: the largest seed a request may give (the rules' RNG takes 63-bit seeds)
-MAX_SEED = 2 ** 63 - 1
 #: the variants (at their own config) on which the app trains ``cfr:<iterations>`` while a request waits:
 #: about 10 s and 200 MiB at 20000 iterations. Elsewhere it is minutes and gigabytes (Achten of the
 #: leaderboard's CFR section: 45 s and 800 MiB at 20000 outcome-sampling iterations, minutes for 200 external
@@ -837,11 +832,6 @@ def whole(value: Any, name: str) -> int:
     return value
 
 
-def canonical(text: str) -> bool:
-    """Whether ``text`` is a number in its one spelling (:data:`CANONICAL_NUMBER`: ``16``, not ``016``)."""
-    return CANONICAL_NUMBER.fullmatch(text) is not None
-
-
 def is_file(path: Path) -> bool:
     """Whether ``path`` is a file; False for a path the system cannot look up (a name too long, ...)."""
     try:
@@ -888,12 +878,13 @@ def _seat(request: Request) -> int | None:
 
 
 def _count(text: str, name: str, what: str) -> int:
-    """A number of a query, once it is written in its one spelling (:data:`CANONICAL_NUMBER`).
+    """A number of a query, once it is written in its one spelling (:data:`records.NUMBER_KEY`: plain digits
+    without a leading zero, as the keys of a record's thinking).
 
     Raises:
         RequestError: any other text (``01``, ``+1``, `` 1``, ``1_0``, ``-1``, ``x``), naming the parameter.
     """
-    if not canonical(text) or len(text) > 18:  # a seat or a step fits in 18 digits
+    if not records.NUMBER_KEY.fullmatch(text) or len(text) > 18:  # a seat or a step fits in 18 digits
         raise RequestError(f"{name} must be {what}, got {text[:24]!r}")
     return int(text)
 
