@@ -138,8 +138,12 @@ def ppo_policy(key: str, ppo_dir: str | Path = "runs/ppo") -> Path | None:
     return next((p for p in (default / "policy.pt", Path(ppo_dir) / key / "policy.pt") if p.exists()), None)
 
 
-def roster(key: str, cfg: LeaderboardConfig) -> tuple[list[Agent], dict[str, str]]:
+def roster(key: str, cfg: LeaderboardConfig, built: dict[str, Agent] | None = None
+           ) -> tuple[list[Agent], dict[str, str]]:
     """The agents of section ``key`` that build here (named by their spec), and the skipped specs and why.
+
+    ``built``: the agents of ``cfg.add`` already built for this section, by spec (:func:`added_agents`);
+    the others are built here.
 
     Raises:
         ValueError: an agent of ``cfg.add`` for this section does not build (a typo, a missing file).
@@ -164,10 +168,25 @@ def roster(key: str, cfg: LeaderboardConfig) -> tuple[list[Agent], dict[str, str
         agent.name = spec
         agents.append(agent)
     for spec in added:  # what the user asked for is refused, not left out in silence
-        agent = _build_added(key, spec)
+        agent = (built or {}).get(spec) or _build_added(key, spec)
         agent.name = spec
         agents.append(agent)
     return agents, skipped
+
+
+def added_agents(cfg: LeaderboardConfig) -> dict[str, dict[str, Agent]]:
+    """The agents ``--add`` asks for in the chosen sections, built once, before hours of round robins:
+    ``{section: {spec: agent}}``.
+
+    Raises:
+        ValueError: one does not build here (:func:`_build_added`).
+    """
+    out: dict[str, dict[str, Agent]] = {}
+    for item in cfg.add:
+        key, _, spec = item.partition("=")
+        if key in cfg.game:
+            out.setdefault(key, {})[spec] = _build_added(key, spec)
+    return out
 
 
 def _build_added(key: str, spec: str) -> Agent:
@@ -187,11 +206,12 @@ def _build(spec: str, v: Variant) -> Agent:
     return make_agent(spec, Game(v.game, **v.full_config()))
 
 
-def run_board(key: str, cfg: LeaderboardConfig) -> dict[str, Any]:
-    """Play section ``key``'s round robin; write its JSON and PNG; return the JSON's content."""
+def run_board(key: str, cfg: LeaderboardConfig, added: dict[str, Agent] | None = None) -> dict[str, Any]:
+    """Play section ``key``'s round robin (``added``: its ``--add`` agents already built, by spec); write its
+    JSON and PNG; return the JSON's content."""
     v = catalogue.variant(key)
     config = v.full_config()
-    agents, skipped = roster(key, cfg)
+    agents, skipped = roster(key, cfg, added)
     data_dir = Path(cfg.out).with_suffix("")
     journal = open_journal(data_dir / f"{key}.games.jsonl", cfg.resume,
                            {"entry": key, "config": config, "agents": [a.name for a in agents],
@@ -347,12 +367,9 @@ def main(cfg: LeaderboardConfig) -> dict[str, dict[str, Any]]:
         for key in cfg.game:
             record_section(key, cfg)
         return {}
-    for item in cfg.add:  # every added agent of the chosen sections builds, before hours of round robins
-        key, _, spec = item.partition("=")
-        if key in cfg.game:
-            _build_added(key, spec)
+    added = added_agents(cfg)
     for key in cfg.game:
-        run_board(key, cfg)
+        run_board(key, cfg, added.get(key))
     out = Path(cfg.out)
     results = {}
     for key in sections():
