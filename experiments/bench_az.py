@@ -43,7 +43,7 @@ import torch
 from octagames.agents.learn.az import PolicyValueNet
 from octagames.agents.learn.az_selfplay import (Learner, ReplayBuffer, SelfPlayWorker, Trajectories,
                                                 concat_trajectories)
-from octagames.core import Game
+from octagames.core import Game, is_count
 from octagames.experiments.bench import load_average
 from octagames.experiments.bench_ppo import _game_fields
 from octagames.experiments.cli import GamesArgs, parse_config, script
@@ -95,7 +95,7 @@ class BenchConfig(GamesArgs):
             raise ValueError("devices=() is not valid; name at least one, e.g. cpu cuda")
         for d in self.devices:
             index = d[5:] if d.startswith("cuda:") else "0"
-            if d not in ("auto", "cpu", "cuda") and not (d.startswith("cuda:") and index.isdigit()):
+            if d not in ("auto", "cpu", "cuda") and not (d.startswith("cuda:") and is_count(index)):
                 raise ValueError(f"devices: {d!r} is not valid; valid values: auto, cpu, cuda, cuda:<n>")
             if d.startswith("cuda") and int(index) >= torch.cuda.device_count():
                 raise ValueError(f"devices: {d!r} is not available here (torch sees {torch.cuda.device_count()} "

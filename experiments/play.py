@@ -31,7 +31,7 @@ from octagames.agents.base import Agent, decide, make_turn
 from octagames.agents.registry import make_agent
 from octagames.experiments.cli import GameArgs, fail, parse_config, script
 from octagames.experiments.replay import Replay
-from octagames.core import CHANCE, SIMULTANEOUS, TERMINAL, Game
+from octagames.core import CHANCE, SIMULTANEOUS, TERMINAL, Game, is_count
 from octagames.records import GameRecord, Recorder, round_over
 
 HELP = """Commands:
@@ -188,7 +188,7 @@ class Session:
                 self.show(legal)
                 continue
             action = None
-            if text.isascii() and text.isdigit():  # "²" is a digit to str.isdigit, not to int()
+            if is_count(text):  # "²" is a digit to str.isdigit, not to int()
                 k = int(text)
                 if 1 <= k <= len(legal):
                     action = legal[k - 1]

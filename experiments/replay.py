@@ -26,7 +26,7 @@ import sys
 from dataclasses import dataclass
 from typing import Annotated, TextIO
 
-from octagames.core import CHANCE
+from octagames.core import CHANCE, is_count
 from octagames.experiments.cli import POSITIONAL, parse_config, script
 from octagames.records import GameRecord, load_game, name_reveals, states
 
@@ -160,7 +160,7 @@ def step(replay: Replay, inp: TextIO, out: TextIO) -> None:
         elif cmd in ("a", "all", "moves"):
             out.write(replay.move_list() + "\n")
             continue
-        elif cmd.isascii() and cmd.isdigit() and 0 <= int(cmd) <= n:
+        elif is_count(cmd) and 0 <= int(cmd) <= n:
             k = int(cmd)
         else:
             out.write(f"{line.strip()!r} is not a command: {KEYS} (moves 0..{n}).\n")

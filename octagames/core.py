@@ -287,6 +287,17 @@ def check_seed(seed: Any, count: int = 1, field: str = "seed") -> int:
     return int(seed)
 
 
+def is_count(text: str) -> bool:
+    """Whether ``text`` spells a count as a user gives one (a spec's simulations, worlds or iterations, a device
+    or move index): plain ASCII digits ``0-9``, at least one, leading zeros allowed (``"0100"`` is 100).
+
+    Every place that reads such a count from text asks this before ``int(text)``: ``str.isdigit`` alone holds
+    for ``"²"``, which ``int`` refuses, and for ``"٣"``, which ``int`` reads as 3. (The numbers a record is
+    keyed by have one spelling each, without leading zeros: :data:`octagames.records.NUMBER_KEY`.)
+    """
+    return text.isascii() and text.isdigit()
+
+
 def out_of_range(checks: Iterable[tuple[str, Any, Any, Any]]) -> str:
     """``""`` if every ``(field, values, lo, hi)`` has all its entries in ``lo..hi``, else one line
     naming the first entry that does not (``"hand_len[1] = 40 is outside 0..8"``).

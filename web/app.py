@@ -93,7 +93,7 @@ from octagames.agents.base import Agent, decide, make_turn
 from octagames.agents.cfr.agent import mccfr_run
 from octagames.agents import registry
 from octagames.agents.registry import AGENTS, make_agent
-from octagames.core import MAX_SEED, Game, IllegalActionError, make_game
+from octagames.core import MAX_SEED, Game, IllegalActionError, is_count, make_game
 from octagames.web.views import seat_view
 
 STATIC = Path(__file__).resolve().parent / "static"
@@ -108,8 +108,6 @@ MODEL_FOLDER = "runs"
 ZOO_DIR = Path(registry.__file__).resolve().parent / "zoo"
 #: the package's agents whose argument never names a file (numbers, keywords, a variant)
 NO_FILE_AGENTS = frozenset({"random", "heuristic", "mcts", "belief", "rollout", "oracle", "zoo", "net"})
-#: how an agent spec's number (a search budget) is written: plain ASCII digits
-PLAIN_NUMBER = re.compile(r"[0-9]+")
 #: the games (a variant, player count and config each) the server keeps built; the least recently used goes
 GAMES_KEPT = 32
 #: the variants (at their own config) on which the app trains ``cfr:<iterations>`` while a request waits:
@@ -554,24 +552,26 @@ class Server:
         iterations) is known to be at most ``max_simulations``.
 
         Every argument ``int()`` reads is a number (the agents' factories read them so): it must be
-        written as plain digits (``+1000``, ``1_000``, `` 50`` or ``-5`` would pass a check of digits and
-        still be read as a number), and be at most the limit.
+        written as plain digits (:func:`~octagames.core.is_count`: ``+1000``, ``1_000``, `` 50``, ``-5`` or
+        ``٣`` would still be read as a number), and be at most the limit; digits ``int()`` does not read
+        (``²``) are refused too, as no number.
 
         Raises:
             RequestError: a number not written as plain digits, or a larger budget (naming the limit).
         """
         cap = self.limits.max_simulations
         for part in spec.split(":")[1:]:
-            plain = PLAIN_NUMBER.fullmatch(part) is not None
+            plain = is_count(part)
             try:
-                value = int(part)
-            except ValueError:
-                if not plain:
-                    continue  # not a number: a keyword, a path, c=1.5
-                value = cap + 1  # more digits than int() reads: past any limit
-            if not plain:
-                raise RequestError(f"seat {seat}: agent {spec!r}: {part!r} is read as the number {value}; write "
+                value: int | None = int(part)
+            except ValueError:  # a keyword, a path, c=1.5, "²"; or more digits than int() reads: past any limit
+                value = cap + 1 if plain else None
+            if not plain and (value is not None or part.isdigit()):  # "²" is a digit to str.isdigit only
+                reads = "is no number" if value is None else f"is read as the number {value}"
+                raise RequestError(f"seat {seat}: agent {spec!r}: {part!r} {reads}; write "
                                    "a search budget (simulations, worlds or iterations) as plain digits (0-9)")
+            if value is None:
+                continue
             if value > cap:
                 shown = part if len(part) <= 24 else f"{part[:24]}... ({len(part)} digits)"
                 raise RequestError(f"seat {seat}: agent {spec!r} asks for a search budget of {shown} "
@@ -634,7 +634,7 @@ class Server:
             arg, tail = arg[: -len("@sample")], "@sample"
         elif name == "az":
             head, colon, sims = arg.rpartition(":")
-            if colon and sims.isdigit():
+            if colon and is_count(sims):
                 arg, tail = head, f":{sims}"
         elif name == "cfr":
             if mccfr_run(arg) is not None:  # trained here, not read from a file

@@ -25,7 +25,7 @@ from octagames.agents.cfr.solver import CFRConfig, CFRSolver
 from octagames.agents.cfr.tree import GameSource, flatten
 from octagames.agents.cfr.mccfr import MCCFRSolver
 from octagames.agents.cfr.tabular import TablePolicy, infoset_key
-from octagames.core import Game
+from octagames.core import Game, is_count
 
 #: MCCFR iterations of the agent ``make_agent("cfr", game)`` trains
 DEFAULT_ITERATIONS = 1000
@@ -141,9 +141,9 @@ class CFRAgent(Agent):
 
 def mccfr_run(arg: str) -> tuple[int, str] | None:
     """``(iterations, sampling)`` where ``cfr:<arg>`` trains MCCFR (``<n>``, ``<n>:external``), else ``None``
-    (``arg`` names a checkpoint, or nothing valid)."""
+    (``arg`` names a checkpoint, or nothing valid; the count is plain digits: :func:`~octagames.core.is_count`)."""
     count, _, sampling = arg.partition(":")
-    return (int(count), sampling or "outcome") if count.isdigit() and sampling in ("", "external") else None
+    return (int(count), sampling or "outcome") if is_count(count) and sampling in ("", "external") else None
 
 
 def _factory(game: Game, arg: str | None) -> Agent:
@@ -151,7 +151,7 @@ def _factory(game: Game, arg: str | None) -> Agent:
     ``game``'s config (the variant it will play) for that many iterations; ``cfr:<path.npz>``: the average
     policy of a ``train_cfr`` checkpoint (exact CFR or MCCFR), trained on the game and config it records
     (another one is refused by :meth:`CFRAgent.check_game`)."""
-    usage = ("the argument is a number of MCCFR iterations, optionally followed by ':external' "
+    usage = ("the argument is a number of MCCFR iterations in plain digits (0-9), optionally followed by ':external' "
              "(cfr:2000, cfr:2000:external), or the path of a train_cfr checkpoint "
              "(cfr:runs/cfr/<run>/checkpoint.npz)")
     run = mccfr_run(arg or str(DEFAULT_ITERATIONS))

@@ -73,7 +73,7 @@ from octagames.agents.learn.ppo import ACTIVATIONS, SparseInputLinear, layer_ini
 from octagames.agents.registry import make_agent
 from octagames.agents.search.learned_rollouts import LearnedRollout, features, has_features
 from octagames.agents.search.rollouts import paired_choice, pruned_values
-from octagames.core import Game, mix64
+from octagames.core import Game, is_count, mix64
 
 MODEL_FORMAT = "octagames-az-model-1"
 ZOO_DIR = Path(__file__).resolve().parent.parent / "zoo"
@@ -1251,10 +1251,11 @@ def _parse(spec_name: str, arg: str | None, usage: str, names_have_colons: bool 
     if not arg:
         raise ValueError(f"agent {spec_name!r} needs an argument: {usage}")
     head, sep, tail = arg.rpartition(":")
-    if sep and tail.isdigit():
+    if sep and is_count(tail):
         return head, int(tail)
-    if sep and (re.fullmatch(r"[+-]?[0-9]+", tail) or not names_have_colons):
-        raise ValueError(f"agent '{spec_name}:{arg}': the simulations {tail!r} are not a whole number >= 0; {usage}")
+    if sep and (re.fullmatch(r"[+-]?[0-9]+", tail) or tail.isdigit() or not names_have_colons):  # "²": a digit
+        raise ValueError(f"agent '{spec_name}:{arg}': the simulations {tail!r} are not a whole number >= 0 "
+                         f"in plain digits (0-9); {usage}")
     return arg, None
 
 

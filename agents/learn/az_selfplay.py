@@ -52,7 +52,7 @@ from octagames.agents.base import Agent, decide, legal_shares, make_turn, pack_a
 from octagames.agents.search.mcts import search_kernels
 from octagames.agents.learn.ppo import masked_logits
 from octagames.agents.registry import make_agent
-from octagames.core import CHANCE, TERMINAL, Game
+from octagames.core import CHANCE, TERMINAL, Game, is_count
 
 SELF_PLAY, AGENT_GAME, SNAPSHOT_GAME = 0, 1, 2
 LEARNER = "learner:"
@@ -279,9 +279,9 @@ class SelfPlayWorker:
         if not spec.startswith(LEARNER):
             return make_agent(spec, self.game)
         worlds = spec[len(LEARNER):]
-        if not worlds.isdigit() or int(worlds) < 1:
+        if not is_count(worlds) or int(worlds) < 1:
             raise ValueError(f"expert={spec!r} is not valid; the learner's rollouts are 'learner:<worlds>' with "
-                             "worlds >= 1 (e.g. learner:32)")
+                             "worlds a whole number >= 1 in plain digits (e.g. learner:32)")
         agent = AZAgent(self.net, SearchConfig(simulations=0, belief_worlds=int(worlds), belief_rollouts=True,
                                                rollout_policy="network"), name=spec)
         agent.reset(self.game, 0, 0)  # a game without a belief, or whose rollouts cannot ask a network, stops here

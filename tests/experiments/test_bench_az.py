@@ -45,7 +45,7 @@ def test_both_parts_run_per_setting_and_write_json_and_png(tmp_path):
 
 
 def test_config_validation():
-    for bad in ("tpu", "mps", "cuda:x"):
+    for bad in ("tpu", "mps", "cuda:x", "cuda:²", "cuda:\u0663", "cuda:"):  # "²": a digit to isdigit
         with pytest.raises(ValueError, match=f"devices: '{bad}' is not valid; valid values: auto, cpu, cuda"):
             BenchConfig(devices=(bad,))
     with pytest.raises(ValueError, match=f"devices: 'cuda:{torch.cuda.device_count()}' is not available here"):

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from octagames.core import nth_set
+from octagames.core import is_count, nth_set
 
 
 def test_nth_set_finds_the_kth_non_zero_entry_of_short_and_long_masks():
@@ -20,3 +20,9 @@ def test_nth_set_finds_the_kth_non_zero_entry_of_short_and_long_masks():
                     assert nth_set(mask, k) == (where[k] if k < where.size else -1), (n, density, k)
                     checked += 1
     assert checked > 2000
+
+
+def test_a_count_is_plain_ascii_digits_whatever_str_isdigit_says():
+    assert all(is_count(t) for t in ("0", "7", "0100", "2000"))
+    # "²" and "٣" are digits to str.isdigit: int() refuses the first and reads the second as 3
+    assert not any(is_count(t) for t in ("", "²", "\u0663", "1\u0663", "+1", "-1", "1_000", " 5", "1.0"))

@@ -121,6 +121,17 @@ def test_a_lone_surrogate_is_refused_naming_its_field(client, record):
     assert r.status_code == 200 and r.json()["seats"][1] == "\U0001f3b2 random", r.text
 
 
+def test_a_budget_in_digits_int_does_not_read_is_refused_in_words_not_a_server_error(client):
+    # "²" is a digit to str.isdigit, not to int(); "٣" (\u0663) int() reads as 3: neither is plain digits
+    for spec, words in (("cfr:²", "'²' is no number"), ("cfr:\u0663", "'\u0663' is read as the number 3"),
+                        ("az:runs/model.pt:²", "'²' is no number"), ("zoo:achten:²", "'²' is no number"),
+                        ("mcts:²:win", "'²' is no number")):
+        r = client.post("/api/games", json={"variant": "achten", "seats": ["human", spec]})
+        error = r.json()["error"]
+        assert r.status_code == 400 and words in error and "seat 1" in error, r.text
+        assert "plain digits" in error, r.text
+
+
 def test_every_error_is_answered_as_json(client, monkeypatch):
     for method, url, status in [("GET", "/api/nothing", 404), ("GET", "/nothing", 404),
                                 ("GET", "/static/nothing.js", 404), ("GET", "/api/games", 405),

@@ -92,6 +92,12 @@ def test_snapshot_games_need_a_pool():
     assert t.stats.get("games_snapshot", 0) >= 1
 
 
+def test_the_learners_worlds_are_plain_digits_and_a_unicode_digit_is_refused_in_words():
+    for spec in ("learner:²", "learner:\u0663", "learner:0", "learner:x"):  # "²": a digit to str.isdigit only
+        with pytest.raises(ValueError, match=f"expert='{spec}' is not valid; .* 'learner:<worlds>' with"):
+            small_worker(expert=spec)
+
+
 def test_evaluation_games_rotate_seats_and_stop():
     g = Game("achten", **ACHTEN)
     net = PolicyValueNet(g.observation_size, g.num_actions, g.num_players, hidden=(16,))
