@@ -3,7 +3,7 @@
 Rooms: the rules engines (``octagames/`` itself: ``core.py``, one subpackage per game and
 the shared modules beside them), the faces (``envs/`` = ``octagames.envs``), the agents
 (``agents/`` = ``octagames.agents``) and the scripts (``experiments/`` =
-``octagames.experiments``). The rules:
+``octagames.experiments``, and ``octagames/__main__.py``: ``python -m octagames``). The rules:
 
 * the rules import no face, agent or script, and no RL framework;
 * a game's package imports no other game's package (a game is one subpackage);
@@ -121,7 +121,9 @@ IMPORTS = [imp for name, path in MODULES.items()
 
 
 def room(module: str) -> str:
-    """``rules``, ``envs``, ``agents``, ``experiments`` or ``web``."""
+    """``rules``, ``envs``, ``agents``, ``experiments`` or ``web`` (``octagames.__main__``: the scripts')."""
+    if module == "octagames.__main__":
+        return "experiments"
     parts = module.split(".")
     return parts[1] if len(parts) > 1 and parts[1] in ("envs", "agents", "experiments", "web") else "rules"
 

@@ -73,6 +73,17 @@ def test_help_lists_every_verb_with_its_line(capsys):
     assert e.value.code == 2 and "train-ppo" in capsys.readouterr().err
 
 
+def test_python_m_octagames_is_the_octagames_command():
+    # where the console script is not on PATH (a virtual environment that is not activated)
+    proc = subprocess.run([sys.executable, "-m", "octagames", "--help"], capture_output=True, text=True,
+                          timeout=120, cwd=ROOT)
+    assert proc.returncode == 0 and proc.stdout.startswith("usage: octagames <verb>"), proc.stderr
+    assert all(f"\n  {verb} " in proc.stdout for verb in VERBS), proc.stdout
+    proc = subprocess.run([sys.executable, "-m", "octagames", "trian-ppo"], capture_output=True, text=True,
+                          timeout=120, cwd=ROOT)
+    assert proc.returncode == 2 and "'trian-ppo' is not a verb of octagames" in proc.stderr, proc.stderr
+
+
 def test_an_unknown_verb_is_one_line_naming_the_verbs(capsys):
     with pytest.raises(SystemExit) as e:
         main(["trian-ppo", "--game", "octa"])
