@@ -197,24 +197,30 @@ class GameJournal:
     The first line names the run (``header``: game, config, agents, ...); a journal of
     another run is refused rather than mixed in. A line cut short by a kill is ignored.
     Each game's line holds its record (``"record"``, :mod:`octagames.records`) when one was
-    given; lines of older journals without one stay readable.
+    given; lines of older journals without one stay readable. Where ``code`` is given, the first
+    line holds it too, outside the header: ``{"header": ..., "code": ...}`` when the file is
+    started, and ``{"games": <already played>, "code": ...}`` appended to its ``"resumes"`` at each
+    resume; other code resumes the run.
 
     Args:
         path: the file (created with its folder when missing).
         header: what identifies the run.
+        code: what wrote the games (``octagames.experiments.cli.code_version``: version, commit),
+            or None to record nothing.
 
     Raises:
         ValueError: the file belongs to another run.
     """
 
-    def __init__(self, path: str | Path, header: dict[str, Any]) -> None:
+    def __init__(self, path: str | Path, header: dict[str, Any], code: dict[str, Any] | None = None) -> None:
         self.path = Path(path)
         self.header = json.loads(json.dumps(header))  # as it reads back
         self.done: dict[int, tuple[list[float], int]] = {}
         self.records: dict[int, dict[str, Any]] = {}  # the JSON record of every game that has one
         if self.path.exists() and self.path.stat().st_size:
             lines = self.path.read_text().splitlines()
-            first = json.loads(lines[0]).get("header")
+            head = json.loads(lines[0])
+            first = head.get("header")
             if first != self.header:
                 raise ValueError(f"{self.path} holds the games of another run ({first}); this run is "
                                  f"{self.header}: delete the file or choose another output folder")
@@ -226,13 +232,17 @@ class GameJournal:
                 self.done[int(row["key"])] = (row["returns"], int(row["length"]))
                 if row.get("record") is not None:
                     self.records[int(row["key"])] = row["record"]
+            if code is not None:
+                head.setdefault("resumes", []).append({"games": len(self.done), "code": code})
+                lines[0] = json.dumps(head)
             # written beside it, then put in its place: a run killed while rewriting loses no game
             tmp = self.path.with_name(self.path.name + ".tmp")
             tmp.write_text("".join(line + "\n" for line in [lines[0]] + [self._row(k) for k in sorted(self.done)]))
             tmp.replace(self.path)
         else:
             self.path.parent.mkdir(parents=True, exist_ok=True)
-            self.path.write_text(json.dumps({"header": self.header}) + "\n")
+            head = {"header": self.header} if code is None else {"header": self.header, "code": code}
+            self.path.write_text(json.dumps(head) + "\n")
         self._file = self.path.open("a")
 
     def add(self, key: int, returns: np.ndarray, length: int, record: GameRecord | None = None) -> None:

@@ -478,14 +478,36 @@ def usable_agents(specs: Sequence[str], game: Game) -> tuple[list[str], dict[str
     return ok, skipped
 
 
+#: the seconds a git command may take before a run goes on without its answer (:func:`code_version`)
+GIT_TIMEOUT = 5.0
+
+
+def _git(*args: str) -> str | None:
+    """What ``git <args>`` prints in the checkout that holds this code, stripped; None where git is missing, the
+    code is not in a checkout, or git fails or takes more than :data:`GIT_TIMEOUT` seconds."""
+    try:
+        out = subprocess.run(["git", *args], cwd=Path(__file__).resolve().parent, capture_output=True, text=True,
+                             timeout=GIT_TIMEOUT)
+    except (OSError, subprocess.SubprocessError):
+        return None
+    return out.stdout.strip() if out.returncode == 0 else None
+
+
 def git_commit() -> str:
     """The short hash of the checkout's HEAD (``"unknown"`` outside a git checkout)."""
-    try:
-        out = subprocess.run(["git", "rev-parse", "--short", "HEAD"], cwd=Path(__file__).resolve().parent,
-                             capture_output=True, text=True)
-    except OSError:
-        return "unknown"
-    return out.stdout.strip() or "unknown"
+    return _git("rev-parse", "--short", "HEAD") or "unknown"
+
+
+def code_version() -> dict[str, Any]:
+    """Which code a run runs, for its journal and ``config.json``: ``{"version": octagames.__version__,
+    "commit": HEAD of the checkout (40 hex digits), "dirty": whether git status --porcelain lists a change}``.
+
+    ``commit`` and ``dirty`` are None where git is missing, the code is installed outside a checkout, or git
+    fails or does not answer within :data:`GIT_TIMEOUT` seconds: a run never fails for want of them.
+    """
+    commit = _git("rev-parse", "HEAD")
+    status = None if commit is None else _git("status", "--porcelain")
+    return {"version": octagames.__version__, "commit": commit, "dirty": None if status is None else bool(status)}
 
 
 def command_line(cfg: Any, module: str, python: str = "python") -> list[str]:
@@ -575,18 +597,20 @@ def open_journal(path: Path, resume: bool, header: dict[str, Any]) -> GameJourna
     overwritten, none is deleted) and the run starts over. Open it only once the run's settings and agents
     are known to be valid.
 
-    The header gets the digests of the model files its ``agents``/``agent``/``opponent`` specs name.
+    The header gets the digests of the model files its ``agents``/``agent``/``opponent`` specs name. The
+    journal's first line records beside it the code that wrote it (:func:`code_version`), and each resume's
+    code under ``resumes``: neither is part of the header, so other code resumes the run.
     """
     specs = [s for key in ("agents", "agent", "opponent") for s in
              ([header[key]] if isinstance(header.get(key), str) else header.get(key, []))]
-    header = {**header, "models": model_fingerprints(specs)}
+    header, code = {**header, "models": model_fingerprints(specs)}, code_version()
     if not resume and path.exists():
         print(f"{path}: not resumed (--no-resume); moved to {_set_aside(path)}, starting over")
     try:
-        journal = GameJournal(path, header)
+        journal = GameJournal(path, header, code)
     except ValueError:  # the games of other settings (or models): kept aside, never mixed in
         print(f"{path} held the games of other settings; moved to {_set_aside(path)}, starting over")
-        journal = GameJournal(path, header)
+        journal = GameJournal(path, header, code)
     if journal.done:
         print(f"resuming: {len(journal.done)} games already played ({path})")
     return journal

@@ -5,8 +5,9 @@ subclass :class:`Trainer` and write only their algorithm.
 A run lives in one folder, by default named from what it trains (:func:`default_run_dir`)::
 
     runs/<kind>/<variant>-<players>p-<config digest>-s<seed>/    e.g. runs/ppo/octa-nl-2p-0b799922-s0
-        config.json      the run's settings and the game's full config (written first; each --resume
-                         appends its command and the counters it resumed at to ``resumes``)
+        config.json      the run's settings, the game's full config and the code's version and commit
+                         (written first; each --resume appends its command, the counters it resumed
+                         at and its code to ``resumes``)
         checkpoint.pt    everything needed to resume exactly (written atomically)
         metrics.csv      one row per update or iteration; win rates at evaluations
         metrics.json     the same rows, the config, the evaluation opponents (and those skipped)
@@ -49,7 +50,7 @@ from octagames import catalogue
 from octagames.agents.learn.imitation import TeacherData, teacher_games
 from octagames.agents.model_config import UnsafeModelFile, load_model_file
 from octagames.core import Game
-from octagames.experiments.cli import GameArgs, command_line, usable_agents
+from octagames.experiments.cli import GameArgs, code_version, command_line, usable_agents
 
 #: the files that make a folder a run (any one of them): refused without --resume or --overwrite
 RUN_FILES = ("config.json", "checkpoint.pt", "metrics.json", "metrics.csv")
@@ -575,15 +576,17 @@ class Trainer:
 
     def write_config(self) -> None:
         """``config.json`` of a new run: its settings, its game's full config, the device and torch threads they
-        resolved to, and its command."""
+        resolved to, its command and the code that runs it (:func:`~octagames.experiments.cli.code_version`)."""
         self.run_dir.mkdir(parents=True, exist_ok=True)
         data = {"config": dataclasses.asdict(self.cfg), "game": self.game_record(), "device": str(self.device),
-                "torch_threads": torch.get_num_threads(), "command": " ".join(command_line(self.cfg, self.MODULE))}
+                "torch_threads": torch.get_num_threads(), "command": " ".join(command_line(self.cfg, self.MODULE)),
+                "code": code_version()}
         (self.run_dir / "config.json").write_text(json.dumps(data, indent=1, default=str))
 
     def record_resume(self) -> None:
         """Append this resume to ``config.json``'s ``resumes``: its command, the counters it resumed at, its
-        device and torch threads, the UTC time. The run's config and first command stay as written."""
+        device and torch threads, the UTC time and its code (which a resume may change: the checkpoint's
+        settings are compared, not the code). The run's config and first command stay as written."""
         path = self.run_dir / "config.json"
         data = json.loads(path.read_text()) if path.exists() else {
             "config": dataclasses.asdict(self.cfg), "game": self.game_record(),
@@ -591,7 +594,7 @@ class Trainer:
         data.setdefault("resumes", []).append({
             "command": " ".join(command_line(self.cfg, self.MODULE)), "resumed_at": dict(self.count),
             "device": str(self.device), "torch_threads": torch.get_num_threads(),
-            "time": time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime())})
+            "time": time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime()), "code": code_version()})
         tmp = path.with_suffix(".json.tmp")
         tmp.write_text(json.dumps(data, indent=1, default=str))
         os.replace(tmp, path)

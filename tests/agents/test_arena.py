@@ -229,3 +229,22 @@ def test_a_journal_rewritten_when_a_run_resumes_survives_a_kill_during_the_rewri
     monkeypatch.undo()
     assert path.read_text() == before
     assert sorted(GameJournal(path, {"run": 1}).done) == [0, 1, 2]
+
+
+def test_a_journal_records_the_code_of_its_start_and_of_each_resume_which_other_code_may_make(tmp_path):
+    path = tmp_path / "run.games.jsonl"
+    first = {"version": "1", "commit": "a" * 40, "dirty": False}
+    later = {"version": "2", "commit": None, "dirty": None}
+    journal = GameJournal(path, {"run": 1}, first)
+    journal.add(0, np.array([1.0, -1.0]), 10)
+    journal.close()
+    assert json.loads(path.read_text().splitlines()[0]) == {"header": {"run": 1}, "code": first}
+    resumed = GameJournal(path, {"run": 1}, later)  # other code resumes: the code is no setting of the run
+    resumed.close()
+    assert resumed.done == {0: ([1.0, -1.0], 10)}
+    head = json.loads(path.read_text().splitlines()[0])
+    assert head == {"header": {"run": 1}, "code": first, "resumes": [{"games": 1, "code": later}]}
+    GameJournal(path, {"run": 1}).close()  # without code (record_journal): nothing added
+    assert json.loads(path.read_text().splitlines()[0]) == head
+    with pytest.raises(ValueError, match="holds the games of another run"):
+        GameJournal(path, {"run": 2}, first)

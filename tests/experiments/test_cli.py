@@ -3,6 +3,8 @@
 import dataclasses
 import importlib
 import importlib.util
+import re
+import subprocess
 import typing
 from pathlib import Path
 
@@ -10,7 +12,9 @@ import numpy as np
 import pytest
 import tyro
 
+import octagames
 from octagames import catalogue
+from octagames.experiments import cli
 from octagames.experiments.cli import (POSITIONAL, REPEATED, GameArgs, GamesArgs, parse_config, parse_game_config,
                                        parse_with_stdlib, stdlib_parser, user_errors)
 from octagames.experiments.demo import DemoConfig
@@ -361,3 +365,24 @@ def test_a_sampled_ppo_spec_is_fingerprinted_by_its_policy_file(tmp_path):
     assert prints[f"ppo:{policy}@sample"] == prints[f"ppo:{policy}"]
     policy.write_bytes(b"other weights")
     assert model_fingerprints([f"ppo:{policy}@sample"])[f"ppo:{policy}@sample"] != prints[f"ppo:{policy}"]
+
+
+def test_the_code_version_is_the_package_version_and_the_checkout_s_commit_or_none_without_git(monkeypatch):
+    code = cli.code_version()
+    assert set(code) == {"version", "commit", "dirty"} and code["version"] == octagames.__version__
+    if code["commit"] is not None:  # a git checkout (a copy without .git has none)
+        assert re.fullmatch("[0-9a-f]{40}", code["commit"]) and isinstance(code["dirty"], bool)
+    asked = []
+
+    def no_git(args, **kwargs):  # git missing, too slow, or no checkout here: the run goes on without
+        asked.append(kwargs["timeout"])
+        if len(asked) == 1:
+            raise FileNotFoundError(2, "No such file or directory", "git")
+        if len(asked) == 2:
+            raise subprocess.TimeoutExpired(args, kwargs["timeout"])
+        return subprocess.CompletedProcess(args, 128, "", "fatal: not a git repository")
+
+    monkeypatch.setattr(cli.subprocess, "run", no_git)
+    for _ in range(3):
+        assert cli.code_version() == {"version": octagames.__version__, "commit": None, "dirty": None}
+    assert asked == [cli.GIT_TIMEOUT] * 3 and cli.git_commit() == "unknown"

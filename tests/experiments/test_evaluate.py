@@ -7,6 +7,7 @@ import pytest
 
 from octagames.agents.arena import play_match
 from octagames.agents.registry import make_agent
+from octagames.experiments import cli
 from octagames.experiments.evaluate import EvalConfig, _slug, evaluate
 
 
@@ -96,7 +97,11 @@ def test_a_longer_run_keeps_the_games_played_and_a_bad_seed_is_refused(tmp_path,
     assert evaluate(EvalConfig(games=5, **cfg))["results"][0]["games"] == 5
     assert "resuming: 3 games already played" in capsys.readouterr().out  # game k is the same in both runs
     longer = journal.read_text().splitlines()
-    assert longer[:4] == short and len(longer) == 6 and not list(tmp_path.glob("*/*.old*"))
+    assert longer[1:4] == short[1:] and len(longer) == 6 and not list(tmp_path.glob("*/*.old*"))
+    head, then = json.loads(longer[0]), json.loads(short[0])  # the run's code kept, its resume's added
+    assert head["header"] == then["header"] and head["code"] == then["code"]
+    [resumed] = head["resumes"]
+    assert resumed["games"] == 3 and set(resumed["code"]) == set(then["code"]) == set(cli.code_version())
     with pytest.raises(ValueError, match="seed=-1 is not valid"):
         EvalConfig(seed=-1, **cfg)
 

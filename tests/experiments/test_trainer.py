@@ -21,6 +21,7 @@ import numpy as np
 import pytest
 import torch
 
+import octagames
 from octagames import catalogue
 from octagames.experiments import trainer
 from octagames.experiments.trainer import RunConfig, claim_run_dir, default_run_dir
@@ -290,6 +291,27 @@ def test_a_resume_that_extends_the_budget_goes_on_exactly_and_appends_to_the_run
     assert " --eval-games 5 " in config["resumes"][0]["command"]
     assert config["resumes"][1]["command"].endswith("--updates 5") and config["resumes"][1]["torch_threads"] >= 1
     assert torch.load(run / "checkpoint.pt", weights_only=False)["config"]["updates"] == 5
+
+
+def test_config_json_records_the_code_of_the_run_and_of_each_resume_and_needs_no_git(tmp_path, monkeypatch):
+    run = tmp_path / "run"
+    codes = iter([{"version": "0.1.0", "commit": "a" * 40, "dirty": False},
+                  {"version": "0.1.0", "commit": "b" * 40, "dirty": True}])
+    monkeypatch.setattr(trainer, "code_version", lambda: next(codes))
+    Toy(_toy(run, updates=2)).run()
+    Toy(_toy(run, updates=3, resume=True)).run()  # other code resumes: the code is no setting of the run
+    config = json.loads((run / "config.json").read_text())
+    assert config["code"] == {"version": "0.1.0", "commit": "a" * 40, "dirty": False}
+    assert [r["code"]["commit"] for r in config["resumes"]] == ["b" * 40]
+    monkeypatch.undo()
+
+    def no_git(*args, **kwargs):
+        raise FileNotFoundError(2, "No such file or directory", "git")
+
+    monkeypatch.setattr("octagames.experiments.cli.subprocess.run", no_git)
+    assert Toy(_toy(tmp_path / "bare", updates=1)).run()["rows"]
+    bare = json.loads((tmp_path / "bare" / "config.json").read_text())
+    assert bare["code"] == {"version": octagames.__version__, "commit": None, "dirty": None}
 
 
 class Interrupted(Toy):
