@@ -49,7 +49,7 @@ import torch
 from octagames import catalogue
 from octagames.agents.learn.imitation import TeacherData, teacher_games
 from octagames.agents.model_config import UnsafeModelFile, load_model_file
-from octagames.core import Game
+from octagames.core import Game, is_count
 from octagames.experiments.cli import GameArgs, code_version, command_line, usable_agents
 
 #: the files that make a folder a run (any one of them): refused without --resume or --overwrite
@@ -139,8 +139,9 @@ class RunConfig(GameArgs):
 
     def __post_init__(self) -> None:
         super().__post_init__()  # the variant, seats and config fields
-        if self.device not in ("auto", "cpu", "cuda") and not self.device.startswith("cuda:"):
-            raise ValueError(f"device={self.device!r} is not valid; valid values: auto, cpu, cuda")
+        if self.device not in ("auto", "cpu", "cuda") and not (self.device.startswith("cuda:")
+                                                               and is_count(self.device[5:])):
+            raise ValueError(f"device={self.device!r} is not valid; valid values: auto, cpu, cuda, cuda:<n>")
         for name in ("imitation_games", "imitation_steps", "ray_actors", "eval_every", "eval_games", "stop_after",
                      "torch_threads", "seed"):
             if getattr(self, name) < 0:

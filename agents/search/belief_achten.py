@@ -40,7 +40,7 @@ from octagames.achten.rules import A_CLAW, A_CLOSED, A_SWAP, A_SWAP_ALL, CLOSED,
 from octagames.agents.base import Agent, Turn, considered_rollouts
 from octagames.agents.heuristics.achten import achten_playout
 from octagames.agents.search.mcts import win_values
-from octagames.core import CHANCE, Game
+from octagames.core import CHANCE, Game, is_count
 
 
 def check_game(game: Game, who: str = "the Achten belief") -> None:
@@ -338,8 +338,8 @@ def _factory(game: str, arg: str | None) -> Agent:
         raise ValueError(f"agent 'belief' is not available for game {game!r}; it plays achten only")
     if arg is None:
         return AchtenBeliefAgent()
-    try:
-        worlds = int(arg)
-    except ValueError as e:
-        raise ValueError(f"agent 'belief:{arg}': the argument is the number of worlds, as in belief:32") from e
+    if not is_count(arg):  # plain digits: int() would also read "+3", " 3", "1_000", "٣"
+        raise ValueError(f"agent 'belief:{arg}': the argument is the number of worlds in plain digits (0-9), "
+                         "as in belief:32")
+    worlds = int(arg)
     return AchtenBeliefAgent(worlds=worlds, tries=max(800, 25 * worlds))

@@ -101,7 +101,7 @@ import numpy as np
 from octagames import catalogue
 from octagames.agents.base import Agent, Turn, considered, make_turn
 from octagames.catalogue import GameSpec
-from octagames.core import Game, mix64, nth_set, rng_below
+from octagames.core import Game, is_count, mix64, nth_set, rng_below
 from octagames.specialize import specialize
 
 ROOT_TAG = -3
@@ -854,14 +854,13 @@ def _factory(game: str, arg: str | None) -> Agent:
     if arg is None:
         return MCTSAgent()
     parts = arg.split(":")
-    usage = ("the argument is the number of simulations, then optionally ':random' (random playouts "
+    usage = ("the argument is the number of simulations in plain digits (0-9), then optionally ':random' (random playouts "
              "in every game), ':heuristic' (playouts by the game's compiled heuristic: "
              f"{', '.join(playout_games())}), ':win' (objective='win') and ':c=<exploration>', "
              "as in mcts:2000:win:c=0.5")
-    try:
-        sims = int(parts[0])
-    except ValueError as e:
-        raise ValueError(f"agent 'mcts:{arg}': {usage}") from e
+    if not is_count(parts[0]):  # plain digits: int() would also read "+3", " 3", "1_000", "٣"
+        raise ValueError(f"agent 'mcts:{arg}': {usage}")
+    sims = int(parts[0])
     options: dict[str, Any] = {"num_simulations": sims}
     evaluator = None
     for part in parts[1:]:

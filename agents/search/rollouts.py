@@ -45,7 +45,7 @@ import numpy as np
 from octagames.agents.base import Agent, Turn, considered_rollouts
 from octagames.agents.search.learned_rollouts import LearnedRollout
 from octagames.agents.search.mcts import has_playout_policy, playout_games, playout_kernels, playout_policy
-from octagames.core import Game
+from octagames.core import Game, is_count
 
 NETWORK_ROLLOUTS = False
 """The playouts are compiled: a network cannot play this seat's later moves in them
@@ -252,10 +252,10 @@ def _factory(game: str, arg: str | None) -> Agent:
                          f"heuristic: {playout_games()}")
     if arg is None:
         return RolloutAgent()
-    usage = "the argument is the number of worlds, then optionally ':m=<margin>', as in rollout:128:m=1"
+    usage = "the argument is the number of worlds in plain digits (0-9), then optionally ':m=<margin>', as in rollout:128:m=1"
     head, _, tail = arg.partition(":")
     try:
-        if tail and not tail.startswith("m="):
+        if (tail and not tail.startswith("m=")) or not is_count(head):  # int() reads "+3", "٣" too
             raise ValueError(tail)
         worlds, margin = int(head), float(tail[2:]) if tail else 1.0
     except ValueError as e:

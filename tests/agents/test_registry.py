@@ -95,7 +95,8 @@ def test_bad_specs_say_what_is_valid():
         with pytest.raises(ValueError, match=r"game='chess' is not valid; valid values: octrix, "):
             make_agent(spec, "chess")
     # every refusal names the spec it refuses (several may be given on one command line)
-    for spec, words in (("mcts:-5", "num_simulations=-5 is not valid"), ("belief:0", "worlds=0 is not valid"),
+    for spec, words in (("mcts:0", "num_simulations=0 is not valid"), ("belief:0", "worlds=0 is not valid"),
+                        ("mcts:-5", "the argument is the number of simulations in plain digits (0-9)"),
                         ("mcts:10:c=nan", "'c=nan' is not a finite number"),
                         ("zoo:octrix:-3", "the simulations '-3' are not a whole number >= 0"),
                         ("net:octrix:abc", "the simulations 'abc' are not a whole number >= 0"),
@@ -119,6 +120,17 @@ def test_a_count_in_a_spec_is_plain_digits_and_a_unicode_digit_is_refused_in_wor
         with pytest.raises(ValueError, match=re.escape(f"agent '{spec}' {words}" if spec.startswith("cfr")
                                                        else f"agent '{spec}': {words}")):
             make_agent(spec, "octrix")
+
+
+def test_a_search_count_int_would_read_is_refused_unless_plain_digits():
+    # int() reads "+3", " 3", "1_000" and "٣" (\u0663) as numbers: a spec spells its count in plain digits
+    for spec, game, words in (("mcts:{}", "octrix", "the argument is the number of simulations in plain digits"),
+                              ("belief:{}", "achten", "the argument is the number of worlds in plain digits"),
+                              ("rollout:{}", "achten", "the argument is the number of worlds in plain digits")):
+        for count in ("+3", " 3", "1_000", "\u0663", "²"):
+            with pytest.raises(ValueError, match=re.escape(f"agent '{spec.format(count)}': {words}")):
+                make_agent(spec.format(count), game)
+        assert make_agent(spec.format("0032"), game) is not None  # leading zeros stay a count
 
 
 def test_register_adds_a_name_for_outside_code(monkeypatch):

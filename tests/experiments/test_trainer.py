@@ -229,6 +229,14 @@ def test_evaluation_games_scale_with_the_run():
         _toy("", eval_games=-1)
 
 
+def test_a_cuda_device_index_is_plain_digits():
+    for bad in ("cuda:²", "cuda:\u0663", "cuda:", "cuda:+1", "gpu"):  # "٣": int() reads 3, torch.device may not
+        with pytest.raises(ValueError, match=re.escape(f"device={bad!r} is not valid; valid values: auto, cpu, cuda, "
+                                                       "cuda:<n>")):
+            _toy("", device=bad)
+    assert _toy("", device="cuda:1").device == "cuda:1"  # checked against the machine when the run starts
+
+
 def test_an_evaluation_opponent_of_another_variant_is_skipped_before_training(tmp_path):
     toy = Toy(_toy(tmp_path, eval_opponents=("random", "zoo:octrix")))  # the match's model, a round's run
     assert toy.eval_agents == ["random"]
