@@ -116,6 +116,7 @@ from typing import Any, Iterable, Sequence
 
 import numba as nb
 import numpy as np
+from numba.extending import intrinsic, overload
 
 from octagames import catalogue
 from octagames.specialize import engine_kernels
@@ -170,6 +171,40 @@ def rng_next(s) -> np.uint64:
     return mix64(z)
 
 
+def popcount(x) -> int:
+    """The set bits of the unsigned integer ``x`` (uncompiled; compiled code counts them in one instruction)."""
+    return bin(int(x)).count("1")
+
+
+@intrinsic
+def _ctpop(typingctx, x):
+    def codegen(context, builder, signature, args):
+        return builder.ctpop(args[0])
+    return x(x), codegen
+
+
+@overload(popcount, inline="always")
+def _popcount_compiled(x):
+    return lambda x: np.int64(_ctpop(x))
+
+
+_ONE = np.uint64(1)
+
+
+@nb.njit(inline="always")
+def nth_bit(x, k) -> int:
+    """The position of the ``k``-th set bit (from 0) of the uint64 ``x``, which has more than ``k``: halves of
+    32, 16, 8, 4, 2 and 1 bits, without a branch (where the bits lie is random)."""
+    pos = 0
+    for w in (32, 16, 8, 4, 2, 1):
+        low = popcount(x & ((_ONE << np.uint64(w)) - _ONE))
+        up = np.int64(k >= low)
+        k -= low * up
+        x = x >> np.uint64(w * up)
+        pos += w * up
+    return pos
+
+
 @nb.njit
 def nth_set(mask, k) -> int:
     """The index of the ``k``-th non-zero entry of ``mask`` (from 0), or -1 if it has fewer.
@@ -178,6 +213,12 @@ def nth_set(mask, k) -> int:
     """
     n = mask.shape[0]
     a = 0
+    k = np.int64(k)  # an unsigned k (rng_below's) would count in floats
+    if n <= 64:  # a short mask (Octrix', Achten's): its bit set, then the k-th bit, no branch per entry
+        bits = np.uint64(0)
+        for b in range(n):
+            bits |= np.uint64(mask[b] != 0) << np.uint64(b)
+        return nth_bit(bits, k) if 0 <= k < popcount(bits) else -1
     if n >= 128:  # a long mask (Octiles', Octa's): skip whole blocks of 32 entries by their count
         while a + 32 <= n:
             c = 0
@@ -187,7 +228,7 @@ def nth_set(mask, k) -> int:
                 break
             k -= c
             a += 32
-    else:  # a short one (Octrix', Achten's): a scan from the start, which compiles to the faster loop there
+    else:  # 65 to 127 entries: a scan from the start
         for b in range(n):
             if mask[b]:
                 if k == 0:

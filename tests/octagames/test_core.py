@@ -11,13 +11,13 @@ def test_nth_set_finds_the_kth_non_zero_entry_of_short_and_long_masks():
     # lengths around the block skip's threshold (128) and its blocks of 32; sparse and dense masks
     rng = np.random.default_rng(8)
     checked = 0
-    for n in (0, 1, 31, 32, 33, 127, 128, 129, 160, 284, 1074):
+    for n in (0, 1, 31, 32, 33, 63, 64, 65, 127, 128, 129, 160, 284, 1074):  # 64: the bit-set path's last
         for density in (0.0, 0.01, 0.2, 1.0):
             for dtype in (np.uint8, np.bool_):
                 mask = (rng.random(n) < density).astype(dtype)
                 where = np.flatnonzero(mask)
-                for k in range(where.size + 2):
-                    assert nth_set(mask, k) == (where[k] if k < where.size else -1), (n, density, k)
+                for k in range(-1, where.size + 2):
+                    assert nth_set(mask, k) == (where[k] if 0 <= k < where.size else -1), (n, density, k)
                     checked += 1
     assert checked > 2000
 
