@@ -30,7 +30,7 @@ import numba as nb
 import numpy as np
 from numba.extending import overload
 
-from octagames.compact import compact_row
+from octagames.compact import borrowed_row, compact_row
 from octagames.core import CHANCE, TERMINAL, fast_apply, mix64, nth_set, rng_next
 import octagames.octrix as game  # specialize: game
 
@@ -66,11 +66,11 @@ def _observe_typed(s, p, obs, i, divisor):
     # chosen when compiling, by the dtype of obs: one of the two bodies is compiled, never both
     if isinstance(obs.dtype, nb.types.Float):
         def direct(s, p, obs, i, divisor):
-            game.observation(s, p, obs[i])
+            game.observation(s, p, borrowed_row(obs, i))
         return direct
 
     def compact(s, p, obs, i, divisor):
-        game.observation(s, p, compact_row(obs[i], divisor))
+        game.observation(s, p, compact_row(borrowed_row(obs, i), divisor))
     return compact
 
 
@@ -80,8 +80,9 @@ def _seat(s, i, mask, legal, player) -> None:
     p = game.acting_player(s)
     player[i] = p
     if p >= 0:
-        game.legal_mask(s, p, mask[i])
-        legal[i, :] = mask[i, :]
+        game.legal_mask(s, p, borrowed_row(mask, i))
+        for a in range(mask.shape[1]):
+            legal[i, a] = mask[i, a]
     else:
         mask[i, :] = 0
         legal[i, :] = 0
@@ -109,14 +110,14 @@ def step_batch(states, actions, mask, legal, player, rewards, terminated, trunca
     for i in range(states.shape[0]):
         s = states[i]
         # returns before and after the action; their difference is the reward
-        game.returns(s, scratch[i])
+        game.returns(s, borrowed_row(scratch, i))
         a = actions[i]
         if 0 <= a < legal.shape[1] and legal[i, a] == 1:
             _apply_legal(s, a)
         else:  # checked by the engine: an illegal action leaves the game unchanged
             game.apply_action(s, a)
         _settle(s)
-        game.returns(s, rewards[i])
+        game.returns(s, borrowed_row(rewards, i))
         for p in range(rewards.shape[1]):
             rewards[i, p] -= scratch[i, p]
         terminated[i] = False
@@ -164,4 +165,4 @@ def random_actions(mask, seeds, out) -> None:
             continue
         z = seeds[i] + np.uint64(0x9E3779B97F4A7C15)
         seeds[i] = z
-        out[i] = nth_set(mask[i], int(mix64(z) % np.uint64(n)))
+        out[i] = nth_set(borrowed_row(mask, i), np.int64(mix64(z) % np.uint64(n)))

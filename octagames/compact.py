@@ -15,6 +15,9 @@ slice stores, integer reads, and :func:`copy_entries` (a copy of entries within
 the row, which a compact row makes without going through floats). numba
 compiles a game's observation once per row type, so the float32 path is
 untouched.
+
+:func:`borrowed_row` hands a row of a batch to a kernel (as ``data[i]``) without counting a reference:
+the batch kernels (``octagames._batch_template``) pass every row that way.
 """
 
 from __future__ import annotations
@@ -27,6 +30,7 @@ import numpy as np
 from numba import types
 from numba.core import cgutils
 from numba.extending import intrinsic, make_attribute_wrapper, models, overload, register_jitable, register_model
+from numba.np.arrayobj import populate_array
 
 
 #: digest of this module's source, in the name of every compact row type (see CompactRowType)
@@ -89,6 +93,32 @@ def compact_row(typingctx, data, divisor):
         arr = context.make_array(signature.args[0])(context, builder, value=args[0])
         div = context.make_array(signature.args[1])(context, builder, value=args[1])
         row.data, row.divisor, row.size = arr.data, div.data, arr.nitems
+        return row._getvalue()
+    return sig, codegen
+
+
+@intrinsic
+def borrowed_row(typingctx, data, i):
+    """``data[i]`` of a C-contiguous 2-D array in compiled code, as a 1-D array that holds no reference.
+
+    ``data[i]`` counts a reference to the whole array when it is made and when it is dropped: two atomic
+    operations, each a barrier that waits for every store before it (the rows of a batch just written). A
+    borrowed row has no meminfo, so passing it to a kernel (``legal_mask(s, p, borrowed_row(mask, i))``) costs
+    no reference counting; it is valid while the caller's reference keeps ``data`` alive, and the callee must
+    not keep it. ``i`` is not checked (``0 <= i < data.shape[0]``).
+    """
+    if not (isinstance(data, types.Array) and data.ndim == 2 and data.layout == "C"
+            and isinstance(i, types.Integer)):
+        return None
+    sig = data.copy(ndim=1, layout="C")(data, i)
+
+    def codegen(context, builder, signature, args):
+        src = context.make_array(signature.args[0])(context, builder, value=args[0])
+        row = context.make_array(signature.return_type)(context, builder)
+        width = builder.extract_value(src.shape, 1)
+        start = builder.mul(context.cast(builder, args[1], signature.args[1], types.intp), width)
+        populate_array(row, data=builder.gep(src.data, [start]), shape=[width], strides=[src.itemsize],
+                       itemsize=src.itemsize, meminfo=None)
         return row._getvalue()
     return sig, codegen
 

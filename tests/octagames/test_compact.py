@@ -15,7 +15,7 @@ import numpy as np
 import pytest
 
 from octagames import compact
-from octagames.compact import compact_row, copy_entries
+from octagames.compact import borrowed_row, compact_row, copy_entries
 
 DIVISOR = np.array([1, 2, 10, 2, 1, 2, 10, 80, 2, 10], np.float32)
 
@@ -90,3 +90,29 @@ def test_the_row_type_is_named_by_the_modules_source_so_an_edit_misses_the_old_c
     name = str(row.overloads[args].signature.return_type)
     digest = hashlib.sha256(Path(compact.__file__).read_bytes()).hexdigest()[:12]
     assert name == f"CompactRow[{digest}](array(uint8, 1d, C), float32)"
+
+
+@nb.njit
+def _fill_row(values, start):
+    # a kernel writing a row it was handed, as the batch kernels hand their rows to a game's kernels
+    for j in range(values.shape[0]):
+        values[j] = start + j
+    return values.shape[0], values.strides[0]
+
+
+@nb.njit
+def _through_borrowed(data, i, start):
+    return _fill_row(borrowed_row(data, i), start)
+
+
+@pytest.mark.parametrize("dtype", [np.uint8, np.uint16, np.float32, np.float64])
+def test_a_borrowed_row_is_the_row_of_the_array(dtype):
+    # borrowed_row(data, i) is data[i] without a reference of its own: the same memory, shape and strides
+    data = np.zeros((4, 5), dtype)
+    assert _through_borrowed(data, 2, 7) == (5, data.itemsize)
+    want = np.zeros((4, 5), dtype)
+    want[2] = np.arange(7, 12)
+    assert np.array_equal(data, want)
+    view = data[1:3]  # a slice of the batch (a thread's), as the vector env passes them
+    _through_borrowed(view, 0, 20)
+    assert data[1].tolist() == list(range(20, 25)) and data[2].tolist() == list(range(7, 12))
