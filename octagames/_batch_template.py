@@ -50,10 +50,13 @@ _apply_legal = fast_apply(game)  # the contract's optional fast apply (else ever
 # the helpers are inlined into the entry points: a compiled function of its own would be optimised
 # and emitted with every rule it reaches, once more than its callers already are
 @nb.njit(inline="always")
-def _settle(s) -> None:
+def _settle_each(s) -> None:
     # resolve chance nodes so that a seat (or the end) is next
     while game.current_player(s) == CHANCE:
         game.apply_action(s, game.sample_chance(s))
+
+
+_settle = getattr(game, "settle_chance", _settle_each)  # the contract's optional kernel does the same at once
 
 
 def _observe(s, p, obs, i, divisor) -> None:

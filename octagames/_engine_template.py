@@ -21,8 +21,15 @@ def _not_truncated(s) -> bool:
     return False
 
 
+@nb.njit
+def _settle_each(s) -> None:
+    while game.current_player(s) == CHANCE:
+        game.apply_action(s, game.sample_chance(s))
+
+
 _apply_legal = fast_apply(game)
 _truncated = game.truncated if HAS_TRUNCATED else _not_truncated
+_settle = getattr(game, "settle_chance", _settle_each)  # the contract's optional kernel does the same at once
 
 
 @nb.njit(cache=True)
@@ -88,8 +95,7 @@ def truncated(s) -> bool:
 @nb.njit(cache=True)
 def play_chance(s) -> int:
     """Resolve chance nodes with the record's RNG; returns the acting seat (or TERMINAL)."""
-    while game.current_player(s) == CHANCE:
-        game.apply_action(s, game.sample_chance(s))
+    _settle(s)
     if game.current_player(s) == TERMINAL:
         return TERMINAL
     return game.acting_player(s)

@@ -62,7 +62,10 @@ placement at a time). MCTS's random playouts use it when a module has it; the
 distribution must be exactly uniform over ``legal_mask``. And ``apply_legal(s, action) -> bool``:
 ``apply_action`` without the legality check of a player's action, for actions
 taken from ``legal_mask`` (or ``random_legal_action``); MCTS playouts use it.
-It must leave the record exactly as ``apply_action`` would.
+It must leave the record exactly as ``apply_action`` would. And ``settle_chance(s)``: every
+chance node resolved with the record's RNG until a seat acts or the game ends, leaving the record
+exactly as ``apply_action(s, sample_chance(s))`` repeated while at a chance node would (Octrix
+deals a round at once); ``Game.play_chance`` and the vector env's steps use it.
 
 The kernels are plain ``@numba.njit`` functions over one record (no
 ``cache=True``: numba's cache would not notice edits to the modules they call);

@@ -125,6 +125,36 @@ def test_optional_fast_kernels_agree_with_the_contract(name, config):
     assert steps > 100
 
 
+# games with the contract's optional settle_chance (Octrix deals a round at once)
+SETTLE_CONFIGS = [(n, c) for n, c in GAME_CONFIGS if hasattr(load_module(n), "settle_chance")]
+
+
+@pytest.mark.parametrize("name,config", SETTLE_CONFIGS, ids=[config_id(n, c) for n, c in SETTLE_CONFIGS])
+def test_settle_chance_resolves_chance_as_sample_chance_does(name, config):
+    # Game.play_chance and the vector env resolve chance with settle_chance: it must leave a record exactly as
+    # apply_action(s, sample_chance(s)) does at every chance node (the same draws, cards and seats), also when
+    # some of the chance nodes were resolved one at a time before
+    game = Game(name, **config)
+    rng = np.random.default_rng(4)
+    nodes = 0
+    for seed in range(6):
+        s = game.new_state(seed)
+        while not game.is_terminal(s):
+            if not game.is_chance(s):
+                game.apply_action(s, int(rng.choice(game.legal_actions(s))))
+                continue
+            for _ in range(int(rng.integers(0, 4))):
+                if game.is_chance(s):
+                    game.apply_action(s, game.sample_chance(s))
+            fast = game.clone(s)
+            game.play_chance(fast)  # the engine's entry point, through settle_chance
+            while game.is_chance(s):
+                game.apply_action(s, game.sample_chance(s))
+            assert game.to_bytes(fast) == game.to_bytes(s)
+            nodes += 1
+    assert nodes >= 6 and SETTLE_CONFIGS
+
+
 # ------------------------------------------------------------------ nothing a seat sees reveals what it cannot
 def _positions(game, seed, count):
     """Up to ``count`` decision nodes of a random game (each decision kept with probability 0.3)."""

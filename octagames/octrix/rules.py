@@ -83,7 +83,7 @@ import numba as nb
 import numpy as np
 
 from octagames.core import (CHANCE, SIMULTANEOUS, TERMINAL, Block, GameInfo, Layout, check_choice,
-                            check_range, out_of_range, rng_below, seed_rng)
+                            check_range, nth_bit, out_of_range, rng_below, seed_rng)
 from octagames.record_checks import replay_end, sole_leader
 
 # ---------------------------------------------------------------- static facts
@@ -382,20 +382,49 @@ def chance_outcomes(s, actions, probs) -> int:
     return n
 
 
+_U1 = np.uint64(1)
+
+
+@nb.njit(inline="always")
+def _undealt(s, deck):
+    """The cards of the deck in no hand, as a uint64 bit set (bit c: card c); while dealing, the undealt ones."""
+    free = np.uint64(0)
+    for c in range(NUM_CARDS):
+        free |= np.uint64(int(s["owner"][c]) < 0) << np.uint64(c)
+    return free & ((_U1 << np.uint64(deck)) - _U1)
+
+
 @nb.njit
 def sample_chance(s) -> int:
-    """Draw an undealt card with the record's RNG (-1 without drawing if not dealing)."""
+    """Draw an undealt card with the record's RNG (-1 without drawing if not dealing): the ``k``-th undealt
+    card in deck order, ``k`` uniform below the number undealt."""
     if current_player(s) != CHANCE:
         return -1
     deck = NUM_SUITS * int(s["ranks"])
-    left = deck - int(s["dealt"])
-    k = rng_below(s, left)
-    for c in range(deck):
-        if int(s["owner"][c]) < 0:
-            if k == 0:
-                return c
-            k -= 1
-    return -1
+    k = np.int64(rng_below(s, deck - int(s["dealt"])))  # rng_below is unsigned: int64 keeps the bit arithmetic
+    return nth_bit(_undealt(s, deck), k)
+
+
+@nb.njit
+def settle_chance(s) -> None:
+    """Deal the rest of the round: the record ends exactly as after ``apply_action(s, sample_chance(s))`` while
+    dealing (the same draws of the RNG, cards and seats), with the undealt cards held as a bit set between the
+    cards instead of read back from ``owner`` for each. Does nothing unless dealing."""
+    if current_player(s) != CHANCE:
+        return
+    n = int(s["num_players"])
+    size = _deal_size(s)
+    dealt = int(s["dealt"])
+    deck = NUM_SUITS * int(s["ranks"])
+    free = _undealt(s, deck)
+    seat = (int(s["dealer"]) + 1 + dealt) % n
+    for k in range(dealt, size):
+        c = nth_bit(free, np.int64(rng_below(s, deck - k)))
+        free ^= _U1 << np.uint64(c)
+        s["owner"][c] = seat
+        seat = seat + 1 if seat + 1 < n else 0
+    s["dealt"] = size
+    s["moves"] += size - dealt
 
 
 @nb.njit

@@ -665,7 +665,7 @@ def test_random_play_invariants(cfg):
 
 
 def test_uncompiled_rules_match_compiled(tmp_path):
-    """The rules also run with NUMBA_DISABLE_JIT=1 and give byte-identical games."""
+    """The rules also run with NUMBA_DISABLE_JIT=1 and give byte-identical games and deals."""
     script = textwrap.dedent("""
         import hashlib, sys
         import numpy as np
@@ -677,6 +677,9 @@ def test_uncompiled_rules_match_compiled(tmp_path):
             g = Game("octrix", **cfg)
             for seed in range(int(sys.argv[1])):
                 h.update(g.to_bytes(random_playout(g, seed)))
+                s = g.new_state(seed)
+                g.play_chance(s)  # the whole deal at once (settle_chance)
+                h.update(g.to_bytes(s))
         print(h.hexdigest())
     """)
     path = tmp_path / "run.py"
