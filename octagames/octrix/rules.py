@@ -359,10 +359,10 @@ def legal_mask(s, player, out) -> int:
     if current_player(s) != SIMULTANEOUS or not is_pending(s, player):
         return 0
     n = 0
-    for c in range(NUM_CARDS):
-        if int(s["owner"][c]) == player:
-            out[c] = 1
-            n += 1
+    for c in range(NUM_CARDS):  # every entry stored, no branch: which cards a hand holds is random
+        mine = int(s["owner"][c]) == player
+        out[c] = mine
+        n += mine
     return n
 
 
@@ -447,19 +447,39 @@ def run_points(won) -> int:
     return total + run * run
 
 
+def _points_of_bits(won: int) -> int:
+    # run_points of the bit set ``won`` (bit t: counting card t + 1), in Python: the table below is built at import
+    runs = [len(r) for r in f"{won:0{MAX_TRICKS}b}"[::-1].split("0")]
+    return sum(r * r for r in runs)
+
+
+#: ``RUN_POINTS[m]``: the points of the counting cards whose bits are set in ``m`` (runs squared, bit t: card t + 1)
+RUN_POINTS = np.array([_points_of_bits(m) for m in range(1 << MAX_TRICKS)], dtype=np.int64)
+
+
+@nb.njit(inline="always")
+def _tricks_won(s) -> int:
+    """The tricks every seat won this round, packed: bit ``8 * p + t`` is set when seat ``p`` won trick ``t``."""
+    won = 0
+    for t in range(int(s["hand_size"])):  # no branch per trick
+        w = int(s["trick_winner"][t])
+        won |= int(w >= 0) << (MAX_TRICKS * max(w, 0) + t)
+    return won
+
+
+@nb.njit(inline="always")
+def _side_points(s, won, side) -> int:
+    """Points of ``side`` from the packed tricks of :func:`_tricks_won` (its runs of counting cards, squared)."""
+    bits = (won >> (MAX_TRICKS * side)) & 0xFF
+    if int(s["partnership"]):  # the side's two seats: side and side + 2
+        bits |= (won >> (MAX_TRICKS * (side + 2))) & 0xFF
+    return RUN_POINTS[bits]
+
+
 @nb.njit
 def round_points_of_side(s, side) -> int:
     """Points of ``side`` from the counting cards won so far this round (runs squared)."""
-    total = 0
-    run = 0
-    for t in range(int(s["hand_size"])):
-        w = int(s["trick_winner"][t])
-        if w >= 0 and side_of(s, w) == side:
-            run += 1
-        else:
-            total += run * run
-            run = 0
-    return total + run * run
+    return _side_points(s, _tricks_won(s), side)
 
 
 @nb.njit
@@ -591,21 +611,26 @@ def observation(s, player, out) -> None:
     """Write ``player``'s information state (layout in the module docstring)."""
     out[:] = 0.0
     n = int(s["num_players"])
+    h = int(s["hand_size"])
     t_open = int(s["trick"])
-    for c in range(NUM_CARDS):
-        o = int(s["owner"][c])
-        if o >= 0:
-            out[O_HANDS + _rel(o, player, n) * NUM_CARDS + c] = 1.0
-    for t in range(int(s["hand_size"])):
+    for q in range(n):  # every entry of each hand's row, no branch per card: a vector compare of the owners
+        p = q + player
+        p = p - n if p >= n else p
+        for c in range(NUM_CARDS):
+            out[O_HANDS + q * NUM_CARDS + c] = 1.0 if int(s["owner"][c]) == p else 0.0
+    for t in range(min(t_open, h)):  # the tricks played
+        for p in range(n):
+            c = int(s["trick_cards"][t, p])
+            if c >= 0:
+                out[O_PTRICK + c * MAX_TRICKS + t] = 1.0
+                out[O_PBY + c * MAX_PLAYERS + _rel(p, player, n)] = 1.0
+    for t in range(t_open, h):  # the open trick (the later ones hold no card)
         for p in range(n):
             c = int(s["trick_cards"][t, p])
             if c < 0:
                 continue
             q = _rel(p, player, n)
-            if t < t_open:
-                out[O_PTRICK + c * MAX_TRICKS + t] = 1.0
-                out[O_PBY + c * MAX_PLAYERS + q] = 1.0
-            elif card_visible(s, p, player):
+            if card_visible(s, p, player):
                 out[O_TABLE + q * NUM_CARDS + c] = 1.0
             else:  # committed face down: still in its owner's hand for this viewer
                 out[O_HANDS + q * NUM_CARDS + c] = 1.0
@@ -615,14 +640,15 @@ def observation(s, player, out) -> None:
                 out[O_PENDING + _rel(p, player, n)] = 1.0
         out[O_TRICK + t_open] = 1.0
     out[O_HIGH] = float(int(s["high_wins"]))
-    for t in range(int(s["hand_size"])):
+    for t in range(min(t_open, h)):
         w = int(s["trick_winner"][t])
-        if w >= 0 and t < t_open:
+        if w >= 0:
             out[O_WON + t * MAX_PLAYERS + _rel(w, player, n)] = 1.0
+    won = _tricks_won(s)
     for p in range(n):
         q = _rel(p, player, n)
-        if t_open < int(s["hand_size"]) or int(s["terminal"]):
-            out[O_RPTS + q] = round_points_of_side(s, side_of(s, p)) / 64.0
+        if t_open < h or int(s["terminal"]):
+            out[O_RPTS + q] = _side_points(s, won, side_of(s, p)) / 64.0
         out[O_SCORES + q] = int(s["scores"][p]) / float(int(s["target"]))
     out[O_NPLAYERS + n - 2] = 1.0
     out[O_PART] = float(int(s["partnership"]))
