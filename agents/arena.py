@@ -13,13 +13,15 @@ seat equally often (game ``g`` puts agent ``k`` in seat ``(k + g) % n``).
 
 A run's :class:`GameJournal` keeps every game's record (:mod:`octagames.records`: the
 actions, their names, the agents' thinking where they tell it), so that any game of an
-evaluation, tournament or leaderboard can be replayed (``octagames replay``).
+evaluation, tournament or leaderboard can be replayed (``octagames replay``). One run at a
+time writes a journal: it holds the journal's :class:`WriterLock` (a second is refused).
 """
 
 from __future__ import annotations
 
 import json
 import math
+import os
 import time
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
@@ -31,6 +33,11 @@ from octagames import catalogue
 from octagames.agents.base import Agent, decide, make_turn
 from octagames.core import CHANCE, TERMINAL, Game, check_seed
 from octagames.records import GameRecord, Recorder
+
+try:
+    import fcntl
+except ImportError:  # Windows: no flock; runs go on without a lock there (a second writer is not refused)
+    fcntl = None  # type: ignore[assignment]
 
 
 def wilson_interval(wins: float, n: int, z: float = 1.96) -> tuple[float, float]:
@@ -190,6 +197,107 @@ Job = tuple[int, tuple[int, ...], int]
 """One game to play: (key, the agent index of every seat, seed)."""
 
 
+class BusyError(ValueError):
+    """Another run holds the :class:`WriterLock` of what this one would write (a ValueError: the scripts
+    report it in one line with exit status 2)."""
+
+
+class WriterLock:
+    """The lock of the one run that writes a journal or a run folder: an exclusive advisory ``flock``, taken
+    without waiting (a second run, or a second journal on the same file in this process, is refused at once)
+    and held until :meth:`release`, or until the process ends however it ends (the OS releases it: a killed
+    run leaves no stale lock). Take it before anything it guards is read, rewritten, moved or removed.
+
+    The locked file stays when the lock is released and is never deleted (a run deleting it could let two
+    others lock two different files of one name); nothing is written in it. Where ``fcntl`` does not exist
+    (Windows) nothing is locked and every run goes on. A process forked while holding it shares it; only
+    :meth:`release` in the process that took it (closing its descriptor) gives it back.
+
+    Args:
+        path: what is locked: a folder (a run folder: its own entry, nothing created in it), or a file,
+            created empty when missing with its folder (a journal's ``<name>.lock``).
+        guarded: what the lock guards, as the message names it (the journal, the run folder).
+        remedy: what to do instead, ending the message (``wait for that run to end, or ...``).
+
+    Raises:
+        BusyError: another run holds the lock (one line: ``guarded``, the holder's pid where Linux's
+            ``/proc/locks`` tells it, and ``remedy``).
+    """
+
+    def __init__(self, path: str | Path, guarded: str, remedy: str) -> None:
+        self._fd: int | None = None
+        self.path = Path(path)
+        if fcntl is None:
+            return
+        if not self.path.is_dir():
+            self.path.parent.mkdir(parents=True, exist_ok=True)
+        fd = os.open(self.path, os.O_RDONLY | (0 if self.path.is_dir() else os.O_CREAT), 0o644)
+        try:
+            fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+        except BlockingIOError:
+            pid = _flock_holder(fd)
+            os.close(fd)
+            who = "" if pid is None else f" (pid {pid}{', this process' if pid == os.getpid() else ''})"
+            raise BusyError(f"{guarded}: another run{who} is writing it; {remedy}") from None
+        except BaseException:
+            os.close(fd)
+            raise
+        self._fd = fd
+
+    @property
+    def held(self) -> bool:
+        """Whether this process holds the lock (False once released, and always where nothing is locked)."""
+        return self._fd is not None
+
+    def release(self) -> None:
+        """Give the lock back (again: nothing). The file stays; the descriptor is closed, not unlocked, so a
+        process forked from this one and closing its copy cannot release it for this one either."""
+        fd, self._fd = self._fd, None
+        if fd is not None:
+            os.close(fd)
+
+    def __del__(self) -> None:  # dropped without release (a run object left unclosed): given back with it
+        self.release()
+
+
+def _flock_holder(fd: int) -> int | None:
+    """The pid that holds an ``flock`` on ``fd``'s file, from Linux's ``/proc/locks``; None where it is not
+    told (another system, another pid namespace)."""
+    st = os.fstat(fd)
+    me = (os.major(st.st_dev), os.minor(st.st_dev), st.st_ino)
+    try:
+        with open("/proc/locks") as f:
+            lines = f.read().splitlines()
+    except OSError:
+        return None
+    for line in lines:  # "1: FLOCK  ADVISORY  WRITE 878 fe:00:2582983 0 EOF" ("1: -> FLOCK ..." waits)
+        parts = line.split()
+        if "FLOCK" not in parts or "->" in parts:
+            continue
+        i = parts.index("FLOCK")
+        try:
+            pid, (major, minor, inode) = int(parts[i + 3]), parts[i + 4].split(":")
+            if (int(major, 16), int(minor, 16), int(inode)) == me and pid > 0:
+                return pid
+        except (IndexError, ValueError):
+            continue
+    return None
+
+
+def journal_lock(path: str | Path) -> WriterLock:
+    """The lock of the journal ``path``: on ``<name>.lock`` beside it (which stays there). :class:`GameJournal`
+    takes it; a caller that moves an old journal aside before opening the new one takes it first and passes
+    it on (``GameJournal(..., lock=)``), so that the journal of a run under way is never moved.
+
+    Raises:
+        BusyError: another run writes the journal (naming it and the other run's pid where known).
+    """
+    path = Path(path)
+    return WriterLock(path.with_name(path.name + ".lock"), str(path),
+                      "wait for that run to end (the same command then resumes its games), or write to another "
+                      "folder (--out-dir; the leaderboard's --out)")
+
+
 class GameJournal:
     """Results of finished games, appended to a JSON-lines file as they finish, so that an
     interrupted run resumes with the games already played.
@@ -202,18 +310,41 @@ class GameJournal:
     started, and ``{"games": <already played>, "code": ...}`` appended to its ``"resumes"`` at each
     resume; other code resumes the run.
 
+    One run at a time writes a journal: it holds the journal's lock (:func:`journal_lock`) from before the
+    file is read until :meth:`close` (or its process ends), and a second journal on the file, in another
+    process or this one, is refused in one line while it does. Without it, a second run's resume rewrote
+    the file under the first, which went on appending to the replaced file: its games were lost.
+
     Args:
         path: the file (created with its folder when missing).
         header: what identifies the run.
         code: what wrote the games (``octagames.experiments.cli.code_version``: version, commit),
             or None to record nothing.
+        lock: the journal's lock, already taken (:func:`journal_lock`), which the journal then holds and
+            releases on :meth:`close` (kept by the caller when the journal is refused); None: the
+            journal takes it.
 
     Raises:
-        ValueError: the file belongs to another run.
+        BusyError: another run writes the file (a ValueError).
+        ValueError: the file belongs to another run; ``lock`` is not this file's.
     """
 
-    def __init__(self, path: str | Path, header: dict[str, Any], code: dict[str, Any] | None = None) -> None:
+    def __init__(self, path: str | Path, header: dict[str, Any], code: dict[str, Any] | None = None,
+                 lock: WriterLock | None = None) -> None:
         self.path = Path(path)
+        if lock is not None and lock.path != self.path.with_name(self.path.name + ".lock"):
+            raise ValueError(f"lock: {lock.path} is not the lock of {self.path}; take it with journal_lock(path)")
+        self._lock = journal_lock(self.path) if lock is None else lock  # before the file is read
+        try:
+            self._open(header, code)
+        except BaseException:
+            if lock is None:  # a caller's lock stays the caller's
+                self._lock.release()
+            raise
+
+    def _open(self, header: dict[str, Any], code: dict[str, Any] | None) -> None:
+        """Read the games of the file (resumed: rewritten with ``code`` among its resumes) or start it; open it
+        for appending. Called with the lock held."""
         self.header = json.loads(json.dumps(header))  # as it reads back
         self.done: dict[int, tuple[list[float], int]] = {}
         self.records: dict[int, dict[str, Any]] = {}  # the JSON record of every game that has one
@@ -235,7 +366,8 @@ class GameJournal:
             if code is not None:
                 head.setdefault("resumes", []).append({"games": len(self.done), "code": code})
                 lines[0] = json.dumps(head)
-            # written beside it, then put in its place: a run killed while rewriting loses no game
+            # written beside it, then put in its place: a run killed while rewriting loses no game (one name:
+            # only the lock's holder writes it, and the next one writes over what a killed one left)
             tmp = self.path.with_name(self.path.name + ".tmp")
             tmp.write_text("".join(line + "\n" for line in [lines[0]] + [self._row(k) for k in sorted(self.done)]))
             tmp.replace(self.path)
@@ -266,7 +398,9 @@ class GameJournal:
         return json.dumps(row)
 
     def close(self) -> None:
+        """Close the file and release the journal's lock (again: nothing)."""
         self._file.close()
+        self._lock.release()
 
 
 def play_games(game: Game, agents: Sequence[Agent], jobs: Sequence[Job], progress: bool = True, desc: str = "",

@@ -57,7 +57,7 @@ from typing import (Annotated, Any, Callable, Iterator, NoReturn, Sequence, Type
                     get_type_hints)
 
 import octagames.agents
-from octagames.agents.arena import GameJournal
+from octagames.agents.arena import GameJournal, journal_lock
 from octagames.agents.registry import AGENTS, make_agent
 from octagames import catalogue
 from octagames.core import Game, load_module
@@ -599,18 +599,25 @@ def open_journal(path: Path, resume: bool, header: dict[str, Any]) -> GameJourna
 
     The header gets the digests of the model files its ``agents``/``agent``/``opponent`` specs name. The
     journal's first line records beside it the code that wrote it (:func:`code_version`), and each resume's
-    code under ``resumes``: neither is part of the header, so other code resumes the run.
+    code under ``resumes``: neither is part of the header, so other code resumes the run. The journal's lock
+    (:func:`~octagames.agents.arena.journal_lock`) is taken first: while another run writes the journal,
+    nothing is read or moved and this run is refused (:class:`~octagames.agents.arena.BusyError`).
     """
     specs = [s for key in ("agents", "agent", "opponent") for s in
              ([header[key]] if isinstance(header.get(key), str) else header.get(key, []))]
     header, code = {**header, "models": model_fingerprints(specs)}, code_version()
-    if not resume and path.exists():
-        print(f"{path}: not resumed (--no-resume); moved to {_set_aside(path)}, starting over")
+    lock = journal_lock(path)  # before anything is read or moved: a run writing the journal refuses this one
     try:
-        journal = GameJournal(path, header, code)
-    except ValueError:  # the games of other settings (or models): kept aside, never mixed in
-        print(f"{path} held the games of other settings; moved to {_set_aside(path)}, starting over")
-        journal = GameJournal(path, header, code)
+        if not resume and path.exists():
+            print(f"{path}: not resumed (--no-resume); moved to {_set_aside(path)}, starting over")
+        try:
+            journal = GameJournal(path, header, code, lock=lock)
+        except ValueError:  # the games of other settings (or models): kept aside, never mixed in
+            print(f"{path} held the games of other settings; moved to {_set_aside(path)}, starting over")
+            journal = GameJournal(path, header, code, lock=lock)
+    except BaseException:
+        lock.release()
+        raise
     if journal.done:
         print(f"resuming: {len(journal.done)} games already played ({path})")
     return journal

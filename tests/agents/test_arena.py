@@ -1,11 +1,15 @@
 """The arena: seat rotation, win accounting, confidence intervals, no peeking, JSON output."""
 
 import json
+import os
+import re
+import subprocess
+import sys
 
 import numpy as np
 import pytest
 
-from octagames.agents.arena import GameJournal, play_match, wilson_interval
+from octagames.agents.arena import BusyError, GameJournal, journal_lock, play_match, wilson_interval
 from octagames.agents.base import Agent, RandomAgent, Turn
 from octagames.agents.heuristics.octrix import OctrixHeuristicAgent
 from octagames.agents.registry import make_agent
@@ -248,3 +252,84 @@ def test_a_journal_records_the_code_of_its_start_and_of_each_resume_which_other_
     assert json.loads(path.read_text().splitlines()[0]) == head
     with pytest.raises(ValueError, match="holds the games of another run"):
         GameJournal(path, {"run": 2}, first)
+
+
+def _python(code: str) -> subprocess.Popen:
+    """Another process running ``code`` (its stdin, stdout and stderr piped, as text)."""
+    return subprocess.Popen([sys.executable, "-c", code], stdin=subprocess.PIPE, stdout=subprocess.PIPE,
+                            stderr=subprocess.PIPE, text=True)
+
+
+def _keys(path) -> list[int]:
+    return sorted(json.loads(line)["key"] for line in path.read_text().splitlines()[1:])
+
+
+def _busy(path, pid: int) -> str:
+    """The words of the refusal (the holder's pid where Linux's /proc/locks tells it)."""
+    who = rf" \(pid {pid}(, this process)?\)" if sys.platform == "linux" else ".*"
+    return "^" + re.escape(f"{path}: another run") + who + re.escape(" is writing it; wait for that run")
+
+
+def test_a_journal_a_run_writes_is_refused_to_a_second_run_here_or_elsewhere_and_keeps_every_game(tmp_path):
+    # a second run resumed the journal by rewriting it into a new file while the first went on appending to
+    # the replaced one: the first run's later games were lost
+    path = tmp_path / "run.games.jsonl"
+    first = GameJournal(path, {"run": 1}, {"version": "1"})
+    first.add(0, np.array([1.0, -1.0]), 10)
+    with pytest.raises(BusyError, match=_busy(path, os.getpid()) + r".*another folder \(--out-dir"):
+        GameJournal(path, {"run": 1}, {"version": "1"})  # in this process
+    with pytest.raises(ValueError, match=_busy(path, os.getpid())):  # a lock taken first (to move the file)
+        journal_lock(path)
+    other = _python(f"from octagames.agents.arena import GameJournal\n"
+                    f"GameJournal({str(path)!r}, {{'run': 1}})")
+    _, err = other.communicate(timeout=120)
+    assert other.returncode != 0 and re.search(_busy(path, os.getpid())[1:], err), err
+    first.add(1, np.array([-1.0, 1.0]), 11)
+    assert _keys(path) == [0, 1]  # the file as the first run writes it, not replaced
+    first.close()
+    resumed = GameJournal(path, {"run": 1}, {"version": "2"})  # closed: the next run resumes
+    resumed.add(2, np.array([1.0, -1.0]), 12)
+    resumed.close()
+    assert sorted(resumed.done) == [0, 1, 2] and _keys(path) == [0, 1, 2]
+    assert json.loads(path.read_text().splitlines()[0])["resumes"] == [{"games": 2, "code": {"version": "2"}}]
+
+
+def test_a_journal_whose_run_was_killed_opens_and_resumes_its_games(tmp_path):
+    path = tmp_path / "run.games.jsonl"
+    code = ("import sys\nimport numpy as np\nfrom octagames.agents.arena import GameJournal\n"
+            f"journal = GameJournal({str(path)!r}, {{'run': 1}})\n"
+            "journal.add(0, np.array([1.0, -1.0]), 10)\nprint('ready', flush=True)\nsys.stdin.readline()\n")
+    run = _python(code)
+    if run.stdout.readline() != "ready\n":
+        run.kill()
+        pytest.fail(run.communicate(timeout=60)[1])
+    try:
+        with pytest.raises(BusyError, match=_busy(path, run.pid)):
+            GameJournal(path, {"run": 1})
+    finally:
+        run.kill()  # no close, no cleanup: the system gives its lock back
+        run.communicate(timeout=60)
+    resumed = GameJournal(path, {"run": 1})
+    resumed.close()
+    assert resumed.done == {0: ([1.0, -1.0], 10)}
+
+
+def test_a_journal_takes_a_lock_its_caller_took_and_a_refused_journal_gives_back_only_its_own(tmp_path):
+    path = tmp_path / "run.games.jsonl"
+    GameJournal(path, {"run": 1}).close()
+    with pytest.raises(ValueError, match="holds the games of another run"):
+        GameJournal(path, {"run": 2})
+    lock = journal_lock(path)  # given back by the refused journal above, which took it
+    with pytest.raises(ValueError, match="holds the games of another run"):
+        GameJournal(path, {"run": 2}, lock=lock)
+    assert lock.held  # the caller's lock stays the caller's: it may move the file aside and go on
+    path.replace(tmp_path / "old.games.jsonl")
+    journal = GameJournal(path, {"run": 2}, lock=lock)
+    with pytest.raises(BusyError):
+        journal_lock(path)
+    journal.close()
+    assert not lock.held
+    again = journal_lock(path)  # given back on close
+    with pytest.raises(ValueError, match="is not the lock of"):
+        GameJournal(tmp_path / "other.games.jsonl", {"run": 2}, lock=again)
+    again.release()
