@@ -1,6 +1,6 @@
 """Throughput on Ray: arena games/s and self-play samples/s with 1 and 2 local workers.
 
-    python -m octagames.experiments.bench_ray                      # a local Ray instance, 2 CPUs
+    python -m octagames.experiments.bench_ray                      # a private local Ray instance, 2 CPUs
     python -m octagames.experiments.bench_ray --ray-address auto   # the cluster this machine belongs to
 
 * **games/s**: ``--games`` arena games (``--agents``, seats rotated) played in this
@@ -35,11 +35,14 @@ import torch
 from octagames.agents.arena import play_games
 from octagames.agents.learn.az import PolicyValueNet, SearchConfig
 from octagames.agents.learn.az_selfplay import Learner, ReplayBuffer, SelfPlayWorker, WorkerConfig
-from octagames.agents.learn.distributed import ActorGroup, RayGames, SelfPlayActors, connect
+from octagames.agents.learn.distributed import ActorGroup, RayGames, SelfPlayActors, connect, require_cpus
 from octagames.agents.registry import make_agent
 from octagames.agents.learn.rollout import RolloutWorker
 from octagames.experiments.train_ppo import TrainConfig
-from octagames.experiments.cli import GameArgs, parse_config, script
+from octagames.experiments.cli import GameArgs, check_ray_options, parse_config, script
+
+#: the most Ray workers (tasks or actors) a bench runs at once: it measures 1 and 2
+WORKERS = 2
 
 
 @dataclass(frozen=True)
@@ -63,13 +66,21 @@ class BenchRayConfig(GameArgs):
     az_simulations: int = 32
     """simulations per searched decision in self-play"""
     ray_address: str = ""
-    """a Ray cluster to use (auto: the one this machine belongs to); empty: a local instance"""
+    """a Ray cluster to use (auto: the one this machine belongs to, host:port: its head); empty: a private local
+    instance"""
     num_cpus: int = 2
-    """CPUs of the local instance"""
+    """CPUs of the local instance (at least 2: the benches run up to 2 Ray workers at once)"""
     repeats: int = 3
     """timed runs per figure (the best counts; the first call of every worker is never timed)"""
     out: str = "runs/bench_ray.json"
     """the JSON (the PNG goes beside it)"""
+
+    def __post_init__(self) -> None:
+        super().__post_init__()
+        check_ray_options(self.ray_address, self.chunk_size)
+        if self.num_cpus < WORKERS:
+            raise ValueError(f"num_cpus={self.num_cpus} is not valid; it must be >= {WORKERS} (the benches run "
+                             f"up to {WORKERS} Ray workers at once, one CPU each)")
 
 
 def _timed(fn: Any) -> tuple[Any, float]:
@@ -201,7 +212,9 @@ def plot(result: dict[str, Any], path: Path) -> Path:
 def main(cfg: BenchRayConfig) -> dict[str, Any]:
     """Measure, print a table, write the JSON and the PNG."""
     load_before = os.getloadavg()
-    connect(cfg.ray_address or None, num_cpus=cfg.num_cpus)
+    ray = connect(cfg.ray_address or None, num_cpus=cfg.num_cpus)
+    require_cpus(ray, WORKERS, f"bench_ray ({WORKERS} Ray workers at once)",
+                 "leave ray_address empty for a private local instance of num_cpus CPUs")
     result: dict[str, Any] = {"settings": asdict(cfg), "cpu_count": os.cpu_count(),
                               "load_average_before": load_before}
     result["games_per_s"] = bench_games(cfg)

@@ -539,12 +539,55 @@ def saved_command(cls: type, saved: dict[str, Any], module: str) -> str:
     return " ".join(command_line(cls(**cfg), module))
 
 
+def check_ray_options(ray_address: str, chunk_size: int | None = None, ray_actors: int | None = None) -> None:
+    """The checks of the Ray options a config's ``__post_init__`` shares, without Ray: the form of
+    ``ray_address`` (empty, local, auto, ``<host>:<port>`` or ``ray://<host>:<port>``); where the verb has
+    them, ``chunk_size`` >= 1 (with or without ``--ray``), and a trainer's ``ray_address`` only with
+    ``ray_actors`` >= 1 (the address is the actors' cluster: without actors it would be ignored).
+
+    Raises:
+        ValueError: naming the field (both fields, for the pair) and the valid values.
+    """
+    from octagames.agents.learn.distributed import check_address  # imports Ray only when it connects
+    check_address(ray_address)
+    if chunk_size is not None and chunk_size < 1:
+        raise ValueError(f"chunk_size={chunk_size} is not valid; it must be >= 1 (games per Ray task)")
+    if ray_actors == 0 and ray_address:
+        raise ValueError(f"ray_address={ray_address!r} needs ray_actors >= 1 (it is the cluster of the Ray actors; "
+                         "ray_actors=0 plays in this process): give --ray-actors N, or leave ray_address empty")
+
+
 def executor_from(ray: bool, ray_address: str, chunk_size: int = 8) -> Any:
-    """The games' executor of the ``--ray``/``--ray-address`` flags: ``None`` (this process) or Ray tasks."""
+    """The games' executor of the ``--ray``/``--ray-address`` flags: ``None`` (this process) or Ray tasks.
+
+    Raises:
+        ValueError: a ``ray_address`` where nothing answers, said here, before any agent is built or journal
+            opened (:func:`octagames.agents.learn.distributed.check_reachable`).
+    """
     if not (ray or ray_address):
         return None
-    from octagames.agents.learn.distributed import RayGames  # the only module that imports Ray
+    from octagames.agents.learn.distributed import RayGames, check_reachable  # the only module that imports Ray
+    check_reachable(ray_address)
     return RayGames(address=ray_address or None, chunk_size=chunk_size)
+
+
+@contextmanager
+def games_kept_on_interrupt(journal: Callable[[], GameJournal | None]) -> Iterator[None]:
+    """Ctrl-C while a verb plays its games (evaluate, tournament; here or on Ray): one line on stderr, how
+    many games ``journal()`` (the journal being played, None before one is open) keeps and that the same
+    command goes on from there, and exit status 130 (the shell's for Ctrl-C), instead of a traceback. The
+    journal is closed (its games are on disk as each finishes)."""
+    try:
+        yield
+    except KeyboardInterrupt:
+        kept = journal()
+        if kept is None:
+            said = "no game journaled yet"
+        else:
+            kept.close()
+            said = f"{len(kept.done)} games kept in {kept.path}"
+        print(f"\ninterrupted: {said}; run the same command again to go on", file=sys.stderr, flush=True)
+        raise SystemExit(130) from None
 
 
 def model_fingerprints(specs: Sequence[str]) -> dict[str, str]:

@@ -19,9 +19,10 @@ Every finished game is appended to ``<out_dir>/evaluate-<variant>-<players>p-<ag
 as it finishes: the same command started again after an interruption plays only
 the games it lacks (``--no-resume`` starts over).
 
-``--ray`` plays the games as Ray tasks on a local Ray instance, ``--ray-address auto``
+``--ray`` plays the games as Ray tasks on a private local Ray instance, ``--ray-address auto``
 on the Ray cluster this machine belongs to (the ``distributed`` extra); the results
-are those of the single-process run for the same seed.
+are those of the single-process run for the same seed. Ctrl-C stops with one line: the games
+kept, and that the same command goes on (exit status 130).
 """
 
 from __future__ import annotations
@@ -35,11 +36,12 @@ from typing import Any
 
 import numpy as np
 
-from octagames.agents.arena import MatchResult, play_match
+from octagames.agents.arena import GameJournal, MatchResult, play_match
 from octagames.agents.base import Agent
 from octagames.agents.registry import make_agent
 from octagames import catalogue
-from octagames.experiments.cli import GameArgs, executor_from, open_journal, parse_config, script
+from octagames.experiments.cli import (GameArgs, check_ray_options, executor_from, games_kept_on_interrupt,
+                                      open_journal, parse_config, script)
 
 
 @dataclass(frozen=True)
@@ -64,14 +66,16 @@ class EvalConfig(GameArgs):
     """take the games already saved beside the JSON (same settings); False starts over (the journal moved aside
     to .old)"""
     ray: bool = False
-    """play the games as Ray tasks on a local Ray instance (the distributed extra)"""
+    """play the games as Ray tasks on a private local Ray instance (the distributed extra)"""
     ray_address: str = ""
-    """join this Ray cluster instead (auto: the cluster this machine belongs to); implies --ray"""
+    """join this Ray cluster instead (auto: the cluster this machine belongs to, host:port: its head,
+    ray://host:port: Ray Client); implies --ray"""
     chunk_size: int = 8
     """games per Ray task"""
 
     def __post_init__(self) -> None:
         super().__post_init__()
+        check_ray_options(self.ray_address, self.chunk_size)
         if self.games < 1:
             raise ValueError(f"games={self.games} is not valid; it must be >= 1")
         if not self.opponents:
@@ -102,13 +106,15 @@ def evaluate(cfg: EvalConfig) -> dict[str, Any]:
     # each spec built once (a cfr:N trains once), so a bad spec or a model of another config is refused
     # before a game; one agent may sit in several seats (the arena resets it for each, as the round robin does)
     built = {spec: build(spec) for spec in dict.fromkeys((cfg.agent, *cfg.opponents))}
+    journal: GameJournal | None = None
     for spec in cfg.opponents:
         agents = [built[cfg.agent]] + [built[spec]] * (n - 1)
         journal = open_journal(Path(cfg.out_dir) / stem / f"{_slug(spec)}.games.jsonl", cfg.resume,
                                {"game": name, "config": config, "agent": cfg.agent, "opponent": spec,
                                 "seed": cfg.seed})  # not the count: game k is the same in a longer run
-        match: MatchResult = play_match(game, agents, cfg.games, seed=cfg.seed, progress=cfg.progress,
-                                        executor=executor, journal=journal)
+        with games_kept_on_interrupt(lambda: journal):  # Ctrl-C: one line, exit status 130
+            match: MatchResult = play_match(game, agents, cfg.games, seed=cfg.seed, progress=cfg.progress,
+                                            executor=executor, journal=journal)
         journal.close()
         me = match.records[0]
         lo, hi = me.interval()

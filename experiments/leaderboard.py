@@ -44,8 +44,8 @@ from octagames.agents.learn.az import ZOO_DIR
 from octagames.agents.registry import make_agent
 from octagames.catalogue import Variant
 from octagames.core import Game
-from octagames.experiments.cli import (executor_from, git_commit, open_journal, parse_config, script,
-                                      shown_default)
+from octagames.experiments.cli import (check_ray_options, executor_from, git_commit, open_journal, parse_config,
+                                      script, shown_default)
 from octagames.experiments.tournament import JournalRecording, TournamentResult, record_journal, run_tournament, save
 from octagames.experiments.train_ppo import TrainConfig, ppo_origin
 from octagames.experiments.trainer import default_run_dir
@@ -118,6 +118,7 @@ class LeaderboardConfig:
             raise ValueError(f"mcts={self.mcts} is not valid; budgets must be >= 1")
         if self.games_per_pair < 1:
             raise ValueError(f"games_per_pair={self.games_per_pair} is not valid; it must be >= 1")
+        check_ray_options(self.ray_address, self.chunk_size)
 
 
 def ppo_policy(key: str, ppo_dir: str | Path = "runs/ppo") -> Path | None:

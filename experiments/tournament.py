@@ -20,8 +20,10 @@ and a bar chart to ``.png`` beside it; every finished game is also appended to
 ``runs/tournament_<variant>-<players>p.games.jsonl`` as it finishes, so an interrupted run
 started again with the same command plays only the games it lacks.
 
-On Ray (the ``distributed`` extra), the games run as Ray tasks in chunks, on a
-local instance or a cluster, with the same results as here for the same seed::
+Ctrl-C stops with one line: the games kept, and that the same command goes on (exit status 130).
+
+On Ray (the ``distributed`` extra), the games run as Ray tasks in chunks, on a private
+local instance (``--ray``) or a cluster, with the same results as here for the same seed::
 
     python -m octagames.experiments.tournament --game octiles --agents heuristic,mcts:400 --ray
     ray start --head   # then, on the cluster's head:
@@ -31,7 +33,6 @@ local instance or a cluster, with the same results as here for the same seed::
 from __future__ import annotations
 
 import dataclasses
-import functools
 import json
 import math
 import time
@@ -46,8 +47,8 @@ from octagames.agents.arena import GameJournal, Job, play_games, progress_bar, r
 from octagames.envs._extras import missing_extra
 from octagames.agents.base import Agent
 from octagames.agents.registry import make_agent
-from octagames.experiments.cli import (GameArgs, executor_from, model_fingerprints, open_journal, parse_config,
-                                      script)
+from octagames.experiments.cli import (GameArgs, check_ray_options, executor_from, games_kept_on_interrupt,
+                                      model_fingerprints, open_journal, parse_config, script)
 from octagames.core import Game
 
 
@@ -75,14 +76,16 @@ class TournamentConfig(GameArgs):
     """take the games already in <out_dir>/tournament_<variant>-<players>p.games.jsonl (same settings);
     False starts over (the journal moved aside to .old)"""
     ray: bool = False
-    """play the games as Ray tasks on a local Ray instance (the distributed extra)"""
+    """play the games as Ray tasks on a private local Ray instance (the distributed extra)"""
     ray_address: str = ""
-    """join this Ray cluster instead (auto: the cluster this machine belongs to); implies --ray"""
+    """join this Ray cluster instead (auto: the cluster this machine belongs to, host:port: its head,
+    ray://host:port: Ray Client); implies --ray"""
     chunk_size: int = 8
     """games per Ray task"""
 
     def __post_init__(self) -> None:
         super().__post_init__()
+        check_ray_options(self.ray_address, self.chunk_size)
         if len([s for s in self.agents.split(",") if s.strip()]) < 2:
             raise ValueError(f"agents={self.agents!r} is not valid; give at least two comma-separated agent specs")
         if self.games_per_pair < 1:
@@ -471,12 +474,18 @@ def main(cfg: TournamentConfig) -> TournamentResult:
     specs = [s.strip() for s in cfg.agents.split(",") if s.strip()]
     name, config = cfg.resolve()
     stem = f"tournament_{cfg.describe()}"
-    journal = functools.partial(  # opened once every spec is built: a bad one leaves the file as it was
-        open_journal, Path(cfg.out_dir) / f"{stem}.games.jsonl", cfg.resume,
-        {"game": name, "config": config, "agents": specs, "games_per_pair": cfg.games_per_pair, "seed": cfg.seed})
-    result = run_tournament(name, specs, cfg.games_per_pair, cfg.seed, cfg.bootstrap, cfg.progress,
-                            executor_from(cfg.ray, cfg.ray_address, cfg.chunk_size), journal,
-                            cfg.allow_model_mismatch, **config)
+    opened: list[GameJournal] = []
+
+    def journal() -> GameJournal:  # opened once every spec is built: a bad one leaves the file as it was
+        opened.append(open_journal(Path(cfg.out_dir) / f"{stem}.games.jsonl", cfg.resume,
+                                   {"game": name, "config": config, "agents": specs,
+                                    "games_per_pair": cfg.games_per_pair, "seed": cfg.seed}))
+        return opened[-1]
+
+    executor = executor_from(cfg.ray, cfg.ray_address, cfg.chunk_size)
+    with games_kept_on_interrupt(lambda: opened[-1] if opened else None):  # Ctrl-C: one line, exit status 130
+        result = run_tournament(name, specs, cfg.games_per_pair, cfg.seed, cfg.bootstrap, cfg.progress,
+                                executor, journal, cfg.allow_model_mismatch, **config)
     print(result.table())
     paths = save(result, cfg.out_dir, stem)
     print("wrote", *paths)

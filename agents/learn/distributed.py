@@ -24,9 +24,11 @@ asking for Ray says which extra to install.
   search runs on its CPU: on a machine with many cores and one GPU, many searches feed
   the GPU at once, where one worker's search leaves it mostly idle.
 
-Start a local instance with :func:`connect` (``address=None``), or join a cluster
-(``ray start --head`` on one machine, ``ray start --address=<head>:6379`` on the
-others, then ``address="auto"`` on the head).
+Start a private local instance with :func:`connect` (``address=None``: never a cluster that
+``ray start`` runs on this machine, nor ``RAY_ADDRESS``'s), or join a cluster (``ray start --head``
+on one machine, ``ray start --address=<head>:6379`` on the others, then ``address="auto"`` on the
+head). Ray keeps work that asks for more CPUs than the cluster has waiting forever, without a word:
+the actors and tasks here are refused at once instead (:func:`require_cpus`).
 """
 
 from __future__ import annotations
@@ -34,6 +36,8 @@ from __future__ import annotations
 import copy
 import math
 import os
+import re
+import socket
 from dataclasses import dataclass
 from typing import Any, Callable, ClassVar, Sequence
 
@@ -59,25 +63,120 @@ def require_ray() -> Any:
     return ray
 
 
+#: the forms of a Ray address that :func:`check_address` accepts, for its messages
+ADDRESS_FORMS = ("empty or local (a private local instance), auto (the cluster this machine belongs to: ray start), "
+                 "<host>:<port> (a cluster's head, port 6379 by default) or ray://<host>:<port> (Ray Client, "
+                 "port 10001 by default), with a port in 1..65535")
+#: the seconds :func:`check_reachable` waits for an answer at a cluster's address
+CONNECT_TIMEOUT_S = 10.0
+_HOST_PORT = re.compile(r"(\[[0-9A-Fa-f:.]+\]|[A-Za-z0-9._-]+):([0-9]{1,5})")
+
+
+def check_address(address: str | None, field: str = "ray_address") -> tuple[str, int] | None:
+    """Check the form of a Ray address (what ``ray.init(address=...)`` accepts, :data:`ADDRESS_FORMS`),
+    without Ray.
+
+    Returns:
+        ``(host, port)`` of a concrete address (``"<host>:<port>"``, ``"ray://<host>:<port>"``); None for
+        ``None``, ``""``, ``"local"`` and ``"auto"``.
+
+    Raises:
+        ValueError: another form, or a port outside 1..65535; the message names ``field`` and the valid forms.
+    """
+    if not address or address in ("auto", "local"):
+        return None
+    match = _HOST_PORT.fullmatch(address.removeprefix("ray://"))
+    if match is None or not 1 <= int(match[2]) <= 65535:
+        raise ValueError(f"{field}={address!r} is not valid; valid forms: {ADDRESS_FORMS}")
+    return match[1].strip("[]"), int(match[2])
+
+
+def check_reachable(address: str | None, field: str = "ray_address", timeout: float = CONNECT_TIMEOUT_S) -> None:
+    """Check the form of a Ray address (:func:`check_address`) and, for a concrete one, that something answers
+    there within ``timeout`` seconds (a TCP connection): Ray itself retries an address where nothing answers
+    for many minutes, without a word.
+
+    Raises:
+        ValueError: a bad form; nothing answers at a concrete address (the message names ``field``).
+    """
+    where = check_address(address, field)
+    if where is None:
+        return
+    try:
+        socket.create_connection(where, timeout=timeout).close()
+    except OSError as e:
+        why = f"no answer within {timeout:g} s" if isinstance(e, TimeoutError) else e.strerror or str(e)
+        raise ValueError(f"{field}={address!r}: nothing answers at {where[0]}:{where[1]} ({why}); start the "
+                         "cluster there (ray start --head), give the address of its head, or leave ray_address "
+                         "empty for a private local instance") from e
+
+
 def connect(address: str | None = None, num_cpus: int | None = None) -> Any:
-    """Join a Ray cluster, or start a local instance; returns the ``ray`` module.
+    """Join a Ray cluster, or start a private local instance; returns the ``ray`` module.
 
     Args:
-        address: ``None`` or ``""`` for a local instance on this machine, ``"auto"``
-            for the cluster this machine belongs to (``ray start``), or
+        address: ``None``, ``""`` or ``"local"`` for a private local instance on this machine (Ray's
+            ``address="local"``: never a cluster that ``ray start`` runs here, nor ``RAY_ADDRESS``'s),
+            ``"auto"`` for the cluster this machine belongs to (``ray start``), or
             ``"ray://<head>:10001"`` / ``"<head>:6379"``.
         num_cpus: CPUs of a local instance (``None``: all); ignored for a cluster.
+
+    Raises:
+        ValueError: an address of another form, one where nothing answers (:func:`check_reachable`), or
+            ``"auto"`` without a cluster; each message names ``ray_address``.
     """
+    check_address(address)
     ray = require_ray()
     if not ray.is_initialized():
-        if address:
-            ray.init(address=address, log_to_driver=False)
+        if address and address != "local":
+            check_reachable(address)
+            if address == "auto":  # Ray joins the cluster RAY_ADDRESS names, where set
+                check_reachable(os.environ.get("RAY_ADDRESS"), "RAY_ADDRESS")
+            try:
+                ray.init(address=address, log_to_driver=False)
+            except ConnectionError as e:  # auto without a cluster on this machine
+                raise ValueError(f"ray_address={address!r}: {e} (ray start --head starts a cluster; an empty "
+                                 "ray_address starts a private local instance)") from e
         else:
             # Ray starts its workers at niceness 15, below everything else on a shared machine; here
             # the workers do the run's work, so a local instance gives them the driver's priority
             os.environ.setdefault("RAY_worker_niceness", "0")
-            ray.init(num_cpus=num_cpus, include_dashboard=False, log_to_driver=False)
+            ray.init(address="local", num_cpus=num_cpus, include_dashboard=False, log_to_driver=False)
     return ray
+
+
+def require_cpus(ray: Any, need: float, what: str, instead: str) -> None:
+    """Refuse work that asks Ray for more CPUs than the cluster has: Ray would keep it waiting forever, silently.
+
+    Args:
+        ray: the connected ``ray`` module.
+        need: the CPUs the work asks for at once.
+        what: the setting that asks for them, e.g. ``"ray_actors=3"``.
+        instead: what would fit this cluster, e.g. ``"give ray_actors=1 or fewer"``.
+
+    Raises:
+        ValueError: the cluster has fewer than ``need`` CPUs; the message names ``what``, the cluster, its CPUs,
+            ``instead`` and a bigger cluster.
+    """
+    have = ray.cluster_resources().get("CPU", 0.0)
+    if have < need:
+        try:
+            where = f"the Ray cluster at {ray.get_runtime_context().gcs_address}"
+        except Exception:  # a Ray Client connection (ray://) may not tell it
+            where = "the Ray cluster"
+        raise ValueError(f"{what} needs {_cpus(need)}; {where} has {have:g}: {instead}, or use a Ray cluster "
+                         f"with {_cpus(need)} or more (ray start --head --num-cpus {math.ceil(need)} starts one "
+                         "on this machine)")
+
+
+def _cpus(n: float) -> str:
+    return f"{n:g} CPU" + ("" if n == 1 else "s")
+
+
+def _require_actor_cpus(ray: Any, num_actors: int, cpus_each: float) -> None:
+    fit = int(ray.cluster_resources().get("CPU", 0.0) // cpus_each)
+    require_cpus(ray, num_actors * cpus_each, f"ray_actors={num_actors}",
+                 f"give ray_actors={fit} or fewer" if fit else "give ray_actors=0 (the work in this process)")
 
 
 # ------------------------------------------------------------------ arena games as tasks
@@ -136,6 +235,7 @@ class RayGames:
             raise ValueError(f"chunk_size={self.chunk_size} is not valid; it must be >= 1")
         if self.max_retries < 0:
             raise ValueError(f"max_retries={self.max_retries} is not valid; it must be >= 0")
+        check_address(self.address)
 
     def run(self, game: Any, agents: Sequence[Any], jobs: Sequence[Job],
             done: Callable[..., None], record: bool = False) -> None:
@@ -148,8 +248,12 @@ class RayGames:
                 gets only those its games seat; every game resets them).
             jobs: the games to play.
             done: called once per game, in the order chunks finish.
+
+        Raises:
+            ValueError: a bad address (:func:`connect`); a cluster without a CPU (:func:`require_cpus`).
         """
         ray = connect(self.address, self.num_cpus)
+        require_cpus(ray, 1, "a Ray task of games", "play the games in this process (without --ray)")
         play = _remote_play_chunk(self.max_retries)
         config = {f: getattr(game.config, f) for f in game.config.__dataclass_fields__}
         refs = [ray.put(a) for a in agents]  # one object each: a task fetches only its line-ups' agents
@@ -243,7 +347,8 @@ class SelfPlayActors:
 
     Raises:
         ValueError: ``num_actors < 1``; a device other than cpu and cuda; a CUDA device on a
-            cluster without a whole GPU.
+            cluster without a whole GPU; more actors than the cluster has CPUs (:func:`require_cpus`: Ray
+            would never start the ones that do not fit); a bad address (:func:`connect`).
     """
 
     def __init__(self, num_actors: int, game: str, game_config: dict[str, Any], worker_config: Any,
@@ -257,6 +362,7 @@ class SelfPlayActors:
         res = actor_resources(num_actors, device, ray.cluster_resources().get("GPU", 0.0))
         #: where the actors' networks run
         self.device = "cuda" if res["num_gpus"] else "cpu"  # Ray shows an actor only its own GPU
+        _require_actor_cpus(ray, num_actors, res["num_cpus"])
         cls = ray.remote(**res, max_restarts=max_restarts, max_task_retries=max_restarts)(_SelfPlayActor)
         self.actors = [cls.remote(game, game_config, worker_config, net_spec, actor_seed(seed, k), torch_threads,
                                   self.device) for k in range(num_actors)]
@@ -305,6 +411,10 @@ class ActorGroup:
         args_per_actor: the constructor's arguments of each actor.
         address: the cluster (see :func:`connect`).
         max_restarts: times Ray restarts an actor that died (its calls are retried as often).
+
+    Raises:
+        ValueError: no actor; more actors (one CPU each) than the cluster has CPUs, named ``ray_actors``
+            (:func:`require_cpus`); a bad address (:func:`connect`).
     """
 
     def __init__(self, cls: type, args_per_actor: Sequence[tuple], address: str | None = None,
@@ -313,6 +423,7 @@ class ActorGroup:
             raise ValueError("args_per_actor is empty; give the arguments of at least one actor")
         ray = connect(address)
         self.ray = ray
+        _require_actor_cpus(ray, len(args_per_actor), 1)
         remote = ray.remote(num_cpus=1, max_restarts=max_restarts, max_task_retries=max_restarts)(cls)
         self.actors = [remote.remote(*args) for args in args_per_actor]
 

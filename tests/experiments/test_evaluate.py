@@ -1,6 +1,11 @@
 """One agent against several opponents: the tallies, the files and the config checks."""
 
 import json
+import re
+import signal
+import subprocess
+import sys
+import time
 
 import numpy as np
 import pytest
@@ -104,6 +109,39 @@ def test_a_longer_run_keeps_the_games_played_and_a_bad_seed_is_refused(tmp_path,
     assert resumed["games"] == 3 and set(resumed["code"]) == set(then["code"]) == set(cli.code_version())
     with pytest.raises(ValueError, match="seed=-1 is not valid"):
         EvalConfig(seed=-1, **cfg)
+
+
+def _evaluate_command(out_dir, *flags):
+    return [sys.executable, "-m", "octagames.experiments.evaluate", "--game", "octrix-round", "--config",
+            "ranks=4", "hand_size=4", "--agent", "mcts:30", "--opponents", "random", "--no-progress",
+            "--out-dir", str(out_dir), *flags]
+
+
+def test_ctrl_c_says_how_many_games_were_kept_and_exits_130(tmp_path):
+    proc = subprocess.Popen(_evaluate_command(tmp_path, "--games", "2000"), stdout=subprocess.PIPE,
+                            stderr=subprocess.PIPE, text=True)
+    deadline = time.time() + 120
+    while time.time() < deadline and proc.poll() is None:
+        journals = list(tmp_path.glob("*/random.games.jsonl"))
+        if journals and len(journals[0].read_text().splitlines()) >= 3:  # the header and two games
+            break
+        time.sleep(0.05)
+    proc.send_signal(signal.SIGINT)
+    _, err = proc.communicate(timeout=60)
+    [journal] = tmp_path.glob("*/random.games.jsonl")
+    said = r"\ninterrupted: (\d+) games kept in (\S+); run the same command again to go on\n"
+    kept = re.fullmatch(said, err)
+    assert proc.returncode == 130 and kept, err[-2000:]  # one line, no traceback
+    assert int(kept[1]) == len(journal.read_text().splitlines()) - 1 >= 2 and kept[2] == str(journal)
+
+
+def test_a_ray_address_where_nothing_answers_is_refused_before_any_agent_or_journal(tmp_path):
+    # Ray itself retries such an address for many minutes without a word
+    out = subprocess.run(_evaluate_command(tmp_path / "out", "--games", "2", "--ray-address", "127.0.0.1:1"),
+                         capture_output=True, text=True, timeout=60)
+    assert out.returncode == 2 and out.stderr.count("\n") == 1, out.stderr[-2000:]
+    assert "error: ray_address='127.0.0.1:1': nothing answers at 127.0.0.1:1 (" in out.stderr
+    assert not (tmp_path / "out").exists()
 
 
 def test_a_model_of_another_variant_is_refused_before_any_game_unless_allowed(tmp_path):

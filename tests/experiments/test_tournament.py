@@ -5,6 +5,8 @@ import json
 import numpy as np
 import pytest
 
+import octagames.experiments.tournament as tournament
+from octagames.agents.arena import play_game
 from octagames.experiments.tournament import (TournamentConfig, bootstrap_intervals, fit_bradley_terry, main,
                                               record_journal, run_tournament, seats_for)
 
@@ -141,6 +143,33 @@ def test_bad_settings_leave_a_played_journal_as_it_was(tmp_path):
         with pytest.raises(ValueError, match="mctz"):
             main(TournamentConfig(**{**cfg, "agents": "random,mctz:8", "resume": resume}))
     assert path.read_bytes() == before and not list(tmp_path.glob("*.old*"))
+
+
+class _CtrlCAfterTwoGames:
+    """An executor that plays two games, then is interrupted as by Ctrl-C (here or in Ray's wait)."""
+
+    def run(self, game, agents, jobs, done):
+        for key, lineup, seed in jobs[:2]:
+            done(key, *play_game(game, [agents[i] for i in lineup], seed))
+        raise KeyboardInterrupt
+
+
+def test_ctrl_c_says_how_many_games_were_kept_and_exits_130(tmp_path, monkeypatch, capsys):
+    monkeypatch.setattr(tournament, "executor_from", lambda *flags: _CtrlCAfterTwoGames())
+    cfg = TournamentConfig(game="octrix-round", agents="random,heuristic", games_per_pair=6, bootstrap=0,
+                           out_dir=str(tmp_path), progress=False)
+    with pytest.raises(SystemExit) as e:
+        try:
+            main(cfg)
+        except KeyboardInterrupt:
+            pytest.fail("Ctrl-C ended in a KeyboardInterrupt traceback")
+    assert e.value.code == 130
+    [journal] = tmp_path.glob("*.games.jsonl")
+    said = f"\ninterrupted: 2 games kept in {journal}; run the same command again to go on\n"
+    assert capsys.readouterr().err == said
+    assert len(journal.read_text().splitlines()) == 1 + 2
+    monkeypatch.undo()  # the same command goes on: the four games it lacks
+    assert main(cfg).games[0, 1] == 6 and "resuming: 2 games already played" in capsys.readouterr().out
 
 
 def test_no_two_pairs_share_a_deal_however_many_games_a_pair_plays():

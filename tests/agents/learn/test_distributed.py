@@ -25,7 +25,7 @@ from octagames.experiments.tournament import run_tournament
 
 from octagames.agents.learn.az import PolicyValueNet, SearchConfig
 from octagames.agents.learn.az_selfplay import SelfPlayWorker, WorkerConfig
-from octagames.agents.learn.distributed import RayGames, SelfPlayActors, actor_resources, connect
+from octagames.agents.learn.distributed import ActorGroup, RayGames, SelfPlayActors, actor_resources, connect
 
 TINY = {"ranks": 3, "hand_size": 3}
 
@@ -215,6 +215,58 @@ def test_self_play_actors_share_the_cluster_gpus_and_refuse_cuda_without_one(loc
         _, net, cfg = _selfplay_parts()
         with pytest.raises(ValueError, match="device='cuda' with ray_actors=2: the Ray cluster has no whole GPU"):
             SelfPlayActors(2, "octrix", TINY, cfg, net.spec, seed=0, device="cuda")
+
+
+class _Idle:
+    """A worker class for :class:`ActorGroup` that does nothing."""
+
+
+def test_more_actors_than_the_cluster_has_cpus_are_refused_at_once(local_ray):
+    # Ray would keep the third actor waiting forever, silently (log_to_driver=False hides its warning)
+    _, net, cfg = _selfplay_parts()
+    message = r"ray_actors=3 needs 3 CPUs; the Ray cluster at \S+:\d+ has 2: give ray_actors=2 or fewer, or"
+    start = time.perf_counter()
+    with pytest.raises(ValueError, match=message):
+        SelfPlayActors(3, "octrix", TINY, cfg, net.spec, seed=0)  # train_az's self-play actors
+    with pytest.raises(ValueError, match=message):
+        ActorGroup(_Idle, [()] * 3)  # train_ppo's rollout workers
+    assert time.perf_counter() - start < 10
+
+
+class _FakeRay:
+    """What :func:`connect` asks of the ``ray`` module, recorded; ``init`` fails as Ray's does where asked."""
+
+    def __init__(self, error: Exception | None = None):
+        self.calls: list[dict] = []
+        self.error = error
+
+    def is_initialized(self):
+        return False
+
+    def init(self, **kwargs):
+        self.calls.append(kwargs)
+        if self.error is not None:
+            raise self.error
+
+
+def test_an_empty_address_starts_a_private_instance_and_a_bad_one_is_refused_naming_the_field(monkeypatch):
+    import octagames.agents.learn.distributed as distributed
+
+    fake = _FakeRay()
+    monkeypatch.setattr(distributed, "require_ray", lambda: fake)
+    for address in (None, "", "local"):  # Ray's "local": never the cluster of ray start, nor RAY_ADDRESS's
+        connect(address, num_cpus=1)
+        assert fake.calls.pop() == {"address": "local", "num_cpus": 1, "include_dashboard": False,
+                                    "log_to_driver": False}
+    fake.error = ConnectionError("Could not find any running Ray instance.")
+    with pytest.raises(ValueError, match="ray_address='auto': Could not find any running Ray instance"):
+        connect("auto")
+    with pytest.raises(ValueError, match="ray_address='bogus' is not valid; valid forms"):
+        connect("bogus")
+    start = time.perf_counter()  # Ray itself retries an address where nothing answers for many minutes
+    with pytest.raises(ValueError, match=r"ray_address='127.0.0.1:1': nothing answers at 127.0.0.1:1 \("):
+        connect("127.0.0.1:1")
+    assert time.perf_counter() - start < 15 and len(fake.calls) == 1  # only auto's
 
 
 def test_train_az_on_ray_actors_writes_its_metrics(local_ray, tmp_path):
