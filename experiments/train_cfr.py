@@ -61,7 +61,7 @@ from octagames.agents.cfr.tabular import TablePolicy
 from octagames import catalogue
 from octagames.core import Game
 from octagames.experiments.cli import GameArgs, parse_config, script
-from octagames.experiments.trainer import announce, claim_run_dir, default_run_dir
+from octagames.experiments.trainer import announce, claim_run_dir, default_run_dir, lock_run_dir
 
 
 #: the files a run of train_cfr writes (a folder with any of them holds a run)
@@ -265,6 +265,16 @@ def main(cfg: TrainCFRConfig) -> dict:
     iterations = min(cfg.iterations, 20) if cfg.quick else cfg.iterations
     eval_games = min(cfg.eval_games, 4) if cfg.quick else cfg.eval_games
     out_dir = cfg.resolved_run_dir()
+    lock = lock_run_dir(out_dir, False)  # before --overwrite removes anything; held while this run writes there
+    try:
+        return _train(cfg, out_dir, iterations, eval_games)
+    finally:
+        if lock is not None:
+            lock.release()
+
+
+def _train(cfg: TrainCFRConfig, out_dir: Path, iterations: int, eval_games: int) -> dict:
+    """:func:`main`'s run in ``out_dir``, whose lock the caller holds."""
     start = claim_run_dir(out_dir, False, cfg.overwrite, OUTPUTS, can_resume=False)
     game: Game | None = None
     roots = None

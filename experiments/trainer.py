@@ -16,11 +16,12 @@ A run lives in one folder, by default named from what it trains (:func:`default_
 
 **Runs are never lost**: a folder that holds a run is continued only with ``--resume`` and
 replaced only with ``--overwrite``; otherwise the trainer refuses in one line naming both
-(:func:`claim_run_dir`). A resume keeps the run's settings: a change to any field but the budget and
-the reporting ones (:attr:`RunConfig.RESUMABLE`) is refused, naming each (:meth:`Trainer.check_resume`);
-``torch_threads`` is one of the run's (results differ across thread counts). The first line of output,
-within seconds, names the folder and the settings; without a progress bar (``--no-progress``) each
-evaluation prints a line.
+(:func:`claim_run_dir`). One run at a time writes a folder: a run holds its lock from before the folder is
+claimed until it ends (:func:`lock_run_dir`), and a second one there is refused in one line meanwhile.
+A resume keeps the run's settings: a change to any field but the budget and the reporting ones
+(:attr:`RunConfig.RESUMABLE`) is refused, naming each (:meth:`Trainer.check_resume`); ``torch_threads`` is
+one of the run's (results differ across thread counts). The first line of output, within seconds, names the
+folder and the settings; without a progress bar (``--no-progress``) each evaluation prints a line.
 
 This is a script-side module (``experiments/``): it writes folders, reads command-line
 configs and prints; the library pieces the trainers run (the networks, the league, the
@@ -47,10 +48,11 @@ import numpy as np
 import torch
 
 from octagames import catalogue
+from octagames.agents.arena import WriterLock
 from octagames.agents.learn.imitation import TeacherData, teacher_games
 from octagames.agents.model_config import UnsafeModelFile, load_model_file
 from octagames.core import Game, is_count
-from octagames.experiments.cli import GameArgs, code_version, command_line, usable_agents
+from octagames.experiments.cli import GameArgs, check_ray_options, code_version, command_line, usable_agents
 
 #: the files that make a folder a run (any one of them): refused without --resume or --overwrite
 RUN_FILES = ("config.json", "checkpoint.pt", "metrics.json", "metrics.csv")
@@ -135,7 +137,8 @@ class RunConfig(GameArgs):
     """self-play actors on Ray (the distributed extra); 0: self-play in this process. One actor
     reproduces the single-process run; N actors give N times the self-play per step of the learner"""
     ray_address: str = ""
-    """the Ray cluster of the actors (auto: the one this machine belongs to; empty: a local instance)"""
+    """the Ray cluster of the actors (auto: the one this machine belongs to, host:port: its head; empty: a private
+    local instance); needs ray_actors >= 1"""
 
     def __post_init__(self) -> None:
         super().__post_init__()  # the variant, seats and config fields
@@ -146,6 +149,7 @@ class RunConfig(GameArgs):
                      "torch_threads", "seed"):
             if getattr(self, name) < 0:
                 raise ValueError(f"{name}={getattr(self, name)} is not valid; it must be >= 0")
+        check_ray_options(self.ray_address, ray_actors=self.ray_actors)
         for name in ("imitation_workers", "checkpoint_every"):
             if getattr(self, name) < 1:
                 raise ValueError(f"{name}={getattr(self, name)} is not valid; it must be >= 1")
@@ -195,6 +199,26 @@ def default_run_dir(kind: str, game: str, config: Any, seed: int, root: str | Pa
     """
     name = f"{catalogue.describe(game, config)}-{catalogue.config_digest(game, config)}-s{seed}"
     return Path(root) / kind / name
+
+
+def lock_run_dir(path: Path, resume: bool) -> WriterLock | None:
+    """The run folder's lock (:class:`~octagames.agents.arena.WriterLock` on the folder itself: nothing is
+    written in it), taken before :func:`claim_run_dir` and held while the run writes the folder. A new run
+    creates the folder here; a resume of a folder that does not exist locks nothing (None: the claim refuses it).
+
+    Two runs in one folder wrote one checkpoint over the other's, and one died renaming a temporary file
+    that the other had renamed already; under the lock the second is refused before it reads or removes
+    anything, so the temporary files (``checkpoint.pt.tmp``, ...) need no name of their own per process.
+
+    Raises:
+        BusyError: another run writes the folder (a ValueError naming it, the other run's pid where known and
+            what to do).
+    """
+    if resume and not path.is_dir():
+        return None
+    path.mkdir(parents=True, exist_ok=True)
+    return WriterLock(path, f"{path} (a run folder)", "wait for that run to end (then --resume goes on from its "
+                      "checkpoint), or choose another folder with --run-dir")
 
 
 def claim_run_dir(path: Path, resume: bool, overwrite: bool, outputs: Sequence[str] = (),
@@ -371,6 +395,17 @@ class Trainer:
         self.bar: Any = None  # the progress bar while the loop runs
         self.game_name, self.game_config = cfg.resolve()
         self.run_dir = cfg.resolved_run_dir()
+        self.lock = lock_run_dir(self.run_dir, cfg.resume)  # held until run() ends; before the folder is touched
+        try:  # a refused run gives the lock back at once
+            self._setup()
+        except BaseException:
+            self.release()
+            raise
+
+    def _setup(self) -> None:
+        """Claim the run folder (the lock held), announce the run, seed, build the game and evaluation agents,
+        and read and check the checkpoint of a resume."""
+        cfg = self.cfg
         self.start = claim_run_dir(self.run_dir, cfg.resume, cfg.overwrite, self.OUTPUTS)
         announce(self.MODULE, cfg, self.run_dir, f"{self.describe()}, config "
                  f"{catalogue.config_digest(self.game_name, self.game_config)}, seed {cfg.seed}", self.start)
@@ -639,6 +674,12 @@ class Trainer:
             return self._run(stop)
         finally:
             stop.uninstall()
+            self.release()
+
+    def release(self) -> None:
+        """Give back the run folder's lock (:func:`lock_run_dir`): :meth:`run` does when it ends (again: nothing)."""
+        if self.lock is not None:
+            self.lock.release()
 
     def _run(self, stop: StopRequest) -> dict[str, Any]:
         cfg, counter = self.cfg, self.COUNTERS[0]

@@ -77,6 +77,8 @@ def _one_change(f: dataclasses.Field, hint) -> list[str]:
         return [flag, str(default + 2)]
     if kind is float:
         return [flag, str(default + 0.5)]
+    if f.name == "ray_address":  # an address of Ray's forms (a trainer's still needs ray_actors)
+        return [flag, "auto"]
     if kind is str:
         return [flag, "achten" if "game" in f.name and "config" not in f.name else "x"]
     args = typing.get_args(kind)
@@ -386,3 +388,55 @@ def test_the_code_version_is_the_package_version_and_the_checkout_s_commit_or_no
     for _ in range(3):
         assert cli.code_version() == {"version": octagames.__version__, "commit": None, "dirty": None}
     assert asked == [cli.GIT_TIMEOUT] * 3 and cli.git_commit() == "unknown"
+
+
+#: the configs with Ray options, each with what makes its ray_address count (a trainer's actors)
+RAY_CONFIGS = {"evaluate": ("EvalConfig", {}), "tournament": ("TournamentConfig", {}),
+               "train_ppo": ("TrainConfig", {"ray_actors": 1}),
+               "train_az": ("TrainConfig", {"ray_actors": 1}), "bench_ray": ("BenchRayConfig", {}),
+               "leaderboard": ("LeaderboardConfig", {})}
+
+
+def _ray_config(module: str) -> tuple[type, dict]:
+    name, actors = RAY_CONFIGS[module]
+    return getattr(importlib.import_module(f"octagames.experiments.{module}"), name), actors
+
+
+@pytest.mark.parametrize("module", sorted(RAY_CONFIGS))
+def test_a_ray_address_of_another_form_is_refused_when_the_flags_are_read(module, capsys):
+    cls, actors = _ray_config(module)
+    for good in ("", "auto", "local", "10.0.0.1:6379", "head-1.example:6379", "ray://head:10001",
+                 "[::1]:6379"):
+        assert cls(ray_address=good, **actors).ray_address == good
+    for bad in ("bogus", "head:0", "head:65536", "head:x", "ray://head", "http://head:6379", " head:6379"):
+        with pytest.raises(ValueError, match=re.escape(f"ray_address={bad!r} is not valid; valid forms:")):
+            cls(ray_address=bad, **actors)
+    with pytest.raises(SystemExit) as e:  # on the command line: one line, before anything starts
+        parse_config(cls, ["--ray-address", "bogus"])
+    err = capsys.readouterr().err
+    assert e.value.code == 2 and err.count("\n") == 1 and "ray_address='bogus' is not valid" in err
+
+
+@pytest.mark.parametrize("module", ["train_ppo", "train_az"])
+def test_a_trainers_ray_address_without_ray_actors_is_refused_naming_both(module):
+    cls, _ = _ray_config(module)
+    with pytest.raises(ValueError, match=r"ray_address='auto' needs ray_actors >= 1 .*--ray-actors N"):
+        cls(ray_address="auto")
+    assert cls(ray_address="auto", ray_actors=2).ray_actors == 2
+
+
+@pytest.mark.parametrize("module", ["evaluate", "tournament", "bench_ray", "leaderboard"])
+def test_chunk_size_below_one_is_refused_with_or_without_ray(module):
+    cls, _ = _ray_config(module)
+    for ray in ({"ray": False}, {"ray": True}) if module != "bench_ray" else ({},):
+        for size in (0, -3):
+            with pytest.raises(ValueError, match=f"chunk_size={size} is not valid; it must be >= 1"):
+                cls(chunk_size=size, **ray)
+
+
+def test_bench_ray_refuses_fewer_cpus_than_its_two_workers_before_starting_anything():
+    cls, _ = _ray_config("bench_ray")
+    for cpus in (0, -1, 1):
+        with pytest.raises(ValueError, match=f"num_cpus={cpus} is not valid; it must be >= 2"):
+            cls(num_cpus=cpus)
+    assert cls(num_cpus=2).num_cpus == 2

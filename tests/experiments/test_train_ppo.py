@@ -235,6 +235,7 @@ def test_agent_opponents_and_an_imitation_warm_start(tmp_path):
 def test_resume_with_another_game_or_network_says_what_the_checkpoint_is(tmp_path):
     saved = Trainer(_small_cfg(tmp_path, game="achten", config=(), hidden=(64, 64)))
     saved.save_checkpoint()
+    saved.release()  # its run folder's lock: the trainers below open the same folder
     with pytest.raises(ValueError, match=r"is a run of achten-2p with other settings: game achten-2p \(config \w+\) in "
                                          r"the run, octrix-round\+hand_size=3\+ranks=3-2p \(config \w+\) asked; hidden "
                                          r"\(--hidden\) 64 64 in the run, 16 16 asked\. "):

@@ -12,6 +12,8 @@ import json
 import os
 import re
 import signal
+import subprocess
+import sys
 import threading
 from dataclasses import dataclass
 from pathlib import Path
@@ -23,6 +25,7 @@ import torch
 
 import octagames
 from octagames import catalogue
+from octagames.agents.arena import BusyError
 from octagames.experiments import trainer
 from octagames.experiments.trainer import RunConfig, claim_run_dir, default_run_dir
 
@@ -361,3 +364,84 @@ def test_a_second_ctrl_c_stops_at_once(tmp_path):
         Interrupted(_toy(tmp_path / "run", checkpoint_every=100), at=2, times=2).run()
     assert signal.getsignal(signal.SIGINT) == before
     assert not (tmp_path / "run" / "checkpoint.pt").exists()  # nothing saved: stopped at once, as asked
+
+
+def _busy(run: Path, pid: int) -> str:
+    """The words of the refusal (the holder's pid where Linux's /proc/locks tells it)."""
+    who = rf" \(pid {pid}(, this process)?\)" if sys.platform == "linux" else ".*"
+    return ("^" + re.escape(f"{run} (a run folder): another run") + who
+            + re.escape(" is writing it; wait for that run to end (then --resume goes on from its "
+                        "checkpoint), or choose another folder with --run-dir"))
+
+
+def _toy_elsewhere(run: Path, updates: int) -> subprocess.Popen:
+    """Another process that builds the toy to resume ``run`` to ``updates``, prints ``ready``, waits for a
+    line on its stdin and runs it; returned once it is ready (killed, its stderr in the failure, if not)."""
+    code = (f"import sys\nsys.path.insert(0, {str(Path(__file__).parent)!r})\nfrom pathlib import Path\n"
+            "from test_trainer import Toy, _toy\n"
+            f"toy = Toy(_toy(Path({str(run)!r}), updates={updates}, resume=True))\n"
+            "print('ready', flush=True)\nsys.stdin.readline()\ntoy.run()\n")
+    proc = subprocess.Popen([sys.executable, "-c", code], stdin=subprocess.PIPE, stdout=subprocess.PIPE,
+                            stderr=subprocess.PIPE, text=True)
+    for line in proc.stdout:
+        if line == "ready\n":
+            return proc
+    proc.kill()
+    raise AssertionError(proc.communicate(timeout=60)[1])
+
+
+class Crowded(Toy):
+    """The toy, meeting at update ``at`` the runs of ``others`` (configs) in its folder: their errors."""
+
+    def __init__(self, cfg: ToyConfig, at: int, others: list[ToyConfig]) -> None:
+        super().__init__(cfg)
+        self.at, self.others, self.refused = at, others, []
+
+    def step(self) -> dict[str, Any]:
+        out = super().step()
+        if self.count["update"] == self.at:
+            for other in self.others:
+                with pytest.raises(BusyError) as refused:
+                    Toy(other)
+                self.refused.append(str(refused.value))
+        return out
+
+
+def test_a_run_folder_a_run_writes_is_refused_to_a_second_run_here_or_elsewhere_until_it_ends(tmp_path):
+    # two resumes of one folder wrote one checkpoint over the other's; one died renaming a temporary file
+    # that the other had renamed already (No such file or directory: 'checkpoint.pt.tmp' -> 'checkpoint.pt')
+    full = Toy(_toy(tmp_path / "full", updates=4)).run()
+    run = tmp_path / "run"
+    Toy(_toy(run, updates=2)).run()
+    crowded = Crowded(_toy(run, updates=4, resume=True), at=3,
+                      others=[_toy(run, updates=4, resume=True), _toy(run, updates=1, overwrite=True)])
+    rows = crowded.run()["rows"]
+    assert len(crowded.refused) == 2 and all(re.match(_busy(run, os.getpid()), e) for e in crowded.refused)
+    assert _clockless(rows) == _clockless(full["rows"])  # --overwrite removed none of its files
+    other = _toy_elsewhere(run, updates=5)  # its lock taken when it is built, before its run
+    try:
+        before = _files(run)
+        for cfg in (_toy(run, updates=5, resume=True), _toy(run, updates=1, overwrite=True)):
+            with pytest.raises(ValueError, match=_busy(run, other.pid)):
+                Toy(cfg)
+        assert _files(run) == before  # refused before anything was read or removed
+        other.communicate("go\n", timeout=300)  # its run goes on, then ends
+    finally:
+        other.kill()
+    assert other.returncode == 0
+    assert Toy(_toy(run, updates=6, resume=True)).run()["rows"][-1]["update"] == 6  # a run after it resumes
+
+
+def test_a_run_folder_whose_run_was_killed_is_free_to_resume(tmp_path):
+    run = tmp_path / "run"
+    Toy(_toy(run, updates=2)).run()
+    holder = _toy_elsewhere(run, updates=9)
+    try:
+        with pytest.raises(ValueError, match=_busy(run, holder.pid)):
+            Toy(_toy(run, updates=3, resume=True))
+    finally:
+        holder.kill()  # killed: the system gives its lock back, no file is left to clear
+        holder.communicate(timeout=60)
+    assert Toy(_toy(run, updates=3, resume=True)).run()["rows"][-1]["update"] == 3
+    assert sorted(p.name for p in run.iterdir()) == sorted(["config.json", "checkpoint.pt", "metrics.csv",
+                                                            "metrics.json", "curves.png", "toy.pt"])
