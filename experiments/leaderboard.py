@@ -44,8 +44,8 @@ from octagames.agents.learn.az import ZOO_DIR
 from octagames.agents.registry import make_agent
 from octagames.catalogue import Variant
 from octagames.core import Game
-from octagames.experiments.cli import (check_ray_options, executor_from, git_commit, open_journal, parse_config,
-                                      script, shown_default)
+from octagames.experiments.cli import (check_ray_options, executor_from, games_kept_on_interrupt, git_commit,
+                                      open_journal, parse_config, script, shown_default)
 from octagames.experiments.tournament import JournalRecording, TournamentResult, record_journal, run_tournament, save
 from octagames.experiments.train_ppo import TrainConfig, ppo_origin
 from octagames.experiments.trainer import default_run_dir
@@ -214,12 +214,13 @@ def run_board(key: str, cfg: LeaderboardConfig, added: dict[str, Agent] | None =
     config = v.full_config()
     agents, skipped = roster(key, cfg, added)
     data_dir = Path(cfg.out).with_suffix("")
+    executor = executor_from(cfg.ray, cfg.ray_address, cfg.chunk_size)  # an address where nothing answers: here
     journal = open_journal(data_dir / f"{key}.games.jsonl", cfg.resume,
                            {"entry": key, "config": config, "agents": [a.name for a in agents],
                             "games_per_pair": cfg.games_per_pair, "seed": cfg.seed})
-    result: TournamentResult = run_tournament(v.game, agents, cfg.games_per_pair, cfg.seed, cfg.bootstrap,
-                                              cfg.progress, executor_from(cfg.ray, cfg.ray_address, cfg.chunk_size),
-                                              journal, **config)
+    with games_kept_on_interrupt(lambda: journal):  # Ctrl-C: one line, exit status 130
+        result: TournamentResult = run_tournament(v.game, agents, cfg.games_per_pair, cfg.seed, cfg.bootstrap,
+                                                  cfg.progress, executor, journal, **config)
     journal.close()
     print(result.table())
     json_path, png_path = save(result, data_dir, stem=key)

@@ -198,3 +198,20 @@ def test_the_published_journals_keep_records_that_replay_to_their_results():
 def test_record_games_needs_the_sections_journal(tmp_path):
     with pytest.raises(FileNotFoundError, match="section octrix has no journal; play it first"):
         main(_cfg(tmp_path, game=("octrix",), record_games=True))
+
+
+def test_ctrl_c_says_how_many_games_of_the_section_were_kept_and_exits_130(tmp_path, monkeypatch, capsys,
+                                                                          ctrl_c_after_two_games):
+    from octagames.experiments import leaderboard
+
+    monkeypatch.setattr(leaderboard, "executor_from", lambda *flags: ctrl_c_after_two_games)  # conftest
+    with pytest.raises(SystemExit) as e:
+        try:
+            main(_cfg(tmp_path))
+        except KeyboardInterrupt:
+            pytest.fail("Ctrl-C ended in a KeyboardInterrupt traceback")
+    assert e.value.code == 130
+    journal = tmp_path / "leaderboard" / "achten-dealer-pays.games.jsonl"
+    assert capsys.readouterr().err.endswith(f"interrupted: 2 games kept in {journal}; run the same command "
+                                            "again to go on\n")
+    assert len(journal.read_text().splitlines()) == 1 + 2

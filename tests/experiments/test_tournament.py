@@ -6,7 +6,6 @@ import numpy as np
 import pytest
 
 import octagames.experiments.tournament as tournament
-from octagames.agents.arena import play_game
 from octagames.experiments.tournament import (TournamentConfig, bootstrap_intervals, fit_bradley_terry, main,
                                               record_journal, run_tournament, seats_for)
 
@@ -145,17 +144,9 @@ def test_bad_settings_leave_a_played_journal_as_it_was(tmp_path):
     assert path.read_bytes() == before and not list(tmp_path.glob("*.old*"))
 
 
-class _CtrlCAfterTwoGames:
-    """An executor that plays two games, then is interrupted as by Ctrl-C (here or in Ray's wait)."""
-
-    def run(self, game, agents, jobs, done):
-        for key, lineup, seed in jobs[:2]:
-            done(key, *play_game(game, [agents[i] for i in lineup], seed))
-        raise KeyboardInterrupt
-
-
-def test_ctrl_c_says_how_many_games_were_kept_and_exits_130(tmp_path, monkeypatch, capsys):
-    monkeypatch.setattr(tournament, "executor_from", lambda *flags: _CtrlCAfterTwoGames())
+def test_ctrl_c_says_how_many_games_were_kept_and_exits_130(tmp_path, monkeypatch, capsys,
+                                                             ctrl_c_after_two_games):  # tests/conftest.py
+    monkeypatch.setattr(tournament, "executor_from", lambda *flags: ctrl_c_after_two_games)
     cfg = TournamentConfig(game="octrix-round", agents="random,heuristic", games_per_pair=6, bootstrap=0,
                            out_dir=str(tmp_path), progress=False)
     with pytest.raises(SystemExit) as e:
