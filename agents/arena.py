@@ -197,6 +197,11 @@ Job = tuple[int, tuple[int, ...], int]
 """One game to play: (key, the agent index of every seat, seed)."""
 
 
+class NoHeaderError(ValueError):
+    """A journal's file whose first line is not its header (a run killed while it started the file, or not a
+    journal at all): no run's games can be told from it."""
+
+
 class BusyError(ValueError):
     """Another run holds the :class:`WriterLock` of what this one would write (a ValueError: the scripts
     report it in one line with exit status 2)."""
@@ -350,7 +355,13 @@ class GameJournal:
         self.records: dict[int, dict[str, Any]] = {}  # the JSON record of every game that has one
         if self.path.exists() and self.path.stat().st_size:
             lines = self.path.read_text().splitlines()
-            head = json.loads(lines[0])
+            try:
+                head = json.loads(lines[0])
+            except json.JSONDecodeError:
+                head = None
+            if not isinstance(head, dict) or "header" not in head:
+                raise NoHeaderError(f"{self.path} does not start with a journal's header (cut short by a run killed "
+                                    "as it started the file?): delete the file or choose another output folder")
             first = head.get("header")
             if first != self.header:
                 raise ValueError(f"{self.path} holds the games of another run ({first}); this run is "

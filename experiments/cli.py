@@ -57,7 +57,7 @@ from typing import (Annotated, Any, Callable, Iterator, NoReturn, Sequence, Type
                     get_type_hints)
 
 import octagames.agents
-from octagames.agents.arena import GameJournal, journal_lock
+from octagames.agents.arena import GameJournal, NoHeaderError, journal_lock
 from octagames.agents.registry import AGENTS, make_agent
 from octagames import catalogue
 from octagames.core import Game, load_module
@@ -655,8 +655,10 @@ def open_journal(path: Path, resume: bool, header: dict[str, Any]) -> GameJourna
             print(f"{path}: not resumed (--no-resume); moved to {_set_aside(path)}, starting over")
         try:
             journal = GameJournal(path, header, code, lock=lock)
-        except ValueError:  # the games of other settings (or models): kept aside, never mixed in
-            print(f"{path} held the games of other settings; moved to {_set_aside(path)}, starting over")
+        except ValueError as e:  # the games of other settings (or models): kept aside, never mixed in
+            held = ("did not start with a journal's header (a run killed as it started the file?)"
+                    if isinstance(e, NoHeaderError) else "held the games of other settings")
+            print(f"{path} {held}; moved to {_set_aside(path)}, starting over")
             journal = GameJournal(path, header, code, lock=lock)
     except BaseException:
         lock.release()

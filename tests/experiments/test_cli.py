@@ -342,6 +342,22 @@ def test_journals_of_other_settings_are_set_aside_and_none_is_ever_overwritten(t
     assert path.read_text() == texts[2]
 
 
+def test_a_journal_whose_first_line_was_cut_is_set_aside_as_such_not_as_other_settings(tmp_path, capsys):
+    from octagames.experiments.cli import open_journal
+
+    path = tmp_path / "run.games.jsonl"
+    for cut in ('{"header": {"agent": "ran', "[1, 2]\n", '{"games": 3}\n'):  # a killed start; not a journal
+        path.write_text(cut)
+        journal = open_journal(path, True, {"agent": "random", "seed": 0})
+        assert not journal.done
+        journal.close()
+        aside = sorted(tmp_path.glob("run.games.jsonl.old*"))[-1]
+        said = capsys.readouterr().out
+        assert f"{path} did not start with a journal's header (a run killed as it started the file?); moved to " \
+            f"{aside}, starting over" in said and "other settings" not in said
+        assert aside.read_text() == cut
+
+
 def test_a_journal_not_resumed_is_set_aside_not_deleted(tmp_path, capsys):
     # --no-resume deleted the journal outright, where a journal of other settings was moved aside
     from octagames.experiments.cli import open_journal
