@@ -289,6 +289,11 @@ def _flock_holder(fd: int) -> int | None:
     return None
 
 
+def _journal_lock_path(path: Path) -> Path:
+    """Where the lock of the journal ``path`` lies: ``<name>.lock`` beside it."""
+    return path.with_name(path.name + ".lock")
+
+
 def journal_lock(path: str | Path) -> WriterLock:
     """The lock of the journal ``path``: on ``<name>.lock`` beside it (which stays there). :class:`GameJournal`
     takes it; a caller that moves an old journal aside before opening the new one takes it first and passes
@@ -298,7 +303,7 @@ def journal_lock(path: str | Path) -> WriterLock:
         BusyError: another run writes the journal (naming it and the other run's pid where known).
     """
     path = Path(path)
-    return WriterLock(path.with_name(path.name + ".lock"), str(path),
+    return WriterLock(_journal_lock_path(path), str(path),
                       "wait for that run to end (the same command then resumes its games), or write to another "
                       "folder (--out-dir; the leaderboard's --out)")
 
@@ -337,7 +342,7 @@ class GameJournal:
     def __init__(self, path: str | Path, header: dict[str, Any], code: dict[str, Any] | None = None,
                  lock: WriterLock | None = None) -> None:
         self.path = Path(path)
-        if lock is not None and lock.path != self.path.with_name(self.path.name + ".lock"):
+        if lock is not None and lock.path != _journal_lock_path(self.path):
             raise ValueError(f"lock: {lock.path} is not the lock of {self.path}; take it with journal_lock(path)")
         self._lock = journal_lock(self.path) if lock is None else lock  # before the file is read
         try:

@@ -486,8 +486,9 @@ def round_points_of_side(s, side) -> int:
 def _finish_round(s) -> None:
     n = int(s["num_players"])
     nsides = 2 if int(s["partnership"]) else n
+    won = _tricks_won(s)  # the round's tricks, packed once for every seat
     for p in range(n):
-        s["round_points"][p] = round_points_of_side(s, side_of(s, p))
+        s["round_points"][p] = _side_points(s, won, side_of(s, p))
     pts = s["round_points"]  # seat `side` belongs to side `side` in both modes
     if int(s["match"]) == 0:
         s["terminal"] = 1
