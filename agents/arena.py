@@ -25,7 +25,7 @@ import os
 import time
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
-from typing import Any, Sequence
+from typing import Any, Iterator, Sequence
 
 import numpy as np
 
@@ -289,6 +289,15 @@ def _flock_holder(fd: int) -> int | None:
     return None
 
 
+def _rows(lines: Sequence[str]) -> Iterator[dict[str, Any]]:
+    """The games' rows of a journal's lines after its header; a line cut short by a kill is skipped."""
+    for line in lines:
+        try:
+            yield json.loads(line)
+        except json.JSONDecodeError:
+            continue
+
+
 def _journal_lock_path(path: Path) -> Path:
     """Where the lock of the journal ``path`` lies: ``<name>.lock`` beside it."""
     return path.with_name(path.name + ".lock")
@@ -371,11 +380,7 @@ class GameJournal:
             if first != self.header:
                 raise ValueError(f"{self.path} holds the games of another run ({first}); this run is "
                                  f"{self.header}: delete the file or choose another output folder")
-            for line in lines[1:]:
-                try:
-                    row = json.loads(line)
-                except json.JSONDecodeError:  # the last line of a killed run
-                    continue
+            for row in _rows(lines[1:]):
                 self.done[int(row["key"])] = (row["returns"], int(row["length"]))
                 if row.get("record") is not None:
                     self.records[int(row["key"])] = row["record"]
@@ -400,6 +405,11 @@ class GameJournal:
             self.records[key] = record.to_dict()
         self._file.write(self._row(key) + "\n")
         self._file.flush()
+
+    def games_on_disk(self) -> int:
+        """How many games the file holds, read back: a game being added when the run was stopped (Ctrl-C between
+        :meth:`add`'s bookkeeping and its line) counts only once its line is written."""
+        return len({int(row["key"]) for row in _rows(self.path.read_text().splitlines()[1:])})
 
     def record(self, key: int) -> GameRecord | None:
         """The record of game ``key``, or ``None`` (not played, or journaled without one)."""

@@ -585,7 +585,7 @@ def games_kept_on_interrupt(journal: Callable[[], GameJournal | None]) -> Iterat
             said = "no game journaled yet"
         else:
             kept.close()
-            said = f"{len(kept.done)} games kept in {kept.path}"
+            said = f"{kept.games_on_disk()} games kept in {kept.path}"
         print(f"\ninterrupted: {said}; run the same command again to go on", file=sys.stderr, flush=True)
         raise SystemExit(130) from None
 

@@ -333,3 +333,18 @@ def test_a_journal_takes_a_lock_its_caller_took_and_a_refused_journal_gives_back
     with pytest.raises(ValueError, match="is not the lock of"):
         GameJournal(tmp_path / "other.games.jsonl", {"run": 2}, lock=again)
     again.release()
+
+
+def test_the_games_on_disk_leave_out_one_stopped_before_its_line_was_written(tmp_path, monkeypatch):
+    # Ctrl-C inside add(), after its bookkeeping and before its line: the games kept are those on disk
+    journal = GameJournal(tmp_path / "run.games.jsonl", {"run": 1})
+    journal.add(0, np.array([1.0, -1.0]), 10)
+
+    def stopped(key):
+        raise KeyboardInterrupt
+
+    monkeypatch.setattr(journal, "_row", stopped)
+    with pytest.raises(KeyboardInterrupt):
+        journal.add(1, np.array([-1.0, 1.0]), 12)
+    journal.close()
+    assert len(journal.done) == 2 and journal.games_on_disk() == 1
