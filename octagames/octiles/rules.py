@@ -108,10 +108,10 @@ import numpy as np
 
 from octagames.core import (CHANCE, TERMINAL, Block, GameInfo, Layout, check_choice, check_range, nth_set,
                             out_of_range, rng_below, seed_rng)
-from octagames.octiles.board import (DIR_NAMES, EXIT, HOME_OF, LINK_A, LINK_B, LINK_KIND,
+from octagames.octiles.board import (DIR_NAMES, EXIT, HOME_OF, LINK_A, LINK_B, LINK_KIND, LINK_SLOT,
                                      NUM_DIRS, NUM_POINTS, NUM_SIDES, NUM_SPACES, NUM_STOPS,
                                      NUM_TILES, POINT_DIST, POINT_HOME_SIDE, POINT_NAMES, POINT_SIDE,
-                                     POINT_SPACE, SIDE_SPACES, SPACE_NAMES)
+                                     POINT_SPACE, SIDE_SPACES, SLOT_DIR, SPACE_NAMES)
 from octagames.record_checks import replay_end
 from octagames.specialize import cached, engine_kernels
 
@@ -795,24 +795,64 @@ def random_legal_action(s, player) -> int:
 
 
 @nb.njit
+def _end_slot(s, x) -> int:
+    """Follow the path that leaves a space at slot ``x`` (``space * 8 + side``) until it stops.
+
+    Returns:
+        the slot that touches the point where it ends, -1 for a dead end at a face-down tile, or -2 for
+        a closed loop (a path that reaches no point)."""
+    tiles = s["tile"]
+    rots = s["rot"]
+    for _ in range(MAX_PATH + 1):  # a path from a point crosses at most MAX_PATH octagons
+        y = int(LINK_SLOT[x])
+        if y < 0:
+            return x
+        q = y // NUM_SIDES
+        t = int(tiles[q])
+        if t < 0:
+            return -1
+        x = q * NUM_SIDES + EXIT[t, int(rots[q]), y % NUM_SIDES]
+    return -2
+
+
+@nb.njit
+def _move_along(s, p, start, end, table, out) -> int:
+    """Mark the move of ``p``'s runner at the point of slot ``start`` along the path to slot ``end`` (see
+    :func:`_end_slot`), if ``p`` has a runner there that may make it; returns 1 if newly marked."""
+    if start < 0:
+        return 0
+    pt = -1 - int(LINK_SLOT[start])
+    own = False
+    for i in range(s["runners"]):
+        own |= s["pos"][p, i] == pt
+    if not own or not may_move(s, p, pt) or (s["forced"] and not on_start(s, p, pt)):
+        return 0
+    if not _end_ok_table(table, pt, -1 - int(LINK_SLOT[end]) if end >= 0 else -1):
+        return 0
+    a = A_MOVE + pt * NUM_DIRS + int(SLOT_DIR[start])
+    if out[a]:
+        return 0  # the same path, found again where it crosses the placed tile once more
+    out[a] = 1
+    return 1
+
+
+@nb.njit
 def _move_mask(s, p, out) -> int:
-    """Legal moves of ``p`` over the tile placed this turn."""
-    buf = np.zeros(MAX_PATH + 1, dtype=np.uint8)
+    """Legal moves of ``p`` over the tile placed this turn: the paths that cross it, followed from each of
+    its four paths out to both ends (a runner at one end may walk to the other)."""
     table = np.empty(NUM_POINTS, dtype=np.uint8)
     _end_table(s, p, table)
     o = int(s["placed"])
+    t = int(s["tile"][o])
+    r = int(s["rot"][o])
     n = 0
-    for i in range(s["runners"]):
-        pt = int(s["pos"][p, i])
-        if not may_move(s, p, pt):
-            continue
-        if s["forced"] and not on_start(s, p, pt):
-            continue
-        for d in range(NUM_DIRS):
-            end, crossed, _ln, _dead = trace(s, pt, d, o, s["tile"][o], s["rot"][o], buf)
-            if crossed and _end_ok_table(table, pt, end):
-                out[A_MOVE + pt * NUM_DIRS + d] = 1
-                n += 1
+    for k in range(NUM_SIDES):
+        e = int(EXIT[t, r, k])
+        if e < k:
+            continue  # each of the tile's paths once
+        a = _end_slot(s, o * NUM_SIDES + k)
+        b = _end_slot(s, o * NUM_SIDES + e)
+        n += _move_along(s, p, a, b, table, out) + _move_along(s, p, b, a, table, out)
     return n
 
 

@@ -1007,6 +1007,53 @@ def _check_shared_walks(s, limit, counts) -> int:
     return 0
 
 
+@nb.njit
+def _check_move_masks(s, limit, counts) -> int:
+    """Random play (record RNG); at every move decision the legal mask (paths followed out from the placed
+    tile, :func:`R._move_mask`) must be the moves each runner's own walk finds legal (``_legal_now``: its
+    path traced with ``trace``), and its count their number. Returns 0, or 1 for a wrong mask or count;
+    ``counts`` adds the decisions checked, the legal moves, and the decisions where some path crosses the
+    placed tile twice."""
+    mask = np.zeros(R.NUM_ACTIONS, dtype=np.uint8)
+    buf = np.zeros(R.MAX_PATH + 1, dtype=np.uint8)
+    for _ in range(limit):
+        if K.current_player(s) == TERMINAL:
+            break
+        p = K.current_player(s)
+        if p >= 0 and s["phase"] == R.PH_MOVE:
+            if K.legal_mask(s, p, mask) != mask.sum():
+                return 1
+            for a in range(R.A_MOVE, R.A_PASS):
+                if mask[a] != R._legal_now(s, p, a):
+                    return 1
+                counts[1] += mask[a]
+            counts[0] += 1
+            o = int(s["placed"])
+            twice = False
+            for pt in range(B.NUM_POINTS):
+                for d in range(4):
+                    _end, crossed, ln, _dead = R.trace(s, pt, d, o, s["tile"][o], s["rot"][o], buf)
+                    entered = 0
+                    for j in range(ln):
+                        entered += buf[j] // 8 == o
+                    twice |= crossed == 1 and entered > 1
+            counts[2] += twice
+        rollout(s, 1)
+    return 0
+
+
+@pytest.mark.parametrize("cfg", [dict(num_players=2), dict(num_players=4, runners=5), dict(num_players=4, team=True),
+                                 dict(num_players=3, goal_locks=True), dict(num_players=2, runners=2)])
+def test_move_mask_is_each_runners_own_walk(cfg):
+    g = Game("octiles", **cfg)
+    counts = np.zeros(3, np.int64)
+    for seed in range(25):
+        s = g.new_state(seed)
+        assert _check_move_masks(s, 400, counts) == 0, f"seed {seed}: a wrong move mask"
+    assert counts[0] > 2000 and counts[1] > counts[0]  # thousands of decisions, most with several moves
+    assert counts[2] > 0  # and paths that cross the placed tile twice
+
+
 @pytest.mark.parametrize("cfg", [dict(num_players=2), dict(num_players=4, runners=5),
                                  dict(num_players=3, goal_locks=True)])
 def test_shared_walks_find_the_placements_each_walk_finds(cfg):
