@@ -433,21 +433,16 @@ def obs_facts(s, player, out, o) -> None:
             k = suit * 10 + rank
             row = o + k * NUM_FACTS
             out[row] = 1.0
-            cnt = s["hand_cnt"][player, k]
-            if cnt:  # (the block is zeroed: the kind rows' entries are written only where not 0)
-                out[row + 1] = cnt / 2.0
+            # every entry written, 0 or not: a branch on each would be as good as random to the processor
+            out[row + 1] = s["hand_cnt"][player, k] / 2.0
             one = two = 0
             for j in range(2 if rank == 0 else 1):
                 q = 1 + 10 * j if rank == 0 else rank + 1  # the ace stands at position 1 or 11
                 one += ((held >> (q - 1)) & 1) + ((held >> (q + 1)) & 1)  # bits 0 and 12 are never set
                 two += (((held >> (q - 2)) & 1) if q >= 2 else 0) + ((held >> (q + 2)) & 1)
-            if one:
-                out[row + 4] = one / 2.0
-            if two:
-                out[row + 5] = two / 2.0
-            through = (runs >> (4 * rank)) & 15
-            if through:
-                out[row + 6] = through / 10.0
+            out[row + 4] = one / 2.0
+            out[row + 5] = two / 2.0
+            out[row + 6] = ((runs >> (4 * rank)) & 15) / 10.0
     completes = 0  # bit i: a card of the hand placed in pool slot i completes a pool run
     for line in range(POOL_LINES.shape[0]):
         for at in range(3):  # the slot filled; i, j: the other two places of the line, in order
