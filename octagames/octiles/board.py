@@ -113,6 +113,18 @@ for _t in range(NUM_TILES):
     for _r in range(NUM_SIDES):
         for _k in range(NUM_SIDES):
             EXIT[_t, _r, _k] = (TILE_PARTNER[_t, (_k - _r) % 8] + _r) % 8
+# Slots: side k of space o is slot o * 8 + k (the move mask follows paths slot by slot).
+NUM_SLOTS = NUM_SPACES * NUM_SIDES
+# LINK_SLOT[x]: the slot that slot x touches across the board, or -1 - point where x touches a point.
+LINK_SLOT = np.where(LINK_KIND.ravel() == 1, -1 - LINK_A.ravel(),
+                     LINK_A.ravel() * NUM_SIDES + LINK_B.ravel()).astype(np.int16)
+# SLOT_DIR[x]: for a slot that touches a point, the contact direction in which that point touches it
+# (POINT_SPACE/POINT_SIDE read backwards); -1 for the other slots.
+SLOT_DIR = np.full(NUM_SLOTS, -1, dtype=np.int8)
+for _p in range(NUM_POINTS):
+    for _d in range(NUM_DIRS):
+        if POINT_SPACE[_p, _d] >= 0:
+            SLOT_DIR[POINT_SPACE[_p, _d] * NUM_SIDES + POINT_SIDE[_p, _d]] = _d
 
 
 def _space_distances() -> np.ndarray:
@@ -184,19 +196,3 @@ def point_id(name: str) -> int:
 def raw_data() -> dict:
     """A copy of the JSON board description (for tests and drawings)."""
     return json.loads(json.dumps(_DATA))
-
-# Slots: side k of space o is slot o * 8 + k.
-NUM_SLOTS = NUM_SPACES * NUM_SIDES
-# LINK_SLOT[x]: the slot that slot x touches across the board, or -1 - point where x touches a point.
-LINK_SLOT = np.where(LINK_KIND.ravel() == 1, -1 - LINK_A.ravel(),
-                     LINK_A.ravel() * NUM_SIDES + LINK_B.ravel()).astype(np.int16)
-# SLOT_DIR[x]: for a slot that touches a point, the contact direction in which that point touches it
-# (POINT_SPACE/POINT_SIDE read backwards); -1 for the other slots.
-SLOT_DIR = np.full(NUM_SLOTS, -1, dtype=np.int8)
-for _p in range(NUM_POINTS):
-    for _d in range(NUM_DIRS):
-        if POINT_SPACE[_p, _d] >= 0:
-            _x = POINT_SPACE[_p, _d] * NUM_SIDES + POINT_SIDE[_p, _d]
-            assert LINK_SLOT[_x] == -1 - _p and SLOT_DIR[_x] == -1, (_p, _d)
-            SLOT_DIR[_x] = _d
-assert ((SLOT_DIR >= 0) == (LINK_SLOT < 0)).all()  # each slot that touches a point is one contact of it

@@ -95,6 +95,21 @@ def test_board_counts():
     assert [int(B.POINT_HOME_SIDE[B.HOME_OF[b]].tolist().count(b)) for b in range(4)] == [5] * 4
 
 
+def test_slot_tables_read_the_links_and_contacts():
+    # LINK_SLOT and SLOT_DIR (the move mask's walks) say what LINK_* and POINT_SPACE/POINT_SIDE say
+    for o in range(17):
+        for k in range(8):
+            x = o * 8 + k
+            if B.LINK_KIND[o, k] == 1:
+                p = int(B.LINK_A[o, k])
+                assert B.LINK_SLOT[x] == -1 - p
+                d = int(B.SLOT_DIR[x])
+                assert d >= 0 and (B.POINT_SPACE[p, d], B.POINT_SIDE[p, d]) == (o, k)
+            else:
+                assert B.LINK_SLOT[x] == B.LINK_A[o, k] * 8 + B.LINK_B[o, k] and B.SLOT_DIR[x] == -1
+    assert (B.SLOT_DIR >= 0).sum() == (B.POINT_SPACE >= 0).sum()  # one slot for every contact of a point
+
+
 def test_every_link_works_both_ways():
     for o in range(17):
         for k in range(8):
