@@ -756,11 +756,7 @@ def _legal_now(s, p, action) -> bool:
     if ph == PH_MOVE and A_MOVE <= action < A_PASS:
         pt = (action - A_MOVE) // NUM_DIRS
         d = (action - A_MOVE) % NUM_DIRS
-        own = False
-        for i in range(s["runners"]):
-            if s["pos"][p, i] == pt:
-                own = True
-        if not own or not may_move(s, p, pt) or (s["forced"] and not on_start(s, p, pt)):
+        if not _may_start(s, p, pt):
             return False
         buf = np.zeros(MAX_PATH + 1, dtype=np.uint8)
         o = int(s["placed"])
@@ -795,6 +791,22 @@ def random_legal_action(s, player) -> int:
 
 
 @nb.njit
+def _may_start(s, p, pt) -> bool:
+    """Whether a runner of ``p`` stands on point ``pt`` and may move this turn (``may_move``, and the
+    forced leaving of start circles where it binds the turn)."""
+    own = False
+    for i in range(s["runners"]):
+        own |= s["pos"][p, i] == pt
+    return own and may_move(s, p, pt) and not (s["forced"] and not on_start(s, p, pt))
+
+
+@nb.njit
+def _slot_point(x) -> int:
+    """The point where a path ends at slot ``x`` (from :func:`_end_slot`), or -1 where it ends at no point."""
+    return -1 - int(LINK_SLOT[x]) if x >= 0 else -1
+
+
+@nb.njit
 def _end_slot(s, x) -> int:
     """Follow the path that leaves a space at slot ``x`` (``space * 8 + side``) until it stops.
 
@@ -803,7 +815,8 @@ def _end_slot(s, x) -> int:
         a closed loop (a path that reaches no point)."""
     tiles = s["tile"]
     rots = s["rot"]
-    for _ in range(MAX_PATH + 1):  # a path from a point crosses at most MAX_PATH octagons
+    # a path crosses each of the 68 paths of the 17 tiles at most once: it stops within MAX_PATH + 1 steps
+    for _ in range(MAX_PATH + 1):
         y = int(LINK_SLOT[x])
         if y < 0:
             return x
@@ -816,22 +829,18 @@ def _end_slot(s, x) -> int:
 
 
 @nb.njit
-def _move_along(s, p, start, end, table, out) -> int:
-    """Mark the move of ``p``'s runner at the point of slot ``start`` along the path to slot ``end`` (see
-    :func:`_end_slot`), if ``p`` has a runner there that may make it; returns 1 if newly marked."""
-    if start < 0:
+def _move_along(s, p, from_slot, to_slot, table, out) -> int:
+    """Mark the move of ``p``'s runner on the point of slot ``from_slot`` along its path to slot ``to_slot``
+    (both from :func:`_end_slot`), if it may make it; returns 1 if newly marked (``out``'s move entries
+    start at 0: a path that crosses the placed tile twice is found twice and counted once)."""
+    if from_slot < 0:
         return 0
-    pt = -1 - int(LINK_SLOT[start])
-    own = False
-    for i in range(s["runners"]):
-        own |= s["pos"][p, i] == pt
-    if not own or not may_move(s, p, pt) or (s["forced"] and not on_start(s, p, pt)):
+    pt = _slot_point(from_slot)
+    if not _may_start(s, p, pt) or not _end_ok_table(table, pt, _slot_point(to_slot)):
         return 0
-    if not _end_ok_table(table, pt, -1 - int(LINK_SLOT[end]) if end >= 0 else -1):
-        return 0
-    a = A_MOVE + pt * NUM_DIRS + int(SLOT_DIR[start])
+    a = A_MOVE + pt * NUM_DIRS + int(SLOT_DIR[from_slot])
     if out[a]:
-        return 0  # the same path, found again where it crosses the placed tile once more
+        return 0
     out[a] = 1
     return 1
 
@@ -839,7 +848,8 @@ def _move_along(s, p, start, end, table, out) -> int:
 @nb.njit
 def _move_mask(s, p, out) -> int:
     """Legal moves of ``p`` over the tile placed this turn: the paths that cross it, followed from each of
-    its four paths out to both ends (a runner at one end may walk to the other)."""
+    its four paths out to both ends (a runner at one end may walk to the other). ``out``'s move entries
+    must be 0 (``legal_mask`` clears it)."""
     table = np.empty(NUM_POINTS, dtype=np.uint8)
     _end_table(s, p, table)
     o = int(s["placed"])
@@ -851,6 +861,8 @@ def _move_mask(s, p, out) -> int:
         if e < k:
             continue  # each of the tile's paths once
         a = _end_slot(s, o * NUM_SIDES + k)
+        if a < 0:
+            continue  # a dead end (or a loop) on one side: no move along this path ends anywhere
         b = _end_slot(s, o * NUM_SIDES + e)
         n += _move_along(s, p, a, b, table, out) + _move_along(s, p, b, a, table, out)
     return n

@@ -1023,12 +1023,25 @@ def _check_shared_walks(s, limit, counts) -> int:
 
 
 @nb.njit
+def _move_mask_is_each_walk(s, p, mask, counts) -> bool:
+    # the mask and its count against each runner's own walk at this move decision; counts the legal moves
+    if K.legal_mask(s, p, mask) != mask.sum():
+        return False
+    for a in range(R.A_MOVE, R.A_PASS):
+        if mask[a] != R._legal_now(s, p, a):
+            return False
+        counts[1] += mask[a]
+    return True
+
+
+@nb.njit
 def _check_move_masks(s, limit, counts) -> int:
     """Random play (record RNG); at every move decision the legal mask (paths followed out from the placed
     tile, :func:`R._move_mask`) must be the moves each runner's own walk finds legal (``_legal_now``: its
-    path traced with ``trace``), and its count their number. Returns 0, or 1 for a wrong mask or count;
-    ``counts`` adds the decisions checked, the legal moves, and the decisions where some path crosses the
-    placed tile twice."""
+    path traced with ``trace``), and its count their number; again with the forced leaving of start circles
+    made to bind (``forced``). Returns 0, or 1 for a wrong mask or count; ``counts`` adds the decisions
+    checked, the legal moves, the decisions where some path crosses the placed tile twice, and those where
+    the forced leaving leaves fewer moves."""
     mask = np.zeros(R.NUM_ACTIONS, dtype=np.uint8)
     buf = np.zeros(R.MAX_PATH + 1, dtype=np.uint8)
     for _ in range(limit):
@@ -1036,12 +1049,18 @@ def _check_move_masks(s, limit, counts) -> int:
             break
         p = K.current_player(s)
         if p >= 0 and s["phase"] == R.PH_MOVE:
-            if K.legal_mask(s, p, mask) != mask.sum():
+            if not _move_mask_is_each_walk(s, p, mask, counts):
                 return 1
-            for a in range(R.A_MOVE, R.A_PASS):
-                if mask[a] != R._legal_now(s, p, a):
-                    return 1
-                counts[1] += mask[a]
+            n = mask.sum()
+            forced = s["forced"]
+            s["forced"] = 1
+            ok = _move_mask_is_each_walk(s, p, mask, counts)
+            for a in range(R.A_MOVE, R.A_PASS):  # forced: only runners on their start circles move
+                ok &= mask[a] == 0 or R.on_start(s, p, (a - R.A_MOVE) // 4)
+            s["forced"] = forced
+            if not ok:
+                return 1
+            counts[3] += mask.sum() < n
             counts[0] += 1
             o = int(s["placed"])
             twice = False
@@ -1061,12 +1080,12 @@ def _check_move_masks(s, limit, counts) -> int:
                                  dict(num_players=3, goal_locks=True), dict(num_players=2, runners=2)])
 def test_move_mask_is_each_runners_own_walk(cfg):
     g = Game("octiles", **cfg)
-    counts = np.zeros(3, np.int64)
+    counts = np.zeros(4, np.int64)
     for seed in range(25):
         s = g.new_state(seed)
         assert _check_move_masks(s, 400, counts) == 0, f"seed {seed}: a wrong move mask"
-    assert counts[0] > 2000 and counts[1] > counts[0]  # thousands of decisions, most with several moves
-    assert counts[2] > 0  # and paths that cross the placed tile twice
+    assert counts[0] > 2000 and counts[1] > counts[0]  # thousands of decisions, more than one move a decision
+    assert counts[2] > 0 and counts[3] > 0  # paths crossing the placed tile twice; forced leaving that binds
 
 
 @pytest.mark.parametrize("cfg", [dict(num_players=2), dict(num_players=4, runners=5),
