@@ -496,7 +496,8 @@ def hand_value3(c0, c1, c2) -> int:
     c0, c1, c2 = int(c0), int(c1), int(c2)
     # the ranks added up per suit in one integer, 8 bits a suit (three ranks add up to at most 42): no branch
     # on the suits, which are as good as random to the processor
-    sums = ((c0 // 4 + 2) << (8 * (c0 % 4))) + ((c1 // 4 + 2) << (8 * (c1 % 4))) + ((c2 // 4 + 2) << (8 * (c2 % 4)))
+    sums = (((c0 // 4 + 2) << (8 * (c0 % 4))) + ((c1 // 4 + 2) << (8 * (c1 % 4)))
+            + ((c2 // 4 + 2) << (8 * (c2 % 4))))
     total = 0
     for su in range(4):
         g = (sums >> (8 * su)) & 255

@@ -84,13 +84,14 @@ def test_cards_of_the_same_suit_are_added_up_first():
 
 def test_every_hand_scores_its_suit_groups():
     # the seed's count, written out plainly: ranks of one suit added up, each group |sum - 8|; every hand of
-    # the deck, in every order of its cards (hand_value3 packs the groups into one integer)
+    # the deck, in three orders of its cards (hand_value3 packs the groups into one integer)
     for a, b, c in _all_hands():
         groups: dict[int, int] = {}
         for card in (a, b, c):
             groups[card % 4] = groups.get(card % 4, 0) + card // 4 + 2
         expected = sum(abs(total - 8) for total in groups.values())
-        assert {int(R.hand_value3(*order)) for order in ((a, b, c), (c, a, b), (b, c, a))} == {expected}, (a, b, c)
+        values = {int(R.hand_value3(*order)) for order in ((a, b, c), (c, a, b), (b, c, a))}
+        assert values == {expected}, (a, b, c)
 
 
 def test_nul_is_a_total_of_zero():
