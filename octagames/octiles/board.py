@@ -126,6 +126,10 @@ for _p in range(NUM_POINTS):
         if POINT_SPACE[_p, _d] >= 0:
             SLOT_DIR[POINT_SPACE[_p, _d] * NUM_SIDES + POINT_SIDE[_p, _d]] = _d
 
+# POINT_SLOT[p, d]: the slot that point p touches in contact direction d (POINT_SPACE and POINT_SIDE as one
+# slot), -1 for none.
+POINT_SLOT = np.where(POINT_SPACE >= 0, POINT_SPACE * NUM_SIDES + POINT_SIDE, -1).astype(np.int16)
+
 
 def _space_distances() -> np.ndarray:
     """POINT_DIST[p, q]: fewest octagons a path from point p to point q crosses

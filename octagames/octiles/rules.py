@@ -109,9 +109,9 @@ import numpy as np
 from octagames.core import (CHANCE, TERMINAL, Block, GameInfo, Layout, check_choice, check_range, nth_set,
                             out_of_range, rng_below, seed_rng)
 from octagames.octiles.board import (DIR_NAMES, EXIT, HOME_OF, LINK_A, LINK_B, LINK_KIND, LINK_SLOT,
-                                     NUM_DIRS, NUM_POINTS, NUM_SIDES, NUM_SPACES, NUM_STOPS,
+                                     NUM_DIRS, NUM_POINTS, NUM_SIDES, NUM_SLOTS, NUM_SPACES, NUM_STOPS,
                                      NUM_TILES, POINT_DIST, POINT_HOME_SIDE, POINT_NAMES, POINT_SIDE,
-                                     POINT_SPACE, SIDE_SPACES, SLOT_DIR, SPACE_NAMES)
+                                     POINT_SLOT, POINT_SPACE, SIDE_SPACES, SLOT_DIR, SPACE_NAMES)
 from octagames.record_checks import replay_end
 from octagames.specialize import cached, engine_kernels
 
@@ -480,12 +480,72 @@ def trace(s, point, d, ov_space, ov_tile, ov_rot, path):
 REENTER = 64
 #: a :func:`space_exits` row not filled yet
 UNSET = -100
+#: a negative :func:`_through_table` entry ``v`` ends a walk at ``_ENDS - v``: a point, or -1 for a dead end
+_ENDS = -100
+#: ``_POINT_THROUGH[NUM_POINTS - 1 - pt]``: the :func:`_through_table` entry of point ``pt``
+_POINT_THROUGH = (_ENDS - np.arange(NUM_POINTS)[::-1]).astype(np.int16)
+#: ``_SLOT_EXIT[((t + 1) * 8 + r) * 8 + k]``: ``EXIT[t, r, k]``, far below zero for a face-down space (``t = -1``)
+_SLOT_EXIT = np.concatenate([np.full((1, NUM_SIDES, NUM_SIDES), -1000), EXIT]).astype(np.int16).ravel()
+#: a :data:`_POINT_EXITS` entry of a side that touches another octagon: a walk finds where its path goes
+_WALK = -50
+#: ``_POINT_EXITS[o, e]``: the point that side ``e`` of space ``o`` touches, or ``_WALK``
+_POINT_EXITS = np.where(LINK_KIND == 1, LINK_A, _WALK).astype(np.int16)
+#: the length of a :func:`_through_table`
+THROUGH_SIZE = NUM_POINTS + NUM_SLOTS
+#: rows of a :func:`new_exits` table: one a space, then the :func:`_through_table` of the record
+EXITS_ROWS = NUM_SPACES + -(-THROUGH_SIZE // NUM_SIDES)
 
 
 @nb.njit
 def new_exits() -> np.ndarray:
-    """An empty table for :func:`space_exits`."""
-    return np.full((NUM_SPACES, NUM_SIDES), UNSET, dtype=np.int16)
+    """An empty table for :func:`space_exits`; its rows past ``NUM_SPACES`` keep the record's
+    :func:`_through_table`, built on the first walk."""
+    return np.full((EXITS_ROWS, NUM_SIDES), UNSET, dtype=np.int16)
+
+
+@nb.njit
+def _through_table(s, through) -> None:
+    """Fill ``through`` (``THROUGH_SIZE`` entries) with the present board's paths, slot by slot.
+
+    ``through[NUM_POINTS + y]`` is the slot where a path entering its space at slot ``y`` (``space * 8 +
+    side``) leaves it, or ``_ENDS - 1`` (a dead end) on a face-down space; for a ``LINK_SLOT`` entry ``y =
+    -1 - pt`` (point ``pt``) it is ``_ENDS - pt``. So a walk steps from the slot ``x`` where it leaves a
+    space to ``through[NUM_POINTS + LINK_SLOT[x]]`` (two loads, not three), and stops where that is negative.
+    """
+    for j in range(NUM_POINTS):
+        through[j] = _POINT_THROUGH[j]
+    tiles = s["tile"]
+    rots = s["rot"]
+    for o in range(NUM_SPACES):
+        a = ((int(tiles[o]) + 1) * NUM_SIDES + int(rots[o])) * NUM_SIDES
+        x = NUM_POINTS + o * NUM_SIDES
+        for k in range(NUM_SIDES):  # without a branch on face-down spaces: the row of t = -1 is far below zero
+            through[x + k] = max(o * NUM_SIDES + _SLOT_EXIT[a + k], _ENDS + 1)
+
+
+@nb.njit
+def _exits_row(o, through, exits) -> None:
+    """:func:`space_exits` with the record's :func:`_through_table` given."""
+    if exits[o, 0] != UNSET:
+        return
+    for e in range(NUM_SIDES):
+        exits[o, e] = _POINT_EXITS[o, e]  # the sides that touch a point (about half of them) need no walk
+    for e in range(NUM_SIDES):
+        if exits[o, e] != _WALK:
+            continue  # a point's side, or the reverse of a path found from an earlier side
+        x = o * NUM_SIDES + e
+        res = -3  # unreachable: links and tiles are perfect matchings
+        for _ in range(MAX_PATH + 1):
+            y = int(LINK_SLOT[x])
+            if y >> 3 == o:  # the path enters o again (a point's -1 - pt never matches)
+                res = REENTER + (y & 7)
+                exits[o, y & 7] = REENTER + e  # the same path walked backwards
+                break
+            x = int(through[NUM_POINTS + y])
+            if x < 0:  # a point or a dead end
+                res = _ENDS - x
+                break
+        exits[o, e] = res
 
 
 @nb.njit
@@ -497,36 +557,14 @@ def space_exits(s, o, exits) -> None:
     tile, or ``REENTER + k`` when it enters ``o`` again at side ``k``. The tile on ``o`` is never
     read, so one row serves every tile and rotation tried there (:func:`end_over`) and every
     path that reaches ``o``: the walks of a whole turn's placements are shared, not repeated.
+    ``exits`` is a :func:`new_exits` table.
     """
     if exits[o, 0] != UNSET:
         return
-    tiles = s["tile"]
-    rots = s["rot"]
-    for e in range(NUM_SIDES):
-        if exits[o, e] != UNSET:
-            continue  # the reverse of a path found from an earlier side
-        if LINK_KIND[o, e] == 1:
-            exits[o, e] = LINK_A[o, e]
-            continue
-        q = int(LINK_A[o, e])
-        k = int(LINK_B[o, e])
-        res = -3  # unreachable: links and tiles are perfect matchings
-        for _ in range(MAX_PATH):
-            if q == o:
-                res = REENTER + k
-                exits[o, k] = REENTER + e  # the same path walked backwards
-                break
-            t = int(tiles[q])
-            if t < 0:  # face down: a dead end
-                res = -1
-                break
-            x = EXIT[t, int(rots[q]), k]
-            if LINK_KIND[q, x] == 1:
-                res = LINK_A[q, x]
-                break
-            k = int(LINK_B[q, x])
-            q = int(LINK_A[q, x])
-        exits[o, e] = res
+    through = exits.reshape(-1)[NUM_SLOTS:NUM_SLOTS + THROUGH_SIZE]
+    if through[0] == UNSET:  # the first walk on this table (a built table starts with _POINT_THROUGH)
+        _through_table(s, through)
+    _exits_row(o, through, exits)
 
 
 @nb.njit
@@ -625,8 +663,11 @@ def leave_rule_applies(s, p) -> bool:
 def _end_table(s, p, out) -> None:
     """``out[point] = 1`` where a runner of ``p`` may end a move that starts elsewhere:
     a free stop or a free goal circle of ``p`` (see :func:`end_ok`)."""
-    for q in range(NUM_POINTS):
-        out[q] = 1 if q < NUM_STOPS or on_goal(s, p, q) else 0
+    out[:NUM_STOPS] = 1
+    out[NUM_STOPS:NUM_POINTS] = 0
+    g = goal_side(s, p)
+    for c in range(HOME_OF.shape[1]):
+        out[HOME_OF[g, c]] = 1
     for pp in range(s["num_players"]):
         for i in range(s["runners"]):
             pt = int(s["pos"][pp, i])
@@ -650,17 +691,25 @@ def _scan_placements(s, p, from_start_only, out) -> int:
     count. ``out``'s placement entries are overwritten. Returns the number of
     legal placements.
     """
-    buf = np.zeros(MAX_PATH + 1, dtype=np.uint8)
-    exits = new_exits()
-    # ok[e + 3]: a move may end on e (the ends -3 and -1 are never allowed); read without a branch,
-    # since whether a placement is legal is as good as random to the processor
-    ok = np.zeros(NUM_POINTS + 3, dtype=np.uint8)
-    _end_table(s, p, ok[3:])
     t = int(s["exch"])
     if t < 0:  # no exchange tile (never at a placement decision): every end a dead end, as in end_over
         out[A_PLACE:A_MOVE] = 0
         return 0
-    turns = np.zeros(NUM_SPACES, dtype=np.uint8)  # bit r of turns[o]: placing t on o turned r is legal
+    # one allocation: the exits table (its through table built at once), then ok and turns
+    ko = EXITS_ROWS * NUM_SIDES
+    tu = ko + 3 + REENTER + NUM_SIDES
+    scratch = np.empty(tu + NUM_SPACES, dtype=np.int16)
+    exits = scratch[:ko].reshape((EXITS_ROWS, NUM_SIDES))
+    exits[:NUM_SPACES, :] = UNSET
+    through = scratch[NUM_SLOTS:NUM_SLOTS + THROUGH_SIZE]
+    _through_table(s, through)
+    # ok[e + 3]: a move may end on e (the ends -3 and -1 and the entries REENTER + k never); read without
+    # a branch, since whether a placement is legal is as good as random to the processor
+    ok = scratch[ko:tu]
+    ok[:] = 0
+    _end_table(s, p, ok[3:3 + NUM_POINTS])
+    turns = scratch[tu:]  # bit r of turns[o]: placing t on o turned r is legal
+    turns[:] = 0
     for i in range(s["runners"]):
         pt = int(s["pos"][p, i])
         if not may_move(s, p, pt):
@@ -672,33 +721,34 @@ def _scan_placements(s, p, from_start_only, out) -> int:
             ok[pt + 3] = 1
         for d in range(NUM_DIRS):
             # as ends_over: only the spaces the present path enters (first entries) can change it
-            end0, _c, ln, _dead = trace(s, pt, d, -1, 0, 0, buf)
-            if end0 == -2:
+            y = int(POINT_SLOT[pt, d])  # the slot where the path enters a space
+            if y < 0:
                 continue
-            m = ln + 1 if end0 == -1 else ln
             tried = 0
-            for j in range(m):
-                o = int(buf[j]) // NUM_SIDES
-                k = int(buf[j]) % NUM_SIDES
-                if tried & (1 << o):
-                    continue
-                tried |= 1 << o
-                space_exits(s, o, exits)
-                # the sides of o whose paths end where a move may: where no path leaving o comes back to
-                # it (about 96% of mid-game rows) these fix the ends of all eight rotations at once
-                allowed = 0
-                back = False
-                for e in range(NUM_SIDES):
-                    v = int(exits[o, e])
-                    if v >= REENTER:
-                        back = True
-                    else:
+            for _ in range(MAX_PATH + 1):
+                o = y >> 3
+                if not tried & (1 << o):
+                    tried |= 1 << o
+                    _exits_row(o, through, exits)
+                    # the sides of o whose paths end where a move may: where no path leaving o comes back to
+                    # it (about 96% of mid-game rows) these fix the ends of all eight rotations at once
+                    allowed = 0
+                    back = False
+                    for e in range(NUM_SIDES):
+                        v = int(exits[o, e])
+                        back |= v >= REENTER
                         allowed |= int(ok[v + 3]) << e
-                if not back:
-                    turns[o] |= TURNS_TO[t, k, allowed]
-                else:  # the end depends on the rotation
-                    for r in range(NUM_SIDES):
-                        turns[o] |= ok[end_over(o, k, t, r, exits) + 3] << r
+                    if not back:
+                        turns[o] |= TURNS_TO[t, y & 7, allowed]
+                    else:  # the end depends on the rotation
+                        for r in range(NUM_SIDES):
+                            turns[o] |= ok[end_over(o, y & 7, t, r, exits) + 3] << r
+                x = int(through[NUM_POINTS + y])
+                if x < 0:  # a dead end (its face-down space tried above)
+                    break
+                y = int(LINK_SLOT[x])
+                if y < 0:  # the path ends at a point
+                    break
         ok[pt + 3] = kept
     n = 0
     for o in range(NUM_SPACES):
