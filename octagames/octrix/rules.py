@@ -447,14 +447,11 @@ def run_points(won) -> int:
     return total + run * run
 
 
-def _points_of_bits(won: int) -> int:
-    # run_points of the bit set ``won`` (bit t: counting card t + 1), in Python: the table below is built at import
-    runs = [len(r) for r in f"{won:0{MAX_TRICKS}b}"[::-1].split("0")]
-    return sum(r * r for r in runs)
-
-
-#: ``RUN_POINTS[m]``: the points of the counting cards whose bits are set in ``m`` (runs squared, bit t: card t + 1)
-RUN_POINTS = np.array([_points_of_bits(m) for m in range(1 << MAX_TRICKS)], dtype=np.int64)
+#: ``RUN_POINTS[m]``: the points of the counting cards whose bits are set in ``m`` (runs squared, bit t: card t + 1):
+#: :func:`run_points` of each bit set, uncompiled (nothing is compiled at import)
+_run_points_py = getattr(run_points, "py_func", run_points)  # the plain function (NUMBA_DISABLE_JIT: itself)
+RUN_POINTS = np.array([_run_points_py((m >> np.arange(MAX_TRICKS)) & 1) for m in range(1 << MAX_TRICKS)],
+                      dtype=np.int64)
 
 
 @nb.njit(inline="always")
