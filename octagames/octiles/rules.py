@@ -362,36 +362,45 @@ def goal_distance(s, p, point) -> int:
     return _distance_to(s, p, point, _free_goals(s, p))
 
 
+def _goal_distance_table() -> np.ndarray:
+    """:data:`GOAL_DIST`: the statement of :func:`goal_distance`, for every goal side, free set and point."""
+    circles = HOME_OF.shape[1]
+    table = np.full((4, 1 << circles, NUM_POINTS + 1), FAR, dtype=np.int8)  # C order: a constant numba caches
+    for g in range(4):
+        for free in range(1 << circles):
+            for pt in range(NUM_POINTS):
+                if pt >= NUM_STOPS and POINT_HOME_SIDE[pt] == g:  # on a goal circle (on_goal)
+                    table[g, free, pt] = 0
+                    continue
+                for c in range(circles):
+                    if (free >> c) & 1:
+                        table[g, free, pt] = min(table[g, free, pt], POINT_DIST[pt, HOME_OF[g, c]])
+    return table
+
+
+#: ``GOAL_DIST[g, free, point]``: :func:`goal_distance` of a runner on ``point`` (the last column: not on the
+#: board) whose goal side is ``g`` where bit ``c`` of ``free`` says that no runner of its seat holds goal circle
+#: ``HOME_OF[g, c]``: 0 on a goal circle, else the fewest octagons (``POINT_DIST``) to a free one, else ``FAR``
+GOAL_DIST = _goal_distance_table()
+
+
 @nb.njit
 def _free_goals(s, p) -> int:
     """Bit ``c`` set where goal circle ``c`` of seat ``p`` (``HOME_OF[goal_side, c]``) holds no runner of ``p``."""
     side = goal_side(s, p)
+    held = 0  # bit pt: a runner of p stands on point pt (bit 63 for a runner not on the board, never a point)
+    for i in range(s["runners"]):
+        held |= 1 << (int(s["pos"][p, i]) & 63)
     free = 0
-    for c in range(HOME_OF.shape[1]):
-        g = HOME_OF[side, c]
-        mine = False
-        for i in range(s["runners"]):
-            if s["pos"][p, i] == g:
-                mine = True
-        if not mine:
-            free |= 1 << c
+    for c in range(HOME_OF.shape[1]):  # without a branch: whether a circle is held is as good as random
+        free |= (((held >> HOME_OF[side, c]) & 1) ^ 1) << c
     return free
 
 
 @nb.njit
 def _distance_to(s, p, point, free) -> int:
     """:func:`goal_distance` with the free goal circles given (:func:`_free_goals`), for a seat's every runner."""
-    if point < 0:
-        return FAR
-    if on_goal(s, p, point):
-        return 0
-    side = goal_side(s, p)
-    best = FAR
-    for c in range(HOME_OF.shape[1]):
-        g = HOME_OF[side, c]
-        if (free >> c) & 1 and POINT_DIST[point, g] < best:
-            best = int(POINT_DIST[point, g])
-    return best
+    return int(GOAL_DIST[goal_side(s, p), free, point if point >= 0 else NUM_POINTS])
 
 
 @nb.njit
