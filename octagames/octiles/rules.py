@@ -485,6 +485,12 @@ def trace(s, point, d, ov_space, ov_tile, ov_rot, path):
     return walk(s, o, POINT_SIDE[point, d], ov_space, ov_tile, ov_rot, path)
 
 
+@nb.njit(inline="always")
+def _u(i):
+    """``i`` (never negative) as an unsigned index: numba then drops the check for an index from the end."""
+    return np.uint64(i)
+
+
 #: a :func:`space_exits` entry of ``REENTER + k``: the path comes back into the space at side ``k``
 REENTER = 64
 #: a :func:`space_exits` row not filled yet
@@ -529,32 +535,33 @@ def _through_table(s, through) -> None:
         a = ((int(tiles[o]) + 1) * NUM_SIDES + int(rots[o])) * NUM_SIDES
         x = NUM_POINTS + o * NUM_SIDES
         for k in range(NUM_SIDES):  # without a branch on face-down spaces: the row of t = -1 is far below zero
-            through[x + k] = max(o * NUM_SIDES + _SLOT_EXIT[a + k], _ENDS + 1)
+            through[_u(x + k)] = max(o * NUM_SIDES + _SLOT_EXIT[_u(a + k)], _ENDS + 1)
 
 
 @nb.njit
 def _exits_row(o, through, exits) -> None:
     """:func:`space_exits` with the record's :func:`_through_table` given."""
-    if exits[o, 0] != UNSET:
+    uo = _u(o)
+    if exits[uo, 0] != UNSET:
         return
     for e in range(NUM_SIDES):
-        exits[o, e] = _POINT_EXITS[o, e]  # the sides that touch a point (about half of them) need no walk
+        exits[uo, e] = _POINT_EXITS[uo, e]  # the sides that touch a point (about half of them) need no walk
     for e in range(NUM_SIDES):
-        if exits[o, e] != _WALK:
+        if exits[uo, e] != _WALK:
             continue  # a point's side, or the reverse of a path found from an earlier side
         x = o * NUM_SIDES + e
         res = -3  # unreachable: links and tiles are perfect matchings
         for _ in range(MAX_PATH + 1):
-            y = int(LINK_SLOT[x])
+            y = int(LINK_SLOT[_u(x)])
             if y >> 3 == o:  # the path enters o again (a point's -1 - pt never matches)
                 res = REENTER + (y & 7)
-                exits[o, y & 7] = REENTER + e  # the same path walked backwards
+                exits[uo, _u(y & 7)] = REENTER + e  # the same path walked backwards
                 break
-            x = int(through[NUM_POINTS + y])
+            x = int(through[_u(NUM_POINTS + y)])
             if x < 0:  # a point or a dead end
                 res = _ENDS - x
                 break
-        exits[o, e] = res
+        exits[uo, e] = res
 
 
 @nb.njit
@@ -744,18 +751,18 @@ def _scan_placements(s, p, from_start_only, out) -> int:
                     allowed = 0
                     back = False
                     for e in range(NUM_SIDES):
-                        v = int(exits[o, e])
+                        v = int(exits[_u(o), _u(e)])
                         back |= v >= REENTER
-                        allowed |= int(ok[v + 3]) << e
+                        allowed |= int(ok[_u(v + 3)]) << e
                     if not back:
-                        turns[o] |= TURNS_TO[t, y & 7, allowed]
+                        turns[_u(o)] |= TURNS_TO[_u(t), _u(y & 7), _u(allowed)]
                     else:  # the end depends on the rotation
                         for r in range(NUM_SIDES):
                             turns[o] |= ok[end_over(o, y & 7, t, r, exits) + 3] << r
-                x = int(through[NUM_POINTS + y])
+                x = int(through[_u(NUM_POINTS + y)])
                 if x < 0:  # a dead end (its face-down space tried above)
                     break
-                y = int(LINK_SLOT[x])
+                y = int(LINK_SLOT[_u(x)])
                 if y < 0:  # the path ends at a point
                     break
         ok[pt + 3] = kept
