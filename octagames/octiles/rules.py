@@ -393,7 +393,7 @@ def _free_goals(s, p) -> int:
         held |= 1 << (int(s["pos"][p, i]) & 63)
     free = 0
     for c in range(HOME_OF.shape[1]):  # without a branch: whether a circle is held is as good as random
-        free |= (((held >> HOME_OF[side, c]) & 1) ^ 1) << c
+        free |= (((held >> int(HOME_OF[side, c])) & 1) ^ 1) << c
     return free
 
 

@@ -882,7 +882,9 @@ def test_kernels_run_without_jit_and_agree():
             "s = g.new_state(11)\n"
             "rollout(s, 10_000)\n"
             "o = np.zeros(R.OBS_SIZE, np.float32); R.observation(s, 1, o)\n"
-            "print(g.to_bytes(s).hex(), float(o.sum()))\n")
+            "setup = Game('octiles', num_players=2, runners=4).new_state(0)  # runners still off the board\n"
+            "o2 = np.zeros(R.OBS_SIZE, np.float32); R.observation(setup, 0, o2)\n"
+            "print(g.to_bytes(s).hex(), float(o.sum()), o2.tobytes().hex())\n")
     env = dict(os.environ, NUMBA_DISABLE_JIT="1")
     out = subprocess.run([sys.executable, "-c", code], env=env, capture_output=True, text=True,
                          timeout=300, check=True).stdout.split()
@@ -891,6 +893,10 @@ def test_kernels_run_without_jit_and_agree():
     rollout(s, 10_000)
     assert g.is_terminal(s)
     assert out[0] == g.to_bytes(s).hex() and float(out[1]) == float(g.observation(s, 1).sum())
+    setup_game = Game("octiles", num_players=2, runners=4)
+    setup = setup_game.new_state(0)
+    assert (setup["pos"][:2, :4] < 0).any()  # the distances of runners not on the board are read
+    assert out[2] == setup_game.observation(setup, 0).tobytes().hex()
 
 
 def test_render_text():
