@@ -79,6 +79,31 @@ def random_playout(game: Game, seed: int, check: bool = True, max_steps: int | N
     raise AssertionError(f"game did not end within max_game_length={limit}")
 
 
+def trace_digest(game: Game, seed: int, max_steps: int) -> str:
+    """A digest of one random game: the record, every seat's observation and the acting seat's legal mask at
+    each of its first ``max_steps`` decisions (chance by the record's RNG, moves by a generator of ``seed``).
+
+    Compiled kernels and the same kernels as plain Python (``NUMBA_DISABLE_JIT=1``) must give the same digest.
+
+    Returns:
+        the SHA-256 hex digest.
+    """
+    rng = np.random.default_rng(seed)
+    s = game.new_state(seed)
+    digest = hashlib.sha256()
+    for _step in range(max_steps):
+        game.play_chance(s)
+        digest.update(game.to_bytes(s))
+        if game.current_player(s) == TERMINAL:
+            break
+        for seat in range(game.num_players):
+            digest.update(np.ascontiguousarray(game.observation(s, seat), dtype=np.float32).tobytes())
+        mask = game.legal_mask(s, game.acting_player(s))
+        digest.update(np.ascontiguousarray(mask, dtype=np.uint8).tobytes())
+        game.apply_action(s, int(rng.choice(np.flatnonzero(mask))))
+    return digest.hexdigest()
+
+
 def exercise(game: Game, s: np.void, rng: np.random.Generator, steps: int = 4) -> None:
     """Run every kernel and text of the contract on record ``s``, then play a few random actions.
 

@@ -3,6 +3,7 @@ octagames/<game>/variants.py), which octagames.testing.CONFORMANCE_CONFIGS colle
 
 import dataclasses
 import json
+import os
 import subprocess
 import sys
 from collections import Counter
@@ -15,7 +16,7 @@ from octagames.core import TERMINAL, Game, IllegalActionError, load_module
 from octagames.experiments.fuzz import RECORD_FUZZ, RECORD_OPTIONS, agent_chooser, openspiel_strings, random_sims
 from octagames.specialize import cached
 from octagames.testing import (CONFORMANCE_CONFIGS, check_unique_names, check_world, config_id, leak_check,
-                               play_recorded, public_module, random_chooser, random_playout, replay)
+                               play_recorded, public_module, random_chooser, random_playout, replay, trace_digest)
 
 # (game, config fields): the conformance list, shared with the fuzz campaign, built from every game's spec
 GAME_CONFIGS = CONFORMANCE_CONFIGS
@@ -56,6 +57,23 @@ def test_same_seed_same_game(game):
     a = random_playout(game, 3, check=False)
     b = random_playout(game, 3, check=False)
     assert game.to_bytes(a) == game.to_bytes(b)
+
+
+def test_every_config_plays_the_same_game_uncompiled():
+    # NUMBA_DISABLE_JIT=1 runs the kernels as plain Python (numpy scalars, Python integers): records, every seat's
+    # observation and the legal masks of a random game of each config must be byte for byte the compiled ones
+    # (a Python integer shifted by a numpy one overflowed in Octiles' setup once, compiled code unaffected)
+    steps = 250
+    code = ("import json\nfrom octagames.core import Game\n"
+            "from octagames.testing import CONFORMANCE_CONFIGS, trace_digest\n"
+            f"print(json.dumps([trace_digest(Game(n, **c), 5, {steps}) for n, c in CONFORMANCE_CONFIGS]))\n")
+    env = dict(os.environ, NUMBA_DISABLE_JIT="1", PYTHONWARNINGS="ignore")  # numpy warns of the RNG's wrapping
+    run = subprocess.run([sys.executable, "-c", code], env=env, capture_output=True, text=True, timeout=600)
+    assert run.returncode == 0, run.stderr[-2000:]
+    uncompiled = json.loads(run.stdout)
+    compiled = [trace_digest(Game(n, **c), 5, steps) for n, c in GAME_CONFIGS]
+    assert [i for i, (a, b) in enumerate(zip(uncompiled, compiled)) if a != b] == []
+    assert len(set(compiled)) == len(compiled)  # every config played its own game
 
 
 def test_a_finished_record_reset_is_the_new_game_of_its_seed(game):
