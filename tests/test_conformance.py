@@ -72,7 +72,8 @@ def test_every_config_plays_the_same_game_uncompiled():
     assert run.returncode == 0, run.stderr[-2000:]
     uncompiled = json.loads(run.stdout)
     compiled = [trace_digest(Game(n, **c), 5, steps) for n, c in GAME_CONFIGS]
-    assert [i for i, (a, b) in enumerate(zip(uncompiled, compiled)) if a != b] == []
+    assert len(uncompiled) == len(compiled) == len(IDS)
+    assert [IDS[i] for i, (a, b) in enumerate(zip(uncompiled, compiled)) if a != b] == []
     assert len(set(compiled)) == len(compiled)  # every config played its own game
 
 
