@@ -208,6 +208,15 @@ def nth_bit(x, k) -> int:
     return pos
 
 
+@nb.njit(inline="always")
+def _set_bits(mask, a, m):
+    """Bit ``j`` set where ``mask[a + j]`` is non-zero, for ``j < m <= 64`` (a vector compare a block)."""
+    bits = np.uint64(0)
+    for j in range(m):
+        bits |= np.uint64(mask[a + j] != 0) << np.uint64(j)
+    return bits
+
+
 @nb.njit
 def nth_set(mask, k) -> int:
     """The index of the ``k``-th non-zero entry of ``mask`` (from 0), or -1 if it has fewer.
@@ -215,34 +224,22 @@ def nth_set(mask, k) -> int:
     With ``k`` uniform below the number of legal actions, a uniform legal action.
     """
     n = mask.shape[0]
-    a = 0
     k = np.int64(k)  # an unsigned k (rng_below's) would count in floats
     if n <= 64:  # a short mask (Octrix', Achten's): its bit set, then the k-th bit, no branch per entry
-        bits = np.uint64(0)
-        for b in range(n):
-            bits |= np.uint64(mask[b] != 0) << np.uint64(b)
+        bits = _set_bits(mask, 0, n)
         return nth_bit(bits, k) if 0 <= k < popcount(bits) else -1
-    if n >= 128:  # a long mask (Octiles', Octa's): skip whole blocks of 32 entries by their count
-        while a + 32 <= n:
-            c = 0
-            for j in range(32):  # a vector compare and sum
-                c += mask[a + j] != 0
-            if k < c:
-                break
-            k -= c
-            a += 32
-    else:  # 65 to 127 entries: a scan from the start
-        for b in range(n):
-            if mask[b]:
-                if k == 0:
-                    return b
-                k -= 1
+    if k < 0:
         return -1
-    for b in range(a, n):
-        if mask[b]:
-            if k == 0:
-                return b
-            k -= 1
+    # a long mask (Octiles', Octa's): blocks of 64 entries as bit sets, skipped by their count; the k-th bit
+    # of the block that holds it without a branch per entry
+    a = 0
+    while a < n:
+        bits = _set_bits(mask, a, 64) if a + 64 <= n else _set_bits(mask, a, n - a)
+        c = popcount(bits)
+        if k < c:
+            return a + nth_bit(bits, k)
+        k -= c
+        a += 64
     return -1
 
 

@@ -8,10 +8,10 @@ from octagames.core import is_count, nth_set
 
 
 def test_nth_set_finds_the_kth_non_zero_entry_of_short_and_long_masks():
-    # lengths around the block skip's threshold (128) and its blocks of 32; sparse and dense masks
+    # lengths around the long masks' blocks of 64 entries and their last, shorter block; sparse and dense masks
     rng = np.random.default_rng(8)
     checked = 0
-    for n in (0, 1, 31, 32, 33, 63, 64, 65, 127, 128, 129, 160, 284, 1074):  # 64: the bit-set path's last
+    for n in (0, 1, 31, 32, 33, 63, 64, 65, 127, 128, 129, 191, 192, 193, 284, 1074):  # 64: one bit set
         for density in (0.0, 0.01, 0.2, 1.0):
             for dtype in (np.uint8, np.bool_):
                 mask = (rng.random(n) < density).astype(dtype)
