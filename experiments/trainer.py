@@ -8,7 +8,8 @@ A run lives in one folder, by default named from what it trains (:func:`default_
         config.json      the run's settings, the game's full config and the code's version and commit
                          (written first; each --resume appends its command, the counters it resumed
                          at and its code to ``resumes``)
-        checkpoint.pt    everything needed to resume exactly (written atomically)
+        checkpoint.pt    everything needed to resume exactly (written atomically; with a warm start
+                         also right after it and the first evaluation, before the first update)
         metrics.csv      one row per update or iteration; win rates at evaluations
         metrics.json     the same rows, the config, the evaluation opponents (and those skipped)
         curves.png       win rates and losses over the run's work and over wall time
@@ -704,7 +705,10 @@ class Trainer:
             self.last_eval = self.evaluate()
             self.evaluated()
             self.rows.append(self.row({**extra, **self.last_eval}))
-        while self.count[counter] < self.total:
+            if cfg.imitation_games > 0:  # a warm start may take hours: a kill before the first checkpoint keeps it
+                self.save_checkpoint()
+                self.write_metrics()
+        while self.count[counter] < self.total and not stop.signal:
             if cfg.time_budget_s > 0 and self.wall_time >= cfg.time_budget_s:
                 break
             t0, work = time.perf_counter(), self.count[self.SPEED[1]]
@@ -727,9 +731,8 @@ class Trainer:
                 sys.stdout.flush()
                 sys.stderr.flush()
                 os._exit(3)  # simulate a kill: no cleanup, nothing written beyond the last checkpoint
-            if stop.signal:
-                print(f"{stop.signal}: stopped at {counter} {done}; --resume goes on from there", flush=True)
-                break
+        if stop.signal:  # after the update under way, or after the warm start
+            print(f"{stop.signal}: stopped at {counter} {self.count[counter]}; --resume goes on from there", flush=True)
         if self.bar is not None:
             self.bar.close()
             self.bar = None

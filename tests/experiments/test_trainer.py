@@ -366,6 +366,49 @@ def test_a_second_ctrl_c_stops_at_once(tmp_path):
     assert not (tmp_path / "run" / "checkpoint.pt").exists()  # nothing saved: stopped at once, as asked
 
 
+class WarmToy(Toy):
+    """The toy with a warm start that draws a number (and, with ``sig``, is signalled while it runs)."""
+
+    def __init__(self, cfg: ToyConfig, sig: int = 0) -> None:
+        super().__init__(cfg)
+        self.sig = sig
+
+    def warm_start(self) -> dict[str, Any]:
+        self.total_drawn += float(np.random.random())
+        if self.sig:
+            os.kill(os.getpid(), self.sig)
+        return {"sum": self.total_drawn}
+
+
+def test_a_run_killed_before_its_first_checkpoint_keeps_its_warm_start(tmp_path, monkeypatch):
+    # the first checkpoint came after checkpoint_every updates: a kill before it lost the warm start (hours)
+    warm = dict(imitation_games=1, checkpoint_every=100)
+    full = WarmToy(_toy(tmp_path / "full", **warm)).run()
+
+    def kill(status: int) -> None:
+        raise Killed(status)
+
+    monkeypatch.setattr(trainer.os, "_exit", kill)
+    run = tmp_path / "killed"
+    with pytest.raises(Killed):
+        WarmToy(_toy(run, stop_after=2, **warm)).run()
+    assert torch.load(run / "checkpoint.pt", weights_only=False)["counters"]["update"] == 0
+    assert json.loads((run / "metrics.json").read_text())["rows"][-1]["sum"] == full["rows"][0]["sum"]
+    resumed = WarmToy(_toy(run, resume=True, **warm)).run()
+    assert _clockless(resumed["rows"]) == _clockless(full["rows"]) and len(full["rows"]) == 7
+
+
+def test_a_signal_during_the_warm_start_stops_before_the_first_update(tmp_path, capsys):
+    warm = dict(imitation_games=1, checkpoint_every=100)
+    full = WarmToy(_toy(tmp_path / "full", **warm)).run()
+    run = tmp_path / "stopped"
+    stopped = WarmToy(_toy(run, **warm), sig=signal.SIGTERM).run()
+    assert stopped["stopped_by"] == "SIGTERM" and [r["update"] for r in stopped["rows"]] == [0]
+    assert "SIGTERM: stopped at update 0; --resume goes on from there" in capsys.readouterr().out
+    resumed = WarmToy(_toy(run, resume=True, **warm)).run()
+    assert _clockless(resumed["rows"]) == _clockless(full["rows"])
+
+
 def _busy(run: Path, pid: int) -> str:
     """The words of the refusal (the holder's pid where Linux's /proc/locks tells it)."""
     who = rf" \(pid {pid}(, this process)?\)" if sys.platform == "linux" else ".*"
