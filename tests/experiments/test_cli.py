@@ -79,6 +79,8 @@ def _one_change(f: dataclasses.Field, hint) -> list[str]:
         return [flag, str(default + 0.5)]
     if f.name == "ray_address":  # an address of Ray's forms (a trainer's still needs ray_actors)
         return [flag, "auto"]
+    if f.name == "activation":  # one of the two the networks have
+        return [flag, "relu" if default == "tanh" else "tanh"]
     if kind is str:
         return [flag, "achten" if "game" in f.name and "config" not in f.name else "x"]
     args = typing.get_args(kind)

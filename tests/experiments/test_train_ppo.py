@@ -348,3 +348,11 @@ def test_a_tiny_run_evaluates_on_few_games_and_says_where_it_goes_first(tmp_path
     assert out[0].startswith("  update 0/4: vs random ") and "(10 games each" in out[0]
     assert out[-1].startswith("  update 4/4: vs random ") and len(out) == 2
     assert result["rows"][-1]["env_steps"] == 4096
+
+
+def test_a_bad_activation_is_refused_with_the_flags_before_the_run_folder_is_touched(tmp_path):
+    """It was refused only when the network was built: after --overwrite had removed the run in the folder."""
+    words = "activation='sigmoid' is not valid; valid values: ['relu', 'tanh']"
+    with pytest.raises(ValueError, match=re.escape(words)):
+        TrainConfig(activation="sigmoid", run_dir=str(tmp_path / "run"), overwrite=True)
+    assert not (tmp_path / "run").exists()
