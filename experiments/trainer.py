@@ -223,7 +223,7 @@ def lock_run_dir(path: Path, resume: bool) -> WriterLock | None:
 
 
 def claim_run_dir(path: Path, resume: bool, overwrite: bool, outputs: Sequence[str] = (),
-                  can_resume: bool = True) -> str:
+                  can_resume: bool = True, remove: bool = True) -> str:
     """Check that a run may go into ``path``; with ``overwrite``, remove the run there.
 
     A folder holds a run when it has any of :data:`RUN_FILES` or of ``outputs``; other files
@@ -235,6 +235,8 @@ def claim_run_dir(path: Path, resume: bool, overwrite: bool, outputs: Sequence[s
         overwrite: replace the run there: the files it wrote are removed (nothing else).
         outputs: the trainer's own files, removed by ``overwrite`` beside :data:`SHARED_OUTPUTS`.
         can_resume: whether the trainer resumes at all (the message names ``--resume`` only then).
+        remove: with ``overwrite``, remove the run's files here; False leaves them to :func:`remove_run` (a
+            trainer removes them once its settings have built, so a refused setting loses no run).
 
     Returns:
         ``"new run"``, ``"resuming"`` or ``"replacing the run there"``.
@@ -255,10 +257,16 @@ def claim_run_dir(path: Path, resume: bool, overwrite: bool, outputs: Sequence[s
         raise ValueError(f"{path} holds a run already ({', '.join(held)}): pass {choices}, or choose another "
                          f"folder with --run-dir")
     if held:
-        for name in (*SHARED_OUTPUTS, *outputs):
-            (path / name).unlink(missing_ok=True)
+        if remove:
+            remove_run(path, outputs)
         return "replacing the run there"
     return "new run"
+
+
+def remove_run(path: Path, outputs: Sequence[str] = ()) -> None:
+    """Remove the files a run wrote in ``path`` (:data:`SHARED_OUTPUTS` and ``outputs``), nothing else."""
+    for name in (*SHARED_OUTPUTS, *outputs):
+        (path / name).unlink(missing_ok=True)
 
 
 #: the game's fields: a resume compares the game they resolve to (its config digest), not their spelling
@@ -407,7 +415,8 @@ class Trainer:
         """Claim the run folder (the lock held), announce the run, seed, build the game and evaluation agents,
         and read and check the checkpoint of a resume."""
         cfg = self.cfg
-        self.start = claim_run_dir(self.run_dir, cfg.resume, cfg.overwrite, self.OUTPUTS)
+        # --overwrite's removal waits for run(): a setting refused while the trainer builds keeps the run there
+        self.start = claim_run_dir(self.run_dir, cfg.resume, cfg.overwrite, self.OUTPUTS, remove=False)
         announce(self.MODULE, cfg, self.run_dir, f"{self.describe()}, config "
                  f"{catalogue.config_digest(self.game_name, self.game_config)}, seed {cfg.seed}", self.start)
         self.device = resolve_device(cfg.device)
@@ -691,6 +700,8 @@ class Trainer:
             self.record_resume()
             self.write_metrics()
         else:
+            if self.start == "replacing the run there":
+                remove_run(self.run_dir, self.OUTPUTS)
             self.write_config()
         if cfg.progress:
             from tqdm.auto import tqdm

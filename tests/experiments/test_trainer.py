@@ -191,8 +191,10 @@ def test_a_run_folder_is_resumed_or_replaced_only_when_asked(tmp_path):
     assert Toy(_toy(run, updates=2, resume=True)).start == "resuming"
     replaced = Toy(_toy(run, updates=1, overwrite=True))
     assert replaced.start == "replacing the run there"
-    assert sorted(p.name for p in run.iterdir()) == ["notes.txt"]  # the run's files went, nothing else
+    assert (run / "toy.pt").exists()  # removed when it runs, once every setting has built
+    (run / "toy.pt").write_text("the run being replaced")
     rows = replaced.run()["rows"]
+    assert (run / "notes.txt").read_text() == "mine" and "replaced" not in (run / "toy.pt").read_text()
     assert [r["update"] for r in rows] == [0, 1]
     assert torch.load(run / "checkpoint.pt", weights_only=False)["counters"]["update"] == 1
     with pytest.raises(FileNotFoundError, match="--resume: no checkpoint at"):
@@ -208,6 +210,22 @@ def test_a_run_folder_is_resumed_or_replaced_only_when_asked(tmp_path):
         claim_run_dir(tmp_path / "other", False, False, outputs=Toy.OUTPUTS)
     with pytest.raises(ValueError, match="pass --overwrite to replace it, or choose"):
         claim_run_dir(run, False, False, can_resume=False)
+
+
+def test_overwrite_keeps_the_run_when_a_setting_is_refused_as_the_trainer_builds(tmp_path):
+    """--overwrite removed the run as the folder was claimed: a setting refused after that (a network's
+    activation, a missing init model, an agent spec) lost the run that the refused command never replaced."""
+    class Refusing(Toy):
+        def __init__(self, cfg: ToyConfig) -> None:
+            super().__init__(cfg)
+            raise ValueError("activation='x' is not valid")  # what a trainer checks as it builds its network
+
+    run = tmp_path / "run"
+    Toy(_toy(run, updates=1)).run()
+    before = {p.name: p.read_bytes() for p in run.iterdir()}
+    with pytest.raises(ValueError, match="activation='x'"):
+        Refusing(_toy(run, updates=1, overwrite=True))
+    assert {p.name: p.read_bytes() for p in run.iterdir()} == before
 
 
 def test_the_default_folder_names_the_variant_players_config_and_seed():
