@@ -156,7 +156,8 @@ def user_errors() -> Iterator[None]:
 
     A missing optional package names the extra that installs it (``pip install
     'octagames[train]'``); a bad setting (``ValueError``: an unknown agent or game, a bad
-    game config) or a file that is not there (a model path) gives its message. With the
+    game config), a file that is not there (a model path) or a path of the other kind or not writable (an
+    ``--out-dir`` that is a file) gives its message. With the
     environment variable ``OCTAGAMES_TRACEBACK=1`` such errors keep their traceback (an
     error raised deep inside a long run may be a bug rather than a setting).
 
@@ -173,7 +174,8 @@ def user_errors() -> Iterator[None]:
         if named is e:
             raise
         fail(str(named))
-    except (ValueError, FileNotFoundError) as e:
+    except (ValueError, FileNotFoundError, FileExistsError, NotADirectoryError, IsADirectoryError,
+            PermissionError) as e:  # a path the user gave that is missing, of the other kind or not theirs
         if os.environ.get("OCTAGAMES_TRACEBACK"):  # a bug that raised ValueError deep in a run: show where
             raise
         fail(str(e))

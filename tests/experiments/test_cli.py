@@ -291,6 +291,27 @@ def test_user_errors_are_one_line_naming_the_fix(capsys):
         raise ModuleNotFoundError("No module named 'numpy'", name="numpy")
 
 
+def test_an_output_path_that_cannot_be_a_folder_or_file_is_one_line(tmp_path, monkeypatch, capsys):
+    """--out-dir naming a file was a traceback (FileExistsError, NotADirectoryError from mkdir)."""
+    from octagames.experiments import evaluate
+
+    (tmp_path / "a_file").write_text("mine")
+    for out in ("a_file", "a_file/below"):
+        argv = ["evaluate", "--game", "octrix-round", "--games", "1", "--no-progress", "--out-dir"]
+        argv.append(str(tmp_path / out))
+        monkeypatch.setattr("sys.argv", argv)
+        with pytest.raises(SystemExit) as e:
+            evaluate.cli()
+        err = capsys.readouterr().err
+        assert e.value.code == 2 and err.count("\n") == 1 and ": error: " in err and "a_file" in err, err
+    assert (tmp_path / "a_file").read_text() == "mine"
+    errors = (IsADirectoryError(21, "Is a directory", "x"), PermissionError(13, "Permission denied", "x"))
+    for error in errors:
+        with pytest.raises(SystemExit) as e, user_errors():
+            raise error
+        assert e.value.code == 2 and capsys.readouterr().err.count("\n") == 1
+
+
 def test_a_user_error_keeps_its_traceback_when_asked(monkeypatch, capsys):
     from octagames.experiments.cli import user_errors
 
