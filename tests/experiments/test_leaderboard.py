@@ -86,6 +86,17 @@ def test_a_ppo_policy_in_the_runs_folder_joins_and_bad_entries_are_refused(tmp_p
         LeaderboardConfig(add=("octrix",))
 
 
+def test_a_bad_seed_is_refused_before_the_sections_journal_is_set_aside(tmp_path):
+    """It was refused by the round robin, after the journal of the section's games had been moved aside."""
+    journal = tmp_path / "leaderboard" / "octrix.games.jsonl"
+    journal.parent.mkdir()
+    journal.write_text("the games of the last run\n")
+    with pytest.raises(ValueError, match=r"seed=-1 is not valid; it must be in 0\.\.2\*\*62-1"):
+        main(_cfg(tmp_path, game=("octrix",), seed=-1))
+    assert [p.name for p in journal.parent.iterdir()] == [journal.name]
+    assert journal.read_text() == "the games of the last run\n"
+
+
 def test_games_is_refused_with_the_hint_to_use_game(capsys):
     from octagames.experiments.cli import parse_config, parse_with_stdlib
 
