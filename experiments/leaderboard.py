@@ -118,6 +118,13 @@ class LeaderboardConfig:
             raise ValueError(f"mcts={self.mcts} is not valid; budgets must be >= 1")
         if self.games_per_pair < 1:
             raise ValueError(f"games_per_pair={self.games_per_pair} is not valid; it must be >= 1")
+        if self.cfr_iterations < 0:
+            raise ValueError(f"cfr_iterations={self.cfr_iterations} is not valid; it must be >= 0")
+        if self.zoo_simulations < -1:
+            raise ValueError(f"zoo_simulations={self.zoo_simulations} is not valid; it must be >= 0, or -1 (each "
+                             "model's default search)")
+        if self.bootstrap < 0:
+            raise ValueError(f"bootstrap={self.bootstrap} is not valid; it must be >= 0 (0: no intervals)")
         if not 0 <= self.seed < 2**62:  # as tournament's: here, before a section's journal is opened
             raise ValueError(f"seed={self.seed} is not valid; it must be in 0..2**62-1")
         check_ray_options(self.ray_address, self.chunk_size)

@@ -97,6 +97,17 @@ def test_a_bad_seed_is_refused_before_the_sections_journal_is_set_aside(tmp_path
     assert journal.read_text() == "the games of the last run\n"
 
 
+def test_counts_out_of_range_are_refused_not_read_as_no_agent_or_no_intervals():
+    """--cfr-iterations -1 left the cfr agent out of its section (a skipped spec), --zoo-simulations -7 was
+    the zoo's default search and --bootstrap -3 gave no intervals, each without a word."""
+    for field, value, words in (("cfr_iterations", -1, "it must be >= 0"),
+                                ("zoo_simulations", -7, "it must be >= 0, or -1"),
+                                ("bootstrap", -3, "it must be >= 0")):
+        with pytest.raises(ValueError, match=f"{field}={value} is not valid; {words}"):
+            LeaderboardConfig(**{field: value})
+    assert LeaderboardConfig(cfr_iterations=0, zoo_simulations=0, bootstrap=0).zoo_simulations == 0
+
+
 def test_games_is_refused_with_the_hint_to_use_game(capsys):
     from octagames.experiments.cli import parse_config, parse_with_stdlib
 
