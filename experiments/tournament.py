@@ -92,6 +92,8 @@ class TournamentConfig(GameArgs):
             raise ValueError(f"games_per_pair={self.games_per_pair} is not valid; it must be >= 1")
         if not 0 <= self.seed < 2**62:
             raise ValueError(f"seed={self.seed} is not valid; it must be in 0..2**62-1")
+        if self.bootstrap < 0:
+            raise ValueError(f"bootstrap={self.bootstrap} is not valid; it must be >= 0 (0: no intervals)")
 
 
 @dataclass

@@ -127,6 +127,13 @@ def test_record_journal_leaves_games_of_a_changed_model_and_refuses_a_game_that_
         record_journal(tmp_path / "x.games.jsonl", "octrix-round", progress=False)
 
 
+def test_a_negative_bootstrap_is_refused_not_read_as_no_intervals():
+    """--bootstrap -1 played the games and gave every rating a zero-width interval, without a word."""
+    with pytest.raises(ValueError, match=r"bootstrap=-1 is not valid; it must be >= 0 \(0: no intervals\)"):
+        TournamentConfig(bootstrap=-1)
+    assert TournamentConfig(bootstrap=0).bootstrap == 0
+
+
 def test_bad_settings_leave_a_played_journal_as_it_was(tmp_path):
     path, header, rows = _played_journal(tmp_path)
     before = path.read_bytes()
