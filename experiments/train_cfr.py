@@ -61,7 +61,7 @@ from octagames.agents.cfr.tabular import TablePolicy
 from octagames import catalogue
 from octagames.core import Game
 from octagames.experiments.cli import GameArgs, parse_config, script
-from octagames.experiments.trainer import announce, claim_run_dir, default_run_dir, lock_run_dir
+from octagames.experiments.trainer import announce, claim_run_dir, default_run_dir, lock_run_dir, remove_run
 
 
 #: the files a run of train_cfr writes (a folder with any of them holds a run)
@@ -275,7 +275,8 @@ def main(cfg: TrainCFRConfig) -> dict:
 
 def _train(cfg: TrainCFRConfig, out_dir: Path, iterations: int, eval_games: int) -> dict:
     """:func:`main`'s run in ``out_dir``, whose lock the caller holds."""
-    start = claim_run_dir(out_dir, False, cfg.overwrite, OUTPUTS, can_resume=False)
+    # --overwrite's removal waits for the results: a setting refused on the way keeps the run there
+    start = claim_run_dir(out_dir, False, cfg.overwrite, OUTPUTS, can_resume=False, remove=False)
     game: Game | None = None
     roots = None
     result: dict[str, Any] = {"config": dataclasses.asdict(cfg), "curve": []}
@@ -350,6 +351,8 @@ def _train(cfg: TrainCFRConfig, out_dir: Path, iterations: int, eval_games: int)
                 "seconds_per_iteration": s_spent / max(s_done, 1),
                 "average_policy_values": other.root_values().tolist(),
             }
+    if start == "replacing the run there":
+        remove_run(out_dir, OUTPUTS)
     out_dir.mkdir(parents=True, exist_ok=True)
     if isinstance(solver, CFRSolver):  # the game (a pyspiel game by its name) and pool the tree was flattened from
         pool = {k: result["deal_pool"][k] for k in ("k", "seed", "per_view")} if roots is not None else None

@@ -65,3 +65,15 @@ def test_train_cfrs_bar_counts_iterations_and_no_progress_silences_it(tmp_path, 
     err = capsys.readouterr().err
     assert "iterations:   0%" in err and "/9 " in err if progress else "iterations:" not in err  # of 9 iterations
     assert json.loads((tmp_path / "train_cfr.json").read_text())["curve"][-1]["iteration"] == 9
+
+
+def test_overwrite_keeps_the_run_when_a_setting_is_refused_after_the_folder_is_claimed(tmp_path):
+    """--overwrite removed the run as the folder was claimed: a setting refused later (a deal pool below 0, a
+    negative seed) left the folder empty, the run that the refused command never replaced gone."""
+    train_main(TrainCFRConfig(iterations=2, eval_points=1, eval_games=0, run_dir=str(tmp_path)))
+    before = {p.name: p.read_bytes() for p in tmp_path.iterdir()}
+    for bad in ({"deal_pool": -3}, {"seed": -1}):
+        with pytest.raises(ValueError):
+            train_main(TrainCFRConfig(iterations=2, eval_points=1, eval_games=0, run_dir=str(tmp_path),
+                                      overwrite=True, **bad))
+        assert {p.name: p.read_bytes() for p in tmp_path.iterdir()} == before, bad
