@@ -204,6 +204,13 @@ def _check(cfg: TrainCFRConfig) -> None:
         if v not in VARIANTS:
             raise ValueError(f"cfr_variant {v!r} (cfr_variant/cfr_variants) is not valid; "
                              f"valid values: {list(VARIANTS)}")
+    if cfg.iterations < 1:
+        raise ValueError(f"iterations={cfg.iterations} is not valid; it must be >= 1")
+    for name in ("eval_games", "seed"):
+        if getattr(cfg, name) < 0:
+            raise ValueError(f"{name}={getattr(cfg, name)} is not valid; it must be >= 0")
+    if cfg.sampling not in ("external", "outcome"):  # MCCFR's; refused for exact CFR too, which would not read it
+        raise ValueError(f"sampling={cfg.sampling!r} is not valid; valid values: ['external', 'outcome']")
     if cfg.eval_points < 1:
         raise ValueError(f"eval_points={cfg.eval_points} is not valid; it must be >= 1 (evaluations along the run, "
                          "the last at the final iteration)")

@@ -3,7 +3,9 @@ final iteration whatever ``eval_points`` asks."""
 
 from __future__ import annotations
 
+import dataclasses
 import json
+import re
 
 import numpy as np
 import pytest
@@ -77,3 +79,18 @@ def test_overwrite_keeps_the_run_when_a_setting_is_refused_after_the_folder_is_c
             train_main(TrainCFRConfig(iterations=2, eval_points=1, eval_games=0, run_dir=str(tmp_path),
                                       overwrite=True, **bad))
         assert {p.name: p.read_bytes() for p in tmp_path.iterdir()} == before, bad
+
+
+BAD = [("iterations", 0, "it must be >= 1"), ("iterations", -5, "it must be >= 1"),
+       ("eval_games", -1, "it must be >= 0"), ("seed", -1, "it must be >= 0"),
+       ("sampling", "bogus", "valid values: ['external', 'outcome']")]
+
+
+@pytest.mark.parametrize("field, value, words", BAD)
+def test_train_cfr_refuses_counts_seeds_and_samplings_out_of_range_first(tmp_path, field, value, words):
+    """iterations 0 or -5 ran one iteration, eval_games -1 no arena games, a negative seed was refused
+    by numpy without the field's name, exact CFR ignored a bad sampling: each after claiming the folder."""
+    cfg = TrainCFRConfig(iterations=3, eval_points=1, eval_games=0, run_dir=str(tmp_path / "run"))
+    with pytest.raises(ValueError, match=re.escape(f"{field}={value!r} is not valid; {words}")):
+        train_main(dataclasses.replace(cfg, **{field: value}))
+    assert not (tmp_path / "run").exists()
