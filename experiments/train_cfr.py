@@ -225,6 +225,13 @@ def _check(cfg: TrainCFRConfig) -> None:
         )
     if cfg.game.startswith("spiel:") and cfg.algorithm != "cfr":
         raise ValueError("algorithm='mccfr' runs on our games only (it uses the engine kernels)")
+    if cfg.game.startswith("spiel:"):  # here: pyspiel's own refusal prints every name it has and is no ValueError
+        import pyspiel
+
+        name = cfg.game[len("spiel:"):].split("(")[0]
+        if name not in pyspiel.registered_names():
+            raise ValueError(f"game={cfg.game!r} is not valid: pyspiel has no game {name!r}; valid values: "
+                             "spiel:<name> with a name of pyspiel.registered_names(), e.g. spiel:kuhn_poker")
 
 
 def _curve(

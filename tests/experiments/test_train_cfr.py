@@ -94,3 +94,12 @@ def test_train_cfr_refuses_counts_seeds_and_samplings_out_of_range_first(tmp_pat
     with pytest.raises(ValueError, match=re.escape(f"{field}={value!r} is not valid; {words}")):
         train_main(dataclasses.replace(cfg, **{field: value}))
     assert not (tmp_path / "run").exists()
+
+
+def test_an_unknown_pyspiel_game_is_refused_in_one_line_before_the_run(tmp_path, capfd):
+    """pyspiel printed its 126 game names on stderr and raised SpielError: a traceback, exit status 1."""
+    words = (r"game='spiel:no_such_game\(players=2\)' is not valid: pyspiel has no game 'no_such_game'; "
+             r"valid values: spiel:<name> with a name of pyspiel.registered_names\(\), e.g. spiel:kuhn_poker")
+    with pytest.raises(ValueError, match=words):
+        train_main(TrainCFRConfig(game="spiel:no_such_game(players=2)", run_dir=str(tmp_path / "run")))
+    assert capfd.readouterr().err == "" and not (tmp_path / "run").exists()
