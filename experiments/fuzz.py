@@ -125,6 +125,10 @@ class FuzzConfig(GamesArgs):
         if not self.game and (self.players is not None or self.config):
             raise ValueError("--players and --config apply to the games named by --game; without --game the "
                              "campaign fuzzes the conformance list's configs as they are")
+        for name in ("minutes", "jobs", "seed"):
+            if getattr(self, name) < 0:
+                raise ValueError(f"{name}={getattr(self, name)} is not valid; it must be >= 0"
+                                 + (" (0: one per core)" if name == "jobs" else ""))
         super().__post_init__()
 
     def default_games(self) -> tuple[str, ...]:

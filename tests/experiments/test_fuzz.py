@@ -84,3 +84,11 @@ def test_damaged_openspiel_saves_are_refused_in_words_or_play_to_their_end():
     assert out["tried"] == 40 and out["rejected"] + out["accepted"] == 40 and out["misbehaving"] == 0
     assert out["rejected"] >= 10  # most damage is refused...
     assert out["accepted"] >= 1   # ...and the comments or a harmless character leave a save that opens
+
+
+@pytest.mark.parametrize("field, value", [("minutes", -1.0), ("jobs", -2), ("seed", -1)])
+def test_a_negative_budget_job_count_or_seed_is_refused_naming_the_field(field, value):
+    """--minutes -1 fuzzed a game of each config, --jobs -2 was refused as "max_workers must be greater than
+    0" and --seed -1 as "expected non-negative integer", after the campaign had started."""
+    with pytest.raises(ValueError, match=rf"^{field}={value} is not valid; it must be >= 0"):
+        FuzzConfig(game=("octrix-round",), **{field: value})
