@@ -145,8 +145,17 @@ def open_model(model: str, out: str, game: Game) -> ModelFile:
     """The model file ``model`` for ``game``, to be written to ``out`` ("": in place).
 
     Raises:
-        ValueError: it does not fit the game, or it is a training checkpoint and ``out`` is empty.
+        ValueError: it does not fit the game, or it is a training checkpoint and ``out`` is empty; ``out`` is a
+            folder or a file that is not a model file.
     """
+    if out and Path(out).is_dir():
+        raise ValueError(f"out={out!r} is a folder; give the path of the model file to write")
+    if out and Path(out).exists():  # a model file is replaced; another file is the user's, not written over
+        try:
+            load_model_file(out)
+        except ValueError as e:
+            raise ValueError(f"out={out!r} is a file but no model file ({e}); give the path of a model file to "
+                             "replace or of a new one") from e
     raw = load_model_file(model)
     if isinstance(raw, dict) and isinstance(raw.get("model"), dict) and not out:
         raise ValueError(f"{model} is a training checkpoint: give --out for the model file to write")

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import re
 import shutil
 from pathlib import Path
 
@@ -140,3 +141,17 @@ def test_refusals(tmp_path):
         tr.RolloutConfig(game="octa-en", model="m.pt", held_out=1.0)
     with pytest.raises(ValueError, match="model is empty"):
         tr.train_rollout(tr.RolloutConfig(game="octa-en"))
+
+
+def test_an_out_that_is_a_folder_or_a_file_other_than_a_model_is_refused_before_the_games(tmp_path):
+    """--out notes.txt wrote the model over the user's text file (and a folder failed after the games)."""
+    g = Game("octa", rules="en")
+    model = small_model(tmp_path / "model.pt", g)
+    (tmp_path / "notes.txt").write_text("mine")
+    (tmp_path / "folder").mkdir()
+    for out, words in (("notes.txt", "is a file but no model file"), ("folder", "is a folder")):
+        cfg = tr.RolloutConfig(game="octa-en", model=str(model), out=str(tmp_path / out), games=1, steps=1)
+        with pytest.raises(ValueError, match=re.escape(f"out={str(tmp_path / out)!r} {words}")):
+            tr.train_rollout(cfg)
+    assert (tmp_path / "notes.txt").read_text() == "mine" and not list((tmp_path / "folder").iterdir())
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["folder", "model.pt", "notes.txt"]
