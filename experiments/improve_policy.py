@@ -87,6 +87,8 @@ class ImproveConfig(GameArgs):
                 raise ValueError(f"{name}={getattr(self, name)} is not valid; it must be >= 1")
         if self.threads < 0:
             raise ValueError(f"threads={self.threads} is not valid; it must be >= 0 (0: every core)")
+        if self.seed < 0:  # numpy's refusal names no flag
+            raise ValueError(f"seed={self.seed} is not valid; it must be >= 0")
         if self.start not in STARTS:
             raise ValueError(f"start={self.start!r} is not valid; valid values: {list(STARTS)}")
         for name in ("sigma", "learning_rate"):

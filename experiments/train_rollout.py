@@ -78,6 +78,8 @@ class RolloutConfig(GameArgs):
                 raise ValueError(f"{name}={getattr(self, name)} is not valid; it must be >= 1")
         if self.rank < 0:
             raise ValueError(f"rank={self.rank} is not valid; it must be >= 0")
+        if self.seed < 0:  # numpy's refusal names no flag
+            raise ValueError(f"seed={self.seed} is not valid; it must be >= 0")
         if self.network_worlds < -1:
             raise ValueError(f"network_worlds={self.network_worlds} is not valid; it must be >= -1 (-1: the "
                              "number the zoo card has, 0: the zoo search's own)")

@@ -188,3 +188,9 @@ def test_fill_from_gives_the_weights_a_policy_holds_at_0_from_a_clone(tmp_path):
     with pytest.raises(ValueError, match="fill_from: .*plain.pt carries no learned_rollout"):
         ip.improve_policy(ip.ImproveConfig(game="octa-nl", model=str(model), start="policy", fill_from=str(plain),
                                            **TINY))
+
+
+def test_a_negative_seed_is_refused_naming_the_field():
+    """It was refused by numpy as "expected non-negative integer", naming no flag."""
+    with pytest.raises(ValueError, match=r"^seed=-1 is not valid; it must be >= 0$"):
+        ip.ImproveConfig(game="octa-en", model="m.pt", seed=-1)

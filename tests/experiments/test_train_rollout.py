@@ -155,3 +155,9 @@ def test_an_out_that_is_a_folder_or_a_file_other_than_a_model_is_refused_before_
             tr.train_rollout(cfg)
     assert (tmp_path / "notes.txt").read_text() == "mine" and not list((tmp_path / "folder").iterdir())
     assert sorted(p.name for p in tmp_path.iterdir()) == ["folder", "model.pt", "notes.txt"]
+
+
+def test_a_negative_seed_is_refused_naming_the_field():
+    """It was refused by numpy as "expected non-negative integer", naming no flag."""
+    with pytest.raises(ValueError, match=r"^seed=-1 is not valid; it must be >= 0$"):
+        tr.RolloutConfig(game="octa-en", model="m.pt", seed=-1)
