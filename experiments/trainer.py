@@ -154,6 +154,8 @@ class RunConfig(GameArgs):
         for name in ("imitation_workers", "checkpoint_every"):
             if getattr(self, name) < 1:
                 raise ValueError(f"{name}={getattr(self, name)} is not valid; it must be >= 1")
+        if self.time_budget_s < 0:
+            raise ValueError(f"time_budget_s={self.time_budget_s} is not valid; it must be >= 0 (0: no limit)")
         for name in ("imitation_epsilon", "imitation_random_share"):
             if not 0.0 <= getattr(self, name) <= 1.0:
                 raise ValueError(f"{name}={getattr(self, name)} is not valid; it must be in [0, 1]")

@@ -506,3 +506,9 @@ def test_a_run_folder_whose_run_was_killed_is_free_to_resume(tmp_path):
     assert Toy(_toy(run, updates=3, resume=True)).run()["rows"][-1]["update"] == 3
     assert sorted(p.name for p in run.iterdir()) == sorted(["config.json", "checkpoint.pt", "metrics.csv",
                                                             "metrics.json", "curves.png", "toy.pt"])
+
+
+def test_a_negative_time_budget_is_refused_not_read_as_no_limit(tmp_path):
+    """--time-budget-s -5 ran the whole run, as 0 (no limit) does, without a word."""
+    with pytest.raises(ValueError, match=r"^time_budget_s=-5.0 is not valid; it must be >= 0 \(0: no limit\)$"):
+        _toy(tmp_path / "run", time_budget_s=-5.0)
