@@ -105,6 +105,7 @@ from octagames.agents.search.mcts import compiled_value
 from octagames.agents.search.rollouts import check_game
 from octagames.agents.learn.az import (PolicyValueNet, SearchConfig, action_block, action_rows, load_model,
                                       model_dict, save_model, widen_input, zoo_path)
+from octagames.agents.registry import make_agent
 from octagames.core import Game
 from octagames.agents.learn.imitation import (TeacherData, children, observations, rollout_outcomes,
                                               teacher_labels)
@@ -462,6 +463,14 @@ class Trainer(trainer.Trainer):
         self.pool: dict[int, dict[str, torch.Tensor]] = {}
         self.next_snapshot = 0
         self.best = (-1.0, -1)  # best evaluated win rate against the first opponent, and its iteration
+
+    def _setup(self) -> None:
+        super()._setup()
+        if self.cfg.agent_prob > 0:  # self-play builds it at its first game against it: deep in the run
+            try:
+                make_agent(self.cfg.opponent_agent, self.game)
+            except ValueError as e:
+                raise ValueError(f"opponent_agent: {e}") from e
 
     @property
     def total(self) -> int:

@@ -342,3 +342,13 @@ def test_a_warm_start_writes_its_curves(tmp_path):
     assert rows[-1]["policy_loss"] < rows[0]["policy_loss"]  # it learned the teacher's moves
     assert (tmp_path / "warm_start.png").stat().st_size > 0
     assert result["rows"][0]["grad_steps"] == 205
+
+
+def test_a_bad_opponent_agent_is_refused_before_the_run_writes_its_folder(tmp_path):
+    """It was refused when the first game against it started: after the warm start and the first evaluation,
+    with the folder written (a second try was then refused as a run already there)."""
+    cfg = _cfg(tmp_path / "run", opponent_agent="mctz:8", self_play_prob=0.0, agent_prob=1.0)
+    with pytest.raises(ValueError, match=r"^opponent_agent: agent='mctz:8' is not valid; valid agents: \["):
+        Trainer(cfg)
+    assert not list((tmp_path / "run").iterdir())
+    assert Trainer(dataclasses.replace(cfg, agent_prob=0.0, self_play_prob=1.0)).start == "new run"  # unused
