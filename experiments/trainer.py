@@ -52,6 +52,7 @@ from octagames import catalogue
 from octagames.agents.arena import WriterLock
 from octagames.agents.learn.imitation import TeacherData, teacher_games
 from octagames.agents.model_config import UnsafeModelFile, load_model_file
+from octagames.agents.registry import make_agent
 from octagames.core import Game, is_count
 from octagames.experiments.cli import GameArgs, check_ray_options, code_version, command_line, usable_agents
 
@@ -434,6 +435,12 @@ class Trainer:
         self.rows: list[dict[str, Any]] = []
         self.last_eval: dict[str, float] = {}
         self.eval_agents, self.skipped = usable_agents(cfg.eval_opponents, self.game)
+        for name in ("imitation_teacher", "imitation_opponent", "imitation_player") if cfg.imitation_games else ():
+            if getattr(cfg, name):  # built by the teacher games: after the folder is written
+                try:
+                    make_agent(getattr(cfg, name), self.game)
+                except ValueError as e:
+                    raise ValueError(f"{name}: {e}") from e
         self.resumed: dict[str, Any] | None = None  # the checkpoint to resume, read and checked before any work
         if cfg.resume:
             self.resumed = read_checkpoint(self.run_dir / "checkpoint.pt", mmap=True)

@@ -512,3 +512,12 @@ def test_a_negative_time_budget_is_refused_not_read_as_no_limit(tmp_path):
     """--time-budget-s -5 ran the whole run, as 0 (no limit) does, without a word."""
     with pytest.raises(ValueError, match=r"^time_budget_s=-5.0 is not valid; it must be >= 0 \(0: no limit\)$"):
         _toy(tmp_path / "run", time_budget_s=-5.0)
+
+
+@pytest.mark.parametrize("field", ["imitation_teacher", "imitation_opponent", "imitation_player"])
+def test_a_bad_warm_start_agent_is_refused_before_the_run_writes_its_folder(tmp_path, field):
+    """It was refused when the teacher games started: config.json written (a second try was refused as a
+    run already there), and under --overwrite the run it replaced removed."""
+    with pytest.raises(ValueError, match=rf"^{field}: agent='mctz:8' is not valid; valid agents: \["):
+        Toy(_toy(tmp_path / "run", imitation_games=2, **{field: "mctz:8"}))
+    assert not list((tmp_path / "run").iterdir())
