@@ -70,6 +70,11 @@ class StartupConfig(GamesArgs):
     out_dir: Path = Path("runs")
     """where startup.json and startup.png go"""
 
+    def __post_init__(self) -> None:
+        super().__post_init__()
+        if self.repeats < 1:
+            raise ValueError(f"repeats={self.repeats} is not valid; it must be >= 1 (the best warm run counts)")
+
 
 def main(cfg: StartupConfig) -> dict:
     """Run the measurements, print a table, write JSON and a PNG."""
