@@ -74,6 +74,17 @@ class BenchConfig(GamesArgs):
     out_dir: str = "runs"
     """folder of the JSON and PNG"""
 
+    def __post_init__(self) -> None:
+        super().__post_init__()
+        for name in ("openspiel_games", "random_games", "heuristic_games", "seed"):
+            if getattr(self, name) < 0:
+                raise ValueError(f"{name}={getattr(self, name)} is not valid; it must be >= 0")
+        for name in ("openspiel_simulations", "openspiel_budget", "random_budget", "heuristic_budget"):
+            if getattr(self, name) < 1:
+                raise ValueError(f"{name}={getattr(self, name)} is not valid; it must be >= 1")
+        if not self.speed_seconds > 0:
+            raise ValueError(f"speed_seconds={self.speed_seconds} is not valid; it must be > 0")
+
 
 def start_position(name: str, seed: int, config: dict[str, Any] | None = None) -> tuple[Game, Any, list[int]]:
     """Our record at the first decision of deal ``seed`` (of ``name`` with ``config``) and the chance

@@ -33,3 +33,14 @@ def test_a_bad_game_entry_fails_before_anything_runs(tmp_path):
     with pytest.raises(ValueError, match="hand_size"):
         main(BenchConfig(game=("octrix:hand_size=99",), out_dir=str(tmp_path)))
     assert not (tmp_path / "bench_mcts.json").exists()
+
+
+@pytest.mark.parametrize("field, value, words", [("random_games", -1, "it must be >= 0"),
+                                                 ("heuristic_budget", 0, "it must be >= 1"),
+                                                 ("speed_seconds", -1.0, "it must be > 0"),
+                                                 ("seed", -1, "it must be >= 0")])
+def test_counts_budgets_and_seconds_out_of_range_are_refused_naming_the_field(field, value, words):
+    """random_games -1 wrote a bench of no strength rows with exit status 0; speed_seconds -1 was refused as
+    "time_limit=-1.0", a name the command line does not have."""
+    with pytest.raises(ValueError, match=rf"^{field}={value} is not valid; {words}"):
+        BenchConfig(game=("octrix-round",), **{field: value})
