@@ -211,11 +211,13 @@ def build_session(cfg: PlayConfig, inp: TextIO, out: TextIO) -> Session:
     """A :class:`Session` from a config (agents built through the registry).
 
     Raises:
-        ValueError: unknown game, agent spec, config field or seat.
+        ValueError: unknown game, agent spec, config field, seat or a negative seed.
     """
     game = cfg.make_game()
     if not 0 <= cfg.seat < game.num_players:
         raise ValueError(f"seat={cfg.seat} is not valid; valid values: 0..{game.num_players - 1}")
+    if cfg.seed < 0:  # numpy's refusal names no flag
+        raise ValueError(f"seed={cfg.seed} is not valid; it must be >= 0")
     specs = [s.strip() for s in cfg.opponents.split(",") if s.strip()] or ["random"]
     agents: list[Agent | None] = []
     k = 0

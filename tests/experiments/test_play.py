@@ -115,3 +115,12 @@ def test_a_digit_that_is_not_ascii_is_a_bad_entry_and_the_game_is_still_saved(tm
     rc, text = drive("²\n1\nquit\n", game="octrix-round", opponents="random", save=str(path))
     assert rc == 1 and "Traceback" not in text and "'²'" in text  # "²" is a digit to str.isdigit, not to int
     assert records.load_game(path).length > 0
+
+
+def test_a_negative_seed_is_a_one_line_error_naming_the_field(capsys, monkeypatch):
+    """It was refused by numpy as "expected non-negative integer", naming no flag."""
+    monkeypatch.setattr(sys, "argv", ["octagames play"])
+    with pytest.raises(SystemExit) as e:
+        drive("", game="octrix-round", seed=-5)
+    err = capsys.readouterr().err
+    assert e.value.code == 2 and err == "octagames play: error: seed=-5 is not valid; it must be >= 0\n", err
