@@ -82,6 +82,29 @@ class BenchCFRConfig:
     """pyspiel games of part 1, by OpenSpiel's names (kuhn_poker, leduc_poker): not octagames variants, which
     part 2 picks itself (the Octrix round configs); --game, --players and --config are not flags here"""
 
+    def __post_init__(self) -> None:
+        for name in ("iterations", "python_iterations", "eval_points", "target_check_every", "max_target_iterations",
+                     "octrix_iterations"):
+            if getattr(self, name) < 1:
+                raise ValueError(f"{name}={getattr(self, name)} is not valid; it must be >= 1")
+        for name in ("octrix_deals", "heuristic_max_nodes", "seed"):
+            if getattr(self, name) < 0:
+                raise ValueError(f"{name}={getattr(self, name)} is not valid; it must be >= 0")
+        if not self.target > 0:
+            raise ValueError(f"target={self.target} is not valid; it must be > 0")
+        for name in self.games:  # pyspiel's own refusal prints every name it has
+            if name.split("(")[0] not in pyspiel.registered_names():
+                raise ValueError(f"games: {name!r} is not valid: pyspiel has no such game; valid values: the names "
+                                 "of pyspiel.registered_names(), e.g. kuhn_poker leduc_poker")
+        for spec in self.octrix_configs:  # here, not after the poker part
+            ranks, x, hand = spec.partition("x")
+            if not (x and ranks.isdigit() and hand.isdigit()):
+                raise ValueError(f"octrix_configs: {spec!r} is not valid; give RANKSxHAND_SIZE, e.g. 2x3")
+            try:
+                Game("octrix-round", num_players=2, ranks=int(ranks), hand_size=int(hand))
+            except ValueError as e:
+                raise ValueError(f"octrix_configs: {spec!r} is not valid: {e}") from e
+
 
 def _eval_iterations(total: int, points: int) -> list[int]:
     """Log-spaced iteration counts ending at ``total``."""

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import dataclasses
 import json
+import re
 from pathlib import Path
 
 import numpy as np
@@ -174,3 +175,19 @@ def test_train_cfr_evaluates_against_opponents_built_for_its_variant():
     game = Game("achten-dealer-pays")
     out = evaluate(game, CFRAgent.mccfr(game, iterations=2), ("cfr:2",), games=2, seed=0)
     assert out["cfr:2"]["games"] == 2  # the opponent trained on deal_penalty=1 too, so it plays
+
+
+@pytest.mark.parametrize("kwargs, words", [
+    (dict(octrix_configs=("1x2", "9x9")), "octrix_configs: '9x9' is not valid: ranks=9 is not valid"),
+    (dict(octrix_configs=("2by2",)), "octrix_configs: '2by2' is not valid; give RANKSxHAND_SIZE, e.g. 2x3"),
+    (dict(games=("kuhn_poker", "nope")), "games: 'nope' is not valid: pyspiel has no such game"),
+    (dict(iterations=-5), "iterations=-5 is not valid; it must be >= 1"),
+    (dict(eval_points=0), "eval_points=0 is not valid; it must be >= 1"),
+    (dict(octrix_deals=-1), "octrix_deals=-1 is not valid; it must be >= 0"),
+    (dict(seed=-1), "seed=-1 is not valid; it must be >= 0"),
+])
+def test_bench_cfr_refuses_bad_settings_before_any_part_runs(kwargs, words):
+    """A bad Octrix config was refused after the poker part had run (minutes), a count out of range ran (or
+    was cut short by --quick) without a word, an unknown pyspiel game printed pyspiel's 126 names."""
+    with pytest.raises(ValueError, match=re.escape(words)):
+        BenchCFRConfig(**kwargs)

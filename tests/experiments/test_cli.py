@@ -81,6 +81,10 @@ def _one_change(f: dataclasses.Field, hint) -> list[str]:
         return [flag, "auto"]
     if f.name == "activation":  # one of the two the networks have
         return [flag, "relu" if default == "tanh" else "tanh"]
+    if f.name == "octrix_configs":  # bench_cfr's reduced Octrix decks, RANKSxHAND_SIZE
+        return [flag, "1x2", "2x3"]
+    if f.name == "games" and default == ("kuhn_poker", "leduc_poker"):  # bench_cfr's pyspiel games
+        return [flag, "leduc_poker"]
     if kind is str:
         return [flag, "achten" if "game" in f.name and "config" not in f.name else "x"]
     args = typing.get_args(kind)
