@@ -78,6 +78,9 @@ class BenchRayConfig(GameArgs):
     def __post_init__(self) -> None:
         super().__post_init__()
         check_ray_options(self.ray_address, self.chunk_size)
+        for name in ("games", "ppo_envs", "ppo_steps", "az_samples", "az_simulations", "repeats"):
+            if getattr(self, name) < 1:
+                raise ValueError(f"{name}={getattr(self, name)} is not valid; it must be >= 1")
         if self.num_cpus < WORKERS:
             raise ValueError(f"num_cpus={self.num_cpus} is not valid; it must be >= {WORKERS} (the benches run "
                              f"up to {WORKERS} Ray workers at once, one CPU each)")
