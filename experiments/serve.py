@@ -94,6 +94,7 @@ def main(cfg: ServeConfig) -> None:
     """Serve the app until interrupted (uvicorn)."""
     import uvicorn  # the web extra; octagames.web.app above needs it too
 
+    check_listen(cfg.host, cfg.port)
     app = create_app(cfg.root, hosts=cfg.hosts(), limits=cfg.limits())
     url = cfg.url()
     if cfg.replay is not None:
@@ -102,6 +103,26 @@ def main(cfg: ServeConfig) -> None:
         print(f"{replay_line(cfg.replay, games)}: {url}#replay={replay.id}&step=0")
     print(banner(cfg))
     uvicorn.run(app, host=cfg.host, port=cfg.port, log_level="warning")
+
+
+def check_listen(host: str, port: int) -> None:
+    """Refuse, naming the flag, an address this machine cannot listen on, before the banner gives it as the page's
+    (uvicorn's own refusal names no flag and comes after it).
+
+    Raises:
+        ValueError: ``host`` does not resolve, or ``port`` is taken (or not ours) at it.
+    """
+    try:
+        family = socket.getaddrinfo(host, port, type=socket.SOCK_STREAM)[0][0]
+    except OSError as e:
+        raise ValueError(f"host={host!r} is not valid: {e.strerror or e}; give an address of this machine "
+                         "(127.0.0.1: this machine only, 0.0.0.0: every interface)") from e
+    try:
+        with socket.create_server((host, port), family=family):  # SO_REUSEADDR, as uvicorn listens
+            pass
+    except OSError as e:
+        raise ValueError(f"port={port} is not valid: it cannot be listened on at {host} ({e.strerror or e}); "
+                         "give another --port (or --host)") from e
 
 
 def replay_line(path: str, games: int) -> str:

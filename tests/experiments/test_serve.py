@@ -27,3 +27,18 @@ def test_the_replay_line_counts_the_games_with_a_record_from_0():
     assert replay_line("j.games.jsonl", 200) == ("replay of j.games.jsonl (game # 0 of its 200 games with a record, "
                                                  "numbered 0..199)")
     assert replay_line("game.json", 1) == "replay of game.json (its one game record, game # 0)"
+
+
+def test_an_address_it_cannot_listen_on_is_refused_naming_the_flag_before_the_banner(monkeypatch, capsys):
+    """uvicorn said "[Errno -2] Name or service not known" (no flag named) or "address already in use", with
+    exit status 3, after the banner had given the page's address as if it served there."""
+    import socket
+
+    monkeypatch.setattr("uvicorn.run", lambda *a, **k: pytest.fail("the server started"))
+    with pytest.raises(ValueError, match=r"^host='bad host!' is not valid: .*; give an address of this"):
+        serve.main(ServeConfig(host="bad host!", port=8799))
+    with socket.create_server(("127.0.0.1", 0)) as taken:
+        port = taken.getsockname()[1]
+        with pytest.raises(ValueError, match=rf"^port={port} is not valid: it cannot be listened on at 127"):
+            serve.main(ServeConfig(port=port))
+    assert capsys.readouterr().out == ""
