@@ -222,7 +222,12 @@ class VectorEnv:
         :attr:`action_mask` and :attr:`player` (views, overwritten by the next
         call). Trainers use this; an illegal action here is refused by the
         engine and leaves that game unchanged.
+
+        Raises:
+            RuntimeError: ``reset`` was not called (the records are placeholders until then).
         """
+        if not self._ready:
+            raise RuntimeError("call reset() before step_inplace()")
         self._actions[:] = actions
         self._step()
 

@@ -366,3 +366,12 @@ def test_a_compact_env_pickles_and_restores_with_its_dtype():
         a = env.sample_actions()
         assert np.array_equal(a, twin.sample_actions())
         assert all(np.array_equal(x, y) for x, y in zip(env.step(a)[:4], twin.step(a)[:4]))
+
+
+def test_step_inplace_before_reset_is_refused_and_steps_no_game():
+    # the records before reset() are placeholders, not the env's games: stepping them was silent
+    env = make("octrix", 2)
+    before = env.states.tobytes()
+    with pytest.raises(RuntimeError, match=r"call reset\(\) before step_inplace\(\)"):
+        env.step_inplace(np.zeros(2, dtype=np.int64))
+    assert env.states.tobytes() == before
