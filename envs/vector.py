@@ -192,10 +192,7 @@ class VectorEnv:
         """
         if not self._ready:
             raise RuntimeError("call reset() before step()")
-        a = np.asarray(actions)
-        if a.shape != (self.num_envs,) or not np.issubdtype(a.dtype, np.integer):
-            raise ValueError(f"actions must be an integer array of shape ({self.num_envs},), "
-                             f"got {a.dtype} {a.shape}")
+        a = self._action_array(actions)
         ok = (a >= 0) & (a < self.num_actions)
         ok[ok] = self._legal[np.flatnonzero(ok), a[ok]] == 1  # the kernels' own copy of the masks
         if not ok.all():
@@ -216,7 +213,7 @@ class VectorEnv:
                 self._trunc.copy(), self._info())
 
     def step_inplace(self, actions: np.ndarray) -> None:
-        """Like :meth:`step` for trusted actions, without copies or checks.
+        """Like :meth:`step` for trusted actions, without copies or legality checks.
 
         The results are in :attr:`obs`, :attr:`rewards`, :attr:`terminated`,
         :attr:`action_mask` and :attr:`player` (views, overwritten by the next
@@ -225,11 +222,21 @@ class VectorEnv:
 
         Raises:
             RuntimeError: ``reset`` was not called (the records are placeholders until then).
+            ValueError: ``actions`` is not an integer array of shape ``[N]`` (a float is refused, not
+                truncated; a scalar is not one action per game); nothing is stepped.
         """
         if not self._ready:
             raise RuntimeError("call reset() before step_inplace()")
-        self._actions[:] = actions
+        self._actions[:] = self._action_array(actions)
         self._step()
+
+    def _action_array(self, actions: Any) -> np.ndarray:
+        """``actions`` as an array, if it is one integer per game (:meth:`step`, :meth:`step_inplace`)."""
+        a = np.asarray(actions)
+        if a.shape != (self.num_envs,) or not np.issubdtype(a.dtype, np.integer):
+            raise ValueError(f"actions must be an integer array of shape ({self.num_envs},), "
+                             f"got {a.dtype} {a.shape}")
+        return a
 
     def sample_actions(self) -> np.ndarray:
         """A uniformly random legal action for every game (reproducible from ``seed``)."""

@@ -375,3 +375,18 @@ def test_step_inplace_before_reset_is_refused_and_steps_no_game():
     with pytest.raises(RuntimeError, match=r"call reset\(\) before step_inplace\(\)"):
         env.step_inplace(np.zeros(2, dtype=np.int64))
     assert env.states.tobytes() == before
+
+
+NOT_ACTION_ARRAYS = [np.full(4, 0.7), np.zeros(4, dtype=bool), np.int64(0), np.zeros((1, 4), dtype=np.int64)]
+
+
+@pytest.mark.parametrize("bad", NOT_ACTION_ARRAYS, ids=["floats", "bools", "a scalar", "shape (1, 4)"])
+def test_step_inplace_refuses_what_is_not_one_integer_action_per_game_and_steps_nothing(bad):
+    # floats were truncated (2.7 played action 2) and a scalar was broadcast to every game, silently
+    env = make("octrix", 4, seed=0)
+    env.reset()
+    before = env.get_state()
+    with pytest.raises(ValueError, match=r"actions must be an integer array of shape \(4,\)"):
+        env.step_inplace(bad)
+    assert all(np.array_equal(v, env.get_state()[k]) for k, v in before.items())
+    env.step_inplace(list(env.sample_actions()))  # a list of ints is an integer array, as step() takes it
