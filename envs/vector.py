@@ -61,7 +61,7 @@ from __future__ import annotations
 
 import importlib
 import os
-from typing import Any
+from typing import Any, Mapping
 
 import numpy as np
 
@@ -310,10 +310,12 @@ class VectorEnv:
         the records rather than trusted.
 
         Raises:
-            ValueError: a missing array, one of another shape or dtype, an invalid
+            ValueError: not a dict, a missing array, one of another shape or dtype, an invalid
                 record (naming the game and the field), or a game at a chance node or
                 over (a vector env's games wait for a seat); the env is unchanged then.
         """
+        if not isinstance(state, Mapping):
+            raise ValueError(f"state must be a dict of arrays as get_state() returns, got {type(state).__name__}")
         for k in self._STATE_ARRAYS:
             mine, theirs = getattr(self, k), state.get(k.lstrip("_"))
             if not isinstance(theirs, np.ndarray) or theirs.shape != mine.shape or theirs.dtype != mine.dtype:

@@ -390,3 +390,13 @@ def test_step_inplace_refuses_what_is_not_one_integer_action_per_game_and_steps_
         env.step_inplace(bad)
     assert all(np.array_equal(v, env.get_state()[k]) for k, v in before.items())
     env.step_inplace(list(env.sample_actions()))  # a list of ints is an integer array, as step() takes it
+
+
+@pytest.mark.parametrize("bad", [None, [1, 2], "states"])
+def test_set_state_of_something_not_a_mapping_is_refused_in_words_and_changes_nothing(bad):
+    env = make("achten", 4, seed=0)  # an AttributeError ('NoneType' object has no attribute 'get') before
+    env.reset()
+    before = env.get_state()
+    with pytest.raises(ValueError, match=r"state must be a dict of arrays as get_state\(\) returns, got"):
+        env.set_state(bad)
+    assert all(np.array_equal(v, env.get_state()[k]) for k, v in before.items())
