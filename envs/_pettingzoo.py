@@ -90,6 +90,20 @@ def check_illegal_reward(reward: Any) -> float:
     return float(reward)
 
 
+def check_env_seed(seed: Any) -> int | None:
+    """``seed`` of a face's ``reset`` as a Python int (``None`` stays ``None``): any integer >= 0, a numpy
+    integer too, as Gymnasium's seeding takes it; a bool, a float or a string is refused (``True`` is not seed 1).
+
+    Raises:
+        ValueError: naming the seed and the valid values.
+    """
+    if seed is None:
+        return None
+    if isinstance(seed, (bool, np.bool_)) or not isinstance(seed, (int, np.integer)) or seed < 0:
+        raise ValueError(f"seed={seed!r} is not valid; it must be None or an integer >= 0")
+    return int(seed)
+
+
 def render_modes(game: str) -> list[str]:
     """The render modes of ``game``'s faces: text always, ``rgb_array`` where it draws pictures."""
     return ["ansi", "human"] + (["rgb_array"] if has_picture(game) else [])
@@ -238,8 +252,10 @@ class _Table:
         refused deal leaves the table (game, seed stream) as it was.
 
         Raises:
-            ValueError: an invalid deal.
+            ValueError: an invalid deal, or a seed that is not None or an integer >= 0
+                (:func:`check_env_seed`).
         """
+        seed = check_env_seed(seed)
         stream = self.np_random
         if seed is not None or stream is None:
             stream, _ = seeding.np_random(seed)

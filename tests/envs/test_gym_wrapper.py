@@ -334,3 +334,15 @@ def test_a_games_id_takes_variant_as_the_pettingzoo_modules_do():
     with pytest.raises(ValueError, match=r"game='octrix-round' is not valid for OctaEnv"):
         gymnasium.make("octagames/Octa-v0", variant="octrix-round")
     assert pickle.loads(pickle.dumps(env.unwrapped)).game.config == env.unwrapped.game.config
+
+
+def test_reset_takes_a_numpy_integer_seed_as_the_same_int_and_refuses_a_bool_naming_the_seed():
+    # gymnasium's seeding refused np.int64(3) ("Seed must be a python integer") and took True as seed 1
+    a, b = SingleAgentEnv("octrix-round"), SingleAgentEnv("octrix-round")
+    assert np.array_equal(a.reset(seed=np.int64(3))[0], b.reset(seed=3)[0])
+    before = a.game.to_bytes(a.state)
+    for bad in [True, np.bool_(False), 3.0, "3", -1]:
+        message = rf"seed={re.escape(repr(bad))} is not valid; it must be None or an integer >= 0"
+        with pytest.raises(ValueError, match=message):
+            a.reset(seed=bad)
+        assert a.game.to_bytes(a.state) == before

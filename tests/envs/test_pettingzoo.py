@@ -723,3 +723,19 @@ def test_module_docstring_import_line_imports_the_module(name):
     ns: dict = {}
     exec(line, ns)
     assert ns[name] is mod
+
+
+@pytest.mark.parametrize("parallel", [False, True], ids=["aec", "parallel"])
+def test_reset_takes_a_numpy_integer_seed_as_the_same_int_and_refuses_a_bool_naming_the_seed(parallel):
+    # gymnasium's seeding refused np.int64(3) ("Seed must be a python integer") and took True as seed 1
+    make = octrix_v0.parallel_env if parallel else octrix_v0.raw_env
+    a, b = make(), make()
+    a.reset(seed=np.int64(3))
+    b.reset(seed=3)
+    assert a.game.to_bytes(a.state_record) == b.game.to_bytes(b.state_record)
+    before = a.game.to_bytes(a.state_record)
+    for bad in [True, np.bool_(False), 3.0, "3", -1]:
+        message = rf"seed={re.escape(repr(bad))} is not valid; it must be None or an integer >= 0"
+        with pytest.raises(ValueError, match=message):
+            a.reset(seed=bad)
+        assert a.game.to_bytes(a.state_record) == before
