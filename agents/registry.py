@@ -181,6 +181,12 @@ def make_agent(spec: str, game: "str | Game", *, allow_config_mismatch: bool = F
         ImportError: the agent needs an optional dependency that is not installed
             (the message names the extra to install).
     """
+    if not isinstance(spec, str):
+        raise ValueError(f"agent={spec!r} is not valid; a spec is a string: one of {sorted(AGENTS)}, "
+                         "with its argument after ':' where it takes one")
+    if not isinstance(game, (str, Game)):
+        raise ValueError(f"game={game!r} is not valid; it is a variant name ({', '.join(catalogue.names())}) "
+                         "or an octagames.core.Game")
     name, _, arg = spec.partition(":")
     entry = AGENTS.get(name)
     if entry is None:

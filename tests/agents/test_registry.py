@@ -140,3 +140,15 @@ def test_register_adds_a_name_for_outside_code(monkeypatch):
     assert isinstance(make_agent("dummy", "octa"), RandomAgent)
     with pytest.raises(ValueError, match="no ':'"):
         register("a:b", "octagames.agents.registry:_random")
+
+
+@pytest.mark.parametrize("spec,game,words", [
+    (None, "octrix", "agent=None is not valid; a spec is a string"),
+    (5, "octrix", "agent=5 is not valid; a spec is a string"),
+    ("random", None, "game=None is not valid; it is a variant name"),
+    ("heuristic", 5, "game=5 is not valid; it is a variant name"),
+], ids=["spec None", "spec int", "game None", "game int"])
+def test_a_spec_or_game_of_another_type_is_refused_in_words(spec, game, words):
+    # AttributeError before: 'NoneType' object has no attribute 'partition' (or 'name')
+    with pytest.raises(ValueError, match=re.escape(words)):
+        make_agent(spec, game)
