@@ -527,6 +527,8 @@ class Game:
     """
 
     def __init__(self, name_or_module: str | ModuleType, config: Any = None, **kwargs: Any):
+        if not isinstance(name_or_module, (str, ModuleType)):
+            raise ValueError(f"game={name_or_module!r} is not valid; valid values: {catalogue.names()}")
         fixed: dict[str, Any] = {}  # a named variant's own fields, which a given config must keep
         fixed_by = ""
         if isinstance(name_or_module, str):

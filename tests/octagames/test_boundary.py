@@ -238,3 +238,10 @@ def test_an_action_name_is_given_only_for_an_action_id():
     for bad in (-1, 17, 51):  # 51 was named "action 51"
         with pytest.raises(ValueError, match=rf"action {bad} is not an action id here: actions are 0\.\.16"):
             g.action_to_string(s, bad)
+
+
+@pytest.mark.parametrize("name", [5, None, b"octrix"])
+def test_a_game_name_that_is_not_a_string_is_refused_naming_the_variants(name):
+    # AttributeError before: 'int' object has no attribute 'Config'
+    with pytest.raises(ValueError, match=rf"game={name!r} is not valid; valid values: \['octrix', "):
+        Game(name)
