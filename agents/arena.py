@@ -183,7 +183,7 @@ def _play(game: Game, seats: Sequence[Agent], seed: int, record: bool
             p = game.acting_player(s)
             turn = make_turn(game, s, p, int(rng.integers(1 << 31)))
             if rec is None:  # nothing is kept: the agent need not tell its thinking
-                action = int(seats[p].act(turn))
+                action = seats[p].act(turn)  # as it is: apply_action refuses what is not an action id
             else:
                 action, thinking = decide(seats[p], turn)
         if rec is None:

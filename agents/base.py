@@ -138,10 +138,12 @@ def decide(agent: Agent, turn: Turn) -> tuple[int, dict[str, Any] | None]:
         ``(action, thinking)``: the thinking as a record keeps it, or None.
 
     Raises:
+        IllegalActionError: (a ``ValueError``) the agent returned what is not an action id (a float, a bool,
+            a string: :class:`~octagames.core.Game`'s integer rule; not truncated).
         ValueError: the agent told thinking not of the records' form (naming the key).
     """
     agent.last_thinking = None
-    action = int(agent.act(dataclasses.replace(turn, tell=True)))
+    action = turn.game._action_id(agent.act(dataclasses.replace(turn, tell=True)), turn.state)
     told = getattr(agent, "last_thinking", None)
     return action, (records.checked_thinking(told, turn.legal_mask) if isinstance(told, dict) and told else None)
 

@@ -13,7 +13,7 @@ from octagames.agents.arena import BusyError, GameJournal, journal_lock, play_ma
 from octagames.agents.base import Agent, RandomAgent, Turn
 from octagames.agents.heuristics.octrix import OctrixHeuristicAgent
 from octagames.agents.registry import make_agent
-from octagames.core import Game
+from octagames.core import Game, IllegalActionError
 
 
 class SeatLogger(Agent):
@@ -348,3 +348,28 @@ def test_the_games_on_disk_leave_out_one_stopped_before_its_line_was_written(tmp
         journal.add(1, np.array([-1.0, 1.0]), 12)
     journal.close()
     assert len(journal.done) == 2 and journal.games_on_disk() == 1
+
+
+class _ReturnsAs(Agent):
+    """Plays the first legal action, returned as ``kind`` makes it (a float, a bool, a string...)."""
+
+    def __init__(self, kind) -> None:
+        self.kind = kind
+
+    def act(self, turn: Turn):
+        return self.kind(int(turn.legal_actions[0]))
+
+
+NOT_IDS = [float, np.float32, lambda a: a + 0.7, lambda a: True, str, lambda a: np.array([a])]
+
+
+@pytest.mark.parametrize("kind", NOT_IDS, ids=["float", "float32", "a+0.7", "True", "str", "array of one"])
+def test_an_agent_returning_what_is_not_an_action_id_is_refused_not_truncated(kind):
+    # int(agent.act(turn)) turned 2.7 into action 2, True into 1 and "3" into 3 without a word
+    from octagames.agents.arena import play_game, record_game
+    g = Game("octrix-round")
+    for play in (play_game, record_game):
+        with pytest.raises(IllegalActionError, match="is not an action id: actions are integers 0..31"):
+            play(g, [_ReturnsAs(kind), _ReturnsAs(kind)], seed=0)
+    for integer in (int, np.int64, np.uint8):  # every integer type is an action id
+        assert play_game(g, [_ReturnsAs(integer), _ReturnsAs(integer)], seed=0)[1] > 0
