@@ -163,8 +163,11 @@ def record_game(game: Game, seats: Sequence[Agent], seed: int) -> GameRecord:
 
 def _play(game: Game, seats: Sequence[Agent], seed: int, record: bool
           ) -> tuple[np.ndarray, int, GameRecord | None]:
+    if not isinstance(game, Game):
+        raise ValueError(f"game={game!r} is not a Game; build one: Game({game!r})")
     if len(seats) != game.num_players:
         raise ValueError(f"{len(seats)} agents for {game.num_players} seats")
+    _check_agents(seats, "seats")
     seed = check_seed(seed)
     rng = np.random.default_rng(seed)
     s = game.new_state(seed)
@@ -191,6 +194,13 @@ def _play(game: Game, seats: Sequence[Agent], seed: int, record: bool
         else:
             rec.apply(s, action, thinking)
         length += 1
+
+
+def _check_agents(agents: Sequence[Any], what: str) -> None:
+    """Refuse what is not an :class:`Agent` among ``agents`` (a spec given as text), naming how to build it."""
+    for i, a in enumerate(agents):
+        if not isinstance(a, Agent):
+            raise ValueError(f"{what}[{i}]={a!r} is not an Agent; build one: make_agent({a!r}, game)")
 
 
 Job = tuple[int, tuple[int, ...], int]
@@ -527,6 +537,7 @@ def play_match(game: str | Game, agents: Sequence[Agent], num_games: int, seed: 
     n = g.num_players
     if len(agents) != n:
         raise ValueError(f"agents: {len(agents)} given, but {g.name} is configured for num_players={n}")
+    _check_agents(agents, "agents")
     if isinstance(num_games, bool) or not isinstance(num_games, (int, np.integer)) or num_games < 1:
         raise ValueError(f"num_games={num_games!r} is not valid; it must be an integer >= 1")
     seed = check_seed(seed, int(num_games))

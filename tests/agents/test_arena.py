@@ -373,3 +373,18 @@ def test_an_agent_returning_what_is_not_an_action_id_is_refused_not_truncated(ki
             play(g, [_ReturnsAs(kind), _ReturnsAs(kind)], seed=0)
     for integer in (int, np.int64, np.uint8):  # every integer type is an action id
         assert play_game(g, [_ReturnsAs(integer), _ReturnsAs(integer)], seed=0)[1] > 0
+
+
+def test_play_game_given_a_name_or_specs_instead_of_a_game_and_agents_says_how_to_build_them():
+    # AttributeError before: 'str' object has no attribute 'num_players' (or 'reset')
+    from octagames.agents.arena import play_game, record_game
+    g = Game("octrix-round")
+    not_a_game = "game='octrix-round' is not a Game; build one: Game('octrix-round')"
+    not_an_agent = "seats[1]='random' is not an Agent; build one: make_agent('random', game)"
+    for play in (play_game, record_game):
+        with pytest.raises(ValueError, match=re.escape(not_a_game)):
+            play("octrix-round", [RandomAgent(), RandomAgent()], seed=0)
+        with pytest.raises(ValueError, match=re.escape(not_an_agent)):
+            play(g, [RandomAgent(), "random"], seed=0)
+    with pytest.raises(ValueError, match=re.escape("agents[0]='heuristic' is not an Agent")):
+        play_match("octrix-round", ["heuristic", RandomAgent()], 2, progress=False)
