@@ -569,7 +569,7 @@ def play_match(game: str | Game, agents: Sequence[Agent], num_games: int, seed: 
             else:
                 rec.losses += 1
         all_returns.append(by_agent.tolist())
-    cfg = {f: getattr(g.config, f) for f in g.config.__dataclass_fields__}
+    cfg = catalogue.full_config(g.name, g.config)  # plain Python values (a field given as np.int64: JSON)
     return MatchResult(g.name, cfg, num_games, records, total_len / num_games,
                        time.perf_counter() - start, all_returns)
 

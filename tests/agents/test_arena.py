@@ -388,3 +388,12 @@ def test_play_game_given_a_name_or_specs_instead_of_a_game_and_agents_says_how_t
             play(g, [RandomAgent(), "random"], seed=0)
     with pytest.raises(ValueError, match=re.escape("agents[0]='heuristic' is not an Agent")):
         play_match("octrix-round", ["heuristic", RandomAgent()], 2, progress=False)
+
+
+def test_a_match_on_a_config_given_as_numpy_scalars_saves_its_results_as_json(tmp_path):
+    # TypeError before: Object of type int64 is not JSON serializable (the config kept np.int64(2))
+    result = play_match("octrix-round", [RandomAgent(), RandomAgent()], 2, progress=False,
+                        num_players=np.int64(2), target=np.int64(30))
+    saved = json.loads(result.save(tmp_path / "match.json").read_text())
+    assert saved["config"]["num_players"] == 2 and saved["config"]["target"] == 30
+    assert type(result.config["num_players"]) is int
