@@ -101,7 +101,7 @@ import numpy as np
 from octagames import catalogue
 from octagames.agents.base import Agent, Turn, considered, make_turn
 from octagames.catalogue import GameSpec
-from octagames.core import Game, is_count, mix64, nth_set, rng_below
+from octagames.core import Game, check_range, is_count, mix64, nth_set, rng_below
 from octagames.specialize import specialize
 
 ROOT_TAG = -3
@@ -145,21 +145,27 @@ class MCTSConfig:
     objective: str = "score"
 
     def __post_init__(self) -> None:
-        if self.num_simulations < 1:
-            raise ValueError(f"num_simulations={self.num_simulations} is not valid; it must be >= 1")
-        if self.time_limit is not None and self.time_limit <= 0:
-            raise ValueError(f"time_limit={self.time_limit} is not valid; it must be > 0 or None")
-        if self.exploration is not None and self.exploration < 0:
-            raise ValueError(f"exploration={self.exploration} is not valid; it must be >= 0")
-        if self.max_nodes < 2:
-            raise ValueError(f"max_nodes={self.max_nodes} is not valid; it must be >= 2")
+        # integers as the compiled search counts them: simulations in int64, node indices in int32
+        check_range("num_simulations", self.num_simulations, 1, 2**63 - 1)
+        if self.time_limit is not None and not (_real(self.time_limit) and self.time_limit > 0):
+            raise ValueError(f"time_limit={self.time_limit!r} is not valid; it must be a number > 0 or None")
+        if self.exploration is not None and not (_real(self.exploration) and 0 <= self.exploration < math.inf):
+            raise ValueError(f"exploration={self.exploration!r} is not valid; it must be a finite number >= 0")
+        check_range("max_nodes", self.max_nodes, 2, 2**31 - 1)
+        if self.max_rollout is not None:
+            check_range("max_rollout", self.max_rollout, 1)
         if self.chance_branching not in ("auto", "outcome", "merged"):
             raise ValueError(f"chance_branching={self.chance_branching!r} is not valid; "
                              "valid values: ['auto', 'outcome', 'merged']")
-        if self.batch_size < 1:
-            raise ValueError(f"batch_size={self.batch_size} is not valid; it must be >= 1")
+        check_range("batch_size", self.batch_size, 1)
         if self.objective not in ("score", "win"):
             raise ValueError(f"objective={self.objective!r} is not valid; valid values: ['score', 'win']")
+
+
+def _real(x: Any) -> bool:
+    """Whether ``x`` is a real number that is not NaN (an int, a float, a numpy number; not a bool)."""
+    return isinstance(x, (int, float, np.integer, np.floating)) and not isinstance(x, (bool, np.bool_)) \
+        and not math.isnan(x)
 
 
 # ------------------------------------------------------------------ tree storage

@@ -1,5 +1,7 @@
 """MCTS: known answers, no peeking, determinism, isolation, evaluators, agent interface."""
 
+import re
+
 import numpy as np
 import pytest
 
@@ -478,3 +480,31 @@ def test_random_playouts_draw_with_the_rules_own_sampler():
     c = g.clone(s).reshape(1)
     steps = search_kernels(octiles).rollout(c[0], np.zeros(g.num_actions, np.uint8), 10**6)
     assert g.is_terminal(c[0]) and 0 < steps < 10**6
+
+
+@pytest.mark.parametrize("field,value,words", [
+    ("num_simulations", 2.5, "num_simulations=2.5 must be an integer"),
+    ("num_simulations", True, "num_simulations=True must be an integer"),
+    ("num_simulations", 10**20, f"num_simulations={10**20} is not valid; it must be >= 1 and <= {2**63 - 1}"),
+    ("max_nodes", 100.5, "max_nodes=100.5 must be an integer"),
+    ("max_nodes", 2**31, f"max_nodes={2**31} is not valid; it must be >= 2 and <= {2**31 - 1}"),
+    ("batch_size", 2.5, "batch_size=2.5 must be an integer"),
+    ("max_rollout", -3, "max_rollout=-3 is not valid; it must be >= 1"),
+    ("max_rollout", 2.5, "max_rollout=2.5 must be an integer"),
+    ("exploration", float("nan"), "exploration=nan is not valid; it must be a finite number >= 0"),
+    ("exploration", True, "exploration=True is not valid; it must be a finite number >= 0"),
+    ("time_limit", True, "time_limit=True is not valid; it must be a number > 0 or None"),
+    ("time_limit", float("nan"), "time_limit=nan is not valid; it must be a number > 0 or None"),
+])
+def test_a_search_setting_of_the_wrong_type_or_past_its_range_is_refused_naming_it(field, value, words):
+    # 2.5 simulations, True, exploration=nan and max_rollout=-3 searched without a word; a float max_nodes
+    # failed in numpy, and mcts:<20 digits> in numba's typing at the first move
+    with pytest.raises(ValueError, match=re.escape(words)):
+        MCTSConfig(**{field: value})
+    assert MCTSConfig(**{field: np.int64(3) if field != "exploration" else np.float32(0.5)})  # numpy numbers
+
+
+def test_a_spec_asking_more_simulations_than_the_search_counts_is_refused_when_built():
+    spec = f"mcts:{10**20}"
+    with pytest.raises(ValueError, match=re.escape(f"agent '{spec}': num_simulations={10**20} is not valid")):
+        make_agent(spec, "octrix")
