@@ -869,7 +869,14 @@ def _factory(game: str, arg: str | None) -> Agent:
     sims = int(parts[0])
     options: dict[str, Any] = {"num_simulations": sims}
     evaluator = None
+    given: dict[str, str] = {}  # what each option sets, and the part that set it: each is given once
     for part in parts[1:]:
+        kind = {"random": "playouts", "heuristic": "playouts", "win": "objective"}.get(
+            part, "exploration" if part.startswith("c=") else "")
+        if kind in given:
+            raise ValueError(f"agent 'mcts:{arg}': {part!r} repeats the {kind} ({given[kind]!r}); "
+                             "each option is given once")
+        given[kind] = part
         if part == "random":
             evaluator = RandomRollout()
         elif part == "heuristic":

@@ -508,3 +508,14 @@ def test_a_spec_asking_more_simulations_than_the_search_counts_is_refused_when_b
     spec = f"mcts:{10**20}"
     with pytest.raises(ValueError, match=re.escape(f"agent '{spec}': num_simulations={10**20} is not valid")):
         make_agent(spec, "octrix")
+
+
+@pytest.mark.parametrize("spec,words", [
+    ("mcts:10:random:heuristic", "'heuristic' repeats the playouts ('random')"),
+    ("mcts:10:c=0.5:c=0.7", "'c=0.7' repeats the exploration ('c=0.5')"),
+    ("mcts:10:win:win", "'win' repeats the objective ('win')"),
+])
+def test_a_spec_giving_an_option_twice_is_refused_not_read_as_its_last(spec, words):
+    # the last one won without a word: a table row named mcts:10:random:heuristic played heuristic playouts
+    with pytest.raises(ValueError, match=re.escape(f"agent '{spec}': {words}; each option is given once")):
+        make_agent(spec, "achten")
