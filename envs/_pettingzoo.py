@@ -480,12 +480,20 @@ class GameAECEnv(AECEnv, EzPickle):
 
     # -- spaces ---------------------------------------------------------------
     def observation_space(self, agent: str) -> spaces.Space:
-        """The observation space of ``agent`` (the same object on every call)."""
-        return self.observation_spaces[agent]
+        """The observation space of ``agent`` (the same object on every call).
+
+        Raises:
+            KeyError: ``agent`` is not an agent of this env (the message lists them).
+        """
+        return self.observation_spaces[self.possible_agents[_seat_of(self, agent)]]
 
     def action_space(self, agent: str) -> spaces.Space:
-        """The action space of ``agent`` (the same object on every call)."""
-        return self.action_spaces[agent]
+        """The action space of ``agent`` (the same object on every call).
+
+        Raises:
+            KeyError: ``agent`` is not an agent of this env (the message lists them).
+        """
+        return self.action_spaces[self.possible_agents[_seat_of(self, agent)]]
 
     # -- copies ---------------------------------------------------------------
     __getstate__ = _whole_env_state
@@ -699,12 +707,20 @@ class GameParallelEnv(ParallelEnv, EzPickle):
                                       high=np.tile(obs_space["observation"].high, n), dtype=np.float32)
 
     def observation_space(self, agent: str) -> spaces.Space:
-        """The observation space of ``agent`` (the same object on every call)."""
-        return self.observation_spaces[agent]
+        """The observation space of ``agent`` (the same object on every call).
+
+        Raises:
+            KeyError: ``agent`` is not an agent of this env (the message lists them).
+        """
+        return self.observation_spaces[self.possible_agents[_seat_of(self, agent)]]
 
     def action_space(self, agent: str) -> spaces.Space:
-        """The action space of ``agent`` (the same object on every call)."""
-        return self.action_spaces[agent]
+        """The action space of ``agent`` (the same object on every call).
+
+        Raises:
+            KeyError: ``agent`` is not an agent of this env (the message lists them).
+        """
+        return self.action_spaces[self.possible_agents[_seat_of(self, agent)]]
 
     __getstate__ = _whole_env_state
     __setstate__ = _set_whole_env_state

@@ -739,3 +739,15 @@ def test_reset_takes_a_numpy_integer_seed_as_the_same_int_and_refuses_a_bool_nam
         with pytest.raises(ValueError, match=message):
             a.reset(seed=bad)
         assert a.game.to_bytes(a.state_record) == before
+
+
+@pytest.mark.parametrize("parallel", [False, True], ids=["aec", "parallel"])
+def test_the_spaces_of_an_unknown_agent_are_refused_naming_the_agents(parallel):
+    # a bare KeyError 'nobody' before (observe() named the agents already); a list was a TypeError
+    env = (octrix_v0.parallel_env if parallel else octrix_v0.raw_env)()
+    for space in (env.observation_space, env.action_space):
+        for agent in ("nobody", 0, ["player_0"]):
+            words = f"{agent!r} is not an agent of this env; the agents are ['player_0', 'player_1']"
+            with pytest.raises(KeyError, match=re.escape(words)):
+                space(agent)
+    assert isinstance(env.action_space("player_1"), gymnasium.spaces.Discrete)
