@@ -104,6 +104,20 @@ def check_env_seed(seed: Any) -> int | None:
     return int(seed)
 
 
+def deal_option(options: Any) -> Any:
+    """The deal a face's ``reset(options=...)`` asks for (``{"deal": [[cards of player 0], ...]}``), or None.
+
+    Raises:
+        ValueError: ``options`` is neither None nor a dict.
+    """
+    if options is None:
+        return None
+    if not isinstance(options, Mapping):
+        raise ValueError(f"options={options!r} is not valid; it must be a dict such as "
+                         "{'deal': [[cards of player 0], ...]}, or None")
+    return options.get("deal")
+
+
 def render_modes(game: str) -> list[str]:
     """The render modes of ``game``'s faces: text always, ``rgb_array`` where it draws pictures."""
     return ["ansi", "human"] + (["rgb_array"] if has_picture(game) else [])
@@ -252,10 +266,10 @@ class _Table:
         refused deal leaves the table (game, seed stream) as it was.
 
         Raises:
-            ValueError: an invalid deal, or a seed that is not None or an integer >= 0
-                (:func:`check_env_seed`).
+            ValueError: an invalid deal, ``options`` not a dict (:func:`deal_option`), or a seed that
+                is not None or an integer >= 0 (:func:`check_env_seed`).
         """
-        seed = check_env_seed(seed)
+        seed, deal = check_env_seed(seed), deal_option(options)
         stream = self.np_random
         if seed is not None or stream is None:
             stream, _ = seeding.np_random(seed)
@@ -264,8 +278,8 @@ class _Table:
         s = new[0]
         self._reset(s, int(stream.integers(0, 2**63 - 1)))
         try:
-            if options and options.get("deal") is not None:
-                apply_deal(self.game, s, options["deal"])
+            if deal is not None:
+                apply_deal(self.game, s, deal)
         except Exception:
             stream.bit_generator.state = before  # the stream, if it is the table's, draws this game again
             raise

@@ -92,7 +92,7 @@ from octagames.agents.registry import make_agent
 from octagames.core import TERMINAL, IllegalActionError, make_game
 from octagames.envs import pictures
 from octagames.envs._pettingzoo import (RENDER_FPS, check_env_seed, check_illegal_action, check_illegal_reward,
-                                        check_render_mode, render_modes)
+                                        check_render_mode, deal_option, render_modes)
 from octagames.envs.deals import apply_deal
 
 #: games dealt at most by one ``reset()`` looking for one the learning seat acts in
@@ -237,17 +237,17 @@ class SingleAgentEnv(gymnasium.Env, EzPickle):
             (int8), ``skipped_games`` and ``skipped_return``.
 
         Raises:
-            ValueError: an invalid deal, or a seed that is not None or an integer >= 0 (a numpy integer is
-                fine, a bool is not); the env is left exactly as it was (the game, the
+            ValueError: an invalid deal, ``options`` not a dict, or a seed that is not None or an integer
+                >= 0 (a numpy integer is fine, a bool is not); the env is left exactly as it was (the game, the
                 episode, the seed stream and the opponents), as in the PettingZoo faces.
             RuntimeError: :data:`MAX_SKIPPED_GAMES` games in a row gave the learning seat no decision.
         """
-        seed = check_env_seed(seed)
+        seed, deal = check_env_seed(seed), deal_option(options)
         rng, rng_seed = self._np_random, self._np_random_seed
         stream = rng.bit_generator.state if rng is not None else None
         super().reset(seed=seed)
         try:
-            self._new_game(options.get("deal") if options else None)
+            self._new_game(deal)
         except ValueError:  # a refused deal: the stream, if it is the env's, draws this game again
             self._np_random, self._np_random_seed = rng, rng_seed
             if rng is not None:

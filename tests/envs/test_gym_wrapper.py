@@ -346,3 +346,15 @@ def test_reset_takes_a_numpy_integer_seed_as_the_same_int_and_refuses_a_bool_nam
         with pytest.raises(ValueError, match=message):
             a.reset(seed=bad)
         assert a.game.to_bytes(a.state) == before
+
+
+def test_reset_options_that_are_not_a_dict_are_refused_in_words_and_change_nothing():
+    # AttributeError before: 'list' object has no attribute 'get'
+    env = SingleAgentEnv("octrix-round")
+    env.reset(seed=0)
+    before = env.game.to_bytes(env.state)
+    for options in ([1], "deal", 3):
+        message = f"options={options!r} is not valid; it must be a dict"
+        with pytest.raises(ValueError, match=re.escape(message)):
+            env.reset(seed=1, options=options)
+        assert env.game.to_bytes(env.state) == before

@@ -751,3 +751,16 @@ def test_the_spaces_of_an_unknown_agent_are_refused_naming_the_agents(parallel):
             with pytest.raises(KeyError, match=re.escape(words)):
                 space(agent)
     assert isinstance(env.action_space("player_1"), gymnasium.spaces.Discrete)
+
+
+@pytest.mark.parametrize("parallel", [False, True], ids=["aec", "parallel"])
+def test_reset_options_that_are_not_a_dict_are_refused_in_words_and_change_nothing(parallel):
+    # AttributeError before: 'list' object has no attribute 'get'
+    env = (octrix_v0.parallel_env if parallel else octrix_v0.raw_env)()
+    env.reset(seed=0)
+    before = env.game.to_bytes(env.state_record)
+    for options in ([1], "deal", 3):
+        message = f"options={options!r} is not valid; it must be a dict"
+        with pytest.raises(ValueError, match=re.escape(message)):
+            env.reset(seed=1, options=options)
+        assert env.game.to_bytes(env.state_record) == before
