@@ -1095,3 +1095,12 @@ def test_every_reset_of_a_match_starts_with_the_configured_dealer():
     assert R._config_of(s).dealer == 2
     g.kernels.reset(s, 7)
     assert (int(s["dealer"]), int(s["chooser"])) == (2, 3) and g.to_bytes(s) == g.to_bytes(g.new_state(7))
+
+
+@pytest.mark.parametrize("field,value", [("target", np.int64(3)), ("target", np.float32(0.3)),
+                                         ("deal_penalty", np.int64(0)), ("deal_penalty", np.float32(0.5))])
+def test_the_number_fields_take_numpy_numbers_as_the_same_config(field, value):
+    # np.int64(3) and np.float32 were refused ("must be a multiple of 0.1") where 3 and 3.0 were taken
+    assert Game("achten", **{field: value}).config == Config(**{field: value.item()})
+    with pytest.raises(ValueError, match=rf"{field}=True is not valid"):  # a bool is not a number of points
+        Config(**{field: True})
