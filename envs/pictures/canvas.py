@@ -167,8 +167,12 @@ class Canvas:
         """The picture painted with Pillow: an ``(H, W, 3)`` uint8 array.
 
         Raises:
+            ValueError: ``scale`` is not a finite number > 0.
             ModuleNotFoundError: Pillow is missing (the message names the ``render`` extra).
         """
+        if isinstance(scale, (bool, np.bool_)) or not isinstance(scale, (int, float, np.integer, np.floating)) \
+                or not 0 < scale < float("inf"):
+            raise ValueError(f"scale={scale!r} is not valid; it must be a finite number > 0")
         try:
             from PIL import Image, ImageDraw
         except ModuleNotFoundError as e:
@@ -239,7 +243,7 @@ def _paint_shape(s: Shape, draw: Any, k: float) -> None:
             draw.line(pts + [pts[0]], fill=s.stroke, width=w, joint="curve")
     else:
         e = s.extra
-        font = _font(round(e["size"] * k), bool(e["bold"]))
+        font = _font(max(1, round(e["size"] * k)), bool(e["bold"]))  # a small scale's text: 1 pixel, not size 0
         draw.text((g[0] * k, g[1] * k), e["text"], fill=s.fill, font=font, anchor=_ANCHOR[e["anchor"]] + "m")
 
 

@@ -160,3 +160,16 @@ def test_every_variant_draws_its_positions(variant):
         for seat in (None, *range(game.num_players)):
             clicks = _actions_of(pictures.svg(game, s, seat, clickable=True))
             assert sorted(clicks) == ([] if game.is_terminal(s) else game.legal_actions(s, seat))
+
+
+def test_rgb_refuses_a_scale_that_is_not_a_positive_number_and_draws_any_small_one():
+    # Pillow's "font size must be greater than 0, not -30" (or NaN's int() error) before, and a scale
+    # under about 0.05 failed the same way: its text rounded to size 0
+    g = Game("octrix-round")
+    s = g.new_state(0)
+    g.play_chance(s)
+    for scale in (0, -1, float("nan"), float("inf"), "2", True):
+        message = f"scale={scale!r} is not valid; it must be a finite number > 0"
+        with pytest.raises(ValueError, match=re.escape(message)):
+            pictures.rgb(g, s, scale=scale)
+    assert pictures.rgb(g, s, scale=0.01).ndim == 3 and pictures.rgb(g, s, scale=np.float32(0.5)).ndim == 3
