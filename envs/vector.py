@@ -233,7 +233,7 @@ class VectorEnv:
     def _action_array(self, actions: Any) -> np.ndarray:
         """``actions`` as an array, if it is one integer per game (:meth:`step`, :meth:`step_inplace`)."""
         a = np.asarray(actions)
-        if a.shape != (self.num_envs,) or not np.issubdtype(a.dtype, np.integer):
+        if a.shape != (self.num_envs,) or a.dtype.kind not in "iu":  # signed or unsigned integers (not bool)
             raise ValueError(f"actions must be an integer array of shape ({self.num_envs},), "
                              f"got {a.dtype} {a.shape}")
         return a
