@@ -116,54 +116,93 @@ class MCCFRSolver:
         self._apply(child, a)
         return self._external(d + 1, traverser)
 
-    def _outcome(
-        self, d: int, traverser: int, my_reach: float, opp_reach: float, sample_reach: float
-    ) -> float:
-        """One sampled episode (Lanctot 2013, as OpenSpiel's ``outcome_sampling_mccfr``).
+    def _outcome(self, traverser: int) -> None:
+        """One sampled episode for ``traverser`` (Lanctot 2013, as OpenSpiel's ``outcome_sampling_mccfr``).
 
-        Returns the sampled value estimate of the node for ``traverser``.
+        The episode is walked forward to its end, sampling every move, then back, valuing each decision and
+        computing its table updates, which are applied only if every one is finite. A loop, not a recursion:
+        an episode may be longer than Python's recursion limit.
+
+        Raises:
+            ValueError: the episode's importance weights left float64's range (a game whose episodes hold
+                hundreds of decisions); the tables are left as they were.
         """
-        st = self._stack[d]
-        p = int(self._act(st))
-        if p == TERMINAL:
-            return float(self._returns(st)[traverser])
-        self._stack[d + 1] = st
-        child = self._stack[d + 1]
-        if p == CHANCE:
-            n = int(self._co(st, self._cacts, self._cprobs))
-            i = int(self.rng.choice(n, p=self._cprobs[:n]))
-            pr = float(self._cprobs[i])
-            self._apply(child, self._cacts[i])
-            return self._outcome(d + 1, traverser, my_reach, opp_reach * pr, sample_reach * pr)
-        key, mask = self._lookup(st, p)
-        sigma = self._policy(key, mask)
-        q = self.epsilon * mask / mask.sum() + (1.0 - self.epsilon) * sigma if p == traverser else sigma
-        a = int(self.rng.choice(self.A, p=q))
-        self._apply(child, a)
-        if p == traverser:
-            u = self._outcome(d + 1, traverser, my_reach * sigma[a], opp_reach, sample_reach * q[a])
-        else:
-            u = self._outcome(d + 1, traverser, my_reach, opp_reach * sigma[a], sample_reach * q[a])
-        child_values = np.zeros(self.A)
-        child_values[a] = u / q[a]
-        v = float(sigma @ child_values)
-        if p == traverser:
-            self.regrets[key] += (child_values - v) * mask * (opp_reach / sample_reach)
-            self.strategy_sum[key] += sigma * (my_reach / sample_reach)
-        return v
+        known = len(self.masks)
+        path: list[tuple[tuple[int, bytes], int, np.ndarray, np.ndarray, np.ndarray, int, float, float, float]] = []
+        my_reach = opp_reach = sample_reach = 1.0
+        d = 0
+        while True:
+            st = self._stack[d]
+            p = int(self._act(st))
+            if p == TERMINAL:
+                break
+            self._stack[d + 1] = st
+            child = self._stack[d + 1]
+            d += 1
+            if p == CHANCE:
+                n = int(self._co(st, self._cacts, self._cprobs))
+                i = int(self.rng.choice(n, p=self._cprobs[:n]))
+                pr = float(self._cprobs[i])
+                self._apply(child, self._cacts[i])
+                opp_reach *= pr
+                sample_reach *= pr
+                continue
+            key, mask = self._lookup(st, p)
+            sigma = self._policy(key, mask)
+            q = self.epsilon * mask / mask.sum() + (1.0 - self.epsilon) * sigma if p == traverser else sigma
+            a = int(self.rng.choice(self.A, p=q))
+            self._apply(child, a)
+            path.append((key, p, mask, sigma, q, a, my_reach, opp_reach, sample_reach))
+            if p == traverser:
+                my_reach *= sigma[a]
+            else:
+                opp_reach *= sigma[a]
+            sample_reach *= q[a]
+        u = float(self._returns(self._stack[d])[traverser])
+        updates = []  # deepest decision first, as a recursion would apply them
+        for key, p, mask, sigma, q, a, my, opp, sample in reversed(path):
+            child_values = np.zeros(self.A)
+            child_values[a] = u / q[a]
+            u = float(sigma @ child_values)
+            if p == traverser:
+                with np.errstate(all="ignore"):  # an underflowed reach: refused below, not warned about
+                    dr = (child_values - u) * mask * (opp / sample)
+                    ds = sigma * (my / sample)
+                if not (np.isfinite(dr).all() and np.isfinite(ds).all()):
+                    for k in list(self.masks)[known:]:  # the information sets this episode met first
+                        del self.masks[k], self.regrets[k], self.strategy_sum[k]
+                    raise ValueError(
+                        f"MCCFR's outcome sampling cannot weigh an episode of {len(path)} decisions of "
+                        f"{self.game.name}: its importance weights left float64's range; train on a config with "
+                        "shorter games (such as a single round) or choose another agent")
+                updates.append((key, dr, ds))
+        for key, dr, ds in updates:
+            self.regrets[key] += dr
+            self.strategy_sum[key] += ds
 
     def iterate(self, iterations: int = 1) -> None:
-        """Run ``iterations`` iterations (one traversal per player each)."""
+        """Run ``iterations`` iterations (one traversal per player each).
+
+        Raises:
+            ValueError: the game's episodes are too long for the sampling (outcome sampling: importance weights
+                beyond float64, that episode's updates not applied; external: deeper than Python's recursion
+                limit). Full-size Octa and Octiles and the Octrix match are, single rounds are not.
+        """
         for _ in range(iterations):
-            self.iteration += 1
             for p in range(self.P):
                 root = self._stack[0]
                 self.game.module.write_config(root, self.game.config)
                 self.game.kernels.reset(root, int(self.rng.integers(2**62)))
-                if self.sampling == "external":
+                if self.sampling == "outcome":
+                    self._outcome(p)
+                    continue
+                try:
                     self._external(0, p)
-                else:
-                    self._outcome(0, p, 1.0, 1.0, 1.0)
+                except RecursionError:
+                    raise ValueError(f"MCCFR's external sampling met an episode of {self.game.name} deeper than "
+                                     "Python's recursion limit (its tables may hold part of it); train on a config "
+                                     "with shorter games (such as a single round)") from None
+            self.iteration += 1
 
     def table_policy(self) -> "TablePolicy":
         """The average policy as a :class:`TablePolicy`."""

@@ -66,3 +66,23 @@ def test_keys_are_digests_and_a_checkpoint_of_whole_observations_still_loads(tmp
     for p, k in old.masks:
         np.testing.assert_array_equal(b.strategy_sum[(p, infoset_key(k))], old.strategy_sum[(p, k)])
         np.testing.assert_array_equal(a.regrets[(p, infoset_key(k))], old.regrets[(p, k)])
+
+
+def test_episodes_too_long_for_the_sampling_are_refused_and_leave_finite_tables():
+    # outcome sampling gave NaN regrets on an Octrix match (iteration 17 here) and Octa's first episode, and
+    # the cfr agent then played their NaN rows uniformly; Octiles' episodes passed Python's recursion limit
+    match = MCCFRSolver(Game("octrix"), "outcome", seed=0)
+    with pytest.raises(ValueError, match=r"cannot weigh an episode of \d+ decisions of octrix"):
+        for _ in range(200):
+            match.iterate(1)
+    assert 10 <= match.iteration < 200 and len(match.masks) == len(match.regrets) == len(match.strategy_sum)
+    tables = [*match.regrets.values(), *match.strategy_sum.values()]
+    assert all(np.isfinite(t).all() for t in tables)
+    octa = MCCFRSolver(Game("octa"), "outcome", seed=0)
+    rows, episode = [], octa._outcome
+    octa._outcome = lambda p: rows.append(len(octa.masks)) or episode(p)  # the rows before each episode
+    with pytest.raises(ValueError, match="shorter games"):
+        octa.iterate(1)
+    assert octa.iteration == 0 and len(octa.masks) == len(octa.regrets) == rows[-1]  # the refused: no row
+    with pytest.raises(ValueError, match="external sampling met an episode of octiles deeper than Python's"):
+        MCCFRSolver(Game("octiles"), "external", seed=0).iterate(1)
