@@ -435,26 +435,43 @@ class Layout:
         return name in self._offsets
 
     def offset(self, name: str) -> int:
-        """First index of block ``name``."""
+        """First index of block ``name``.
+
+        Raises:
+            KeyError: no block has that name (the message lists the blocks).
+        """
+        self.block(name)  # an unknown name is refused there, listing the blocks
         return self._offsets[name]
 
     def end(self, name: str) -> int:
-        """One past the last index of block ``name``."""
-        return self._offsets[name] + self.block(name).size
+        """One past the last index of block ``name``.
+
+        Raises:
+            KeyError: no block has that name (the message lists the blocks).
+        """
+        size = self.block(name).size  # an unknown name is refused there, listing the blocks
+        return self._offsets[name] + size
 
     def block(self, name: str) -> Block:
-        """The block called ``name``."""
+        """The block called ``name``.
+
+        Raises:
+            KeyError: no block has that name (the message lists the blocks).
+        """
         for b in self.blocks:
             if b.name == name:
                 return b
-        raise KeyError(name)
+        raise KeyError(f"no block {name!r}; the blocks: {', '.join(b.name for b in self.blocks)}")
 
     def locate(self, index: int) -> tuple[Block, int]:
         """``(block, index within the block)`` of a flat index.
 
         Raises:
+            TypeError: ``index`` is not an integer (a float is not read as the integer below it).
             IndexError: ``index`` is outside ``0..size-1``.
         """
+        if isinstance(index, (bool, np.bool_)) or not isinstance(index, (int, np.integer)):
+            raise TypeError(f"index {index!r} is not an integer")
         i = int(index)
         if not 0 <= i < self.size:
             raise IndexError(f"index {i} is outside 0..{self.size - 1}")

@@ -22,6 +22,17 @@ def test_locate_names_the_block_and_the_index_inside_it():
         [("keep", 0)] + [("swap", i) for i in range(9)] + [("pass", 0)]
     with pytest.raises(IndexError, match="outside 0..10"):
         ACTIONS.locate(11)
+    assert ACTIONS.locate(np.int16(4))[1] == 3
+    for index in (1.5, 2.0, True, "3", None):  # 1.5 was read as 1, True as 1 and "3" as 3
+        with pytest.raises(TypeError, match=f"index {index!r} is not an integer"):
+            ACTIONS.locate(index)
+
+
+def test_an_unknown_block_name_is_refused_listing_the_blocks():
+    # a bare KeyError('nope') said nothing of the names there are
+    for lookup in (ACTIONS.offset, ACTIONS.end, ACTIONS.block):
+        with pytest.raises(KeyError, match="no block 'claw'; the blocks: keep, swap, none, pass"):
+            lookup("claw")
 
 
 def test_views_reshape_each_block_without_copying():
