@@ -637,8 +637,8 @@ def wrap_aec(raw: GameAECEnv) -> AECEnv:
     actions fail an assertion and the call order is enforced.
     """
     env: AECEnv = wrappers.TerminateIllegalWrapper(raw, illegal_reward=-1)
-    env = ActionIdWrapper(env)
     env = wrappers.AssertOutOfBoundsWrapper(env)
+    env = ActionIdWrapper(env)  # outside the bounds' assertion, which a float failed first (an AssertionError)
     env = wrappers.OrderEnforcingWrapper(env)
     return env
 

@@ -651,10 +651,14 @@ def test_octrix_bool_float_and_string_cards_are_refused_not_played():
         with pytest.raises(IllegalActionError, match=re.escape(f"action {bad!r} is not an action id")):
             env.step(bad)
     assert env.game.to_bytes(env.state_record) == before and env.agent_selection == "player_0"
-    wrapped = octrix_v0.env(**ROUND3)  # PettingZoo's wrappers refuse a float before us
+    wrapped = octrix_v0.env(**ROUND3)  # the same refusal through the wrappers (a float failed an assertion there)
     wrapped.reset(seed=0, options={"deal": deal})
-    with pytest.raises(AssertionError):
-        wrapped.step(8.7)
+    for bad in (8.7, "8", True):
+        with pytest.raises(IllegalActionError, match=re.escape(f"action {bad!r} is not an action id")):
+            wrapped.step(bad)
+    with pytest.raises(AssertionError):  # an id outside the action space: PettingZoo's own assertion
+        wrapped.step(10**6)
+    assert wrapped.unwrapped.agent_selection == "player_0"
 
 
 def test_parallel_misuse_is_named():
