@@ -178,6 +178,7 @@ class SingleAgentEnv(gymnasium.Env, EzPickle):
         self._mask = np.zeros(self.game.num_actions, dtype=np.uint8)
         self._prev_return = 0.0
         self._done = True
+        self._dealt = False  # no reset() yet: step() says so, not that an episode is over
 
     def __getstate__(self) -> dict[str, Any]:
         # by constructor arguments (EzPickle), keeping the registry spec gymnasium.make gave it
@@ -262,6 +263,7 @@ class SingleAgentEnv(gymnasium.Env, EzPickle):
                                    f"check the config {self.game.config}")
             self._new_game(None)
         self._done = False
+        self._dealt = True
         if self.render_mode == "human":
             self.render()
         return self._obs(), {**self._info(), "skipped_games": skipped, "skipped_return": skipped_return}
@@ -297,10 +299,10 @@ class SingleAgentEnv(gymnasium.Env, EzPickle):
 
         Raises:
             IllegalActionError: an illegal action under ``illegal_action="raise"``.
-            RuntimeError: the episode is over (call :meth:`reset`).
+            RuntimeError: the episode is over, or none was dealt yet (call :meth:`reset`).
         """
         if self._done:
-            raise RuntimeError("the episode is over; call reset()")
+            raise RuntimeError("the episode is over; call reset()" if self._dealt else "call reset() before step()")
         try:
             a = -1 if _is_bool(action) else operator.index(action)  # ints, numpy integers, 0-d integer arrays
         except TypeError:

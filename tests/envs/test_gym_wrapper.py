@@ -124,7 +124,7 @@ def test_illegal_action_raise_and_terminate():
     soft.reset(seed=3)
     _, reward, terminated, truncated, _ = soft.step(bad)
     assert (reward, terminated, truncated) == (-1.0, True, False)
-    with pytest.raises(RuntimeError, match="reset"):
+    with pytest.raises(RuntimeError, match=r"^the episode is over; call reset\(\)$"):
         soft.step(bad)
 
 
@@ -183,7 +183,7 @@ def test_a_refused_deal_leaves_the_env_exactly_as_it_was(seed):
     done = SingleAgentEnv("octrix-round", num_players=2)
     with pytest.raises(ValueError, match="deal"):
         done.reset(seed=seed, options={"deal": [[0, 0]]})  # before any episode: still none
-    with pytest.raises(RuntimeError, match="reset"):
+    with pytest.raises(RuntimeError, match=r"^call reset\(\) before step\(\)$"):  # not "the episode is over"
         done.step(action)
 
 
