@@ -130,7 +130,8 @@ def parse_game_config(config: str | Sequence[str], game: str) -> dict[str, Any]:
             try:
                 out[key] = kind(value)
             except ValueError as e:
-                raise ValueError(f"config: {key}={value!r} is not a {kind.__name__}") from e
+                words = {"int": "an integer", "float": "a number"}.get(kind.__name__, f"a {kind.__name__}")
+                raise ValueError(f"config: {key}={value!r} is not {words}") from e
     return out
 
 

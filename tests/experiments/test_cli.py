@@ -42,8 +42,10 @@ def test_bad_entries_name_the_field_and_the_choices():
         parse_game_config(("ranks",), "octrix")
     with pytest.raises(ValueError, match="must be true or false"):
         parse_game_config("match=maybe", "octrix")
-    with pytest.raises(ValueError, match="ranks='four' is not a int"):
+    with pytest.raises(ValueError, match="ranks='four' is not an integer"):  # it said "not a int"
         parse_game_config("ranks=four", "octrix")
+    with pytest.raises(ValueError, match="target='three' is not a number"):
+        parse_game_config("target=three", "achten")
     with pytest.raises(ValueError, match="game='chess' is not valid; valid values"):
         parse_game_config("", "chess")
 
