@@ -371,6 +371,14 @@ def update_readme(path: Path, results: dict[str, dict[str, Any]]) -> bool:
     return True
 
 
+def readme_note(path: Path, results: dict[str, dict[str, Any]]) -> str:
+    """:func:`update_readme`, and one line saying what it did: a misspelt path, or a file without the block, is
+    said, not skipped without a word."""
+    if update_readme(path, results):
+        return f"updated the leaderboard block of {path}"
+    return f"{path} not updated: {f'it has no {START} ... {END} block' if path.exists() else 'no such file'}"
+
+
 def main(cfg: LeaderboardConfig) -> dict[str, dict[str, Any]]:
     """Run the chosen sections, then rebuild the Markdown from every section's JSON (or, with
     ``record_games``, only record the chosen sections' journaled games: :func:`record_section`)."""
@@ -390,8 +398,8 @@ def main(cfg: LeaderboardConfig) -> dict[str, dict[str, Any]]:
     out.parent.mkdir(parents=True, exist_ok=True)
     out.write_text(markdown(results, out))
     print(f"wrote {out}")
-    if cfg.readme and update_readme(Path(cfg.readme), results):
-        print(f"updated the leaderboard block of {cfg.readme}")
+    if cfg.readme:
+        print(readme_note(Path(cfg.readme), results))
     return results
 
 

@@ -7,8 +7,8 @@ from pathlib import Path
 
 import pytest
 
-from octagames.experiments.leaderboard import (LeaderboardConfig, main, markdown, origins, ppo_policy, roster,
-                                               section_title, sections)
+from octagames.experiments.leaderboard import (LeaderboardConfig, main, markdown, origins, ppo_policy,
+                                               readme_note, roster, section_title, sections)
 from octagames.experiments.train_ppo import TrainConfig
 
 pytestmark = pytest.mark.usefixtures("one_torch_thread")  # tests/conftest.py
@@ -56,6 +56,18 @@ def test_an_entry_plays_every_agent_and_the_markdown_keeps_the_others(tmp_path, 
     assert readme.startswith("intro\n") and readme.endswith("rest\n") and "old" not in readme
     assert f"| {title} | `" in readme
     assert "| Octiles, runners on fixed start circles (no setup choices), 2 players |" in readme
+
+
+def test_a_readme_without_the_block_or_missing_is_said_not_skipped(tmp_path):
+    plain, marked = tmp_path / "plain.md", tmp_path / "marked.md"
+    plain.write_text("no block here\n")
+    marked.write_text("a\n<!-- leaderboard:start -->\nold\n<!-- leaderboard:end -->\nb\n")
+    assert readme_note(tmp_path / "nope.md", {}) == f"{tmp_path / 'nope.md'} not updated: no such file"
+    assert readme_note(plain, {}) == (f"{plain} not updated: it has no <!-- leaderboard:start --> ... "
+                                      "<!-- leaderboard:end --> block")
+    assert plain.read_text() == "no block here\n" and not (tmp_path / "nope.md").exists()
+    assert readme_note(marked, {}) == f"updated the leaderboard block of {marked}"
+    assert "old" not in marked.read_text()
 
 
 def test_a_ppo_policy_in_the_runs_folder_joins_and_bad_entries_are_refused(tmp_path):
