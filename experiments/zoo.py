@@ -126,6 +126,9 @@ class ZooConfig:
                              f"no zoo model for it (a variant's zoo counts); valid: {valid}")
         if not self.model:
             raise ValueError("model is empty: give the model.pt (or checkpoint.pt) of a train_az run")
+        if self.simulations < -1:
+            raise ValueError(f"simulations={self.simulations} is not valid: give -1 (the model file's play-time "
+                             "search) or a number of simulations >= 0")
         if self.network_simulations < -1:
             raise ValueError(f"network_simulations={self.network_simulations} is not valid: give -1 (zoo:<name>'s "
                              "budget) or a number of simulations >= 0")
@@ -138,6 +141,13 @@ class ZooConfig:
                              f"{['', *ROLLOUT_BASES]}")
         if len(self.games) not in (1, len(self.opponents)):
             raise ValueError(f"games: give one number or one per opponent ({len(self.opponents)}), got {self.games}")
+        if self.games and min(self.games) < 1:
+            raise ValueError(f"games={self.games} is not valid; give game counts >= 1, e.g. 400")
+        if self.speed_games < 1:
+            raise ValueError(f"speed_games={self.speed_games} is not valid; it must be >= 1 (the games its seconds "
+                             "per game side are timed over)")
+        if not 0 <= self.seed < 2**62:  # as evaluate's, which plays with it: here, before the zoo's files
+            raise ValueError(f"seed={self.seed} is not valid; it must be in 0..2**62-1")
 
 
 def training_command(meta: dict[str, Any]) -> str:

@@ -360,3 +360,28 @@ def test_a_promotion_refused_or_interrupted_leaves_the_zoo_as_it_was(tmp_path, m
     with pytest.raises(KeyboardInterrupt):
         zoo.promote(zoo.ZooConfig(model=str(tmp_path / "second.pt"), **settings))
     assert {p.name: p.read_bytes() for p in sorted((tmp_path / "zoo").iterdir())} == before
+
+
+@pytest.mark.parametrize("flag, value, words", [
+    ("--simulations", "-2", r"simulations=-2 is not valid: give -1 \(the model file's play-time search\) "
+                            r"or a number of simulations >= 0"),
+    ("--speed-games", "-1", r"speed_games=-1 is not valid; it must be >= 1"),
+    ("--speed-games", "0", r"speed_games=0 is not valid; it must be >= 1"),
+    ("--seed", "-5", r"seed=-5 is not valid; it must be in 0\.\.2\*\*62-1"),
+    ("--games", "-3", r"games=\(-3,\) is not valid; give game counts >= 1")])
+def test_counts_seeds_and_budgets_out_of_range_are_refused_when_the_flags_are_read(flag, value, words,
+                                                                                     capsys):
+    """--speed-games -1 timed no game (0 s per game side on the card), --seed -5 and --games -3 were refused
+    by the evaluation after the model was written and timed, --simulations -2 was the model file's search."""
+    from octagames.experiments.cli import parse_config
+
+    with pytest.raises(SystemExit) as e:
+        parse_config(zoo.ZooConfig, ["--game", "achten-dealer-pays", "--model", "m.pt", flag, value])
+    err = capsys.readouterr().err
+    assert e.value.code == 2 and err.count("\n") == 1, err
+    with pytest.raises(ValueError, match=f"^{words}"):
+        zoo.ZooConfig(game="achten-dealer-pays", model="m.pt", **{flag[2:].replace("-", "_"): (
+            (int(value),) if flag == "--games" else int(value))})
+    kept = zoo.ZooConfig(game="achten-dealer-pays", model="m.pt", simulations=-1, speed_games=1, seed=0)
+    assert (kept.simulations, kept.speed_games, kept.seed) == (-1, 1, 0)
+    assert zoo.ZooConfig(game="achten-dealer-pays", model="m.pt", simulations=0).simulations == 0
