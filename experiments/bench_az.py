@@ -89,8 +89,9 @@ class BenchConfig(GamesArgs):
         for name in ("simulations", "batch_size"):
             if getattr(self, name) < 1:
                 raise ValueError(f"{name}={getattr(self, name)} is not valid; it must be >= 1")
-        if self.warmup_steps < 0:
-            raise ValueError(f"warmup_steps={self.warmup_steps} is not valid; it must be >= 0")
+        for name in ("warmup_steps", "seed"):
+            if getattr(self, name) < 0:
+                raise ValueError(f"{name}={getattr(self, name)} is not valid; it must be >= 0")
         if not self.devices:
             raise ValueError("devices=() is not valid; name at least one, e.g. cpu cuda")
         for d in self.devices:

@@ -71,6 +71,7 @@ from typing import Any, Callable, Iterator
 import numpy as np
 import torch
 
+from octagames.core import is_count
 from octagames.agents.learn.ppo import matmul_precision
 from octagames.envs.gym_wrapper import SingleAgentEnv
 from octagames.envs.vector import make
@@ -139,6 +140,17 @@ class BenchConfig(GamesArgs):
         for name in ("num_envs", "num_steps", "update_epochs", "num_minibatches", "sb3_n_envs"):
             if getattr(self, name) < 1:
                 raise ValueError(f"{name}={getattr(self, name)} must be >= 1")
+        # hidden and device as TrainConfig checks them, here: bench_ours builds one after a game's warm-up
+        if not self.hidden or min(self.hidden) < 1:
+            raise ValueError(f"hidden={self.hidden} is not valid; give one or more layer widths >= 1, e.g. 256 256")
+        if self.device not in ("auto", "cpu", "cuda") and not (self.device.startswith("cuda:")
+                                                               and is_count(self.device[5:])):
+            raise ValueError(f"device={self.device!r} is not valid; valid values: auto, cpu, cuda, cuda:<n>")
+        if self.seed < 0:
+            raise ValueError(f"seed={self.seed} is not valid; it must be >= 0")
+        if self.sb3 and self.seed >= 2**32:  # SB3 seeds numpy's global generator with it
+            raise ValueError(f"seed={self.seed} is not valid with the SB3 anchors; it must be in 0..2**32-1 "
+                             "(--no-sb3 takes any seed >= 0)")
 
 
 def _game_fields(game: str, config: dict[str, Any]) -> dict[str, Any]:

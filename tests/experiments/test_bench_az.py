@@ -56,3 +56,17 @@ def test_config_validation():
                       ("devices", {"devices": ()})):
         with pytest.raises(ValueError, match=f"{field}="):
             BenchConfig(**kw)
+
+
+def test_a_negative_seed_is_refused_when_the_flags_are_read(capsys):
+    """--seed -5 was accepted when the flags were read and refused by train_az's config in the first
+    measurement."""
+    from octagames.experiments.cli import parse_config
+
+    with pytest.raises(ValueError, match=r"^seed=-5 is not valid; it must be >= 0$"):
+        BenchConfig(seed=-5)
+    with pytest.raises(SystemExit) as e:
+        parse_config(BenchConfig, ["--seed", "-5"])
+    err = capsys.readouterr().err
+    assert e.value.code == 2 and err.count("\n") == 1 and "seed=-5 is not valid" in err, err
+    assert BenchConfig(seed=0).seed == 0

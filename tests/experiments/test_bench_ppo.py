@@ -146,3 +146,17 @@ def test_config_validation():
         BenchConfig(matmul_dtype="half")
     with pytest.raises(ValueError, match="threads"):
         BenchConfig(threads=())
+
+
+@pytest.mark.parametrize("kw, words", [
+    ({"seed": -5}, r"seed=-5 is not valid; it must be >= 0"),
+    ({"seed": 2**32}, r"seed=4294967296 is not valid with the SB3 anchors; it must be in 0\.\.2\*\*32-1"),
+    ({"hidden": (0,)}, r"hidden=\(0,\) is not valid; give one or more layer widths >= 1"),
+    ({"device": "tpu"}, r"device='tpu' is not valid; valid values: auto, cpu, cuda, cuda:<n>")])
+def test_seeds_widths_and_devices_are_refused_when_the_flags_are_read(kw, words):
+    """They were refused by our trainer's config after a game's warm-up (a seed of 2**32 by SB3, after our
+    measurements), not when the flags were read."""
+    with pytest.raises(ValueError, match=f"^{words}"):
+        BenchConfig(**kw)
+    assert BenchConfig(seed=2**32, sb3=False).seed == 2**32  # our trainer takes it
+    assert BenchConfig(seed=0, hidden=(8,), device="cuda:0").device == "cuda:0"
