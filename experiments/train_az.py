@@ -103,6 +103,7 @@ from octagames import catalogue
 from octagames.agents.arena import wilson_interval
 from octagames.agents.search.mcts import compiled_value
 from octagames.agents.search.rollouts import check_game
+from octagames.agents.learn.ppo import ACTIVATIONS
 from octagames.agents.learn.az import (PolicyValueNet, SearchConfig, action_block, action_rows, load_model,
                                       model_dict, save_model, widen_input, zoo_path)
 from octagames.agents.registry import make_agent
@@ -245,6 +246,14 @@ class TrainConfig(trainer.RunConfig):
     def __post_init__(self) -> None:
         if self.iterations < 0:
             raise ValueError(f"iterations={self.iterations} is not valid; it must be >= 0")
+        # the network's shape, when the flags are read: the trainer builds the network after claiming the run folder
+        if self.head < 0:
+            raise ValueError(f"head={self.head} is not valid; give 0 (linear policy and value heads) or the width "
+                             "of their hidden layer, >= 1")
+        if not self.hidden or min(self.hidden) < 1:
+            raise ValueError(f"hidden={self.hidden} is not valid; give one or more layer widths >= 1, e.g. 256 256")
+        if self.activation not in ACTIVATIONS:
+            raise ValueError(f"activation={self.activation!r} is not valid; valid values: {sorted(ACTIVATIONS)}")
         for name in ("batch_size", "buffer_size", "num_games", "samples_per_iteration",
                      "snapshot_every", "pool_size", "policy_width"):
             if getattr(self, name) < 1:

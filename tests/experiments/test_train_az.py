@@ -352,3 +352,18 @@ def test_a_bad_opponent_agent_is_refused_before_the_run_writes_its_folder(tmp_pa
         Trainer(cfg)
     assert not list((tmp_path / "run").iterdir())
     assert Trainer(dataclasses.replace(cfg, agent_prob=0.0, self_play_prob=1.0)).start == "new run"  # unused
+
+
+@pytest.mark.parametrize("kw, words", [
+    ({"head": -3}, r"head=-3 is not valid; give 0 \(linear policy and value heads\) or the width of their "
+                   r"hidden layer, >= 1"),
+    ({"hidden": (32, 0)}, r"hidden=\(32, 0\) is not valid; give one or more layer widths >= 1, e.g. 256 256"),
+    ({"hidden": ()}, r"hidden=\(\) is not valid; give one or more layer widths >= 1, e.g. 256 256"),
+    ({"activation": "gelu"}, r"activation='gelu' is not valid; valid values: \['relu', 'tanh'\]")])
+def test_a_network_shape_that_means_nothing_is_refused_when_the_flags_are_read(tmp_path, kw, words):
+    """--head -3 ran to the end with linear heads (exit 0) and recorded head -3 in its model; a bad width or
+    activation was refused by the network after the trainer claimed the run folder."""
+    with pytest.raises(ValueError, match=f"^{words}$"):
+        _cfg(tmp_path / "run", **kw)
+    assert not (tmp_path / "run").exists()
+    assert (_cfg(tmp_path / "run", head=0).head, _cfg(tmp_path / "run", head=16).head) == (0, 16)
