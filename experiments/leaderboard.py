@@ -11,7 +11,8 @@ The sections are ``octrix``, ``achten-dealer-pays``, ``octiles-fixed-start``, ``
 
 A section is a variant of the catalogue (:mod:`octagames.catalogue`) whose ``Variant.leaderboard``
 names two MCTS budgets, played with its default player count; its name is the variant's. Its
-roster: random, the heuristic, MCTS at the two budgets (each game's default evaluator), MCCFR
+roster: random, the heuristic, MCTS at the two budgets (each game's default evaluator; ``--mcts`` gives one or
+more others for every section), MCCFR
 where the variant says so (``Variant.leaderboard_cfr``: outcome sampling on the same config),
 a PPO policy when one is found in the PPO trainer's default folder for the variant (seed 0,
 ``runs/ppo/<variant>-<players>p-<config digest>-s0/policy.pt``, :func:`ppo_policy`) or, as
@@ -72,7 +73,8 @@ class LeaderboardConfig:
     add: Annotated[tuple[str, ...], shown_default("none")] = ()
     """extra agents as <section>=<spec>, e.g. octiles-fixed-start=mcts:2000 or achten-dealer-pays=belief"""
     mcts: Annotated[tuple[int, ...], shown_default("each section's own")] = ()
-    """override every section's two MCTS budgets (simulations per decision)"""
+    """replace every section's two MCTS budgets with these, one or more (simulations per decision; one mcts:<n>
+    agent each)"""
     zoo_simulations: int = -1
     """simulations of the zoo agents (-1: each model's default search)"""
     cfr_iterations: int = 20000

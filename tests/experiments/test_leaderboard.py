@@ -249,3 +249,16 @@ def test_ctrl_c_says_how_many_games_of_the_section_were_kept_and_exits_130(tmp_p
     assert capsys.readouterr().err.endswith(f"interrupted: 2 games kept in {journal}; run the same command "
                                             "again to go on\n")
     assert len(journal.read_text().splitlines()) == 1 + 2
+
+
+def test_mcts_takes_one_or_more_budgets_as_its_help_says(tmp_path):
+    """--mcts 5 played one MCTS agent while its help said it overrode the sections' two budgets."""
+    from octagames.experiments.cli import stdlib_parser
+
+    help_text = " ".join(stdlib_parser(LeaderboardConfig).format_help().split())
+    assert "replace every section's two MCTS budgets with these, one or more" in help_text, help_text
+    for budgets in ((5,), (2, 4, 8)):
+        agents, _ = roster("achten-dealer-pays", _cfg(tmp_path, mcts=budgets))
+        assert [a.name for a in agents if a.name.startswith("mcts:")] == [f"mcts:{n}" for n in budgets]
+    with pytest.raises(ValueError, match=r"^mcts=\(5, 0\) is not valid; budgets must be >= 1$"):
+        LeaderboardConfig(mcts=(5, 0))
