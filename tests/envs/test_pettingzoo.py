@@ -651,7 +651,7 @@ def test_octrix_bool_float_and_string_cards_are_refused_not_played():
         with pytest.raises(IllegalActionError, match=re.escape(f"action {bad!r} is not an action id")):
             env.step(bad)
     assert env.game.to_bytes(env.state_record) == before and env.agent_selection == "player_0"
-    wrapped = octrix_v0.env(**ROUND3)  # the same refusal through the wrappers (a float failed an assertion there)
+    wrapped = octrix_v0.env(**ROUND3)  # the same refusal through the wrappers (a float failed an assertion)
     wrapped.reset(seed=0, options={"deal": deal})
     for bad in (8.7, "8", True):
         with pytest.raises(IllegalActionError, match=re.escape(f"action {bad!r} is not an action id")):

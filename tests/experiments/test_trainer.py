@@ -510,7 +510,7 @@ def test_a_run_folder_whose_run_was_killed_is_free_to_resume(tmp_path):
 
 def test_a_negative_time_budget_is_refused_not_read_as_no_limit(tmp_path):
     """--time-budget-s -5 ran the whole run, as 0 (no limit) does, without a word."""
-    with pytest.raises(ValueError, match=r"^time_budget_s=-5.0 is not valid; it must be >= 0 \(0: no limit\)$"):
+    with pytest.raises(ValueError, match=r"^time_budget_s=-5.0 is not valid; it must be >= 0 \(0: no limit"):
         _toy(tmp_path / "run", time_budget_s=-5.0)
 
 

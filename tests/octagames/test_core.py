@@ -8,7 +8,7 @@ from octagames.core import is_count, nth_set
 
 
 def test_nth_set_finds_the_kth_non_zero_entry_of_short_and_long_masks():
-    # lengths around the long masks' blocks of 64 entries and their last, shorter block; sparse and dense masks
+    # lengths around the long masks' blocks of 64 entries and their last, shorter one; sparse and dense masks
     rng = np.random.default_rng(8)
     checked = 0
     for n in (0, 1, 31, 32, 33, 63, 64, 65, 127, 128, 129, 191, 192, 193, 284, 1074):  # 64: one bit set
