@@ -71,11 +71,10 @@ from typing import Any, Callable, Iterator
 import numpy as np
 import torch
 
-from octagames.core import is_count
 from octagames.agents.learn.ppo import matmul_precision
 from octagames.envs.gym_wrapper import SingleAgentEnv
 from octagames.envs.vector import make
-from octagames.experiments.cli import GamesArgs, parse_config, script
+from octagames.experiments.cli import GamesArgs, check_device, check_hidden, parse_config, script
 from octagames.experiments.bench import load_average
 from octagames.experiments.train_ppo import TrainConfig, Trainer
 
@@ -141,11 +140,8 @@ class BenchConfig(GamesArgs):
             if getattr(self, name) < 1:
                 raise ValueError(f"{name}={getattr(self, name)} must be >= 1")
         # hidden and device as TrainConfig checks them, here: bench_ours builds one after a game's warm-up
-        if not self.hidden or min(self.hidden) < 1:
-            raise ValueError(f"hidden={self.hidden} is not valid; give one or more layer widths >= 1, e.g. 256 256")
-        if self.device not in ("auto", "cpu", "cuda") and not (self.device.startswith("cuda:")
-                                                               and is_count(self.device[5:])):
-            raise ValueError(f"device={self.device!r} is not valid; valid values: auto, cpu, cuda, cuda:<n>")
+        check_hidden(self.hidden)
+        check_device(self.device)
         if self.seed < 0:
             raise ValueError(f"seed={self.seed} is not valid; it must be >= 0")
         if self.sb3 and self.seed >= 2**32:  # SB3 seeds numpy's global generator with it

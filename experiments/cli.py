@@ -60,7 +60,7 @@ import octagames.agents
 from octagames.agents.arena import GameJournal, NoHeaderError, journal_lock
 from octagames.agents.registry import AGENTS, make_agent
 from octagames import catalogue
-from octagames.core import Game, load_module
+from octagames.core import Game, is_count, load_module
 from octagames.envs._extras import missing_extra
 
 try:  # optional (the train extra): without it the standard library's parser reads the same flags
@@ -540,6 +540,19 @@ def saved_command(cls: type, saved: dict[str, Any], module: str) -> str:
     fields = {f.name for f in dataclasses.fields(cls)}
     cfg = {k: tuple(v) if isinstance(v, list) else v for k, v in saved.items() if k in fields}
     return " ".join(command_line(cls(**cfg), module))
+
+
+def check_device(device: str) -> None:
+    """Raise ``ValueError`` naming the field unless ``device`` is a torch device the trainers take: auto, cpu, cuda,
+    cuda:<n>."""
+    if device not in ("auto", "cpu", "cuda") and not (device.startswith("cuda:") and is_count(device[5:])):
+        raise ValueError(f"device={device!r} is not valid; valid values: auto, cpu, cuda, cuda:<n>")
+
+
+def check_hidden(hidden: Sequence[int]) -> None:
+    """Raise ``ValueError`` naming the field unless ``hidden`` is one or more layer widths >= 1."""
+    if not hidden or min(hidden) < 1:
+        raise ValueError(f"hidden={hidden} is not valid; give one or more layer widths >= 1, e.g. 256 256")
 
 
 def check_ray_options(ray_address: str, chunk_size: int | None = None, ray_actors: int | None = None) -> None:

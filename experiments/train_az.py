@@ -106,13 +106,12 @@ from octagames.agents.search.rollouts import check_game
 from octagames.agents.learn.ppo import ACTIVATIONS
 from octagames.agents.learn.az import (PolicyValueNet, SearchConfig, action_block, action_rows, load_model,
                                       model_dict, save_model, widen_input, zoo_path)
-from octagames.agents.registry import make_agent
 from octagames.core import Game
 from octagames.agents.learn.imitation import (TeacherData, children, observations, rollout_outcomes,
                                               teacher_labels)
 from octagames.agents.learn.az_selfplay import (Learner, ReplayBuffer, SelfPlayWorker, Trajectories, WorkerConfig,
                                                 play_games)
-from octagames.experiments.cli import parse_config, script
+from octagames.experiments.cli import check_hidden, parse_config, script
 from octagames.experiments import trainer
 
 #: metric columns that depend on the clock (left out when comparing runs)
@@ -250,8 +249,7 @@ class TrainConfig(trainer.RunConfig):
         if self.head < 0:
             raise ValueError(f"head={self.head} is not valid; give 0 (linear policy and value heads) or the width "
                              "of their hidden layer, >= 1")
-        if not self.hidden or min(self.hidden) < 1:
-            raise ValueError(f"hidden={self.hidden} is not valid; give one or more layer widths >= 1, e.g. 256 256")
+        check_hidden(self.hidden)
         if self.activation not in ACTIVATIONS:
             raise ValueError(f"activation={self.activation!r} is not valid; valid values: {sorted(ACTIVATIONS)}")
         for name in ("batch_size", "buffer_size", "num_games", "samples_per_iteration",
@@ -476,10 +474,7 @@ class Trainer(trainer.Trainer):
     def _setup(self) -> None:
         super()._setup()
         if self.cfg.agent_prob > 0:  # self-play builds it at its first game against it: deep in the run
-            try:
-                make_agent(self.cfg.opponent_agent, self.game)
-            except ValueError as e:
-                raise ValueError(f"opponent_agent: {e}") from e
+            self.check_agent("opponent_agent")
 
     @property
     def total(self) -> int:

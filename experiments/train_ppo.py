@@ -97,7 +97,7 @@ from octagames.agents.learn.ppo import (ACTIVATIONS, ActorCritic, PPOAgent, matm
 from octagames.agents.learn.rollout import (ROLLOUT_OBS_DTYPES, RolloutConfig, RolloutWorker, build_model,
                                             merge_rollouts)
 from octagames.agents.registry import make_agent
-from octagames.experiments.cli import parse_config, saved_command, script
+from octagames.experiments.cli import check_hidden, parse_config, saved_command, script
 from octagames.experiments import trainer
 
 #: metric columns that depend on the clock (left out when comparing runs)
@@ -198,8 +198,7 @@ class TrainConfig(trainer.RunConfig):
                      "pool_size"):
             if getattr(self, name) < 1:
                 raise ValueError(f"{name}={getattr(self, name)} must be >= 1")
-        if not self.hidden or min(self.hidden) < 1:
-            raise ValueError(f"hidden={self.hidden} is not valid; give one or more layer widths >= 1, e.g. 256 256")
+        check_hidden(self.hidden)
         for name in ("gamma", "gae_lambda"):
             if not 0.0 <= getattr(self, name) <= 1.0:
                 raise ValueError(f"{name}={getattr(self, name)} is not valid; it must be in [0, 1]")

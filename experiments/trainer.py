@@ -53,8 +53,9 @@ from octagames.agents.arena import WriterLock
 from octagames.agents.learn.imitation import TeacherData, teacher_games
 from octagames.agents.model_config import UnsafeModelFile, load_model_file
 from octagames.agents.registry import make_agent
-from octagames.core import Game, is_count
-from octagames.experiments.cli import GameArgs, check_ray_options, code_version, command_line, usable_agents
+from octagames.core import Game
+from octagames.experiments.cli import (GameArgs, check_device, check_ray_options, code_version, command_line,
+                                      usable_agents)
 
 #: the files that make a folder a run (any one of them): refused without --resume or --overwrite
 RUN_FILES = ("config.json", "checkpoint.pt", "metrics.json", "metrics.csv")
@@ -144,9 +145,7 @@ class RunConfig(GameArgs):
 
     def __post_init__(self) -> None:
         super().__post_init__()  # the variant, seats and config fields
-        if self.device not in ("auto", "cpu", "cuda") and not (self.device.startswith("cuda:")
-                                                               and is_count(self.device[5:])):
-            raise ValueError(f"device={self.device!r} is not valid; valid values: auto, cpu, cuda, cuda:<n>")
+        check_device(self.device)
         for name in ("imitation_games", "imitation_steps", "ray_actors", "eval_every", "eval_games", "stop_after",
                      "torch_threads", "seed"):
             if getattr(self, name) < 0:
@@ -437,10 +436,7 @@ class Trainer:
         self.eval_agents, self.skipped = usable_agents(cfg.eval_opponents, self.game)
         for name in ("imitation_teacher", "imitation_opponent", "imitation_player") if cfg.imitation_games else ():
             if getattr(cfg, name):  # built by the teacher games: after the folder is written
-                try:
-                    make_agent(getattr(cfg, name), self.game)
-                except ValueError as e:
-                    raise ValueError(f"{name}: {e}") from e
+                self.check_agent(name)
         self.resumed: dict[str, Any] | None = None  # the checkpoint to resume, read and checked before any work
         if cfg.resume:
             self.resumed = read_checkpoint(self.run_dir / "checkpoint.pt", mmap=True)
@@ -694,6 +690,18 @@ class Trainer:
         finally:
             stop.uninstall()
             self.release()
+
+    def check_agent(self, field: str) -> None:
+        """Build the agent that the config's ``field`` names, so that a bad spec is refused before the run writes
+        its folder, naming the field (the run builds its own later).
+
+        Raises:
+            ValueError: ``field: <why the registry refused the spec>``.
+        """
+        try:
+            make_agent(getattr(self.cfg, field), self.game)
+        except ValueError as e:
+            raise ValueError(f"{field}: {e}") from e
 
     def release(self) -> None:
         """Give back the run folder's lock (:func:`lock_run_dir`): :meth:`run` does when it ends (again: nothing)."""

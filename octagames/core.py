@@ -112,6 +112,7 @@ from __future__ import annotations
 import dataclasses
 import hashlib
 import importlib
+import numbers
 import textwrap
 from dataclasses import dataclass
 from types import ModuleType
@@ -305,6 +306,12 @@ def check_range(field: str, value: Any, lo: int, hi: int | None = None) -> None:
     if value < lo or (hi is not None and value > hi):
         upper = "" if hi is None else f" and <= {hi}"
         raise ValueError(f"{field}={value!r} is not valid; it must be >= {lo}{upper}")
+
+
+def is_real(value: Any) -> bool:
+    """Whether ``value`` is a real number for a config field: an int, a float or a numpy number, never a bool
+    (``True`` is not 1). NaN is one; the range checks that follow refuse it."""
+    return isinstance(value, numbers.Real) and not isinstance(value, (bool, np.bool_))
 
 
 #: the largest seed of a game (:meth:`Game.new_state`): seeds are ``0..2**63-1``, as the records'

@@ -101,7 +101,7 @@ import numpy as np
 from octagames import catalogue
 from octagames.agents.base import Agent, Turn, considered, make_turn
 from octagames.catalogue import GameSpec
-from octagames.core import Game, check_range, is_count, mix64, nth_set, rng_below
+from octagames.core import Game, check_range, is_count, is_real, mix64, nth_set, rng_below
 from octagames.specialize import specialize
 
 ROOT_TAG = -3
@@ -147,9 +147,9 @@ class MCTSConfig:
     def __post_init__(self) -> None:
         # integers as the compiled search counts them: simulations in int64, node indices in int32
         check_range("num_simulations", self.num_simulations, 1, 2**63 - 1)
-        if self.time_limit is not None and not (_real(self.time_limit) and self.time_limit > 0):
+        if self.time_limit is not None and not (is_real(self.time_limit) and self.time_limit > 0):
             raise ValueError(f"time_limit={self.time_limit!r} is not valid; it must be a number > 0 or None")
-        if self.exploration is not None and not (_real(self.exploration) and 0 <= self.exploration < math.inf):
+        if self.exploration is not None and not (is_real(self.exploration) and 0 <= self.exploration < math.inf):
             raise ValueError(f"exploration={self.exploration!r} is not valid; it must be a finite number >= 0")
         check_range("max_nodes", self.max_nodes, 2, 2**31 - 1)
         if self.max_rollout is not None:
@@ -160,12 +160,6 @@ class MCTSConfig:
         check_range("batch_size", self.batch_size, 1)
         if self.objective not in ("score", "win"):
             raise ValueError(f"objective={self.objective!r} is not valid; valid values: ['score', 'win']")
-
-
-def _real(x: Any) -> bool:
-    """Whether ``x`` is a real number that is not NaN (an int, a float, a numpy number; not a bool)."""
-    return isinstance(x, (int, float, np.integer, np.floating)) and not isinstance(x, (bool, np.bool_)) \
-        and not math.isnan(x)
 
 
 # ------------------------------------------------------------------ tree storage

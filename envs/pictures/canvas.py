@@ -23,6 +23,7 @@ from xml.sax.saxutils import escape, quoteattr
 
 import numpy as np
 
+from octagames.core import is_real
 from octagames.envs._extras import missing_extra
 
 #: supersampling of the raster output (smooth edges without an antialiasing renderer)
@@ -170,8 +171,7 @@ class Canvas:
             ValueError: ``scale`` is not a finite number > 0.
             ModuleNotFoundError: Pillow is missing (the message names the ``render`` extra).
         """
-        if isinstance(scale, (bool, np.bool_)) or not isinstance(scale, (int, float, np.integer, np.floating)) \
-                or not 0 < scale < float("inf"):
+        if not (is_real(scale) and 0 < scale < float("inf")):
             raise ValueError(f"scale={scale!r} is not valid; it must be a finite number > 0")
         try:
             from PIL import Image, ImageDraw

@@ -125,14 +125,13 @@ that reaches it stops unscored and the game is *truncated* (:func:`truncated`).
 
 from __future__ import annotations
 
-import numbers
 from dataclasses import dataclass
 from typing import Iterable, Sequence
 
 import numba as nb
 import numpy as np
 
-from octagames.core import (CHANCE, TERMINAL, Block, GameInfo, Layout, check_choice, check_range,
+from octagames.core import (CHANCE, TERMINAL, Block, GameInfo, Layout, check_choice, check_range, is_real,
                             out_of_range, rng_below, seed_rng)
 from octagames.record_checks import replay_end, sole_leader
 
@@ -377,8 +376,8 @@ class Config:
     def __post_init__(self) -> None:
         check_range("num_players", self.num_players, 2, MAX_PLAYERS)
         check_choice("match", self.match, [False, True])
-        if isinstance(self.target, (bool, np.bool_)) or not isinstance(self.target, numbers.Real) \
-                or not 0.1 <= self.target <= 1000 or abs(self.target * 10 - round(self.target * 10)) > 1e-6:
+        if not is_real(self.target) or not 0.1 <= self.target <= 1000 \
+                or abs(self.target * 10 - round(self.target * 10)) > 1e-6:
             raise ValueError(f"target={self.target!r} is not valid; it must be a multiple of 0.1 "
                              f"between 0.1 and 1000")
         check_range("ranks", self.ranks, 1, NUM_RANKS)
@@ -394,8 +393,7 @@ class Config:
         check_range("dealer", self.dealer, 0, self.num_players - 1)
         check_range("turn_cap", self.turn_cap, 1, DEFAULT_TURN_CAP)  # bounds INFO.max_game_length
         check_range("max_rounds", self.max_rounds, 1, DEFAULT_MAX_ROUNDS)
-        if isinstance(self.deal_penalty, (bool, np.bool_)) or not isinstance(self.deal_penalty, numbers.Real) \
-                or not 0.0 <= self.deal_penalty <= 10.0:
+        if not is_real(self.deal_penalty) or not 0.0 <= self.deal_penalty <= 10.0:
             raise ValueError(f"deal_penalty={self.deal_penalty!r} is not valid; "
                              f"it must be a number in [0, 10]")
 
