@@ -310,12 +310,19 @@ class VectorEnv:
         the records rather than trusted.
 
         Raises:
-            ValueError: not a dict, a missing array, one of another shape or dtype, an invalid
+            ValueError: not a dict, a missing array, one of another shape or dtype (records of an
+                earlier layout of the game's record are read, :meth:`octagames.core.Game.relayout`), an invalid
                 record (naming the game and the field), or a game at a chance node or
                 over (a vector env's games wait for a seat); the env is unchanged then.
         """
         if not isinstance(state, Mapping):
             raise ValueError(f"state must be a dict of arrays as get_state() returns, got {type(state).__name__}")
+        records = state.get("states")
+        if isinstance(records, np.ndarray) and records.dtype.names and records.dtype != self.states.dtype:
+            try:  # saved by an earlier version whose record was laid out otherwise (Game.relayout)
+                state = {**state, "states": self.game.relayout(records)}
+            except ValueError as e:
+                raise ValueError(f"state['states']: {e}") from None
         for k in self._STATE_ARRAYS:
             mine, theirs = getattr(self, k), state.get(k.lstrip("_"))
             if not isinstance(theirs, np.ndarray) or theirs.shape != mine.shape or theirs.dtype != mine.dtype:

@@ -98,6 +98,10 @@ per item (Octa's ``facts``: per card kind, pool slot and top discard) and an int
 ``refs[num_actions, R]`` of the rows each action is about (-1 for none); the same policy term reads
 each action's rows (:func:`octagames.agents.learn.az.action_rows`).
 
+Optional: ``EARLIER_STATE_DTYPES``, record layouts of earlier versions: :meth:`Game.from_bytes` reads a
+record saved under one field by field into today's ``STATE_DTYPE`` (:meth:`Game.relayout`: the same field
+names; a value that does not fit is refused).
+
 Optional: ``EARLIER_OBS_SIZES``, the observation sizes of earlier versions whose entries are the
 leading entries of today's (blocks were appended): a network trained on one keeps working, reading
 that prefix (:attr:`Game.earlier_observation_sizes`).
@@ -607,6 +611,8 @@ class Game:
         self._config_values = _config_values(self.module, config)
         self._config_spans, self._config_bytes = _config_bytes(self.dtype, self._config_values)
         self._format_tag = _format_tag(self.name, self.dtype)
+        self._earlier_tags = tuple((_format_tag(self.name, dt), dt)
+                                   for dt in getattr(self.module, "EARLIER_STATE_DTYPES", ()))
 
     def __repr__(self) -> str:
         return f"Game({self.name!r}, {self.config})"
@@ -671,6 +677,12 @@ class Game:
         if not data.startswith(_MAGIC):
             raise ValueError("data is not a saved octagames record (no format header); "
                              "save records with Game.to_bytes")
+        for earlier, layout in self._earlier_tags:  # saved by a version whose record was laid out otherwise
+            if data.startswith(earlier):
+                tag, size = earlier, layout.itemsize
+                break
+        else:
+            layout = self.dtype
         if not data.startswith(tag):
             head = len(_MAGIC) + 3  # magic, format version, 0, the length of the game's name
             if len(data) < head or len(data) < head + data[head - 1] or tag.startswith(data):
@@ -686,9 +698,37 @@ class Game:
         body, checksum = data[:-8], data[-8:]
         if hashlib.blake2b(body, digest_size=8).digest() != checksum:
             raise ValueError("checksum mismatch: the saved record was altered or truncated")
-        s = np.frombuffer(body[len(tag):], dtype=self.dtype).copy()[0]
+        s = self.relayout(np.frombuffer(body[len(tag):], dtype=layout).copy()[0])
         self.check_record(s)
         return s
+
+    def relayout(self, records: np.void | np.ndarray) -> np.void | np.ndarray:
+        """Records of an earlier layout of this game's record (its module's ``EARLIER_STATE_DTYPES``:
+        Octa's int32 fields before 2026-12-06) as records of today's :attr:`dtype`, field by field; records
+        of today's layout come back as they are. One record (``numpy.void``) or an array of them; nothing
+        is checked beyond the layout (:meth:`check_record` does that).
+
+        Raises:
+            ValueError: records of another layout, or a value that the field's type today cannot hold
+                (never wrapped), naming the field.
+        """
+        old = records.dtype if isinstance(records, (np.void, np.ndarray)) else None
+        if old == self.dtype:
+            return records
+        if old not in [dt for _tag, dt in self._earlier_tags]:
+            what = f"records of layout {old}" if old is not None else f"a {type(records).__name__}"
+            raise ValueError(f"{what}: neither {self.name}'s record ({self.dtype.itemsize} bytes a record) "
+                             f"nor one of its earlier layouts")
+        out = np.zeros(np.shape(records), self.dtype)
+        for name in self.dtype.names:
+            value = np.asarray(records[name])
+            out[name] = value
+            if self.dtype.fields[name][0] != old.fields[name][0] and not np.array_equal(out[name], value):
+                at = tuple(int(i) for i in np.argwhere(out[name] != value)[0])
+                raise ValueError(f"the record's field {name!r} holds {_scalar(value[at])!r}"
+                                 f"{' at ' + str(list(at)) if at else ''}, which its type today "
+                                 f"({self.dtype.fields[name][0].base}) cannot hold")
+        return out[()] if isinstance(records, np.void) else out
 
     def check_record(self, s: Any) -> None:
         """Check that ``s`` is a record of this game and config that every kernel and face can use.

@@ -245,13 +245,20 @@ NUM_QUEEN_PAIRS = QUEEN_PAIRS.shape[0]  # 28
 
 
 # ---------------------------------------------------------------- the record
-def make_state_dtype() -> np.dtype:
+def make_state_dtype(narrow: type = np.int16) -> np.dtype:
     """The structured dtype of one Octa game (shared by both rulebooks).
 
-    Integer fields are int32 even where int8 would do: under NumPy 2 scalar
-    promotion an int8 field read in uncompiled kernels (``NUMBA_DISABLE_JIT=1``)
-    would overflow in index arithmetic such as ``offset + kind``.
+    The fields that hold card ids, locations, indices and counts (``loc``, ``lidx``, ``hand_cnt``, ``pool``,
+    ``disc``, ``run_owner``, ``run_suit``, ``run_lo``, ``run_hi``, ``run_card``, ``apile``, ``build_card``,
+    ``under``) are ``narrow``: int16 (a record
+    of 2,612 bytes, which a step of a large batch reads and writes through the cache), or int32, the
+    layout before 2026-12-06 (4,332 bytes), which :data:`octagames.octa.rules.EARLIER_STATE_DTYPES`
+    keeps so that records saved under it still load. The other integer fields are int32. Not int8:
+    under NumPy 2 scalar promotion an int8 field read in uncompiled kernels (``NUMBA_DISABLE_JIT=1``)
+    would overflow in index arithmetic such as ``offset + i * NUM_KINDS + kind`` (up to 5,826); every
+    such sum fits int16.
     """
+    w = narrow
     return np.dtype([
         ("rng", np.uint64),
         # -- config
@@ -274,30 +281,30 @@ def make_state_dtype() -> np.dtype:
         ("end_reason", np.int32),     # 0 playing, 1 win rule, 2 second stock exhaustion, 3 turn cap
         ("returns", np.float64, (2,)),
         # -- cards
-        ("loc", np.int32, (NUM_CARDS,)),
-        ("lidx", np.int32, (NUM_CARDS,)),
+        ("loc", w, (NUM_CARDS,)),
+        ("lidx", w, (NUM_CARDS,)),
         ("pub", np.uint8, (NUM_CARDS,)),      # a hand card the other seat saw being taken
         ("bflag", np.uint8, (NUM_CARDS,)),    # taken from the pool with option B this turn
         ("inbuild", np.uint8, (NUM_CARDS,)),  # hand card shown in the run being laid
-        ("hand_cnt", np.int32, (2, NUM_KINDS)),
+        ("hand_cnt", w, (2, NUM_KINDS)),
         ("hand_n", np.int32, (2,)),
         ("stock_n", np.int32),
-        ("pool", np.int32, (POOL_SLOTS,)),     # card id or -1 (empty)
-        ("disc", np.int32, (MAX_DISCARD,)),    # bottom .. top
+        ("pool", w, (POOL_SLOTS,)),     # card id or -1 (empty)
+        ("disc", w, (MAX_DISCARD,)),    # bottom .. top
         ("disc_n", np.int32),
         # -- runs (global slots)
-        ("run_owner", np.int32, (MAX_RUNS,)),  # -1: free slot
-        ("run_suit", np.int32, (MAX_RUNS,)),
-        ("run_lo", np.int32, (MAX_RUNS,)),
-        ("run_hi", np.int32, (MAX_RUNS,)),
-        ("run_card", np.int32, (MAX_RUNS, NPOS)),
+        ("run_owner", w, (MAX_RUNS,)),  # -1: free slot
+        ("run_suit", w, (MAX_RUNS,)),
+        ("run_lo", w, (MAX_RUNS,)),
+        ("run_hi", w, (MAX_RUNS,)),
+        ("run_card", w, (MAX_RUNS, NPOS)),
         ("run_fd", np.uint8, (MAX_RUNS, NPOS)),
         # -- tokens
         ("token_loc", np.int32, (2,)),
         ("token_idx", np.int32, (2,)),
         ("token_turn", np.int32, (2,)),       # turn number when the token was put down
         # -- action cards
-        ("apile", np.int32, (2, MAX_PILE)),
+        ("apile", w, (2, MAX_PILE)),
         ("apile_n", np.int32, (2,)),
         ("astack_n", np.int32),                # cards in the action stack
         ("aside_n", np.int32),                 # set-aside action cards not yet shuffled in
@@ -312,7 +319,7 @@ def make_state_dtype() -> np.dtype:
         ("build_suit", np.int32),              # the run being laid: its suit (-1 none)
         ("build_lo", np.int32),                # its lowest and highest position (0: no run is being laid)
         ("build_hi", np.int32),
-        ("build_card", np.int32, (NPOS,)),     # the card laid at each position (-1 none)
+        ("build_card", w, (NPOS,)),     # the card laid at each position (-1 none)
         ("b_done", np.int32),                  # a card taken from a pool line this turn is on the table
         # -- English rules only (left at their reset values by the Dutch rules)
         ("opt_used", np.int32),                # step 3: the option played this turn (0 none, 1 A, 2 B, 3 C)
@@ -322,7 +329,7 @@ def make_state_dtype() -> np.dtype:
         ("ptoken_lines", np.int32),            # bitmask of the pool runs the exchange just made that the token may
                                                # claim
         # -- Dutch rules only (left at their reset values by the English rules)
-        ("under", np.int32, (POOL_SLOTS,)),    # covered pot card under a doubled one (-1 none)
+        ("under", w, (POOL_SLOTS,)),    # covered pot card under a doubled one (-1 none)
         ("res_n", np.int32, (2,)),             # reserve sizes
         ("octa_mask", np.int32, (2,)),         # run slots holding the seat's Octas at its turn start
         ("step2_used", np.int32),              # step 2 (three pot cards) was played this turn

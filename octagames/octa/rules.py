@@ -104,6 +104,9 @@ RULE_SETS = ("en", "nl")
 MAX_TURNS_LIMIT = 200
 
 STATE_DTYPE = make_state_dtype()
+#: record layouts of earlier versions that :meth:`octagames.core.Game.from_bytes` still reads: until 2026-12-06
+#: the fields that hold card ids, locations, indices and counts were int32 like the others (4,332 bytes a record)
+EARLIER_STATE_DTYPES = (make_state_dtype(np.int32),)
 
 INFO = GameInfo(
     name="octa",

@@ -8,14 +8,19 @@ conformance suite feeds random and bit-flipped records to every kernel
 
 from __future__ import annotations
 
+import base64
+import hashlib
 import pickle
+import zlib
 
 import numpy as np
 import pytest
 
 from octagames.core import Game
 from octagames.envs.vector import make
-from octagames.octa import check_record, common as C, en, nl, record as R
+from octagames.octa import EARLIER_STATE_DTYPES as EARLIER, check_record, common as C, en, nl, record as R
+
+from octa_int32_records import SAVED
 
 GAMES = {rules: Game("octa", rules=rules) for rules in ("en", "nl")}
 
@@ -203,3 +208,62 @@ def test_the_faces_refuse_a_bad_saved_record(en_table):
     node.record["pool"][3] = 117
     with pytest.raises(ValueError, match=r"pool\[3\] = 117"):
         pickle.loads(pickle.dumps(node))
+
+
+
+def _saved_int32(name: str) -> tuple[bytes, np.void]:
+    """A record saved under the int32 layout (before 2026-12-06), and the same position replayed today."""
+    g = Game(name)
+    f = SAVED[name]
+    data = zlib.decompress(base64.b64decode("".join(f["saved"])))
+    s = g.new_state(f["seed"])
+    for a in f["actions"]:
+        if g.is_chance(s):
+            assert g.sample_chance(s) == a  # the same draws from the record's RNG
+        g.apply_action(s, a)
+    return data, s
+
+
+def _body(data: bytes) -> np.void:
+    """The int32 record inside saved bytes (header, record, checksum)."""
+    return np.frombuffer(data[len(data) - 8 - EARLIER[0].itemsize:-8], EARLIER[0]).copy()[0]
+
+
+@pytest.mark.parametrize("name", ["octa-en", "octa-nl"])
+def test_a_record_saved_under_the_int32_layout_loads_as_the_same_position(name):
+    g = Game(name)
+    data, replayed = _saved_int32(name)
+    assert g.dtype.itemsize == 2612 and EARLIER[0].itemsize == 4332 and len(data) > 4332
+    loaded = g.from_bytes(data)
+    assert loaded.dtype == g.dtype and loaded.tobytes() == replayed.tobytes()
+    assert g.legal_actions(loaded) == g.legal_actions(replayed) != []
+    for seat in (0, 1):
+        np.testing.assert_array_equal(g.observation(loaded, seat), g.observation(replayed, seat))
+    # a vector env's state saved with the old layout is read too, as the replayed records
+    env = make(name, num_envs=2, seed=0)
+    env.reset()
+    old = np.stack([_body(data)] * 2)
+    env.set_state({**env.get_state(), "states": old})
+    assert env.states.dtype == g.dtype and env.states[1].tobytes() == replayed.tobytes()
+    env.close()
+
+
+def test_an_int32_record_whose_value_does_not_fit_is_refused_naming_the_field():
+    g = Game("octa-en")
+    data, _ = _saved_int32("octa-en")
+    old = _body(data)
+    assert g.relayout(old).tobytes() == g.from_bytes(data).tobytes()
+    old["run_card"][3, 4] = 70_000
+    why = r"field 'run_card' holds 70000 at \[3, 4\], which its type today \(int16\) cannot hold"
+    with pytest.raises(ValueError, match=why):
+        g.relayout(old)
+    body = data[:len(data) - 8 - old.dtype.itemsize] + old.tobytes()  # saved again, checksum made again
+    with pytest.raises(ValueError, match=why):
+        g.from_bytes(body + hashlib.blake2b(body, digest_size=8).digest())
+    with pytest.raises(ValueError, match="neither octa's record .* nor one of its earlier layouts"):
+        g.relayout(np.zeros(2, [("loc", np.int32)]))
+    env = make("octa-en", num_envs=1, seed=0)
+    env.reset()
+    with pytest.raises(ValueError, match=r"state\['states'\]: the record's field 'run_card' holds 70000"):
+        env.set_state({**env.get_state(), "states": np.stack([old])})
+    env.close()
