@@ -146,17 +146,38 @@ def mccfr_run(arg: str) -> tuple[int, str] | None:
     return (int(count), sampling or "outcome") if is_count(count) and sampling in ("", "external") else None
 
 
+#: the tables that ``cfr:<iterations>[:external]`` trained in this process, newest last, by game, config, iterations
+#: and sampling: the seed is fixed, so the same spec trains the same table, and an agent built again (one a seat
+#: in a warm start's teacher games, one to check a spec before a run) shares it instead of training again
+_TRAINED: dict[tuple, TablePolicy] = {}
+#: how many such tables :data:`_TRAINED` keeps (the oldest goes first)
+_TRAINED_KEPT = 4
+
+
+def _trained(game: Game, iterations: int, sampling: str) -> CFRAgent:
+    """``CFRAgent.mccfr(game, iterations, sampling)``, its table trained once a process (:data:`_TRAINED`)."""
+    key = (game.name, game.config, iterations, sampling)
+    policy = _TRAINED.pop(key, None)
+    if policy is None:
+        policy = CFRAgent.mccfr(game, iterations=iterations, sampling=sampling).policy
+    _TRAINED[key] = policy  # the newest last
+    while len(_TRAINED) > _TRAINED_KEPT:
+        del _TRAINED[next(iter(_TRAINED))]
+    return CFRAgent(policy, f"cfr:{iterations}" + (":external" if sampling == "external" else ""), game)
+
+
 def _factory(game: Game, arg: str | None) -> Agent:
     """``cfr[:<iterations>][:external]``: MCCFR (outcome sampling unless ``external``) trained on
-    ``game``'s config (the variant it will play) for that many iterations; ``cfr:<path.npz>``: the average
-    policy of a ``train_cfr`` checkpoint (exact CFR or MCCFR), trained on the game and config it records
+    ``game``'s config (the variant it will play) for that many iterations, once a process for the same game,
+    config and budget (the agents built again share the table: :data:`_TRAINED`); ``cfr:<path.npz>``: the
+    average policy of a ``train_cfr`` checkpoint (exact CFR or MCCFR), trained on the game and config it records
     (another one is refused by :meth:`CFRAgent.check_game`)."""
     usage = ("the argument is a number of MCCFR iterations in plain digits (0-9), optionally followed by ':external' "
              "(cfr:2000, cfr:2000:external), or the path of a train_cfr checkpoint "
              "(cfr:runs/cfr/<run>/checkpoint.npz)")
     run = mccfr_run(arg or str(DEFAULT_ITERATIONS))
     if run is not None:
-        return CFRAgent.mccfr(game, iterations=run[0], sampling=run[1])
+        return _trained(game, *run)
     path = Path(arg or "")
     if not path.is_file():
         if path.suffix == ".npz" or len(path.parts) > 1:

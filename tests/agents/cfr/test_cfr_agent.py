@@ -78,3 +78,38 @@ def test_a_cfr_agent_built_by_name_refuses_another_config_at_the_first_reset():
     agent.reset(Game("achten"), 0, seed=0)  # the config it trained on plays
     with pytest.raises(ValueError, match="deal_penalty=1.0 here, 0.01 in training"):
         agent.reset(Game("achten-dealer-pays"), 0, seed=0)
+
+
+def test_a_cfr_spec_built_again_shares_its_table_instead_of_training_again(monkeypatch):
+    """A warm start built ``cfr:N`` once to check the spec, then once a seat for its teacher games: it trained
+    each time (the same seed: the same table)."""
+    from octagames.agents.cfr import agent as cfr_agent
+    from octagames.agents.cfr.mccfr import MCCFRSolver
+    from octagames.core import Game
+
+    trained = []
+    iterate = MCCFRSolver.iterate
+
+    def counted(self, n, *args, **kwargs):
+        trained.append(n)
+        return iterate(self, n, *args, **kwargs)
+
+    monkeypatch.setattr(MCCFRSolver, "iterate", counted)
+    monkeypatch.setattr(cfr_agent, "_TRAINED", {})
+    small = Game("octrix-round", ranks=2, hand_size=2)
+    first = make_agent("cfr:7", small)
+    second = make_agent("cfr:7", Game("octrix-round", ranks=2, hand_size=2))  # another Game, the same config
+    assert trained == [7] and second.policy is first.policy and second is not first
+    assert second.name == "cfr:7" and second.trained_on.config == small.config
+    alone = CFRAgent.mccfr(small, iterations=7)  # what training again would have given
+    assert alone.policy.table.keys() == first.policy.table.keys()
+    assert all(np.array_equal(alone.policy.table[k][1], first.policy.table[k][1]) for k in alone.policy.table)
+    make_agent("cfr:7:external", small)  # another sampling, budget or config trains its own
+    make_agent("cfr:8", small)
+    make_agent("cfr:7", Game("octrix-round", ranks=3, hand_size=2))
+    assert trained == [7, 7, 7, 8, 7]
+    for n in range(9, 9 + cfr_agent._TRAINED_KEPT):  # the oldest tables go first
+        make_agent(f"cfr:{n}", small)
+    assert len(cfr_agent._TRAINED) == cfr_agent._TRAINED_KEPT
+    make_agent("cfr:7", small)
+    assert trained[-1] == 7 and len(trained) == 6 + cfr_agent._TRAINED_KEPT
