@@ -17,7 +17,9 @@ A run lives in one folder, by default named from what it trains (:func:`default_
 
 **Runs are never lost**: a folder that holds a run is continued only with ``--resume`` and
 replaced only with ``--overwrite``; otherwise the trainer refuses in one line naming both
-(:func:`claim_run_dir`). One run at a time writes a folder: a run holds its lock from before the folder is
+(:func:`claim_run_dir`). The run that ``--overwrite`` replaces waits in the subfolder ``replaced-run`` until the
+new run writes its first checkpoint (:func:`set_aside_run`): a new run that fails or is stopped before that
+leaves it there. One run at a time writes a folder: a run holds its lock from before the folder is
 claimed until it ends (:func:`lock_run_dir`), and a second one there is refused in one line meanwhile.
 A resume keeps the run's settings: a change to any field but the budget and the reporting ones
 (:attr:`RunConfig.RESUMABLE`) is refused, naming each (:meth:`Trainer.check_resume`); ``torch_threads`` is
@@ -37,6 +39,7 @@ import json
 import os
 import platform
 import random
+import shutil
 import signal
 import sys
 import threading
@@ -234,7 +237,8 @@ def claim_run_dir(path: Path, resume: bool, overwrite: bool, outputs: Sequence[s
     Args:
         path: the run folder (it need not exist).
         resume: continue the run there (its ``checkpoint.pt`` must exist).
-        overwrite: replace the run there: the files it wrote are removed (nothing else).
+        overwrite: replace the run there: the files it wrote are removed (nothing else; a trainer sets them
+            aside until its first checkpoint instead, :func:`set_aside_run`).
         outputs: the trainer's own files, removed by ``overwrite`` beside :data:`SHARED_OUTPUTS`.
         can_resume: whether the trainer resumes at all (the message names ``--resume`` only then).
         remove: with ``overwrite``, remove the run's files here; False leaves them to :func:`remove_run` (a
@@ -269,6 +273,35 @@ def remove_run(path: Path, outputs: Sequence[str] = ()) -> None:
     """Remove the files a run wrote in ``path`` (:data:`SHARED_OUTPUTS` and ``outputs``), nothing else."""
     for name in (*SHARED_OUTPUTS, *outputs):
         (path / name).unlink(missing_ok=True)
+
+
+#: the subfolder where ``--overwrite`` keeps the run it replaces until the new run's first checkpoint
+REPLACED = "replaced-run"
+
+
+def set_aside_run(path: Path, outputs: Sequence[str] = ()) -> Path:
+    """Move the files a run wrote in ``path`` into ``path/replaced-run`` (:data:`REPLACED`): ``--overwrite``
+    keeps the run it replaces there until the new run writes its first checkpoint
+    (:func:`drop_replaced_run`), so a new run that fails or is stopped before that (a warm start may take
+    hours) loses nothing. Where that folder holds files already (a run set aside by an earlier
+    ``--overwrite`` whose run stopped before its first checkpoint), they stay, and the files here (that
+    run's start) are removed. Returns the folder."""
+    aside = path / REPLACED
+    if aside.is_dir() and any(aside.iterdir()):
+        remove_run(path, outputs)
+        return aside
+    aside.mkdir(exist_ok=True)
+    for name in dict.fromkeys((*SHARED_OUTPUTS, *outputs)):
+        if (path / name).exists():
+            os.replace(path / name, aside / name)
+    return aside
+
+
+def drop_replaced_run(path: Path) -> None:
+    """Remove the run that ``--overwrite`` set aside in ``path`` (:func:`set_aside_run`), if any: the new run
+    has a checkpoint of its own."""
+    if (path / REPLACED).is_dir():
+        shutil.rmtree(path / REPLACED)
 
 
 #: the game's fields: a resume compares the game they resolve to (its config digest), not their spelling
@@ -550,6 +583,7 @@ class Trainer:
         torch.save(self.checkpoint_dict(), tmp)
         os.replace(tmp, path)
         self.save_model()
+        drop_replaced_run(self.run_dir)  # what --overwrite set aside: this run can go on from here now
         return path
 
     def resume_changes(self, d: dict[str, Any]) -> list[str]:
@@ -717,8 +751,9 @@ class Trainer:
             self.record_resume()
             self.write_metrics()
         else:
-            if self.start == "replacing the run there":
-                remove_run(self.run_dir, self.OUTPUTS)
+            if self.start == "replacing the run there":  # kept aside until this run's first checkpoint
+                aside = set_aside_run(self.run_dir, self.OUTPUTS)
+                print(f"  the run replaced waits in {aside} until this run's first checkpoint", flush=True)
             self.write_config()
         if cfg.progress:
             from tqdm.auto import tqdm

@@ -195,6 +195,7 @@ def test_a_run_folder_is_resumed_or_replaced_only_when_asked(tmp_path):
     (run / "toy.pt").write_text("the run being replaced")
     rows = replaced.run()["rows"]
     assert (run / "notes.txt").read_text() == "mine" and "replaced" not in (run / "toy.pt").read_text()
+    assert not (run / trainer.REPLACED).exists()  # kept until the new run's first checkpoint, then removed
     assert [r["update"] for r in rows] == [0, 1]
     assert torch.load(run / "checkpoint.pt", weights_only=False)["counters"]["update"] == 1
     with pytest.raises(FileNotFoundError, match="--resume: no checkpoint at"):
@@ -414,6 +415,32 @@ def test_a_run_killed_before_its_first_checkpoint_keeps_its_warm_start(tmp_path,
     assert json.loads((run / "metrics.json").read_text())["rows"][-1]["sum"] == full["rows"][0]["sum"]
     resumed = WarmToy(_toy(run, resume=True, **warm)).run()
     assert _clockless(resumed["rows"]) == _clockless(full["rows"]) and len(full["rows"]) == 7
+
+
+def test_overwrite_keeps_the_run_it_replaces_until_the_new_run_has_a_checkpoint(tmp_path, capsys):
+    """--overwrite removed the run as the new one started: a warm start that failed (or was killed) an hour
+    later left neither run."""
+    class Failing(WarmToy):
+        def warm_start(self) -> dict[str, Any]:
+            raise RuntimeError("out of memory in the teacher games")
+
+    run = tmp_path / "run"
+    Toy(_toy(run, updates=2)).run()
+    (run / "notes.txt").write_text("mine")
+    before = {p.name: p.read_bytes() for p in run.iterdir() if p.name != "notes.txt"}
+    for attempt in range(2):  # a second failed attempt keeps the run the first one set aside
+        with pytest.raises(RuntimeError, match="out of memory"):
+            Failing(_toy(run, updates=1, overwrite=True, imitation_games=1)).run()
+        kept = run / trainer.REPLACED
+        assert {p.name: p.read_bytes() for p in kept.iterdir()} == before, attempt
+        assert (run / "config.json").exists() and not (run / "checkpoint.pt").exists()  # the failed run's start
+        assert (run / "notes.txt").read_text() == "mine"
+        assert f"  the run replaced waits in {kept} until this run's first checkpoint" in capsys.readouterr().out
+    stopped = WarmToy(_toy(run, updates=3, overwrite=True, imitation_games=1, checkpoint_every=100),
+                      sig=signal.SIGTERM).run()  # stopped after its warm start: its checkpoint is written
+    assert stopped["stopped_by"] == "SIGTERM" and not kept.exists()
+    assert torch.load(run / "checkpoint.pt", weights_only=False)["counters"]["update"] == 0
+    assert sorted(p.name for p in run.iterdir()) == sorted([*before, "notes.txt"])
 
 
 def test_a_signal_during_the_warm_start_stops_before_the_first_update(tmp_path, capsys):
