@@ -281,8 +281,8 @@ REPLACED = "replaced-run"
 
 def set_aside_run(path: Path, outputs: Sequence[str] = ()) -> Path:
     """Move the files a run wrote in ``path`` into ``path/replaced-run`` (:data:`REPLACED`): ``--overwrite``
-    keeps the run it replaces there until the new run writes its first checkpoint
-    (:func:`drop_replaced_run`), so a new run that fails or is stopped before that (a warm start may take
+    keeps the run it replaces there until the new run writes its first checkpoint (then the trainer removes
+    the folder), so a new run that fails or is stopped before that (a warm start may take
     hours) loses nothing. Where that folder holds files already (a run set aside by an earlier
     ``--overwrite`` whose run stopped before its first checkpoint), they stay, and the files here (that
     run's start) are removed. Returns the folder."""
@@ -295,13 +295,6 @@ def set_aside_run(path: Path, outputs: Sequence[str] = ()) -> Path:
         if (path / name).exists():
             os.replace(path / name, aside / name)
     return aside
-
-
-def drop_replaced_run(path: Path) -> None:
-    """Remove the run that ``--overwrite`` set aside in ``path`` (:func:`set_aside_run`), if any: the new run
-    has a checkpoint of its own."""
-    if (path / REPLACED).is_dir():
-        shutil.rmtree(path / REPLACED)
 
 
 #: the game's fields: a resume compares the game they resolve to (its config digest), not their spelling
@@ -452,6 +445,8 @@ class Trainer:
         cfg = self.cfg
         # --overwrite's removal waits for run(): a setting refused while the trainer builds keeps the run there
         self.start = claim_run_dir(self.run_dir, cfg.resume, cfg.overwrite, self.OUTPUTS, remove=False)
+        #: the run that --overwrite set aside (:func:`set_aside_run`), removed at this run's first checkpoint
+        self.replaced: Path | None = None
         announce(self.MODULE, cfg, self.run_dir, f"{self.describe()}, config "
                  f"{catalogue.config_digest(self.game_name, self.game_config)}, seed {cfg.seed}", self.start)
         self.device = resolve_device(cfg.device)
@@ -583,7 +578,9 @@ class Trainer:
         torch.save(self.checkpoint_dict(), tmp)
         os.replace(tmp, path)
         self.save_model()
-        drop_replaced_run(self.run_dir)  # what --overwrite set aside: this run can go on from here now
+        if self.replaced is not None:  # what --overwrite set aside: this run can go on from here now
+            shutil.rmtree(self.replaced, ignore_errors=True)
+            self.replaced = None
         return path
 
     def resume_changes(self, d: dict[str, Any]) -> list[str]:
@@ -752,8 +749,8 @@ class Trainer:
             self.write_metrics()
         else:
             if self.start == "replacing the run there":  # kept aside until this run's first checkpoint
-                aside = set_aside_run(self.run_dir, self.OUTPUTS)
-                print(f"  the run replaced waits in {aside} until this run's first checkpoint", flush=True)
+                self.replaced = set_aside_run(self.run_dir, self.OUTPUTS)
+                print(f"  the run replaced waits in {self.replaced} until this run's first checkpoint", flush=True)
             self.write_config()
         if cfg.progress:
             from tqdm.auto import tqdm

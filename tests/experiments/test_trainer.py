@@ -441,6 +441,14 @@ def test_overwrite_keeps_the_run_it_replaces_until_the_new_run_has_a_checkpoint(
     assert stopped["stopped_by"] == "SIGTERM" and not kept.exists()
     assert torch.load(run / "checkpoint.pt", weights_only=False)["counters"]["update"] == 0
     assert sorted(p.name for p in run.iterdir()) == sorted([*before, "notes.txt"])
+    # only the run that set a run aside removes it: not a new run in a folder whose other files were deleted
+    other = tmp_path / "other"
+    Toy(_toy(other, updates=1)).run()
+    with pytest.raises(RuntimeError, match="out of memory"):
+        Failing(_toy(other, updates=1, overwrite=True, imitation_games=1)).run()
+    (other / "config.json").unlink()
+    Toy(_toy(other, updates=1)).run()
+    assert (other / trainer.REPLACED / "checkpoint.pt").exists()
 
 
 def test_a_signal_during_the_warm_start_stops_before_the_first_update(tmp_path, capsys):
