@@ -716,7 +716,8 @@ class Game:
         if old == self.dtype:
             return records
         if old not in [dt for _tag, dt in self._earlier_tags]:
-            what = f"records of layout {old}" if old is not None else f"a {type(records).__name__}"
+            what = (f"records of {old.itemsize} bytes ({len(old.names or ())} fields)" if old is not None
+                    else f"a {type(records).__name__}")
             raise ValueError(f"{what}: neither {self.name}'s record ({self.dtype.itemsize} bytes a record) "
                              f"nor one of its earlier layouts")
         out = np.zeros(np.shape(records), self.dtype)
