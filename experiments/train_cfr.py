@@ -37,12 +37,21 @@ solver, the game and its full config, and plays as ``cfr:<run_dir>/checkpoint.np
 The default folder is named like the other trainers' (:func:`octagames.experiments.trainer.default_run_dir`):
 ``runs/<algorithm>/<variant>-<players>p-<config digest>-s<seed>`` (``runs/cfr/spiel-<name>-s<seed>``
 for a pyspiel game); a folder that holds a run is replaced only with ``--overwrite``.
+
+**MCCFR runs resume.** An MCCFR run writes its checkpoint and ``train_cfr.json`` (the curve so far, marked
+``"partial": true``) every ``checkpoint_every_s`` seconds of training and when Ctrl-C or SIGTERM stops it
+(after the iterations under way; Ctrl-C again stops at once); ``--resume`` goes on from there to
+``--iterations`` (which a resume may raise), drawing exactly as a run never stopped (the checkpoint keeps the
+generator's state), so its tables are those of an uninterrupted run. A resume keeps the run's other settings
+but the evaluation ones. ``--overwrite`` replaces the run there at the new run's first checkpoint.
+Exact CFR runs (small trees, minutes) are not resumed.
 """
 
 from __future__ import annotations
 
 import dataclasses
 import json
+import os
 import time
 from dataclasses import dataclass
 from pathlib import Path
@@ -61,11 +70,15 @@ from octagames.agents.cfr.tabular import TablePolicy
 from octagames import catalogue
 from octagames.core import Game
 from octagames.experiments.cli import GameArgs, parse_config, script
-from octagames.experiments.trainer import announce, claim_run_dir, default_run_dir, lock_run_dir, remove_run
+from octagames.experiments.trainer import (StopRequest, announce, claim_run_dir, default_run_dir, lock_run_dir,
+                                           remove_run)
 
 
 #: the files a run of train_cfr writes (a folder with any of them holds a run)
 OUTPUTS = ("train_cfr.json", "train_cfr.png", "checkpoint.npz")
+#: the settings a resume may change (the budget, the evaluation and the reporting); the others are the run's
+RESUMABLE = ("iterations", "eval_points", "eval_games", "eval_opponents", "run_dir", "resume", "overwrite",
+             "quick", "progress", "checkpoint_every_s")
 
 
 @dataclass(frozen=True)
@@ -114,7 +127,14 @@ class TrainCFRConfig(GameArgs):
     run_dir: str = ""
     """output folder (default runs/<algorithm>/<variant>-<players>p-<config digest>-s<seed>)"""
     overwrite: bool = False
-    """replace the run in run_dir (its files are removed first)"""
+    """replace the run in run_dir (its files are removed when this run writes its own: MCCFR's first checkpoint,
+    exact CFR's results)"""
+    resume: bool = False
+    """MCCFR: continue the run in run_dir from its checkpoint to --iterations (the settings but the budget and
+    the evaluation's must be the run's)"""
+    checkpoint_every_s: float = 300.0
+    """MCCFR: write the checkpoint and train_cfr.json (the curve so far) at least this often, in seconds of
+    training (0: at the end and at a stop only)"""
     quick: bool = False
     """tiny budget for tests (iterations <= 20, eval_games <= 4)"""
     progress: bool = True
@@ -206,6 +226,14 @@ def _check(cfg: TrainCFRConfig) -> None:
                              f"valid values: {list(VARIANTS)}")
     if cfg.iterations < 1:
         raise ValueError(f"iterations={cfg.iterations} is not valid; it must be >= 1")
+    if not (cfg.checkpoint_every_s >= 0):  # NaN too
+        raise ValueError(f"checkpoint_every_s={cfg.checkpoint_every_s} is not valid; it must be >= 0 (0: at the end "
+                         "and at a stop only)")
+    if cfg.resume and cfg.overwrite:
+        raise ValueError("--resume continues the run in the folder and --overwrite replaces it: give one")
+    if cfg.resume and cfg.algorithm != "mccfr":
+        raise ValueError("resume=True is not valid with algorithm='cfr': exact CFR runs are not resumed (small "
+                         "trees, minutes); run it again, with --overwrite")
     for name in ("eval_games", "seed"):
         if getattr(cfg, name) < 0:
             raise ValueError(f"{name}={getattr(cfg, name)} is not valid; it must be >= 0")
@@ -236,28 +264,47 @@ def _check(cfg: TrainCFRConfig) -> None:
 
 def _curve(
     solver: Any, policy_on_tree: Any, tree: FlatTree | None, iterations: int, points: int, desc: str,
-    progress: bool = True,
+    progress: bool = True, start: tuple[list[dict[str, Any]], float, int] = ([], 0.0, 0),
+    save: Any = None, every_s: float = 0.0, stop: StopRequest | None = None,
 ) -> tuple[list[dict[str, Any]], float, int]:
     """Iterate ``solver`` to ``iterations``, evaluating at log-spaced points.
 
     The bar counts iterations, moved every 1/50 of the way between two evaluations at least (an MCCFR
     iteration with external sampling on a full game may take seconds).
 
+    Args:
+        start: ``(curve, seconds, iterations)`` of the run so far (a resume); points at or before its
+            iterations are not evaluated again.
+        save: ``save(curve, seconds, iterations)``, called every ``every_s`` seconds of iterating (> 0)
+            and when ``stop`` notes a signal (then the curve stops there); steps are at most 1000 iterations
+            with one.
+
     Returns:
         ``(curve, seconds spent iterating, iterations done)``.
     """
-    curve: list[dict[str, Any]] = []
-    spent, done = 0.0, 0
+    curve, spent, done = list(start[0]), start[1], start[2]
+    saved = spent
     bar = progress_bar(iterations, f"{desc}: iterations", progress)
+    if bar is not None and done:
+        bar.update(done)
     for it in _checkpoints(iterations, points):
+        if it < done or (curve and curve[-1]["iteration"] >= it):
+            continue  # evaluated before the resume, or passed (a resume with other points)
         while done < it:
-            step = min(it - done, max(1, (it - done) // 50))
+            step = min(it - done, max(1, (it - done) // 50), 1000 if save is not None else it)
             t = time.perf_counter()
             solver.iterate(step)
             spent += time.perf_counter() - t
             done += step
             if bar is not None:
                 bar.update(step)
+            if save is not None and ((stop is not None and stop.signal) or (every_s > 0 and spent - saved >= every_s)):
+                save(curve, spent, done)
+                saved = spent
+                if stop is not None and stop.signal:
+                    if bar is not None:
+                        bar.close()
+                    return curve, spent, done
         point: dict[str, Any] = {"iteration": it, "seconds": spent}
         if tree is not None and policy_on_tree is not None:
             point["nash_conv"] = nash_conv(tree, policy_on_tree())
@@ -290,7 +337,9 @@ def main(cfg: TrainCFRConfig) -> dict:
 def _train(cfg: TrainCFRConfig, out_dir: Path, iterations: int, eval_games: int) -> dict:
     """:func:`main`'s run in ``out_dir``, whose lock the caller holds."""
     # --overwrite's removal waits for the results: a setting refused on the way keeps the run there
-    start = claim_run_dir(out_dir, False, cfg.overwrite, OUTPUTS, can_resume=False, remove=False)
+    start = claim_run_dir(out_dir, cfg.resume, cfg.overwrite, OUTPUTS, can_resume=cfg.algorithm == "mccfr",
+                          remove=False, checkpoint="checkpoint.npz")
+    saved = _saved_run(cfg, out_dir) if cfg.resume else None  # the run to go on with, checked before any work
     game: Game | None = None
     roots = None
     result: dict[str, Any] = {"config": dataclasses.asdict(cfg), "curve": []}
@@ -340,13 +389,48 @@ def _train(cfg: TrainCFRConfig, out_dir: Path, iterations: int, eval_games: int)
         policy_on_tree = solver.average_policy
     else:
         assert game is not None
-        solver = MCCFRSolver(game, cfg.sampling, seed=cfg.seed)
+        if saved is None:
+            solver = MCCFRSolver(game, cfg.sampling, seed=cfg.seed)
+        else:
+            solver = MCCFRSolver.load(out_dir / "checkpoint.npz", game)
+            result["resumes"] = [*saved.get("resumes", []), solver.iteration]
         policy_on_tree = (lambda: solver.table_policy().to_tree(tree)) if tree is not None else None
     label = cfg.cfr_variant if cfg.algorithm == "cfr" else cfg.sampling
     result["run_dir"] = str(out_dir)
-    result["curve"], spent, done = _curve(
-        solver, policy_on_tree, tree, iterations, cfg.eval_points, f"{cfg.algorithm} {label} {cfg.game}",
-        cfg.progress)
+    desc = f"{cfg.algorithm} {label} {cfg.game}"
+    if isinstance(solver, MCCFRSolver):
+        if saved is not None and solver.iteration > iterations:
+            raise ValueError(f"iterations={iterations} is not valid: the run in {out_dir} has done {solver.iteration} "
+                             f"already; give at least that many")
+        begun = ([p for p in saved["curve"] if p["iteration"] <= solver.iteration] if saved else [],
+                 float(saved.get("seconds_spent", 0.0)) if saved else 0.0, solver.iteration)
+        replacing = start == "replacing the run there"
+
+        def save(curve: list[dict[str, Any]], spent: float, done: int) -> None:
+            nonlocal replacing
+            if replacing:  # the run --overwrite replaces goes at this run's first checkpoint
+                remove_run(out_dir, OUTPUTS)
+                replacing = False
+            _save_mccfr(solver, out_dir)
+            _write_json(out_dir / "train_cfr.json", {**result, "curve": curve, "seconds_spent": spent,
+                                                     "iterations_done": done, "partial": True})
+
+        stop = StopRequest()
+        stop.install()
+        try:
+            result["curve"], spent, done = _curve(solver, policy_on_tree, tree, iterations, cfg.eval_points, desc,
+                                                  cfg.progress, begun, save, cfg.checkpoint_every_s, stop)
+        finally:
+            stop.uninstall()
+        start = "replacing the run there" if replacing else "new run"
+        if stop.signal:
+            print(f"{stop.signal}: stopped at iteration {done} of {iterations}; --resume goes on from there",
+                  flush=True)
+            return {**result, "seconds_spent": spent, "iterations_done": done, "partial": True,
+                    "stopped_by": stop.signal}
+    else:
+        result["curve"], spent, done = _curve(solver, policy_on_tree, tree, iterations, cfg.eval_points, desc,
+                                              cfg.progress)
     result["seconds_per_iteration"] = spent / max(done, 1)
     if result["curve"] and "nash_conv" in result["curve"][-1]:
         result["final_nash_conv"] = result["curve"][-1]["nash_conv"]
@@ -372,7 +456,7 @@ def _train(cfg: TrainCFRConfig, out_dir: Path, iterations: int, eval_games: int)
         pool = {k: result["deal_pool"][k] for k in ("k", "seed", "per_view")} if roots is not None else None
         solver.save(out_dir / "checkpoint.npz", game if game is not None else cfg.game, pool)
     else:
-        solver.save(out_dir / "checkpoint.npz")
+        _save_mccfr(solver, out_dir)
     if roots is not None:
         result["arena_skipped"] = "deal_pool: arena games deal from the full game, off the pool"
     elif game is not None and eval_games > 0:
@@ -382,10 +466,54 @@ def _train(cfg: TrainCFRConfig, out_dir: Path, iterations: int, eval_games: int)
             else TablePolicy.from_tree(tree, solver.average_policy())
         )
         result["arena"] = evaluate(game, CFRAgent(table), cfg.eval_opponents, eval_games, cfg.seed)
-    (out_dir / "train_cfr.json").write_text(json.dumps(result, indent=2))
+    _write_json(out_dir / "train_cfr.json", result)
     _plot(result, out_dir / "train_cfr.png")
     _report(result)
     return result
+
+
+def _save_mccfr(solver: MCCFRSolver, out_dir: Path) -> None:
+    """Write ``checkpoint.npz`` whole or not at all (a stop while it is written keeps the one before)."""
+    tmp = out_dir / "checkpoint.tmp.npz"  # numpy appends .npz to a name without it
+    solver.save(tmp)
+    os.replace(tmp, out_dir / "checkpoint.npz")
+
+
+def _write_json(path: Path, data: dict[str, Any]) -> None:
+    """Write ``data`` as JSON whole or not at all."""
+    tmp = path.with_name(path.name + ".tmp")
+    tmp.write_text(json.dumps(data, indent=2))
+    os.replace(tmp, path)
+
+
+def _saved_run(cfg: TrainCFRConfig, out_dir: Path) -> dict[str, Any]:
+    """The ``train_cfr.json`` of the MCCFR run that ``--resume`` goes on with, its settings checked.
+
+    Raises:
+        ValueError: no such file or not one of an MCCFR run, or a setting outside :data:`RESUMABLE` changed
+            (each named, the run's and the asked value).
+    """
+    path = out_dir / "train_cfr.json"
+    try:
+        saved = json.loads(path.read_text())
+        theirs = saved["config"]
+    except (OSError, ValueError, KeyError, TypeError):
+        raise ValueError(f"--resume: {path} is missing or not a train_cfr result; start the run again with "
+                         "--overwrite") from None
+    asked = dataclasses.asdict(cfg)
+    defaults = dataclasses.asdict(TrainCFRConfig())
+    changes = [f"{k} {theirs.get(k, defaults[k])!r} in the run, {v!r} asked" for k, v in asked.items()
+               if k not in RESUMABLE and _plain(theirs.get(k, defaults[k])) != _plain(v)]
+    if changes:
+        raise ValueError(f"{out_dir} is a run with other settings: {'; '.join(changes)}. A resume may change only "
+                         f"{', '.join(RESUMABLE[:4])} and the reporting; start another run with another --run-dir "
+                         "(or replace this one with --overwrite)")
+    return saved
+
+
+def _plain(v: Any) -> Any:
+    """A setting as JSON gives it back (tuples as lists)."""
+    return [_plain(x) for x in v] if isinstance(v, (list, tuple)) else v
 
 
 def _cfr_variant(cfg: dict) -> str:

@@ -228,7 +228,7 @@ def lock_run_dir(path: Path, resume: bool) -> WriterLock | None:
 
 
 def claim_run_dir(path: Path, resume: bool, overwrite: bool, outputs: Sequence[str] = (),
-                  can_resume: bool = True, remove: bool = True) -> str:
+                  can_resume: bool = True, remove: bool = True, checkpoint: str = "checkpoint.pt") -> str:
     """Check that a run may go into ``path``; with ``overwrite``, remove the run there.
 
     A folder holds a run when it has any of :data:`RUN_FILES` or of ``outputs``; other files
@@ -236,7 +236,7 @@ def claim_run_dir(path: Path, resume: bool, overwrite: bool, outputs: Sequence[s
 
     Args:
         path: the run folder (it need not exist).
-        resume: continue the run there (its ``checkpoint.pt`` must exist).
+        resume: continue the run there (its ``checkpoint``, by default ``checkpoint.pt``, must exist).
         overwrite: replace the run there: the files it wrote are removed (nothing else; a trainer sets them
             aside until its first checkpoint instead, :func:`set_aside_run`).
         outputs: the trainer's own files, removed by ``overwrite`` beside :data:`SHARED_OUTPUTS`.
@@ -252,8 +252,8 @@ def claim_run_dir(path: Path, resume: bool, overwrite: bool, outputs: Sequence[s
         FileNotFoundError: ``resume`` without a checkpoint in the folder.
     """
     if resume:
-        if not (path / "checkpoint.pt").exists():
-            raise FileNotFoundError(f"--resume: no checkpoint at {path / 'checkpoint.pt'}; start the run "
+        if not (path / checkpoint).exists():
+            raise FileNotFoundError(f"--resume: no checkpoint at {path / checkpoint}; start the run "
                                     f"without --resume{' (with --overwrite to replace what is there)' if path.exists() else ''}")
         return "resuming"
     held = [name for name in dict.fromkeys((*RUN_FILES, *outputs)) if not name.endswith(".tmp")

@@ -11,6 +11,7 @@ observation); the average policy comes out as a
 
 from __future__ import annotations
 
+import json
 from pathlib import Path
 
 import numpy as np
@@ -215,7 +216,8 @@ class MCCFRSolver:
         return TablePolicy(table)
 
     def save(self, path: str | Path) -> None:
-        """Save the tables (npz; keys as a byte matrix), the solver kind and the game with its full config.
+        """Save the tables (npz; keys as a byte matrix), the solver kind, the game with its full config and the
+        random generator's state (:meth:`load` then goes on drawing exactly as this solver would).
 
         The game, config and solver are text entries (:func:`~octagames.agents.cfr.checkpoint.game_entries`),
         so that :meth:`load` and the ``cfr:<path>`` agent can refuse the file for another game or config.
@@ -232,6 +234,7 @@ class MCCFRSolver:
             iteration=np.int64(self.iteration),
             sampling=self.sampling,
             epsilon=self.epsilon,
+            rng_state=json.dumps(self.rng.bit_generator.state),  # so that a resumed run draws as one never stopped
             **game_entries("mccfr", self.game),
         )
 
@@ -268,6 +271,8 @@ class MCCFRSolver:
                 solver.regrets[key] = regrets[i].copy()
                 solver.strategy_sum[key] = strategy_sum[i].copy()
             solver.iteration = int(z["iteration"])
+            if "rng_state" in z.files:  # checkpoints before 2026-12-06 go on with a fresh generator
+                solver.rng.bit_generator.state = json.loads(str(z["rng_state"]))
         return solver
 
 

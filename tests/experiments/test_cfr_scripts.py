@@ -191,3 +191,85 @@ def test_bench_cfr_refuses_bad_settings_before_any_part_runs(kwargs, words):
     was cut short by --quick) without a word, an unknown pyspiel game printed pyspiel's 126 names."""
     with pytest.raises(ValueError, match=re.escape(words)):
         BenchCFRConfig(**kwargs)
+
+
+def _mccfr(run: Path, **kw) -> TrainCFRConfig:
+    """A small MCCFR run with its exact NashConv (octrix-round-small), no arena games."""
+    base = dict(algorithm="mccfr", sampling="outcome", iterations=60, eval_points=4, eval_games=0,
+                progress=False, run_dir=str(run), seed=4)
+    return TrainCFRConfig(**{**base, **kw})
+
+
+def _tables(path: Path) -> dict:
+    solver = MCCFRSolver.load(path, Game("octrix-round-small"))
+    return {k: (solver.regrets[k].tolist(), solver.strategy_sum[k].tolist()) for k in solver.masks}
+
+
+def _at(iteration: int, then):
+    """``MCCFRSolver.iterate`` that calls ``then()`` once the solver has done ``iteration`` iterations."""
+    iterate = MCCFRSolver.iterate
+
+    def patched(self, n=1):
+        for _ in range(n):
+            iterate(self, 1)
+            if self.iteration == iteration:
+                then()
+    return patched
+
+
+def test_a_stopped_or_killed_mccfr_run_resumes_to_the_tables_of_one_never_stopped(tmp_path, monkeypatch, capsys):
+    """MCCFR runs wrote nothing until their end: a stop or a crash lost hours, and there was no --resume."""
+    import os
+    import signal
+
+    full = train_main(_mccfr(tmp_path / "full"))
+    points = [(p["iteration"], p["nash_conv"], p["infosets_seen"]) for p in full["curve"]]
+    assert [p[0] for p in points] == [1, 4, 15, 60]
+    # SIGTERM at iteration 20: a checkpoint there, the curve so far, and the words to go on
+    run = tmp_path / "stopped"
+    monkeypatch.setattr(MCCFRSolver, "iterate", _at(20, lambda: os.kill(os.getpid(), signal.SIGTERM)))
+    stopped = train_main(_mccfr(run))
+    assert stopped["stopped_by"] == "SIGTERM" and stopped["iterations_done"] == 20
+    assert "SIGTERM: stopped at iteration 20 of 60; --resume goes on from there" in capsys.readouterr().out
+    partial = json.loads((run / "train_cfr.json").read_text())
+    assert partial["partial"] and [p["iteration"] for p in partial["curve"]] == [1, 4, 15]
+    monkeypatch.undo()
+    resumed = train_main(_mccfr(run, resume=True, eval_games=2))  # the evaluation may change
+    assert [(p["iteration"], p["nash_conv"], p["infosets_seen"]) for p in resumed["curve"]] == points
+    assert _tables(run / "checkpoint.npz") == _tables(tmp_path / "full" / "checkpoint.npz")
+    assert resumed["resumes"] == [20] and "partial" not in json.loads((run / "train_cfr.json").read_text())
+    # a crash: the checkpoints written along the way (every step here) are what a resume goes on from
+    crashed = tmp_path / "crashed"
+
+    def crash():
+        raise RuntimeError("the machine went away")
+
+    monkeypatch.setattr(MCCFRSolver, "iterate", _at(33, crash))
+    with pytest.raises(RuntimeError, match="went away"):
+        train_main(_mccfr(crashed, checkpoint_every_s=1e-9))
+    monkeypatch.undo()
+    assert MCCFRSolver.load(crashed / "checkpoint.npz", Game("octrix-round-small")).iteration < 33
+    train_main(_mccfr(crashed, resume=True, iterations=100))  # and a resume may go further
+    train_main(_mccfr(tmp_path / "longer", iterations=100))
+    assert _tables(crashed / "checkpoint.npz") == _tables(tmp_path / "longer" / "checkpoint.npz")
+
+
+def test_an_mccfr_resume_refuses_other_settings_and_what_it_cannot_resume(tmp_path):
+    run = tmp_path / "run"
+    train_main(_mccfr(run, iterations=30))
+    with pytest.raises(ValueError, match=r"run is a run with other settings: sampling 'outcome' in the run, "
+                                         r"'external' asked; seed 4 in the run, 5 asked\. A resume may change only"):
+        train_main(_mccfr(run, resume=True, sampling="external", seed=5))
+    with pytest.raises(ValueError, match=r"iterations=20 is not valid: the run in .* has done 30 already"):
+        train_main(_mccfr(run, resume=True, iterations=20))
+    with pytest.raises(ValueError, match="exact CFR runs are not resumed"):
+        train_main(_mccfr(run, resume=True, algorithm="cfr"))
+    with pytest.raises(ValueError, match="give one"):
+        train_main(_mccfr(run, resume=True, overwrite=True))
+    with pytest.raises(ValueError, match=r"checkpoint_every_s=-1\.0 is not valid; it must be >= 0"):
+        train_main(_mccfr(run, checkpoint_every_s=-1.0))
+    with pytest.raises(FileNotFoundError, match="--resume: no checkpoint at"):
+        train_main(_mccfr(tmp_path / "none", resume=True))
+    (run / "train_cfr.json").write_text("{")
+    with pytest.raises(ValueError, match="is missing or not a train_cfr result"):
+        train_main(_mccfr(run, resume=True))
