@@ -75,7 +75,7 @@ from octagames.experiments.trainer import (StopRequest, announce, claim_run_dir,
 
 
 #: the files a run of train_cfr writes (a folder with any of them holds a run)
-OUTPUTS = ("train_cfr.json", "train_cfr.png", "checkpoint.npz")
+OUTPUTS = ("train_cfr.json", "train_cfr.png", "checkpoint.npz", "train_cfr.json.tmp", "checkpoint.npz.tmp")
 #: the settings a resume may change (the budget, the evaluation and the reporting); the others are the run's
 RESUMABLE = ("iterations", "eval_points", "eval_games", "eval_opponents", "run_dir", "resume", "overwrite",
              "quick", "progress", "checkpoint_every_s")
@@ -301,7 +301,7 @@ def _curve(
             if save is not None and ((stop is not None and stop.signal) or (every_s > 0 and spent - saved >= every_s)):
                 save(curve, spent, done)
                 saved = spent
-                if stop is not None and stop.signal:
+                if stop is not None and stop.signal and done < iterations:  # at the end: its last evaluation
                     if bar is not None:
                         bar.close()
                     return curve, spent, done
@@ -326,7 +326,7 @@ def main(cfg: TrainCFRConfig) -> dict:
     iterations = min(cfg.iterations, 20) if cfg.quick else cfg.iterations
     eval_games = min(cfg.eval_games, 4) if cfg.quick else cfg.eval_games
     out_dir = cfg.resolved_run_dir()
-    lock = lock_run_dir(out_dir, False)  # before --overwrite removes anything; held while this run writes there
+    lock = lock_run_dir(out_dir, cfg.resume)  # before --overwrite removes anything; held while this run writes there
     try:
         return _train(cfg, out_dir, iterations, eval_games)
     finally:
@@ -394,6 +394,10 @@ def _train(cfg: TrainCFRConfig, out_dir: Path, iterations: int, eval_games: int)
         else:
             solver = MCCFRSolver.load(out_dir / "checkpoint.npz", game)
             result["resumes"] = [*saved.get("resumes", []), solver.iteration]
+            if not solver.rng_restored:
+                result["resume_not_exact"] = ("the checkpoint kept no generator state (written before 2026-12-06): "
+                                              "the iterations after it draw from a stream of their own")
+                print(f"  {result['resume_not_exact']}", flush=True)
         policy_on_tree = (lambda: solver.table_policy().to_tree(tree)) if tree is not None else None
     label = cfg.cfr_variant if cfg.algorithm == "cfr" else cfg.sampling
     result["run_dir"] = str(out_dir)
@@ -408,12 +412,13 @@ def _train(cfg: TrainCFRConfig, out_dir: Path, iterations: int, eval_games: int)
 
         def save(curve: list[dict[str, Any]], spent: float, done: int) -> None:
             nonlocal replacing
-            if replacing:  # the run --overwrite replaces goes at this run's first checkpoint
-                remove_run(out_dir, OUTPUTS)
-                replacing = False
-            _save_mccfr(solver, out_dir)
+            # the curve first: a checkpoint behind it keeps the points up to its iteration (_saved_run's reader)
             _write_json(out_dir / "train_cfr.json", {**result, "curve": curve, "seconds_spent": spent,
                                                      "iterations_done": done, "partial": True})
+            _save_mccfr(solver, out_dir)
+            if replacing:  # the run --overwrite replaces is gone once this run's files are written over it
+                (out_dir / "train_cfr.png").unlink(missing_ok=True)
+                replacing = False
 
         stop = StopRequest()
         stop.install()
@@ -423,7 +428,7 @@ def _train(cfg: TrainCFRConfig, out_dir: Path, iterations: int, eval_games: int)
         finally:
             stop.uninstall()
         start = "replacing the run there" if replacing else "new run"
-        if stop.signal:
+        if stop.signal and done < iterations:  # a signal during the last evaluation lets the run end
             print(f"{stop.signal}: stopped at iteration {done} of {iterations}; --resume goes on from there",
                   flush=True)
             return {**result, "seconds_spent": spent, "iterations_done": done, "partial": True,
@@ -432,6 +437,7 @@ def _train(cfg: TrainCFRConfig, out_dir: Path, iterations: int, eval_games: int)
         result["curve"], spent, done = _curve(solver, policy_on_tree, tree, iterations, cfg.eval_points, desc,
                                               cfg.progress)
     result["seconds_per_iteration"] = spent / max(done, 1)
+    result["seconds_spent"], result["iterations_done"] = spent, done  # what a resume goes on counting from
     if result["curve"] and "nash_conv" in result["curve"][-1]:
         result["final_nash_conv"] = result["curve"][-1]["nash_conv"]
     if isinstance(solver, CFRSolver):
@@ -474,8 +480,9 @@ def _train(cfg: TrainCFRConfig, out_dir: Path, iterations: int, eval_games: int)
 
 def _save_mccfr(solver: MCCFRSolver, out_dir: Path) -> None:
     """Write ``checkpoint.npz`` whole or not at all (a stop while it is written keeps the one before)."""
-    tmp = out_dir / "checkpoint.tmp.npz"  # numpy appends .npz to a name without it
-    solver.save(tmp)
+    tmp = out_dir / "checkpoint.npz.tmp"
+    with open(tmp, "wb") as f:  # a file: numpy would append .npz to the name
+        solver.save(f)
     os.replace(tmp, out_dir / "checkpoint.npz")
 
 
@@ -496,7 +503,7 @@ def _saved_run(cfg: TrainCFRConfig, out_dir: Path) -> dict[str, Any]:
     path = out_dir / "train_cfr.json"
     try:
         saved = json.loads(path.read_text())
-        theirs = saved["config"]
+        theirs, _ = dict(saved["config"]), list(saved["curve"])
     except (OSError, ValueError, KeyError, TypeError):
         raise ValueError(f"--resume: {path} is missing or not a train_cfr result; start the run again with "
                          "--overwrite") from None

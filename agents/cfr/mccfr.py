@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import json
 from pathlib import Path
+from typing import BinaryIO
 
 import numpy as np
 
@@ -43,6 +44,8 @@ class MCCFRSolver:
         self.rng = np.random.default_rng(seed)
         self.seed = seed
         self.iteration = 0
+        #: False for a solver loaded from a checkpoint that kept no generator state (:meth:`load`)
+        self.rng_restored = True
         self.P, self.A = game.num_players, game.num_actions
         self.regrets: dict[tuple[int, bytes], np.ndarray] = {}
         self.strategy_sum: dict[tuple[int, bytes], np.ndarray] = {}
@@ -215,7 +218,7 @@ class MCCFRSolver:
             table[key] = (acts, s / tot if tot > 0 else np.full(acts.size, 1.0 / acts.size))
         return TablePolicy(table)
 
-    def save(self, path: str | Path) -> None:
+    def save(self, path: str | Path | BinaryIO) -> None:
         """Save the tables (npz; keys as a byte matrix), the solver kind, the game with its full config and the
         random generator's state (:meth:`load` then goes on drawing exactly as this solver would).
 
@@ -235,6 +238,7 @@ class MCCFRSolver:
             sampling=self.sampling,
             epsilon=self.epsilon,
             rng_state=json.dumps(self.rng.bit_generator.state),  # so that a resumed run draws as one never stopped
+            seed=np.int64(self.seed),
             **game_entries("mccfr", self.game),
         )
 
@@ -271,8 +275,14 @@ class MCCFRSolver:
                 solver.regrets[key] = regrets[i].copy()
                 solver.strategy_sum[key] = strategy_sum[i].copy()
             solver.iteration = int(z["iteration"])
-            if "rng_state" in z.files:  # checkpoints before 2026-12-06 go on with a fresh generator
+            solver.seed = int(z["seed"]) if "seed" in z.files else 0
+            # checkpoints before 2026-12-06 kept no generator state: they go on with a stream of their own,
+            # not the first iterations' deals again
+            solver.rng_restored = "rng_state" in z.files
+            if solver.rng_restored:
                 solver.rng.bit_generator.state = json.loads(str(z["rng_state"]))
+            else:
+                solver.rng = np.random.default_rng([solver.seed, solver.iteration, 1])
         return solver
 
 

@@ -273,3 +273,45 @@ def test_an_mccfr_resume_refuses_other_settings_and_what_it_cannot_resume(tmp_pa
     (run / "train_cfr.json").write_text("{")
     with pytest.raises(ValueError, match="is missing or not a train_cfr result"):
         train_main(_mccfr(run, resume=True))
+
+
+def test_mccfr_checkpoints_keep_what_a_stop_at_the_end_an_old_checkpoint_or_an_overwrite_would_lose(
+        tmp_path, monkeypatch, capsys):
+    import os
+    import signal
+    import zipfile
+
+    full = train_main(_mccfr(tmp_path / "full"))
+    # a signal with the last iteration done (or during the last evaluation): the run ends whole
+    monkeypatch.setattr(MCCFRSolver, "iterate", _at(60, lambda: os.kill(os.getpid(), signal.SIGTERM)))
+    end = train_main(_mccfr(tmp_path / "end"))
+    monkeypatch.undo()
+    assert "stopped_by" not in end and [p["iteration"] for p in end["curve"]] == [1, 4, 15, 60]
+    assert "partial" not in json.loads((tmp_path / "end" / "train_cfr.json").read_text())
+    # a finished run resumed further counts its seconds on from the run's
+    more = train_main(_mccfr(tmp_path / "full", resume=True, iterations=80))
+    assert more["curve"][-1]["iteration"] == 80 and more["curve"][-1]["seconds"] >= full["seconds_spent"] > 0
+    assert more["seconds_spent"] == more["curve"][-1]["seconds"] and more["resumes"] == [60]
+    # a checkpoint from before the generator's state was kept: resumed, and said not to be exact
+    old = tmp_path / "old"
+    train_main(_mccfr(old, iterations=30))
+    with np.load(old / "checkpoint.npz") as z:
+        kept = {k: z[k] for k in z.files if k not in ("rng_state", "seed")}
+    np.savez_compressed(old / "checkpoint.npz", **kept)
+    resumed = train_main(_mccfr(old, resume=True))
+    assert "no generator state" in resumed["resume_not_exact"]
+    assert "no generator state" in capsys.readouterr().out
+    assert MCCFRSolver.load(old / "checkpoint.npz", Game("octrix-round-small")).rng_restored
+    # --overwrite keeps the run there until the new one writes its first checkpoint
+    before = (tmp_path / "full" / "checkpoint.npz").read_bytes()
+
+    def gone():
+        raise RuntimeError("gone")
+
+    monkeypatch.setattr(MCCFRSolver, "iterate", _at(3, gone))
+    with pytest.raises(RuntimeError, match="gone"):
+        train_main(_mccfr(tmp_path / "full", overwrite=True, seed=7, checkpoint_every_s=0))
+    monkeypatch.undo()
+    assert (tmp_path / "full" / "checkpoint.npz").read_bytes() == before
+    assert zipfile.is_zipfile(tmp_path / "full" / "checkpoint.npz")
+    assert not list((tmp_path / "full").glob("*.tmp"))
