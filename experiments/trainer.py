@@ -282,18 +282,38 @@ REPLACED = "replaced-run"
 def set_aside_run(path: Path, outputs: Sequence[str] = ()) -> Path:
     """Move the files a run wrote in ``path`` into ``path/replaced-run`` (:data:`REPLACED`): ``--overwrite``
     keeps the run it replaces there until the new run writes its first checkpoint (then the trainer removes
-    the folder), so a new run that fails or is stopped before that (a warm start may take
-    hours) loses nothing. Where that folder holds files already (a run set aside by an earlier
-    ``--overwrite`` whose run stopped before its first checkpoint), they stay, and the files here (that
-    run's start) are removed. Returns the folder."""
-    aside = path / REPLACED
+    the folder), so a new run that fails or is stopped before that (a warm start may take hours) loses
+    nothing. The files move into ``replaced-run.partial`` first, then that folder is renamed: a move cut
+    short is put back at the next call.
+
+    Where ``replaced-run`` holds a run already, set aside by an earlier ``--overwrite``: with no
+    ``checkpoint.pt`` here, the files here are that replacement's start, which failed, and are removed (the
+    run aside stays); with one, the run here is newer (its replacement went on past its first checkpoint)
+    and the stale folder is removed instead. Returns the folder.
+
+    Raises:
+        FileExistsError: ``replaced-run`` is a file, not a folder.
+    """
+    aside, partial = path / REPLACED, path / (REPLACED + ".partial")
+    names = list(dict.fromkeys((*SHARED_OUTPUTS, *outputs)))
+    if aside.exists() and not aside.is_dir():
+        raise FileExistsError(f"{aside} is a file: --overwrite keeps the run it replaces in a folder of that name "
+                              "until the new run's first checkpoint; move the file away")
+    if partial.is_dir():  # a move cut short: put its files back first
+        for name in names:
+            if (partial / name).exists() and not (path / name).exists():
+                os.replace(partial / name, path / name)
+        shutil.rmtree(partial)
     if aside.is_dir() and any(aside.iterdir()):
-        remove_run(path, outputs)
-        return aside
-    aside.mkdir(exist_ok=True)
-    for name in dict.fromkeys((*SHARED_OUTPUTS, *outputs)):
+        if not (path / "checkpoint.pt").exists():
+            remove_run(path, outputs)
+            return aside
+        shutil.rmtree(aside)
+    partial.mkdir()
+    for name in names:
         if (path / name).exists():
-            os.replace(path / name, aside / name)
+            os.replace(path / name, partial / name)
+    os.replace(partial, aside)  # over an empty folder too
     return aside
 
 
@@ -430,6 +450,9 @@ class Trainer:
     def __init__(self, cfg: RunConfig) -> None:
         self.cfg = cfg
         self.bar: Any = None  # the progress bar while the loop runs
+        #: the agents :meth:`check_agent` built, kept until the warm start ends (a ``cfr:N`` built there shares
+        #: their tables instead of training again)
+        self.checked_agents: list[Any] = []
         self.game_name, self.game_config = cfg.resolve()
         self.run_dir = cfg.resolved_run_dir()
         self.lock = lock_run_dir(self.run_dir, cfg.resume)  # held until run() ends; before the folder is touched
@@ -730,9 +753,10 @@ class Trainer:
             ValueError: ``field: <why the registry refused the spec>``.
         """
         try:
-            make_agent(getattr(self.cfg, field), self.game)
+            agent = make_agent(getattr(self.cfg, field), self.game)
         except ValueError as e:
             raise ValueError(f"{field}: {e}") from e
+        self.checked_agents.append(agent)  # kept until the warm start ends: a cfr:N built again shares its table
 
     def release(self) -> None:
         """Give back the run folder's lock (:func:`lock_run_dir`): :meth:`run` does when it ends (again: nothing)."""
@@ -761,6 +785,7 @@ class Trainer:
             if cfg.imitation_games > 0:
                 t0 = time.perf_counter()
                 extra = self.warm_start()
+                self.checked_agents = []  # built to check their specs, shared by the warm start: done with
                 self.wall_time += time.perf_counter() - t0
             self.last_eval = self.evaluate()
             self.evaluated()

@@ -447,8 +447,30 @@ def test_overwrite_keeps_the_run_it_replaces_until_the_new_run_has_a_checkpoint(
     with pytest.raises(RuntimeError, match="out of memory"):
         Failing(_toy(other, updates=1, overwrite=True, imitation_games=1)).run()
     (other / "config.json").unlink()
-    Toy(_toy(other, updates=1)).run()
+    Toy(_toy(other, updates=1, seed=9)).run()
     assert (other / trainer.REPLACED / "checkpoint.pt").exists()
+    # then a replacement of that newer run (it has a checkpoint) sets it aside, not the stale one
+    newer = {p.name: p.read_bytes() for p in other.iterdir() if p.is_file()}
+    with pytest.raises(RuntimeError, match="out of memory"):
+        Failing(_toy(other, updates=1, overwrite=True, imitation_games=1)).run()
+    assert {p.name: p.read_bytes() for p in (other / trainer.REPLACED).iterdir()} == newer
+
+
+def test_a_move_aside_cut_short_is_put_back_and_a_file_in_the_way_is_named(tmp_path):
+    run = tmp_path / "run"
+    Toy(_toy(run, updates=1)).run()
+    before = {p.name: p.read_bytes() for p in run.iterdir()}
+    partial = run / (trainer.REPLACED + ".partial")
+    partial.mkdir()
+    for name in ("checkpoint.pt", "config.json"):  # what a move cut short had moved
+        (run / name).rename(partial / name)
+    aside = trainer.set_aside_run(run, Toy.OUTPUTS)
+    assert {p.name: p.read_bytes() for p in aside.iterdir()} == before and not partial.exists()
+    assert not [p for p in run.iterdir() if p.is_file()]
+    (tmp_path / "other").mkdir()
+    (tmp_path / "other" / trainer.REPLACED).write_text("mine")
+    with pytest.raises(FileExistsError, match="replaced-run is a file: --overwrite keeps the run it replaces"):
+        trainer.set_aside_run(tmp_path / "other")
 
 
 def test_a_signal_during_the_warm_start_stops_before_the_first_update(tmp_path, capsys):
