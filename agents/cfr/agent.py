@@ -13,6 +13,8 @@ game)``, ``make_agent("cfr:runs/cfr/<run>/checkpoint.npz", game)``.
 
 from __future__ import annotations
 
+import threading
+import weakref
 from pathlib import Path
 
 import numpy as np
@@ -146,30 +148,31 @@ def mccfr_run(arg: str) -> tuple[int, str] | None:
     return (int(count), sampling or "outcome") if is_count(count) and sampling in ("", "external") else None
 
 
-#: the tables that ``cfr:<iterations>[:external]`` trained in this process, newest last, by game, config, iterations
-#: and sampling: the seed is fixed, so the same spec trains the same table, and an agent built again (one a seat
-#: in a warm start's teacher games, one to check a spec before a run) shares it instead of training again
-_TRAINED: dict[tuple, TablePolicy] = {}
-#: how many such tables :data:`_TRAINED` keeps (the oldest goes first)
-_TRAINED_KEPT = 4
+#: the tables that ``cfr:<iterations>[:external]`` trained in this process and an agent still plays, by game,
+#: config, iterations and sampling: the seed is fixed, so the same spec trains the same table, and an agent built
+#: while another of the same spec lives (one a seat in a warm start's teacher games, after the one that checked
+#: the spec) shares it instead of training again. Weak: a table no agent holds is freed.
+_TRAINED: "weakref.WeakValueDictionary[tuple, TablePolicy]" = weakref.WeakValueDictionary()
+#: one training at a time (the web app builds agents on several threads)
+_TRAINING = threading.Lock()
 
 
 def _trained(game: Game, iterations: int, sampling: str) -> CFRAgent:
-    """``CFRAgent.mccfr(game, iterations, sampling)``, its table trained once a process (:data:`_TRAINED`)."""
+    """``CFRAgent.mccfr(game, iterations, sampling)``, sharing the table of a living agent of the same spec
+    (:data:`_TRAINED`)."""
     key = (game.name, game.config, iterations, sampling)
-    policy = _TRAINED.pop(key, None)
-    if policy is None:
-        policy = CFRAgent.mccfr(game, iterations=iterations, sampling=sampling).policy
-    _TRAINED[key] = policy  # the newest last
-    while len(_TRAINED) > _TRAINED_KEPT:
-        del _TRAINED[next(iter(_TRAINED))]
+    with _TRAINING:
+        policy = _TRAINED.get(key)
+        if policy is None:
+            policy = CFRAgent.mccfr(game, iterations=iterations, sampling=sampling).policy
+            _TRAINED[key] = policy
     return CFRAgent(policy, f"cfr:{iterations}" + (":external" if sampling == "external" else ""), game)
 
 
 def _factory(game: Game, arg: str | None) -> Agent:
     """``cfr[:<iterations>][:external]``: MCCFR (outcome sampling unless ``external``) trained on
-    ``game``'s config (the variant it will play) for that many iterations, once a process for the same game,
-    config and budget (the agents built again share the table: :data:`_TRAINED`); ``cfr:<path.npz>``: the
+    ``game``'s config (the variant it will play) for that many iterations (an agent built while another of the
+    same spec lives shares its table: :data:`_TRAINED`); ``cfr:<path.npz>``: the
     average policy of a ``train_cfr`` checkpoint (exact CFR or MCCFR), trained on the game and config it records
     (another one is refused by :meth:`CFRAgent.check_game`)."""
     usage = ("the argument is a number of MCCFR iterations in plain digits (0-9), optionally followed by ':external' "

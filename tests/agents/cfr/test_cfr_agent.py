@@ -83,6 +83,10 @@ def test_a_cfr_agent_built_by_name_refuses_another_config_at_the_first_reset():
 def test_a_cfr_spec_built_again_shares_its_table_instead_of_training_again(monkeypatch):
     """A warm start built ``cfr:N`` once to check the spec, then once a seat for its teacher games: it trained
     each time (the same seed: the same table)."""
+    import gc
+    import threading
+    import weakref
+
     from octagames.agents.cfr import agent as cfr_agent
     from octagames.agents.cfr.mccfr import MCCFRSolver
     from octagames.core import Game
@@ -95,7 +99,7 @@ def test_a_cfr_spec_built_again_shares_its_table_instead_of_training_again(monke
         return iterate(self, n, *args, **kwargs)
 
     monkeypatch.setattr(MCCFRSolver, "iterate", counted)
-    monkeypatch.setattr(cfr_agent, "_TRAINED", {})
+    monkeypatch.setattr(cfr_agent, "_TRAINED", weakref.WeakValueDictionary())
     small = Game("octrix-round", ranks=2, hand_size=2)
     first = make_agent("cfr:7", small)
     second = make_agent("cfr:7", Game("octrix-round", ranks=2, hand_size=2))  # another Game, the same config
@@ -104,12 +108,20 @@ def test_a_cfr_spec_built_again_shares_its_table_instead_of_training_again(monke
     alone = CFRAgent.mccfr(small, iterations=7)  # what training again would have given
     assert alone.policy.table.keys() == first.policy.table.keys()
     assert all(np.array_equal(alone.policy.table[k][1], first.policy.table[k][1]) for k in alone.policy.table)
-    make_agent("cfr:7:external", small)  # another sampling, budget or config trains its own
-    make_agent("cfr:8", small)
-    make_agent("cfr:7", Game("octrix-round", ranks=3, hand_size=2))
-    assert trained == [7, 7, 7, 8, 7]
-    for n in range(9, 9 + cfr_agent._TRAINED_KEPT):  # the oldest tables go first
-        make_agent(f"cfr:{n}", small)
-    assert len(cfr_agent._TRAINED) == cfr_agent._TRAINED_KEPT
+    others = [make_agent("cfr:7:external", small), make_agent("cfr:8", small),  # each trains its own
+              make_agent("cfr:7", Game("octrix-round", ranks=3, hand_size=2))]
+    assert trained == [7, 7, 7, 8, 7] and len({id(a.policy) for a in others}) == 3
+    # a table no agent holds is freed: built again, it trains again
+    del first, second, others
+    gc.collect()
+    assert len(cfr_agent._TRAINED) == 0
     make_agent("cfr:7", small)
-    assert trained[-1] == 7 and len(trained) == 6 + cfr_agent._TRAINED_KEPT
+    assert trained == [7, 7, 7, 8, 7, 7]
+    # agents built at once on several threads (the web app's) train one table
+    built: list = []
+    threads = [threading.Thread(target=lambda: built.append(make_agent("cfr:9", small))) for _ in range(4)]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join()
+    assert trained[-1] == 9 and trained.count(9) == 1 and len({id(a.policy) for a in built}) == 1
