@@ -71,7 +71,7 @@ from octagames.specialize import batch_kernels
 
 #: fewest games per slice stepped on a thread (smaller slices cost more in threading than they save)
 MIN_SLICE = 256
-#: games whose records are at least this large (Octa's, 4.3 kB) are stepped in chunks of about
+#: games whose records are at least this large (Octa's, 2.6 kB; 4.3 kB before 2026-12-06) are stepped in chunks of about
 #: :data:`CHUNK_BYTES` of records, observations and masks: the records the rules just wrote are still in
 #: the cache when the observations read them. Smaller records cost less to read again than the calls
 #: of more chunks (measured on one thread: Octa 1.03-1.13 times the steps; Octiles, Achten and Octrix,
