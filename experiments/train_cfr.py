@@ -43,7 +43,8 @@ for a pyspiel game); a folder that holds a run is replaced only with ``--overwri
 (after the iterations under way; Ctrl-C again stops at once); ``--resume`` goes on from there to
 ``--iterations`` (which a resume may raise), drawing exactly as a run never stopped (the checkpoint keeps the
 generator's state), so its tables are those of an uninterrupted run. A resume keeps the run's other settings
-but the evaluation ones. ``--overwrite`` replaces the run there at the new run's first checkpoint.
+but the evaluation ones. ``--overwrite`` replaces the run there at the new run's first checkpoint (at the
+latest when its iterations end, before the arena games).
 Exact CFR runs (small trees, minutes) are not resumed.
 """
 
@@ -392,7 +393,11 @@ def _train(cfg: TrainCFRConfig, out_dir: Path, iterations: int, eval_games: int)
         if saved is None:
             solver = MCCFRSolver(game, cfg.sampling, seed=cfg.seed)
         else:
-            solver = MCCFRSolver.load(out_dir / "checkpoint.npz", game)
+            solver = MCCFRSolver.load(out_dir / "checkpoint.npz", game, seed=cfg.seed)
+            if solver.sampling != cfg.sampling or solver.seed != cfg.seed:
+                raise ValueError(f"--resume: {out_dir / 'checkpoint.npz'} is a run of sampling {solver.sampling!r}, "
+                                 f"seed {solver.seed}, not this run's ({cfg.sampling!r}, seed {cfg.seed}): a stop "
+                                 "while --overwrite wrote its first checkpoint; start the run again with --overwrite")
             result["resumes"] = [*saved.get("resumes", []), solver.iteration]
             if not solver.rng_restored:
                 result["resume_not_exact"] = ("the checkpoint kept no generator state (written before 2026-12-06): "
@@ -406,16 +411,21 @@ def _train(cfg: TrainCFRConfig, out_dir: Path, iterations: int, eval_games: int)
         if saved is not None and solver.iteration > iterations:
             raise ValueError(f"iterations={iterations} is not valid: the run in {out_dir} has done {solver.iteration} "
                              f"already; give at least that many")
-        begun = ([p for p in saved["curve"] if p["iteration"] <= solver.iteration] if saved else [],
-                 float(saved.get("seconds_spent", 0.0)) if saved else 0.0, solver.iteration)
+        kept = [p for p in saved["curve"] if p["iteration"] <= solver.iteration] if saved else []
+        begun = (kept, float(saved.get("seconds_spent", kept[-1]["seconds"] if kept else 0.0)) if saved else 0.0,
+                 solver.iteration)
         replacing = start == "replacing the run there"
 
         def save(curve: list[dict[str, Any]], spent: float, done: int) -> None:
             nonlocal replacing
-            # the curve first: a checkpoint behind it keeps the points up to its iteration (_saved_run's reader)
-            _write_json(out_dir / "train_cfr.json", {**result, "curve": curve, "seconds_spent": spent,
-                                                     "iterations_done": done, "partial": True})
+            # both written aside, then the checkpoint renamed before the curve: a stop in between leaves a curve
+            # behind the checkpoint (a resume keeps its points up to the checkpoint's iteration) or, under
+            # --overwrite, the replaced run's curve, whose settings a resume compares (and the checkpoint's)
+            json_tmp = _write_json(out_dir / "train_cfr.json", {**result, "curve": curve, "seconds_spent": spent,
+                                                                "iterations_done": done, "partial": True},
+                                   rename=False)
             _save_mccfr(solver, out_dir)
+            os.replace(json_tmp, out_dir / "train_cfr.json")
             if replacing:  # the run --overwrite replaces is gone once this run's files are written over it
                 (out_dir / "train_cfr.png").unlink(missing_ok=True)
                 replacing = False
@@ -427,7 +437,9 @@ def _train(cfg: TrainCFRConfig, out_dir: Path, iterations: int, eval_games: int)
                                                   cfg.progress, begun, save, cfg.checkpoint_every_s, stop)
         finally:
             stop.uninstall()
-        start = "replacing the run there" if replacing else "new run"
+        if not stop.signal or done == iterations:  # saved before the arena games, which a stop would cut short
+            save(result["curve"], spent, done)
+        start = "new run"
         if stop.signal and done < iterations:  # a signal during the last evaluation lets the run end
             print(f"{stop.signal}: stopped at iteration {done} of {iterations}; --resume goes on from there",
                   flush=True)
@@ -486,11 +498,15 @@ def _save_mccfr(solver: MCCFRSolver, out_dir: Path) -> None:
     os.replace(tmp, out_dir / "checkpoint.npz")
 
 
-def _write_json(path: Path, data: dict[str, Any]) -> None:
-    """Write ``data`` as JSON whole or not at all."""
+def _write_json(path: Path, data: dict[str, Any], rename: bool = True) -> Path:
+    """Write ``data`` as JSON whole or not at all: into ``<path>.tmp``, renamed to ``path`` (``rename=False``:
+    the caller renames it). Returns the file written."""
     tmp = path.with_name(path.name + ".tmp")
     tmp.write_text(json.dumps(data, indent=2))
+    if not rename:
+        return tmp
     os.replace(tmp, path)
+    return path
 
 
 def _saved_run(cfg: TrainCFRConfig, out_dir: Path) -> dict[str, Any]:

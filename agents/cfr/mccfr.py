@@ -243,13 +243,14 @@ class MCCFRSolver:
         )
 
     @classmethod
-    def load(cls, path: str | Path, game: Game | None = None) -> "MCCFRSolver":
+    def load(cls, path: str | Path, game: Game | None = None, seed: int = 0) -> "MCCFRSolver":
         """Rebuild a solver saved with :meth:`save`.
 
         Args:
             path: the checkpoint.
             game: the game to go on with; it must be the game and config the checkpoint records
                 (``None``: the recorded one).
+            seed: the run's seed, for a checkpoint that did not keep it (before 2026-12-06).
 
         Raises:
             ValueError: no such file, not an MCCFR checkpoint (an exact CFR one is named as such), a
@@ -275,7 +276,7 @@ class MCCFRSolver:
                 solver.regrets[key] = regrets[i].copy()
                 solver.strategy_sum[key] = strategy_sum[i].copy()
             solver.iteration = int(z["iteration"])
-            solver.seed = int(z["seed"]) if "seed" in z.files else 0
+            solver.seed = int(z["seed"]) if "seed" in z.files else seed
             # checkpoints before 2026-12-06 kept no generator state: they go on with a stream of their own,
             # not the first iterations' deals again
             solver.rng_restored = "rng_state" in z.files

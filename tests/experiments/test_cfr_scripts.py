@@ -270,6 +270,15 @@ def test_an_mccfr_resume_refuses_other_settings_and_what_it_cannot_resume(tmp_pa
         train_main(_mccfr(run, checkpoint_every_s=-1.0))
     with pytest.raises(FileNotFoundError, match="--resume: no checkpoint at"):
         train_main(_mccfr(tmp_path / "none", resume=True))
+    assert not (tmp_path / "none").exists()  # a refused resume makes no folder
+    assert MCCFRSolver.load(run / "checkpoint.npz", Game("octrix-round-small")).seed == 4  # the run's, kept
+    # a curve of other settings beside the checkpoint (a stop while --overwrite wrote its first one): refused
+    other = json.loads((run / "train_cfr.json").read_text())
+    other["config"].update(sampling="external", seed=7)
+    (run / "train_cfr.json").write_text(json.dumps(other))
+    with pytest.raises(ValueError, match=r"checkpoint.npz is a run of sampling 'outcome', seed 4, not this run's "
+                                         r"\('external', seed 7\)"):
+        train_main(_mccfr(run, resume=True, sampling="external", seed=7))
     (run / "train_cfr.json").write_text("{")
     with pytest.raises(ValueError, match="is missing or not a train_cfr result"):
         train_main(_mccfr(run, resume=True))
@@ -315,3 +324,17 @@ def test_mccfr_checkpoints_keep_what_a_stop_at_the_end_an_old_checkpoint_or_an_o
     assert (tmp_path / "full" / "checkpoint.npz").read_bytes() == before
     assert zipfile.is_zipfile(tmp_path / "full" / "checkpoint.npz")
     assert not list((tmp_path / "full").glob("*.tmp"))
+    # Ctrl-C during the arena games: the iterations are saved before them, and a resume plays them
+    import octagames.experiments.train_cfr as train_cfr
+
+    def interrupted(*args, **kwargs):
+        raise KeyboardInterrupt
+
+    monkeypatch.setattr(train_cfr, "evaluate", interrupted)
+    with pytest.raises(KeyboardInterrupt):
+        train_main(_mccfr(tmp_path / "full", overwrite=True, eval_games=2, seed=7))
+    monkeypatch.undo()
+    saved = json.loads((tmp_path / "full" / "train_cfr.json").read_text())
+    assert saved["partial"] and saved["config"]["seed"] == 7 and saved["iterations_done"] == 60
+    arena = train_main(_mccfr(tmp_path / "full", resume=True, eval_games=2, seed=7))
+    assert arena["arena"]["random"]["games"] == 2 and arena["curve"] == saved["curve"]
