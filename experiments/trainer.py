@@ -258,6 +258,9 @@ def claim_run_dir(path: Path, resume: bool, overwrite: bool, outputs: Sequence[s
         return "resuming"
     held = [name for name in dict.fromkeys((*RUN_FILES, *outputs)) if not name.endswith(".tmp")
             and (path / name).exists()]
+    partial = path / (REPLACED + ".partial")
+    if partial.is_dir() and any(partial.iterdir()):  # a move aside cut short (set_aside_run): a run all the same
+        held.append(partial.name)
     if held and not overwrite:
         choices = "--resume to continue it or --overwrite to replace it" if can_resume else "--overwrite to replace it"
         raise ValueError(f"{path} holds a run already ({', '.join(held)}): pass {choices}, or choose another "
@@ -300,8 +303,12 @@ def set_aside_run(path: Path, outputs: Sequence[str] = ()) -> Path:
         raise FileExistsError(f"{aside} is a file: --overwrite keeps the run it replaces in a folder of that name "
                               "until the new run's first checkpoint; move the file away")
     if partial.is_dir():  # a move cut short: put its files back first
+        clash = [name for name in names if (partial / name).exists() and (path / name).exists()]
+        if clash:
+            raise FileExistsError(f"{partial} holds a run's files that a move aside left ({', '.join(clash)} are "
+                                  f"also in {path}): keep the run you want in {path} and remove the other")
         for name in names:
-            if (partial / name).exists() and not (path / name).exists():
+            if (partial / name).exists():
                 os.replace(partial / name, path / name)
         shutil.rmtree(partial)
     if aside.is_dir() and any(aside.iterdir()):
@@ -309,11 +316,13 @@ def set_aside_run(path: Path, outputs: Sequence[str] = ()) -> Path:
             remove_run(path, outputs)
             return aside
         shutil.rmtree(aside)
+    if aside.is_dir():
+        aside.rmdir()  # empty: renamed over below
     partial.mkdir()
     for name in names:
         if (path / name).exists():
             os.replace(path / name, partial / name)
-    os.replace(partial, aside)  # over an empty folder too
+    os.replace(partial, aside)
     return aside
 
 
@@ -785,7 +794,6 @@ class Trainer:
             if cfg.imitation_games > 0:
                 t0 = time.perf_counter()
                 extra = self.warm_start()
-                self.checked_agents = []  # built to check their specs, shared by the warm start: done with
                 self.wall_time += time.perf_counter() - t0
             self.last_eval = self.evaluate()
             self.evaluated()
@@ -793,6 +801,7 @@ class Trainer:
             if cfg.imitation_games > 0:  # a warm start may take hours: a kill before the first checkpoint keeps it
                 self.save_checkpoint()
                 self.write_metrics()
+        self.checked_agents = []  # built to check their specs, shared by the warm start (if any): done with
         while self.count[counter] < self.total and not stop.signal:
             if cfg.time_budget_s > 0 and self.wall_time >= cfg.time_budget_s:
                 break

@@ -467,6 +467,17 @@ def test_a_move_aside_cut_short_is_put_back_and_a_file_in_the_way_is_named(tmp_p
     aside = trainer.set_aside_run(run, Toy.OUTPUTS)
     assert {p.name: p.read_bytes() for p in aside.iterdir()} == before and not partial.exists()
     assert not [p for p in run.iterdir() if p.is_file()]
+    # a move cut short after every file moved: the folder still holds a run, and clashing files are named
+    for name in ("metrics.csv", "config.json"):
+        (aside / name).rename(run / name)
+    (aside / "toy.pt").write_text("the other run's")
+    aside.rename(partial)
+    with pytest.raises(ValueError, match=r"holds a run already \(config.json, metrics.csv, replaced-run.partial\)"):
+        Toy(_toy(run, updates=1))
+    (run / "toy.pt").write_text("this run's")
+    with pytest.raises(FileExistsError, match=r"replaced-run.partial holds a run's files that a move aside left "
+                                              r"\(toy.pt are also in"):
+        trainer.set_aside_run(run, Toy.OUTPUTS)
     (tmp_path / "other").mkdir()
     (tmp_path / "other" / trainer.REPLACED).write_text("mine")
     with pytest.raises(FileExistsError, match="replaced-run is a file: --overwrite keeps the run it replaces"):
