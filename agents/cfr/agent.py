@@ -151,8 +151,12 @@ def mccfr_run(arg: str) -> tuple[int, str] | None:
 #: the tables that ``cfr:<iterations>[:external]`` trained in this process and an agent still plays, by game,
 #: config, iterations and sampling: the seed is fixed, so the same spec trains the same table, and an agent built
 #: while another of the same spec lives (one a seat in a warm start's teacher games, after the one that checked
-#: the spec) shares it instead of training again. Weak: a table no agent holds is freed.
+#: the spec) shares it instead of training again. Weak: a table no agent holds is freed, but for the newest
+#: (:data:`_NEWEST`).
 _TRAINED: "weakref.WeakValueDictionary[tuple, TablePolicy]" = weakref.WeakValueDictionary()
+#: the table trained last, kept whether an agent holds it or not: the callers that build an agent at each use
+#: (an evaluation's opponents, a teacher's blocks of games) share it too, at the cost of one table's memory
+_NEWEST: list[TablePolicy] = []
 #: one training at a time (the web app builds agents on several threads)
 _TRAINING = threading.Lock()
 
@@ -166,6 +170,7 @@ def _trained(game: Game, iterations: int, sampling: str) -> CFRAgent:
         if policy is None:
             policy = CFRAgent.mccfr(game, iterations=iterations, sampling=sampling).policy
             _TRAINED[key] = policy
+            _NEWEST[:] = [policy]
     return CFRAgent(policy, f"cfr:{iterations}" + (":external" if sampling == "external" else ""), game)
 
 

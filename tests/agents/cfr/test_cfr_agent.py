@@ -100,6 +100,7 @@ def test_a_cfr_spec_built_again_shares_its_table_instead_of_training_again(monke
 
     monkeypatch.setattr(MCCFRSolver, "iterate", counted)
     monkeypatch.setattr(cfr_agent, "_TRAINED", weakref.WeakValueDictionary())
+    monkeypatch.setattr(cfr_agent, "_NEWEST", [])
     small = Game("octrix-round", ranks=2, hand_size=2)
     first = make_agent("cfr:7", small)
     second = make_agent("cfr:7", Game("octrix-round", ranks=2, hand_size=2))  # another Game, the same config
@@ -111,10 +112,13 @@ def test_a_cfr_spec_built_again_shares_its_table_instead_of_training_again(monke
     others = [make_agent("cfr:7:external", small), make_agent("cfr:8", small),  # each trains its own
               make_agent("cfr:7", Game("octrix-round", ranks=3, hand_size=2))]
     assert trained == [7, 7, 7, 8, 7] and len({id(a.policy) for a in others}) == 3
-    # a table no agent holds is freed: built again, it trains again
+    # a table no agent holds is freed but for the newest: built again, the others train again
     del first, second, others
     gc.collect()
-    assert len(cfr_agent._TRAINED) == 0
+    newest = Game("octrix-round", ranks=3, hand_size=2)
+    assert list(cfr_agent._TRAINED) == [("octrix", newest.config, 7, "outcome")]
+    make_agent("cfr:7", newest)  # an evaluation building its opponent again
+    assert trained == [7, 7, 7, 8, 7]
     make_agent("cfr:7", small)
     assert trained == [7, 7, 7, 8, 7, 7]
     # agents built at once on several threads (the web app's) train one table
