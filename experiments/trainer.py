@@ -295,7 +295,8 @@ def set_aside_run(path: Path, outputs: Sequence[str] = ()) -> Path:
     and the stale folder is removed instead. Returns the folder.
 
     Raises:
-        FileExistsError: ``replaced-run`` is a file, not a folder.
+        FileExistsError: ``replaced-run`` is a file, not a folder; or a move cut short left files in
+            ``replaced-run.partial`` that are also here (two runs: the user keeps one).
     """
     aside, partial = path / REPLACED, path / (REPLACED + ".partial")
     names = list(dict.fromkeys((*SHARED_OUTPUTS, *outputs)))
