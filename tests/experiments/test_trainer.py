@@ -589,3 +589,35 @@ def test_a_bad_warm_start_agent_is_refused_before_the_run_writes_its_folder(tmp_
     with pytest.raises(ValueError, match=rf"^{field}: agent='mctz:8' is not valid; valid agents: \["):
         Toy(_toy(tmp_path / "run", imitation_games=2, **{field: "mctz:8"}))
     assert not list((tmp_path / "run").iterdir())
+
+
+def test_the_cfr_agents_a_warm_start_checks_are_the_ones_its_teacher_games_play(tmp_path, monkeypatch):
+    """The spec check built cfr:N once, the teacher games once a seat: each trained the same table again."""
+    import weakref
+
+    from octagames.agents.cfr import agent as cfr_agent
+    from octagames.agents.cfr.mccfr import MCCFRSolver
+    from octagames.agents.learn.imitation import teacher_games
+
+    trained = []
+    iterate = MCCFRSolver.iterate
+
+    def counted(self, n, *args, **kwargs):
+        trained.append(n)
+        return iterate(self, n, *args, **kwargs)
+
+    class Teaching(Toy):
+        def warm_start(self) -> dict[str, Any]:
+            data = teacher_games(self.game, self.cfg.imitation_teacher, 2, seed=0,
+                                 opponent=self.cfg.imitation_opponent)
+            return {"sum": float(len(data.actions))}
+
+    monkeypatch.setattr(MCCFRSolver, "iterate", counted)
+    monkeypatch.setattr(cfr_agent, "_TRAINED", weakref.WeakValueDictionary())
+    monkeypatch.setattr(cfr_agent, "_NEWEST", [])
+    small = dict(game="octrix-round", config=("ranks=2", "hand_size=2"), updates=1, imitation_games=2)
+    run = Teaching(_toy(tmp_path / "run", imitation_teacher="cfr:3", imitation_opponent="cfr:4", **small))
+    assert trained == [3, 4]  # the specs checked: each trained once
+    run.run()
+    assert trained == [3, 4]  # the teacher games shared the checked agents' tables
+    assert run.checked_agents == []  # then let them go
