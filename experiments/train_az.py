@@ -103,7 +103,7 @@ from octagames import catalogue
 from octagames.agents.arena import wilson_interval
 from octagames.agents.search.mcts import compiled_value
 from octagames.agents.search.rollouts import check_game
-from octagames.agents.learn.ppo import ACTIVATIONS
+from octagames.agents.learn.ppo import check_activation
 from octagames.agents.learn.az import (PolicyValueNet, SearchConfig, action_block, action_rows, load_model,
                                       model_dict, save_model, widen_input, zoo_path)
 from octagames.core import Game
@@ -250,8 +250,7 @@ class TrainConfig(trainer.RunConfig):
             raise ValueError(f"head={self.head} is not valid; give 0 (linear policy and value heads) or the width "
                              "of their hidden layer, >= 1")
         check_hidden(self.hidden)
-        if self.activation not in ACTIVATIONS:
-            raise ValueError(f"activation={self.activation!r} is not valid; valid values: {sorted(ACTIVATIONS)}")
+        check_activation(self.activation)
         for name in ("batch_size", "buffer_size", "num_games", "samples_per_iteration",
                      "snapshot_every", "pool_size", "policy_width"):
             if getattr(self, name) < 1:

@@ -92,8 +92,8 @@ import torch
 
 from octagames.agents.arena import play_match
 from octagames.agents.learn.imitation import pretrain_actor_critic
-from octagames.agents.learn.ppo import (ACTIVATIONS, ActorCritic, PPOAgent, matmul_precision, policy_dict, ppo_update,
-                                        save_policy)
+from octagames.agents.learn.ppo import (ActorCritic, PPOAgent, check_activation, matmul_precision, policy_dict,
+                                        ppo_update, save_policy)
 from octagames.agents.learn.rollout import (ROLLOUT_OBS_DTYPES, RolloutConfig, RolloutWorker, build_model,
                                             merge_rollouts)
 from octagames.agents.registry import make_agent
@@ -183,8 +183,7 @@ class TrainConfig(trainer.RunConfig):
             raise ValueError(f"obs_dtype={self.obs_dtype!r} is not valid; "
                              f"valid values: {list(ROLLOUT_OBS_DTYPES)}")
         matmul_precision(self.matmul_dtype)  # a bad name raises ValueError naming the field
-        if self.activation not in ACTIVATIONS:  # here, not when the network is built: after --overwrite's removal
-            raise ValueError(f"activation={self.activation!r} is not valid; valid values: {sorted(ACTIVATIONS)}")
+        check_activation(self.activation)  # here, not when the network is built: after --overwrite's removal
         if not 0.0 <= self.self_play_prob <= 1.0:
             raise ValueError(f"self_play_prob={self.self_play_prob} must be in [0, 1]")
         if not 0.0 <= self.random_opponent_prob <= 1.0 - self.self_play_prob:

@@ -69,7 +69,8 @@ from octagames.agents.learn.imitation import observations
 from octagames.agents.search.mcts import (clear_trees, compiled_value, has_playout_policy, mix_root_noise, new_trees,
                                    playout_kernels, playout_policy, root_stats, search_kernels)
 from octagames.agents.model_config import check_config, fitting_options, load_model_file, recorded_config
-from octagames.agents.learn.ppo import ACTIVATIONS, SparseInputLinear, layer_init, masked_logits, mlp, sparse_entries
+from octagames.agents.learn.ppo import (ACTIVATIONS, SparseInputLinear, check_activation, layer_init, masked_logits,
+                                        mlp, sparse_entries)
 from octagames.agents.registry import make_agent
 from octagames.agents.search.learned_rollouts import LearnedRollout, features, has_features
 from octagames.agents.search.rollouts import paired_choice, pruned_values
@@ -122,8 +123,7 @@ class PolicyValueNet(nn.Module):
                  head: int = 0, activation: str = "relu", action_features: Sequence[int] | None = None,
                  action_rows: dict[str, Any] | None = None) -> None:
         super().__init__()
-        if activation not in ACTIVATIONS:
-            raise ValueError(f"activation={activation!r} is not valid; valid values: {sorted(ACTIVATIONS)}")
+        check_activation(activation)
         if not hidden or min(hidden) < 1:
             raise ValueError(f"hidden={tuple(hidden)!r} is not valid; give at least one positive width")
         self.spec = {"obs_size": int(obs_size), "num_actions": int(num_actions), "num_values": int(num_values),

@@ -107,6 +107,12 @@ class Tanh(nn.Module):
 
 ACTIVATIONS = {"tanh": Tanh, "relu": nn.ReLU}
 
+
+def check_activation(activation: str) -> None:
+    """Raise ``ValueError`` naming the field unless ``activation`` is one of :data:`ACTIVATIONS`."""
+    if activation not in ACTIVATIONS:
+        raise ValueError(f"activation={activation!r} is not valid; valid values: {sorted(ACTIVATIONS)}")
+
 #: the dtypes the network's matrix products may run in (:func:`matmul_precision`)
 MATMUL_DTYPES = {"float32": None, "bfloat16": torch.bfloat16}
 
@@ -371,8 +377,7 @@ class ActorCritic(nn.Module):
     def __init__(self, obs_size: int, num_actions: int, hidden: Sequence[int] = (256, 256),
                  activation: str = "tanh") -> None:
         super().__init__()
-        if activation not in ACTIVATIONS:
-            raise ValueError(f"activation={activation!r} is not valid; valid values: {sorted(ACTIVATIONS)}")
+        check_activation(activation)
         self.spec = {"obs_size": int(obs_size), "num_actions": int(num_actions),
                      "hidden": [int(h) for h in hidden], "activation": activation}
         self.actor = mlp([obs_size, *hidden, num_actions], activation, out_std=0.01)
