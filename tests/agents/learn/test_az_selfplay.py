@@ -216,7 +216,7 @@ def test_teacher_games_label_the_teachers_choice():
 
 
 def test_teacher_games_against_an_opponent_keep_the_teachers_seat_and_split_into_blocks():
-    from octagames.agents.learn.imitation import BLOCK
+    from octagames.agents.learn.imitation import BLOCK, GamesSoFar
     g = Game("achten", **ACHTEN)
     one = teacher_games(g, "heuristic", num_games=1, seed=5, opponent="random")
     two = teacher_games(g, "heuristic", num_games=2, seed=5, opponent="random")
@@ -233,6 +233,24 @@ def test_teacher_games_against_an_opponent_keep_the_teachers_seat_and_split_into
     for name in ("seats", "actions", "outcomes"):
         assert np.array_equal(getattr(both, name), np.concatenate([getattr(b, name) for b in blocks])), name
     assert both.records.tobytes() == np.concatenate([b.records for b in blocks]).tobytes()
+    # stopped after its first block (a trainer's stop request), then gone on from it: the same games
+    kept = {}
+
+    def first_block(games: int, so_far) -> bool:
+        kept[games] = so_far()
+        return True
+
+    stopped = teacher_games(g, "heuristic", size + 3, seed=7, opponent="random", workers=2, checkpoint=first_block)
+    assert stopped.games == size and list(kept) == [size] and kept[size].rng_state is None
+    rest = teacher_games(g, "heuristic", size + 3, seed=7, opponent="random", workers=2, done=kept[size])
+    assert rest.games == size + 3 and rest.records.tobytes() == both.records.tobytes()
+    np.testing.assert_array_equal(rest.actions, both.actions)
+    with pytest.raises(ValueError, match=f"done holds 1 games, not whole blocks of {size}"):
+        teacher_games(g, "heuristic", size + 3, seed=7, opponent="random", workers=2, done=GamesSoFar(one, None))
+    with pytest.raises(ValueError, match="done has no generator state"):
+        teacher_games(g, "heuristic", 3, seed=5, opponent="random", done=GamesSoFar(one, None))
+    with pytest.raises(ValueError, match="done holds 2 games; this call plays 1"):
+        teacher_games(g, "heuristic", 1, seed=5, opponent="random", done=GamesSoFar(two, None))
     with pytest.raises(ValueError, match="workers=0"):
         teacher_games(g, "heuristic", 1, 0, workers=0)
     with pytest.raises(ValueError, match="nobody"):
