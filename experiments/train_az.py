@@ -674,13 +674,16 @@ def train(cfg: TrainConfig) -> dict[str, Any]:
 def main(cfg: TrainConfig) -> dict[str, Any]:
     """Command-line entry: train and print the final evaluation."""
     result = train(cfg)
-    last, final = result["rows"][-1], result["final_eval"]
-    trainer.print_result(result, [
-        f"iterations: {last['iteration']}, samples: {last['samples']}, games: {last['games']}, "
-        f"wall time: {last['wall_time']:.1f}s",
-        *(f"{'policy' if k.startswith('win_rate_policy') else 'search'} vs {k.split('vs_', 1)[1]}: {v:.3f} "
-          f"[{final[k.replace('win_rate', 'ci_low')]:.3f}, {final[k.replace('win_rate', 'ci_high')]:.3f}]"
-          for k, v in final.items() if k.startswith("win_rate"))])
+
+    def lines(result: dict[str, Any]) -> list[str]:
+        last, final = result["rows"][-1], result["final_eval"]
+        return [f"iterations: {last['iteration']}, samples: {last['samples']}, games: {last['games']}, "
+                f"wall time: {last['wall_time']:.1f}s",
+                *(f"{'policy' if k.startswith('win_rate_policy') else 'search'} vs {k.split('vs_', 1)[1]}: {v:.3f} "
+                  f"[{final[k.replace('win_rate', 'ci_low')]:.3f}, {final[k.replace('win_rate', 'ci_high')]:.3f}]"
+                  for k, v in final.items() if k.startswith("win_rate"))]
+
+    trainer.print_result(result, lines)
     return result
 
 

@@ -385,11 +385,14 @@ def train(cfg: TrainConfig) -> dict[str, Any]:
 def main(cfg: TrainConfig) -> dict[str, Any]:
     """Command-line entry: train and print the final evaluation."""
     result = train(cfg)
-    last = result["rows"][-1]
-    trainer.print_result(result, [
-        f"env steps: {last['env_steps']}, wall time: {last['wall_time']:.1f}s, "
-        f"steps/s (last update): {last.get('steps_per_s', float('nan')):.0f}",
-        *(f"{k}: {v:.3f}" for k, v in result["final_eval"].items() if k.startswith("win_rate"))])
+
+    def lines(result: dict[str, Any]) -> list[str]:
+        last = result["rows"][-1]
+        return [f"env steps: {last['env_steps']}, wall time: {last['wall_time']:.1f}s, "
+                f"steps/s (last update): {last.get('steps_per_s', float('nan')):.0f}",
+                *(f"{k}: {v:.3f}" for k, v in result["final_eval"].items() if k.startswith("win_rate"))]
+
+    trainer.print_result(result, lines)
     return result
 
 

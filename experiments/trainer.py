@@ -10,6 +10,9 @@ A run lives in one folder, by default named from what it trains (:func:`default_
                          at and its code to ``resumes``)
         checkpoint.pt    everything needed to resume exactly (written atomically; with a warm start
                          also right after it and the first evaluation, before the first update)
+        warm_start.partial.pt  the warm start's teacher games so far, while they are played (every minute
+                         or so, at a stop, and when they end): --resume goes on from them; removed at the
+                         first checkpoint.pt
         metrics.csv      one row per update or iteration; win rates at evaluations
         metrics.json     the same rows, the config, the evaluation opponents (and those skipped)
         curves.png       win rates and losses over the run's work and over wall time
@@ -46,14 +49,14 @@ import threading
 import time
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, ClassVar, Sequence
+from typing import Any, Callable, ClassVar, Sequence
 
 import numpy as np
 import torch
 
 from octagames import catalogue
 from octagames.agents.arena import WriterLock
-from octagames.agents.learn.imitation import TeacherData, teacher_games
+from octagames.agents.learn.imitation import GamesSoFar, TeacherData, teacher_games
 from octagames.agents.model_config import UnsafeModelFile, load_model_file
 from octagames.agents.registry import make_agent
 from octagames.core import Game
@@ -62,8 +65,17 @@ from octagames.experiments.cli import (GameArgs, check_device, check_ray_options
 
 #: the files that make a folder a run (any one of them): refused without --resume or --overwrite
 RUN_FILES = ("config.json", "checkpoint.pt", "metrics.json", "metrics.csv")
+#: the warm start's teacher games so far (:meth:`Trainer.teacher_data`), saved while they are played so that a run
+#: stopped or killed during them goes on with --resume; removed at the run's first checkpoint
+WARM_START_PARTIAL = "warm_start.partial.pt"
 #: what every trainer writes (removed by --overwrite, with the trainer's own OUTPUTS)
-SHARED_OUTPUTS = (*RUN_FILES, "checkpoint.pt.tmp", "config.json.tmp", "curves.png")
+SHARED_OUTPUTS = (*RUN_FILES, "checkpoint.pt.tmp", "config.json.tmp", "curves.png", WARM_START_PARTIAL,
+                  WARM_START_PARTIAL + ".tmp")
+#: seconds between saves of the warm start's teacher games at least (a stop saves at once)
+WARM_START_SAVE_EVERY_S = 60.0
+#: the share of the teacher games' time that saving them may take at most (the next save waits the last one's time
+#: over it when that is longer than :data:`WARM_START_SAVE_EVERY_S`)
+WARM_START_SAVE_SHARE = 0.1
 
 
 @dataclass(frozen=True)
@@ -94,7 +106,8 @@ class RunConfig(GameArgs):
     run_dir: str = ""
     """output folder (default runs/<trainer>/<variant>-<players>p-<config digest>-s<seed>)"""
     resume: bool = False
-    """continue the run in run_dir from its checkpoint.pt, with the run's settings: a setting that changes what
+    """continue the run in run_dir from its checkpoint.pt (or, stopped during its warm start's teacher games, from
+    its warm_start.partial.pt), with the run's settings: a setting that changes what
     it computes (seed, game, network, optimiser, schedule, rollout sizes, torch threads, device, ...) is refused,
     naming each; only the budget (total steps or iterations, time budget), stop_after, checkpoint_every,
     eval_every, eval_games, progress and ray_address may change. config.json keeps the run's first command and
@@ -477,7 +490,8 @@ class Trainer:
         and read and check the checkpoint of a resume."""
         cfg = self.cfg
         # --overwrite's removal waits for run(): a setting refused while the trainer builds keeps the run there
-        self.start = claim_run_dir(self.run_dir, cfg.resume, cfg.overwrite, self.OUTPUTS, remove=False)
+        self.start = claim_run_dir(self.run_dir, cfg.resume, cfg.overwrite, self.OUTPUTS, remove=False,
+                                   checkpoint=self.resume_file())
         #: the run that --overwrite set aside (:func:`set_aside_run`), removed at this run's first checkpoint
         self.replaced: Path | None = None
         announce(self.MODULE, cfg, self.run_dir, f"{self.describe()}, config "
@@ -499,9 +513,22 @@ class Trainer:
             if getattr(cfg, name):  # built by the teacher games: after the folder is written
                 self.check_agent(name)
         self.resumed: dict[str, Any] | None = None  # the checkpoint to resume, read and checked before any work
+        #: the teacher games of a warm start stopped during them (:data:`WARM_START_PARTIAL`), to go on from
+        self.warm_partial: dict[str, Any] | None = None
+        #: the signals that stop :meth:`run` (set while it runs), and when its warm start began
+        self.stop_request: StopRequest | None = None
+        self.warm_t0 = time.perf_counter()
         if cfg.resume:
-            self.resumed = read_checkpoint(self.run_dir / "checkpoint.pt", mmap=True)
-            self.check_resume(self.resumed, self.run_dir / "checkpoint.pt")
+            path = self.run_dir / self.resume_file()
+            self.resumed = read_checkpoint(path, mmap=True)
+            self.check_resume(self.resumed, path)
+
+    def resume_file(self) -> str:
+        """What ``--resume`` goes on from: ``checkpoint.pt``, or :data:`WARM_START_PARTIAL` where the run was stopped
+        during its warm start's teacher games (and has no checkpoint yet)."""
+        if not (self.run_dir / "checkpoint.pt").exists() and (self.run_dir / WARM_START_PARTIAL).exists():
+            return WARM_START_PARTIAL
+        return "checkpoint.pt"
 
     # -- what a trainer writes ------------------------------------------------------
     def step(self) -> dict[str, Any]:
@@ -562,16 +589,82 @@ class Trainer:
             print(message, flush=True)
 
     def teacher_data(self) -> TeacherData:
-        """The warm start's teacher games (the ``imitation_*`` settings)."""
+        """The warm start's teacher games (the ``imitation_*`` settings).
+
+        While :meth:`run` runs, the games so far are saved in :data:`WARM_START_PARTIAL` every
+        :data:`WARM_START_SAVE_EVERY_S` seconds or so, when they end, and at a stop request (then
+        :class:`WarmStartStopped` is raised); a resume goes on from them, with the teacher's generator and the
+        global RNGs as they were, so it gets the data of a run never stopped.
+        """
         cfg = self.cfg
         seed = cfg.seed * 104729 + 17
         wild = int(round(cfg.imitation_random_share * cfg.imitation_games))
-        parts = [teacher_games(self.game, cfg.imitation_teacher, n, seed=seed + start, epsilon=epsilon,
-                               opponent=cfg.imitation_opponent, workers=cfg.imitation_workers, progress=cfg.progress,
-                               player=cfg.imitation_player if epsilon < 1.0 else "")
-                 for n, start, epsilon in ((cfg.imitation_games - wild, 0, cfg.imitation_epsilon),
-                                           (wild, cfg.imitation_games - wild, 1.0)) if n > 0 or start == 0]
-        return parts[0] if len(parts) == 1 else TeacherData.concatenate(parts)
+        plan = [(n, start, epsilon) for n, start, epsilon in ((cfg.imitation_games - wild, 0, cfg.imitation_epsilon),
+                                                              (wild, cfg.imitation_games - wild, 1.0))
+                if n > 0 or start == 0]
+        saved = self.warm_partial["parts"] if self.warm_partial else []
+        pending = [self.warm_partial["rng"]] if self.warm_partial else []
+
+        def restore() -> None:  # the global RNGs where the stopped run left them: before its next game
+            if pending:
+                set_rng_state(pending.pop())
+
+        parts: list[GamesSoFar] = []
+        saving = self.stop_request is not None
+        timer = {"next": time.monotonic() + WARM_START_SAVE_EVERY_S}
+
+        def checkpoint(games: int, so_far: Any) -> bool:
+            stop = self.stop_request is not None and self.stop_request.signal is not None
+            if stop or time.monotonic() >= timer["next"]:
+                took = self.save_teacher_games([*parts, so_far()])
+                timer["next"] = time.monotonic() + max(WARM_START_SAVE_EVERY_S, took / WARM_START_SAVE_SHARE)
+            return stop
+
+        for j, (n, start, epsilon) in enumerate(plan):
+            done = None
+            if j < len(saved):
+                d = dict(saved[j]["data"])
+                d["records"] = d["records"].numpy().reshape(-1).view(self.game.dtype)
+                done = GamesSoFar(TeacherData(**d), saved[j]["rng_state"])
+            data = teacher_games(self.game, cfg.imitation_teacher, n, seed=seed + start, epsilon=epsilon,
+                                 opponent=cfg.imitation_opponent, workers=cfg.imitation_workers, progress=cfg.progress,
+                                 player=cfg.imitation_player if epsilon < 1.0 else "", done=done,
+                                 checkpoint=checkpoint if saving else None, before_play=restore)
+            if data.games < n:
+                raise WarmStartStopped(f"after {sum(p.data.games for p in parts) + data.games} of "
+                                       f"{cfg.imitation_games} teacher games")
+            parts.append(GamesSoFar(data, None))
+        restore()
+        if saving:
+            self.save_teacher_games(parts)
+            if self.stop_request.signal is not None:
+                raise WarmStartStopped(f"after its {cfg.imitation_games} teacher games")
+        return parts[0].data if len(parts) == 1 else TeacherData.concatenate([p.data for p in parts])
+
+    def warm_partial_games(self) -> int:
+        """The teacher games of :attr:`warm_partial` (0 without one)."""
+        return sum(int(p["data"]["games"]) for p in self.warm_partial["parts"]) if self.warm_partial else 0
+
+    def save_teacher_games(self, parts: list[GamesSoFar]) -> float:
+        """Write :data:`WARM_START_PARTIAL` (atomically): the teacher games so far (``parts``: one per
+        :meth:`teacher_data` call of :func:`teacher_games`), the global RNGs, the wall time, and what
+        :meth:`check_resume` compares; returns the seconds it took."""
+        t0 = time.perf_counter()
+        path = self.run_dir / WARM_START_PARTIAL
+        tmp = path.with_name(path.name + ".tmp")
+
+        def data(d: TeacherData) -> dict[str, Any]:  # the records as bytes: a tensor saves 3 times faster
+            raw = np.ascontiguousarray(d.records).view(np.uint8).reshape(len(d.records), self.game.dtype.itemsize)
+            return {"records": torch.from_numpy(raw), "seats": d.seats, "actions": d.actions, "outcomes": d.outcomes,
+                    "games": d.games}
+
+        torch.save({"format": self.FORMAT, "config": dataclasses.asdict(self.cfg), "game": self.game_record(),
+                    "runtime": self.runtime(),
+                    "warm_start": {"parts": [{"data": data(p.data), "rng_state": p.rng_state} for p in parts],
+                                   "rng": rng_state(),
+                                   "wall_time": self.wall_time + time.perf_counter() - self.warm_t0}}, tmp)
+        os.replace(tmp, path)
+        return time.perf_counter() - t0
 
     def evaluate(self) -> dict[str, float]:
         """Every opponent's evaluation games (seeds from the run's seed, the step and the opponent)."""
@@ -611,6 +704,7 @@ class Trainer:
         torch.save(self.checkpoint_dict(), tmp)
         os.replace(tmp, path)
         self.save_model()
+        (self.run_dir / WARM_START_PARTIAL).unlink(missing_ok=True)  # the checkpoint holds the warm start now
         if self.replaced is not None:  # what --overwrite set aside: this run can go on from here now
             shutil.rmtree(self.replaced, ignore_errors=True)
             self.replaced = None
@@ -707,7 +801,8 @@ class Trainer:
             "config": dataclasses.asdict(self.cfg), "game": self.game_record(),
             "command": "(config.json was missing at a resume; these are the resume's settings)"}
         data.setdefault("resumes", []).append({
-            "command": " ".join(command_line(self.cfg, self.MODULE)), "resumed_at": dict(self.count),
+            "command": " ".join(command_line(self.cfg, self.MODULE)),
+            "resumed_at": {**self.count, **({"teacher_games": self.warm_partial_games()} if self.warm_partial else {})},
             "device": str(self.device), "torch_threads": torch.get_num_threads(),
             "time": time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime()), "code": code_version()})
         tmp = path.with_suffix(".json.tmp")
@@ -749,10 +844,12 @@ class Trainer:
         """
         stop = StopRequest()
         stop.install()
+        self.stop_request = stop
         try:
             return self._run(stop)
         finally:
             stop.uninstall()
+            self.stop_request = None
             self.release()
 
     def check_agent(self, field: str) -> None:
@@ -777,7 +874,13 @@ class Trainer:
         cfg, counter = self.cfg, self.COUNTERS[0]
         t_start = time.perf_counter()
         ckpt = self.run_dir / "checkpoint.pt"
-        if cfg.resume:
+        if cfg.resume and self.resumed is not None and "warm_start" in self.resumed:  # stopped in its teacher games
+            self.warm_partial, self.resumed = self.resumed["warm_start"], None
+            self.wall_time = float(self.warm_partial["wall_time"])
+            self.record_resume()
+            print(f"  going on from {self.warm_partial_games()} of {cfg.imitation_games} teacher games "
+                  f"({WARM_START_PARTIAL})", flush=True)
+        elif cfg.resume:
             self.load_checkpoint(ckpt)
             self.record_resume()
             self.write_metrics()
@@ -793,9 +896,19 @@ class Trainer:
         if self.count[counter] == 0 and not self.rows:
             extra: dict[str, Any] = {}
             if cfg.imitation_games > 0:
-                t0 = time.perf_counter()
-                extra = self.warm_start()
-                self.wall_time += time.perf_counter() - t0
+                self.warm_t0 = time.perf_counter()
+                try:
+                    extra = self.warm_start()
+                except WarmStartStopped as e:  # its teacher games so far are saved
+                    print(f"{stop.signal}: stopped in the warm start {e}; --resume goes on from there", flush=True)
+                    if self.bar is not None:
+                        self.bar.close()
+                        self.bar = None
+                    return {"run_dir": str(self.run_dir), "checkpoint": str(self.run_dir / WARM_START_PARTIAL),
+                            "curves": None, "rows": [], "final_eval": {}, "skipped_opponents": self.skipped,
+                            "seconds": time.perf_counter() - t_start, "stopped_by": stop.signal}
+                self.wall_time += time.perf_counter() - self.warm_t0
+                self.warm_partial = None
             self.last_eval = self.evaluate()
             self.evaluated()
             self.rows.append(self.row({**extra, **self.last_eval}))
@@ -843,6 +956,11 @@ class Trainer:
                 "seconds": time.perf_counter() - t_start, **({"stopped_by": stop.signal} if stop.signal else {})}
 
 
+class WarmStartStopped(Exception):
+    """A stop request during the warm start's teacher games (or right after them): they are saved in
+    :data:`WARM_START_PARTIAL` and the run ends there; the message says after how many games."""
+
+
 class StopRequest:
     """Ctrl-C (SIGINT) or SIGTERM while a trainer runs: noted, so the loop stops after the update under way
     with a checkpoint; a second Ctrl-C raises ``KeyboardInterrupt`` at once. Installed in the main thread
@@ -868,7 +986,8 @@ class StopRequest:
         if self.signal is not None and signum == signal.SIGINT:
             raise KeyboardInterrupt  # asked twice: at once
         self.signal = signal.Signals(signum).name
-        print(f"\n{self.signal}: stopping after this update, with a checkpoint (Ctrl-C again: at once)",
+        print(f"\n{self.signal}: stopping after this update (or teacher game), with a checkpoint (Ctrl-C again: "
+              "at once)",
               file=sys.stderr, flush=True)
 
 
@@ -943,10 +1062,11 @@ def save_figure(fig: Any, path: Path, title: str) -> Path:
     return path
 
 
-def print_result(result: dict[str, Any], lines: Sequence[str]) -> None:
-    """A trainer's last lines: the run folder, ``lines`` (its own figures) and the skipped opponents."""
+def print_result(result: dict[str, Any], lines: Callable[[dict[str, Any]], Sequence[str]]) -> None:
+    """A trainer's last lines: the run folder, ``lines(result)`` (its own figures, from the last row; none for a
+    run stopped in its warm start, which has no row yet) and the skipped opponents."""
     print(f"run_dir: {result['run_dir']}")
-    for line in lines:
+    for line in lines(result) if result["rows"] else ():
         print(line)
     for k, v in result["skipped_opponents"].items():
         print(f"skipped opponent {k}: {v}")

@@ -4,8 +4,10 @@ from __future__ import annotations
 
 import dataclasses
 import json
+import math
 import os
 import re
+import signal
 import subprocess
 import sys
 from pathlib import Path
@@ -367,3 +369,77 @@ def test_a_network_shape_that_means_nothing_is_refused_when_the_flags_are_read(t
         _cfg(tmp_path / "run", **kw)
     assert not (tmp_path / "run").exists()
     assert (_cfg(tmp_path / "run", head=0).head, _cfg(tmp_path / "run", head=16).head) == (0, 16)
+
+
+class Crash(Exception):
+    """A failure in the middle of the teacher games (after a save of them)."""
+
+
+def test_a_run_stopped_or_killed_in_its_teacher_games_resumes_to_the_run_never_stopped(tmp_path, monkeypatch,
+                                                                                       capsys):
+    """The warm start's teacher games were saved only with the checkpoint after them: a stop or a kill during
+    them (hours with a search as the teacher) lost them all, and a Ctrl-C waited for their end."""
+    from octagames.agents.learn import imitation
+    from octagames.experiments import trainer
+
+    def turn(*args):  # a teacher that draws from the global RNGs, which the resumed games must find as they were
+        np.random.random()
+        torch.rand(1)
+        return make_turn(*args)
+
+    make_turn = imitation.make_turn
+    monkeypatch.setattr(imitation, "make_turn", turn)
+    monkeypatch.setattr(trainer, "WARM_START_SAVE_EVERY_S", 0.0)  # a save after every game
+    monkeypatch.setattr(trainer, "WARM_START_SAVE_SHARE", math.inf)
+    kw = dict(iterations=0, imitation_games=10, imitation_random_share=0.4, eval_games=2)
+
+    def run(cfg, at: int = 0, then=None):
+        save = trainer.Trainer.save_teacher_games
+
+        def save_then(self, parts):
+            took = save(self, parts)
+            if sum(p.data.games for p in parts) == at:
+                then()
+            return took
+
+        monkeypatch.setattr(trainer.Trainer, "save_teacher_games", save_then)
+        try:
+            return train(cfg), (float(np.random.random()), torch.rand(2).tolist())  # where the run left the RNGs
+        finally:
+            monkeypatch.setattr(trainer.Trainer, "save_teacher_games", save)
+
+    full, full_rngs = run(_cfg(tmp_path / "full", **kw))
+    cfg = _cfg(tmp_path / "run", **kw)
+    partial = tmp_path / "run" / trainer.WARM_START_PARTIAL
+
+    def term():
+        os.kill(os.getpid(), signal.SIGTERM)
+
+    stopped, _ = run(cfg, 3, term)  # noticed at the next game's save
+    assert stopped["stopped_by"] == "SIGTERM" and stopped["rows"] == []
+    assert "SIGTERM: stopped in the warm start after 4 of 10 teacher games; --resume goes on from there" \
+        in capsys.readouterr().out
+    assert partial.exists() and not (tmp_path / "run" / "checkpoint.pt").exists()
+    with pytest.raises(ValueError, match="holds a run already"):
+        train(cfg)
+    with pytest.raises(ValueError, match=r"imitation_games \(--imitation-games\) 10 in the run, 12 asked"):
+        train(dataclasses.replace(cfg, resume=True, imitation_games=12))  # the games of another warm start
+
+    def crash():
+        raise Crash
+
+    with pytest.raises(Crash):  # in the wholly random games (the last 4): the first 6 are one call, these another
+        run(dataclasses.replace(cfg, resume=True), 8, crash)
+    again, _ = run(dataclasses.replace(cfg, resume=True), 9, term)  # stopped with every game played
+    assert again["stopped_by"] == "SIGTERM"
+    out = capsys.readouterr().out
+    assert "going on from 4 of 10 teacher games" in out and "going on from 8 of 10 teacher games" in out
+    assert "stopped in the warm start after its 10 teacher games" in out
+    resumed, rngs = run(dataclasses.replace(cfg, resume=True))
+    assert _without_clock(resumed["rows"]) == _without_clock(full["rows"]) and rngs == full_rngs
+    for a, b in zip(torch.load(tmp_path / "full" / "model.pt", weights_only=False)["state_dict"].values(),
+                    torch.load(tmp_path / "run" / "model.pt", weights_only=False)["state_dict"].values()):
+        torch.testing.assert_close(a, b, rtol=0, atol=0)
+    assert not partial.exists()  # the checkpoint holds the warm start now
+    resumes = json.loads((tmp_path / "run" / "config.json").read_text())["resumes"]
+    assert [r["resumed_at"]["teacher_games"] for r in resumes] == [4, 8, 10]
