@@ -78,6 +78,16 @@ class GamesSoFar:
     rng_state: dict[str, Any] | None
 
 
+@dataclass
+class ValuesSoFar:
+    """The value targets a :func:`rollout_outcomes` call has found, to go on from: those of its first
+    ``len(values)`` decisions and, where it valued them in this process, its generator's state after them
+    (``None`` where several workers valued them in blocks, each from its own seed)."""
+
+    values: np.ndarray
+    rng_state: dict[str, Any] | None
+
+
 #: ``checkpoint(games_done, so_far)`` after each game (one worker) or block (several), in order: ``so_far()``
 #: builds the :class:`GamesSoFar` (only when called); a true result stops the games there
 Checkpoint = Callable[[int, Callable[[], GamesSoFar]], bool]
@@ -205,7 +215,8 @@ def _teacher_data(game: Game, recs: list, seats: list, actions: list, outcomes: 
 
 
 def rollout_outcomes(game: Game, data: TeacherData, worlds: int, seed: int,
-                     progress: bool = False, workers: int = 1) -> np.ndarray:
+                     progress: bool = False, workers: int = 1, done: ValuesSoFar | None = None,
+                     checkpoint: Callable[[int, Callable[[], ValuesSoFar]], bool] | None = None) -> np.ndarray:
     """Value targets with less noise than a game's one outcome: for each decision of ``data``, the deciding
     seat's mean win over ``worlds`` uniform determinizations of its information state
     (:func:`~octagames.agents.search.rollouts.believed_worlds`), each played on from the teacher's
@@ -216,14 +227,20 @@ def rollout_outcomes(game: Game, data: TeacherData, worlds: int, seed: int,
     of this function with seed ``seed + its first decision``, in that many processes: the same
     values for any number of workers above one (the first block's are one worker's).
 
+    ``done`` and ``checkpoint`` stop and go on as :func:`teacher_games`'s do: ``checkpoint(decisions done,
+    so_far)`` after each decision (each block with several workers), a true result returning the values so
+    far; ``done``, from an earlier call with the same arguments, is kept and the values go on after it as
+    that call's did.
+
     Returns:
         ``outcomes`` laid out as :attr:`TeacherData.outcomes` (per seat counted from the deciding seat):
-        the mean win, then ``1 -`` it for the other seat.
+        the mean win, then ``1 -`` it for the other seat; fewer rows than ``data`` when ``checkpoint``
+        stopped the call.
 
     Raises:
-        ValueError: ``worlds`` < 1, ``workers`` < 1, a game without a compiled heuristic, or not 2
+        ValueError: ``worlds`` < 1, ``workers`` < 1, a game without a compiled heuristic, not 2
             players (the playouts report the deciding seat's win only, which tells the others' only at
-            two seats).
+            two seats), or a ``done`` this call cannot go on from.
     """
     if worlds < 1:
         raise ValueError(f"worlds={worlds} is not valid; it must be >= 1")
@@ -232,23 +249,46 @@ def rollout_outcomes(game: Game, data: TeacherData, worlds: int, seed: int,
     check_game(game, "rollout value targets")
     if game.num_players != 2:
         raise ValueError(f"rollout value targets need 2 players; {game.name} has {game.num_players}")
-    if workers > 1 and len(data) > DECISION_BLOCK:
+    first = 0 if done is None else len(done.values)
+    if first > len(data):
+        raise ValueError(f"done holds {first} values; this call values {len(data)} decisions")
+    if done is not None and first == len(data):
+        return done.values
+    blocks = workers > 1 and len(data) > DECISION_BLOCK
+    if first and (first % DECISION_BLOCK if blocks else done.rng_state is None):
+        raise ValueError(f"done holds {first} values, not what this call goes on from: whole blocks of "
+                         f"{DECISION_BLOCK} with several workers, or one worker's generator state")
+    if blocks:
+        parts = [done.values] if first else []
         jobs = [(game, _slice(data, a, a + DECISION_BLOCK), worlds, seed + a)
-                for a in range(0, len(data), DECISION_BLOCK)]
-        parts = _in_processes(_rollout_block, jobs, workers, progress, f"rollout values ({worlds} worlds)",
-                              "decision", [len(j[1]) for j in jobs])
-        return np.concatenate(parts)
+                for a in range(first, len(data), DECISION_BLOCK)]
+        stop = None
+        if checkpoint is not None:
+            def stop(part: np.ndarray) -> bool:
+                parts.append(part)
+                n = sum(map(len, parts))
+                return checkpoint(n, lambda: ValuesSoFar(np.concatenate(parts), None)) and n < len(data)
+        played = _in_processes(_rollout_block, jobs, workers, progress, f"rollout values ({worlds} worlds)",
+                               "decision", [len(j[1]) for j in jobs], stop)
+        return np.concatenate(parts if stop is not None else [*parts, *played])
     rng = np.random.default_rng(seed)
     out = np.zeros((len(data), 2), np.float32)
-    steps = range(len(data))
+    if first:
+        out[:first] = done.values
+        rng.bit_generator.state = done.rng_state
+    steps = range(first, len(data))
     if progress:
         from tqdm.auto import tqdm
-        steps = tqdm(steps, desc=f"rollout values ({worlds} worlds)", unit="decision", file=sys.stderr)
+        steps = tqdm(steps, desc=f"rollout values ({worlds} worlds)", unit="decision", file=sys.stderr,
+                     initial=first, total=len(data))
     for j in steps:
         seat = int(data.seats[j])
         played = believed_worlds(game, data.records[j], seat, rng, worlds)
         v = float(rollout_values(game, played, seat, [int(data.actions[j])]).mean())
         out[j] = (v, 1.0 - v)
+        so_far = lambda: ValuesSoFar(out[:j + 1].copy(), rng.bit_generator.state)  # noqa: E731
+        if checkpoint is not None and checkpoint(j + 1, so_far) and j + 1 < len(data):
+            return out[:j + 1]
     return out
 
 

@@ -275,7 +275,7 @@ def test_teacher_games_with_a_player_keep_the_players_positions_and_the_teachers
 
 
 def test_rollout_outcomes_are_the_deciding_seats_playout_wins_and_predict_the_games():
-    from octagames.agents.learn.imitation import rollout_outcomes
+    from octagames.agents.learn.imitation import ValuesSoFar, rollout_outcomes
     g = Game("achten", **ACHTEN)
     data = teacher_games(g, "heuristic", num_games=12, seed=3)
     one = rollout_outcomes(g, data, worlds=1, seed=9)
@@ -289,6 +289,16 @@ def test_rollout_outcomes_are_the_deciding_seats_playout_wins_and_predict_the_ga
     err = np.abs(many[:, 0] - data.outcomes[:, 0]).mean()
     flipped = np.abs(many[:, 1] - data.outcomes[:, 0]).mean()
     assert err < 0.45 < flipped
+    kept = {}  # stopped at decision 7, then gone on from there: the same values
+
+    def at_seven(n: int, so_far) -> bool:
+        kept[n] = so_far()
+        return n == 7
+
+    assert len(rollout_outcomes(g, data, worlds=16, seed=9, checkpoint=at_seven)) == 7 and list(kept) == list(range(1, 8))
+    np.testing.assert_array_equal(rollout_outcomes(g, data, worlds=16, seed=9, done=kept[7]), many)
+    with pytest.raises(ValueError, match="done holds 3 values, not what this call goes on from"):
+        rollout_outcomes(g, data, worlds=16, seed=9, done=ValuesSoFar(many[:3], None))
     with pytest.raises(ValueError, match="worlds=0 is not valid"):
         rollout_outcomes(g, data, worlds=0, seed=0)
     with pytest.raises(ValueError, match="need 2 players; achten has 3"):
@@ -312,6 +322,12 @@ def test_rollout_values_and_teacher_labels_in_processes_are_the_blocks_values_an
     np.testing.assert_array_equal(both, np.concatenate([rollout_outcomes(g, d, 4, seed=9 + a)
                                                         for a, d in zip(starts, cut)]))
     np.testing.assert_array_equal(both[:size], rollout_outcomes(g, data, 4, seed=9)[:size])  # block 0: one worker's
+    kept = []  # stopped after its second block, then gone on from there: the same values
+    stopped = rollout_outcomes(g, data, 4, seed=9, workers=2, checkpoint=lambda n, so_far: kept.append(so_far()) or n > size)
+    assert len(stopped) == 2 * size and [len(k.values) for k in kept] == [size, 2 * size]
+    np.testing.assert_array_equal(rollout_outcomes(g, data, 4, seed=9, workers=2, done=kept[-1]), both)
+    with pytest.raises(ValueError, match=f"done holds {size + 1} values, not what this call goes on from"):
+        rollout_outcomes(g, data, 4, seed=9, workers=2, done=imitation.ValuesSoFar(both[:size + 1], None))
     labels = teacher_labels(g, "heuristic", data.records, data.seats, seed=5, workers=2)
     np.testing.assert_array_equal(labels, data.actions)  # the heuristic labels its own decisions as it played them
     np.testing.assert_array_equal(labels, teacher_labels(g, "heuristic", data.records, data.seats, seed=5))
