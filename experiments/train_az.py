@@ -60,7 +60,8 @@ evaluation is noisy, so re-evaluate the pick with more games before relying on i
 With a warm start, ``warm_start.json`` and ``warm_start.png`` hold its curves: the learner's losses over
 its gradient steps (the mean of each hundredth of them) and the learning rate.
 ``--resume`` continues from the checkpoint; the metrics of a resumed run equal
-an uninterrupted run's, wall-clock columns apart. It keeps the run's settings (a change to what
+an uninterrupted run's, wall-clock columns apart. A run stopped or killed in its warm start's teacher
+games or rollout values goes on from what ``warm_start.partial.pt`` saved of them (the skeleton's). It keeps the run's settings (a change to what
 the run computes, ``torch_threads`` included, is refused naming each field); it may add
 ``iterations`` (not with ``final_learning_rate``, whose decay runs over them or over the time
 budget) and change the time budget, checkpoints, evaluation cadence and progress; ``config.json``
@@ -107,7 +108,7 @@ from octagames.agents.learn.ppo import check_activation
 from octagames.agents.learn.az import (PolicyValueNet, SearchConfig, action_block, action_rows, load_model,
                                       model_dict, save_model, widen_input, zoo_path)
 from octagames.core import Game
-from octagames.agents.learn.imitation import (TeacherData, children, observations, rollout_outcomes,
+from octagames.agents.learn.imitation import (TeacherData, ValuesSoFar, children, observations, rollout_outcomes,
                                               teacher_labels)
 from octagames.agents.learn.az_selfplay import (Learner, ReplayBuffer, SelfPlayWorker, Trajectories, WorkerConfig,
                                                 play_games)
@@ -390,14 +391,16 @@ def decision_children(game: Game, data: TeacherData, per_decision: int,
 
 
 def teacher_children(game: Game, data: TeacherData, teacher: str, per_decision: int,
-                     seed: int, workers: int = 1, progress: bool = False) -> TeacherData:
+                     seed: int, workers: int = 1, progress: bool = False,
+                     labels: np.ndarray | None = None) -> TeacherData:
     """Up to ``per_decision`` children of each teacher decision (:func:`decision_children`), each
     labelled with ``teacher``'s choice there (an agent spec; the child's own game outcome, counted from
     its seat, as the value target): the positions a search meets one move on, as teacher decisions.
     ``workers`` > 1 labels them in that many processes
-    (:func:`~octagames.agents.learn.imitation.teacher_labels`)."""
+    (:func:`~octagames.agents.learn.imitation.teacher_labels`); ``labels``, an earlier call's, are taken as
+    they are (a resumed warm start)."""
     recs, seats, outcomes = decision_children(game, data, per_decision, seed)
-    actions = teacher_labels(game, teacher, recs, seats, seed, workers, progress)
+    actions = teacher_labels(game, teacher, recs, seats, seed, workers, progress) if labels is None else labels
     return TeacherData(recs, seats, actions, outcomes, 0)
 
 
@@ -520,12 +523,23 @@ class Trainer(trainer.Trainer):
         if cfg.imitation_children and cfg.imitation_target == "teacher":
             kids = teacher_children(self.game, data, cfg.imitation_teacher, cfg.imitation_children,
                                     seed=cfg.seed * 7907 + 3, workers=cfg.imitation_workers,
-                                    progress=cfg.progress)
+                                    progress=cfg.progress, labels=self.warm_stage("labels"))
+            self.warm_stages["labels"] = kids.actions  # saved with the rollout values below
             data = TeacherData.concatenate([data, kids])
         if cfg.imitation_value_worlds:
-            data.outcomes = rollout_outcomes(self.game, data, cfg.imitation_value_worlds,
-                                             seed=cfg.seed * 7901 + 5, progress=cfg.progress,
-                                             workers=cfg.imitation_workers)
+            saved = self.warm_stage("values")
+            if saved is not None:
+                self.say(f"  going on from {len(saved['values'])} of {len(data)} decisions' rollout values")
+                self.restore_warm_rng()
+            values = rollout_outcomes(
+                self.game, data, cfg.imitation_value_worlds, seed=cfg.seed * 7901 + 5, progress=cfg.progress,
+                workers=cfg.imitation_workers, done=None if saved is None else ValuesSoFar(**saved),
+                checkpoint=self.warm_checkpoint(lambda so_far: (self.warm_games, {**self.warm_stages, "values": {
+                    "values": so_far.values, "rng_state": so_far.rng_state}})))
+            if len(values) < len(data):
+                raise trainer.WarmStartStopped(f"in its rollout values, after {len(values)} of {len(data)} "
+                                               "decisions")
+            data.outcomes = values
         if cfg.imitation_target == "prior":
             recs, seats, outcomes = data.records, data.seats, data.outcomes
             if cfg.imitation_children:

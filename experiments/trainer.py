@@ -11,8 +11,8 @@ A run lives in one folder, by default named from what it trains (:func:`default_
         checkpoint.pt    everything needed to resume exactly (written atomically; with a warm start
                          also right after it and the first evaluation, before the first update)
         warm_start.partial.pt  the warm start's teacher games so far, while they are played (every minute
-                         or so, at a stop, and when they end): --resume goes on from them; removed at the
-                         first checkpoint.pt
+                         or so, at a stop, and when they end), and train_az's rollout values so far with
+                         the children's labels: --resume goes on from them; removed at the first checkpoint.pt
         metrics.csv      one row per update or iteration; win rates at evaluations
         metrics.json     the same rows, the config, the evaluation opponents (and those skipped)
         curves.png       win rates and losses over the run's work and over wall time
@@ -106,8 +106,8 @@ class RunConfig(GameArgs):
     run_dir: str = ""
     """output folder (default runs/<trainer>/<variant>-<players>p-<config digest>-s<seed>)"""
     resume: bool = False
-    """continue the run in run_dir from its checkpoint.pt (or, stopped during its warm start's teacher games, from
-    its warm_start.partial.pt), with the run's settings: a setting that changes what
+    """continue the run in run_dir from its checkpoint.pt (or, stopped during its warm start's teacher games or
+    rollout values, from its warm_start.partial.pt), with the run's settings: a setting that changes what
     it computes (seed, game, network, optimiser, schedule, rollout sizes, torch threads, device, ...) is refused,
     naming each; only the budget (total steps or iterations, time budget), stop_after, checkpoint_every,
     eval_every, eval_games, progress and ray_address may change. config.json keeps the run's first command and
@@ -518,6 +518,13 @@ class Trainer:
         #: the signals that stop :meth:`run` (set while it runs), and when its warm start began
         self.stop_request: StopRequest | None = None
         self.warm_t0 = time.perf_counter()
+        #: the warm start's teacher games once played, and the results of its later parts so far (train_az: the
+        #: children's labels), which every save of :data:`WARM_START_PARTIAL` holds; and when the next save is due
+        self.warm_games: list[GamesSoFar] = []
+        self.warm_stages: dict[str, Any] = {}
+        self.warm_next_save = time.monotonic() + WARM_START_SAVE_EVERY_S
+        #: the global RNGs of the saved warm start, restored where its work goes on (:meth:`restore_warm_rng`)
+        self.warm_rng: list[dict[str, Any]] = []
         if cfg.resume:
             path = self.run_dir / self.resume_file()
             self.resumed = read_checkpoint(path, mmap=True)
@@ -603,23 +610,8 @@ class Trainer:
                                                               (wild, cfg.imitation_games - wild, 1.0))
                 if n > 0 or start == 0]
         saved = self.warm_partial["parts"] if self.warm_partial else []
-        pending = [self.warm_partial["rng"]] if self.warm_partial else []
-
-        def restore() -> None:  # the global RNGs where the stopped run left them: before its next game
-            if pending:
-                set_rng_state(pending.pop())
-
         parts: list[GamesSoFar] = []
-        saving = self.stop_request is not None
-        timer = {"next": time.monotonic() + WARM_START_SAVE_EVERY_S}
-
-        def checkpoint(games: int, so_far: Any) -> bool:
-            stop = self.stop_request is not None and self.stop_request.signal is not None
-            if stop or time.monotonic() >= timer["next"]:
-                took = self.save_teacher_games([*parts, so_far()])
-                timer["next"] = time.monotonic() + max(WARM_START_SAVE_EVERY_S, took / WARM_START_SAVE_SHARE)
-            return stop
-
+        checkpoint = self.warm_checkpoint(lambda so_far: ([*parts, so_far], {}))
         for j, (n, start, epsilon) in enumerate(plan):
             done = None
             if j < len(saved):
@@ -629,26 +621,57 @@ class Trainer:
             data = teacher_games(self.game, cfg.imitation_teacher, n, seed=seed + start, epsilon=epsilon,
                                  opponent=cfg.imitation_opponent, workers=cfg.imitation_workers, progress=cfg.progress,
                                  player=cfg.imitation_player if epsilon < 1.0 else "", done=done,
-                                 checkpoint=checkpoint if saving else None, before_play=restore)
+                                 checkpoint=checkpoint, before_play=self.restore_warm_rng)
             if data.games < n:
                 raise WarmStartStopped(f"after {sum(p.data.games for p in parts) + data.games} of "
                                        f"{cfg.imitation_games} teacher games")
             parts.append(GamesSoFar(data, None))
-        restore()
-        if saving:
-            self.save_teacher_games(parts)
-            if self.stop_request.signal is not None:
-                raise WarmStartStopped(f"after its {cfg.imitation_games} teacher games")
+        self.warm_games = parts
+        if not self.warm_partial or not self.warm_partial["stages"]:  # stopped in the games or right after them
+            self.restore_warm_rng()
+            if checkpoint is not None:  # (a save from a later part holds them already, and that part's work)
+                self.save_warm_start(parts)
+        if checkpoint is not None and self.stop_request.signal is not None:
+            raise WarmStartStopped(f"after its {cfg.imitation_games} teacher games")
         return parts[0].data if len(parts) == 1 else TeacherData.concatenate([p.data for p in parts])
+
+    def warm_checkpoint(self, save: Callable[[Any], tuple[list[GamesSoFar], dict[str, Any]]]
+                        ) -> Callable[[int, Callable[[], Any]], bool] | None:
+        """The ``checkpoint`` of a part of the warm start (:func:`~octagames.agents.learn.imitation.teacher_games`,
+        :func:`~octagames.agents.learn.imitation.rollout_outcomes`) while :meth:`run` runs (else None): every
+        :data:`WARM_START_SAVE_EVERY_S` seconds or so, and at a stop request, it saves ``save(so_far())``'s teacher
+        games and later parts (:meth:`save_warm_start`); it returns whether a stop was asked."""
+        if self.stop_request is None:
+            return None
+
+        def checkpoint(done: int, so_far: Callable[[], Any]) -> bool:
+            stop = self.stop_request is not None and self.stop_request.signal is not None
+            if stop or time.monotonic() >= self.warm_next_save:
+                took = self.save_warm_start(*save(so_far()))
+                self.warm_next_save = time.monotonic() + max(WARM_START_SAVE_EVERY_S, took / WARM_START_SAVE_SHARE)
+            return stop
+
+        return checkpoint
+
+    def warm_stage(self, name: str) -> Any:
+        """What the saved warm start being resumed holds of its later part ``name`` (None: nothing)."""
+        return (self.warm_partial or {}).get("stages", {}).get(name)
+
+    def restore_warm_rng(self) -> None:
+        """Set the global RNGs as the stopped run's save left them, once: right before the warm start's work
+        goes on where that run stopped (its next teacher game, or the later part it stopped in)."""
+        if self.warm_rng:
+            set_rng_state(self.warm_rng.pop())
 
     def warm_partial_games(self) -> int:
         """The teacher games of :attr:`warm_partial` (0 without one)."""
         return sum(int(p["data"]["games"]) for p in self.warm_partial["parts"]) if self.warm_partial else 0
 
-    def save_teacher_games(self, parts: list[GamesSoFar]) -> float:
+    def save_warm_start(self, parts: list[GamesSoFar], stages: dict[str, Any] | None = None) -> float:
         """Write :data:`WARM_START_PARTIAL` (atomically): the teacher games so far (``parts``: one per
-        :meth:`teacher_data` call of :func:`teacher_games`), the global RNGs, the wall time, and what
-        :meth:`check_resume` compares; returns the seconds it took."""
+        :meth:`teacher_data` call of :func:`teacher_games`), the later parts' results so far (``stages``, plain
+        data), the global RNGs, the wall time, and what :meth:`check_resume` compares; returns the seconds it
+        took."""
         t0 = time.perf_counter()
         path = self.run_dir / WARM_START_PARTIAL
         tmp = path.with_name(path.name + ".tmp")
@@ -661,7 +684,7 @@ class Trainer:
         torch.save({"format": self.FORMAT, "config": dataclasses.asdict(self.cfg), "game": self.game_record(),
                     "runtime": self.runtime(),
                     "warm_start": {"parts": [{"data": data(p.data), "rng_state": p.rng_state} for p in parts],
-                                   "rng": rng_state(),
+                                   "stages": stages or {}, "rng": rng_state(),
                                    "wall_time": self.wall_time + time.perf_counter() - self.warm_t0}}, tmp)
         os.replace(tmp, path)
         return time.perf_counter() - t0
@@ -877,6 +900,7 @@ class Trainer:
         if cfg.resume and self.resumed is not None and "warm_start" in self.resumed:  # stopped in its teacher games
             self.warm_partial, self.resumed = self.resumed["warm_start"], None
             self.wall_time = float(self.warm_partial["wall_time"])
+            self.warm_rng = [self.warm_partial["rng"]]
             self.record_resume()
             print(f"  going on from {self.warm_partial_games()} of {cfg.imitation_games} teacher games "
                   f"({WARM_START_PARTIAL})", flush=True)
@@ -908,7 +932,7 @@ class Trainer:
                             "curves": None, "rows": [], "final_eval": {}, "skipped_opponents": self.skipped,
                             "seconds": time.perf_counter() - t_start, "stopped_by": stop.signal}
                 self.wall_time += time.perf_counter() - self.warm_t0
-                self.warm_partial = None
+                self.warm_partial, self.warm_games, self.warm_stages = None, [], {}  # in the buffer now
             self.last_eval = self.evaluate()
             self.evaluated()
             self.rows.append(self.row({**extra, **self.last_eval}))
@@ -957,8 +981,8 @@ class Trainer:
 
 
 class WarmStartStopped(Exception):
-    """A stop request during the warm start's teacher games (or right after them): they are saved in
-    :data:`WARM_START_PARTIAL` and the run ends there; the message says after how many games."""
+    """A stop request during the warm start's teacher games (or right after them) or train_az's rollout values:
+    what they have done is saved in :data:`WARM_START_PARTIAL` and the run ends there; the message says where."""
 
 
 class StopRequest:
@@ -986,8 +1010,8 @@ class StopRequest:
         if self.signal is not None and signum == signal.SIGINT:
             raise KeyboardInterrupt  # asked twice: at once
         self.signal = signal.Signals(signum).name
-        print(f"\n{self.signal}: stopping after this update (or teacher game), with a checkpoint (Ctrl-C again: "
-              "at once)",
+        print(f"\n{self.signal}: stopping after the update (or warm start's teacher game or rollout value) under way, "
+              "with a checkpoint (Ctrl-C again: at once)",
               file=sys.stderr, flush=True)
 
 

@@ -21,6 +21,7 @@ from octagames.core import Game
 from octagames.experiments.cli import command_line
 from octagames.agents.learn.az import load_model
 from octagames.experiments.train_az import TIME_COLUMNS, TrainConfig, Trainer, train
+from octagames.experiments.trainer import WARM_START_PARTIAL
 
 ROOT = Path(__file__).resolve().parents[2]
 TINY = ("ranks=3", "hand_size=3")
@@ -372,50 +373,70 @@ def test_a_network_shape_that_means_nothing_is_refused_when_the_flags_are_read(t
 
 
 class Crash(Exception):
-    """A failure in the middle of the teacher games (after a save of them)."""
+    """A failure in the middle of a warm start (after a save of it)."""
 
 
-def test_a_run_stopped_or_killed_in_its_teacher_games_resumes_to_the_run_never_stopped(tmp_path, monkeypatch,
-                                                                                       capsys):
-    """The warm start's teacher games were saved only with the checkpoint after them: a stop or a kill during
-    them (hours with a search as the teacher) lost them all, and a Ctrl-C waited for their end."""
+def _stopping_runs(monkeypatch, count):
+    """``run(cfg, at, then)``: ``train(cfg)`` calling ``then()`` after the save of the warm start where ``count(parts,
+    stages)`` is ``at`` (a save after every game and every decision's rollout values); its result and where it left
+    the global RNGs. The teacher's turns draw from the global RNGs, as a teacher may, which the resumed work must
+    find as they were."""
     from octagames.agents.learn import imitation
     from octagames.experiments import trainer
 
-    def turn(*args):  # a teacher that draws from the global RNGs, which the resumed games must find as they were
+    def turn(*args):
         np.random.random()
         torch.rand(1)
         return make_turn(*args)
 
     make_turn = imitation.make_turn
     monkeypatch.setattr(imitation, "make_turn", turn)
-    monkeypatch.setattr(trainer, "WARM_START_SAVE_EVERY_S", 0.0)  # a save after every game
+    monkeypatch.setattr(trainer, "WARM_START_SAVE_EVERY_S", 0.0)
     monkeypatch.setattr(trainer, "WARM_START_SAVE_SHARE", math.inf)
-    kw = dict(iterations=0, imitation_games=10, imitation_random_share=0.4, eval_games=2)
 
-    def run(cfg, at: int = 0, then=None):
-        save = trainer.Trainer.save_teacher_games
+    def run(cfg, at: int | None = None, then=None):
+        save = trainer.Trainer.save_warm_start
 
-        def save_then(self, parts):
-            took = save(self, parts)
-            if sum(p.data.games for p in parts) == at:
+        def save_then(self, parts, stages=None):
+            took = save(self, parts, stages)
+            if at is not None and count(parts, stages or {}) == at:
                 then()
             return took
 
-        monkeypatch.setattr(trainer.Trainer, "save_teacher_games", save_then)
+        monkeypatch.setattr(trainer.Trainer, "save_warm_start", save_then)
         try:
-            return train(cfg), (float(np.random.random()), torch.rand(2).tolist())  # where the run left the RNGs
+            return train(cfg), (float(np.random.random()), torch.rand(2).tolist())
         finally:
-            monkeypatch.setattr(trainer.Trainer, "save_teacher_games", save)
+            monkeypatch.setattr(trainer.Trainer, "save_warm_start", save)
 
+    return run
+
+
+def _term():
+    os.kill(os.getpid(), signal.SIGTERM)
+
+
+def _crash():
+    raise Crash
+
+
+def _same_runs(a: Path, b: Path, rows_a: list[dict], rows_b: list[dict]) -> None:
+    assert _without_clock(rows_a) == _without_clock(rows_b)
+    for x, y in zip(torch.load(a / "model.pt", weights_only=False)["state_dict"].values(),
+                    torch.load(b / "model.pt", weights_only=False)["state_dict"].values()):
+        torch.testing.assert_close(x, y, rtol=0, atol=0)
+
+
+def test_a_run_stopped_or_killed_in_its_teacher_games_resumes_to_the_run_never_stopped(tmp_path, monkeypatch,
+                                                                                       capsys):
+    """The warm start's teacher games were saved only with the checkpoint after them: a stop or a kill during
+    them (hours with a search as the teacher) lost them all, and a Ctrl-C waited for their end."""
+    kw = dict(iterations=0, imitation_games=10, imitation_random_share=0.4, eval_games=2)
+    run = _stopping_runs(monkeypatch, lambda parts, stages: sum(p.data.games for p in parts))
     full, full_rngs = run(_cfg(tmp_path / "full", **kw))
     cfg = _cfg(tmp_path / "run", **kw)
-    partial = tmp_path / "run" / trainer.WARM_START_PARTIAL
-
-    def term():
-        os.kill(os.getpid(), signal.SIGTERM)
-
-    stopped, _ = run(cfg, 3, term)  # noticed at the next game's save
+    partial = tmp_path / "run" / WARM_START_PARTIAL
+    stopped, _ = run(cfg, 3, _term)  # noticed at the next game's save
     assert stopped["stopped_by"] == "SIGTERM" and stopped["rows"] == []
     assert "SIGTERM: stopped in the warm start after 4 of 10 teacher games; --resume goes on from there" \
         in capsys.readouterr().out
@@ -424,22 +445,40 @@ def test_a_run_stopped_or_killed_in_its_teacher_games_resumes_to_the_run_never_s
         train(cfg)
     with pytest.raises(ValueError, match=r"imitation_games \(--imitation-games\) 10 in the run, 12 asked"):
         train(dataclasses.replace(cfg, resume=True, imitation_games=12))  # the games of another warm start
-
-    def crash():
-        raise Crash
-
     with pytest.raises(Crash):  # in the wholly random games (the last 4): the first 6 are one call, these another
-        run(dataclasses.replace(cfg, resume=True), 8, crash)
-    again, _ = run(dataclasses.replace(cfg, resume=True), 9, term)  # stopped with every game played
+        run(dataclasses.replace(cfg, resume=True), 8, _crash)
+    again, _ = run(dataclasses.replace(cfg, resume=True), 9, _term)  # stopped with every game played
     assert again["stopped_by"] == "SIGTERM"
     out = capsys.readouterr().out
     assert "going on from 4 of 10 teacher games" in out and "going on from 8 of 10 teacher games" in out
     assert "stopped in the warm start after its 10 teacher games" in out
     resumed, rngs = run(dataclasses.replace(cfg, resume=True))
-    assert _without_clock(resumed["rows"]) == _without_clock(full["rows"]) and rngs == full_rngs
-    for a, b in zip(torch.load(tmp_path / "full" / "model.pt", weights_only=False)["state_dict"].values(),
-                    torch.load(tmp_path / "run" / "model.pt", weights_only=False)["state_dict"].values()):
-        torch.testing.assert_close(a, b, rtol=0, atol=0)
+    _same_runs(tmp_path / "full", tmp_path / "run", full["rows"], resumed["rows"])
+    assert rngs == full_rngs
     assert not partial.exists()  # the checkpoint holds the warm start now
     resumes = json.loads((tmp_path / "run" / "config.json").read_text())["resumes"]
     assert [r["resumed_at"]["teacher_games"] for r in resumes] == [4, 8, 10]
+
+
+def test_a_run_stopped_or_killed_in_its_rollout_values_resumes_to_the_run_never_stopped(tmp_path, monkeypatch,
+                                                                                        capsys):
+    """The rollout values of the teacher's decisions and their children (the longest part of the Octa warm starts:
+    25 minutes of n13's) went on to their end after a stop, and a kill lost them."""
+    kw = dict(game="achten", config=("num_players=2", "deal_penalty=1"), iterations=0, imitation_games=3,
+              imitation_children=2, imitation_value_worlds=4, imitation_steps=2, batch_size=8, eval_games=2)
+    run = _stopping_runs(monkeypatch, lambda parts, stages: len(stages["values"]["values"]) if stages else -1)
+    full, full_rngs = run(_cfg(tmp_path / "full", **kw))
+    cfg = _cfg(tmp_path / "run", **kw)
+    stopped, _ = run(cfg, 5, _term)
+    out = capsys.readouterr().out
+    n = int(re.search(r"warm start: (\d+) samples", out).group(1))  # the full run's: decisions and children
+    assert stopped["stopped_by"] == "SIGTERM" and f"stopped in the warm start in its rollout values, after 6 of {n} " \
+        "decisions; --resume goes on from there" in out
+    saved = torch.load(tmp_path / "run" / WARM_START_PARTIAL, weights_only=False)["warm_start"]
+    assert len(saved["stages"]["values"]["values"]) == 6 and len(saved["stages"]["labels"]) > 3  # the children's
+    with pytest.raises(Crash):
+        run(dataclasses.replace(cfg, resume=True), 9, _crash)
+    resumed, rngs = run(dataclasses.replace(cfg, resume=True))
+    assert "going on from 9 of" in capsys.readouterr().out
+    _same_runs(tmp_path / "full", tmp_path / "run", full["rows"], resumed["rows"])
+    assert rngs == full_rngs  # the labels (drawing from the global RNGs) are not made again: the saved RNGs are set
