@@ -61,11 +61,12 @@ With a warm start, ``warm_start.json`` and ``warm_start.png`` hold its curves: t
 its gradient steps (the mean of each hundredth of them) and the learning rate.
 ``--resume`` continues from the checkpoint; the metrics of a resumed run equal
 an uninterrupted run's, wall-clock columns apart. A run stopped or killed in its warm start's teacher
-games or rollout values goes on from what ``warm_start.partial.pt`` saved of them (the skeleton's). It keeps the run's settings (a change to what
-the run computes, ``torch_threads`` included, is refused naming each field); it may add
-``iterations`` (not with ``final_learning_rate``, whose decay runs over them or over the time
-budget) and change the time budget, checkpoints, evaluation cadence and progress; ``config.json``
-appends each resume's command under ``resumes``.
+games, rollout values or gradient steps goes on from what ``warm_start.partial.pt`` saved of them
+(the skeleton's file; a stop during the children's labels takes effect at the next of those). It
+keeps the run's settings (a change to what the run computes, ``torch_threads`` included, is refused
+naming each field); it may add ``iterations`` (not with ``final_learning_rate``, whose decay runs
+over them or over the time budget) and change the time budget, checkpoints, evaluation cadence and
+progress; ``config.json`` appends each resume's command under ``resumes``.
 
 Evaluation (every ``eval_every`` iterations, the first and the last): the
 network with its play-time search (``play_simulations``) and, with
@@ -528,7 +529,7 @@ class Trainer(trainer.Trainer):
             data = TeacherData.concatenate([data, kids])
         if cfg.imitation_value_worlds:
             saved = self.warm_stage("values")
-            if saved is not None:
+            if saved is not None and len(saved["values"]) < len(data):
                 self.say(f"  going on from {len(saved['values'])} of {len(data)} decisions' rollout values")
                 self.restore_warm_rng()
             values = rollout_outcomes(
@@ -540,6 +541,7 @@ class Trainer(trainer.Trainer):
                 raise trainer.WarmStartStopped(f"in its rollout values, after {len(values)} of {len(data)} "
                                                "decisions")
             data.outcomes = values
+            self.warm_stages["values"] = {"values": values, "rng_state": None}  # saved with the steps below
         if cfg.imitation_target == "prior":
             recs, seats, outcomes = data.records, data.seats, data.outcomes
             if cfg.imitation_children:
@@ -556,7 +558,17 @@ class Trainer(trainer.Trainer):
         window: dict[str, float] = {}
         every = max(1, cfg.imitation_steps // WARM_START_POINTS)
         rows: list[dict[str, float]] = []
-        for step in range(cfg.imitation_steps):
+        first = 0
+        if (saved := self.warm_stage("steps")) is not None:  # stopped in these steps: the learner as it was then
+            first, rows, window, stats = saved["step"], list(saved["rows"]), dict(saved["window"]), dict(saved["stats"])
+            self.learner.net.load_state_dict(saved["net"])
+            self.learner.optimizer.load_state_dict(saved["optimizer"])
+            self.rng.bit_generator.state = saved["rng"]
+            start = time.perf_counter() - saved["seconds"]
+            self.say(f"  going on from step {first} of {cfg.imitation_steps}")
+            self.restore_warm_rng()
+        checkpoint = self.warm_checkpoint(lambda so_far: (self.warm_games, {**self.warm_stages, "steps": so_far}))
+        for step in range(first, cfg.imitation_steps):
             lr = cfg.learning_rate
             if cfg.imitation_final_learning_rate > 0:
                 frac = step / max(1, cfg.imitation_steps - 1)
@@ -575,6 +587,11 @@ class Trainer(trainer.Trainer):
                     self.say(f"  warm start: step {step + 1}/{cfg.imitation_steps}, policy loss "
                              f"{rows[-1]['policy_loss']:.3f}, value mse {rows[-1]['value_mse']:.4f} "
                              f"({rows[-1]['seconds']:.0f} s)")
+            if checkpoint is not None and step + 1 < cfg.imitation_steps and checkpoint(step + 1, lambda: {
+                    "step": step + 1, "net": self.learner.net.state_dict(),
+                    "optimizer": self.learner.optimizer.state_dict(), "rng": self.rng.bit_generator.state,
+                    "rows": rows, "window": window, "stats": stats, "seconds": time.perf_counter() - start}):
+                raise trainer.WarmStartStopped(f"in its gradient steps, after {step + 1} of {cfg.imitation_steps}")
         self.learner.set_learning_rate(cfg.learning_rate)
         if rows:
             self.run_dir.mkdir(parents=True, exist_ok=True)

@@ -11,8 +11,9 @@ A run lives in one folder, by default named from what it trains (:func:`default_
         checkpoint.pt    everything needed to resume exactly (written atomically; with a warm start
                          also right after it and the first evaluation, before the first update)
         warm_start.partial.pt  the warm start's teacher games so far, while they are played (every minute
-                         or so, at a stop, and when they end), and train_az's rollout values so far with
-                         the children's labels: --resume goes on from them; removed at the first checkpoint.pt
+                         or so, at a stop, and when they end), and train_az's rollout values and gradient
+                         steps so far with the children's labels: --resume goes on from them; removed at the
+                         first checkpoint.pt
         metrics.csv      one row per update or iteration; win rates at evaluations
         metrics.json     the same rows, the config, the evaluation opponents (and those skipped)
         curves.png       win rates and losses over the run's work and over wall time
@@ -106,8 +107,8 @@ class RunConfig(GameArgs):
     run_dir: str = ""
     """output folder (default runs/<trainer>/<variant>-<players>p-<config digest>-s<seed>)"""
     resume: bool = False
-    """continue the run in run_dir from its checkpoint.pt (or, stopped during its warm start's teacher games or
-    rollout values, from its warm_start.partial.pt), with the run's settings: a setting that changes what
+    """continue the run in run_dir from its checkpoint.pt (or, stopped during its warm start's teacher games,
+    rollout values or steps, from its warm_start.partial.pt), with the run's settings: a setting that changes what
     it computes (seed, game, network, optimiser, schedule, rollout sizes, torch threads, device, ...) is refused,
     naming each; only the budget (total steps or iterations, time budget), stop_after, checkpoint_every,
     eval_every, eval_games, progress and ray_address may change. config.json keeps the run's first command and
@@ -981,8 +982,9 @@ class Trainer:
 
 
 class WarmStartStopped(Exception):
-    """A stop request during the warm start's teacher games (or right after them) or train_az's rollout values:
-    what they have done is saved in :data:`WARM_START_PARTIAL` and the run ends there; the message says where."""
+    """A stop request during the warm start's teacher games (or right after them) or train_az's rollout values
+    or gradient steps: what they have done is saved in :data:`WARM_START_PARTIAL` and the run ends there; the
+    message says where."""
 
 
 class StopRequest:
@@ -1010,8 +1012,8 @@ class StopRequest:
         if self.signal is not None and signum == signal.SIGINT:
             raise KeyboardInterrupt  # asked twice: at once
         self.signal = signal.Signals(signum).name
-        print(f"\n{self.signal}: stopping after the update (or warm start's teacher game or rollout value) under way, "
-              "with a checkpoint (Ctrl-C again: at once)",
+        print(f"\n{self.signal}: stopping after the update (or the warm start's game, rollout value or step) under "
+              "way, with a checkpoint (Ctrl-C again: at once)",
               file=sys.stderr, flush=True)
 
 

@@ -460,25 +460,40 @@ def test_a_run_stopped_or_killed_in_its_teacher_games_resumes_to_the_run_never_s
     assert [r["resumed_at"]["teacher_games"] for r in resumes] == [4, 8, 10]
 
 
-def test_a_run_stopped_or_killed_in_its_rollout_values_resumes_to_the_run_never_stopped(tmp_path, monkeypatch,
-                                                                                        capsys):
+def test_a_run_stopped_or_killed_in_its_rollout_values_or_steps_resumes_to_the_run_never_stopped(tmp_path, monkeypatch,
+                                                                                                 capsys):
     """The rollout values of the teacher's decisions and their children (the longest part of the Octa warm starts:
-    25 minutes of n13's) went on to their end after a stop, and a kill lost them."""
+    25 minutes of n13's) and the gradient steps after them went on to their end after a stop, and a kill lost
+    them."""
     kw = dict(game="achten", config=("num_players=2", "deal_penalty=1"), iterations=0, imitation_games=3,
-              imitation_children=2, imitation_value_worlds=4, imitation_steps=2, batch_size=8, eval_games=2)
-    run = _stopping_runs(monkeypatch, lambda parts, stages: len(stages["values"]["values"]) if stages else -1)
+              imitation_children=2, imitation_value_worlds=4, imitation_steps=6, batch_size=8, eval_games=2)
+
+    def where(parts, stages) -> str:
+        if "steps" in stages:
+            return f"step {stages['steps']['step']}"
+        return f"value {len(stages['values']['values'])}" if stages else ""
+
+    run = _stopping_runs(monkeypatch, where)
     full, full_rngs = run(_cfg(tmp_path / "full", **kw))
+    n = int(re.search(r"warm start: (\d+) samples", capsys.readouterr().out).group(1))  # decisions and children
     cfg = _cfg(tmp_path / "run", **kw)
-    stopped, _ = run(cfg, 5, _term)
-    out = capsys.readouterr().out
-    n = int(re.search(r"warm start: (\d+) samples", out).group(1))  # the full run's: decisions and children
+    stopped, _ = run(cfg, "value 5", _term)
     assert stopped["stopped_by"] == "SIGTERM" and f"stopped in the warm start in its rollout values, after 6 of {n} " \
-        "decisions; --resume goes on from there" in out
+        "decisions; --resume goes on from there" in capsys.readouterr().out
     saved = torch.load(tmp_path / "run" / WARM_START_PARTIAL, weights_only=False)["warm_start"]
     assert len(saved["stages"]["values"]["values"]) == 6 and len(saved["stages"]["labels"]) > 3  # the children's
     with pytest.raises(Crash):
-        run(dataclasses.replace(cfg, resume=True), 9, _crash)
+        run(dataclasses.replace(cfg, resume=True), "value 9", _crash)
+    assert f"going on from 6 of {n} decisions' rollout values" in capsys.readouterr().out
+    again, _ = run(dataclasses.replace(cfg, resume=True), "step 3", _term)
+    out = capsys.readouterr().out
+    assert again["stopped_by"] == "SIGTERM" and "stopped in the warm start in its gradient steps, after 4 of 6" in out
+    assert f"going on from 9 of {n} decisions' rollout values" in out
     resumed, rngs = run(dataclasses.replace(cfg, resume=True))
-    assert "going on from 9 of" in capsys.readouterr().out
+    assert "going on from step 4 of 6" in capsys.readouterr().out
     _same_runs(tmp_path / "full", tmp_path / "run", full["rows"], resumed["rows"])
     assert rngs == full_rngs  # the labels (drawing from the global RNGs) are not made again: the saved RNGs are set
+    curve = [{k: v for k, v in r.items() if k != "seconds"} for r in
+             json.loads((tmp_path / "run" / "warm_start.json").read_text())["rows"]]
+    assert curve == [{k: v for k, v in r.items() if k != "seconds"} for r in
+                     json.loads((tmp_path / "full" / "warm_start.json").read_text())["rows"]] and len(curve) == 6
