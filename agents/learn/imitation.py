@@ -259,18 +259,12 @@ def rollout_outcomes(game: Game, data: TeacherData, worlds: int, seed: int,
         raise ValueError(f"done holds {first} values, not what this call goes on from: whole blocks of "
                          f"{DECISION_BLOCK} with several workers, or one worker's generator state")
     if blocks:
-        parts = [done.values] if first else []
         jobs = [(game, _slice(data, a, a + DECISION_BLOCK), worlds, seed + a)
                 for a in range(first, len(data), DECISION_BLOCK)]
-        stop = None
-        if checkpoint is not None:
-            def stop(part: np.ndarray) -> bool:
-                parts.append(part)
-                n = sum(map(len, parts))
-                return checkpoint(n, lambda: ValuesSoFar(np.concatenate(parts), None)) and n < len(data)
-        played = _in_processes(_rollout_block, jobs, workers, progress, f"rollout values ({worlds} worlds)",
-                               "decision", [len(j[1]) for j in jobs], stop)
-        return np.concatenate(parts if stop is not None else [*parts, *played])
+        desc = f"rollout values ({worlds} worlds)"
+        return np.concatenate(_blocks_after(_rollout_block, jobs, workers, progress, desc, "decision",
+                                            [len(j[1]) for j in jobs], [done.values] if first else [], len(data), len,
+                                            checkpoint, lambda parts: ValuesSoFar(np.concatenate(parts), None)))
     rng = np.random.default_rng(seed)
     out = np.zeros((len(data), 2), np.float32)
     if first:
@@ -293,7 +287,9 @@ def rollout_outcomes(game: Game, data: TeacherData, worlds: int, seed: int,
 
 
 def teacher_labels(game: Game, teacher: str, records: np.ndarray, seats: np.ndarray, seed: int,
-                   workers: int = 1, progress: bool = False) -> np.ndarray:
+                   workers: int = 1, progress: bool = False, done: np.ndarray | None = None,
+                   checkpoint: Callable[[int, Callable[[], np.ndarray]], bool] | None = None,
+                   before_play: Callable[[], None] | None = None) -> np.ndarray:
     """``teacher``'s action (a registry spec) for ``seats[j]`` in ``records[j]``, for each ``j``: labels for
     positions the teacher's own games did not reach (e.g. :func:`children`).
 
@@ -302,17 +298,32 @@ def teacher_labels(game: Game, teacher: str, records: np.ndarray, seats: np.ndar
     call of this function with seed ``seed + its first position``, in that many processes: the same
     labels for any number of workers above one.
 
+    ``checkpoint(positions done, so_far)`` is called after each position (each block with several workers); a
+    true result returns the labels so far. ``done``, an earlier call's labels, is kept and the labels go on after
+    it: whole blocks with several workers, or all of them (one worker's agents carry their state from position to
+    position, which is not saved, so it goes on from the start or the end only). ``before_play`` is called once
+    before the first position this call labels.
+
     Raises:
-        ValueError: ``workers`` < 1, or a bad teacher spec.
+        ValueError: ``workers`` < 1, a bad teacher spec, or a ``done`` this call cannot go on from.
     """
     if workers < 1:
         raise ValueError(f"workers={workers} is not valid; it must be >= 1")
-    if workers > 1 and len(seats) > DECISION_BLOCK:
+    first = 0 if done is None else len(done)
+    if first == len(seats) and done is not None:
+        return done
+    blocks = workers > 1 and len(seats) > DECISION_BLOCK
+    if first and (not blocks or first % DECISION_BLOCK):
+        raise ValueError(f"done holds {first} labels of {len(seats)}: a call goes on from whole blocks of "
+                         f"{DECISION_BLOCK} with several workers, and from none or all with one")
+    if before_play is not None:
+        before_play()
+    if blocks:
         jobs = [(game, teacher, records[a:a + DECISION_BLOCK], seats[a:a + DECISION_BLOCK], seed + a)
-                for a in range(0, len(seats), DECISION_BLOCK)]
-        parts = _in_processes(_labels_block, jobs, workers, progress, f"labels by {teacher}", "position",
-                              [len(j[3]) for j in jobs])
-        return np.concatenate(parts)
+                for a in range(first, len(seats), DECISION_BLOCK)]
+        return np.concatenate(_blocks_after(_labels_block, jobs, workers, progress, f"labels by {teacher}", "position",
+                                            [len(j[3]) for j in jobs], [done] if first else [], len(seats), len,
+                                            checkpoint, np.concatenate))
     rng = np.random.default_rng(seed)
     agents = [make_agent(teacher, game) for _ in range(game.num_players)]
     for p, agent in enumerate(agents):
@@ -321,8 +332,12 @@ def teacher_labels(game: Game, teacher: str, records: np.ndarray, seats: np.ndar
     if progress:
         from tqdm.auto import tqdm
         steps = tqdm(steps, desc=f"labels by {teacher}", unit="position", file=sys.stderr)
-    turns = (make_turn(game, records[j], int(seats[j]), int(rng.integers(1 << 31))) for j in steps)
-    return np.array([agents[t.seat].act(t) for t in turns], np.int64)
+    out = np.zeros(len(seats), np.int64)
+    for j in steps:
+        out[j] = agents[int(seats[j])].act(make_turn(game, records[j], int(seats[j]), int(rng.integers(1 << 31))))
+        if checkpoint is not None and checkpoint(j + 1, lambda: out[:j + 1].copy()) and j + 1 < len(seats):
+            return out[:j + 1]
+    return out
 
 
 def _slice(data: TeacherData, a: int, b: int) -> TeacherData:
@@ -337,6 +352,23 @@ def _rollout_block(args: tuple) -> np.ndarray:
 def _labels_block(args: tuple) -> np.ndarray:
     game, teacher, records, seats, seed = args
     return teacher_labels(game, teacher, records, seats, seed)
+
+
+def _blocks_after(work, jobs: list[tuple], workers: int, progress: bool, desc: str, unit: str, sizes: list[int],
+                  done: list, total: int, count: Callable[[Any], int],
+                  checkpoint: Callable[[int, Callable[[], Any]], bool] | None, so_far: Callable[[list], Any]) -> list:
+    """The blocks ``done`` already, then :func:`_in_processes` over ``jobs`` (the blocks after them, of ``sizes``):
+    every block in order. With ``checkpoint``, it is called after each block with the ``count`` so far (of
+    ``total``) and ``so_far(blocks)``, and the blocks end where it asks to stop."""
+    blocks = list(done)
+
+    def stop(block: Any) -> bool:
+        blocks.append(block)
+        n = sum(map(count, blocks))
+        return checkpoint(n, lambda: so_far(blocks)) and n < total
+
+    played = _in_processes(work, jobs, workers, progress, desc, unit, sizes, stop if checkpoint is not None else None)
+    return blocks if checkpoint is not None else [*blocks, *played]
 
 
 def _in_processes(work, jobs: list[tuple], workers: int, progress: bool, desc: str, unit: str,
@@ -382,15 +414,9 @@ def _teacher_games_in_processes(game: Game, teacher: str, num_games: int, seed: 
             for a in range(first, num_games, size)]
     if before_play is not None:
         before_play()
-    stop = None
-    if checkpoint is not None:
-        def stop(part: TeacherData) -> bool:
-            parts.append(part)
-            games = sum(d.games for d in parts)
-            return checkpoint(games, lambda: GamesSoFar(TeacherData.concatenate(parts), None)) and games < num_games
-    played = _in_processes(_teacher_block, jobs, workers, progress, f"teacher {teacher}", "game",
-                           [j[2] for j in jobs], stop)
-    return TeacherData.concatenate(parts if stop is not None else [*parts, *played])
+    return TeacherData.concatenate(_blocks_after(_teacher_block, jobs, workers, progress, f"teacher {teacher}", "game",
+                                                 [j[2] for j in jobs], parts, num_games, lambda d: d.games, checkpoint,
+                                                 lambda parts: GamesSoFar(TeacherData.concatenate(parts), None)))
 
 
 def children(game: Game, records: np.ndarray, per_record: int,

@@ -322,14 +322,17 @@ def test_rollout_values_and_teacher_labels_in_processes_are_the_blocks_values_an
     np.testing.assert_array_equal(both, np.concatenate([rollout_outcomes(g, d, 4, seed=9 + a)
                                                         for a, d in zip(starts, cut)]))
     np.testing.assert_array_equal(both[:size], rollout_outcomes(g, data, 4, seed=9)[:size])  # block 0: one worker's
-    kept = []  # stopped after its second block, then gone on from there: the same values
-    stopped = rollout_outcomes(g, data, 4, seed=9, workers=2, checkpoint=lambda n, so_far: kept.append(so_far()) or n > size)
-    assert len(stopped) == 2 * size and [len(k.values) for k in kept] == [size, 2 * size]
-    np.testing.assert_array_equal(rollout_outcomes(g, data, 4, seed=9, workers=2, done=kept[-1]), both)
+    # gone on from its first two blocks (stopped there: the blocks' checkpoints are the teacher games' below)
+    np.testing.assert_array_equal(rollout_outcomes(g, data, 4, seed=9, workers=2,
+                                                   done=imitation.ValuesSoFar(both[:2 * size], None)), both)
     with pytest.raises(ValueError, match=f"done holds {size + 1} values, not what this call goes on from"):
         rollout_outcomes(g, data, 4, seed=9, workers=2, done=imitation.ValuesSoFar(both[:size + 1], None))
     labels = teacher_labels(g, "heuristic", data.records, data.seats, seed=5, workers=2)
     np.testing.assert_array_equal(labels, data.actions)  # the heuristic labels its own decisions as it played them
+    np.testing.assert_array_equal(teacher_labels(g, "heuristic", data.records, data.seats, seed=5, workers=2,
+                                                 done=labels[:size]), labels)  # gone on from its first block
+    with pytest.raises(ValueError, match=f"done holds {size} labels of {len(data)}: a call goes on from whole"):
+        teacher_labels(g, "heuristic", data.records, data.seats, seed=5, done=labels[:size])  # one worker: 0 or all
     np.testing.assert_array_equal(labels, teacher_labels(g, "heuristic", data.records, data.seats, seed=5))
     rand = teacher_labels(g, "random", data.records, data.seats, seed=5, workers=2)
     np.testing.assert_array_equal(rand, np.concatenate([teacher_labels(g, "random", d.records, d.seats, seed=5 + a)
