@@ -61,8 +61,9 @@ With a warm start, ``warm_start.json`` and ``warm_start.png`` hold its curves: t
 its gradient steps (the mean of each hundredth of them) and the learning rate.
 ``--resume`` continues from the checkpoint; the metrics of a resumed run equal
 an uninterrupted run's, wall-clock columns apart. A run stopped or killed in its warm start's teacher
-games, rollout values or gradient steps goes on from what ``warm_start.partial.pt`` saved of them
-(the skeleton's file; a stop during the children's labels takes effect at the next of those). It
+games, children's labels, rollout values or gradient steps goes on from what ``warm_start.partial.pt``
+(the skeleton's file) saved of them (the labels by whole blocks with several workers; one worker
+labels them again). It
 keeps the run's settings (a change to what the run computes, ``torch_threads`` included, is refused
 naming each field); it may add ``iterations`` (not with ``final_learning_rate``, whose decay runs
 over them or over the time budget) and change the time budget, checkpoints, evaluation cadence and
@@ -109,6 +110,7 @@ from octagames.agents.learn.ppo import check_activation
 from octagames.agents.learn.az import (PolicyValueNet, SearchConfig, action_block, action_rows, load_model,
                                       model_dict, save_model, widen_input, zoo_path)
 from octagames.core import Game
+from octagames.agents.learn import imitation
 from octagames.agents.learn.imitation import (TeacherData, ValuesSoFar, children, observations, rollout_outcomes,
                                               teacher_labels)
 from octagames.agents.learn.az_selfplay import (Learner, ReplayBuffer, SelfPlayWorker, Trajectories, WorkerConfig,
@@ -392,16 +394,15 @@ def decision_children(game: Game, data: TeacherData, per_decision: int,
 
 
 def teacher_children(game: Game, data: TeacherData, teacher: str, per_decision: int,
-                     seed: int, workers: int = 1, progress: bool = False,
-                     labels: np.ndarray | None = None) -> TeacherData:
+                     seed: int, workers: int = 1, progress: bool = False, **resume: Any) -> TeacherData:
     """Up to ``per_decision`` children of each teacher decision (:func:`decision_children`), each
     labelled with ``teacher``'s choice there (an agent spec; the child's own game outcome, counted from
     its seat, as the value target): the positions a search meets one move on, as teacher decisions.
     ``workers`` > 1 labels them in that many processes
-    (:func:`~octagames.agents.learn.imitation.teacher_labels`); ``labels``, an earlier call's, are taken as
-    they are (a resumed warm start)."""
+    (:func:`~octagames.agents.learn.imitation.teacher_labels`, which takes ``resume``: ``done``,
+    ``checkpoint`` and ``before_play``; stopped, the children have fewer ``actions`` than ``seats``)."""
     recs, seats, outcomes = decision_children(game, data, per_decision, seed)
-    actions = teacher_labels(game, teacher, recs, seats, seed, workers, progress) if labels is None else labels
+    actions = teacher_labels(game, teacher, recs, seats, seed, workers, progress, **resume)
     return TeacherData(recs, seats, actions, outcomes, 0)
 
 
@@ -522,10 +523,23 @@ class Trainer(trainer.Trainer):
         start = time.perf_counter()
         data = self.teacher_data()
         if cfg.imitation_children and cfg.imitation_target == "teacher":
+            at_start = trainer.rng_state()  # one worker's labels go on from none: a stop saves these RNGs
+
+            def whole(labels: np.ndarray) -> bool:  # whole blocks go on; one worker labels them all again
+                return cfg.imitation_workers > 1 and len(labels) % imitation.DECISION_BLOCK == 0
+
+            def save(labels: np.ndarray) -> tuple[Any, ...]:
+                return (self.warm_games, {"labels": labels}) if whole(labels) else (self.warm_games, {}, at_start)
+
             kids = teacher_children(self.game, data, cfg.imitation_teacher, cfg.imitation_children,
-                                    seed=cfg.seed * 7907 + 3, workers=cfg.imitation_workers,
-                                    progress=cfg.progress, labels=self.warm_stage("labels"))
-            self.warm_stages["labels"] = kids.actions  # saved with the rollout values below
+                                    seed=cfg.seed * 7907 + 3, workers=cfg.imitation_workers, progress=cfg.progress,
+                                    done=self.warm_stage("labels"), checkpoint=self.warm_checkpoint(save),
+                                    before_play=self.restore_warm_rng)
+            if len(kids.actions) < len(kids.seats):
+                raise trainer.WarmStartStopped(f"in its children's labels, after {len(kids.actions)} of "
+                                               f"{len(kids.seats)}" + ("" if whole(kids.actions) else
+                                                                       " (--resume labels them again)"))
+            self.warm_stages["labels"] = kids.actions  # saved with the rollout values and the steps below
             data = TeacherData.concatenate([data, kids])
         if cfg.imitation_value_worlds:
             saved = self.warm_stage("values")

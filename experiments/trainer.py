@@ -11,9 +11,9 @@ A run lives in one folder, by default named from what it trains (:func:`default_
         checkpoint.pt    everything needed to resume exactly (written atomically; with a warm start
                          also right after it and the first evaluation, before the first update)
         warm_start.partial.pt  the warm start's teacher games so far, while they are played (every minute
-                         or so, at a stop, and when they end), and train_az's rollout values and gradient
-                         steps so far with the children's labels: --resume goes on from them; removed at the
-                         first checkpoint.pt
+                         or so, at a stop, and when they end), and train_az's children's labels, rollout
+                         values and gradient steps so far: --resume goes on from them; removed at the first
+                         checkpoint.pt
         metrics.csv      one row per update or iteration; win rates at evaluations
         metrics.json     the same rows, the config, the evaluation opponents (and those skipped)
         curves.png       win rates and losses over the run's work and over wall time
@@ -108,9 +108,9 @@ class RunConfig(GameArgs):
     """output folder (default runs/<trainer>/<variant>-<players>p-<config digest>-s<seed>)"""
     resume: bool = False
     """continue the run in run_dir from its checkpoint.pt (or, stopped during its warm start's teacher games,
-    rollout values or steps, from its warm_start.partial.pt), with the run's settings: a setting that changes what
-    it computes (seed, game, network, optimiser, schedule, rollout sizes, torch threads, device, ...) is refused,
-    naming each; only the budget (total steps or iterations, time budget), stop_after, checkpoint_every,
+    labels, rollout values or steps, from its warm_start.partial.pt), with the run's settings: a setting that
+    changes what it computes (seed, game, network, optimiser, schedule, rollout sizes, torch threads, device,
+    ...) is refused, naming each; only the budget (total steps or iterations, time budget), stop_after, checkpoint_every,
     eval_every, eval_games, progress and ray_address may change. config.json keeps the run's first command and
     appends each resume's command to its "resumes" list"""
     overwrite: bool = False
@@ -636,12 +636,13 @@ class Trainer:
             raise WarmStartStopped(f"after its {cfg.imitation_games} teacher games")
         return parts[0].data if len(parts) == 1 else TeacherData.concatenate([p.data for p in parts])
 
-    def warm_checkpoint(self, save: Callable[[Any], tuple[list[GamesSoFar], dict[str, Any]]]
+    def warm_checkpoint(self, save: Callable[[Any], tuple[Any, ...]]
                         ) -> Callable[[int, Callable[[], Any]], bool] | None:
         """The ``checkpoint`` of a part of the warm start (:func:`~octagames.agents.learn.imitation.teacher_games`,
-        :func:`~octagames.agents.learn.imitation.rollout_outcomes`) while :meth:`run` runs (else None): every
-        :data:`WARM_START_SAVE_EVERY_S` seconds or so, and at a stop request, it saves ``save(so_far())``'s teacher
-        games and later parts (:meth:`save_warm_start`); it returns whether a stop was asked."""
+        :func:`~octagames.agents.learn.imitation.rollout_outcomes`, ...) while :meth:`run` runs (else None): every
+        :data:`WARM_START_SAVE_EVERY_S` seconds or so, and at a stop request, it saves ``save(so_far())``: the
+        arguments of :meth:`save_warm_start`, its teacher games, later parts and global RNGs; it returns whether a
+        stop was asked."""
         if self.stop_request is None:
             return None
 
@@ -668,11 +669,12 @@ class Trainer:
         """The teacher games of :attr:`warm_partial` (0 without one)."""
         return sum(int(p["data"]["games"]) for p in self.warm_partial["parts"]) if self.warm_partial else 0
 
-    def save_warm_start(self, parts: list[GamesSoFar], stages: dict[str, Any] | None = None) -> float:
+    def save_warm_start(self, parts: list[GamesSoFar], stages: dict[str, Any] | None = None,
+                        rng: dict[str, Any] | None = None) -> float:
         """Write :data:`WARM_START_PARTIAL` (atomically): the teacher games so far (``parts``: one per
         :meth:`teacher_data` call of :func:`teacher_games`), the later parts' results so far (``stages``, plain
-        data), the global RNGs, the wall time, and what :meth:`check_resume` compares; returns the seconds it
-        took."""
+        data), the global RNGs (``rng``, by default as they are), the wall time, and what :meth:`check_resume`
+        compares; returns the seconds it took."""
         t0 = time.perf_counter()
         path = self.run_dir / WARM_START_PARTIAL
         tmp = path.with_name(path.name + ".tmp")
@@ -685,7 +687,7 @@ class Trainer:
         torch.save({"format": self.FORMAT, "config": dataclasses.asdict(self.cfg), "game": self.game_record(),
                     "runtime": self.runtime(),
                     "warm_start": {"parts": [{"data": data(p.data), "rng_state": p.rng_state} for p in parts],
-                                   "stages": stages or {}, "rng": rng_state(),
+                                   "stages": stages or {}, "rng": rng or rng_state(),
                                    "wall_time": self.wall_time + time.perf_counter() - self.warm_t0}}, tmp)
         os.replace(tmp, path)
         return time.perf_counter() - t0
@@ -982,8 +984,8 @@ class Trainer:
 
 
 class WarmStartStopped(Exception):
-    """A stop request during the warm start's teacher games (or right after them) or train_az's rollout values
-    or gradient steps: what they have done is saved in :data:`WARM_START_PARTIAL` and the run ends there; the
+    """A stop request during the warm start's teacher games (or right after them) or train_az's labels, rollout
+    values or gradient steps: what they have done is saved in :data:`WARM_START_PARTIAL` and the run ends there; the
     message says where."""
 
 
@@ -1012,8 +1014,8 @@ class StopRequest:
         if self.signal is not None and signum == signal.SIGINT:
             raise KeyboardInterrupt  # asked twice: at once
         self.signal = signal.Signals(signum).name
-        print(f"\n{self.signal}: stopping after the update (or the warm start's game, rollout value or step) under "
-              "way, with a checkpoint (Ctrl-C again: at once)",
+        print(f"\n{self.signal}: stopping after the update (or the warm start's game, label, rollout value or step) "
+              "under way, with a checkpoint (Ctrl-C again: at once)",
               file=sys.stderr, flush=True)
 
 

@@ -397,9 +397,9 @@ def _stopping_runs(monkeypatch, count):
     def run(cfg, at: int | None = None, then=None):
         save = trainer.Trainer.save_warm_start
 
-        def save_then(self, parts, stages=None):
-            took = save(self, parts, stages)
-            if at is not None and count(parts, stages or {}) == at:
+        def save_then(self, parts, stages=None, rng=None):
+            took = save(self, parts, stages, rng)
+            if at is not None and count(parts, stages or {}, rng) == at:
                 then()
             return took
 
@@ -432,7 +432,7 @@ def test_a_run_stopped_or_killed_in_its_teacher_games_resumes_to_the_run_never_s
     """The warm start's teacher games were saved only with the checkpoint after them: a stop or a kill during
     them (hours with a search as the teacher) lost them all, and a Ctrl-C waited for their end."""
     kw = dict(iterations=0, imitation_games=10, imitation_random_share=0.4, eval_games=2)
-    run = _stopping_runs(monkeypatch, lambda parts, stages: sum(p.data.games for p in parts))
+    run = _stopping_runs(monkeypatch, lambda parts, stages, rng: sum(p.data.games for p in parts))
     full, full_rngs = run(_cfg(tmp_path / "full", **kw))
     cfg = _cfg(tmp_path / "run", **kw)
     partial = tmp_path / "run" / WARM_START_PARTIAL
@@ -460,15 +460,17 @@ def test_a_run_stopped_or_killed_in_its_teacher_games_resumes_to_the_run_never_s
     assert [r["resumed_at"]["teacher_games"] for r in resumes] == [4, 8, 10]
 
 
-def test_a_run_stopped_or_killed_in_its_rollout_values_or_steps_resumes_to_the_run_never_stopped(tmp_path, monkeypatch,
+def test_a_run_stopped_or_killed_in_its_labels_values_or_steps_resumes_to_the_run_never_stopped(tmp_path, monkeypatch,
                                                                                                  capsys):
-    """The rollout values of the teacher's decisions and their children (the longest part of the Octa warm starts:
-    25 minutes of n13's) and the gradient steps after them went on to their end after a stop, and a kill lost
-    them."""
+    """The children's labels, the rollout values of the teacher's decisions and their children (the longest part of
+    the Octa warm starts: 25 minutes of n13's) and the gradient steps after them went on to their end after a stop,
+    and a kill lost them."""
     kw = dict(game="achten", config=("num_players=2", "deal_penalty=1"), iterations=0, imitation_games=3,
               imitation_children=2, imitation_value_worlds=4, imitation_steps=6, batch_size=8, eval_games=2)
 
-    def where(parts, stages) -> str:
+    def where(parts, stages, rng) -> str:
+        if rng is not None:  # one worker's labels: a stop saves the RNGs of their start
+            return "labels"
         if "steps" in stages:
             return f"step {stages['steps']['step']}"
         return f"value {len(stages['values']['values'])}" if stages else ""
@@ -477,11 +479,16 @@ def test_a_run_stopped_or_killed_in_its_rollout_values_or_steps_resumes_to_the_r
     full, full_rngs = run(_cfg(tmp_path / "full", **kw))
     n = int(re.search(r"warm start: (\d+) samples", capsys.readouterr().out).group(1))  # decisions and children
     cfg = _cfg(tmp_path / "run", **kw)
-    stopped, _ = run(cfg, "value 5", _term)
+    stopped, _ = run(cfg, "labels", _term)  # at the first position's save: noticed at the second
+    out = capsys.readouterr().out
+    kids = int(re.search(r"children's labels, after 2 of (\d+) \(--resume labels them again\)", out).group(1))
+    assert stopped["stopped_by"] == "SIGTERM" and kids > 3
+    assert torch.load(tmp_path / "run" / WARM_START_PARTIAL, weights_only=False)["warm_start"]["stages"] == {}
+    stopped, _ = run(dataclasses.replace(cfg, resume=True), "value 5", _term)
     assert stopped["stopped_by"] == "SIGTERM" and f"stopped in the warm start in its rollout values, after 6 of {n} " \
         "decisions; --resume goes on from there" in capsys.readouterr().out
     saved = torch.load(tmp_path / "run" / WARM_START_PARTIAL, weights_only=False)["warm_start"]
-    assert len(saved["stages"]["values"]["values"]) == 6 and len(saved["stages"]["labels"]) > 3  # the children's
+    assert len(saved["stages"]["values"]["values"]) == 6 and len(saved["stages"]["labels"]) == kids
     with pytest.raises(Crash):
         run(dataclasses.replace(cfg, resume=True), "value 9", _crash)
     assert f"going on from 6 of {n} decisions' rollout values" in capsys.readouterr().out
