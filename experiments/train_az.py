@@ -531,9 +531,11 @@ class Trainer(trainer.Trainer):
             def save(labels: np.ndarray) -> tuple[Any, ...]:
                 return (self.warm_games, {"labels": labels}) if whole(labels) else (self.warm_games, {}, at_start)
 
+            if (saved := self.warm_stage("labels")) is not None:
+                self.say(f"  going on from {len(saved)} children's labels")
             kids = teacher_children(self.game, data, cfg.imitation_teacher, cfg.imitation_children,
                                     seed=cfg.seed * 7907 + 3, workers=cfg.imitation_workers, progress=cfg.progress,
-                                    done=self.warm_stage("labels"), checkpoint=self.warm_checkpoint(save),
+                                    done=saved, checkpoint=self.warm_checkpoint(save),
                                     before_play=self.restore_warm_rng)
             if len(kids.actions) < len(kids.seats):
                 raise trainer.WarmStartStopped(f"in its children's labels, after {len(kids.actions)} of "
@@ -556,6 +558,8 @@ class Trainer(trainer.Trainer):
                                                "decisions")
             data.outcomes = values
             self.warm_stages["values"] = {"values": values, "rng_state": None}  # saved with the steps below
+        if self.warm_stage("steps") is None:  # stopped at the end of the values: the steps go on from the RNGs saved
+            self.restore_warm_rng()
         if cfg.imitation_target == "prior":
             recs, seats, outcomes = data.records, data.seats, data.outcomes
             if cfg.imitation_children:

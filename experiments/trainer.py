@@ -514,7 +514,7 @@ class Trainer:
             if getattr(cfg, name):  # built by the teacher games: after the folder is written
                 self.check_agent(name)
         self.resumed: dict[str, Any] | None = None  # the checkpoint to resume, read and checked before any work
-        #: the teacher games of a warm start stopped during them (:data:`WARM_START_PARTIAL`), to go on from
+        #: what a warm start stopped before its end saved (:data:`WARM_START_PARTIAL`), to go on from
         self.warm_partial: dict[str, Any] | None = None
         #: the signals that stop :meth:`run` (set while it runs), and when its warm start began
         self.stop_request: StopRequest | None = None
@@ -533,7 +533,7 @@ class Trainer:
 
     def resume_file(self) -> str:
         """What ``--resume`` goes on from: ``checkpoint.pt``, or :data:`WARM_START_PARTIAL` where the run was stopped
-        during its warm start's teacher games (and has no checkpoint yet)."""
+        during its warm start (and has no checkpoint yet)."""
         if not (self.run_dir / "checkpoint.pt").exists() and (self.run_dir / WARM_START_PARTIAL).exists():
             return WARM_START_PARTIAL
         return "checkpoint.pt"
@@ -627,14 +627,18 @@ class Trainer:
                 raise WarmStartStopped(f"after {sum(p.data.games for p in parts) + data.games} of "
                                        f"{cfg.imitation_games} teacher games")
             parts.append(GamesSoFar(data, None))
-        self.warm_games = parts
+        whole = parts[0].data if len(parts) == 1 else TeacherData.concatenate([p.data for p in parts])
+        bounds = np.cumsum([0, *(len(p.data) for p in parts)])  # the parts as views of the whole: one copy kept
+        self.warm_games = [GamesSoFar(TeacherData(*(getattr(whole, f)[a:b] for f in ("records", "seats", "actions",
+                                                                                      "outcomes")), p.data.games),
+                                      None) for p, a, b in zip(parts, bounds, bounds[1:])]
         if not self.warm_partial or not self.warm_partial["stages"]:  # stopped in the games or right after them
             self.restore_warm_rng()
-            if checkpoint is not None:  # (a save from a later part holds them already, and that part's work)
-                self.save_warm_start(parts)
+            if checkpoint is not None:  # saved when due or at a stop (a later part's save holds them already)
+                self.warm_checkpoint(lambda _: (self.warm_games, {}))(cfg.imitation_games, lambda: None)
         if checkpoint is not None and self.stop_request.signal is not None:
             raise WarmStartStopped(f"after its {cfg.imitation_games} teacher games")
-        return parts[0].data if len(parts) == 1 else TeacherData.concatenate([p.data for p in parts])
+        return whole
 
     def warm_checkpoint(self, save: Callable[[Any], tuple[Any, ...]]
                         ) -> Callable[[int, Callable[[], Any]], bool] | None:
@@ -649,7 +653,9 @@ class Trainer:
         def checkpoint(done: int, so_far: Callable[[], Any]) -> bool:
             stop = self.stop_request is not None and self.stop_request.signal is not None
             if stop or time.monotonic() >= self.warm_next_save:
-                took = self.save_warm_start(*save(so_far()))
+                t0 = time.perf_counter()
+                self.save_warm_start(*save(so_far()))
+                took = time.perf_counter() - t0  # the joining of the records so far too
                 self.warm_next_save = time.monotonic() + max(WARM_START_SAVE_EVERY_S, took / WARM_START_SAVE_SHARE)
             return stop
 
@@ -866,7 +872,9 @@ class Trainer:
         Ctrl-C or SIGTERM (in the main thread) stops the run after the update under way, with a checkpoint
         and the metrics written, so ``--resume`` goes on exactly as an uninterrupted run (no evaluation is
         added at the stop); a second Ctrl-C stops at once (``KeyboardInterrupt``). The result then has
-        ``stopped_by`` (``"SIGINT"`` or ``"SIGTERM"``).
+        ``stopped_by`` (``"SIGINT"`` or ``"SIGTERM"``). A stop during the warm start saves what it has done
+        in :data:`WARM_START_PARTIAL` instead (:class:`WarmStartStopped`): no row, checkpoint or model file
+        yet, ``rows`` empty and ``checkpoint`` that file.
         """
         stop = StopRequest()
         stop.install()
@@ -900,10 +908,12 @@ class Trainer:
         cfg, counter = self.cfg, self.COUNTERS[0]
         t_start = time.perf_counter()
         ckpt = self.run_dir / "checkpoint.pt"
-        if cfg.resume and self.resumed is not None and "warm_start" in self.resumed:  # stopped in its teacher games
+        if cfg.resume and self.resumed is not None and "warm_start" in self.resumed:  # stopped in its warm start
             self.warm_partial, self.resumed = self.resumed["warm_start"], None
             self.wall_time = float(self.warm_partial["wall_time"])
             self.warm_rng = [self.warm_partial["rng"]]
+            if (self.run_dir / REPLACED).is_dir():  # set aside by this run's --overwrite: until its first checkpoint
+                self.replaced = self.run_dir / REPLACED
             self.record_resume()
             print(f"  going on from {self.warm_partial_games()} of {cfg.imitation_games} teacher games "
                   f"({WARM_START_PARTIAL})", flush=True)
@@ -926,7 +936,7 @@ class Trainer:
                 self.warm_t0 = time.perf_counter()
                 try:
                     extra = self.warm_start()
-                except WarmStartStopped as e:  # its teacher games so far are saved
+                except WarmStartStopped as e:  # what it has done is saved in WARM_START_PARTIAL
                     print(f"{stop.signal}: stopped in the warm start {e}; --resume goes on from there", flush=True)
                     if self.bar is not None:
                         self.bar.close()
@@ -991,7 +1001,8 @@ class WarmStartStopped(Exception):
 
 class StopRequest:
     """Ctrl-C (SIGINT) or SIGTERM while a trainer runs: noted, so the loop stops after the update under way
-    with a checkpoint; a second Ctrl-C raises ``KeyboardInterrupt`` at once. Installed in the main thread
+    with a checkpoint (in the warm start, after its game, label, value or step under way, or the block of them
+    that worker processes play, with :data:`WARM_START_PARTIAL`); a second Ctrl-C raises ``KeyboardInterrupt`` at once. Installed in the main thread
     only (Python delivers signals there); elsewhere it is inert."""
 
     def __init__(self) -> None:
@@ -1014,8 +1025,8 @@ class StopRequest:
         if self.signal is not None and signum == signal.SIGINT:
             raise KeyboardInterrupt  # asked twice: at once
         self.signal = signal.Signals(signum).name
-        print(f"\n{self.signal}: stopping after the update (or the warm start's game, label, rollout value or step) "
-              "under way, with a checkpoint (Ctrl-C again: at once)",
+        print(f"\n{self.signal}: stopping after the update (or the warm start's game, label, rollout value or step; "
+              "with worker processes, their block) under way, with a checkpoint (Ctrl-C again: at once)",
               file=sys.stderr, flush=True)
 
 

@@ -16,6 +16,7 @@ clones the teacher into a PPO :class:`~octagames.agents.learn.ppo.ActorCritic`.
 from __future__ import annotations
 
 import multiprocessing
+import signal
 import sys
 from dataclasses import dataclass
 from typing import Any, Callable
@@ -202,8 +203,10 @@ def teacher_games(game: Game, teacher: str, num_games: int, seed: int, epsilon: 
         win = np.where(draw, 0.5, (rets >= best - 1e-9).astype(np.float64))
         for j in range(start, len(seats)):
             outcomes.append(win[(seats[j] + np.arange(P)) % P])
-        if checkpoint is not None and checkpoint(k + 1, lambda: so_far(k + 1)) and k + 1 < num_games:
-            return so_far(k + 1).data
+        if checkpoint is not None:
+            saved: list[GamesSoFar] = []  # built once, for the save and for the stop
+            if checkpoint(k + 1, lambda: saved.append(so_far(k + 1)) or saved[0]) and k + 1 < num_games:
+                return (saved or [so_far(k + 1)])[0].data
     return _teacher_data(game, recs, seats, actions, outcomes, num_games)
 
 
@@ -371,6 +374,13 @@ def _blocks_after(work, jobs: list[tuple], workers: int, progress: bool, desc: s
     return blocks if checkpoint is not None else [*blocks, *played]
 
 
+def _leave_ctrl_c() -> None:
+    """A worker process ignores Ctrl-C, which a terminal sends its whole process group: the parent decides (a
+    trainer finishes the block under way and saves; elsewhere the ``KeyboardInterrupt`` ends the pool). A worker
+    killed by it inside a task left ``imap`` waiting for that task for ever."""
+    signal.signal(signal.SIGINT, signal.SIG_IGN)
+
+
 def _in_processes(work, jobs: list[tuple], workers: int, progress: bool, desc: str, unit: str,
                   sizes: list[int], stop: Callable[[Any], bool] | None = None) -> list:
     """``work`` over ``jobs`` in ``workers`` spawned processes, results in the jobs' order; with
@@ -381,7 +391,7 @@ def _in_processes(work, jobs: list[tuple], workers: int, progress: bool, desc: s
         from tqdm.auto import tqdm
         bar = tqdm(total=sum(sizes), desc=desc, unit=unit, file=sys.stderr)
     parts = []
-    with multiprocessing.get_context("spawn").Pool(min(workers, len(jobs))) as pool:
+    with multiprocessing.get_context("spawn").Pool(min(workers, len(jobs)), initializer=_leave_ctrl_c) as pool:
         for i, part in enumerate(pool.imap(work, jobs)):
             parts.append(part)
             if bar is not None:

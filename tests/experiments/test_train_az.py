@@ -435,12 +435,15 @@ def test_a_run_stopped_or_killed_in_its_teacher_games_resumes_to_the_run_never_s
     run = _stopping_runs(monkeypatch, lambda parts, stages, rng: sum(p.data.games for p in parts))
     full, full_rngs = run(_cfg(tmp_path / "full", **kw))
     cfg = _cfg(tmp_path / "run", **kw)
-    partial = tmp_path / "run" / WARM_START_PARTIAL
-    stopped, _ = run(cfg, 3, _term)  # noticed at the next game's save
+    partial, aside = tmp_path / "run" / WARM_START_PARTIAL, tmp_path / "run" / "replaced-run"
+    aside.parent.mkdir()
+    (aside.parent / "metrics.csv").write_text("an older run's")  # replaced: kept aside until the first checkpoint
+    stopped, _ = run(dataclasses.replace(cfg, overwrite=True), 3, _term)  # noticed at the next game's save
     assert stopped["stopped_by"] == "SIGTERM" and stopped["rows"] == []
     assert "SIGTERM: stopped in the warm start after 4 of 10 teacher games; --resume goes on from there" \
         in capsys.readouterr().out
     assert partial.exists() and not (tmp_path / "run" / "checkpoint.pt").exists()
+    assert (aside / "metrics.csv").read_text() == "an older run's"
     with pytest.raises(ValueError, match="holds a run already"):
         train(cfg)
     with pytest.raises(ValueError, match=r"imitation_games \(--imitation-games\) 10 in the run, 12 asked"):
@@ -455,7 +458,7 @@ def test_a_run_stopped_or_killed_in_its_teacher_games_resumes_to_the_run_never_s
     resumed, rngs = run(dataclasses.replace(cfg, resume=True))
     _same_runs(tmp_path / "full", tmp_path / "run", full["rows"], resumed["rows"])
     assert rngs == full_rngs
-    assert not partial.exists()  # the checkpoint holds the warm start now
+    assert not partial.exists() and not aside.exists()  # the checkpoint holds the warm start now
     resumes = json.loads((tmp_path / "run" / "config.json").read_text())["resumes"]
     assert [r["resumed_at"]["teacher_games"] for r in resumes] == [4, 8, 10]
 
@@ -492,10 +495,11 @@ def test_a_run_stopped_or_killed_in_its_labels_values_or_steps_resumes_to_the_ru
     with pytest.raises(Crash):
         run(dataclasses.replace(cfg, resume=True), "value 9", _crash)
     assert f"going on from 6 of {n} decisions' rollout values" in capsys.readouterr().out
+    with pytest.raises(Crash):  # killed after the last value's save: the steps go on from the RNGs it saved
+        run(dataclasses.replace(cfg, resume=True), f"value {n}", _crash)
     again, _ = run(dataclasses.replace(cfg, resume=True), "step 3", _term)
     out = capsys.readouterr().out
     assert again["stopped_by"] == "SIGTERM" and "stopped in the warm start in its gradient steps, after 4 of 6" in out
-    assert f"going on from 9 of {n} decisions' rollout values" in out
     resumed, rngs = run(dataclasses.replace(cfg, resume=True))
     assert "going on from step 4 of 6" in capsys.readouterr().out
     _same_runs(tmp_path / "full", tmp_path / "run", full["rows"], resumed["rows"])
