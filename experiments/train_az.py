@@ -394,15 +394,15 @@ def decision_children(game: Game, data: TeacherData, per_decision: int,
 
 
 def teacher_children(game: Game, data: TeacherData, teacher: str, per_decision: int,
-                     seed: int, workers: int = 1, progress: bool = False, **resume: Any) -> TeacherData:
+                     seed: int, workers: int = 1, progress: bool = False) -> TeacherData:
     """Up to ``per_decision`` children of each teacher decision (:func:`decision_children`), each
     labelled with ``teacher``'s choice there (an agent spec; the child's own game outcome, counted from
     its seat, as the value target): the positions a search meets one move on, as teacher decisions.
     ``workers`` > 1 labels them in that many processes
-    (:func:`~octagames.agents.learn.imitation.teacher_labels`, which takes ``resume``: ``done``,
-    ``checkpoint`` and ``before_play``; stopped, the children have fewer ``actions`` than ``seats``)."""
+    (:func:`~octagames.agents.learn.imitation.teacher_labels`). The warm start makes the same, in parts
+    it can save."""
     recs, seats, outcomes = decision_children(game, data, per_decision, seed)
-    actions = teacher_labels(game, teacher, recs, seats, seed, workers, progress, **resume)
+    actions = teacher_labels(game, teacher, recs, seats, seed, workers, progress)
     return TeacherData(recs, seats, actions, outcomes, 0)
 
 
@@ -523,31 +523,38 @@ class Trainer(trainer.Trainer):
         start = time.perf_counter()
         data = self.teacher_data()
         if cfg.imitation_children and cfg.imitation_target == "teacher":
-            at_start = trainer.rng_state()  # one worker's labels go on from none: a stop saves these RNGs
+            seed = cfg.seed * 7907 + 3
+            recs, seats, outcomes = decision_children(self.game, data, cfg.imitation_children, seed)
+            # what a save keeps: all the labels, else whole blocks of several workers (one worker's agents carry
+            # state from position to position: it labels them all again, from the RNGs of their start)
+            B, blocks = imitation.DECISION_BLOCK, cfg.imitation_workers > 1 and len(seats) > imitation.DECISION_BLOCK
+            at_start = self.warm_rng[-1] if self.warm_rng else trainer.rng_state()  # (restored before the labels)
 
-            def whole(labels: np.ndarray) -> bool:  # whole blocks go on; one worker labels them all again
-                return cfg.imitation_workers > 1 and len(labels) % imitation.DECISION_BLOCK == 0
+            def kept(labels: np.ndarray) -> int:
+                return len(labels) if len(labels) == len(seats) else len(labels) - len(labels) % B if blocks else 0
 
             def save(labels: np.ndarray) -> tuple[Any, ...]:
-                return (self.warm_games, {"labels": labels}) if whole(labels) else (self.warm_games, {}, at_start)
+                keep = kept(labels)
+                return (self.warm_games, {"labels": labels[:keep]}) if keep else (self.warm_games, {}, at_start)
 
             if (saved := self.warm_stage("labels")) is not None:
-                self.say(f"  going on from {len(saved)} children's labels")
-            kids = teacher_children(self.game, data, cfg.imitation_teacher, cfg.imitation_children,
-                                    seed=cfg.seed * 7907 + 3, workers=cfg.imitation_workers, progress=cfg.progress,
-                                    done=saved, checkpoint=self.warm_checkpoint(save),
-                                    before_play=self.restore_warm_rng)
-            if len(kids.actions) < len(kids.seats):
-                raise trainer.WarmStartStopped(f"in its children's labels, after {len(kids.actions)} of "
-                                               f"{len(kids.seats)}" + ("" if whole(kids.actions) else
-                                                                       " (--resume labels them again)"))
+                self.say(f"  going on from {len(saved)} of {len(seats)} children's labels")
+            actions = teacher_labels(self.game, cfg.imitation_teacher, recs, seats, seed, cfg.imitation_workers,
+                                     cfg.progress, done=saved, checkpoint=self.warm_checkpoint(save),
+                                     before_play=self.restore_warm_rng)
+            if len(actions) < len(seats):
+                raise trainer.WarmStartStopped(f"in its children's labels, after {len(actions)} of {len(seats)}"
+                                               + (f" ({kept(actions)} kept)" if kept(actions) else
+                                                  " (--resume labels them again)"))
+            kids = TeacherData(recs, seats, actions, outcomes, 0)
             self.warm_stages["labels"] = kids.actions  # saved with the rollout values and the steps below
             data = TeacherData.concatenate([data, kids])
         if cfg.imitation_value_worlds:
             saved = self.warm_stage("values")
+            if saved is None or len(saved["values"]) < len(data):  # the values go on here, from the RNGs saved
+                self.restore_warm_rng()
             if saved is not None and len(saved["values"]) < len(data):
                 self.say(f"  going on from {len(saved['values'])} of {len(data)} decisions' rollout values")
-                self.restore_warm_rng()
             values = rollout_outcomes(
                 self.game, data, cfg.imitation_value_worlds, seed=cfg.seed * 7901 + 5, progress=cfg.progress,
                 workers=cfg.imitation_workers, done=None if saved is None else ValuesSoFar(**saved),

@@ -16,7 +16,7 @@ clones the teacher into a PPO :class:`~octagames.agents.learn.ppo.ActorCritic`.
 from __future__ import annotations
 
 import multiprocessing
-import signal
+import os
 import sys
 from dataclasses import dataclass
 from typing import Any, Callable
@@ -374,11 +374,13 @@ def _blocks_after(work, jobs: list[tuple], workers: int, progress: bool, desc: s
     return blocks if checkpoint is not None else [*blocks, *played]
 
 
-def _leave_ctrl_c() -> None:
-    """A worker process ignores Ctrl-C, which a terminal sends its whole process group: the parent decides (a
-    trainer finishes the block under way and saves; elsewhere the ``KeyboardInterrupt`` ends the pool). A worker
-    killed by it inside a task left ``imap`` waiting for that task for ever."""
-    signal.signal(signal.SIGINT, signal.SIG_IGN)
+def _leave_signals() -> None:
+    """A worker process leaves its parent's process group, so that Ctrl-C (which a terminal sends the whole
+    group) or a SIGTERM to the group (a scheduler's) reaches the parent alone, which decides: a trainer finishes
+    the block under way and saves; elsewhere the ``KeyboardInterrupt`` ends the pool (its ``terminate`` reaches
+    the workers by their pids). A worker killed inside a task left ``imap`` waiting for that task for ever."""
+    if hasattr(os, "setpgrp"):  # POSIX
+        os.setpgrp()
 
 
 def _in_processes(work, jobs: list[tuple], workers: int, progress: bool, desc: str, unit: str,
@@ -391,7 +393,7 @@ def _in_processes(work, jobs: list[tuple], workers: int, progress: bool, desc: s
         from tqdm.auto import tqdm
         bar = tqdm(total=sum(sizes), desc=desc, unit=unit, file=sys.stderr)
     parts = []
-    with multiprocessing.get_context("spawn").Pool(min(workers, len(jobs)), initializer=_leave_ctrl_c) as pool:
+    with multiprocessing.get_context("spawn").Pool(min(workers, len(jobs)), initializer=_leave_signals) as pool:
         for i, part in enumerate(pool.imap(work, jobs)):
             parts.append(part)
             if bar is not None:

@@ -420,6 +420,18 @@ def _crash():
     raise Crash
 
 
+def _where(parts, stages, rng) -> str:
+    """Where a save of the warm start is: ``labels`` (one worker's, kept none), ``labels <n>``, ``value <n>`` or
+    ``step <n>`` (the saved labels, values or steps), or "" in the teacher games."""
+    if rng is not None:
+        return "labels"
+    if "steps" in stages:
+        return f"step {stages['steps']['step']}"
+    if "values" in stages:
+        return f"value {len(stages['values']['values'])}"
+    return f"labels {len(stages['labels'])}" if "labels" in stages else ""
+
+
 def _same_runs(a: Path, b: Path, rows_a: list[dict], rows_b: list[dict]) -> None:
     assert _without_clock(rows_a) == _without_clock(rows_b)
     for x, y in zip(torch.load(a / "model.pt", weights_only=False)["state_dict"].values(),
@@ -471,14 +483,7 @@ def test_a_run_stopped_or_killed_in_its_labels_values_or_steps_resumes_to_the_ru
     kw = dict(game="achten", config=("num_players=2", "deal_penalty=1"), iterations=0, imitation_games=3,
               imitation_children=2, imitation_value_worlds=4, imitation_steps=6, batch_size=8, eval_games=2)
 
-    def where(parts, stages, rng) -> str:
-        if rng is not None:  # one worker's labels: a stop saves the RNGs of their start
-            return "labels"
-        if "steps" in stages:
-            return f"step {stages['steps']['step']}"
-        return f"value {len(stages['values']['values'])}" if stages else ""
-
-    run = _stopping_runs(monkeypatch, where)
+    run = _stopping_runs(monkeypatch, _where)
     full, full_rngs = run(_cfg(tmp_path / "full", **kw))
     n = int(re.search(r"warm start: (\d+) samples", capsys.readouterr().out).group(1))  # decisions and children
     cfg = _cfg(tmp_path / "run", **kw)
@@ -487,6 +492,8 @@ def test_a_run_stopped_or_killed_in_its_labels_values_or_steps_resumes_to_the_ru
     kids = int(re.search(r"children's labels, after 2 of (\d+) \(--resume labels them again\)", out).group(1))
     assert stopped["stopped_by"] == "SIGTERM" and kids > 3
     assert torch.load(tmp_path / "run" / WARM_START_PARTIAL, weights_only=False)["warm_start"]["stages"] == {}
+    with pytest.raises(Crash):  # killed after the save of all the labels: the values go on from the RNGs saved
+        run(dataclasses.replace(cfg, resume=True), f"labels {kids}", _crash)
     stopped, _ = run(dataclasses.replace(cfg, resume=True), "value 5", _term)
     assert stopped["stopped_by"] == "SIGTERM" and f"stopped in the warm start in its rollout values, after 6 of {n} " \
         "decisions; --resume goes on from there" in capsys.readouterr().out
@@ -508,3 +515,25 @@ def test_a_run_stopped_or_killed_in_its_labels_values_or_steps_resumes_to_the_ru
              json.loads((tmp_path / "run" / "warm_start.json").read_text())["rows"]]
     assert curve == [{k: v for k, v in r.items() if k != "seconds"} for r in
                      json.loads((tmp_path / "full" / "warm_start.json").read_text())["rows"]] and len(curve) == 6
+
+
+def test_a_run_stopped_in_its_labels_by_worker_processes_keeps_their_whole_blocks(tmp_path, monkeypatch, capsys):
+    """Several workers label the children in blocks: a stop keeps the whole blocks done, a save of them all keeps
+    them all, and the resumed run is the run never stopped."""
+    from octagames.agents.learn import imitation
+    monkeypatch.setattr(imitation, "DECISION_BLOCK", 4)  # cut in this process: the workers need no patch
+    kw = dict(game="achten", config=("num_players=2", "deal_penalty=1"), iterations=0, imitation_games=1,
+              imitation_children=2, imitation_workers=2, imitation_steps=2, batch_size=8, eval_games=2)
+    run = _stopping_runs(monkeypatch, _where)
+    full, full_rngs = run(_cfg(tmp_path / "full", **kw))
+    cfg = _cfg(tmp_path / "run", **kw)
+    stopped, _ = run(cfg, "labels 4", _term)  # noticed at the next block's save
+    kids = int(re.search(r"children's labels, after 8 of (\d+) \(8 kept\)", capsys.readouterr().out).group(1))
+    assert stopped["stopped_by"] == "SIGTERM" and kids > 12 and kids % 4  # a last block that is not whole
+    with pytest.raises(Crash):  # after the last block's save: all of them kept
+        run(dataclasses.replace(cfg, resume=True), f"labels {kids}", _crash)
+    assert "going on from 8 of" in capsys.readouterr().out
+    resumed, rngs = run(dataclasses.replace(cfg, resume=True))
+    assert f"going on from {kids} of {kids} children's labels" in capsys.readouterr().out
+    _same_runs(tmp_path / "full", tmp_path / "run", full["rows"], resumed["rows"])
+    assert rngs == full_rngs
