@@ -63,11 +63,11 @@ its gradient steps (the mean of each hundredth of them) and the learning rate.
 an uninterrupted run's, wall-clock columns apart. A run stopped or killed in its warm start's teacher
 games, children's labels, rollout values or gradient steps goes on from what ``warm_start.partial.pt``
 (the skeleton's file) saved of them (the labels by whole blocks with several workers; one worker
-labels them again). It
-keeps the run's settings (a change to what the run computes, ``torch_threads`` included, is refused
-naming each field); it may add ``iterations`` (not with ``final_learning_rate``, whose decay runs
-over them or over the time budget) and change the time budget, checkpoints, evaluation cadence and
-progress; ``config.json`` appends each resume's command under ``resumes``.
+labels them again). It keeps the run's settings (a change to what the run computes,
+``torch_threads`` included, is refused naming each field); it may add ``iterations`` (not with
+``final_learning_rate``, whose decay runs over them or over the time budget) and change the time
+budget, checkpoints, evaluation cadence and progress; ``config.json`` appends each resume's command
+under ``resumes``.
 
 Evaluation (every ``eval_every`` iterations, the first and the last): the
 network with its play-time search (``play_simulations``) and, with

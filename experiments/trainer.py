@@ -10,10 +10,9 @@ A run lives in one folder, by default named from what it trains (:func:`default_
                          at and its code to ``resumes``)
         checkpoint.pt    everything needed to resume exactly (written atomically; with a warm start
                          also right after it and the first evaluation, before the first update)
-        warm_start.partial.pt  the warm start's teacher games so far, while they are played (every minute
-                         or so, at a stop, and when they end), and train_az's children's labels, rollout
-                         values and gradient steps so far: --resume goes on from them; removed at the first
-                         checkpoint.pt
+        warm_start.partial.pt  the warm start's work so far while it runs (every minute or so, and at a
+                         stop): its teacher games, and train_az's children's labels, rollout values and
+                         gradient steps; --resume goes on from them; removed at the first checkpoint.pt
         metrics.csv      one row per update or iteration; win rates at evaluations
         metrics.json     the same rows, the config, the evaluation opponents (and those skipped)
         curves.png       win rates and losses over the run's work and over wall time
@@ -66,15 +65,15 @@ from octagames.experiments.cli import (GameArgs, check_device, check_ray_options
 
 #: the files that make a folder a run (any one of them): refused without --resume or --overwrite
 RUN_FILES = ("config.json", "checkpoint.pt", "metrics.json", "metrics.csv")
-#: the warm start's teacher games so far (:meth:`Trainer.teacher_data`), saved while they are played so that a run
-#: stopped or killed during them goes on with --resume; removed at the run's first checkpoint
+#: the warm start's work so far (:meth:`Trainer.teacher_data`, :meth:`Trainer.save_warm_start`), saved while it runs
+#: so that a run stopped or killed during it goes on with --resume; removed at the run's first checkpoint
 WARM_START_PARTIAL = "warm_start.partial.pt"
 #: what every trainer writes (removed by --overwrite, with the trainer's own OUTPUTS)
 SHARED_OUTPUTS = (*RUN_FILES, "checkpoint.pt.tmp", "config.json.tmp", "curves.png", WARM_START_PARTIAL,
                   WARM_START_PARTIAL + ".tmp")
-#: seconds between saves of the warm start's teacher games at least (a stop saves at once)
+#: seconds between saves of the warm start's work at least (a stop saves at once)
 WARM_START_SAVE_EVERY_S = 60.0
-#: the share of the teacher games' time that saving them may take at most (the next save waits the last one's time
+#: the share of the warm start's time that saving its work may take at most (the next save waits the last one's time
 #: over it when that is longer than :data:`WARM_START_SAVE_EVERY_S`)
 WARM_START_SAVE_SHARE = 0.1
 
@@ -110,9 +109,9 @@ class RunConfig(GameArgs):
     """continue the run in run_dir from its checkpoint.pt (or, stopped during its warm start's teacher games,
     labels, rollout values or steps, from its warm_start.partial.pt), with the run's settings: a setting that
     changes what it computes (seed, game, network, optimiser, schedule, rollout sizes, torch threads, device,
-    ...) is refused, naming each; only the budget (total steps or iterations, time budget), stop_after, checkpoint_every,
-    eval_every, eval_games, progress and ray_address may change. config.json keeps the run's first command and
-    appends each resume's command to its "resumes" list"""
+    ...) is refused, naming each; only the budget (total steps or iterations, time budget), stop_after,
+    checkpoint_every, eval_every, eval_games, progress and ray_address may change. config.json keeps the run's
+    first command and appends each resume's command to its "resumes" list"""
     overwrite: bool = False
     """replace the run in run_dir (its files are removed first)"""
     time_budget_s: float = 0.0
@@ -600,7 +599,7 @@ class Trainer:
         """The warm start's teacher games (the ``imitation_*`` settings).
 
         While :meth:`run` runs, the games so far are saved in :data:`WARM_START_PARTIAL` every
-        :data:`WARM_START_SAVE_EVERY_S` seconds or so, when they end, and at a stop request (then
+        :data:`WARM_START_SAVE_EVERY_S` seconds or so (at their end too, when due) and at a stop request (then
         :class:`WarmStartStopped` is raised); a resume goes on from them, with the teacher's generator and the
         global RNGs as they were, so it gets the data of a run never stopped.
         """
@@ -1002,8 +1001,8 @@ class WarmStartStopped(Exception):
 class StopRequest:
     """Ctrl-C (SIGINT) or SIGTERM while a trainer runs: noted, so the loop stops after the update under way
     with a checkpoint (in the warm start, after its game, label, value or step under way, or the block of them
-    that worker processes play, with :data:`WARM_START_PARTIAL`); a second Ctrl-C raises ``KeyboardInterrupt`` at once. Installed in the main thread
-    only (Python delivers signals there); elsewhere it is inert."""
+    that worker processes play, with :data:`WARM_START_PARTIAL`); a second Ctrl-C raises ``KeyboardInterrupt``
+    at once. Installed in the main thread only (Python delivers signals there); elsewhere it is inert."""
 
     def __init__(self) -> None:
         self.signal: str | None = None
