@@ -233,16 +233,9 @@ def test_teacher_games_against_an_opponent_keep_the_teachers_seat_and_split_into
     for name in ("seats", "actions", "outcomes"):
         assert np.array_equal(getattr(both, name), np.concatenate([getattr(b, name) for b in blocks])), name
     assert both.records.tobytes() == np.concatenate([b.records for b in blocks]).tobytes()
-    # stopped after its first block (a trainer's stop request), then gone on from it: the same games
-    kept = {}
-
-    def first_block(games: int, so_far) -> bool:
-        kept[games] = so_far()
-        return True
-
-    stopped = teacher_games(g, "heuristic", size + 3, seed=7, opponent="random", workers=2, checkpoint=first_block)
-    assert stopped.games == size and list(kept) == [size] and kept[size].rng_state is None
-    rest = teacher_games(g, "heuristic", size + 3, seed=7, opponent="random", workers=2, done=kept[size])
+    # gone on from its first block (where a trainer's stop left it): the same games
+    rest = teacher_games(g, "heuristic", size + 3, seed=7, opponent="random", workers=2,
+                         done=GamesSoFar(blocks[0], None))
     assert rest.games == size + 3 and rest.records.tobytes() == both.records.tobytes()
     np.testing.assert_array_equal(rest.actions, both.actions)
     with pytest.raises(ValueError, match=f"done holds 1 games, not whole blocks of {size}"):
@@ -329,9 +322,10 @@ def test_rollout_values_and_teacher_labels_in_processes_are_the_blocks_values_an
         rollout_outcomes(g, data, 4, seed=9, workers=2, done=imitation.ValuesSoFar(both[:size + 1], None))
     labels = teacher_labels(g, "heuristic", data.records, data.seats, seed=5, workers=2)
     np.testing.assert_array_equal(labels, data.actions)  # the heuristic labels its own decisions as it played them
-    drawn = teacher_labels(g, "random", data.records, data.seats, seed=5, workers=2)  # the seeds matter
+    # gone on from its first block: the later blocks' labels, each from its own seed (a random teacher's depend on it)
+    drawn = [teacher_labels(g, "random", data.records[a:a + size], data.seats[a:a + size], seed=5 + a) for a in starts]
     np.testing.assert_array_equal(teacher_labels(g, "random", data.records, data.seats, seed=5, workers=2,
-                                                 done=drawn[:size]), drawn)  # gone on from its first block
+                                                 done=drawn[0]), np.concatenate(drawn))
     with pytest.raises(ValueError, match=f"done holds {size} labels of {len(data)}: a call goes on from whole"):
         teacher_labels(g, "heuristic", data.records, data.seats, seed=5, done=labels[:size])  # one worker: 0 or all
     np.testing.assert_array_equal(labels, teacher_labels(g, "heuristic", data.records, data.seats, seed=5))
