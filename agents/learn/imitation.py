@@ -17,6 +17,7 @@ from __future__ import annotations
 
 import multiprocessing
 import os
+import signal
 import sys
 from dataclasses import dataclass
 from typing import Any, Callable
@@ -376,11 +377,16 @@ def _blocks_after(work, jobs: list[tuple], workers: int, progress: bool, desc: s
 
 def _leave_signals() -> None:
     """A worker process leaves its parent's process group, so that Ctrl-C (which a terminal sends the whole
-    group) or a SIGTERM to the group (a scheduler's) reaches the parent alone, which decides: a trainer finishes
-    the block under way and saves; elsewhere the ``KeyboardInterrupt`` ends the pool (its ``terminate`` reaches
-    the workers by their pids). A worker killed inside a task left ``imap`` waiting for that task for ever."""
+    group) or a signal to the group reaches the parent alone, which decides: a trainer finishes the block under
+    way and saves; elsewhere the ``KeyboardInterrupt`` ends the pool (its ``terminate`` reaches the workers by
+    their pids). A worker killed inside a task left ``imap`` waiting for that task for ever; that still happens
+    when a SIGTERM is sent to every process one by one (some schedulers do), until their SIGKILL: the trainer's
+    saves of a minute before are kept. On Linux a worker also dies with its parent (no orphan finishes its block)."""
     if hasattr(os, "setpgrp"):  # POSIX
         os.setpgrp()
+    if sys.platform == "linux":
+        import ctypes
+        ctypes.CDLL(None).prctl(1, signal.SIGKILL)  # PR_SET_PDEATHSIG
 
 
 def _in_processes(work, jobs: list[tuple], workers: int, progress: bool, desc: str, unit: str,

@@ -233,9 +233,13 @@ def test_teacher_games_against_an_opponent_keep_the_teachers_seat_and_split_into
     for name in ("seats", "actions", "outcomes"):
         assert np.array_equal(getattr(both, name), np.concatenate([getattr(b, name) for b in blocks])), name
     assert both.records.tobytes() == np.concatenate([b.records for b in blocks]).tobytes()
-    # gone on from its first block (where a trainer's stop left it): the same games
-    rest = teacher_games(g, "heuristic", size + 3, seed=7, opponent="random", workers=2,
-                         done=GamesSoFar(blocks[0], None))
+    # stopped after its first block (a trainer's stop request), then gone on from it: the same games
+    kept = []
+    stopped = teacher_games(g, "heuristic", size + 3, seed=7, opponent="random", workers=2,
+                            checkpoint=lambda n, so_far: kept.append(so_far()) or True)
+    assert stopped.games == size and [k.data.games for k in kept] == [size] and kept[0].rng_state is None
+    assert stopped.records.tobytes() == blocks[0].records.tobytes()
+    rest = teacher_games(g, "heuristic", size + 3, seed=7, opponent="random", workers=2, done=kept[0])
     assert rest.games == size + 3 and rest.records.tobytes() == both.records.tobytes()
     np.testing.assert_array_equal(rest.actions, both.actions)
     with pytest.raises(ValueError, match=f"done holds 1 games, not whole blocks of {size}"):
@@ -315,9 +319,12 @@ def test_rollout_values_and_teacher_labels_in_processes_are_the_blocks_values_an
     np.testing.assert_array_equal(both, np.concatenate([rollout_outcomes(g, d, 4, seed=9 + a)
                                                         for a, d in zip(starts, cut)]))
     np.testing.assert_array_equal(both[:size], rollout_outcomes(g, data, 4, seed=9)[:size])  # block 0: one worker's
-    # gone on from its first two blocks (stopped there: the blocks' checkpoints are the teacher games' below)
-    np.testing.assert_array_equal(rollout_outcomes(g, data, 4, seed=9, workers=2,
-                                                   done=imitation.ValuesSoFar(both[:2 * size], None)), both)
+    kept = []  # stopped after its second block, then gone on from there: the same values
+    stopped = rollout_outcomes(g, data, 4, seed=9, workers=2,
+                               checkpoint=lambda n, so_far: kept.append(so_far()) or n > size)
+    assert [len(k.values) for k in kept] == [size, 2 * size]
+    np.testing.assert_array_equal(stopped, both[:2 * size])
+    np.testing.assert_array_equal(rollout_outcomes(g, data, 4, seed=9, workers=2, done=kept[-1]), both)
     with pytest.raises(ValueError, match=f"done holds {size + 1} values, not what this call goes on from"):
         rollout_outcomes(g, data, 4, seed=9, workers=2, done=imitation.ValuesSoFar(both[:size + 1], None))
     labels = teacher_labels(g, "heuristic", data.records, data.seats, seed=5, workers=2)
