@@ -62,8 +62,8 @@ its gradient steps (the mean of each hundredth of them) and the learning rate.
 ``--resume`` continues from the checkpoint; the metrics of a resumed run equal
 an uninterrupted run's, wall-clock columns apart. A run stopped or killed in its warm start's teacher
 games, children's labels, rollout values or gradient steps goes on from what ``warm_start.partial.pt``
-(the skeleton's file) saved of them (the labels by whole blocks with several workers; one worker
-labels them again). It keeps the run's settings (a change to what the run computes,
+(the skeleton's file) saved of them (labels made in one process are made again unless all were done;
+worker processes keep theirs by whole blocks). It keeps the run's settings (a change to what the run computes,
 ``torch_threads`` included, is refused naming each field); it may add ``iterations`` (not with
 ``final_learning_rate``, whose decay runs over them or over the time budget) and change the time
 budget, checkpoints, evaluation cadence and progress; ``config.json`` appends each resume's command
