@@ -15,6 +15,7 @@ clones the teacher into a PPO :class:`~octagames.agents.learn.ppo.ActorCritic`.
 
 from __future__ import annotations
 
+import ctypes
 import multiprocessing
 import os
 import signal
@@ -385,7 +386,6 @@ def _leave_signals() -> None:
     if hasattr(os, "setpgrp"):  # POSIX
         os.setpgrp()
     if sys.platform == "linux":
-        import ctypes
         ctypes.CDLL(None).prctl(1, signal.SIGKILL)  # PR_SET_PDEATHSIG
 
 
