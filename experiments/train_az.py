@@ -393,19 +393,6 @@ def decision_children(game: Game, data: TeacherData, per_decision: int,
     return recs, seats, np.take_along_axis(data.outcomes[parent], order, axis=1)
 
 
-def teacher_children(game: Game, data: TeacherData, teacher: str, per_decision: int,
-                     seed: int, workers: int = 1, progress: bool = False) -> TeacherData:
-    """Up to ``per_decision`` children of each teacher decision (:func:`decision_children`), each
-    labelled with ``teacher``'s choice there (an agent spec; the child's own game outcome, counted from
-    its seat, as the value target): the positions a search meets one move on, as teacher decisions.
-    ``workers`` > 1 labels them in that many processes
-    (:func:`~octagames.agents.learn.imitation.teacher_labels`). The warm start makes the same, in parts
-    it can save."""
-    recs, seats, outcomes = decision_children(game, data, per_decision, seed)
-    actions = teacher_labels(game, teacher, recs, seats, seed, workers, progress)
-    return TeacherData(recs, seats, actions, outcomes, 0)
-
-
 def prior_trajectories(net: PolicyValueNet, game: Game, records: np.ndarray, seats: np.ndarray,
                        outcomes: np.ndarray, policy_width: int, games: int, chunk: int = 4096) -> Trajectories:
     """Replay samples whose policy target is ``net``'s own priors (its ``policy_width`` largest,

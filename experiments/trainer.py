@@ -56,7 +56,7 @@ import torch
 
 from octagames import catalogue
 from octagames.agents.arena import WriterLock
-from octagames.agents.learn.imitation import GamesSoFar, TeacherData, teacher_games
+from octagames.agents.learn.imitation import Checkpoint, GamesSoFar, TeacherData, teacher_games
 from octagames.agents.model_config import UnsafeModelFile, load_model_file
 from octagames.agents.registry import make_agent
 from octagames.core import Game
@@ -395,6 +395,14 @@ def machine(device: torch.device | str = "cpu") -> str:
     return f"{cores} CPU cores" + (f" ({model})" if model else "") + f", {where}"
 
 
+def save_whole(data: Any, path: Path) -> Path:
+    """``torch.save`` ``data`` to ``path`` whole or not at all: into ``<path>.tmp``, then renamed."""
+    tmp = path.with_name(path.name + ".tmp")
+    torch.save(data, tmp)
+    os.replace(tmp, path)
+    return path
+
+
 def rng_state() -> dict[str, Any]:
     """The global RNG states (python, numpy, torch, cuda), for a checkpoint."""
     return {"python": random.getstate(), "numpy_global": np.random.get_state(), "torch": torch.get_rng_state(),
@@ -639,8 +647,7 @@ class Trainer:
             raise WarmStartStopped(f"after its {cfg.imitation_games} teacher games")
         return whole
 
-    def warm_checkpoint(self, save: Callable[[Any], tuple[Any, ...]]
-                        ) -> Callable[[int, Callable[[], Any]], bool] | None:
+    def warm_checkpoint(self, save: Callable[[Any], tuple[Any, ...]]) -> Checkpoint | None:
         """The ``checkpoint`` of a part of the warm start (:func:`~octagames.agents.learn.imitation.teacher_games`,
         :func:`~octagames.agents.learn.imitation.rollout_outcomes`, ...) while :meth:`run` runs (else None): every
         :data:`WARM_START_SAVE_EVERY_S` seconds or so, and at a stop request, it saves ``save(so_far())``: the
@@ -654,7 +661,7 @@ class Trainer:
             if stop or time.monotonic() >= self.warm_next_save:
                 t0 = time.perf_counter()
                 self.save_warm_start(*save(so_far()))
-                took = time.perf_counter() - t0  # the joining of the records so far too
+                took = time.perf_counter() - t0  # the joining of the records so far, and the writing
                 self.warm_next_save = time.monotonic() + max(WARM_START_SAVE_EVERY_S, took / WARM_START_SAVE_SHARE)
             return stop
 
@@ -675,27 +682,20 @@ class Trainer:
         return sum(int(p["data"]["games"]) for p in self.warm_partial["parts"]) if self.warm_partial else 0
 
     def save_warm_start(self, parts: list[GamesSoFar], stages: dict[str, Any] | None = None,
-                        rng: dict[str, Any] | None = None) -> float:
+                        rng: dict[str, Any] | None = None) -> Path:
         """Write :data:`WARM_START_PARTIAL` (atomically): the teacher games so far (``parts``: one per
         :meth:`teacher_data` call of :func:`teacher_games`), the later parts' results so far (``stages``, plain
-        data), the global RNGs (``rng``, by default as they are), the wall time, and what :meth:`check_resume`
-        compares; returns the seconds it took."""
-        t0 = time.perf_counter()
+        data), the global RNGs (``rng``, by default as they are), the wall time, and :meth:`run_header`."""
         path = self.run_dir / WARM_START_PARTIAL
-        tmp = path.with_name(path.name + ".tmp")
 
         def data(d: TeacherData) -> dict[str, Any]:  # the records as bytes: a tensor saves 3 times faster
             raw = np.ascontiguousarray(d.records).view(np.uint8).reshape(len(d.records), self.game.dtype.itemsize)
             return {"records": torch.from_numpy(raw), "seats": d.seats, "actions": d.actions, "outcomes": d.outcomes,
                     "games": d.games}
 
-        torch.save({"format": self.FORMAT, "config": dataclasses.asdict(self.cfg), "game": self.game_record(),
-                    "runtime": self.runtime(),
-                    "warm_start": {"parts": [{"data": data(p.data), "rng_state": p.rng_state} for p in parts],
-                                   "stages": stages or {}, "rng": rng or rng_state(),
-                                   "wall_time": self.wall_time + time.perf_counter() - self.warm_t0}}, tmp)
-        os.replace(tmp, path)
-        return time.perf_counter() - t0
+        return save_whole({**self.run_header(), "warm_start": {
+            "parts": [{"data": data(p.data), "rng_state": p.rng_state} for p in parts], "stages": stages or {},
+            "rng": rng or rng_state(), "wall_time": self.wall_time + time.perf_counter() - self.warm_t0}}, path)
 
     def evaluate(self) -> dict[str, float]:
         """Every opponent's evaluation games (seeds from the run's seed, the step and the opponent)."""
@@ -717,10 +717,15 @@ class Trainer:
         """A metrics row: the counters, the wall time, :meth:`row_extra` and ``extra``."""
         return {**self.count, "wall_time": self.wall_time, **self.row_extra(), **extra}
 
+    def run_header(self) -> dict[str, Any]:
+        """What a checkpoint (or a warm start's partial) says of its run, which :meth:`check_resume` compares: the
+        format, the settings, the game and :meth:`runtime`."""
+        return {"format": self.FORMAT, "config": dataclasses.asdict(self.cfg), "game": self.game_record(),
+                "runtime": self.runtime()}
+
     def checkpoint_dict(self) -> dict[str, Any]:
         """Everything needed to resume exactly."""
-        return {"format": self.FORMAT, "config": dataclasses.asdict(self.cfg), "game": self.game_record(),
-                "runtime": self.runtime(), **self.state_dict(), "rng": rng_state(),
+        return {**self.run_header(), **self.state_dict(), "rng": rng_state(),
                 "counters": {**self.count, "wall_time": self.wall_time}, "rows": self.rows, "last_eval": self.last_eval}
 
     def runtime(self) -> dict[str, Any]:
@@ -730,10 +735,7 @@ class Trainer:
 
     def save_checkpoint(self) -> Path:
         """Write ``checkpoint.pt`` atomically and the model file beside it."""
-        path = self.run_dir / "checkpoint.pt"
-        tmp = path.with_suffix(".pt.tmp")
-        torch.save(self.checkpoint_dict(), tmp)
-        os.replace(tmp, path)
+        path = save_whole(self.checkpoint_dict(), self.run_dir / "checkpoint.pt")
         self.save_model()
         (self.run_dir / WARM_START_PARTIAL).unlink(missing_ok=True)  # the checkpoint holds the warm start now
         if self.replaced is not None:  # what --overwrite set aside: this run can go on from here now

@@ -16,6 +16,7 @@ clones the teacher into a PPO :class:`~octagames.agents.learn.ppo.ActorCritic`.
 from __future__ import annotations
 
 import ctypes
+import functools
 import multiprocessing
 import os
 import signal
@@ -91,9 +92,10 @@ class ValuesSoFar:
     rng_state: dict[str, Any] | None
 
 
-#: ``checkpoint(games_done, so_far)`` after each game (one worker) or block (several), in order: ``so_far()``
-#: builds the :class:`GamesSoFar` (only when called); a true result stops the games there
-Checkpoint = Callable[[int, Callable[[], GamesSoFar]], bool]
+#: ``checkpoint(done, so_far)`` after each game, position or decision (one process) or block (several), in order,
+#: with the count done so far: ``so_far()`` builds what they made (:class:`GamesSoFar`, :class:`ValuesSoFar`, the
+#: labels), only when called; a true result stops the work there
+Checkpoint = Callable[[int, Callable[[], Any]], bool]
 
 
 def teacher_games(game: Game, teacher: str, num_games: int, seed: int, epsilon: float = 0.0,
@@ -206,9 +208,9 @@ def teacher_games(game: Game, teacher: str, num_games: int, seed: int, epsilon: 
         for j in range(start, len(seats)):
             outcomes.append(win[(seats[j] + np.arange(P)) % P])
         if checkpoint is not None:
-            saved: list[GamesSoFar] = []  # built once, for the save and for the stop
-            if checkpoint(k + 1, lambda: saved.append(so_far(k + 1)) or saved[0]) and k + 1 < num_games:
-                return (saved or [so_far(k + 1)])[0].data
+            snapshot = functools.cache(functools.partial(so_far, k + 1))  # built once, for the save and the stop
+            if checkpoint(k + 1, snapshot) and k + 1 < num_games:
+                return snapshot().data
     return _teacher_data(game, recs, seats, actions, outcomes, num_games)
 
 
@@ -221,7 +223,7 @@ def _teacher_data(game: Game, recs: list, seats: list, actions: list, outcomes: 
 
 def rollout_outcomes(game: Game, data: TeacherData, worlds: int, seed: int,
                      progress: bool = False, workers: int = 1, done: ValuesSoFar | None = None,
-                     checkpoint: Callable[[int, Callable[[], ValuesSoFar]], bool] | None = None) -> np.ndarray:
+                     checkpoint: Checkpoint | None = None) -> np.ndarray:
     """Value targets with less noise than a game's one outcome: for each decision of ``data``, the deciding
     seat's mean win over ``worlds`` uniform determinizations of its information state
     (:func:`~octagames.agents.search.rollouts.believed_worlds`), each played on from the teacher's
@@ -293,7 +295,7 @@ def rollout_outcomes(game: Game, data: TeacherData, worlds: int, seed: int,
 
 def teacher_labels(game: Game, teacher: str, records: np.ndarray, seats: np.ndarray, seed: int,
                    workers: int = 1, progress: bool = False, done: np.ndarray | None = None,
-                   checkpoint: Callable[[int, Callable[[], np.ndarray]], bool] | None = None,
+                   checkpoint: Checkpoint | None = None,
                    before_play: Callable[[], None] | None = None) -> np.ndarray:
     """``teacher``'s action (a registry spec) for ``seats[j]`` in ``records[j]``, for each ``j``: labels for
     positions the teacher's own games did not reach (e.g. :func:`children`).
@@ -361,7 +363,7 @@ def _labels_block(args: tuple) -> np.ndarray:
 
 def _blocks_after(work, jobs: list[tuple], workers: int, progress: bool, desc: str, unit: str, sizes: list[int],
                   done: list, total: int, count: Callable[[Any], int],
-                  checkpoint: Callable[[int, Callable[[], Any]], bool] | None, so_far: Callable[[list], Any]) -> list:
+                  checkpoint: Checkpoint | None, so_far: Callable[[list], Any]) -> list:
     """The blocks ``done`` already, then :func:`_in_processes` over ``jobs`` (the blocks after them, of ``sizes``):
     every block in order. With ``checkpoint``, it is called after each block with the ``count`` so far (of
     ``total``) and ``so_far(blocks)``, and the blocks end where it asks to stop."""

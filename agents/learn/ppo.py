@@ -113,6 +113,7 @@ def check_activation(activation: str) -> None:
     if activation not in ACTIVATIONS:
         raise ValueError(f"activation={activation!r} is not valid; valid values: {sorted(ACTIVATIONS)}")
 
+
 #: the dtypes the network's matrix products may run in (:func:`matmul_precision`)
 MATMUL_DTYPES = {"float32": None, "bfloat16": torch.bfloat16}
 
