@@ -507,7 +507,6 @@ class Trainer(trainer.Trainer):
         """Teacher games into the buffer (with ``imitation_children``, their decisions' children too), then
         ``imitation_steps`` gradient steps on them."""
         cfg = self.cfg
-        start = time.perf_counter()
         data = self.teacher_data()
         if cfg.imitation_children and cfg.imitation_target == "teacher":
             seed = cfg.seed * 7907 + 3
@@ -565,7 +564,7 @@ class Trainer(trainer.Trainer):
             traj = teacher_trajectories(data, cfg.policy_width)
         self.buffer.add(traj)
         self.say(f"  warm start: {len(traj)} samples from {data.games} teacher games "
-                 f"({time.perf_counter() - start:.0f} s); {cfg.imitation_steps} steps")
+                 f"({self.warm_seconds():.0f} s); {cfg.imitation_steps} steps")
         stats: dict[str, float] = {}
         window: dict[str, float] = {}
         every = max(1, cfg.imitation_steps // WARM_START_POINTS)
@@ -576,7 +575,6 @@ class Trainer(trainer.Trainer):
             self.learner.net.load_state_dict(saved["net"])
             self.learner.optimizer.load_state_dict(saved["optimizer"])
             self.rng.bit_generator.state = saved["rng"]
-            start = time.perf_counter() - saved["seconds"]
             self.say(f"  going on from step {first} of {cfg.imitation_steps}")
             self.restore_warm_rng()
         checkpoint = self.warm_checkpoint(lambda so_far: (self.warm_games, {**self.warm_stages, "steps": so_far}))
@@ -592,7 +590,7 @@ class Trainer(trainer.Trainer):
                 window[k] = window.get(k, 0.0) + stats[k]
             if (step + 1) % every == 0 or step + 1 == cfg.imitation_steps:
                 n = every if (step + 1) % every == 0 else (step + 1) % every
-                rows.append({"step": step + 1, "seconds": time.perf_counter() - start, "learning_rate": lr,
+                rows.append({"step": step + 1, "seconds": self.warm_seconds(), "learning_rate": lr,
                              **{k: v / n for k, v in window.items()}})
                 window = {}
                 if len(rows) % (WARM_START_POINTS // 10) == 0:
@@ -602,7 +600,7 @@ class Trainer(trainer.Trainer):
             if checkpoint is not None and step + 1 < cfg.imitation_steps and checkpoint(step + 1, lambda: {
                     "step": step + 1, "net": self.learner.net.state_dict(),
                     "optimizer": self.learner.optimizer.state_dict(), "rng": self.rng.bit_generator.state,
-                    "rows": rows, "window": window, "stats": stats, "seconds": time.perf_counter() - start}):
+                    "rows": rows, "window": window, "stats": stats}):
                 raise trainer.WarmStartStopped(f"in its gradient steps, after {step + 1} of {cfg.imitation_steps}")
         self.learner.set_learning_rate(cfg.learning_rate)
         if rows:
@@ -611,7 +609,7 @@ class Trainer(trainer.Trainer):
             plot_warm_start(rows, self.run_dir / "warm_start.png",
                             f"warm start, {self.describe()} (seed {cfg.seed}): {len(traj)} samples")
         self.count["grad_steps"] += cfg.imitation_steps
-        return {**stats, "imitation_samples": len(traj), "imitation_seconds": time.perf_counter() - start}
+        return {**stats, "imitation_samples": len(traj), "imitation_seconds": self.warm_seconds()}
 
     # -- one iteration -----------------------------------------------------------------------
     def learning_rate(self) -> float:

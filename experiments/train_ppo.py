@@ -43,7 +43,9 @@ the pool holds ``pool_size``. Snapshots act by sampling (not greedily).
 Warm start (``imitation_games > 0``): before the first evaluation the policy
 clones ``imitation_teacher`` (the heuristic) on that many of its own games
 (:func:`octagames.agents.learn.imitation.pretrain_actor_critic`: the actor learns its
-moves, the critic the outcomes).
+moves, the critic the outcomes). A stop or a kill in it loses nothing saved: the teacher
+games and the cloning steps so far are in ``warm_start.partial.pt`` (every minute or so, and at
+the stop), from which ``--resume`` goes on to the run never stopped.
 
 The league is :class:`octagames.agents.learn.league.League`; the games are played by
 :class:`octagames.agents.learn.rollout.RolloutWorker` (here, or one per Ray actor with
@@ -91,7 +93,7 @@ from typing import Any, ClassVar
 import torch
 
 from octagames.agents.arena import play_match
-from octagames.agents.learn.imitation import pretrain_actor_critic
+from octagames.agents.learn.imitation import ClonedSoFar, pretrain_actor_critic
 from octagames.agents.learn.ppo import (ActorCritic, PPOAgent, check_activation, matmul_precision, policy_dict,
                                         ppo_update, save_policy)
 from octagames.agents.learn.rollout import (ROLLOUT_OBS_DTYPES, RolloutConfig, RolloutWorker, build_model,
@@ -276,8 +278,17 @@ class Trainer(trainer.Trainer):
     def warm_start(self) -> dict[str, float]:
         """Clone the teacher (``imitation_*`` settings) into the policy; the cloning's last statistics."""
         cfg = self.cfg
-        stats = pretrain_actor_critic(self.model, self.game, self.teacher_data(), cfg.imitation_steps,
-                                      learning_rate=cfg.imitation_learning_rate, seed=cfg.seed)
+        data = self.teacher_data()
+        if (saved := self.warm_stage("cloning")) is not None:  # stopped in these steps: the model as it was then
+            self.say(f"  going on from step {saved['steps']} of {cfg.imitation_steps}")
+        self.restore_warm_rng()  # (the games' end restored them when nothing later was saved)
+        stats = pretrain_actor_critic(self.model, self.game, data, cfg.imitation_steps,
+                                      learning_rate=cfg.imitation_learning_rate, seed=cfg.seed,
+                                      done=None if saved is None else ClonedSoFar(**saved),
+                                      checkpoint=self.warm_checkpoint(lambda so_far: (self.warm_games,
+                                                                                      {"cloning": vars(so_far)})))
+        if (steps := stats.pop("steps")) < cfg.imitation_steps:
+            raise trainer.WarmStartStopped(f"in its cloning steps, after {steps} of {cfg.imitation_steps}")
         return {f"imitation_{k}": v for k, v in stats.items()}
 
     def play_evaluation(self, spec: str, games: int, seed: int) -> dict[str, float]:

@@ -677,6 +677,11 @@ class Trainer:
         if self.warm_rng:
             set_rng_state(self.warm_rng.pop())
 
+    def warm_seconds(self) -> float:
+        """Seconds of the warm start so far, in every process of the run (a resumed one goes on from the stopped
+        one's last save)."""
+        return self.wall_time + time.perf_counter() - self.warm_t0
+
     def warm_partial_games(self) -> int:
         """The teacher games of :attr:`warm_partial` (0 without one)."""
         return sum(int(p["data"]["games"]) for p in self.warm_partial["parts"]) if self.warm_partial else 0
@@ -695,7 +700,7 @@ class Trainer:
 
         return save_whole({**self.run_header(), "warm_start": {
             "parts": [{"data": data(p.data), "rng_state": p.rng_state} for p in parts], "stages": stages or {},
-            "rng": rng or rng_state(), "wall_time": self.wall_time + time.perf_counter() - self.warm_t0}}, path)
+            "rng": rng or rng_state(), "wall_time": self.warm_seconds()}}, path)
 
     def evaluate(self) -> dict[str, float]:
         """Every opponent's evaluation games (seeds from the run's seed, the step and the opponent)."""

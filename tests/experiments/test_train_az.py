@@ -21,7 +21,7 @@ from octagames.core import Game
 from octagames.experiments.cli import command_line
 from octagames.agents.learn.az import load_model
 from octagames.experiments.train_az import TIME_COLUMNS, TrainConfig, Trainer, train
-from octagames.experiments.trainer import WARM_START_PARTIAL
+from octagames.experiments.trainer import WARM_START_PARTIAL, read_checkpoint
 
 ROOT = Path(__file__).resolve().parents[2]
 TINY = ("ranks=3", "hand_size=3")
@@ -507,7 +507,9 @@ def test_a_run_stopped_or_killed_in_its_labels_values_or_steps_resumes_to_the_ru
     again, _ = run(dataclasses.replace(cfg, resume=True), "step 3", _term)
     out = capsys.readouterr().out
     assert again["stopped_by"] == "SIGTERM" and "stopped in the warm start in its gradient steps, after 4 of 6" in out
+    before = read_checkpoint(tmp_path / "run" / WARM_START_PARTIAL)["warm_start"]["wall_time"]
     resumed, rngs = run(dataclasses.replace(cfg, resume=True))
+    assert resumed["rows"][0]["imitation_seconds"] > before  # the warm start's time in all five processes
     assert "going on from step 4 of 6" in capsys.readouterr().out
     _same_runs(tmp_path / "full", tmp_path / "run", full["rows"], resumed["rows"])
     assert rngs == full_rngs  # the labels (drawing from the global RNGs) are not made again: the saved RNGs are set

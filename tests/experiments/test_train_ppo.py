@@ -6,7 +6,9 @@ import dataclasses
 import functools
 import json
 import math
+import os
 import re
+import signal
 import subprocess
 import sys
 from pathlib import Path
@@ -356,3 +358,55 @@ def test_a_bad_activation_is_refused_with_the_flags_before_the_run_folder_is_tou
     with pytest.raises(ValueError, match=re.escape(words)):
         TrainConfig(activation="sigmoid", run_dir=str(tmp_path / "run"), overwrite=True)
     assert not (tmp_path / "run").exists()
+
+
+class Crash(Exception):
+    """A failure in the middle of the cloning steps (after a save of them)."""
+
+
+def test_a_run_stopped_or_killed_in_its_cloning_steps_resumes_to_the_run_never_stopped(tmp_path, monkeypatch, capsys):
+    """The warm start's cloning steps went on to their end after a stop, and a kill in them lost them and the teacher
+    games before them: they are saved now, and the resumed run is the run never stopped."""
+    from octagames.experiments import trainer
+    monkeypatch.setattr(trainer, "WARM_START_SAVE_EVERY_S", 0.0)  # a save after every step
+    monkeypatch.setattr(trainer, "WARM_START_SAVE_SHARE", math.inf)
+    save, when = trainer.Trainer.save_warm_start, {}
+
+    def save_then(self, parts, stages=None, rng=None):
+        took = save(self, parts, stages, rng)
+        if when["at"] is not None and (stages or {}).get("cloning", {}).get("steps") == when["at"]:
+            when.pop("then")()
+        return took
+
+    def term():
+        os.kill(os.getpid(), signal.SIGTERM)
+
+    def crash():
+        raise Crash
+
+    def run(path, at=None, then=None, **more):
+        when.update(at=at, then=then)
+        cfg = _small_cfg(path, total_steps=2 * 16 * 8, imitation_games=4, imitation_steps=10, eval_every=0, **more)
+        return train(cfg), (float(np.random.random()), torch.rand(2).tolist())
+
+    monkeypatch.setattr(trainer.Trainer, "save_warm_start", save_then)
+    full, full_rngs = run(tmp_path / "full")
+    stopped, _ = run(tmp_path / "run", 3, term)  # noticed at the next step's save
+    assert stopped["stopped_by"] == "SIGTERM" and stopped["rows"] == []
+    assert "SIGTERM: stopped in the warm start in its cloning steps, after 4 of 10; --resume goes on from there" \
+        in capsys.readouterr().out
+    assert trainer.read_checkpoint(tmp_path / "run" / trainer.WARM_START_PARTIAL)["warm_start"]["stages"]["cloning"][
+        "steps"] == 4  # read as --resume reads it
+    with pytest.raises(Crash):
+        run(tmp_path / "run", 7, crash, resume=True)
+    assert "going on from step 4 of 10" in capsys.readouterr().out
+    resumed, rngs = run(tmp_path / "run", resume=True)
+    assert "going on from step 7 of 10" in capsys.readouterr().out
+    assert [{k: v for k, v in r.items() if k not in TIME_COLUMNS} for r in resumed["rows"]] == \
+        [{k: v for k, v in r.items() if k not in TIME_COLUMNS} for r in full["rows"]]
+    assert resumed["rows"][0]["imitation_accuracy"] > 0
+    for x, y in zip(torch.load(tmp_path / "full" / "policy.pt", weights_only=False)["state_dict"].values(),
+                    torch.load(tmp_path / "run" / "policy.pt", weights_only=False)["state_dict"].values()):
+        torch.testing.assert_close(x, y, rtol=0, atol=0)
+    assert rngs == full_rngs
+    assert not (tmp_path / "run" / trainer.WARM_START_PARTIAL).exists()
