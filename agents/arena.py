@@ -308,6 +308,13 @@ def _rows(lines: Sequence[str]) -> Iterator[dict[str, Any]]:
             continue
 
 
+def journal_games(path: str | Path) -> dict[int, tuple[list[float], int]]:
+    """The games a :class:`GameJournal` file holds, read and nothing written (no lock taken): ``{key: (returns,
+    length)}``; a line cut short by a kill is skipped."""
+    return {int(row["key"]): (row["returns"], int(row["length"]))
+            for row in _rows(Path(path).read_text(encoding="utf-8").splitlines()[1:])}
+
+
 def _journal_lock_path(path: Path) -> Path:
     """Where the lock of the journal ``path`` lies: ``<name>.lock`` beside it."""
     return path.with_name(path.name + ".lock")

@@ -47,7 +47,8 @@ from octagames.catalogue import Variant
 from octagames.core import Game
 from octagames.experiments.cli import (check_ray_options, executor_from, games_kept_on_interrupt, git_commit,
                                       open_journal, parse_config, script, shown_default)
-from octagames.experiments.tournament import JournalRecording, TournamentResult, record_journal, run_tournament, save
+from octagames.experiments.tournament import (JournalRecording, TournamentResult, record_journal, refit_journal,
+                                              run_tournament, save)
 from octagames.experiments.train_ppo import TrainConfig, ppo_origin
 from octagames.experiments.trainer import default_run_dir
 
@@ -102,6 +103,9 @@ class LeaderboardConfig:
     """join this Ray cluster instead (auto: the cluster this machine belongs to); implies --ray"""
     chunk_size: int = 4
     """games per Ray task"""
+    refit: bool = False
+    """fit the chosen sections' ratings and intervals again from their journals, playing nothing (after a change
+    to the fit); each section's JSON keeps its games, time and date and records the refit"""
     record_games: bool = False
     """play again the chosen sections' journaled games that have no record (played before journals kept
     records) and keep their records, so they can be replayed (octagames replay, the web page); each must
@@ -246,6 +250,39 @@ def run_board(key: str, cfg: LeaderboardConfig, added: dict[str, Agent] | None =
     return data
 
 
+def refit_board(key: str, cfg: LeaderboardConfig) -> dict[str, Any]:
+    """Fit section ``key``'s ratings and intervals again from its journal
+    (:func:`octagames.experiments.tournament.refit_journal`), playing nothing; rewrite its JSON (its games, time and
+    date kept, the refit recorded under ``refit``) and PNG; return the JSON's content.
+
+    Raises:
+        FileNotFoundError: the section has no journal or JSON (run it first: ``octagames leaderboard --game <key>``).
+        ValueError: the journal is not the JSON's round robin, or does not hold all its games.
+    """
+    data_dir = Path(cfg.out).with_suffix("")
+    json_path, journal = data_dir / f"{key}.json", data_dir / f"{key}.games.jsonl"
+    if not json_path.exists():
+        raise FileNotFoundError(f"{json_path}: section {key} has no results to refit; run it first: "
+                                f"octagames leaderboard --game {key}")
+    data = json.loads(json_path.read_text())
+    result = refit_journal(journal, catalogue.variant(key).game, cfg.bootstrap)
+    if result.names != data["agents"] or result.wins.tolist() != data["wins"]:
+        raise ValueError(f"{journal}: its games are not those of {json_path} (agents {result.names}, "
+                         f"{data['agents']} there; or other scores): run the section again instead")
+    result.seconds = float(data["seconds"])
+    _, png_path = save(result, data_dir, stem=key)
+    png = Path(cfg.img_dir) / f"leaderboard_{key}.png"
+    png.parent.mkdir(parents=True, exist_ok=True)
+    png_path.replace(png)
+    fitted = result.to_json()
+    data.update({k: fitted[k] for k in ("elo", "elo_ci95", "draws", "settings")}, png=str(png),
+                refit={"date": datetime.date.today().isoformat(), "commit": git_commit(), "bootstrap": cfg.bootstrap})
+    json_path.write_text(json.dumps(data, indent=1))
+    print(f"{key}: refitted from {journal} ({int(result.games.sum() / 2)} games)")
+    print(result.table())
+    return data
+
+
 def record_section(key: str, cfg: LeaderboardConfig) -> JournalRecording:
     """Keep the records of section ``key``'s journaled games that have none
     (:func:`octagames.experiments.tournament.record_journal`) and print what was done.
@@ -299,7 +336,9 @@ def markdown(results: dict[str, dict[str, Any]], out: Path) -> str:
                   f"Variant `{key}`; {d['games_per_pair']} games per pair, {int(games.sum() / 2)} games "
                   f"in {d['seconds']:.0f} s"
                   + (f" on {d['machine']}" if d.get("machine") else "")  # where the games did not run here
-                  + f"; commit {d['commit']}, {d['date']}.", "",
+                  + f"; commit {d['commit']}, {d['date']}"
+                  + (f"; ratings refitted from its journal at commit {d['refit']['commit']}, {d['refit']['date']}"
+                     if d.get("refit") else "") + ".", "",
                   "| rank | agent | Elo | 95% interval | score |", "|---:|---|---:|---|---:|"]
         for rank, i in enumerate(np.argsort(-elo), 1):
             score = wins[i].sum() / max(1, games[i].sum())
@@ -388,9 +427,13 @@ def main(cfg: LeaderboardConfig) -> dict[str, dict[str, Any]]:
         for key in cfg.game:
             record_section(key, cfg)
         return {}
-    added = added_agents(cfg)
-    for key in cfg.game:
-        run_board(key, cfg, added.get(key))
+    if cfg.refit:
+        for key in cfg.game:
+            refit_board(key, cfg)
+    else:
+        added = added_agents(cfg)
+        for key in cfg.game:
+            run_board(key, cfg, added.get(key))
     out = Path(cfg.out)
     results = {}
     for key in sections():

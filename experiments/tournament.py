@@ -43,7 +43,8 @@ from typing import Any, Callable, Sequence
 import numpy as np
 
 from octagames import catalogue
-from octagames.agents.arena import GameJournal, Job, play_games, progress_bar, record_game, wilson_interval
+from octagames.agents.arena import (GameJournal, Job, journal_games, play_games, progress_bar, record_game,
+                                   wilson_interval)
 from octagames.envs._extras import missing_extra
 from octagames.agents.base import Agent
 from octagames.agents.registry import make_agent
@@ -111,6 +112,7 @@ class TournamentResult:
         seconds: wall time.
         settings: what :func:`run_tournament` was asked (``games_per_pair``, ``seed``, ``bootstrap``): with
             them the JSON says how to play the same games again.
+        draws: ``draws[i, j]``: drawn games between i and j (None: not counted).
     """
 
     game: str
@@ -122,6 +124,7 @@ class TournamentResult:
     elo_ci: np.ndarray
     seconds: float
     settings: dict[str, Any] = field(default_factory=dict)
+    draws: np.ndarray | None = None
 
     @property
     def variant(self) -> str:
@@ -155,6 +158,7 @@ class TournamentResult:
         """A JSON-ready dict."""
         return {"game": self.game, "config": self.config, "agents": self.names,
                 "wins": self.wins.tolist(), "games": self.games.tolist(),
+                **({"draws": self.draws.tolist()} if self.draws is not None else {}),
                 "elo": self.elo.tolist(), "elo_ci95": self.elo_ci.tolist(), "seconds": self.seconds,
                 **({"settings": self.settings} if self.settings else {})}
 
@@ -192,27 +196,42 @@ def fit_bradley_terry(wins: np.ndarray, games: np.ndarray, prior_games: float = 
     return elo - elo[0]
 
 
-def bootstrap_intervals(wins: np.ndarray, games: np.ndarray, resamples: int, seed: int = 0) -> np.ndarray:
-    """95% intervals of the ratings: every pair's score resampled binomially.
+def bootstrap_intervals(wins: np.ndarray, games: np.ndarray, resamples: int, seed: int = 0,
+                        draws: np.ndarray | None = None) -> np.ndarray:
+    """95% intervals of the ratings: a parametric bootstrap over the games of every pair.
 
-    Each pair's games are redrawn with the smoothed score ``(wins + 0.5) / (games + 1)``
-    so that a perfect record still gets an interval of positive width. The smoothing pulls
-    the resampled ratings towards each other, so the interval is the spread of the resamples
-    around their median, placed around the fitted rating (which it then always contains).
+    Each of a pair's games is drawn again as a win, a draw or a loss with the pair's frequencies, the wins and
+    the losses smoothed by half a game each (``(W + 1/2) / (m + 1)``, ``D / (m + 1)``, ``(L + 1/2) / (m + 1)``
+    for ``W`` wins, ``D`` draws and ``L`` losses in ``m`` games) so that a perfect record still gets an
+    interval of positive width. The smoothing pulls the resampled ratings towards each other, so the interval
+    is the spread of the resamples around their median, placed around the fitted rating (which it then always
+    contains).
+
+    Args:
+        wins: ``wins[i, j]`` games i won against j, a draw counting half.
+        games: ``games[i, j]`` games between i and j (symmetric).
+        resamples: how many resampled round robins.
+        seed: the resampling's seed.
+        draws: ``draws[i, j]`` drawn games between i and j (symmetric); by default as few as the scores
+            allow (one where a score ends in a half).
     """
     rng = np.random.default_rng(seed)
     n = len(wins)
+    drawn = np.round(2 * (np.asarray(wins, float) % 1)) if draws is None else np.asarray(draws, float)
+    pairs = [(i, j) for i in range(n) for j in range(i + 1, n) if games[i, j] > 0]
+    scores = np.zeros((resamples, len(pairs)))
+    for c, (i, j) in enumerate(pairs):
+        m, d = int(games[i, j]), drawn[i, j]
+        w = wins[i, j] - d / 2
+        if not (0 <= d <= m and 0 <= w <= m - d):
+            raise ValueError(f"the pair ({i}, {j}): wins {wins[i, j]} and draws {d} of {m} games do not add up")
+        counts = rng.multinomial(m, [(w + 0.5) / (m + 1), d / (m + 1), (m - w - d + 0.5) / (m + 1)], size=resamples)
+        scores[:, c] = counts[:, 0] + counts[:, 1] / 2
     samples = np.zeros((resamples, n))
     for r in range(resamples):
-        w = np.zeros_like(wins)
-        for i in range(n):
-            for j in range(i + 1, n):
-                m = int(games[i, j])
-                if m == 0:
-                    continue
-                # half-point resolution keeps draws; the +0.5 / +1 smoothing keeps a perfect record uncertain
-                k = rng.binomial(2 * m, (wins[i, j] + 0.5) / (m + 1)) / 2
-                w[i, j], w[j, i] = k, m - k
+        w = np.zeros_like(wins, dtype=float)
+        for c, (i, j) in enumerate(pairs):
+            w[i, j], w[j, i] = scores[r, c], games[i, j] - scores[r, c]
         samples[r] = fit_bradley_terry(w, games)
     spread = np.percentile(samples - np.median(samples, axis=0), [2.5, 97.5], axis=0).T
     return fit_bradley_terry(wins, games)[:, None] + spread
@@ -301,28 +320,36 @@ def run_tournament(game: str, specs: Sequence[str | Agent], games_per_pair: int,
             name, k = f"{s}#{k}", k + 1
         names.append(name)
     opened = journal() if callable(journal) else None  # opened here, closed here
-    n = len(agents)
-    wins = np.zeros((n, n))
-    games = np.zeros((n, n))
-    pairs = round_robin_pairs(n)
-    jobs = round_robin_jobs(n, games_per_pair, seed, g.num_players)
-    who = {key: seats_for(key % games_per_pair, g.num_players) for key, _, _ in jobs}
+    jobs = round_robin_jobs(len(agents), games_per_pair, seed, g.num_players)
     start = time.perf_counter()
     try:
         played = play_games(g, agents, jobs, progress, f"{g.name} round robin", executor, opened or journal)
     finally:
         if opened is not None:
             opened.close()
-    for idx, (i, j) in enumerate(pairs):
+    return rate(g, names, games_per_pair, seed, bootstrap, {key: rets for key, (rets, *_) in played.items()},
+                time.perf_counter() - start)
+
+
+def rate(game: Game, names: list[str], games_per_pair: int, seed: int, bootstrap: int,
+         returns: dict[int, Sequence[float]], seconds: float) -> TournamentResult:
+    """The :class:`TournamentResult` of a round robin's games: ``returns[key]`` of every game of
+    :func:`round_robin_jobs` (the agents ``names``, ``games_per_pair`` and ``seed``), the pairs' scores and draws,
+    their Bradley-Terry fit and its ``bootstrap`` intervals (0: none)."""
+    n = len(names)
+    wins, games, draws = np.zeros((n, n)), np.zeros((n, n)), np.zeros((n, n))
+    for idx, (i, j) in enumerate(round_robin_pairs(n)):
         keys = range(idx * games_per_pair, (idx + 1) * games_per_pair)
-        score = sum(pair_score(played[key][0], who[key]) for key in keys)
-        wins[i, j], wins[j, i] = score, games_per_pair - score
+        points = [pair_score(returns[key], seats_for(key % games_per_pair, game.num_players)) for key in keys]
+        wins[i, j], wins[j, i] = sum(points), games_per_pair - sum(points)
         games[i, j] = games[j, i] = games_per_pair
+        draws[i, j] = draws[j, i] = points.count(0.5)
     elo = fit_bradley_terry(wins, games)
-    ci = bootstrap_intervals(wins, games, bootstrap, seed) if bootstrap > 0 else np.stack([elo, elo], 1)
-    cfg = {f.name: getattr(g.config, f.name) for f in dataclasses.fields(g.config)}
-    return TournamentResult(g.name, cfg, names, wins, games, elo, ci, time.perf_counter() - start,
-                            {"games_per_pair": int(games_per_pair), "seed": int(seed), "bootstrap": int(bootstrap)})
+    ci = bootstrap_intervals(wins, games, bootstrap, seed, draws) if bootstrap > 0 else np.stack([elo, elo], 1)
+    cfg = {f.name: getattr(game.config, f.name) for f in dataclasses.fields(game.config)}
+    return TournamentResult(game.name, cfg, names, wins, games, elo, ci, seconds,
+                            {"games_per_pair": int(games_per_pair), "seed": int(seed), "bootstrap": int(bootstrap)},
+                            draws)
 
 
 @dataclass
@@ -362,14 +389,7 @@ def record_journal(path: str | Path, game: str, executor: Any = None, progress: 
             (naming the game, its agents and both outcomes).
     """
     path = Path(path)
-    lines = path.read_text(encoding="utf-8").splitlines()
-    try:
-        header = json.loads(lines[0])["header"]
-        specs, games_per_pair, seed = list(header["agents"]), int(header["games_per_pair"]), int(header["seed"])
-        config = dict(header["config"])
-    except (IndexError, KeyError, TypeError, ValueError, json.JSONDecodeError) as e:
-        raise ValueError(f"{path}: not a round robin's journal (its first line must be a header with agents, "
-                         f"games_per_pair, seed and config): {e}") from None
+    header, specs, games_per_pair, seed, config = _journal_header(path)
     journal = GameJournal(path, header)
     g = Game(game, **config)
     now = model_fingerprints(specs)
@@ -424,6 +444,49 @@ def record_journal(path: str | Path, game: str, executor: Any = None, progress: 
             bar.close()
     GameJournal(path, header).close()  # rewritten once, a row per game
     return JournalRecording(len(todo), already, left)
+
+
+def _journal_header(path: Path) -> tuple[dict[str, Any], list[str], int, int, dict[str, Any]]:
+    """A round robin's journal's header, with its agents, games per pair, seed and config.
+
+    Raises:
+        FileNotFoundError: no such journal.
+        ValueError: not a round robin's journal.
+    """
+    lines = path.read_text(encoding="utf-8").splitlines()
+    try:
+        header = json.loads(lines[0])["header"]
+        specs, games_per_pair, seed = list(header["agents"]), int(header["games_per_pair"]), int(header["seed"])
+        config = dict(header["config"])
+    except (IndexError, KeyError, TypeError, ValueError, json.JSONDecodeError) as e:
+        raise ValueError(f"{path}: not a round robin's journal (its first line must be a header with agents, "
+                         f"games_per_pair, seed and config): {e}") from None
+    return header, specs, games_per_pair, seed, config
+
+
+def refit_journal(path: str | Path, game: str, bootstrap: int = 400) -> TournamentResult:
+    """The ratings of a finished round robin fitted again from its journal, playing nothing (after a change to
+    the fit or its intervals): :func:`rate` of the journal's games, with its agents, games per pair and seed. Its
+    ``seconds`` are 0 (nothing was played).
+
+    Args:
+        path: the journal (``*.games.jsonl``) of :func:`run_tournament` or the leaderboard.
+        game: the game's short name (the header's ``config`` gives its config).
+        bootstrap: bootstrap resamples for the rating intervals (0: none).
+
+    Raises:
+        FileNotFoundError: no such journal.
+        ValueError: not a round robin's journal, or one that does not hold every game of its round robin.
+    """
+    path = Path(path)
+    _, specs, games_per_pair, seed, config = _journal_header(path)
+    done = journal_games(path)  # read only: the journal stays as it is
+    g = Game(game, **config)
+    keys = [key for key, _, _ in round_robin_jobs(len(specs), games_per_pair, seed, g.num_players)]
+    if missing := [key for key in keys if key not in done]:
+        raise ValueError(f"{path}: holds {len(keys) - len(missing)} of the round robin's {len(keys)} games (game "
+                         f"{missing[0]} is missing): play the rest first")
+    return rate(g, specs, games_per_pair, seed, bootstrap, {key: done[key][0] for key in keys}, 0.0)
 
 
 def save(result: TournamentResult, out_dir: str | Path, stem: str | None = None,

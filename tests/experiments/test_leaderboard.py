@@ -54,6 +54,19 @@ def test_an_entry_plays_every_agent_and_the_markdown_keeps_the_others(tmp_path, 
     assert "2 games per pair" in md
     readme = (tmp_path / "README.md").read_text()
     assert readme.startswith("intro\n") and readme.endswith("rest\n") and "old" not in readme
+    # --refit: the ratings fitted again from the journal, nothing played and the journal left as it is
+    section, journal = tmp_path / "leaderboard" / "achten-dealer-pays.json", tmp_path / "leaderboard" / \
+        "achten-dealer-pays.games.jsonl"
+    section.write_text(json.dumps(dict(again, elo_ci95=[[0, 0]] * n)))
+    kept = journal.read_bytes()
+    refit = main(_cfg(tmp_path, refit=True))["achten-dealer-pays"]
+    assert refit["elo_ci95"] == again["elo_ci95"] and refit["elo"] == again["elo"] and refit["seconds"] == \
+        again["seconds"] and refit["refit"]["bootstrap"] == 10 and journal.read_bytes() == kept
+    assert sum(map(sum, refit["draws"])) % 2 == 0 and "ratings refitted from its journal at commit" in \
+        (tmp_path / "leaderboard.md").read_text()
+    journal.write_text("".join(journal.read_text().splitlines(keepends=True)[:-1]))  # its last game lost
+    with pytest.raises(ValueError, match=rf"holds {n * (n - 1) - 1} of the round robin's {n * (n - 1)} games"):
+        main(_cfg(tmp_path, refit=True))
     assert f"| {title} | `" in readme
     assert "| Octiles, runners on fixed start circles (no setup choices), 2 players |" in readme
 

@@ -35,6 +35,30 @@ def test_perfect_record_stays_finite_and_intervals_cover_the_fit():
     assert np.all(ci[:, 0] <= elo + 1e-9) and np.all(elo <= ci[:, 1] + 1e-9)
 
 
+def test_the_bootstrap_draws_every_game_of_a_pair_once_with_its_draws(monkeypatch):
+    """Each game was drawn as two independent half games, which halved the variance of a pair's resampled score:
+    95% intervals about 30% too narrow (they covered the true rating in 0.81-0.86 of simulated round robins)."""
+    seen = []
+    fit = tournament.fit_bradley_terry
+    monkeypatch.setattr(tournament, "fit_bradley_terry", lambda w, g: seen.append(w[1, 0]) or fit(w, g))
+    games = np.array([[0, 40], [40, 0]], float)
+    for wins, draws, spread in ((20, 0, (40 * 0.25) ** 0.5),  # 40 games, no draw: 40 coin flips
+                                (20, 20, (40 * 21 / 41 * 0.25) ** 0.5)):  # 10 wins, 20 draws, 10 losses
+        seen.clear()
+        ci = bootstrap_intervals(np.array([[0, 40 - wins], [wins, 0]], float), games, 4000, seed=1,
+                                 draws=np.array([[0, draws], [draws, 0]], float))
+        scores = np.array(seen[:-1])  # the last fit is the observed one
+        assert len(scores) == 4000 and abs(scores.mean() - 20) < 0.3
+        assert abs(scores.std() / spread - 1) < 0.05, (scores.std(), spread)
+        assert draws or np.all(scores % 1 == 0)  # without draws every resampled game is a win or a loss
+        assert ci[1, 0] < 0 < ci[1, 1]
+    seen.clear()  # without draws given: as few as the scores allow, here none
+    bootstrap_intervals(np.array([[0, 20], [20, 0]], float), games, 500)
+    assert np.all(np.array(seen) % 1 == 0)
+    with pytest.raises(ValueError, match=r"the pair \(0, 1\): wins 20.0 and draws 41.0 of 40 games do not add up"):
+        bootstrap_intervals(np.array([[0, 20], [20, 0]], float), games, 5, draws=np.full((2, 2), 41.0))
+
+
 def test_seats_rotate():
     assert seats_for(0, 2) == [0, 1] and seats_for(1, 2) == [1, 0]
     assert seats_for(1, 4) == [1, 0, 1, 0]
