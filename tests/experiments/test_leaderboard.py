@@ -71,6 +71,19 @@ def test_an_entry_plays_every_agent_and_the_markdown_keeps_the_others(tmp_path, 
     assert "| Octiles, runners on fixed start circles (no setup choices), 2 players |" in readme
 
 
+def test_the_published_ratings_are_those_their_journals_give():
+    """docs/leaderboard.md's ratings and intervals are the fit of the games its journals hold (after a change to the
+    fit: ``octagames leaderboard --refit``)."""
+    from octagames import catalogue
+    from octagames.experiments.tournament import refit_journal
+
+    for key in sections():
+        d = json.loads((DOCS / f"{key}.json").read_text())
+        fitted = refit_journal(DOCS / f"{key}.games.jsonl", catalogue.variant(key).game, d["settings"]["bootstrap"])
+        assert fitted.wins.tolist() == d["wins"] and fitted.draws.tolist() == d["draws"], key
+        assert fitted.elo.tolist() == d["elo"] and fitted.elo_ci.tolist() == d["elo_ci95"], key
+
+
 def test_a_readme_without_the_block_or_missing_is_said_not_skipped(tmp_path):
     plain, marked = tmp_path / "plain.md", tmp_path / "marked.md"
     plain.write_text("no block here\n")
