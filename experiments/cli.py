@@ -45,6 +45,7 @@ import dataclasses
 import functools
 import hashlib
 import inspect
+import json
 import os
 import subprocess
 import sys
@@ -649,6 +650,30 @@ def _set_aside(path: Path) -> Path:
     return old
 
 
+def _full_header(header: dict[str, Any]) -> dict[str, Any]:
+    """``header`` as a journal reads it back, its ``config`` with every field of its ``game`` (a field given at its
+    default and one left out are the same game); a header without both, or with a config its game refuses, as it
+    is."""
+    header = json.loads(json.dumps(header))
+    if isinstance(header, dict) and isinstance(header.get("game"), str) and isinstance(header.get("config"), dict):
+        try:
+            header["config"] = catalogue.full_config(header["game"], header["config"])
+        except (ValueError, TypeError):  # not a game's config: compared as it is
+            pass
+    return header
+
+
+def _header_there(path: Path, header: dict[str, Any]) -> dict[str, Any]:
+    """The header of the journal at ``path`` where it is ``header`` with its config spelled otherwise (journals
+    written before 2026-12-07 kept the fields as given, ``--config dealer=0`` apart from none), else ``header``."""
+    try:
+        with path.open(encoding="utf-8") as f:
+            there = json.loads(f.readline())["header"]
+    except (OSError, ValueError, KeyError, TypeError):
+        return header
+    return there if there != header and _full_header(there) == header else header
+
+
 def open_journal(path: Path, resume: bool, header: dict[str, Any]) -> GameJournal:
     """The run's game journal: resumed when ``resume`` (and it says so), else started afresh; a journal
     of other settings or other model files, or any journal when ``resume`` is False (``--no-resume``), is
@@ -656,7 +681,9 @@ def open_journal(path: Path, resume: bool, header: dict[str, Any]) -> GameJourna
     overwritten, none is deleted) and the run starts over. Open it only once the run's settings and agents
     are known to be valid.
 
-    The header gets the digests of the model files its ``agents``/``agent``/``opponent`` specs name. The
+    The header gets the digests of the model files its ``agents``/``agent``/``opponent`` specs name, and its
+    ``config`` every field of its ``game`` (``--config dealer=0`` and no ``--config`` are one game, whose journal
+    either resumes, an older one too). The
     journal's first line records beside it the code that wrote it (:func:`code_version`), and each resume's
     code under ``resumes``: neither is part of the header, so other code resumes the run. The journal's lock
     (:func:`~octagames.agents.arena.journal_lock`) is taken first: while another run writes the journal,
@@ -664,9 +691,10 @@ def open_journal(path: Path, resume: bool, header: dict[str, Any]) -> GameJourna
     """
     specs = [s for key in ("agents", "agent", "opponent") for s in
              ([header[key]] if isinstance(header.get(key), str) else header.get(key, []))]
-    header, code = {**header, "models": model_fingerprints(specs)}, code_version()
+    header, code = _full_header({**header, "models": model_fingerprints(specs)}), code_version()
     lock = journal_lock(path)  # before anything is read or moved: a run writing the journal refuses this one
     try:
+        header = _header_there(path, header)
         if not resume and path.exists():
             print(f"{path}: not resumed (--no-resume); moved to {_set_aside(path)}, starting over")
         try:

@@ -124,7 +124,7 @@ def evaluate(cfg: EvalConfig) -> dict[str, Any]:
                         "mean_return": me.mean_return, "others_win_rate": others_win_rate(match),
                         "match": match.to_json()})
     out = {"settings": asdict(cfg), "game": name, "variant": catalogue.variant_name(name, config),
-           "config": config, "agent": cfg.agent, "results": results}
+           "config": catalogue.full_config(name, config), "agent": cfg.agent, "results": results}
     path = Path(cfg.out_dir) / f"{stem}.json"
     kept = _earlier_results(path, out)
     if kept:
@@ -143,8 +143,9 @@ def _earlier_results(path: Path, out: dict[str, Any]) -> list[dict[str, Any]]:
     does not read as such a run's JSON keeps nothing (it is overwritten, as before)."""
     try:
         old = json.loads(path.read_text())
-        if not all(old.get(k) == out[k] for k in ("game", "config", "agent")):
-            return []
+        if not (old.get("game") == out["game"] and old.get("agent") == out["agent"]
+                and catalogue.full_config(old["game"], old.get("config")) == out["config"]):
+            return []  # (an older file's config holds the fields as given: the same game however spelled)
         played = {r["opponent"] for r in out["results"]}
         return [r for r in old["results"] if isinstance(r, dict) and r.get("opponent") not in played]
     except (OSError, ValueError, KeyError, TypeError, AttributeError):

@@ -11,6 +11,7 @@ import numpy as np
 import pytest
 
 from octagames.agents.arena import play_match
+from octagames import catalogue
 from octagames.agents.registry import make_agent
 from octagames.experiments import cli
 from octagames.experiments.evaluate import EvalConfig, _slug, evaluate
@@ -24,7 +25,8 @@ def test_each_opponent_gets_a_match_on_the_same_deals(tmp_path):
     data = json.loads((tmp_path / f"{stem}.json").read_text())
     assert data == json.loads(json.dumps(out))
     assert (tmp_path / f"{stem}.png").stat().st_size > 0
-    assert data["config"] == {"match": False, "ranks": 4, "hand_size": 4, "num_players": 2}
+    assert data["config"] == catalogue.full_config("octrix", {"match": False, "ranks": 4, "hand_size": 4})
+    assert data["config"]["num_players"] == 2 and data["config"]["dealer"] == 0  # every field, defaults too
     assert data["game"] == "octrix" and data["variant"] == "octrix-round+hand_size=4+ranks=4"
     assert [r["opponent"] for r in data["results"]] == ["random", "heuristic"]
     for r in data["results"]:
@@ -213,3 +215,25 @@ def test_one_file_gathers_the_agents_opponents_across_runs(tmp_path):
     other = EvalConfig(game="octrix-round", agent="heuristic", opponents=("random",), games=2,
                        config=("ranks=4",), out_dir=str(tmp_path), progress=False)
     assert len(evaluate(other)["results"]) == 1  # another config is another file, and keeps nothing
+
+
+def test_a_config_field_spelled_at_its_default_is_the_same_game_resumed_and_gathered(tmp_path, capsys):
+    """``--config dealer=0`` (the default) was another header: its journal was set aside and the games played
+    again, and the file of the agent's results lost the opponents of the runs without it."""
+    def run(opponents, games, *config):
+        return evaluate(EvalConfig(game="octrix-round", agent="heuristic", opponents=opponents, games=games,
+                                   config=("ranks=4", "hand_size=4", *config), out_dir=str(tmp_path),
+                                   progress=False))
+    first = run(("random",), 3)
+    [journal] = tmp_path.glob("*/random.games.jsonl")
+    line, rest = journal.read_text().split("\n", 1)
+    head = json.loads(line)  # a journal written before: its config as given
+    head["header"]["config"] = {"match": False, "ranks": 4, "hand_size": 4, "num_players": 2}
+    journal.write_text(json.dumps(head) + "\n" + rest)
+    capsys.readouterr()
+    again = run(("random",), 4, "dealer=0")
+    assert "resuming: 3 games already played" in capsys.readouterr().out and not list(tmp_path.glob("*/*.old*"))
+    assert again["results"][0]["games"] == 4 and first["results"][0]["games"] == 3
+    both = run(("heuristic",), 2, "dealer=0", "max_rounds=64")
+    assert [r["opponent"] for r in both["results"]] == ["random", "heuristic"]  # the earlier result kept
+    assert len(run(("random",), 2, "dealer=1")["results"]) == 1  # another game: another file's, none kept
