@@ -628,6 +628,13 @@ class ActionIdWrapper(wrappers.BaseWrapper):
         self.env.step(action)
 
 
+class _OrderEnforcingWrapper(wrappers.OrderEnforcingWrapper):
+    """PettingZoo's ``OrderEnforcingWrapper``, whose ``copy.copy`` is a whole copy as the raw env's is (a shallow
+    copy of the wrapper stack shared the game with the original: stepping the copy stepped both)."""
+
+    __copy__ = _deep_copy
+
+
 def wrap_aec(raw: GameAECEnv) -> AECEnv:
     """The PettingZoo classic wrapper stack used by ``env()``.
 
@@ -639,7 +646,7 @@ def wrap_aec(raw: GameAECEnv) -> AECEnv:
     env: AECEnv = wrappers.TerminateIllegalWrapper(raw, illegal_reward=-1)
     env = wrappers.AssertOutOfBoundsWrapper(env)
     env = ActionIdWrapper(env)  # outside the bounds' assertion, which a float failed first (an AssertionError)
-    env = wrappers.OrderEnforcingWrapper(env)
+    env = _OrderEnforcingWrapper(env)
     return env
 
 

@@ -557,22 +557,23 @@ def test_aec_copies_carry_the_game_in_progress(face):
         clone.reset(seed=3)
         fresh.reset(seed=3)
         assert _aec_snapshot(clone) == _aec_snapshot(fresh)
-    env = mod.raw_env(**cfg)
-    env.reset(seed=5)
-    rng = np.random.default_rng(5)
-    _random_steps(env, rng, 6)
-    clones = [copy.deepcopy(env), pickle.loads(pickle.dumps(env)), copy.copy(env)]
-    assert all(c.unwrapped._t is not env.unwrapped._t for c in clones)
-    while env.agents:
+    for make in (mod.raw_env, mod.env):  # env(): the wrapper stack's copy.copy shared the game with the original
+        env = make(**cfg)
+        env.reset(seed=5)
+        rng = np.random.default_rng(5)
+        _random_steps(env, rng, 6)
+        clones = [copy.deepcopy(env), pickle.loads(pickle.dumps(env)), copy.copy(env)]
+        assert all(c.unwrapped._t is not env.unwrapped._t for c in clones)
+        while env.agents:
+            assert [_aec_snapshot(c) for c in clones] == [_aec_snapshot(env)] * len(clones)
+            obs, _, term, trunc, _ = env.last()
+            action = None if term or trunc else int(rng.choice(np.flatnonzero(obs["action_mask"])))
+            for e in (env, *clones):
+                e.step(action)
+        assert all(not c.agents for c in clones)
+        for e in (env, *clones):  # the seed stream was carried too: the next games are the same
+            e.reset()
         assert [_aec_snapshot(c) for c in clones] == [_aec_snapshot(env)] * len(clones)
-        obs, _, term, trunc, _ = env.last()
-        action = None if term or trunc else int(rng.choice(np.flatnonzero(obs["action_mask"])))
-        for e in (env, *clones):
-            e.step(action)
-    assert all(not c.agents for c in clones)
-    for e in (env, *clones):  # the seed stream was carried too: the next games are the same
-        e.reset()
-    assert [_aec_snapshot(c) for c in clones] == [_aec_snapshot(env)] * len(clones)
 
 
 def test_parallel_copies_carry_the_game_in_progress(face):
