@@ -27,7 +27,8 @@ Config (``env(...)``)  ``variant=``, one of Achten's variants (default ``"achten
                        fields of :class:`octagames.achten.rules.Config` over it
                        (``num_players``, ``match``, ``target``, ``ranks``,
                        ``low_rank``, ``turn_cap``, ``deal_penalty``, ...)
-Render modes           ``ansi`` (text, returned), ``human`` (printed)
+Render modes           ``ansi`` (text, returned), ``human`` (printed), ``rgb_array``
+                       (a picture of the whole table, every card shown, as the text)
 =====================  ===========================================================
 
 ``reset(seed=..., options={"deal": [[hand of player 0], ..., [pot], [closed card]]})``

@@ -28,8 +28,8 @@ Config (``env(...)``)  ``variant=``: ``"octa-en"`` (the default, as ``rules="en"
                        or ``"octa-nl"`` (the Dutch rulebook), and the fields of
                        :class:`octagames.octa.rules.Config` (``rules``, ``max_turns``)
 Render modes           ``ansi`` (text), ``human`` (printed), ``rgb_array`` (a picture of
-                       the table from the seat to move: its hand, both players' runs,
-                       the pool with the tokens, the piles)
+                       the whole table, every card shown as in the text: both hands,
+                       both players' runs, the pool with the tokens, the piles)
 =====================  ===========================================================
 
 ``env()`` applies PettingZoo's classic wrappers: an illegal move ends the game

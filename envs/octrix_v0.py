@@ -60,7 +60,10 @@ information advantage. ``observe(agent)["action_mask"]`` is non-zero for every
 seat that still has to play in the current step. The Parallel API takes the
 whole step at once: ``step(actions)`` needs an action for every seat that must
 play now (all of them, or in the partnership game the two of the current pair;
-``parallel_env().acting_agents()`` lists them) and ignores the others.
+``parallel_env().acting_agents()`` lists them). The others wait: their only legal
+action is the wait action (``num_actions``), which may also be left out; a game
+action from a waiting seat is an illegal action (under the default ``"terminate"``
+the game ends with -1 for that seat, see ``docs/faces.md``).
 
 Action space
 ------------
@@ -121,7 +124,8 @@ default False), ``match`` (play to ``target`` instead of one round, default True
 ``target`` (88), ``ranks`` (ranks per suit, 1..8), ``hand_size`` (1..8), ``dealer``
 (first dealer's seat), ``max_rounds`` (engine cap on a match). A bad value raises
 ``ValueError`` naming the field. Also ``render_mode``: ``"ansi"`` (``render()``
-returns the table as text) or ``"human"`` (prints it after every step).
+returns the table as text), ``"human"`` (prints it after every step) or
+``"rgb_array"`` (a picture of the whole table, every hand shown, as the text).
 
 Fixed deals
 -----------

@@ -675,9 +675,10 @@ def game_type(name: str, pool: bool = False) -> pyspiel.GameType:
 
 
 def _normalize_params(name: str, params: dict[str, Any] | None) -> dict[str, Any]:
-    """Check parameter names and give ints to float fields as floats (pyspiel's types)."""
+    """Check parameter names and give pyspiel its types: numpy numbers as Python ones (as every other face takes
+    them), ints to float fields as floats; a ``None`` (the variant's value) is left out."""
     spec = parameter_specification(name)
-    out = dict(params or {})
+    out = {k: v.item() if isinstance(v, np.generic) else v for k, v in (params or {}).items() if v is not None}
     unknown = sorted(set(out) - set(spec))
     if unknown:
         raise ValueError(f"{unknown[0]} is not a parameter of {short_name(name)}; "

@@ -195,6 +195,18 @@ def test_bad_parameters_raise_value_error_naming_the_field(params, field):
         eo.load("octrix", **params)
 
 
+def test_numpy_numbers_and_none_are_parameters_as_in_the_other_faces():
+    """load and game_class took the config check's numpy integers and then failed inside pybind ("'numpy.int64'
+    object is not iterable"), and None (the variant's value, as the other faces read it) with SpielError."""
+    game = eo.load("octrix", num_players=np.int64(3), target=np.int64(30), ranks=None)
+    assert game.num_players() == 3 and game.get_parameters()["target"] == 30 and game.get_parameters()["ranks"] == 8
+    assert type(game.get_parameters()["target"]) is int
+    built = eo.game_class("octrix")({"num_players": np.int64(4), "partnership": np.bool_(True)})
+    assert built.num_players() == 4 and built.get_parameters()["partnership"] is True
+    with pytest.raises(ValueError, match="num_players"):
+        eo.load("octrix", num_players=np.int64(7))
+
+
 def test_bad_parameter_value_through_pyspiel_load_game():
     with pytest.raises(ValueError, match="num_players"):
         pyspiel.load_game("octagames_octrix(num_players=7)")
