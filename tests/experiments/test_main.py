@@ -13,6 +13,7 @@ from pathlib import Path
 
 import pytest
 
+from octagames import catalogue
 from octagames.experiments import main as umbrella
 from octagames.experiments.main import VERBS, main, module_of, summary
 
@@ -148,7 +149,8 @@ def test_the_issues_evaluation_of_a_zoo_model_on_its_variant_runs(tmp_path):
                       "--games", "2", "--out-dir", str(tmp_path), "--no-progress", timeout=600)
     assert proc.returncode == 0, proc.stderr[-2000:]
     data = json.loads((tmp_path / "evaluate-octa-nl-2p-zoo-octa-nl.json").read_text())
-    assert data["variant"] == "octa-nl" and data["config"] == {"rules": "nl", "num_players": 2}
+    assert data["variant"] == "octa-nl" and data["config"] == catalogue.full_config("octa", {"rules": "nl"})
+    assert data["config"]["num_players"] == 2
     (result,) = data["results"]
     assert result["opponent"] == "heuristic" and result["games"] == 2
     assert result["wins"] + result["draws"] + result["losses"] == 2
