@@ -187,10 +187,13 @@ def make_agent(spec: str, game: "str | Game", *, allow_config_mismatch: bool = F
     if not isinstance(game, (str, Game)):
         raise ValueError(f"game={game!r} is not valid; it is a variant name ({', '.join(catalogue.names())}) "
                          "or an octagames.core.Game")
-    name, _, arg = spec.partition(":")
+    name, colon, arg = spec.partition(":")
     entry = AGENTS.get(name)
     if entry is None:
         raise ValueError(f"agent={spec!r} is not valid; valid agents: {sorted(AGENTS)}")
+    if colon and not arg:  # "random:" or "mcts:" was taken as the bare name, under a name of its own
+        raise ValueError(f"agent={spec!r} is not valid: nothing follows the ':'; drop it or give an argument after it "
+                         f"({name}: {entry.summary})")
     factory = entry.factory if callable(entry.factory) else _load(entry.factory, name, entry.extra)
     if isinstance(game, str) and game not in catalogue.names():
         raise ValueError(f"game={game!r} is not valid; valid values: {', '.join(catalogue.names())}")
@@ -206,6 +209,10 @@ def make_agent(spec: str, game: "str | Game", *, allow_config_mismatch: bool = F
             agent = factory(game_name, arg or None)
     except IsADirectoryError as e:
         raise ValueError(f"agent {spec!r}: {e.filename} is a folder; name the model file in it") from e
+    except FileNotFoundError as e:  # the spec named: several specs may be on one command line
+        if spec in str(e):
+            raise
+        raise FileNotFoundError(e.errno, f"agent {spec!r}: {e.strerror or e}", e.filename) from e
     except ValueError as e:  # the spec named, where the factory's words do not (several specs on one line)
         if spec in str(e) or type(e) is not ValueError:  # a subclass (UnsafeModelFile) is caught by its class
             raise

@@ -1267,9 +1267,14 @@ def _az_factory(game: str, arg: str | None) -> Agent:
 def _zoo_agent(kind: str, game: str, arg: str | None, network_alone: bool) -> Agent:
     # zoo:<name>[:<simulations>] and net:<name>[:<simulations>] (<name>: <variant> or <variant>-<n>p):
     # one file, two searches
-    name, sims = _parse(kind, arg, f"'{kind}:<model>[:<simulations>]' with a model of {zoo_names()}",
-                        names_have_colons=False)
-    variant, n = _zoo_model(name)
+    usage = f"'{kind}:<model>[:<simulations>]' with a model of {zoo_names()}"
+    name, sims = _parse(kind, arg, usage, names_have_colons=False)
+    if ":" in name:  # zoo:octrix:100:5 named "zoo:octrix:100" as the model
+        raise ValueError(f"agent '{kind}:{arg}': one budget at most after the model's name; {usage}")
+    try:
+        variant, n = _zoo_model(name)
+    except ValueError as e:  # named as asked (net:...), not as zoo:
+        raise ValueError(f"{kind}:{str(e).removeprefix('zoo:')}" if kind != "zoo" else str(e)) from None
     path = zoo_path(name)
     if variant.game != catalogue.game_spec(game).game:
         seats = "" if n == variant.default_players else f" --players {n}"

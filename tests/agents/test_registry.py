@@ -105,6 +105,18 @@ def test_bad_specs_say_what_is_valid():
             make_agent(spec, "achten" if spec.startswith("belief") else "octrix")
     with pytest.raises(ValueError, match="number of MCCFR iterations"):
         make_agent("cfr:many", "octrix")
+    # an empty argument was taken as none, under another name ("random:", "mcts:" as mcts:1000)
+    for spec in ("random:", "heuristic:", "mcts:", "zoo:", "az:"):
+        with pytest.raises(ValueError, match=re.escape(f"agent='{spec}' is not valid: nothing follows the ':'")):
+            make_agent(spec, "octrix")
+    for spec, words in (("zoo:octrix:100:5", "one budget at most after the model's name"),  # not "zoo:octrix:100"
+                        ("net:octrix:0:1", "one budget at most after the model's name")):
+        with pytest.raises(ValueError, match=re.escape(f"agent '{spec}': {words}; '{spec[:3]}:<model>")):
+            make_agent(spec, "octrix")
+    with pytest.raises(ValueError, match=r"^net:nope is not valid; valid zoo models: octrix, "):  # named as asked
+        make_agent("net:nope", "octrix")
+    with pytest.raises(FileNotFoundError, match=r"agent 'az:/no/such/model\.pt:10': No such file"):
+        make_agent("az:/no/such/model.pt:10", "octrix")
     with pytest.raises(ValueError, match="only available for octrix"):
         make_agent("oracle", "achten")
 
