@@ -128,10 +128,14 @@ def parse_game_config(config: str | Sequence[str], game: str) -> dict[str, Any]:
                 raise ValueError(f"config: {key} must be true or false, got {value!r}")
             out[key] = value.lower() in _TRUE
         else:
+            words = {"int": "an integer", "float": "a number"}.get(kind.__name__, f"a {kind.__name__}")
+            # int() and float() read "٣" as 3 and "1_0" as 10: a number here is plain ASCII (see core.is_count)
+            if kind in (int, float) and (not value.isascii() or "_" in value or
+                                         kind is int and not is_count(value.removeprefix("-").removeprefix("+"))):
+                raise ValueError(f"config: {key}={value!r} is not {words} in plain digits (0-9)")
             try:
                 out[key] = kind(value)
             except ValueError as e:
-                words = {"int": "an integer", "float": "a number"}.get(kind.__name__, f"a {kind.__name__}")
                 raise ValueError(f"config: {key}={value!r} is not {words}") from e
     return out
 

@@ -211,14 +211,21 @@ def build_session(cfg: PlayConfig, inp: TextIO, out: TextIO) -> Session:
     """A :class:`Session` from a config (agents built through the registry).
 
     Raises:
-        ValueError: unknown game, agent spec, config field, seat or a negative seed.
+        ValueError: unknown game, agent spec, config field, seat or a negative seed; no opponent, or more
+            than the other seats.
     """
     game = cfg.make_game()
     if not 0 <= cfg.seat < game.num_players:
         raise ValueError(f"seat={cfg.seat} is not valid; valid values: 0..{game.num_players - 1}")
     if cfg.seed < 0:  # numpy's refusal names no flag
         raise ValueError(f"seed={cfg.seed} is not valid; it must be >= 0")
-    specs = [s.strip() for s in cfg.opponents.split(",") if s.strip()] or ["random"]
+    specs = [s.strip() for s in cfg.opponents.split(",") if s.strip()]
+    others = game.num_players - 1
+    if not specs or len(specs) > others:  # an empty list played random; specs past the seats were never checked
+        raise ValueError(f"opponents={cfg.opponents!r} is not valid; " + (
+            "give one agent spec, for the other seat" if others == 1 else
+            f"give 1 to {others} agent specs separated by commas, for the {others} other seats in seat order "
+            "(the last one repeats)"))
     agents: list[Agent | None] = []
     k = 0
     for p in range(game.num_players):

@@ -46,6 +46,14 @@ def test_bad_entries_name_the_field_and_the_choices():
         parse_game_config("ranks=four", "octrix")
     with pytest.raises(ValueError, match="target='three' is not a number"):
         parse_game_config("target=three", "achten")
+    # int() and float() read these as 4, 10 and 3.0: the project's numbers from text are plain ASCII digits
+    for item, words in (("ranks=\u0664", "ranks='\u0664' is not an integer in plain digits"),
+                        ("target=1_0", "target='1_0' is not an integer in plain digits"),
+                        ("deal_penalty=\u0663", "deal_penalty='\u0663' is not a number in plain digits")):
+        with pytest.raises(ValueError, match=words):
+            parse_game_config(item, "octrix" if item.startswith(("ranks", "target")) else "achten")
+    assert parse_game_config("dealer=-1,target=+30", "octrix") == {"dealer": -1, "target": 30}  # a sign is fine
+    assert parse_game_config("deal_penalty=1e-2", "achten") == {"deal_penalty": 0.01}
     with pytest.raises(ValueError, match="game='chess' is not valid; valid values"):
         parse_game_config("", "chess")
 

@@ -92,7 +92,11 @@ def test_simultaneous_moves_are_named_once_everyone_has_played():
 def test_bad_settings_are_one_line_errors(capsys, monkeypatch):
     monkeypatch.setattr(sys, "argv", ["octagames play"])  # the name the user typed heads the line
     for kwargs, message in [(dict(opponents="nobody"), "agent='nobody' is not valid"),
-                            (dict(seat=5), "seat=5 is not valid")]:
+                            (dict(seat=5), "seat=5 is not valid"),
+                            # specs past the other seats were never built, garbage included; none played random
+                            (dict(opponents="random,garbage:xyz"), "opponents='random,garbage:xyz' is not valid; "
+                                                                   "give one agent spec, for the other seat"),
+                            (dict(opponents=","), "opponents=',' is not valid")]:
         with pytest.raises(SystemExit) as e:
             drive("", game="octrix-round", **kwargs)
         err = capsys.readouterr().err
