@@ -7,8 +7,8 @@
         --agent mcts:1000 --opponents random --games 200
 
 For every opponent, :func:`octagames.agents.arena.play_match` plays ``games`` games with
-the agent in one seat and a fresh instance of the opponent in every other
-seat; seats rotate every game, game ``k`` uses seed ``seed + k`` (the same
+the agent in one seat and the opponent in every other seat (each spec built once, one
+agent in all the seats it takes, reset for each game as the round robin's); seats rotate every game, game ``k`` uses seed ``seed + k`` (the same
 deals for every opponent). A draw counts half a win.
 
 Writes ``<out_dir>/evaluate-<variant>-<players>p-<agent>.json`` (every match's table, the

@@ -120,6 +120,9 @@ class LeaderboardConfig:
             if not sep or key not in sections() or not spec:
                 raise ValueError(f"add: {item!r} is not <section>=<agent spec> with a section of "
                                  f"{sections()}")
+            if key not in self.game:  # it was never built nor played, without a word
+                raise ValueError(f"add: {item!r} adds to section {key}, which this run does not play (game: "
+                                 f"{', '.join(self.game)}); name it with --game too")
         if any(n < 1 for n in self.mcts):
             raise ValueError(f"mcts={self.mcts} is not valid; budgets must be >= 1")
         if self.games_per_pair < 1:

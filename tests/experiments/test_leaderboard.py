@@ -122,6 +122,9 @@ def test_a_ppo_policy_in_the_runs_folder_joins_and_bad_entries_are_refused(tmp_p
         LeaderboardConfig(game=("achten",))  # a variant without a section
     with pytest.raises(ValueError, match="add: 'octrix' is not <section>=<agent spec>"):
         LeaderboardConfig(add=("octrix",))
+    with pytest.raises(ValueError, match="add: 'octrix=mcts:5' adds to section octrix, which this run does not play "
+                                         r"\(game: octa-en\); name it with --game too"):  # it was dropped silently
+        LeaderboardConfig(game=("octa-en",), add=("octrix=mcts:5",))
 
 
 def test_a_bad_seed_is_refused_before_the_sections_journal_is_set_aside(tmp_path):
