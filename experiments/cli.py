@@ -678,12 +678,13 @@ def _header_there(path: Path, header: dict[str, Any]) -> dict[str, Any]:
     return there if there != header and _full_header(there) == header else header
 
 
-def open_journal(path: Path, resume: bool, header: dict[str, Any]) -> GameJournal:
+def open_journal(path: Path, resume: bool, header: dict[str, Any], games: int | None = None) -> GameJournal:
     """The run's game journal: resumed when ``resume`` (and it says so), else started afresh; a journal
     of other settings or other model files, or any journal when ``resume`` is False (``--no-resume``), is
     moved aside to ``<name>.old`` (``<name>.old.1``, ... when that exists: no journal set aside is ever
     overwritten, none is deleted) and the run starts over. Open it only once the run's settings and agents
-    are known to be valid.
+    are known to be valid. With ``games`` (the run's games are keys ``0..games-1``), the line that says it resumes
+    counts those already played, and says how many more a longer run played.
 
     The header gets the digests of the model files its ``agents``/``agent``/``opponent`` specs name, and its
     ``config`` every field of its ``game`` (``--config dealer=0`` and no ``--config`` are one game, whose journal
@@ -711,6 +712,9 @@ def open_journal(path: Path, resume: bool, header: dict[str, Any]) -> GameJourna
     except BaseException:
         lock.release()
         raise
+    mine = len(journal.done) if games is None else sum(1 for key in journal.done if 0 <= key < games)
     if journal.done:
-        print(f"resuming: {len(journal.done)} games already played ({path})")
+        more = len(journal.done) - mine  # a longer run's games: kept, not this run's
+        print(f"resuming: {mine} games already played ({path})" + (f"; {more} more there, past this run's "
+                                                                   f"{games}, are kept" if more else ""))
     return journal

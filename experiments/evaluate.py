@@ -111,7 +111,7 @@ def evaluate(cfg: EvalConfig) -> dict[str, Any]:
         agents = [built[cfg.agent]] + [built[spec]] * (n - 1)
         journal = open_journal(Path(cfg.out_dir) / stem / f"{_slug(spec)}.games.jsonl", cfg.resume,
                                {"game": name, "config": config, "agent": cfg.agent, "opponent": spec,
-                                "seed": cfg.seed})  # not the count: game k is the same in a longer run
+                                "seed": cfg.seed}, cfg.games)  # not the count: game k is the same in a longer run
         with games_kept_on_interrupt(lambda: journal):  # Ctrl-C: one line, exit status 130
             match: MatchResult = play_match(game, agents, cfg.games, seed=cfg.seed, progress=cfg.progress,
                                             executor=executor, journal=journal)

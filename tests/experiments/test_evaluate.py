@@ -109,6 +109,9 @@ def test_a_longer_run_keeps_the_games_played_and_a_bad_seed_is_refused(tmp_path,
     assert head["header"] == then["header"] and head["code"] == then["code"]
     [resumed] = head["resumes"]
     assert resumed["games"] == 3 and set(resumed["code"]) == set(then["code"]) == set(cli.code_version())
+    assert evaluate(EvalConfig(games=4, **cfg))["results"][0]["games"] == 4  # it counted the 5 played as this run's
+    assert re.search(r"resuming: 4 games already played \(.*\); 1 more there, past this run's 4, are kept",
+                     capsys.readouterr().out)
     with pytest.raises(ValueError, match="seed=-1 is not valid"):
         EvalConfig(seed=-1, **cfg)
 
