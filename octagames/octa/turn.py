@@ -536,6 +536,11 @@ def determinize(s, player, seed) -> None:
     :data:`DETERMINIZE_TRIES` times. The last draw stands even then (never the
     true cards, which ``player`` must not learn); in 39,188 determinizations for
     either seat over 80 random games none was left without a move.
+
+    The world drawn depends only on ``player``'s information state and ``seed``: the unseen cards (in the
+    order of their ids) are shuffled into the places in the order of the places (:func:`_hidden_places`), never
+    in an order that follows where the cards truly lie (until 2026-12-07 the places were listed by the card
+    each held: two states that ``player`` could not tell apart drew different worlds from one seed).
     """
     seed_rng(s, seed)
     opp = 1 - player
@@ -558,6 +563,7 @@ def determinize(s, player, seed) -> None:
             dloc[n] = loc
             didx[n] = s["lidx"][c]
             n += 1
+    _hidden_places(dloc, didx, n)
     mask = np.empty(NUM_ACTIONS, dtype=np.uint8)
     mover = current_player(s)
     for _ in range(DETERMINIZE_TRIES):
@@ -569,6 +575,16 @@ def determinize(s, player, seed) -> None:
         _place(s, ids, dloc, didx, n, opp)
         if mover != opp or gen_legal(s, mover, mask) > 0:
             break
+
+
+@nb.njit
+def _hidden_places(dloc, didx, n) -> None:
+    """Sort the first ``n`` places (``dloc[i]``, ``didx[i]``) by place: where the cards lie in order (the stock by
+    position, the runs by slot, the hand), as the information state names them, whatever card each holds."""
+    order = np.argsort(dloc[:n] * (1 << 20) + didx[:n], kind="mergesort")  # an index is far below 2**20
+    loc, idx = dloc[:n][order], didx[:n][order]
+    dloc[:n] = loc
+    didx[:n] = idx
 
 
 @nb.njit
