@@ -304,7 +304,7 @@ def _rows(lines: Sequence[str]) -> Iterator[dict[str, Any]]:
     for line in lines:
         try:
             yield json.loads(line)
-        except json.JSONDecodeError:
+        except ValueError:  # not JSON (JSONDecodeError), or an integer past the 4300 digits int() reads
             continue
 
 
@@ -388,7 +388,7 @@ class GameJournal:
             lines = self.path.read_text().splitlines()
             try:
                 head = json.loads(lines[0])
-            except json.JSONDecodeError:
+            except ValueError:  # not JSON (JSONDecodeError), or an integer past the 4300 digits int() reads
                 head = None
             if not isinstance(head, dict) or "header" not in head:
                 raise NoHeaderError(f"{self.path} does not start with a journal's header (cut short by a run killed "

@@ -75,6 +75,12 @@ class Agent:
         """Choose a legal action for ``turn.seat``."""
         raise NotImplementedError
 
+    def search_budget(self) -> int:
+        """The most simulations or sampled worlds one decision of this agent spends (0: no search); what a
+        server that caps the search (``octagames serve --max-simulations``) compares, the defaults of a spec
+        that names no number included."""
+        return 0
+
     def check_game(self, game: Game) -> None:
         """Refuse a game this agent cannot play, before any game starts (default: every game is fine).
 

@@ -46,7 +46,8 @@ class ServeConfig:
     replay: str | None = None
     """a record or journal to open at start (a journal's game # 0, its first game with a record); prints its address"""
     root: str = "."
-    """the folder whose runs/ and docs/leaderboard/*.games.jsonl the page may open replays from"""
+    """the folder whose runs/ and docs/leaderboard/*.games.jsonl the page may open replays from (--replay is read
+    from the current folder)"""
     max_games: int = Limits.max_games
     """games kept at once; past it a new game drops a finished or abandoned one, else it is refused (503)"""
     idle_seconds: float = Limits.idle_seconds
@@ -63,6 +64,8 @@ class ServeConfig:
     def __post_init__(self) -> None:
         if not 0 < self.port < 65536:
             raise ValueError(f"port={self.port} is not valid; valid values: 1..65535")
+        if not Path(self.root).is_dir():  # served anyway, the page found nothing there
+            raise ValueError(f"root={self.root!r} is not valid: no such folder")
         if self.replay is not None and not Path(self.replay).is_file():
             raise ValueError(f"replay={self.replay!r}: no such file")
         for name in self.allowed_host:

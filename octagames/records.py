@@ -236,7 +236,7 @@ class GameRecord:
         """
         try:
             data = json.loads(text)
-        except (json.JSONDecodeError, RecursionError) as e:
+        except (ValueError, RecursionError) as e:
             raise ValueError(f"not a JSON game record: {e}") from None
         return cls.from_dict(data)
 
@@ -363,7 +363,7 @@ def load(path: str | Path, check_moves: bool = True) -> list[GameRecord]:
     text = path.read_text(encoding="utf-8")
     try:
         whole = json.loads(text)
-    except (json.JSONDecodeError, RecursionError):
+    except (ValueError, RecursionError):
         whole = None
     if isinstance(whole, dict) and "header" not in whole:
         records = [_valid(GameRecord.from_dict, whole, f"{path}")]
@@ -603,7 +603,7 @@ def _journal_records(path: Path, text: str) -> list[GameRecord]:
     lines = text.splitlines()
     try:
         head = json.loads(lines[0]) if lines else None
-    except (json.JSONDecodeError, RecursionError):
+    except (ValueError, RecursionError):
         head = None
     if not isinstance(head, dict) or "header" not in head:
         raise ValueError(f"{path} is neither a game record (a JSON object with \"format\": {FORMAT!r}) "
@@ -612,7 +612,7 @@ def _journal_records(path: Path, text: str) -> list[GameRecord]:
     for i, line in enumerate(lines[1:], 2):
         try:
             row = json.loads(line)
-        except (json.JSONDecodeError, RecursionError):  # the last line of a killed run
+        except (ValueError, RecursionError):  # the last line of a killed run
             continue
         if not isinstance(row, dict):
             raise ValueError(f"{path}, line {i}: a journal row is a JSON object")

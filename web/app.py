@@ -90,7 +90,7 @@ from starlette.staticfiles import StaticFiles
 
 from octagames import catalogue, records
 from octagames.agents.base import Agent, decide, make_turn
-from octagames.agents.cfr.agent import mccfr_run
+from octagames.agents.cfr.agent import DEFAULT_ITERATIONS, mccfr_run
 from octagames.agents import registry
 from octagames.agents.registry import AGENTS, make_agent
 from octagames.core import MAX_SEED, Game, IllegalActionError, is_count, make_game
@@ -117,8 +117,9 @@ GAMES_KEPT = 32
 CFR_TRAINED_HERE = ("octrix-round-small",)
 #: how deep a request body, or a record of a replay, may nest lists and objects (a record nests about 5)
 MAX_DEPTH = 64
-#: an uploaded replay is its file as a JSON string: JSON doubles each quote, backslash and line break
-REPLAY_ENCODING = 2
+#: an uploaded replay is its file as a JSON string: JSON doubles each quote, backslash and line break, and writes
+#: a control character (a NUL a crash left at a journal's end) as six (``\u0000``)
+REPLAY_ENCODING = 6
 #: the most seconds between two looks for abandoned games and replays (half ``idle_seconds`` when shorter)
 SWEEP_SECONDS = 30.0
 #: a UTF-16 surrogate left alone in a string: no character, and no UTF-8 encodes it (JSON's ``"\ud800"``)
@@ -476,13 +477,17 @@ class Server:
                  for p, spec in enumerate(seats) if spec != HUMAN}
         for p, spec in specs.items():
             self.check_training(p, spec, str(body["variant"]), game)
-        self.make_room()  # before the agents are built (a CFR agent trains)
+        self.check_room()  # before the agents are built (a CFR agent trains); nothing dropped before they are
         for p, spec in specs.items():
             try:
                 agent = make_agent(spec, game)
                 agent.reset(game, p, (seed + 17 * p) & MAX_SEED)  # a 63-bit seed stays one
             except LOAD_ERRORS as e:
                 raise RequestError(f"seat {p}: agent {seats[p]!r} cannot play {game}: {type(e).__name__}: {e}") from e
+            if (spent := agent.search_budget()) > self.limits.max_simulations:  # a default the spec does not name
+                raise RequestError(f"seat {p}: agent {spec!r} searches {spent} simulations or worlds a decision by "
+                                   f"default; this server allows at most {self.limits.max_simulations} (octagames "
+                                   "serve --max-simulations): name a smaller budget in the spec")
             agent.name = str(seats[p])
             agents[p] = agent
         session = Session(secrets.token_urlsafe(9), str(body["variant"]), game, seed, [str(x) for x in seats],
@@ -497,14 +502,15 @@ class Server:
             session.kick()
         return session
 
-    def make_room(self) -> None:
-        """Drop the abandoned games, and a finished one when the server holds ``max_games``.
+    def check_room(self) -> None:
+        """Whether a new game would find room (:meth:`_room`); nothing is dropped yet: a request refused later
+        changes nothing (the game is dropped when the new one is kept).
 
         Raises:
             RequestError: 503 when every game kept is being played (none finished or idle).
         """
         with self._lock:
-            self._drop(self._room(self.sessions, finished=True))
+            self._room(self.sessions, finished=True)
 
     def _room(self, kept: dict[str, Any], finished: bool) -> list[Any]:
         """What to drop from ``kept`` (lock held): everything idle past ``idle_seconds``, then, while
@@ -549,7 +555,8 @@ class Server:
 
     def budget(self, seat: int, spec: str) -> str:
         """``spec`` once its search budget (every number among its arguments: simulations, worlds,
-        iterations) is known to be at most ``max_simulations``.
+        iterations; a bare ``cfr`` trains its default iterations) is known to be at most ``max_simulations``. The
+        default budget of a spec that names none is checked once its agent is built (:meth:`Agent.search_budget`).
 
         Every argument ``int()`` reads is a number (the agents' factories read them so): it must be
         written as plain digits (:func:`~octagames.core.is_count`: ``+1000``, ``1_000``, `` 50``, ``-5`` or
@@ -560,7 +567,10 @@ class Server:
             RequestError: a number not written as plain digits, or a larger budget (naming the limit).
         """
         cap = self.limits.max_simulations
-        for part in spec.split(":")[1:]:
+        parts = spec.split(":")[1:]
+        if spec.split(":")[0] == "cfr" and parts in ([], ["external"]):  # trained here, its default iterations
+            parts = [str(DEFAULT_ITERATIONS)]
+        for part in parts:
             plain = is_count(part)
             try:
                 value: int | None = int(part)
@@ -644,11 +654,11 @@ class Server:
                                f"(it could name a file); play it as {name!r} alone")
         rule = (f"a model file must lie under {MODEL_FOLDER}/ of the served folder ({self.root}) or in the "
                 "zoo (zoo:<variant>, zoo:<variant>-<n>p)")
-        try:
-            path = (self.root / arg).resolve()
-        except (ValueError, OSError) as e:
+        try:  # symbolic links resolved on both sides (runs/ may be one); a loop of them is no path
+            path, models = (self.root / arg).resolve(), (self.root / MODEL_FOLDER).resolve()
+        except (ValueError, OSError, RuntimeError) as e:
             raise RequestError(f"seat {seat}: agent {spec!r}: {arg!r} is not a path: {e}") from e
-        if not any(path.is_relative_to(d) for d in (self.root / MODEL_FOLDER, ZOO_DIR.resolve())):
+        if not any(path.is_relative_to(d) for d in (models, ZOO_DIR.resolve())):
             raise RequestError(f"seat {seat}: agent {spec!r}: {arg!r} is refused; {rule}")
         if not is_file(path):
             raise RequestError(f"seat {seat}: agent {spec!r}: no file {arg!r}", 404)
@@ -709,12 +719,12 @@ class Server:
             RequestError: 403 for a path elsewhere, 404 for a missing file, 413 for a file over
                 ``max_replay_kib``.
         """
-        try:
+        try:  # RuntimeError: a loop of symbolic links (Python before 3.13)
             p = (self.root / path).resolve()
-        except (ValueError, OSError) as e:
+            board, replays = (self.root / LEADERBOARD_FOLDER).resolve(), (self.root / REPLAY_FOLDER).resolve()
+        except (ValueError, OSError, RuntimeError) as e:
             raise RequestError(f"{path!r} is not a path: {e}") from e
-        board = (self.root / LEADERBOARD_FOLDER).resolve()
-        if not (p.is_relative_to((self.root / REPLAY_FOLDER).resolve())
+        if not (p.is_relative_to(replays)
                 or (p.parent == board and p.match(LEADERBOARD_JOURNALS))):
             raise RequestError(f"{path!r} is outside the folders replays are read from ({REPLAY_FOLDER}/, "
                                f"and the journals {LEADERBOARD_FOLDER}/{LEADERBOARD_JOURNALS}, of "
@@ -727,8 +737,8 @@ class Server:
     def replay_files(self) -> list[str]:
         """The leaderboard journals of the served folder (paths to open as replays), sorted."""
         board = self.root / LEADERBOARD_FOLDER
-        return sorted(f"{LEADERBOARD_FOLDER}/{p.name}" for p in board.glob(LEADERBOARD_JOURNALS)) \
-            if board.is_dir() else []
+        return sorted(f"{LEADERBOARD_FOLDER}/{p.name}" for p in board.glob(LEADERBOARD_JOURNALS)
+                      if _utf8(p.name)) if board.is_dir() else []
 
     def check_replay_size(self, size: int, label: str) -> None:
         """Refuse (413) a replay file of ``size`` bytes over ``max_replay_kib``."""
@@ -797,6 +807,15 @@ class Server:
                           f"keeps the {self.limits.max_games} replays seen last)")
 
 
+def _utf8(name: str) -> bool:
+    """Whether ``name`` (a file name) is UTF-8 text: a name of other bytes (read as surrogates) cannot be sent."""
+    try:
+        name.encode("utf-8")
+    except UnicodeEncodeError:
+        return False
+    return True
+
+
 def load_records(text: str) -> list[dict[str, Any]]:
     """The game records in a file's text, unchecked (:class:`octagames.records.GameRecord` checks one):
     one record (JSON), a list of them, or a JSON-lines journal whose rows keep a record
@@ -805,12 +824,12 @@ def load_records(text: str) -> list[dict[str, Any]]:
     try:
         whole_file = json.loads(text)
         items = whole_file if isinstance(whole_file, list) else [whole_file]
-    except (json.JSONDecodeError, RecursionError):  # RecursionError: nested too deep for the parser
+    except (ValueError, RecursionError):  # not JSON, an integer past 4300 digits, or nested too deep
         items = []
         for line in text.splitlines():
             try:
                 items.append(json.loads(line))
-            except (json.JSONDecodeError, RecursionError):
+            except (ValueError, RecursionError):
                 continue  # a line cut short by a kill
     out = []
     for item in items:

@@ -1072,6 +1072,10 @@ class AZAgent(Agent):
             self._searchers[key] = BatchedSearch(game, 1, self.search)
         return self._searchers[key]
 
+    def search_budget(self) -> int:
+        """Simulations or believed worlds a decision, the more of the two (:meth:`Agent.search_budget`)."""
+        return int(max(self.search.simulations, self.search.belief_worlds))
+
     def act(self, turn: Turn) -> int:
         """A forced move at once; else the most visited root action (or the greedy policy)."""
         legal = turn.legal_actions

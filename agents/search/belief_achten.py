@@ -266,6 +266,10 @@ class AchtenBeliefAgent(Agent):
         return believed_worlds(self.game, turn.state, turn.seat, self.rng, self.worlds, self.tries, self.most,
                                self.kept)
 
+    def search_budget(self) -> int:
+        """Believed worlds a decision (:meth:`Agent.search_budget`)."""
+        return int(self.worlds)
+
     def act(self, turn: Turn) -> int:
         """The legal action with the highest win rate over the believed worlds, each played out by the model."""
         g = self.game

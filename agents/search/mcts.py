@@ -839,6 +839,10 @@ class MCTSAgent(Agent):
             self._searchers[key] = MCTS(game, self.config, evaluator)
         return self._searchers[key]
 
+    def search_budget(self) -> int:
+        """Simulations a decision (:meth:`Agent.search_budget`)."""
+        return int(self.config.num_simulations)
+
     def act(self, turn: Turn) -> int:
         """Search ``turn.state`` (a determinization for ``turn.seat``) and return the most visited action;
         its visit shares and values are told as :attr:`last_thinking`."""

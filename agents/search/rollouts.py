@@ -229,6 +229,10 @@ class RolloutAgent(Agent):
         check_game(game, "agent 'rollout'")
         self.game, self.rng = game, np.random.default_rng(seed)
 
+    def search_budget(self) -> int:
+        """Sampled worlds a decision (:meth:`Agent.search_budget`)."""
+        return int(self.worlds)
+
     def act(self, turn: Turn) -> int:
         """The heuristic's choice, or the action whose paired rollouts beat it by the margin."""
         g = self.game

@@ -556,3 +556,63 @@ def test_a_replay_file_under_max_replay_kib_uploads_whatever_its_json_encoding_a
     with client_for(served, max_replay_kib=kib - 1) as client:  # the file's own limit: on its text
         r = client.post("/api/replays", json={"text": text})
         assert r.status_code == 413 and f"at most {kib - 1} KiB" in r.json()["error"], r.text[:300]
+
+
+def test_a_replay_file_of_control_characters_uploads_too_and_a_number_past_int_s_digits_is_no_server_error(
+        served, journal):
+    # JSON writes a control character (NULs a crash left at a journal's end) as six bytes: the body was refused;
+    # an integer of more than 4300 digits raised a plain ValueError, a 500
+    text = journal + "\0" * 20_000
+    with client_for(served, max_replay_kib=-(-len(text.encode()) // 1024)) as client:
+        r = client.post("/api/replays", json={"text": text})
+        assert r.status_code == 200 and r.json()["games"] == 2, r.text[:300]
+        big = journal + json.dumps({"key": 9, "returns": [1], "record": {"actions": [1]}})[:-2] + "9" * 5000 + "}}\n"
+        r = client.post("/api/replays", json={"text": big})
+        assert r.status_code == 200 and r.json()["games"] == 2, r.text[:300]  # the row skipped, as a line cut short
+        r = client.post("/api/replays", json={"text": "9" * 5000})
+        assert r.status_code == 400, r.text[:300]
+
+
+def test_a_default_search_budget_past_max_simulations_is_refused_and_a_refused_game_drops_nothing(served):
+    # a spec naming no number got its default (mcts: 1000 simulations, belief 32 worlds) whatever the limit; and
+    # a request refused once room was made had already dropped a finished game
+    with client_for(served, max_simulations=20, max_games=1) as client:
+        bots = client.post("/api/games", json={"variant": "achten", "seats": ["random", "random"], "seed": 1}).json()
+        wait_over(client, bots["id"])
+        for spec, spent in (("mcts", 1000), ("belief", 32), ("cfr", 1000)):
+            r = client.post("/api/games", json={"variant": "achten" if spec != "cfr" else "octrix-round-small",
+                                                "seats": ["human", spec]})
+            assert r.status_code == 400 and "at most 20" in r.json()["error"], (spec, r.text)
+            assert spec == "cfr" or f"searches {spent} simulations or worlds a decision by default" in r.json()["error"]
+        assert client.get(f"/api/games/{bots['id']}").status_code == 200  # still kept
+        assert client.post("/api/games", json={"variant": "achten", "seats": ["human", "mcts:20"]}).status_code == 200
+        assert client.get(f"/api/games/{bots['id']}").status_code == 404  # dropped for the game kept
+
+
+def test_models_under_a_linked_runs_folder_play_and_a_loop_of_links_is_refused(tmp_path):
+    from octagames.agents.learn.ppo import ActorCritic, save_policy
+    from octagames.core import Game
+
+    real, served = tmp_path / "real", tmp_path / "served"
+    real.mkdir()
+    served.mkdir()
+    (served / "runs").symlink_to(real)  # replays opened from it; its models were refused
+    g = Game("achten")
+    save_policy(ActorCritic(g.observation_size, g.num_actions, (8,)), real / "policy.pt", g)
+    (real / "loop1").symlink_to(real / "loop2")
+    (real / "loop2").symlink_to(real / "loop1")
+    (served / "docs" / "leaderboard").mkdir(parents=True)
+    (served / "docs" / "leaderboard" / "bad\udcff.games.jsonl").write_text("")  # a name of other bytes than UTF-8
+    with client_for(served) as client:
+        r = client.post("/api/games", json={"variant": "achten", "seats": ["human", "ppo:runs/policy.pt"]})
+        assert r.status_code == 200, r.text
+        for body, where in (({"path": "runs/loop1"}, "/api/replays"), ({"path": "runs/loop1/x.json"}, "/api/replays"),
+                            ({"variant": "achten", "seats": ["human", "ppo:runs/loop1"]}, "/api/games")):
+            r = client.post(where, json=body)
+            assert 400 <= r.status_code < 500, (body, r.status_code, r.text)
+        assert client.get("/api/catalogue").status_code == 200  # the name that cannot be sent is left out
+
+
+def test_serve_refuses_a_root_that_is_no_folder(tmp_path):
+    with pytest.raises(ValueError, match=r"root='.*nowhere' is not valid: no such folder"):
+        serve.ServeConfig(root=str(tmp_path / "nowhere"))
