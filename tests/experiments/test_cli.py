@@ -89,6 +89,8 @@ def _one_change(f: dataclasses.Field, hint) -> list[str]:
         return [flag, str(default + 0.5)]
     if f.name == "ray_address":  # an address of Ray's forms (a trainer's still needs ray_actors)
         return [flag, "auto"]
+    if f.name == "root":  # serve's folder: one that exists
+        return [flag, str(Path(__file__).parent)]
     if f.name == "activation":  # one of the two the networks have
         return [flag, "relu" if default == "tanh" else "tanh"]
     if f.name == "octrix_configs":  # bench_cfr's reduced Octrix decks, RANKSxHAND_SIZE
