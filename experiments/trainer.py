@@ -38,6 +38,8 @@ from __future__ import annotations
 
 import csv
 import dataclasses
+import hashlib
+import hmac
 import json
 import os
 import platform
@@ -49,7 +51,7 @@ import threading
 import time
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, Callable, ClassVar, Sequence
+from typing import Any, Callable, ClassVar, Iterator, Sequence
 
 import numpy as np
 import torch
@@ -418,8 +420,70 @@ def set_rng_state(state: dict[str, Any]) -> None:
         torch.cuda.set_rng_state_all(state["cuda"])
 
 
-#: set to 1 to load in full (unpickling everything) a checkpoint that torch's weights-only reader refuses
+#: set to 1 to load in full (unpickling everything) a checkpoint that torch's weights-only reader refuses, or to
+#: resume from a checkpoint whose agents in play this user's key did not sign (:func:`check_signed`)
 TRUST_ENV = "OCTAGAMES_TRUST_CHECKPOINTS"
+#: the file of the key that signs this user's checkpoints (default: ``octagames/checkpoint.key`` in the user's
+#: config folder, made on first use); a cluster whose machines resume each other's runs shares one
+KEY_ENV = "OCTAGAMES_CHECKPOINT_KEY"
+#: the field of a checkpoint that holds the signature of its pickled parts (:func:`sign_pickles`)
+SIGNATURE = "pickles_signature"
+
+
+def signing_key() -> bytes:
+    """This user's key for :func:`sign_pickles` (32 random bytes in a file only the user may read, made on first
+    use; :data:`KEY_ENV` names another file)."""
+    path = Path(os.environ.get(KEY_ENV) or Path(os.environ.get("XDG_CONFIG_HOME") or Path.home() / ".config")
+                / "octagames" / "checkpoint.key")
+    try:
+        return path.read_bytes()
+    except FileNotFoundError:
+        path.parent.mkdir(parents=True, exist_ok=True)
+        try:
+            fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600)
+        except FileExistsError:  # another process made it first
+            return path.read_bytes()
+        with os.fdopen(fd, "wb") as f:
+            f.write(os.urandom(32))
+        return path.read_bytes()
+
+
+def _pickles(d: Any) -> Iterator[bytes]:
+    """Every ``bytes`` value in ``d`` (dicts in their order, lists, tuples): the pickled agents in play
+    (:func:`octagames.agents.base.pack_agents`), which a resume unpickles."""
+    if isinstance(d, bytes):
+        yield d
+    elif isinstance(d, dict):
+        for v in d.values():
+            yield from _pickles(v)
+    elif isinstance(d, (list, tuple)):
+        for v in d:
+            yield from _pickles(v)
+
+
+def sign_pickles(d: dict[str, Any]) -> dict[str, Any]:
+    """``d`` with :data:`SIGNATURE`: an HMAC-SHA256 under :func:`signing_key` of its pickled parts."""
+    mac = hmac.new(signing_key(), digestmod=hashlib.sha256)
+    for data in _pickles({k: v for k, v in d.items() if k != SIGNATURE}):
+        mac.update(len(data).to_bytes(8, "little") + data)
+    return {**d, SIGNATURE: mac.hexdigest()}
+
+
+def check_signed(d: dict[str, Any], path: Path) -> None:
+    """Refuse to go on from checkpoint ``d`` when it holds pickled agents in play (Python objects, which
+    unpickling runs) that this user's key did not sign: a checkpoint written by another user or machine, or
+    changed since. :data:`TRUST_ENV` ``=1`` accepts it (a file you trust).
+
+    Raises:
+        ValueError: unsigned or signed otherwise, naming the way to accept it.
+    """
+    if not any(True for _ in _pickles(d)) or os.environ.get(TRUST_ENV) == "1":
+        return
+    if not hmac.compare_digest(str(d.get(SIGNATURE, "")), sign_pickles(d)[SIGNATURE]):
+        raise ValueError(f"--resume: {path} holds agents in play as Python objects (their RNGs and searches), which "
+                         "resuming would unpickle, and this user's key did not sign them (a checkpoint of another "
+                         "user or machine, or one changed since): resume only a run you trust, with "
+                         f"{TRUST_ENV}=1 (a cluster whose machines resume each other's runs shares a key: {KEY_ENV})")
 
 
 def read_checkpoint(path: Path, mmap: bool = False) -> dict[str, Any]:
@@ -740,7 +804,7 @@ class Trainer:
 
     def save_checkpoint(self) -> Path:
         """Write ``checkpoint.pt`` atomically and the model file beside it."""
-        path = save_whole(self.checkpoint_dict(), self.run_dir / "checkpoint.pt")
+        path = save_whole(sign_pickles(self.checkpoint_dict()), self.run_dir / "checkpoint.pt")
         self.save_model()
         (self.run_dir / WARM_START_PARTIAL).unlink(missing_ok=True)  # the checkpoint holds the warm start now
         if self.replaced is not None:  # what --overwrite set aside: this run can go on from here now
@@ -814,6 +878,7 @@ class Trainer:
         if d is None or path != self.run_dir / "checkpoint.pt":
             d = read_checkpoint(path, mmap=True)
             self.check_resume(d, path)
+        check_signed(d, path)  # before anything in it is unpickled
         self.load_state_dict(d)
         set_rng_state(d["rng"])
         counters = dict(d["counters"])

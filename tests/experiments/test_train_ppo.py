@@ -410,3 +410,48 @@ def test_a_run_stopped_or_killed_in_its_cloning_steps_resumes_to_the_run_never_s
         torch.testing.assert_close(x, y, rtol=0, atol=0)
     assert rngs == full_rngs
     assert not (tmp_path / "run" / trainer.WARM_START_PARTIAL).exists()
+
+
+class _Payload:
+    """What a checkpoint from elsewhere could hold in place of its agents: unpickling it runs code."""
+
+    def __init__(self, path) -> None:
+        self.path = str(path)
+
+    def __reduce__(self):
+        return (Path.write_text, (Path(self.path), "ran"))
+
+
+def test_a_resume_unpickles_only_agents_this_users_key_signed(tmp_path, monkeypatch):
+    """A checkpoint keeps its agent opponents in play as a pickle (their RNGs and searches); a resume unpickled it
+    whatever wrote it, so a checkpoint from elsewhere ran its code. Now the pickles are signed with this user's
+    key, and one not signed by it is refused unless OCTAGAMES_TRUST_CHECKPOINTS=1."""
+    import pickle
+
+    from octagames.experiments import trainer
+    monkeypatch.setenv(trainer.KEY_ENV, str(tmp_path / "key"))
+    monkeypatch.delenv(trainer.TRUST_ENV, raising=False)
+    kw = dict(agent_opponent_prob=0.5, eval_every=0)
+    train(_small_cfg(tmp_path / "run", total_steps=16 * 8, **kw))
+    assert (tmp_path / "key").stat().st_mode & 0o777 == 0o600
+    ckpt = tmp_path / "run" / "checkpoint.pt"
+    d = trainer.read_checkpoint(ckpt)
+    assert len(list(trainer._pickles(d))) >= 1 and len(d[trainer.SIGNATURE]) == 64
+    train(_small_cfg(tmp_path / "run", total_steps=2 * 16 * 8, resume=True, **kw))  # its own: resumed
+    ran = tmp_path / "ran"
+
+    def swap(v):  # every pickle replaced by the payload's
+        return pickle.dumps([_Payload(ran)]) if isinstance(v, bytes) else \
+            {k: swap(x) for k, x in v.items()} if isinstance(v, dict) else \
+            [swap(x) for x in v] if isinstance(v, list) else v
+
+    torch.save(swap(trainer.read_checkpoint(ckpt)), ckpt)  # the signature kept: it signs other bytes
+    with pytest.raises(ValueError, match=r"this user's key did not sign them .* OCTAGAMES_TRUST_CHECKPOINTS=1"):
+        train(_small_cfg(tmp_path / "run", total_steps=3 * 16 * 8, resume=True, **kw))
+    assert not ran.exists()
+    train(_small_cfg(tmp_path / "other", total_steps=16 * 8, **kw))
+    monkeypatch.setenv(trainer.KEY_ENV, str(tmp_path / "another key"))  # another user's, or machine's
+    with pytest.raises(ValueError, match="this user's key did not sign them"):
+        train(_small_cfg(tmp_path / "other", total_steps=2 * 16 * 8, resume=True, **kw))
+    monkeypatch.setenv(trainer.TRUST_ENV, "1")  # a file you trust: resumed
+    assert train(_small_cfg(tmp_path / "other", total_steps=2 * 16 * 8, resume=True, **kw))["rows"]
