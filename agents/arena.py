@@ -212,6 +212,11 @@ class NoHeaderError(ValueError):
     journal at all): no run's games can be told from it."""
 
 
+class DamagedJournal(ValueError):
+    """A journal's row that is not a game's (:func:`_game_rows`): its results would be counted, so the journal is
+    refused, naming the line, rather than read or set aside."""
+
+
 class BusyError(ValueError):
     """Another run holds the :class:`WriterLock` of what this one would write (a ValueError: the scripts
     report it in one line with exit status 2)."""
@@ -308,11 +313,42 @@ def _rows(lines: Sequence[str]) -> Iterator[dict[str, Any]]:
             continue
 
 
+def _game_rows(path: Path, lines: Sequence[str]) -> Iterator[tuple[int, list[float], int, dict[str, Any] | None]]:
+    """``(key, returns, length, record or None)`` of each game row of a journal's lines after its header, checked:
+    a line cut short by a kill is skipped, a row that is not a game's is refused (its results would be counted).
+
+    Raises:
+        DamagedJournal: a row whose key or length is not a count, whose returns are not finite numbers, or whose
+            record ends otherwise than the row says (naming the file and the line; a ValueError).
+    """
+    for i, line in enumerate(lines, 2):
+        try:
+            row = json.loads(line)
+        except ValueError:  # not JSON (JSONDecodeError), or an integer past the 4300 digits int() reads
+            continue
+        rets = row.get("returns") if isinstance(row, dict) else None
+        counts = isinstance(row, dict) and all(type(row.get(k)) is int and row[k] >= 0 for k in ("key", "length"))
+        if not (counts and isinstance(rets, list) and rets and all(type(r) in (int, float) and math.isfinite(r)
+                                                                   for r in rets)):
+            raise DamagedJournal(f"{path}, line {i}: not a game's row ({{\"key\": <count>, \"returns\": [<finite "
+                                 f"numbers>], \"length\": <count>}}): {line[:120]}")
+        record = row.get("record")
+        if record is not None and (not isinstance(record, dict) or record.get("returns") != rets
+                                   or record.get("length", row["length"]) != row["length"]):
+            raise DamagedJournal(f"{path}, line {i}: game {row['key']}'s record does not end as its row says "
+                                 f"(returns {rets} in {row['length']} moves)")
+        yield row["key"], [float(r) for r in rets], row["length"], record
+
+
 def journal_games(path: str | Path) -> dict[int, tuple[list[float], int]]:
     """The games a :class:`GameJournal` file holds, read and nothing written (no lock taken): ``{key: (returns,
-    length)}``; a line cut short by a kill is skipped."""
-    return {int(row["key"]): (row["returns"], int(row["length"]))
-            for row in _rows(Path(path).read_text(encoding="utf-8").splitlines()[1:])}
+    length)}``; a line cut short by a kill is skipped.
+
+    Raises:
+        ValueError: a row that is not a game's (:func:`_game_rows`)."""
+    path = Path(path)
+    return {key: (rets, length) for key, rets, length, _ in
+            _game_rows(path, path.read_text(encoding="utf-8").splitlines()[1:])}
 
 
 def _journal_lock_path(path: Path) -> Path:
@@ -397,10 +433,10 @@ class GameJournal:
             if first != self.header:
                 raise ValueError(f"{self.path} holds the games of another run ({first}); this run is "
                                  f"{self.header}: delete the file or choose another output folder")
-            for row in _rows(lines[1:]):
-                self.done[int(row["key"])] = (row["returns"], int(row["length"]))
-                if row.get("record") is not None:
-                    self.records[int(row["key"])] = row["record"]
+            for key, rets, length, record in _game_rows(self.path, lines[1:]):
+                self.done[key] = (rets, length)
+                if record is not None:
+                    self.records[key] = record
             if code is not None:
                 head.setdefault("resumes", []).append({"games": len(self.done), "code": code})
                 lines[0] = json.dumps(head)

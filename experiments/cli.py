@@ -58,7 +58,7 @@ from typing import (Annotated, Any, Callable, Iterator, NoReturn, Sequence, Type
                     get_type_hints)
 
 import octagames.agents
-from octagames.agents.arena import GameJournal, NoHeaderError, journal_lock
+from octagames.agents.arena import DamagedJournal, GameJournal, NoHeaderError, journal_lock
 from octagames.agents.registry import AGENTS, make_agent
 from octagames import catalogue
 from octagames.core import Game, is_count, load_module
@@ -704,6 +704,8 @@ def open_journal(path: Path, resume: bool, header: dict[str, Any], games: int | 
             print(f"{path}: not resumed (--no-resume); moved to {_set_aside(path)}, starting over")
         try:
             journal = GameJournal(path, header, code, lock=lock)
+        except DamagedJournal:  # a row that is no game's: said, not set aside nor read
+            raise
         except ValueError as e:  # the games of other settings (or models): kept aside, never mixed in
             held = ("did not start with a journal's header (a run killed as it started the file?)"
                     if isinstance(e, NoHeaderError) else "held the games of other settings")

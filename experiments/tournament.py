@@ -337,6 +337,8 @@ def rate(game: Game, names: list[str], games_per_pair: int, seed: int, bootstrap
     :func:`round_robin_jobs` (the agents ``names``, ``games_per_pair`` and ``seed``), the pairs' scores and draws,
     their Bradley-Terry fit and its ``bootstrap`` intervals (0: none)."""
     n = len(names)
+    if (wrong := next((key for key, rets in returns.items() if len(rets) != game.num_players), None)) is not None:
+        raise ValueError(f"game {wrong}: {len(returns[wrong])} returns for the {game.num_players} seats of {game}")
     wins, games, draws = np.zeros((n, n)), np.zeros((n, n)), np.zeros((n, n))
     for idx, (i, j) in enumerate(round_robin_pairs(n)):
         keys = range(idx * games_per_pair, (idx + 1) * games_per_pair)

@@ -1,6 +1,7 @@
 """Round robin, Bradley-Terry fit, intervals, files."""
 
 import json
+import re
 
 import numpy as np
 import pytest
@@ -202,3 +203,33 @@ def test_no_two_pairs_share_a_deal_however_many_games_a_pair_plays():
         assert len({seed for _, _, seed in jobs}) == len(jobs) == 3 * games
     # up to 1000 games a pair, the seeds the published journals were played with
     assert [seed for _, _, seed in round_robin_jobs(3, 2, 7, 2)] == [7, 8, 1007, 1008, 2007, 2008]
+
+
+def test_a_journal_row_that_is_no_game_s_is_refused_naming_its_line_not_counted(tmp_path):
+    """A row's returns were counted as they stood: NaN, three returns for two seats, or returns other than its
+    record's changed the scores (and the ratings refitted from them) without a word."""
+    from octagames.experiments.tournament import refit_journal
+
+    cfg = TournamentConfig(game="octrix-round", agents="random,heuristic", games_per_pair=4, bootstrap=0,
+                           out_dir=str(tmp_path), progress=False)
+    first = main(cfg)
+    [journal] = tmp_path.glob("*.games.jsonl")
+    lines = journal.read_text().splitlines()
+    row = json.loads(lines[1])
+    flipped = {**row, "returns": [-r for r in row["returns"]]}
+    for damaged, words in ((dict(row, returns=[1e308, float("nan")]), "not a game's row"),
+                           (dict(row, returns="xx"), "not a game's row"), ([1, 2], "not a game's row"),
+                           (dict(row, key=-1), "not a game's row"),
+                           (flipped, f"game {row['key']}'s record does not end as its row says")):
+        journal.write_text("\n".join([lines[0], json.dumps(damaged), *lines[2:]]) + "\n")
+        with pytest.raises(ValueError, match=rf"games\.jsonl, line 2: {re.escape(words)}"):
+            refit_journal(journal, "octrix-round")
+        with pytest.raises(ValueError, match=rf"games\.jsonl, line 2: {re.escape(words)}"):
+            main(cfg)  # the resume: refused, neither counted nor set aside
+        assert not list(tmp_path.glob("*.old*"))
+    del flipped["record"]  # three returns for two seats, no record to tell
+    journal.write_text("\n".join([lines[0], json.dumps(dict(flipped, returns=[5.0, 5.0, 5.0])), *lines[2:]]) + "\n")
+    with pytest.raises(ValueError, match=rf"game {row['key']}: 3 returns for the 2 seats"):
+        refit_journal(journal, "octrix-round")
+    journal.write_text("\n".join(lines) + "\n")
+    assert refit_journal(journal, "octrix-round").wins.tolist() == first.wins.tolist()
