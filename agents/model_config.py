@@ -23,7 +23,7 @@ import pickle
 import threading
 import warnings
 from pathlib import Path
-from typing import Any, Mapping
+from typing import Any, Callable, Mapping
 
 import numpy as np
 
@@ -203,3 +203,33 @@ def check_config(game: str, recorded: Mapping[str, Any], config: Any, where: str
         raise ValueError(text)
     warnings.warn(text.split("; play it with")[0] + "; playing it anyway (allow_config_mismatch=True)",
                   UserWarning, stacklevel=3)
+
+
+def built_to_fit(build: Callable[[], Any], state: Any, path: str | Path) -> Any:
+    """The module ``build()`` makes, once a copy built on torch's meta device (no memory spent) has exactly the
+    parameters and buffers of ``state`` (a model file's state dict), each of its shape.
+
+    A file is untrusted input: its spec could ask for a network far larger than its weights (gigabytes from a file
+    of kilobytes), or its weights be of other names or shapes (torch's ``RuntimeError``). Both are refused in words
+    before anything is allocated.
+
+    Raises:
+        ValueError: a spec the network refuses, or weights that do not fit it (naming the first difference).
+    """
+    import torch  # optional: the learn extra
+
+    try:
+        with torch.device("meta"):
+            shell = build()
+    except (TypeError, ValueError, KeyError, AttributeError, RuntimeError) as e:
+        raise ValueError(f"{path}: its network's spec is not valid: {type(e).__name__}: {e}") from None
+    if not isinstance(state, dict) or not all(isinstance(v, torch.Tensor) for v in state.values()):
+        raise ValueError(f"{path}: its state_dict is not a dict of tensors")
+    want = {k: tuple(v.shape) for k, v in shell.state_dict().items()}
+    have = {k: tuple(v.shape) for k, v in state.items()}
+    if want != have:
+        name = next(k for k in sorted({*want, *have}) if want.get(k) != have.get(k))
+        raise ValueError(f"{path}: its weights do not fit its network's spec: {name} is "
+                         f"{'missing' if name not in have else list(have[name])} in the file, "
+                         f"{'none' if name not in want else list(want[name])} in the network")
+    return build()

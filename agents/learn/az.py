@@ -68,7 +68,8 @@ from octagames.agents.base import Agent, Turn, considered, considered_rollouts
 from octagames.agents.learn.imitation import observations
 from octagames.agents.search.mcts import (clear_trees, compiled_value, has_playout_policy, mix_root_noise, new_trees,
                                    playout_kernels, playout_policy, root_stats, search_kernels)
-from octagames.agents.model_config import check_config, fitting_options, load_model_file, recorded_config
+from octagames.agents.model_config import (built_to_fit, check_config, fitting_options, load_model_file,
+                                           recorded_config)
 from octagames.agents.learn.ppo import (ACTIVATIONS, SparseInputLinear, check_activation, layer_init, masked_logits,
                                         mlp, sparse_entries)
 from octagames.agents.registry import make_agent
@@ -915,7 +916,9 @@ def load_model(path: str | Path, game: Game | None = None, device: str = "cpu",
         raise ValueError(f"{path} is not an octagames AZ model or train_az checkpoint")
     if game is not None:
         check_fits(data, game, allow_config_mismatch=allow_config_mismatch)
-    net = build_net(data["spec"]).to(device)
+    spec = data.get("spec")  # checked against the weights before any memory is spent on it
+    net = built_to_fit(lambda: build_net(spec if isinstance(spec, dict) else {}), data.get("state_dict"), path)
+    net = net.to(device)
     net.load_state_dict({k: v.float() if v.is_floating_point() else v for k, v in data["state_dict"].items()})
     net.eval()
     return net, data

@@ -66,7 +66,7 @@ from torch import nn
 
 from octagames import catalogue
 from octagames.agents.base import Agent, Turn, considered
-from octagames.agents.model_config import check_config, load_model_file
+from octagames.agents.model_config import built_to_fit, check_config, load_model_file
 from octagames.core import Game
 
 #: logit given to illegal actions: exp(MASKED_LOGIT - max) is exactly 0 in float32,
@@ -678,12 +678,13 @@ def save_policy(model: ActorCritic, path: str | Path, game: Game | None = None) 
 def load_policy(path: str | Path, device: str = "cpu") -> tuple[ActorCritic, dict[str, Any]]:
     """Load a policy file, or the policy inside a training checkpoint: ``(model, data)``."""
     data = load_model_file(path, map_location=device)
-    if "policy" in data:  # a full training checkpoint
+    if isinstance(data, dict) and isinstance(data.get("policy"), dict):  # a full training checkpoint
         data = data["policy"]
-    if data.get("format") != "octagames-ppo-policy-1":
+    if not isinstance(data, dict) or data.get("format") != "octagames-ppo-policy-1":
         raise ValueError(f"{path} is not an octagames PPO policy or checkpoint")
-    spec = data["spec"]
-    model = ActorCritic(spec["obs_size"], spec["num_actions"], spec["hidden"], spec["activation"]).to(device)
+    spec = data.get("spec") if isinstance(data.get("spec"), dict) else {}  # checked against the weights first
+    model = built_to_fit(lambda: ActorCritic(spec["obs_size"], spec["num_actions"], spec["hidden"],
+                                             spec["activation"]), data.get("state_dict"), path).to(device)
     model.load_state_dict(data["state_dict"])
     model.eval()
     return model, data

@@ -267,3 +267,33 @@ def test_a_model_file_that_calls_the_shell_is_refused_as_unsafe_in_words(tmp_pat
     with pytest.raises(UnsafeModelFile, match=r"refused it \(.*system.*\).*could run any code") as e:
         load_model(tmp_path / "shell.pt")
     assert "weights_only" not in str(e.value) and not marker.exists()
+
+
+def test_a_model_file_whose_spec_or_weights_do_not_fit_is_refused_before_any_memory_is_spent(round_model, tmp_path):
+    """A few kilobytes asking for hidden layers of 40,000 units allocated gigabytes (48 s, then torch's out of
+    memory); weights of other shapes or names raised torch's RuntimeError, and a spec of another type TypeError."""
+    import time
+
+    import torch
+
+    az_file, ppo_file = round_model
+    model, policy = torch.load(az_file, weights_only=False), torch.load(ppo_file, weights_only=False)
+    first = next(iter(model["state_dict"]))
+    for label, data, load, words in (
+            ("huge", {**model, "spec": {**model["spec"], "hidden": [40_000, 40_000]}}, load_model,
+             r"do not fit its network's spec: \S+ is \[16\] in the file, \[40000\] in the network"),
+            ("shape", {**model, "state_dict": {**model["state_dict"], first: torch.zeros(3)}}, load_model,
+             rf"{first} is \[3\] in the file"),
+            ("name", {**model, "state_dict": {"x": torch.zeros(1), **model["state_dict"]}}, load_model,
+             r"x is \[1\] in the file, none in the network"),
+            ("spec", {**model, "spec": ["a list"]}, load_model, r"its network's spec is not valid"),
+            ("ppo huge", {**policy, "spec": {**policy["spec"], "hidden": [60_000, 60_000]}}, load_policy,
+             r"do not fit its network's spec"),
+            ("ppo spec", {**policy, "spec": "x"}, load_policy, r"its network's spec is not valid: KeyError"),
+            ("ppo list", [1, 2], load_policy, r"is not an octagames PPO policy")):
+        path = tmp_path / f"{label}.pt"
+        torch.save(data, path)
+        start = time.perf_counter()
+        with pytest.raises(ValueError, match=words):
+            load(path)
+        assert time.perf_counter() - start < 5, label  # nothing allocated for the spec's size
