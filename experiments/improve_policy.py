@@ -87,8 +87,9 @@ class ImproveConfig(GameArgs):
                 raise ValueError(f"{name}={getattr(self, name)} is not valid; it must be >= 1")
         if self.threads < 0:
             raise ValueError(f"threads={self.threads} is not valid; it must be >= 0 (0: every core)")
-        if self.seed < 0:  # numpy's refusal names no flag
-            raise ValueError(f"seed={self.seed} is not valid; it must be >= 0")
+        if not 0 <= self.seed < 2**21:  # numpy's refusal names no flag; the deals' seeds are (2 seed + k) << 40
+            raise ValueError(f"seed={self.seed} is not valid; it must be in 0..{2**21 - 1} (the deals' seeds, "
+                             "(2 seed + 2) << 40 and up, must stay seeds)")
         if self.start not in STARTS:
             raise ValueError(f"start={self.start!r} is not valid; valid values: {list(STARTS)}")
         for name in ("sigma", "learning_rate"):

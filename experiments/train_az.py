@@ -292,8 +292,16 @@ class TrainConfig(trainer.RunConfig):
                              "or a standard deviation >= 0")
         if self.widen_init_model >= 0 and not self.init_model:
             raise ValueError(f"widen_init_model={self.widen_init_model} needs an init_model to widen")
-        if self.replay_ratio <= 0:
-            raise ValueError(f"replay_ratio={self.replay_ratio} is not valid; it must be > 0")
+        # NaN passed "<= 0" checks and failed later (or ran on silently); a rate of 0 divided by zero in its decay
+        for name in ("replay_ratio", "learning_rate"):
+            if not math.isfinite(getattr(self, name)) or getattr(self, name) <= 0:
+                raise ValueError(f"{name}={getattr(self, name)} is not valid; it must be a finite number > 0")
+        for name in ("final_learning_rate", "value_weight", "dirichlet_alpha", "weight_decay", "temperature"):
+            if not math.isfinite(getattr(self, name)) or getattr(self, name) < 0:
+                raise ValueError(f"{name}={getattr(self, name)} is not valid; it must be a finite number >= 0")
+        if self.c_puct is not None and not (math.isfinite(self.c_puct) and self.c_puct > 0):
+            raise ValueError(f"c_puct={self.c_puct} is not valid; it must be a finite number > 0, or None (the "
+                             "game's default)")
         if self.expert_iterations < 0:
             raise ValueError(f"expert_iterations={self.expert_iterations} is not valid; it must be >= 0")
         if self.expert_iterations and not self.expert:

@@ -210,7 +210,7 @@ def evaluate(
         except (ValueError, ImportError) as e:  # no heuristic for this game, or a missing extra
             out[name] = {"skipped": str(e)}
             continue
-        rec = play_match(game, [agent, *others], games, seed=seed).to_json()["agents"][0]
+        rec = play_match(game, [agent, *others], games, seed=seed, progress=False).to_json()["agents"][0]
         out[name] = {
             k: rec[k] for k in ("games", "wins", "draws", "losses", "win_rate", "ci95", "mean_return")
         }
@@ -238,6 +238,8 @@ def _check(cfg: TrainCFRConfig) -> None:
     for name in ("eval_games", "seed"):
         if getattr(cfg, name) < 0:
             raise ValueError(f"{name}={getattr(cfg, name)} is not valid; it must be >= 0")
+    if cfg.seed >= 2**32:  # the evaluation's games take seed + k
+        raise ValueError(f"seed={cfg.seed} is not valid; it must be < 2**32")
     if cfg.sampling not in ("external", "outcome"):  # MCCFR's; refused for exact CFR too, which would not read it
         raise ValueError(f"sampling={cfg.sampling!r} is not valid; valid values: ['external', 'outcome']")
     if cfg.eval_points < 1:

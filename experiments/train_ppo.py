@@ -203,7 +203,8 @@ class TrainConfig(trainer.RunConfig):
         for name in ("gamma", "gae_lambda"):
             if not 0.0 <= getattr(self, name) <= 1.0:
                 raise ValueError(f"{name}={getattr(self, name)} is not valid; it must be in [0, 1]")
-        for name in ("learning_rate", "clip_coef", "max_grad_norm"):  # a norm of 0 would zero every gradient
+        for name in ("learning_rate", "imitation_learning_rate", "clip_coef", "max_grad_norm"):  # a norm of 0 would
+            # zero every gradient; the cloning's rate failed in torch after the teacher games, naming no flag
             if not getattr(self, name) > 0.0:
                 raise ValueError(f"{name}={getattr(self, name)} is not valid; it must be > 0")
         for name in ("ent_coef", "vf_coef", "target_kl"):

@@ -115,7 +115,8 @@ class RunConfig(GameArgs):
     checkpoint_every, eval_every, eval_games, progress and ray_address may change. config.json keeps the run's
     first command and appends each resume's command to its "resumes" list"""
     overwrite: bool = False
-    """replace the run in run_dir (its files are removed first)"""
+    """replace the run in run_dir (its files are set aside in run_dir/replaced-run until the new run's first
+    checkpoint, then removed)"""
     time_budget_s: float = 0.0
     """also stop after this much wall time (0: no limit); breaks exact reproducibility"""
     progress: bool = True
@@ -168,11 +169,14 @@ class RunConfig(GameArgs):
                      "torch_threads", "seed"):
             if getattr(self, name) < 0:
                 raise ValueError(f"{name}={getattr(self, name)} is not valid; it must be >= 0")
+        if self.seed >= SEED_LIMIT:  # the seeds derived from it (evaluations, workers) must stay seeds
+            raise ValueError(f"seed={self.seed} is not valid; it must be < 2**32 (the seeds a run derives from it "
+                             "stay in the engines' range)")
         check_ray_options(self.ray_address, ray_actors=self.ray_actors)
         for name in ("imitation_workers", "checkpoint_every"):
             if getattr(self, name) < 1:
                 raise ValueError(f"{name}={getattr(self, name)} is not valid; it must be >= 1")
-        if self.time_budget_s < 0:
+        if not self.time_budget_s >= 0:  # NaN never stopped a run
             raise ValueError(f"time_budget_s={self.time_budget_s} is not valid; it must be >= 0 (0: no limit)")
         for name in ("imitation_epsilon", "imitation_random_share"):
             if not 0.0 <= getattr(self, name) <= 1.0:
@@ -376,9 +380,17 @@ def announce(module: str, cfg: Any, path: Path, what: str, start: str) -> None:
 
 
 def resolve_device(name: str) -> torch.device:
-    """``auto`` -> cuda when available, else cpu."""
+    """``auto`` -> cuda when available, else cpu.
+
+    Raises:
+        ValueError: a CUDA device this machine's torch does not see (torch's own refusal was a traceback).
+    """
     if name == "auto":
         return torch.device("cuda" if torch.cuda.is_available() else "cpu")
+    if name.startswith("cuda") and int(name[5:] or 0) >= torch.cuda.device_count():
+        raise ValueError(f"device={name!r} is not valid here: torch sees {torch.cuda.device_count()} CUDA devices; "
+                         "valid values: auto, cpu" + (", cuda, cuda:<n>" if torch.cuda.is_available()
+                                                      else " (this torch has no CUDA device)"))
     return torch.device(name)
 
 
@@ -426,6 +438,8 @@ TRUST_ENV = "OCTAGAMES_TRUST_CHECKPOINTS"
 #: the file of the key that signs this user's checkpoints (default: ``octagames/checkpoint.key`` in the user's
 #: config folder, made on first use); a cluster whose machines resume each other's runs shares one
 KEY_ENV = "OCTAGAMES_CHECKPOINT_KEY"
+#: seeds of a run are below this: what a run derives from one (``seed * 1_000_003 + ...``) stays an engine's seed
+SEED_LIMIT = 2**32
 #: the field of a checkpoint that holds the signature of its pickled parts (:func:`sign_pickles`)
 SIGNATURE = "pickles_signature"
 
@@ -550,11 +564,15 @@ class Trainer:
         self.checked_agents: list[Any] = []
         self.game_name, self.game_config = cfg.resolve()
         self.run_dir = cfg.resolved_run_dir()
+        self.device = resolve_device(cfg.device)  # a device this machine lacks: refused before the folder is made
+        made = not self.run_dir.exists()
         self.lock = lock_run_dir(self.run_dir, cfg.resume)  # held until run() ends; before the folder is touched
         try:  # a refused run gives the lock back at once
             self._setup()
         except BaseException:
             self.release()
+            if made and self.run_dir.is_dir() and not any(self.run_dir.iterdir()):  # its empty folder goes too
+                self.run_dir.rmdir()
             raise
 
     def _setup(self) -> None:
@@ -568,7 +586,6 @@ class Trainer:
         self.replaced: Path | None = None
         announce(self.MODULE, cfg, self.run_dir, f"{self.describe()}, config "
                  f"{catalogue.config_digest(self.game_name, self.game_config)}, seed {cfg.seed}", self.start)
-        self.device = resolve_device(cfg.device)
         if cfg.torch_threads > 0:
             torch.set_num_threads(cfg.torch_threads)
         random.seed(cfg.seed)

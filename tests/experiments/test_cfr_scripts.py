@@ -138,6 +138,7 @@ def test_train_cfr_achten_deal_pool_quick(tmp_path):
         (dict(deal_pool=4, deal_pool_per_view=0), "deal_pool_per_view"),
         (dict(cfr_variants=("cfr++",)), "cfr_variant"),
         (dict(algorithm="sgd"), "algorithm"),
+        (dict(seed=2**63 - 1), r"seed=9223372036854775807 is not valid; it must be < 2\*\*32"),  # trained, then failed
     ],
 )
 def test_train_cfr_refuses_bad_settings(tmp_path, kwargs, field):

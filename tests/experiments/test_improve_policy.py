@@ -192,5 +192,6 @@ def test_fill_from_gives_the_weights_a_policy_holds_at_0_from_a_clone(tmp_path):
 
 def test_a_negative_seed_is_refused_naming_the_field():
     """It was refused by numpy as "expected non-negative integer", naming no flag."""
-    with pytest.raises(ValueError, match=r"^seed=-1 is not valid; it must be >= 0$"):
-        ip.ImproveConfig(game="octa-en", model="m.pt", seed=-1)
+    for seed in (-1, 2**21):  # 4194303 wrote the model file at iteration 0, then failed on a derived seed
+        with pytest.raises(ValueError, match=rf"^seed={seed} is not valid; it must be in 0..2097151 "):
+            ip.ImproveConfig(game="octa-en", model="m.pt", seed=seed)

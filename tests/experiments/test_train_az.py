@@ -353,7 +353,7 @@ def test_a_bad_opponent_agent_is_refused_before_the_run_writes_its_folder(tmp_pa
     cfg = _cfg(tmp_path / "run", opponent_agent="mctz:8", self_play_prob=0.0, agent_prob=1.0)
     with pytest.raises(ValueError, match=r"^opponent_agent: agent='mctz:8' is not valid; valid agents: \["):
         Trainer(cfg)
-    assert not list((tmp_path / "run").iterdir())
+    assert not (tmp_path / "run").exists()  # the folder the refused run made (empty) is gone too
     assert Trainer(dataclasses.replace(cfg, agent_prob=0.0, self_play_prob=1.0)).start == "new run"  # unused
 
 
@@ -539,3 +539,16 @@ def test_a_run_stopped_in_its_labels_by_worker_processes_keeps_their_whole_block
     assert f"going on from {kids} of {kids} children's labels" in capsys.readouterr().out
     _same_runs(tmp_path / "full", tmp_path / "run", full["rows"], resumed["rows"])
     assert rngs == full_rngs
+
+
+def test_nan_and_zero_settings_that_failed_later_or_ran_on_are_refused_naming_the_field(tmp_path):
+    """NaN passed the "<= 0" checks (a crash after iteration 1, or a search playing illegal moves), and a learning
+    rate of 0 divided by zero in its decay after the run folder was written."""
+    for field, value, words in (("learning_rate", 0.0, "a finite number > 0"), ("replay_ratio", float("nan"), "> 0"),
+                                ("final_learning_rate", float("nan"), ">= 0"), ("value_weight", -1.0, ">= 0"),
+                                ("temperature", float("nan"), ">= 0"), ("dirichlet_alpha", float("nan"), ">= 0"),
+                                ("c_puct", float("nan"), "> 0, or None")):
+        with pytest.raises(ValueError, match=re.escape(f"{field}={value} is not valid; it must be") + ".*"
+                           + re.escape(words)):
+            _cfg(tmp_path / "run", **{field: value})
+    assert not (tmp_path / "run").exists() and _cfg(tmp_path / "run", temperature=0.0).temperature == 0.0

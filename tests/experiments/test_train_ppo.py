@@ -455,3 +455,21 @@ def test_a_resume_unpickles_only_agents_this_users_key_signed(tmp_path, monkeypa
         train(_small_cfg(tmp_path / "other", total_steps=2 * 16 * 8, resume=True, **kw))
     monkeypatch.setenv(trainer.TRUST_ENV, "1")  # a file you trust: resumed
     assert train(_small_cfg(tmp_path / "other", total_steps=2 * 16 * 8, resume=True, **kw))["rows"]
+
+
+def test_settings_that_failed_late_are_refused_before_the_run_folder_naming_the_field(tmp_path):
+    """A review: seeds whose derived evaluation seeds leave the engines' range, the cloning's learning rate and a
+    NaN time budget were accepted; they failed after config.json was written (a folder then needing --overwrite),
+    naming a derived seed or no field, or (NaN) never stopped the run. CUDA without a CUDA device was a traceback."""
+    for kw, words in ((dict(seed=10_000_000_000_000), r"seed=10000000000000 is not valid; it must be < 2\*\*32"),
+                      (dict(imitation_learning_rate=-1.0), r"imitation_learning_rate=-1.0 is not valid; it must be "
+                                                           r"> 0"),
+                      (dict(imitation_learning_rate=float("nan")), r"imitation_learning_rate=nan is not valid"),
+                      (dict(time_budget_s=float("nan")), r"time_budget_s=nan is not valid")):
+        with pytest.raises(ValueError, match=words):
+            _small_cfg(tmp_path / "run", **kw)
+    if not torch.cuda.is_available():  # checked against the machine when the run starts, before its folder
+        with pytest.raises(ValueError, match=r"device='cuda' is not valid here: torch sees 0 CUDA devices"):
+            train(_small_cfg(tmp_path / "run", device="cuda"))
+    assert not (tmp_path / "run").exists()
+    assert _small_cfg(tmp_path / "run", seed=2**32 - 1).seed == 2**32 - 1
