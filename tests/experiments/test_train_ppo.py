@@ -386,7 +386,8 @@ def test_a_run_stopped_or_killed_in_its_cloning_steps_resumes_to_the_run_never_s
 
     def run(path, at=None, then=None, **more):
         when.update(at=at, then=then)
-        cfg = _small_cfg(path, total_steps=2 * 16 * 8, imitation_games=4, imitation_steps=10, eval_every=0, **more)
+        cfg = _small_cfg(path, total_steps=16 * 8, imitation_games=4, imitation_steps=10, eval_every=0, eval_games=2,
+                         **more)
         return train(cfg), (float(np.random.random()), torch.rand(2).tolist())
 
     monkeypatch.setattr(trainer.Trainer, "save_warm_start", save_then)
@@ -431,7 +432,7 @@ def test_a_resume_unpickles_only_agents_this_users_key_signed(tmp_path, monkeypa
     from octagames.experiments import trainer
     monkeypatch.setenv(trainer.KEY_ENV, str(tmp_path / "key"))
     monkeypatch.delenv(trainer.TRUST_ENV, raising=False)
-    kw = dict(agent_opponent_prob=0.5, eval_every=0)
+    kw = dict(agent_opponent_prob=0.5, eval_every=0, eval_games=2)
     train(_small_cfg(tmp_path / "run", total_steps=16 * 8, **kw))
     assert (tmp_path / "key").stat().st_mode & 0o777 == 0o600
     ckpt = tmp_path / "run" / "checkpoint.pt"
