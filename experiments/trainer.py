@@ -444,22 +444,32 @@ SEED_LIMIT = 2**32
 SIGNATURE = "pickles_signature"
 
 
-def signing_key() -> bytes:
-    """This user's key for :func:`sign_pickles` (32 random bytes in a file only the user may read, made on first
-    use; :data:`KEY_ENV` names another file)."""
-    path = Path(os.environ.get(KEY_ENV) or Path(os.environ.get("XDG_CONFIG_HOME") or Path.home() / ".config")
+def key_path() -> Path:
+    """Where :func:`signing_key` keeps this user's key."""
+    return Path(os.environ.get(KEY_ENV) or Path(os.environ.get("XDG_CONFIG_HOME") or Path.home() / ".config")
                 / "octagames" / "checkpoint.key")
+
+
+def signing_key() -> bytes | None:
+    """This user's key for :func:`sign_pickles` (32 random bytes in a file only the user may read, made on first
+    use; :data:`KEY_ENV` names another file), or None where it can be neither read nor made (a home folder that
+    is not writable): a run then checkpoints unsigned rather than fail, and its resume needs :data:`TRUST_ENV`."""
+    path = key_path()
     try:
         return path.read_bytes()
     except FileNotFoundError:
-        path.parent.mkdir(parents=True, exist_ok=True)
         try:
+            path.parent.mkdir(parents=True, exist_ok=True)
             fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600)
         except FileExistsError:  # another process made it first
             return path.read_bytes()
+        except OSError:
+            return None
         with os.fdopen(fd, "wb") as f:
             f.write(os.urandom(32))
         return path.read_bytes()
+    except OSError:
+        return None
 
 
 def _pickles(d: Any) -> Iterator[bytes]:
@@ -476,8 +486,12 @@ def _pickles(d: Any) -> Iterator[bytes]:
 
 
 def sign_pickles(d: dict[str, Any]) -> dict[str, Any]:
-    """``d`` with :data:`SIGNATURE`: an HMAC-SHA256 under :func:`signing_key` of its pickled parts."""
-    mac = hmac.new(signing_key(), digestmod=hashlib.sha256)
+    """``d`` with :data:`SIGNATURE`: an HMAC-SHA256 under :func:`signing_key` of its pickled parts (none without a
+    key)."""
+    key = signing_key()
+    if key is None:
+        return {k: v for k, v in d.items() if k != SIGNATURE}
+    mac = hmac.new(key, digestmod=hashlib.sha256)
     for data in _pickles({k: v for k, v in d.items() if k != SIGNATURE}):
         mac.update(len(data).to_bytes(8, "little") + data)
     return {**d, SIGNATURE: mac.hexdigest()}
@@ -493,11 +507,12 @@ def check_signed(d: dict[str, Any], path: Path) -> None:
     """
     if not any(True for _ in _pickles(d)) or os.environ.get(TRUST_ENV) == "1":
         return
-    if not hmac.compare_digest(str(d.get(SIGNATURE, "")), sign_pickles(d)[SIGNATURE]):
+    if not hmac.compare_digest(str(d.get(SIGNATURE, "")), str(sign_pickles(d).get(SIGNATURE, "-"))):
         raise ValueError(f"--resume: {path} holds agents in play as Python objects (their RNGs and searches), which "
                          "resuming would unpickle, and this user's key did not sign them (a checkpoint of another "
                          "user or machine, or one changed since): resume only a run you trust, with "
-                         f"{TRUST_ENV}=1 (a cluster whose machines resume each other's runs shares a key: {KEY_ENV})")
+                         f"{TRUST_ENV}=1 (a cluster whose machines resume each other's runs shares a key: {KEY_ENV}; "
+                         f"this user's is {key_path()}" + ("" if signing_key() else ", which cannot be made") + ")")
 
 
 def read_checkpoint(path: Path, mmap: bool = False) -> dict[str, Any]:

@@ -456,6 +456,13 @@ def test_a_resume_unpickles_only_agents_this_users_key_signed(tmp_path, monkeypa
         train(_small_cfg(tmp_path / "other", total_steps=2 * 16 * 8, resume=True, **kw))
     monkeypatch.setenv(trainer.TRUST_ENV, "1")  # a file you trust: resumed
     assert train(_small_cfg(tmp_path / "other", total_steps=2 * 16 * 8, resume=True, **kw))["rows"]
+    monkeypatch.delenv(trainer.TRUST_ENV)  # a key that cannot be made (a home folder not writable): the run goes on
+    (tmp_path / "a file").write_text("")  # unsigned (it failed at the first checkpoint), its resume refused in words
+    monkeypatch.setenv(trainer.KEY_ENV, str(tmp_path / "a file" / "key"))
+    train(_small_cfg(tmp_path / "third", total_steps=16 * 8, **kw))
+    assert trainer.SIGNATURE not in trainer.read_checkpoint(tmp_path / "third" / "checkpoint.pt")
+    with pytest.raises(ValueError, match=r"this user's key did not sign them .* which cannot be made"):
+        train(_small_cfg(tmp_path / "third", total_steps=2 * 16 * 8, resume=True, **kw))
 
 
 def test_settings_that_failed_late_are_refused_before_the_run_folder_naming_the_field(tmp_path):
