@@ -120,6 +120,9 @@ class LeaderboardConfig:
             if not sep or key not in sections() or not spec:
                 raise ValueError(f"add: {item!r} is not <section>=<agent spec> with a section of "
                                  f"{sections()}")
+            if self.refit or self.record_games:  # they play no round robin: the agent would be dropped
+                raise ValueError(f"add: {item!r} with --{'refit' if self.refit else 'record-games'}, which plays no "
+                                 "round robin; add an agent by running its section")
             if key not in self.game:  # it was never built nor played, without a word
                 raise ValueError(f"add: {item!r} adds to section {key}, which this run does not play (game: "
                                  f"{', '.join(self.game)}); name it with --game too")

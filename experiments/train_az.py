@@ -287,7 +287,7 @@ class TrainConfig(trainer.RunConfig):
         if self.imitation_final_learning_rate < 0:
             raise ValueError(f"imitation_final_learning_rate={self.imitation_final_learning_rate} is not valid; "
                              "it must be >= 0")
-        if self.widen_init_model < 0 and self.widen_init_model != -1:
+        if not math.isfinite(self.widen_init_model) or (self.widen_init_model < 0 and self.widen_init_model != -1):
             raise ValueError(f"widen_init_model={self.widen_init_model} is not valid; give -1 (no widening) "
                              "or a standard deviation >= 0")
         if self.widen_init_model >= 0 and not self.init_model:
@@ -296,7 +296,8 @@ class TrainConfig(trainer.RunConfig):
         for name in ("replay_ratio", "learning_rate"):
             if not math.isfinite(getattr(self, name)) or getattr(self, name) <= 0:
                 raise ValueError(f"{name}={getattr(self, name)} is not valid; it must be a finite number > 0")
-        for name in ("final_learning_rate", "value_weight", "dirichlet_alpha", "weight_decay", "temperature"):
+        for name in ("final_learning_rate", "value_weight", "dirichlet_alpha", "weight_decay", "temperature",
+                     "expert_temperature", "imitation_final_learning_rate"):
             if not math.isfinite(getattr(self, name)) or getattr(self, name) < 0:
                 raise ValueError(f"{name}={getattr(self, name)} is not valid; it must be a finite number >= 0")
         if self.c_puct is not None and not (math.isfinite(self.c_puct) and self.c_puct > 0):

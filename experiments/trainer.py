@@ -442,6 +442,8 @@ KEY_ENV = "OCTAGAMES_CHECKPOINT_KEY"
 SEED_LIMIT = 2**32
 #: the field of a checkpoint that holds the signature of its pickled parts (:func:`sign_pickles`)
 SIGNATURE = "pickles_signature"
+#: the length of a :func:`signing_key`
+KEY_BYTES = 32
 
 
 def key_path() -> Path:
@@ -456,20 +458,26 @@ def signing_key() -> bytes | None:
     is not writable): a run then checkpoints unsigned rather than fail, and its resume needs :data:`TRUST_ENV`."""
     path = key_path()
     try:
-        return path.read_bytes()
+        key = path.read_bytes()
     except FileNotFoundError:
-        try:
+        tmp = path.with_name(f".{path.name}.{os.getpid()}.tmp")
+        try:  # written whole beside it, then linked into place: the key is never seen empty or cut short
             path.parent.mkdir(parents=True, exist_ok=True)
-            fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600)
-        except FileExistsError:  # another process made it first
-            return path.read_bytes()
+            fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
+            with os.fdopen(fd, "wb") as f:
+                f.write(os.urandom(KEY_BYTES))
+            try:
+                os.link(tmp, path)
+            except FileExistsError:  # another process made it first: theirs
+                pass
+            key = path.read_bytes()
         except OSError:
             return None
-        with os.fdopen(fd, "wb") as f:
-            f.write(os.urandom(32))
-        return path.read_bytes()
+        finally:
+            tmp.unlink(missing_ok=True)
     except OSError:
         return None
+    return key if len(key) == KEY_BYTES else None  # a key cut short (or empty) would sign for anyone
 
 
 def _pickles(d: Any) -> Iterator[bytes]:
@@ -512,7 +520,8 @@ def check_signed(d: dict[str, Any], path: Path) -> None:
                          "resuming would unpickle, and this user's key did not sign them (a checkpoint of another "
                          "user or machine, or one changed since): resume only a run you trust, with "
                          f"{TRUST_ENV}=1 (a cluster whose machines resume each other's runs shares a key: {KEY_ENV}; "
-                         f"this user's is {key_path()}" + ("" if signing_key() else ", which cannot be made") + ")")
+                         f"this user's is {key_path()}" + ("" if signing_key() else ", which cannot be made or is not "
+                                                           f"{KEY_BYTES} bytes") + ")")
 
 
 def read_checkpoint(path: Path, mmap: bool = False) -> dict[str, Any]:

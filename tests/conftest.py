@@ -2,7 +2,18 @@
 
 from __future__ import annotations
 
+import os
+
 import pytest
+
+
+@pytest.fixture(autouse=True, scope="session")
+def checkpoint_key(tmp_path_factory):
+    """The key that signs the trainers' checkpoints (experiments/trainer.py, OCTAGAMES_CHECKPOINT_KEY) in a folder of
+    the test session's, not the user's config folder (which may not be writable); the processes the tests start
+    inherit it."""
+    os.environ.setdefault("OCTAGAMES_CHECKPOINT_KEY", str(tmp_path_factory.mktemp("key") / "checkpoint.key"))
+    yield
 
 
 @pytest.fixture

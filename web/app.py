@@ -484,7 +484,8 @@ class Server:
                 agent.reset(game, p, (seed + 17 * p) & MAX_SEED)  # a 63-bit seed stays one
             except LOAD_ERRORS as e:
                 raise RequestError(f"seat {p}: agent {seats[p]!r} cannot play {game}: {type(e).__name__}: {e}") from e
-            if (spent := agent.search_budget()) > self.limits.max_simulations:  # a default the spec does not name
+            named = any(is_count(part) for part in spec.split(":")[1:])  # a spec's own number was checked above
+            if not named and (spent := agent.search_budget()) > self.limits.max_simulations:  # its default
                 raise RequestError(f"seat {p}: agent {spec!r} searches {spent} simulations or worlds a decision by "
                                    f"default; this server allows at most {self.limits.max_simulations} (octagames "
                                    "serve --max-simulations): name a smaller budget in the spec")

@@ -125,6 +125,9 @@ def test_a_ppo_policy_in_the_runs_folder_joins_and_bad_entries_are_refused(tmp_p
     with pytest.raises(ValueError, match="add: 'octrix=mcts:5' adds to section octrix, which this run does not play "
                                          r"\(game: octa-en\); name it with --game too"):  # it was dropped silently
         LeaderboardConfig(game=("octa-en",), add=("octrix=mcts:5",))
+    for flag in ("refit", "record_games"):  # they play nothing: the agent was dropped
+        with pytest.raises(ValueError, match=f"add: 'octrix=mcts:5' with --{flag.replace('_', '-')}, which plays no"):
+            LeaderboardConfig(game=("octrix",), add=("octrix=mcts:5",), **{flag: True})
 
 
 def test_a_bad_seed_is_refused_before_the_sections_journal_is_set_aside(tmp_path):

@@ -547,8 +547,12 @@ def test_nan_and_zero_settings_that_failed_later_or_ran_on_are_refused_naming_th
     for field, value, words in (("learning_rate", 0.0, "a finite number > 0"), ("replay_ratio", float("nan"), "> 0"),
                                 ("final_learning_rate", float("nan"), ">= 0"), ("value_weight", -1.0, ">= 0"),
                                 ("temperature", float("nan"), ">= 0"), ("dirichlet_alpha", float("nan"), ">= 0"),
-                                ("c_puct", float("nan"), "> 0, or None")):
+                                ("c_puct", float("nan"), "> 0, or None"),
+                                ("expert_temperature", float("nan"), ">= 0"),
+                                ("imitation_final_learning_rate", float("nan"), ">= 0")):
         with pytest.raises(ValueError, match=re.escape(f"{field}={value} is not valid; it must be") + ".*"
                            + re.escape(words)):
             _cfg(tmp_path / "run", **{field: value})
+    with pytest.raises(ValueError, match=r"widen_init_model=nan is not valid"):
+        _cfg(tmp_path / "run", widen_init_model=float("nan"), init_model="m.pt")
     assert not (tmp_path / "run").exists() and _cfg(tmp_path / "run", temperature=0.0).temperature == 0.0

@@ -463,6 +463,9 @@ def test_a_resume_unpickles_only_agents_this_users_key_signed(tmp_path, monkeypa
     assert trainer.SIGNATURE not in trainer.read_checkpoint(tmp_path / "third" / "checkpoint.pt")
     with pytest.raises(ValueError, match=r"this user's key did not sign them .* which cannot be made"):
         train(_small_cfg(tmp_path / "third", total_steps=2 * 16 * 8, resume=True, **kw))
+    (tmp_path / "empty key").write_bytes(b"")  # a key left empty (a kill between making and writing it) signed
+    monkeypatch.setenv(trainer.KEY_ENV, str(tmp_path / "empty key"))  # with b"", which anyone can
+    assert trainer.signing_key() is None and trainer.SIGNATURE not in trainer.sign_pickles({"a": b"x"})
 
 
 def test_settings_that_failed_late_are_refused_before_the_run_folder_naming_the_field(tmp_path):

@@ -587,6 +587,10 @@ def test_a_default_search_budget_past_max_simulations_is_refused_and_a_refused_g
         assert client.get(f"/api/games/{bots['id']}").status_code == 200  # still kept
         assert client.post("/api/games", json={"variant": "achten", "seats": ["human", "mcts:20"]}).status_code == 200
         assert client.get(f"/api/games/{bots['id']}").status_code == 404  # dropped for the game kept
+    with client_for(served, max_simulations=20) as client:  # a spec naming its budget is checked by that number
+        r = client.post("/api/games", json={"variant": "achten-dealer-pays",  # (its believed worlds are its card's)
+                                            "seats": ["human", "zoo:achten-dealer-pays:8"]})
+        assert r.status_code == 200, r.text
 
 
 def test_models_under_a_linked_runs_folder_play_and_a_loop_of_links_is_refused(tmp_path):
