@@ -304,11 +304,12 @@ def _flock_holder(fd: int) -> int | None:
     return None
 
 
-def _rows(lines: Sequence[str]) -> Iterator[dict[str, Any]]:
-    """The games' rows of a journal's lines after its header; a line cut short by a kill is skipped."""
-    for line in lines:
+def _rows(lines: Sequence[str]) -> Iterator[tuple[int, Any, str]]:
+    """``(line number, row, line)`` of a journal's lines after its header (the first is line 2); a line cut short
+    by a kill is skipped."""
+    for i, line in enumerate(lines, 2):
         try:
-            yield json.loads(line)
+            yield i, json.loads(line), line
         except ValueError:  # not JSON (JSONDecodeError), or an integer past the 4300 digits int() reads
             continue
 
@@ -321,11 +322,7 @@ def _game_rows(path: Path, lines: Sequence[str]) -> Iterator[tuple[int, list[flo
         DamagedJournal: a row whose key or length is not a count, whose returns are not finite numbers, or whose
             record ends otherwise than the row says (naming the file and the line; a ValueError).
     """
-    for i, line in enumerate(lines, 2):
-        try:
-            row = json.loads(line)
-        except ValueError:  # not JSON (JSONDecodeError), or an integer past the 4300 digits int() reads
-            continue
+    for i, row, line in _rows(lines):
         rets = row.get("returns") if isinstance(row, dict) else None
         counts = isinstance(row, dict) and all(type(row.get(k)) is int and row[k] >= 0 for k in ("key", "length"))
         if not (counts and isinstance(rets, list) and rets and all(type(r) in (int, float) and math.isfinite(r)
@@ -462,7 +459,7 @@ class GameJournal:
     def games_on_disk(self) -> int:
         """How many games the file holds, read back: a game being added when the run was stopped (Ctrl-C between
         :meth:`add`'s bookkeeping and its line) counts only once its line is written."""
-        return len({int(row["key"]) for row in _rows(self.path.read_text().splitlines()[1:])})
+        return len({int(row["key"]) for _, row, _ in _rows(self.path.read_text().splitlines()[1:])})
 
     def record(self, key: int) -> GameRecord | None:
         """The record of game ``key``, or ``None`` (not played, or journaled without one)."""
