@@ -435,9 +435,15 @@ class Trainer(trainer.Trainer):
             "rate_keys": ("win_rate_vs_{}", "win_rate_policy_vs_{}")}
     MODULE = "octagames.experiments.train_az"
 
-    def __init__(self, cfg: TrainConfig) -> None:
-        super().__init__(cfg)
-        self.cfg: TrainConfig = cfg
+    cfg: TrainConfig
+
+    def _setup(self) -> None:
+        # built inside the skeleton's setup: a setting refused here gives the run folder's lock back, and the
+        # folder too where this run made it empty
+        super()._setup()
+        cfg = self.cfg
+        if cfg.agent_prob > 0:  # self-play builds it at its first game against it: deep in the run
+            self.check_agent("opponent_agent")
         self.rng = np.random.default_rng(cfg.seed)
         g = self.game
         self.prior_net: PolicyValueNet | None = None
@@ -470,11 +476,6 @@ class Trainer(trainer.Trainer):
         self.pool: dict[int, dict[str, torch.Tensor]] = {}
         self.next_snapshot = 0
         self.best = (-1.0, -1)  # best evaluated win rate against the first opponent, and its iteration
-
-    def _setup(self) -> None:
-        super()._setup()
-        if self.cfg.agent_prob > 0:  # self-play builds it at its first game against it: deep in the run
-            self.check_agent("opponent_agent")
 
     @property
     def total(self) -> int:

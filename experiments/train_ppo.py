@@ -252,9 +252,13 @@ class Trainer(trainer.Trainer):
     PLOT = {"x": ("env_steps", "env steps"), "losses": ("pg_loss", "v_loss", "entropy")}
     MODULE = "octagames.experiments.train_ppo"
 
-    def __init__(self, cfg: TrainConfig) -> None:
-        super().__init__(cfg)
-        self.cfg: TrainConfig = cfg
+    cfg: TrainConfig
+
+    def _setup(self) -> None:
+        # built inside the skeleton's setup: a setting refused here gives the run folder's lock back, and the
+        # folder too where this run made it empty
+        super()._setup()
+        cfg = self.cfg
         self.model = ActorCritic(self.game.observation_size, self.game.num_actions, cfg.hidden,
                                  cfg.activation).to(self.device)
         # the fused kernel: the same Adam step (equal up to float rounding), several times faster on CPU

@@ -357,6 +357,17 @@ def test_a_bad_opponent_agent_is_refused_before_the_run_writes_its_folder(tmp_pa
     assert Trainer(dataclasses.replace(cfg, agent_prob=0.0, self_play_prob=1.0)).start == "new run"  # unused
 
 
+@pytest.mark.parametrize("field", ["expert", "prior_hint"])
+def test_a_bad_expert_or_prior_hint_is_refused_by_its_field_and_leaves_no_folder_or_lock(tmp_path, field):
+    """Both were refused in the registry's words alone, naming no field, and after the run had made its folder
+    and taken its lock: the empty folder stayed, and a second Trainer on it in this process was refused."""
+    cfg = _cfg(tmp_path / "run", imitation_games=0, **{field: "mctz:8"})
+    with pytest.raises(ValueError, match=rf"^{field}: agent='mctz:8' is not valid; valid agents: \["):
+        Trainer(cfg)
+    assert not (tmp_path / "run").exists()
+    assert Trainer(dataclasses.replace(cfg, **{field: ""})).start == "new run"  # the lock was given back
+
+
 @pytest.mark.parametrize("kw, words", [
     ({"head": -3}, r"head=-3 is not valid; give 0 \(linear policy and value heads\) or the width of their "
                    r"hidden layer, >= 1"),
