@@ -470,13 +470,20 @@ class GamesArgs:
         return [entry.describe() for entry in self.entries()]
 
 
-def usable_agents(specs: Sequence[str], game: Game) -> tuple[list[str], dict[str, str]]:
+def usable_agents(specs: Sequence[str], game: Game, field: str = "eval_opponents") -> tuple[list[str], dict[str, str]]:
     """Split agent specs into those that build for ``game`` and the others, with the reason of each refusal.
 
     Built for the ``Game`` itself, so a model of another config of it is refused here, before any training.
+    A spec that names no agent at all (a misspelling: ``heuristc``) is not skipped but refused.
+
+    Raises:
+        ValueError: ``<field>: agent='heuristc' is not valid; valid agents: [...]``.
     """
     ok, skipped = [], {}
     for spec in specs:
+        if not isinstance(spec, str) or spec.partition(":")[0] not in AGENTS:
+            raise ValueError(f"{field}: agent={spec!r} is not valid; valid agents: {sorted(AGENTS)} (an agent that "
+                             "does not fit the game is skipped, one that does not exist is refused)")
         try:
             make_agent(spec, game)
         except Exception as e:  # unknown or unavailable agent for this game

@@ -242,7 +242,7 @@ class TrainConfig(trainer.RunConfig):
     play_leaves_per_game: int = 1
     """leaves per network call of the play-time search"""
     eval_opponents: tuple[str, ...] = ("heuristic",)
-    """agent specs; unavailable ones are skipped"""
+    """agent specs; those that do not fit the game are skipped, a name that is no agent is refused"""
     eval_policy: bool = True
     """also evaluate the greedy policy without search"""
 

@@ -128,7 +128,8 @@ class RunConfig(GameArgs):
     """games per opponent per evaluation (0: scaled to the run's planned length: train_ppo one per 10,000 env
     steps within 10 and 100, train_az one per 4,096 samples within 8 and 64)"""
     eval_opponents: tuple[str, ...] = ("random", "heuristic", "mcts")
-    """agent specs for octagames.agents.registry.make_agent; unavailable ones are skipped"""
+    """agent specs for octagames.agents.registry.make_agent; those that do not fit the game are skipped, a name
+    that is no agent is refused"""
     checkpoint_every: int = 10
     """updates or iterations between checkpoints"""
     stop_after: int = 0

@@ -82,12 +82,12 @@ def test_kill_and_resume_gives_identical_metrics(tmp_path):
 
 
 def test_outputs_and_policy_loads_as_an_arena_agent(tmp_path):
-    cfg = _small_cfg(tmp_path, total_steps=2 * 16 * 8, eval_opponents=("random", "heuristic", "nosuch"))
+    cfg = _small_cfg(tmp_path, total_steps=2 * 16 * 8, eval_opponents=("random", "heuristic", "zoo:octrix"))
     result = train(cfg)
     for name in ("metrics.csv", "metrics.json", "curves.png", "checkpoint.pt", "policy.pt"):
         assert (tmp_path / name).stat().st_size > 0, name
     data = json.loads((tmp_path / "metrics.json").read_text())
-    assert "nosuch" in data["skipped_opponents"]
+    assert "zoo:octrix" in data["skipped_opponents"]  # the match's model: not this variant's
     assert {"win_rate_vs_random", "win_rate_vs_heuristic"} <= set(data["rows"][-1])
     header = (tmp_path / "metrics.csv").read_text().splitlines()[0].split(",")
     assert "win_rate_vs_heuristic" in header and "pg_loss" in header

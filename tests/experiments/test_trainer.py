@@ -95,7 +95,7 @@ class Toy(trainer.Trainer):
 
 def _toy(run_dir: Path, **kw: Any) -> ToyConfig:
     base = dict(game="octrix-round", seed=5, run_dir=str(run_dir), progress=False, eval_every=2,
-                eval_opponents=("random", "nosuch"), checkpoint_every=1)
+                eval_opponents=("random", "zoo:octrix"), checkpoint_every=1)
     return ToyConfig(**{**base, **kw})
 
 
@@ -114,7 +114,7 @@ def test_a_killed_run_resumes_exactly_and_writes_its_files(tmp_path, capsys, mon
     out = capsys.readouterr().out.splitlines()
     assert out[0].startswith(f"toy: {tmp_path / 'full'} (octrix-round-2p, config ") and out[0].endswith("new run")
     assert out[1] == (f"  settings: --game octrix-round --seed 5 --run-dir {tmp_path / 'full'} --no-progress "
-                      "--eval-every 2 --eval-opponents random nosuch --checkpoint-every 1")
+                      "--eval-every 2 --eval-opponents random zoo:octrix --checkpoint-every 1")
     assert out[2].startswith("  update 0/6: vs random ")
 
     def kill(status: int) -> None:
@@ -134,7 +134,7 @@ def test_a_killed_run_resumes_exactly_and_writes_its_files(tmp_path, capsys, mon
     for name in ("config.json", "metrics.csv", "metrics.json", "curves.png", "toy.pt"):
         assert (run / name).stat().st_size > 0, name
     data = json.loads((run / "metrics.json").read_text())
-    assert data["skipped_opponents"].keys() == {"nosuch"} and data["eval_opponents"] == ["random"]
+    assert data["skipped_opponents"].keys() == {"zoo:octrix"} and data["eval_opponents"] == ["random"]
     assert data["game"]["digest"] == catalogue.config_digest("octrix", {"match": False})
     assert _clockless(data["rows"]) == _clockless(full["rows"])
     with open(run / "metrics.csv") as f:
@@ -265,6 +265,14 @@ def test_an_evaluation_opponent_of_another_variant_is_skipped_before_training(tm
     assert "octrix-round" in toy.skipped["zoo:octrix"] and "match" in toy.skipped["zoo:octrix"]
 
 
+def test_a_misspelt_evaluation_opponent_is_refused_before_the_run_writes_its_folder(tmp_path):
+    """It was skipped like an agent that does not fit the game: the run trained without that evaluation and said
+    so in one line at its end."""
+    with pytest.raises(ValueError, match=r"^eval_opponents: agent='heuristc' is not valid; valid agents: \["):
+        Toy(_toy(tmp_path / "run", eval_opponents=("random", "heuristc")))
+    assert not (tmp_path / "run").exists()
+
+
 def _files(run: Path) -> dict[str, tuple[bytes, int]]:
     return {p.name: (p.read_bytes(), p.stat().st_mtime_ns) for p in sorted(run.iterdir())}
 
@@ -277,7 +285,7 @@ def test_a_resume_that_changes_what_the_run_computes_is_refused_and_leaves_its_f
                           (dict(scale=0.5), "scale (--scale) 1.0 in the run, 0.5 asked"),
                           (dict(torch_threads=2), "torch_threads (--torch-threads) 1 in the run, 2 asked"),
                           (dict(eval_opponents=("random",)),
-                           "eval_opponents (--eval-opponents) random nosuch in the run, random asked"),
+                           "eval_opponents (--eval-opponents) random zoo:octrix in the run, random asked"),
                           (dict(game="achten", seed=6), "game octrix-round-2p (config ")):
         with pytest.raises(ValueError, match=r"^--resume: .*run is a run of octrix-round-2p with other settings: "
                                              r".*" + re.escape(words) + r".*drop those flags .*another --run-dir "
