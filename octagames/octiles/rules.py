@@ -75,8 +75,9 @@ offset      size  meaning
 1747..1755  9     ``phase``: phase one-hot (setup, deal, deal-3p, rotate-3p, lot,
                   place, move, reveal, over)
 1756..1773  18    ``unseen``: tile t not yet seen (still face down somewhere)
-1774        1     ``forced``: the forced leaving of start circles applies to this
-                  turn
+1774        1     ``forced``: the forced leaving of start circles binds the move
+                  of this turn (set once its tile is placed; the placement's legal
+                  mask obeys it already)
 1775        1     ``passes``: consecutive forfeits / 4
 1776        1     ``team``: team variant
 1777        1     ``play_on``: play on for ranking
@@ -171,7 +172,8 @@ OBS_LAYOUT = Layout([
     Block("phase", len(PHASE_NAMES), "phase one-hot (setup, deal, deal-3p, rotate-3p, lot, place, move, "
           "reveal, over)"),
     Block("unseen", NUM_TILES, "tile t not yet seen (still face down somewhere)"),
-    Block("forced", 1, "the forced leaving of start circles applies to this turn"),
+    Block("forced", 1, "the forced leaving of start circles binds the move of this turn (set once its tile is placed; "
+          "the placement's legal mask obeys it already)"),
     Block("passes", 1, "consecutive forfeits / 4"),
     Block("team", 1, "team variant"),
     Block("play_on", 1, "play on for ranking"),

@@ -417,8 +417,10 @@ def test_forced_leaving_of_start_circles():
     assert not mask[place_action("c3", 0)]  # only the runner on C3 could use it
     assert not mask[place_action("b3", 0)]
     assert "must leave its start circle" in R.illegal_reason(s, 0, place_action("b3", 0))
+    # the observation's entry is set for the move (the placement's mask obeys the rule already)
+    assert g.observation_views(g.observation(s, 0))["forced"].tolist() == [0.0]
     g.apply_action(s, place_action("a3", 0))
-    assert s["forced"] == 1
+    assert s["forced"] == 1 and g.observation_views(g.observation(s, 0))["forced"].tolist() == [1.0]
     legal = g.legal_actions(s)
     assert legal and all(R.on_start(s, 0, (a - R.A_MOVE) // 4) for a in legal)
     # with a free circle on W's side the rule does not apply
