@@ -47,6 +47,7 @@ import hashlib
 import inspect
 import json
 import os
+import shlex
 import subprocess
 import sys
 import textwrap
@@ -543,6 +544,12 @@ def command_line(cfg: Any, module: str, python: str = "python") -> list[str]:
     return args
 
 
+def command_text(cfg: Any, module: str, python: str = "python") -> str:
+    """:func:`command_line` as one line a shell runs as it is: each argument quoted where it needs it (a run folder
+    with a space in its name, a spec with a shell character), ``shlex.join``."""
+    return shlex.join(command_line(cfg, module, python))
+
+
 def saved_command(cls: type, saved: dict[str, Any], module: str) -> str:
     """The command line of a run whose config dataclass ``cls`` was saved as the dict ``saved``.
 
@@ -551,7 +558,7 @@ def saved_command(cls: type, saved: dict[str, Any], module: str) -> str:
     """
     fields = {f.name for f in dataclasses.fields(cls)}
     cfg = {k: tuple(v) if isinstance(v, list) else v for k, v in saved.items() if k in fields}
-    return " ".join(command_line(cls(**cfg), module))
+    return command_text(cls(**cfg), module)
 
 
 def check_device(device: str) -> None:

@@ -34,7 +34,7 @@ import numpy as np
 
 from octagames.agents.search.learned_rollouts import LearnedRollout, improve
 from octagames.core import Game
-from octagames.experiments.cli import GameArgs, command_line, git_commit, parse_config, script
+from octagames.experiments.cli import GameArgs, command_text, git_commit, parse_config, script
 from octagames.experiments.train_rollout import ModelFile, keep_record, open_model
 from octagames.experiments.trainer import machine, save_figure
 from octagames.experiments.zoo import kept_record
@@ -134,7 +134,7 @@ def improve_policy(cfg: ImproveConfig) -> dict[str, Any]:
         if main:
             signal.signal(signal.SIGTERM, before)
     model.save(game, rollout, policy)
-    record = {"command": " ".join(command_line(cfg, "octagames.experiments.improve_policy")), "commit": commit,
+    record = {"command": command_text(cfg, "octagames.experiments.improve_policy"), "commit": commit,
               "date": datetime.date.today().isoformat(), "machine": machine(), "start": cfg.start,
               "opponent": "heuristic", "iterations_run": curve[-1]["iteration"], "games_played": curve[-1]["games"],
               "wall_time": round(time.perf_counter() - began, 1), "win_rate": curve[-1]["win_rate"],

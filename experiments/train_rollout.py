@@ -34,7 +34,7 @@ from octagames.agents.learn.az import ZOO_DIR, PolicyValueNet, SearchConfig, loa
 from octagames.agents.model_config import load_model_file
 from octagames.agents.search.learned_rollouts import LearnedRollout, features, fit, teacher_decisions
 from octagames.core import Game
-from octagames.experiments.cli import GameArgs, command_line, git_commit, parse_config, script
+from octagames.experiments.cli import GameArgs, command_text, git_commit, parse_config, script
 from octagames.experiments.trainer import machine, save_figure
 from octagames.experiments.zoo import card_of, write_readme
 
@@ -109,7 +109,7 @@ def train_rollout(cfg: RolloutConfig) -> dict[str, Any]:
     policy, curve = fit(game, decisions, cfg.steps, cfg.batch_size, cfg.learning_rate, cfg.held_out, cfg.seed,
                         rank=cfg.rank)
     model.save(game, learned=policy, alone=model.policy(game, "learned_policy"))
-    record = {"command": " ".join(command_line(cfg, "octagames.experiments.train_rollout")), "commit": commit,
+    record = {"command": command_text(cfg, "octagames.experiments.train_rollout"), "commit": commit,
               "date": datetime.date.today().isoformat(), "machine": machine(), "teacher": cfg.teacher,
               "rank": cfg.rank, "decisions": len(decisions), "teacher_games_s": round(played, 1),
               "wall_time": round(time.perf_counter() - start, 1),

@@ -44,6 +44,7 @@ import json
 import os
 import platform
 import random
+import shlex
 import shutil
 import signal
 import sys
@@ -63,7 +64,7 @@ from octagames.agents.model_config import UnsafeModelFile, load_model_file
 from octagames.agents.registry import make_agent
 from octagames.core import Game
 from octagames.experiments.cli import (GameArgs, check_device, check_ray_options, code_version, command_line,
-                                      usable_agents)
+                                      command_text, usable_agents)
 
 #: the files that make a folder a run (any one of them): refused without --resume or --overwrite
 RUN_FILES = ("config.json", "checkpoint.pt", "metrics.json", "metrics.csv")
@@ -377,7 +378,7 @@ def announce(module: str, cfg: Any, path: Path, what: str, start: str) -> None:
         start: what :func:`claim_run_dir` said (``new run``, ``resuming``, ...).
     """
     print(f"{module.rpartition('.')[2]}: {path} ({what}): {start}", flush=True)
-    print("  settings: " + (" ".join(command_line(cfg, module)[3:]) or "the defaults"), flush=True)
+    print("  settings: " + (shlex.join(command_line(cfg, module)[3:]) or "the defaults"), flush=True)
 
 
 def resolve_device(name: str) -> torch.device:
@@ -933,7 +934,7 @@ class Trainer:
         resolved to, its command and the code that runs it (:func:`~octagames.experiments.cli.code_version`)."""
         self.run_dir.mkdir(parents=True, exist_ok=True)
         data = {"config": dataclasses.asdict(self.cfg), "game": self.game_record(), "device": str(self.device),
-                "torch_threads": torch.get_num_threads(), "command": " ".join(command_line(self.cfg, self.MODULE)),
+                "torch_threads": torch.get_num_threads(), "command": command_text(self.cfg, self.MODULE),
                 "code": code_version()}
         (self.run_dir / "config.json").write_text(json.dumps(data, indent=1, default=str))
 
@@ -946,7 +947,7 @@ class Trainer:
             "config": dataclasses.asdict(self.cfg), "game": self.game_record(),
             "command": "(config.json was missing at a resume; these are the resume's settings)"}
         data.setdefault("resumes", []).append({
-            "command": " ".join(command_line(self.cfg, self.MODULE)),
+            "command": command_text(self.cfg, self.MODULE),
             "resumed_at": {**self.count, **({"teacher_games": self.warm_partial_games()} if self.warm_partial else {})},
             "device": str(self.device), "torch_threads": torch.get_num_threads(),
             "time": time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime()), "code": code_version()})

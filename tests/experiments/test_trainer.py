@@ -11,6 +11,7 @@ import csv
 import json
 import os
 import re
+import shlex
 import signal
 import subprocess
 import sys
@@ -263,6 +264,17 @@ def test_an_evaluation_opponent_of_another_variant_is_skipped_before_training(tm
     toy = Toy(_toy(tmp_path, eval_opponents=("random", "zoo:octrix")))  # the match's model, a round's run
     assert toy.eval_agents == ["random"]
     assert "octrix-round" in toy.skipped["zoo:octrix"] and "match" in toy.skipped["zoo:octrix"]
+
+
+def test_the_saved_command_runs_in_a_shell_as_it_is(tmp_path, capsys):
+    """The command in config.json and the settings echo joined the arguments with spaces, so a run folder with a
+    space in its name (or a spec with a shell character) came back as other arguments when pasted."""
+    run = tmp_path / "my run (2)"
+    Toy(_toy(run, updates=1)).run()
+    command = json.loads((run / "config.json").read_text())["command"]
+    assert shlex.split(command)[shlex.split(command).index("--run-dir") + 1] == str(run)
+    settings = next(line for line in capsys.readouterr().out.splitlines() if line.startswith("  settings: "))
+    assert shlex.split(settings[len("  settings: "):]) == shlex.split(command)[3:]
 
 
 def test_a_misspelt_evaluation_opponent_is_refused_before_the_run_writes_its_folder(tmp_path):
