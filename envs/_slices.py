@@ -126,6 +126,9 @@ def _work(sh: _Shared, w: int) -> None:
             job[0](*job[1])
         except BaseException as e:  # handed to the caller by SlicePool.run
             sh.errors[w] = e
+        # not held while this thread waits for the next job: a job is a bound method of the env and slices of its
+        # arrays, which kept an env that was dropped without close() (and its pool's threads) alive
+        job = None
         sh.done[w] = last
         if sh.waiting:
             sh.finished.set()

@@ -6,6 +6,7 @@ import gc
 import multiprocessing
 import threading
 import time
+import weakref
 
 import numba as nb
 import numpy as np
@@ -83,6 +84,31 @@ def test_close_and_collection_stop_the_threads():
     del pool
     gc.collect()
     assert _wait_for_threads(before) == before  # an unused pool is collected and its threads end
+
+
+class _Owner:
+    """What a vector env is to its pool: the owner of the pool whose jobs are its bound methods."""
+
+    def __init__(self) -> None:
+        self.pool, self.out = SlicePool(2), np.zeros(2, dtype=np.int64)
+
+    def fill(self, k: int) -> None:
+        _fill(self.out[k:k + 1], k + 1, 0)
+
+
+def test_an_owner_dropped_without_close_is_collected_and_its_threads_end():
+    """A worker held its last job (a bound method of the owner) while it waited for the next one, so an env that
+    had stepped on threads and was dropped without close() stayed alive, with its arrays and threads."""
+    gc.collect()
+    before = _slice_threads()
+    owner = _Owner()
+    owner.pool.run(owner.fill, (0,), [(1,)])
+    assert owner.out.tolist() == [1, 2]
+    ref = weakref.ref(owner)
+    del owner
+    gc.collect()
+    assert ref() is None
+    assert _wait_for_threads(before) == before
 
 
 def test_bad_sizes_are_refused():
