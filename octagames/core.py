@@ -529,6 +529,13 @@ class IllegalActionError(ValueError):
     """An action that the rules do not allow in the given state."""
 
 
+class UnknownConfigFieldError(ValueError, TypeError):
+    """A config field the game does not have: a ``ValueError`` (a bad config, the valid fields named) and a
+    ``TypeError`` that says "unexpected keyword argument", as Python does for a keyword a function lacks. Tools that
+    pass optional keywords to an env's constructor and retry without them on that ``TypeError`` then build our envs:
+    TorchRL's ``GymEnv`` passes ``frameskip`` to ``gymnasium.make``."""
+
+
 # --------------------------------------------------------------------------
 # The Python face of one game + config
 # --------------------------------------------------------------------------
@@ -572,8 +579,8 @@ class Game:
         fields = [f.name for f in dataclasses.fields(self.module.Config)]
         unknown = sorted(set(kwargs) - set(fields))
         if unknown:
-            raise ValueError(f"unknown config field(s) {unknown} for {self.module.INFO.name}; "
-                             f"valid fields: {fields}")
+            raise UnknownConfigFieldError(f"unknown config field(s) {unknown} for {self.module.INFO.name}; "
+                                          f"valid fields: {fields} (unexpected keyword argument {unknown[0]!r})")
         if config is None:
             config = self.module.Config(**kwargs)
         elif kwargs:
@@ -1093,6 +1100,7 @@ def make_game(name: str, **config: Any) -> Game:
 
     Raises:
         ValueError: an unknown game, an unknown config field (the valid names are
-            listed) or a bad config value (naming the field and the valid values).
+            listed; :class:`UnknownConfigFieldError`, also a ``TypeError``) or a bad config value (naming the
+            field and the valid values).
     """
     return Game(name, **config)

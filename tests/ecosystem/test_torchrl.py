@@ -54,3 +54,14 @@ def test_aec_wrapper(name, config):
     if bool(td["next", "done"][-1]):  # a finished game: the rewards added up to the game's returns
         returns = torch.as_tensor(env._env.game.returns(env._env.state_record), dtype=torch.float32)
         assert torch.allclose(td["next", "agents", "reward"].sum(0).squeeze(-1), returns, atol=1e-5)
+
+
+def test_gym_env_by_id_builds_and_passes_its_spec_check():
+    """TorchRL's GymEnv passes frameskip to gymnasium.make and drops it on a TypeError saying "unexpected keyword
+    argument 'frameskip'"; our unknown-field error was a ValueError alone, so no octagames id could be built."""
+    import octagames.envs  # noqa: F401  (registers the ids)
+    from torchrl.envs import GymEnv
+
+    env = GymEnv("octagames/Octrix-round-small-v0", categorical_action_encoding=True)
+    assert env.wrapper_frame_skip == 1  # the keyword dropped, nothing skipped
+    check_env_specs(env, seed=0)

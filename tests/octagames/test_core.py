@@ -3,8 +3,9 @@
 from __future__ import annotations
 
 import numpy as np
+import pytest
 
-from octagames.core import is_count, nth_set
+from octagames.core import Game, UnknownConfigFieldError, is_count, nth_set
 
 
 def test_nth_set_finds_the_kth_non_zero_entry_of_short_and_long_masks():
@@ -26,3 +27,13 @@ def test_a_count_is_plain_ascii_digits_whatever_str_isdigit_says():
     assert all(is_count(t) for t in ("0", "7", "0100", "2000"))
     # "²" and "٣" are digits to str.isdigit: int() refuses the first and reads the second as 3
     assert not any(is_count(t) for t in ("", "²", "\u0663", "1\u0663", "+1", "-1", "1_000", " 5", "1.0"))
+
+
+def test_an_unknown_config_field_is_a_value_error_and_a_type_error_naming_the_keyword():
+    """A ValueError naming the valid fields, and the TypeError Python raises for a keyword a function lacks, which
+    tools that pass optional keywords (TorchRL's GymEnv: frameskip) catch to retry without them."""
+    with pytest.raises(UnknownConfigFieldError) as caught:
+        Game("octrix-round", frameskip=4)
+    assert isinstance(caught.value, ValueError) and isinstance(caught.value, TypeError)
+    assert str(caught.value).startswith("unknown config field(s) ['frameskip'] for octrix; valid fields: [")
+    assert str(caught.value).endswith("(unexpected keyword argument 'frameskip')")
