@@ -239,7 +239,13 @@ class VectorEnv:
         return a
 
     def sample_actions(self) -> np.ndarray:
-        """A uniformly random legal action for every game (reproducible from ``seed``)."""
+        """A uniformly random legal action for every game (reproducible from ``seed``).
+
+        Raises:
+            RuntimeError: before :meth:`reset` (there are no games to act in yet).
+        """
+        if not self._ready:
+            raise RuntimeError("call reset() before sample_actions()")
         out = np.zeros(self.num_envs, dtype=np.int64)
         self._run(self._k.random_actions, self._mask, self._sample_seeds, out)
         return out
@@ -280,7 +286,10 @@ class VectorEnv:
         Raises:
             ValueError: ``players`` is not an integer array of shape ``[N]`` with seats in
                 ``0..num_players-1``.
+            RuntimeError: before :meth:`reset`.
         """
+        if not self._ready:
+            raise RuntimeError("call reset() before observe()")
         seats = np.asarray(players)
         if seats.shape != (self.num_envs,) or not np.issubdtype(seats.dtype, np.integer):
             raise ValueError(f"players must be an integer array of shape ({self.num_envs},), "
@@ -296,10 +305,12 @@ class VectorEnv:
     _STATE_ARRAYS = ("states", "_obs", "_mask", "_player", "_rew", "_term", "_trunc", "_scratch", "_sample_seeds")
 
     def get_state(self) -> dict[str, np.ndarray]:
-        """Copies of everything that determines the env's future (records, buffers, sampling seeds)."""
+        """Copies of everything that determines the env's future (records, buffers, sampling seeds, and the seed
+        whose games :meth:`reset` deals again, a 0-d ``int64`` array ``"seed"``)."""
         if not self._ready:
             raise RuntimeError("call reset() before get_state()")
-        return {k.lstrip("_"): getattr(self, k).copy() for k in self._STATE_ARRAYS}
+        return {**{k.lstrip("_"): getattr(self, k).copy() for k in self._STATE_ARRAYS},
+                "seed": np.array(self.seed, dtype=np.int64)}
 
     def set_state(self, state: dict[str, np.ndarray]) -> None:
         """Restore :meth:`get_state` into an env built with the same game, config and size.
@@ -309,11 +320,14 @@ class VectorEnv:
         range), and the observations, masks and seats to act are recomputed from
         the records rather than trusted.
 
+        The state's ``"seed"`` becomes this env's: a later :meth:`reset` deals that seed's games (a state saved
+        before it was kept has none, and this env's seed stays).
+
         Raises:
             ValueError: not a dict, a missing array, one of another shape or dtype (records of an
                 earlier layout of the game's record are read, :meth:`octagames.core.Game.relayout`), an invalid
-                record (naming the game and the field), or a game at a chance node or
-                over (a vector env's games wait for a seat); the env is unchanged then.
+                record (naming the game and the field), a seed that is not an integer in ``0..2**63-1``, or a
+                game at a chance node or over (a vector env's games wait for a seat); the env is unchanged then.
         """
         if not isinstance(state, Mapping):
             raise ValueError(f"state must be a dict of arrays as get_state() returns, got {type(state).__name__}")
@@ -338,8 +352,17 @@ class VectorEnv:
                 where = "over" if self.game.is_terminal(records[i]) else "at a chance node"
                 raise ValueError(f"state['states'][{i}]: the game is {where}; the games of a vector env wait "
                                  f"for a seat to act (Game.play_chance settles chance)")
+        seed = self.seed
+        if "seed" in state:  # (a state saved before get_state kept it has none)
+            theirs = state["seed"]
+            if not (isinstance(theirs, np.ndarray) and theirs.shape == () and theirs.dtype.kind in "iu"):
+                raise ValueError("state['seed'] does not fit this env (expected a 0-d integer array)")
+            seed = check_seed(int(theirs), field="state['seed']")
         for k in self._STATE_ARRAYS:
             getattr(self, k)[...] = state[k.lstrip("_")]
+        if seed != self.seed:
+            self.seed = seed
+            self._game_seeds = _seeds(seed, self.num_envs)[0]
         self._emit()
         self._ready = True
 

@@ -239,8 +239,30 @@ def test_get_and_set_state_resume_a_run_exactly():
         oa = a.step(a.sample_actions())
         ob = b.step(b.sample_actions())
         assert all(np.array_equal(x, y) for x, y in zip(oa[:4], ob[:4]))
+    # and so do its later deals: reset() dealt the games of b's own seed (99), the seed was not in the state
+    assert b.seed == 2 and all(np.array_equal(x, y) for x, y in zip(a.reset(), b.reset()) if isinstance(x, np.ndarray))
+    assert np.array_equal(a.states, b.states)
     with pytest.raises(ValueError, match="states"):
         make("octrix", 4, num_players=2).set_state(saved)
+    older = {k: v for k, v in saved.items() if k != "seed"}  # a state saved before it held the seed
+    c = make("octrix", 8, seed=99, num_players=2)
+    c.set_state(older)
+    assert c.seed == 99
+    for bad in (np.array(-1), np.array([2]), np.array(2.0)):
+        with pytest.raises(ValueError, match=r"state\['seed'\]"):
+            c.set_state({**saved, "seed": bad})
+        assert c.seed == 99
+
+
+def test_observe_and_sample_actions_before_reset_are_refused():
+    """They returned the placeholder records' observations and -1 for every game, without a word."""
+    env = make("octrix-round", 4)
+    with pytest.raises(RuntimeError, match=r"call reset\(\) before sample_actions\(\)"):
+        env.sample_actions()
+    with pytest.raises(RuntimeError, match=r"call reset\(\) before observe\(\)"):
+        env.observe(np.zeros(4, dtype=np.int64))
+    env.reset()
+    assert env.action_mask[np.arange(4), env.sample_actions()].all()
 
 
 # two configs per game, one with 3 players where the game has them (Octa is a 2-player game)
