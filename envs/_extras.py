@@ -12,6 +12,8 @@ extra            brings                          needed for
 ``openspiel``    open-spiel                      ``octagames.envs.openspiel``
 ``train``        torch, scipy, tqdm, matplotlib  PPO, the Octrix solver, progress bars, plots
 ``ecosystem``    sb3-contrib, torchrl, supersuit the clients ``tests/ecosystem`` drives
+``bench``        sb3-contrib, pygame-ce,         the anchors of ``bench`` and the baseline of
+                 open-spiel                      ``bench-ppo``
 ===============  ==============================  =================================================
 """
 
@@ -28,6 +30,7 @@ EXTRA_OF = {
     "tqdm": "train",
     "tyro": "train",
     "ray": "distributed",
+    "pygame": "bench",
     "sb3_contrib": "bench",
     "stable_baselines3": "bench",
     "starlette": "web",

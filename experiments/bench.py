@@ -396,7 +396,15 @@ def game_roofline(name: str, config: dict[str, Any], encodings: dict[str, dict[s
 
 
 def main(cfg: BenchConfig) -> dict:
-    """Run every measurement and print the tables; returns the JSON written."""
+    """Run every measurement and print the tables; returns the JSON written.
+
+    Raises:
+        ModuleNotFoundError: the anchors' packages are missing (pygame-ce, open-spiel: the ``bench`` extra),
+            before anything is measured.
+    """
+    from pettingzoo.classic import connect_four_v3  # optional: pygame-ce (the bench extra)
+    import pyspiel  # optional: open-spiel (the bench and openspiel extras)
+
     load_start = load_average()
     cores = cpu_count()
     thread_counts = sorted(set(cfg.threads or (1, cores)))
@@ -406,9 +414,7 @@ def main(cfg: BenchConfig) -> dict:
     big = max(cfg.batch_sizes)
     rows: dict[str, float] = {}
     # anchors
-    from pettingzoo.classic import connect_four_v3
     rows[PZ_ANCHOR] = _timed(aec_loop(connect_four_v3.env(), cfg.seed), cfg.seconds)
-    import pyspiel
     rows[C4_ANCHOR] = _timed(openspiel_loop(pyspiel.load_game("connect_four"), cfg.seed), cfg.seconds)
     import octagames.envs.openspiel as osp
     roofline: dict[str, Any] = {}

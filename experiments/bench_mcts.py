@@ -41,7 +41,7 @@ from octagames.agents.arena import play_match, wilson_interval
 from octagames.agents.base import Agent, RandomAgent, make_turn
 from octagames.agents.search.mcts import MCTS, MCTSAgent, MCTSConfig, default_evaluator
 from octagames.agents.registry import make_agent
-from octagames.experiments.cli import GamesArgs, parse_config, script
+from octagames.experiments.cli import NO_CHART, GamesArgs, can_chart, parse_config, script
 from octagames.core import Game
 
 
@@ -277,8 +277,11 @@ def main(cfg: BenchConfig) -> dict[str, Any]:
                 record(vs_agent(name, "heuristic", cfg.heuristic_games, cfg.heuristic_budget, cfg.seed,
                                 config, label))
     (out / "bench_mcts.json").write_text(json.dumps(result, indent=2))
-    chart(result, out / "bench_mcts.png")
-    print(f"wrote {out / 'bench_mcts.json'} and {out / 'bench_mcts.png'}")
+    if can_chart():
+        chart(result, out / "bench_mcts.png")
+        print(f"wrote {out / 'bench_mcts.json'} and {out / 'bench_mcts.png'}")
+    else:
+        print(f"wrote {out / 'bench_mcts.json'} {NO_CHART}")
     return result
 
 

@@ -146,6 +146,20 @@ def prog() -> str:
     return Path(sys.argv[0]).name if sys.argv and sys.argv[0] else "octagames"
 
 
+#: what a script prints in place of its chart where matplotlib (the render extra) is not installed
+NO_CHART = "(no chart: matplotlib is not installed; pip install 'octagames[render]')"
+
+
+def can_chart() -> bool:
+    """Whether matplotlib is installed: a script draws its chart then, and otherwise writes its JSON and prints
+    :data:`NO_CHART` (the base install runs it; only the picture needs the ``render`` extra)."""
+    try:
+        import matplotlib  # noqa: F401  (optional: the render extra)
+    except ModuleNotFoundError:
+        return False
+    return True
+
+
 def fail(message: str, command: str | None = None) -> NoReturn:
     """A user error: print ``<command>: error: <message>`` on stderr, one line, and exit with status 2.
 

@@ -25,7 +25,7 @@ from octagames.agents.registry import make_agent
 from octagames.catalogue import Variant
 from octagames.experiments.tournament import run_tournament, save
 from octagames.core import available_games
-from octagames.experiments.cli import parse_config, script, shown_default
+from octagames.experiments.cli import NO_CHART, parse_config, script, shown_default
 
 #: simulations per move of the demo's MCTS on a game whose variants name no demo budget
 DEFAULT_MCTS = 50
@@ -91,7 +91,7 @@ def main(cfg: DemoConfig) -> dict:
             print(t.table(), "\n", flush=True)
             _, chart = save(t, out.parent, f"demo_tournament_{v.name}", chart=None)
             if chart is None:
-                print("(no chart: matplotlib is not installed; pip install 'octagames[render]')")
+                print(NO_CHART)
             results[f"tournament_{v.name}"] = t.to_json()
         out.write_text(json.dumps(results, indent=2))
     return results

@@ -40,8 +40,8 @@ from octagames.agents.arena import GameJournal, MatchResult, play_match
 from octagames.agents.base import Agent
 from octagames.agents.registry import make_agent
 from octagames import catalogue
-from octagames.experiments.cli import (GameArgs, check_ray_options, executor_from, games_kept_on_interrupt,
-                                      open_journal, parse_config, script)
+from octagames.experiments.cli import (NO_CHART, GameArgs, can_chart, check_ray_options, executor_from,
+                                      games_kept_on_interrupt, open_journal, parse_config, script)
 
 
 @dataclass(frozen=True)
@@ -132,8 +132,11 @@ def evaluate(cfg: EvalConfig) -> dict[str, Any]:
         out["results"] = kept + results
     path.parent.mkdir(parents=True, exist_ok=True)
     path.write_text(json.dumps(out, indent=1))
-    plot(out, path.with_suffix(".png"))
-    print(f"wrote {path} and {path.with_suffix('.png')}")
+    if can_chart():
+        plot(out, path.with_suffix(".png"))
+        print(f"wrote {path} and {path.with_suffix('.png')}")
+    else:
+        print(f"wrote {path} {NO_CHART}")
     return out
 
 

@@ -48,8 +48,8 @@ from octagames.agents.arena import (GameJournal, Job, journal_games, play_games,
 from octagames.envs._extras import missing_extra
 from octagames.agents.base import Agent
 from octagames.agents.registry import make_agent
-from octagames.experiments.cli import (GameArgs, check_ray_options, executor_from, games_kept_on_interrupt,
-                                      model_fingerprints, open_journal, parse_config, script)
+from octagames.experiments.cli import (NO_CHART, GameArgs, check_ray_options, executor_from,
+                                      games_kept_on_interrupt, model_fingerprints, open_journal, parse_config, script)
 from octagames.core import Game
 
 
@@ -554,8 +554,8 @@ def main(cfg: TournamentConfig) -> TournamentResult:
         result = run_tournament(name, specs, cfg.games_per_pair, cfg.seed, cfg.bootstrap, cfg.progress,
                                 executor, journal, cfg.allow_model_mismatch, **config)
     print(result.table())
-    paths = save(result, cfg.out_dir, stem)
-    print("wrote", *paths)
+    json_path, png_path = save(result, cfg.out_dir, stem, chart=None)
+    print("wrote", json_path, png_path or NO_CHART)
     return result
 
 

@@ -51,7 +51,7 @@ OPTIONAL = {
     "octagames.envs.openspiel": "openspiel (it registers the games with pyspiel when imported)",
     "sb3_contrib": "bench (the SB3 anchor)",
     "stable_baselines3": "bench (the SB3 anchor)",
-    "pettingzoo.classic": "dev (connect_four_v3, the bench's anchor, needs pygame)",
+    "pettingzoo.classic": "bench (connect_four_v3, the bench's anchor, needs pygame-ce)",
     "ray": "distributed",
     "octagames.agents.learn.distributed": "distributed (the only module that imports ray)",
     "octagames.agents.learn.az_selfplay": "train (it imports torch; the Ray actors of train_az build it)",

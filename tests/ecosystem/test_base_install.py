@@ -15,7 +15,7 @@ import textwrap
 from pathlib import Path
 
 EXTRAS = ["matplotlib", "PIL", "tqdm", "tyro", "scipy", "torch", "pyspiel", "open_spiel", "stable_baselines3",
-          "sb3_contrib", "torchrl", "tensordict", "supersuit", "starlette", "uvicorn", "httpx", "selenium"]
+          "sb3_contrib", "torchrl", "tensordict", "supersuit", "starlette", "uvicorn", "httpx", "selenium", "pygame"]
 
 #: the start of a subprocess without the extras: the packages named by the JSON list argv[1] are refused
 BASE_INSTALL = textwrap.dedent('''
@@ -129,14 +129,21 @@ def _console_scripts() -> list[tuple[str, str]]:
     return [tuple(x.strip() for x in line.partition("=")[::2]) for line in lines]
 
 
-def test_every_script_helps_or_names_its_extra_on_the_base_install():
+def test_every_script_helps_or_names_its_extra_on_the_base_install(tmp_path):
     scripts = _console_scripts()
     assert len(scripts) >= 17
     runs = [[name, target, "--help"] for name, target in scripts]
     runs += [["octagames", "octagames.experiments.main:main", verb, "--help"] for verb in ("tournament", "zoo")]
     runs += [["octagames-warmup", "octagames.experiments.main:warmup", "--game", "octa", "--bogus"],
              ["octagames-evaluate", "octagames.experiments.main:evaluate", "--agent", "zoo:octrix",
-              "--games", "1"]]
+              "--games", "1"],
+             # they played every game and then exited 2 for the chart; bench measured for seconds, then a traceback
+             ["octagames", "octagames.experiments.main:main", "evaluate", "--game", "octrix-round", "--agent",
+              "heuristic", "--opponents", "random", "--games", "2", "--out-dir", str(tmp_path)],
+             ["octagames", "octagames.experiments.main:main", "tournament", "--game", "octrix-round", "--agents",
+              "random,heuristic", "--games-per-pair", "1", "--out-dir", str(tmp_path)],
+             ["octagames", "octagames.experiments.main:main", "bench", "--game", "octrix-round", "--out",
+              str(tmp_path / "bench.json")]]
     proc = subprocess.run([sys.executable, "-c", SCRIPTS, json.dumps(EXTRAS), json.dumps(runs)],
                           capture_output=True, text=True, timeout=600)
     assert proc.returncode == 0, proc.stderr[-3000:]
@@ -161,3 +168,12 @@ def test_every_script_helps_or_names_its_extra_on_the_base_install():
     assert code == 2 and "unrecognized arguments: --bogus" in stderr  # not ignored (nor compiling anything)
     code, _, stderr = out["octagames-evaluate --agent zoo:octrix --games 1"]
     assert code == 2 and stderr.count("\n") == 1 and "pip install 'octagames[train]'" in stderr
+    for verb in ("evaluate", "tournament"):
+        code, stdout, stderr = next(v for k, v in out.items() if k.startswith(f"octagames {verb} --game"))
+        assert code == 0 and "no chart: matplotlib is not installed" in stdout, (verb, stdout[-500:], stderr)
+    evaluated = json.loads(next(tmp_path.glob("evaluate-*.json")).read_text())
+    assert [r["games"] for r in evaluated["results"]] == [2]
+    assert len(list(tmp_path.glob("tournament_*.json"))) == 1 and not list(tmp_path.glob("*.png"))
+    code, stdout, stderr = next(v for k, v in out.items() if k.startswith("octagames bench --game"))
+    assert code == 2 and stderr.count("\n") == 1 and "pip install 'octagames[bench]'" in stderr, stderr
+    assert not (tmp_path / "bench.json").exists()
