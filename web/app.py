@@ -51,7 +51,7 @@ every game when it shuts down), a request body is at most ``max_body_kib``
 and an agent spec's search budget (simulations, worlds, iterations) at most ``max_simulations`` (400).
 ``cfr:<iterations>`` trains MCCFR while the request waits: the app trains it only on the variants of
 :data:`CFR_TRAINED_HERE` at their own config; elsewhere a CFR agent is a ``train_cfr`` checkpoint
-(``cfr:runs/cfr/<run>/checkpoint.npz``).
+(``cfr:runs/mccfr/<run>/checkpoint.npz``).
 
 Bots think in a worker thread per game (the page polls); a lock per game keeps a move and a bot's
 move from crossing. Every handler that steps the rules, draws a picture, loads a record or builds an
@@ -608,8 +608,8 @@ class Server:
                            f"{catalogue.describe(game.name, game.config)} while this request waits, which "
                            "takes minutes and gigabytes on a game of this size; the web app trains "
                            f"cfr:<iterations> only on {', '.join(CFR_TRAINED_HERE)} (its own config). Train it "
-                           f"once with octagames train-cfr --game {variant} --algorithm mccfr --iterations N, "
-                           "and play its checkpoint as cfr:runs/cfr/<run>/checkpoint.npz")
+                           f"once with octagames train-cfr --game {variant} --algorithm mccfr --sampling outcome "
+                           "--iterations N, and play its checkpoint as cfr:runs/mccfr/<run>/checkpoint.npz")
 
     @staticmethod
     def seed(body: dict[str, Any], humans: bool) -> int:

@@ -8,7 +8,7 @@ constructors train one: :meth:`CFRAgent.exact` (exact CFR on the full tree of a
 small config) and :meth:`CFRAgent.mccfr` (MCCFR for a stated number of
 iterations, any size); :meth:`CFRAgent.load` reads the average policy of a ``train_cfr`` checkpoint (exact CFR or
 MCCFR), trained on the game and config the file records. Through the registry: ``make_agent("cfr:2000",
-game)``, ``make_agent("cfr:runs/cfr/<run>/checkpoint.npz", game)``.
+game)``, ``make_agent("cfr:runs/mccfr/<run>/checkpoint.npz", game)`` (``runs/cfr/`` for exact CFR's).
 """
 
 from __future__ import annotations
@@ -182,7 +182,7 @@ def _factory(game: Game, arg: str | None) -> Agent:
     (another one is refused by :meth:`CFRAgent.check_game`)."""
     usage = ("the argument is a number of MCCFR iterations in plain digits (0-9), optionally followed by ':external' "
              "(cfr:2000, cfr:2000:external), or the path of a train_cfr checkpoint "
-             "(cfr:runs/cfr/<run>/checkpoint.npz)")
+             "(cfr:runs/mccfr/<run>/checkpoint.npz; exact CFR's: runs/cfr/<run>/)")
     run = mccfr_run(arg or str(DEFAULT_ITERATIONS))
     if run is not None:
         return _trained(game, *run)

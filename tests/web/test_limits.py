@@ -386,7 +386,7 @@ def test_cfr_is_trained_in_a_request_only_on_the_small_configs_elsewhere_it_is_a
             r = client.post("/api/games", json={"variant": variant, "config": config, "seats": ["human", spec]})
             error = r.json()["error"]
             assert r.status_code == 400 and "seat 1" in error and "train-cfr" in error \
-                and "cfr:runs/cfr/<run>/checkpoint.npz" in error and "octrix-round-small" in error, (spec, r.text)
+                and "cfr:runs/mccfr/<run>/checkpoint.npz" in error and "octrix-round-small" in error, (spec, r.text)
         assert built == []
         # octrix-round-small at its own config trains in seconds; a checkpoint under runs/ is played anywhere
         for spec in ["cfr:200", "cfr:200:external", "cfr"]:
