@@ -63,7 +63,7 @@ import numpy as np
 from octagames.agents.arena import play_match, progress_bar
 from octagames.agents.cfr.solver import VARIANTS, CFRConfig, CFRSolver, expected_values
 from octagames.agents.cfr.agent import CFRAgent
-from octagames.agents.cfr.tree import FlatTree, GameSource, SpielSource, deal_pool, flatten
+from octagames.agents.cfr.tree import FlatTree, GameSource, SpielSource, TreeTooLarge, deal_pool, flatten
 from octagames.agents.cfr.exploitability import agent_policy, nash_conv
 from octagames.agents.cfr.mccfr import MCCFRSolver
 from octagames.agents.registry import make_agent
@@ -113,6 +113,9 @@ class TrainCFRConfig(GameArgs):
     """evaluations along the run (log spaced, >= 1; the last at the final iteration)"""
     eval_tree: bool = True
     """MCCFR: flatten the config to report exact NashConv (only for small configs)"""
+    eval_tree_max_nodes: int = 200_000
+    """MCCFR: the largest tree eval_tree flattens; a larger config trains without the exact NashConv (said in the
+    result as eval_tree_skipped; a full-size game's deals would fill the memory)"""
     deal_pool: int = 0
     """our games, exact CFR: K > 0 deals only K distinct deals drawn with ``seed`` (0: the full deal)"""
     deal_pool_per_view: int = 1
@@ -227,6 +230,8 @@ def _check(cfg: TrainCFRConfig) -> None:
                              f"valid values: {list(VARIANTS)}")
     if cfg.iterations < 1:
         raise ValueError(f"iterations={cfg.iterations} is not valid; it must be >= 1")
+    for v in (cfg.cfr_variant, *cfg.cfr_variants):  # DCFR's alpha, beta and gamma, before the folder is claimed
+        CFRConfig(v, cfg.alternating, cfg.alpha, cfg.beta, cfg.gamma)
     if not (cfg.checkpoint_every_s >= 0):  # NaN too
         raise ValueError(f"checkpoint_every_s={cfg.checkpoint_every_s} is not valid; it must be >= 0 (0: at the end "
                          "and at a stop only)")
@@ -235,6 +240,9 @@ def _check(cfg: TrainCFRConfig) -> None:
     if cfg.resume and cfg.algorithm != "mccfr":
         raise ValueError("resume=True is not valid with algorithm='cfr': exact CFR runs are not resumed (small "
                          "trees, minutes); run it again, with --overwrite")
+    if cfg.eval_tree_max_nodes < 1:
+        raise ValueError(f"eval_tree_max_nodes={cfg.eval_tree_max_nodes} is not valid; it must be >= 1 (--no-eval-tree "
+                         "trains without the tree)")
     for name in ("eval_games", "seed"):
         if getattr(cfg, name) < 0:
             raise ValueError(f"{name}={getattr(cfg, name)} is not valid; it must be >= 0")
@@ -265,6 +273,19 @@ def _check(cfg: TrainCFRConfig) -> None:
                              "spiel:<name> with a name of pyspiel.registered_names(), e.g. spiel:kuhn_poker")
 
 
+#: with checkpoints or a stop to heed, the iterations of one step take about this long (at most 1000 of them)
+STEP_SECONDS = 1.0
+
+
+def _saving_step(per_iteration: float) -> int:
+    """Iterations of the next step of a run that checkpoints: about :data:`STEP_SECONDS` of them at the last step's
+    speed (one to measure it first, at most 1000), so a stop or a checkpoint waits one iteration at most beyond
+    that (an external-sampling iteration of a full-size game takes seconds)."""
+    if per_iteration <= 0:
+        return 1
+    return max(1, min(1000, int(STEP_SECONDS / per_iteration)))
+
+
 def _curve(
     solver: Any, policy_on_tree: Any, tree: FlatTree | None, iterations: int, points: int, desc: str,
     progress: bool = True, start: tuple[list[dict[str, Any]], float, int] = ([], 0.0, 0),
@@ -279,14 +300,15 @@ def _curve(
         start: ``(curve, seconds, iterations)`` of the run so far (a resume); points at or before its
             iterations are not evaluated again.
         save: ``save(curve, seconds, iterations)``, called every ``every_s`` seconds of iterating (> 0)
-            and when ``stop`` notes a signal (then the curve stops there); steps are at most 1000 iterations
-            with one.
+            and when ``stop`` notes a signal (then the curve stops there); with one, a step is about
+            :data:`STEP_SECONDS` of iterations (:func:`_saving_step`).
 
     Returns:
         ``(curve, seconds spent iterating, iterations done)``.
     """
     curve, spent, done = list(start[0]), start[1], start[2]
     saved = spent
+    per_iteration = 0.0  # seconds an iteration took in the last step (0: none measured yet)
     bar = progress_bar(iterations, f"{desc}: iterations", progress)
     if bar is not None and done:
         bar.update(done)
@@ -294,10 +316,12 @@ def _curve(
         if it < done or (curve and curve[-1]["iteration"] >= it):
             continue  # evaluated before the resume, or passed (a resume with other points)
         while done < it:
-            step = min(it - done, max(1, (it - done) // 50), 1000 if save is not None else it)
+            step = min(it - done, max(1, (it - done) // 50), it if save is None else _saving_step(per_iteration))
             t = time.perf_counter()
             solver.iterate(step)
-            spent += time.perf_counter() - t
+            took = time.perf_counter() - t
+            spent += took
+            per_iteration = took / step
             done += step
             if bar is not None:
                 bar.update(step)
@@ -351,7 +375,12 @@ def _train(cfg: TrainCFRConfig, out_dir: Path, iterations: int, eval_games: int)
                  f"{cfg.seed}", start)
         import pyspiel
 
-        source: Any = SpielSource(pyspiel.load_game(cfg.game[len("spiel:") :]))
+        spiel_game = pyspiel.load_game(cfg.game[len("spiel:") :])
+        if spiel_game.get_type().dynamics == pyspiel.GameType.Dynamics.SIMULTANEOUS:  # CFR walks one mover a node
+            spiel_game = pyspiel.convert_to_turn_based(spiel_game)
+            result["turn_based"] = "simultaneous moves played one seat after the other, each unseen by the next"
+            print(f"  {cfg.game}: {result['turn_based']} (pyspiel.convert_to_turn_based)", flush=True)
+        source: Any = SpielSource(spiel_game)
     else:
         name, fields = cfg.resolve()
         result["game"] = {"name": name, "variant": catalogue.describe(name, fields), "config": fields,
@@ -364,9 +393,17 @@ def _train(cfg: TrainCFRConfig, out_dir: Path, iterations: int, eval_games: int)
             result["deal_pool"] = {"k": cfg.deal_pool, "seed": cfg.seed, "per_view": cfg.deal_pool_per_view}
         source = GameSource(game, roots=roots)
     tree: FlatTree | None = None
-    if cfg.algorithm == "cfr" or cfg.eval_tree:
-        t0 = time.perf_counter()
+    t0 = time.perf_counter()
+    if cfg.algorithm == "mccfr" and cfg.eval_tree:
+        try:
+            tree = flatten(source, max_nodes=cfg.eval_tree_max_nodes)
+        except TreeTooLarge as e:
+            result["eval_tree_skipped"] = f"{e} (eval_tree_max_nodes): no exact NashConv"
+            print(f"  eval tree skipped after {time.perf_counter() - t0:.1f} s: {result['eval_tree_skipped']}",
+                  flush=True)
+    elif cfg.algorithm == "cfr":
         tree = flatten(source)
+    if tree is not None:
         result.update(
             nodes=tree.num_nodes,
             infosets=tree.num_infosets,

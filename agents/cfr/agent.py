@@ -145,7 +145,8 @@ def mccfr_run(arg: str) -> tuple[int, str] | None:
     """``(iterations, sampling)`` where ``cfr:<arg>`` trains MCCFR (``<n>``, ``<n>:external``), else ``None``
     (``arg`` names a checkpoint, or nothing valid; the count is plain digits: :func:`~octagames.core.is_count`)."""
     count, _, sampling = arg.partition(":")
-    return (int(count), sampling or "outcome") if is_count(count) and sampling in ("", "external") else None
+    return (int(count), sampling or "outcome") if is_count(count) and int(count) >= 1 and sampling in (
+        "", "external") else None  # cfr:0 would be an untrained table: uniform play under a CFR name
 
 
 #: the tables that ``cfr:<iterations>[:external]`` trained in this process and an agent still plays, by game,
@@ -180,8 +181,8 @@ def _factory(game: Game, arg: str | None) -> Agent:
     same spec lives shares its table: :data:`_TRAINED`); ``cfr:<path.npz>``: the
     average policy of a ``train_cfr`` checkpoint (exact CFR or MCCFR), trained on the game and config it records
     (another one is refused by :meth:`CFRAgent.check_game`)."""
-    usage = ("the argument is a number of MCCFR iterations in plain digits (0-9), optionally followed by ':external' "
-             "(cfr:2000, cfr:2000:external), or the path of a train_cfr checkpoint "
+    usage = ("the argument is a number of MCCFR iterations (at least 1) in plain digits (0-9), optionally followed "
+             "by ':external' (cfr:2000, cfr:2000:external), or the path of a train_cfr checkpoint "
              "(cfr:runs/mccfr/<run>/checkpoint.npz; exact CFR's: runs/cfr/<run>/)")
     run = mccfr_run(arg or str(DEFAULT_ITERATIONS))
     if run is not None:

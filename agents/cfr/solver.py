@@ -188,6 +188,16 @@ class CFRConfig:
     def __post_init__(self) -> None:
         if self.variant not in VARIANTS:
             raise ValueError(f"variant={self.variant!r} is not valid; valid values: {list(VARIANTS)}")
+        # DCFR's discounts t**a / (t**a + 1) and t**g: NaN, an infinity or a huge gamma left the sums not finite
+        # and the policy uniform, without a word
+        # (beyond 20, t**20 for a million iterations is 1e120: no overflow; beta -inf zeroes negative regrets)
+        for name, low, high in (("alpha", -20.0, 20.0), ("beta", -20.0, 20.0), ("gamma", 0.0, 20.0)):
+            value = getattr(self, name)
+            if name == "beta" and value == -np.inf:
+                continue
+            if isinstance(value, bool) or not isinstance(value, (int, float)) or not low <= value <= high:
+                raise ValueError(f"{name}={value!r} is not valid; it must be a number in [{low:g}, {high:g}]"
+                                 + (" or -inf" if name == "beta" else ""))
 
     def schedule(self, t: int) -> tuple[bool, float, float, float]:
         """``(plus, positive scale, negative scale, average weight)`` at iteration ``t`` (1-based)."""

@@ -37,6 +37,10 @@ from octagames.core import CHANCE, TERMINAL, Game
 K_TERMINAL, K_CHANCE, K_DECISION = 0, 1, 2
 
 
+class TreeTooLarge(ValueError):
+    """A game tree larger than :func:`flatten` was allowed to build."""
+
+
 class _PoolRoot:
     """Marker of the root chance node of a pool of records (:class:`GameSource` ``roots``)."""
 
@@ -109,8 +113,13 @@ class GameSource:
             return K_CHANCE, -1
         return K_DECISION, p
 
-    def chance_children(self, s: np.void | _PoolRoot) -> list[tuple[float, np.void]]:
-        """``(probability, child)`` pairs of a chance node (the pool root: uniform over ``roots``)."""
+    def chance_children(self, s: np.void | _PoolRoot, limit: int | None = None) -> list[tuple[float, np.void]]:
+        """``(probability, child)`` pairs of a chance node (the pool root: uniform over ``roots``).
+
+        Raises:
+            TreeTooLarge: more than ``limit`` children (counted while a collapsed chance sequence is listed, so
+                a deal of a full-size game is refused before it fills the memory).
+        """
         if s is POOL_ROOT:
             assert self.roots is not None
             return [(1.0 / len(self.roots), self.game.clone(r)) for r in self.roots]
@@ -135,6 +144,8 @@ class GameSource:
                         target[key][0] += prob * pr
                     else:
                         target[key] = [prob * pr, c]
+                        if limit is not None and len(nxt) + len(done) > limit:
+                            raise TreeTooLarge(f"a chance node has more than {limit} outcomes left under max_nodes")
             frontier = nxt
         return [(float(p), c) for p, c in done.values()]
 
@@ -247,9 +258,12 @@ class SpielSource:
             return K_CHANCE, -1
         return K_DECISION, s.current_player()
 
-    def chance_children(self, s: Any) -> list[tuple[float, Any]]:
-        """``(probability, child)`` pairs of a chance node."""
-        return [(p, s.child(a)) for a, p in s.chance_outcomes()]
+    def chance_children(self, s: Any, limit: int | None = None) -> list[tuple[float, Any]]:
+        """``(probability, child)`` pairs of a chance node (``limit``: as :meth:`GameSource.chance_children`)."""
+        outcomes = s.chance_outcomes()
+        if limit is not None and len(outcomes) > limit:
+            raise TreeTooLarge(f"a chance node has more than {limit} outcomes left under max_nodes")
+        return [(p, s.child(a)) for a, p in outcomes]
 
     def legal_actions(self, s: Any, player: int) -> list[int]:
         """Sorted legal actions."""
@@ -363,9 +377,10 @@ def flatten(source: GameSource | SpielSource, max_nodes: int = 20_000_000) -> Fl
         The flat tree.
 
     Raises:
-        ValueError: the tree exceeds ``max_nodes``, or an information set's states
-            disagree on the legal actions or on the player's own move count (the
-            keys are not perfect-recall information states).
+        TreeTooLarge: the tree exceeds ``max_nodes`` (a ``ValueError``; found as the tree is walked, so the walk
+            stops there, never holding much more than ``max_nodes`` states).
+        ValueError: an information set's states disagree on the legal actions or on the player's own move
+            count (the keys are not perfect-recall information states).
     """
     P = source.num_players
     kind, player, infoset, cstart, nchild, eprob, eslot, depth_off = [], [], [], [], [], [], [], [0]
@@ -391,7 +406,10 @@ def flatten(source: GameSource | SpielSource, max_nodes: int = 20_000_000) -> Fl
                 util_rows[n] = source.utilities(st)
             elif k == K_CHANCE:
                 infoset.append(-1)
-                kids = source.chance_children(st)
+                try:
+                    kids = source.chance_children(st, max_nodes - len(kind) - len(nxt))
+                except TreeTooLarge:
+                    raise TreeTooLarge(f"the tree has more than max_nodes={max_nodes} nodes") from None
                 nchild.append(len(kids))
                 nxt.extend((c, cp, -1, own) for cp, c in kids)
             else:
@@ -418,7 +436,7 @@ def flatten(source: GameSource | SpielSource, max_nodes: int = 20_000_000) -> Fl
                 own2 = tuple(o + (q == p) for q, o in enumerate(own))
                 nxt.extend((source.child(st, a), 1.0, is_start[i] + j, own2) for j, a in enumerate(acts))
             if len(kind) + len(nxt) > max_nodes:
-                raise ValueError(f"the tree has more than max_nodes={max_nodes} nodes")
+                raise TreeTooLarge(f"the tree has more than max_nodes={max_nodes} nodes")
         depth_off.append(len(kind))
         level = nxt
     N = len(kind)

@@ -123,9 +123,10 @@ def test_bad_specs_say_what_is_valid():
 
 def test_a_count_in_a_spec_is_plain_digits_and_a_unicode_digit_is_refused_in_words():
     # "²" is a digit to str.isdigit, not to int(); "٣" (\u0663) is read as 3 by int(): neither is a count
-    iterations = "is not valid: the argument is a number of MCCFR iterations in plain digits (0-9)"
+    iterations = "is not valid: the argument is a number of MCCFR iterations (at least 1) in plain digits (0-9)"
     for spec, words in (("cfr:²", iterations), ("cfr:\u0663", iterations), ("cfr:3\u0663", iterations),
                         ("cfr:\u0663:external", iterations),
+                        ("cfr:0", iterations), ("cfr:00:external", iterations),  # an untrained table: uniform play
                         ("zoo:octrix:²", "the simulations '²' are not a whole number >= 0 in plain digits"),
                         ("net:octrix:\u0663", "the simulations '\u0663' are not a whole number >= 0"),
                         ("az:model.pt:²", "the simulations '²' are not a whole number >= 0 in plain digits")):

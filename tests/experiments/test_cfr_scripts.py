@@ -11,7 +11,7 @@ import numpy as np
 import pytest
 
 from octagames.agents.cfr.solver import CFRSolver
-from octagames.agents.cfr.tree import GameSource, deal_pool, flatten, flatten_spiel
+from octagames.agents.cfr.tree import GameSource, TreeTooLarge, deal_pool, flatten, flatten_spiel
 from octagames.agents.cfr.mccfr import MCCFRSolver
 from octagames.experiments.bench_cfr import BenchCFRConfig
 from octagames.experiments.bench_cfr import main as bench_main
@@ -339,3 +339,38 @@ def test_mccfr_checkpoints_keep_what_a_stop_at_the_end_an_old_checkpoint_or_an_o
     assert saved["partial"] and saved["config"]["seed"] == 7 and saved["iterations_done"] == 60
     arena = train_main(_mccfr(tmp_path / "full", resume=True, eval_games=2, seed=7))
     assert arena["arena"]["random"]["games"] == 2 and arena["curve"] == saved["curve"]
+
+
+def test_a_stop_is_heeded_within_about_a_second_of_iterations_however_fast_they_are(tmp_path, monkeypatch):
+    """A run that checkpoints iterated in steps of up to 1000 iterations and heeded a stop (or a checkpoint) only
+    between them: 8 hours at an external-sampling iteration of full-size Octrix (28.6 s). Now a step is about a
+    second of iterations at the last step's speed."""
+    import os
+    import signal
+    import time
+
+    iterate = MCCFRSolver.iterate
+
+    def slow(self, n=1):  # 5 ms an iteration: the old steps were 1000 of them (5 s), the new about 200
+        for _ in range(n):
+            time.sleep(0.005)
+            iterate(self, 1)
+            if self.iteration == 150:
+                os.kill(os.getpid(), signal.SIGTERM)
+
+    monkeypatch.setattr(MCCFRSolver, "iterate", slow)
+    stopped = train_main(_mccfr(tmp_path / "run", iterations=100_000, eval_points=1, eval_tree=False))
+    assert stopped["stopped_by"] == "SIGTERM" and 150 <= stopped["iterations_done"] <= 500
+
+
+def test_an_eval_tree_too_large_is_skipped_in_words_before_it_fills_the_memory(tmp_path):
+    """A full-size game's eval tree (the default) listed every deal of its collapsed chance node before counting
+    them: octrix-round ran out of 12 GB after 11 minutes without an iteration."""
+    with pytest.raises(TreeTooLarge, match="more than max_nodes=500 nodes"):
+        flatten(GameSource(Game("octrix-round")), max_nodes=500)  # stops inside the deal's chance node
+    result = train_main(_mccfr(tmp_path / "run", game="octrix-round", iterations=5, eval_points=1,
+                               eval_tree_max_nodes=500))
+    assert "more than max_nodes=500 nodes" in result["eval_tree_skipped"] and "nodes" not in result
+    assert result["curve"][-1]["iteration"] == 5 and "nash_conv" not in result["curve"][-1]
+    with pytest.raises(ValueError, match=r"eval_tree_max_nodes=0 is not valid; it must be >= 1"):
+        train_main(_mccfr(tmp_path / "bad", eval_tree_max_nodes=0))

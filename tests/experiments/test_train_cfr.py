@@ -83,7 +83,10 @@ def test_overwrite_keeps_the_run_when_a_setting_is_refused_after_the_folder_is_c
 
 BAD = [("iterations", 0, "it must be >= 1"), ("iterations", -5, "it must be >= 1"),
        ("eval_games", -1, "it must be >= 0"), ("seed", -1, "it must be >= 0"),
-       ("sampling", "bogus", "valid values: ['external', 'outcome']")]
+       ("sampling", "bogus", "valid values: ['external', 'outcome']"),
+       # DCFR's discounts: these left its sums not finite and the policy uniform, without a word
+       ("alpha", float("nan"), "it must be a number in [-20, 20]"), ("gamma", 1e6, "it must be a number in [0, 20]"),
+       ("beta", float("inf"), "it must be a number in [-20, 20] or -inf")]
 
 
 @pytest.mark.parametrize("field, value, words", BAD)
@@ -103,3 +106,12 @@ def test_an_unknown_pyspiel_game_is_refused_in_one_line_before_the_run(tmp_path,
     with pytest.raises(ValueError, match=words):
         train_main(TrainCFRConfig(game="spiel:no_such_game(players=2)", run_dir=str(tmp_path / "run")))
     assert capfd.readouterr().err == "" and not (tmp_path / "run").exists()
+
+
+def test_a_simultaneous_pyspiel_game_is_trained_turn_based(tmp_path, capsys):
+    """It was refused after the run folder was made, with advice (pyspiel.convert_to_turn_based) that the command
+    line could not follow; the prisoner's dilemma's equilibrium is found from the uniform policy's NashConv."""
+    result = train_main(TrainCFRConfig(game="spiel:matrix_pd", iterations=200, eval_points=1, eval_games=0,
+                                       run_dir=str(tmp_path / "run"), progress=False))
+    assert "one seat after the other" in result["turn_based"] and "convert_to_turn_based" in capsys.readouterr().out
+    assert result["uniform_nash_conv"] > 1.0 and result["curve"][-1]["nash_conv"] < 0.05
