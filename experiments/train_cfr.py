@@ -15,7 +15,9 @@ other exact CFR variants on the same tree. The NashConv of uniform random play a
 for trees up to ``heuristic_max_nodes``, of the game's heuristic agent
 (:func:`octagames.agents.cfr.exploitability.agent_policy`: its choice at every information set) are
 reported beside them. MCCFR runs on the engine kernels; its NashConv is reported
-when the config is small enough to flatten (``eval_tree``). For any size, the
+when the config is small enough to flatten (``eval_tree``, up to ``eval_tree_max_nodes`` nodes; a larger
+config is said to be skipped, ``eval_tree_skipped``). A simultaneous pyspiel game is trained turn-based
+(``pyspiel.convert_to_turn_based``). For any size, the
 trained agent then plays ``eval_games`` arena games
 (:func:`octagames.agents.arena.play_match`, seats rotating) against each of
 ``eval_opponents`` (random and the game's heuristic by default).
@@ -40,7 +42,7 @@ for a pyspiel game); a folder that holds a run is replaced only with ``--overwri
 
 **MCCFR runs resume.** An MCCFR run writes its checkpoint and ``train_cfr.json`` (the curve so far, marked
 ``"partial": true``) every ``checkpoint_every_s`` seconds of training and when Ctrl-C or SIGTERM stops it
-(after the iterations under way; Ctrl-C again stops at once); ``--resume`` goes on from there to
+(after the iterations under way, a step of about a second of them; Ctrl-C again stops at once); ``--resume`` goes on from there to
 ``--iterations`` (which a resume may raise), drawing exactly as a run never stopped (the checkpoint keeps the
 generator's state), so its tables are those of an uninterrupted run. A resume keeps the run's other settings
 but the evaluation ones. ``--overwrite`` replaces the run there at the new run's first checkpoint (at the
