@@ -42,8 +42,8 @@ for a pyspiel game); a folder that holds a run is replaced only with ``--overwri
 
 **MCCFR runs resume.** An MCCFR run writes its checkpoint and ``train_cfr.json`` (the curve so far, marked
 ``"partial": true``) every ``checkpoint_every_s`` seconds of training and when Ctrl-C or SIGTERM stops it
-(after the iterations under way, a step of about a second of them; Ctrl-C again stops at once); ``--resume`` goes on from there to
-``--iterations`` (which a resume may raise), drawing exactly as a run never stopped (the checkpoint keeps the
+(after the iterations under way, a step of about a second of them; Ctrl-C again stops at once); ``--resume``
+goes on from there to ``--iterations`` (which a resume may raise), drawing exactly as a run never stopped (the checkpoint keeps the
 generator's state), so its tables are those of an uninterrupted run. A resume keeps the run's other settings
 but the evaluation ones. ``--overwrite`` replaces the run there at the new run's first checkpoint (at the
 latest when its iterations end, before the arena games).
@@ -206,7 +206,8 @@ def evaluate(
     Every other seat is played by a fresh ``make_agent(opponent, game)``.
 
     Returns:
-        ``{opponent: {"win_rate", "ci95": [lo, hi], "mean_return", "games"}}`` for ``agent``.
+        ``{opponent: {"win_rate", "ci95": [lo, hi], "mean_return", "games", "decisions", "in_table"}}`` for
+        ``agent``, ``in_table`` the share of its decisions its table held a policy for (the rest: uniform play).
     """
     out = {}
     for name in opponents:
@@ -215,10 +216,13 @@ def evaluate(
         except (ValueError, ImportError) as e:  # no heuristic for this game, or a missing extra
             out[name] = {"skipped": str(e)}
             continue
+        agent.decisions = agent.in_table = 0
         rec = play_match(game, [agent, *others], games, seed=seed, progress=False).to_json()["agents"][0]
         out[name] = {
             k: rec[k] for k in ("games", "wins", "draws", "losses", "win_rate", "ci95", "mean_return")
         }
+        # the share of the agent's decisions its table held a policy for (the rest: uniform play)
+        out[name].update(decisions=agent.decisions, in_table=agent.in_table / max(agent.decisions, 1))
     return out
 
 
@@ -672,6 +676,8 @@ def _report(result: dict) -> None:
         print(
             f"  vs {name} ({rec['games']} games): win rate {rec['win_rate']:.3f} [{lo:.3f}, {hi:.3f}], "
             f"draws {rec['draws']}, mean return {rec['mean_return']:.3f}"
+            + (f"; its table held {rec['in_table']:.2f} of its {rec['decisions']} decisions (the rest played "
+               "uniformly)" if "in_table" in rec else "")
         )
 
 

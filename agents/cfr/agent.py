@@ -34,7 +34,8 @@ DEFAULT_ITERATIONS = 1000
 
 
 class CFRAgent(Agent):
-    """Plays a CFR average policy; information sets it never met get uniform play.
+    """Plays a CFR average policy; information sets it never met get uniform play (counted: :attr:`in_table` of
+    :attr:`decisions`).
 
     Args:
         policy: the table (keys: ``(seat, observation bytes)``).
@@ -49,6 +50,10 @@ class CFRAgent(Agent):
         self.rng = np.random.default_rng(0)
         self.trained_on = game
         self.allow_config_mismatch = False
+        #: decisions this agent made, and those its table held a policy for (the others are uniform play): the
+        #: table's coverage, which train_cfr's arena results report
+        self.decisions = 0
+        self.in_table = 0
 
     def check_game(self, game: Game) -> None:
         """Refuse another game or config than the table's (its information states would not match).
@@ -133,7 +138,10 @@ class CFRAgent(Agent):
     def act(self, turn: Turn) -> int:
         """Sample the average policy at the seat's information state (told as :attr:`last_thinking`)."""
         legal = turn.legal_actions
-        probs = self.policy.probabilities(turn.seat, infoset_key(turn.observation), legal)
+        key = infoset_key(turn.observation)
+        self.decisions += 1
+        self.in_table += self.policy.covers(turn.seat, key, legal)
+        probs = self.policy.probabilities(turn.seat, key, legal)
         action = int(self.rng.choice(legal, p=probs))
         policy = np.zeros(len(turn.legal_mask))
         policy[legal] = probs

@@ -70,16 +70,21 @@ class TablePolicy:
         return out
 
     def probabilities(self, player: int, key: Hashable, legal: np.ndarray) -> np.ndarray:
-        """Probabilities over ``legal`` actions at ``(player, key)`` (uniform if unseen or inconsistent).
+        """Probabilities over ``legal`` actions at ``(player, key)`` (uniform if unseen or inconsistent:
+        :meth:`covers` tells which).
 
         ``key`` is the table's key, :func:`infoset_key` of the observation for our games.
         """
-        entry = self.table.get((player, key))
-        if entry is not None and np.array_equal(entry[0], legal):
-            p = np.clip(entry[1], 0.0, None)
-            if p.sum() > 0:
-                return p / p.sum()
+        if self.covers(player, key, legal):
+            p = np.clip(self.table[(player, key)][1], 0.0, None)
+            return p / p.sum()
         return np.full(len(legal), 1.0 / len(legal))
+
+    def covers(self, player: int, key: Hashable, legal: np.ndarray) -> bool:
+        """Whether the table holds a policy for ``(player, key)`` with these ``legal`` actions (else
+        :meth:`probabilities` is uniform)."""
+        entry = self.table.get((player, key))
+        return entry is not None and np.array_equal(entry[0], legal) and float(np.clip(entry[1], 0.0, None).sum()) > 0
 
     def __len__(self) -> int:
         return len(self.table)

@@ -115,3 +115,15 @@ def test_a_simultaneous_pyspiel_game_is_trained_turn_based(tmp_path, capsys):
                                        run_dir=str(tmp_path / "run"), progress=False))
     assert "one seat after the other" in result["turn_based"] and "convert_to_turn_based" in capsys.readouterr().out
     assert result["uniform_nash_conv"] > 1.0 and result["curve"][-1]["nash_conv"] < 0.05
+
+
+def test_the_arena_results_say_how_much_of_the_play_the_table_held(tmp_path):
+    """A state the table never met is played uniformly, and was not told: 20 MCCFR iterations of a full-size round
+    hold almost none of its arena decisions, exact CFR on the small round every one."""
+    exact = train_main(TrainCFRConfig(iterations=20, eval_points=1, eval_games=4, eval_opponents=("random",),
+                                      run_dir=str(tmp_path / "exact"), progress=False))["arena"]["random"]
+    assert exact["decisions"] > 0 and exact["in_table"] == 1.0
+    sampled = train_main(TrainCFRConfig(game="octrix-round", algorithm="mccfr", sampling="outcome", iterations=20,
+                                        eval_points=1, eval_games=4, eval_opponents=("random",), eval_tree=False,
+                                        run_dir=str(tmp_path / "mccfr"), progress=False))["arena"]["random"]
+    assert sampled["decisions"] >= 4 * 8 and sampled["in_table"] < 0.5
