@@ -35,7 +35,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from octagames.experiments.warmup import WarmupConfig, available_faces
-from octagames.experiments.cli import GamesArgs, command_line, parse_config, script
+from octagames.experiments.cli import NO_CHART, GamesArgs, can_chart, command_line, parse_config, script
 
 _CHILD = "from octagames.experiments.warmup import first_call; first_call({game!r}, {face!r}, **{config!r})"
 _COLD = "from octagames.experiments.warmup import first_call, available_faces\n" \
@@ -107,19 +107,18 @@ def main(cfg: StartupConfig) -> dict:
               "cpu_count": os.cpu_count()}
     cfg.out_dir.mkdir(parents=True, exist_ok=True)
     (cfg.out_dir / "startup.json").write_text(json.dumps(result, indent=2))
-    _plot(result, cfg.out_dir / "startup.png")
+    charted = can_chart()
+    if charted:
+        _plot(result, cfg.out_dir / "startup.png")
     print(f"load average before {load_before[0]:.2f}, after {result['load_average_after'][0]:.2f}; "
-          f"wrote {cfg.out_dir / 'startup.json'} and startup.png")
+          f"wrote {cfg.out_dir / 'startup.json'} " + ("and startup.png" if charted else NO_CHART))
     return result
 
 
 def _plot(result: dict, path: Path) -> None:
-    try:
-        import matplotlib
-        matplotlib.use("Agg")
-        import matplotlib.pyplot as plt
-    except ImportError:  # the plot is optional; the JSON has the figures
-        return
+    import matplotlib  # optional: the render extra (main asks can_chart first)
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
     games, faces = list(result["warm_seconds"]), result["faces"]
     fig, ax = plt.subplots(figsize=(8, 3.5))
     width = 0.8 / len(faces)

@@ -43,8 +43,8 @@ for a pyspiel game); a folder that holds a run is replaced only with ``--overwri
 **MCCFR runs resume.** An MCCFR run writes its checkpoint and ``train_cfr.json`` (the curve so far, marked
 ``"partial": true``) every ``checkpoint_every_s`` seconds of training and when Ctrl-C or SIGTERM stops it
 (after the iterations under way, a step of about a second of them; Ctrl-C again stops at once); ``--resume``
-goes on from there to ``--iterations`` (which a resume may raise), drawing exactly as a run never stopped (the checkpoint keeps the
-generator's state), so its tables are those of an uninterrupted run. A resume keeps the run's other settings
+goes on from there to ``--iterations`` (which a resume may raise), drawing exactly as a run never stopped (the
+checkpoint keeps the generator's state), so its tables are those of an uninterrupted run. A resume keeps the run's other settings
 but the evaluation ones. ``--overwrite`` replaces the run there at the new run's first checkpoint (at the
 latest when its iterations end, before the arena games).
 Exact CFR runs (small trees, minutes) are not resumed.
@@ -81,7 +81,7 @@ from octagames.experiments.trainer import (StopRequest, announce, claim_run_dir,
 OUTPUTS = ("train_cfr.json", "train_cfr.png", "checkpoint.npz", "train_cfr.json.tmp", "checkpoint.npz.tmp")
 #: the settings a resume may change (the budget, the evaluation and the reporting); the others are the run's
 RESUMABLE = ("iterations", "eval_points", "eval_games", "eval_opponents", "run_dir", "resume", "overwrite",
-             "quick", "progress", "checkpoint_every_s")
+             "quick", "progress", "checkpoint_every_s", "eval_tree_max_nodes")
 
 
 @dataclass(frozen=True)

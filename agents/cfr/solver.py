@@ -189,9 +189,11 @@ class CFRConfig:
         if self.variant not in VARIANTS:
             raise ValueError(f"variant={self.variant!r} is not valid; valid values: {list(VARIANTS)}")
         # DCFR's discounts t**a / (t**a + 1) and t**g: NaN, an infinity or a huge gamma left the sums not finite
-        # and the policy uniform, without a word
-        # (beyond 20, t**20 for a million iterations is 1e120: no overflow; beta -inf zeroes negative regrets)
-        for name, low, high in (("alpha", -20.0, 20.0), ("beta", -20.0, 20.0), ("gamma", 0.0, 20.0)):
+        # and the policy uniform, without a word. The bounds keep t**50 finite to a million iterations (1e300); beta
+        # -inf zeroes negative regrets. The other variants do not read them.
+        if self.variant != "dcfr":
+            return
+        for name, low, high in (("alpha", -50.0, 50.0), ("beta", -50.0, 50.0), ("gamma", 0.0, 50.0)):
             value = getattr(self, name)
             if name == "beta" and value == -np.inf:
                 continue

@@ -113,12 +113,14 @@ class GameSource:
             return K_CHANCE, -1
         return K_DECISION, p
 
-    def chance_children(self, s: np.void | _PoolRoot, limit: int | None = None) -> list[tuple[float, np.void]]:
+    def chance_children(self, s: np.void | _PoolRoot, limit: int | None = None,
+                        states: int | None = None) -> list[tuple[float, np.void]]:
         """``(probability, child)`` pairs of a chance node (the pool root: uniform over ``roots``).
 
         Raises:
-            TreeTooLarge: more than ``limit`` children (counted while a collapsed chance sequence is listed, so
-                a deal of a full-size game is refused before it fills the memory).
+            TreeTooLarge: more than ``limit`` children, or more than ``states`` chance states at one step of a
+                collapsed chance sequence (counted while it is listed, so a deal of a full-size game is refused
+                before it fills the memory).
         """
         if s is POOL_ROOT:
             assert self.roots is not None
@@ -144,8 +146,10 @@ class GameSource:
                         target[key][0] += prob * pr
                     else:
                         target[key] = [prob * pr, c]
-                        if limit is not None and len(nxt) + len(done) > limit:
+                        if limit is not None and len(done) > limit:
                             raise TreeTooLarge(f"a chance node has more than {limit} outcomes left under max_nodes")
+                        if states is not None and len(nxt) > states:
+                            raise TreeTooLarge(f"a chance node's outcomes pass through more than {states} states")
             frontier = nxt
         return [(float(p), c) for p, c in done.values()]
 
@@ -258,7 +262,7 @@ class SpielSource:
             return K_CHANCE, -1
         return K_DECISION, s.current_player()
 
-    def chance_children(self, s: Any, limit: int | None = None) -> list[tuple[float, Any]]:
+    def chance_children(self, s: Any, limit: int | None = None, states: int | None = None) -> list[tuple[float, Any]]:
         """``(probability, child)`` pairs of a chance node (``limit``: as :meth:`GameSource.chance_children`)."""
         outcomes = s.chance_outcomes()
         if limit is not None and len(outcomes) > limit:
@@ -407,7 +411,7 @@ def flatten(source: GameSource | SpielSource, max_nodes: int = 20_000_000) -> Fl
             elif k == K_CHANCE:
                 infoset.append(-1)
                 try:
-                    kids = source.chance_children(st, max_nodes - len(kind) - len(nxt))
+                    kids = source.chance_children(st, max_nodes - len(kind) - len(nxt), max_nodes)
                 except TreeTooLarge:
                     raise TreeTooLarge(f"the tree has more than max_nodes={max_nodes} nodes") from None
                 nchild.append(len(kids))

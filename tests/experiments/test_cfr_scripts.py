@@ -374,3 +374,20 @@ def test_an_eval_tree_too_large_is_skipped_in_words_before_it_fills_the_memory(t
     assert result["curve"][-1]["iteration"] == 5 and "nash_conv" not in result["curve"][-1]
     with pytest.raises(ValueError, match=r"eval_tree_max_nodes=0 is not valid; it must be >= 1"):
         train_main(_mccfr(tmp_path / "bad", eval_tree_max_nodes=0))
+
+
+def test_a_chance_node_within_its_limit_is_listed_and_the_eval_bound_may_change_at_a_resume(tmp_path):
+    """The limit counted the partial deals on the way (6 children refused at limits 6 to 11); a resume that raised
+    eval_tree_max_nodes was refused as a run with other settings (an evaluation setting, as eval_games is)."""
+    source = GameSource(Game("octrix-round", num_players=2, ranks=1, hand_size=2))
+    children = source.chance_children(source.root())
+    assert len(source.chance_children(source.root(), len(children))) == len(children)
+    with pytest.raises(TreeTooLarge, match=f"more than {len(children) - 1} outcomes"):
+        source.chance_children(source.root(), len(children) - 1)
+    run = tmp_path / "run"
+    train_main(_mccfr(run, iterations=10, eval_points=1, eval_tree_max_nodes=1000))
+    resumed = train_main(_mccfr(run, iterations=20, eval_points=1, eval_tree_max_nodes=200_000, resume=True))
+    assert resumed["curve"][-1]["iteration"] == 20 and "nash_conv" in resumed["curve"][-1]
+    # DCFR's alpha, beta and gamma are checked where DCFR reads them: CFR+ ignores its gamma, as before
+    assert train_main(TrainCFRConfig(iterations=3, eval_points=1, eval_games=0, gamma=80.0, progress=False,
+                                     run_dir=str(tmp_path / "cfr+")))["curve"][-1]["iteration"] == 3

@@ -85,15 +85,16 @@ BAD = [("iterations", 0, "it must be >= 1"), ("iterations", -5, "it must be >= 1
        ("eval_games", -1, "it must be >= 0"), ("seed", -1, "it must be >= 0"),
        ("sampling", "bogus", "valid values: ['external', 'outcome']"),
        # DCFR's discounts: these left its sums not finite and the policy uniform, without a word
-       ("alpha", float("nan"), "it must be a number in [-20, 20]"), ("gamma", 1e6, "it must be a number in [0, 20]"),
-       ("beta", float("inf"), "it must be a number in [-20, 20] or -inf")]
+       ("alpha", float("nan"), "it must be a number in [-50, 50]"), ("gamma", 1e6, "it must be a number in [0, 50]"),
+       ("beta", float("inf"), "it must be a number in [-50, 50] or -inf")]
 
 
 @pytest.mark.parametrize("field, value, words", BAD)
 def test_train_cfr_refuses_counts_seeds_and_samplings_out_of_range_first(tmp_path, field, value, words):
     """iterations 0 or -5 ran one iteration, eval_games -1 no arena games, a negative seed was refused
     by numpy without the field's name, exact CFR ignored a bad sampling: each after claiming the folder."""
-    cfg = TrainCFRConfig(iterations=3, eval_points=1, eval_games=0, run_dir=str(tmp_path / "run"))
+    cfg = TrainCFRConfig(iterations=3, eval_points=1, eval_games=0, run_dir=str(tmp_path / "run"),
+                         cfr_variant="dcfr")  # (DCFR's alpha, beta, gamma: the other variants do not read them)
     with pytest.raises(ValueError, match=re.escape(f"{field}={value!r} is not valid; {words}")):
         train_main(dataclasses.replace(cfg, **{field: value}))
     assert not (tmp_path / "run").exists()
