@@ -45,8 +45,8 @@ for a pyspiel game); a folder that holds a run is replaced only with ``--overwri
 (after the iterations under way, a step of about a second of them; Ctrl-C again stops at once); ``--resume``
 goes on from there to ``--iterations`` (which a resume may raise), drawing exactly as a run never stopped (the
 checkpoint keeps the generator's state), so its tables are those of an uninterrupted run. A resume keeps the
-run's other settings but the evaluation ones. ``--overwrite`` replaces the run there at the new run's first checkpoint (at the
-latest when its iterations end, before the arena games).
+run's other settings but the evaluation ones. ``--overwrite`` replaces the run there at the new run's first
+checkpoint (at the latest when its iterations end, before the arena games).
 Exact CFR runs (small trees, minutes) are not resumed.
 """
 
