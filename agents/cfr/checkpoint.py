@@ -16,9 +16,10 @@ from __future__ import annotations
 
 import json
 import zipfile
+from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, Mapping
+from typing import Any, Iterator, Mapping
 
 import numpy as np
 
@@ -118,6 +119,19 @@ class CheckpointInfo:
         return text if text is None or allow_hint else text.removesuffix(f", or {ALLOW_HINT}")
 
 
+@contextmanager
+def damage_refused(path: str | Path) -> Iterator[None]:
+    """Read a checkpoint's arrays inside this: what a damaged archive makes numpy or zipfile raise (a missing
+    array's ``KeyError``, ``zlib.error``, ``BadZipFile``, ``EOFError``, a header's ``TokenError`` ...) becomes a
+    ``ValueError`` naming the file, as :func:`read_info`'s refusals are; its own ``ValueError`` passes as it is."""
+    try:
+        yield
+    except ValueError:
+        raise
+    except Exception as e:  # noqa: BLE001 - see above
+        raise ValueError(f"{path} is a damaged CFR or MCCFR checkpoint: {type(e).__name__}: {str(e)[:200]}") from e
+
+
 def read_info(path: str | Path, where: str | None = None) -> CheckpointInfo:
     """What the checkpoint at ``path`` records about itself (no arrays are read, nothing is unpickled).
 
@@ -137,9 +151,13 @@ def read_info(path: str | Path, where: str | None = None) -> CheckpointInfo:
                 raise ValueError("a single array, not an npz archive")
             files = set(z.files)
             text = {k: str(z[k]) for k in ("solver", "game", "game_config", "deal_pool") if k in files}
-    except (OSError, ValueError, EOFError, zipfile.BadZipFile) as e:
+        with zipfile.ZipFile(path) as archive:  # every member against its CRC: numpy reads an array without it
+            bad = archive.testzip()
+        if bad is not None:
+            raise ValueError(f"its member {bad!r} does not match its checksum (the file is damaged)")
+    except Exception as e:  # noqa: BLE001 - whatever a damaged file makes numpy or zipfile raise
         raise ValueError(f"{named} is not a CFR or MCCFR checkpoint (an npz written by train_cfr): "
-                         f"{str(e)[:200]}") from e
+                         f"{type(e).__name__}: {str(e)[:200]}") from e
     if "solver" in text:
         solver = text["solver"]
     elif "sampling" in files:  # written before checkpoints named their solver
@@ -159,4 +177,4 @@ def read_info(path: str | Path, where: str | None = None) -> CheckpointInfo:
     )
 
 
-__all__ = ["SOLVERS", "TRAIN_AGAIN", "CheckpointInfo", "game_entries", "read_info"]
+__all__ = ["SOLVERS", "TRAIN_AGAIN", "CheckpointInfo", "damage_refused", "game_entries", "read_info"]

@@ -17,7 +17,7 @@ from typing import BinaryIO
 
 import numpy as np
 
-from octagames.agents.cfr.checkpoint import game_entries, read_info
+from octagames.agents.cfr.checkpoint import damage_refused, game_entries, read_info
 from octagames.agents.cfr.tabular import KEY_BYTES, TablePolicy, infoset_key
 from octagames.core import CHANCE, TERMINAL, Game
 
@@ -264,7 +264,7 @@ class MCCFRSolver:
             game = info.game_object(str(path))
         elif (why := info.mismatch(game, str(path), allow_hint=False)) is not None:
             raise ValueError(why)
-        with np.load(path) as z:
+        with damage_refused(path), np.load(path) as z:
             solver = cls(game, str(z["sampling"]), float(z["epsilon"]))
             # each table read once: an npz decompresses a whole array on every access
             players, keys, masks, regrets, strategy_sum = (z[name] for name in ("players", "keys", "masks", "regrets",

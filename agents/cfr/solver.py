@@ -26,7 +26,7 @@ from typing import Any, Mapping
 import numba as nb
 import numpy as np
 
-from octagames.agents.cfr.checkpoint import game_entries, read_info
+from octagames.agents.cfr.checkpoint import damage_refused, game_entries, read_info
 from octagames.agents.cfr.tree import K_CHANCE, K_DECISION, K_TERMINAL, FlatTree
 from octagames.core import Game
 
@@ -291,7 +291,7 @@ class CFRSolver:
         info = read_info(path)
         if info.solver != "cfr":
             raise ValueError(f"{path} is {info.kind()}, not an exact CFR checkpoint; read it with MCCFRSolver.load")
-        with np.load(path) as z:
+        with damage_refused(path), np.load(path) as z:
             if str(z["fingerprint"]) != tree.fingerprint():
                 raise ValueError("checkpoint was saved for a different game tree")
             solver = cls(tree, CFRConfig(**json.loads(str(z["config"]))))
