@@ -161,7 +161,8 @@ def available_agents() -> dict[str, str]:
     return {name: AGENTS[name].summary for name in sorted(AGENTS)}
 
 
-def make_agent(spec: str, game: "str | Game", *, allow_config_mismatch: bool = False) -> Agent:
+def make_agent(spec: str, game: "str | Game", *, allow_config_mismatch: bool = False,
+               field: str | None = None) -> Agent:
     """An agent from a spec ``name`` or ``name:arg`` (e.g. ``ppo:runs/ppo/model.pt``) for ``game``.
 
     Args:
@@ -171,6 +172,8 @@ def make_agent(spec: str, game: "str | Game", *, allow_config_mismatch: bool = F
             the check waits for the first game).
         allow_config_mismatch: let a model trained on another config of the game play it, with a
             warning, instead of refusing it (``--allow-model-mismatch`` on the command line).
+        field: the setting that named the spec (``expert``, ``opponent_agent`` ...): a ``ValueError``
+            refusal then starts with it (``expert: agent='mctz:8' is not valid; ...``).
 
     Returns:
         The agent, with ``name`` set to ``spec``.
@@ -181,6 +184,16 @@ def make_agent(spec: str, game: "str | Game", *, allow_config_mismatch: bool = F
         ImportError: the agent needs an optional dependency that is not installed
             (the message names the extra to install).
     """
+    try:
+        return _make_agent(spec, game, allow_config_mismatch=allow_config_mismatch)
+    except ValueError as e:
+        if field is None:
+            raise
+        raise ValueError(f"{field}: {e}") from e
+
+
+def _make_agent(spec: str, game: "str | Game", *, allow_config_mismatch: bool = False) -> Agent:
+    """The agent of :func:`make_agent`, its refusals as the factories word them."""
     if not isinstance(spec, str):
         raise ValueError(f"agent={spec!r} is not valid; a spec is a string: one of {sorted(AGENTS)}, "
                          "with its argument after ':' where it takes one")

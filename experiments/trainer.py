@@ -1007,10 +1007,7 @@ class Trainer:
         Raises:
             ValueError: ``field: <why the registry refused the spec>``.
         """
-        try:
-            agent = make_agent(getattr(self.cfg, field), self.game)
-        except ValueError as e:
-            raise ValueError(f"{field}: {e}") from e
+        agent = make_agent(getattr(self.cfg, field), self.game, field=field)
         self.checked_agents.append(agent)  # kept until the warm start ends: a cfr:N built again shares its table
 
     def release(self) -> None:

@@ -139,9 +139,11 @@ class CFRAgent(Agent):
         """Sample the average policy at the seat's information state (told as :attr:`last_thinking`)."""
         legal = turn.legal_actions
         key = infoset_key(turn.observation)
+        probs = self.policy.held(turn.seat, key, legal)
         self.decisions += 1
-        self.in_table += self.policy.covers(turn.seat, key, legal)
-        probs = self.policy.probabilities(turn.seat, key, legal)
+        self.in_table += probs is not None
+        if probs is None:  # a state the table never met: the table's fallback (uniform play)
+            probs = self.policy.probabilities(turn.seat, key, legal)
         action = int(self.rng.choice(legal, p=probs))
         policy = np.zeros(len(turn.legal_mask))
         policy[legal] = probs

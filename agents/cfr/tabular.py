@@ -71,20 +71,22 @@ class TablePolicy:
 
     def probabilities(self, player: int, key: Hashable, legal: np.ndarray) -> np.ndarray:
         """Probabilities over ``legal`` actions at ``(player, key)`` (uniform if unseen or inconsistent:
-        :meth:`covers` tells which).
+        :meth:`held` tells which).
 
         ``key`` is the table's key, :func:`infoset_key` of the observation for our games.
         """
-        if self.covers(player, key, legal):
-            p = np.clip(self.table[(player, key)][1], 0.0, None)
-            return p / p.sum()
-        return np.full(len(legal), 1.0 / len(legal))
+        p = self.held(player, key, legal)
+        return p if p is not None else np.full(len(legal), 1.0 / len(legal))
 
-    def covers(self, player: int, key: Hashable, legal: np.ndarray) -> bool:
-        """Whether the table holds a policy for ``(player, key)`` with these ``legal`` actions (else
-        :meth:`probabilities` is uniform)."""
+    def held(self, player: int, key: Hashable, legal: np.ndarray) -> np.ndarray | None:
+        """The table's probabilities over ``legal`` at ``(player, key)``, or None where it holds none for these
+        ``legal`` actions (never met, met with other legal actions, or all weights zero)."""
         entry = self.table.get((player, key))
-        return entry is not None and np.array_equal(entry[0], legal) and float(np.clip(entry[1], 0.0, None).sum()) > 0
+        if entry is None or not np.array_equal(entry[0], legal):
+            return None
+        p = np.clip(entry[1], 0.0, None)
+        total = p.sum()
+        return p / total if total > 0 else None
 
     def __len__(self) -> int:
         return len(self.table)

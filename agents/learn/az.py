@@ -586,10 +586,7 @@ class PriorHint:
 
     def __init__(self, game: Game, spec: str, weight: float, seed: int = 0) -> None:
         self.game, self.weight = game, float(weight)
-        try:
-            self.agent = make_agent(spec, game)
-        except ValueError as e:
-            raise ValueError(f"prior_hint: {e}") from e
+        self.agent = make_agent(spec, game, field="prior_hint")
         self.agent.reset(game, 0, seed)
         # the heuristic of a game with a compiled port (GameSpec.playout_policy) is asked in one compiled call
         self.compiled = playout_kernels(game.kernel_module, playout_policy(game)).policy_many \

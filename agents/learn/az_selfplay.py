@@ -277,10 +277,7 @@ class SelfPlayWorker:
         # a registry agent, or learner:<worlds>: rollouts by this worker's network (its weights follow set_weights)
         spec = self.cfg.expert
         if not spec.startswith(LEARNER):
-            try:
-                return make_agent(spec, self.game)
-            except ValueError as e:
-                raise ValueError(f"expert: {e}") from e
+            return make_agent(spec, self.game, field="expert")
         worlds = spec[len(LEARNER):]
         if not is_count(worlds) or int(worlds) < 1:
             raise ValueError(f"expert={spec!r} is not valid; the learner's rollouts are 'learner:<worlds>' with "
