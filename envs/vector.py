@@ -64,6 +64,7 @@ import os
 from typing import Any, Mapping
 
 import numpy as np
+from numpy.typing import DTypeLike
 
 from octagames.core import CHANCE, TERMINAL, Game, check_seed
 from octagames.envs._slices import SlicePool
@@ -96,7 +97,8 @@ class VectorEnv:
             cores available, :func:`cpu_count`); a slice holds at least
             :data:`MIN_SLICE` games. Results do not depend on it.
         obs_dtype: ``"float32"`` (default), or ``"uint8"`` / ``"uint16"`` for
-            compact observations (see the module docstring and :attr:`obs_divisor`).
+            compact observations (see the module docstring and :attr:`obs_divisor`); a numpy
+            dtype of one is taken by its name (``np.uint8``).
         **config: the game's config fields (``num_players``, ...).
 
     Raises:
@@ -108,13 +110,13 @@ class VectorEnv:
     PARALLEL_MIN_BATCH = 2 * MIN_SLICE
 
     def __init__(self, game: str, num_envs: int, seed: int = 0, num_threads: int | None = None,
-                 obs_dtype: str = "float32", **config: Any) -> None:
+                 obs_dtype: DTypeLike = "float32", **config: Any) -> None:
         if isinstance(num_envs, bool) or not isinstance(num_envs, (int, np.integer)) or num_envs < 1:
             raise ValueError(f"num_envs={num_envs!r} is not valid; it must be an integer >= 1")
         self._build(Game(game, **config), num_envs, seed, num_threads, obs_dtype)
 
     def _build(self, game: Game, num_envs: int, seed: int, num_threads: int | None,
-               obs_dtype: str = "float32") -> None:
+               obs_dtype: DTypeLike = "float32") -> None:
         self.game = game
         self.num_envs = int(num_envs)
         self.num_players = self.game.num_players
@@ -125,7 +127,8 @@ class VectorEnv:
             num_threads = cpu_count()
         if isinstance(num_threads, bool) or not isinstance(num_threads, (int, np.integer)) or num_threads < 1:
             raise ValueError(f"num_threads={num_threads!r} is not valid; it must be an integer >= 1")
-        #: the observations' dtype (``obs_dtype``)
+        obs_dtype = obs_dtype_name(obs_dtype)
+        #: the observations' dtype (``obs_dtype``), by name: ``"float32"``, ``"uint8"`` or ``"uint16"``
         self.obs_dtype: str = obs_dtype
         #: float32 ``[D]``: a float32 observation is ``obs / obs_divisor`` (all ones for float32 envs)
         self.obs_divisor: np.ndarray = observation_divisors(self.game, obs_dtype)
@@ -478,7 +481,23 @@ def make(game: str, num_envs: int, seed: int = 0, **config: Any) -> VectorEnv:
     return VectorEnv(game, num_envs, seed, **config)
 
 
-def observation_divisors(game: Game, obs_dtype: str = "uint8") -> np.ndarray:
+def obs_dtype_name(obs_dtype: DTypeLike) -> str:
+    """``obs_dtype`` by its name in :data:`OBS_DTYPES`: a name, or a numpy dtype or scalar type of one
+    (``np.uint8``, ``np.dtype("uint8")``, ``"u1"``), so that :attr:`VectorEnv.obs_dtype` is always the name.
+
+    Raises:
+        ValueError: ``obs_dtype`` names no dtype of :data:`OBS_DTYPES`.
+    """
+    try:
+        name = np.dtype(obs_dtype).name if obs_dtype is not None else None
+    except TypeError:  # not a dtype at all ("int", a torch dtype, ...)
+        name = None
+    if name not in OBS_DTYPES:
+        raise ValueError(f"obs_dtype={obs_dtype!r} is not valid; valid values: {list(OBS_DTYPES)}")
+    return name
+
+
+def observation_divisors(game: Game, obs_dtype: DTypeLike = "uint8") -> np.ndarray:
     """The divisors of ``game``'s observation: float32 ``[D]``, ``obs / divisors`` is the float32 observation.
 
     Read from ``observation_divisors(config)`` of the game's ``encoding`` module (the
@@ -486,15 +505,15 @@ def observation_divisors(game: Game, obs_dtype: str = "uint8") -> np.ndarray:
 
     Args:
         game: the game and config.
-        obs_dtype: one of :data:`OBS_DTYPES`; ``"float32"`` gives all ones.
+        obs_dtype: one of :data:`OBS_DTYPES` (or a numpy dtype of one, :func:`obs_dtype_name`); ``"float32"``
+            gives all ones.
 
     Raises:
         ValueError: ``obs_dtype`` is not one of :data:`OBS_DTYPES`; the game declares no
             divisors; or under this config some entry's integer may pass the dtype's
             largest value (naming the observation block and the dtypes that hold it).
     """
-    if obs_dtype not in OBS_DTYPES:
-        raise ValueError(f"obs_dtype={obs_dtype!r} is not valid; valid values: {list(OBS_DTYPES)}")
+    obs_dtype = obs_dtype_name(obs_dtype)
     size = game.observation_size
     if obs_dtype == "float32":
         return np.ones(size, dtype=np.float32)

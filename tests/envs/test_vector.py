@@ -377,6 +377,20 @@ def test_bad_obs_dtype_is_refused_naming_the_field_and_the_valid_values():
     assert env.obs.dtype == np.uint16 and env.obs_divisor[env.obs_divisor != 1].max() == 500
 
 
+def test_a_numpy_dtype_is_taken_by_its_name_and_a_wrong_one_refused():
+    # obs_dtype was stored as given: np.dtype("uint8") passed the check (it equals "uint8") and stayed a dtype
+    for given in (np.uint8, np.dtype("uint8"), "u1"):
+        env = make("achten", 2, obs_dtype=given)
+        assert env.obs_dtype == "uint8" and type(env.obs_dtype) is str
+        env.reset()
+        assert env.obs.dtype == np.uint8
+    assert make("achten", 2, obs_dtype=np.float32).obs_dtype == "float32"
+    valid = r"is not valid; valid values: \['float32', 'uint8', 'uint16'\]"
+    for bad in (np.int8, float, None, "uint32", 3):
+        with pytest.raises(ValueError, match=f"obs_dtype={re.escape(repr(bad))} {valid}"):
+            make("achten", 2, obs_dtype=bad)
+
+
 def test_a_compact_env_pickles_and_restores_with_its_dtype():
     env = make("achten", 6, seed=3, obs_dtype="uint8", num_players=3)
     env.reset()
