@@ -244,8 +244,8 @@ class RayGames:
 
         Args:
             game: the :class:`~octagames.core.Game` (shipped by name and config).
-            agents: the agents the line-ups index (each shipped once to the object store; a task
-                gets only those its games seat; every game resets them).
+            agents: the agents the line-ups index (each shipped once to the object store, one object given
+                at several indices once; a task gets only those its games seat; every game resets them).
             jobs: the games to play.
             done: called once per game, in the order chunks finish.
 
@@ -256,14 +256,20 @@ class RayGames:
         require_cpus(ray, 1, "a Ray task of games", "play the games in this process (without --ray)")
         play = _remote_play_chunk(self.max_retries)
         config = {f: getattr(game.config, f) for f in game.config.__dataclass_fields__}
-        refs = [ray.put(a) for a in agents]  # one object each: a task fetches only its line-ups' agents
+        # one object each (a task fetches only its line-ups' agents), and one for an agent given at several
+        # indices: it stays one object in the task, resetting and drawing as in this process (shipped once
+        # per index, a seat's copy drew from its own seed where this process's shared object drew from the
+        # last seat's: `evaluate --ray` played other games than `evaluate` with 3 seats; review, 2026-12-07)
+        slots: dict[int, int] = {}
+        index = [slots.setdefault(id(a), len(slots)) for a in agents]
+        refs = [ray.put(a) for a in {id(a): a for a in agents}.values()]
         jobs = list(jobs)
         pending = []
         for i in range(0, len(jobs), self.chunk_size):
             chunk = jobs[i:i + self.chunk_size]
-            used = sorted({a for _, lineup, _ in chunk for a in lineup})
-            local = {a: k for k, a in enumerate(used)}
-            chunk = [(key, [local[a] for a in lineup], seed) for key, lineup, seed in chunk]
+            used = sorted({index[a] for _, lineup, _ in chunk for a in lineup})
+            local = {u: k for k, u in enumerate(used)}
+            chunk = [(key, [local[index[a]] for a in lineup], seed) for key, lineup, seed in chunk]
             pending.append(play.remote(game.name, config, chunk, record, *(refs[a] for a in used)))
         while pending:
             ready, pending = ray.wait(pending, num_returns=1)

@@ -67,6 +67,11 @@ def test_games_on_ray_are_the_games_of_one_process(local_ray):
     a = play_match(game, agents, 9, seed=5, progress=False)
     b = play_match(game, agents, 9, seed=5, progress=False, executor=RayGames(chunk_size=2))
     assert a.returns == b.returns and a.records == b.records
+    # one agent object in two seats (evaluate's opponents at 3 seats): one object in a task too, as here
+    agents = agents[:2] + agents[1:2]
+    a = play_match(game, agents, 9, seed=5, progress=False)
+    b = play_match(game, agents, 9, seed=5, progress=False, executor=RayGames(chunk_size=2))
+    assert a.returns == b.returns and a.records == b.records
     game = Game("octiles", goal_locks=True)  # an agent that writes into buffers it keeps
     agents = [make_agent("heuristic", "octiles"), make_agent("random", "octiles")]
     a = play_match(game, agents, 2, seed=1, progress=False)
