@@ -41,7 +41,8 @@ from octagames.agents.base import Agent
 from octagames.agents.registry import make_agent
 from octagames import catalogue
 from octagames.experiments.cli import (NO_CHART, GameArgs, can_chart, check_ray_options, executor_from,
-                                      games_kept_on_interrupt, open_journal, parse_config, script)
+                                      games_kept_on_interrupt, model_fingerprints, open_journal, parse_config,
+                                      script)
 
 
 @dataclass(frozen=True)
@@ -122,11 +123,14 @@ def evaluate(cfg: EvalConfig) -> dict[str, Any]:
         results.append({"opponent": spec, "win_rate": me.score, "ci95": [lo, hi], "wins": me.wins,
                         "draws": me.draws, "losses": me.losses, "games": me.games, "seed": cfg.seed,
                         "mean_return": me.mean_return, "others_win_rate": others_win_rate(match),
-                        "match": match.to_json()})
+                        "models": model_fingerprints([cfg.agent, spec]), "match": match.to_json()})
     out = {"settings": asdict(cfg), "game": name, "variant": catalogue.variant_name(name, config),
            "config": catalogue.full_config(name, config), "agent": cfg.agent, "results": results}
     path = Path(cfg.out_dir) / f"{stem}.json"
-    kept = _earlier_results(path, out)
+    kept, stale = _earlier_results(path, out)
+    if stale:
+        print(f"dropped the results of earlier runs against {', '.join(stale)} from {path.name}: "
+              "they were played with other model files")
     if kept:
         print(f"kept the results of earlier runs against {', '.join(r['opponent'] for r in kept)} in {path.name}")
         out["results"] = kept + results
@@ -140,19 +144,26 @@ def evaluate(cfg: EvalConfig) -> dict[str, Any]:
     return out
 
 
-def _earlier_results(path: Path, out: dict[str, Any]) -> list[dict[str, Any]]:
+def _earlier_results(path: Path, out: dict[str, Any]) -> tuple[list[dict[str, Any]], list[str]]:
     """The results an earlier run wrote to ``path`` (the same agent, game and config) against opponents this
-    run did not play: one file per agent gathers its opponents, as its folder of journals does. A file that
-    does not read as such a run's JSON keeps nothing (it is overwritten, as before)."""
+    run did not play, and the opponents of those dropped because their model files changed since: one file per
+    agent gathers its opponents, as its folder of journals does. A result is kept only where the digests of the
+    model files its agent and opponent name (``models``, :func:`model_fingerprints`) are those of the files now
+    (until 2026-12-07 a result of a model since overwritten stayed beside the new model's as one agent's;
+    review); a result written before without them, where a spec names a model file, is dropped. A file that does
+    not read as such a run's JSON keeps nothing (it is overwritten, as before)."""
     try:
         old = json.loads(path.read_text())
         if not (old.get("game") == out["game"] and old.get("agent") == out["agent"]
                 and catalogue.full_config(old["game"], old.get("config")) == out["config"]):
-            return []  # (an older file's config holds the fields as given: the same game however spelled)
+            return [], []  # (an older file's config holds the fields as given: the same game however spelled)
         played = {r["opponent"] for r in out["results"]}
-        return [r for r in old["results"] if isinstance(r, dict) and r.get("opponent") not in played]
+        earlier = [r for r in old["results"] if isinstance(r, dict) and r.get("opponent") not in played]
+        same = [r.get("models", {}) == model_fingerprints([out["agent"], r["opponent"]]) for r in earlier]
+        return ([r for r, ok in zip(earlier, same) if ok],
+                [str(r["opponent"]) for r, ok in zip(earlier, same) if not ok])
     except (OSError, ValueError, KeyError, TypeError, AttributeError):
-        return []
+        return [], []
 
 
 def others_win_rate(match: MatchResult) -> float:
@@ -179,7 +190,9 @@ def _slug(spec: str) -> str:
 
 
 def plot(out: dict[str, Any], path: Path) -> Path:
-    """Bars of the agent's win rate against each opponent, with 95% intervals."""
+    """Bars of the agent's win rate against each opponent, with 95% intervals, beside 1/2 (two seats) or each
+    match's win rate of an opponent seat (more seats, where tied top seats all win: four Achten heuristics win
+    0.65-0.68 each; the line stood at 1/2 there too until 2026-12-07, review)."""
     import matplotlib
     matplotlib.use("Agg")
     import matplotlib.pyplot as plt
@@ -192,7 +205,14 @@ def plot(out: dict[str, Any], path: Path) -> Path:
     ax.bar(xs, rates, yerr=err, capsize=4, color="tab:green")
     for x, r in zip(xs, res):
         ax.text(x, r["ci95"][1] + 0.02, f"{r['win_rate']:.2f}\n{r['games']} games", ha="center", fontsize=8)
-    ax.axhline(0.5, color="grey", lw=0.8, ls="--")
+    if out["config"].get("num_players", 2) == 2:
+        ax.axhline(0.5, color="grey", lw=0.8, ls="--")  # an even match
+    else:  # tied top seats all win: a fair share is not 1/n; each match's opponent seat is the reference
+        marks = [(x, r["others_win_rate"]) for x, r in zip(xs, res) if "others_win_rate" in r]
+        ax.hlines([m for _, m in marks], [x - 0.4 for x, _ in marks], [x + 0.4 for x, _ in marks], color="grey",
+                  lw=1.2, ls="--", label="an opponent seat's win rate")
+        if marks:
+            ax.legend(loc="upper right", fontsize=7)
     ax.set_xticks(list(xs))
     ax.set_xticklabels([r["opponent"] for r in res], rotation=15)
     ax.set_ylim(0, 1.15)

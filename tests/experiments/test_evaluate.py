@@ -13,6 +13,7 @@ import pytest
 from octagames.agents.arena import play_match
 from octagames import catalogue
 from octagames.agents.registry import make_agent
+from octagames.core import Game
 from octagames.experiments import cli
 from octagames.experiments.evaluate import EvalConfig, _slug, evaluate
 
@@ -220,6 +221,29 @@ def test_one_file_gathers_the_agents_opponents_across_runs(tmp_path):
     assert len(evaluate(other)["results"]) == 1  # another config is another file, and keeps nothing
 
 
+def test_results_of_a_model_file_since_changed_are_not_gathered(tmp_path, capsys):
+    # the file of an agent's results kept a result of the model file as it was beside the new file's
+    from octagames.agents.cfr.mccfr import MCCFRSolver
+
+    model = tmp_path / "model" / "checkpoint.npz"
+    model.parent.mkdir()
+    solver = MCCFRSolver(Game("octrix-round-small"), "external", seed=0)
+    solver.iterate(1)
+    solver.save(model)
+
+    def run(opponents):
+        return evaluate(EvalConfig(game="octrix-round-small", agent=f"cfr:{model}", opponents=opponents, games=2,
+                                   out_dir=str(tmp_path / "out"), progress=False))
+    first = run(("random",))["results"][0]
+    assert first["models"] == cli.model_fingerprints([f"cfr:{model}"]) != {}
+    assert [r["opponent"] for r in run(("heuristic",))["results"]] == ["random", "heuristic"]  # the same file
+    solver.iterate(1)
+    solver.save(model)  # another model at the same path
+    capsys.readouterr()
+    assert [r["opponent"] for r in run(("mcts:4",))["results"]] == ["mcts:4"]
+    assert "dropped the results of earlier runs against random, heuristic" in capsys.readouterr().out
+
+
 def test_a_config_field_spelled_at_its_default_is_the_same_game_resumed_and_gathered(tmp_path, capsys):
     """``--config dealer=0`` (the default) was another header: its journal was set aside and the games played
     again, and the file of the agent's results lost the opponents of the runs without it."""
@@ -240,3 +264,20 @@ def test_a_config_field_spelled_at_its_default_is_the_same_game_resumed_and_gath
     both = run(("heuristic",), 2, "dealer=0", "max_rounds=64")
     assert [r["opponent"] for r in both["results"]] == ["random", "heuristic"]  # the earlier result kept
     assert len(run(("random",), 2, "dealer=1")["results"]) == 1  # another game: another file's, none kept
+
+
+def test_the_chart_compares_with_an_even_match_or_with_an_opponent_seat(tmp_path, monkeypatch):
+    # the reference line stood at 1/2 at every seat count, where tied top seats all win (3-seat Achten: ~2/3)
+    from matplotlib.axes import Axes
+
+    from octagames.experiments.evaluate import plot
+
+    drawn = []
+    monkeypatch.setattr(Axes, "axhline", lambda self, y=0, *a, **k: drawn.append(("axhline", y)))
+    monkeypatch.setattr(Axes, "hlines", lambda self, ys, *a, **k: drawn.append(("hlines", list(ys))))
+    result = {"opponent": "heuristic", "win_rate": 0.7, "ci95": [0.6, 0.8], "games": 40}
+    for players, others, want in ((2, 0.3, ("axhline", 0.5)), (3, 0.62, ("hlines", [0.62]))):
+        drawn.clear()
+        plot({"agent": "x", "game": "achten", "config": {"num_players": players},
+              "results": [{**result, "others_win_rate": others}]}, tmp_path / "c.png")
+        assert drawn == [want]
