@@ -48,7 +48,7 @@ from octagames.core import Game
 from octagames.experiments.cli import (check_ray_options, executor_from, games_kept_on_interrupt, git_commit,
                                       open_journal, parse_config, script, shown_default)
 from octagames.experiments.tournament import (JournalRecording, TournamentResult, record_journal, refit_journal,
-                                              run_tournament, save)
+                                              run_tournament, save, seats_header)
 from octagames.experiments.train_ppo import TrainConfig, ppo_origin
 from octagames.experiments.trainer import default_run_dir
 
@@ -238,7 +238,7 @@ def run_board(key: str, cfg: LeaderboardConfig, added: dict[str, Agent] | None =
     executor = executor_from(cfg.ray, cfg.ray_address, cfg.chunk_size)  # an address where nothing answers: here
     journal = open_journal(data_dir / f"{key}.games.jsonl", cfg.resume,
                            {"entry": key, "config": config, "agents": [a.name for a in agents],
-                            "games_per_pair": cfg.games_per_pair, "seed": cfg.seed})
+                            "games_per_pair": cfg.games_per_pair, "seed": cfg.seed, **seats_header(cfg.games_per_pair)})
     with games_kept_on_interrupt(lambda: journal):  # Ctrl-C: one line, exit status 130
         result: TournamentResult = run_tournament(v.game, agents, cfg.games_per_pair, cfg.seed, cfg.bootstrap,
                                                   cfg.progress, executor, journal, **config)

@@ -247,20 +247,45 @@ def round_robin_pairs(num_agents: int) -> list[tuple[int, int]]:
     return [(i, j) for i in range(num_agents) for j in range(i + 1, num_agents)]
 
 
-def round_robin_jobs(num_agents: int, games_per_pair: int, seed: int, num_players: int) -> list[Job]:
+def pair_turn(idx: int, k: int, games_per_pair: int, odd_by_pair: bool = True) -> int:
+    """The ``k`` of :func:`seats_for` that seats game ``k`` of pair ``idx``: ``k``, except an odd count's last game,
+    whose seats alternate from pair to pair (``k + idx``; ``odd_by_pair=False``: as in every pair before
+    2026-12-07, for a journal of then). The pair's first agent sat first in that game in every pair, so the agents
+    listed first, a roster's random anchor among them, had one more game in seat 0 than their opponents (review)."""
+    return k + idx if odd_by_pair and games_per_pair % 2 and k == games_per_pair - 1 else k
+
+
+def round_robin_jobs(num_agents: int, games_per_pair: int, seed: int, num_players: int,
+                     odd_by_pair: bool = True) -> list[Job]:
     """Every game of a round robin: ``(key, line-up, seed)`` as :func:`run_tournament` plays them.
 
     Game ``k`` of pair ``idx`` (:func:`round_robin_pairs`) has key ``idx * games_per_pair + k`` and seed
     ``seed + stride * idx + k``, the stride 1000 or ``games_per_pair`` where that is more (no two pairs share
-    a deal); its seats alternate between the pair (:func:`seats_for`).
+    a deal); its seats alternate between the pair (:func:`seats_for`), and where ``games_per_pair`` is odd the
+    last game's seats alternate from pair to pair (:func:`pair_turn`), so that no agent is the one with a game
+    more in seat 0 in every pair.
     """
     jobs = []
     stride = max(1000, games_per_pair)
     for idx, (i, j) in enumerate(round_robin_pairs(num_agents)):
         for k in range(games_per_pair):
-            lineup = tuple(i if w == 0 else j for w in seats_for(k, num_players))
+            turn = pair_turn(idx, k, games_per_pair, odd_by_pair)
+            lineup = tuple(i if w == 0 else j for w in seats_for(turn, num_players))
             jobs.append((idx * games_per_pair + k, lineup, seed + stride * idx + k))
     return jobs
+
+
+def _odd_by_pair(header: dict[str, Any]) -> bool:
+    """Whether a journal's games were seated by :func:`pair_turn` as now (its header says so, or its count is
+    even, where nothing changed), not as before 2026-12-07."""
+    return int(header["games_per_pair"]) % 2 == 0 or header.get("odd_game_seats") == "by pair"
+
+
+def seats_header(games_per_pair: int) -> dict[str, str]:
+    """What a round robin's journal header adds for ``games_per_pair``: ``{"odd_game_seats": "by pair"}`` where it
+    is odd (:func:`round_robin_jobs` seats that last game otherwise since 2026-12-07, so a journal of before is not
+    resumed with other line-ups under its keys), else nothing (the line-ups of an even count did not change)."""
+    return {"odd_game_seats": "by pair"} if games_per_pair % 2 else {}
 
 
 def pair_score(rets: np.ndarray, who: Sequence[int]) -> float:
@@ -332,17 +357,18 @@ def run_tournament(game: str, specs: Sequence[str | Agent], games_per_pair: int,
 
 
 def rate(game: Game, names: list[str], games_per_pair: int, seed: int, bootstrap: int,
-         returns: dict[int, Sequence[float]], seconds: float) -> TournamentResult:
+         returns: dict[int, Sequence[float]], seconds: float, odd_by_pair: bool = True) -> TournamentResult:
     """The :class:`TournamentResult` of a round robin's games: ``returns[key]`` of every game of
-    :func:`round_robin_jobs` (the agents ``names``, ``games_per_pair`` and ``seed``), the pairs' scores and draws,
-    their Bradley-Terry fit and its ``bootstrap`` intervals (0: none)."""
+    :func:`round_robin_jobs` (the agents ``names``, ``games_per_pair``, ``seed`` and ``odd_by_pair``), the pairs'
+    scores and draws, their Bradley-Terry fit and its ``bootstrap`` intervals (0: none)."""
     n = len(names)
     if (wrong := next((key for key, rets in returns.items() if len(rets) != game.num_players), None)) is not None:
         raise ValueError(f"game {wrong}: {len(returns[wrong])} returns for the {game.num_players} seats of {game}")
     wins, games, draws = np.zeros((n, n)), np.zeros((n, n)), np.zeros((n, n))
     for idx, (i, j) in enumerate(round_robin_pairs(n)):
         keys = range(idx * games_per_pair, (idx + 1) * games_per_pair)
-        points = [pair_score(returns[key], seats_for(key % games_per_pair, game.num_players)) for key in keys]
+        points = [pair_score(returns[key], seats_for(pair_turn(idx, key % games_per_pair, games_per_pair, odd_by_pair),
+                                                     game.num_players)) for key in keys]
         wins[i, j], wins[j, i] = sum(points), games_per_pair - sum(points)
         games[i, j] = games[j, i] = games_per_pair
         draws[i, j] = draws[j, i] = points.count(0.5)
@@ -407,7 +433,8 @@ def record_journal(path: str | Path, game: str, executor: Any = None, progress: 
             why[i] = f"{spec}: {type(e).__name__}: {e}"
             continue
         agents[i].name = spec
-    jobs = [j for j in round_robin_jobs(len(specs), games_per_pair, seed, g.num_players) if j[0] in journal.done]
+    jobs = [j for j in round_robin_jobs(len(specs), games_per_pair, seed, g.num_players, _odd_by_pair(header))
+            if j[0] in journal.done]
     left: dict[str, int] = {}
     for _, lineup, _ in jobs:
         reasons = [why[a] for a in sorted(set(lineup)) if a in why]
@@ -481,14 +508,15 @@ def refit_journal(path: str | Path, game: str, bootstrap: int = 400) -> Tourname
         ValueError: not a round robin's journal, or one that does not hold every game of its round robin.
     """
     path = Path(path)
-    _, specs, games_per_pair, seed, config = _journal_header(path)
+    header, specs, games_per_pair, seed, config = _journal_header(path)
     done = journal_games(path)  # read only: the journal stays as it is
     g = Game(game, **config)
     keys = [key for key, _, _ in round_robin_jobs(len(specs), games_per_pair, seed, g.num_players)]
     if missing := [key for key in keys if key not in done]:
         raise ValueError(f"{path}: holds {len(keys) - len(missing)} of the round robin's {len(keys)} games (game "
                          f"{missing[0]} is missing): play the rest first")
-    return rate(g, specs, games_per_pair, seed, bootstrap, {key: done[key][0] for key in keys}, 0.0)
+    return rate(g, specs, games_per_pair, seed, bootstrap, {key: done[key][0] for key in keys}, 0.0,
+                _odd_by_pair(header))
 
 
 def save(result: TournamentResult, out_dir: str | Path, stem: str | None = None,
@@ -546,7 +574,8 @@ def main(cfg: TournamentConfig) -> TournamentResult:
     def journal() -> GameJournal:  # opened once every spec is built: a bad one leaves the file as it was
         opened.append(open_journal(Path(cfg.out_dir) / f"{stem}.games.jsonl", cfg.resume,
                                    {"game": name, "config": config, "agents": specs,
-                                    "games_per_pair": cfg.games_per_pair, "seed": cfg.seed}))
+                                    "games_per_pair": cfg.games_per_pair, "seed": cfg.seed,
+                                    **seats_header(cfg.games_per_pair)}))
         return opened[-1]
 
     executor = executor_from(cfg.ray, cfg.ray_address, cfg.chunk_size)

@@ -205,16 +205,21 @@ def test_no_two_pairs_share_a_deal_however_many_games_a_pair_plays():
     assert [seed for _, _, seed in round_robin_jobs(3, 2, 7, 2)] == [7, 8, 1007, 1008, 2007, 2008]
 
 
+def _journaled(tmp_path, agents, games_per_pair):
+    """An octrix-round round robin of ``agents`` run with its journal: its config, result, journal and lines."""
+    cfg = TournamentConfig(game="octrix-round", agents=agents, games_per_pair=games_per_pair, bootstrap=0,
+                           out_dir=str(tmp_path), progress=False)
+    first = main(cfg)
+    [journal] = tmp_path.glob("*.games.jsonl")
+    return cfg, first, journal, journal.read_text().splitlines()
+
+
 def test_a_journal_row_that_is_no_game_s_is_refused_naming_its_line_not_counted(tmp_path):
     """A row's returns were counted as they stood: NaN, three returns for two seats, or returns other than its
     record's changed the scores (and the ratings refitted from them) without a word."""
     from octagames.experiments.tournament import refit_journal
 
-    cfg = TournamentConfig(game="octrix-round", agents="random,heuristic", games_per_pair=4, bootstrap=0,
-                           out_dir=str(tmp_path), progress=False)
-    first = main(cfg)
-    [journal] = tmp_path.glob("*.games.jsonl")
-    lines = journal.read_text().splitlines()
+    cfg, first, journal, lines = _journaled(tmp_path, "random,heuristic", 4)
     row = json.loads(lines[1])
     flipped = {**row, "returns": [-r for r in row["returns"]]}
     for damaged, words in ((dict(row, returns=[1e308, float("nan")]), "not a game's row"),
@@ -233,3 +238,25 @@ def test_a_journal_row_that_is_no_game_s_is_refused_naming_its_line_not_counted(
         refit_journal(journal, "octrix-round")
     journal.write_text("\n".join(lines) + "\n")
     assert refit_journal(journal, "octrix-round").wins.tolist() == first.wins.tolist()
+
+
+def test_an_odd_count_of_games_a_pair_seats_its_last_game_by_pair(tmp_path):
+    """With an odd ``games_per_pair`` the pair's first agent sat first in the extra game of every pair: the agents
+    listed first had a game more in seat 0 (with 3 games a pair among 3 agents, 4, 3 and 2 games)."""
+    from octagames.experiments.tournament import record_journal, refit_journal, round_robin_jobs
+
+    def seat0(jobs):
+        return np.bincount([lineup[0] for _, lineup, _ in jobs], minlength=3).tolist()
+
+    assert seat0(round_robin_jobs(3, 3, 0, 2)) == [3, 3, 3]
+    assert seat0(round_robin_jobs(3, 3, 0, 2, odd_by_pair=False)) == [4, 3, 2]  # a journal of before
+    assert round_robin_jobs(3, 4, 0, 2) == round_robin_jobs(3, 4, 0, 2, odd_by_pair=False)  # even: as before
+    _, first, journal, lines = _journaled(tmp_path, "random,heuristic,random", 1)
+    head = json.loads(lines[0])
+    assert head["header"]["odd_game_seats"] == "by pair"
+    assert refit_journal(journal, "octrix-round").wins.tolist() == first.wins.tolist()
+    del head["header"]["odd_game_seats"]  # a journal of before: its games seated as then
+    journal.write_text("\n".join([json.dumps(head), *lines[1:]]) + "\n")
+    old = refit_journal(journal, "octrix-round")
+    assert old.wins[0, 2] == first.wins[2, 0] and old.wins[2, 0] == first.wins[0, 2]  # pair 1 (0, 2): other seats
+    assert record_journal(journal, "octrix-round", progress=False).already == 3
