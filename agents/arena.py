@@ -9,7 +9,9 @@
 Agents never see what their seat cannot see: each decision gets a
 :class:`octagames.agents.base.Turn` built by :func:`octagames.agents.base.make_turn`, whose state is a
 determinized copy for that seat. Seats rotate so that every agent plays every
-seat equally often (game ``g`` puts agent ``k`` in seat ``(k + g) % n``).
+seat equally often over each ``n`` games (game ``g`` puts agent ``k`` in seat ``(k + g) % n``): a count of games
+that is a multiple of the seats' ``n`` gives each agent every seat as often (10 games at 4 seats give agent 0
+seats 0 and 1 three times each and seats 2 and 3 twice).
 
 A run's :class:`GameJournal` keeps every game's record (:mod:`octagames.records`: the
 actions, their names, the agents' thinking where they tell it), so that any game of an
