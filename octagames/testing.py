@@ -489,6 +489,40 @@ def _first_difference(a: dict[str, Any], b: dict[str, Any], actions: Sequence[in
     return ""
 
 
+#: steps a world drawn for a seat is played on in :func:`_worlds_apart`
+WORLD_STEPS = 8
+
+
+def _worlds_apart(game: Game, a: np.void, b: np.void, seat: int, seed: int, rng: np.random.Generator) -> str:
+    """How the worlds ``determinize(a, seat, seed)`` and ``determinize(b, seat, seed)`` of two records ``seat``
+    cannot tell apart differ, or ``""``: every seat's observation, now and over :data:`WORLD_STEPS` steps played
+    alike in both (chance by each record's RNG, a move drawn from ``rng`` among the legal ones, which must be the
+    same). A world drawn for a seat may depend on its information state and the seed alone, so the search that
+    plays in it acts alike; comparing by what each seat is shown (not the bytes) lets the worlds differ in which
+    copy of a kind lies where, which no seat sees."""
+    wa, wb = game.determinize(a, seat, seed), game.determinize(b, seat, seed)
+    for t in range(WORLD_STEPS + 1):
+        for p in range(game.num_players):
+            if not np.array_equal(game.observation(wa, p), game.observation(wb, p)):
+                return f"world drawn for it from one seed (seat {p}'s observation there, {t} steps on)"
+        if t == WORLD_STEPS or game.is_terminal(wa):
+            return ""
+        if game.is_chance(wa):
+            game.play_chance(wa)
+            game.play_chance(wb)
+            continue
+        p = game.acting_player(wa)
+        if p < 0:  # simultaneous moves: not played on here
+            return ""
+        legal = game.legal_actions(wa)
+        if legal != game.legal_actions(wb):
+            return f"world drawn for it from one seed (seat {p}'s legal actions there, {t} steps on)"
+        act = int(legal[int(rng.integers(len(legal)))])
+        game.apply_action(wa, act)
+        game.apply_action(wb, act)
+    return ""
+
+
 def world_actions(game: Game, states: Sequence[np.void], actions: Sequence[int], world: dict[str, Any]) -> list[int]:
     """The actions of another world: chance cards relabelled by ``world["relabel"]`` (old id -> new id),
     or the action at ``world["step"]`` replaced by ``world["action"]`` (a hidden move)."""
@@ -564,7 +598,7 @@ def check_world(game: Game, seed: int, actions: Sequence[int], world: dict[str, 
         legal = game.legal_actions(a) if game.acting_player(a) >= 0 else []
         ids = list(dict.fromkeys(legal[:sample] + [int(x) for x in rng.integers(0, game._ids(a)[0], sample)]))
         sa, sb = seat_strings(game, a, v, ids), seat_strings(game, b, v, ids)
-        why = _first_difference(sa, sb, ids)
+        why = _first_difference(sa, sb, ids) or _worlds_apart(game, a, b, v, int(rng.integers(1 << 62)), rng)
         if why == "observation":
             diff = np.flatnonzero(game.observation(a, v) != game.observation(b, v))
             why += f" (block {game.observation_layout.locate(int(diff[0]))[0].name!r}, {len(diff)} entries)"

@@ -685,9 +685,24 @@ def place_action(s, c, pile) -> None:
 
 # ---------------------------------------------------------------- chance helpers
 @nb.njit
+def kind_order(j, lo, hi) -> int:
+    """The ``j``-th card id of ``[lo, hi)`` (the number cards or the action cards) in kind order: both copies of
+    a kind together, the kinds in order (``lo + copy * half + kind``; the ids run copy by copy).
+
+    Chance and :func:`octagames.octa.turn.determinize` list cards in this order, so that which kind they draw
+    for a seed does not depend on which copy of a kind lies where, which no seat can tell: listed by id, two
+    records a seat cannot tell apart (copy 34 of a kind in its hand in one, copy 74 in the other) drew
+    different kinds for the same seed, and a search played differently in them (review, 2026-12-07).
+    """
+    half = (hi - lo) // 2
+    return lo + (j % 2) * half + j // 2
+
+
+@nb.njit
 def nth_card_at(s, loc, n, lo, hi) -> int:
-    """The ``n``-th card id in ``[lo, hi)`` at location ``loc`` (-1 if fewer)."""
-    for c in range(lo, hi):
+    """The ``n``-th card of ``[lo, hi)`` at location ``loc`` in kind order (:func:`kind_order`; -1 if fewer)."""
+    for j in range(hi - lo):
+        c = kind_order(j, lo, hi)
         if s["loc"][c] == loc:
             if n == 0:
                 return c

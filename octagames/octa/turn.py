@@ -66,7 +66,7 @@ from octagames.octa.common import (BASE_OBS_SIZE, CK_ACTION, CK_AFLIP, CK_DRAW, 
                                    NUM_CARDS, NUM_NUMBER, PH_CHANCE, PH_DEAL, PH_OVER, PH_PILE, PH_START,
                                    PH_USE, POOL_SLOTS, SETUP_DEALS, TOK_CENTRE, action_tops_match,
                                    clear_build, detach, first_empty_slot, hidden_action_count, kind_of,
-                                   nth_card_at, place_action, random_stock_card, start_chance, to_hand,
+                                   kind_order, nth_card_at, place_action, random_stock_card, start_chance, to_hand,
                                    to_pool, to_run)
 from octagames.octa.view import obs_facts
 
@@ -263,7 +263,8 @@ def chance_outcomes(s, actions, probs) -> int:
     hi = NUM_CARDS if action_card else NUM_NUMBER
     want = LOC_AHIDDEN if action_card else LOC_STOCK
     n = 0
-    for c in range(lo, hi):
+    for j in range(hi - lo):  # in kind order, as sample_chance draws
+        c = kind_order(j, lo, hi)
         if s["loc"][c] == want:
             actions[n] = c
             n += 1
@@ -537,10 +538,13 @@ def determinize(s, player, seed) -> None:
     true cards, which ``player`` must not learn); in 39,188 determinizations for
     either seat over 80 random games none was left without a move.
 
-    The world drawn depends only on ``player``'s information state and ``seed``: the unseen cards (in the
-    order of their ids) are shuffled into the places in the order of the places (:func:`_hidden_places`), never
-    in an order that follows where the cards truly lie (until 2026-12-07 the places were listed by the card
-    each held: two states that ``player`` could not tell apart drew different worlds from one seed).
+    The world drawn depends only on ``player``'s information state and ``seed``: the unseen cards, in kind
+    order (:func:`~octagames.octa.common.kind_order`: both copies of a kind together), are shuffled into the
+    places in the order of the places (:func:`_hidden_places`), never in an order that follows where the cards
+    truly lie. Until 2026-12-07 the places were listed by the card each held, and then the cards by id (two
+    states that ``player`` could not tell apart, one holding the other copy of a kind, listed the hidden kinds
+    in another order): such states drew different worlds from one seed. Chance draws in kind order too
+    (:func:`sample_chance`), so the worlds' futures agree by kind as well.
     """
     seed_rng(s, seed)
     opp = 1 - player
@@ -548,7 +552,8 @@ def determinize(s, player, seed) -> None:
     dloc = np.empty(NUM_NUMBER, dtype=np.int64)
     didx = np.empty(NUM_NUMBER, dtype=np.int64)
     n = 0
-    for c in range(NUM_NUMBER):
+    for j in range(NUM_NUMBER):  # in kind order: which kind goes where does not depend on which copy is hidden
+        c = kind_order(j, 0, NUM_NUMBER)
         loc = s["loc"][c]
         hidden = loc == LOC_STOCK
         if loc == LOC_RUN:
