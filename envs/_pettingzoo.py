@@ -149,6 +149,14 @@ def make_spaces(game: Game, extra_actions: int = 0) -> tuple[spaces.Dict, spaces
     return obs_space, spaces.Discrete(n)
 
 
+def per_agent(space: spaces.Space, agents: list[str]) -> dict[str, spaces.Space]:
+    """One copy of ``space`` for each agent: an agent's space seeds and samples on its own RNG.
+
+    Sharing one object made ``action_space("player_1").seed(2)`` reseed player_0's samples too.
+    """
+    return {a: copy.deepcopy(space) for a in agents}
+
+
 def aec_kernels(module: ModuleType | str) -> ModuleType:
     """The compiled per-step kernels of a rules module (``octagames.envs._aec_template``, specialised).
 
@@ -450,7 +458,7 @@ class GameAECEnv(AECEnv, EzPickle):
     :class:`~octagames.core.IllegalActionError` on an illegal action and
     leaves the state unchanged; ``env()`` wraps it to end the game with -1 for
     the offender instead (``illegal_action="terminate"``, PettingZoo's classic
-    convention). An action that is not an integer id (``8.7``, ``"8"``,
+    convention; a termination, not a truncation). An action that is not an integer id (``8.7``, ``"8"``,
     ``True``, ``np.float32(1.9)``, ``None`` for a live agent) is illegal too,
     as in :class:`~octagames.core.Game`.
 
@@ -481,8 +489,8 @@ class GameAECEnv(AECEnv, EzPickle):
         self.agents = self.possible_agents[:]
         self._seat = {a: p for p, a in enumerate(self.possible_agents)}
         obs_space, act_space = make_spaces(self.game)
-        self.observation_spaces = {a: obs_space for a in self.possible_agents}
-        self.action_spaces = {a: act_space for a in self.possible_agents}
+        self.observation_spaces = per_agent(obs_space, self.possible_agents)
+        self.action_spaces = per_agent(act_space, self.possible_agents)
         self.state_space = spaces.Box(low=np.tile(obs_space["observation"].low, n),
                                       high=np.tile(obs_space["observation"].high, n), dtype=np.float32)
         self.rewards = dict.fromkeys(self.agents, 0.0)
@@ -494,7 +502,7 @@ class GameAECEnv(AECEnv, EzPickle):
 
     # -- spaces ---------------------------------------------------------------
     def observation_space(self, agent: str) -> spaces.Space:
-        """The observation space of ``agent`` (the same object on every call).
+        """The observation space of ``agent`` (the same object on every call; each agent has its own).
 
         Raises:
             KeyError: ``agent`` is not an agent of this env (the message lists them).
@@ -502,7 +510,7 @@ class GameAECEnv(AECEnv, EzPickle):
         return self.observation_spaces[self.possible_agents[_seat_of(self, agent)]]
 
     def action_space(self, agent: str) -> spaces.Space:
-        """The action space of ``agent`` (the same object on every call).
+        """The action space of ``agent`` (the same object on every call; each agent has its own).
 
         Raises:
             KeyError: ``agent`` is not an agent of this env (the message lists them).
@@ -635,15 +643,40 @@ class _OrderEnforcingWrapper(wrappers.OrderEnforcingWrapper):
     __copy__ = _deep_copy
 
 
+class _TerminateIllegalWrapper(wrappers.TerminateIllegalWrapper):
+    """PettingZoo's ``TerminateIllegalWrapper``, reporting the end it makes as a termination only.
+
+    PettingZoo 1.27's wrapper marks every agent both terminated and truncated after an illegal
+    move; every face reports the end of a game as a termination (a truncation is an engine
+    safety bound only), as the Parallel env does. The masks of the observations after that end
+    are all zero, as at a natural end (the record is left as it was, with its live masks).
+    """
+
+    def step(self, action: Any) -> None:
+        """Step as PettingZoo's wrapper does; an illegal move's end clears the truncations it set."""
+        ended_before = self._terminated
+        super().step(action)
+        if self._terminated and not ended_before:
+            raw = self.env.unwrapped
+            raw.truncations = dict.fromkeys(raw.truncations, False)
+
+    def observe(self, agent: Any) -> Any:
+        """``agent``'s observation; its mask is all zero once an illegal move has ended the game."""
+        obs = super().observe(agent)
+        if self._terminated and isinstance(obs, dict) and "action_mask" in obs:
+            obs["action_mask"] = np.zeros_like(obs["action_mask"])
+        return obs
+
+
 def wrap_aec(raw: GameAECEnv) -> AECEnv:
     """The PettingZoo classic wrapper stack used by ``env()``.
 
     What is not an action id (a bool, a float, a string) raises :class:`IllegalActionError`
-    (:class:`ActionIdWrapper`); an illegal action id ends the game with reward -1 for the offender
-    (``TerminateIllegalWrapper``: ``illegal_action="terminate"``), out-of-range
-    actions fail an assertion and the call order is enforced.
+    (:class:`ActionIdWrapper`); an illegal action id ends the game with reward -1 for the offender,
+    reported as a termination, not a truncation (:class:`_TerminateIllegalWrapper`:
+    ``illegal_action="terminate"``), out-of-range actions fail an assertion and the call order is enforced.
     """
-    env: AECEnv = wrappers.TerminateIllegalWrapper(raw, illegal_reward=-1)
+    env: AECEnv = _TerminateIllegalWrapper(raw, illegal_reward=-1)
     env = wrappers.AssertOutOfBoundsWrapper(env)
     env = ActionIdWrapper(env)  # outside the bounds' assertion, which a float failed first (an AssertionError)
     env = _OrderEnforcingWrapper(env)
@@ -722,13 +755,13 @@ class GameParallelEnv(ParallelEnv, EzPickle):
         self.agents = self.possible_agents[:]
         self._seat = {a: p for p, a in enumerate(self.possible_agents)}
         obs_space, act_space = make_spaces(self.game, extra_actions=int(self.wait_action is not None))
-        self.observation_spaces = {a: obs_space for a in self.possible_agents}
-        self.action_spaces = {a: act_space for a in self.possible_agents}
+        self.observation_spaces = per_agent(obs_space, self.possible_agents)
+        self.action_spaces = per_agent(act_space, self.possible_agents)
         self.state_space = spaces.Box(low=np.tile(obs_space["observation"].low, n),
                                       high=np.tile(obs_space["observation"].high, n), dtype=np.float32)
 
     def observation_space(self, agent: str) -> spaces.Space:
-        """The observation space of ``agent`` (the same object on every call).
+        """The observation space of ``agent`` (the same object on every call; each agent has its own).
 
         Raises:
             KeyError: ``agent`` is not an agent of this env (the message lists them).
@@ -736,7 +769,7 @@ class GameParallelEnv(ParallelEnv, EzPickle):
         return self.observation_spaces[self.possible_agents[_seat_of(self, agent)]]
 
     def action_space(self, agent: str) -> spaces.Space:
-        """The action space of ``agent`` (the same object on every call).
+        """The action space of ``agent`` (the same object on every call; each agent has its own).
 
         Raises:
             KeyError: ``agent`` is not an agent of this env (the message lists them).
@@ -878,7 +911,8 @@ class GameParallelEnv(ParallelEnv, EzPickle):
         Returns:
             ``observations, rewards, terminations, truncations, infos`` of
             every agent live before the step. Under ``illegal_action="terminate"``
-            an offender's info says why its action was illegal (``"illegal_action"``).
+            an offender's info says why its action was illegal (``"illegal_action"``),
+            and the final observations' masks are all zero, as at a natural end.
 
         Raises:
             ValueError: ``actions`` is not a dict, names an agent that is not
@@ -919,6 +953,9 @@ class GameParallelEnv(ParallelEnv, EzPickle):
         if done:
             self.agents = []
         obs = {a: self._observe(a) for a in live}
+        if illegal:  # the record is left as it was, with live masks: the game is over, as at a natural end
+            for o in obs.values():
+                o["action_mask"][:] = 0
         terminations = dict.fromkeys(live, done and not truncated)
         truncations = dict.fromkeys(live, truncated)
         if self.render_mode == "human":

@@ -387,6 +387,68 @@ def test_parallel_illegal_action_terminates_or_raises():
     assert strict.game.to_bytes(strict.state_record) == before
 
 
+@pytest.mark.parametrize("offender", ["player_0", "player_1"])
+def test_parallel_illegal_end_zeros_the_final_masks_as_a_natural_end_does(offender):
+    # the record is left as it was, so the final observations still carried its live masks
+    deal = [[C_8, H_5, C_2], [H_A, S_8, D_A]]
+    par = octrix_v0.parallel_env(**ROUND3)
+    par.reset(seed=0, options={"deal": deal})
+    actions = {"player_0": C_8, "player_1": H_A}
+    actions[offender] = S_A  # nobody's card
+    obs, rewards, terms, truncs, infos = par.step(actions)
+    assert all(terms.values()) and not any(truncs.values()) and rewards[offender] == -1.0
+    assert {a: int(o["action_mask"].sum()) for a, o in obs.items()} == {"player_0": 0, "player_1": 0}
+    assert all(o["action_mask"].dtype == np.int8 and par.observation_space(a).contains(o) for a, o in obs.items())
+    obs, _ = par.reset(seed=0, options={"deal": deal})  # a natural end, for comparison
+    while par.agents:
+        obs, *_ = par.step({a: int(np.flatnonzero(o["action_mask"])[0]) for a, o in obs.items() if a in par.agents})
+    assert not any(o["action_mask"].any() for o in obs.values())
+
+
+def test_wrapped_env_illegal_end_is_a_termination_not_a_truncation():
+    # PettingZoo 1.27's TerminateIllegalWrapper marked every agent truncated as well; the Parallel env and
+    # docs/faces.md report the end of a game as a termination (a truncation is an engine safety bound)
+    env = octrix_v0.env(num_players=3)
+    env.reset(seed=1)
+    obs, *_ = env.last()
+    env.step(int(np.flatnonzero(obs["action_mask"] == 0)[0]))  # an illegal card
+    assert all(env.terminations.values()) and not any(env.truncations.values())
+    seen = {}
+    for agent in env.agent_iter():
+        obs, reward, term, trunc, _ = env.last()
+        assert term and not trunc and not obs["action_mask"].any()  # all-zero masks, as at a natural end
+        seen[agent] = reward
+        env.step(None)
+    assert sorted(seen.values()) == [-1.0, 0.0, 0.0] and env.agents == []
+    env.reset(seed=1)  # the next game is played as usual
+    obs, _, term, trunc, _ = env.last()
+    assert obs["action_mask"].any() and not term and not trunc and not any(env.truncations.values())
+
+
+@pytest.mark.parametrize("parallel", [False, True], ids=["aec", "parallel"])
+def test_each_agent_has_its_own_spaces(parallel):
+    # one shared space object: seeding player_1's action space reseeded player_0's samples
+    def build():
+        return make_parallel_env("octrix-round", num_players=3) if parallel else make_env("achten", num_players=3)
+
+    env = build()
+    for space in (env.action_space, env.observation_space):
+        assert space("player_0") is space("player_0")  # the same object on every call
+        assert space("player_0") is not space("player_1") and space("player_0") == space("player_1")
+    a0, a1 = env.action_space("player_0"), env.action_space("player_1")
+    a0.seed(1)
+    a1.seed(2)
+    reference = gymnasium.spaces.Discrete(a0.n)
+    reference.seed(1)
+    assert [int(a0.sample()) for _ in range(8)] == [int(reference.sample()) for _ in range(8)]
+    o0, o1 = env.observation_space("player_0"), env.observation_space("player_1")
+    o0.seed(3)
+    o1.seed(4)
+    twin = build().observation_space("player_0")
+    twin.seed(3)
+    np.testing.assert_array_equal(o0.sample()["observation"], twin.sample()["observation"])
+
+
 def test_render_ansi_is_the_engine_text():
     env = octrix_v0.raw_env(num_players=2, render_mode="ansi")
     env.reset(seed=4)
