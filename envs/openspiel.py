@@ -43,7 +43,8 @@ any game; everything it says comes from the engine contract:
 * **Simultaneous nodes**: the engine reports ``SIMULTANEOUS``; the seats that
   must act are those with a non-empty legal mask, the others get an empty
   legal-action list (OpenSpiel passes a placeholder action for them, which is
-  ignored; ``convert_to_turn_based`` skips them). A joint action is checked
+  ignored, ``pyspiel.INVALID_ACTION`` or any 32-bit int, and kept in the history
+  and its saves as given; ``convert_to_turn_based`` skips them). A joint action is checked
   against every acting seat's legal mask first, then applied seat by seat in
   ascending order with the engine's ``apply_action`` (the engine takes
   simultaneous moves one at a time, ``acting_player`` being the lowest
@@ -60,7 +61,10 @@ any game; everything it says comes from the engine contract:
   1), so two states share a string exactly when they share the tensor: the
   string is a valid information-set key for CFR. (It is exactly as
   perfect-recall as the engine's observation: Octrix's match mode, for
-  instance, keeps only the scores of earlier rounds.)
+  instance, keeps only the scores of earlier rounds.) The observer
+  (``make_py_observer``) serves that one seat's view only: an
+  ``IIGObservationType`` asking for public information only, every player's,
+  or private information only is refused with ``ValueError``.
 * **Safety bounds**: OpenSpiel needs a finite game, so a game that stops at an
   engine safety bound rather than by its rules (the rules module's optional
   ``truncated`` kernel; Achten's bound on turns per round, ``turn_cap``) is a
@@ -284,7 +288,9 @@ _B64 = re.compile(r"[A-Za-z0-9_-]*")
 _INT = re.compile(r"-?[0-9]{1,18}")
 _FLOAT = re.compile(r"-?(?:[0-9]+\.?[0-9]*|\.[0-9]+)(?:[eE][-+]?[0-9]{1,3})?")
 _WORD = re.compile(r"[A-Za-z0-9_.+-]*")
-_MOVE = re.compile(r"(-?[0-9]{1,9}):([0-9]{1,9})")
+_MOVE = re.compile(r"(-?[0-9]{1,9}):(-?[0-9]{1,10})")
+# pyspiel's loader of a Python state's history reads each action as a 32-bit int; so does a save's
+_ACTION_MIN, _ACTION_MAX = -2**31, 2**31 - 1
 _GAME_STRING = re.compile(r"octagames_([a-z][a-z0-9_]*?)(_pool)?\(([^()]*)\)")
 _PICKLED = ("a __dict__= line where plain text belongs: octagames reads pyspiel's pickled layout only as a "
             "whole [State] (history=, move_number=, __dict__=) and never unpickles anything else, because "
@@ -575,10 +581,13 @@ def _parse_state(text: Any, eng: _EngineRef, num_records: int | None) -> _Parsed
     history = []
     for item in f["history"].split(",") if f["history"] else ():
         m = _MOVE.fullmatch(item)
-        if m is None or not -2 <= int(m.group(1)) < num:
-            raise ValueError(f"{what}: history entry {item[:30]!r} is not player:action "
-                             f"(player -2..{num - 1})")
-        history.append((int(m.group(1)), int(m.group(2))))
+        player, action = (int(m.group(1)), int(m.group(2))) if m else (None, None)
+        # a negative action is a seat's placeholder from apply_actions; chance and flat joint actions are >= 0
+        if m is None or not -2 <= player < num or not (0 if player < 0 else _ACTION_MIN) <= action <= _ACTION_MAX:
+            raise ValueError(f"{what}: history entry {item[:30]!r} is not player:action (player -2..{num - 1}; "
+                             f"action 0..{_ACTION_MAX}, or from {_ACTION_MIN} for a seat: the placeholder of "
+                             "a seat that did not act in apply_actions, e.g. pyspiel.INVALID_ACTION)")
+        history.append((player, action))
     if not _INT.fullmatch(f["move_number"]) or not 0 <= int(f["move_number"]) <= len(history):
         raise ValueError(f"{what}: move_number must be an int from 0 to the history's length "
                          f"{len(history)}, got {f['move_number'][:20]!r}")
@@ -798,22 +807,47 @@ class OctagamesGame(pyspiel.Game):
                          params: dict[str, Any] | None = None) -> "OctagamesObserver":
         """An observer giving the engine's observation tensor and its exact string.
 
-        Information-state and observation requests get the same observer: the
-        engine's observation is the perfect-recall information state.
+        The engine's observation is one seat's view: the public information and
+        that seat's private information. So the observer serves the requests of
+        that kind, ``public_info=True`` with ``private_info=SINGLE_PLAYER``,
+        with ``perfect_recall`` True (information state) or False (observation)
+        alike (the engine's observation is the information state, see the
+        module's docstring), and ``None`` (the default observation). A request
+        for public information only (``private_info=NONE``), for every
+        player's (``ALL_PLAYERS``) or for private information only
+        (``public_info=False``) is refused rather than answered with the
+        seat's private view.
 
         Args:
-            iig_obs_type: ``pyspiel.IIGObservationType`` (ignored; pyspiel may
+            iig_obs_type: ``pyspiel.IIGObservationType`` or ``None`` (pyspiel may
                 also pass ``params`` here positionally).
             params: observer parameters; none are supported.
 
         Raises:
-            ValueError: non-empty ``params``.
+            ValueError: non-empty ``params``, or an observation type other than
+                the ones above (naming it and the supported ones).
         """
         if isinstance(iig_obs_type, dict):
             iig_obs_type, params = None, iig_obs_type
         if params:
             raise ValueError(f"octagames observers take no parameters, got {sorted(params)}")
+        if iig_obs_type is not None and not (
+                getattr(iig_obs_type, "public_info", None) is True
+                and getattr(iig_obs_type, "private_info", None) == pyspiel.PrivateInfoType.SINGLE_PLAYER
+                and getattr(iig_obs_type, "perfect_recall", None) in (True, False)):
+            raise ValueError(f"iig_obs_type={_obs_type_text(iig_obs_type)} is not supported by "
+                             f"{self.get_type().short_name}'s observer; supported: None or "
+                             "IIGObservationType(perfect_recall=True or False, public_info=True, "
+                             "private_info=PrivateInfoType.SINGLE_PLAYER) (one seat's view)")
         return OctagamesObserver(self.engine)
+
+
+def _obs_type_text(obs_type: Any) -> str:
+    """An ``IIGObservationType`` in words (pyspiel's ``repr`` gives only its address)."""
+    fields = ("perfect_recall", "public_info", "private_info")
+    if not all(hasattr(obs_type, f) for f in fields):
+        return repr(obs_type)[:80]
+    return "IIGObservationType(" + ", ".join(f"{f}={getattr(obs_type, f)}" for f in fields) + ")"
 
 
 class OctagamesState(pyspiel.State):
@@ -973,12 +1007,19 @@ class OctagamesState(pyspiel.State):
 
         The seats with legal actions play, one at a time in ascending order
         (the engine's ``acting_player`` is the lowest pending seat); the
-        entries of the other seats are placeholders and are ignored. The whole
+        entries of the other seats are placeholders and are ignored
+        (``pyspiel.INVALID_ACTION``, 0, any int from -2**31 to 2**31 - 1).
+        pyspiel's history keeps every entry as given, placeholders included,
+        and a save writes and reads them back as they are (``2:-1``), so
+        a state reached this way saves, loads, pickles and deep-copies like
+        any other. A placeholder outside that range is refused, because
+        pyspiel's loader reads a history's actions as 32-bit ints. The whole
         joint action is checked before anything is applied.
 
         Raises:
             octagames.core.IllegalActionError: an acting seat's action is illegal.
-            ValueError: ``actions`` does not have one entry per player.
+            ValueError: ``actions`` does not have one entry per player, or an idle
+                seat's placeholder is outside -2**31..2**31 - 1.
         """
         n = self._n
         eng = n.eng
@@ -995,6 +1036,10 @@ class OctagamesState(pyspiel.State):
                 if not (0 <= a < g.num_actions and buf[a]):
                     raise _illegal(g, s, p, a)
                 acting.append((p, a))
+            elif not _ACTION_MIN <= int(actions[p]) <= _ACTION_MAX:
+                raise ValueError(f"the placeholder {int(actions[p])} of player {p}, who has no legal action, "
+                                 f"is out of range: valid placeholders are {_ACTION_MIN}..{_ACTION_MAX} "
+                                 f"(pyspiel.INVALID_ACTION, 0, ...), which a save can hold")
         if not acting:
             raise RuntimeError(f"{g.name}: simultaneous node where no seat has a legal action")
         n.before = g.returns(s)

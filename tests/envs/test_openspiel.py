@@ -6,8 +6,10 @@ A new game joins by adding ``(name, params)`` pairs to ``OPENSPIEL_CONFIGS``.
 from __future__ import annotations
 
 import base64
+import copy
 import pickle
 import random
+import re
 
 import numpy as np
 import pyspiel
@@ -239,6 +241,36 @@ def test_tensors_and_strings_are_the_engine_observation(params):
     np.testing.assert_allclose(state.returns(), engine.returns(state.record))
 
 
+def test_the_observer_gives_one_seats_view_and_refuses_the_types_it_does_not_provide():
+    # the requested IIGObservationType was ignored: a public-only or all-players request got the seat's
+    # private information state (its own hand) without a word
+    from open_spiel.python.observation import make_observation
+    game = eo.load("achten", num_players=2)
+    state = _play_to(game.new_initial_state(), random.Random(0), "decision")
+    engine = state.octagame
+    single = pyspiel.PrivateInfoType.SINGLE_PLAYER
+    for obs_type in (None, pyspiel.IIGObservationType(perfect_recall=True),
+                     pyspiel.IIGObservationType(perfect_recall=False),
+                     pyspiel.IIGObservationType(perfect_recall=False, public_info=True, private_info=single)):
+        observer = make_observation(game, obs_type)
+        observer.set_from(state, 1)
+        np.testing.assert_array_equal(observer.tensor, engine.observation(state.record, 1))
+    supported = ("supported: None or IIGObservationType(perfect_recall=True or False, public_info=True, "
+                 "private_info=PrivateInfoType.SINGLE_PLAYER)")
+    for recall, public, private in ((False, True, "NONE"), (True, True, "NONE"), (False, True, "ALL_PLAYERS"),
+                                    (True, False, "SINGLE_PLAYER"), (False, False, "NONE")):
+        obs_type = pyspiel.IIGObservationType(perfect_recall=recall, public_info=public,
+                                              private_info=getattr(pyspiel.PrivateInfoType, private))
+        words = (f"iig_obs_type=IIGObservationType(perfect_recall={recall}, public_info={public}, "
+                 f"private_info=PrivateInfoType.{private}) is not supported by octagames_achten's observer; ")
+        with pytest.raises(ValueError, match=re.escape(words + supported)):
+            make_observation(game, obs_type)
+        with pytest.raises(ValueError, match=re.escape(words)):
+            game.make_py_observer(obs_type, {})
+    # pyspiel's own information state and observation (perfect_recall True and False) are served as before
+    assert state.information_state_tensor(0) == state.observation_tensor(0)
+
+
 def test_simultaneous_nodes_ask_only_pending_seats():
     game = eo.load("octrix", num_players=4, partnership=True, dealer=1)
     state = _play_to(game.new_initial_state(), random.Random(2), "sim")
@@ -300,6 +332,43 @@ def test_a_flat_joint_action_out_of_range_is_refused_not_wrapped_round():
         assert state.record.tobytes() == before and state.history() == history
     state.apply_action(size - 1)  # the last one is legal
     assert state.history() == history + [size - 1]
+
+
+def test_a_state_after_placeholders_of_idle_seats_saves_and_loads():
+    # pyspiel.INVALID_ACTION (-1) as an idle seat's placeholder was accepted, then pyspiel's history held
+    # 2:-1 and every save, pickle and deepcopy of the state was refused ("history entry '2:-1'")
+    game = eo.load("octrix-round", num_players=4, partnership=True)
+    state = _play_to(game.new_initial_state(), random.Random(0), "sim")
+    idle = [p for p in range(4) if not state.legal_actions(p)]
+    assert len(idle) == 2
+    placeholders = iter([pyspiel.INVALID_ACTION, -2**31])
+    joint = [state.legal_actions(p)[0] if p not in idle else next(placeholders) for p in range(4)]
+    state.apply_actions(joint)
+    assert state.history()[-4:] == joint  # pyspiel keeps the placeholders as given
+    for _ in range(2):  # a second step, with other placeholders (0 and the largest)
+        placeholders = iter([0, 2**31 - 1])
+        state.apply_actions([state.legal_actions(p)[0] if state.legal_actions(p) else next(placeholders)
+                             for p in range(4)])
+    assert f"{idle[0]}:-1," in state.serialize()
+    _, via_face = eo.deserialize_game_and_state(eo.serialize_game_and_state(game, state))
+    _, via_pyspiel = pyspiel.deserialize_game_and_state(pyspiel.serialize_game_and_state(game, state))
+    for other in (via_face, via_pyspiel, game.deserialize_state(state.serialize()),
+                  pickle.loads(pickle.dumps(state)), copy.deepcopy(state)):
+        _assert_same(other, state)
+        _random_action(other, random.Random(1))  # and plays on
+    # a placeholder no save could hold (pyspiel's loader reads 32-bit actions) is refused; nothing changes
+    before, history = state.record.tobytes(), state.history()
+    for bad in (2**31, -2**31 - 1):
+        joint = [state.legal_actions(p)[0] if state.legal_actions(p) else bad for p in range(4)]
+        with pytest.raises(ValueError, match=rf"the placeholder {bad} of player \d, who has no legal action, "
+                                             rf"is out of range: valid placeholders are -2147483648\.\.2147483647"):
+            state.apply_actions(joint)
+        assert state.record.tobytes() == before and state.history() == history
+    # only a seat's entry may be negative: chance's and a flat joint action's never are
+    text = state.serialize()
+    for bad in ("-1:-1", "-2:-1", f"{idle[0]}:{2**31}"):
+        with pytest.raises(ValueError, match=f"history entry '{bad}' is not player:action"):
+            game.deserialize_state(text.replace("history=", f"history={bad},", 1))
 
 
 def test_clone_and_serialization_copy_the_record():
