@@ -22,6 +22,7 @@ import importlib
 import pickle
 import threading
 import warnings
+import zipfile
 from pathlib import Path
 from typing import Any, Callable, Mapping
 
@@ -86,6 +87,43 @@ def _check_arrays(data: Any, path: str | Path) -> None:
             raise ValueError(f"{path} is not a model file octagames can read safely: an array's {why}")
 
 
+#: the first bytes of a zip archive's first member: torch reads a file that starts so as its zip format
+_ZIP_START = b"PK\x03\x04"
+
+
+def refuse_compressed_members(path: str | Path) -> None:
+    """Refuse a torch zip file any of whose members is compressed, before torch reads any of it.
+
+    torch writes every member of a file stored (uncompressed), but reads deflated members too,
+    inflating each whole: a crafted file of 1.5 MiB inflated to a 1.5 GiB tensor. A stored member
+    takes as many bytes in memory as in the file. A file that is no zip archive (torch's older
+    format, or not a torch file) is left to torch's reader, which compresses nothing.
+
+    Args:
+        path: the file about to be read with ``torch.load``.
+
+    Raises:
+        ValueError: a member is compressed, or declares another size than it takes in the file (the
+            message names the file and the member), or the zip archive is damaged.
+        FileNotFoundError: no such file.
+    """
+    with open(path, "rb") as f:
+        if f.read(len(_ZIP_START)) != _ZIP_START:
+            return
+    try:
+        with zipfile.ZipFile(path) as archive:
+            members = archive.infolist()
+    except (zipfile.BadZipFile, EOFError, OSError, ValueError) as e:  # what zipfile raises for a damaged archive
+        raise ValueError(f"{path} is not a torch model file (a damaged zip archive: {str(e)[:200]})") from e
+    for m in members:
+        if m.compress_type != zipfile.ZIP_STORED or m.file_size != m.compress_size:
+            raise ValueError(f"{path} is not a model file octagames can read safely: its member {m.filename!r} "
+                             f"takes {m.compress_size} bytes in the file and {m.file_size} once read (compression "
+                             f"method {m.compress_type}); torch writes every member stored (method "
+                             f"{zipfile.ZIP_STORED}, as many bytes read as in the file), so a compressed one, which "
+                             "could inflate to any size in memory, is refused")
+
+
 def load_model_file(path: str | Path, map_location: Any = "cpu", mmap: bool = False) -> Any:
     """The content of a model file or training checkpoint, read without running any code it holds.
 
@@ -93,7 +131,8 @@ def load_model_file(path: str | Path, map_location: Any = "cpu", mmap: bool = Fa
     here also numpy arrays and scalars (a checkpoint's RNG states, records and metrics), whose dtypes
     are then checked (no Python objects, every field inside its item); a pickle that names any other
     Python object (which an unpickler would call: a crafted file runs code that way) is refused
-    before anything in it is called. Every file octagames writes loads this way.
+    before anything in it is called. A zip member torch would inflate is refused before torch reads
+    the file (:func:`refuse_compressed_members`). Every file octagames writes loads this way.
 
     Args:
         path: the file (``az:``, ``ppo:`` and ``zoo:`` models, trainers' checkpoints).
@@ -103,11 +142,13 @@ def load_model_file(path: str | Path, map_location: Any = "cpu", mmap: bool = Fa
     Raises:
         UnsafeModelFile: (a ``ValueError``) the file names other Python objects (the message names
             the first).
-        ValueError: the file holds an array whose dtype is unsafe, or is no file torch reads.
+        ValueError: the file holds an array whose dtype is unsafe, a compressed zip member (which could
+            inflate to any size), or is no file torch reads.
         FileNotFoundError: no such file.
     """
     import torch  # optional: the learn extra
 
+    refuse_compressed_members(path)
     try:
         with _LOAD_LOCK, torch.serialization.safe_globals(_numpy_globals()):
             data = torch.load(Path(path), map_location=map_location, weights_only=True, mmap=mmap)

@@ -4,6 +4,8 @@ user allows it; ``zoo:<variant>`` (and ``zoo:<variant>-<n>p``) is the catalogue'
 
 from __future__ import annotations
 
+import re
+
 import pytest
 
 from octagames import catalogue
@@ -297,3 +299,29 @@ def test_a_model_file_whose_spec_or_weights_do_not_fit_is_refused_before_any_mem
         with pytest.raises(ValueError, match=words):
             load(path)
         assert time.perf_counter() - start < 5, label  # nothing allocated for the spec's size
+
+
+def test_a_model_file_whose_members_are_compressed_is_refused_before_torch_inflates_them(round_model, tmp_path):
+    """torch writes every zip member stored but reads deflated ones, inflating each whole: a crafted file of
+    1.5 MiB loaded as a 1.5 GiB tensor. The files octagames writes and ships (stored) load as before."""
+    import zipfile
+
+    import torch
+
+    from octagames.agents.model_config import load_model_file
+
+    torch.save({"format": az.MODEL_FORMAT, "w": torch.zeros(1 << 22)}, tmp_path / "plain.pt")  # 16 MiB of zeros
+    with zipfile.ZipFile(tmp_path / "plain.pt") as src, zipfile.ZipFile(tmp_path / "bomb.pt", "w") as out:
+        for info in src.infolist():
+            out.writestr(info.filename, src.read(info), compress_type=zipfile.ZIP_DEFLATED)
+    assert (tmp_path / "bomb.pt").stat().st_size < (1 << 20)
+    for load in (load_model_file, load_model):
+        with pytest.raises(ValueError, match=re.escape(str(tmp_path / "bomb.pt")) + r" is not a model file octagames "
+                                             r"can read safely: its member '[^']+' takes \d+ bytes in the file and "
+                                             r"\d+ once read \(compression method 8\)"):
+            load(tmp_path / "bomb.pt")
+    assert load_model_file(tmp_path / "plain.pt")["w"].numel() == 1 << 22
+    for path in (*round_model, *sorted(az.ZOO_DIR.glob("**/*.pt"))):  # every file written or shipped: stored
+        with zipfile.ZipFile(path) as z:
+            assert {m.compress_type for m in z.infolist()} == {zipfile.ZIP_STORED}, path
+        assert isinstance(load_model_file(path), dict), path
