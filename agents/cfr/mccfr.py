@@ -17,7 +17,7 @@ from typing import BinaryIO
 
 import numpy as np
 
-from octagames.agents.cfr.checkpoint import damage_refused, game_entries, read_info
+from octagames.agents.cfr.checkpoint import check_mccfr_tables, damage_refused, game_entries, read_info
 from octagames.agents.cfr.tabular import KEY_BYTES, TablePolicy, infoset_key
 from octagames.core import CHANCE, TERMINAL, Game
 
@@ -255,7 +255,9 @@ class MCCFRSolver:
         Raises:
             ValueError: no such file, not an MCCFR checkpoint (an exact CFR one is named as such), a
                 checkpoint of another game or config (both named, with the options that give its own),
-                or one written before checkpoints recorded their game (train it again).
+                one written before checkpoints recorded their game (train it again), or one whose tables
+                do not fit the game or declare more than the file holds (naming the array; refused before
+                any table is read: :func:`~octagames.agents.cfr.checkpoint.check_mccfr_tables`).
         """
         info = read_info(path)
         if info.solver != "mccfr":
@@ -264,6 +266,7 @@ class MCCFRSolver:
             game = info.game_object(str(path))
         elif (why := info.mismatch(game, str(path), allow_hint=False)) is not None:
             raise ValueError(why)
+        check_mccfr_tables(info, game)  # each table's shape before its data is read
         with damage_refused(path), np.load(path) as z:
             solver = cls(game, str(z["sampling"]), float(z["epsilon"]))
             # each table read once: an npz decompresses a whole array on every access

@@ -285,15 +285,20 @@ class CFRSolver:
         """Rebuild a solver saved with :meth:`save` over the same ``tree``.
 
         Raises:
-            ValueError: no such file, not an exact CFR checkpoint (an MCCFR one is named as such), or
+            ValueError: no such file, not an exact CFR checkpoint (an MCCFR one is named as such), an
+                array that is not one value per slot of ``tree`` (naming it; refused before any is read), or
                 the checkpoint was made on a different tree.
         """
         info = read_info(path)
         if info.solver != "cfr":
             raise ValueError(f"{path} is {info.kind()}, not an exact CFR checkpoint; read it with MCCFRSolver.load")
+        slots = ([(tree.num_slots,)], "f")
         with damage_refused(path), np.load(path) as z:
+            info.check_arrays({"fingerprint": ([()], "U")})  # a text entry (its size checked: read_info)
             if str(z["fingerprint"]) != tree.fingerprint():
                 raise ValueError("checkpoint was saved for a different game tree")
+            info.check_arrays({"regrets": slots, "strategy_sum": slots, "sigma": slots, "iteration": ([()], "iu"),
+                               "config": ([()], "U")})  # before any array is read
             solver = cls(tree, CFRConfig(**json.loads(str(z["config"]))))
             solver.regrets[:] = z["regrets"]
             solver.strategy_sum[:] = z["strategy_sum"]

@@ -157,3 +157,64 @@ def test_every_damaged_byte_of_a_checkpoint_is_refused_in_words_or_changes_nothi
                 continue
             assert got == want, (kind, offset)  # a flip in a byte nothing reads (a date, an extra field)
         assert refused > 150, (kind, refused)
+
+
+def _arrays(path) -> dict:
+    with np.load(path) as z:
+        return {k: z[k] for k in z.files}
+
+
+def _lying_member(path, out, name: str, shape: tuple) -> None:
+    """A copy of a checkpoint whose member ``name`` has a header declaring ``shape`` over its own data."""
+    import io
+    import zipfile
+
+    arrays = _arrays(path)
+    np.savez_compressed(out, **{k: v for k, v in arrays.items() if k != name})
+    npy = io.BytesIO()
+    np.lib.format.write_array_header_1_0(npy, {"descr": np.lib.format.dtype_to_descr(arrays[name].dtype),
+                                               "fortran_order": False, "shape": shape})
+    with zipfile.ZipFile(out, "a", compression=zipfile.ZIP_DEFLATED) as z:
+        z.writestr(f"{name}.npy", npy.getvalue() + arrays[name].tobytes())
+
+
+def test_tables_that_do_not_fit_the_game_or_inflate_past_their_shape_are_refused_before_they_are_read(
+        small_mccfr, tiny_octrix, tmp_path):
+    """Every array was inflated whole and no shape was checked: tables one action wide loaded (and failed in
+    numpy's words at the next iteration, or played uniformly), 50 MB of zeros in a 50 kB file loaded, a header
+    declaring more than its data gave numpy's EOF error naming no file, and an exact CFR checkpoint of another
+    slot count numpy's broadcast error."""
+    path, solver = small_mccfr
+    small, arrays = Game("octrix-round-small"), _arrays(path)
+    n, actions = len(arrays["players"]), small.num_actions
+    cases = {
+        "narrow": ({t: np.ones((n, 1)) for t in ("masks", "regrets", "strategy_sum")},
+                   rf"its array 'masks' is \({n}, 1\) of float64, not \({n}, {actions}\)"),
+        "rows": ({"regrets": np.zeros((200_000, actions))},
+                 rf"its array 'regrets' is \(200000, {actions}\) of float64, not \({n}, {actions}\)"),
+        "keys": ({"keys": np.zeros((n, 3), np.uint8)}, rf"its array 'keys' is \({n}, 3\) of uint8, not \({n}, 16\)"),
+        "entry": ({"rng_state": np.array("x" * (1 << 19))}, r"its member 'rng_state.npy' is a single <U524288 of "
+                                                           r"2097280 bytes; a checkpoint's entries take at most"),
+        "bomb": ({"players": np.zeros(300_000, np.int32), "keys": np.zeros((300_000, 16), np.uint8),
+                  **{t: np.zeros((300_000, actions)) for t in ("masks", "regrets", "strategy_sum")}},
+                 r"its array 'players' declares 300000 information sets, more than a file of \d+ bytes holds"),
+    }
+    for label, (change, words) in cases.items():
+        bad = tmp_path / f"{label}.npz"
+        np.savez_compressed(bad, **{**arrays, **change})
+        for load in (lambda p: MCCFRSolver.load(p, small), lambda p: make_agent(f"cfr:{p}", small)):
+            with pytest.raises(ValueError, match=re.escape(str(bad)) + ".*" + words):
+                load(bad)
+    _lying_member(path, tmp_path / "lying.npz", "masks", (n, actions * 8))
+    with pytest.raises(ValueError, match=re.escape(str(tmp_path / "lying.npz")) + r".*its member 'masks.npy' "
+                                         rf"declares \d+ bytes, but its header \(\({n}, {actions * 8}\) of float64\)"):
+        MCCFRSolver.load(tmp_path / "lying.npz", small)
+    assert len(MCCFRSolver.load(path, small).masks) == len(solver.masks)  # the checkpoint itself loads
+    game, tree = tiny_octrix
+    exact = CFRSolver(tree)
+    exact.save(tmp_path / "cfr.npz", game)
+    np.savez_compressed(tmp_path / "slots.npz", **{**_arrays(tmp_path / "cfr.npz"),
+                                                   "regrets": np.zeros(tree.num_slots + 5)})
+    with pytest.raises(ValueError, match=re.escape(str(tmp_path / "slots.npz")) + rf".*its array 'regrets' is "
+                                         rf"\({tree.num_slots + 5},\) of float64, not \({tree.num_slots},\)"):
+        CFRSolver.load(tmp_path / "slots.npz", tree)
