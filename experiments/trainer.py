@@ -60,7 +60,7 @@ import torch
 from octagames import catalogue
 from octagames.agents.arena import WriterLock
 from octagames.agents.learn.imitation import Checkpoint, GamesSoFar, TeacherData, teacher_games
-from octagames.agents.model_config import UnsafeModelFile, load_model_file
+from octagames.agents.model_config import UnsafeModelFile, load_model_file, refuse_compressed_members
 from octagames.agents.registry import make_agent
 from octagames.core import Game
 from octagames.experiments.cli import (GameArgs, check_device, check_ray_options, code_version, command_line,
@@ -534,7 +534,8 @@ def read_checkpoint(path: Path, mmap: bool = False) -> dict[str, Any]:
     wrote yourself) is unpickled in full instead.
 
     Raises:
-        ValueError: the file is refused; the message says how to load an older checkpoint of your own.
+        ValueError: the file is refused (a compressed zip member is, even trusted); the message says how to load
+            an older checkpoint of your own.
     """
     try:
         return load_model_file(path, mmap=mmap)
@@ -543,7 +544,25 @@ def read_checkpoint(path: Path, mmap: bool = False) -> dict[str, Any]:
             raise ValueError(f"{e}. A checkpoint that an older octagames wrote with agent opponents in play "
                              f"holds them as Python objects: if you wrote it yourself, set {TRUST_ENV}=1 to "
                              "load it in full") from e
+    refuse_compressed_members(path)  # trusted code, not trusted sizes: no member inflates (load_model_file's check)
     return torch.load(path, map_location="cpu", weights_only=False, mmap=mmap)
+
+
+def read_run_config(path: Path) -> dict[str, Any]:
+    """A run's ``config.json`` (a JSON object), as :meth:`Trainer.write_config` wrote it.
+
+    Raises:
+        ValueError: the file is not UTF-8 JSON text of an object (the message names it), or cannot be read.
+    """
+    try:
+        data = json.loads(path.read_text(encoding="utf-8"))
+    except (ValueError, RecursionError) as e:  # JSONDecodeError and UnicodeDecodeError are ValueErrors
+        raise ValueError(f"{path} is damaged: not JSON text ({type(e).__name__}: {str(e)[:200]}); restore it from a "
+                         "copy of the run, or start the run again with --overwrite") from e
+    if not isinstance(data, dict):
+        raise ValueError(f"{path} is damaged: a JSON {type(data).__name__}, not an object of the run's settings; "
+                         "restore it from a copy of the run, or start the run again with --overwrite")
+    return data
 
 
 def write_rows(path: Path, rows: Sequence[dict[str, Any]], columns: Sequence[str]) -> None:
@@ -915,12 +934,38 @@ class Trainer:
                              "another --run-dir (or replace this one with --overwrite). A resume may change only "
                              f"{allowed}, and --device where it resolves to the run's (cpu or cuda).")
 
+    def checkpoint_damage(self, d: dict[str, Any]) -> str | None:
+        """What is missing or of another type in checkpoint ``d`` among what every trainer's resume reads (its
+        counters, rows, last evaluation and RNG state): a phrase for the refusal, or ``None`` when all is there."""
+        counters = d.get("counters")
+        if not isinstance(counters, dict):
+            return f"'counters' is {type(counters).__name__ if counters is not None else 'missing'}, not a dict"
+        for name in ("wall_time", *self.COUNTERS):
+            value = counters.get(name)
+            if isinstance(value, bool) or not isinstance(value, (int, float)):
+                return f"'counters' has {'no ' + repr(name) if value is None else f'{name!r}: {value!r}'}, not a number"
+        rows = d.get("rows")
+        if not isinstance(rows, list) or not all(isinstance(r, dict) for r in rows):
+            return f"'rows' is {type(rows).__name__ if rows is not None else 'missing'}, not a list of dicts"
+        for name in ("last_eval", "rng"):
+            if not isinstance(d.get(name), dict):
+                return f"{name!r} is {type(d[name]).__name__ if name in d else 'missing'}, not a dict"
+        return None
+
     def load_checkpoint(self, path: Path) -> None:
-        """Restore :meth:`checkpoint_dict` from ``path`` (the one checked at the start when it is that run's)."""
+        """Restore :meth:`checkpoint_dict` from ``path`` (the one checked at the start when it is that run's).
+
+        Raises:
+            ValueError: ``path`` is refused (:func:`read_checkpoint`, :meth:`check_resume`), or is a damaged
+                checkpoint (:meth:`checkpoint_damage`: refused before anything of this trainer is restored).
+        """
         d, self.resumed = self.resumed, None
         if d is None or path != self.run_dir / "checkpoint.pt":
             d = read_checkpoint(path, mmap=True)
             self.check_resume(d, path)
+        if (damage := self.checkpoint_damage(d)) is not None:
+            raise ValueError(f"{path} is a damaged checkpoint: {damage} (resume from a copy of the run, or start it "
+                             "again with --overwrite)")
         check_signed(d, path)  # before anything in it is unpickled
         self.load_state_dict(d)
         set_rng_state(d["rng"])
@@ -943,10 +988,12 @@ class Trainer:
         device and torch threads, the UTC time and its code (which a resume may change: the checkpoint's
         settings are compared, not the code). The run's config and first command stay as written."""
         path = self.run_dir / "config.json"
-        data = json.loads(path.read_text()) if path.exists() else {
+        data = read_run_config(path) if path.exists() else {
             "config": dataclasses.asdict(self.cfg), "game": self.game_record(),
             "command": "(config.json was missing at a resume; these are the resume's settings)"}
-        data.setdefault("resumes", []).append({
+        if not isinstance(data.setdefault("resumes", []), list):
+            raise ValueError(f"{path} is damaged: its 'resumes' is {type(data['resumes']).__name__}, not a list")
+        data["resumes"].append({
             "command": command_text(self.cfg, self.MODULE),
             "resumed_at": {**self.count, **({"teacher_games": self.warm_partial_games()} if self.warm_partial else {})},
             "device": str(self.device), "torch_threads": torch.get_num_threads(),

@@ -356,11 +356,16 @@ def load(path: str | Path, check_moves: bool = True) -> list[GameRecord]:
 
     Raises:
         FileNotFoundError: no such file.
-        ValueError: neither a record nor a journal; a journal with no record (written before
-            journals kept them); a record that is not valid (naming the row and what is wrong).
+        ValueError: neither a record nor a journal (a binary file: not UTF-8 text); a journal with no
+            record (written before journals kept them); a record that is not valid (naming the row and
+            what is wrong).
     """
     path = Path(path)
-    text = path.read_text(encoding="utf-8")
+    try:
+        text = path.read_text(encoding="utf-8")
+    except UnicodeDecodeError as e:
+        raise ValueError(f"{path} is not a text (UTF-8) record or journal: byte {e.start} is not UTF-8 "
+                         f"({e.reason}); a record is the JSON text that octagames writes") from e
     try:
         whole = json.loads(text)
     except (ValueError, RecursionError):

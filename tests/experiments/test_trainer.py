@@ -181,6 +181,67 @@ def test_a_checkpoint_that_would_run_code_is_refused_and_an_older_one_of_your_ow
     assert [r["update"] for r in resumed["rows"]] == [0, 1, 2]
 
 
+def test_a_checkpoint_whose_members_are_compressed_is_refused_even_when_trusted(tmp_path, monkeypatch):
+    """torch reads deflated zip members (inflating each whole) though it writes them stored: a checkpoint is
+    refused with one, by the weights-only reader and by the full unpickler of a trusted older checkpoint alike."""
+    import zipfile
+
+    from octagames.agents.base import RandomAgent
+
+    run = tmp_path / "run"
+    Toy(_toy(run, updates=2, eval_every=0)).run()
+    saved = torch.load(run / "checkpoint.pt", weights_only=False)
+    for label, data in (("plain", saved), ("older", {**saved, "agents": [RandomAgent()]})):
+        torch.save(data, tmp_path / "stored.pt")
+        with zipfile.ZipFile(tmp_path / "stored.pt") as src, zipfile.ZipFile(run / "checkpoint.pt", "w") as out:
+            for info in src.infolist():
+                out.writestr(info.filename, src.read(info), compress_type=zipfile.ZIP_DEFLATED)
+        for trust in ("0", "1"):
+            monkeypatch.setenv(trainer.TRUST_ENV, trust)
+            with pytest.raises(ValueError, match=re.escape(str(run / "checkpoint.pt")) + r" is not a model file "
+                                                 r"octagames can read safely: its member .* \(compression method 8\)"):
+                Toy(_toy(run, updates=2, eval_every=0, resume=True)).run()
+    torch.save(saved, run / "checkpoint.pt")  # the same checkpoint, stored as torch writes it, resumes
+    assert [r["update"] for r in Toy(_toy(run, updates=3, eval_every=0, resume=True)).run()["rows"]] == [0, 1, 2, 3]
+
+
+def test_a_damaged_checkpoint_is_refused_in_one_sentence_naming_the_file(tmp_path):
+    """A checkpoint without its counters, or whose rows were not a list, gave KeyError or TypeError tracebacks."""
+    run = tmp_path / "run"
+    Toy(_toy(run, updates=2, eval_every=0)).run()
+    path = run / "checkpoint.pt"
+    saved = torch.load(path, weights_only=False)
+    counters = {k: v for k, v in saved["counters"].items() if k != "draws"}
+    for change, words in (({"counters": None}, "'counters' is missing, not a dict"),
+                          ({"counters": [1, 2]}, "'counters' is list, not a dict"),
+                          ({"counters": counters}, "'counters' has no 'draws', not a number"),
+                          ({"counters": {**counters, "draws": "4"}}, "'counters' has 'draws': '4', not a number"),
+                          ({"rows": 5}, "'rows' is int, not a list of dicts"),
+                          ({"rows": [1]}, "'rows' is list, not a list of dicts"),
+                          ({"last_eval": None}, "'last_eval' is missing, not a dict")):
+        torch.save({k: v for k, v in {**saved, **change}.items() if v is not None}, path)
+        with pytest.raises(ValueError, match=re.escape(f"{path} is a damaged checkpoint: {words} (resume from a copy "
+                                                       "of the run, or start it again with --overwrite)")):
+            Toy(_toy(run, updates=3, eval_every=0, resume=True)).run()
+    torch.save(saved, path)
+    assert [r["update"] for r in Toy(_toy(run, updates=3, eval_every=0, resume=True)).run()["rows"]] == [0, 1, 2, 3]
+
+
+def test_a_damaged_config_json_is_refused_at_a_resume_in_one_sentence_naming_it(tmp_path):
+    """A config.json of a JSON list gave AttributeError, and one of garbage JSON's words without the file's name."""
+    run = tmp_path / "run"
+    Toy(_toy(run, updates=2, eval_every=0)).run()
+    config = (run / "config.json").read_text()
+    for text, words in (("[1, 2]", "a JSON list, not an object of the run's settings"),
+                        ("{not json", r"not JSON text \(JSONDecodeError: Expecting property name"),
+                        ("\udcff".encode("utf-8", "surrogateescape").decode("latin-1"), "not JSON text")):
+        (run / "config.json").write_text(text, encoding="latin-1")
+        with pytest.raises(ValueError, match=re.escape(f"{run / 'config.json'} is damaged: ") + words):
+            Toy(_toy(run, updates=3, eval_every=0, resume=True)).run()
+    (run / "config.json").write_text(config)
+    assert [r["update"] for r in Toy(_toy(run, updates=3, eval_every=0, resume=True)).run()["rows"]] == [0, 1, 2, 3]
+
+
 def test_a_run_folder_is_resumed_or_replaced_only_when_asked(tmp_path):
     run = tmp_path / "run"
     Toy(_toy(run, updates=2)).run()

@@ -151,6 +151,17 @@ def test_files_that_are_not_records_get_one_clear_error(tmp_path, achten_record)
         records.load(tmp_path / "missing.json")
 
 
+def test_a_binary_file_is_refused_as_no_text_record_naming_it(tmp_path, achten_record):
+    """A file that is not UTF-8 text (an image, a zip, a record saved in UTF-16) raised a bare UnicodeDecodeError."""
+    (tmp_path / "image.json").write_bytes(b"\x89PNG\r\n\x1a\n" + bytes(range(256)))
+    (tmp_path / "utf16.games.jsonl").write_text(json.dumps(achten_record.to_dict()), encoding="utf-16")
+    for name, byte in (("image.json", 0), ("utf16.games.jsonl", 0)):
+        for load in (records.load, records.load_game):
+            with pytest.raises(ValueError, match=re.escape(f"{tmp_path / name} is not a text (UTF-8) record or "
+                                                           f"journal: byte {byte} is not UTF-8")):
+                load(tmp_path / name)
+
+
 def test_a_journal_gives_the_records_of_its_rows_and_skips_older_rows(tmp_path, achten_record):
     other = play(Game("achten"), 6)[0]
     lines = [{"header": {"game": "achten"}}, {"key": 0, "returns": [0, 0], "length": 1},
