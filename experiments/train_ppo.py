@@ -96,7 +96,7 @@ from octagames.agents.arena import play_match
 from octagames.agents.learn.imitation import ClonedSoFar, pretrain_actor_critic
 from octagames.agents.learn.ppo import (ActorCritic, PPOAgent, check_activation, matmul_precision, policy_dict,
                                         ppo_update, save_policy)
-from octagames.agents.learn.rollout import (ROLLOUT_OBS_DTYPES, RolloutConfig, RolloutWorker, build_model,
+from octagames.agents.learn.rollout import (RolloutConfig, RolloutWorker, build_model, rollout_obs_dtype,
                                             merge_rollouts)
 from octagames.agents.registry import make_agent
 from octagames.experiments.cli import check_hidden, parse_config, saved_command, script
@@ -181,9 +181,7 @@ class TrainConfig(trainer.RunConfig):
     def __post_init__(self) -> None:
         if self.reward not in ("win", "score"):
             raise ValueError(f"reward={self.reward!r} is not valid; valid values: ['win', 'score']")
-        if self.obs_dtype not in ROLLOUT_OBS_DTYPES:
-            raise ValueError(f"obs_dtype={self.obs_dtype!r} is not valid; "
-                             f"valid values: {list(ROLLOUT_OBS_DTYPES)}")
+        object.__setattr__(self, "obs_dtype", rollout_obs_dtype(self.obs_dtype))  # a numpy dtype by its name
         matmul_precision(self.matmul_dtype)  # a bad name raises ValueError naming the field
         check_activation(self.activation)  # here, not when the network is built: after --overwrite's removal
         if not 0.0 <= self.self_play_prob <= 1.0:

@@ -23,10 +23,25 @@ from octagames.agents.learn.ppo import (ActorCritic, ObsBatch, matmul_precision,
                                         win_rewards)
 from octagames.agents.registry import make_agent
 from octagames.core import Game
-from octagames.envs.vector import OBS_DTYPES, make, narrowest_obs_dtype
+from octagames.envs.vector import OBS_DTYPES, make, narrowest_obs_dtype, obs_dtype_name
 
 #: ``RolloutConfig.obs_dtype``: the env's observation dtypes, or ``auto`` (:func:`octagames.envs.vector.narrowest_obs_dtype`)
 ROLLOUT_OBS_DTYPES = ("auto", *OBS_DTYPES)
+
+
+def rollout_obs_dtype(obs_dtype: Any) -> str:
+    """``obs_dtype`` of a rollout by name: ``"auto"``, or an env's dtype given by name or as a numpy dtype
+    (:func:`~octagames.envs.vector.obs_dtype_name`: ``np.uint8`` is ``"uint8"``), so a config keeps a name.
+
+    Raises:
+        ValueError: neither (naming the field and :data:`ROLLOUT_OBS_DTYPES`).
+    """
+    if isinstance(obs_dtype, str) and obs_dtype == "auto":
+        return obs_dtype
+    try:
+        return obs_dtype_name(obs_dtype)
+    except ValueError:
+        raise ValueError(f"obs_dtype={obs_dtype!r} is not valid; valid values: {list(ROLLOUT_OBS_DTYPES)}") from None
 
 
 @dataclass(frozen=True)
@@ -71,9 +86,7 @@ class RolloutConfig:
     def __post_init__(self) -> None:
         if self.reward not in ("win", "score"):
             raise ValueError(f"reward={self.reward!r} is not valid; valid values: ['win', 'score']")
-        if self.obs_dtype not in ROLLOUT_OBS_DTYPES:
-            raise ValueError(f"obs_dtype={self.obs_dtype!r} is not valid; "
-                             f"valid values: {list(ROLLOUT_OBS_DTYPES)}")
+        object.__setattr__(self, "obs_dtype", rollout_obs_dtype(self.obs_dtype))  # a numpy dtype by its name
         matmul_precision(self.matmul_dtype)  # a bad name raises here, not in the first rollout
 
 

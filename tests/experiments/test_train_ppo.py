@@ -142,6 +142,16 @@ def test_compact_observations_train_exactly_like_float32_ones(tmp_path):
         TrainConfig(obs_dtype="int8")
 
 
+def test_a_numpy_obs_dtype_is_kept_by_its_name():
+    # a numpy dtype was stored as given (np.dtype("uint8") passed the check: it equals "uint8"; np.uint8 was
+    # refused), so the run's config.json could not be written
+    for config in (TrainConfig, functools.partial(RolloutConfig, "octrix")):
+        kept = [config(obs_dtype=d).obs_dtype for d in (np.uint8, np.dtype("uint16"), "auto")]
+        assert kept == ["uint8", "uint16", "auto"] and all(type(k) is str for k in kept)
+        with pytest.raises(ValueError, match=r"obs_dtype=<class 'numpy.int8'> is not valid; valid values: \['auto'"):
+            config(obs_dtype=np.int8)
+
+
 def test_bfloat16_products_reproduce_a_run_and_leave_its_files_float32(tmp_path):
     """--matmul-dtype bfloat16 (rollouts and update): a seeded run gives the same metrics and weights again,
     not the float32 run's (the products are lowered), and close to them; weights and Adam stay float32."""
