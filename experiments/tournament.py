@@ -6,7 +6,8 @@
     python -m octagames.experiments.tournament --game octa-nl --agents random,heuristic
 
 Every pair of agents plays ``games_per_pair`` games with the seats rotated
-(in game ``k`` the pair's seats are swapped when ``k`` is odd; games with more
+(in game ``k`` the pair's seats are swapped when ``k`` is odd, and an odd count's
+last game is seated from pair to pair in turn, :func:`pair_turn`; games with more
 than two seats alternate the two agents around the table). A game is won by
 the agent whose seats earned the larger total return; equal totals are a draw
 (half a win each). Ratings are the maximum-likelihood Bradley-Terry strengths

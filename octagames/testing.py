@@ -505,6 +505,9 @@ def _worlds_apart(game: Game, a: np.void, b: np.void, seat: int, seed: int, rng:
         for p in range(game.num_players):
             if not np.array_equal(game.observation(wa, p), game.observation(wb, p)):
                 return f"world drawn for it from one seed (seat {p}'s observation there, {t} steps on)"
+        where = (game.is_terminal(wa), game.is_chance(wa), game.acting_player(wa))
+        if where != (game.is_terminal(wb), game.is_chance(wb), game.acting_player(wb)):
+            return f"world drawn for it from one seed (who acts there, {t} steps on)"
         if t == WORLD_STEPS or game.is_terminal(wa):
             return ""
         if game.is_chance(wa):

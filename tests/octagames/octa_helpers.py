@@ -90,7 +90,7 @@ def can(s, move: str) -> bool:
 
 
 def any_chance(s) -> None:
-    """Resolve the pending chance node with the lowest outcome."""
+    """Resolve the pending chance node with its first outcome (in kind order: ``common.kind_order``)."""
     g = game_of(s)
     g.apply_action(s, g.chance_outcomes(s)[0][0])
 
