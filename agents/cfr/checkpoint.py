@@ -50,6 +50,14 @@ MAX_ENTRY_BYTES = 1 << 20
 #: compress): a checkpoint that declares more rows than its size in bytes over this is refused unread
 MIN_ROW_BYTES = KEY_BYTES // 2
 
+#: the most bytes an MCCFR checkpoint's three tables may take once read per byte of the file, beyond
+#: :data:`TABLE_BYTES_FREE`: a real checkpoint's take about 25 (octrix-round-small, 348 information sets); zeros
+#: compress about a thousandfold, which the row count alone (:data:`MIN_ROW_BYTES`) let through for games of many
+#: actions (Octa's 1,074: about 3 GiB read from a file of 1 MiB; review, 2026-12-07)
+TABLE_BYTES_PER_FILE_BYTE = 256
+#: the bytes of tables any checkpoint may declare whatever its size
+TABLE_BYTES_FREE = 1 << 20
+
 #: an array's shape
 Shape = tuple[int, ...]
 
@@ -229,7 +237,8 @@ def array_headers(archive: zipfile.ZipFile) -> dict[str, tuple[Shape, np.dtype]]
 def check_mccfr_tables(info: CheckpointInfo, game: Game) -> int:
     """Refuse an MCCFR checkpoint whose tables do not fit ``game``, before any of their data is read.
 
-    ``players`` has one row per information set (at most the file's size over :data:`MIN_ROW_BYTES`);
+    ``players`` has one row per information set (at most the file's size over :data:`MIN_ROW_BYTES`, and the three
+    tables at most :data:`TABLE_BYTES_PER_FILE_BYTE` times the file's size, plus :data:`TABLE_BYTES_FREE`);
     ``keys`` as many rows of :data:`~octagames.agents.cfr.tabular.KEY_BYTES` (or, written before the
     digests, of the observation's bytes); ``masks``, ``regrets`` and ``strategy_sum`` as many rows of the
     game's action count.
@@ -247,6 +256,12 @@ def check_mccfr_tables(info: CheckpointInfo, game: Game) -> int:
         raise ValueError(f"{info.path}, {info.kind()}, is damaged: its array 'players' declares {n} information "
                          f"sets, more than a file of {info.size} bytes holds (each keeps a {KEY_BYTES}-byte key, "
                          "which does not compress)")
+    tables = 3 * n * game.num_actions * 8
+    if tables > TABLE_BYTES_PER_FILE_BYTE * info.size + TABLE_BYTES_FREE:
+        raise ValueError(f"{info.path}, {info.kind()}, is damaged: its tables of {n} information sets and "
+                         f"{game.num_actions} actions would take {tables} bytes once read, more than "
+                         f"{TABLE_BYTES_PER_FILE_BYTE} times the file's {info.size} bytes (and "
+                         f"{TABLE_BYTES_FREE} more) that a checkpoint's tables take")
     keys = [(n, KEY_BYTES), (n, 4 * game.observation_size)] + ([(0, 0)] if n == 0 else [])
     table = ([(n, game.num_actions)], "f")
     info.check_arrays({"players": ([(n,)], "iu"), "keys": (keys, "u"), "masks": table, "regrets": table,
@@ -274,8 +289,6 @@ def read_info(path: str | Path, where: str | None = None) -> CheckpointInfo:
         with zipfile.ZipFile(path) as archive:  # every header before any array is read
             arrays = array_headers(archive)
         with np.load(path, allow_pickle=False) as z:
-            if not isinstance(z, np.lib.npyio.NpzFile):
-                raise ValueError("a single array, not an npz archive")
             files = set(z.files)
             text = {k: str(z[k]) for k in ("solver", "game", "game_config", "deal_pool") if k in files}
         with zipfile.ZipFile(path) as archive:  # every member against its CRC: numpy reads an array without it
@@ -284,6 +297,9 @@ def read_info(path: str | Path, where: str | None = None) -> CheckpointInfo:
             raise ValueError(f"its member {bad!r} does not match its checksum (the file is damaged)")
     except DamagedArchive as e:
         raise ValueError(f"{named} is a damaged CFR or MCCFR checkpoint: {e}") from e
+    except zipfile.BadZipFile as e:  # a single .npy array, or no numpy file at all
+        raise ValueError(f"{named} is not a CFR or MCCFR checkpoint (an npz written by train_cfr): "
+                         f"not an npz archive ({e})") from e
     except Exception as e:  # noqa: BLE001 - whatever a damaged file makes numpy or zipfile raise
         raise ValueError(f"{named} is not a CFR or MCCFR checkpoint (an npz written by train_cfr): "
                          f"{type(e).__name__}: {str(e)[:200]}") from e

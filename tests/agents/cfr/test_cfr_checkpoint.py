@@ -218,3 +218,21 @@ def test_tables_that_do_not_fit_the_game_or_inflate_past_their_shape_are_refused
     with pytest.raises(ValueError, match=re.escape(str(tmp_path / "slots.npz")) + rf".*its array 'regrets' is "
                                          rf"\({tree.num_slots + 5},\) of float64, not \({tree.num_slots},\)"):
         CFRSolver.load(tmp_path / "slots.npz", tree)
+
+
+def test_tables_of_many_actions_that_inflate_far_past_the_file_are_refused(tmp_path):
+    """The row count alone let zeros of a game of many actions through: one row per 8 bytes of the file (padded
+    with bytes that do not compress) and 284 actions a row gave tables of about 850 bytes per byte of file."""
+    game = Game("octiles")
+    path = tmp_path / "empty.npz"
+    MCCFRSolver(game, "outcome", seed=0).save(path)
+    n, rng = 8000, np.random.default_rng(0)
+    bad = tmp_path / "zeros.npz"
+    np.savez_compressed(bad, **{**_arrays(path), "players": np.zeros(n, np.int32), "keys": np.zeros((n, 16), np.uint8),
+                                **{t: np.zeros((n, game.num_actions)) for t in ("masks", "regrets", "strategy_sum")},
+                                "pad": rng.integers(0, 256, 80_000, dtype=np.uint8)})
+    assert n <= bad.stat().st_size // 8 and 3 * n * game.num_actions * 8 > 256 * bad.stat().st_size + (1 << 20)
+    with pytest.raises(ValueError, match=re.escape(str(bad)) + rf".*its tables of {n} information sets and "
+                                         rf"{game.num_actions} actions would take \d+ bytes once read, more than 256"):
+        MCCFRSolver.load(bad, game)
+    assert len(MCCFRSolver.load(path, game).masks) == 0  # the empty checkpoint itself loads
