@@ -952,6 +952,25 @@ class Trainer:
                 return f"{name!r} is {type(d[name]).__name__ if name in d else 'missing'}, not a dict"
         return None
 
+    @staticmethod
+    def warm_start_damage(w: Any) -> str | None:
+        """What is missing or of another type in the ``warm_start`` of a :data:`WARM_START_PARTIAL` file among what a
+        resume reads (:meth:`save_warm_start`'s fields): a phrase for the refusal, or ``None`` when all is there."""
+        if not isinstance(w, dict):
+            return f"'warm_start' is {type(w).__name__}, not a dict"
+        wall = w.get("wall_time")
+        if isinstance(wall, bool) or not isinstance(wall, (int, float)):
+            return f"'wall_time' is {type(wall).__name__ if 'wall_time' in w else 'missing'}, not a number"
+        for name in ("rng", "stages"):
+            if not isinstance(w.get(name), dict):
+                return f"{name!r} is {type(w[name]).__name__ if name in w else 'missing'}, not a dict"
+        parts = w.get("parts")
+        fields = ("records", "seats", "actions", "outcomes", "games")
+        if not isinstance(parts, list) or not all(isinstance(p, dict) and "rng_state" in p and isinstance(
+                p.get("data"), dict) and all(f in p["data"] for f in fields) for p in parts):
+            return f"'parts' is not a list of teacher games ({', '.join(fields)}) with their generator's state"
+        return None
+
     def load_checkpoint(self, path: Path) -> None:
         """Restore :meth:`checkpoint_dict` from ``path`` (the one checked at the start when it is that run's).
 
@@ -1067,6 +1086,9 @@ class Trainer:
         t_start = time.perf_counter()
         ckpt = self.run_dir / "checkpoint.pt"
         if cfg.resume and self.resumed is not None and "warm_start" in self.resumed:  # stopped in its warm start
+            if (damage := self.warm_start_damage(self.resumed["warm_start"])) is not None:
+                raise ValueError(f"{self.run_dir / WARM_START_PARTIAL} is a damaged checkpoint: {damage} (resume "
+                                 "from a copy of the run, or start it again with --overwrite)")
             self.warm_partial, self.resumed = self.resumed["warm_start"], None
             self.wall_time = float(self.warm_partial["wall_time"])
             self.warm_rng = [self.warm_partial["rng"]]

@@ -227,6 +227,26 @@ def test_a_damaged_checkpoint_is_refused_in_one_sentence_naming_the_file(tmp_pat
     assert [r["update"] for r in Toy(_toy(run, updates=3, eval_every=0, resume=True)).run()["rows"]] == [0, 1, 2, 3]
 
 
+def test_a_damaged_warm_start_file_is_refused_in_one_sentence_naming_it(tmp_path):
+    """A run stopped in its warm start goes on from its warm_start.partial.pt: one without its wall time or whose
+    parts were not a list gave KeyError or TypeError tracebacks."""
+    run = tmp_path / "run"
+    Toy(_toy(run, updates=2, eval_every=0)).run()
+    header = {k: v for k, v in torch.load(run / "checkpoint.pt", weights_only=False).items()
+              if k in ("format", "config", "game", "runtime")}
+    (run / "checkpoint.pt").unlink()  # stopped before its first checkpoint: the warm start's file is resumed
+    path = run / trainer.WARM_START_PARTIAL
+    good = {"parts": [], "stages": {}, "rng": {}, "wall_time": 1.0}
+    for change, words in (({"wall_time": None}, "'wall_time' is missing, not a number"),
+                          ({"stages": []}, "'stages' is list, not a dict"),
+                          ({"parts": 3}, "'parts' is not a list of teacher games (records, seats, actions, outcomes, "
+                                         "games) with their generator's state")):
+        torch.save({**header, "warm_start": {k: v for k, v in {**good, **change}.items() if v is not None}}, path)
+        with pytest.raises(ValueError, match=re.escape(f"{path} is a damaged checkpoint: {words} (resume from a copy "
+                                                       "of the run, or start it again with --overwrite)")):
+            Toy(_toy(run, updates=3, eval_every=0, resume=True)).run()
+
+
 def test_a_damaged_config_json_is_refused_at_a_resume_in_one_sentence_naming_it(tmp_path):
     """A config.json of a JSON list gave AttributeError, and one of garbage JSON's words without the file's name."""
     run = tmp_path / "run"
