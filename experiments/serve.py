@@ -60,6 +60,9 @@ class ServeConfig:
     """the largest request body in KiB (413), an uploaded replay apart"""
     max_replay_kib: int = Limits.max_replay_kib
     """the largest replay file in KiB, uploaded or opened by path (413)"""
+    max_moves: int = Limits.max_moves
+    """the most actions (chance included) a game keeps, or a replay holds: a game stops there, saying why; a
+    longer replay is refused (413)"""
 
     def __post_init__(self) -> None:
         if not 0 < self.port < 65536:
@@ -77,7 +80,7 @@ class ServeConfig:
     def limits(self) -> Limits:
         """The server's :class:`~octagames.web.app.Limits` from the flags."""
         return Limits(self.max_games, self.idle_seconds, self.max_simulations, self.max_body_kib,
-                      self.max_replay_kib)
+                      self.max_replay_kib, self.max_moves)
 
     def url(self, host: str | None = None) -> str:
         """The page's address by ``host``; by default the --host address, or 127.0.0.1 when the app

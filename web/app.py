@@ -48,6 +48,7 @@ dropped (a bot thinking is stopped in its search, :class:`Cancelled`, and its mo
 server looks on every request for a game or replay and every :data:`SWEEP_SECONDS` at most, and drops
 every game when it shuts down), a request body is at most ``max_body_kib``
 (413), nested at most :data:`MAX_DEPTH` deep (400), a replay file at most ``max_replay_kib`` (413),
+a game or replay at most ``max_moves`` actions (a game stops there; a replay of more: 413),
 and an agent spec's search budget (simulations, worlds, iterations) at most ``max_simulations`` (400).
 ``cfr:<iterations>`` trains MCCFR while the request waits: the app trains it only on the variants of
 :data:`CFR_TRAINED_HERE` at their own config; elsewhere a CFR agent is a ``train_cfr`` checkpoint
@@ -143,6 +144,11 @@ class Limits:
             simulations, rollout or belief worlds, CFR iterations).
         max_body_kib: the largest request body in KiB (413), an uploaded replay apart.
         max_replay_kib: the largest replay file in KiB, uploaded or opened by path (413).
+        max_moves: the most actions (chance included) a game keeps or a replay holds: every position of a game is
+            kept (a step back of its history, a replay), and a config may allow games of hundreds of thousands of
+            actions (an Octrix match to 10,000: a bots-only game of one request kept 320 MiB; review, 2026-12-07).
+            A game that reaches it stops there with a message (``error``: no seat, bot or person, moves again); a
+            replay of more is refused (413).
 
     Raises:
         ValueError: a limit that is not positive, or a count that is not a whole number (naming the field).
@@ -153,9 +159,10 @@ class Limits:
     max_simulations: int = 20_000
     max_body_kib: int = 64
     max_replay_kib: int = 16 * 1024
+    max_moves: int = 20_000
 
     def __post_init__(self) -> None:
-        for name in ("max_games", "idle_seconds", "max_simulations", "max_body_kib", "max_replay_kib"):
+        for name in ("max_games", "idle_seconds", "max_simulations", "max_body_kib", "max_replay_kib", "max_moves"):
             value = getattr(self, name)
             counts = name != "idle_seconds"
             kinds = (int, np.integer) if counts else (int, float, np.integer, np.floating)
@@ -216,7 +223,8 @@ class Session:
         states: ``states[k]`` after ``k`` actions.
         actions: every action, chance outcomes included.
         thinking: what a bot considered, by move index (the records' format: ``docs/records.md``).
-        error: a bot's failure, in words (the game stops there).
+        error: a bot's failure, or the server's limit of moves reached (``max_moves``), in words (the game stops
+            there).
         stopped: the server dropped the game (:meth:`stop`): its bots play no more moves.
         deciding: the worker thread's id while a bot thinks, without the lock (lock held to read or set it).
     """
@@ -239,6 +247,8 @@ class Session:
     seen: float = field(default_factory=time.monotonic)
     stopped: bool = False
     deciding: int | None = None
+    max_moves: int = 0
+    """the most actions the game keeps (:attr:`Limits.max_moves`; 0: no limit)"""
 
     @property
     def over(self) -> bool:
@@ -273,11 +283,14 @@ class Session:
         self.game.apply_action(s, action)
         self.states.append(s)
         self.actions.append(int(action))
+        if self.max_moves and len(self.actions) >= self.max_moves and not self.game.is_terminal(s):
+            self.error = (f"the game stopped at this server's limit of {self.max_moves} moves, chance included "
+                          "(octagames serve --max-moves)")
 
     def settle(self) -> int | None:
         """Play chance until a seat must act (lock held); that seat, or None at the end."""
         g = self.game
-        while not g.is_terminal(self.states[-1]):
+        while self.error is None and not g.is_terminal(self.states[-1]):  # (a game stopped on an error: None)
             if g.is_chance(self.states[-1]):
                 s = g.clone(self.states[-1])  # the draw advances the record's RNG, as in a recorded game
                 self.apply(g.sample_chance(s), s)
@@ -492,7 +505,7 @@ class Server:
             agent.name = str(seats[p])
             agents[p] = agent
         session = Session(secrets.token_urlsafe(9), str(body["variant"]), game, seed, [str(x) for x in seats],
-                          agents, states=[game.new_state(seed)],
+                          agents, states=[game.new_state(seed)], max_moves=self.limits.max_moves,
                           tokens={p: secrets.token_urlsafe(16)
                                   for p, spec in enumerate(seats) if spec == HUMAN},
                           seen=self.clock())
@@ -697,8 +710,9 @@ class Server:
             session.check_token(seat, body.get("token"))
             s = session.states[-1]
             g = session.game
-            if g.is_terminal(s):
-                raise RequestError("the game is over", 409)
+            if session.over:
+                raise RequestError("the game is over" if session.error is None else
+                                   f"the game is over: {session.error}", 409)
             if g.is_chance(s) or g.acting_player(s) != seat:
                 who = "chance" if g.is_chance(s) else f"seat {g.acting_player(s)}"
                 raise RequestError(f"it is not seat {seat}'s turn: {who} is to act", 409)
@@ -784,6 +798,9 @@ class Server:
         try:  # a file is untrusted input: read field by field, then replayed through the rules
             rec = records.GameRecord.from_dict(items[index])
             records.check(rec)
+            if len(rec.actions) > self.limits.max_moves:  # every position is kept: refused before any is made
+                raise RequestError(f"{label}: game {index} holds {len(rec.actions)} actions; a replay may hold at "
+                                   f"most {self.limits.max_moves} (octagames serve --max-moves)", 413)
             game = rec.make_game()
             actions = [int(x) for x in rec.actions]
             states = [game.new_state(rec.seed)]
@@ -791,6 +808,8 @@ class Server:
                 s = game.clone(states[-1])
                 game.apply_action(s, action)
                 states.append(s)
+        except RequestError:
+            raise
         except (KeyError, TypeError, ValueError) as e:
             raise RequestError(f"{label}: game {index} is not a valid record: {e}") from e
         thinking = dict(rec.thinking)  # the records' format, as the page reads it

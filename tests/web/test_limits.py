@@ -198,7 +198,7 @@ def test_an_agent_spec_may_not_ask_for_more_search_than_max_simulations(served, 
 
 
 def test_a_limit_that_is_not_positive_is_refused_naming_it():
-    for field in ["max_games", "idle_seconds", "max_simulations", "max_body_kib", "max_replay_kib"]:
+    for field in ["max_games", "idle_seconds", "max_simulations", "max_body_kib", "max_replay_kib", "max_moves"]:
         with pytest.raises(ValueError, match=field):
             Limits(**{field: 0})
     with pytest.raises(ValueError, match="max_games"):
@@ -335,7 +335,7 @@ def test_with_host_0_0_0_0_the_printed_address_is_one_the_app_answers(served, mo
 
 
 def test_a_limit_that_counts_must_be_a_whole_number():
-    for field in ["max_games", "max_simulations", "max_body_kib", "max_replay_kib"]:
+    for field in ["max_games", "max_simulations", "max_body_kib", "max_replay_kib", "max_moves"]:
         for bad in [1.5, 2.0, "3", True]:
             with pytest.raises(ValueError, match=f"{field}=.*whole number"):
                 Limits(**{field: bad})
@@ -620,3 +620,34 @@ def test_models_under_a_linked_runs_folder_play_and_a_loop_of_links_is_refused(t
 def test_serve_refuses_a_root_that_is_no_folder(tmp_path):
     with pytest.raises(ValueError, match=r"root='.*nowhere' is not valid: no such folder"):
         serve.ServeConfig(root=str(tmp_path / "nowhere"))
+
+
+def test_a_game_stops_at_max_moves_and_a_longer_replay_is_refused(served):
+    # every position of a game is kept: a config of long games (an Octrix match to 10,000) let one request of
+    # bots, or one uploaded record, keep hundreds of MiB
+    with client_for(served, max_moves=60) as client:
+        gid = client.post("/api/games", json={"variant": "octa-en", "seats": ["random", "random"],
+                                              "seed": 3}).json()["id"]
+        end = time.time() + 30
+        while (view := client.get(f"/api/games/{gid}").json())["error"] is None:  # stopped, not over by the rules
+            assert time.time() < end and not view["over"], "the bots did not stop"
+            time.sleep(0.01)
+        assert "stopped at this server's limit of 60 moves" in view["error"] and not view["thinking_now"]
+        rec = client.get(f"/api/games/{gid}/record").json()
+        assert rec["length"] == len(rec["actions"]) == 60
+        human = client.post("/api/games", json={"variant": "octa-en", "seats": ["human", "random"]}).json()
+        token = human["tokens"]["0"]
+        while "error" not in (v := client.get(f"/api/games/{human['id']}?seat=0&token={token}").json()) or \
+                v["error"] is None:  # the person plays its first legal move until the game stops
+            assert not v["over"]
+            r = client.post(f"/api/games/{human['id']}/move", json={"seat": 0, "action": v["legal"][0]["action"],
+                                                                   "token": token}) if v["legal"] else None
+            assert r is None or r.status_code == 200, r.text
+            time.sleep(0.01)
+        r = client.post(f"/api/games/{human['id']}/move", json={"seat": 0, "action": 0, "token": token})
+        assert r.status_code == 409 and "limit of 60 moves" in r.json()["error"]
+    with client_for(served, max_moves=59) as client:
+        r = client.post("/api/replays", json={"text": json.dumps(rec), "name": "long.json"})
+        assert r.status_code == 413 and "holds 60 actions; a replay may hold at most 59" in r.json()["error"], r.text
+    with client_for(served, max_moves=60) as client:
+        assert client.post("/api/replays", json={"text": json.dumps(rec), "name": "long.json"}).status_code == 200
