@@ -21,7 +21,9 @@ which changes nothing, an unknown path or method included, and a 500 for a failu
                                             whether the seats see different things)
 ``POST /api/games/{id}/move``               ``{"seat", "action", "token"}``: a human seat's move (every
                                             count of a request, as ``seat``, ``action`` and ``players``, is
-                                            a JSON integer)
+                                            a JSON integer); with ``"step"`` (the view's), refused (409)
+                                            where the game is at another step: a move sent twice is
+                                            played once
 ``GET  /api/games/{id}/record``             the game record (JSON), once the game is over (or bots only)
 ``POST /api/replays``                       ``{"path"}`` (a file under ``runs/``, or a leaderboard journal
                                             ``docs/leaderboard/*.games.jsonl``, of the served folder) or
@@ -356,7 +358,10 @@ class Session:
         except Exception as e:  # a bot that fails stops its game with a message, not the server
             with self.lock:
                 who = "the bots' worker" if p is None else f"the bot of seat {p} ({self.seats[p]})"
-                self.error = f"{who} failed: {type(e).__name__}: {e}"
+                # an agent's or the engine's words may name a bot's hidden cards ("you hold no ♥A"): a person is
+                # shown the kind of failure, the server's log keeps the message (the traceback below; review)
+                self.error = (f"{who} failed: {type(e).__name__}: {e}" if not self.humans else
+                              f"{who} failed ({type(e).__name__}; the server's log tells why)")
                 self.thinking_now = False
             traceback.print_exc()
 
@@ -704,6 +709,7 @@ class Server:
         if "seat" not in body or "action" not in body:
             raise RequestError("a move is {\"seat\": <seat>, \"action\": <action id>, \"token\": <seat's token>}")
         seat, action = whole(body["seat"], "seat"), whole(body["action"], "action")
+        step = whole(body["step"], "step") if "step" in body else None
         with session.lock:
             if seat not in session.humans:
                 raise RequestError(f"seat {seat} is not played by a person in this game", 403)
@@ -713,6 +719,9 @@ class Server:
             if session.over:
                 raise RequestError("the game is over" if session.error is None else
                                    f"the game is over: {session.error}", 409)
+            if step is not None and step != len(session.actions):  # a request sent twice, or from a stale page
+                raise RequestError(f"the game moved on: it is at step {len(session.actions)}, not {step}; "
+                                   "nothing was played", 409)
             if g.is_chance(s) or g.acting_player(s) != seat:
                 who = "chance" if g.is_chance(s) else f"seat {g.acting_player(s)}"
                 raise RequestError(f"it is not seat {seat}'s turn: {who} is to act", 409)
@@ -1044,16 +1053,16 @@ def create_app(root: str | Path = ".", hosts: tuple[str, ...] = (),
     replay_kib = body_kib + REPLAY_ENCODING * server.limits.max_replay_kib
 
     def game_view(session: Session, seat: int | None, token: Any) -> dict[str, Any]:
-        if seat is None and session.humans and not session.game.is_terminal(session.states[-1]):
+        # a game stopped (a bot failed, the limit of moves) is over too: it opens all-seeing, as a finished one
+        if seat is None and session.humans and not session.over:
             raise RequestError("the all-seeing view of a game with human seats opens when it is over; "
                                f"ask for a seat: ?seat={session.humans[0]}", 403)
         if seat is not None and not 0 <= seat < session.game.num_players:
             raise RequestError(f"seat {seat} is not a seat of this game (0..{session.game.num_players - 1})")
-        if seat is not None and session.humans and seat not in session.humans \
-                and not session.game.is_terminal(session.states[-1]):
+        if seat is not None and session.humans and seat not in session.humans and not session.over:
             raise RequestError(f"seat {seat} is a bot's: a person sees the game from a human seat "
                                f"({', '.join(map(str, session.humans))}) until it is over", 403)
-        if seat is not None and not session.game.is_terminal(session.states[-1]):
+        if seat is not None and not session.over:
             session.check_token(seat, token)
         with session.lock:
             return session.view(seat)
@@ -1098,7 +1107,7 @@ def create_app(root: str | Path = ".", hosts: tuple[str, ...] = (),
     def api_record(request: Request) -> JSONResponse:
         session = server.session(request.path_params["gid"])
         with session.lock:
-            if session.humans and not session.game.is_terminal(session.states[-1]):
+            if session.humans and not session.over:  # (a game stopped is over: its record has no returns)
                 raise RequestError("the record of a game with human seats is saved when the game is over", 403)
             return JSONResponse(session.record())
 

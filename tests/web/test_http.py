@@ -326,6 +326,47 @@ def test_a_bots_worker_that_fails_before_its_first_move_stops_the_game_with_a_me
     assert session.actions == []
 
 
+def test_a_bots_failure_is_named_to_a_person_without_its_words():
+    # the engine's refusal of a bot's move names the bot's hand ("you hold no ♥A"): a person was shown it
+    from octagames.agents.base import Agent, Turn
+    from octagames.agents.registry import make_agent
+    from octagames.web.app import Session
+
+    class Failing(Agent):
+        def act(self, turn: Turn) -> int:
+            raise ValueError("player 1 cannot play this: you hold no ♥A")
+
+    def first_to_act(seed: int) -> int:
+        s = game.new_state(seed)
+        game.play_chance(s)
+        return game.acting_player(s)
+
+    game = make_game("achten")
+    seed = next(k for k in range(50) if first_to_act(k) == 1)
+    for seats in (["human", "failing"], ["random", "failing"]):
+        agents = {p: Failing() if s == "failing" else make_agent(s, game) for p, s in enumerate(seats) if s != "human"}
+        session = Session("t", "achten", game, seed, seats, agents, states=[game.new_state(seed)])
+        session._bots()
+        assert session.error.startswith("the bot of seat 1 (failing) failed") and session.over
+        assert ("♥A" in session.error) == (seats[0] == "random")  # the words only where no person plays
+
+
+def test_a_move_sent_twice_with_its_step_is_played_once(client):
+    # a repeated request played a second move where the seat was to act again with the same id legal
+    view = client.post("/api/games", json={"variant": "achten", "seats": ["human", "human"]}).json()
+    gid, seat, tokens = view["id"], view["to_act"], view["tokens"]
+    view = client.get(f"/api/games/{gid}?seat={seat}&token={tokens[str(seat)]}").json()
+    move = {"seat": seat, "action": view["legal"][0]["action"], "token": tokens[str(seat)], "step": view["step"]}
+    after = client.post(f"/api/games/{gid}/move", json=move)
+    assert after.status_code == 200 and after.json()["step"] > view["step"]
+    again = client.post(f"/api/games/{gid}/move", json=move)
+    moved_on = f"it is at step {after.json()['step']}, not {view['step']}"
+    assert again.status_code == 409 and moved_on in again.json()["error"]
+    assert client.get(f"/api/games/{gid}?seat={seat}&token={tokens[str(seat)]}").json()["step"] == after.json()["step"]
+    bad = client.post(f"/api/games/{gid}/move", json={**move, "step": "7"})
+    assert bad.status_code == 400 and "step" in bad.json()["error"]
+
+
 def test_a_bots_thinking_is_kept_checked_as_the_records_keep_it():
     from octagames.agents.base import Agent, Turn
     from octagames.web.app import Session

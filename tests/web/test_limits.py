@@ -646,6 +646,9 @@ def test_a_game_stops_at_max_moves_and_a_longer_replay_is_refused(served):
             time.sleep(0.01)
         r = client.post(f"/api/games/{human['id']}/move", json={"seat": 0, "action": 0, "token": token})
         assert r.status_code == 409 and "limit of 60 moves" in r.json()["error"]
+        # stopped is over: the game opens all-seeing and its record is saved (no returns), as a finished one's
+        assert client.get(f"/api/games/{human['id']}").status_code == 200
+        assert client.get(f"/api/games/{human['id']}/record").json()["returns"] is None
     with client_for(served, max_moves=59) as client:
         r = client.post("/api/replays", json={"text": json.dumps(rec), "name": "long.json"})
         assert r.status_code == 413 and "holds 60 actions; a replay may hold at most 59" in r.json()["error"], r.text

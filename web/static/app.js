@@ -254,7 +254,7 @@ function draw(view) {
   $("history").scrollTop = $("history").scrollHeight;
   drawThinking(view);
   let status;
-  if (view.over) status = `game over: returns ${view.returns.map((r) => r.toFixed(2)).join(", ")}`;
+  if (view.over) status = `game over: returns ${view.returns.map((r) => +r.toPrecision(3)).join(", ")}`;  // 0.00333, not 0.00
   else if (current.kind === "replay") status = `move ${view.step} of ${view.length}`;
   else if (view.legal.length) status = view.simultaneous ? "your move (simultaneous: the others do not see it until all have played)" : "your move";
   else if (view.to_act !== null) status = `${seatName(view.to_act)} (${view.seats[view.to_act]}) is ${view.thinking_now ? "thinking" : "to play"}…`;
@@ -282,7 +282,8 @@ function draw(view) {
 async function play(action) {
   try {
     $("legal").querySelectorAll("button").forEach((b) => { b.disabled = true; });
-    const view = await api("POST", `/api/games/${current.id}/move`, {seat: current.seat, action, token: seatToken()});
+    const step = Number(document.body.getAttribute("data-step"));  // the view the move was chosen in: sent twice, played once
+    const view = await api("POST", `/api/games/${current.id}/move`, {seat: current.seat, action, token: seatToken(), step});
     refusal = null;
     if (follow(view)) return;  // another human seat of this page is to act
     draw(view);
