@@ -275,6 +275,7 @@ def test_the_chart_compares_with_an_even_match_or_with_an_opponent_seat(tmp_path
     drawn = []
     monkeypatch.setattr(Axes, "axhline", lambda self, y=0, *a, **k: drawn.append(("axhline", y)))
     monkeypatch.setattr(Axes, "hlines", lambda self, ys, *a, **k: drawn.append(("hlines", list(ys))))
+    monkeypatch.setattr(Axes, "legend", lambda self, *a, **k: None)  # (no line drawn here carries its label)
     result = {"opponent": "heuristic", "win_rate": 0.7, "ci95": [0.6, 0.8], "games": 40}
     for players, others, want in ((2, 0.3, ("axhline", 0.5)), (3, 0.62, ("hlines", [0.62]))):
         drawn.clear()
