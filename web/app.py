@@ -374,6 +374,8 @@ class Session:
                    players=self.game.num_players, seats=self.seats, error=self.error,
                    thinking_now=self.thinking_now and out["to_act"] is not None and out["to_act"] in self.agents,
                    hidden=info.information != "perfect" or info.dynamics == "simultaneous")
+        if self.error is not None:  # stopped: no move is offered (one would be refused)
+            out["legal"] = []
         return out
 
     def seat_to_show(self) -> int | None:

@@ -644,6 +644,7 @@ def test_a_game_stops_at_max_moves_and_a_longer_replay_is_refused(served):
                                                                    "token": token}) if v["legal"] else None
             assert r is None or r.status_code == 200, r.text
             time.sleep(0.01)
+        assert v["legal"] == []  # no move is offered once the game stopped
         r = client.post(f"/api/games/{human['id']}/move", json={"seat": 0, "action": 0, "token": token})
         assert r.status_code == 409 and "limit of 60 moves" in r.json()["error"]
         # stopped is over: the game opens all-seeing and its record is saved (no returns), as a finished one's
