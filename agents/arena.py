@@ -339,15 +339,29 @@ def _game_rows(path: Path, lines: Sequence[str]) -> Iterator[tuple[int, list[flo
         yield row["key"], [float(r) for r in rets], row["length"], record
 
 
+def journal_lines(path: Path) -> list[str]:
+    """The lines of the journal file at ``path``.
+
+    Raises:
+        NoHeaderError: (a ``ValueError``) the file is not UTF-8 text, so no journal (it raised a bare
+            UnicodeDecodeError, naming no file; review, 2026-12-07).
+    """
+    try:
+        return path.read_text(encoding="utf-8").splitlines()
+    except UnicodeDecodeError as e:
+        raise NoHeaderError(f"{path} is not a journal: byte {e.start} is not UTF-8 text ({e.reason}); a journal is "
+                            "the JSON lines a run writes") from None
+
+
 def journal_games(path: str | Path) -> dict[int, tuple[list[float], int]]:
     """The games a :class:`GameJournal` file holds, read and nothing written (no lock taken): ``{key: (returns,
     length)}``; a line cut short by a kill is skipped.
 
     Raises:
-        ValueError: a row that is not a game's (:func:`_game_rows`)."""
+        ValueError: a row that is not a game's (:func:`_game_rows`), or a file that is not text
+            (:func:`journal_lines`)."""
     path = Path(path)
-    return {key: (rets, length) for key, rets, length, _ in
-            _game_rows(path, path.read_text(encoding="utf-8").splitlines()[1:])}
+    return {key: (rets, length) for key, rets, length, _ in _game_rows(path, journal_lines(path)[1:])}
 
 
 def _journal_lock_path(path: Path) -> Path:
@@ -420,7 +434,7 @@ class GameJournal:
         self.done: dict[int, tuple[list[float], int]] = {}
         self.records: dict[int, dict[str, Any]] = {}  # the JSON record of every game that has one
         if self.path.exists() and self.path.stat().st_size:
-            lines = self.path.read_text().splitlines()
+            lines = journal_lines(self.path)
             try:
                 head = json.loads(lines[0])
             except ValueError:  # not JSON (JSONDecodeError), or an integer past the 4300 digits int() reads

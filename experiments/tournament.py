@@ -44,8 +44,8 @@ from typing import Any, Callable, Sequence
 import numpy as np
 
 from octagames import catalogue
-from octagames.agents.arena import (GameJournal, Job, journal_games, play_games, progress_bar, record_game,
-                                   wilson_interval)
+from octagames.agents.arena import (GameJournal, Job, journal_games, journal_lines, play_games, progress_bar,
+                                   record_game, wilson_interval)
 from octagames.envs._extras import missing_extra
 from octagames.agents.base import Agent
 from octagames.agents.registry import make_agent
@@ -483,7 +483,7 @@ def _journal_header(path: Path) -> tuple[dict[str, Any], list[str], int, int, di
         FileNotFoundError: no such journal.
         ValueError: not a round robin's journal.
     """
-    lines = path.read_text(encoding="utf-8").splitlines()
+    lines = journal_lines(path)
     try:
         header = json.loads(lines[0])["header"]
         specs, games_per_pair, seed = list(header["agents"]), int(header["games_per_pair"]), int(header["seed"])

@@ -260,3 +260,16 @@ def test_an_odd_count_of_games_a_pair_seats_its_last_game_by_pair(tmp_path):
     old = refit_journal(journal, "octrix-round")
     assert old.wins[0, 2] == first.wins[2, 0] and old.wins[2, 0] == first.wins[0, 2]  # pair 1 (0, 2): other seats
     assert record_journal(journal, "octrix-round", progress=False).already == 3
+
+
+def test_a_binary_file_given_as_a_journal_is_refused_naming_it(tmp_path, capsys):
+    # a bare UnicodeDecodeError, naming no file, from the refit and the journal's reader
+    from octagames.agents.arena import GameJournal, NoHeaderError, journal_games
+    from octagames.experiments.tournament import refit_journal
+
+    path = tmp_path / "tournament.games.jsonl"
+    path.write_bytes(b"\x89PNG\r\n\x1a\n\xff\xfe")
+    for read in (lambda: refit_journal(path, "octrix-round"), lambda: journal_games(path),
+                 lambda: GameJournal(path, {"run": 1})):
+        with pytest.raises(NoHeaderError, match=re.escape(f"{path} is not a journal: byte 0 is not UTF-8 text")):
+            read()
