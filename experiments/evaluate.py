@@ -107,6 +107,7 @@ def evaluate(cfg: EvalConfig) -> dict[str, Any]:
     # each spec built once (a cfr:N trains once), so a bad spec or a model of another config is refused
     # before a game; one agent may sit in several seats (the arena resets it for each, as the round robin does)
     built = {spec: build(spec) for spec in dict.fromkeys((cfg.agent, *cfg.opponents))}
+    digests = model_fingerprints(list(built))  # each model file read once, for every result that names it
     journal: GameJournal | None = None
     for spec in cfg.opponents:
         agents = [built[cfg.agent]] + [built[spec]] * (n - 1)
@@ -123,7 +124,7 @@ def evaluate(cfg: EvalConfig) -> dict[str, Any]:
         results.append({"opponent": spec, "win_rate": me.score, "ci95": [lo, hi], "wins": me.wins,
                         "draws": me.draws, "losses": me.losses, "games": me.games, "seed": cfg.seed,
                         "mean_return": me.mean_return, "others_win_rate": others_win_rate(match),
-                        "models": model_fingerprints([cfg.agent, spec]), "match": match.to_json()})
+                        "models": _of(digests, cfg.agent, spec), "match": match.to_json()})
     out = {"settings": asdict(cfg), "game": name, "variant": catalogue.variant_name(name, config),
            "config": catalogue.full_config(name, config), "agent": cfg.agent, "results": results}
     path = Path(cfg.out_dir) / f"{stem}.json"
@@ -144,6 +145,11 @@ def evaluate(cfg: EvalConfig) -> dict[str, Any]:
     return out
 
 
+def _of(digests: dict[str, str], *specs: str) -> dict[str, str]:
+    """The digests of :func:`model_fingerprints` that ``specs`` name, as it gives them for ``specs`` alone."""
+    return {s: digests[s] for s in specs if s in digests}
+
+
 def _earlier_results(path: Path, out: dict[str, Any]) -> tuple[list[dict[str, Any]], list[str]]:
     """The results an earlier run wrote to ``path`` (the same agent, game and config) against opponents this
     run did not play, and the opponents of those dropped because their model files changed since: one file per
@@ -159,7 +165,8 @@ def _earlier_results(path: Path, out: dict[str, Any]) -> tuple[list[dict[str, An
             return [], []  # (an older file's config holds the fields as given: the same game however spelled)
         played = {r["opponent"] for r in out["results"]}
         earlier = [r for r in old["results"] if isinstance(r, dict) and r.get("opponent") not in played]
-        same = [r.get("models", {}) == model_fingerprints([out["agent"], r["opponent"]]) for r in earlier]
+        now = model_fingerprints([out["agent"], *(r["opponent"] for r in earlier)])  # each file read once
+        same = [r.get("models", {}) == _of(now, out["agent"], r["opponent"]) for r in earlier]
         return ([r for r, ok in zip(earlier, same) if ok],
                 [str(r["opponent"]) for r, ok in zip(earlier, same) if not ok])
     except (OSError, ValueError, KeyError, TypeError, AttributeError):

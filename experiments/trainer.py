@@ -52,7 +52,7 @@ import threading
 import time
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, Callable, ClassVar, Iterator, Sequence
+from typing import Any, Callable, ClassVar, Iterator, Mapping, Sequence
 
 import numpy as np
 import torch
@@ -565,6 +565,24 @@ def read_run_config(path: Path) -> dict[str, Any]:
     return data
 
 
+def _not_a(d: Mapping[str, Any], name: str, kind: str) -> str:
+    """``"'rows' is int, not a list of dicts"``: what ``d[name]`` is (``missing`` where it is not there or None),
+    against the ``kind`` a resume reads."""
+    value = d.get(name)
+    return f"{name!r} is {type(value).__name__ if value is not None else 'missing'}, not {kind}"
+
+
+def _is_number(value: Any) -> bool:
+    """Whether ``value`` is an int or float of a saved counter (not a bool)."""
+    return isinstance(value, (int, float)) and not isinstance(value, bool)
+
+
+def damaged_checkpoint(path: Path, damage: str) -> ValueError:
+    """The refusal of a resume from the damaged checkpoint (or warm start's file) at ``path``."""
+    return ValueError(f"{path} is a damaged checkpoint: {damage} (resume from a copy of the run, or start it again "
+                      "with --overwrite)")
+
+
 def write_rows(path: Path, rows: Sequence[dict[str, Any]], columns: Sequence[str]) -> None:
     """``rows`` as a CSV file with ``columns`` (a missing value is an empty cell)."""
     with open(path, "w", newline="") as f:
@@ -939,18 +957,16 @@ class Trainer:
         counters, rows, last evaluation and RNG state): a phrase for the refusal, or ``None`` when all is there."""
         counters = d.get("counters")
         if not isinstance(counters, dict):
-            return f"'counters' is {type(counters).__name__ if counters is not None else 'missing'}, not a dict"
+            return _not_a(d, "counters", "a dict")
         for name in ("wall_time", *self.COUNTERS):
             value = counters.get(name)
-            if isinstance(value, bool) or not isinstance(value, (int, float)):
+            if not _is_number(value):
                 return f"'counters' has {'no ' + repr(name) if value is None else f'{name!r}: {value!r}'}, not a number"
         rows = d.get("rows")
         if not isinstance(rows, list) or not all(isinstance(r, dict) for r in rows):
-            return f"'rows' is {type(rows).__name__ if rows is not None else 'missing'}, not a list of dicts"
-        for name in ("last_eval", "rng"):
-            if not isinstance(d.get(name), dict):
-                return f"{name!r} is {type(d[name]).__name__ if name in d else 'missing'}, not a dict"
-        return None
+            return _not_a(d, "rows", "a list of dicts")
+        return next((_not_a(d, name, "a dict") for name in ("last_eval", "rng") if not isinstance(d.get(name), dict)),
+                    None)
 
     @staticmethod
     def warm_start_damage(w: Any) -> str | None:
@@ -958,12 +974,11 @@ class Trainer:
         resume reads (:meth:`save_warm_start`'s fields): a phrase for the refusal, or ``None`` when all is there."""
         if not isinstance(w, dict):
             return f"'warm_start' is {type(w).__name__}, not a dict"
-        wall = w.get("wall_time")
-        if isinstance(wall, bool) or not isinstance(wall, (int, float)):
-            return f"'wall_time' is {type(wall).__name__ if 'wall_time' in w else 'missing'}, not a number"
+        if not _is_number(w.get("wall_time")):
+            return _not_a(w, "wall_time", "a number")
         for name in ("rng", "stages"):
             if not isinstance(w.get(name), dict):
-                return f"{name!r} is {type(w[name]).__name__ if name in w else 'missing'}, not a dict"
+                return _not_a(w, name, "a dict")
         parts = w.get("parts")
         fields = ("records", "seats", "actions", "outcomes", "games")
         if not isinstance(parts, list) or not all(isinstance(p, dict) and "rng_state" in p and isinstance(
@@ -983,8 +998,7 @@ class Trainer:
             d = read_checkpoint(path, mmap=True)
             self.check_resume(d, path)
         if (damage := self.checkpoint_damage(d)) is not None:
-            raise ValueError(f"{path} is a damaged checkpoint: {damage} (resume from a copy of the run, or start it "
-                             "again with --overwrite)")
+            raise damaged_checkpoint(path, damage)
         check_signed(d, path)  # before anything in it is unpickled
         self.load_state_dict(d)
         set_rng_state(d["rng"])
@@ -1087,8 +1101,7 @@ class Trainer:
         ckpt = self.run_dir / "checkpoint.pt"
         if cfg.resume and self.resumed is not None and "warm_start" in self.resumed:  # stopped in its warm start
             if (damage := self.warm_start_damage(self.resumed["warm_start"])) is not None:
-                raise ValueError(f"{self.run_dir / WARM_START_PARTIAL} is a damaged checkpoint: {damage} (resume "
-                                 "from a copy of the run, or start it again with --overwrite)")
+                raise damaged_checkpoint(self.run_dir / WARM_START_PARTIAL, damage)
             self.warm_partial, self.resumed = self.resumed["warm_start"], None
             self.wall_time = float(self.warm_partial["wall_time"])
             self.warm_rng = [self.warm_partial["rng"]]
