@@ -30,6 +30,7 @@ which changes nothing, an unknown path or method included, and a 500 for a failu
                                             ``{"text"}`` (an uploaded file) -> ``{"id", "games"}``;
                                             ``"index"`` picks a game of a journal
 ``GET  /api/replays/{id}?step=K&seat=N``    the record's position after ``K`` moves, all-seeing or seat ``N``
+                                            (a ``K`` past the record's last move shows its end)
 ==========================================  ==================================================
 
 A number in a query (``seat``, ``step``), and a move index or action id that keys a replayed record's

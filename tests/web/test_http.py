@@ -204,6 +204,8 @@ def test_a_record_and_a_journal_open_as_replays_from_the_allowed_folder(client):
         last = client.get(f"/api/replays/{rid}?step={rec['length']}").json()
         assert last["over"] and last["returns"] == rec["returns"]
         assert [h["name"] for h in last["history"]] == rec["names"]
+        past = client.get(f"/api/replays/{rid}?step={10 ** 17}").json()  # past the last move: its end
+        assert past["step"] == rec["length"] and past["render"] == last["render"]
         seat1 = client.get(f"/api/replays/{rid}?step=3&seat=1").json()
         assert seat1["step"] == 3 and seat1["render"] != last["render"]
         assert client.get(f"/api/replays/{rid}?step=3&seat=9").status_code == 400
