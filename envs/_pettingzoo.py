@@ -649,16 +649,20 @@ class _TerminateIllegalWrapper(wrappers.TerminateIllegalWrapper):
     PettingZoo 1.27's wrapper marks every agent both terminated and truncated after an illegal
     move; every face reports the end of a game as a termination (a truncation is an engine
     safety bound only), as the Parallel env does. The masks of the observations after that end
-    are all zero, as at a natural end (the record is left as it was, with its live masks).
+    are all zero, as at a natural end (the record is left as it was, with its live masks), and
+    every reward is a float, as at every other step (PettingZoo's wrapper gives the others an int 0).
     """
 
     def step(self, action: Any) -> None:
-        """Step as PettingZoo's wrapper does; an illegal move's end clears the truncations it set."""
+        """Step as PettingZoo's wrapper does; an illegal move's end clears the truncations it set and
+        gives the others a float 0.0."""
         ended_before = self._terminated
         super().step(action)
         if self._terminated and not ended_before:
             raw = self.env.unwrapped
             raw.truncations = dict.fromkeys(raw.truncations, False)
+            raw.rewards = {a: float(r) for a, r in raw.rewards.items()}
+            raw._cumulative_rewards = {a: float(r) for a, r in raw._cumulative_rewards.items()}
 
     def observe(self, agent: Any) -> Any:
         """``agent``'s observation; its mask is all zero once an illegal move has ended the game."""

@@ -349,10 +349,11 @@ def test_wrapped_env_illegal_action_ends_the_game_with_minus_one():
     env.step(int(np.flatnonzero(obs["action_mask"] == 0)[0]))  # player_0 plays an illegal card
     assert all(env.terminations.values())
     assert env.rewards == {"player_0": -1.0, "player_1": 0.0, "player_2": 0.0}
+    assert all(type(r) is float for r in env.rewards.values())  # PettingZoo's wrapper gave the others an int 0
     seen = {}
     for agent in env.agent_iter():
         _, reward, term, _, _ = env.last()
-        assert term
+        assert term and type(reward) is float
         seen[agent] = reward
         env.step(None)
     assert seen == {"player_0": -1.0, "player_1": 0.0, "player_2": 0.0}
