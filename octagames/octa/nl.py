@@ -374,8 +374,10 @@ def _reshuffle_actions(s) -> None:
 # ---------------------------------------------------------------- runs being laid
 @nb.njit
 def _interval_exists(avail, bpos, nlo, nhi, need_b, jok) -> bool:
-    """A run [a, b] (3..10 positions) containing [nlo, nhi] (any when nlo == 0) with exactly
-    ``jok`` unavailable positions (the joker fills it) and, with ``need_b``, a marked position. Each start
+    """A run [a, b] (3..10 positions) containing [nlo, nhi] (any when nlo == 0) with a place for each of
+    ``jok`` (0 or 1) jokers and, with ``need_b``, a marked position besides the joker's. The joker fills
+    the one unavailable position, or, where none is unavailable, stands for a held card at a position
+    outside [nlo, nhi] (:func:`_joker_stands_in`: the seed does not limit what it stands for). Each start
     ``a`` grows its run a position at a time, counting as it goes, until it misses more than ``jok``."""
     a_hi = nlo if nlo > 0 else 11
     for a in range(1, a_hi + 1):
@@ -388,8 +390,22 @@ def _interval_exists(avail, bpos, nlo, nhi, need_b, jok) -> bool:
                     break  # longer runs from a miss more
             elif bpos[b]:
                 marked += 1
-            if b >= b_lo and miss == jok and (not need_b or marked > 0):
-                return True
+            if b >= b_lo and (not need_b or marked > 0):
+                if miss == jok or (jok == 1 and _joker_stands_in(bpos, a, b, nlo, nhi, need_b, marked)):
+                    return True
+    return False
+
+
+@nb.njit
+def _joker_stands_in(bpos, a, b, nlo, nhi, need_b, marked) -> bool:
+    """Whether the joker can take a position of run [a, b] (every position available: its card is
+    held) outside the laid [nlo, nhi] (any when nlo == 0) and, with ``need_b``, leave one of the
+    ``marked`` positions."""
+    for j in range(a, b + 1):
+        if nlo > 0 and nlo <= j <= nhi:
+            continue
+        if not need_b or marked - (1 if bpos[j] else 0) > 0:
+            return True
     return False
 
 
@@ -416,8 +432,8 @@ def _mark_lays(s, p, suit, is_joker, out, base) -> int:
 
     A position is open at either end of the run being laid (anywhere when none is), and the run
     with it must still grow, from the free hand cards of ``suit`` (:func:`_free_copy`), into a run
-    of 3..10 with the joker's place left open while the joker is unplaced, holding a step-2 card
-    while step 2 is owed (:func:`_interval_exists`).
+    of 3..10 with a place for the joker while it is unplaced (a card not held, or one held and not
+    laid), holding a step-2 card while step 2 is owed (:func:`_interval_exists`).
     """
     lo = s["build_lo"]
     hi = s["build_hi"]

@@ -175,6 +175,31 @@ def test_jack_joker_attaches_a_hand_card_to_a_run_and_is_offered_only_with_a_use
     assert not can(s, "Jack: lay a face-down joker from the stock")
 
 
+def test_jack_joker_may_stand_for_a_held_card_so_a_seat_holding_its_whole_suit_is_offered_it():
+    # Boer 2: the joker serves "voor een run die de kleur van de actiekaart heeft", standing for any card of
+    # it; a seat holding all ten kinds of ♥ was refused the joker (its offer and the cards laid before it
+    # asked for a card the seat did not hold), though a seat missing ♥10 could lay it as a held ♥4
+    s = setup(POOL, "♥A ♥2 ♥3 ♥4 ♥5 ♥6 ♥7 ♥8", "♠6 ♠7 ♠8 ♦6 ♦7 ♣6 ♣7 ♣9", piles="♥K ♠Q",
+              before_start=lambda s: force_hand(s, 0, "♥9 ♥10"))
+    start_turn(s, "♦3", "♥J", 1)  # tops ♥K ♥J: the Jack's suit is ♥
+    assert can(s, "Jack: lay a face-down joker from the stock")
+    do(s, "Jack: lay a face-down joker from the stock")
+    any_chance(s)
+    do(s, "start a new run with ♥2", "lay ♥3", "lay the joker as ♥4", "commit the run without token")
+    assert any(run_string(s, q) == "♥2 ♥3 [?♥4]" for q in range(26)) and "♥4" in hand_of(s, 0)
+    assert_valid(s)
+    # a run of the ten held kinds leaves the joker no place: the tenth card is not offered before it
+    s = setup(POOL, "♥A ♥2 ♥3 ♥4 ♥5 ♥6 ♥7 ♥8", "♠6 ♠7 ♠8 ♦6 ♦7 ♣6 ♣7 ♣9", piles="♥K ♠Q",
+              before_start=lambda s: force_hand(s, 0, "♥9 ♥10"))
+    start_turn(s, "♦3", "♥J", 1)
+    do(s, "Jack: lay a face-down joker from the stock")
+    any_chance(s)
+    do(s, "start a new run with ♥2", *[f"lay ♥{r}" for r in range(3, 11)])
+    assert {m for m in legal_strings(s) if m.startswith("lay")} == {"lay the joker as ♥A (low)",
+                                                                    "lay the joker as ♥A (high)"}
+    assert_valid(s)
+
+
 # ---------------------------------------------------------------- Queen and King
 def test_queen_takes_a_pot_card_refilled_from_stock_or_a_run_end_leaving_three():
     def prep(s):
@@ -414,6 +439,21 @@ def test_attaching_after_an_open_swap_plays_the_copy_the_opponent_saw():
 
 
 # ---------------------------------------------------------------- attaching, moves, joins
+def test_a_move_may_take_a_token_runs_end_card_but_not_put_one_on_a_token_run():
+    # the token protects its run against the Jack and against attaching ("Bij een run met token kan nog
+    # niet worden aangesloten"); a move attaches nothing to the run it leaves (docs/rules/octa_nl.md)
+    def prep(s):
+        force_token(s, 1, force_run(s, 1, "♠3 ♠4 ♠5 ♠6"))
+        force_run(s, 0, "♠7 ♠8 ♠9 ♠10", copy=1)
+    s = setup(POOL, H0, H1.replace("♠7", "♣4"), piles="♥K ♠Q", before_start=prep)
+    start_turn(s, "♣9", "♦K", 0)  # ♦K | ♠Q: no action
+    # ♠7 would continue the token run ♠3-♠6, its only place: no move of it is offered
+    assert {m for m in legal_strings(s) if m.startswith("move")} == {"move ♠6 from run ♠3 ♠4 ♠5 ♠6 to another run"}
+    do(s, "move ♠6 from run ♠3 ♠4 ♠5 ♠6 to another run", "put the moved ♠6 on run ♠7 ♠8 ♠9 ♠10")
+    assert {run_string(s, q) for q in range(26) if s["run_owner"][q] >= 0} == {"♠3 ♠4 ♠5", "♠6 ♠7 ♠8 ♠9 ♠10"}
+    assert_valid(s)
+
+
 def test_a_move_names_the_run_the_card_leaves_and_then_the_run_it_joins():
     # "Je mag de hoogste of laagste kaart van de ene naar de andere run verplaatsen": the player
     # chooses the source run (here two runs end in ♠6) and then the destination (the ace: low or high)
@@ -662,16 +702,21 @@ def test_kernels_run_uncompiled_and_agree_with_compiled():
 def test_run_interval_search_matches_its_definition_by_brute_force():
     # _interval_exists (counts as each run grows, early stop) against its docstring read literally: some run
     # [a, b] of 3..10 positions in 1..11, containing [nlo, nhi] (any when nlo == 0), with exactly
-    # jok unavailable positions and, with need_b, an available marked position
+    # jok unavailable positions and, with need_b, an available marked position; or, with one joker and no
+    # unavailable position, the joker standing for a held card at a position j outside [nlo, nhi] and,
+    # with need_b, a marked position other than j
     def brute(avail, bpos, nlo, nhi, need_b, jok):
         for a in range(1, 12):
             for b in range(a + 2, min(a + 9, 11) + 1):
                 if nlo > 0 and not (a <= nlo and nhi <= b):
                     continue
                 miss = sum(not avail[q] for q in range(a, b + 1))
-                marked = any(avail[q] and bpos[q] for q in range(a, b + 1))
+                marked = [q for q in range(a, b + 1) if avail[q] and bpos[q]]
                 if miss == jok and (marked or not need_b):
                     return True
+                for j in range(a, b + 1) if jok == 1 and miss == 0 else ():
+                    if not nlo <= j <= nhi and (not need_b or any(q != j for q in marked)):
+                        return True
         return False
 
     rng = np.random.default_rng(7)
