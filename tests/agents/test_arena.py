@@ -249,6 +249,24 @@ def test_a_journal_keeps_every_games_record_and_replays_it(tmp_path):
     assert resumed.done[9] == ([1.0, -1.0], 3) and resumed.record(9) is None
     assert [resumed.record(k) for k in range(4)] == kept
     assert records.load(path) == kept
+def test_the_example_record_of_docs_records_md_is_the_game_it_names():
+    # the page's record (abridged where it says "...") is record_game's of its game, agents and seed; its
+    # thinking is made up (a heuristic and a random seat tell nothing)
+    from pathlib import Path
+
+    from octagames.agents.arena import record_game
+
+    page = (Path(__file__).resolve().parents[2] / "docs" / "records.md").read_text(encoding="utf-8")
+    shown = json.loads(re.search(r"```\n(\{.*?\})\n```", page, re.S).group(1))
+    game = Game(shown["game"], **shown["config"])
+    rec = record_game(game, [make_agent(spec, game) for spec in shown["agents"]], shown["seed"]).to_dict()
+    for field in ("format", "variant", "config", "agents", "returns", "length"):
+        assert shown[field] == rec[field], field
+    for field in ("actions", "players", "names"):  # the first three and the last, around the "..."
+        assert shown[field][:3] + shown[field][-1:] == rec[field][:3] + rec[field][-1:], field
+    assert "thinking" not in rec or not rec["thinking"]
+
+
 
 
 def test_a_journal_rewritten_when_a_run_resumes_survives_a_kill_during_the_rewrite(tmp_path, monkeypatch):
