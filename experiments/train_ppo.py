@@ -385,7 +385,8 @@ class Trainer(trainer.Trainer):
     def columns(self) -> list[str]:
         """The CSV columns after the counters."""
         cols = ["steps_per_s", "learning_rate", "loss", "pg_loss", "v_loss", "entropy", "approx_kl", "clipfrac",
-                "league_win_rate", "league_games", "agent_win_rate", "agent_games", "train_fraction", "mean_value",
+                "league_win_rate", "league_games", "agent_win_rate", "agent_games", "truncated", "train_fraction",
+                "mean_value",
                 "pool_size", "policy_lag", "imitation_loss", "imitation_accuracy", "imitation_value_mse"]
         return cols + [f"win_rate_vs_{s}" for s in self.eval_agents] + ["eval_seconds"]
 

@@ -42,6 +42,11 @@ own trajectory in game ``i`` is the subsequence of steps where it acted:
 * when the game ends at step ``t'`` (``terminated[t', i]``), every seat's last
   transition of that game gets the rewards up to and including ``t'`` (the
   final returns are paid there) and is marked done (next value 0);
+* when an engine safety bound stops the game at step ``t'`` (``truncated[t', i]``: not a rule,
+  so not an outcome), every seat's last transition of that game gets its rewards up to ``t'``
+  and is bootstrapped, not marked done: the vector env has started the next game by then, so
+  the value of the stopped position is not observed, and the seat's own value at that last
+  decision stands for it (its one-step advantage is its reward); nothing of the next game flows back;
 * rewards paid to a seat in a new game *before* its first action there
   belong to no transition and are dropped (the engines pay returns at the end
   of a game, so these are zero);
@@ -520,7 +525,8 @@ def compute_gae(rewards: np.ndarray, values: np.ndarray, dones: np.ndarray, next
 
 
 def seat_gae(player: np.ndarray, rewards: np.ndarray, terminated: np.ndarray, values: np.ndarray,
-             last_values: np.ndarray, gamma: float, lam: float) -> dict[str, np.ndarray]:
+             last_values: np.ndarray, gamma: float, lam: float,
+             truncated: np.ndarray | None = None) -> dict[str, np.ndarray]:
     """GAE along each seat's own turns in turn-based self-play (module docstring).
 
     Args:
@@ -530,6 +536,9 @@ def seat_gae(player: np.ndarray, rewards: np.ndarray, terminated: np.ndarray, va
         values: ``[T, N]`` critic value of the actor's observation at step ``t``.
         last_values: ``[N, P]`` critic value of each seat's observation after the
             last step (the bootstrap of unfinished trajectories).
+        truncated: ``[T, N]`` an engine safety bound stopped the game with step ``t`` (the env then
+            reset it): each seat's last transition of it is bootstrapped with that seat's value at its
+            last decision there (default: no game truncated).
 
     Returns:
         dict of ``[T, N]`` arrays: ``advantages``, ``returns``, and the
@@ -537,6 +546,14 @@ def seat_gae(player: np.ndarray, rewards: np.ndarray, terminated: np.ndarray, va
     """
     T, N = player.shape
     ar = np.arange(N)
+    cut = np.zeros((T, N), dtype=bool) if truncated is None else np.asarray(truncated, dtype=bool)
+    cut_values = np.zeros(rewards.shape, dtype=np.float64)  # [T, N, P]: each seat's last value in a stopped game
+    if cut.any():
+        seen = np.zeros(rewards.shape[1:], dtype=np.float64)
+        for t in range(T):
+            seen[ar, player[t]] = values[t]
+            cut_values[t] = seen
+            seen[cut[t] | terminated[t].astype(bool)] = 0.0
     acc = np.zeros(rewards.shape[1:], dtype=np.float64)          # rewards since a seat's last turn
     nv = np.asarray(last_values, dtype=np.float64).copy()        # value at the seat's next turn
     nd = np.zeros(acc.shape, dtype=bool)                         # the seat's next "turn" is a game end
@@ -549,6 +566,11 @@ def seat_gae(player: np.ndarray, rewards: np.ndarray, terminated: np.ndarray, va
         nv[end] = 0.0
         nd[end] = True
         nadv[end] = 0.0
+        stop = cut[t] & ~end  # stopped by a bound: the same, but bootstrapped
+        acc[stop] = 0.0
+        nv[stop] = cut_values[t][stop]
+        nd[stop] = False
+        nadv[stop] = 0.0
         acc += rewards[t]
         p = player[t]
         r, d, v_next = acc[ar, p], nd[ar, p], nv[ar, p]

@@ -222,7 +222,9 @@ class RolloutWorker:
             ``{"batch": ..., "stats": ...}``: the learner's transitions (``obs``, an
             :class:`~octagames.agents.learn.ppo.ObsBatch` of the env's compact observations, ``mask``,
             ``actions``, ``logprobs``, ``advantages``, ``returns``, ``values``) and the rollout's
-            episodes, league and agent games and win rates, trained share and mean value.
+            episodes (games over, those an engine bound stopped included), ``truncated`` (those),
+            league and agent games and win rates (a stopped game's equal returns a draw), trained share
+            and mean value.
         """
         with matmul_precision(self.cfg.matmul_dtype, self.device):
             return self._play()
@@ -241,9 +243,10 @@ class RolloutWorker:
         train_b = np.zeros((T, N), dtype=bool)
         rew_b = np.zeros((T, N, P), dtype=np.float64)
         term_b = np.zeros((T, N), dtype=bool)
+        trunc_b = np.zeros((T, N), dtype=bool)
         scores = {"league": 0.0, "agent": 0.0}  # the learner's points (a draw is half) in finished games
         counts = {"league": 0, "agent": 0}
-        episodes = 0
+        episodes = truncated = 0
         for t in range(T):
             obs_b[t] = torch.from_numpy(env.obs)
             mask_b[t] = torch.from_numpy(env.action_mask.astype(bool))
@@ -275,15 +278,18 @@ class RolloutWorker:
             r = env.rewards[:, :P]
             end = env.terminated.copy()
             term_b[t] = end
+            trunc_b[t] = env.truncated  # stopped by an engine bound: over, not an outcome (seat_gae)
             self.returns_so_far += r
             if cfg.reward == "win":
                 if end.any():
                     rew_b[t, end] = win_rewards(self.returns_so_far[end])
             else:
                 rew_b[t] = r * self.reward_scale
-            if end.any():
-                idx = np.flatnonzero(end)
+            over = end | trunc_b[t]
+            if over.any():  # a stopped game counts as played, its equal returns a draw
+                idx = np.flatnonzero(over)
                 episodes += len(idx)
+                truncated += int(trunc_b[t].sum())
                 for kind, lg in (("league", idx[self.league.opponent[idx] >= 0]),
                                  ("agent", idx[self.league.opponent[idx] == AGENT_OPPONENT])):
                     if len(lg):
@@ -300,7 +306,7 @@ class RolloutWorker:
         for p in range(P):
             o = ObsBatch(torch.from_numpy(env.observe(np.full(N, p, dtype=np.int64))), self.divisor).to(dev)
             last_values[:, p] = self.model.value(o).cpu().numpy()
-        g = seat_gae(player_b, rew_b, term_b, val_b, last_values, cfg.gamma, cfg.gae_lambda)
+        g = seat_gae(player_b, rew_b, term_b, val_b, last_values, cfg.gamma, cfg.gae_lambda, trunc_b)
         sel = torch.from_numpy(train_b.reshape(-1))
         batch = {
             "obs": ObsBatch(obs_b.reshape(T * N, D)[sel], self.divisor),
@@ -311,7 +317,7 @@ class RolloutWorker:
             "returns": torch.from_numpy(g["returns"].reshape(-1)).float()[sel],
             "values": torch.from_numpy(val_b.reshape(-1)).float()[sel],
         }
-        stats = {"episodes": episodes, "league_games": counts["league"],
+        stats = {"episodes": episodes, "truncated": truncated, "league_games": counts["league"],
                  "league_win_rate": scores["league"] / counts["league"] if counts["league"] else None,
                  "agent_games": counts["agent"],
                  "agent_win_rate": scores["agent"] / counts["agent"] if counts["agent"] else None,
@@ -333,7 +339,7 @@ def merge_rollouts(rolls: list[dict[str, Any]]) -> dict[str, Any]:
         return rolls[0]
     batch = {key: (ObsBatch.cat if key == "obs" else torch.cat)([r["batch"][key] for r in rolls])
              for key in rolls[0]["batch"]}
-    stats: dict[str, Any] = {"episodes": sum(r["stats"]["episodes"] for r in rolls)}
+    stats: dict[str, Any] = {key: sum(r["stats"][key] for r in rolls) for key in ("episodes", "truncated")}
     for kind in ("league", "agent"):
         games = [r["stats"][f"{kind}_games"] for r in rolls]
         stats[f"{kind}_games"] = sum(games)

@@ -191,6 +191,29 @@ def test_league_draws_random_opponents_at_the_configured_rate():
     assert set(np.unique(a.opponent)) == {SELF_PLAY, 0}
 
 
+def test_games_an_engine_bound_stops_end_their_trajectories_and_count_as_played(tmp_path, monkeypatch):
+    # Octiles stops a game at max_turns (not a rule: the vector env flags it truncated and deals the next at
+    # once); the rollout ignored the flag, so each seat's last transition bootstrapped from the next game
+    import octagames.agents.learn.rollout as rollout
+
+    seen = {}
+
+    def spy(*args, **kw):
+        seen["terminated"], seen["truncated"] = args[2], args[7] if len(args) > 7 else kw.get("truncated")
+        seen["out"] = seat_gae(*args, **kw)
+        return seen["out"]
+
+    seat_gae = rollout.seat_gae
+    monkeypatch.setattr(rollout, "seat_gae", spy)
+    cfg = _small_cfg(tmp_path, game="octiles", config=("num_players=2", "max_turns=6"), num_steps=40,
+                     eval_every=0)
+    stats = Trainer(cfg).rollout()["stats"]
+    cut = seen["truncated"]
+    assert cut is not None and stats["truncated"] == int(cut.sum()) > 0
+    assert stats["episodes"] == int(cut.sum() + seen["terminated"].sum())  # every game over, stopped ones too
+    assert not seen["out"]["dones"][cut].any()  # bootstrapped, not an outcome
+
+
 def test_random_opponents_play_legal_moves_and_only_the_learner_is_trained(tmp_path):
     cfg = _small_cfg(tmp_path, total_steps=16 * 8, eval_every=0, eval_games=2,
                      self_play_prob=0.0, random_opponent_prob=1.0)

@@ -105,26 +105,55 @@ def test_seat_gae_hand_computed():
     assert out["returns"][:, 0] == pytest.approx([1.5, -1.0, 1.0, -1.0, 0.6])
 
 
-def _reference_seat_gae(player, rewards, terminated, values, last_values, gamma, lam):
-    """Naive version: cut each (game, seat) trajectory out explicitly, then plain GAE."""
+def test_seat_gae_bootstraps_a_game_an_engine_bound_stopped_and_takes_nothing_from_the_next():
+    # the game of test_seat_gae_hand_computed, stopped by an engine bound with step 3 instead of ending:
+    # the vector env has started the next game by then (step 4), so each seat's last transition of the
+    # stopped game is bootstrapped with that seat's own value at it, not with the next game's
+    player = np.array([[0], [1], [0], [1], [0]])
+    rewards = np.zeros((5, 1, 2))
+    rewards[1, 0] = [0.5, 0.0]
+    rewards[4, 0] = [0.25, 0.0]    # in the next game, after seat 0's first move there
+    terminated = np.zeros((5, 1), dtype=bool)
+    truncated = np.array([[False], [False], [False], [True], [False]])
+    values = np.array([[0.1], [0.2], [0.3], [0.4], [0.5]])
+    last_values = np.array([[0.6, 0.7]])
+    out = seat_gae(player, rewards, terminated, values, last_values, gamma=1.0, lam=1.0, truncated=truncated)
+    assert out["dones"][:, 0].tolist() == [False] * 5
+    assert out["rewards"][:, 0] == pytest.approx([0.5, 0.0, 0.0, 0.0, 0.25])
+    assert out["next_values"][:, 0] == pytest.approx([0.3, 0.4, 0.3, 0.4, 0.6])
+    assert out["advantages"][:, 0] == pytest.approx([0.5 + 0.3 - 0.1, 0.4 - 0.2, 0.0, 0.0, 0.25 + 0.6 - 0.5])
+    # without the flag the stopped game ran on into the next: seat 0's t=2 took the next game's value
+    leaked = seat_gae(player, rewards, terminated, values, last_values, gamma=1.0, lam=1.0)
+    assert leaked["next_values"][2, 0] == pytest.approx(0.5)
+
+
+def _reference_seat_gae(player, rewards, terminated, values, last_values, gamma, lam, truncated=None):
+    """Naive version: cut each (game, seat) trajectory out explicitly, then plain GAE; a game an engine
+    bound stopped ends the seat's segment there, bootstrapped with the seat's own last value."""
     T, N = player.shape
+    truncated = np.zeros((T, N), dtype=bool) if truncated is None else truncated
     adv = np.zeros((T, N))
     for i in range(N):
         for p in range(rewards.shape[2]):
             steps = [t for t in range(T) if player[t, i] == p]
-            r, v, d, nv = [], [], [], []
+            segments, r, v, d, nv = [], [], [], [], []
             for k, t in enumerate(steps):
                 nxt = steps[k + 1] if k + 1 < len(steps) else T
-                ends = [u for u in range(t, nxt) if terminated[u, i]]
+                ends = [u for u in range(t, nxt) if terminated[u, i] or truncated[u, i]]
                 stop = ends[0] if ends else nxt - 1
+                cut = bool(ends) and not terminated[stop, i]
                 r.append(rewards[t:stop + 1, i, p].sum())
                 v.append(values[t, i])
-                d.append(bool(ends))
-                nv.append(0.0 if ends else (values[nxt, i] if nxt < T else last_values[i, p]))
-            if steps:
-                a, _ = compute_gae(np.array(r)[:, None], np.array(v)[:, None], np.array(d)[:, None],
-                                   np.array(nv)[:, None], gamma, lam)
-                adv[steps, i] = a[:, 0]
+                d.append(bool(ends) and not cut)
+                nv.append(values[t, i] if cut else 0.0 if ends else (values[nxt, i] if nxt < T else last_values[i, p]))
+                if cut or k + 1 == len(steps):
+                    segments.append(len(r))
+            start = 0
+            for end in segments:
+                a, _ = compute_gae(np.array(r[start:end])[:, None], np.array(v[start:end])[:, None],
+                                   np.array(d[start:end])[:, None], np.array(nv[start:end])[:, None], gamma, lam)
+                adv[steps[start:end], i] = a[:, 0]
+                start = end
     return adv
 
 
@@ -147,6 +176,13 @@ def test_seat_gae_matches_a_naive_per_seat_reference(num_players):
     ref = _reference_seat_gae(player, rewards, terminated, values, last_values, 0.97, 0.9)
     assert np.allclose(out["advantages"], ref)
     assert np.allclose(out["returns"], ref + values)
+    # a third of the games end by an engine bound's stop instead
+    truncated = terminated & (rng.random((T, N)) < 0.33)
+    terminated = terminated & ~truncated
+    assert truncated.any() and terminated.any()
+    out = seat_gae(player, rewards, terminated, values, last_values, gamma=0.97, lam=0.9, truncated=truncated)
+    ref = _reference_seat_gae(player, rewards, terminated, values, last_values, 0.97, 0.9, truncated)
+    assert np.allclose(out["advantages"], ref)
 
 
 def test_win_rewards():
