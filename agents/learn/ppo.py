@@ -644,18 +644,18 @@ def ppo_update(model: ActorCritic, optimizer: torch.optim.Optimizer, batch: dict
     """Several epochs of minibatch SGD on :func:`ppo_loss`; returns the mean stats.
 
     Minibatches are drawn with ``torch.randperm`` (the global torch RNG, which
-    the trainer checkpoints). ``target_kl > 0`` stops early when the
-    approximate KL of a minibatch exceeds it.
+    the trainer checkpoints): each epoch is ``num_minibatches`` of them, whose sizes differ by one
+    at most where ``num_minibatches`` does not divide the batch (a batch of the learner's moves
+    against opponents varies in size), one a transition where the batch is smaller.
+    ``target_kl > 0`` stops early when the approximate KL of a minibatch exceeds it.
     """
     n = batch["obs"].shape[0]
-    mb = max(1, n // num_minibatches)
     totals: dict[str, float] = {}
     count = 0
     for _ in range(update_epochs):
         perm = torch.randperm(n, device=batch["obs"].device)
         stop = False
-        for start in range(0, n, mb):
-            idx = perm[start:start + mb]
+        for idx in torch.tensor_split(perm, max(1, min(num_minibatches, n))):
             loss, stats = ppo_loss(model, {k: v[idx] for k, v in batch.items()}, **loss_kwargs)
             optimizer.zero_grad()
             loss.backward()

@@ -214,6 +214,29 @@ def test_ppo_update_lowers_the_loss_on_a_fixed_batch():
     assert all(np.isfinite(v) for v in stats.values())
 
 
+@pytest.mark.parametrize("n, sizes", [(100, [25, 25, 25, 25]), (90, [23, 23, 22, 22]), (7, [2, 2, 2, 1]),
+                                     (3, [1, 1, 1])])
+def test_an_epoch_is_num_minibatches_steps_whatever_the_batch_size(n, sizes, monkeypatch):
+    # a batch of the learner's moves against opponents varies in size: range(0, n, n // 4) made a fifth,
+    # tiny minibatch of the remainder (2 of 90), a full optimizer step on near noise, and 7 steps of one for 7
+    import octagames.agents.learn.ppo as ppo
+
+    rng = np.random.default_rng(0)
+    model = ActorCritic(8, 4, hidden=(8,))
+    mask = _random_masks(rng, n, 4)
+    with torch.no_grad():
+        logits, values = model(torch.randn(n, 8))
+        actions, logp = sample_actions(logits, mask)
+    batch = {"obs": torch.randn(n, 8), "mask": mask, "actions": actions, "logprobs": logp,
+             "advantages": torch.randn(n), "returns": torch.randn(n), "values": values}
+    seen = []
+    loss = ppo.ppo_loss
+    monkeypatch.setattr(ppo, "ppo_loss", lambda m, b, **kw: seen.append(len(b["actions"])) or loss(m, b, **kw))
+    ppo.ppo_update(model, torch.optim.Adam(model.parameters()), batch, update_epochs=2, num_minibatches=4,
+                   clip_coef=0.2, vf_coef=0.5, ent_coef=0.0)
+    assert seen == sizes * 2
+
+
 def test_the_networks_tanh_is_torchs_within_2e_7_with_tanhs_gradient():
     x = torch.linspace(-30.0, 30.0, 200_001, requires_grad=True)
     g = torch.randn(x.shape[0], generator=torch.Generator().manual_seed(0))
