@@ -107,8 +107,8 @@ from octagames.agents.arena import wilson_interval
 from octagames.agents.search.mcts import compiled_value
 from octagames.agents.search.rollouts import check_game
 from octagames.agents.learn.ppo import check_activation
-from octagames.agents.learn.az import (PolicyValueNet, SearchConfig, action_block, action_rows, load_model,
-                                      model_dict, save_model, widen_input, zoo_path)
+from octagames.agents.learn.az import (PolicyValueNet, SearchConfig, action_block, action_rows, check_simulations,
+                                      load_model, model_dict, save_model, widen_input, zoo_path)
 from octagames.core import Game
 from octagames.agents.learn import imitation
 from octagames.agents.learn.imitation import (TeacherData, ValuesSoFar, children, observations, rollout_outcomes,
@@ -260,8 +260,7 @@ class TrainConfig(trainer.RunConfig):
             if getattr(self, name) < 1:
                 raise ValueError(f"{name}={getattr(self, name)} is not valid; it must be >= 1")
         for name in ("simulations", "play_simulations"):
-            if getattr(self, name) < 0:
-                raise ValueError(f"{name}={getattr(self, name)} is not valid; it must be >= 0")
+            check_simulations(name, getattr(self, name))
         if not 0.0 <= self.value_target_mix <= 1.0:
             raise ValueError(f"value_target_mix={self.value_target_mix} is not valid; it must be in [0, 1]")
         if self.value_target_mix and compiled_value(self.make_game()) is None:

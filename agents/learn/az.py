@@ -328,6 +328,18 @@ def network_evaluator(net: PolicyValueNet) -> Evaluate:
 # ----------------------------------------------------------------------------
 # Batched search
 # ----------------------------------------------------------------------------
+def check_simulations(name: str, simulations: int) -> None:
+    """Refuse a search budget that cannot choose: ``simulations`` is 0 (the network's policy alone) or
+    at least 2; the first simulation only expands the root, so one leaves every move unvisited.
+
+    Raises:
+        ValueError: ``simulations`` below 0, or 1; the message names ``name``.
+    """
+    if simulations < 0 or simulations == 1:
+        raise ValueError(f"{name}={simulations} is not valid; it must be 0 (the network's policy alone) or >= 2 "
+                         "(the first simulation expands the root: one visits no move)")
+
+
 @dataclass(frozen=True)
 class SearchConfig:
     """Settings of :class:`BatchedSearch` and :class:`AZAgent`.
@@ -427,8 +439,7 @@ class SearchConfig:
     playout_mix: float = 0.0
 
     def __post_init__(self) -> None:
-        if self.simulations < 0:
-            raise ValueError(f"simulations={self.simulations} is not valid; it must be >= 0")
+        check_simulations("simulations", self.simulations)
         if self.leaves_per_game < 1:
             raise ValueError(f"leaves_per_game={self.leaves_per_game} is not valid; it must be >= 1")
         if self.c_puct is not None and self.c_puct < 0:
@@ -469,7 +480,7 @@ class SearchConfig:
                              "it must be >= 0")
         if self.rollout_search_weight > 0 and (not self.belief_rollouts or self.simulations < 1):
             raise ValueError(f"rollout_search_weight={self.rollout_search_weight} needs belief_rollouts=True "
-                             "and simulations >= 1 (the search it weighs); got "
+                             "and simulations >= 2 (the search it weighs); got "
                              f"belief_rollouts={self.belief_rollouts}, simulations={self.simulations}")
         if self.rollout_margin != -1.0 and self.rollout_margin < 0:
             raise ValueError(f"rollout_margin={self.rollout_margin} is not valid; it must be >= 0 (-1: off)")

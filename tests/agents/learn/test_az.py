@@ -2,6 +2,7 @@
 
 import dataclasses
 import math
+import re
 
 import numpy as np
 import pytest
@@ -103,6 +104,27 @@ def test_search_never_modifies_the_roots_and_stays_legal():
     for b in range(4):
         legal = g.legal_mask(states[b]).astype(bool)
         assert res["visits"][b].sum() == 19 and not res["visits"][b][~legal].any()
+
+
+def test_one_simulation_is_refused_by_name_and_two_choose_a_legal_move():
+    # the first simulation only expands the root: with one, no move was visited and the choice fell to
+    # action 0, illegal in most positions (Octrix's ♦A not dealt), with an all-zero policy target
+    from octagames.experiments.train_az import TrainConfig
+
+    message = "must be 0 (the network's policy alone) or >= 2"
+    for make in (lambda: SearchConfig(simulations=1), lambda: TrainConfig(play_simulations=1),
+                 lambda: make_agent("net:octrix:1", "octrix")):
+        with pytest.raises(ValueError, match=re.escape(message)):
+            make()
+    g = Game("octrix")
+    _, relative = linear_fns(g)
+    states = np.array(decisions(g, 8, seed=4), dtype=g.dtype)
+    players = np.array([g.acting_player(s) for s in states])
+    res = BatchedSearch(g, 8, SearchConfig(simulations=2)).run(states, players, np.ones(8, bool), np.arange(8),
+                                                                relative)
+    chosen = choose_actions(res["visits"], res["q"], 0.0, np.random.default_rng(0))
+    assert all(g.legal_mask(s)[a] for s, a in zip(states, chosen)) and (res["visits"].sum(axis=1) == 1).all()
+    assert not all(g.legal_mask(s)[0] for s in states)  # action 0 is illegal somewhere: the test can fail
 
 
 def test_root_noise_changes_the_priors_only_where_legal():
