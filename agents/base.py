@@ -172,12 +172,12 @@ def legal_shares(weights: Any, legal_mask: np.ndarray) -> np.ndarray:
 
 def considered(turn: Turn, chosen: int, *, policy: Any = None, values: Any = None, prior: Any = None,
                value: float | None = None, visits: int | None = None,
-               top: int | None = None) -> dict[str, Any] | None:
+               top: int | None = None, rank: str | None = None) -> dict[str, Any] | None:
     """What an agent considered for its decision, in the game records' thinking format (``docs/records.md``).
 
     The per-move figures are arrays over all the game's actions; only legal actions are kept:
     the ``top`` largest shares with a share above 0 (by value where no policy is given, by prior
-    where neither is), and the chosen move always.
+    where neither is; by the figures ``rank`` names where it is given), and the chosen move always.
 
     Args:
         turn: the decision.
@@ -189,6 +189,8 @@ def considered(turn: Turn, chosen: int, *, policy: Any = None, values: Any = Non
         value: the agent's value of its decision; by default the chosen move's entry of ``values``.
         visits: the simulations (a search) or sampled worlds (rollouts) behind the figures.
         top: the most moves kept besides the chosen one (None: :data:`THINKING_TOP`).
+        rank: ``"policy"``, ``"values"`` or ``"prior"``: the figures that pick the moves kept
+            (None: the first of them given).
 
     Returns:
         ``{"policy": {action: share}, "values": {action: v}, "prior": {action: p}, "value": v,
@@ -211,7 +213,9 @@ def considered(turn: Turn, chosen: int, *, policy: Any = None, values: Any = Non
     if "policy" in arrays:
         arrays["policy"] = legal_shares(arrays["policy"], legal)
     out: dict[str, Any] = {}
-    rank_key = next((k for k in ("policy", "values", "prior") if k in arrays), None)
+    if rank is not None and rank not in arrays:
+        raise ValueError(f"rank={rank!r} is not valid; valid values: {sorted(arrays)} (the figures given)")
+    rank_key = rank or next((k for k in ("policy", "values", "prior") if k in arrays), None)
     if rank_key is not None:
         rank = arrays[rank_key]
         ok = legal & np.isfinite(rank) & ((rank > 0) if rank_key == "policy" else True)
@@ -247,7 +251,9 @@ def considered_rollouts(turn: Turn, legal: Sequence[int], values: np.ndarray, ch
 
     Returns:
         Each action's mean over the worlds it played (``values``), the chosen one's
-        (``value``), the worlds (``visits``) and the search's shares (``policy``) when given;
+        (``value``), the worlds (``visits``) and the search's shares (``policy``) when given, for
+        the moves of the highest values (a voting search's shares do not pick them: an expert's
+        targets, :func:`octagames.agents.learn.az_selfplay.expert_target`, are its values);
         None when the caller keeps no thinking (``turn.tell`` is False).
     """
     if not turn.tell:
@@ -260,4 +266,4 @@ def considered_rollouts(turn: Turn, legal: Sequence[int], values: np.ndarray, ch
     if shares is not None:
         policy = np.zeros(len(turn.legal_mask))
         policy[idx] = shares
-    return considered(turn, int(idx[choice]), policy=policy, values=full, visits=len(values))
+    return considered(turn, int(idx[choice]), policy=policy, values=full, visits=len(values), rank="values")

@@ -165,7 +165,9 @@ def expert_target(agent: Agent, mask: np.ndarray, chosen: int, temperature: floa
       no search and tells per-move ``values``): its per-move values (win rates), even when a network's
       search votes in and its thinking tells the vote's shares as ``policy`` (that vote is the
       apprentice's own search, not the expert): one-hot on its choice when ``temperature`` is 0, else
-      ``softmax(values / temperature)`` over the moves its thinking valued;
+      ``softmax(values / temperature)`` over the moves its thinking valued (the
+      :data:`~octagames.agents.base.THINKING_TOP` best by value and its choice, a voting search's
+      shares aside: :func:`~octagames.agents.base.considered_rollouts`);
     * a **policy** (PPO, CFR, the Octrix solver): its thinking's ``policy`` probabilities;
     * else (a heuristic, which tells nothing) one-hot on its choice.
 

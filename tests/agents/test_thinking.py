@@ -96,6 +96,11 @@ def test_thinking_keeps_the_largest_shares_and_the_chosen_move_only():
     assert told["policy"][legal[-1]] == round(len(legal) / weights.sum(), 4)
     with pytest.raises(ValueError, match=f"values has 3 entries; the game has {game.num_actions} actions"):
         considered(turn, legal[0], values=[0.1, 0.2, 0.3])
+    values = -weights  # ranked by values the moves kept are the others: the first two legal ones
+    told = considered(turn, legal[-1], policy=weights, values=values, top=2, rank="values")
+    assert list(told["values"]) == [legal[0], legal[1], legal[-1]] and list(told["policy"]) == list(told["values"])
+    with pytest.raises(ValueError, match=r"rank='prior' is not valid; valid values: \['policy', 'values'\]"):
+        considered(turn, legal[0], policy=weights, values=values, rank="prior")
 
 
 def test_a_forced_move_or_a_heuristic_tells_nothing_not_an_earlier_decision():

@@ -110,7 +110,7 @@ def test_rollouts_with_a_networks_vote_teach_their_values_not_the_vote():
     g = Game("achten", deal_penalty=1)
     torch.manual_seed(0)
     net = build_net(_spec(g))
-    agent = AZAgent(net, SearchConfig(simulations=16, leaves_per_game=4, belief_worlds=4, belief_rollouts=True,
+    agent = AZAgent(net, SearchConfig(simulations=4, leaves_per_game=2, belief_worlds=4, belief_rollouts=True,
                                       rollout_policy="model", rollout_search_weight=0.1))
     checked = 0
     for seed in range(4):
@@ -124,6 +124,8 @@ def test_rollouts_with_a_networks_vote_teach_their_values_not_the_vote():
                 agent.reset(g, p, seed)
                 chosen, told = decide(agent, turn)
                 assert told["policy"] and told["values"] and agent.last is not None  # a vote was told and kept
+                # the moves told are the rollouts' best, not the ones the vote visited (it picked them)
+                assert len(told["values"]) >= min(THINKING_TOP, int(turn.legal_mask.sum()))
                 target = expert_target(agent, turn.legal_mask, chosen)
                 np.testing.assert_array_equal(target, np.eye(g.num_actions)[chosen])
                 moves = [int(m) for m in told["values"]]
