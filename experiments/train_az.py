@@ -229,7 +229,8 @@ class TrainConfig(trainer.RunConfig):
     imitation_children: int = 0
     """also store up to this many children of each teacher decision (distinct random legal moves, chance
     played), the positions a search meets one move on, labelled as the policy target says: the teacher's
-    choice there, or the init_model's priors"""
+    choice there, or the init_model's priors; their value target is the outcome of their parent's game
+    (which went on by another move) unless imitation_value_worlds plays each on (or value_target_mix=1)"""
     imitation_final_learning_rate: float = 0.0
     """when > 0, the warm start's rate falls linearly from learning_rate to it over imitation_steps"""
     imitation_value_worlds: int = 0
