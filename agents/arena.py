@@ -24,7 +24,9 @@ from __future__ import annotations
 import json
 import math
 import os
+import sys
 import time
+from contextlib import contextmanager
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import Any, Iterator, Sequence
@@ -133,7 +135,7 @@ class MatchResult:
 
 
 def play_game(game: Game, seats: Sequence[Agent], seed: int) -> tuple[np.ndarray, int]:
-    """Play one game; ``seats[p]`` plays seat ``p``.
+    """Play one game; ``seats[p]`` plays seat ``p`` (torch on one thread: :func:`torch_on_one_thread`).
 
     Args:
         game: the game and its config (``Game("octa-nl")``; a variant's name builds one).
@@ -163,8 +165,33 @@ def record_game(game: Game, seats: Sequence[Agent], seed: int) -> GameRecord:
     return record
 
 
+@contextmanager
+def torch_on_one_thread() -> Iterator[None]:
+    """Torch's intra-op threads set to one for the block (where torch is imported), then put back.
+
+    Every game of the arena is played so: a network's sums then come out in one order whatever the
+    cores of the process that plays, so a game's moves are the same in this process (torch's default:
+    a thread per core) and in a Ray task (one core), and the time per game side is one core's.
+    """
+    torch = sys.modules.get("torch")
+    before = 1 if torch is None else torch.get_num_threads()
+    if before != 1:
+        torch.set_num_threads(1)
+    try:
+        yield
+    finally:
+        if before != 1:
+            torch.set_num_threads(before)
+
+
 def _play(game: Game, seats: Sequence[Agent], seed: int, record: bool
           ) -> tuple[np.ndarray, int, GameRecord | None]:
+    with torch_on_one_thread():
+        return _play_on(game, seats, seed, record)
+
+
+def _play_on(game: Game, seats: Sequence[Agent], seed: int, record: bool
+             ) -> tuple[np.ndarray, int, GameRecord | None]:
     if not isinstance(game, Game):
         raise ValueError(f"game={game!r} is not a Game; build one: Game({game!r})")
     if len(seats) != game.num_players:

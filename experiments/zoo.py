@@ -39,8 +39,6 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Iterator
 
-import torch
-
 from octagames.agents.arena import play_game
 from octagames import catalogue
 from octagames.agents.learn.az import (ROLLOUT_BASES, ZOO_DIR, AZAgent, SearchConfig, load_model, save_model,
@@ -259,15 +257,10 @@ def seconds_per_side(name: str, games: int, seed: int = 0) -> float:
         spent[0] += time.perf_counter() - t0
         return out
 
-    threads = torch.get_num_threads()
-    torch.set_num_threads(1)
-    try:
-        for k in range(-1, games):  # k = -1: the untimed game
-            agent.act = act if k < 0 else timed  # type: ignore[method-assign]
-            seats = [agent] + [make_agent("heuristic", game) for _ in range(n - 1)]
-            play_game(g, seats[n - k % n:] + seats[:n - k % n], seed + (games if k < 0 else k))
-    finally:
-        torch.set_num_threads(threads)
+    for k in range(-1, games):  # k = -1: the untimed game; play_game plays torch on one thread
+        agent.act = act if k < 0 else timed  # type: ignore[method-assign]
+        seats = [agent] + [make_agent("heuristic", game) for _ in range(n - 1)]
+        play_game(g, seats[n - k % n:] + seats[:n - k % n], seed + (games if k < 0 else k))
     return spent[0] / max(1, games)
 
 

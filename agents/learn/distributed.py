@@ -6,7 +6,8 @@ asking for Ray says which extra to install.
 
 * :class:`RayGames` plays arena games (``arena.play_games``) as Ray tasks in
   chunks. A game's result depends only on its seat line-up and seed (every agent
-  is reset with a seed drawn from the game's seed), so the results equal the
+  is reset with a seed drawn from the game's seed, and plays with torch on one thread:
+  :func:`~octagames.agents.arena.torch_on_one_thread`), so the results equal the
   single-process run's for the same seeds, whatever the chunking and the number
   of workers. A task whose worker dies is retried (``max_retries``); results are
   keyed by game, so a retried chunk is never counted twice.

@@ -9,7 +9,8 @@ import sys
 import numpy as np
 import pytest
 
-from octagames.agents.arena import BusyError, GameJournal, journal_lock, play_match, wilson_interval
+from octagames.agents.arena import (BusyError, GameJournal, journal_lock, play_match, record_game,
+                                    wilson_interval)
 from octagames.agents.base import Agent, RandomAgent, Turn
 from octagames.agents.heuristics.octrix import OctrixHeuristicAgent
 from octagames.agents.registry import make_agent
@@ -249,12 +250,30 @@ def test_a_journal_keeps_every_games_record_and_replays_it(tmp_path):
     assert resumed.done[9] == ([1.0, -1.0], 3) and resumed.record(9) is None
     assert [resumed.record(k) for k in range(4)] == kept
     assert records.load(path) == kept
+def test_a_network_agents_games_do_not_depend_on_torchs_threads():
+    # a Ray task plays on one torch thread, this process on one a core: a zoo model's sums came out in
+    # another order and games 2 and 5 of these went otherwise, so --ray played other games than a local run
+    import torch
+
+    game = Game("octrix", num_players=3)
+    before = torch.get_num_threads()
+    played = {}
+    try:
+        for threads in (2, 1):
+            torch.set_num_threads(threads)
+            played[threads] = [record_game(game, [make_agent("zoo:octrix-3p:8", game) if (i + k) % 3 == 0
+                                                  else make_agent("mcts:20", game) for i in range(3)], k).actions
+                               for k in (2, 5)]
+            assert torch.get_num_threads() == threads  # put back after each game
+    finally:
+        torch.set_num_threads(before)
+    assert played[1] == played[2]
+
+
 def test_the_example_record_of_docs_records_md_is_the_game_it_names():
     # the page's record (abridged where it says "...") is record_game's of its game, agents and seed; its
     # thinking is made up (a heuristic and a random seat tell nothing)
     from pathlib import Path
-
-    from octagames.agents.arena import record_game
 
     page = (Path(__file__).resolve().parents[2] / "docs" / "records.md").read_text(encoding="utf-8")
     shown = json.loads(re.search(r"```\n(\{.*?\})\n```", page, re.S).group(1))
