@@ -141,8 +141,8 @@ def bench_ppo(cfg: BenchRayConfig) -> dict[str, float]:
     out = {"here": tc.num_envs * tc.num_steps / t}
     for actors in (1, 2):
         group = ActorGroup(RolloutWorker, [(tc.rollout(), k) for k in range(actors)], address=cfg.ray_address or None)
-        group.call("rollout_with", weights, None, 1)
-        _, t = _best(lambda: group.call("rollout_with", weights, None, 1), cfg.repeats)
+        group.call("rollout_with", weights, [], 1)
+        _, t = _best(lambda: group.call("rollout_with", weights, [], 1), cfg.repeats)
         out[f"ray_{actors}"] = actors * tc.num_envs * tc.num_steps / t
     return out
 

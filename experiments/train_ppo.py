@@ -262,7 +262,8 @@ class Trainer(trainer.Trainer):
         # the fused kernel: the same Adam step (equal up to float rounding), several times faster on CPU
         self.optimizer = torch.optim.Adam(self.model.parameters(), lr=cfg.learning_rate, eps=1e-5,
                                           fused=self.device.type in ("cpu", "cuda"))
-        self.pending_snapshot: dict[str, torch.Tensor] | None = None
+        self.pool: list[tuple[int, dict[str, torch.Tensor]]] = []  # the league's snapshots (with Ray actors)
+        self.next_snapshot = 0
         self.pool_size_now = 0
         self.actors: Any = None
         self.worker: RolloutWorker | None = None
@@ -309,20 +310,22 @@ class Trainer(trainer.Trainer):
             roll = self.worker.rollout()
         else:
             weights = {k: v.detach().cpu() for k, v in self.model.state_dict().items()}
-            rolls = self.actors.call("rollout_with", weights, self.pending_snapshot, self.cfg.pool_size)
-            self.pending_snapshot = None
+            rolls = self.actors.call("rollout_with", weights, self.pool, self.cfg.pool_size)
             roll = merge_rollouts(rolls)
         roll["batch"] = {k: v.to(self.device) for k, v in roll["batch"].items()}
         roll["stats"]["policy_lag"] = 0  # synchronous: every sample was played with the current weights
         return roll
 
     def add_snapshot(self) -> None:
-        """The current network joins the league's pool (on every actor at its next rollout)."""
+        """The current network joins the league's pool (on every actor at its next rollout, which is sent
+        the whole pool: an actor that Ray restarted gets it back)."""
         self.pool_size_now = min(self.pool_size_now + 1, self.cfg.pool_size)
         if self.worker is not None:
             self.worker.league.add(self.model, self.cfg.pool_size)
         else:
-            self.pending_snapshot = {k: v.detach().cpu().clone() for k, v in self.model.state_dict().items()}
+            weights = {k: v.detach().cpu().clone() for k, v in self.model.state_dict().items()}
+            self.pool = (self.pool + [(self.next_snapshot, weights)])[-self.cfg.pool_size:]
+            self.next_snapshot += 1
 
     def step(self) -> dict[str, Any]:
         """One rollout and one PPO update (and a snapshot every ``snapshot_every``)."""
@@ -354,10 +357,11 @@ class Trainer(trainer.Trainer):
 
     # -- checkpoints ----------------------------------------------------------------
     def state_dict(self) -> dict[str, Any]:
-        """The policy, the optimizer, the rollout workers (envs, league, RNGs) and the snapshot in transit."""
+        """The policy, the optimizer, the rollout workers (envs, league, RNGs) and the league's pool (with Ray
+        actors: what every rollout is sent)."""
         return {"policy": policy_dict(self.model, self.game), "optimizer": self.optimizer.state_dict(),
                 "workers": [self.worker.state_dict()] if self.worker is not None else self.actors.call("state_dict"),
-                "pending_snapshot": self.pending_snapshot, "pool_size_now": self.pool_size_now}
+                "pool": self.pool, "next_snapshot": self.next_snapshot, "pool_size_now": self.pool_size_now}
 
     def load_state_dict(self, d: dict[str, Any]) -> None:
         """Restore :meth:`state_dict`.
@@ -375,7 +379,14 @@ class Trainer(trainer.Trainer):
             self.worker.load_state_dict(workers[0])
         else:
             self.actors.call_each("load_state_dict", workers)
-        self.pending_snapshot = d["pending_snapshot"]
+        if "pool" in d:
+            self.pool, self.next_snapshot = list(d["pool"]), int(d["next_snapshot"])
+        else:  # a checkpoint of before 2026-12-07: the actors' pool and the snapshot not sent yet
+            league = workers[0]["league"]
+            self.pool, self.next_snapshot = list(zip(league["pool_ids"], league["pool"])), int(league["next_id"])
+            if d["pending_snapshot"] is not None:
+                self.pool = (self.pool + [(self.next_snapshot, d["pending_snapshot"])])[-self.cfg.pool_size:]
+                self.next_snapshot += 1
         self.pool_size_now = int(d["pool_size_now"])
 
     def save_model(self) -> Path:

@@ -445,4 +445,4 @@ class ActorGroup:
 
 
 def _large(x: Any) -> bool:
-    return isinstance(x, dict) and len(x) > 0
+    return isinstance(x, (dict, list)) and len(x) > 0

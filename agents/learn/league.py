@@ -16,7 +16,7 @@ The rollout worker (:mod:`octagames.agents.learn.rollout`) acts on these draws.
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, Sequence
 
 import numpy as np
 import torch
@@ -88,6 +88,17 @@ class League:
             self.pool.pop(0)
             self.pool_ids.pop(0)
             self.opponent[self.opponent >= 0] = np.maximum(self.opponent[self.opponent >= 0] - 1, 0)
+
+    def set_pool(self, pool: Sequence[tuple[int, dict[str, torch.Tensor]]], pool_size: int) -> None:
+        """The pool as given: ``(id, weights)`` oldest first, its newest ``pool_size`` (a rollout actor
+        that Ray restarted takes the trainer's). Games against an index the pool no longer has turn to
+        its newest snapshot (to self-play if it is empty)."""
+        kept = list(pool)[-pool_size:] if pool_size > 0 else []
+        self.pool = [{k: v.detach().cpu().clone() for k, v in w.items()} for _, w in kept]
+        self.pool_ids = [int(i) for i, _ in kept]
+        self.next_id = max(self.next_id, self.pool_ids[-1] + 1) if kept else self.next_id
+        beyond = self.opponent >= len(self.pool)
+        self.opponent[beyond] = len(self.pool) - 1 if self.pool else SELF_PLAY
 
     def state_dict(self) -> dict[str, Any]:
         """The pool and every game's draw (copies), for a checkpoint."""

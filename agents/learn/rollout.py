@@ -11,8 +11,9 @@ actors' batches. What each game is (self-play, random play, an agent, a past sna
 
 from __future__ import annotations
 
+import warnings
 from dataclasses import dataclass, field
-from typing import Any, Mapping
+from typing import Any, Mapping, Sequence
 
 import numpy as np
 import torch
@@ -168,13 +169,29 @@ class RolloutWorker:
         """A new snapshot joins the league's pool."""
         self.league.add_weights(weights, pool_size)
 
-    def rollout_with(self, weights: dict[str, torch.Tensor], snapshot: dict[str, torch.Tensor] | None,
+    def rollout_with(self, weights: dict[str, torch.Tensor], pool: Sequence[tuple[int, dict[str, torch.Tensor]]],
                      pool_size: int) -> dict[str, Any]:
-        """Set the weights (and add a snapshot) then :meth:`rollout`: one call, so that a call Ray
-        retries on a restarted actor acts with the right weights."""
+        """Set the weights and the league's pool, then :meth:`rollout`: one call, so that a call Ray
+        retries on a restarted actor acts with the right weights and the whole pool.
+
+        Args:
+            weights: the policy's.
+            pool: the trainer's snapshots, ``(id, weights)`` oldest first: those this worker lacks join
+                its pool as :meth:`add_snapshot` adds them; a worker whose pool is not a part of it
+                (Ray restarted its actor, which starts with none) takes it as it is.
+            pool_size: the pool's bound.
+        """
         self.set_weights(weights)
-        if snapshot is not None:
-            self.add_snapshot(snapshot, pool_size)
+        had = list(self.league.pool_ids)
+        for i, snapshot in pool:
+            if i >= self.league.next_id:
+                self.add_snapshot(snapshot, pool_size)
+        if self.league.pool_ids != [i for i, _ in pool][-pool_size:]:
+            self.league.set_pool(pool, pool_size)
+            self.opp_models = {}
+            warnings.warn(f"rollout worker: its league's pool (snapshots {had}) was not the trainer's: it takes "
+                          f"the trainer's (snapshots {self.league.pool_ids}); Ray restarted its actor",
+                          RuntimeWarning, stacklevel=2)
         return self.rollout()
 
     def state_dict(self) -> dict[str, Any]:

@@ -517,3 +517,20 @@ def test_settings_that_failed_late_are_refused_before_the_run_folder_naming_the_
             train(_small_cfg(tmp_path / "run", device="cuda"))
     assert not (tmp_path / "run").exists()
     assert _small_cfg(tmp_path / "run", seed=2**32 - 1).seed == 2**32 - 1
+
+
+def test_a_checkpoint_without_the_trainers_pool_takes_the_workers_and_the_snapshot_in_transit(tmp_path):
+    # before 2026-12-07 the trainer kept only the snapshot not yet sent to its Ray actors; the pool it sends
+    # every rollout now is the workers' pool and that snapshot
+    tr = Trainer(_small_cfg(tmp_path / "a", pool_size=2))
+    for _ in range(3):
+        tr.step()
+    d = tr.state_dict()
+    league = d["workers"][0]["league"]
+    assert league["pool_ids"] == [1, 2] and league["next_id"] == 3
+    old = {k: v for k, v in d.items() if k not in ("pool", "next_snapshot")}
+    old["pending_snapshot"] = {k: v + 1 for k, v in league["pool"][-1].items()}
+    again = Trainer(_small_cfg(tmp_path / "b", pool_size=2))
+    again.load_state_dict(old)
+    assert [i for i, _ in again.pool] == [2, 3] and again.next_snapshot == 4
+    assert all(torch.equal(v, old["pending_snapshot"][k]) for k, v in again.pool[-1][1].items())

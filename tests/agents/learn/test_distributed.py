@@ -331,3 +331,26 @@ def test_a_journal_is_not_resumed_after_a_model_file_changed(tmp_path):
     assert '"key": 0' in (tmp_path / "j.games.jsonl.old").read_text()
     journal.close()
     assert open_journal(tmp_path / "j.games.jsonl", False, header).done == {}  # --no-resume starts over
+
+
+def test_a_rollout_actor_that_ray_restarts_gets_the_leagues_pool_back(local_ray):
+    # train_ppo sent each snapshot once: an actor Ray restarted (a fresh worker) played on with an empty
+    # pool, its league games turned to self-play, and the next checkpoint kept the loss
+    from octagames.agents.learn.rollout import RolloutWorker
+    from octagames.experiments.train_ppo import TrainConfig
+
+    cfg = TrainConfig(game="octrix-round", config=("ranks=3", "hand_size=3"), seed=1, device="cpu", num_envs=8,
+                      num_steps=16, hidden=(16, 16), self_play_prob=0.0, pool_size=3, progress=False).rollout()
+    weights = {k: v.clone() for k, v in RolloutWorker(cfg, 1).model.state_dict().items()}
+    group = ActorGroup(RolloutWorker, [(cfg, 1)])
+    pool: list = []
+    for i in range(4):  # the trainer's pool, one snapshot more each update, the newest three kept
+        pool = (pool + [(i, weights)])[-3:]
+        group.call("rollout_with", weights, pool, 3)
+    assert group.call("state_dict")[0]["league"]["pool_ids"] == [1, 2, 3]
+    ray.kill(group.actors[0], no_restart=False)  # Ray restarts it: a fresh worker, no pool
+    pool = (pool + [(4, weights)])[-3:]
+    roll = group.call("rollout_with", weights, pool, 3)[0]
+    league = group.call("state_dict")[0]["league"]
+    assert league["pool_ids"] == [2, 3, 4] and len(league["pool"]) == 3 and league["next_id"] == 5
+    assert roll["stats"]["league_games"] > 0 and (league["opponent"] >= 0).all()  # league games again
