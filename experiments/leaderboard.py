@@ -41,7 +41,7 @@ import numpy as np
 
 from octagames import catalogue
 from octagames.agents.base import Agent
-from octagames.agents.learn.az import ZOO_DIR
+from octagames.agents.learn.az import ZOO_DIR, check_simulations
 from octagames.agents.registry import make_agent
 from octagames.catalogue import Variant
 from octagames.core import Game
@@ -132,9 +132,7 @@ class LeaderboardConfig:
             raise ValueError(f"games_per_pair={self.games_per_pair} is not valid; it must be >= 1")
         if self.cfr_iterations < 0:
             raise ValueError(f"cfr_iterations={self.cfr_iterations} is not valid; it must be >= 0")
-        if self.zoo_simulations < -1:
-            raise ValueError(f"zoo_simulations={self.zoo_simulations} is not valid; it must be >= 0, or -1 (each "
-                             "model's default search)")
+        check_simulations("zoo_simulations", self.zoo_simulations, "each model's default search")
         if self.bootstrap < 0:
             raise ValueError(f"bootstrap={self.bootstrap} is not valid; it must be >= 0 (0: no intervals)")
         if not 0 <= self.seed < 2**62:  # as tournament's: here, before a section's journal is opened

@@ -41,8 +41,8 @@ from typing import Any, Iterator
 
 from octagames.agents.arena import play_game
 from octagames import catalogue
-from octagames.agents.learn.az import (ROLLOUT_BASES, ZOO_DIR, AZAgent, SearchConfig, load_model, save_model,
-                                       zoo_card, zoo_path, zoo_names, zoo_players, zoo_variant)
+from octagames.agents.learn.az import (ROLLOUT_BASES, ZOO_DIR, AZAgent, SearchConfig, check_simulations, load_model,
+                                       save_model, zoo_card, zoo_path, zoo_names, zoo_players, zoo_variant)
 from octagames.agents.registry import make_agent
 from octagames.agents.search.learned_rollouts import LearnedRollout
 from octagames.core import Game
@@ -124,12 +124,8 @@ class ZooConfig:
                              f"no zoo model for it (a variant's zoo counts); valid: {valid}")
         if not self.model:
             raise ValueError("model is empty: give the model.pt (or checkpoint.pt) of a train_az run")
-        if self.simulations < -1:
-            raise ValueError(f"simulations={self.simulations} is not valid: give -1 (the model file's play-time "
-                             "search) or a number of simulations >= 0")
-        if self.network_simulations < -1:
-            raise ValueError(f"network_simulations={self.network_simulations} is not valid: give -1 (zoo:<name>'s "
-                             "budget) or a number of simulations >= 0")
+        check_simulations("simulations", self.simulations, "the model file's play-time search")
+        check_simulations("network_simulations", self.network_simulations, "zoo:<name>'s budget")
         if self.network_belief_worlds == 0 or self.network_belief_worlds < -1:
             raise ValueError(f"network_belief_worlds={self.network_belief_worlds} is not valid: give -1 (a "
                              "train_rollout record's beside the model, else the card's, else zoo:<name>'s) or a "

@@ -328,16 +328,22 @@ def network_evaluator(net: PolicyValueNet) -> Evaluate:
 # ----------------------------------------------------------------------------
 # Batched search
 # ----------------------------------------------------------------------------
-def check_simulations(name: str, simulations: int) -> None:
+def check_simulations(name: str, simulations: int, default: str = "") -> None:
     """Refuse a search budget that cannot choose: ``simulations`` is 0 (the network's policy alone) or
     at least 2; the first simulation only expands the root, so one leaves every move unvisited.
 
+    Args:
+        name: the field, for the message.
+        simulations: its value.
+        default: where a flag takes -1 for a default, what -1 means (then -1 is valid too).
+
     Raises:
-        ValueError: ``simulations`` below 0, or 1; the message names ``name``.
+        ValueError: ``simulations`` below 0 (but for an allowed -1), or 1; the message names ``name``.
     """
-    if simulations < 0 or simulations == 1:
+    if (simulations < 0 and not (default and simulations == -1)) or simulations == 1:
         raise ValueError(f"{name}={simulations} is not valid; it must be 0 (the network's policy alone) or >= 2 "
-                         "(the first simulation expands the root: one visits no move)")
+                         "(the first simulation expands the root: one visits no move)"
+                         + (f", or -1 ({default})" if default else ""))
 
 
 @dataclass(frozen=True)

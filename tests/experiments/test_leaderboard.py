@@ -148,7 +148,8 @@ def test_counts_out_of_range_are_refused_not_read_as_no_agent_or_no_intervals():
     """--cfr-iterations -1 left the cfr agent out of its section (a skipped spec), --zoo-simulations -7 was
     the zoo's default search and --bootstrap -3 gave no intervals, each without a word."""
     for field, value, words in (("cfr_iterations", -1, "it must be >= 0"),
-                                ("zoo_simulations", -7, "it must be >= 0, or -1"),
+                                ("zoo_simulations", -7, r"it must be 0 \(the network's policy alone\) or >= 2"),
+                                ("zoo_simulations", 1, r"it must be 0 .* or >= 2 .*, or -1 \(each model's default"),
                                 ("bootstrap", -3, "it must be >= 0")):
         with pytest.raises(ValueError, match=f"{field}={value} is not valid; {words}"):
             LeaderboardConfig(**{field: value})

@@ -363,8 +363,11 @@ def test_a_promotion_refused_or_interrupted_leaves_the_zoo_as_it_was(tmp_path, m
 
 
 @pytest.mark.parametrize("flag, value, words", [
-    ("--simulations", "-2", r"simulations=-2 is not valid: give -1 \(the model file's play-time search\) "
-                            r"or a number of simulations >= 0"),
+    ("--simulations", "-2", r"simulations=-2 is not valid; it must be 0 \(the network's policy alone\) or >= 2 "
+                            r".*, or -1 \(the model file's play-time search\)"),
+    ("--simulations", "1", r"simulations=1 is not valid; it must be 0 .* or >= 2"),  # one visits no move
+    ("--network-simulations", "1", r"network_simulations=1 is not valid; it must be 0 .* or >= 2 .*, or -1 "
+                                   r"\(zoo:<name>'s budget\)"),
     ("--speed-games", "-1", r"speed_games=-1 is not valid; it must be >= 1"),
     ("--speed-games", "0", r"speed_games=0 is not valid; it must be >= 1"),
     ("--seed", "-5", r"seed=-5 is not valid; it must be in 0\.\.2\*\*62-1"),
