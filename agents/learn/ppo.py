@@ -46,7 +46,8 @@ own trajectory in game ``i`` is the subsequence of steps where it acted:
   so not an outcome), every seat's last transition of that game gets its rewards up to ``t'``
   and is bootstrapped, not marked done: the vector env has started the next game by then, so
   the value of the stopped position is not observed, and the seat's own value at that last
-  decision stands for it (its one-step advantage is its reward); nothing of the next game flows back;
+  decision stands for it (its one-step advantage is its reward less ``(1 - gamma)`` times that value);
+  nothing of the next game flows back;
 * rewards paid to a seat in a new game *before* its first action there
   belong to no transition and are dropped (the engines pay returns at the end
   of a game, so these are zero);
@@ -655,7 +656,7 @@ def ppo_update(model: ActorCritic, optimizer: torch.optim.Optimizer, batch: dict
     for _ in range(update_epochs):
         perm = torch.randperm(n, device=batch["obs"].device)
         stop = False
-        for idx in torch.tensor_split(perm, max(1, min(num_minibatches, n))):
+        for idx in torch.tensor_split(perm, min(num_minibatches, n)) if n else ():  # no transition: no step
             loss, stats = ppo_loss(model, {k: v[idx] for k, v in batch.items()}, **loss_kwargs)
             optimizer.zero_grad()
             loss.backward()

@@ -306,7 +306,7 @@ class RolloutWorker:
             if over.any():  # a stopped game counts as played, its equal returns a draw
                 idx = np.flatnonzero(over)
                 episodes += len(idx)
-                truncated += int(trunc_b[t].sum())
+                truncated += int((trunc_b[t] & ~end).sum())
                 for kind, lg in (("league", idx[self.league.opponent[idx] >= 0]),
                                  ("agent", idx[self.league.opponent[idx] == AGENT_OPPONENT])):
                     if len(lg):

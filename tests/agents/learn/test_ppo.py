@@ -215,7 +215,7 @@ def test_ppo_update_lowers_the_loss_on_a_fixed_batch():
 
 
 @pytest.mark.parametrize("n, sizes", [(100, [25, 25, 25, 25]), (90, [23, 23, 22, 22]), (7, [2, 2, 2, 1]),
-                                     (3, [1, 1, 1])])
+                                     (3, [1, 1, 1]), (0, [])])
 def test_an_epoch_is_num_minibatches_steps_whatever_the_batch_size(n, sizes, monkeypatch):
     # a batch of the learner's moves against opponents varies in size: range(0, n, n // 4) made a fifth,
     # tiny minibatch of the remainder (2 of 90), a full optimizer step on near noise, and 7 steps of one for 7
@@ -232,9 +232,12 @@ def test_an_epoch_is_num_minibatches_steps_whatever_the_batch_size(n, sizes, mon
     seen = []
     loss = ppo.ppo_loss
     monkeypatch.setattr(ppo, "ppo_loss", lambda m, b, **kw: seen.append(len(b["actions"])) or loss(m, b, **kw))
-    ppo.ppo_update(model, torch.optim.Adam(model.parameters()), batch, update_epochs=2, num_minibatches=4,
-                   clip_coef=0.2, vf_coef=0.5, ent_coef=0.0)
+    before = [p.detach().clone() for p in model.parameters()]
+    stats = ppo.ppo_update(model, torch.optim.Adam(model.parameters()), batch, update_epochs=2, num_minibatches=4,
+                           clip_coef=0.2, vf_coef=0.5, ent_coef=0.0)
     assert seen == sizes * 2
+    if n == 0:  # no transition of the learner's (every game against opponents who moved): no step, no NaN
+        assert stats == {} and all(torch.equal(a, b) for a, b in zip(before, model.parameters()))
 
 
 def test_the_networks_tanh_is_torchs_within_2e_7_with_tanhs_gradient():
