@@ -361,7 +361,9 @@ class Trainer(trainer.Trainer):
         actors: what every rollout is sent)."""
         return {"policy": policy_dict(self.model, self.game), "optimizer": self.optimizer.state_dict(),
                 "workers": [self.worker.state_dict()] if self.worker is not None else self.actors.call("state_dict"),
-                "pool": self.pool, "next_snapshot": self.next_snapshot, "pool_size_now": self.pool_size_now}
+                # with Ray actors the trainer's pool (its newest snapshot not sent yet); here the worker's league
+                "pool": self.pool if self.worker is None else None, "next_snapshot": self.next_snapshot,
+                "pool_size_now": self.pool_size_now}
 
     def load_state_dict(self, d: dict[str, Any]) -> None:
         """Restore :meth:`state_dict`.
@@ -379,12 +381,12 @@ class Trainer(trainer.Trainer):
             self.worker.load_state_dict(workers[0])
         else:
             self.actors.call_each("load_state_dict", workers)
-        if "pool" in d:
+        if d.get("pool") is not None:
             self.pool, self.next_snapshot = list(d["pool"]), int(d["next_snapshot"])
-        else:  # a checkpoint of before 2026-12-07: the actors' pool and the snapshot not sent yet
+        else:  # a run in one process (its worker's league), or of before 2026-12-07 (and the snapshot not sent yet)
             league = workers[0]["league"]
             self.pool, self.next_snapshot = list(zip(league["pool_ids"], league["pool"])), int(league["next_id"])
-            if d["pending_snapshot"] is not None:
+            if d.get("pending_snapshot") is not None:
                 self.pool = (self.pool + [(self.next_snapshot, d["pending_snapshot"])])[-self.cfg.pool_size:]
                 self.next_snapshot += 1
         self.pool_size_now = int(d["pool_size_now"])

@@ -528,6 +528,9 @@ def test_a_checkpoint_without_the_trainers_pool_takes_the_workers_and_the_snapsh
     d = tr.state_dict()
     league = d["workers"][0]["league"]
     assert league["pool_ids"] == [1, 2] and league["next_id"] == 3
+    here = Trainer(_small_cfg(tmp_path / "c", pool_size=2))
+    here.load_state_dict(d)  # a run in one process: its worker's league is the pool (were it resumed on actors)
+    assert [i for i, _ in here.pool] == [1, 2] and here.next_snapshot == 3
     old = {k: v for k, v in d.items() if k not in ("pool", "next_snapshot")}
     old["pending_snapshot"] = {k: v + 1 for k, v in league["pool"][-1].items()}
     again = Trainer(_small_cfg(tmp_path / "b", pool_size=2))
