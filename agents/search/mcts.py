@@ -56,7 +56,17 @@ One algorithm for all games
   4-player partnership game, when the dealer's face-up pair has the lower
   seat numbers, the second pair is treated as part of the same step: the
   search then ignores that it could see the first pair's cards, which is
-  sound but conservative.)
+  sound but conservative.) **Limitation:** this holds for the searcher that
+  opens the step. A searcher whose step others opened (their cards committed
+  face down: in 2-player Octrix every decision of seat 1, with 3-4 players
+  every seat's but seat 0's) searches from its own position, where
+  ``determinize`` draws each committed card uniformly from its owner's hand:
+  its search answers an opponent who chose at random this trick, not one who
+  searched (a review of 2026-12-07 found it playing the best reply to a
+  uniform card in 7 of 8 positions where the opponent had a dominant card).
+  Searching from the step's beginning (the committed cards back in their hands,
+  every seat choosing by its own statistics) would need the rules to rewind a
+  step, which the contract does not have yet.
 
 Evaluators
 ----------
