@@ -145,11 +145,11 @@ def rules_loop(game: Game, seed: int) -> Callable[[], int]:
             cp = game.current_player(s)
             if cp == TERMINAL:
                 return n
-            if cp == CHANCE:
+            if cp == CHANCE:  # a chance outcome counts for nothing, as inside the vector env
                 game.apply_action(s, game.sample_chance(s))
             else:  # the acting seat (at a simultaneous step, the next seat still to choose)
                 game.apply_action(s, rng.choice(game.legal_actions(s, game.acting_player(s))))
-            n += 1
+                n += 1
     return step
 
 
@@ -164,11 +164,10 @@ def aec_loop(env, seed: int) -> Callable[[], int]:
         n = 0
         for _agent in env.agent_iter():
             obs, _, term, trunc, _ = env.last()
-            if term or trunc:
-                action = None
-            else:
-                action = rng.choice(np.flatnonzero(obs["action_mask"]).tolist())
-            env.step(action)
+            if term or trunc:  # a finished agent's step (PettingZoo's None) is no action: not counted
+                env.step(None)
+                continue
+            env.step(rng.choice(np.flatnonzero(obs["action_mask"]).tolist()))
             n += 1
         return n
     return step
@@ -194,16 +193,17 @@ def openspiel_loop(game, seed: int) -> Callable[[], int]:
                     r -= p
                     if r <= 0:
                         break
-                state.apply_action(action)
+                state.apply_action(action)  # a chance outcome counts for nothing
             elif state.is_simultaneous_node():
                 joint = []
                 for p in range(num_players):
                     legal = state.legal_actions(p)
                     joint.append(rng.choice(legal) if legal else 0)
+                    n += 1 if legal else 0  # one step per seat that chose, as the engine takes them
                 state.apply_actions(joint)
             else:
                 state.apply_action(rng.choice(state.legal_actions()))
-            n += 1
+                n += 1
         return n
     return step
 
