@@ -266,6 +266,21 @@ def resolve(name: str, num_players: int | None = None, **config: Any) -> tuple[s
     return v.game, fields
 
 
+def _game_of(game: str, config: Any) -> tuple[str, Any]:
+    """``(game, config)`` with a variant name (``"octa-nl"``) resolved to its game and its fields under the
+    mapping's (a short game name and a ``Config`` pass as they are).
+
+    Raises:
+        ValueError: an unknown name (the message lists the valid names).
+    """
+    if game in _specs():
+        return game, config
+    v = variant(game)
+    if isinstance(config, Mapping):
+        config = {**v.config, **config}
+    return v.game, config
+
+
 def _config_dict(game: str, config: Any) -> dict[str, Any]:
     """Every field of ``game``'s ``Config`` (a ``Config`` or a mapping of fields over the defaults)."""
     module = importlib.import_module(f"octagames.{game}")
@@ -285,13 +300,13 @@ def full_config(game: str, config: Any = None) -> dict[str, Any]:
     """Every field of ``game``'s ``Config``, defaults included, as a plain dict.
 
     Args:
-        game: the short game name.
+        game: the short game name, or a variant's (its fields under ``config``'s).
         config: a ``Config`` of that game or a mapping of its fields over the defaults (``None``: the defaults).
 
     Raises:
-        ValueError: a value the game's ``Config`` refuses.
+        ValueError: an unknown name, or a value the game's ``Config`` refuses.
     """
-    return _config_dict(game, config or {})
+    return _config_dict(*_game_of(game, config or {}))
 
 
 def variant_name(game: str, config: Any = None) -> str:
@@ -300,13 +315,17 @@ def variant_name(game: str, config: Any = None) -> str:
     The player count is not part of the name (see :func:`describe`).
 
     Args:
-        game: the short game name.
+        game: the short game name, or a variant's (its fields under ``config``'s).
         config: a ``Config`` of that game or a mapping of its fields (``None``: the defaults).
 
     Returns:
         ``"octa-nl"``; ``"octrix-round+hand_size=3+ranks=2"`` for a config no variant has.
+
+    Raises:
+        ValueError: an unknown name, or a value the game's ``Config`` refuses.
     """
-    full = _config_dict(game, config or {})
+    game, config = _game_of(game, config or {})
+    full = _config_dict(game, config)
     best: tuple[tuple[bool, int], str, list[str]] | None = None
     for v in _specs()[game].variants:
         try:
@@ -324,12 +343,14 @@ def variant_name(game: str, config: Any = None) -> str:
 
 def describe(game: str, config: Any = None) -> str:
     """A variant name with its player count, for titles and run folders: ``"octa-nl-2p"``."""
-    full = _config_dict(game, config or {})
+    game, config = _game_of(game, config or {})
+    full = _config_dict(game, config)
     return f"{variant_name(game, full)}-{full['num_players']}p"
 
 
 def config_digest(game: str, config: Any = None) -> str:
     """Eight hex digits that identify a full config of ``game`` (every field, defaults included)."""
-    full = _config_dict(game, config or {})
+    game, config = _game_of(game, config or {})
+    full = _config_dict(game, config)
     text = json.dumps({"game": game, **full}, sort_keys=True, default=str)
     return hashlib.sha256(text.encode()).hexdigest()[:8]

@@ -218,6 +218,13 @@ def test_a_config_no_variant_has_is_named_after_the_closest_variant_played_with_
     assert catalogue.variant_name("octrix", {**small, "num_players": 3}) == "octrix-round+hand_size=2+ranks=2"
     assert catalogue.describe("octrix", {**small, "ranks": 3, "num_players": 2}) == "octrix-round-small+ranks=3-2p"
     assert catalogue.variant_name("octa", {"rules": "nl", "max_turns": 20}) == "octa-nl+max_turns=20"
+    # a variant's name works as a game's (it raised ModuleNotFoundError: no module octagames.octa-nl)
+    assert catalogue.variant_name("octa-nl", {"max_turns": 20}) == "octa-nl+max_turns=20"
+    assert catalogue.describe("octrix-round-small") == "octrix-round-small-2p"
+    assert catalogue.full_config("achten-match") == catalogue.full_config("achten", {"match": True})
+    assert catalogue.config_digest("octa-nl") == catalogue.config_digest("octa", {"rules": "nl"})
+    with pytest.raises(ValueError, match=r"game='octrx' is not valid; valid values: \['octrix'"):
+        catalogue.variant_name("octrx")
 
 
 def test_a_variant_declares_zoo_models_only_at_its_own_player_counts():
