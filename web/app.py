@@ -97,6 +97,7 @@ from octagames.agents.base import Agent, decide, make_turn
 from octagames.agents.cfr.agent import DEFAULT_ITERATIONS, mccfr_run
 from octagames.agents import registry
 from octagames.agents.registry import AGENTS, make_agent
+from octagames.agents.model_config import fitting_options
 from octagames.core import MAX_SEED, Game, IllegalActionError, is_count, make_game
 from octagames.web.views import seat_view
 
@@ -371,7 +372,7 @@ class Session:
         out = seat_view(self.game, self.states, self.actions, seat, self.thinking, self.humans,
                         self.caches.setdefault(seat, {}))
         info = self.game.info
-        out.update(id=self.id, variant=self.variant, title=catalogue.variant(self.variant).title,
+        out.update(id=self.id, variant=self.variant, title=catalogue.variant(self.variant.split("+")[0]).title,
                    players=self.game.num_players, seats=self.seats, error=self.error,
                    thinking_now=self.thinking_now and out["to_act"] is not None and out["to_act"] in self.agents,
                    hidden=info.information != "perfect" or info.dynamics == "simultaneous")
@@ -497,7 +498,7 @@ class Server:
         specs = {p: self.safe_spec(p, self.budget(p, str(spec)))
                  for p, spec in enumerate(seats) if spec != HUMAN}
         for p, spec in specs.items():
-            self.check_training(p, spec, str(body["variant"]), game)
+            self.check_training(p, spec, game)
         self.check_room()  # before the agents are built (a CFR agent trains); nothing dropped before they are
         for p, spec in specs.items():
             try:
@@ -512,7 +513,9 @@ class Server:
                                    "serve --max-simulations): name a smaller budget in the spec")
             agent.name = str(seats[p])
             agents[p] = agent
-        session = Session(secrets.token_urlsafe(9), str(body["variant"]), game, seed, [str(x) for x in seats],
+        # the game built, named as its record names it (a variant's name and fields may make another variant)
+        session = Session(secrets.token_urlsafe(9), catalogue.variant_name(game.name, game.config), game, seed,
+                          [str(x) for x in seats],
                           agents, states=[game.new_state(seed)], max_moves=self.limits.max_moves,
                           tokens={p: secrets.token_urlsafe(16)
                                   for p, spec in enumerate(seats) if spec == HUMAN},
@@ -612,9 +615,10 @@ class Server:
         return spec
 
     @staticmethod
-    def check_training(seat: int, spec: str, variant: str, game: Game) -> None:
+    def check_training(seat: int, spec: str, game: Game) -> None:
         """Refuse an agent spec that trains MCCFR (``cfr``, ``cfr:<iterations>[:external]``) inside the
-        request, unless the game is a variant of :data:`CFR_TRAINED_HERE` at its own config.
+        request, unless the game built is a variant of :data:`CFR_TRAINED_HERE` at its own config (by
+        whatever name and fields it was asked for).
 
         Raises:
             RequestError: training elsewhere, with the way to play CFR there (a ``train_cfr`` checkpoint).
@@ -622,15 +626,18 @@ class Server:
         name, sep, arg = spec.partition(":")
         if name != "cfr" or (sep and mccfr_run(arg) is None):
             return  # not CFR, or a checkpoint (safe_spec checked its path)
-        if variant in CFR_TRAINED_HERE and catalogue.full_config(game.name, game.config) == \
-                catalogue.full_config(game.name, catalogue.variant(variant).full_config()):
+        built = catalogue.variant_name(game.name, game.config)
+        if built in CFR_TRAINED_HERE and catalogue.full_config(game.name, game.config) == \
+                catalogue.full_config(game.name, catalogue.variant(built).full_config(game.num_players)):
             return
         raise RequestError(f"seat {seat}: agent {spec!r} would train MCCFR on "
                            f"{catalogue.describe(game.name, game.config)} while this request waits, which "
                            "takes minutes and gigabytes on a game of this size; the web app trains "
                            f"cfr:<iterations> only on {', '.join(CFR_TRAINED_HERE)} (its own config). Train it "
-                           f"once with octagames train-cfr --game {variant} --algorithm mccfr --sampling outcome "
-                           "--iterations N, and play its checkpoint as cfr:runs/mccfr/<run>/checkpoint.npz")
+                           "once with octagames train-cfr "
+                           f"{fitting_options(game.name, catalogue.full_config(game.name, game.config))} "
+                           "--algorithm mccfr --sampling outcome --iterations N, and play its checkpoint as "
+                           "cfr:runs/mccfr/<run>/checkpoint.npz")
 
     @staticmethod
     def seed(body: dict[str, Any], humans: bool) -> int:

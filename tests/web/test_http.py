@@ -86,6 +86,16 @@ def test_a_whole_game_of_every_variant_is_played_through_the_api(client, variant
     assert [h["name"] for h in everything["history"]] == rec["names"]
 
 
+@pytest.mark.parametrize("asked, config, named", [("achten", {"match": True}, "achten-match"),
+                                                  ("octrix-round", {"ranks": 2, "hand_size": 2}, "octrix-round-small"),
+                                                  ("octa", {}, "octa-en")])
+def test_the_page_names_the_game_built_as_its_record_does(client, asked, config, named):
+    # the view showed the name asked for ("achten", "Full deck achten, one round") where the game built was a
+    # match, and its record said achten-match
+    view = client.post("/api/games", json={"variant": asked, "config": config, "seats": ["human", "random"]}).json()
+    assert view["variant"] == named and view["title"] == catalogue.variant(named).title
+
+
 def test_the_catalogue_names_each_variants_zoo_model_per_player_count(client):
     """The page offers a variant's zoo bot only at the seat counts a model plays (zoo:octrix-3p at 3)."""
     variants = {v["name"]: v for v in client.get("/api/catalogue").json()["variants"]}

@@ -387,10 +387,15 @@ def test_cfr_is_trained_in_a_request_only_on_the_small_configs_elsewhere_it_is_a
             error = r.json()["error"]
             assert r.status_code == 400 and "seat 1" in error and "train-cfr" in error \
                 and "cfr:runs/mccfr/<run>/checkpoint.npz" in error and "octrix-round-small" in error, (spec, r.text)
+            if config:  # the command to train it gives the game asked for, its fields too
+                assert "train-cfr --game octrix-round-small --config hand_size=3 " in error, error
         assert built == []
-        # octrix-round-small at its own config trains in seconds; a checkpoint under runs/ is played anywhere
-        for spec in ["cfr:200", "cfr:200:external", "cfr"]:
-            r = client.post("/api/games", json={"variant": "octrix-round-small", "seats": ["human", spec]})
+        # octrix-round-small at its own config trains in seconds (by its name, or octrix-round with its fields);
+        # a checkpoint under runs/ is played anywhere
+        for variant, config, spec in [("octrix-round-small", {}, "cfr:200"),
+                                      ("octrix-round-small", {}, "cfr:200:external"),
+                                      ("octrix-round", {"ranks": 2, "hand_size": 2}, "cfr")]:
+            r = client.post("/api/games", json={"variant": variant, "config": config, "seats": ["human", spec]})
             assert "not built in this test" in r.json()["error"], (spec, r.text)
         (served / "runs" / "checkpoint.npz").write_bytes(b"not a checkpoint")
         r = client.post("/api/games", json={"variant": "achten", "seats": ["human", "cfr:runs/checkpoint.npz"]})
