@@ -987,7 +987,8 @@ def _variant_of(game: str, variant: str | None) -> str:
     if variant is None:
         return game
     valid = [v.name for v in catalogue.game_spec(game).variants]
-    if variant not in valid and variant != game:
+    valid += [game] if game not in valid else []  # the game's own name: its seed variant (octa: octa-en)
+    if variant not in valid:
         raise ValueError(f"variant={variant!r} is not valid for {game}; valid values: {valid} "
                          f"(make_env(name) builds any game's variant)")
     return variant

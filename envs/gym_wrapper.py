@@ -407,7 +407,8 @@ class _OneGame(SingleAgentEnv):
             game = variant
         valid = [self.GAME] + [v.name for v in catalogue.game_spec(self.GAME).variants if v.name != self.GAME]
         if game is not None and game not in valid:
-            raise ValueError(f"game={game!r} is not valid for {type(self).__name__}; valid values: "
+            field = "variant" if variant is not None else "game"  # the keyword the caller wrote
+            raise ValueError(f"{field}={game!r} is not valid for {type(self).__name__}; valid values: "
                              f"{valid} (other games have ids of their own)")
         super().__init__(self.GAME if game is None else game, **kwargs)
 

@@ -116,7 +116,8 @@ Arguments
 ---------
 ``variant`` names one of Octrix's variants (:mod:`octagames.catalogue`):
 ``"octrix"`` (the default, the seed's match to 88), ``"octrix-round"`` (a single
-round) or ``"octrix-partnership"`` (4 players in two partnerships, the match);
+round), ``"octrix-round-small"`` (a single round of 2 ranks and 2 cards each, small enough
+for exact CFR) or ``"octrix-partnership"`` (4 players in two partnerships, the match);
 ``octagames.envs.make_env(name)`` builds any game's variant by name. The other
 keyword arguments are the fields of :class:`octagames.octrix.rules.Config`, over
 the variant's: ``num_players`` (2..4, default 2), ``partnership`` (4 players,

@@ -331,7 +331,7 @@ def test_a_games_id_takes_variant_as_the_pettingzoo_modules_do():
         env.unwrapped.game.config
     with pytest.raises(ValueError, match=r"game='octa-en' and variant='octa-nl' name two variants"):
         gymnasium.make("octagames/Octa-v0", game="octa-en", variant="octa-nl")
-    with pytest.raises(ValueError, match=r"game='octrix-round' is not valid for OctaEnv"):
+    with pytest.raises(ValueError, match=r"variant='octrix-round' is not valid for OctaEnv"):
         gymnasium.make("octagames/Octa-v0", variant="octrix-round")
     assert pickle.loads(pickle.dumps(env.unwrapped)).game.config == env.unwrapped.game.config
 

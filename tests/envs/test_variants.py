@@ -170,6 +170,12 @@ def test_a_face_refuses_an_unknown_name_listing_the_valid_ones():
         octrix_v0.env(variant="octa-nl")
     with pytest.raises(ValueError, match=r"game='octa-nl' is not valid for OctrixEnv"):
         gymnasium.make("octagames/Octrix-v0", game="octa-nl")
+    with pytest.raises(ValueError, match=r"^variant='octa-de' is not valid for OctaEnv"):  # the keyword written
+        gymnasium.make("octagames/Octa-v0", variant="octa-de")
+    octa_v0 = importlib.import_module("octagames.envs.octa_v0")
+    with pytest.raises(ValueError, match=r"valid values: \['octa-en', 'octa-nl', 'octa'\]"):  # octa is accepted
+        octa_v0.env(variant="octa-de")
+    assert octa_v0.env(variant="octa").unwrapped.game.config == octa_v0.env(variant="octa-en").unwrapped.game.config
 
 
 def test_config_fields_go_over_the_variants_in_every_face():
