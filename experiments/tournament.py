@@ -136,13 +136,15 @@ class TournamentResult:
         """Ratings and pairwise scores as text."""
         total = int(self.games.sum() / 2)
         w = max(18, *map(len, self.names)) + 2  # long specs (ppo:<path>) keep the columns apart
+        no_ci = self.settings.get("bootstrap") == 0  # the intervals were not drawn (elo_ci holds the ratings)
         lines = [f"{self.variant}: round robin, {total} games, {self.seconds:.1f}s",
-                 f"{'agent':<{w}}{'Elo':>8}  {'95% CI':<18}{'score':>7}"]
+                 f"{'agent':<{w}}{'Elo':>8}  {'(bootstrap 0)' if no_ci else '95% CI':<18}{'score':>7}"]
         for i in np.argsort(-self.elo):
             played = self.games[i].sum()
             score = self.wins[i].sum() / max(1, played)
             lo, hi = self.elo_ci[i]
-            lines.append(f"{self.names[i]:<{w}}{self.elo[i]:>8.0f}  [{lo:>6.0f}, {hi:>6.0f}]   {score:>7.3f}")
+            ci = f"{'no interval':<16}" if no_ci else f"[{lo:>6.0f}, {hi:>6.0f}]"
+            lines.append(f"{self.names[i]:<{w}}{self.elo[i]:>8.0f}  {ci}   {score:>7.3f}")
         lines.append("pairwise score of row against column (95% Wilson CI):")
         for i, a in enumerate(self.names):
             cells = []

@@ -84,6 +84,8 @@ def test_round_robin_orders_agents_and_writes_files(tmp_path):
 def test_duplicate_specs_and_bad_input():
     r = run_tournament("achten", ["random", "random"], 4, bootstrap=0, progress=False)
     assert r.names == ["random", "random#2"] and r.wins.sum() == 4
+    # no resamples, no intervals: the table printed a "95% CI" of width 0, which reads as certainty
+    assert "95% CI" not in r.table().splitlines()[1] and r.table().count("no interval") == 2
     with pytest.raises(ValueError, match="at least two"):
         run_tournament("octrix", ["random"], 4)
     with pytest.raises(ValueError, match="fields"):
