@@ -816,10 +816,10 @@ class Server:
         check_json(items[index], f"{label}: game {index}")  # what the record tells is shown as text
         try:  # a file is untrusted input: read field by field, then replayed through the rules
             rec = records.GameRecord.from_dict(items[index])
-            records.check(rec)
-            if len(rec.actions) > self.limits.max_moves:  # every position is kept: refused before any is made
+            if len(rec.actions) > self.limits.max_moves:  # every position is kept: refused before any is replayed
                 raise RequestError(f"{label}: game {index} holds {len(rec.actions)} actions; a replay may hold at "
                                    f"most {self.limits.max_moves} (octagames serve --max-moves)", 413)
+            records.check(rec)
             game = rec.make_game()
             actions = [int(x) for x in rec.actions]
             states = [game.new_state(rec.seed)]

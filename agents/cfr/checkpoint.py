@@ -286,13 +286,12 @@ def read_info(path: str | Path, where: str | None = None) -> CheckpointInfo:
     if not Path(path).is_file():
         raise ValueError(f"{named} does not exist")
     try:
-        with zipfile.ZipFile(path) as archive:  # every header before any array is read
-            arrays = array_headers(archive)
-        with np.load(path, allow_pickle=False) as z:
-            files = set(z.files)
-            text = {k: str(z[k]) for k in ("solver", "game", "game_config", "deal_pool") if k in files}
-        with zipfile.ZipFile(path) as archive:  # every member against its CRC: numpy reads an array without it
-            bad = archive.testzip()
+        with zipfile.ZipFile(path) as archive:
+            arrays = array_headers(archive)  # every header before any array is read
+            with np.load(path, allow_pickle=False) as z:
+                files = set(z.files)
+                text = {k: str(z[k]) for k in ("solver", "game", "game_config", "deal_pool") if k in files}
+            bad = archive.testzip()  # every member against its CRC: numpy reads an array without it
         if bad is not None:
             raise ValueError(f"its member {bad!r} does not match its checksum (the file is damaged)")
     except DamagedArchive as e:

@@ -548,17 +548,11 @@ def seat_gae(player: np.ndarray, rewards: np.ndarray, terminated: np.ndarray, va
     T, N = player.shape
     ar = np.arange(N)
     cut = np.zeros((T, N), dtype=bool) if truncated is None else np.asarray(truncated, dtype=bool)
-    cut_values = np.zeros(rewards.shape, dtype=np.float64)  # [T, N, P]: each seat's last value in a stopped game
-    if cut.any():
-        seen = np.zeros(rewards.shape[1:], dtype=np.float64)
-        for t in range(T):
-            seen[ar, player[t]] = values[t]
-            cut_values[t] = seen
-            seen[cut[t] | terminated[t].astype(bool)] = 0.0
     acc = np.zeros(rewards.shape[1:], dtype=np.float64)          # rewards since a seat's last turn
     nv = np.asarray(last_values, dtype=np.float64).copy()        # value at the seat's next turn
     nd = np.zeros(acc.shape, dtype=bool)                         # the seat's next "turn" is a game end
     nadv = np.zeros(acc.shape, dtype=np.float64)                 # advantage of the seat's next turn
+    own = np.zeros(acc.shape, dtype=bool)                        # ... is a bound's stop: its own value stands in
     out = {k: np.zeros((T, N), dtype=np.float64) for k in ("advantages", "rewards", "next_values")}
     out["dones"] = np.zeros((T, N), dtype=bool)
     for t in reversed(range(T)):
@@ -567,14 +561,15 @@ def seat_gae(player: np.ndarray, rewards: np.ndarray, terminated: np.ndarray, va
         nv[end] = 0.0
         nd[end] = True
         nadv[end] = 0.0
+        own[end] = False
         stop = cut[t] & ~end  # stopped by a bound: the same, but bootstrapped
         acc[stop] = 0.0
-        nv[stop] = cut_values[t][stop]
         nd[stop] = False
         nadv[stop] = 0.0
+        own[stop] = True
         acc += rewards[t]
         p = player[t]
-        r, d, v_next = acc[ar, p], nd[ar, p], nv[ar, p]
+        r, d, v_next = acc[ar, p], nd[ar, p], np.where(own[ar, p], values[t], nv[ar, p])
         nonterm = 1.0 - d
         delta = r + gamma * v_next * nonterm - values[t]
         adv = delta + gamma * lam * nonterm * nadv[ar, p]
@@ -582,6 +577,7 @@ def seat_gae(player: np.ndarray, rewards: np.ndarray, terminated: np.ndarray, va
         acc[ar, p] = 0.0
         nv[ar, p] = values[t]
         nd[ar, p] = False
+        own[ar, p] = False
         nadv[ar, p] = adv
     out["returns"] = out["advantages"] + values
     return out
