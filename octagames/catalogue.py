@@ -93,6 +93,18 @@ class Variant:
         n = self.default_players if num_players is None else num_players
         return self.name if n == self.default_players else f"{self.name}-{n}p"
 
+    def check_players(self, num_players: Any) -> None:
+        """Refuse a player count the variant is not played with.
+
+        Raises:
+            ValueError: ``num_players`` is not one of :attr:`players` (the message names the valid values and the
+                game's name, whose config takes any count its rules allow).
+        """
+        if num_players not in self.players:
+            raise ValueError(f"num_players={num_players!r} is not valid for variant {self.name!r}; valid values: "
+                             f"{list(self.players)} (the game {self.game!r} takes the config fields with other "
+                             "counts its rules allow)")
+
     def full_config(self, num_players: int | None = None) -> dict[str, Any]:
         """The variant's config fields with ``num_players`` (the default count when ``None``)."""
         return {**self.config, "num_players": self.default_players if num_players is None else num_players}
@@ -252,7 +264,8 @@ def resolve(name: str, num_players: int | None = None, **config: Any) -> tuple[s
         ``(game, fields)`` to build the game's ``Config`` from.
 
     Raises:
-        ValueError: an unknown name (naming the valid ones).
+        ValueError: an unknown name (naming the valid ones), or a variant's name with a player count it is not
+            played with (:meth:`Variant.check_players`; a game's short name takes any count its rules allow).
     """
     v = variant(name)
     if num_players is None:
@@ -263,6 +276,8 @@ def resolve(name: str, num_players: int | None = None, **config: Any) -> tuple[s
     fields.update(config)
     if num_players is not None or "num_players" not in fields:
         fields["num_players"] = v.default_players if num_players is None else num_players
+    if name not in _specs():
+        v.check_players(fields["num_players"])
     return v.game, fields
 
 

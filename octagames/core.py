@@ -587,6 +587,8 @@ class Game:
             config = dataclasses.replace(config, **kwargs)
         if not isinstance(config, self.module.Config):
             raise ValueError(f"config must be a {self.module.__name__}.Config, got {type(config).__name__}")
+        if fixed_by:
+            catalogue.variant(fixed_by).check_players(config.num_players)
         differ = [f"{k}={getattr(config, k)!r} (the variant has {v!r})" for k, v in fixed.items()
                   if getattr(config, k) != v]
         if differ:

@@ -22,7 +22,7 @@ import pytest
 
 import octagames.envs
 from octagames import catalogue
-from octagames.core import make_game
+from octagames.core import Game, make_game
 from octagames.envs import GYMNASIUM_IDS, GYMNASIUM_MODULE_IDS, gymnasium_id, make_env, make_parallel_env
 from octagames.experiments.cli import GameArgs, GamesArgs, parse_with_stdlib
 from octagames.experiments.main import VERBS, module_of
@@ -241,3 +241,24 @@ def test_a_variant_declares_zoo_models_only_at_its_own_player_counts():
         catalogue.Variant("octrix-x", "octrix", "a test variant", players=(2, 3), zoo=(4,))
     with pytest.raises(ValueError, match=r"^variant 'octrix-x': zoo=True must be a tuple of player counts"):
         catalogue.Variant("octrix-x", "octrix", "a test variant", zoo=True)  # the flag it once was
+
+
+def test_a_variant_refuses_a_player_count_it_is_not_played_with_in_every_face():
+    # octiles-play-on is a 3- and 4-player variant, octrix-round-small a 2-player one: both built other counts
+    message = r"^num_players=2 is not valid for variant 'octiles-play-on'; valid values: \[3, 4\]"
+    for build in (lambda: make_game("octiles-play-on", num_players=2),
+                  lambda: Game("octiles-play-on", make_game("octiles", play_on=True, num_players=2).config),
+                  lambda: make_env("octiles-play-on", num_players=2),
+                  lambda: make_parallel_env("octiles-play-on", num_players=2),
+                  lambda: eo.load("octiles-play-on", num_players=2),
+                  lambda: gymnasium.make("octagames/Octiles-play-on-v0", num_players=2)):
+        with pytest.raises(ValueError, match=message):
+            build()
+    with pytest.raises(ValueError, match=r"num_players=3 is not valid for variant 'octrix-round-small'; valid "
+                                         r"values: \[2\]"):
+        make_game("octrix-round-small", num_players=3)
+    with pytest.raises(ValueError, match="num_players=2 is not valid for variant .octiles-play-on."):
+        pyspiel.load_game("octagames_octiles_play_on(num_players=2)")
+    # the game's own name takes every count its rules allow, and the variant its own counts
+    assert make_game("octiles", play_on=True, num_players=2).config.num_players == 2
+    assert [make_game("octiles-play-on", num_players=n).num_players for n in (3, 4)] == [3, 4]

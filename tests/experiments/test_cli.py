@@ -102,7 +102,9 @@ def _one_change(f: dataclasses.Field, hint) -> list[str]:
     args = typing.get_args(kind)
     if typing.get_origin(kind) in (tuple, list):
         return [flag, *(["3", "5"] if args[0] is int else ["octrix", "achten"])]
-    if set(args) == {int, type(None)}:  # int | None: a player count, a seed
+    if f.name == "players":  # a count every game's default variant is played with (a variant refuses others)
+        return [flag, "2"]
+    if set(args) == {int, type(None)}:  # int | None: a seed, a bound
         return [flag, "3"]
     return [flag, "0.25"]  # float | None, Path
 
