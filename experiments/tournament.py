@@ -167,36 +167,59 @@ class TournamentResult:
 
 
 def fit_bradley_terry(wins: np.ndarray, games: np.ndarray, prior_games: float = 1.0,
-                      iters: int = 2000, tol: float = 1e-10) -> np.ndarray:
+                      iters: int = 100, tol: float = 1e-10) -> np.ndarray:
     """Maximum-likelihood Bradley-Terry ratings on the Elo scale (first agent at 0).
 
-    Uses Hunter's MM algorithm with ``prior_games`` drawn games added between
-    every pair (a weak prior that keeps perfect records finite).
+    Newton's method on the log-likelihood in the log-strengths, with ``prior_games`` drawn games added
+    between every pair (a weak prior that keeps perfect records finite and the likelihood strictly concave
+    once the first rating is fixed), each step halved until the likelihood rises. Until 2026-12-07 Hunter's
+    MM algorithm ran at most 2000 rounds and returned where it stood, without a word: on lopsided tables short
+    of the maximum (183 Elo at the top of a chain of six agents, each beating the one below in all 2000 games).
 
     Args:
         wins: ``wins[i, j]`` games i won against j (draws as halves).
         games: ``games[i, j]`` games between i and j (symmetric).
         prior_games: virtual drawn games per pair.
-        iters: most MM iterations.
-        tol: stop when the log-strengths move less than this.
+        iters: most Newton steps (a few dozen suffice for any table of real games).
+        tol: stop when no log-strength moves more than this.
 
     Returns:
         Ratings, ``400 * log10(strength)``, with ``rating[0] == 0``.
+
+    Raises:
+        ValueError: the fit did not settle within ``iters`` steps (a table without the prior, ``prior_games=0``,
+            where an agent won or lost every game has no finite maximum).
     """
     n = len(wins)
-    w = wins + prior_games / 2 * (1 - np.eye(n))
-    g = games + prior_games * (1 - np.eye(n))
-    p = np.ones(n)
+    off = 1 - np.eye(n)
+    w = wins + prior_games / 2 * off
+    g = games + prior_games * off
+    score = w.sum(1)
+
+    def likelihood(theta: np.ndarray) -> float:
+        d = theta[:, None] - theta[None, :]
+        return float((w * -np.logaddexp(0.0, -d)).sum())  # w[i, j] log P(i beats j)
+
+    theta, step = np.zeros(n), np.zeros(n)
     for _ in range(iters):
-        denom = np.array([sum(g[i, j] / (p[i] + p[j]) for j in range(n) if j != i) for i in range(n)])
-        new = w.sum(1) / np.maximum(denom, 1e-300)
-        new /= math.exp(np.log(new).mean())
-        done = np.abs(np.log(new) - np.log(p)).max() < tol
-        p = new
-        if done:
+        prob = 1 / (1 + np.exp(theta[None, :] - theta[:, None]))  # P(i beats j)
+        grad = score - (g * prob).sum(1)
+        hess = g * prob * (1 - prob)
+        hess = hess - np.diag(hess.sum(1))  # the negative of a graph Laplacian
+        try:
+            step[1:] = np.linalg.solve(hess[1:, 1:], -grad[1:])  # theta[0] stays 0
+        except np.linalg.LinAlgError:  # probabilities of exactly 0 and 1: ratings running off to infinity
+            step[:] = np.inf
             break
-    elo = 400 * np.log10(p)
-    return elo - elo[0]
+        base, t = likelihood(theta), 1.0
+        while t > 1e-12 and likelihood(theta + t * step) < base - 1e-12 * abs(base):
+            t /= 2
+        step *= t
+        theta = theta + step
+        if np.abs(step).max() < tol:
+            return 400 / math.log(10) * (theta - theta[0])
+    raise ValueError(f"the Bradley-Terry fit did not settle in {iters} steps (last move {np.abs(step).max():.3g}); "
+                     f"with prior_games={prior_games} a perfect record has no finite rating")
 
 
 def bootstrap_intervals(wins: np.ndarray, games: np.ndarray, resamples: int, seed: int = 0,
