@@ -43,8 +43,9 @@ kernels use integer constants derived from them, the strings and illegal
 reasons look up the block of an action, the module docstrings carry the
 generated tables, and :meth:`Game.observation_views` gives named views.
 
-No string a seat can see (``action_to_string``, ``illegal_reason``,
-``render(s, viewer=seat)``) depends on anything that seat cannot see.
+No string a seat can see (the names of its own actions, ``illegal_reason``,
+``render(s, viewer=seat)``) depends on anything that seat cannot see. The names of chance outcomes are
+all-seeing (``deal ♣2 to P1``, as in game records): show a seat only the names of actions it saw.
 
 Optional, for games with an engine safety bound that is not a rule of the seed:
 a kernel ``truncated(s) -> bool``, True when the game stopped at that bound (faces report it
@@ -299,6 +300,8 @@ class GameInfo:
 def check_choice(field: str, value: Any, valid: Iterable[Any]) -> None:
     """Raise ``ValueError`` naming ``field`` unless ``value`` is one of ``valid``."""
     valid = list(valid)
+    if isinstance(value, np.bool_):  # numpy's booleans (from a sweep's arrays) as the bools they equal
+        value = bool(value)
     if value not in valid or isinstance(value, bool) != isinstance(valid[0], bool):
         raise ValueError(f"{field}={value!r} is not valid; valid values: {valid}")
 
@@ -872,7 +875,10 @@ class Game:
         return out[: self.num_players].copy()
 
     def action_to_string(self, s: np.void, action: int) -> str:
-        """A readable name for ``action`` in state ``s`` (public: it names nothing hidden).
+        """A readable name for ``action`` in state ``s``.
+
+        The name of a seat's action names nothing that seat cannot see; the name of a chance outcome is
+        all-seeing (the card dealt, the tile drawn): a seat that did not see the outcome must not be shown it.
 
         Raises:
             IllegalActionError: (a ``ValueError``) ``action`` is not an action id here: not an integer, or
@@ -1004,9 +1010,21 @@ class Game:
         return self.observation_layout.views(obs)
 
     def apply_actions(self, s: np.void, actions: Sequence[int]) -> None:
-        """Apply a sequence of actions (chance outcomes included) in order."""
-        for a in actions:
-            self.apply_action(s, a)
+        """Apply a sequence of actions (chance outcomes included) in order, all or none.
+
+        Raises:
+            IllegalActionError: (a ``ValueError``) an action that cannot be played where it comes, naming it
+                and the rule (:meth:`apply_action`), with its place in the sequence; ``s`` is left as it was
+                before the first action (until 2026-12-07 the actions before it stayed applied).
+        """
+        before = self.clone(s)
+        for i, a in enumerate(actions):
+            try:
+                self.apply_action(s, a)
+            except IllegalActionError as e:
+                for name in self.dtype.names:  # the record as it was (a record is a view: field by field)
+                    s[name] = before[name]
+                raise IllegalActionError(f"actions[{i}]: {e}; no action of the sequence was applied") from None
 
     # -- boundary checks ------------------------------------------------------
     def _check_player(self, player: Any) -> int:
