@@ -501,6 +501,26 @@ def test_a_resume_unpickles_only_agents_this_users_key_signed(tmp_path, monkeypa
     assert trainer.signing_key() is None and trainer.SIGNATURE not in trainer.sign_pickles({"a": b"x"})
 
 
+def test_without_a_key_no_signature_passes_not_even_the_placeholder(tmp_path, monkeypatch):
+    """A review: without a key (a home folder not writable, a key file not 32 bytes) the signature was compared with
+    the placeholder "-", so a checkpoint from elsewhere signed "-" was resumed and its pickles ran."""
+    from octagames.experiments import trainer
+    monkeypatch.delenv(trainer.TRUST_ENV, raising=False)
+    forged = {"workers": [{"opp_agents": b"any pickle"}]}
+    for key in (tmp_path / "a file" / "key", tmp_path / "short key"):
+        (tmp_path / "a file").write_text("")
+        (tmp_path / "short key").write_bytes(b"x" * 16)
+        monkeypatch.setenv(trainer.KEY_ENV, str(key))
+        assert trainer.signing_key() is None
+        for signature in ("-", "", None):
+            with pytest.raises(ValueError, match=r"this user's key did not sign them .* which cannot be made or is "
+                                                 r"not 32 bytes"):
+                trainer.check_signed({**forged, trainer.SIGNATURE: signature}, tmp_path / "checkpoint.pt")
+    trainer.check_signed({"workers": [{"seed": 1}]}, tmp_path / "checkpoint.pt")  # nothing to unpickle: no key needed
+    monkeypatch.setenv(trainer.TRUST_ENV, "1")  # a file you trust
+    trainer.check_signed({**forged, trainer.SIGNATURE: "-"}, tmp_path / "checkpoint.pt")
+
+
 def test_settings_that_failed_late_are_refused_before_the_run_folder_naming_the_field(tmp_path):
     """A review: seeds whose derived evaluation seeds leave the engines' range, the cloning's learning rate and a
     NaN time budget were accepted; they failed after config.json was written (a folder then needing --overwrite),
