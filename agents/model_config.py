@@ -103,8 +103,8 @@ def refuse_compressed_members(path: str | Path) -> None:
         path: the file about to be read with ``torch.load``.
 
     Raises:
-        ValueError: a member is compressed, or declares another size than it takes in the file (the
-            message names the file and the member), or the zip archive is damaged.
+        ValueError: a member is compressed, or declares another size than it takes in the file, or does not
+            match its checksum (the message names the file and the member), or the zip archive is damaged.
         FileNotFoundError: no such file.
     """
     with open(path, "rb") as f:
@@ -113,8 +113,15 @@ def refuse_compressed_members(path: str | Path) -> None:
     try:
         with zipfile.ZipFile(path) as archive:
             members = archive.infolist()
+            stored = all(m.compress_type == zipfile.ZIP_STORED and m.file_size == m.compress_size for m in members)
+            # torch reads members without checking their checksums: a flipped byte in a tensor loaded as changed
+            # weights (until 2026-12-07); every member is read once here against its CRC-32, if none inflates
+            bad = archive.testzip() if stored else None
     except (zipfile.BadZipFile, EOFError, OSError, ValueError) as e:  # what zipfile raises for a damaged archive
         raise ValueError(f"{path} is not a torch model file (a damaged zip archive: {str(e)[:200]})") from e
+    if bad is not None:
+        raise ValueError(f"{path} is damaged: its member {bad!r} does not match its checksum (CRC-32); the file was "
+                         "changed or cut after it was written: copy it again or use another")
     for m in members:
         if m.compress_type != zipfile.ZIP_STORED or m.file_size != m.compress_size:
             raise ValueError(f"{path} is not a model file octagames can read safely: its member {m.filename!r} "
@@ -255,7 +262,8 @@ def built_to_fit(build: Callable[[], Any], state: Any, path: str | Path) -> Any:
     before anything is allocated.
 
     Raises:
-        ValueError: a spec the network refuses, or weights that do not fit it (naming the first difference).
+        ValueError: a spec the network refuses, weights that do not fit it (naming the first difference), or a
+            weight that is NaN or infinite (naming its tensor).
     """
     import torch  # optional: the learn extra
 
@@ -273,4 +281,8 @@ def built_to_fit(build: Callable[[], Any], state: Any, path: str | Path) -> Any:
         raise ValueError(f"{path}: its weights do not fit its network's spec: {name} is "
                          f"{'missing' if name not in have else list(have[name])} in the file, "
                          f"{'none' if name not in want else list(want[name])} in the network")
+    bad = next((k for k, v in state.items() if v.is_floating_point() and not bool(torch.isfinite(v).all())), None)
+    if bad is not None:  # a run that diverged: its agent's search valued every move NaN and played action 0
+        raise ValueError(f"{path}: its weights are not all finite: {bad} holds NaN or infinity (a training run that "
+                         "diverged wrote it); use an earlier checkpoint or train again")
     return build()
