@@ -186,7 +186,13 @@ def recorded_config(game: str, fields: Mapping[str, Any]) -> dict[str, Any]:
 
     Returns:
         ``{field: value}`` for every field of the game's ``Config``.
+
+    Raises:
+        ValueError: ``fields`` is not a mapping.
     """
+    if not isinstance(fields, Mapping):  # a file edited or made by hand
+        raise ValueError(f"a model file's game_config is not valid: a mapping of config fields, not a "
+                         f"{type(fields).__name__} (the file was edited or made by hand)")
     known = {f.name for f in dataclasses.fields(importlib.import_module(f"octagames.{game}").Config)}
     kept = {k: v for k, v in fields.items() if k in known}
     try:

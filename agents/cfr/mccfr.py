@@ -272,6 +272,11 @@ class MCCFRSolver:
             # each table read once: an npz decompresses a whole array on every access
             players, keys, masks, regrets, strategy_sum = (z[name] for name in ("players", "keys", "masks", "regrets",
                                                                                 "strategy_sum"))
+            if len(masks) and (not np.isin(masks, (0, 1)).all() or not masks.any(axis=1).all()):  # made by hand
+                raise ValueError(f"{path}: its table 'masks' holds a row that is no legal-action mask (no legal "
+                                 "action, or values other than 0 and 1)")
+            if not (np.isfinite(regrets).all() and np.isfinite(strategy_sum).all()):
+                raise ValueError(f"{path}: its tables 'regrets' and 'strategy_sum' hold NaN or infinity")
             for i, p in enumerate(players):
                 key = keys[i].tobytes()  # a checkpoint from before digests keeps whole observations
                 key = (int(p), key if len(key) == KEY_BYTES else infoset_key(key))

@@ -338,8 +338,11 @@ def check_simulations(name: str, simulations: int, default: str = "") -> None:
         default: where a flag takes -1 for a default, what -1 means (then -1 is valid too).
 
     Raises:
-        ValueError: ``simulations`` below 0 (but for an allowed -1), or 1; the message names ``name``.
+        ValueError: ``simulations`` not an integer, below 0 (but for an allowed -1), or 1; the message names
+            ``name``.
     """
+    if isinstance(simulations, bool) or not isinstance(simulations, (int, np.integer)):  # a model file's, edited
+        raise ValueError(f"{name}={simulations!r} is not valid; it must be an integer")
     if (simulations < 0 and not (default and simulations == -1)) or simulations == 1:
         raise ValueError(f"{name}={simulations} is not valid; it must be 0 (the network's policy alone) or >= 2 "
                          "(the first simulation expands the root: one visits no move)"

@@ -367,3 +367,20 @@ def test_a_model_file_whose_weights_are_not_finite_is_refused_naming_the_tensor(
                                                        "infinity")):
             load(bad)
         load(src)  # the file as written loads
+
+
+def test_a_model_file_with_fields_of_the_wrong_kind_is_refused_in_words(round_model, tmp_path):
+    """A review: an az: file whose game_config was a list raised AttributeError, and one whose search simulations
+    were a string TypeError, from inside the loaders; both are ValueErrors in words now (the command line's line)."""
+    import torch
+
+    az_file, _ = round_model
+    data = torch.load(az_file, weights_only=False)
+    for label, change, words in (("config", {"game_config": [1, 2]}, r"game_config is not valid: a mapping of config "
+                                                                     r"fields, not a list"),
+                                 ("sims", {"search": {**data["search"], "simulations": "lots"}},
+                                  r"simulations='lots' is not valid; it must be an integer")):
+        bad = tmp_path / f"{label}.pt"
+        torch.save({**data, **change}, bad)
+        with pytest.raises(ValueError, match=words):
+            make_agent(f"az:{bad}", Game("octrix-round"))

@@ -236,3 +236,24 @@ def test_tables_of_many_actions_that_inflate_far_past_the_file_are_refused(tmp_p
                                          rf"{game.num_actions} actions would take \d+ bytes once read, more than 256"):
         MCCFRSolver.load(bad, game)
     assert len(MCCFRSolver.load(path, game).masks) == 0  # the empty checkpoint itself loads
+
+
+def test_tables_no_game_could_have_written_are_refused_in_words(small_mccfr, tmp_path):
+    """A review: a checkpoint whose mask row had no legal action loaded, and cfr:<path> then raised ZeroDivisionError
+    in table_policy; masks of other values and NaN regrets loaded as well."""
+    path, _ = small_mccfr
+    small, arrays = Game("octrix-round-small"), _arrays(path)
+    empty, two, nan = arrays["masks"].copy(), arrays["masks"].copy(), arrays["regrets"].copy()
+    empty[0] = 0
+    two[0, np.flatnonzero(two[0])[0]] = 2
+    nan[0, 0] = np.nan
+    for label, change, words in (("empty", {"masks": empty}, r"its table 'masks' holds a row that is no legal-action "
+                                                             r"mask"),
+                                 ("two", {"masks": two}, r"its table 'masks' holds a row that is no legal-action mask"),
+                                 ("nan", {"regrets": nan}, r"its tables 'regrets' and 'strategy_sum' hold NaN or "
+                                                           r"infinity")):
+        bad = tmp_path / f"{label}.npz"
+        np.savez_compressed(bad, **{**arrays, **change})
+        for load in (lambda p: MCCFRSolver.load(p, small), lambda p: make_agent(f"cfr:{p}", small)):
+            with pytest.raises(ValueError, match=re.escape(str(bad)) + ": " + words):
+                load(bad)
