@@ -18,7 +18,13 @@ Agents                 ``player_0`` .. ``player_{n-1}`` (``num_players`` 2..4;
 Observation            ``{"observation": Box, "action_mask": Box(284,) int8}``: the
                        board, face-up tiles, the exchange tile, all runners, whose
                        turn, and the counts of unseen tiles (everything is public)
-Rewards                +1 for the winner (or winning team), -1/(n-1) for the others
+Rewards                +1 for the winner, -1/(n-1) for the others; with ``team``
+                       (``octiles-teams``) +1 for each player of the winning team, -1
+                       for each of the other; with ``play_on`` (``octiles-play-on``)
+                       by finishing rank r (0 first), 1 - 2r/(n-1)
+Episode end            terminated by the rules; *truncated* (rewards 0) at the engine's
+                       bound ``max_turns`` (default 500, not a rule of the seed),
+                       which most uniformly random 2- and 3-player games reach
 Config (``env(...)``)  ``variant=``, one of Octiles' variants (default ``"octiles"``,
                        the seed's game; ``"octiles-teams"``, ...), and the fields
                        of :class:`octagames.octiles.rules.Config` over it
