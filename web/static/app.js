@@ -235,17 +235,20 @@ function draw(view) {
   text($("render"), view.render);
   const pic = $("picture");
   pic.innerHTML = view.picture || "";
+  // the picture's ids ("moves", "seat-1", "move-12"...) are the SVG file's own: prefixed here, none is the page's
+  // (the page's "moves" list was hidden on every turn after the first, its lookup finding the picture's group)
+  pic.querySelectorAll("[id]").forEach((el) => { el.id = `picture-${el.id}`; });
   pic.hidden = !view.picture;
   pic.querySelectorAll("[data-action]").forEach((el) => {
     el.addEventListener("click", () => play(Number(el.getAttribute("data-action"))));
   });
   const legal = view.legal.map((m) => {
-    const b = make("button", {"class": "move", id: `move-${m.action}`, "data-action": m.action}, m.name);
+    const b = make("button", {"class": "move", id: `legal-${m.action}`, "data-action": m.action}, m.name);
     b.onclick = () => play(m.action);
     return b;
   });
   $("legal").replaceChildren(...legal);
-  $("moves").hidden = legal.length === 0;
+  $("move-list").hidden = legal.length === 0;
   const hist = view.history.map((h) => {
     const li = make("li", {"class": h.seat === null ? "chance" : ""}, `${seatName(h.seat)}: ${h.name}`);
     return li;
