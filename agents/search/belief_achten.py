@@ -256,6 +256,12 @@ class AchtenBeliefAgent(Agent):
         self.game: Game | None = None
         self.kept = [0, 0]  # worlds kept, worlds drawn (the belief's acceptance rate)
 
+    def check_game(self, game: Game) -> None:
+        """Refuse other games and Achten matches when the agent is built for a game, before any game starts
+        (until 2026-12-07 an Achten match was refused at the first game's reset, in a tournament after other
+        pairs had played)."""
+        check_game(game, "agent 'belief'")
+
     def reset(self, game: Game, seat: int, seed: int) -> None:
         """Check the game is Achten; seed the draws."""
         check_game(game, "agent 'belief'")

@@ -254,6 +254,13 @@ class OctrixOracleAgent(Agent):
         self.solver = solver or _SHARED
         self.rng = np.random.default_rng(0)
 
+    def check_game(self, game: Game) -> None:
+        """Refuse a game the exact solver does not play, when the agent is built for it: Octrix at other than 2
+        seats (refused at the first move until 2026-12-07) and other games."""
+        if game.name != "octrix" or game.num_players != 2:
+            raise ValueError(f"agent 'oracle' plays 2-player Octrix only (the exact solver of a 2-player round), not "
+                             f"{catalogue.describe(game.name, game.config)}")
+
     def act(self, turn: Turn) -> int:
         """Sample this seat's optimal mixed strategy at the open trick."""
         node, _ = node_of(turn.state)  # hidden commitments go back to their owner's hand

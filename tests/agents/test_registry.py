@@ -165,3 +165,19 @@ def test_a_spec_or_game_of_another_type_is_refused_in_words(spec, game, words):
     # AttributeError before: 'NoneType' object has no attribute 'partition' (or 'name')
     with pytest.raises(ValueError, match=re.escape(words)):
         make_agent(spec, game)
+
+
+def test_an_agent_that_cannot_play_a_game_is_refused_when_built_for_it_not_at_its_first_move():
+    """A review: belief on an Achten match and the oracle at 3 or 4 Octrix seats were built and checked for the
+    game, then refused at the first game's reset or move (a tournament stopped after other pairs had played)."""
+    from octagames.core import Game
+
+    for spec, game, words in (("belief:2", Game("achten-match"), r"agent 'belief' plays one-round achten only"),
+                              ("oracle", Game("octrix-round", num_players=3), r"agent 'oracle' plays 2-player Octrix "
+                                                                               r"only .*not octrix-round-3p"),
+                              ("oracle", Game("octrix-partnership"), r"not octrix-partnership-4p")):
+        with pytest.raises(ValueError, match=words):
+            make_agent(spec, game)
+    assert make_agent("oracle", Game("octrix-round")).name == "oracle"
+    assert make_agent("oracle", Game("octrix")).name == "oracle"  # a 2-player match: each round's equilibrium
+    assert make_agent("belief:2", Game("achten-dealer-pays", num_players=3)).name == "belief:2"
