@@ -47,8 +47,8 @@ from octagames.catalogue import Variant
 from octagames.core import Game
 from octagames.experiments.cli import (check_ray_options, executor_from, games_kept_on_interrupt, git_commit,
                                       open_journal, parse_config, script, shown_default)
-from octagames.experiments.tournament import (JournalRecording, TournamentResult, record_journal, refit_journal,
-                                              run_tournament, save, seats_header)
+from octagames.experiments.tournament import (JournalRecording, TournamentResult, anchor_note, record_journal,
+                                              refit_journal, run_tournament, save, seats_header)
 from octagames.experiments.train_ppo import TrainConfig, ppo_origin
 from octagames.experiments.trainer import default_run_dir
 
@@ -348,6 +348,8 @@ def markdown(results: dict[str, dict[str, Any]], out: Path) -> str:
             score = wins[i].sum() / max(1, games[i].sum())
             lines.append(f"| {rank} | `{d['agents'][i]}` | {elo[i]:.0f} | [{ci[i][0]:.0f}, {ci[i][1]:.0f}] | "
                          f"{score:.3f} |")
+        if (note := anchor_note(d["agents"], wins, games)) is not None:
+            lines.append(f"\n*Note: {note}.*")
         for spec, o in d.get("origins", {}).items():  # a command of older flags has today's beside it
             command = f"`{o['command']}`" + (f" (as then spelled; today: `{o['command_today']}`)"
                                              if o.get("command_today") else "")

@@ -298,3 +298,25 @@ def test_a_binary_file_given_as_a_journal_is_refused_naming_it(tmp_path, capsys)
                  lambda: GameJournal(path, {"run": 1})):
         with pytest.raises(NoHeaderError, match=re.escape(f"{path} is not a journal: byte 0 is not UTF-8 text")):
             read()
+
+
+def test_a_table_whose_anchor_scored_next_to_nothing_says_its_ratings_are_lower_bounds():
+    """A review: the anchor (random, rated 0) lost every game on four of the five published boards; simulated round
+    robins from those ratings put the true rating inside the '95%' interval in 0.57-0.69 of them. The table says so
+    where the anchor scored under a tenth of its games, and not otherwise."""
+    from octagames.experiments.tournament import ANCHOR_SCORE, anchor_note
+
+    games = 20.0 * (1 - np.eye(3))
+    names = ["random", "heuristic", "mcts:100"]
+    for anchor_wins, noted in ((0, True), (3, True), (4, False), (20, False)):  # of its 40 games: 0, 0.075, 0.1
+        wins = np.array([[0, anchor_wins, 0], [20 - anchor_wins, 0, 8], [20, 12, 0]], float)
+        note = anchor_note(names, wins, games)
+        assert (note is not None) == noted == (anchor_wins / 40 < ANCHOR_SCORE), anchor_wins
+        if noted:
+            assert note.startswith(f"random, the anchor at 0, scored {anchor_wins / 40:.3f} of its games: the ratings "
+                                   "above it rest on the prior")
+    wins = np.array([[0, 0, 0], [20, 0, 8], [20, 12, 0]], float)
+    elo, ci = fit_bradley_terry(wins, games), bootstrap_intervals(wins, games, 20)
+    result = tournament.TournamentResult(game="octrix", config={"num_players": 2}, names=names, wins=wins, games=games,
+                                         elo=elo, elo_ci=ci, seconds=1.0)
+    assert "\nnote: random, the anchor at 0, scored 0.000 of its games" in result.table()
