@@ -20,6 +20,7 @@ from __future__ import annotations
 import dataclasses
 import importlib
 import pickle
+import struct
 import threading
 import warnings
 import zipfile
@@ -159,7 +160,10 @@ def load_model_file(path: str | Path, map_location: Any = "cpu", mmap: bool = Fa
     try:
         with _LOAD_LOCK, torch.serialization.safe_globals(_numpy_globals()):
             data = torch.load(Path(path), map_location=map_location, weights_only=True, mmap=mmap)
-    except (pickle.UnpicklingError, RuntimeError, EOFError) as e:
+    # and what the unpickler raises on a file of other text or bytes (a CSV starting with "s" was IndexError, "h"
+    # KeyError): a file torch cannot read, in words
+    except (pickle.UnpicklingError, RuntimeError, EOFError, IndexError, KeyError, struct.error, UnicodeDecodeError,
+            ValueError) as e:
         found = next((line.strip() for line in str(e).splitlines() if any(r in line.lower() for r in _REFUSALS)), "")
         if not found:  # a damaged or foreign file, not one that asks for more than plain data
             lines = [line.strip() for line in str(e).splitlines() if line.strip()] or [type(e).__name__]

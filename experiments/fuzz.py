@@ -428,8 +428,18 @@ def replay_failure(path: str | Path) -> str:
 
     Returns:
         ``""`` if the check passes now, else its message.
+
+    Raises:
+        ValueError: ``path`` is not a failure record (not JSON, or without its fields).
     """
-    rec = json.loads(Path(path).read_text())
+    try:
+        rec = json.loads(Path(path).read_text(encoding="utf-8"))
+    except (UnicodeDecodeError, json.JSONDecodeError) as e:
+        raise ValueError(f"{path} is not a failure record of octagames fuzz (not JSON text: {e})") from None
+    fields = ("game", "config", "seed", "actions", "details", "check", "message")
+    if not isinstance(rec, dict) or any(k not in rec for k in fields):
+        raise ValueError(f"{path} is not a failure record of octagames fuzz (a JSON object with the fields "
+                         f"{list(fields)}, as fuzz writes beside its summary)")
     game = Game(rec["game"], **rec["config"])
     seed, actions, details = rec["seed"], rec["actions"], rec["details"]
     try:

@@ -72,7 +72,7 @@ from octagames.agents.registry import make_agent
 from octagames.agents.cfr.tabular import TablePolicy
 from octagames import catalogue
 from octagames.core import Game
-from octagames.experiments.cli import GameArgs, parse_config, script
+from octagames.experiments.cli import GameArgs, parse_config, script, usable_agents
 from octagames.experiments.trainer import (StopRequest, announce, claim_run_dir, default_run_dir, lock_run_dir,
                                            remove_run)
 
@@ -226,6 +226,10 @@ def evaluate(
     return out
 
 
+#: the largest tree exact CFR flattens (:func:`~octagames.agents.cfr.tree.flatten`'s default)
+EXACT_MAX_NODES = 20_000_000
+
+
 def _check(cfg: TrainCFRConfig) -> None:
     """Refuse bad settings with a ValueError naming the field and its valid values."""
     if cfg.algorithm not in ("cfr", "mccfr"):
@@ -243,6 +247,8 @@ def _check(cfg: TrainCFRConfig) -> None:
                          "and at a stop only)")
     if cfg.resume and cfg.overwrite:
         raise ValueError("--resume continues the run in the folder and --overwrite replaces it: give one")
+    if not cfg.game.startswith("spiel:"):  # a misspelled opponent is refused before training, not skipped after it
+        usable_agents(cfg.eval_opponents, cfg.make_game(), "eval_opponents")
     if cfg.resume and cfg.algorithm != "mccfr":
         raise ValueError("resume=True is not valid with algorithm='cfr': exact CFR runs are not resumed (small "
                          "trees, minutes); run it again, with --overwrite")
@@ -407,8 +413,10 @@ def _train(cfg: TrainCFRConfig, out_dir: Path, iterations: int, eval_games: int)
             result["eval_tree_skipped"] = f"{e} (eval_tree_max_nodes): no exact NashConv"
             print(f"  eval tree skipped after {time.perf_counter() - t0:.1f} s: {result['eval_tree_skipped']}",
                   flush=True)
-    elif cfg.algorithm == "cfr":
-        tree = flatten(source)
+    elif cfg.algorithm == "cfr":  # the whole tree in memory: a full-size game fills gigabytes before its refusal
+        print(f"  exact CFR: flattening the whole game tree first (refused past {EXACT_MAX_NODES:,} nodes, minutes and "
+              "gigabytes in: a full-size game is; train it with --algorithm mccfr)", flush=True)
+        tree = flatten(source, max_nodes=EXACT_MAX_NODES)
     if tree is not None:
         result.update(
             nodes=tree.num_nodes,

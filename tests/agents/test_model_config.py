@@ -384,3 +384,16 @@ def test_a_model_file_with_fields_of_the_wrong_kind_is_refused_in_words(round_mo
         torch.save({**data, **change}, bad)
         with pytest.raises(ValueError, match=words):
             make_agent(f"az:{bad}", Game("octrix-round"))
+
+
+def test_a_file_of_other_text_given_as_a_model_is_refused_in_words(tmp_path):
+    """A review: a CSV or text file given as az:/ppo: (or a trainer's checkpoint) crashed inside torch's reader with
+    IndexError ('pop from empty list', a file starting with s, a, t ...) or KeyError (h, j): a traceback."""
+    from octagames.agents.model_config import load_model_file
+
+    for name, text in (("metrics.csv", b"step,win_rate\n0,0.5\n"), ("hello.txt", b"hello\n"), ("a.bin", b"\x85abc")):
+        path = tmp_path / name
+        path.write_bytes(text)
+        for load in (load_model_file, load_model, load_policy):
+            with pytest.raises(ValueError, match=re.escape(str(path)) + " is not a torch model file"):
+                load(path)

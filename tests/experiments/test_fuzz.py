@@ -1,6 +1,7 @@
 """The fuzz campaign command: a short slice, its summary, and a planted failure saved and replayed."""
 
 import json
+import re
 import subprocess
 import sys
 
@@ -92,3 +93,15 @@ def test_a_negative_budget_job_count_or_seed_is_refused_naming_the_field(field, 
     0" and --seed -1 as "expected non-negative integer", after the campaign had started."""
     with pytest.raises(ValueError, match=rf"^{field}={value} is not valid; it must be >= 0"):
         FuzzConfig(game=("octrix-round",), **{field: value})
+
+
+def test_replay_refuses_a_file_that_is_no_failure_record_in_words(tmp_path):
+    """A review: --replay of a JSON file of other fields raised KeyError 'seed' (a traceback), and of a CSV file
+    said only 'Expecting value: line 1 column 1', naming no file."""
+    card, csv = tmp_path / "card.json", tmp_path / "metrics.csv"
+    card.write_text(json.dumps({"game": "octrix", "config": {}}))
+    csv.write_text("step,win_rate\n0,0.5\n")
+    for path, words in ((card, r"is not a failure record of octagames fuzz \(a JSON object with the fields "),
+                        (csv, r"is not a failure record of octagames fuzz \(not JSON text")):
+        with pytest.raises(ValueError, match=re.escape(str(path)) + " " + words):
+            replay_failure(path)

@@ -128,3 +128,16 @@ def test_the_arena_results_say_how_much_of_the_play_the_table_held(tmp_path):
                                         eval_points=1, eval_games=4, eval_opponents=("random",), eval_tree=False,
                                         run_dir=str(tmp_path / "mccfr"), progress=False))["arena"]["random"]
     assert sampled["decisions"] >= 4 * 8 and sampled["in_table"] < 0.5
+
+
+def test_a_misspelled_evaluation_opponent_is_refused_before_training(tmp_path):
+    """A review: --eval-opponents foo trained, wrote its files and exit status 0, and only then said 'vs foo:
+    skipped'; train-ppo and train-az refuse it first, as train-cfr does now. One that cannot play the game is
+    still skipped with its reason."""
+    cfg = TrainCFRConfig(iterations=2, eval_points=1, eval_games=2, run_dir=str(tmp_path / "run"),
+                         eval_opponents=("random", "heuristc"))
+    with pytest.raises(ValueError, match=r"eval_opponents: agent='heuristc' is not valid; valid agents: \["):
+        train_main(cfg)
+    assert not (tmp_path / "run").exists()
+    done = train_main(dataclasses.replace(cfg, eval_opponents=("random", "belief")))  # belief: Achten only
+    assert done["arena"]["belief"]["skipped"] == "agent 'belief' is not available for game 'octrix'; it plays achten only"
