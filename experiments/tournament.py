@@ -215,8 +215,10 @@ def fit_bradley_terry(wins: np.ndarray, games: np.ndarray, prior_games: float = 
         Ratings, ``400 * log10(strength)``, with ``rating[0] == 0``.
 
     Raises:
-        ValueError: the fit did not settle within ``iters`` steps (a table without the prior, ``prior_games=0``,
-            where an agent won or lost every game has no finite maximum).
+        ValueError: the fit has no finite maximum (without the prior, ``prior_games=0``: some agents won no game
+            against the others, Hunter's condition), did not settle within ``iters`` steps, or cannot be resolved in
+            float64 (chains of perfect records of millions of games: scores far from their expectations). Steps that
+            stall at the rounding noise of the sums (hundreds of thousands of games a pair) end the fit there.
     """
     n = len(wins)
     off = 1 - np.eye(n)
@@ -228,26 +230,44 @@ def fit_bradley_terry(wins: np.ndarray, games: np.ndarray, prior_games: float = 
         d = theta[:, None] - theta[None, :]
         return float((w * -np.logaddexp(0.0, -d)).sum())  # w[i, j] log P(i beats j)
 
+    perfect = ": a perfect record has no finite rating without the prior (prior_games=0)" if prior_games == 0 else ""
+    if n > 1:  # Hunter's condition: a finite maximum needs every agent to reach every other along wins (half: draws)
+        from scipy.sparse.csgraph import connected_components
+
+        if connected_components(w > 0, directed=True, connection="strong")[0] > 1:
+            raise ValueError(f"the Bradley-Terry fit has no finite maximum{perfect}: some agents won no game (nor "
+                             "drew one) against the others")
     theta, step = np.zeros(n), np.zeros(n)
     for _ in range(iters):
-        prob = 1 / (1 + np.exp(theta[None, :] - theta[:, None]))  # P(i beats j)
+        # P(i beats j); its transpose is P(j beats i), not 1 - prob, which rounds to 0 for gaps past 37 (a chain of
+        # perfect records) and leaves the Hessian singular
+        prob = 1 / (1 + np.exp(theta[None, :] - theta[:, None]))
         grad = score - (g * prob).sum(1)
-        hess = g * prob * (1 - prob)
+        hess = g * prob * prob.T
         hess = hess - np.diag(hess.sum(1))  # the negative of a graph Laplacian
         try:
             step[1:] = np.linalg.solve(hess[1:, 1:], -grad[1:])  # theta[0] stays 0
-        except np.linalg.LinAlgError:  # probabilities of exactly 0 and 1: ratings running off to infinity
-            step[:] = np.inf
-            break
+        except np.linalg.LinAlgError:  # gaps past 700 (exp overflows): ratings running off to infinity
+            raise ValueError(f"the Bradley-Terry fit has no finite maximum{perfect}") from None
         base, t = likelihood(theta), 1.0
-        while t > 1e-12 and likelihood(theta + t * step) < base - 1e-12 * abs(base):
+        while likelihood(theta + t * step) < base - 1e-12 * abs(base):
             t /= 2
+            if t < 1e-12:  # no step raises the likelihood as its sums resolve it: the maximum, if the scores agree
+                if np.abs(grad).max() > 1e-6 * g.sum(1).max():
+                    raise ValueError("the Bradley-Terry fit cannot resolve this table: its likelihood's sums are too "
+                                     f"coarse for its gaps (scores {np.abs(grad).max():.3g} games off their "
+                                     "expectations)")
+                return 400 / math.log(10) * (theta - theta[0])
         step *= t
+        if np.abs(grad).max() <= 1e-14 * g.sum() and np.abs(step).max() < 1e-6:
+            break  # the gradient at the rounding noise of its sums (hundreds of thousands of games a pair): the maximum
         theta = theta + step
         if np.abs(step).max() < tol:
-            return 400 / math.log(10) * (theta - theta[0])
-    raise ValueError(f"the Bradley-Terry fit did not settle in {iters} steps (last move {np.abs(step).max():.3g}); "
-                     f"with prior_games={prior_games} a perfect record has no finite rating")
+            break
+    else:
+        raise ValueError(f"the Bradley-Terry fit did not settle in {iters} steps (last move "
+                         f"{np.abs(step).max():.3g}){perfect}")
+    return 400 / math.log(10) * (theta - theta[0])
 
 
 def bootstrap_intervals(wins: np.ndarray, games: np.ndarray, resamples: int, seed: int = 0,
