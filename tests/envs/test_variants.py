@@ -259,6 +259,10 @@ def test_a_variant_refuses_a_player_count_it_is_not_played_with_in_every_face():
         make_game("octrix-round-small", num_players=3)
     with pytest.raises(ValueError, match="num_players=2 is not valid for variant .octiles-play-on."):
         pyspiel.load_game("octagames_octiles_play_on(num_players=2)")
+    # OpenSpiel's game types say so (they gave the game's 2..4 for both)
+    for name, counts in (("octiles_play_on", (3, 4)), ("octrix_round_small", (2, 2)), ("octiles", (2, 4))):
+        kind = pyspiel.load_game(f"octagames_{name}").get_type()
+        assert (kind.min_num_players, kind.max_num_players) == counts, name
     # the game's own name takes every count its rules allow, and the variant its own counts
     assert make_game("octiles", play_on=True, num_players=2).config.num_players == 2
     assert [make_game("octiles-play-on", num_players=n).num_players for n in (3, 4)] == [3, 4]
