@@ -60,6 +60,9 @@ class DemoConfig:
             raise ValueError(f"games_per_match={self.games_per_match} is not valid; it must be >= 1")
         if self.tournament_games < 0:
             raise ValueError(f"tournament_games={self.tournament_games} is not valid; it must be >= 0 (0: none)")
+        if Path(self.out).is_dir():  # refused before the games (it failed after them, with IsADirectoryError)
+            raise ValueError(f"out={self.out!r} is a folder; it is the JSON file to write (e.g. "
+                             f"{Path(self.out) / 'demo.json'})")
 
 
 def main(cfg: DemoConfig) -> dict:

@@ -497,3 +497,10 @@ def test_bench_ray_refuses_fewer_cpus_than_its_two_workers_before_starting_anyth
         with pytest.raises(ValueError, match=f"num_cpus={cpus} is not valid; it must be >= 2"):
             cls(num_cpus=cpus)
     assert cls(num_cpus=2).num_cpus == 2
+
+
+def test_the_demo_refuses_a_folder_for_its_json_file_before_it_plays(tmp_path):
+    """A review: demo --out <a folder> played every game first and then failed with IsADirectoryError."""
+    with pytest.raises(ValueError, match=rf"out='{re.escape(str(tmp_path))}' is a folder; it is the JSON file"):
+        DemoConfig(out=str(tmp_path))
+    assert DemoConfig(out=str(tmp_path / "demo.json")).out.endswith("demo.json")
