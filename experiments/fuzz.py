@@ -24,6 +24,7 @@ JSON record (config, seed, the actions, the check and its message) that
 
 from __future__ import annotations
 
+import copy
 import dataclasses
 import importlib.util
 import json
@@ -45,7 +46,7 @@ from octagames.agents.registry import make_agent
 from octagames.core import Game
 from octagames.experiments.cli import GamesArgs, parse_config, script
 from octagames.testing import (Chooser, Finding, check_unique_names, check_world, config_id, damage_field,
-                               leak_check, play_recorded, random_chooser, replay, reseal)
+                               leak_check, play_recorded, random_chooser, random_playout, replay, reseal)
 
 #: how each seat of a fuzzed game is driven (drawn per seat and game)
 DRIVERS = ("random", "heuristic", "mcts:20")
@@ -359,7 +360,8 @@ def fuzz_config(name: str, config: dict[str, Any], seconds: float, seed: int, ou
     start = time.time()
     game = Game(name, **config)
     rng = np.random.default_rng(seed)
-    stats: dict[str, Any] = {"config": config_id(name, config), "games": 0, "states": 0, "worlds": 0, "steps": 0,
+    stats: dict[str, Any] = {"config": config_id(name, config), "games": 0, "playouts": 0, "states": 0, "worlds": 0,
+                             "steps": 0,
                              "strings": 0, "openspiel_pairs": 0, "sims": 0, "records": 0, "saves": 0, "failures": 0,
                              "saved": []}
     record_budget = 0.25 * seconds  # the record fuzz gets its share after the games
@@ -370,6 +372,12 @@ def fuzz_config(name: str, config: dict[str, Any], seconds: float, seed: int, ou
         drivers = [DRIVERS[int(rng.integers(len(DRIVERS)))] for _ in range(game.num_players)]
         actions: list[int] = []
         try:
+            try:  # the contract's invariants along a uniformly random game of the same seed
+                random_playout(game, game_seed, check=True)
+            except Exception as e:  # an invariant, or a record the engine's own checks refuse (ValueError)
+                raise Finding(f"{game}: seed {game_seed}: random playout: {type(e).__name__}: {e}",
+                              {"check": "contract"}) from e
+            stats["playouts"] += 1
             if k % 5 == 0 and (k == 0 or time.time() - start + sims_time < seconds - record_budget):
                 sims_start = time.time()
                 try:
@@ -381,7 +389,14 @@ def fuzz_config(name: str, config: dict[str, Any], seconds: float, seed: int, ou
                 batch = min(SIMS, 2 * batch) if sims_time < 0.05 * seconds else batch
             choosers = [agent_chooser(d, game, p, game_seed) for p, d in enumerate(drivers)]
             actions = play_recorded(game, game_seed, choosers)
-            got = check_game(game, game_seed, actions, rng)
+            # the generator's state as the checks find it: a replay draws the same worlds (the leak test's and the
+            # OpenSpiel strings' pairs) from it, not others from the game's seed
+            rng_state = copy.deepcopy(rng.bit_generator.state)
+            try:
+                got = check_game(game, game_seed, actions, rng)
+            except Finding as e:
+                e.details.setdefault("rng", rng_state)
+                raise
             for key in ("states", "worlds", "steps", "strings", "openspiel_pairs"):
                 stats[key] += got.get(key, 0)
         except Exception as e:  # every failure is saved, whatever raised it
@@ -449,12 +464,21 @@ def replay_failure(path: str | Path) -> str:
         if rec["check"] == "sims":  # pyspiel draws its own games: run a batch again
             random_sims(game, 10 * SIMS)
             return ""
+        if rec["check"] == "contract":
+            random_playout(game, seed, check=True)
+            return ""
+        if not actions and rec.get("drivers"):  # it failed while the game was played: play it again
+            choosers = [agent_chooser(d, game, p, seed) for p, d in enumerate(rec["drivers"])]
+            actions = play_recorded(game, seed, choosers)
         if not actions:
             return f"not replayable: it failed while the game was played ({rec['message'][-300:]})"
         if rec["check"] == "leak" and details.get("world"):
             check_world(game, seed, actions, details["world"])
         else:
-            check_game(game, seed, actions, np.random.default_rng(seed))
+            rng = np.random.default_rng(seed)
+            if isinstance(details.get("rng"), dict):  # the campaign's generator as the checks found it
+                rng.bit_generator.state = details["rng"]
+            check_game(game, seed, actions, rng)
     except Exception as e:
         return str(e)
     return ""

@@ -28,7 +28,7 @@ def random_playout(game: Game, seed: int, check: bool = True, max_steps: int | N
     * observations have the declared size, and a determinized copy gives the
       acting seat exactly the same observation;
     * serialization round-trips;
-    * the game ends within ``Game.max_game_length`` actions, returns within the utility bounds.
+    * the game ends within ``Game.max_game_length`` actions, returns within the utility bounds and zero-sum.
 
     Returns:
         the terminal record.
@@ -42,6 +42,7 @@ def random_playout(game: Game, seed: int, check: bool = True, max_steps: int | N
             if check:
                 r = game.returns(s)
                 assert np.all(r >= game.min_utility - 1e-9) and np.all(r <= game.max_utility + 1e-9)
+                assert abs(r.sum()) < 1e-9, f"returns {r.tolist()} are not zero-sum"
             return s
         if cp == CHANCE:
             outs = game.chance_outcomes(s)

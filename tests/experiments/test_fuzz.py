@@ -64,6 +64,7 @@ def test_a_planted_leak_is_reported_saved_and_replayable(tmp_path, monkeypatch):
     saved = summary["configs"][0]["saved"]
     record = json.loads(open(saved[0]).read())
     assert record["check"] == "leak" and record["actions"] and "render" in record["message"]
+    assert isinstance(record["details"]["rng"], dict)  # the generator as the check found it, for the replay
     assert "cards: " in replay_failure(saved[0])
     assert main(FuzzConfig(replay=saved[0])) == 1
     monkeypatch.setattr(achten_rules, "render", render)
@@ -105,3 +106,34 @@ def test_replay_refuses_a_file_that_is_no_failure_record_in_words(tmp_path):
                         (csv, r"is not a failure record of octagames fuzz \(not JSON text")):
         with pytest.raises(ValueError, match=re.escape(str(path)) + " " + words):
             replay_failure(path)
+
+
+def test_the_campaign_checks_the_contract_and_replays_what_it_saved(tmp_path, monkeypatch):
+    """A review: the campaign never ran the contract's random playouts (a refused action that changed the record, a
+    mask hiding a move passed it), saved a crash during play with no actions ('not replayable' even once mended),
+    and replayed the leak test's and OpenSpiel's checks with other worlds than the ones that failed."""
+    from octagames.core import Game
+
+    monkeypatch.setattr(fuzz, "record_options", lambda name, seconds: {"flips": 4, "randoms": 2, "plays": 2,
+                                                                        "games": 1})
+    bounds = Game.observation_bounds
+    monkeypatch.setattr(Game, "observation_bounds", lambda self: (bounds(self)[0], 0 * bounds(self)[1]))
+    out = tmp_path / "contract"
+    assert main(FuzzConfig(game=("achten:num_players=2",), minutes=0.01, jobs=1, out=str(out))) == 1
+    saved = json.loads((out / "summary.json").read_text())["configs"][0]["saved"]
+    record = json.loads(open(saved[0]).read())
+    assert record["check"] == "contract" and "outside its declared bounds" in record["message"]
+    assert "outside its declared bounds" in replay_failure(saved[0])
+    monkeypatch.setattr(Game, "observation_bounds", bounds)
+    assert replay_failure(saved[0]) == ""
+
+    chooser = fuzz.agent_chooser  # a crash while the game is played: saved without actions, replayed from its seed
+    monkeypatch.setattr(fuzz, "agent_chooser", lambda *a: (_ for _ in ()).throw(RuntimeError("a driver crashed")))
+    out = tmp_path / "crash"
+    assert main(FuzzConfig(game=("achten:num_players=2",), minutes=0.01, jobs=1, out=str(out))) == 1
+    saved = json.loads((out / "summary.json").read_text())["configs"][0]["saved"]
+    record = json.loads(open(saved[0]).read())
+    assert record["check"] == "crash" and record["actions"] == [] and record["drivers"]
+    assert "a driver crashed" in replay_failure(saved[0])
+    monkeypatch.setattr(fuzz, "agent_chooser", chooser)
+    assert replay_failure(saved[0]) == ""
