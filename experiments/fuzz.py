@@ -472,13 +472,14 @@ def replay_failure(path: str | Path) -> str:
             actions = play_recorded(game, seed, choosers)
         if not actions:
             return f"not replayable: it failed while the game was played ({rec['message'][-300:]})"
-        if rec["check"] == "leak" and details.get("world"):
+        if isinstance(details.get("rng"), dict):  # the campaign's generator as the checks found it: the same worlds,
+            rng = np.random.default_rng(seed)     # their determinizations and string pairs, in the same order
+            rng.bit_generator.state = details["rng"]
+            check_game(game, seed, actions, rng)
+        elif rec["check"] == "leak" and details.get("world"):  # saved before 2026-12-07: the world alone
             check_world(game, seed, actions, details["world"])
         else:
-            rng = np.random.default_rng(seed)
-            if isinstance(details.get("rng"), dict):  # the campaign's generator as the checks found it
-                rng.bit_generator.state = details["rng"]
-            check_game(game, seed, actions, rng)
+            check_game(game, seed, actions, np.random.default_rng(seed))
     except Exception as e:
         return str(e)
     return ""
