@@ -26,5 +26,6 @@ SPEC = GameSpec(
         ("octiles", {"num_players": 4}),
         ("octiles-teams", {"num_players": 4, "runners": 3}),
         ("octiles", {"num_players": 2, "goal_locks": True, "runners": 2}),
+        ("octiles-fixed-start", {"num_players": 2}),  # the setup without choices of the zoo models
     ),
 )
