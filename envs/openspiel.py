@@ -676,7 +676,7 @@ def game_type(name: str, pool: bool = False) -> pyspiel.GameType:
                      else inf.IMPERFECT_INFORMATION),
         utility=pyspiel.GameType.Utility.ZERO_SUM,
         reward_model=pyspiel.GameType.RewardModel.TERMINAL,
-        # a variant's own counts (octiles-play-on: 3 and 4), which it refuses others than; a game's name, its rules'
+        # a variant's own player counts (octiles-play-on: 3 and 4; it refuses others); a game's name: its rules'
         max_num_players=info.max_players if name in catalogue.games() else max(catalogue.variant(name).players),
         min_num_players=info.min_players if name in catalogue.games() else min(catalogue.variant(name).players),
         provides_information_state_string=True,
