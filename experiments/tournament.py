@@ -194,6 +194,17 @@ def anchor_note(names: list[str], wins: np.ndarray, games: np.ndarray) -> str | 
             f"between the other agents are what the games measure")
 
 
+def _reaches_all(edges: np.ndarray) -> bool:
+    """Whether every node is reached from node 0 along ``edges[i, j]`` (i to j)."""
+    seen = np.zeros(len(edges), bool)
+    seen[0] = True
+    frontier = seen.copy()
+    while frontier.any():
+        frontier = edges[frontier].any(axis=0) & ~seen
+        seen |= frontier
+    return bool(seen.all())
+
+
 def fit_bradley_terry(wins: np.ndarray, games: np.ndarray, prior_games: float = 1.0,
                       iters: int = 100, tol: float = 1e-10) -> np.ndarray:
     """Maximum-likelihood Bradley-Terry ratings on the Elo scale (first agent at 0).
@@ -231,12 +242,11 @@ def fit_bradley_terry(wins: np.ndarray, games: np.ndarray, prior_games: float = 
         return float((w * -np.logaddexp(0.0, -d)).sum())  # w[i, j] log P(i beats j)
 
     perfect = ": a perfect record has no finite rating without the prior (prior_games=0)" if prior_games == 0 else ""
-    if n > 1:  # Hunter's condition: a finite maximum needs every agent to reach every other along wins (half: draws)
-        from scipy.sparse.csgraph import connected_components
-
-        if connected_components(w > 0, directed=True, connection="strong")[0] > 1:
-            raise ValueError(f"the Bradley-Terry fit has no finite maximum{perfect}: some agents won no game (nor "
-                             "drew one) against the others")
+    # Hunter's condition: a finite maximum needs every agent to reach every other along wins (draws: halves both
+    # ways), which the prior's drawn games give; without it, reached from agent 0 along wins and along losses
+    if prior_games == 0 and n > 1 and not (_reaches_all(w > 0) and _reaches_all((w > 0).T)):
+        raise ValueError(f"the Bradley-Terry fit has no finite maximum{perfect}: some agents won no game (nor "
+                         "drew one) against the others")
     theta, step = np.zeros(n), np.zeros(n)
     for _ in range(iters):
         # P(i beats j); its transpose is P(j beats i), not 1 - prob, which rounds to 0 for gaps past 37 (a chain of
