@@ -662,6 +662,8 @@ def game_type(name: str, pool: bool = False) -> pyspiel.GameType:
         The game type registered as ``octagames_<name>`` (or ``..._pool``).
     """
     info = _module(name).INFO
+    # a variant's own player counts (octiles-play-on: 3 and 4; it refuses others); a game's name: its rules'
+    players = (info.min_players, info.max_players) if name in catalogue.games() else catalogue.variant(name).players
     dyn = pyspiel.GameType.Dynamics
     inf = pyspiel.GameType.Information
     params: dict[str, Any] = parameter_specification(name)
@@ -676,9 +678,8 @@ def game_type(name: str, pool: bool = False) -> pyspiel.GameType:
                      else inf.IMPERFECT_INFORMATION),
         utility=pyspiel.GameType.Utility.ZERO_SUM,
         reward_model=pyspiel.GameType.RewardModel.TERMINAL,
-        # a variant's own player counts (octiles-play-on: 3 and 4; it refuses others); a game's name: its rules'
-        max_num_players=info.max_players if name in catalogue.games() else max(catalogue.variant(name).players),
-        min_num_players=info.min_players if name in catalogue.games() else min(catalogue.variant(name).players),
+        max_num_players=max(players),
+        min_num_players=min(players),
         provides_information_state_string=True,
         provides_information_state_tensor=True,
         provides_observation_string=True,

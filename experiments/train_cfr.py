@@ -65,7 +65,8 @@ import numpy as np
 from octagames.agents.arena import play_match, progress_bar
 from octagames.agents.cfr.solver import VARIANTS, CFRConfig, CFRSolver, expected_values
 from octagames.agents.cfr.agent import CFRAgent
-from octagames.agents.cfr.tree import FlatTree, GameSource, SpielSource, TreeTooLarge, deal_pool, flatten
+from octagames.agents.cfr.tree import (MAX_NODES, FlatTree, GameSource, SpielSource, TreeTooLarge, deal_pool,
+                                       flatten)
 from octagames.agents.cfr.exploitability import agent_policy, nash_conv
 from octagames.agents.cfr.mccfr import MCCFRSolver
 from octagames.agents.registry import make_agent
@@ -224,10 +225,6 @@ def evaluate(
         # the share of the agent's decisions its table held a policy for (the rest: uniform play)
         out[name].update(decisions=agent.decisions, in_table=agent.in_table / max(agent.decisions, 1))
     return out
-
-
-#: the largest tree exact CFR flattens (:func:`~octagames.agents.cfr.tree.flatten`'s default)
-EXACT_MAX_NODES = 20_000_000
 
 
 def _check(cfg: TrainCFRConfig) -> None:
@@ -414,9 +411,9 @@ def _train(cfg: TrainCFRConfig, out_dir: Path, iterations: int, eval_games: int)
             print(f"  eval tree skipped after {time.perf_counter() - t0:.1f} s: {result['eval_tree_skipped']}",
                   flush=True)
     elif cfg.algorithm == "cfr":  # the whole tree in memory: a full-size game fills gigabytes before its refusal
-        print(f"  exact CFR: flattening the whole game tree first (refused past {EXACT_MAX_NODES:,} nodes, minutes and "
+        print(f"  exact CFR: flattening the whole game tree first (refused past {MAX_NODES:,} nodes, minutes and "
               "gigabytes in: a full-size game is; train it with --algorithm mccfr)", flush=True)
-        tree = flatten(source, max_nodes=EXACT_MAX_NODES)
+        tree = flatten(source)
     if tree is not None:
         result.update(
             nodes=tree.num_nodes,

@@ -296,6 +296,12 @@ def _game_of(game: str, config: Any) -> tuple[str, Any]:
     return v.game, config
 
 
+def _resolved(game: str, config: Any) -> tuple[str, dict[str, Any]]:
+    """``(short game name, every field of its Config)`` of a game or variant name and a config over it."""
+    game, config = _game_of(game, config or {})
+    return game, _config_dict(game, config)
+
+
 def _config_dict(game: str, config: Any) -> dict[str, Any]:
     """Every field of ``game``'s ``Config`` (a ``Config`` or a mapping of fields over the defaults)."""
     module = importlib.import_module(f"octagames.{game}")
@@ -321,7 +327,7 @@ def full_config(game: str, config: Any = None) -> dict[str, Any]:
     Raises:
         ValueError: an unknown name, or a value the game's ``Config`` refuses.
     """
-    return _config_dict(*_game_of(game, config or {}))
+    return _resolved(game, config)[1]
 
 
 def variant_name(game: str, config: Any = None) -> str:
@@ -339,8 +345,7 @@ def variant_name(game: str, config: Any = None) -> str:
     Raises:
         ValueError: an unknown name, or a value the game's ``Config`` refuses.
     """
-    game, config = _game_of(game, config or {})
-    full = _config_dict(game, config)
+    game, full = _resolved(game, config)
     best: tuple[tuple[bool, int], str, list[str]] | None = None
     for v in _specs()[game].variants:
         try:
@@ -358,14 +363,12 @@ def variant_name(game: str, config: Any = None) -> str:
 
 def describe(game: str, config: Any = None) -> str:
     """A variant name with its player count, for titles and run folders: ``"octa-nl-2p"``."""
-    game, config = _game_of(game, config or {})
-    full = _config_dict(game, config)
+    game, full = _resolved(game, config)
     return f"{variant_name(game, full)}-{full['num_players']}p"
 
 
 def config_digest(game: str, config: Any = None) -> str:
     """Eight hex digits that identify a full config of ``game`` (every field, defaults included)."""
-    game, config = _game_of(game, config or {})
-    full = _config_dict(game, config)
+    game, full = _resolved(game, config)
     text = json.dumps({"game": game, **full}, sort_keys=True, default=str)
     return hashlib.sha256(text.encode()).hexdigest()[:8]

@@ -37,6 +37,10 @@ from octagames.core import CHANCE, TERMINAL, Game
 K_TERMINAL, K_CHANCE, K_DECISION = 0, 1, 2
 
 
+#: the most nodes :func:`flatten` builds by default (exact CFR's whole tree)
+MAX_NODES = 20_000_000
+
+
 class TreeTooLarge(ValueError):
     """A game tree larger than :func:`flatten` was allowed to build."""
 
@@ -370,7 +374,7 @@ class FlatTree:
         return h.hexdigest()[:16]
 
 
-def flatten(source: GameSource | SpielSource, max_nodes: int = 20_000_000) -> FlatTree:
+def flatten(source: GameSource | SpielSource, max_nodes: int = MAX_NODES) -> FlatTree:
     """Walk a game once, breadth first, into a :class:`FlatTree`.
 
     Args:
