@@ -14,7 +14,7 @@ Import                 ``from octagames.envs import octa_v0``
 Actions                Discrete(1074), masked; every action has a readable string
                        (``raw_env().action_to_string``-style via ``render``)
 Agents                 ``player_0``, ``player_1``
-Observation            ``{"observation": Box(5826,), "action_mask": Box(1074,) int8}``:
+Observation            ``{"observation": Box(6155,), "action_mask": Box(1074,) int8}``:
                        exactly what the seat has seen (own hand, runs with face-down
                        cards as unknown, pool, tokens, discard pile, action cards,
                        pile sizes, opponent's hand size and the cards known to be in it),
@@ -22,7 +22,9 @@ Observation            ``{"observation": Box(5826,), "action_mask": Box(1074,) i
                        which runs it extends, neighbours held, pool runs it
                        would complete), the same for the cards a move is about
                        (pool slot by suit, run ends), the seat's situation,
-                       the two action piles, each run slot and each card in a run
+                       the two action piles, each run slot and each card in a run;
+                       then what the seat saw go into the stock rebuilt at the
+                       first exhaustion (English rules)
 Rewards                +1 / -1 for a win / loss, 0 for a draw
 Config (``env(...)``)  ``variant=``: ``"octa-en"`` (the default, as ``rules="en"``)
                        or ``"octa-nl"`` (the Dutch rulebook), and the fields of

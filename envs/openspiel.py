@@ -63,8 +63,9 @@ any game; everything it says comes from the engine contract:
   perfect-recall as the engine's observation: Octrix's match mode, for
   instance, keeps only the scores of earlier rounds, and Octa's forgets in which
   order a seat laid the cards of a run, so two orders that end in the same
-  table share a string; English Octa's also misses which cards went face up into
-  the stock rebuilt at the first exhaustion, ``docs/rules/octa_en.md``.) The observer
+  table share a string; English Octa's keeps of the stock rebuilt at the first
+  exhaustion the counts a seat can state, not the order of the draws and plays
+  since, ``docs/rules/octa_en.md``.) The observer
   (``make_py_observer``) serves that one seat's view only: an
   ``IIGObservationType`` asking for public information only, every player's,
   or private information only is refused with ``ValueError``.

@@ -716,7 +716,8 @@ class Game:
 
     def relayout(self, records: np.void | np.ndarray) -> np.void | np.ndarray:
         """Records of an earlier layout of this game's record (its module's ``EARLIER_STATE_DTYPES``:
-        Octa's int32 fields before 2026-12-06) as records of today's :attr:`dtype`, field by field; records
+        Octa's int32 fields before 2026-12-06, and its layout before the ``rs_*`` fields of 2026-12-07) as
+        records of today's :attr:`dtype`, field by field, a field the earlier layout lacks set to 0; records
         of today's layout come back as they are. One record (``numpy.void``) or an array of them; nothing
         is checked beyond the layout (:meth:`check_record` does that).
 
@@ -734,6 +735,8 @@ class Game:
                              f"nor one of its earlier layouts")
         out = np.zeros(np.shape(records), self.dtype)
         for name in self.dtype.names:
+            if name not in old.names:  # a field appended since: 0, as its game's docs say
+                continue
             value = np.asarray(records[name])
             out[name] = value
             if self.dtype.fields[name][0] != old.fields[name][0] and not np.array_equal(out[name], value):

@@ -121,14 +121,25 @@ FACTS = Block("facts", FACT_ROWS * NUM_FACTS,
               "(an empty slot: all 0); then a row per run slot and position 1..11 (a Jack's target): a copy "
               "of the row of the face-up card's kind there (none or a face-down card: all 0)",
               (FACT_ROWS, NUM_FACTS))
-OBS_SIZE = BASE_OBS_SIZE + FACTS.size  # one observation size for both rulebooks
+REBUILT_FD_ROW = NUM_KINDS + 3  # the rebuilt block: its first entry of the face-down places (after 40 + 3)
+REBUILT = Block("rebuilt", REBUILT_FD_ROW + MAX_RUNS * 11,
+                "the stock rebuilt at the first exhaustion (English rules; always 0 under the Dutch rules): per "
+                "kind, the copies that went face up into it less the copies of the kind the viewer has seen "
+                "come into view since (at least that many copies of it are in the stock, in a face-down card "
+                "laid from it, or among the opponent's hand cards that came from it) / 2 (40); the hidden cards "
+                "each seat's hand took from it since (its draws, and the face-down cards laid from it that the "
+                "seat replaced) / 80 (self, opponent); the face-down cards that went into it / 80 (the stock "
+                "and the face-down cards laid from it hold no more copies of a kind than went in face up, but "
+                "for these); then per run slot and position 1..11 (26 x 11): the face-down card there was laid "
+                "from it")
+OBS_SIZE = BASE_OBS_SIZE + FACTS.size + REBUILT.size  # one observation size for both rulebooks
 EARLIER_OBS_SIZES = (BASE_OBS_SIZE, BASE_OBS_SIZE + FACT_ROWS_V1 * NUM_FACTS,
                      BASE_OBS_SIZE + FACT_ROWS_V2 * NUM_FACTS, BASE_OBS_SIZE + FACT_ROWS_V3 * NUM_FACTS,
-                     BASE_OBS_SIZE + FACT_ROWS_V4 * NUM_FACTS)
+                     BASE_OBS_SIZE + FACT_ROWS_V4 * NUM_FACTS, BASE_OBS_SIZE + FACTS.size)
 """Observation sizes of earlier versions: a network trained on one reads the leading entries, which are
 unchanged (the ``facts`` block was appended after them, its later rows after its first 50, the action
-piles' rows after the situation row, the run slots' rows after those, and the rows of the cards in runs
-after those)."""
+piles' rows after the situation row, the run slots' rows after those, the rows of the cards in runs
+after those, and the ``rebuilt`` block after the ``facts`` block, 2026-12-07)."""
 # Phases both rulebooks share; each numbers its own phases after PH_USE (PH_OVER is the last).
 PH_DEAL = 0        # chance: the setup deal, card by card
 PH_START = 1       # chance: who starts (outcome 0 or 1)
@@ -188,7 +199,7 @@ def observation_layout(blocks) -> Layout:
     if used < BASE_OBS_SIZE:
         blocks.append(Block("unused", BASE_OBS_SIZE - used, "always 0 (the observation size is shared with "
                                                             "the other rulebook)"))
-    return Layout(blocks + [FACTS])
+    return Layout(blocks + [FACTS, REBUILT])
 
 
 def fact_refs(actions: Layout, refs: dict[str, Callable[[int], Iterable[int]]], situation: bool = False
@@ -245,7 +256,7 @@ NUM_QUEEN_PAIRS = QUEEN_PAIRS.shape[0]  # 28
 
 
 # ---------------------------------------------------------------- the record
-def make_state_dtype(narrow: type = np.int16) -> np.dtype:
+def make_state_dtype(narrow: type = np.int16, rebuilt: bool = True) -> np.dtype:
     """The structured dtype of one Octa game (shared by both rulebooks).
 
     The fields that hold card ids, locations, indices and counts (``loc``, ``lidx``, ``hand_cnt``, ``pool``,
@@ -257,9 +268,13 @@ def make_state_dtype(narrow: type = np.int16) -> np.dtype:
     under NumPy 2 scalar promotion an int8 field read in uncompiled kernels (``NUMBA_DISABLE_JIT=1``)
     would overflow in index arithmetic such as ``offset + i * NUM_KINDS + kind`` (up to 5,826); every
     such sum fits int16.
+
+    ``rebuilt``: with the fields ``rs_up``, ``rs_hid``, ``rs_in``, ``rs_f`` and ``rs_fd`` (what each seat knows of the
+    stock the English rules rebuild at the first exhaustion, :func:`octagames.octa.en._rebuild_stock`),
+    appended on 2026-12-07; the layouts before it lack them.
     """
     w = narrow
-    return np.dtype([
+    fields = [
         ("rng", np.uint64),
         # -- config
         ("rules", np.int32),          # 0 = en, 1 = nl
@@ -345,7 +360,16 @@ def make_state_dtype(narrow: type = np.int16) -> np.dtype:
         ("move_slot", np.int32),               # Dutch move: the run whose end card is being moved (-1 none)
         ("move_end", np.int32),                # ... and its end (0 low, 1 high); the destination comes next
         ("move_ret", np.int32),                # ... and the phase to go back to after the move
-    ])
+    ]
+    if rebuilt:  # English rules only: the stock rebuilt at the first exhaustion (all 0 before it)
+        fields += [
+            ("rs_up", np.uint8, (NUM_KINDS,)),     # copies of each kind that went face up into it
+            ("rs_hid", np.uint8, (2, NUM_KINDS)),  # copies of each kind hidden from seat q right after it
+            ("rs_in", np.int32, (2,)),             # hidden cards seat q's hand took from it since
+            ("rs_f", np.int32),                    # face-down cards that went into it
+            ("rs_fd", np.uint8, (NUM_CARDS,)),     # a face-down run card laid from it
+        ]
+    return np.dtype(fields)
 
 
 # ---------------------------------------------------------------- card helpers
@@ -441,8 +465,54 @@ def detach(s, c) -> None:
     s["pub"][c] = 0
     s["bflag"][c] = 0
     s["inbuild"][c] = 0
+    s["rs_fd"][c] = 0
     s["loc"][c] = -1
     s["lidx"][c] = -1
+
+
+@nb.njit
+def hidden_from(s, c, player) -> bool:
+    """Whether number card ``c`` is hidden from ``player``: in the stock, face down (in a run, or a joker in
+    front of a seat), or in the other seat's hand and neither taken openly nor shown in the run being laid."""
+    loc = s["loc"][c]
+    if loc == LOC_STOCK or loc == LOC_JOKER:
+        return True
+    if loc == LOC_RUN:
+        i = s["lidx"][c]
+        return s["run_fd"][i // NPOS, i % NPOS] == 1
+    if loc == LOC_HAND:
+        return s["lidx"][c] != player and s["pub"][c] == 0 and s["inbuild"][c] == 0
+    return False
+
+
+@nb.njit
+def hidden_kinds(s, player, out) -> None:
+    """``out[k]``: the copies of kind ``k`` hidden from ``player`` (:func:`hidden_from`)."""
+    out[:] = 0
+    for c in range(NUM_NUMBER):
+        if hidden_from(s, c, player):
+            out[kind_of(c)] += 1
+
+
+@nb.njit
+def rebuilt_need(s, player, out) -> int:
+    """``out[k]``: the copies of kind ``k`` that ``player`` knows lie where the rebuilt stock's cards went
+    (English rules, after the first exhaustion): the copies that went face up into the stock less those of
+    the kind that came into ``player``'s view since (a card in view never leaves it after the rebuild, so
+    the difference of the hidden counts is what came into view). Those copies are in the stock, in a
+    face-down card laid from it (``rs_fd``) or among the opponent's hand cards that came from it
+    (``rs_in``). Returns their sum (0 before the rebuild, and under the Dutch rules)."""
+    out[:] = 0
+    if s["exhaust"] == 0 or s["rules"] != RULES_EN:
+        return 0
+    hid = np.empty(NUM_KINDS, dtype=np.int64)
+    hidden_kinds(s, player, hid)
+    total = 0
+    for k in range(NUM_KINDS):
+        seen = max(0, np.int64(s["rs_hid"][player, k]) - hid[k])
+        out[k] = max(0, np.int64(s["rs_up"][k]) - seen)
+        total += out[k]
+    return total
 
 
 @nb.njit

@@ -155,6 +155,19 @@ offset      size  meaning
                   empty slot: all 0); then a row per run slot and position 1..11
                   (a Jack's target): a copy of the row of the face-up card's kind
                   there (none or a face-down card: all 0)
+5826..6154  329   ``rebuilt``: the stock rebuilt at the first exhaustion (English
+                  rules; always 0 under the Dutch rules): per kind, the copies
+                  that went face up into it less the copies of the kind the viewer
+                  has seen come into view since (at least that many copies of it
+                  are in the stock, in a face-down card laid from it, or among the
+                  opponent's hand cards that came from it) / 2 (40); the hidden
+                  cards each seat's hand took from it since (its draws, and the
+                  face-down cards laid from it that the seat replaced) / 80 (self,
+                  opponent); the face-down cards that went into it / 80 (the stock
+                  and the face-down cards laid from it hold no more copies of a
+                  kind than went in face up, but for these); then per run slot and
+                  position 1..11 (26 x 11): the face-down card there was laid from
+                  it
 ==========  ====  ================================================================
 """
 
@@ -166,12 +179,13 @@ import numpy as np
 from octagames.core import Block
 from octagames.octa.common import (CK_DRAW, CK_FD, FACT_PILE_ROW, FACT_RUN_ROW, FACT_SLOT_ROW, FACT_TAKE_ROW,
                                    FACT_TOP_ROW, HAND_LIMIT, JACK, LINE_NAMES, LOC_AHIDDEN, LOC_DISCARD, LOC_HAND,
-                                   LOC_STOCK, MAX_PILE, MAX_RUNS, NUM_ACTION_KINDS, NUM_KINDS, NUM_NUMBER, NUM_PHASES,
-                                   NUM_QUEEN_PAIRS, PH_USE, POOL_LINES, POOL_SLOTS, POOL_SLOT_NAMES, QUEEN, QUEEN_PAIRS,
-                                   TOK_CENTRE, TOK_POOL, TOK_RUN, action_table, atype_of, clear_build, detach,
-                                   exchange_kinds, extend_pos, fact_refs, free_run, free_run_slot,
-                                   hand_card_of_kind, kind_at, kind_of, kinds_held, longest_run, observation_layout,
-                                   pool_line_is_run, rank_of, run_faceup, slot_protected_by, start_chance,
+                                   LOC_STOCK, MAX_PILE, MAX_RUNS, NPOS, NUM_ACTION_KINDS, NUM_KINDS, NUM_NUMBER,
+                                   NUM_PHASES, NUM_QUEEN_PAIRS, PH_USE, POOL_LINES, POOL_SLOTS, POOL_SLOT_NAMES, QUEEN,
+                                   QUEEN_PAIRS, REBUILT_FD_ROW, TOK_CENTRE, TOK_POOL, TOK_RUN, action_table, atype_of,
+                                   clear_build, detach, exchange_kinds, extend_pos, fact_refs, free_run,
+                                   free_run_slot, hand_card_of_kind, hidden_kinds, kind_at, kind_of, kinds_held,
+                                   longest_run, observation_layout, pool_line_is_run, rank_of, rebuilt_need,
+                                   run_faceup, slot_protected_by, start_chance,
                                    start_refill, suit_of, table_faceup, to_discard, to_hand, to_pool, to_run,
                                    to_stock)
 from octagames.octa.view import (RUN_STRIDE, card_name, decline_string, kind_name, obs_action_cards,
@@ -276,6 +290,7 @@ OBS_LAYOUT = observation_layout([
  O_AUNDER, O_ATURNED, O_ANEW, O_COUNTS, O_PHASE, O_TO_MOVE, O_FLAGS, O_BUILD, O_BCARDS, O_NEWSLOT,
  O_PTLINES, O_TOTALS, O_CHANCE) = (OBS_LAYOUT.offset(b.name) for b in OBS_LAYOUT.blocks[:23])
 O_FACTS = OBS_LAYOUT.offset("facts")
+O_REBUILT = OBS_LAYOUT.offset("rebuilt")
 FACT_REFS = fact_refs(ACTIONS, {
     "pile": lambda i: (FACT_PILE_ROW + i,),
     "jack": lambda i: (FACT_RUN_ROW + i // 11, FACT_TAKE_ROW + i),
@@ -334,6 +349,24 @@ def observation(s, player, out) -> None:
     obs_totals(s, player, out, O_TOTALS)
     obs_chance(s, out, O_CHANCE, 4)
     obs_facts(s, player, out, O_FACTS)
+    if s["exhaust"] > 0:
+        obs_rebuilt(s, player, out)
+
+
+@nb.njit
+def obs_rebuilt(s, player, out) -> None:
+    """The ``rebuilt`` block (:data:`~octagames.octa.common.REBUILT`) of ``player``'s observation."""
+    need = np.empty(NUM_KINDS, dtype=np.int64)
+    rebuilt_need(s, player, need)
+    for k in range(NUM_KINDS):
+        out[O_REBUILT + k] = need[k] * 0.5
+    for q in range(2):
+        out[O_REBUILT + NUM_KINDS + q] = s["rs_in"][(player + q) % 2] / 80.0
+    out[O_REBUILT + NUM_KINDS + 2] = s["rs_f"] / 80.0
+    for c in range(NUM_NUMBER):
+        if s["rs_fd"][c]:
+            i = s["lidx"][c]
+            out[O_REBUILT + REBUILT_FD_ROW + (i // NPOS) * 11 + i % NPOS - 1] = 1.0
 
 
 # ---------------------------------------------------------------- the turn machinery's hooks
@@ -382,9 +415,13 @@ def _rebuild_stock(s) -> None:
 
     A run's length counts its face-up cards only; the whole run (face-down
     cards included) goes to the stock, and a token on it returns to the centre.
+    Both seats saw the face-up cards go in: ``rs_up`` counts them per kind,
+    ``rs_f`` the face-down ones, and ``rs_hid`` what is hidden from each seat
+    right after (``rebuilt_need``).
     """
     for c in range(NUM_NUMBER):
         if s["loc"][c] == LOC_DISCARD:
+            s["rs_up"][kind_of(c)] += 1
             s["pub"][c] = 0
             s["loc"][c] = LOC_STOCK
             s["lidx"][c] = 0
@@ -400,9 +437,18 @@ def _rebuild_stock(s) -> None:
                     s["token_turn"][q] = -1
             for pos in range(s["run_lo"][r], s["run_hi"][r] + 1):
                 c = s["run_card"][r, pos]
+                if s["run_fd"][r, pos] == 0:
+                    s["rs_up"][kind_of(c)] += 1
+                else:
+                    s["rs_f"] += 1
                 detach(s, c)
                 to_stock(s, c)
             free_run(s, r)
+    hid = np.empty(NUM_KINDS, dtype=np.int64)
+    for q in range(2):
+        hidden_kinds(s, q, hid)
+        for k in range(NUM_KINDS):
+            s["rs_hid"][q, k] = hid[k]
 
 
 @nb.njit
@@ -1057,6 +1103,8 @@ def apply(s, a) -> bool:
         # while option B is owed a known copy not taken with it goes first (a replacement settles nothing)
         c = hand_card_of_kind(s, p, k, ph == PH_BPLACE and s["b_done"] == 0)
         fd = s["run_card"][r, pos]
+        if s["rs_fd"][fd]:  # a hidden card of the rebuilt stock comes to the hand
+            s["rs_in"][p] += 1
         detach(s, fd)
         detach(s, c)
         to_run(s, c, r, pos, False)

@@ -13,7 +13,7 @@ import numpy as np
 
 from octagames.octa import en, nl
 from octagames.octa.common import (FACT_PILE_ROW, FACT_ROWS, FACT_RUN_ROW, FACT_SITUATION_ROW, FACT_TAKE_ROW, NUM_FACTS,
-                                   OBS_SIZE)
+                                   NUM_KINDS, OBS_SIZE)
 from octagames.octa.rules import Config
 
 # block: divisor of every entry, or {index in the block: divisor}, shared by both rulebooks
@@ -23,6 +23,7 @@ _PILE_DIVISORS = (1.0,) * NUM_FACTS  # an action pile's row: 0/1 entries
 _RUN_DIVISORS = (1.0, 10.0, 1.0, 1.0, 10.0, 1.0, 1.0, 1.0)  # a run slot's row: face-up and face-down cards / 10
 _COMMON = {"hand": 2.0, "opp_known": 2.0, "hand_n": 80.0, "discard_order": 40.0, "action_under": 2.0,
            "counts": {0: 80.0, 1: 24.0, 2: 8.0, 3: 80.0}, "totals": {0: 80.0, 1: 80.0, 2: 10.0, 3: 10.0},
+           "rebuilt": {**{k: 2.0 for k in range(NUM_KINDS)}, **{NUM_KINDS + q: 80.0 for q in range(3)}},
            "facts": {r * NUM_FACTS + j: d for r in range(FACT_ROWS)
                      for j, d in enumerate(_SITUATION_DIVISORS if r == FACT_SITUATION_ROW else
                                            _FACT_DIVISORS if r >= FACT_TAKE_ROW else  # copies of kinds' rows

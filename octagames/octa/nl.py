@@ -165,6 +165,19 @@ offset      size  meaning
                   empty slot: all 0); then a row per run slot and position 1..11
                   (a Jack's target): a copy of the row of the face-up card's kind
                   there (none or a face-down card: all 0)
+5826..6154  329   ``rebuilt``: the stock rebuilt at the first exhaustion (English
+                  rules; always 0 under the Dutch rules): per kind, the copies
+                  that went face up into it less the copies of the kind the viewer
+                  has seen come into view since (at least that many copies of it
+                  are in the stock, in a face-down card laid from it, or among the
+                  opponent's hand cards that came from it) / 2 (40); the hidden
+                  cards each seat's hand took from it since (its draws, and the
+                  face-down cards laid from it that the seat replaced) / 80 (self,
+                  opponent); the face-down cards that went into it / 80 (the stock
+                  and the face-down cards laid from it hold no more copies of a
+                  kind than went in face up, but for these); then per run slot and
+                  position 1..11 (26 x 11): the face-down card there was laid from
+                  it
 ==========  ====  ================================================================
 """
 

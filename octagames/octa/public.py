@@ -27,7 +27,10 @@ joker (Dutch)     nobody (drawn face down, for both seats): how many lie in fron
 ================  ==========================================================
 
 Counters and the step of the turn (phase, seat to move, turn, exhaustion, tokens, run
-owners and bounds, pile sizes, scores) are public. A card's *kind* is what the rules
+owners and bounds, pile sizes, scores) are public; so are, under the English rules, the
+kinds that went face up into the stock rebuilt at the first exhaustion, the cards each
+hand took from it and the face-down run cards laid from it (places); what was hidden
+from a seat right after the rebuild is that seat's own. A card's *kind* is what the rules
 tell apart: ``c % 40`` for number cards, ``40 + (c - 80) % 12`` for action cards.
 """
 
@@ -50,7 +53,7 @@ HIDDEN = -2  # a face-down card: "?"
 # fields of the record that hold card ids (shown through zones, by kind) or hidden
 # bookkeeping; every other field is a public counter or marker
 _CARD_FIELDS = ("pool", "under", "disc", "run_card", "build_card", "apile", "adrawn")
-_NOT_COUNTERS = _CARD_FIELDS + ("rng", "loc", "lidx", "pub", "bflag", "inbuild", "hand_cnt")
+_NOT_COUNTERS = _CARD_FIELDS + ("rng", "loc", "lidx", "pub", "bflag", "inbuild", "hand_cnt", "rs_hid", "rs_fd")
 
 
 def kind(c: int) -> int:
@@ -85,7 +88,12 @@ def public_view(s: np.void, seat: int) -> tuple:
                for q in range(2)]
     jokers = [int(np.sum((loc == LOC_JOKER) & (lidx == q))) for q in range(2)]
     counters = tuple((f, np.asarray(s[f]).tobytes()) for f in s.dtype.names if f not in _NOT_COUNTERS)
-    return (counters, _kinds(np.asarray(s["pool"])).tobytes(), _kinds(np.asarray(s["under"])).tobytes(),
+    # the English rebuilt stock: what was hidden from the seat right after it (its own hand then, by kind),
+    # and which face-down run cards were laid from it (places, not cards)
+    cards = np.asarray(s["run_card"])
+    laid = (cards >= 0) & (np.asarray(s["rs_fd"])[np.where(cards >= 0, cards, 0)] == 1)
+    rebuilt = (np.asarray(s["rs_hid"])[seat].tobytes(), laid.tobytes())
+    return (counters, rebuilt, _kinds(np.asarray(s["pool"])).tobytes(), _kinds(np.asarray(s["under"])).tobytes(),
             disc.tobytes(), runs.tobytes(), build.tobytes(), _kinds(np.asarray(s["apile"])).tobytes(),
             kind(int(s["adrawn"])) if int(s["adrawn"]) >= 0 else -1, own.tobytes(),
             reserve[0].tobytes(), reserve[1].tobytes(), tuple(jokers))

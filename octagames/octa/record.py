@@ -21,7 +21,8 @@ below indexes only with what the steps before it have vouched for:
    check, :func:`octagames.octa.checks.validate`;
 5. the game's progress: the setup deal, the turn order, the actions counted (no more
    than the deal and the turns started allow), the stock and its exhaustion, the end of
-   the game (the winner the rulebook gives) and the returns;
+   the game (the winner the rulebook gives) and the returns; what the seats know of
+   the stock the English rules rebuild (``rs_*``);
 6. while the game is on, the fields that belong to phases (:data:`PHASE_PARTS`:
    the turned action card, the run being laid, the token questions, the King's
    pick, the Dutch move) and the conditions of the phase (the pending chance
@@ -62,7 +63,8 @@ BOOKS = {RULES_EN: en, RULES_NL: nl}
 RULEBOOK_NAMES = {RULES_EN: "English", RULES_NL: "Dutch"}
 
 # The fields only one rulebook uses: the other leaves them at their reset values.
-OWN_FIELDS = {RULES_EN: ("opt_used", "build_amb", "b_run_done", "new_slot", "ptoken_lines"),
+OWN_FIELDS = {RULES_EN: ("opt_used", "build_amb", "b_run_done", "new_slot", "ptoken_lines", "rs_up", "rs_hid",
+                         "rs_in", "rs_f", "rs_fd"),
               RULES_NL: ("under", "res_n", "octa_mask", "step2_used", "token_run_laid", "joker", "jok_pos",
                          "kpick_seat", "kpick_left", "moves_turn", "move_slot", "move_end", "move_ret")}
 # The fields the setup deal changes; every other one keeps its reset value until the first turn.
@@ -184,7 +186,8 @@ def field_bounds(rules: int, turn: int, max_turns: int) -> list[tuple[str, int, 
                          ("moves_turn", 0, nl.MAX_MOVES),
                          ("move_slot", -1, runs), ("move_end", -1, 1), ("move_ret", -1, nl.PH_MAIN)]
     return bounds + [("opt_used", 0, 3), ("build_amb", 0, 1), ("b_run_done", 0, 1), ("new_slot", -1, runs),
-                     ("ptoken_lines", 0, 2**len(POOL_LINES) - 1)]
+                     ("ptoken_lines", 0, 2**len(POOL_LINES) - 1), ("rs_up", 0, 2), ("rs_hid", 0, 2),
+                     ("rs_in", 0, NUM_NUMBER), ("rs_f", 0, NUM_NUMBER), ("rs_fd", 0, 1)]
 
 
 def _ranges(s) -> str:
@@ -658,6 +661,57 @@ def _phase_rules(s) -> str:
     return _taken(s) or (_joker(s) or _action_stack(s) if dutch else "")
 
 
+def _rebuilt(s) -> str:
+    """English rules: what the seats know of the stock rebuilt at the first exhaustion (``rs_*``, all 0 before
+    it, and in a record saved before 2026-12-07) fits the table: copies that went face up into it were hidden
+    from both seats right after it; no copy has left a seat's view since; ``rs_fd`` marks face-down run cards;
+    the stock and those hold no more of a kind than went in face up but for ``rs_f`` cards; the copies still
+    owed to its places (:func:`~octagames.octa.common.rebuilt_need`, recounted here) fit in them."""
+    if s["rules"] != RULES_EN:
+        return ""
+    marked = np.flatnonzero(s["rs_fd"])
+    if s["exhaust"] == 0 or not (np.any(s["rs_up"]) or np.any(s["rs_hid"])):
+        for f in ("rs_up", "rs_hid", "rs_in", "rs_f", "rs_fd"):
+            if np.any(s[f]):
+                return (f"{f} = {_value(s[f])}, but the stock was not rebuilt"
+                        f"{'' if s['exhaust'] == 0 else ' (rs_up and rs_hid are all 0)'}")
+        return ""
+    for c in marked:
+        i = int(s["lidx"][c])
+        if s["loc"][c] != LOC_RUN or s["run_fd"][i // NPOS, i % NPOS] != 1:
+            return f"rs_fd[{int(c)}] = 1 marks a face-down run card, but {_card(s, int(c))}"
+    placed = np.bincount([int(c) % NUM_KINDS for c in range(NUM_NUMBER) if s["loc"][c] == LOC_STOCK or s["rs_fd"][c]],
+                         minlength=NUM_KINDS)
+    over = int(np.sum(np.maximum(0, placed - s["rs_up"].astype(np.int64))))
+    if over > s["rs_f"]:
+        return (f"the stock and the face-down cards laid from it hold {over} cards beyond the copies that went "
+                f"face up into the stock, but only rs_f = {int(s['rs_f'])} went in face down")
+    loc, lidx = np.asarray(s["loc"][:NUM_NUMBER]), np.asarray(s["lidx"][:NUM_NUMBER])
+    run_fd = np.asarray(s["run_fd"]).reshape(-1)
+    face_down = (loc == LOC_RUN) & (run_fd[np.clip(lidx, 0, len(run_fd) - 1)] == 1)
+    shown = (np.asarray(s["pub"][:NUM_NUMBER]) == 1) | (np.asarray(s["inbuild"][:NUM_NUMBER]) == 1)
+    for q in range(2):
+        hand = (loc == LOC_HAND) & (lidx != q) & ~shown
+        hidden = (loc == LOC_STOCK) | (loc == LOC_JOKER) | face_down | hand
+        hid = np.bincount(np.flatnonzero(hidden) % NUM_KINDS, minlength=NUM_KINDS)
+        over = np.flatnonzero(s["rs_up"] > s["rs_hid"][q])
+        if len(over):
+            k = int(over[0])
+            return (f"rs_up[{k}] = {int(s['rs_up'][k])}, but rs_hid[{q}, {k}] = {int(s['rs_hid'][q, k])}: the "
+                    f"copies that went into the stock were hidden from both seats")
+        grew = np.flatnonzero(hid > s["rs_hid"][q])
+        if len(grew):
+            k = int(grew[0])
+            return (f"rs_hid[{q}, {k}] = {int(s['rs_hid'][q, k])}, but {int(hid[k])} {card_name(k)} are hidden "
+                    f"from P{q}: no card leaves a seat's view after the rebuild")
+        owed = int(np.sum(np.maximum(0, s["rs_up"].astype(np.int64) - (s["rs_hid"][q] - hid))))
+        room = int(s["stock_n"]) + len(marked) + min(int(s["rs_in"][1 - q]), int(np.sum(hand)))
+        if owed > room:
+            return (f"rs_up, rs_hid and rs_in owe P{q}'s view {owed} copies to the rebuilt stock's places, "
+                    f"which hold {room} cards")
+    return ""
+
+
 # ---------------------------------------------------------------- 7: the engine can go on
 def _can_go_on(s) -> str:
     """A chance node has an outcome; the seat to move has a legal action."""
@@ -673,7 +727,7 @@ def _can_go_on(s) -> str:
 
 
 # ---------------------------------------------------------------- the check
-TABLE_STEPS = (config_problem, _ranges, _placement, _runs, _tokens, _octa_mask, _validate, _progress)
+TABLE_STEPS = (config_problem, _ranges, _placement, _runs, _tokens, _octa_mask, _validate, _progress, _rebuilt)
 PLAY_STEPS = (_parts, _phase_rules, _can_go_on)
 
 

@@ -105,8 +105,10 @@ MAX_TURNS_LIMIT = 200
 
 STATE_DTYPE = make_state_dtype()
 #: record layouts of earlier versions that :meth:`octagames.core.Game.from_bytes` still reads: until 2026-12-06
-#: the fields that hold card ids, locations, indices and counts were int32 like the others (4,332 bytes a record)
-EARLIER_STATE_DTYPES = (make_state_dtype(np.int32),)
+#: the fields that hold card ids, locations, indices and counts were int32 like the others (4,332 bytes a record);
+#: until 2026-12-07 the fields ``rs_*`` (what the seats know of the English rules' rebuilt stock) were not there,
+#: and such a record reads with them 0 (``determinize`` then constrains nothing there, as it did then)
+EARLIER_STATE_DTYPES = (make_state_dtype(np.int32, rebuilt=False), make_state_dtype(rebuilt=False))
 
 INFO = GameInfo(
     name="octa",

@@ -63,11 +63,11 @@ from octagames.octa import dispatch as book  # specialize: book
 from octagames.octa.common import (BASE_OBS_SIZE, CK_ACTION, CK_AFLIP, CK_DRAW, CK_FD, CK_JOKER, CK_REFILL,
                                    END_CAP, FACT_ROWS, NUM_FACTS, END_STOCK, END_WIN, HAND_LIMIT, LOC_ADRAWN,
                                    LOC_AHIDDEN, LOC_HAND, LOC_JOKER, LOC_RUN, LOC_STOCK, NPOS, NUM_ACTIONS,
-                                   NUM_CARDS, NUM_NUMBER, PH_CHANCE, PH_DEAL, PH_OVER, PH_PILE, PH_START,
-                                   PH_USE, POOL_SLOTS, SETUP_DEALS, TOK_CENTRE, action_tops_match,
-                                   clear_build, detach, first_empty_slot, hidden_action_count, kind_of,
-                                   kind_order, nth_card_at, place_action, random_stock_card, start_chance, to_hand,
-                                   to_pool, to_run)
+                                   NUM_CARDS, NUM_KINDS, NUM_NUMBER, PH_CHANCE, PH_DEAL, PH_OVER, PH_PILE,
+                                   PH_START, PH_USE, POOL_SLOTS, RULES_EN, SETUP_DEALS, TOK_CENTRE,
+                                   action_tops_match, clear_build, detach, first_empty_slot, hidden_action_count,
+                                   hidden_from, hidden_kinds, kind_of, kind_order, nth_card_at, place_action,
+                                   random_stock_card, rebuilt_need, start_chance, to_hand, to_pool, to_run)
 from octagames.octa.view import obs_facts
 
 # The action-card step every turn begins with: the first ids of both action tables.
@@ -151,6 +151,11 @@ def reset(s, seed) -> None:
     s["move_slot"] = -1
     s["move_end"] = -1
     s["move_ret"] = -1
+    s["rs_up"][:] = 0
+    s["rs_hid"][:, :] = 0
+    s["rs_in"][:] = 0
+    s["rs_f"] = 0
+    s["rs_fd"][:] = 0
 
 
 @nb.njit
@@ -344,13 +349,18 @@ def apply_chance(s, o) -> bool:
     if o >= NUM_NUMBER or s["loc"][o] != LOC_STOCK:
         return False
     detach(s, o)
+    rebuilt = s["exhaust"] > 0 and s["rules"] == RULES_EN  # the card comes from the stock rebuilt (English)
     if k == CK_DRAW:
         to_hand(s, o, s["cur"], False)
         s["ch_left"] -= 1
+        if rebuilt:
+            s["rs_in"][s["cur"]] += 1
     elif k == CK_REFILL:
         to_pool(s, o, first_empty_slot(s))
     elif k == CK_FD:
         to_run(s, o, s["ch_slot"], s["ch_pos"], True)
+        if rebuilt:
+            s["rs_fd"][o] = 1
         s["jack_slot"] = s["ch_slot"]  # "later": not replaceable in this turn
         s["jack_pos"] = s["ch_pos"]
         s["ch_left"] = 0
@@ -538,6 +548,23 @@ def determinize(s, player, seed) -> None:
     true cards, which ``player`` must not learn); in 39,188 determinizations for
     either seat over 80 random games none was left without a move.
 
+    After the English rules' first exhaustion the seat knows more: the face-up
+    cards that went into the rebuilt stock are in it still, or where its cards
+    went unseen (a face-down card laid from it, the opponent's hand cards that
+    came from it), unless a copy of the kind has come into view since
+    (:func:`~octagames.octa.common.rebuilt_need`). Each shuffle is then mended:
+    a copy owed there that lies elsewhere swaps with a random card in such a
+    place whose kind is not owed there as often (:func:`_meet_need`), so every
+    world drawn agrees with what the seat saw go into the stock; and then
+    capped: the stock and those face-down cards hold only what can have come
+    from it (no more copies of a kind than went in face up, but for as many
+    cards as went in face down: :func:`_cap_stock`). Of the
+    opponent's hidden hand cards, as many as it took from the rebuilt stock
+    (``rs_in``; which of them is unknown) are such places. What was hidden from
+    the opponent right after the rebuild (``rs_hid``) is the opponent's own: the
+    world gets the least the cards it holds imply (at most 2 copies of a kind,
+    those hidden from it now and those that went face up into the stock).
+
     The world drawn depends only on ``player``'s information state and ``seed``: the unseen cards, in kind
     order (:func:`~octagames.octa.common.kind_order`: both copies of a kind together), are shuffled into the
     places in the order of the places (:func:`_hidden_places`), never in an order that follows where the cards
@@ -554,21 +581,24 @@ def determinize(s, player, seed) -> None:
     n = 0
     for j in range(NUM_NUMBER):  # in kind order: which kind goes where does not depend on which copy is hidden
         c = kind_order(j, 0, NUM_NUMBER)
-        loc = s["loc"][c]
-        hidden = loc == LOC_STOCK
-        if loc == LOC_RUN:
-            i = s["lidx"][c]
-            hidden = s["run_fd"][i // NPOS, i % NPOS] == 1
-        elif loc == LOC_HAND:
-            hidden = s["lidx"][c] == opp and s["pub"][c] == 0 and s["inbuild"][c] == 0
-        elif loc == LOC_JOKER:
-            hidden = True
-        if hidden:
+        if hidden_from(s, c, player):
             ids[n] = c
-            dloc[n] = loc
+            dloc[n] = s["loc"][c]
             didx[n] = s["lidx"][c]
             n += 1
     _hidden_places(dloc, didx, n)
+    # the places' public marks: a face-down card laid from the rebuilt stock; where its owed copies may lie
+    fd = np.zeros(n, dtype=np.uint8)
+    post = np.zeros(n, dtype=np.uint8)
+    need = np.empty(NUM_KINDS, dtype=np.int64)
+    owed = rebuilt_need(s, player, need)
+    took = s["rs_in"][opp]
+    for i in range(n):
+        if dloc[i] == LOC_RUN:
+            fd[i] = s["rs_fd"][s["run_card"][didx[i] // NPOS, didx[i] % NPOS]]
+        post[i] = dloc[i] == LOC_STOCK or fd[i] == 1 or (dloc[i] == LOC_HAND and took > 0)
+        if dloc[i] == LOC_HAND and took > 0:
+            took -= 1
     mask = np.empty(NUM_ACTIONS, dtype=np.uint8)
     mover = current_player(s)
     for _ in range(DETERMINIZE_TRIES):
@@ -577,9 +607,101 @@ def determinize(s, player, seed) -> None:
             t = ids[i]
             ids[i] = ids[j]
             ids[j] = t
-        _place(s, ids, dloc, didx, n, opp)
+        if owed > 0:
+            _meet_need(s, ids, post, need, n)
+        if s["exhaust"] > 0 and s["rules"] == RULES_EN:
+            _cap_stock(s, ids, dloc, fd, n)
+        _place(s, ids, dloc, didx, fd, n, opp)
         if mover != opp or gen_legal(s, mover, mask) > 0:
             break
+    if s["exhaust"] > 0 and s["rules"] == RULES_EN and np.any(s["rs_up"] > 0):
+        # what the opponent could see at the rebuild is not the seat's to know: the least the world implies
+        hid = np.empty(NUM_KINDS, dtype=np.int64)
+        hidden_kinds(s, opp, hid)
+        for k in range(NUM_KINDS):
+            s["rs_hid"][opp, k] = min(2, hid[k] + s["rs_up"][k])
+
+
+@nb.njit
+def _meet_need(s, ids, post, need, n) -> None:
+    """Mend a shuffle (``ids`` over the ``n`` places) so that at least ``need[k]`` copies of each kind ``k``
+    lie in the places marked ``post``: a copy of an owed kind outside them, drawn at random, swaps with a
+    random card in them whose kind holds more copies there than it is owed. A record that owes more than
+    its places can hold (never one of a game) is left as far as it could be mended."""
+    cnt = _count_inside(ids, post, n)
+    out_ok = np.zeros(NUM_KINDS, dtype=np.bool_)
+    in_ok = np.zeros(NUM_KINDS, dtype=np.bool_)
+    for k in range(NUM_KINDS):
+        while cnt[k] < need[k]:
+            for k2 in range(NUM_KINDS):
+                out_ok[k2] = k2 == k
+                in_ok[k2] = k2 != k and cnt[k2] > need[k2]
+            if not _swap_across(s, ids, post, n, cnt, out_ok, in_ok):
+                return
+
+
+@nb.njit
+def _cap_stock(s, ids, dloc, fd, n) -> None:
+    """Mend a shuffle so that the rebuilt stock's places (the stock, the face-down cards laid from it: ``fd``)
+    hold only what can have come from it: beyond the copies of each kind that went in face up (``rs_up``), no
+    more cards than went in face down (``rs_f``). A card over that swaps with a random hidden card elsewhere
+    whose kind has fewer copies in those places than went in face up (the copies owed there by
+    :func:`_meet_need` stay: their kind is not over, and those places are among the ones it fills)."""
+    inside = np.zeros(n, dtype=np.uint8)
+    for i in range(n):
+        inside[i] = dloc[i] == LOC_STOCK or fd[i] == 1
+    cnt = _count_inside(ids, inside, n)
+    over = 0
+    for k in range(NUM_KINDS):
+        over += max(0, cnt[k] - s["rs_up"][k])
+    out_ok = np.zeros(NUM_KINDS, dtype=np.bool_)
+    in_ok = np.zeros(NUM_KINDS, dtype=np.bool_)
+    while over > s["rs_f"]:
+        for k in range(NUM_KINDS):
+            out_ok[k] = cnt[k] < s["rs_up"][k]
+            in_ok[k] = cnt[k] > s["rs_up"][k]
+        if not _swap_across(s, ids, inside, n, cnt, out_ok, in_ok):
+            return
+        over -= 1
+
+
+@nb.njit
+def _count_inside(ids, inside, n) -> np.ndarray:
+    """Copies per kind among the cards of the places marked ``inside``."""
+    cnt = np.zeros(NUM_KINDS, dtype=np.int64)
+    for i in range(n):
+        if inside[i]:
+            cnt[kind_of(ids[i])] += 1
+    return cnt
+
+
+@nb.njit
+def _swap_across(s, ids, inside, n, cnt, out_ok, in_ok) -> bool:
+    """Swap a random card outside the places marked ``inside`` whose kind ``k`` has ``out_ok[k]`` with a random
+    card inside whose kind has ``in_ok``, and count the kinds inside (``cnt``) again; False if either is
+    missing (nothing swapped)."""
+    src = -1
+    dst = -1
+    a = 0
+    b = 0
+    for i in range(n):
+        k = kind_of(ids[i])
+        if inside[i] == 0 and out_ok[k]:
+            a += 1
+            if rng_below(s, a) == 0:
+                src = i
+        elif inside[i] == 1 and in_ok[k]:
+            b += 1
+            if rng_below(s, b) == 0:
+                dst = i
+    if src < 0 or dst < 0:
+        return False
+    cnt[kind_of(ids[src])] += 1
+    cnt[kind_of(ids[dst])] -= 1
+    t = ids[src]
+    ids[src] = ids[dst]
+    ids[dst] = t
+    return True
 
 
 @nb.njit
@@ -593,9 +715,9 @@ def _hidden_places(dloc, didx, n) -> None:
 
 
 @nb.njit
-def _place(s, ids, dloc, didx, n, opp) -> None:
-    """Put card ``ids[i]`` at place ``i`` (``dloc[i]``, ``didx[i]``) face down for every ``i < n``, and count
-    ``opp``'s hand again."""
+def _place(s, ids, dloc, didx, fd, n, opp) -> None:
+    """Put card ``ids[i]`` at place ``i`` (``dloc[i]``, ``didx[i]``) face down for every ``i < n`` (marked laid
+    from the rebuilt stock where ``fd[i]``), and count ``opp``'s hand again."""
     for i in range(n):
         c = ids[i]
         s["loc"][c] = dloc[i]
@@ -603,6 +725,7 @@ def _place(s, ids, dloc, didx, n, opp) -> None:
         s["pub"][c] = 0
         s["bflag"][c] = 0
         s["inbuild"][c] = 0
+        s["rs_fd"][c] = fd[i]
         if dloc[i] == LOC_RUN:
             s["run_card"][didx[i] // NPOS, didx[i] % NPOS] = c
     s["hand_cnt"][opp, :] = 0

@@ -646,6 +646,144 @@ def test_first_stock_exhaustion_takes_runs_of_exactly_three_face_up_cards_and_le
     assert_valid(s)
 
 
+def _kinds_in(s, where) -> np.ndarray:
+    """Copies per kind of the number cards for which ``where(s, c)`` holds."""
+    return np.bincount([c % 40 for c in range(80) if where(s, c)], minlength=40)
+
+
+def _in_stock(s, c) -> bool:
+    return int(s["loc"][c]) == C.LOC_STOCK
+
+
+def _face_up(s, c) -> bool:
+    """On the discard pile or face up in a run (a card both seats see)."""
+    loc, i = int(s["loc"][c]), int(s["lidx"][c])
+    return loc == C.LOC_DISCARD or (loc == C.LOC_RUN and int(s["run_fd"][i // C.NPOS, i % C.NPOS]) == 0)
+
+
+def test_every_world_after_the_rebuild_keeps_in_the_stock_the_cards_both_seats_saw_go_in():
+    # the discard pile and P1's ♦3-♦5 go face up into the stock; P1's ♠3-♠6 with ♠3 face down too (3 face up);
+    # nobody has drawn from the new stock yet, so for either seat every one of those face-up cards is in it
+    s = setup(POOL, H0, H1, start=0)
+    force_run(s, 1, "♦3 ♦4 ♦5")
+    force_run(s, 1, "♠3 ♠4 ♠5 ♠6", facedown=(0,))
+    last = _leave_stock(s, 1)
+    before = GAME.clone(s)
+    do(s, f"P0 draws {card_name(last[0])}")
+    went = _kinds_in(s, lambda s, c: _in_stock(s, c) and _face_up(before, c))
+    assert int(went.sum()) == int(before["disc_n"]) + 6 and int(s["stock_n"]) == went.sum() + 1
+    for seat in (0, 1):
+        obs = GAME.observation(s, seat)
+        block = en.OBS_LAYOUT.offset("rebuilt")
+        np.testing.assert_array_equal(obs[block:block + 40], went / 2)  # the seat is told what it saw go in
+        moved = 0
+        for seed in range(40):
+            d = GAME.determinize(s, seat, seed)
+            stock = _kinds_in(d, _in_stock)
+            assert np.all(stock >= went), np.flatnonzero(stock < went)  # no seen card in the opponent's hand
+            assert np.array_equal(GAME.observation(d, seat), obs)
+            moved += hand_of(d, 1 - seat) != hand_of(s, 1 - seat)
+            assert_valid(d)
+        assert moved > 0  # the stock's one unseen card (the face-down ♠3's stand-in) and the hand still shuffle
+
+
+def test_the_rebuilt_stocks_cards_stay_owed_until_a_copy_comes_into_view():
+    # after the rebuild P0 draws two cards P1 cannot see: for P1 the cards that went in are in the stock or
+    # (two of them at most) in P0's hand; a copy of a kind that went in coming into P1's view settles one copy
+    s = setup(POOL, H0, H1, start=0)
+    force_run(s, 1, "♦3 ♦4 ♦5")
+    last = _leave_stock(s, 1)
+    before = GAME.clone(s)
+    do(s, f"P0 draws {card_name(last[0])}", "P0 turns action card ♠K", "put the action card on pile 0")
+    went = _kinds_in(s, lambda s, c: _in_stock(s, c) and _face_up(before, c))
+    assert int(went.sum()) == int(s["stock_n"])  # every card of the new stock went in face up
+    do(s, "King: draw 2 cards from the stock")
+    drawn = []
+    for _ in range(2):
+        drawn.append(int(GAME.chance_outcomes(s)[-1][0]))
+        GAME.apply_action(s, drawn[-1])
+    block = en.OBS_LAYOUT.offset("rebuilt")
+    for seed in range(40):
+        d = GAME.determinize(s, 1, seed)
+        short = np.maximum(0, went - _kinds_in(d, _in_stock))
+        hidden0 = _kinds_in(d, lambda d, c: int(d["loc"][c]) == C.LOC_HAND and int(d["lidx"][c]) == 0)
+        assert int(short.sum()) == 2 and np.all(short <= hidden0)  # P0's two draws, nothing else
+        assert np.all(_kinds_in(d, _in_stock) <= went)
+        assert_valid(d)
+    obs = GAME.observation(s, 1)[block:block + 42]
+    np.testing.assert_array_equal(obs, np.concatenate([went / 2, [0, 2 / 80]]).astype(np.float32))  # P0 took two
+    GAME.apply_action(s, en.ACTIONS.offset("no_option"))
+    GAME.apply_action(s, en.ACTIONS.offset("no_exchange"))
+    GAME.apply_action(s, en.A_DISCARD + drawn[0] % 40)
+    seen = np.bincount([drawn[0] % 40], minlength=40)
+    np.testing.assert_array_equal(GAME.observation(s, 1)[block:block + 40], (went - seen) / 2)
+    for seed in range(40):  # the discarded card may have been one P0 held before: two copies may still be owed
+        d = GAME.determinize(s, 1, seed)  # to its hand; and nothing but what went in is in the stock
+        stock = _kinds_in(d, _in_stock)
+        short = np.maximum(0, went - seen - stock)
+        assert int(short.sum()) <= 2 and np.all(short <= _kinds_in(d, lambda d, c: int(d["loc"][c]) == C.LOC_HAND
+                                                              and int(d["lidx"][c]) == 0))
+        assert np.all(stock <= went), np.flatnonzero(stock > went)
+        assert_valid(d)
+
+
+def test_in_random_games_every_world_after_the_rebuild_fits_what_the_seat_saw_go_into_the_stock():
+    # the test's own bookkeeping, from the card places alone (octagames.octa.public.seen_ids), not the engine's:
+    # the cards each seat has ever seen (less those the rebuild put in the stock), the kinds that went face up
+    # into the stock, the hidden cards each hand took from the new stock and the face-down cards laid from it.
+    # Every world drawn for a seat holds the copies still owed (went in, no copy seen since) in the stock, in
+    # those face-down places, or in the opponent's hand among as many cards as it took; the true table does too,
+    # and the observation gives the owed copies.
+    from octagames.octa.public import seen_ids
+    rng = np.random.default_rng(7)
+    block = en.OBS_LAYOUT.offset("rebuilt")
+    worlds = games_rebuilt = 0
+    for seed in range(30):
+        s = GAME.new_state(seed)
+        known, went = [set(), set()], None
+        while not GAME.is_terminal(s):
+            before = GAME.clone(s)
+            if GAME.current_player(s) == CHANCE:
+                GAME.apply_action(s, GAME.sample_chance(s))
+            else:
+                GAME.apply_action(s, int(rng.choice(GAME.legal_actions(s))))
+            for q in range(2):
+                known[q] |= seen_ids(s, q)
+            if went is None and int(s["exhaust"]) == 1:
+                went = _kinds_in(s, lambda s, c: _in_stock(s, c) and _face_up(before, c))
+                stock = {c for c in range(80) if _in_stock(s, c)}
+                known = [k - stock for k in known]
+                at_rebuild = [set(k) for k in known]
+                took, laid = [0, 0], set()
+                games_rebuilt += 1
+                continue
+            if went is None:
+                continue
+            for c in range(80):  # where the new stock's cards went unseen
+                was, now = int(before["loc"][c]), int(s["loc"][c])
+                if was == C.LOC_STOCK and now == C.LOC_RUN:
+                    laid.add(c)
+                elif now == C.LOC_HAND and was != C.LOC_HAND and (was == C.LOC_STOCK or c in laid):
+                    took[int(s["lidx"][c])] += 1
+                if now != C.LOC_RUN:
+                    laid.discard(c)
+            if int(s["moves"]) % 9 or GAME.is_terminal(s):
+                continue
+            spots = {int(s["lidx"][x]) for x in laid}
+            for v in range(2):
+                owed = np.maximum(0, went - np.bincount([c % 40 for c in known[v] - at_rebuild[v]], minlength=40))
+                np.testing.assert_array_equal(GAME.observation(s, v)[block:block + 40], owed / 2)
+                for d in [s] + [GAME.determinize(s, v, k) for k in range(2)]:
+                    where = _kinds_in(d, lambda d, c: _in_stock(d, c) or (int(d["loc"][c]) == C.LOC_RUN
+                                                                        and int(d["lidx"][c]) in spots))
+                    hand = _kinds_in(d, lambda d, c: int(d["loc"][c]) == C.LOC_HAND and int(d["lidx"][c]) != v
+                                     and c not in known[v])
+                    short = np.maximum(0, owed - where)
+                    assert int(short.sum()) <= took[1 - v] and np.all(short <= hand), (seed, v, np.flatnonzero(short))
+                    worlds += 1
+    assert games_rebuilt >= 20 and worlds > 1000, (games_rebuilt, worlds)
+
+
 def test_second_stock_exhaustion_ends_after_the_turn_most_cards_wins():
     for p1_cards, expected in (("♦3 ♦4 ♦5 ♦6", [-1.0, 1.0]), ("♦3 ♦4 ♦5", [0.0, 0.0])):
         s = setup(POOL, H0, H1, start=0)

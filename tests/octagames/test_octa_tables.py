@@ -71,17 +71,20 @@ def test_both_observation_layouts_fill_the_one_observation_and_name_their_blocks
         assert np.array_equal(v_en[name], v_nl[name]), name
     assert v_en["hand"].sum() == 4.0 and v_en["pool"].shape == (8, 40) and v_en["pool"].sum() == 8
     assert v_nl["unused"].sum() == 0
-    # the facts come last, after the entries of the first version, so a network trained on those reads them
+    # the facts come after the entries of the first version, so a network trained on those reads them; the
+    # rebuilt stock's block (English) after them
     for book in BOOKS:
-        assert book.OBS_LAYOUT.blocks[-1].name == "facts" and book.OBS_LAYOUT.offset("facts") == BASE_OBS_SIZE
+        assert [b.name for b in book.OBS_LAYOUT.blocks[-2:]] == ["facts", "rebuilt"]
+        assert book.OBS_LAYOUT.offset("facts") == BASE_OBS_SIZE
     # and the facts rows added later come after the first 50 (then the action piles' two after the situation
     # row, the run slots' 26 after those, the cards in runs' 286 after those), so a network trained on those
     # reads them too
     assert Game("octa-en").earlier_observation_sizes == (BASE_OBS_SIZE, BASE_OBS_SIZE + 50 * 8,
                                                          BASE_OBS_SIZE + 187 * 8, BASE_OBS_SIZE + 189 * 8,
-                                                         BASE_OBS_SIZE + 215 * 8
-                                                         ) == (1818, 2218, 3314, 3330, 3538)
-    assert Game("octa-en").observation_size == 3538 + 26 * 11 * 8  # and a row per run slot and position
+                                                         BASE_OBS_SIZE + 215 * 8, BASE_OBS_SIZE + 501 * 8
+                                                         ) == (1818, 2218, 3314, 3330, 3538, 5826)
+    assert 5826 == 3538 + 26 * 11 * 8  # a row per run slot and position, then the rebuilt stock's block:
+    assert Game("octa-en").observation_size == 5826 + 40 + 3 + 26 * 11  # kinds, rs_in, rs_f, face-down places
     assert Game("octrix").earlier_observation_sizes == ()
 
 
