@@ -250,8 +250,8 @@ def test_the_per_action_term_reads_the_rows_each_action_points_at(tmp_path):
 
 def test_a_network_of_an_earlier_observation_reads_its_prefix_and_other_sizes_are_refused(tmp_path):
     g = Game("octa-nl")
-    # before the facts block, its later rows, the piles', the run slots', the cards in runs'
-    assert len(g.earlier_observation_sizes) == 5
+    # before the facts block, its later rows, the piles', the run slots', the cards in runs', the rebuilt stock's
+    assert len(g.earlier_observation_sizes) == 6
     for old in g.earlier_observation_sizes:
         net = PolicyValueNet(old, g.num_actions, g.num_players, hidden=(16,))
         loaded, _ = load_model(save_model(net, tmp_path / "old.pt", g), g)
