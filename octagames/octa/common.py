@@ -495,6 +495,19 @@ def hidden_kinds(s, player, out) -> None:
 
 
 @nb.njit
+def rebuild_known(s) -> bool:
+    """Whether the record follows what the seats know of the stock rebuilt at the first exhaustion (English
+    rules, after it): ``rs_up`` or ``rs_hid`` is set. A record of the layout before 2026-12-07 holds neither
+    (it loads with them 0) and is played on as then: nothing of the rebuilt stock is kept or constrained."""
+    if s["exhaust"] == 0 or s["rules"] != RULES_EN:
+        return False
+    for k in range(NUM_KINDS):
+        if s["rs_up"][k] or s["rs_hid"][0, k] or s["rs_hid"][1, k]:
+            return True
+    return False
+
+
+@nb.njit
 def rebuilt_need(s, player, out) -> int:
     """``out[k]``: the copies of kind ``k`` that ``player`` knows lie where the rebuilt stock's cards went
     (English rules, after the first exhaustion): the copies that went face up into the stock less those of

@@ -64,10 +64,11 @@ from octagames.octa.common import (BASE_OBS_SIZE, CK_ACTION, CK_AFLIP, CK_DRAW, 
                                    END_CAP, FACT_ROWS, NUM_FACTS, END_STOCK, END_WIN, HAND_LIMIT, LOC_ADRAWN,
                                    LOC_AHIDDEN, LOC_HAND, LOC_JOKER, LOC_RUN, LOC_STOCK, NPOS, NUM_ACTIONS,
                                    NUM_CARDS, NUM_KINDS, NUM_NUMBER, PH_CHANCE, PH_DEAL, PH_OVER, PH_PILE,
-                                   PH_START, PH_USE, POOL_SLOTS, RULES_EN, SETUP_DEALS, TOK_CENTRE,
+                                   PH_START, PH_USE, POOL_SLOTS, SETUP_DEALS, TOK_CENTRE,
                                    action_tops_match, clear_build, detach, first_empty_slot, hidden_action_count,
                                    hidden_from, hidden_kinds, kind_of, kind_order, nth_card_at, place_action,
-                                   random_stock_card, rebuilt_need, start_chance, to_hand, to_pool, to_run)
+                                   random_stock_card, rebuild_known, rebuilt_need, start_chance, to_hand, to_pool,
+                                   to_run)
 from octagames.octa.view import obs_facts
 
 # The action-card step every turn begins with: the first ids of both action tables.
@@ -349,7 +350,7 @@ def apply_chance(s, o) -> bool:
     if o >= NUM_NUMBER or s["loc"][o] != LOC_STOCK:
         return False
     detach(s, o)
-    rebuilt = s["exhaust"] > 0 and s["rules"] == RULES_EN  # the card comes from the stock rebuilt (English)
+    rebuilt = rebuild_known(s)  # the card comes from the stock rebuilt (English), and the record follows it
     if k == CK_DRAW:
         to_hand(s, o, s["cur"], False)
         s["ch_left"] -= 1
@@ -592,6 +593,7 @@ def determinize(s, player, seed) -> None:
     post = np.zeros(n, dtype=np.uint8)
     need = np.empty(NUM_KINDS, dtype=np.int64)
     owed = rebuilt_need(s, player, need)
+    known = rebuild_known(s)
     took = s["rs_in"][opp]
     for i in range(n):
         if dloc[i] == LOC_RUN:
@@ -609,13 +611,12 @@ def determinize(s, player, seed) -> None:
             ids[j] = t
         if owed > 0:
             _meet_need(s, ids, post, need, n)
-        if s["exhaust"] > 0 and s["rules"] == RULES_EN:
+        if known:
             _cap_stock(s, ids, dloc, fd, n)
         _place(s, ids, dloc, didx, fd, n, opp)
         if mover != opp or gen_legal(s, mover, mask) > 0:
             break
-    if s["exhaust"] > 0 and s["rules"] == RULES_EN and np.any(s["rs_up"] > 0):
-        # what the opponent could see at the rebuild is not the seat's to know: the least the world implies
+    if known:  # what the opponent could see at the rebuild is not the seat's to know: the least the world implies
         hid = np.empty(NUM_KINDS, dtype=np.int64)
         hidden_kinds(s, opp, hid)
         for k in range(NUM_KINDS):
@@ -680,28 +681,36 @@ def _swap_across(s, ids, inside, n, cnt, out_ok, in_ok) -> bool:
     """Swap a random card outside the places marked ``inside`` whose kind ``k`` has ``out_ok[k]`` with a random
     card inside whose kind has ``in_ok``, and count the kinds inside (``cnt``) again; False if either is
     missing (nothing swapped)."""
-    src = -1
-    dst = -1
     a = 0
     b = 0
     for i in range(n):
         k = kind_of(ids[i])
         if inside[i] == 0 and out_ok[k]:
             a += 1
-            if rng_below(s, a) == 0:
-                src = i
         elif inside[i] == 1 and in_ok[k]:
             b += 1
-            if rng_below(s, b) == 0:
-                dst = i
-    if src < 0 or dst < 0:
+    if a == 0 or b == 0:  # nothing drawn from the RNG: a shuffle that needs no mending draws as it did before
         return False
+    src = _nth_place(ids, inside, n, 0, out_ok, rng_below(s, a))
+    dst = _nth_place(ids, inside, n, 1, in_ok, rng_below(s, b))
     cnt[kind_of(ids[src])] += 1
     cnt[kind_of(ids[dst])] -= 1
     t = ids[src]
     ids[src] = ids[dst]
     ids[dst] = t
     return True
+
+
+@nb.njit
+def _nth_place(ids, inside, n, side, ok, j) -> int:
+    """The ``j``-th place (from 0) among the ``n`` with ``inside`` equal to ``side`` whose card's kind ``k`` has
+    ``ok[k]``."""
+    for i in range(n):
+        if inside[i] == side and ok[kind_of(ids[i])]:
+            if j == 0:
+                return i
+            j -= 1
+    return -1
 
 
 @nb.njit

@@ -14,7 +14,7 @@ import numpy as np
 import pytest
 
 from octagames.core import CHANCE, Game, IllegalActionError
-from octagames.octa import common as C, en
+from octagames.octa import check_record, common as C, en
 from octagames.octa.rules import Config, card_name
 from octagames.octa.view import run_string
 
@@ -655,6 +655,11 @@ def _in_stock(s, c) -> bool:
     return int(s["loc"][c]) == C.LOC_STOCK
 
 
+def _face_down(s, c) -> bool:
+    i = int(s["lidx"][c])
+    return int(s["run_fd"][i // C.NPOS, i % C.NPOS]) == 1
+
+
 def _face_up(s, c) -> bool:
     """On the discard pile or face up in a run (a card both seats see)."""
     loc, i = int(s["loc"][c]), int(s["lidx"][c])
@@ -683,7 +688,7 @@ def test_every_world_after_the_rebuild_keeps_in_the_stock_the_cards_both_seats_s
             assert np.all(stock >= went), np.flatnonzero(stock < went)  # no seen card in the opponent's hand
             assert np.array_equal(GAME.observation(d, seat), obs)
             moved += hand_of(d, 1 - seat) != hand_of(s, 1 - seat)
-            assert_valid(d)
+            assert check_record(d) == ""
         assert moved > 0  # the stock's one unseen card (the face-down ♠3's stand-in) and the hand still shuffle
 
 
@@ -709,7 +714,7 @@ def test_the_rebuilt_stocks_cards_stay_owed_until_a_copy_comes_into_view():
         hidden0 = _kinds_in(d, lambda d, c: int(d["loc"][c]) == C.LOC_HAND and int(d["lidx"][c]) == 0)
         assert int(short.sum()) == 2 and np.all(short <= hidden0)  # P0's two draws, nothing else
         assert np.all(_kinds_in(d, _in_stock) <= went)
-        assert_valid(d)
+        assert check_record(d) == ""
     obs = GAME.observation(s, 1)[block:block + 42]
     np.testing.assert_array_equal(obs, np.concatenate([went / 2, [0, 2 / 80]]).astype(np.float32))  # P0 took two
     GAME.apply_action(s, en.ACTIONS.offset("no_option"))
@@ -724,7 +729,7 @@ def test_the_rebuilt_stocks_cards_stay_owed_until_a_copy_comes_into_view():
         assert int(short.sum()) <= 2 and np.all(short <= _kinds_in(d, lambda d, c: int(d["loc"][c]) == C.LOC_HAND
                                                               and int(d["lidx"][c]) == 0))
         assert np.all(stock <= went), np.flatnonzero(stock > went)
-        assert_valid(d)
+        assert check_record(d) == ""
 
 
 def test_in_random_games_every_world_after_the_rebuild_fits_what_the_seat_saw_go_into_the_stock():
@@ -780,8 +785,44 @@ def test_in_random_games_every_world_after_the_rebuild_fits_what_the_seat_saw_go
                                      and c not in known[v])
                     short = np.maximum(0, owed - where)
                     assert int(short.sum()) <= took[1 - v] and np.all(short <= hand), (seed, v, np.flatnonzero(short))
+                    assert check_record(d) == ""
                     worlds += 1
     assert games_rebuilt >= 20 and worlds > 1000, (games_rebuilt, worlds)
+
+
+def test_an_empty_rebuilt_stock_draws_worlds_that_depend_on_the_seats_view_alone():
+    # no discards and no run of exactly 3 face-up cards: the first exhaustion rebuilds an empty stock (the second
+    # exhaustion at once). P1's run of 5 holds a face-down card, which a world for P0 may swap with P1's hand
+    # cards, so what was hidden from P1 at the rebuild (rs_hid[1], P1's own) must be drawn for the world too:
+    # every world passes the record check, and two tables P0 cannot tell apart (the face-down card and a hand
+    # card of P1's exchanged) draw the same world from one seed
+    s = setup(POOL, H0, H1, start=0)
+    force_run(s, 1, "♦3 ♦4 ♦5 ♦6 ♦7", facedown=(0,))
+    rest = [c for c in range(80) if _in_stock(s, c)]
+    for c in rest[1:]:
+        C.detach(s, c)
+        C.to_hand(s, c, 1, False)
+    do(s, f"P0 draws {card_name(rest[0])}")
+    assert int(s["exhaust"]) == 2 and int(s["stock_n"]) == 0 and not np.any(s["rs_up"]) and np.any(s["rs_hid"])
+    for seat in (0, 1):
+        for seed in range(20):
+            assert check_record(GAME.determinize(s, seat, seed)) == ""
+    fd = next(c for c in range(80) if int(s["loc"][c]) == C.LOC_RUN and _face_down(s, c))
+    other = next(c for c in range(80) if int(s["loc"][c]) == C.LOC_HAND and int(s["lidx"][c]) == 1
+                 and c % 40 != fd % 40)
+    twin = GAME.clone(s)
+    i = int(twin["lidx"][fd])
+    C.detach(twin, fd)
+    C.detach(twin, other)
+    C.to_run(twin, other, i // C.NPOS, i % C.NPOS, True)
+    C.to_hand(twin, fd, 1, False)
+    hid = np.zeros(40, dtype=np.int64)
+    C.hidden_kinds(twin, 1, hid)
+    twin["rs_hid"][1] = hid  # P1's view at the rebuild in that table
+    assert check_record(twin) == ""
+    assert np.array_equal(GAME.observation(twin, 0), GAME.observation(s, 0))
+    for seed in range(20):
+        assert GAME.determinize(twin, 0, seed).tobytes() == GAME.determinize(s, 0, seed).tobytes()
 
 
 def test_second_stock_exhaustion_ends_after_the_turn_most_cards_wins():
