@@ -173,12 +173,15 @@ def roster(key: str, cfg: LeaderboardConfig, built: dict[str, Agent] | None = No
     specs = ["random", "heuristic", *(f"mcts:{n}" for n in (cfg.mcts or v.leaderboard))]
     if v.leaderboard_cfr:
         specs.append(f"cfr:{cfg.cfr_iterations}")
+    agents, skipped = [], {}
     ppo = ppo_policy(key, cfg.ppo_dir)
     if ppo is not None:
         specs.append(f"ppo:{ppo}")
+    else:  # said, not left out in silence: a rerun without the policy plays a board without it
+        skipped["ppo"] = (f"no PPO policy under {cfg.ppo_dir} (train one with `octagames train-ppo --game {key}`, "
+                          f"or name a folder with --ppo-dir)")
     specs.append(f"zoo:{key}" + (f":{cfg.zoo_simulations}" if cfg.zoo_simulations >= 0 else ""))
     added = [item.partition("=")[2] for item in cfg.add if item.partition("=")[0] == key]
-    agents, skipped = [], {}
     for spec in specs:
         try:
             agent = _build(spec, v)
@@ -232,6 +235,8 @@ def run_board(key: str, cfg: LeaderboardConfig, added: dict[str, Agent] | None =
     v = catalogue.variant(key)
     config = v.full_config()
     agents, skipped = roster(key, cfg, added)
+    for spec, why in skipped.items():
+        print(f"{key}: {spec} skipped: {why}", flush=True)
     data_dir = Path(cfg.out).with_suffix("")
     executor = executor_from(cfg.ray, cfg.ray_address, cfg.chunk_size)  # an address where nothing answers: here
     journal = open_journal(data_dir / f"{key}.games.jsonl", cfg.resume,

@@ -45,7 +45,9 @@ def test_an_entry_plays_every_agent_and_the_markdown_keeps_the_others(tmp_path, 
     # a second section later: the first one's table stays
     fake = dict(d, entry="octiles-fixed-start", title=section_title("octiles-fixed-start"))
     (tmp_path / "leaderboard" / "octiles-fixed-start.json").write_text(json.dumps(fake))
-    capsys.readouterr()
+    # no PPO policy here: said on screen and in the section, not left out in silence (a rerun dropped it unsaid)
+    assert "achten-dealer-pays: ppo skipped: no PPO policy under" in capsys.readouterr().out
+    assert d["skipped"]["ppo"].startswith("no PPO policy") and "*`ppo` skipped: no PPO policy" in md
     # the same settings again: every game comes from the journal, none is played
     again = main(_cfg(tmp_path, add=("achten-dealer-pays=mcts:2",)))["achten-dealer-pays"]
     assert f"resuming: {n * (n - 1) // 2 * 2} games already played" in capsys.readouterr().out
