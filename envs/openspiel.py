@@ -209,7 +209,7 @@ class _EngineRef:
     legal-mask buffer (states are used from one thread) and the game string.
     """
 
-    __slots__ = ("game", "kernels", "mask", "text", "initial", "save_size")
+    __slots__ = ("game", "kernels", "mask", "text", "initial", "save_sizes")
 
     def __init__(self, name: str, game: Game):
         self.game = game
@@ -217,7 +217,11 @@ class _EngineRef:
         self.mask = np.zeros(game.num_actions, dtype=np.uint8)
         self.text = _game_string(name, game.config)  # under the name it was loaded by
         self.initial = game.new_state(0)  # where games start (and a deal pool's root record)
-        self.save_size = len(game.to_bytes(self.initial))
+        today = len(game.to_bytes(self.initial))
+        # a saved record's size, today's layout first, then the earlier ones Game.from_bytes still reads (the
+        # header is as long for every layout)
+        self.save_sizes = (today, *(today - game.dtype.itemsize + dt.itemsize
+                                    for dt in getattr(game.module, "EARLIER_STATE_DTYPES", ())))
 
     def __deepcopy__(self, memo: dict) -> "_EngineRef":
         return self
@@ -317,8 +321,10 @@ def _record_from_text(eng: _EngineRef, text: str, what: str) -> np.void:
     """A record from base64 of ``Game.to_bytes``, checked by ``Game.from_bytes`` (errors name ``what``)."""
     try:
         data = _unb64(text, "it")
-        if len(data) != eng.save_size:
-            raise ValueError(f"it has {len(data)} bytes; a saved {eng.game.name} record has {eng.save_size}")
+        if len(data) not in eng.save_sizes:
+            earlier = ", ".join(str(n) for n in eng.save_sizes[1:])
+            raise ValueError(f"it has {len(data)} bytes; a saved {eng.game.name} record has {eng.save_sizes[0]}"
+                             + (f" ({earlier} in the earlier layouts it still reads)" if earlier else ""))
         return eng.game.from_bytes(data)
     except ValueError as e:
         raise ValueError(f"{what} is refused: {e}") from None

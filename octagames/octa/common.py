@@ -262,15 +262,15 @@ def make_state_dtype(narrow: type = np.int16, rebuilt: bool = True) -> np.dtype:
     The fields that hold card ids, locations, indices and counts (``loc``, ``lidx``, ``hand_cnt``, ``pool``,
     ``disc``, ``run_owner``, ``run_suit``, ``run_lo``, ``run_hi``, ``run_card``, ``apile``, ``build_card``,
     ``under``) are ``narrow``: int16 (a record
-    of 2,612 bytes, which a step of a large batch reads and writes through the cache), or int32, the
-    layout before 2026-12-06 (4,332 bytes), which :data:`octagames.octa.rules.EARLIER_STATE_DTYPES`
-    keeps so that records saved under it still load. The other integer fields are int32. Not int8:
-    under NumPy 2 scalar promotion an int8 field read in uncompiled kernels (``NUMBA_DISABLE_JIT=1``)
-    would overflow in index arithmetic such as ``offset + i * NUM_KINDS + kind`` (up to 5,826); every
-    such sum fits int16.
+    of 2,848 bytes, which a step of a large batch reads and writes through the cache), or int32, the
+    layout before 2026-12-06 (with ``rebuilt=False``: 4,332 bytes), which
+    :data:`octagames.octa.rules.EARLIER_STATE_DTYPES` keeps so that records saved under it still load. The
+    other integer fields are int32. Not int8: under NumPy 2 scalar promotion an int8 field read in uncompiled
+    kernels (``NUMBA_DISABLE_JIT=1``) would overflow in index arithmetic such as ``offset + i * NUM_KINDS +
+    kind`` (up to 6,155); every such sum fits int16.
 
-    ``rebuilt``: with the fields ``rs_up``, ``rs_hid``, ``rs_in``, ``rs_f`` and ``rs_fd`` (what each seat knows of the
-    stock the English rules rebuild at the first exhaustion, :func:`octagames.octa.en._rebuild_stock`),
+    ``rebuilt``: with the fields ``rs_up``, ``rs_hid``, ``rs_in``, ``rs_f`` and ``rs_fd`` (what each seat knows
+    of the stock the English rules rebuild at the first exhaustion, :func:`octagames.octa.en._rebuild_stock`),
     appended on 2026-12-07; the layouts before it lack them.
     """
     w = narrow

@@ -83,8 +83,8 @@ def test_both_observation_layouts_fill_the_one_observation_and_name_their_blocks
                                                          BASE_OBS_SIZE + 187 * 8, BASE_OBS_SIZE + 189 * 8,
                                                          BASE_OBS_SIZE + 215 * 8, BASE_OBS_SIZE + 501 * 8
                                                          ) == (1818, 2218, 3314, 3330, 3538, 5826)
-    assert 5826 == 3538 + 26 * 11 * 8  # a row per run slot and position, then the rebuilt stock's block:
-    assert Game("octa-en").observation_size == 5826 + 40 + 3 + 26 * 11  # kinds, rs_in, rs_f, face-down places
+    assert en.OBS_LAYOUT.offset("rebuilt") == 3538 + 26 * 11 * 8  # a row per run slot and position, then the
+    assert Game("octa-en").observation_size == 5826 + 40 + 3 + 26 * 11  # rebuilt stock's: kinds, rs_in, rs_f, places
     assert Game("octrix").earlier_observation_sizes == ()
 
 
