@@ -55,7 +55,8 @@ a game or replay at most ``max_moves`` actions (a game stops there; a replay of 
 and an agent spec's search budget (simulations, worlds, iterations) at most ``max_simulations`` (400).
 ``cfr:<iterations>`` trains MCCFR while the request waits: the app trains it only on the variants of
 :data:`CFR_TRAINED_HERE` at their own config; elsewhere a CFR agent is a ``train_cfr`` checkpoint
-(``cfr:runs/mccfr/<run>/checkpoint.npz``).
+(``cfr:runs/mccfr/<run>/checkpoint.npz``). ``oracle`` (the exact Octrix round solver, which counts no
+simulations) plays only with at most :data:`ORACLE_MAX_HAND` cards in hand.
 
 Bots think in a worker thread per game (the page polls); a lock per game keeps a move and a bot's
 move from crossing. Every handler that steps the rules, draws a picture, loads a record or builds an
@@ -120,6 +121,9 @@ GAMES_KEPT = 32
 #: leaderboard's CFR section: 45 s and 800 MiB at 20000 outcome-sampling iterations, minutes for 200 external
 #: ones; Octa: 16 GB in 3 minutes), which ``train_cfr`` does once and writes to a checkpoint
 CFR_TRAINED_HERE = ("octrix-round-small",)
+#: the most cards in hand at which the app plays ``oracle`` (the exact round solver, about 8 times slower a card:
+#: 0.4 s a deal at 5 cards, 2.8 s at 6, minutes at the seed's 8, in the worker thread of a request)
+ORACLE_MAX_HAND = 6
 #: how deep a request body, or a record of a replay, may nest lists and objects (a record nests about 5)
 MAX_DEPTH = 64
 #: an uploaded replay is its file as a JSON string: JSON doubles each quote, backslash and line break, and writes
@@ -499,6 +503,7 @@ class Server:
                  for p, spec in enumerate(seats) if spec != HUMAN}
         for p, spec in specs.items():
             self.check_training(p, spec, game)
+            self.check_oracle(p, spec, game)
         self.check_room()  # before the agents are built (a CFR agent trains); nothing dropped before they are
         for p, spec in specs.items():
             try:
@@ -638,6 +643,22 @@ class Server:
                            f"{fitting_options(game.name, catalogue.full_config(game.name, game.config))} "
                            "--algorithm mccfr --sampling outcome --iterations N, and play its checkpoint as "
                            "cfr:runs/mccfr/<run>/checkpoint.npz")
+
+    @staticmethod
+    def check_oracle(seat: int, spec: str, game: Game) -> None:
+        """Refuse ``oracle`` on Octrix with more than :data:`ORACLE_MAX_HAND` cards in hand: its exact solve of a
+        round would take minutes while the request's bots move (``max_simulations`` does not bound it: it
+        counts no simulations).
+
+        Raises:
+            RequestError: naming the hand size, the limit and the variant that fits.
+        """
+        hand = getattr(game.config, "hand_size", 0)
+        if spec.partition(":")[0] == "oracle" and game.name == "octrix" and hand > ORACLE_MAX_HAND:
+            raise RequestError(f"seat {seat}: agent 'oracle' solves each round exactly, about 8 times slower a card "
+                               f"in hand (seconds at 6 cards, minutes at 8); the web app plays it with at most "
+                               f"{ORACLE_MAX_HAND} cards in hand and this game deals {hand}: choose "
+                               f"octrix-round-small, or hand_size={ORACLE_MAX_HAND} or fewer")
 
     @staticmethod
     def seed(body: dict[str, Any], humans: bool) -> int:

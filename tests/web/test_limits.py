@@ -403,6 +403,22 @@ def test_cfr_is_trained_in_a_request_only_on_the_small_configs_elsewhere_it_is_a
         assert built == ["cfr:200", "cfr:200:external", "cfr", f"cfr:{served.resolve() / 'runs' / 'checkpoint.npz'}"]
 
 
+def test_the_oracle_plays_here_only_with_a_hand_it_solves_in_seconds(served, built):
+    # the exact round solver is about 8 times slower a card in hand and counts no simulations, so
+    # --max-simulations did not bound it: at the seed's 8 cards a request's bot thought for minutes
+    with client_for(served) as client:
+        for variant, config in [("octrix-round", {}), ("octrix", {}), ("octrix-round", {"hand_size": 7})]:
+            r = client.post("/api/games", json={"variant": variant, "config": config, "seats": ["human", "oracle"]})
+            error = r.json()["error"]
+            assert r.status_code == 400 and "seat 1: agent 'oracle'" in error and "at most 6 cards" in error \
+                and "octrix-round-small" in error, (variant, r.text)
+        assert built == []
+        for variant, config in [("octrix-round-small", {}), ("octrix-round", {"hand_size": 6})]:
+            r = client.post("/api/games", json={"variant": variant, "config": config, "seats": ["human", "oracle"]})
+            assert "not built in this test" in r.json()["error"], (variant, r.text)
+        assert built == ["oracle", "oracle"]
+
+
 # ---------------------------------------------------------------------- abandoned games dropped
 @pytest.fixture()
 def held(monkeypatch) -> tuple[threading.Event, threading.Event]:
