@@ -514,9 +514,10 @@ def rebuilt_need(s, player, out) -> int:
     the kind that came into ``player``'s view since (a card in view never leaves it after the rebuild, so
     the difference of the hidden counts is what came into view). Those copies are in the stock, in a
     face-down card laid from it (``rs_fd``) or among the opponent's hand cards that came from it
-    (``rs_in``). Returns their sum (0 before the rebuild, and under the Dutch rules)."""
+    (``rs_in``). Returns their sum (0 where :func:`rebuild_known` is not: before the rebuild, under the
+    Dutch rules, in a record of an earlier layout)."""
     out[:] = 0
-    if s["exhaust"] == 0 or s["rules"] != RULES_EN:
+    if not rebuild_known(s):
         return 0
     hid = np.empty(NUM_KINDS, dtype=np.int64)
     hidden_kinds(s, player, hid)

@@ -680,13 +680,13 @@ def _rebuilt(s) -> str:
         i = int(s["lidx"][c])
         if s["loc"][c] != LOC_RUN or s["run_fd"][i // NPOS, i % NPOS] != 1:
             return f"rs_fd[{int(c)}] = 1 marks a face-down run card, but {_card(s, int(c))}"
-    placed = np.bincount([int(c) % NUM_KINDS for c in range(NUM_NUMBER) if s["loc"][c] == LOC_STOCK or s["rs_fd"][c]],
-                         minlength=NUM_KINDS)
-    over = int(np.sum(np.maximum(0, placed - s["rs_up"].astype(np.int64))))
-    if over > s["rs_f"]:
-        return (f"the stock and the face-down cards laid from it hold {over} cards beyond the copies that went "
-                f"face up into the stock, but only rs_f = {int(s['rs_f'])} went in face down")
     loc, lidx = np.asarray(s["loc"][:NUM_NUMBER]), np.asarray(s["lidx"][:NUM_NUMBER])
+    placed = np.bincount(np.flatnonzero((loc == LOC_STOCK) | (s["rs_fd"][:NUM_NUMBER] == 1)) % NUM_KINDS,
+                         minlength=NUM_KINDS)
+    beyond = int(np.sum(np.maximum(0, placed - s["rs_up"].astype(np.int64))))
+    if beyond > s["rs_f"]:
+        return (f"the stock and the face-down cards laid from it hold {beyond} cards beyond the copies that went "
+                f"face up into the stock, but only rs_f = {int(s['rs_f'])} went in face down")
     run_fd = np.asarray(s["run_fd"]).reshape(-1)
     face_down = (loc == LOC_RUN) & (run_fd[np.clip(lidx, 0, len(run_fd) - 1)] == 1)
     shown = (np.asarray(s["pub"][:NUM_NUMBER]) == 1) | (np.asarray(s["inbuild"][:NUM_NUMBER]) == 1)
