@@ -241,7 +241,8 @@ def config_mismatch(game: str, recorded: Mapping[str, Any], config: Any, where: 
             f"({fields}); play it with {fitting_options(game, mine, 'num_players' in differ)}, or {ALLOW_HINT}")
 
 
-def check_config(game: str, recorded: Mapping[str, Any], config: Any, where: str, allow: bool = False) -> None:
+def check_config(game: str, recorded: Mapping[str, Any], config: Any, where: str, allow: bool = False,
+                 warned: set[str] | None = None) -> None:
     """Refuse a model recorded for another config of ``game``; with ``allow``, warn and go on.
 
     Args:
@@ -250,6 +251,8 @@ def check_config(game: str, recorded: Mapping[str, Any], config: Any, where: str
         config: the ``Config`` of the game the model is asked to play.
         where: what the model is, for the sentence.
         allow: warn (``UserWarning``) instead of refusing.
+        warned: the sentences this model already warned (an agent's own set, which this adds to): an
+            agent checks its game at every :meth:`reset`, and warns once per config, not once per game.
 
     Raises:
         ValueError: the configs differ and ``allow`` is false (the sentence of :func:`config_mismatch`).
@@ -259,6 +262,10 @@ def check_config(game: str, recorded: Mapping[str, Any], config: Any, where: str
         return
     if not allow:
         raise ValueError(text)
+    if warned is not None:
+        if text in warned:
+            return
+        warned.add(text)
     warnings.warn(text.split("; play it with")[0] + "; playing it anyway (allow_config_mismatch=True)",
                   UserWarning, stacklevel=3)
 

@@ -50,6 +50,7 @@ class CFRAgent(Agent):
         self.rng = np.random.default_rng(0)
         self.trained_on = game
         self.allow_config_mismatch = False
+        self.config_warnings: set[str] = set()  # the config mismatches warned (once each, not at every reset)
         #: decisions this agent made, and those its table held a policy for (the others are uniform play): the
         #: table's coverage, which train_cfr's arena results report
         self.decisions = 0
@@ -69,7 +70,7 @@ class CFRAgent(Agent):
             raise ValueError(f"{self.name} was trained on {catalogue.describe(self.trained_on.name, mine)}, not "
                              f"{catalogue.describe(game.name, game.config)}; play it with "
                              f"{fitting_options(self.trained_on.name, mine)}")
-        check_config(game.name, mine, game.config, self.name, self.allow_config_mismatch)
+        check_config(game.name, mine, game.config, self.name, self.allow_config_mismatch, self.config_warnings)
 
     def reset(self, game: Game, seat: int, seed: int) -> None:
         """Check the table fits the game (:meth:`check_game`); seed the sampling RNG.

@@ -883,7 +883,7 @@ def describe(data: dict[str, Any]) -> str:
 
 
 def check_fits(data: dict[str, Any], game: Game, where: str = "this checkpoint",
-               allow_config_mismatch: bool = False) -> None:
+               allow_config_mismatch: bool = False, warned: set[str] | None = None) -> None:
     """Refuse a model trained for another game, config or observation size, in words.
 
     Args:
@@ -892,6 +892,7 @@ def check_fits(data: dict[str, Any], game: Game, where: str = "this checkpoint",
         where: what the model is, for the sentence.
         allow_config_mismatch: another config of the same game is a warning, not a refusal
             (the network's sizes must fit all the same).
+        warned: the warnings already given (an agent's own: one per config, not per game).
 
     Raises:
         ValueError: another game ("this checkpoint is an achten run (...); you asked for octrix (...)"),
@@ -909,7 +910,7 @@ def check_fits(data: dict[str, Any], game: Game, where: str = "this checkpoint",
             fits = f"; play it with {fitting_options(mine, recorded_config(mine, data['game_config']))}"
         raise ValueError(f"{where} is {describe(data)}; you asked for {want}{fits}")
     if "game_config" in data:
-        check_config(game.name, data["game_config"], game.config, where, allow_config_mismatch)
+        check_config(game.name, data["game_config"], game.config, where, allow_config_mismatch, warned)
     if (not game.reads_observation(spec["obs_size"]) or spec["num_actions"] != game.num_actions
             or spec["num_values"] != game.num_players):
         raise ValueError(f"{where} is {describe(data)}; you asked for {want}: the observation, action "
@@ -966,6 +967,7 @@ class AZAgent(Agent):
         self.name = name
         self.data = data
         self.allow_config_mismatch = allow_config_mismatch
+        self.config_warnings: set[str] = set()  # the config mismatches warned (once each, not at every reset)
         self.evaluate = network_evaluator(self.net)
         self.rng = np.random.default_rng(0)
         self._searchers: dict[int, BatchedSearch] = {}
@@ -1013,7 +1015,8 @@ class AZAgent(Agent):
         if self.data is not None:
             where = self.name if ":" in self.name else f"the model of agent {self.name!r}"
             try:
-                check_fits(self.data, game, where=where, allow_config_mismatch=self.allow_config_mismatch)
+                check_fits(self.data, game, where=where, allow_config_mismatch=self.allow_config_mismatch,
+                           warned=self.config_warnings)
             except ValueError as refused:
                 other = zoo_model_for(game)
                 parts = self.name.split(":")

@@ -728,6 +728,7 @@ class PPOAgent(Agent):
         self.name = name
         self.data = data
         self.allow_config_mismatch = allow_config_mismatch
+        self.config_warnings: set[str] = set()  # the config mismatches warned (once each, not at every reset)
         self.rng = np.random.default_rng(0)
         self._gen = torch.Generator().manual_seed(0)
 
@@ -748,7 +749,8 @@ class PPOAgent(Agent):
         if mine is not None and mine != game.name:
             raise ValueError(f"{where} was trained on {mine}; you asked for {game.name}")
         if mine is not None and "game_config" in self.data:
-            check_config(mine, self.data["game_config"], game.config, where, self.allow_config_mismatch)
+            check_config(mine, self.data["game_config"], game.config, where, self.allow_config_mismatch,
+                         self.config_warnings)
         spec = self.model.spec
         if not game.reads_observation(spec["obs_size"]) or game.num_actions != spec["num_actions"]:
             raise ValueError(f"this PPO policy expects observations of {spec['obs_size']} and "

@@ -5,6 +5,7 @@ user allows it; ``zoo:<variant>`` (and ``zoo:<variant>-<n>p``) is the catalogue'
 from __future__ import annotations
 
 import re
+import warnings
 
 import pytest
 
@@ -68,9 +69,17 @@ def test_the_override_plays_another_config_with_a_warning(round_model):
                                          r"\(match=True here, False in training\); playing it anyway"):
         agent = make_agent(f"az:{path}", Game("octrix"), allow_config_mismatch=True)
     assert agent.allow_config_mismatch
-    with pytest.warns(UserWarning, match="playing it anyway"):
-        rets, length = play_game(Game("octrix"), [agent, RandomAgent()], seed=1)
-    assert length > 0
+    with warnings.catch_warnings(record=True) as seen:  # warned once, at make_agent: not again at each game
+        warnings.simplefilter("always")
+        for seed in (1, 2):
+            rets, length = play_game(Game("octrix"), [agent, RandomAgent()], seed=seed)
+            assert length > 0
+    assert not [w for w in seen if "playing it anyway" in str(w.message)]
+    by_name = make_agent(f"az:{path}", "octrix", allow_config_mismatch=True)  # a name: it warns at its first game
+    with pytest.warns(UserWarning, match="playing it anyway") as seen:
+        for seed in (1, 2):
+            play_game(Game("octrix"), [by_name, RandomAgent()], seed=seed)
+    assert len([w for w in seen if "playing it anyway" in str(w.message)]) == 1
     with pytest.warns(UserWarning), pytest.raises(ValueError, match="seat count differs"):
         make_agent(f"az:{path}", Game("octrix-round", num_players=3), allow_config_mismatch=True)  # no override
     with pytest.raises(ValueError, match=r"ppo:.* was trained on octrix-round-2p, not octrix-2p"):

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import re
+
 import numpy as np
 import pytest
 
@@ -68,8 +70,12 @@ def test_the_cfr_spec_trains_on_the_variant_it_will_play_and_refuses_another_con
     with pytest.raises(ValueError, match="ranks=2 here, 3 in training"):
         make_agent("cfr:2", other).check_game(Game("octrix-round", **small))
     lenient = make_agent("cfr:2", Game("octrix-round", **small), allow_config_mismatch=True)
-    with pytest.warns(UserWarning, match="playing it anyway"):
+    with pytest.warns(UserWarning, match="playing it anyway") as seen:
         lenient.check_game(other)
+        lenient.check_game(other)  # the check at every reset warns once per config
+        lenient.check_game(Game("octrix-round", **{**small, "dealer": 1}))
+    assert [re.search(r"\((.*) in training\)", str(w.message)).group(1) for w in seen] == \
+        ["ranks=3 here, 2", "dealer=1 here, 0"]
 
 
 def test_a_cfr_agent_built_by_name_refuses_another_config_at_the_first_reset():

@@ -323,9 +323,10 @@ def test_trained_agent_plays_in_the_arena_by_path(tmp_path):
     assert result.records[0].games == 20 and result.records[0].name == f"ppo:{path}"  # named by its spec
     sampling = make_agent(f"ppo:{path}@sample", "octrix", allow_config_mismatch=True)
     assert not sampling.greedy
-    with pytest.warns(UserWarning, match=r"ranks=3 here, 2 in training.*playing it anyway"):
+    with pytest.warns(UserWarning, match=r"ranks=3 here, 2 in training.*playing it anyway") as seen:
         play_match("octrix", [sampling, RandomAgent()], num_games=5, seed=0, progress=False, num_players=2,
                    ranks=3, hand_size=3)
+    assert len([w for w in seen if "playing it anyway" in str(w.message)]) == 1  # once, not at every game
     # 3 seats: one policy for every seat (another config than its own: only with the override)
     with pytest.raises(ValueError, match=r"num_players=3 here, 2 in training.*--game octrix-round-small --players 2 "
                                          r"--config match=True"):
