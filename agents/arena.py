@@ -668,12 +668,13 @@ def _unique_names(agents: Sequence[Agent]) -> list[str]:
     return names
 
 
-def progress_bar(total: int, desc: str, enabled: bool) -> Any:
-    """A tqdm progress bar over ``total`` items, or None when disabled or tqdm is not installed."""
+def progress_bar(total: int | None, desc: str, enabled: bool, **options: Any) -> Any:
+    """A tqdm progress bar over ``total`` items (None: a count without an end), or None when disabled or tqdm
+    is not installed; ``options`` go to tqdm (``unit=" nodes"``)."""
     if not enabled:
         return None
     try:
         from tqdm.auto import tqdm
     except ImportError:  # the core install has no tqdm; progress is optional
         return None
-    return tqdm(total=total, desc=desc, leave=False)
+    return tqdm(total=total, desc=desc, leave=False, **options)

@@ -65,8 +65,8 @@ import numpy as np
 from octagames.agents.arena import play_match, progress_bar
 from octagames.agents.cfr.solver import VARIANTS, CFRConfig, CFRSolver, expected_values
 from octagames.agents.cfr.agent import CFRAgent
-from octagames.agents.cfr.tree import (MAX_NODES, FlatTree, GameSource, SpielSource, TreeTooLarge, deal_pool,
-                                       flatten)
+from octagames.agents.cfr.tree import (MAX_NODES, MEMORY_SHARE, FlatTree, GameSource, SpielSource, TreeTooLarge,
+                                       available_memory, deal_pool, flatten)
 from octagames.agents.cfr.exploitability import agent_policy, nash_conv
 from octagames.agents.cfr.mccfr import MCCFRSolver
 from octagames.agents.registry import make_agent
@@ -411,9 +411,11 @@ def _train(cfg: TrainCFRConfig, out_dir: Path, iterations: int, eval_games: int)
             print(f"  eval tree skipped after {time.perf_counter() - t0:.1f} s: {result['eval_tree_skipped']}",
                   flush=True)
     elif cfg.algorithm == "cfr":  # the whole tree in memory: a full-size game fills gigabytes before its refusal
-        print(f"  exact CFR: flattening the whole game tree first (refused past {MAX_NODES:,} nodes, minutes and "
-              "gigabytes in: a full-size game is; train it with --algorithm mccfr)", flush=True)
-        tree = flatten(source)
+        available = available_memory()
+        memory = "" if available is None else f" or {MEMORY_SHARE * available / 2**30:.1f} GiB of memory"
+        print(f"  exact CFR: flattening the whole game tree first (refused past {MAX_NODES:,} nodes{memory}, minutes "
+              "in: a full-size game is; train it with --algorithm mccfr)", flush=True)
+        tree = flatten(source, progress=cfg.progress)
     if tree is not None:
         result.update(
             nodes=tree.num_nodes,

@@ -26,11 +26,13 @@ not recursions over states. Two sources feed :func:`flatten`:
 from __future__ import annotations
 
 import hashlib
+import os
 from dataclasses import dataclass
 from typing import Any, Hashable, Sequence
 
 import numpy as np
 
+from octagames.agents.arena import progress_bar
 from octagames.core import CHANCE, TERMINAL, Game
 
 # Node kinds in a FlatTree.
@@ -41,8 +43,77 @@ K_TERMINAL, K_CHANCE, K_DECISION = 0, 1, 2
 MAX_NODES = 20_000_000
 
 
+#: the share of the memory available when a walk begins that :func:`flatten` may fill by default (a full-size
+#: game's tree takes 1.5-2 kB a node: its 20M nodes would need 30-40 GB)
+MEMORY_SHARE = 0.5
+
+
 class TreeTooLarge(ValueError):
     """A game tree larger than :func:`flatten` was allowed to build."""
+
+
+def available_memory() -> int | None:
+    """Bytes of memory the system has available now (Linux's ``MemAvailable``); None where it does not say."""
+    try:
+        with open("/proc/meminfo") as f:
+            for line in f:
+                if line.startswith("MemAvailable:"):
+                    return int(line.split()[1]) * 1024
+    except (OSError, ValueError, IndexError):
+        pass
+    return None
+
+
+def resident_bytes() -> int | None:
+    """Bytes of this process in memory now (``/proc/self/statm``); None where the system does not say."""
+    try:
+        with open("/proc/self/statm") as f:
+            return int(f.read().split()[1]) * os.sysconf("SC_PAGE_SIZE")
+    except (OSError, ValueError, IndexError, AttributeError):
+        return None
+
+
+class MemoryFull(TreeTooLarge):
+    """A walk refused when it filled its share of the memory (:class:`MemoryGuard`)."""
+
+
+class MemoryGuard:
+    """Refuses a walk once this process has grown by more than ``max_bytes`` since the guard was made.
+
+    :meth:`tick` once per state the walk keeps; the process's size is read every ``every`` ticks and shown on
+    ``bar`` (a tqdm bar counting the states, or None). Where the system does not tell a process its size (no
+    ``/proc``), nothing is refused.
+    """
+
+    def __init__(self, max_bytes: int | None, every: int = 4096, bar: Any = None) -> None:
+        self.start = resident_bytes()
+        self.max_bytes = max_bytes if self.start is not None else None
+        self.every = every
+        self.bar = bar
+        self.ticks = 0
+
+    def grown(self) -> int:
+        """Bytes the process has grown by since the guard was made (0 where unknown)."""
+        now = resident_bytes()
+        return 0 if now is None or self.start is None else now - self.start
+
+    def tick(self, held: int) -> None:
+        """Count one more state kept; ``held``: how many the walk (or the chance node it lists) holds now.
+
+        Raises:
+            MemoryFull: the process grew by more than ``max_bytes``.
+        """
+        self.ticks += 1
+        if self.ticks % self.every:
+            return
+        grown = self.grown()
+        if self.bar is not None:
+            self.bar.set_postfix_str(f"{grown / 2**30:.2f} GiB in memory", refresh=False)
+            self.bar.update(self.every)
+        if self.max_bytes is not None and grown > self.max_bytes:
+            raise MemoryFull(f"the walk filled {grown / 2**30:.2f} GiB of memory holding {held:,} states, past "
+                             f"its limit of {self.max_bytes / 2**30:.2f} GiB (max_bytes; by default "
+                             f"{MEMORY_SHARE:.0%} of the memory available when it began)")
 
 
 class _PoolRoot:
@@ -118,13 +189,13 @@ class GameSource:
         return K_DECISION, p
 
     def chance_children(self, s: np.void | _PoolRoot, limit: int | None = None,
-                        states: int | None = None) -> list[tuple[float, np.void]]:
+                        states: int | None = None, guard: MemoryGuard | None = None) -> list[tuple[float, np.void]]:
         """``(probability, child)`` pairs of a chance node (the pool root: uniform over ``roots``).
 
         Raises:
             TreeTooLarge: more than ``limit`` children, or more than ``states`` chance states at one step of a
                 collapsed chance sequence (counted while it is listed, so a deal of a full-size game is refused
-                before it fills the memory).
+                before it fills the memory), or the ``guard``'s memory filled while they are listed.
         """
         if s is POOL_ROOT:
             assert self.roots is not None
@@ -150,6 +221,8 @@ class GameSource:
                         target[key][0] += prob * pr
                     else:
                         target[key] = [prob * pr, c]
+                        if guard is not None:
+                            guard.tick(len(done) + len(nxt))
                         if limit is not None and len(done) > limit:
                             raise TreeTooLarge(f"a chance node has more than {limit} outcomes left under max_nodes")
                         if states is not None and len(nxt) > states:
@@ -266,8 +339,10 @@ class SpielSource:
             return K_CHANCE, -1
         return K_DECISION, s.current_player()
 
-    def chance_children(self, s: Any, limit: int | None = None, states: int | None = None) -> list[tuple[float, Any]]:
-        """``(probability, child)`` pairs of a chance node (``limit``: as :meth:`GameSource.chance_children`)."""
+    def chance_children(self, s: Any, limit: int | None = None, states: int | None = None,
+                        guard: MemoryGuard | None = None) -> list[tuple[float, Any]]:
+        """``(probability, child)`` pairs of a chance node (``limit``: as :meth:`GameSource.chance_children`;
+        ``guard`` is not ticked: pyspiel lists a node's outcomes at once, and :func:`flatten` counts them)."""
         outcomes = s.chance_outcomes()
         if limit is not None and len(outcomes) > limit:
             raise TreeTooLarge(f"a chance node has more than {limit} outcomes left under max_nodes")
@@ -374,22 +449,43 @@ class FlatTree:
         return h.hexdigest()[:16]
 
 
-def flatten(source: GameSource | SpielSource, max_nodes: int = MAX_NODES) -> FlatTree:
+def flatten(source: GameSource | SpielSource, max_nodes: int = MAX_NODES, max_bytes: int | None = None,
+            progress: bool = False) -> FlatTree:
     """Walk a game once, breadth first, into a :class:`FlatTree`.
 
     Args:
         source: a :class:`GameSource` or :class:`SpielSource`.
         max_nodes: refuse trees larger than this.
+        max_bytes: refuse a walk once this process has grown by more than this many bytes (None:
+            :data:`MEMORY_SHARE` of the memory available when it begins, :func:`available_memory`; no bound
+            where the system does not say).
+        progress: show the nodes walked and the memory they fill (tqdm, where installed).
 
     Returns:
         The flat tree.
 
     Raises:
-        TreeTooLarge: the tree exceeds ``max_nodes`` (a ``ValueError``; found as the tree is walked, so the walk
-            stops there, never holding much more than ``max_nodes`` states).
+        TreeTooLarge: the tree exceeds ``max_nodes``, or its walk ``max_bytes`` (a ``ValueError``; found as the
+            tree is walked, so the walk stops there, never holding much more than ``max_nodes`` states or
+            ``max_bytes``: a full-size game is refused when half the memory is full, not killed when all is).
         ValueError: an information set's states disagree on the legal actions or on the player's own move
             count (the keys are not perfect-recall information states).
     """
+    if max_bytes is None:
+        available = available_memory()
+        max_bytes = None if available is None else int(MEMORY_SHARE * available)
+    elif max_bytes < 1:
+        raise ValueError(f"max_bytes={max_bytes} is not valid; it must be >= 1 (None: the default share of memory)")
+    bar = progress_bar(None, "flattening the game tree", progress, unit=" states")
+    try:
+        return _flatten(source, max_nodes, MemoryGuard(max_bytes, bar=bar))
+    finally:
+        if bar is not None:
+            bar.close()
+
+
+def _flatten(source: GameSource | SpielSource, max_nodes: int, guard: MemoryGuard) -> FlatTree:
+    """:func:`flatten`'s walk, refused by ``guard`` once the memory fills."""
     P = source.num_players
     kind, player, infoset, cstart, nchild, eprob, eslot, depth_off = [], [], [], [], [], [], [], [0]
     util_rows: dict[int, np.ndarray] = {}
@@ -415,7 +511,9 @@ def flatten(source: GameSource | SpielSource, max_nodes: int = MAX_NODES) -> Fla
             elif k == K_CHANCE:
                 infoset.append(-1)
                 try:
-                    kids = source.chance_children(st, max_nodes - len(kind) - len(nxt), max_nodes)
+                    kids = source.chance_children(st, max_nodes - len(kind) - len(nxt), max_nodes, guard)
+                except MemoryFull:
+                    raise
                 except TreeTooLarge:
                     raise TreeTooLarge(f"the tree has more than max_nodes={max_nodes} nodes") from None
                 nchild.append(len(kids))
@@ -445,6 +543,7 @@ def flatten(source: GameSource | SpielSource, max_nodes: int = MAX_NODES) -> Fla
                 nxt.extend((source.child(st, a), 1.0, is_start[i] + j, own2) for j, a in enumerate(acts))
             if len(kind) + len(nxt) > max_nodes:
                 raise TreeTooLarge(f"the tree has more than max_nodes={max_nodes} nodes")
+            guard.tick(len(kind) + len(nxt))
         depth_off.append(len(kind))
         level = nxt
     N = len(kind)

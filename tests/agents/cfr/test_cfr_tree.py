@@ -6,7 +6,8 @@ import numpy as np
 import pytest
 
 from octagames.agents.cfr.solver import expected_values
-from octagames.agents.cfr.tree import GameSource, deal_pool, flatten
+from octagames.agents.cfr import tree as tree_module
+from octagames.agents.cfr.tree import GameSource, MemoryFull, deal_pool, flatten
 from octagames.agents.cfr.exploitability import nash_conv
 from octagames.agents.cfr.tabular import TablePolicy
 from octagames.core import Game
@@ -79,3 +80,23 @@ def test_per_view_pools_merge_the_first_choice(achten_pool_per_view):
     assert first_chooser.sum() == 2
     # the deals of one view differ in what the chooser cannot see (pot slots 18-20)
     assert len({tuple(r["slot_card"][18:21]) for r in roots}) > 2
+
+
+def test_a_walk_is_refused_when_it_fills_its_share_of_the_memory(monkeypatch, tmp_path, capsys):
+    """Exact CFR's walk of octrix-round (the full deal) was killed by the system after 13 minutes and 24 GB: its
+    node bound, 20M, takes 30-40 GB at 1.5-2 kB a node. The walk is refused when the process has grown by
+    ``max_bytes``, by default half the memory available when it begins."""
+    source = GameSource(Game("octrix-round"))
+    with pytest.raises(MemoryFull, match=r"GiB of memory holding [\d,]+ states, past its limit of 0.06 GiB"):
+        flatten(source, max_bytes=64 * 2**20)
+    monkeypatch.setattr(tree_module, "available_memory", lambda: 128 * 2**20)
+    with pytest.raises(MemoryFull, match=r"limit of 0.06 GiB \(max_bytes; by default 50% of the memory available"):
+        flatten(source)
+    with pytest.raises(ValueError, match=r"max_bytes=0 is not valid; it must be >= 1"):
+        flatten(source, max_bytes=0)
+    # the script says so before its walk, and refuses in those words (a ValueError: one line, exit status 2)
+    from octagames.experiments.train_cfr import TrainCFRConfig, main
+    monkeypatch.setattr("octagames.experiments.train_cfr.available_memory", lambda: 128 * 2**20)
+    with pytest.raises(MemoryFull, match="past its limit of 0.06 GiB"):
+        main(TrainCFRConfig(game="octrix-round", iterations=1, run_dir=str(tmp_path / "run"), progress=False))
+    assert "refused past 20,000,000 nodes or 0.1 GiB of memory" in capsys.readouterr().out
