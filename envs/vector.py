@@ -18,6 +18,8 @@
   seed mixed from ``(seed, i)`` (:func:`game_seeds`), so runs at different seeds deal
   independently. A game stopped by an engine safety bound that is not a rule (Achten's turn
   cap) is flagged in ``truncated[i]`` instead, and restarts the same way.
+  ``env.final_observation(players)`` gives the last position of each game that ended in the last
+  step, as any seat sees it (to bootstrap a truncated game's value; Gymnasium's ``final_obs``).
 * Simultaneous moves are taken in turn, lowest pending seat first; a card
   committed that way stays hidden from the other seats' observations until the
   whole step is revealed, exactly as in the engine.
@@ -153,6 +155,9 @@ class VectorEnv:
         self._term = np.zeros(n, dtype=np.bool_)
         self._scratch = np.zeros((n, info.max_players), dtype=np.float64)
         self._trunc = np.zeros(n, dtype=np.bool_)
+        # each game that ended in the last step, as it ended (:meth:`final_observation`); rows of the others stale
+        self._final = self.game.new_batch(n)
+        self._final_valid = False  # whether the last call was a step (not reset or set_state)
         # game i's first seed and its sampler's, mixed from (seed, i) once per seed
         self._game_seeds, self._sample_seeds = _seeds(self.seed, n)
         self._actions = np.zeros(n, dtype=np.int64)
@@ -177,6 +182,7 @@ class VectorEnv:
             self.seed = check_seed(seed)
             self._game_seeds, self._sample_seeds[:] = _seeds(self.seed, self.num_envs)
         self._run(self._k.reset_batch, self.states, self._game_seeds)
+        self._final_valid = False
         self._emit()
         self._ready = True
         return self._obs.copy(), self._info()
@@ -293,6 +299,13 @@ class VectorEnv:
         """
         if not self._ready:
             raise RuntimeError("call reset() before observe()")
+        seats = self._seats(players)
+        out = np.zeros((self.num_envs, self.observation_size), dtype=self._obs.dtype)
+        self._run(self._k.observe_batch, self.states, seats.astype(np.int64), out, shared=(self._divisor,))
+        return out
+
+    def _seats(self, players: Any) -> np.ndarray:
+        """``players`` as an array, if it is one seat per game (:meth:`observe`, :meth:`final_observation`)."""
         seats = np.asarray(players)
         if seats.shape != (self.num_envs,) or not np.issubdtype(seats.dtype, np.integer):
             raise ValueError(f"players must be an integer array of shape ({self.num_envs},), "
@@ -301,8 +314,28 @@ class VectorEnv:
         if bad.size:
             raise ValueError(f"players[{int(bad[0])}] = {int(seats[bad[0]])} is not a seat; "
                              f"valid values: 0..{self.num_players - 1}")
+        return seats
+
+    def final_observation(self, players: np.ndarray) -> np.ndarray:
+        """Observations ``[N, D]`` (a new array of dtype :attr:`obs_dtype`) of seat ``players[i]`` in game ``i``
+        as it ended, for every game that ended in the last :meth:`step` (``terminated`` or ``truncated``); zeros
+        in the rows of the other games, and in every row after :meth:`reset` or :meth:`set_state`.
+
+        A game that ends restarts inside the step, so :attr:`obs` already belongs to the next game; this is the
+        last position of the one that ended (Gymnasium's ``final_obs``): the value of a game an engine bound
+        truncated can be bootstrapped from it.
+
+        Raises:
+            ValueError: ``players`` is not an integer array of shape ``[N]`` with seats in
+                ``0..num_players-1``.
+            RuntimeError: before :meth:`reset`.
+        """
+        if not self._ready:
+            raise RuntimeError("call reset() before final_observation()")
+        seats = self._seats(players).astype(np.int64)
+        seats[~((self._term | self._trunc) & self._final_valid)] = -1  # observe_batch writes zeros there
         out = np.zeros((self.num_envs, self.observation_size), dtype=self._obs.dtype)
-        self._run(self._k.observe_batch, self.states, seats.astype(np.int64), out, shared=(self._divisor,))
+        self._run(self._k.observe_batch, self._final, seats, out, shared=(self._divisor,))
         return out
 
     _STATE_ARRAYS = ("states", "_obs", "_mask", "_player", "_rew", "_term", "_trunc", "_scratch", "_sample_seeds")
@@ -366,6 +399,7 @@ class VectorEnv:
         if seed != self.seed:
             self.seed = seed
             self._game_seeds = _seeds(seed, self.num_envs)[0]
+        self._final_valid = False
         self._emit()
         self._ready = True
 
@@ -384,20 +418,22 @@ class VectorEnv:
     # the step and the seat's mask are compiled once per game config; the observation, once per dtype
     def _step(self) -> None:
         self._run(self._step_slice, self.states, self._actions, self._obs, self._mask, self._legal, self._player,
-                  self._rew, self._term, self._trunc, self._scratch, shared=(self._divisor,))
+                  self._rew, self._term, self._trunc, self._scratch, self._final, shared=(self._divisor,))
+        self._final_valid = True
 
-    def _step_slice(self, states, actions, obs, mask, legal, player, rew, term, trunc, scratch, divisor) -> None:
+    def _step_slice(self, states, actions, obs, mask, legal, player, rew, term, trunc, scratch, final,
+                    divisor) -> None:
         n = states.shape[0]
         parts = max(1, round(n / self._chunk))  # equal chunks of about self._chunk games
         if parts == 1:
-            self._k.step_batch(states, actions, mask, legal, player, rew, term, trunc, scratch)
+            self._k.step_batch(states, actions, mask, legal, player, rew, term, trunc, scratch, final)
             self._k.observe_batch(states, player, obs, divisor)
             return
         size = -(-n // parts)
         for a in range(0, n, size):
             c = slice(a, a + size)
             self._k.step_batch(states[c], actions[c], mask[c], legal[c], player[c], rew[c], term[c], trunc[c],
-                               scratch[c])
+                               scratch[c], final[c])
             self._k.observe_batch(states[c], player[c], obs[c], divisor)
 
     def _emit(self) -> None:

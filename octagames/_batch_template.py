@@ -102,13 +102,14 @@ def reset_batch(states, seeds) -> None:
 
 
 @nb.njit(cache=True, nogil=True)
-def step_batch(states, actions, mask, legal, player, rewards, terminated, truncated, scratch) -> None:
+def step_batch(states, actions, mask, legal, player, rewards, terminated, truncated, scratch, final) -> None:
     """Apply ``actions[i]`` to record ``i``; rewards are the change of every seat's return. The seat to
     act next and its legal mask are written; :func:`observe_batch` then writes its observation.
 
     ``legal[i]`` must be the legal mask of the seat to act in record ``i`` as the last
     kernel call wrote it. A game that ends is flagged (``terminated``, or ``truncated``
-    when it stopped at an engine safety bound) and restarts at once from its own RNG.
+    when it stopped at an engine safety bound), copied as it ended into ``final[i]`` (records of
+    the game; the other rows are left as they were) and restarts at once from its own RNG.
     """
     for i in range(states.shape[0]):
         s = states[i]
@@ -130,6 +131,7 @@ def step_batch(states, actions, mask, legal, player, rewards, terminated, trunca
                 truncated[i] = True
             else:
                 terminated[i] = True
+            final[i] = s
             game.reset(s, np.int64(rng_next(s) >> np.uint64(1)))  # int64 like reset_batch: one compile
             _settle(s)
         _seat(s, i, mask, legal, player)

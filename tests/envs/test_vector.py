@@ -45,18 +45,20 @@ def test_shapes_and_info(name, cfg):
 def _engine_step(g: Game, s, action: int):
     """What the vector env does to one record: act, resolve chance, restart a finished game.
 
-    Returns the reward, whether the game ended by the rules and whether an engine cap stopped it.
+    Returns the reward, whether the game ended by the rules, whether an engine cap stopped it, and the
+    record as it ended (None when the game goes on).
     """
     before = g.returns(s)
     g.apply_action(s, action)
     g.play_chance(s)
     reward = g.returns(s) - before
     done, capped = g.is_terminal(s), bool(g.kernels.truncated(s))
+    last = g.clone(s) if done else None
     if done:
         seed = int(rng_next(s) >> np.uint64(1))
         g.module.reset(s, seed)
         g.play_chance(s)
-    return reward, done and not capped, capped
+    return reward, done and not capped, capped, last
 
 
 @pytest.mark.parametrize("name,cfg", CONFIGS)
@@ -87,6 +89,43 @@ def test_vector_env_equals_engine_played_one_record_at_a_time(name, cfg):
             assert ref[i].tobytes() == env.states[i].tobytes()
         finished += int(term.sum() + trunc.sum())
     assert finished > 0  # auto-reset was exercised
+
+
+@pytest.mark.parametrize("name,cfg,dtype", [("octiles", dict(num_players=2, max_turns=40), "float32"),
+                                            ("octrix", dict(num_players=3, match=False), "uint16"),
+                                            ("achten", dict(num_players=4), "uint8")])
+def test_the_final_observation_is_each_ended_games_last_position_as_every_seat_sees_it(name, cfg, dtype):
+    """A game that ends restarts inside the step: ``final_observation`` is its last position, for every seat
+    (Octiles' games here end at the engine's turn cap: truncated, whose value a trainer bootstraps)."""
+    n = 6
+    env = make(name, n, seed=5, obs_dtype=dtype, **cfg)
+    env.reset()
+    g = Game(name, **cfg)
+    ref = [g.new_state(int(s)) for s in vector.game_seeds(5, n)]
+    for s in ref:
+        g.play_chance(s)
+    assert not env.final_observation(np.zeros(n, np.int64)).any()  # nothing has ended yet
+    ended = np.zeros(2, int)
+    for _ in range(300):
+        actions = env.sample_actions()
+        last = [_engine_step(g, s, int(a))[3] for s, a in zip(ref, actions)]
+        env.step_inplace(actions)
+        for p in range(g.num_players):
+            final = env.final_observation(np.full(n, p))
+            assert final.dtype == env.obs.dtype
+            for i in range(n):
+                want = np.zeros(g.observation_size) if last[i] is None else g.observation(last[i], p)
+                assert np.array_equal(final[i].astype(np.float32) / env.obs_divisor, want)
+        ended += [env.terminated.sum(), env.truncated.sum()]
+        assert env.terminated.sum() + env.truncated.sum() == sum(x is not None for x in last)
+    assert ended[1 if name == "octiles" else 0] >= 3, ended
+    with pytest.raises(ValueError, match=r"players\[0\] = -1 is not a seat"):
+        env.final_observation(np.full(n, -1))
+    while not (env.terminated | env.truncated).any():
+        env.step_inplace(env.sample_actions())
+    assert env.final_observation(np.zeros(n, np.int64)).any()
+    env.set_state(env.get_state())  # a restored env has no last step
+    assert not env.final_observation(np.zeros(n, np.int64)).any()
 
 
 def test_same_seed_same_run_and_rewards_are_zero_sum():
