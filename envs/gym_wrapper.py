@@ -77,7 +77,6 @@ Illegal actions
 
 from __future__ import annotations
 
-import operator
 from collections.abc import Mapping, Sequence
 from typing import Any, ClassVar
 
@@ -89,7 +88,7 @@ from gymnasium.utils import EzPickle
 from octagames.agents.base import Agent, RandomAgent, make_turn
 from octagames import catalogue
 from octagames.agents.registry import make_agent
-from octagames.core import TERMINAL, IllegalActionError, make_game
+from octagames.core import TERMINAL, IllegalActionError, action_id, make_game
 from octagames.envs import pictures
 from octagames.envs._pettingzoo import (RENDER_FPS, check_env_seed, check_illegal_action, check_illegal_reward,
                                         check_render_mode, deal_option, render_modes)
@@ -291,8 +290,9 @@ class SingleAgentEnv(gymnasium.Env, EzPickle):
     def step(self, action: Any) -> tuple[np.ndarray, float, bool, bool, dict[str, Any]]:
         """Play the learning seat's ``action``, then the others until it is its turn again.
 
-        An action is an integer id (an int, a numpy integer, a 0-d integer array); anything
-        else is illegal, a bool too (``True`` is not action 1), as in the PettingZoo faces.
+        An action is an integer id (an int, a numpy integer, a 0-d integer array or tensor:
+        :func:`octagames.core.action_id`); anything else is illegal, a bool too (``True`` is not action 1)
+        and an array of one element, as in the PettingZoo faces.
 
         Returns:
             ``observation, reward, terminated, truncated, info``.
@@ -303,9 +303,8 @@ class SingleAgentEnv(gymnasium.Env, EzPickle):
         """
         if self._done:
             raise RuntimeError("the episode is over; call reset()" if self._dealt else "call reset() before step()")
-        try:
-            a = -1 if _is_bool(action) else operator.index(action)  # ints, numpy integers, 0-d integer arrays
-        except TypeError:
+        a = action_id(action)  # the faces' one rule for an integer id (octagames.core.action_id)
+        if a is None:
             a = -1
         if not 0 <= a < self.game.num_actions or not self._k.legal_mask(self.state, self.seat, self._mask) \
                 or not self._mask[a]:
@@ -373,11 +372,6 @@ class SingleAgentEnv(gymnasium.Env, EzPickle):
 
     def _info(self) -> dict[str, Any]:
         return {"action_mask": self.action_masks()}
-
-
-def _is_bool(action: Any) -> bool:
-    """Whether ``action`` is a truth value (``True``, ``np.True_``, a bool array or tensor), never an action id."""
-    return isinstance(action, (bool, np.bool_)) or str(getattr(action, "dtype", "")) in ("bool", "torch.bool")
 
 
 # -- the entry points of the Gymnasium ids ----------------------------------------

@@ -118,6 +118,7 @@ import dataclasses
 import hashlib
 import importlib
 import numbers
+import operator
 import textwrap
 from dataclasses import dataclass
 from types import ModuleType
@@ -526,6 +527,25 @@ class Layout:
             lines.extend(f"{'':<{w0}}  {'':<{w1}}  {more}".rstrip() for more in wrapped[1:])
         lines.append(rule)
         return "\n".join(lines)
+
+
+def action_id(action: Any) -> int | None:
+    """The integer id ``action`` is, or None: every face's one rule for an action.
+
+    An id is an ``int``, a numpy integer, or a 0-d integer array or tensor (numpy's, torch's: what a policy's
+    ``sample()`` gives, without ``.item()``). A bool is no id (``True`` is not action 1), nor a float, a string
+    or an array of one element (``[3]`` might be one action of a batch or a batch of one).
+    """
+    if isinstance(action, (bool, np.bool_)):
+        return None
+    if isinstance(action, (int, np.integer)):
+        return int(action)
+    if getattr(action, "ndim", None) == 0 and "bool" not in str(getattr(action, "dtype", "bool")):
+        try:
+            return operator.index(action)  # integer dtypes only: a float array or tensor raises TypeError
+        except TypeError:
+            return None
+    return None
 
 
 class IllegalActionError(ValueError):
@@ -1044,12 +1064,11 @@ class Game:
         return self.num_actions, "actions"
 
     def _action_id(self, action: Any, s: np.void) -> int:
-        if isinstance(action, np.ndarray) and action.ndim == 0:
-            action = action[()]
-        if isinstance(action, (bool, np.bool_)) or not isinstance(action, (int, np.integer)):
+        a = action_id(action)
+        if a is None:
             raise IllegalActionError(f"action {action!r} is not an action id: actions are integers "
                                      f"0..{self._ids(s)[0] - 1}")
-        return int(action)
+        return a
 
     def _check_writeable(self, s: Any) -> None:
         """:meth:`_check_record`, and refuse a read-only record (a view of ``bytes``, as ``np.frombuffer``

@@ -164,6 +164,47 @@ def test_a_bool_is_refused_not_played_as_action_1(mode):
             assert env.game.to_bytes(env.state) == before
 
 
+def test_every_face_takes_the_same_action_ids():
+    """The Gymnasium face played a torch tensor of one element (``[1]`` too) and refused a numpy array of one
+    element, where the PettingZoo faces and Game refused every torch tensor: one rule now (``core.action_id``)."""
+    torch = pytest.importorskip("torch")
+    from octagames.envs import octrix_v0
+
+    deal, cfg = [[1, 17, 7], [31, 30, 0]], dict(num_players=2, hand_size=3)  # player 0 holds card 1 (♥A)
+    ids = [int, np.int64, np.array, torch.tensor, lambda a: torch.tensor(a, dtype=torch.uint8)]  # of a legal a
+    not_ids = [lambda a: True, lambda a: np.True_, lambda a: np.array(True), lambda a: torch.tensor(True), float,
+               lambda a: torch.tensor(float(a)), lambda a: np.array([a]), lambda a: torch.tensor([a]),
+               lambda a: [a], str, lambda a: None]
+
+    def gym(as_given):
+        env = SingleAgentEnv("octrix-round", illegal_action="raise", **cfg)
+        env.reset(seed=0, options={"deal": deal})
+        env.step(as_given(1))
+
+    def aec(as_given):
+        env = octrix_v0.raw_env(variant="octrix-round", **cfg)
+        env.reset(seed=0, options={"deal": deal})
+        env.step(as_given(1))
+
+    def par(as_given):
+        env = octrix_v0.parallel_env(variant="octrix-round", illegal_action="raise", **cfg)
+        obs, _ = env.reset(seed=0, options={"deal": deal})
+        env.step({"player_0": as_given(1), "player_1": int(np.flatnonzero(obs["player_1"]["action_mask"])[0])})
+
+    def rules(as_given):
+        game = Game("octrix-round", **cfg)
+        s = game.new_state(0)
+        game.play_chance(s)
+        game.apply_action(s, as_given(game.legal_actions(s)[0]))
+
+    for face in (gym, aec, par, rules):
+        for as_given in ids:
+            face(as_given)  # an action id: played
+        for as_given in not_ids[:-1] if face is par else not_ids:  # None in a Parallel step: "no action"
+            with pytest.raises(IllegalActionError, match="is not an action id"):
+                face(as_given)
+
+
 @pytest.mark.parametrize("seed", [None, 9])
 def test_a_refused_deal_leaves_the_env_exactly_as_it_was(seed):
     # the record used to be replaced before the deal was refused: an all-zero mask, and the next
