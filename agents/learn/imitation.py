@@ -22,17 +22,20 @@ import os
 import signal
 import sys
 from dataclasses import dataclass
-from typing import Any, Callable
+from typing import TYPE_CHECKING, Any, Callable
 
 import numpy as np
-import torch
 
 from octagames.agents.base import make_turn
 from octagames.agents.search.mcts import search_kernels
 from octagames.agents.search.rollouts import believed_worlds, check_game, rollout_values
-from octagames.agents.learn.ppo import ActorCritic, log_prob_entropy
 from octagames.agents.registry import make_agent
 from octagames.core import CHANCE, TERMINAL, Game
+
+if TYPE_CHECKING:  # torch only where a network learns: the workers that play teacher games import none of it
+    import torch
+
+    from octagames.agents.learn.ppo import ActorCritic
 
 
 BLOCK = 16
@@ -503,6 +506,10 @@ def pretrain_actor_critic(model: ActorCritic, game: Game, data: TeacherData, ste
         the last step's ``loss``, ``accuracy`` (greedy action equals the teacher's) and ``value_mse``, and
         ``steps``, the steps made in all (fewer than ``steps`` when ``checkpoint`` stopped the call).
     """
+    import torch
+
+    from octagames.agents.learn.ppo import log_prob_entropy
+
     if len(data) == 0:
         raise ValueError("the teacher data is empty: no decision had more than one legal action")
     if done is not None and not 0 <= done.steps <= steps:

@@ -1,5 +1,8 @@
 """The self-play worker, the replay buffer, the learner and the teacher data."""
 
+import subprocess
+import sys
+
 import numpy as np
 import pytest
 import torch
@@ -200,6 +203,14 @@ def test_learner_fits_a_fixed_batch():
     for _ in range(60):
         last = learner.step(batch)["loss"]
     assert last < 0.7 * first
+
+
+def test_the_module_the_teacher_workers_import_loads_no_torch():
+    """A spawned worker imports the module of the function it runs: imitation's (teacher games, rollouts,
+    labels) loaded torch in every worker, 1.5-2.5 s of each pool's start for games that use no network."""
+    code = "import sys, octagames.agents.learn.imitation; print('torch' in sys.modules)"
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=120)
+    assert out.stdout.strip() == "False", out.stderr[-2000:]
 
 
 def test_teacher_games_label_the_teachers_choice():
