@@ -42,7 +42,7 @@ the pool holds ``pool_size``. Snapshots act by sampling (not greedily).
 
 Warm start (``imitation_games > 0``): before the first evaluation the policy
 clones ``imitation_teacher`` (the heuristic) on that many of its own games
-(:func:`octagames.agents.learn.imitation.pretrain_actor_critic`: the actor learns its
+(:func:`octagames.agents.learn.clone.pretrain_actor_critic`: the actor learns its
 moves, the critic the outcomes). A stop or a kill in it loses nothing saved: the teacher
 games and the cloning steps so far are in ``warm_start.partial.pt`` (every minute or so, and at
 the stop), from which ``--resume`` goes on to the run never stopped.
@@ -93,7 +93,7 @@ from typing import Any, ClassVar
 import torch
 
 from octagames.agents.arena import play_match
-from octagames.agents.learn.imitation import ClonedSoFar, pretrain_actor_critic
+from octagames.agents.learn.clone import ClonedSoFar, pretrain_actor_critic
 from octagames.agents.learn.ppo import (ActorCritic, PPOAgent, check_activation, matmul_precision, policy_dict,
                                         ppo_update, save_policy)
 from octagames.agents.learn.rollout import (RolloutConfig, RolloutWorker, build_model, rollout_obs_dtype,

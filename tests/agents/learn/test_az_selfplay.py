@@ -12,7 +12,8 @@ from octagames.agents.learn.az_selfplay import (AGENT_GAME, SELF_PLAY, Learner, 
                                           play_games)
 from octagames.agents.base import make_turn
 from octagames.agents.heuristics.achten import AchtenHeuristicAgent
-from octagames.agents.learn.imitation import children, observations, pretrain_actor_critic, teacher_games
+from octagames.agents.learn.clone import pretrain_actor_critic
+from octagames.agents.learn.imitation import children, observations, teacher_games
 from octagames.agents.learn.ppo import ActorCritic
 from octagames.core import Game
 
