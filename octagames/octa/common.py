@@ -473,25 +473,23 @@ def detach(s, c) -> None:
 @nb.njit
 def hidden_from(s, c, player) -> bool:
     """Whether number card ``c`` is hidden from ``player``: in the stock, face down (in a run, or a joker in
-    front of a seat), or in the other seat's hand and neither taken openly nor shown in the run being laid."""
+    front of a seat), or in the other seat's hand and neither taken openly nor shown in the run being laid.
+
+    Without a branch on the card's place (over the cards of a table, as good as random to the processor): the
+    run cell is read for any place, at an index kept inside the table, and counts only for a run card."""
     loc = s["loc"][c]
-    if loc == LOC_STOCK or loc == LOC_JOKER:
-        return True
-    if loc == LOC_RUN:
-        i = s["lidx"][c]
-        return s["run_fd"][i // NPOS, i % NPOS] == 1
-    if loc == LOC_HAND:
-        return s["lidx"][c] != player and s["pub"][c] == 0 and s["inbuild"][c] == 0
-    return False
+    i = min(max(np.int64(s["lidx"][c]), 0), MAX_RUNS * NPOS - 1)
+    face_down = s["run_fd"][i // NPOS, i % NPOS] == 1
+    return (loc == LOC_STOCK) | (loc == LOC_JOKER) | ((loc == LOC_RUN) & face_down) | (
+        (loc == LOC_HAND) & (s["lidx"][c] != player) & (s["pub"][c] == 0) & (s["inbuild"][c] == 0))
 
 
 @nb.njit
 def hidden_kinds(s, player, out) -> None:
-    """``out[k]``: the copies of kind ``k`` hidden from ``player`` (:func:`hidden_from`)."""
-    out[:] = 0
-    for c in range(NUM_NUMBER):
-        if hidden_from(s, c, player):
-            out[kind_of(c)] += 1
+    """``out[k]``: the copies of kind ``k`` hidden from ``player`` (:func:`hidden_from`; the two copies of a
+    kind are cards ``k`` and ``k + NUM_KINDS``)."""
+    for k in range(NUM_KINDS):
+        out[k] = np.int64(hidden_from(s, k, player)) + np.int64(hidden_from(s, k + NUM_KINDS, player))
 
 
 @nb.njit
