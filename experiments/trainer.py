@@ -60,7 +60,8 @@ import torch
 from octagames import catalogue
 from octagames.agents.arena import WriterLock
 from octagames.agents.learn.imitation import Checkpoint, GamesSoFar, TeacherData, teacher_games
-from octagames.agents.model_config import UnsafeModelFile, load_model_file, refuse_compressed_members
+from octagames.agents.model_config import (UnsafeModelFile, fitting_options, load_model_file, recorded_config,
+                                           refuse_compressed_members)
 from octagames.agents.registry import make_agent
 from octagames.core import Game
 from octagames.experiments.cli import (GameArgs, check_device, check_ray_options, code_version, command_line,
@@ -895,10 +896,11 @@ class Trainer:
             self.replaced = None
         return path
 
-    def resume_changes(self, d: dict[str, Any]) -> list[str]:
-        """What the asked settings change in the run of checkpoint ``d``: one ``"<field> <the run's> in the
-        run, <asked> asked"`` per field outside :attr:`RunConfig.RESUMABLE` (and per budget field that the
-        run's schedule reads), the game, the device type and torch's resolved threads."""
+    def resume_changes(self, d: dict[str, Any]) -> list[tuple[str, str]]:
+        """What the asked settings change in the run of checkpoint ``d``: one ``("<field> <the run's> in the
+        run, <asked> asked", "<the options that give the run's value>")`` per field outside
+        :attr:`RunConfig.RESUMABLE` (and per budget field that the run's schedule reads), the game, the device
+        type and torch's resolved threads."""
         cfg = self.cfg
         asked = dataclasses.asdict(cfg)
         defaults = dataclasses.asdict(type(cfg)())
@@ -910,29 +912,41 @@ class Trainer:
         def show(v: Any) -> str:
             return " ".join(map(str, v)) if isinstance(v, (list, tuple)) else repr(v) if isinstance(v, str) else str(v)
 
+        def option(f: str, v: Any) -> str:  # the command-line option that asks for value v of field f
+            name = f.replace("_", "-")
+            if isinstance(v, bool):
+                return f"--{name}" if v else f"--no-{name}"
+            return f"--{name} " + (shlex.join(map(str, v)) if isinstance(v, (list, tuple)) else shlex.quote(str(v)))
+
         changes = []
         game, now = d["game"], self.game_record()
         if game["digest"] != now["digest"]:
-            changes.append(f"game {game['variant']} (config {game['digest']}) in the run, {now['variant']} "
-                           f"(config {now['digest']}) asked")
+            try:
+                fits = fitting_options(game["name"], recorded_config(game["name"], game["config"]), players=True)
+            except (KeyError, TypeError, ValueError):  # a game this version no longer knows
+                fits = ""
+            changes.append((f"game {game['variant']} (config {game['digest']}) in the run, {now['variant']} "
+                            f"(config {now['digest']}) asked", fits))
         schedule = cfg.schedule_budget()
         for f in asked:
             if f in GAME_FIELDS or f == "torch_threads" or (f in cfg.RESUMABLE and f not in schedule) \
                     or norm(saved[f]) == norm(asked[f]):
                 continue
-            changes.append(f"{f} (--{f.replace('_', '-')}) {show(saved[f])} in the run, {show(asked[f])} asked"
-                           + (f" ({schedule[f]})" if f in schedule else ""))
+            changes.append((f"{f} (--{f.replace('_', '-')}) {show(saved[f])} in the run, {show(asked[f])} asked"
+                            + (f" ({schedule[f]})" if f in schedule else ""), option(f, saved[f])))
         runtime, mine = d.get("runtime", {}), self.runtime()  # checkpoints before 2026-12 hold none
         if runtime.get("device", mine["device"]) != mine["device"]:
-            changes.append(f"device {runtime['device']} in the run, {mine['device']} now (--device {cfg.device})")
+            changes.append((f"device {runtime['device']} in the run, {mine['device']} now (--device {cfg.device})",
+                            f"--device {runtime['device']}"))
         # the threads torch computes with: 0 is torch's default, the machine's (recorded since 2026-12)
         was, ask = saved["torch_threads"], asked["torch_threads"]
         ran = runtime.get("torch_threads", was or None)
         if (ran is None and was != ask) or (ran is not None and ran != mine["torch_threads"]):
-            changes.append(f"torch_threads (--torch-threads) {was} in the run"
-                           + (f" ({ran}: torch's default there)" if not was and ran else "")
-                           + f", {ask} asked"
-                           + (f" ({mine['torch_threads']}: torch's default here)" if not ask else ""))
+            changes.append((f"torch_threads (--torch-threads) {was} in the run"
+                            + (f" ({ran}: torch's default there)" if not was and ran else "")
+                            + f", {ask} asked"
+                            + (f" ({mine['torch_threads']}: torch's default here)" if not ask else ""),
+                            f"--torch-threads {ran or was}"))
         return changes
 
     def check_resume(self, d: dict[str, Any], path: Path) -> None:
@@ -949,10 +963,12 @@ class Trainer:
         if changes:
             allowed = ", ".join(f"--{f.replace('_', '-')}" for f in self.cfg.RESUMABLE
                                 if f not in ("run_dir", "resume", "overwrite", "device"))
+            flags = " ".join(flag for _, flag in changes if flag)
             raise ValueError(f"--resume: {path.parent} is a run of {d['game']['variant']} with other settings: "
-                             f"{'; '.join(changes)}. They change what the run computes or records: to continue it, "
-                             "drop those flags (or give the run's values); to train with them, start a new run in "
-                             "another --run-dir (or replace this one with --overwrite). A resume may change only "
+                             f"{'; '.join(text for text, _ in changes)}. They change what the run computes or "
+                             f"records: to continue it, give the run's values ({flags}; a setting left out takes "
+                             "its default, not the run's); to train with them, start a new run in another --run-dir "
+                             "(or replace this one with --overwrite). A resume may change only "
                              f"{allowed}, and --device where it resolves to the run's (cpu or cuda).")
 
     def checkpoint_damage(self, d: dict[str, Any]) -> str | None:

@@ -288,14 +288,17 @@ def test_a_resume_refuses_another_seed_learning_rate_or_rollout_and_may_extend_t
     cfg = _small_cfg(run, total_steps=2 * 16 * 8, eval_every=0)
     train(cfg)
     before = {p.name: (p.read_bytes(), p.stat().st_mtime_ns) for p in sorted(run.iterdir())}
-    for change, words in ((dict(seed=99, num_steps=4), r"seed \(--seed\) 3 in the run, 99 asked; num_steps "
-                                                       r"\(--num-steps\) 8 in the run, 4 asked\."),
-                          (dict(learning_rate=0.01), r"learning_rate \(--learning-rate\) 0.00025 in the run, "
-                                                     r"0.01 asked\."),
-                          (dict(torch_threads=2), r"torch_threads \(--torch-threads\) 1 in the run, 2 asked\.")):
+    for change, words, flags in ((dict(seed=99, num_steps=4), r"seed \(--seed\) 3 in the run, 99 asked; num_steps "
+                                                              r"\(--num-steps\) 8 in the run, 4 asked\.",
+                                  "--seed 3 --num-steps 8"),
+                                 (dict(learning_rate=0.01), r"learning_rate \(--learning-rate\) 0.00025 in the run, "
+                                                            r"0.01 asked\.", "--learning-rate 0.00025"),
+                                 (dict(torch_threads=2), r"torch_threads \(--torch-threads\) 1 in the run, 2 asked\.",
+                                  "--torch-threads 1")):
         with pytest.raises(ValueError, match=r"^--resume: .* is a run of octrix-round\+hand_size=3\+ranks=3-2p with "
                                              r"other settings: " + words + r" They change what the run computes or "
-                                             r"records: to continue it, drop those flags .* --overwrite\)\. A resume may change "
+                                             r"records: to continue it, give the run's values \(" + flags + r"; a setting left "
+                                             r"out takes its default, not the run's\).* --overwrite\)\. A resume may change "
                                              r"only .*--total-steps, --obs-dtype"):
             train(dataclasses.replace(cfg, total_steps=3 * 16 * 8, resume=True, **change))
         assert {p.name: (p.read_bytes(), p.stat().st_mtime_ns) for p in sorted(run.iterdir())} == before

@@ -374,14 +374,18 @@ def test_a_resume_that_changes_what_the_run_computes_is_refused_and_leaves_its_f
     run = tmp_path / "run"
     Toy(_toy(run, updates=2)).run()
     before = _files(run)
-    for change, words in ((dict(seed=99), "seed (--seed) 5 in the run, 99 asked"),
-                          (dict(scale=0.5), "scale (--scale) 1.0 in the run, 0.5 asked"),
-                          (dict(torch_threads=2), "torch_threads (--torch-threads) 1 in the run, 2 asked"),
-                          (dict(eval_opponents=("random",)),
-                           "eval_opponents (--eval-opponents) random zoo:octrix in the run, random asked"),
-                          (dict(game="achten", seed=6), "game octrix-round-2p (config ")):
+    for change, words, flags in ((dict(seed=99), "seed (--seed) 5 in the run, 99 asked", "--seed 5"),
+                                 (dict(scale=0.5), "scale (--scale) 1.0 in the run, 0.5 asked", "--scale 1.0"),
+                                 (dict(torch_threads=2), "torch_threads (--torch-threads) 1 in the run, 2 asked",
+                                  "--torch-threads 1"),
+                                 (dict(eval_opponents=("random",)),
+                                  "eval_opponents (--eval-opponents) random zoo:octrix in the run, random asked",
+                                  "--eval-opponents random zoo:octrix"),
+                                 (dict(game="achten", seed=6), "game octrix-round-2p (config ",
+                                  "--game octrix-round --players 2 --seed 5")):
         with pytest.raises(ValueError, match=r"^--resume: .*run is a run of octrix-round-2p with other settings: "
-                                             r".*" + re.escape(words) + r".*drop those flags .*another --run-dir "
+                                             r".*" + re.escape(words) + r".*give the run's values \("
+                                             + re.escape(flags) + r"; a setting left out .*another --run-dir "
                                              r"\(or replace this one with --overwrite\)\. A resume may change only "
                                              r"--time-budget-s, .*--updates"):
             Toy(_toy(run, updates=4, resume=True, **change)).run()
