@@ -297,9 +297,9 @@ def test_a_resume_refuses_another_seed_learning_rate_or_rollout_and_may_extend_t
                                   "--torch-threads 1")):
         with pytest.raises(ValueError, match=r"^--resume: .* is a run of octrix-round\+hand_size=3\+ranks=3-2p with "
                                              r"other settings: " + words + r" They change what the run computes or "
-                                             r"records: to continue it, give the run's values \(" + flags + r"; a setting left "
-                                             r"out takes its default, not the run's\).* --overwrite\)\. A resume may change "
-                                             r"only .*--total-steps, --obs-dtype"):
+                                             r"records: to continue it, give the run's values \(" + flags
+                                             + r"; a setting left out takes its default, not the run's\).* "
+                                             r"--overwrite\)\. A resume may change only .*--total-steps, --obs-dtype"):
             train(dataclasses.replace(cfg, total_steps=3 * 16 * 8, resume=True, **change))
         assert {p.name: (p.read_bytes(), p.stat().st_mtime_ns) for p in sorted(run.iterdir())} == before
     first = json.loads((run / "config.json").read_text())
