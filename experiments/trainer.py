@@ -120,7 +120,8 @@ class RunConfig(GameArgs):
     """replace the run in run_dir (its files are set aside in run_dir/replaced-run until the new run's first
     checkpoint, then removed)"""
     time_budget_s: float = 0.0
-    """also stop after this much wall time (0: no limit); breaks exact reproducibility"""
+    """also stop after this much wall time of the run, its resumes' included (0: no limit; a resume of a run that
+    stopped on it goes on with a larger one); breaks exact reproducibility"""
     progress: bool = True
     """show a progress bar (without it: a line at each evaluation)"""
     # -- evaluation and checkpoints --------------------------------------------
@@ -1190,6 +1191,12 @@ class Trainer:
                 os._exit(3)  # simulate a kill: no cleanup, nothing written beyond the last checkpoint
         if stop.signal:  # after the update under way, or after the warm start
             print(f"{stop.signal}: stopped at {counter} {self.count[counter]}; --resume goes on from there", flush=True)
+        budget_out = (not stop.signal and self.count[counter] < self.total and cfg.time_budget_s > 0
+                      and self.wall_time >= cfg.time_budget_s)
+        if budget_out:
+            self.say(f"time budget: stopped at {counter} {self.count[counter]} of {self.total}, the run's wall time "
+                     f"{self.wall_time:.1f} s having reached --time-budget-s {cfg.time_budget_s:g} (resumes "
+                     "included); --resume with a larger --time-budget-s (or 0) goes on from there")
         if self.bar is not None:
             self.bar.close()
             self.bar = None
@@ -1202,7 +1209,9 @@ class Trainer:
         png = self.plot()
         return {"run_dir": str(self.run_dir), "checkpoint": str(ckpt), "curves": str(png), "rows": self.rows,
                 "final_eval": self.last_eval, "skipped_opponents": self.skipped,
-                "seconds": time.perf_counter() - t_start, **({"stopped_by": stop.signal} if stop.signal else {})}
+                "seconds": time.perf_counter() - t_start,
+                **({"stopped_by": stop.signal} if stop.signal else {"stopped_by": "time_budget_s"} if budget_out
+                   else {})}
 
 
 class WarmStartStopped(Exception):

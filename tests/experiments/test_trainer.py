@@ -15,6 +15,7 @@ import shlex
 import signal
 import subprocess
 import sys
+import time
 import threading
 from dataclasses import dataclass
 from pathlib import Path
@@ -606,6 +607,31 @@ def _busy(run: Path, pid: int) -> str:
     return ("^" + re.escape(f"{run} (a run folder): another run") + who
             + re.escape(" is writing it; wait for that run to end (then --resume goes on from its "
                         "checkpoint), or choose another folder with --run-dir"))
+
+
+def test_a_run_stopped_by_its_time_budget_says_so_and_a_resume_goes_on_with_a_larger_one(tmp_path, monkeypatch,
+                                                                                         capsys):
+    """It stopped without a word (exit 0, the result as if done), and a resume with the same budget, which counts
+    the run's whole wall time, trained nothing and said nothing either."""
+    def slow(self):
+        time.sleep(0.05)
+        return plain(self)
+
+    plain = Toy.step
+    monkeypatch.setattr(Toy, "step", slow)
+    run = tmp_path / "run"
+    first = Toy(_toy(run, updates=40, time_budget_s=0.2, eval_every=0)).run()
+    n = first["rows"][-1]["update"]
+    assert first["stopped_by"] == "time_budget_s" and 4 <= n < 40
+    assert re.search(rf"time budget: stopped at update {n} of 40, the run's wall time \d+\.\d s having reached "
+                     r"--time-budget-s 0\.2 \(resumes included\); --resume with a larger --time-budget-s \(or 0\) "
+                     "goes on from there", capsys.readouterr().out)
+    again = Toy(_toy(run, updates=40, time_budget_s=0.2, eval_every=0, resume=True)).run()
+    assert again["stopped_by"] == "time_budget_s" and again["rows"][-1]["update"] == n
+    assert f"time budget: stopped at update {n} of 40" in capsys.readouterr().out
+    done = Toy(_toy(run, updates=40, eval_every=0, resume=True)).run()
+    assert "stopped_by" not in done and done["rows"][-1]["update"] == 40
+    assert "time budget" not in capsys.readouterr().out
 
 
 def _toy_elsewhere(run: Path, updates: int) -> subprocess.Popen:
