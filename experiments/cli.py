@@ -171,6 +171,25 @@ def fail(message: str, command: str | None = None) -> NoReturn:
     raise SystemExit(2)
 
 
+def check_file_path(path: str | Path, field: str) -> None:
+    """Refuse, before any work, a file path that cannot be written: a folder, a path through a file, or one under
+    a folder this process may not write in (the folders it lacks would be created).
+
+    Raises:
+        ValueError: naming ``field`` and why.
+    """
+    target = Path(path)
+    if target.is_dir():
+        raise ValueError(f"{field}={str(path)!r} is a folder; give a file's path")
+    parent = target.parent
+    while not parent.exists() and parent != parent.parent:
+        parent = parent.parent
+    if not parent.is_dir():
+        raise ValueError(f"{field}={str(path)!r} cannot be written: {parent} is a file, not a folder")
+    if not os.access(parent, os.W_OK | os.X_OK) or (target.exists() and not os.access(target, os.W_OK)):
+        raise ValueError(f"{field}={str(path)!r} cannot be written: no permission to write in {parent}")
+
+
 @contextmanager
 def user_errors() -> Iterator[None]:
     """Report what the user can fix in one line and exit with status 2, without a traceback.

@@ -29,7 +29,7 @@ import numpy as np
 
 from octagames.agents.base import Agent, decide, make_turn
 from octagames.agents.registry import make_agent
-from octagames.experiments.cli import GameArgs, fail, parse_config, script
+from octagames.experiments.cli import GameArgs, check_file_path, fail, parse_config, script
 from octagames.experiments.replay import Replay
 from octagames.core import CHANCE, SIMULTANEOUS, TERMINAL, Game, is_count
 from octagames.records import GameRecord, Recorder, round_over
@@ -212,13 +212,15 @@ def build_session(cfg: PlayConfig, inp: TextIO, out: TextIO) -> Session:
 
     Raises:
         ValueError: unknown game, agent spec, config field, seat or a negative seed; no opponent, or more
-            than the other seats.
+            than the other seats; a ``--save`` path that cannot be written.
     """
     game = cfg.make_game()
     if not 0 <= cfg.seat < game.num_players:
         raise ValueError(f"seat={cfg.seat} is not valid; valid values: 0..{game.num_players - 1}")
     if cfg.seed < 0:  # numpy's refusal names no flag
         raise ValueError(f"seed={cfg.seed} is not valid; it must be >= 0")
+    if cfg.save:  # refused before the game, not after it (the record was lost)
+        check_file_path(cfg.save, "save")
     specs = [s.strip() for s in cfg.opponents.split(",") if s.strip()]
     others = game.num_players - 1
     if not specs or len(specs) > others:  # an empty list played random; specs past the seats were never checked
