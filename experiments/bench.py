@@ -93,8 +93,8 @@ class BenchConfig(GamesArgs):
 
     def __post_init__(self) -> None:
         super().__post_init__()
-        if self.seconds <= 0:
-            raise ValueError(f"seconds={self.seconds} must be > 0")
+        if not 0 < self.seconds < math.inf:  # NaN too: its measurement never ended
+            raise ValueError(f"seconds={self.seconds} is not valid; it must be a finite number > 0")
         if not self.batch_sizes or min(self.batch_sizes) < 1:
             raise ValueError(f"batch_sizes={self.batch_sizes} must be integers >= 1")
         if self.threads and min(self.threads) < 1:

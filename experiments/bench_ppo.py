@@ -57,6 +57,7 @@ from __future__ import annotations
 import dataclasses
 import functools
 import json
+import math
 import os
 import platform
 import sys
@@ -129,8 +130,8 @@ class BenchConfig(GamesArgs):
 
     def __post_init__(self) -> None:
         super().__post_init__()
-        if self.budget_s <= 0:
-            raise ValueError(f"budget_s={self.budget_s} must be > 0")
+        if not 0 < self.budget_s < math.inf:  # NaN was refused by the trainer, under its own field's name
+            raise ValueError(f"budget_s={self.budget_s} is not valid; it must be a finite number > 0")
         if not self.threads or min(self.threads) < 1:
             raise ValueError(f"threads={self.threads} is not valid; give thread counts >= 1, e.g. 1 2")
         if self.activation not in ("tanh", "relu"):

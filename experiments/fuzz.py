@@ -28,6 +28,7 @@ import copy
 import dataclasses
 import importlib.util
 import json
+import math
 import os
 import subprocess
 import sys
@@ -126,7 +127,9 @@ class FuzzConfig(GamesArgs):
         if not self.game and (self.players is not None or self.config):
             raise ValueError("--players and --config apply to the games named by --game; without --game the "
                              "campaign fuzzes the conformance list's configs as they are")
-        for name in ("minutes", "jobs", "seed"):
+        if not 0 <= self.minutes < math.inf:  # NaN ran one game
+            raise ValueError(f"minutes={self.minutes} is not valid; it must be a finite number >= 0")
+        for name in ("jobs", "seed"):
             if getattr(self, name) < 0:
                 raise ValueError(f"{name}={getattr(self, name)} is not valid; it must be >= 0"
                                  + (" (0: one per core)" if name == "jobs" else ""))

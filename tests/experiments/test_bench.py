@@ -157,6 +157,22 @@ def test_config_validation():
         BenchConfig(threads=(0,))
 
 
+@pytest.mark.parametrize("verb, field, value", [("bench", "seconds", float("nan")), ("bench", "seconds", float("inf")),
+                                                ("bench", "seconds", 0.0), ("fuzz", "minutes", float("nan")),
+                                                ("fuzz", "minutes", float("inf")), ("fuzz", "minutes", -1.0),
+                                                ("bench_ppo", "budget_s", float("nan")),
+                                                ("bench_ppo", "budget_s", float("inf"))])
+def test_a_time_that_is_not_a_finite_number_is_refused_naming_its_field(verb, field, value):
+    """``bench --seconds nan`` measured for ever (``elapsed >= nan`` is never true), ``fuzz --minutes nan`` ran one
+    game, ``bench-ppo --budget-s nan`` was refused under the trainer's field name."""
+    import importlib
+
+    module = importlib.import_module(f"octagames.experiments.{verb}")
+    config = module.FuzzConfig if verb == "fuzz" else module.BenchConfig
+    with pytest.raises(ValueError, match=rf"^{field}={value} is not valid; it must be a finite number >"):
+        config(**{field: value})
+
+
 def test_the_bench_measures_every_games_seed_variant_by_default():
     """The bare names of the catalogue, each at its default seats: Octrix is the match to 88, Octa English."""
     cfg = BenchConfig()
