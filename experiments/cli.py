@@ -171,6 +171,17 @@ def fail(message: str, command: str | None = None) -> NoReturn:
     raise SystemExit(2)
 
 
+def option(field: str, value: Any) -> str:
+    """The command-line option that asks for ``value`` of setting ``field``: ``--num-steps 8``, ``--no-progress``,
+    ``--eval-opponents random heuristic`` (quoted for a shell where a word needs it)."""
+    name = field.replace("_", "-")
+    if isinstance(value, bool):
+        return f"--{name}" if value else f"--no-{name}"
+    if isinstance(value, (list, tuple)):
+        return f"--{name} " + shlex.join(map(str, value))
+    return f"--{name} " + shlex.quote(str(value))
+
+
 def check_file_path(path: str | Path, field: str) -> None:
     """Refuse, before any work, a file path that cannot be written: a folder, a path through a file, or one under
     a folder this process may not write in (the folders it lacks would be created).

@@ -73,7 +73,7 @@ from octagames.agents.registry import make_agent
 from octagames.agents.cfr.tabular import TablePolicy
 from octagames import catalogue
 from octagames.core import Game
-from octagames.experiments.cli import GameArgs, parse_config, script, usable_agents
+from octagames.experiments.cli import GameArgs, option, parse_config, script, usable_agents
 from octagames.experiments.trainer import (StopRequest, announce, claim_run_dir, default_run_dir, lock_run_dir,
                                            remove_run)
 
@@ -247,8 +247,7 @@ def _check(cfg: TrainCFRConfig) -> None:
     if not cfg.game.startswith("spiel:"):  # a misspelled opponent is refused before training, not skipped after it
         usable_agents(cfg.eval_opponents, cfg.make_game(), "eval_opponents")
     if cfg.resume and cfg.algorithm != "mccfr":
-        raise ValueError("resume=True is not valid with algorithm='cfr': exact CFR runs are not resumed (small "
-                         "trees, minutes); run it again, with --overwrite")
+        raise ValueError(_no_exact_resume(cfg))
     if cfg.eval_tree_max_nodes < 1:
         raise ValueError(f"eval_tree_max_nodes={cfg.eval_tree_max_nodes} is not valid; it must be >= 1 (--no-eval-tree "
                          "trains without the tree)")
@@ -376,6 +375,9 @@ def _train(cfg: TrainCFRConfig, out_dir: Path, iterations: int, eval_games: int)
     start = claim_run_dir(out_dir, cfg.resume, cfg.overwrite, OUTPUTS, can_resume=cfg.algorithm == "mccfr",
                           remove=False, checkpoint="checkpoint.npz")
     saved = _saved_run(cfg, out_dir) if cfg.resume else None  # the run to go on with, checked before any work
+    if saved is not None and saved.get("iterations_done", 0) > iterations:  # before the eval tree's walk
+        raise ValueError(f"iterations={iterations} is not valid: the run in {out_dir} has done "
+                         f"{saved['iterations_done']} already; give at least that many")
     game: Game | None = None
     roots = None
     result: dict[str, Any] = {"config": dataclasses.asdict(cfg), "curve": []}
@@ -584,6 +586,25 @@ def _saved_run(cfg: TrainCFRConfig, out_dir: Path) -> dict[str, Any]:
                          f"{', '.join(RESUMABLE[:4])} and the reporting; start another run with another --run-dir "
                          "(or replace this one with --overwrite)")
     return saved
+
+
+def _no_exact_resume(cfg: TrainCFRConfig) -> str:
+    """Why ``--resume`` without ``--algorithm mccfr`` is refused: with the options that resume the MCCFR run in the
+    folder, where it holds one (``--overwrite``, which the refusal once advised, would replace that run)."""
+    out_dir = cfg.resolved_run_dir()
+    try:
+        theirs = dict(json.loads((out_dir / "train_cfr.json").read_text())["config"])
+    except (OSError, ValueError, KeyError, TypeError):
+        theirs = {}
+    if theirs.get("algorithm") != "mccfr":
+        return ("resume=True is not valid with algorithm='cfr': exact CFR runs are not resumed (small trees, "
+                "minutes); run it again, with --overwrite")
+    asked, defaults = dataclasses.asdict(cfg), dataclasses.asdict(TrainCFRConfig())
+    flags = [option(k, theirs.get(k, defaults[k])) for k, v in asked.items()
+             if k not in RESUMABLE and _plain(theirs.get(k, defaults[k])) != _plain(v)]
+    return (f"resume=True is not valid with algorithm={cfg.algorithm!r}: {out_dir} holds an MCCFR run; resume it "
+            f"with its settings: {' '.join(flags)} --resume (a setting left out takes its default; exact CFR runs "
+            "are not resumed, and --overwrite would replace that run)")
 
 
 def _plain(v: Any) -> Any:

@@ -65,7 +65,7 @@ from octagames.agents.model_config import (UnsafeModelFile, fitting_options, loa
 from octagames.agents.registry import make_agent
 from octagames.core import Game
 from octagames.experiments.cli import (GameArgs, check_device, check_ray_options, code_version, command_line,
-                                      command_text, usable_agents)
+                                      command_text, option, usable_agents)
 
 #: the files that make a folder a run (any one of them): refused without --resume or --overwrite
 RUN_FILES = ("config.json", "checkpoint.pt", "metrics.json", "metrics.csv")
@@ -912,12 +912,6 @@ class Trainer:
 
         def show(v: Any) -> str:
             return " ".join(map(str, v)) if isinstance(v, (list, tuple)) else repr(v) if isinstance(v, str) else str(v)
-
-        def option(f: str, v: Any) -> str:  # the command-line option that asks for value v of field f
-            name = f.replace("_", "-")
-            if isinstance(v, bool):
-                return f"--{name}" if v else f"--no-{name}"
-            return f"--{name} " + (shlex.join(map(str, v)) if isinstance(v, (list, tuple)) else shlex.quote(str(v)))
 
         changes = []
         game, now = d["game"], self.game_record()

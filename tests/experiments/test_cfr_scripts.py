@@ -391,3 +391,31 @@ def test_a_chance_node_within_its_limit_is_listed_and_the_eval_bound_may_change_
     # DCFR's alpha, beta and gamma are checked where DCFR reads them: CFR+ ignores its gamma, as before
     assert train_main(TrainCFRConfig(iterations=3, eval_points=1, eval_games=0, gamma=80.0, progress=False,
                                      run_dir=str(tmp_path / "cfr+")))["curve"][-1]["iteration"] == 3
+
+
+def test_a_resume_that_forgets_mccfr_names_the_runs_options_and_a_smaller_budget_is_refused_before_work(
+        tmp_path, monkeypatch):
+    """A review: --resume without --algorithm mccfr said "run it again, with --overwrite", which replaced the MCCFR
+    run in the folder; and a resume with fewer iterations than done was refused only after the eval tree's walk."""
+    from octagames.experiments import train_cfr
+
+    run = tmp_path / "run"
+    train_main(_mccfr(run, iterations=20, eval_points=1))
+    before = {p.name: p.read_bytes() for p in run.iterdir()}
+    with pytest.raises(ValueError, match=r"^resume=True is not valid with algorithm='cfr': .*run holds an MCCFR run; "
+                                         r"resume it with its settings: --algorithm mccfr --sampling outcome --seed 4 "
+                                         r"--resume \(a setting left out .* --overwrite would replace that run\)$"):
+        train_main(TrainCFRConfig(run_dir=str(run), resume=True, iterations=40, eval_games=0, progress=False))
+    assert {p.name: p.read_bytes() for p in run.iterdir()} == before
+    resumed = train_main(TrainCFRConfig(run_dir=str(run), algorithm="mccfr", sampling="outcome", seed=4, resume=True,
+                                        iterations=30, eval_points=1, eval_games=0, progress=False))
+    assert resumed["iterations_done"] == 30 and resumed["resumes"] == [20]
+
+    def walked(*args, **kwargs):
+        raise AssertionError("the eval tree was walked before the refusal")
+
+    before = {p.name: p.read_bytes() for p in run.iterdir()}
+    monkeypatch.setattr(train_cfr, "flatten", walked)
+    with pytest.raises(ValueError, match=r"^iterations=25 is not valid: the run in .* has done 30 already"):
+        train_main(_mccfr(run, iterations=25, eval_points=1, resume=True))
+    assert {p.name: p.read_bytes() for p in run.iterdir()} == before
