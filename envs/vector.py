@@ -319,7 +319,9 @@ class VectorEnv:
     def final_observation(self, players: np.ndarray) -> np.ndarray:
         """Observations ``[N, D]`` (a new array of dtype :attr:`obs_dtype`) of seat ``players[i]`` in game ``i``
         as it ended, for every game that ended in the last :meth:`step` (``terminated`` or ``truncated``); zeros
-        in the rows of the other games, and in every row after :meth:`reset` or :meth:`set_state`.
+        in the rows of the other games, and in every row after :meth:`reset` or :meth:`set_state` (so in a copied,
+        pickled or Ray-shipped env until its next step, although its ``terminated`` and ``truncated`` are kept:
+        the ended records are not part of :meth:`get_state`).
 
         A game that ends restarts inside the step, so :attr:`obs` already belongs to the next game; this is the
         last position of the one that ended (Gymnasium's ``final_obs``): the value of a game an engine bound

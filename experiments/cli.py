@@ -178,7 +178,7 @@ def option(field: str, value: Any) -> str:
     if isinstance(value, bool):
         return f"--{name}" if value else f"--no-{name}"
     if isinstance(value, (list, tuple)):
-        return f"--{name} " + shlex.join(map(str, value))
+        return f"--{name} {shlex.join(map(str, value))}".rstrip()  # no values: the option alone
     return f"--{name} " + shlex.quote(str(value))
 
 
@@ -192,11 +192,14 @@ def check_file_path(path: str | Path, field: str) -> None:
     target = Path(path)
     if target.is_dir():
         raise ValueError(f"{field}={str(path)!r} is a folder; give a file's path")
+    if os.path.lexists(target) and not target.exists():
+        raise ValueError(f"{field}={str(path)!r} cannot be written: it is a link that leads nowhere")
     parent = target.parent
-    while not parent.exists() and parent != parent.parent:
+    while not os.path.lexists(parent) and parent != parent.parent:  # a link to nothing is there, not missing
         parent = parent.parent
     if not parent.is_dir():
-        raise ValueError(f"{field}={str(path)!r} cannot be written: {parent} is a file, not a folder")
+        what = "a file, not a folder" if parent.is_file() else "a link that leads nowhere, not a folder"
+        raise ValueError(f"{field}={str(path)!r} cannot be written: {parent} is {what}")
     if not os.access(parent, os.W_OK | os.X_OK) or (target.exists() and not os.access(target, os.W_OK)):
         raise ValueError(f"{field}={str(path)!r} cannot be written: no permission to write in {parent}")
 

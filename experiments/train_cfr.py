@@ -574,6 +574,9 @@ def _saved_run(cfg: TrainCFRConfig, out_dir: Path) -> dict[str, Any]:
     try:
         saved = json.loads(path.read_text())
         theirs, _ = dict(saved["config"]), list(saved["curve"])
+        done = saved.get("iterations_done", 0)
+        if isinstance(done, bool) or not isinstance(done, int) or done < 0:
+            raise ValueError("iterations_done")
     except (OSError, ValueError, KeyError, TypeError):
         raise ValueError(f"--resume: {path} is missing or not a train_cfr result; start the run again with "
                          "--overwrite") from None

@@ -419,3 +419,7 @@ def test_a_resume_that_forgets_mccfr_names_the_runs_options_and_a_smaller_budget
     with pytest.raises(ValueError, match=r"^iterations=25 is not valid: the run in .* has done 30 already"):
         train_main(_mccfr(run, iterations=25, eval_points=1, resume=True))
     assert {p.name: p.read_bytes() for p in run.iterdir()} == before
+    damaged = json.loads((run / "train_cfr.json").read_text())
+    (run / "train_cfr.json").write_text(json.dumps({**damaged, "iterations_done": "30"}))  # a TypeError, once
+    with pytest.raises(ValueError, match=r"train_cfr.json is missing or not a train_cfr result"):
+        train_main(_mccfr(run, iterations=40, eval_points=1, resume=True))

@@ -504,3 +504,14 @@ def test_the_demo_refuses_a_folder_for_its_json_file_before_it_plays(tmp_path):
     with pytest.raises(ValueError, match=rf"out='{re.escape(str(tmp_path))}' is a folder; it is the JSON file"):
         DemoConfig(out=str(tmp_path))
     assert DemoConfig(out=str(tmp_path / "demo.json")).out.endswith("demo.json")
+
+
+def test_the_option_words_of_a_setting_are_what_a_user_types():
+    """The words a refused resume gives for the run's values (an empty list gave ``--config `` and a double space)."""
+    from octagames.experiments.cli import option
+
+    assert option("num_steps", 8) == "--num-steps 8" and option("learning_rate", 0.00025) == "--learning-rate 0.00025"
+    assert option("progress", False) == "--no-progress" and option("alternating", True) == "--alternating"
+    assert option("eval_opponents", ("random", "zoo:octrix")) == "--eval-opponents random zoo:octrix"
+    assert option("config", ()) == "--config" and option("players", None) == "--players None"
+    assert option("run_dir", "my runs/a") == "--run-dir 'my runs/a'"

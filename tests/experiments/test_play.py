@@ -130,16 +130,24 @@ def test_a_negative_seed_is_a_one_line_error_naming_the_field(capsys, monkeypatc
     assert e.value.code == 2 and err == "octagames play: error: seed=-5 is not valid; it must be >= 0\n", err
 
 
-@pytest.mark.parametrize("where", ["folder", "under a file"])
+@pytest.mark.parametrize("where", ["folder", "under a file", "under a broken link", "a broken link"])
 def test_a_save_path_that_cannot_be_written_is_refused_before_the_game(where, tmp_path, capsys, monkeypatch):
-    """The game was played to its end, then the record was lost to "[Errno 17] File exists", naming no flag."""
+    """The game was played to its end, then the record was lost to "[Errno 17] File exists", naming no flag (a
+    folder that is a link to nothing too: a review)."""
     (tmp_path / "afile").write_text("x")
-    path = tmp_path if where == "folder" else tmp_path / "afile" / "game.json"
+    (tmp_path / "records").symlink_to(tmp_path / "gone")
+    (tmp_path / "dangling.json").symlink_to(tmp_path / "nowhere" / "x.json")
+    path, why = {"folder": (tmp_path, "is a folder; give a file's path"),
+                 "under a file": (tmp_path / "afile" / "game.json",
+                                  f"cannot be written: {tmp_path / 'afile'} is a file, not a folder"),
+                 "under a broken link": (tmp_path / "records" / "game.json",
+                                         f"cannot be written: {tmp_path / 'records'} is a link that leads nowhere, "
+                                         "not a folder"),
+                 "a broken link": (tmp_path / "dangling.json", "cannot be written: it is a link that leads nowhere")
+                 }[where]
     monkeypatch.setattr(sys, "argv", ["octagames play"])
     with pytest.raises(SystemExit) as e:
         drive("1\n" * 40, game="octrix-round", opponents="random", save=str(path))
     err = capsys.readouterr()
-    why = ("is a folder; give a file's path" if where == "folder"
-           else f"cannot be written: {tmp_path / 'afile'} is a file, not a folder")
     assert e.value.code == 2 and err.err == f"octagames play: error: save={str(path)!r} {why}\n", err.err
     assert err.out == ""  # no game was dealt
