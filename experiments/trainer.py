@@ -111,9 +111,10 @@ class RunConfig(GameArgs):
     """output folder (default runs/<trainer>/<variant>-<players>p-<config digest>-s<seed>)"""
     resume: bool = False
     """continue the run in run_dir from its checkpoint.pt (or, stopped during its warm start's teacher games,
-    labels, rollout values or steps, from its warm_start.partial.pt), with the run's settings: a setting that
-    changes what it computes (seed, game, network, optimiser, schedule, rollout sizes, torch threads, device,
-    ...) is refused, naming each; only the budget (total steps or iterations, time budget), stop_after,
+    labels, rollout values or steps, from its warm_start.partial.pt); give the run's settings again (its command is
+    in config.json; a setting left out takes its default, not the run's): one that changes what it computes (seed,
+    game, network, optimiser, schedule, rollout sizes, torch threads, device, ...) is refused, naming each and the
+    options with the run's values; only the budget (total steps or iterations, time budget), stop_after,
     checkpoint_every, eval_every, eval_games, progress and ray_address may change. config.json keeps the run's
     first command and appends each resume's command to its "resumes" list"""
     overwrite: bool = False
