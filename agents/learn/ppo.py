@@ -44,9 +44,10 @@ own trajectory in game ``i`` is the subsequence of steps where it acted:
   final returns are paid there) and is marked done (next value 0);
 * when an engine safety bound stops the game at step ``t'`` (``truncated[t', i]``: not a rule,
   so not an outcome), every seat's last transition of that game gets its rewards up to ``t'``
-  and is bootstrapped, not marked done: the vector env has started the next game by then, so
-  the value of the stopped position is not observed, and the seat's own value at that last
-  decision stands for it (its one-step advantage is its reward less ``(1 - gamma)`` times that value);
+  and is bootstrapped, not marked done, with the critic's value of that seat's observation of the
+  stopped position (the vector env has started the next game by then: the rollout reads it from
+  ``final_observation``); given no such values, the seat's own value at that last decision stands
+  for it (its one-step advantage is then its reward less ``(1 - gamma)`` times that value);
   nothing of the next game flows back;
 * rewards paid to a seat in a new game *before* its first action there
   belong to no transition and are dropped (the engines pay returns at the end
@@ -527,7 +528,8 @@ def compute_gae(rewards: np.ndarray, values: np.ndarray, dones: np.ndarray, next
 
 def seat_gae(player: np.ndarray, rewards: np.ndarray, terminated: np.ndarray, values: np.ndarray,
              last_values: np.ndarray, gamma: float, lam: float,
-             truncated: np.ndarray | None = None) -> dict[str, np.ndarray]:
+             truncated: np.ndarray | None = None,
+             truncated_values: np.ndarray | None = None) -> dict[str, np.ndarray]:
     """GAE along each seat's own turns in turn-based self-play (module docstring).
 
     Args:
@@ -538,8 +540,10 @@ def seat_gae(player: np.ndarray, rewards: np.ndarray, terminated: np.ndarray, va
         last_values: ``[N, P]`` critic value of each seat's observation after the
             last step (the bootstrap of unfinished trajectories).
         truncated: ``[T, N]`` an engine safety bound stopped the game with step ``t`` (the env then
-            reset it): each seat's last transition of it is bootstrapped with that seat's value at its
-            last decision there (default: no game truncated).
+            reset it): each seat's last transition of it is bootstrapped, with ``truncated_values`` or,
+            without them, with that seat's value at its last decision there (default: no game truncated).
+        truncated_values: ``[T, N, P]`` where ``truncated[t, i]``, each seat's value of its own observation
+            of the stopped game's last position (the vector env's ``final_observation``); read nowhere else.
 
     Returns:
         dict of ``[T, N]`` arrays: ``advantages``, ``returns``, and the
@@ -566,7 +570,11 @@ def seat_gae(player: np.ndarray, rewards: np.ndarray, terminated: np.ndarray, va
         acc[stop] = 0.0
         nd[stop] = False
         nadv[stop] = 0.0
-        own[stop] = True
+        if truncated_values is None:
+            own[stop] = True  # the seat's own value at its last decision stands in for the last position's
+        else:
+            nv[stop] = truncated_values[t][stop]
+            own[stop] = False
         acc += rewards[t]
         p = player[t]
         r, d, v_next = acc[ar, p], nd[ar, p], np.where(own[ar, p], values[t], nv[ar, p])

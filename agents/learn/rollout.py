@@ -261,6 +261,7 @@ class RolloutWorker:
         rew_b = np.zeros((T, N, P), dtype=np.float64)
         term_b = np.zeros((T, N), dtype=bool)
         trunc_b = np.zeros((T, N), dtype=bool)
+        trunc_v = np.zeros((T, N, P), dtype=np.float64)  # every seat's value of a stopped game's last position
         scores = {"league": 0.0, "agent": 0.0}  # the learner's points (a draw is half) in finished games
         counts = {"league": 0, "agent": 0}
         episodes = truncated = 0
@@ -296,6 +297,12 @@ class RolloutWorker:
             end = env.terminated.copy()
             term_b[t] = end
             trunc_b[t] = env.truncated  # stopped by an engine bound: over, not an outcome (seat_gae)
+            if trunc_b[t].any():  # bootstrapped from each seat's view of the position it stopped at
+                rows = np.flatnonzero(trunc_b[t])
+                for p in range(P):
+                    last = env.final_observation(np.full(N, p, dtype=np.int64))[rows]
+                    trunc_v[t, rows, p] = self.model.value(ObsBatch(torch.from_numpy(last), self.divisor).to(dev)
+                                                           ).cpu().numpy()
             self.returns_so_far += r
             if cfg.reward == "win":
                 if end.any():
@@ -323,7 +330,7 @@ class RolloutWorker:
         for p in range(P):
             o = ObsBatch(torch.from_numpy(env.observe(np.full(N, p, dtype=np.int64))), self.divisor).to(dev)
             last_values[:, p] = self.model.value(o).cpu().numpy()
-        g = seat_gae(player_b, rew_b, term_b, val_b, last_values, cfg.gamma, cfg.gae_lambda, trunc_b)
+        g = seat_gae(player_b, rew_b, term_b, val_b, last_values, cfg.gamma, cfg.gae_lambda, trunc_b, trunc_v)
         sel = torch.from_numpy(train_b.reshape(-1))
         batch = {
             "obs": ObsBatch(obs_b.reshape(T * N, D)[sel], self.divisor),

@@ -200,6 +200,7 @@ def test_games_an_engine_bound_stops_end_their_trajectories_and_count_as_played(
 
     def spy(*args, **kw):
         seen["terminated"], seen["truncated"] = args[2], args[7] if len(args) > 7 else kw.get("truncated")
+        seen["player"], seen["at_stop"] = args[0], args[8] if len(args) > 8 else kw.get("truncated_values")
         seen["out"] = seat_gae(*args, **kw)
         return seen["out"]
 
@@ -212,6 +213,11 @@ def test_games_an_engine_bound_stops_end_their_trajectories_and_count_as_played(
     assert cut is not None and stats["truncated"] == int(cut.sum()) > 0
     assert stats["episodes"] == int(cut.sum() + seen["terminated"].sum())  # every game over, stopped ones too
     assert not seen["out"]["dones"][cut].any()  # bootstrapped, not an outcome
+    # from the critic's value of each seat's view of the stopped position (the env's final_observation)
+    t, i = np.nonzero(cut)
+    at_stop = seen["at_stop"][t, i]
+    assert at_stop.shape == (len(t), 2) and np.all(at_stop != 0.0) and not np.allclose(at_stop, at_stop[0, 0])
+    assert np.allclose(seen["out"]["next_values"][t, i], at_stop[np.arange(len(t)), seen["player"][t, i]])
 
 
 def test_random_opponents_play_legal_moves_and_only_the_learner_is_trained(tmp_path):

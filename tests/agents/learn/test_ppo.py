@@ -125,11 +125,23 @@ def test_seat_gae_bootstraps_a_game_an_engine_bound_stopped_and_takes_nothing_fr
     # without the flag the stopped game ran on into the next: seat 0's t=2 took the next game's value
     leaked = seat_gae(player, rewards, terminated, values, last_values, gamma=1.0, lam=1.0)
     assert leaked["next_values"][2, 0] == pytest.approx(0.5)
+    # with each seat's value of the stopped position (the vector env's final_observation), those bootstrap it
+    at_stop = np.zeros((5, 1, 2))
+    at_stop[3, 0] = [0.8, 0.9]
+    at_stop[1, 0] = [-5.0, -5.0]  # where no game stopped: read nowhere
+    out = seat_gae(player, rewards, terminated, values, last_values, gamma=1.0, lam=1.0, truncated=truncated,
+                   truncated_values=at_stop)
+    assert out["dones"][:, 0].tolist() == [False] * 5
+    assert out["next_values"][:, 0] == pytest.approx([0.3, 0.4, 0.8, 0.9, 0.6])
+    assert out["advantages"][:, 0] == pytest.approx([0.5 + 0.3 - 0.1 + 0.5, 0.4 - 0.2 + 0.5, 0.8 - 0.3, 0.9 - 0.4,
+                                                     0.25 + 0.6 - 0.5])
 
 
-def _reference_seat_gae(player, rewards, terminated, values, last_values, gamma, lam, truncated=None):
+def _reference_seat_gae(player, rewards, terminated, values, last_values, gamma, lam, truncated=None,
+                        truncated_values=None):
     """Naive version: cut each (game, seat) trajectory out explicitly, then plain GAE; a game an engine
-    bound stopped ends the seat's segment there, bootstrapped with the seat's own last value."""
+    bound stopped ends the seat's segment there, bootstrapped with the seat's value of the stopped position
+    (``truncated_values``) or, without them, with the seat's own last value."""
     T, N = player.shape
     truncated = np.zeros((T, N), dtype=bool) if truncated is None else truncated
     adv = np.zeros((T, N))
@@ -145,7 +157,8 @@ def _reference_seat_gae(player, rewards, terminated, values, last_values, gamma,
                 r.append(rewards[t:stop + 1, i, p].sum())
                 v.append(values[t, i])
                 d.append(bool(ends) and not cut)
-                nv.append(values[t, i] if cut else 0.0 if ends else (values[nxt, i] if nxt < T else last_values[i, p]))
+                at_stop = values[t, i] if truncated_values is None else truncated_values[stop, i, p] if cut else 0.0
+                nv.append(at_stop if cut else 0.0 if ends else (values[nxt, i] if nxt < T else last_values[i, p]))
                 if cut or k + 1 == len(steps):
                     segments.append(len(r))
             start = 0
@@ -183,6 +196,12 @@ def test_seat_gae_matches_a_naive_per_seat_reference(num_players):
     out = seat_gae(player, rewards, terminated, values, last_values, gamma=0.97, lam=0.9, truncated=truncated)
     ref = _reference_seat_gae(player, rewards, terminated, values, last_values, 0.97, 0.9, truncated)
     assert np.allclose(out["advantages"], ref)
+    at_stop = rng.normal(size=(T, N, num_players))  # each seat's value of the stopped position
+    out = seat_gae(player, rewards, terminated, values, last_values, gamma=0.97, lam=0.9, truncated=truncated,
+                   truncated_values=at_stop)
+    ref = _reference_seat_gae(player, rewards, terminated, values, last_values, 0.97, 0.9, truncated, at_stop)
+    assert np.allclose(out["advantages"], ref) and not np.allclose(ref, _reference_seat_gae(
+        player, rewards, terminated, values, last_values, 0.97, 0.9, truncated))
 
 
 def test_win_rewards():
