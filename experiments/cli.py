@@ -171,15 +171,20 @@ def fail(message: str, command: str | None = None) -> NoReturn:
     raise SystemExit(2)
 
 
-def option(field: str, value: Any) -> str:
-    """The command-line option that asks for ``value`` of setting ``field``: ``--num-steps 8``, ``--no-progress``,
-    ``--eval-opponents random heuristic`` (quoted for a shell where a word needs it)."""
-    name = field.replace("_", "-")
+def option_args(field: str, value: Any) -> list[str]:
+    """The command-line arguments that ask for ``value`` of setting ``field`` (a dataclass field parsed by tyro):
+    ``["--num-steps", "8"]``, ``["--no-progress"]``, ``["--eval-opponents", "random", "heuristic"]``."""
+    flag = "--" + field.replace("_", "-")
     if isinstance(value, bool):
-        return f"--{name}" if value else f"--no-{name}"
-    if isinstance(value, (list, tuple)):
-        return f"--{name} {shlex.join(map(str, value))}".rstrip()  # no values: the option alone
-    return f"--{name} " + shlex.quote(str(value))
+        return [flag] if value else [f"--no-{field.replace('_', '-')}"]
+    if isinstance(value, (tuple, list)):
+        return [flag, *map(str, value)]
+    return [flag, str(value)]
+
+
+def option(field: str, value: Any) -> str:
+    """:func:`option_args` as the words a shell takes (``--run-dir 'my runs/a'``; an empty list: the option alone)."""
+    return shlex.join(option_args(field, value))
 
 
 def check_file_path(path: str | Path, field: str) -> None:
@@ -579,15 +584,8 @@ def command_line(cfg: Any, module: str, python: str = "python") -> list[str]:
     args = [python, "-m", module]
     for f in dataclasses.fields(cfg):
         value = getattr(cfg, f.name)
-        if value == f.default:
-            continue
-        flag = "--" + f.name.replace("_", "-")
-        if isinstance(value, bool):
-            args.append(flag if value else f"--no-{f.name.replace('_', '-')}")
-        elif isinstance(value, (tuple, list)):
-            args += [flag, *map(str, value)]
-        else:
-            args += [flag, str(value)]
+        if value != f.default:
+            args += option_args(f.name, value)
     return args
 
 

@@ -167,7 +167,8 @@ def test_a_bool_is_refused_not_played_as_action_1(mode):
 def test_every_face_takes_the_same_action_ids():
     """The Gymnasium face played a torch tensor of one element (``[1]`` too) and refused a numpy array of one
     element, where the PettingZoo faces and Game refused every torch tensor: one rule now (``core.action_id``)."""
-    torch = pytest.importorskip("torch")
+    import torch  # the train extra, which make test installs
+
     from octagames.envs import octrix_v0
 
     deal, cfg = [[1, 17, 7], [31, 30, 0]], dict(num_players=2, hand_size=3)  # player 0 holds card 1 (♥A)
