@@ -120,7 +120,7 @@ from octagames.specialize import cached, engine_kernels
 MAX_PLAYERS = 4
 MAX_RUNNERS = 5
 MAX_PATH = 72      # a path uses every octagon side at most once: <= 136/2 crossings
-DEFAULT_MAX_TURNS = 500   # engine cap on turns, a draw: 10x the longest heuristic self-play game
+DEFAULT_MAX_TURNS = 500   # engine cap on turns (a truncation): 10x the longest heuristic self-play game
 MAX_TURNS = 2000          # the largest cap a config may set
 #: rejection draws of :func:`random_legal_action` before it builds the whole mask
 PLACEMENT_TRIES = 12
@@ -214,7 +214,7 @@ INFO = GameInfo(
     observation_size=OBS_SIZE,
     # setup: <= 4 seats x 2 middle-circle choices + 6 chance nodes (exchange tile,
     # 2 x identity+rotation, lot); a turn is place + move + reveal (3) or a pass (1);
-    # the engine ends the game as a draw after max_turns <= MAX_TURNS turns.
+    # the engine stops the game after max_turns <= MAX_TURNS turns (a draw, but for places won in play-on).
     max_game_length=8 + 6 + 3 * MAX_TURNS,
     min_utility=-1.0,
     max_utility=1.0,
@@ -233,7 +233,7 @@ STATE_DTYPE = np.dtype([
     ("play_on", np.int8),          # the others play on for ranking
     ("choose_start", np.int8),     # setup phase: players choose their middle circles
     ("goal_locks", np.int8),       # a runner on its goal circle never moves again (not the seed's rule)
-    ("max_turns", np.int32),       # engine cap on turns (draw after)
+    ("max_turns", np.int32),       # engine cap on turns (a truncation)
     # -- board
     ("phase", np.int8),
     ("seat_side", np.int8, (MAX_PLAYERS,)),  # board side (0 W, 1 N, 2 E, 3 S) of each seat
@@ -292,8 +292,10 @@ class Config:
             (another publisher's rule, not in the seed). Default False: such a
             runner moves like any other (never onto a foreign goal or its own
             start circles).
-        max_turns: engine cap on turns (moves and forfeits); the game is a
-            draw when it is reached, 1..2000 (default 500). Under the seed's
+        max_turns: engine cap on turns (moves and forfeits); the game stops
+            when it is reached, a draw (in a play-on game the places of the
+            seats already home stand and the others share the rest),
+            1..2000 (default 500). Under the seed's
             reading of goal circles uniformly random play seldom gets every
             runner home at once and usually ends here.
     """
@@ -1175,13 +1177,22 @@ def _finish_ranked(s) -> None:
     uitvoeren", applied down the order); seats that never moved share the rest.
     """
     s["phase"] = PH_OVER
-    n = int(s["num_players"])
     while True:
         p = _last_mover(s, True)
         if p < 0:
             break
         s["rank"][p] = s["n_finished"]
         s["n_finished"] += 1
+    _ranked_returns(s)
+
+
+@nb.njit
+def _ranked_returns(s) -> None:
+    """Returns by the places settled, ``1 - 2 r / (n - 1)``; the seats not ranked share the places left,
+    and the seat ranked first is the winner. At the end of a play-on game (:func:`_finish_ranked`), and
+    at the engine's turn cap once a seat is home: the seed gave it the win then ("eindigt het spel en
+    wint deze speler"), which the cap does not take away (E2)."""
+    n = int(s["num_players"])
     k = s["n_finished"]
     rest = n - k
     shared = 0.0
@@ -1195,6 +1206,13 @@ def _finish_ranked(s) -> None:
     for p in range(n):
         if s["rank"][p] == 0:
             s["winner"] = p
+
+
+@nb.njit
+def _places_stand(s) -> bool:
+    """Whether a play-on game (without teams) stopped at the turn cap keeps the places its seats home have
+    won: some seat is home."""
+    return s["play_on"] != 0 and s["team"] == 0 and s["n_finished"] > 0
 
 
 @nb.njit
@@ -1233,9 +1251,11 @@ def _end_turn(s, moved) -> None:
                 s["phase"] = PH_OVER  # nobody ever moved: a draw
             return
     if s["turns"] >= s["max_turns"]:
-        s["phase"] = PH_OVER  # engine cap: returns stay 0, and the faces report a truncation
+        s["phase"] = PH_OVER  # engine cap: the faces report a truncation
         s["capped"] = 1
-        return
+        if _places_stand(s):  # a seat home in a play-on game has won; the places left are shared
+            _ranked_returns(s)
+        return  # otherwise every return stays 0
     # clockwise to the next seat still in the game (finished seats have no turns)
     n = int(s["num_players"])
     q = p
@@ -1792,19 +1812,22 @@ def check_record(s) -> str:
 
 
 def _check_returns(s, cfg: Config) -> str:
-    """The winner and the returns: none before the end, nor after a draw or the turn cap; else what the
-    end of the game gives the winner and the ranks (replayed on a copy by :func:`_finish_win` or
-    :func:`_finish_ranked`)."""
+    """The winner and the returns: none before the end, nor after a draw or the turn cap (but for the places
+    won in a play-on game, :func:`_places_stand`); else what the end of the game gives the winner and the
+    ranks (replayed on a copy by :func:`_finish_win`, :func:`_finish_ranked` or :func:`_ranked_returns`)."""
     n, winner = cfg.num_players, int(s["winner"])
     if np.any(s["returns"][n:] != 0):
         return f"returns of a seat beyond the {n} players are set"
-    if int(s["phase"]) != PH_OVER or winner < 0:
+    if int(s["phase"]) != PH_OVER or (winner < 0 and not (s["capped"] and _places_stand(s))):
         if winner != -1 or np.any(s["returns"] != 0):
             return f"winner = {winner}, returns = {s['returns'][:n].tolist()}: nobody has won this game (yet)"
         return ""
-    if s["capped"] or (cfg.team and winner > 1):
+    if (s["capped"] and not _places_stand(s)) or (cfg.team and winner > 1):
         return f"winner = {winner}, capped = {int(s['capped'])}: the game stopped at the turn cap or has no such side"
-    finish = _finish_ranked if cfg.play_on and not cfg.team else (lambda again: _finish_win(again, winner))
+    if s["capped"]:  # stopped at the cap with a seat home: the places won stand, the rest shared
+        finish = _ranked_returns
+    else:
+        finish = _finish_ranked if cfg.play_on and not cfg.team else (lambda again: _finish_win(again, winner))
     return replay_end(s, finish, {"returns": 0.0, "winner": -1}, ("rank", "n_finished", "winner", "returns"),
                       "the end of the game (the winner and the ranks)")
 

@@ -569,6 +569,43 @@ def test_engine_turn_cap_is_a_truncation():
     assert any(trunc[0] and not term[0] for term, trunc in ends)
 
 
+@pytest.mark.parametrize("max_turns, returns", [(2, [0.0, 0.0, 0.0]), (3, [1.0, -0.5, -0.5])])
+def test_the_turn_cap_keeps_the_win_of_a_seat_already_home_in_play_on(max_turns, returns):
+    # "Van zodra een speler al zijn figuren in de doelvelden heeft geplaatst eindigt het spel en wint deze
+    # speler": P0 is home at the third turn; a cap there stops the play for the places left (shared), not the win
+    runners = {0: ["HE0", "HE2", "HE3", "HE4", "E4"], 1: ["B4", "C2"], 2: ["E5", "B5"]}
+    g, s = blank(runners, exch=11, cur=1, num_players=3, play_on=True, max_turns=max_turns)
+    turns = [(place_action("b2", 7), move_action("C2", 3), 4),   # P1: C2 leaves NW; T5 turns up
+             (place_action("b4", 1), move_action("B5", 1), 14),  # P2: B5 leaves SE; T15 turns up
+             (place_action("e4", 3), move_action("E4", 0), 6)]   # P0: E4 -> HE1, all five home
+    for place, move, reveal in turns[:max_turns]:
+        g.apply_actions(s, [place, move, reveal])
+    assert g.is_terminal(s) and g.kernels.truncated(s) and g.returns(s).tolist() == returns
+    assert int(s["winner"]) == (0 if max_turns == 3 else -1)
+
+
+def test_random_play_on_games_stopped_by_the_cap_keep_the_places_won():
+    # at 4 seats random play seldom ends by the rules: the cap stops it, often after a seat is home
+    g = Game("octiles", num_players=4, play_on=True, max_turns=200)
+    kept = 0
+    for seed in range(120):
+        s = g.new_state(seed)
+        rollout(s, 100_000)
+        r, ranks, n = g.returns(s), s["rank"][:4], int(s["n_finished"])
+        assert g.is_terminal(s) and abs(r.sum()) < 1e-9 and R.check_record(s) == ""
+        if not g.kernels.truncated(s):
+            continue
+        for p in range(4):  # the places settled by the rules, the rest shared equally
+            assert r[p] == pytest.approx(1 - 2 * ranks[p] / 3 if ranks[p] >= 0 else -n / 3)  # 0: a draw
+        assert int(s["winner"]) == (int(np.argmin(np.where(ranks >= 0, ranks, 9))) if n else -1)
+        if n:
+            kept += 1
+            s["returns"][:] = 0  # the record check refuses such a game whose places were lost
+            s["winner"] = -1
+            assert "the end of the game (the winner and the ranks) gives" in R.check_record(s)
+    assert kept >= 10
+
+
 # ------------------------------------------------------------------ setup and chance
 def test_setup_chance_nodes_and_reveals():
     g = Game("octiles", num_players=3)
