@@ -19,9 +19,11 @@ Observation            ``{"observation": Box(6333,), "action_mask": Box(17,) int
                        round's move history), seats relative to the viewer
 Rewards                zero-sum: own points minus the mean of the others' (one
                        round), or +1 / -1/(n-1) for a match
-Episode end            terminated by the rules (showdown, verbied); *truncated*
-                       (rewards 0) in the rare round that reaches the safety bound
-                       on turns (``turn_cap`` per player, not a rule of the seed)
+Episode end            terminated by the rules (showdown, verbied; a match: a sole
+                       leader at the target); *truncated* (rewards 0) in the rare
+                       round that reaches the safety bound on turns (``turn_cap``
+                       per player) and in a match that reaches ``max_rounds``
+                       without a winner (neither is a rule of the seed)
 Config (``env(...)``)  ``variant=``, one of Achten's variants (default ``"achten"``,
                        the seed's game; ``"achten-dealer-pays"``, ...), and the
                        fields of :class:`octagames.achten.rules.Config` over it

@@ -173,7 +173,7 @@ DEFAULT_TURN_CAP = 100   # safety bound: turns per player per round (not a rule;
 # een verbied te halen en te gaan schudden": a cost that only breaks ties between equal point standings.
 # It must stay below deal_penalty_limit(n) = 0.1 / n, 0.0167 with 6 players (docs/rules/achten.md, rule 29).
 DEFAULT_DEAL_PENALTY = 0.01
-DEFAULT_MAX_ROUNDS = 200  # rounds per match before it ends as a draw (engine rule)
+DEFAULT_MAX_ROUNDS = 200  # rounds per match before it stops, a truncation (engine rule)
 HIST_MOVES = 65           # the observation's move history: the last 65 moves of the round
 LOOK_SIZE = 4             # lookahead features per action
 MAX_HAND_VALUE = 31       # A + K + Q of one suit: 39 - 8
@@ -350,7 +350,7 @@ class Config:
             game can last forever. The default almost never binds
             (``docs/rules/achten.md`` gives the measured rates).
         max_rounds: engine rule: rounds per match (1..200); a match without a
-            winner by then is a draw.
+            winner by then stops, all returns 0, as a truncation (``truncated``).
         deal_penalty: one-round mode: points subtracted from the seat that has
             to deal next (the worst hand), 0..10. The default 0.01 is the seed's
             reading: dealing is to be avoided ("Om niet te hoeven schudden, moet
@@ -802,7 +802,7 @@ def _end_round(s, reason) -> None:
             s["returns"][p] = 1.0 if p == best_p else -1.0 / (n - 1)
         return
     if s["round"] >= s["max_rounds"]:
-        s["terminal"] = 1  # engine cap: a draw, all returns stay 0
+        s["terminal"] = 1  # engine cap (E2): a truncation, all returns stay 0
         return
     # the worst hand deals; the first choice moves one seat to the left
     s["dealer"] = worst
@@ -833,8 +833,10 @@ def _truncate(s) -> None:
 
 @nb.njit
 def truncated(s) -> bool:
-    """Whether the game stopped at the safety bound on turns rather than by the rules."""
-    return s["terminal"] != 0 and s["end_reason"] == END_CAP
+    """Whether the game stopped at an engine bound rather than by the rules: the safety bound on turns
+    (E1), or a match's round cap (E2: over with nobody its winner; a match ends by the rules only when a
+    sole leader has reached the target)."""
+    return s["terminal"] != 0 and (s["end_reason"] == END_CAP or (s["match"] != 0 and s["winner"] < 0))
 
 
 @nb.njit

@@ -504,6 +504,15 @@ def test_achten_safety_bound_is_a_truncation_not_a_scored_end():
         env.step(a)
     assert all(env.terminations.values()) and not any(env.truncations.values())
     assert env._cumulative_rewards == pytest.approx({"player_0": 1.01, "player_1": -1.01})  # P1 deals next
+    # a match stopped by its round cap (E2) without a winner is truncated too; P0's nul wins a match to 1
+    for target, won in ((3.0, False), (1.0, True)):
+        env = achten_v0.raw_env(num_players=2, match=True, target=target, max_rounds=1)
+        env.reset(seed=0, options={"deal": deal})
+        for a in (keep, 15, 16):
+            env.step(a)
+        assert all(env.terminations.values()) == won and all(env.truncations.values()) != won
+        assert env._cumulative_rewards == ({"player_0": 1.0, "player_1": -1.0} if won else
+                                           {"player_0": 0.0, "player_1": 0.0})
 
 
 # ---------------------------------------------------------------- misuse, before reset, copies

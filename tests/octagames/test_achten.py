@@ -282,6 +282,17 @@ def test_the_turn_bound_truncates_the_round_unscored():
     assert Config().turn_cap == R.DEFAULT_TURN_CAP == 100
 
 
+@pytest.mark.parametrize("target, truncated", [(1.0, False), (3.0, True)])
+def test_a_match_stopped_by_its_round_cap_is_a_truncation(target, truncated):
+    # "uiteindelijk gaat het om het winnen": a match is won on points; its round cap (E2) is an engine bound,
+    # not a draw by the rules. P0 passes on nul and scores 1 point in the one round max_rounds=1 allows
+    g, s = table(["♣8 ♦2 ♦6", "♦3 ♦4 ♦5"], "♥8 ♠8 ♥4", "♥5", match=True, target=target, max_rounds=1)
+    g.apply_actions(s, [KEEP, PASS, STAND])
+    assert g.is_terminal(s) and s["scores"][:2].tolist() == [10, 0] and R.check_record(s) == ""
+    assert bool(R.truncated(s)) == truncated and int(s["end_reason"]) == R.END_SHOWDOWN
+    assert g.returns(s).tolist() == ([0.0, 0.0] if truncated else [1.0, -1.0])
+
+
 def test_a_long_round_keeps_its_last_65_moves_in_the_observation():
     g, s = table(["♣8 ♦2 ♦6", "♦3 ♦4 ♦5"], "♥2 ♥3 ♥4", "♥5")
     g.apply_action(s, KEEP)
@@ -893,7 +904,7 @@ def test_invariants_under_random_play(n, cfg, games):
                     table_ = SeedTable(n, worst, (table_.chooser + 1) % n)
                     turns, rigged = 0, rng.random() < 0.25
                     continue
-                assert g.is_terminal(s) and int(s["winner"]) == winner
+                assert g.is_terminal(s) and int(s["winner"]) == winner and bool(R.truncated(s)) == (winner < 0)
                 want = [0.0] * n if winner < 0 else [1.0 if p == winner else -1 / (n - 1) for p in range(n)]
                 seen["won" if winner >= 0 else "drawn"] += 1
             else:
@@ -904,7 +915,8 @@ def test_invariants_under_random_play(n, cfg, games):
             assert s["round_pts"][:n].tolist() == pts and int(s["nhist"]) == turns
             np.testing.assert_allclose(g.returns(s), want, rtol=0, atol=1e-12)
             break
-        assert not R.truncated(s) and R.check_record(s) == ""  # random play ends by the rules
+        # random play ends each round by the rules (never at the turn bound); a match may meet its round cap
+        assert int(s["end_reason"]) != R.END_CAP and R.check_record(s) == ""
         dealt = int(s["dealt"])
         assert dealt == 3 * n + 4 and sum(1 for c in s["slot_card"] if c >= 0) == dealt
         assert abs(g.returns(s).sum()) < 1e-9
