@@ -46,7 +46,8 @@ play one card at the same time. Trick 1 goes to the highest card; from then on
 the previous trick's highest and lowest cards decide: same colour (red ♦♥,
 black ♠♣) -> the highest card wins, different colours -> the lowest card wins.
 The winner of trick *k* takes counting card *k*; each maximal run of L
-consecutive counting cards scores L². A match is played to 88 points. The
+consecutive counting cards scores L². A match is played to 88 points (one
+still level at the top after ``max_rounds``, 64, rounds is truncated). The
 4-player partnership game pits seats 0+2 against 1+3; in each trick the dealer
 and their left neighbour play first, face up, then the other two. The full
 rules are in :mod:`octagames.octrix.rules`.

@@ -2,6 +2,7 @@
 octagames/<game>/variants.py), which octagames.testing.CONFORMANCE_CONFIGS collects."""
 
 import dataclasses
+import importlib
 import json
 import os
 import subprocess
@@ -37,6 +38,20 @@ def test_the_list_is_every_specs_configs_named_by_their_variant():
     assert config_id("achten-dealer-pays", {"num_players": 3}) == "achten-dealer-pays-num_players=3"
     with pytest.raises(ValueError, match="game='chess' is not valid"):
         config_id("chess", {})
+
+
+#: the contract's optional kernels and functions (octagames/core.py): the templates look for them on the package
+OPTIONAL = ("truncated", "utility_bounds", "max_game_length", "observation_bounds", "random_legal_action",
+            "apply_legal", "settle_chance")
+
+
+def test_every_game_package_exports_the_optional_kernels_its_rules_define():
+    # the compiled templates ask the package (hasattr), so a kernel the rules define but the package leaves out is
+    # silently never called (Octrix's truncated was: a match stopped at its round cap was reported as an end)
+    for name in catalogue.games():
+        package, rules = load_module(name), importlib.import_module(f"octagames.{name}.rules")
+        assert [k for k in OPTIONAL if hasattr(rules, k) and getattr(package, k, None) is not getattr(rules, k)] == []
+    assert hasattr(load_module("octrix"), "truncated")
 
 
 @pytest.fixture(params=GAME_CONFIGS, ids=IDS)

@@ -159,7 +159,7 @@ STATE_DTYPE = np.dtype([
     ("ranks", np.int8),          # ranks per suit (deck = 4 * ranks cards)
     ("hand_size", np.int8),      # cards per hand = tricks per round
     ("target", np.int16),        # match target score
-    ("max_rounds", np.int16),    # engine cap on rounds in a match (draw after)
+    ("max_rounds", np.int16),    # engine cap on rounds in a match (a truncation after)
     ("first_dealer", np.int8),   # the config's dealer, where every reset starts
     # -- progress
     ("round", np.int16),         # rounds completed in this match
@@ -198,7 +198,7 @@ class Config:
             ``num_players * hand_size`` must not exceed ``4 * ranks``.
         dealer: seat of the first dealer.
         max_rounds: engine cap on the rounds of a match; if no winner by then
-            the match is a draw.
+            the match stops, all returns 0, as a truncation (``truncated``).
     """
 
     num_players: int = 2
@@ -519,7 +519,7 @@ def _finish_round(s) -> None:
                 s["returns"][p] = -1.0 / (nsides - 1)
         return
     if int(s["round"]) >= int(s["max_rounds"]):
-        s["terminal"] = 1  # engine cap: a draw, all returns stay 0
+        s["terminal"] = 1  # engine cap: a truncation (``truncated``), all returns stay 0
         return
     s["dealer"] = (int(s["dealer"]) + 1) % n
     _new_round(s)
@@ -577,6 +577,13 @@ def apply_action(s, action) -> bool:
     else:
         _resolve_trick(s)
     return True
+
+
+@nb.njit
+def truncated(s) -> bool:
+    """Whether a match stopped at its round cap (``max_rounds``, an engine bound for solvers, not a rule of the
+    seed) with nobody its winner, rather than by the rules ("Wer zuerst 88 Punkte erreicht hat, gewinnt")."""
+    return s["terminal"] != 0 and s["match"] != 0 and s["winner"] < 0
 
 
 @nb.njit
@@ -964,7 +971,9 @@ def render(s, viewer: int | None = None) -> str:
     t_open = int(s["trick"])
     lines = []
     mode = "partnership" if int(s["partnership"]) else f"{n} players"
-    head = f"Octrix ({mode}) round {int(s['round']) + 1}, dealer P{int(s['dealer'])}"
+    # ``round`` counts the rounds completed: a match over has counted its last one, still on the table
+    played = int(s["round"]) - (1 if int(s["terminal"]) and int(s["match"]) else 0)
+    head = f"Octrix ({mode}) round {played + 1}, dealer P{int(s['dealer'])}"
     if int(s["match"]):
         head += f", match to {int(s['target'])}"
     head += ", all cards shown" if viewer is None else f", as seen by P{viewer}"

@@ -300,8 +300,9 @@ def test_match_ends_when_a_player_reaches_the_target():
     assert s["round"] == 1 and s["dealer"] == 1 and g.current_player(s) == CHANCE
     deal_again(g, s, SWEEP)
     play(g, s, "♣8", "♠A", "♠8", "♣2")
-    assert g.is_terminal(s) and s["winner"] == 0
+    assert g.is_terminal(s) and s["winner"] == 0 and not g.kernels.truncated(s)  # an end by the rules
     assert list(g.returns(s)) == [1.0, -1.0]
+    assert g.render(s).startswith("Octrix (2 players) round 2, dealer P1")  # the last round played, not a third
 
 
 def test_match_exact_tie_at_the_top_plays_on():
@@ -333,8 +334,9 @@ def test_match_several_pass_the_target_highest_total_wins():
     assert g.is_terminal(s) and s["winner"] == 0 and list(g.returns(s)) == [1.0, -1.0]
 
 
-def test_match_is_a_draw_after_max_rounds_rounds_without_a_winner():
-    # engine rule: no total at the target (or a tie at the top) after max_rounds rounds -> a draw, all returns 0
+def test_match_stops_as_a_truncation_after_max_rounds_rounds_without_a_winner():
+    # engine rule: no total at the target (or a tie at the top) after max_rounds rounds -> the match stops, all
+    # returns 0; "Wer zuerst 88 Punkte erreicht hat, gewinnt": not an end by the rules, so a truncation
     for max_rounds in (1, 2):
         g = Game("octrix", num_players=2, hand_size=2, target=8, max_rounds=max_rounds)
         s = g.new_state(0)
@@ -343,6 +345,7 @@ def test_match_is_a_draw_after_max_rounds_rounds_without_a_winner():
         assert list(s["scores"][:2]) == [1, 1] and s["round"] == 1
         if max_rounds == 1:
             assert g.is_terminal(s) and s["winner"] == -1 and list(g.returns(s)) == [0.0, 0.0]
+            assert g.kernels.truncated(s) and g.render(s).startswith("Octrix (2 players) round 1,")
         else:  # one more round allowed: the match goes on with a new deal
             assert not g.is_terminal(s) and g.current_player(s) == CHANCE and s["dealer"] == 1
             deal_again(g, s, SWEEP)
@@ -350,6 +353,7 @@ def test_match_is_a_draw_after_max_rounds_rounds_without_a_winner():
             # P0 leads 5 to 1 but is short of the target 8: still a draw
             assert list(s["scores"][:2]) == [5, 1] and s["round"] == 2
             assert g.is_terminal(s) and s["winner"] == -1 and list(g.returns(s)) == [0.0, 0.0]
+            assert g.kernels.truncated(s)
 
 
 # every club beats the spade of its rank and both are black, so the highest card wins every trick:
