@@ -284,6 +284,7 @@ def test_the_example_record_of_docs_records_md_is_the_game_it_names():
     for field in ("actions", "players", "names"):  # the first three and the last, around the "..."
         assert shown[field][:3] + shown[field][-1:] == rec[field][:3] + rec[field][-1:], field
     assert "thinking" not in rec or not rec["thinking"]
+    assert set(shown) - {"thinking"} == set(rec) - {"thinking"}  # no field the record does not write (meta when empty)
 
 
 
