@@ -26,6 +26,7 @@ SPEC = GameSpec(
         ("achten", {"num_players": 2}),
         ("achten", {"num_players": 3}),
         ("achten", {"num_players": 4}),
+        ("achten", {"num_players": 5}),
         ("achten", {"num_players": 6}),
         ("achten-dealer-pays", {"num_players": 4}),  # the dealing cost (deal_penalty) of the 4-seat zoo model
         ("achten-match", {"num_players": 3, "target": 0.2, "max_rounds": 12}),

@@ -23,6 +23,7 @@ SPEC = GameSpec(
         ("octiles", {"num_players": 2, "adjacent": True, "runners": 4}),
         ("octiles", {"num_players": 3}),
         ("octiles-play-on", {"num_players": 3}),
+        ("octiles-play-on", {"num_players": 4}),  # the turn cap with places won (E2)
         ("octiles", {"num_players": 4}),
         ("octiles-teams", {"num_players": 4, "runners": 3}),
         ("octiles", {"num_players": 2, "goal_locks": True, "runners": 2}),

@@ -25,7 +25,8 @@ SPEC = GameSpec(
         ("octrix-round", {"num_players": 3}),
         ("octrix-round", {"num_players": 4}),
         ("octrix-round", {"num_players": 4, "partnership": True}),
-        ("octrix", {"num_players": 2, "target": 30}),
+        ("octrix", {"num_players": 2}),  # the seed's game: a match to 88
+        ("octrix", {"num_players": 4, "partnership": True}),  # the partnership game as the seed's match
         ("octrix-round", {"num_players": 2, "ranks": 2, "hand_size": 3}),
     ),
 )
