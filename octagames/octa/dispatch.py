@@ -86,6 +86,13 @@ def stock_emptied(s) -> None:
 
 
 @nb.njit
+def chance_fits(s, p) -> bool:
+    if s["rules"] == RULES_NL:
+        return nl.chance_fits(s, p)
+    return en.chance_fits(s, p)
+
+
+@nb.njit
 def restock_actions(s) -> None:
     if s["rules"] == RULES_NL:
         nl.restock_actions(s)

@@ -464,6 +464,13 @@ def stock_emptied(s) -> None:
 
 
 @nb.njit
+def chance_fits(s, p) -> bool:
+    """Whether seat ``p``, whose turn waits on a chance draw, can go on after it: always (no English draw
+    depends on the hand)."""
+    return True
+
+
+@nb.njit
 def restock_actions(s) -> None:
     """No more action cards: the two face-up cards stay, the rest become a new stack.
 

@@ -359,6 +359,14 @@ def restock_actions(s) -> None:
 
 
 @nb.njit
+def chance_fits(s, p) -> bool:
+    """Whether seat ``p``, whose turn waits on a chance draw, can go on after it: the Jack's joker is offered
+    only to a hand that can use it (:func:`_joker_feasible`), so a world where ``p`` holds another hand must
+    keep that; any other draw leaves a move."""
+    return s["ch_kind"] != CK_JOKER or _joker_feasible(s, p)
+
+
+@nb.njit
 def _take_pot_top(s, slot, p) -> None:
     """Take the top card of pot ``slot`` into ``p``'s hand; a covered card underneath becomes the top."""
     c = s["pool"][slot]

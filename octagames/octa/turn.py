@@ -32,6 +32,8 @@ names in both):
 ``after_action_step(s)``    go on after the action card was placed or declined
 ``stock_emptied(s)``        the last stock card was just drawn
 ``restock_actions(s)``      an action card must be turned and the stack is empty
+``chance_fits(s, p) -> bool``  seat ``p``, whose turn waits on a chance draw, can go on
+                            after it (:func:`determinize` redraws a world where not)
 ==========================  ==================================================
 
 ``book`` is bound at compile time, by :mod:`octagames.specialize` (its import
@@ -544,7 +546,9 @@ def determinize(s, player, seed) -> None:
     cards). Hidden action cards form an unordered set already, so nothing of
     them is stored to resample. Where the opponent is to move, the phase it is
     in is public (laying a run, the Jack's joker ...) and its hand must allow a
-    move there: a shuffle that leaves it none is drawn again, up to
+    move there, and where a chance draw of its turn waits (the Dutch joker, offered only to a hand that can
+    use it: the rulebook's ``chance_fits``, since 2026-12-07, when a review found 112 of 200 worlds there
+    leaving it no move) its hand must allow one after: a shuffle that leaves it none is drawn again, up to
     :data:`DETERMINIZE_TRIES` times. The last draw stands even then (never the
     true cards, which ``player`` must not learn); in 39,188 determinizations for
     either seat over 80 random games none was left without a move.
@@ -614,7 +618,11 @@ def determinize(s, player, seed) -> None:
         if known:
             _cap_stock(s, ids, dloc, fd, n)
         _place(s, ids, dloc, didx, fd, n, opp)
-        if mover != opp or gen_legal(s, mover, mask) > 0:
+        if mover == opp:
+            fits = gen_legal(s, mover, mask) > 0
+        else:  # a draw in the opponent's turn (the Dutch Jack's joker) must leave it a move after
+            fits = mover != CHANCE or s["cur"] != opp or book.chance_fits(s, opp)
+        if fits:
             break
     if known:  # what the opponent could see at the rebuild is not the seat's to know: the least the world implies
         hid = np.empty(NUM_KINDS, dtype=np.int64)

@@ -690,6 +690,20 @@ def test_determinize_hides_the_joker_and_keeps_reserves():
     assert_valid(d)
 
 
+def test_determinize_at_the_jokers_draw_leaves_the_seat_a_hand_that_can_use_it():
+    # "leg een kaart van de voorraad gesloten voor je op tafel en gebruik deze als 'joker'": the joker is offered
+    # only to a hand that can use it (P0's ♥2 ♥3), so P1's worlds at the draw must give P0 such a hand
+    s = setup(POOL, "♥2 ♥3 ♠9 ♠10 ♦A ♣A ♣3 ♦4", "♥6 ♥7 ♥8 ♥9 ♥10 ♠7 ♦7 ♣7", piles="♥K ♠Q")
+    start_turn(s, "♦3", "♥J", 1)  # the tops ♥K and ♥J: the Jack of hearts may be used
+    do(s, "Jack: lay a face-down joker from the stock")
+    assert GAME.is_chance(s) and int(s["ch_kind"]) == C.CK_JOKER
+    for seed in range(200):
+        w = GAME.determinize(s, 1, seed)
+        any_chance(w)  # the joker is drawn, face down in front of P0
+        assert GAME.current_player(w) == 0 and GAME.legal_actions(w), seed  # 112 of 200 had no move before
+        assert_valid(w)
+
+
 # ---------------------------------------------------------------- random play
 def test_heuristic_beats_random():
     assert heuristic_wins("nl", 10) >= 8
