@@ -1189,9 +1189,9 @@ def _finish_ranked(s) -> None:
 @nb.njit
 def _ranked_returns(s) -> None:
     """Returns by the places settled, ``1 - 2 r / (n - 1)``; the seats not ranked share the places left,
-    and the seat ranked first is the winner. At the end of a play-on game (:func:`_finish_ranked`), and
-    at the engine's turn cap once a seat is home: the seed gave it the win then ("eindigt het spel en
-    wint deze speler"), which the cap does not take away (E2)."""
+    and the seat ranked first is the winner. In a play-on game, each time a seat comes home (the seed gave
+    the first the win then, "eindigt het spel en wint deze speler": its return is paid at once, and the
+    engine's turn cap, E2, does not take it away) and at the end (:func:`_finish_ranked`)."""
     n = int(s["num_players"])
     k = s["n_finished"]
     rest = n - k
@@ -1209,9 +1209,9 @@ def _ranked_returns(s) -> None:
 
 
 @nb.njit
-def _places_stand(s) -> bool:
-    """Whether a play-on game (without teams) stopped at the turn cap keeps the places its seats home have
-    won: some seat is home."""
+def _places_paid(s) -> bool:
+    """Whether the returns of a play-on game (without teams) hold places already won (:func:`_ranked_returns`):
+    some seat is home."""
     return s["play_on"] != 0 and s["team"] == 0 and s["n_finished"] > 0
 
 
@@ -1238,6 +1238,8 @@ def _end_turn(s, moved) -> None:
             elif _active_count(s) <= 1:
                 _finish_ranked(s)
                 return
+            else:  # play on: its place is won now, the seats still out share the others
+                _ranked_returns(s)
     else:
         s["passes"] += 1
         # a full cycle in which no active player could make a legal turn
@@ -1251,11 +1253,9 @@ def _end_turn(s, moved) -> None:
                 s["phase"] = PH_OVER  # nobody ever moved: a draw
             return
     if s["turns"] >= s["max_turns"]:
-        s["phase"] = PH_OVER  # engine cap: the faces report a truncation
-        s["capped"] = 1
-        if _places_stand(s):  # a seat home in a play-on game has won; the places left are shared
-            _ranked_returns(s)
-        return  # otherwise every return stays 0
+        s["phase"] = PH_OVER  # engine cap: the faces report a truncation; the returns stay as they are (0,
+        s["capped"] = 1       # or in play-on the places already won, the rest shared)
+        return
     # clockwise to the next seat still in the game (finished seats have no turns)
     n = int(s["num_players"])
     q = p
@@ -1386,7 +1386,8 @@ def truncated(s) -> bool:
 
 @nb.njit
 def returns(s, out) -> None:
-    """Returns so far (zero until the end; a draw stays zero)."""
+    """Returns so far: zero until the end (a draw stays zero), but in a play-on game a seat's place is paid
+    when it comes home, the seats still out sharing the places left (:func:`_ranked_returns`)."""
     for p in range(s["num_players"]):
         out[p] = s["returns"][p]
 
@@ -1812,23 +1813,26 @@ def check_record(s) -> str:
 
 
 def _check_returns(s, cfg: Config) -> str:
-    """The winner and the returns: none before the end, nor after a draw or the turn cap (but for the places
-    won in a play-on game, :func:`_places_stand`); else what the end of the game gives the winner and the
-    ranks (replayed on a copy by :func:`_finish_win`, :func:`_finish_ranked` or :func:`_ranked_returns`)."""
+    """The winner and the returns: none before the end, nor after a draw or the turn cap, but for the places a
+    play-on game has paid (:func:`_places_paid`: while it goes on and after the cap, replayed on a copy by
+    :func:`_ranked_returns`); at the end by the rules what it gives the winner and the ranks (replayed by
+    :func:`_finish_win` or :func:`_finish_ranked`)."""
     n, winner = cfg.num_players, int(s["winner"])
     if np.any(s["returns"][n:] != 0):
         return f"returns of a seat beyond the {n} players are set"
-    if int(s["phase"]) != PH_OVER or (winner < 0 and not (s["capped"] and _places_stand(s))):
+    fields = ("rank", "n_finished", "winner", "returns")
+    over = int(s["phase"]) == PH_OVER and not s["capped"]
+    if not over and _places_paid(s):
+        return replay_end(s, _ranked_returns, {"returns": 0.0, "winner": -1}, fields,
+                          "the places won so far (the seats home, the others sharing the rest)")
+    if not over or winner < 0:
         if winner != -1 or np.any(s["returns"] != 0):
             return f"winner = {winner}, returns = {s['returns'][:n].tolist()}: nobody has won this game (yet)"
         return ""
-    if (s["capped"] and not _places_stand(s)) or (cfg.team and winner > 1):
-        return f"winner = {winner}, capped = {int(s['capped'])}: the game stopped at the turn cap or has no such side"
-    if s["capped"]:  # stopped at the cap with a seat home: the places won stand, the rest shared
-        finish = _ranked_returns
-    else:
-        finish = _finish_ranked if cfg.play_on and not cfg.team else (lambda again: _finish_win(again, winner))
-    return replay_end(s, finish, {"returns": 0.0, "winner": -1}, ("rank", "n_finished", "winner", "returns"),
+    if cfg.team and winner > 1:
+        return f"winner = {winner}: the team game has no such side"
+    finish = _finish_ranked if cfg.play_on and not cfg.team else (lambda again: _finish_win(again, winner))
+    return replay_end(s, finish, {"returns": 0.0, "winner": -1}, fields,
                       "the end of the game (the winner and the ranks)")
 
 

@@ -539,6 +539,8 @@ def test_play_on_ranks_the_players_still_in_by_their_own_last_move():
         assert g.current_player(s) == seat
         g.apply_actions(s, [place, move, reveal])
     assert s["rank"].tolist()[:3] == [0, -1, -1] and not g.is_terminal(s)
+    # "eindigt het spel en wint deze speler": P0's win is paid now, P1 and P2 share places 2 and 3 until settled
+    assert g.returns(s).tolist() == [1.0, -0.5, -0.5] and int(s["winner"]) == 0
     assert g.legal_actions(s) == [R.A_PASS]
     g.apply_action(s, R.A_PASS)
     assert g.legal_actions(s) == [R.A_PASS]
@@ -602,7 +604,7 @@ def test_random_play_on_games_stopped_by_the_cap_keep_the_places_won():
             kept += 1
             s["returns"][:] = 0  # the record check refuses such a game whose places were lost
             s["winner"] = -1
-            assert "the end of the game (the winner and the ranks) gives" in R.check_record(s)
+            assert "the places won so far (the seats home, the others sharing the rest) gives" in R.check_record(s)
     assert kept >= 10
 
 
