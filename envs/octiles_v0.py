@@ -21,13 +21,12 @@ Observation            ``{"observation": Box, "action_mask": Box(284,) int8}``: 
 Rewards                +1 for the winner, -1/(n-1) for the others; with ``team``
                        (``octiles-teams``) +1 for each player of the winning team, -1
                        for each of the other; with ``play_on`` (``octiles-play-on``)
-                       by finishing rank r (0 first), 1 - 2r/(n-1), each paid when
-                       its seat comes home (the seats still out share the places
-                       left until theirs are settled)
-Episode end            terminated by the rules; *truncated* at the engine's bound
-                       ``max_turns`` (default 500, not a rule of the seed), which
-                       most uniformly random 2- and 3-player games reach (the
-                       rewards paid until then stand)
+                       by finishing rank r (0 first), 1 - 2r/(n-1)
+Episode end            terminated by the rules; *truncated* (rewards 0) at the engine's
+                       bound ``max_turns`` (default 500, not a rule of the seed), which
+                       most uniformly random 2- and 3-player games reach; but a play-on
+                       game with a seat home, decided by then, ends there (terminated:
+                       the places won stand, the others share the rest)
 Config (``env(...)``)  ``variant=``, one of Octiles' variants (default ``"octiles"``,
                        the seed's game; ``"octiles-teams"``, ...), and the fields
                        of :class:`octagames.octiles.rules.Config` over it

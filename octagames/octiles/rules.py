@@ -251,7 +251,7 @@ STATE_DTYPE = np.dtype([
     ("rank", np.int8, (MAX_PLAYERS,)),  # finishing order (0 = first), -1 not finished
     ("n_finished", np.int8),
     ("winner", np.int8),           # winning seat (team: lower seat of the team), -1 none / draw
-    ("capped", np.int8),           # 1: stopped at the engine's turn cap (a truncation, not an end by the rules)
+    ("capped", np.int8),           # 1: stopped at the engine's turn cap (a truncation, but for places won)
     ("turns", np.int32),           # turns played (moves and forfeits)
     ("moves", np.int32),           # actions applied (chance included)
     ("returns", np.float64, (MAX_PLAYERS,)),
@@ -1189,9 +1189,10 @@ def _finish_ranked(s) -> None:
 @nb.njit
 def _ranked_returns(s) -> None:
     """Returns by the places settled, ``1 - 2 r / (n - 1)``; the seats not ranked share the places left,
-    and the seat ranked first is the winner. In a play-on game, each time a seat comes home (the seed gave
-    the first the win then, "eindigt het spel en wint deze speler": its return is paid at once, and the
-    engine's turn cap, E2, does not take it away) and at the end (:func:`_finish_ranked`)."""
+    and the seat ranked first is the winner. At the end of a play-on game (:func:`_finish_ranked`), and at
+    the engine's turn cap once a seat is home: the seed decided the game when the first came home ("eindigt
+    het spel en wint deze speler"; the others *may* play on for their places), so the cap ends the play for
+    the places left, shared, and keeps the places won (E2)."""
     n = int(s["num_players"])
     k = s["n_finished"]
     rest = n - k
@@ -1209,9 +1210,8 @@ def _ranked_returns(s) -> None:
 
 
 @nb.njit
-def _places_paid(s) -> bool:
-    """Whether the returns of a play-on game (without teams) hold places already won (:func:`_ranked_returns`):
-    some seat is home."""
+def _places_won(s) -> bool:
+    """Whether a play-on game (without teams) has places won, decided by the rules: some seat is home."""
     return s["play_on"] != 0 and s["team"] == 0 and s["n_finished"] > 0
 
 
@@ -1238,8 +1238,6 @@ def _end_turn(s, moved) -> None:
             elif _active_count(s) <= 1:
                 _finish_ranked(s)
                 return
-            else:  # play on: its place is won now, the seats still out share the others
-                _ranked_returns(s)
     else:
         s["passes"] += 1
         # a full cycle in which no active player could make a legal turn
@@ -1253,8 +1251,10 @@ def _end_turn(s, moved) -> None:
                 s["phase"] = PH_OVER  # nobody ever moved: a draw
             return
     if s["turns"] >= s["max_turns"]:
-        s["phase"] = PH_OVER  # engine cap: the faces report a truncation; the returns stay as they are (0,
-        s["capped"] = 1       # or in play-on the places already won, the rest shared)
+        s["phase"] = PH_OVER  # engine cap: the faces report a truncation, every return 0; but where a play-on
+        s["capped"] = 1       # game has places won, its winner decided, the cap ends it: the rest shared
+        if _places_won(s):
+            _ranked_returns(s)
         return
     # clockwise to the next seat still in the game (finished seats have no turns)
     n = int(s["num_players"])
@@ -1380,14 +1380,14 @@ def apply_legal(s, action) -> bool:
 
 @nb.njit
 def truncated(s) -> bool:
-    """Whether the game stopped at the engine's turn cap (``max_turns``) rather than by the rules."""
-    return s["phase"] == PH_OVER and s["capped"] != 0
+    """Whether the game stopped at the engine's turn cap (``max_turns``) rather than by the rules: not a
+    play-on game with places won there (its winner decided by the rules, the cap ended the play for the rest)."""
+    return s["phase"] == PH_OVER and s["capped"] != 0 and not _places_won(s)
 
 
 @nb.njit
 def returns(s, out) -> None:
-    """Returns so far: zero until the end (a draw stays zero), but in a play-on game a seat's place is paid
-    when it comes home, the seats still out sharing the places left (:func:`_ranked_returns`)."""
+    """Returns so far (zero until the end; a draw and a truncation stay zero)."""
     for p in range(s["num_players"]):
         out[p] = s["returns"][p]
 
@@ -1813,26 +1813,27 @@ def check_record(s) -> str:
 
 
 def _check_returns(s, cfg: Config) -> str:
-    """The winner and the returns: none before the end, nor after a draw or the turn cap, but for the places a
-    play-on game has paid (:func:`_places_paid`: while it goes on and after the cap, replayed on a copy by
-    :func:`_ranked_returns`); at the end by the rules what it gives the winner and the ranks (replayed by
-    :func:`_finish_win` or :func:`_finish_ranked`)."""
+    """The winner and the returns: none before the end, nor after a draw or a truncation at the turn cap; else
+    what the end gives the winner and the ranks, replayed on a copy by :func:`_finish_win`,
+    :func:`_finish_ranked`, or :func:`_ranked_returns` where the cap ended a play-on game with places won.
+    Such a game saved before 2026-12-07 kept every return at 0: it is taken as it is (it is over)."""
     n, winner = cfg.num_players, int(s["winner"])
     if np.any(s["returns"][n:] != 0):
         return f"returns of a seat beyond the {n} players are set"
-    fields = ("rank", "n_finished", "winner", "returns")
-    over = int(s["phase"]) == PH_OVER and not s["capped"]
-    if not over and _places_paid(s):
-        return replay_end(s, _ranked_returns, {"returns": 0.0, "winner": -1}, fields,
-                          "the places won so far (the seats home, the others sharing the rest)")
-    if not over or winner < 0:
+    capped_won = int(s["phase"]) == PH_OVER and s["capped"] and _places_won(s)
+    if capped_won and winner == -1 and not np.any(s["returns"] != 0):
+        return ""  # the earlier reading of the cap: every return 0
+    if int(s["phase"]) != PH_OVER or (winner < 0 and not capped_won):
         if winner != -1 or np.any(s["returns"] != 0):
             return f"winner = {winner}, returns = {s['returns'][:n].tolist()}: nobody has won this game (yet)"
         return ""
-    if cfg.team and winner > 1:
-        return f"winner = {winner}: the team game has no such side"
-    finish = _finish_ranked if cfg.play_on and not cfg.team else (lambda again: _finish_win(again, winner))
-    return replay_end(s, finish, {"returns": 0.0, "winner": -1}, fields,
+    if (s["capped"] and not capped_won) or (cfg.team and winner > 1):
+        return f"winner = {winner}, capped = {int(s['capped'])}: the game stopped at the turn cap or has no such side"
+    if capped_won:
+        finish = _ranked_returns
+    else:
+        finish = _finish_ranked if cfg.play_on and not cfg.team else (lambda again: _finish_win(again, winner))
+    return replay_end(s, finish, {"returns": 0.0, "winner": -1}, ("rank", "n_finished", "winner", "returns"),
                       "the end of the game (the winner and the ranks)")
 
 

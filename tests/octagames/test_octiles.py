@@ -539,8 +539,6 @@ def test_play_on_ranks_the_players_still_in_by_their_own_last_move():
         assert g.current_player(s) == seat
         g.apply_actions(s, [place, move, reveal])
     assert s["rank"].tolist()[:3] == [0, -1, -1] and not g.is_terminal(s)
-    # "eindigt het spel en wint deze speler": P0's win is paid now, P1 and P2 share places 2 and 3 until settled
-    assert g.returns(s).tolist() == [1.0, -0.5, -0.5] and int(s["winner"]) == 0
     assert g.legal_actions(s) == [R.A_PASS]
     g.apply_action(s, R.A_PASS)
     assert g.legal_actions(s) == [R.A_PASS]
@@ -574,7 +572,8 @@ def test_engine_turn_cap_is_a_truncation():
 @pytest.mark.parametrize("max_turns, returns", [(2, [0.0, 0.0, 0.0]), (3, [1.0, -0.5, -0.5])])
 def test_the_turn_cap_keeps_the_win_of_a_seat_already_home_in_play_on(max_turns, returns):
     # "Van zodra een speler al zijn figuren in de doelvelden heeft geplaatst eindigt het spel en wint deze
-    # speler": P0 is home at the third turn; a cap there stops the play for the places left (shared), not the win
+    # speler": P0 is home at the third turn; a cap there ends the play for the places left (shared), not the win:
+    # the game was decided by the rules, so it is an end, not a truncation (a cap before it truncates, returns 0)
     runners = {0: ["HE0", "HE2", "HE3", "HE4", "E4"], 1: ["B4", "C2"], 2: ["E5", "B5"]}
     g, s = blank(runners, exch=11, cur=1, num_players=3, play_on=True, max_turns=max_turns)
     turns = [(place_action("b2", 7), move_action("C2", 3), 4),   # P1: C2 leaves NW; T5 turns up
@@ -582,7 +581,7 @@ def test_the_turn_cap_keeps_the_win_of_a_seat_already_home_in_play_on(max_turns,
              (place_action("e4", 3), move_action("E4", 0), 6)]   # P0: E4 -> HE1, all five home
     for place, move, reveal in turns[:max_turns]:
         g.apply_actions(s, [place, move, reveal])
-    assert g.is_terminal(s) and g.kernels.truncated(s) and g.returns(s).tolist() == returns
+    assert g.is_terminal(s) and bool(g.kernels.truncated(s)) == (max_turns == 2) and g.returns(s).tolist() == returns
     assert int(s["winner"]) == (0 if max_turns == 3 else -1)
 
 
@@ -595,16 +594,20 @@ def test_random_play_on_games_stopped_by_the_cap_keep_the_places_won():
         rollout(s, 100_000)
         r, ranks, n = g.returns(s), s["rank"][:4], int(s["n_finished"])
         assert g.is_terminal(s) and abs(r.sum()) < 1e-9 and R.check_record(s) == ""
-        if not g.kernels.truncated(s):
+        if not s["capped"]:
             continue
+        assert bool(g.kernels.truncated(s)) == (n == 0)  # a cap with a seat home ends a game the rules decided
         for p in range(4):  # the places settled by the rules, the rest shared equally
-            assert r[p] == pytest.approx(1 - 2 * ranks[p] / 3 if ranks[p] >= 0 else -n / 3)  # 0: a draw
+            assert r[p] == pytest.approx(1 - 2 * ranks[p] / 3 if ranks[p] >= 0 else -n / 3)  # 0: a truncation
         assert int(s["winner"]) == (int(np.argmin(np.where(ranks >= 0, ranks, 9))) if n else -1)
         if n:
             kept += 1
-            s["returns"][:] = 0  # the record check refuses such a game whose places were lost
+            bad = s.copy()
+            bad["returns"][:4] = r[::-1]  # the record check refuses other places
+            assert "the end of the game (the winner and the ranks) gives" in R.check_record(bad)
+            s["returns"][:] = 0  # but takes such a game saved before 2026-12-07, when the cap paid nothing
             s["winner"] = -1
-            assert "the places won so far (the seats home, the others sharing the rest) gives" in R.check_record(s)
+            assert R.check_record(s) == ""
     assert kept >= 10
 
 
