@@ -43,8 +43,7 @@ def _status(s) -> str:
         return f"dealing: {int(s['dealt'])}/{3 * n + R.HAND + 1} cards dealt"
     if cp == TERMINAL:
         r = ", ".join(f"P{p} {float(s['returns'][p]):+.3g}" for p in range(n))
-        stop = " (stopped at the safety bound on turns)" if bool(R.truncated(s)) else ""
-        return f"game over{stop}: returns {r}"
+        return f"game over{R.stop_words(s)}: returns {r}"
     what = {R.PH_FIRST: "first choice", R.PH_TURNS: "turn", R.PH_FINAL: "last turn"}[int(s["phase"])]
     return f"{what} of P{cp} (turn {int(s['turns']) + 1})"
 

@@ -1543,11 +1543,23 @@ def action_to_string(s, action: int) -> str:
             "stand": "stand"}[block.name]
 
 
+def stop_words(s) -> str:
+    """What stopped a game that an engine bound stopped (``truncated``), in words for a picture; ``""`` else."""
+    if not truncated(s):
+        return ""
+    if int(s["end_reason"]) == END_CAP:
+        return " (stopped unscored at the safety bound on turns)"
+    return f" (stopped at the round cap, max_rounds = {int(s['max_rounds'])}, with nobody the winner)"
+
+
 def render(s, viewer: int | None = None) -> str:
     """A text picture of the table; with ``viewer`` only what that seat can see."""
     n = int(s["num_players"])
     lines = []
-    head = f"Full deck achten ({n} players) round {int(s['round']) + 1}, dealer P{int(s['dealer'])}, " \
+    # ``round`` counts the rounds scored: a match over by its last round's showdown has counted that round
+    played = int(s["round"]) - (1 if int(s["terminal"]) and int(s["match"]) and int(s["end_reason"]) != END_CAP
+                                else 0)
+    head = f"Full deck achten ({n} players) round {played + 1}, dealer P{int(s['dealer'])}, " \
            f"first choice P{int(s['chooser'])}"
     if s["match"]:
         head += f", match to {int(s['target']) / 10:g}"
@@ -1587,8 +1599,7 @@ def render(s, viewer: int | None = None) -> str:
         lines.append(f"dealing: {int(s['dealt'])}/{3 * n + HAND + 1} cards dealt")
     elif cp == TERMINAL:
         r = [round(float(x), 3) for x in s["returns"][:n]]
-        stop = " (stopped unscored at the safety bound on turns)" if truncated(s) else ""
-        lines.append(f"game over{stop}, returns {r}")
+        lines.append(f"game over{stop_words(s)}, returns {r}")
     else:
         what = {PH_FIRST: "first choice", PH_TURNS: "turn", PH_FINAL: "last turn"}[int(s["phase"])]
         lines.append(f"{what} of P{cp} (turn {int(s['turns']) + 1})")

@@ -25,6 +25,7 @@ from octagames.agents.heuristics.achten import AchtenHeuristicAgent
 from octagames.achten import (Config, better_hand, cards, closed_card, deal_outcomes, hand_of, hand_value,
                               is_nul, is_verbied, pot_of)
 from octagames.core import CHANCE, Game, IllegalActionError
+from octagames.envs.pictures.achten import _status as _picture_status
 
 KEEP, SWAP_ALL, CLAW, PASS, STAND = R.A_KEEP, R.A_SWAP_ALL, R.A_CLAW, R.A_PASS, R.A_STAND
 
@@ -291,6 +292,11 @@ def test_a_match_stopped_by_its_round_cap_is_a_truncation(target, truncated):
     assert g.is_terminal(s) and s["scores"][:2].tolist() == [10, 0] and R.check_record(s) == ""
     assert bool(R.truncated(s)) == truncated and int(s["end_reason"]) == R.END_SHOWDOWN
     assert g.returns(s).tolist() == ([0.0, 0.0] if truncated else [1.0, -1.0])
+    text = g.render(s)  # the round played (not a second), and what stopped it: not the bound on turns
+    assert text.startswith("Full deck achten (2 players) round 1,") and "safety bound" not in text
+    assert ("stopped at the round cap, max_rounds = 1, with nobody the winner" in text) == truncated
+    assert _picture_status(s) == "game over" + R.stop_words(s) + (": returns P0 +0, P1 +0" if truncated else
+                                                                  ": returns P0 +1, P1 -1")
 
 
 def test_a_long_round_keeps_its_last_65_moves_in_the_observation():
