@@ -120,7 +120,7 @@ from octagames.specialize import cached, engine_kernels
 MAX_PLAYERS = 4
 MAX_RUNNERS = 5
 MAX_PATH = 72      # a path uses every octagon side at most once: <= 136/2 crossings
-DEFAULT_MAX_TURNS = 500   # engine cap on turns (a truncation): 10x the longest heuristic self-play game
+DEFAULT_MAX_TURNS = 500   # engine cap on turns (a truncation, mostly): 10x the longest heuristic self-play game
 MAX_TURNS = 2000          # the largest cap a config may set
 #: rejection draws of :func:`random_legal_action` before it builds the whole mask
 PLACEMENT_TRIES = 12
@@ -233,7 +233,7 @@ STATE_DTYPE = np.dtype([
     ("play_on", np.int8),          # the others play on for ranking
     ("choose_start", np.int8),     # setup phase: players choose their middle circles
     ("goal_locks", np.int8),       # a runner on its goal circle never moves again (not the seed's rule)
-    ("max_turns", np.int32),       # engine cap on turns (a truncation)
+    ("max_turns", np.int32),       # engine cap on turns (a truncation, mostly: see Config)
     # -- board
     ("phase", np.int8),
     ("seat_side", np.int8, (MAX_PLAYERS,)),  # board side (0 W, 1 N, 2 E, 3 S) of each seat
@@ -292,10 +292,11 @@ class Config:
             (another publisher's rule, not in the seed). Default False: such a
             runner moves like any other (never onto a foreign goal or its own
             start circles).
-        max_turns: engine cap on turns (moves and forfeits); the game stops
-            when it is reached, a draw (in a play-on game the places of the
-            seats already home stand and the others share the rest),
-            1..2000 (default 500). Under the seed's
+        max_turns: engine cap on turns (moves and forfeits), 1..2000
+            (default 500); the game stops when it is reached, every return 0,
+            a truncation (``truncated``), but a play-on game with a seat home,
+            decided by the rules, ends there: the places won stand, the seats
+            still out share the rest. Under the seed's
             reading of goal circles uniformly random play seldom gets every
             runner home at once and usually ends here.
     """
