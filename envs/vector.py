@@ -300,7 +300,7 @@ class VectorEnv:
         if not self._ready:
             raise RuntimeError("call reset() before observe()")
         seats = self._seats(players)
-        out = np.zeros((self.num_envs, self.observation_size), dtype=self._obs.dtype)
+        out = np.empty((self.num_envs, self.observation_size), dtype=self._obs.dtype)  # every row is written
         self._run(self._k.observe_batch, self.states, seats.astype(np.int64), out, shared=(self._divisor,))
         return out
 
@@ -336,7 +336,7 @@ class VectorEnv:
             raise RuntimeError("call reset() before final_observation()")
         seats = self._seats(players).astype(np.int64)
         seats[~((self._term | self._trunc) & self._final_valid)] = -1  # observe_batch writes zeros there
-        out = np.zeros((self.num_envs, self.observation_size), dtype=self._obs.dtype)
+        out = np.empty((self.num_envs, self.observation_size), dtype=self._obs.dtype)  # every row is written
         self._run(self._k.observe_batch, self._final, seats, out, shared=(self._divisor,))
         return out
 

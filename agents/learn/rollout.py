@@ -246,6 +246,10 @@ class RolloutWorker:
         with matmul_precision(self.cfg.matmul_dtype, self.device):
             return self._play()
 
+    def _values(self, obs: np.ndarray) -> np.ndarray:
+        """The critic's values of observation rows ``[M, D]`` (of the env's dtype), ``[M]`` float."""
+        return self.model.value(ObsBatch(torch.from_numpy(obs), self.divisor).to(self.device)).cpu().numpy()
+
     def _play(self) -> dict[str, Any]:
         """:meth:`rollout`'s work (under its ``no_grad`` and matrix-product precision)."""
         cfg, env, dev, P = self.cfg, self.env, self.device, self.P
@@ -300,9 +304,7 @@ class RolloutWorker:
             if trunc_b[t].any():  # bootstrapped from each seat's view of the position it stopped at
                 rows = np.flatnonzero(trunc_b[t])
                 for p in range(P):
-                    last = env.final_observation(np.full(N, p, dtype=np.int64))[rows]
-                    trunc_v[t, rows, p] = self.model.value(ObsBatch(torch.from_numpy(last), self.divisor).to(dev)
-                                                           ).cpu().numpy()
+                    trunc_v[t, rows, p] = self._values(env.final_observation(np.full(N, p, dtype=np.int64))[rows])
             self.returns_so_far += r
             if cfg.reward == "win":
                 if end.any():
@@ -328,8 +330,7 @@ class RolloutWorker:
         # bootstrap: every seat's value of its current observation
         last_values = np.zeros((N, P), dtype=np.float64)
         for p in range(P):
-            o = ObsBatch(torch.from_numpy(env.observe(np.full(N, p, dtype=np.int64))), self.divisor).to(dev)
-            last_values[:, p] = self.model.value(o).cpu().numpy()
+            last_values[:, p] = self._values(env.observe(np.full(N, p, dtype=np.int64)))
         g = seat_gae(player_b, rew_b, term_b, val_b, last_values, cfg.gamma, cfg.gae_lambda, trunc_b, trunc_v)
         sel = torch.from_numpy(train_b.reshape(-1))
         batch = {

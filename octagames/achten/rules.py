@@ -1297,13 +1297,17 @@ def _deal_slots(n: int, dealer: int, dealt: int) -> list[int]:
     return out
 
 
+def _last_round_counted(s) -> bool:
+    """Whether ``round`` counts the round still on the table: a match over by its last round's showdown."""
+    return bool(int(s["terminal"]) and int(s["match"]) and int(s["end_reason"]) != END_CAP)
+
+
 def _most_moves(s, cfg: Config) -> int:
     """The most actions (chance included) that lead to record ``s``: at most ``_round_length_bound`` in each
     round completed, and this round's cards dealt and moves made (``nhist``); a match finished by the rules has
     counted its last round, whose table is still there. Play adds one each action and never passes
     ``max_game_length``, so a record within it cannot overflow the int32 ``moves``."""
-    done = int(s["terminal"]) and cfg.match and int(s["end_reason"]) != END_CAP
-    completed = max(int(s["round"]) - (1 if done else 0), 0)
+    completed = max(int(s["round"]) - (1 if _last_round_counted(s) else 0), 0)
     return completed * _round_length_bound(cfg.num_players, cfg.turn_cap) + int(s["dealt"]) + int(s["nhist"])
 
 
@@ -1556,9 +1560,7 @@ def render(s, viewer: int | None = None) -> str:
     """A text picture of the table; with ``viewer`` only what that seat can see."""
     n = int(s["num_players"])
     lines = []
-    # ``round`` counts the rounds scored: a match over by its last round's showdown has counted that round
-    played = int(s["round"]) - (1 if int(s["terminal"]) and int(s["match"]) and int(s["end_reason"]) != END_CAP
-                                else 0)
+    played = int(s["round"]) - (1 if _last_round_counted(s) else 0)
     head = f"Full deck achten ({n} players) round {played + 1}, dealer P{int(s['dealer'])}, " \
            f"first choice P{int(s['chooser'])}"
     if s["match"]:
