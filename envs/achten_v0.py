@@ -34,8 +34,8 @@ Render modes           ``ansi`` (text, returned), ``human`` (printed), ``rgb_arr
 =====================  ===========================================================
 
 ``reset(seed=..., options={"deal": [[hand of player 0], ..., [pot], [closed card]]})``
-fixes the hands (and optionally the pot and the closed card) in card ids; what
-is not given is dealt by chance. ``env()`` applies PettingZoo's classic
+fixes every player's hand in card ids (all of them are needed) and optionally the
+pot and the closed card; those not given are dealt by chance. ``env()`` applies PettingZoo's classic
 wrappers: an illegal move ends the game with -1 for the offender;
 ``raw_env()`` raises :class:`octagames.core.IllegalActionError` instead and
 leaves the state unchanged.

@@ -37,7 +37,8 @@ with its module, ``"octagames.envs:octagames/Octrix-v0"``, makes Gymnasium impor
 * **Reward**: the change of the learning seat's return, so an episode's
   rewards sum to its return in the game.
 * **Termination** when the game ends; **truncation** only where it stops at an
-  engine safety bound that is not a rule (Achten's and Octiles' turn caps), as in
+  engine safety bound that is not a rule (Achten's and Octiles' turn caps, the round
+  caps of Octrix's and Achten's matches), as in
   the other faces (Octiles under random play: see ``docs/faces.md``, "Octiles' turn cap").
 * **Games the learner never acts in** are not episodes: a game can end before
   the learning seat's first decision (an Achten deal that ends the round, a

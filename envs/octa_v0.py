@@ -25,7 +25,9 @@ Observation            ``{"observation": Box(6155,), "action_mask": Box(1074,) i
                        the two action piles, each run slot and each card in a run;
                        then what the seat saw go into the stock rebuilt at the
                        first exhaustion (English rules)
-Rewards                +1 / -1 for a win / loss, 0 for a draw
+Rewards                +1 / -1 for a win / loss, 0 for a draw; the stock bounds a game
+                       below ``max_turns`` at its default, and a lower cap ends the game
+                       scored as the stock running out (a termination, not a truncation)
 Config (``env(...)``)  ``variant=``: ``"octa-en"`` (the default, as ``rules="en"``)
                        or ``"octa-nl"`` (the Dutch rulebook), and the fields of
                        :class:`octagames.octa.rules.Config` (``rules``, ``max_turns``)

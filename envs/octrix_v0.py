@@ -47,7 +47,7 @@ the previous trick's highest and lowest cards decide: same colour (red ♦♥,
 black ♠♣) -> the highest card wins, different colours -> the lowest card wins.
 The winner of trick *k* takes counting card *k*; each maximal run of L
 consecutive counting cards scores L². A match is played to 88 points (one
-still level at the top after ``max_rounds``, 64, rounds is truncated). The
+with no sole leader at the target after ``max_rounds``, 64, rounds is truncated). The
 4-player partnership game pits seats 0+2 against 1+3; in each trick the dealer
 and their left neighbour play first, face up, then the other two. The full
 rules are in :mod:`octagames.octrix.rules`.
@@ -100,9 +100,9 @@ Rewards
 Each step's reward is the change of the seat's return, so an episode's
 cumulative reward equals the game's return: for a single round, own points
 minus the mean of the other sides' points; for a match, +1 for the winning
-side and -1/(sides-1) for the others (0 for all on a draw at ``max_rounds``).
-Episodes end when the game ends; they are never truncated (the engine caps a
-match at ``max_rounds``).
+side and -1/(sides-1) for the others. Episodes end when the game ends; a match
+stopped by the engine's round cap (``max_rounds``, not a rule of the seed) with
+nobody its winner is a truncation, every reward 0.
 
 Illegal actions
 ---------------
