@@ -134,6 +134,27 @@ class MatchResult:
         return path
 
 
+def sides(game: Game) -> tuple[int, ...]:
+    """The side of every seat of ``game``: the seats of one side share its return (a partnership, a team).
+
+    The rules module's optional ``side_of(s, p)`` kernel says it where a game has sides (Octrix's partnership,
+    Octiles' team game: seats 0+2 against 1+3); in a game without it each seat is a side of its own.
+    """
+    side_of = getattr(game.module, "side_of", None)
+    if side_of is None:
+        return tuple(range(game.num_players))
+    s = game.new_state(0)
+    return tuple(int(side_of(s, p)) for p in range(game.num_players))
+
+
+def match_partners(game: Game) -> list[int]:
+    """The agents of :func:`play_match` (by index) on the side of agent 0 in every game, agent 0 left out: seats
+    rotate (agent ``k`` in seat ``(k + g) % n`` in game ``g``), and a partner sits on its side whatever the
+    rotation (agents 0 and 2 at a table of four with sides 0+2 against 1+3)."""
+    side, n = sides(game), game.num_players
+    return [k for k in range(1, n) if all(side[(k + g) % n] == side[g] for g in range(n))]
+
+
 def play_game(game: Game, seats: Sequence[Agent], seed: int) -> tuple[np.ndarray, int]:
     """Play one game; ``seats[p]`` plays seat ``p`` (torch on one thread: :func:`torch_on_one_thread`).
 

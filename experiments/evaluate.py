@@ -36,10 +36,11 @@ from typing import Any
 
 import numpy as np
 
-from octagames.agents.arena import GameJournal, MatchResult, play_match
+from octagames.agents.arena import GameJournal, MatchResult, match_partners, play_match
 from octagames.agents.base import Agent
 from octagames.agents.registry import make_agent
 from octagames import catalogue
+from octagames.core import Game
 from octagames.experiments.cli import (NO_CHART, GameArgs, can_chart, check_ray_options, executor_from,
                                       games_kept_on_interrupt, model_fingerprints, open_journal, parse_config,
                                       script)
@@ -81,6 +82,10 @@ class EvalConfig(GameArgs):
             raise ValueError(f"games={self.games} is not valid; it must be >= 1")
         if not self.opponents:
             raise ValueError("opponents is empty; give at least one agent spec, e.g. random")
+        repeated = sorted({s for s in self.opponents if self.opponents.count(s) > 1})
+        if repeated:  # the second match would only take the first's games from its journal
+            raise ValueError(f"opponents={list(self.opponents)} names {', '.join(repeated)} more than once; "
+                             "give each opponent once (--games sets the games against each)")
         if not 0 <= self.seed < 2**62:
             raise ValueError(f"seed={self.seed} is not valid; it must be in 0..2**62-1")
 
@@ -174,12 +179,13 @@ def _earlier_results(path: Path, out: dict[str, Any]) -> tuple[list[dict[str, An
 
 
 def others_win_rate(match: MatchResult) -> float:
-    """The mean win rate of the seats against the match's first agent, its partners left out (the agents
-    whose return was its own in every game, as a team's shared return gives): what one seat of the other
-    side won in the same games (every other agent's where all of them returned the same as it)."""
-    rets = np.asarray(match.returns, np.float64)
-    n = rets.shape[1]
-    others = [k for k in range(1, n) if not np.allclose(rets[:, k], rets[:, 0])] or list(range(1, n))
+    """The mean win rate of the agents against the match's first agent, its partners left out (the agents on
+    its side in every game by the game's rules, :func:`~octagames.agents.arena.match_partners`): what one seat
+    of the other side won in the same games. Until 2026-12-07 partners were guessed from returns equal to its
+    own in every game, which took an Achten opponent that shared the top in every game of a short match for one
+    (review)."""
+    partners = match_partners(Game(match.game, **match.config))
+    others = [k for k in range(1, len(match.records)) if k not in partners]
     return float(np.mean([match.records[k].score for k in others]))
 
 
@@ -224,7 +230,7 @@ def plot(out: dict[str, Any], path: Path) -> Path:
     ax.set_xticklabels([r["opponent"] for r in res], rotation=15)
     ax.set_ylim(0, 1.15)
     ax.set_ylabel("win rate (draw = 1/2), 95% CI")
-    ax.set_title(f"{out['agent']} on {out.get('variant', out['game'])}", fontsize=9)
+    ax.set_title(f"{out['agent']} on {catalogue.describe(out['game'], out['config'])}", fontsize=9)
     fig.tight_layout()
     fig.savefig(path, dpi=90)
     plt.close(fig)

@@ -42,7 +42,7 @@ def test_the_list_is_every_specs_configs_named_by_their_variant():
 
 #: the contract's optional kernels and functions (octagames/core.py): the templates look for them on the package
 OPTIONAL = ("truncated", "utility_bounds", "max_game_length", "observation_bounds", "random_legal_action",
-            "apply_legal", "settle_chance")
+            "apply_legal", "settle_chance", "side_of")
 
 
 def test_every_game_package_exports_the_optional_kernels_its_rules_define():

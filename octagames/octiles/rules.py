@@ -1138,6 +1138,13 @@ def _active_count(s) -> int:
 
 
 @nb.njit
+def side_of(s, p) -> int:
+    """The side of seat ``p``: its team in the team game (seats 0+2 against 1+3: team 0 and team 1), else the
+    seat itself."""
+    return p % 2 if s["team"] else p
+
+
+@nb.njit
 def _team_done(s, team) -> bool:
     return s["rank"][team] >= 0 and s["rank"][team + 2] >= 0
 
@@ -1148,9 +1155,9 @@ def _finish_win(s, w) -> None:
     s["phase"] = PH_OVER
     n = int(s["num_players"])
     if s["team"]:
-        s["winner"] = w % 2
+        s["winner"] = side_of(s, w)
         for p in range(n):
-            s["returns"][p] = 1.0 if p % 2 == w % 2 else -1.0
+            s["returns"][p] = 1.0 if side_of(s, p) == side_of(s, w) else -1.0
         return
     s["winner"] = w
     for p in range(n):
@@ -1230,7 +1237,7 @@ def _end_turn(s, moved) -> None:
             s["rank"][p] = s["n_finished"]
             s["n_finished"] += 1
             if s["team"]:
-                if _team_done(s, p % 2):
+                if _team_done(s, side_of(s, p)):
                     _finish_win(s, p)
                     return
             elif not s["play_on"]:

@@ -474,3 +474,23 @@ def test_a_match_on_a_config_given_as_numpy_scalars_saves_its_results_as_json(tm
     saved = json.loads(result.save(tmp_path / "match.json").read_text())
     assert saved["config"]["num_players"] == 2 and saved["config"]["target"] == 30
     assert type(result.config["num_players"]) is int
+
+
+@pytest.mark.parametrize("name, cfg, want", [
+    ("octrix", {"num_players": 4, "partnership": True}, (0, 1, 0, 1)),
+    ("octrix", {"num_players": 4}, (0, 1, 2, 3)),
+    ("octiles", {"num_players": 4, "team": True}, (0, 1, 0, 1)),
+    ("octiles", {"num_players": 3}, (0, 1, 2)),
+    ("achten", {"num_players": 5}, (0, 1, 2, 3, 4)),
+    ("octa", {}, (0, 1)),
+])
+def test_the_sides_of_the_seats_are_the_rules_and_every_side_shares_its_return(name, cfg, want):
+    from octagames.agents.arena import match_partners, sides
+    from octagames.testing import random_playout
+
+    game = Game(name, **cfg)
+    assert sides(game) == want
+    assert match_partners(game) == [k for k in range(1, len(want)) if want[k] == want[0]]
+    for seed in range(30):  # a side's seats return the same; seats of different sides not always
+        r = game.returns(random_playout(game, seed, check=False))
+        assert all(r[p] == r[q] for p in range(len(want)) for q in range(len(want)) if want[p] == want[q])

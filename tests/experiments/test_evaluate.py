@@ -179,8 +179,8 @@ def test_the_other_sides_win_rate_leaves_out_the_agents_partners():
     from octagames.agents.arena import AgentRecord, MatchResult
     from octagames.experiments.evaluate import others_win_rate
 
-    def match(returns):  # per game, per agent; a win is the highest return, a draw when all are equal
-        r = np.asarray(returns, float)
+    def match(returns, game="octrix", **config):  # per game, per agent; a win is the highest return, a draw when
+        r = np.asarray(returns, float)               # all are equal
         recs = [AgentRecord(f"a{k}") for k in range(r.shape[1])]
         for row in r:
             for k, rec in enumerate(recs):
@@ -191,14 +191,20 @@ def test_the_other_sides_win_rate_leaves_out_the_agents_partners():
                     rec.wins += 1
                 else:
                     rec.losses += 1
-        return MatchResult("octrix", {}, len(r), recs, 1.0, 0.0, r.tolist())
+        return MatchResult(game, {"num_players": r.shape[1], **config}, len(r), recs, 1.0, 0.0, r.tolist())
 
-    # a partnership: agent 2 shares agent 0's return in every game; the other side are agents 1 and 3
-    team = match([[1, -1, 1, -1], [1, -1, 1, -1], [-1, 1, -1, 1], [1, -1, 1, -1]])
-    assert others_win_rate(team) == 0.25
+    # a partnership: agent 2 is agent 0's partner (seats 0+2 against 1+3 in every rotation); the other side are
+    # agents 1 and 3
+    games = [[1, -1, 1, -1], [1, -1, 1, -1], [-1, 1, -1, 1], [1, -1, 1, -1]]
+    assert others_win_rate(match(games, partnership=True)) == 0.25
+    assert others_win_rate(match(games, "octiles", team=True)) == 0.25  # Octiles' team game: the same sides
     # three seats, no partner: agent 2 once returned what agent 0 did, so it stays among the others
     three = match([[1, -0.5, -0.5], [-0.5, 1, -0.5], [-0.5, -0.5, 1], [1, -0.5, -0.5]])
     assert others_win_rate(three) == pytest.approx((0.25 + 0.25) / 2)
+    # Achten at three seats: agent 2 shared agent 0's top return in every game of a short match, yet it is an
+    # opponent (until 2026-12-07 it was taken for a partner and left out: others_win_rate 0.0, review)
+    shared = match([[0.5, -1, 0.5], [0.5, -1, 0.5]], "achten")
+    assert others_win_rate(shared) == pytest.approx((0.0 + 1.0) / 2)
     assert others_win_rate(match([[0, 0], [0, 0]])) == 0.5  # every game drawn: the other seat all the same
 
 
@@ -276,9 +282,19 @@ def test_the_chart_compares_with_an_even_match_or_with_an_opponent_seat(tmp_path
     monkeypatch.setattr(Axes, "axhline", lambda self, y=0, *a, **k: drawn.append(("axhline", y)))
     monkeypatch.setattr(Axes, "hlines", lambda self, ys, *a, **k: drawn.append(("hlines", list(ys))))
     monkeypatch.setattr(Axes, "legend", lambda self, *a, **k: None)  # (no line drawn here carries its label)
+    titles = []
+    monkeypatch.setattr(Axes, "set_title", lambda self, label, *a, **k: titles.append(label))
     result = {"opponent": "heuristic", "win_rate": 0.7, "ci95": [0.6, 0.8], "games": 40}
     for players, others, want in ((2, 0.3, ("axhline", 0.5)), (3, 0.62, ("hlines", [0.62]))):
         drawn.clear()
         plot({"agent": "x", "game": "achten", "config": {"num_players": players},
               "results": [{**result, "others_win_rate": others}]}, tmp_path / "c.png")
         assert drawn == [want]
+    # the title names the seats as the table and the file do (it named the variant alone: 2 and 3 seats alike)
+    assert titles == ["x on achten-2p", "x on achten-3p"]
+
+
+def test_an_opponent_named_twice_is_refused():
+    # the second match took the first one's games from its journal ("resuming") and the file listed it twice
+    with pytest.raises(ValueError, match=r"names random more than once"):
+        EvalConfig(game="octrix-round", opponents=("random", "heuristic", "random"))
