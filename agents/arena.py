@@ -35,7 +35,7 @@ import numpy as np
 
 from octagames import catalogue
 from octagames.agents.base import Agent, decide, make_turn
-from octagames.core import CHANCE, TERMINAL, Game, check_seed
+from octagames.core import CHANCE, TERMINAL, Game, IllegalActionError, check_seed
 from octagames.records import GameRecord, Recorder
 
 try:
@@ -239,10 +239,17 @@ def _play_on(game: Game, seats: Sequence[Agent], seed: int, record: bool
                 action = seats[p].act(turn)  # as it is: apply_action refuses what is not an action id
             else:
                 action, thinking = decide(seats[p], turn)
-        if rec is None:
-            game.apply_action(s, action)
-        else:
-            rec.apply(s, action, thinking)
+        try:
+            if rec is None:
+                game.apply_action(s, action)
+            else:
+                rec.apply(s, action, thinking)
+        except IllegalActionError as e:  # seats rotate in a match: name the agent and the game, not the seat alone
+            if cp == CHANCE:
+                raise
+            who = getattr(seats[p], "name", type(seats[p]).__name__)
+            raise IllegalActionError(f"agent {who} (seat {p}) in the game of seed {seed}, after {length} "
+                                     f"actions: {e}") from e
         length += 1
 
 

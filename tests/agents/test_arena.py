@@ -452,6 +452,25 @@ def test_an_agent_returning_what_is_not_an_action_id_is_refused_not_truncated(ki
         assert play_game(g, [_ReturnsAs(integer), _ReturnsAs(integer)], seed=0)[1] > 0
 
 
+class _PlaysIllegally(Agent):
+    name = "cheat"
+
+    def act(self, turn: Turn):
+        return next(a for a in range(32) if a not in set(turn.legal_actions.tolist()))
+
+
+def test_an_illegal_move_names_the_agent_and_the_game_as_well_as_the_rule():
+    # seats rotate in a match, and the message named only the seat: which agent, in which game, was not said
+    from octagames.agents.arena import play_game, record_game
+    g = Game("octrix-round")
+    for play in (play_game, record_game):
+        with pytest.raises(IllegalActionError, match=r"^agent cheat \(seat 1\) in the game of seed 5, after \d+ "
+                                                     r"actions: player 1 cannot play action \d+ .*own hand"):
+            play(g, [RandomAgent(), _PlaysIllegally()], seed=5)
+    with pytest.raises(IllegalActionError, match=r"^agent cheat \(seat 0\) in the game of seed 7, after"):
+        play_match(g, [_PlaysIllegally(), RandomAgent()], 2, seed=7, progress=False, executor=None)
+
+
 def test_play_game_given_a_name_or_specs_instead_of_a_game_and_agents_says_how_to_build_them():
     # AttributeError before: 'str' object has no attribute 'num_players' (or 'reset')
     from octagames.agents.arena import play_game, record_game
