@@ -97,6 +97,9 @@ def evaluate(cfg: EvalConfig) -> dict[str, Any]:
     n = game.num_players
     results: list[dict[str, Any]] = []
     stem = f"evaluate-{cfg.describe()}-{_slug(cfg.agent)}"
+    if cfg.games % n:
+        print(f"note: {cfg.games} games do not give each of the {n} seats to the agent equally often "
+              f"(seats {', '.join(map(str, range(cfg.games % n)))} once more); a multiple of {n} does")
     executor = executor_from(cfg.ray, cfg.ray_address, cfg.chunk_size)
     def build(spec: str) -> Agent:
         try:

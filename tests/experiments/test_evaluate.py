@@ -298,3 +298,12 @@ def test_an_opponent_named_twice_is_refused():
     # the second match took the first one's games from its journal ("resuming") and the file listed it twice
     with pytest.raises(ValueError, match=r"names random more than once"):
         EvalConfig(game="octrix-round", opponents=("random", "heuristic", "random"))
+
+
+def test_a_game_count_that_does_not_rotate_the_seats_evenly_is_said(tmp_path, capsys):
+    def run(games):
+        evaluate(EvalConfig(game="octrix-round", players=3, agent="random", opponents=("random",), games=games,
+                            config=("ranks=3", "hand_size=2"), out_dir=str(tmp_path), progress=False))
+        return capsys.readouterr().out
+    assert "note: 5 games do not give each of the 3 seats to the agent equally often (seats 0, 1 once more)" in run(5)
+    assert "note:" not in run(6)
