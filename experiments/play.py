@@ -32,7 +32,7 @@ from octagames.agents.registry import make_agent
 from octagames.experiments.cli import GameArgs, check_file_path, fail, parse_config, script
 from octagames.experiments.replay import Replay
 from octagames.core import CHANCE, SIMULTANEOUS, TERMINAL, Game, is_count
-from octagames.records import GameRecord, Recorder, round_over
+from octagames.records import GameRecord, Recorder, SimultaneousRound
 
 HELP = """Commands:
   <number>   play the move with that number in the list
@@ -78,9 +78,10 @@ class Session:
         self.rng = np.random.default_rng(seed)
         self.state = game.new_state(seed)
         # before each of the person's moves: the state, the moves kept and the simultaneous moves not yet announced
-        self.snapshots: list[tuple[bytes, int, list[str]]] = []
+        self.snapshots: list[tuple[bytes, int, list[str], tuple[frozenset[int], set[int]]]] = []
         self.recorder = Recorder(game, seed, ["human" if a is None else a.name for a in agents])
         self.hidden: list[str] = []  # the other seats' simultaneous moves not yet announced
+        self.round = SimultaneousRound(game)  # the round they belong to
         for p, a in enumerate(agents):
             if a is not None:
                 a.reset(game, p, int(self.rng.integers(1 << 31)))
@@ -93,10 +94,10 @@ class Session:
     def apply(self, action: int, thinking: dict | None = None) -> None:
         """Apply the acting seat's (or chance's) action, keeping it in the record; announce the other
         seats' simultaneous moves once their round is over."""
-        g, s = self.game, self.state
-        last = g.acting_player(s) if g.current_player(s) == SIMULTANEOUS else -1
+        s = self.state
+        self.round.move(s)
         self.recorder.apply(s, action, thinking)
-        if self.hidden and round_over(g.current_player(s), g.acting_player(s), last):
+        if self.round.ended():
             for line in self.hidden:
                 self.say(line)
             self.hidden = []
@@ -179,7 +180,7 @@ class Session:
                 if not self.snapshots:
                     self.say("Nothing to undo: you have not moved yet.")
                     continue
-                raw, kept, self.hidden = self.snapshots.pop()
+                raw, kept, self.hidden, (self.round.seats, self.round.moved) = self.snapshots.pop()
                 self.state = g.from_bytes(raw)
                 self.recorder.truncate(kept)
                 self.say("Your last move was taken back.")
@@ -201,7 +202,8 @@ class Session:
                 self.say(f"{text!r} is not a move number (1..{len(legal)}), a listed move name "
                          "or a command. Type help for the commands.")
                 continue
-            self.snapshots.append((g.to_bytes(self.state), self.recorder.length, list(self.hidden)))
+            self.snapshots.append((g.to_bytes(self.state), self.recorder.length, list(self.hidden),
+                                   (self.round.seats, set(self.round.moved))))
             self.say(f"You play {g.action_to_string(self.state, action)}")
             self.apply(action)
             return True

@@ -464,15 +464,48 @@ def move_names(record: GameRecord, seat: int | None = None, upto: int | None = N
             for k, (step, name) in enumerate(_seat_view(record, seat)[:n])]
 
 
-def round_over(current: int, acting: int, last: int) -> bool:
-    """Whether a round of simultaneous moves whose last move was seat ``last``'s is over, in a
-    position whose current player is ``current`` and acting seat ``acting``.
+def round_over(seats: frozenset[int], moved: set[int]) -> bool:
+    """Whether a round of simultaneous moves is over: every seat that moves in it (:func:`round_seats`) has.
 
-    The seats of a round act in increasing seat order (the engine contract's
-    ``acting_player``), so the round is over where the game leaves simultaneous play or a
-    seat no higher than ``last`` acts again (a new round).
+    Until 2026-12-07 a round was taken to end where a seat no higher than the last one acted again, so the
+    dealer's pair of Octrix's partnership game (dealer 0: seats 0 and 1, face up, then seats 2 and 3) stayed
+    hidden until the whole trick was played (review)."""
+    return seats <= moved
+
+
+def round_seats(game: Game, s: np.void) -> frozenset[int]:
+    """The seats that move in the round of simultaneous moves at ``s``, which no seat has moved in yet: those
+    with a legal move (in Octrix's partnership game a trick takes two rounds, the dealer's pair and then the
+    other two)."""
+    return frozenset(p for p in range(game.num_players) if game.legal_mask(s, p).any())
+
+
+class SimultaneousRound:
+    """The round of simultaneous moves in progress in a game: the seats that move in it and those that have.
+
+    Args:
+        game: the game.
     """
-    return current != SIMULTANEOUS or acting <= last
+
+    def __init__(self, game: Game) -> None:
+        self.game = game
+        self.seats: frozenset[int] = frozenset()  # empty: no round in progress
+        self.moved: set[int] = set()
+
+    def move(self, s: np.void) -> None:
+        """The acting seat moves in position ``s`` (before its move); nothing where ``s`` is not simultaneous."""
+        if int(self.game.current_player(s)) != SIMULTANEOUS:
+            return
+        if not self.seats:
+            self.seats, self.moved = round_seats(self.game, s), set()
+        self.moved.add(int(self.game.acting_player(s)))
+
+    def ended(self) -> bool:
+        """Whether the round in progress is over (:func:`round_over`); it is then closed."""
+        if self.seats and round_over(self.seats, self.moved):
+            self.seats = frozenset()
+            return True
+        return False
 
 
 def hidden_name(record: GameRecord, k: int) -> str:
@@ -493,7 +526,7 @@ def name_reveals(record: GameRecord, seat: int) -> list[int | None]:
       came may depend on cards it never saw);
     * another chance outcome its observation does not tell apart from every other possible
       outcome: never;
-    * another seat's simultaneous move: once the round of simultaneous moves is over
+    * another seat's simultaneous move: once every seat of its round of simultaneous moves has moved
       (:func:`round_over`).
 
     Raises:
@@ -538,7 +571,7 @@ class SeatKnowledge:
         self.deals: list[bool] = []
         self._names: list[str] = []  # the all-seeing names
         self._pending: list[int] = []  # other seats' simultaneous moves of the round in progress
-        self._last = -1  # the seat of the last simultaneous move (-1: none)
+        self._round = SimultaneousRound(game)
 
     def add(self, s: np.void, action: int, name: str | None = None) -> None:
         """Move ``len(moves)``: ``action`` taken in position ``s`` (not changed).
@@ -563,13 +596,12 @@ class SeatKnowledge:
             self._pending.append(k)
         else:
             self.moves.append((k + 1, name))
-        self._last = p if cp == SIMULTANEOUS else -1
+        self._round.move(s)
 
     def reach(self, s: np.void) -> None:
         """``s`` is the position after the moves so far: the other seats' simultaneous moves of a
-        round it ends (:func:`round_over`) are known from here."""
-        if self._pending and round_over(int(self.game.current_player(s)), int(self.game.acting_player(s)),
-                                        self._last):
+        round they end (:func:`round_over`) are known from here."""
+        if self._round.ended():
             for j in self._pending:
                 self.moves[j] = (len(self.moves), self._names[j])
             self._pending = []

@@ -89,6 +89,18 @@ def test_simultaneous_moves_are_named_once_everyone_has_played():
     assert all(c < m < p for c, m, p in zip(chosen, mine, played))
 
 
+def test_the_dealers_pair_is_named_before_the_other_pair_plays_in_the_partnership_game():
+    # the dealer's pair plays face up before the other two; with dealer 0 its cards were named only after the
+    # whole trick (seat 2 follows seat 1, which the rule then took for the same round)
+    rc, text = drive("1\nundo\n1\nquit\n", game="octrix-partnership", opponents="random", seed=4, seat=2)
+    lines = text.splitlines()
+    mine = next(i for i, line in enumerate(lines) if "You play " in line)
+    for p in (0, 1):
+        assert any(line.startswith(f"P{p} (random) played ") for line in lines[:mine]), p
+    assert not any(line.startswith("P3 (random) played ") for line in lines[:mine])
+    assert rc == 1 and text.count("P3 (random) has chosen its move") == 2  # once, then again after the undo
+
+
 def test_bad_settings_are_one_line_errors(capsys, monkeypatch):
     monkeypatch.setattr(sys, "argv", ["octagames play"])  # the name the user typed heads the line
     for kwargs, message in [(dict(opponents="nobody"), "agent='nobody' is not valid"),

@@ -234,6 +234,30 @@ def test_a_simultaneous_move_is_named_to_the_others_once_its_trick_is_complete()
     assert waited >= len(moves)  # each trick: two of the three moves wait for the third, for some seat
 
 
+def test_the_dealers_pair_of_the_partnership_game_is_named_to_the_others_once_both_have_played():
+    # a trick of the partnership game is two rounds: the dealer's pair, face up, then the other two ("der Geber
+    # und sein linker Nachbar ... gleichzeitig offen"); with dealer 0 the pair's cards stayed hidden until the
+    # whole trick was played, since seat 2 follows seat 1 (review)
+    checked = set()
+    for seed in range(4):
+        game = Game("octrix-partnership", target=10, dealer=seed)
+        record = play(game, seed)[0]
+        positions = records.states(record)
+        moves = [k for k, s in enumerate(positions[:-1]) if game.current_player(s) == SIMULTANEOUS]
+        for seat in range(4):
+            reveals = records.name_reveals(record, seat)
+            for k in moves:
+                s, p = positions[k], record.players[k]
+                d = int(s["dealer"])
+                pair = {d, (d + 1) % 4} if p in {d, (d + 1) % 4} else {(d + 2) % 4, (d + 3) % 4}
+                (q,) = pair - {p}
+                j = next(j for j in moves if record.players[j] == q and positions[j]["round"] == s["round"]
+                         and positions[j]["trick"] == s["trick"])
+                assert reveals[k] == (k + 1 if p == seat else max(j, k) + 1), (seed, seat, k)
+                checked.add((d, p == d or p == (d + 1) % 4))
+    assert checked == {(d, first) for d in range(4) for first in (True, False)}  # every dealer, both pairs
+
+
 def test_a_seats_positions_show_it_what_it_saw_and_nothing_else():
     game = Game("achten")
     record = play(game, 8)[0]
