@@ -403,13 +403,16 @@ def check(record: GameRecord) -> None:
         ValueError: a move whose player is not the seat to act, an illegal action (named, with
             the rule it breaks), a name that is not the engine's, thinking over actions that are
             not legal there, or returns that are not the final position's (a finished record
-            must end the game).
+            must end the game, and a record whose moves end the game must give its returns).
     """
     g = record.make_game()
     s = g.new_state(record.seed)
     for k, (a, p, name) in enumerate(zip(record.actions, record.players, record.names)):
         s = _step(g, s, k, a, p, name, record.thinking.get(k))
     if record.returns is None:
+        if g.is_terminal(s):  # "null for a game that is not over": a finished game's record names its returns
+            raise ValueError(f"returns=None says the game is not over, but its {record.length} moves end it: "
+                             f"returns must be {[float(x) for x in g.returns(s)]}")
         return
     if not g.is_terminal(s):
         raise ValueError(f"the record has returns but its {record.length} moves do not end the game")

@@ -123,6 +123,9 @@ def test_a_record_whose_moves_are_not_the_engines_is_refused(achten_record):
         (lambda d: d.update(thinking={str(k): {"policy": {str(illegal): 1.0}}}),
          rf"move {k}: the thinking gives shares to actions \[{illegal}\], which are not legal there"),
         (_drop_last_move, r"the record has returns but its \d+ moves do not end the game"),
+        # a forged "not over" on a finished game (it was taken, and its replay contradicted itself; review)
+        (lambda d: d.update(returns=None), r"returns=None says the game is not over, but its \d+ moves end it: "
+                                           r"returns must be \[.*\]"),
     ]
     for change, message in cases:
         bad = GameRecord.from_dict(_tampered(achten_record, change))
@@ -130,6 +133,8 @@ def test_a_record_whose_moves_are_not_the_engines_is_refused(achten_record):
             records.check(bad)
     with pytest.raises(ValueError, match=rf"move {k}: player"):
         records.states(GameRecord.from_dict(_tampered(achten_record, cases[0][0])))
+    unfinished = _tampered(achten_record, lambda d: (_drop_last_move(d), d.update(returns=None)))
+    records.check(GameRecord.from_dict(unfinished))  # a game not over: returns null, as the docs say
 
 
 def test_files_that_are_not_records_get_one_clear_error(tmp_path, achten_record):
