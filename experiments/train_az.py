@@ -257,7 +257,7 @@ class TrainConfig(trainer.RunConfig):
         check_hidden(self.hidden)
         check_activation(self.activation)
         for name in ("batch_size", "buffer_size", "num_games", "samples_per_iteration",
-                     "snapshot_every", "pool_size", "policy_width"):
+                     "snapshot_every", "pool_size", "policy_width", "play_leaves_per_game"):
             if getattr(self, name) < 1:
                 raise ValueError(f"{name}={getattr(self, name)} is not valid; it must be >= 1")
         for name in ("simulations", "play_simulations"):
@@ -311,6 +311,7 @@ class TrainConfig(trainer.RunConfig):
             raise ValueError(f"expert_iterations={self.expert_iterations} is not available with ray_actors="
                              f"{self.ray_actors}: the Ray actors keep the expert for the whole run (set 0)")
         self.search()  # bad search fields fail here
+        self.play_search()  # (the play-time search was first built at the first evaluation, after the warm start)
         self.worker()
         super().__post_init__()
 
@@ -430,7 +431,7 @@ class Trainer(trainer.Trainer):
     FORMAT = "octagames-az-checkpoint-2"
     COUNTERS = ("iteration", "samples", "decisions", "games", "grad_steps")
     SPEED = ("decisions_per_s", "decisions")
-    OUTPUTS = ("model.pt", "model.pt.tmp", "model-best.pt", "model-best.pt.tmp", "warm_start.json", "warm_start.png")
+    OUTPUTS = trainer.TRAINER_OUTPUTS["train_az"]
     PLOT = {"x": ("samples", "samples"), "losses": ("policy_loss", "value_loss", "entropy"),
             "rate_keys": ("win_rate_vs_{}", "win_rate_policy_vs_{}")}
     MODULE = "octagames.experiments.train_az"
@@ -741,7 +742,7 @@ def main(cfg: TrainConfig) -> dict[str, Any]:
 @script
 def cli() -> None:
     """Command-line entry point (``octagames-train-az``, or ``python -m octagames.experiments.train_az``)."""
-    main(parse_config(TrainConfig))
+    trainer.exit_if_stopped(main(parse_config(TrainConfig)))
 
 
 if __name__ == "__main__":

@@ -74,12 +74,12 @@ from octagames.agents.cfr.tabular import TablePolicy
 from octagames import catalogue
 from octagames.core import Game
 from octagames.experiments.cli import GameArgs, option, parse_config, script, usable_agents
-from octagames.experiments.trainer import (StopRequest, announce, claim_run_dir, default_run_dir, lock_run_dir,
-                                           remove_run)
+from octagames.experiments.trainer import (TRAINER_OUTPUTS, StopRequest, announce, claim_run_dir, default_run_dir,
+                                           exit_if_stopped, lock_run_dir, remove_run)
 
 
 #: the files a run of train_cfr writes (a folder with any of them holds a run)
-OUTPUTS = ("train_cfr.json", "train_cfr.png", "checkpoint.npz", "train_cfr.json.tmp", "checkpoint.npz.tmp")
+OUTPUTS = TRAINER_OUTPUTS["train_cfr"]
 #: the settings a resume may change (the budget, the evaluation and the reporting); the others are the run's
 RESUMABLE = ("iterations", "eval_points", "eval_games", "eval_opponents", "run_dir", "resume", "overwrite",
              "quick", "progress", "checkpoint_every_s", "eval_tree_max_nodes")
@@ -258,9 +258,12 @@ def _check(cfg: TrainCFRConfig) -> None:
         raise ValueError(f"seed={cfg.seed} is not valid; it must be < 2**32")
     if cfg.sampling not in ("external", "outcome"):  # MCCFR's; refused for exact CFR too, which would not read it
         raise ValueError(f"sampling={cfg.sampling!r} is not valid; valid values: ['external', 'outcome']")
-    if cfg.eval_points < 1:
-        raise ValueError(f"eval_points={cfg.eval_points} is not valid; it must be >= 1 (evaluations along the run, "
-                         "the last at the final iteration)")
+    if not 1 <= cfg.eval_points <= MAX_EVAL_POINTS:  # (10**12 asked numpy for terabytes after the tree was built)
+        raise ValueError(f"eval_points={cfg.eval_points} is not valid; it must be in 1..{MAX_EVAL_POINTS} (evaluations "
+                         "along the run, the last at the final iteration)")
+    if cfg.game.startswith("spiel:") and cfg.players is not None:  # (it was ignored: a 3-player run trained 2)
+        raise ValueError(f"players={cfg.players} is not taken for a pyspiel game; give its parameters in its name, "
+                         f"e.g. game='{cfg.game.split('(')[0]}(players={cfg.players})'")
     if cfg.deal_pool < 0:
         raise ValueError(f"deal_pool={cfg.deal_pool} is not valid; it must be 0 (full deal) or a count >= 1")
     if cfg.deal_pool_per_view < 1:
@@ -280,6 +283,9 @@ def _check(cfg: TrainCFRConfig) -> None:
             raise ValueError(f"game={cfg.game!r} is not valid: pyspiel has no game {name!r}; valid values: "
                              "spiel:<name> with a name of pyspiel.registered_names(), e.g. spiel:kuhn_poker")
 
+
+#: the most evaluations along a run (``eval_points``)
+MAX_EVAL_POINTS = 10_000
 
 #: with checkpoints or a stop to heed, the iterations of one step take about this long (at most 1000 of them)
 STEP_SECONDS = 1.0
@@ -484,7 +490,7 @@ def _train(cfg: TrainCFRConfig, out_dir: Path, iterations: int, eval_games: int)
                 (out_dir / "train_cfr.png").unlink(missing_ok=True)
                 replacing = False
 
-        stop = StopRequest()
+        stop = StopRequest("the iterations under way (about a second of them)")
         stop.install()
         try:
             result["curve"], spent, done = _curve(solver, policy_on_tree, tree, iterations, cfg.eval_points, desc,
@@ -715,7 +721,7 @@ def _report(result: dict) -> None:
 @script
 def cli() -> None:
     """Command-line entry point (``octagames-train-cfr``, or ``python -m octagames.experiments.train_cfr``)."""
-    main(parse_config(TrainCFRConfig))
+    exit_if_stopped(main(parse_config(TrainCFRConfig)))
 
 
 if __name__ == "__main__":

@@ -86,6 +86,7 @@ command; each resume appends its own under ``resumes``.
 
 from __future__ import annotations
 
+import math
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, ClassVar
@@ -203,11 +204,13 @@ class TrainConfig(trainer.RunConfig):
                 raise ValueError(f"{name}={getattr(self, name)} is not valid; it must be in [0, 1]")
         for name in ("learning_rate", "imitation_learning_rate", "clip_coef", "max_grad_norm"):  # a norm of 0 would
             # zero every gradient; the cloning's rate failed in torch after the teacher games, naming no flag
-            if not getattr(self, name) > 0.0:
-                raise ValueError(f"{name}={getattr(self, name)} is not valid; it must be > 0")
-        for name in ("ent_coef", "vf_coef", "target_kl"):
-            if not getattr(self, name) >= 0.0:
-                raise ValueError(f"{name}={getattr(self, name)} is not valid; it must be >= 0")
+            if not (getattr(self, name) > 0.0 and math.isfinite(getattr(self, name))):  # inf trained NaNs
+                raise ValueError(f"{name}={getattr(self, name)} is not valid; it must be a finite number > 0")
+        for name in ("ent_coef", "vf_coef"):
+            if not (getattr(self, name) >= 0.0 and math.isfinite(getattr(self, name))):
+                raise ValueError(f"{name}={getattr(self, name)} is not valid; it must be a finite number >= 0")
+        if not self.target_kl >= 0.0:  # (inf: no early stop, as 0 is)
+            raise ValueError(f"target_kl={self.target_kl} is not valid; it must be >= 0")
         super().__post_init__()
 
     @property
@@ -246,7 +249,7 @@ class Trainer(trainer.Trainer):
     FORMAT = "octagames-ppo-checkpoint-3"
     COUNTERS = ("update", "env_steps", "train_steps", "episodes")
     SPEED = ("steps_per_s", "env_steps")
-    OUTPUTS = ("policy.pt", "policy.pt.tmp")
+    OUTPUTS = trainer.TRAINER_OUTPUTS["train_ppo"]
     PLOT = {"x": ("env_steps", "env steps"), "losses": ("pg_loss", "v_loss", "entropy")}
     MODULE = "octagames.experiments.train_ppo"
 
@@ -257,6 +260,8 @@ class Trainer(trainer.Trainer):
         # folder too where this run made it empty
         super()._setup()
         cfg = self.cfg
+        if cfg.agent_opponent_prob > 0:  # the rollouts build it at their first game against it, naming no field
+            self.check_agent("opponent_agent")
         self.model = ActorCritic(self.game.observation_size, self.game.num_actions, cfg.hidden,
                                  cfg.activation).to(self.device)
         # the fused kernel: the same Adam step (equal up to float rounding), several times faster on CPU
@@ -445,7 +450,7 @@ def ppo_origin(spec: str) -> dict[str, Any]:
 @script
 def cli() -> None:
     """Command-line entry point (``octagames-train-ppo``, or ``python -m octagames.experiments.train_ppo``)."""
-    main(parse_config(TrainConfig))
+    trainer.exit_if_stopped(main(parse_config(TrainConfig)))
 
 
 if __name__ == "__main__":

@@ -23,6 +23,7 @@ from __future__ import annotations
 import dataclasses
 import datetime
 import json
+import math
 import time
 from dataclasses import dataclass
 from pathlib import Path
@@ -87,8 +88,8 @@ class RolloutConfig(GameArgs):
             raise ValueError(f"epsilon={self.epsilon} is not valid; it must be in [0, 1]")
         if not 0.0 < self.held_out < 1.0:
             raise ValueError(f"held_out={self.held_out} is not valid; it must be in (0, 1)")
-        if self.learning_rate <= 0:
-            raise ValueError(f"learning_rate={self.learning_rate} is not valid; it must be > 0")
+        if not (self.learning_rate > 0 and math.isfinite(self.learning_rate)):  # nan and inf failed after the fit
+            raise ValueError(f"learning_rate={self.learning_rate} is not valid; it must be a finite number > 0")
 
 
 def train_rollout(cfg: RolloutConfig) -> dict[str, Any]:

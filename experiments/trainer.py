@@ -75,6 +75,17 @@ WARM_START_PARTIAL = "warm_start.partial.pt"
 #: what every trainer writes (removed by --overwrite, with the trainer's own OUTPUTS)
 SHARED_OUTPUTS = (*RUN_FILES, "checkpoint.pt.tmp", "config.json.tmp", "curves.png", WARM_START_PARTIAL,
                   WARM_START_PARTIAL + ".tmp")
+#: each trainer's own files (its ``OUTPUTS``). A folder that holds any of them holds a run for every trainer, and
+#: --overwrite replaces them all: until 2026-12-07 train_ppo and train_az wrote into a folder that held an MCCFR
+#: run without --overwrite, and train_cfr --overwrite then left the PPO policy there without its run (review)
+TRAINER_OUTPUTS = {
+    "train_ppo": ("policy.pt", "policy.pt.tmp"),
+    "train_az": ("model.pt", "model.pt.tmp", "model-best.pt", "model-best.pt.tmp", "warm_start.json",
+                 "warm_start.png"),
+    "train_cfr": ("train_cfr.json", "train_cfr.png", "checkpoint.npz", "train_cfr.json.tmp", "checkpoint.npz.tmp"),
+}
+#: the files of a run of any trainer
+RUN_OUTPUTS = tuple(dict.fromkeys((*SHARED_OUTPUTS, *(n for names in TRAINER_OUTPUTS.values() for n in names))))
 #: seconds between saves of the warm start's work at least (a stop saves at once)
 WARM_START_SAVE_EVERY_S = 60.0
 #: the share of the warm start's time that saving its work may take at most (the next save waits the last one's time
@@ -280,8 +291,8 @@ def claim_run_dir(path: Path, resume: bool, overwrite: bool, outputs: Sequence[s
             raise FileNotFoundError(f"--resume: no checkpoint at {path / checkpoint}; start the run "
                                     f"without --resume{' (with --overwrite to replace what is there)' if path.exists() else ''}")
         return "resuming"
-    held = [name for name in dict.fromkeys((*RUN_FILES, *outputs)) if not name.endswith(".tmp")
-            and (path / name).exists()]
+    held = [name for name in dict.fromkeys((*RUN_FILES, *outputs, *RUN_OUTPUTS)) if not name.endswith(".tmp")
+            and name != "curves.png" and (path / name).exists()]
     partial = path / (REPLACED + ".partial")
     if partial.is_dir() and any(partial.iterdir()):  # a move aside cut short (set_aside_run): a run all the same
         held.append(partial.name)
@@ -297,8 +308,9 @@ def claim_run_dir(path: Path, resume: bool, overwrite: bool, outputs: Sequence[s
 
 
 def remove_run(path: Path, outputs: Sequence[str] = ()) -> None:
-    """Remove the files a run wrote in ``path`` (:data:`SHARED_OUTPUTS` and ``outputs``), nothing else."""
-    for name in (*SHARED_OUTPUTS, *outputs):
+    """Remove the files a run wrote in ``path`` (:data:`RUN_OUTPUTS`, any trainer's, and ``outputs``), nothing
+    else."""
+    for name in dict.fromkeys((*RUN_OUTPUTS, *outputs)):
         (path / name).unlink(missing_ok=True)
 
 
@@ -323,7 +335,7 @@ def set_aside_run(path: Path, outputs: Sequence[str] = ()) -> Path:
             ``replaced-run.partial`` that are also here (two runs: the user keeps one).
     """
     aside, partial = path / REPLACED, path / (REPLACED + ".partial")
-    names = list(dict.fromkeys((*SHARED_OUTPUTS, *outputs)))
+    names = list(dict.fromkeys((*RUN_OUTPUTS, *outputs)))
     if aside.exists() and not aside.is_dir():
         raise FileExistsError(f"{aside} is a file: --overwrite keeps the run it replaces in a folder of that name "
                               "until the new run's first checkpoint; move the file away")
@@ -1209,6 +1221,16 @@ class Trainer:
                    else {})}
 
 
+def exit_if_stopped(result: Mapping[str, Any]) -> None:
+    """End a command-line run that a signal stopped (``stopped_by``) with the shell's status for it, 130 for Ctrl-C
+    and 143 for SIGTERM, once its results are written and printed: ``train && evaluate`` does not go on with a
+    model cut short (it ended with status 0 until 2026-12-07, review). A run that ended, or met its time budget,
+    returns (status 0)."""
+    stopped = result.get("stopped_by")
+    if stopped in ("SIGINT", "SIGTERM"):
+        raise SystemExit(128 + signal.Signals[stopped].value)
+
+
 class WarmStartStopped(Exception):
     """A stop request during the warm start's teacher games (or right after them) or train_az's labels, rollout
     values or gradient steps: what they have done is saved in :data:`WARM_START_PARTIAL` and the run ends there; the
@@ -1221,8 +1243,10 @@ class StopRequest:
     that worker processes play, with :data:`WARM_START_PARTIAL`); a second Ctrl-C raises ``KeyboardInterrupt``
     at once. Installed in the main thread only (Python delivers signals there); elsewhere it is inert."""
 
-    def __init__(self) -> None:
+    def __init__(self, after: str = "the update (or the warm start's game, label, rollout value or step; with worker "
+                                       "processes, their block) under way") -> None:
         self.signal: str | None = None
+        self.after = after  # what the stop waits for, as its message says
         self._before: dict[int, Any] = {}
 
     def install(self) -> None:
@@ -1241,8 +1265,7 @@ class StopRequest:
         if self.signal is not None and signum == signal.SIGINT:
             raise KeyboardInterrupt  # asked twice: at once
         self.signal = signal.Signals(signum).name
-        print(f"\n{self.signal}: stopping after the update (or the warm start's game, label, rollout value or step; "
-              "with worker processes, their block) under way, with a checkpoint (Ctrl-C again: at once)",
+        print(f"\n{self.signal}: stopping after {self.after}, with a checkpoint (Ctrl-C again: at once)",
               file=sys.stderr, flush=True)
 
 

@@ -219,7 +219,7 @@ class RolloutWorker:
         self.league.draw(idx, self.rng, cfg.self_play_prob, self.P, cfg.random_opponent_prob,
                          cfg.agent_opponent_prob)
         for i in idx[self.league.opponent[idx] == AGENT_OPPONENT]:
-            agent = make_agent(cfg.opponent_agent, self.game)
+            agent = make_agent(cfg.opponent_agent, self.game, field="opponent_agent")
             agent.reset(self.game, 0, int(self.rng.integers(1 << 31)))
             self.opp_agents[i] = agent
 

@@ -231,7 +231,10 @@ def test_a_stopped_or_killed_mccfr_run_resumes_to_the_tables_of_one_never_stoppe
     monkeypatch.setattr(MCCFRSolver, "iterate", _at(20, lambda: os.kill(os.getpid(), signal.SIGTERM)))
     stopped = train_main(_mccfr(run))
     assert stopped["stopped_by"] == "SIGTERM" and stopped["iterations_done"] == 20
-    assert "SIGTERM: stopped at iteration 20 of 60; --resume goes on from there" in capsys.readouterr().out
+    out, err = capsys.readouterr()
+    assert "SIGTERM: stopped at iteration 20 of 60; --resume goes on from there" in out
+    # the words of the PPO and AZ trainers' stop ("after the update (or the warm start's game ...") were said here
+    assert "SIGTERM: stopping after the iterations under way (about a second of them), with a checkpoint" in err
     partial = json.loads((run / "train_cfr.json").read_text())
     assert partial["partial"] and [p["iteration"] for p in partial["curve"]] == [1, 4, 15]
     monkeypatch.undo()

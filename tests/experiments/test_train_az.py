@@ -312,6 +312,9 @@ def test_a_player_makes_the_teacher_games_moves_but_not_the_wholly_random_games(
 
 
 def test_bad_warm_start_settings_are_refused_by_name():
+    # the play-time search was first built at the first evaluation, after the warm start, and named its own field
+    with pytest.raises(ValueError, match=r"^play_leaves_per_game=0 is not valid; it must be >= 1$"):
+        TrainConfig(play_leaves_per_game=0)
     with pytest.raises(ValueError, match=r"^imitation_target='best' is not valid; valid values: teacher, prior$"):
         TrainConfig(imitation_target="best")
     with pytest.raises(ValueError, match="imitation_target='prior' needs an init_model"):

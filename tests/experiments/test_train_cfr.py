@@ -51,7 +51,7 @@ def test_the_curve_of_train_cfr_ends_at_the_final_iteration(tmp_path, eval_point
 
 @pytest.mark.parametrize("eval_points", [0, -1])
 def test_train_cfr_refuses_eval_points_below_one(tmp_path, eval_points):
-    with pytest.raises(ValueError, match=rf"eval_points={eval_points} is not valid; it must be >= 1"):
+    with pytest.raises(ValueError, match=rf"eval_points={eval_points} is not valid; it must be in 1..10000"):
         train_main(TrainCFRConfig(iterations=3, eval_points=eval_points, eval_games=0, run_dir=str(tmp_path)))
     assert not (tmp_path / "checkpoint.npz").exists()
 
@@ -107,6 +107,18 @@ def test_an_unknown_pyspiel_game_is_refused_in_one_line_before_the_run(tmp_path,
     with pytest.raises(ValueError, match=words):
         train_main(TrainCFRConfig(game="spiel:no_such_game(players=2)", run_dir=str(tmp_path / "run")))
     assert capfd.readouterr().err == "" and not (tmp_path / "run").exists()
+
+
+def test_settings_that_were_ignored_or_failed_late_are_refused_before_the_run(tmp_path):
+    # --players was ignored for a pyspiel game (a run asked for 3-player Kuhn trained 2 and recorded 3), and
+    # eval_points=10**12 asked numpy for terabytes once the tree was flattened (review)
+    for kw, words in ((dict(game="spiel:kuhn_poker", players=3),
+                       r"^players=3 is not taken for a pyspiel game; give its parameters in its name, e.g. "
+                       r"game='spiel:kuhn_poker\(players=3\)'$"),
+                      (dict(eval_points=10**12), r"^eval_points=1000000000000 is not valid; it must be in 1..10000")):
+        with pytest.raises(ValueError, match=words):
+            train_main(TrainCFRConfig(**kw, run_dir=str(tmp_path / "run")))
+        assert not (tmp_path / "run").exists()
 
 
 def test_a_simultaneous_pyspiel_game_is_trained_turn_based(tmp_path, capsys):

@@ -247,8 +247,13 @@ def test_config_validation_and_parsing():
                                 ("hidden", (64, 0), "give one or more layer widths >= 1"),
                                 ("hidden", (), "give one or more layer widths >= 1"),
                                 ("gamma", 2.0, "it must be in [0, 1]"), ("gae_lambda", -0.1, "it must be in [0, 1]"),
-                                ("learning_rate", 0.0, "it must be > 0"), ("ent_coef", -1.0, "it must be >= 0"),
-                                ("max_grad_norm", 0.0, "it must be > 0"),
+                                ("learning_rate", 0.0, "it must be a finite number > 0"),
+                                ("ent_coef", -1.0, "it must be a finite number >= 0"),
+                                ("max_grad_norm", 0.0, "it must be a finite number > 0"),
+                                # inf trained NaN weights without a word (review)
+                                ("learning_rate", float("inf"), "it must be a finite number > 0"),
+                                ("clip_coef", float("inf"), "it must be a finite number > 0"),
+                                ("vf_coef", float("inf"), "it must be a finite number >= 0"),
                                 ("torch_threads", -1, "it must be >= 0"), ("seed", -1, "it must be >= 0")):
         with pytest.raises(ValueError, match=re.escape(f"{field}={value}") + ".*" + re.escape(words)):
             TrainConfig(**{field: value})
@@ -536,7 +541,7 @@ def test_settings_that_failed_late_are_refused_before_the_run_folder_naming_the_
     naming a derived seed or no field, or (NaN) never stopped the run. CUDA without a CUDA device was a traceback."""
     for kw, words in ((dict(seed=10_000_000_000_000), r"seed=10000000000000 is not valid; it must be < 2\*\*32"),
                       (dict(imitation_learning_rate=-1.0), r"imitation_learning_rate=-1.0 is not valid; it must be "
-                                                           r"> 0"),
+                                                           r"a finite number > 0"),
                       (dict(imitation_learning_rate=float("nan")), r"imitation_learning_rate=nan is not valid"),
                       (dict(time_budget_s=float("nan")), r"time_budget_s=nan is not valid")):
         with pytest.raises(ValueError, match=words):
@@ -566,3 +571,12 @@ def test_a_checkpoint_without_the_trainers_pool_takes_the_workers_and_the_snapsh
     again.load_state_dict(old)
     assert [i for i, _ in again.pool] == [2, 3] and again.next_snapshot == 4
     assert all(torch.equal(v, old["pending_snapshot"][k]) for k, v in again.pool[-1][1].items())
+
+
+def test_a_bad_opponent_agent_is_refused_before_the_run_writes_its_folder_naming_the_field(tmp_path):
+    # it was refused at the first rollout game against it, naming no field ("agent='heuristc' is not valid")
+    cfg = _small_cfg(tmp_path / "run", opponent_agent="heuristc", self_play_prob=0.0, agent_opponent_prob=1.0)
+    with pytest.raises(ValueError, match=r"^opponent_agent: agent='heuristc' is not valid; valid agents: \["):
+        Trainer(cfg)
+    assert not (tmp_path / "run").exists()
+    assert Trainer(dataclasses.replace(cfg, agent_opponent_prob=0.0, self_play_prob=1.0)).start == "new run"

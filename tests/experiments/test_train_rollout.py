@@ -139,6 +139,9 @@ def test_refusals(tmp_path):
         tr.RolloutConfig(game="octa-en", model="m.pt", games=0)
     with pytest.raises(ValueError, match="held_out=1.0 is not valid"):
         tr.RolloutConfig(game="octa-en", model="m.pt", held_out=1.0)
+    for rate in (float("nan"), float("inf")):  # refused after the teacher games and the fit, naming no flag (review)
+        with pytest.raises(ValueError, match=f"learning_rate={rate} is not valid; it must be a finite number > 0"):
+            tr.RolloutConfig(game="octa-en", model="m.pt", learning_rate=rate)
     with pytest.raises(ValueError, match="model is empty"):
         tr.train_rollout(tr.RolloutConfig(game="octa-en"))
 

@@ -296,6 +296,31 @@ def test_a_run_folder_is_resumed_or_replaced_only_when_asked(tmp_path):
         claim_run_dir(run, False, False, can_resume=False)
 
 
+def test_a_folder_holding_another_trainers_run_is_a_run_and_overwrite_replaces_all_of_it(tmp_path):
+    # train_ppo and train_az wrote into a folder that held an MCCFR run without --overwrite, and train_cfr
+    # --overwrite then removed the PPO run's config and checkpoint but left its policy (review)
+    from octagames.experiments.trainer import TRAINER_OUTPUTS, remove_run, set_aside_run
+    for kind, files in (("train_cfr", ("train_cfr.json", "checkpoint.npz")), ("train_ppo", ("policy.pt",)),
+                        ("train_az", ("model.pt",))):
+        run = tmp_path / kind
+        run.mkdir()
+        for name in files:
+            (run / name).write_text("a run")
+        for other in TRAINER_OUTPUTS:
+            with pytest.raises(ValueError, match=rf"holds a run already \({files[0]}"):
+                claim_run_dir(run, False, False, outputs=TRAINER_OUTPUTS[other])
+    both = tmp_path / "both"
+    both.mkdir()
+    for name in ("config.json", "checkpoint.pt", "policy.pt", "curves.png", "train_cfr.json", "notes.txt"):
+        (both / name).write_text("x")
+    aside = set_aside_run(both, TRAINER_OUTPUTS["train_az"])
+    assert sorted(p.name for p in both.iterdir()) == ["notes.txt", aside.name]
+    for name in sorted(p.name for p in aside.iterdir()):
+        (both / name).write_text("x")
+    remove_run(both, TRAINER_OUTPUTS["train_cfr"])
+    assert sorted(p.name for p in both.iterdir()) == ["notes.txt", aside.name]  # the user's file kept
+
+
 def test_overwrite_keeps_the_run_when_a_setting_is_refused_as_the_trainer_builds(tmp_path):
     """--overwrite removed the run as the folder was claimed: a setting refused after that (a network's
     activation, a missing init model, an agent spec) lost the run that the refused command never replaced."""
@@ -477,6 +502,10 @@ def test_ctrl_c_or_sigterm_stops_after_the_update_with_a_checkpoint_and_resume_g
     name = signal.Signals(sig).name
     assert stopped["stopped_by"] == name and [r["update"] for r in stopped["rows"]] == [0, 1, 2, 3]
     assert f"{name}: stopped at update 3; --resume goes on from there" in capsys.readouterr().out
+    with pytest.raises(SystemExit) as out:  # the command's status: the shell's for the signal, not 0 (review)
+        trainer.exit_if_stopped(stopped)
+    assert out.value.code == 128 + sig
+    trainer.exit_if_stopped(full)  # a run that ended: status 0
     assert torch.load(run / "checkpoint.pt", weights_only=False)["counters"]["update"] == 3
     assert (signal.getsignal(signal.SIGINT), signal.getsignal(signal.SIGTERM)) == before  # handlers given back
     resumed = Toy(_toy(run, checkpoint_every=100, resume=True)).run()
