@@ -9,7 +9,9 @@
 For every opponent, :func:`octagames.agents.arena.play_match` plays ``games`` games with
 the agent in one seat and the opponent in every other seat (each spec built once, one
 agent in all the seats it takes, reset for each game as the round robin's); seats rotate every game, game ``k`` uses seed ``seed + k`` (the same
-deals for every opponent). A draw counts half a win.
+deals for every opponent). A draw counts half a win. In a partnership (Octrix's, Octiles'
+team game) the agent's partner is the opponent too: the win rate is that mixed team's, and
+``others_win_rate`` is what one seat of the other side won in the same games.
 
 Writes ``<out_dir>/evaluate-<variant>-<players>p-<agent>.json`` (every match's table, the
 settings) and a PNG bar chart of the win rates with their intervals beside it. The file gathers the
